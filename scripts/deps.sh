@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Checks the dependencies of a make target and installs what is missing
+# when run as root on Debian; otherwise says exactly what to install.
+#   scripts/deps.sh build|test|fuzz
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+what=${1:-build}
+pkgs_build=(build-essential cmake pkg-config libssl-dev)
+pkgs_test=(libgmp-dev nodejs npm)
+pkgs_fuzz=(clang)
+
+need=()
+case "$what" in
+build) want=("${pkgs_build[@]}") ;;
+test) want=("${pkgs_build[@]}" "${pkgs_test[@]}") ;;
+fuzz) want=("${pkgs_build[@]}" "${pkgs_fuzz[@]}") ;;
+*) echo "usage: $0 build|test|fuzz" >&2; exit 2 ;;
+esac
+
+for p in "${want[@]}"; do
+    # npm and nodejs may come from elsewhere (nodesource, nvm): accept the commands.
+    case "$p" in
+    nodejs) command -v node >/dev/null && continue ;;
+    npm) command -v npm >/dev/null && continue ;;
+    esac
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
+done
+
+if [ ${#need[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "deps: installing ${need[*]}"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        apt-get install -y -qq --no-install-recommends "${need[@]}"
+    else
+        echo "deps: missing Debian packages: ${need[*]}" >&2
+        echo "deps: install them with: sudo apt-get install ${need[*]}" >&2
+        exit 1
+    fi
+fi
+
+# Test oracles (noble-curves, snarkjs) live in tests/oracle/node_modules.
+if [ "$what" = test ] && [ ! -f tests/oracle/node_modules/.cuzk-ok ]; then
+    echo "deps: installing test oracles (npm ci in tests/oracle)"
+    (cd tests/oracle && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.cuzk-ok)
+fi

@@ -1,0 +1,10 @@
+/* Internal to src/ff: back-end dispatch state shared by fp.c and fr.c. */
+#ifndef CUZK_SRC_FF_INTERNAL_H
+#define CUZK_SRC_FF_INTERNAL_H
+
+#include <stdbool.h>
+
+/* True while the BMI2/ADX back end is selected (see cuzk/ff.h). */
+extern bool cuzk_ff_adx_on;
+
+#endif

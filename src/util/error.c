@@ -1,0 +1,24 @@
+#include "cuzk/error.h"
+
+const char *cuzk_strerror(int err)
+{
+    switch ((cuzk_err)err) {
+    case CUZK_OK: return "success";
+    case CUZK_ERR_BAD_LENGTH: return "wrong input length";
+    case CUZK_ERR_NONCANONICAL: return "field element not canonical (>= modulus)";
+    case CUZK_ERR_NOT_ON_CURVE: return "point not on curve";
+    case CUZK_ERR_NOT_IN_SUBGROUP: return "point not in the prime-order subgroup";
+    case CUZK_ERR_BAD_FLAGS: return "inconsistent encoding flag bits";
+    case CUZK_ERR_NOT_A_SQUARE: return "no square root exists";
+    case CUZK_ERR_INVALID_ARG: return "invalid argument";
+    case CUZK_ERR_NO_MEMORY: return "out of memory";
+    case CUZK_ERR_IO: return "I/O error";
+    case CUZK_ERR_FORMAT: return "malformed input format";
+    case CUZK_ERR_UNSUPPORTED: return "unsupported";
+    case CUZK_ERR_VERIFY_FAILED: return "proof verification failed";
+    case CUZK_ERR_UNSATISFIED: return "constraint system not satisfied";
+    case CUZK_ERR_NO_DEVICE: return "no GPU device available";
+    case CUZK_ERR_INTERNAL: return "internal error";
+    }
+    return "unknown error";
+}

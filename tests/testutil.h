@@ -1,0 +1,49 @@
+/*
+ * Minimal test harness: CHECK records failures without stopping, each test
+ * program prints "N passed, N failed" and exits non-zero on any failure.
+ * Every test seeds its randomness with cuzk_test_seed() (printed, replayable).
+ */
+#ifndef CUZK_TESTUTIL_H
+#define CUZK_TESTUTIL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cuzk/rng.h"
+
+extern unsigned long tu_passed, tu_failed;
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (cond) {                                                                                \
+            tu_passed++;                                                                           \
+        } else {                                                                                   \
+            tu_failed++;                                                                           \
+            if (tu_failed <= 20)                                                                   \
+                fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);           \
+        }                                                                                          \
+    } while (0)
+
+#define CHECK_MSG(cond, ...)                                                                       \
+    do {                                                                                           \
+        if (cond) {                                                                                \
+            tu_passed++;                                                                           \
+        } else {                                                                                   \
+            tu_failed++;                                                                           \
+            if (tu_failed <= 20) {                                                                 \
+                fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);           \
+                fprintf(stderr, __VA_ARGS__);                                                      \
+                fputc('\n', stderr);                                                               \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
+
+/* Seeds rng from $CUZK_SEED or the OS and prints the seed. */
+void tu_init(cuzk_rng *rng, const char *test_name);
+/* Prints the summary line; returns the process exit code. */
+int tu_finish(const char *test_name);
+/* Hex helpers for messages and oracle files. */
+void tu_hex(char *out, const uint8_t *in, size_t len);
+int tu_unhex(uint8_t *out, size_t len, const char *hex);
+
+#endif
