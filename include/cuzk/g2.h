@@ -45,6 +45,10 @@ bool cuzk_g2_affine_is_on_curve(const cuzk_g2_affine *p); /* infinity counts as 
 bool cuzk_g2_affine_in_subgroup(const cuzk_g2_affine *p);
 bool cuzk_g2_affine_eq(const cuzk_g2_affine *a, const cuzk_g2_affine *b);
 void cuzk_g2_affine_neg(cuzk_g2_affine *r, const cuzk_g2_affine *p);
+/* psi = untwist-Frobenius-twist endomorphism: (x, y) -> (conj(x)·cx, conj(y)·cy)
+ * with cx = 1/(u+1)^((p-1)/3), cy = 1/(u+1)^((p-1)/2). On G2 it acts as
+ * multiplication by the BLS parameter x = -0xd201000000010000 (mod r). */
+void cuzk_g2_affine_psi(cuzk_g2_affine *r, const cuzk_g2_affine *p);
 
 /* Jacobian */
 void cuzk_g2_jac_set_infinity(cuzk_g2_jac *r);
@@ -56,6 +60,7 @@ void cuzk_g2_jac_batch_to_affine(cuzk_g2_affine *out, const cuzk_g2_jac *in, siz
 bool cuzk_g2_jac_eq(const cuzk_g2_jac *a, const cuzk_g2_jac *b);
 bool cuzk_g2_jac_is_on_curve(const cuzk_g2_jac *p);
 void cuzk_g2_jac_neg(cuzk_g2_jac *r, const cuzk_g2_jac *p);
+void cuzk_g2_jac_psi(cuzk_g2_jac *r, const cuzk_g2_jac *p); /* psi, as cuzk_g2_affine_psi */
 void cuzk_g2_jac_dbl(cuzk_g2_jac *r, const cuzk_g2_jac *p);
 void cuzk_g2_jac_add(cuzk_g2_jac *r, const cuzk_g2_jac *a, const cuzk_g2_jac *b);
 void cuzk_g2_jac_add_affine(cuzk_g2_jac *r, const cuzk_g2_jac *a, const cuzk_g2_affine *b);
