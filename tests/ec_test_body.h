@@ -417,9 +417,7 @@ static void test_subgroup(int iters)
         G(jac_add_affine)(&t, &j, &q);
         to_aff(&s, &t);
         CHECK(!G(affine_in_subgroup)(&s) && !slow_in_subgroup(&s));
-        /* cofactor-cleared point: inside (clear by multiplying by r's cofactor is
-         * expensive; instead check that r·Q (which kills the G component) lies in the
-         * torsion part: r·Q != O yet fast check rejects it) */
+        /* r·Q kills Q's component in G and leaves a nonzero cofactor-torsion point */
         G(jac_from_affine)(&t, &q);
         G(jac_mul)(&t, &t, cuzk_fr_modulus);
         to_aff(&s, &t);

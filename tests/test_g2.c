@@ -45,6 +45,107 @@ static void test_psi(int iters)
     }
 }
 
+static void test_cofactor(int iters)
+{
+    /* RFC 9380's effective cofactor for G2 through psi (Budroni-Pintore):
+     * h_eff·P = [x^2 - x - 1]P + [x - 1]psi(P) + psi^2(2P), x = -0xd201000000010000.
+     * The result must pass both subgroup checks for random curve points. */
+    const unsigned __int128 xa = 0xd201000000010000ULL;
+    const unsigned __int128 a = xa * xa + xa - 1; /* x^2 - x - 1 */
+    const uint64_t ka[4] = {(uint64_t)a, (uint64_t)(a >> 64), 0, 0};
+    const uint64_t kb[4] = {0xd201000000010001ULL, 0, 0, 0}; /* -(x - 1) */
+    for (int it = 0; it < iters; it++) {
+        AFF q, s;
+        JAC j, t, u, w;
+        rand_curve_point(&q);
+        CHECK(!G(affine_in_subgroup)(&q));
+        G(jac_from_affine)(&j, &q);
+        G(jac_mul)(&t, &j, ka);
+        G(jac_psi)(&u, &j);
+        G(jac_mul)(&u, &u, kb);
+        G(jac_neg)(&u, &u);
+        G(jac_add)(&t, &t, &u);
+        G(jac_dbl)(&w, &j);
+        G(jac_psi)(&w, &w);
+        G(jac_psi)(&w, &w);
+        G(jac_add)(&t, &t, &w);
+        to_aff(&s, &t);
+        CHECK(!G(affine_is_infinity)(&s) && G(affine_in_subgroup)(&s) && slow_in_subgroup(&s));
+    }
+}
+
+/* r = k·p for k < 2^448 in 7 limbs: k_lo·p + k_hi·(2^256·p). */
+static void mul_448(JAC *r, const JAC *p, const uint64_t k[7])
+{
+    JAC lo, hi;
+    const uint64_t klo[4] = {k[0], k[1], k[2], k[3]}, khi[4] = {k[4], k[5], k[6], 0};
+    G(jac_mul)(&lo, p, klo);
+    hi = *p;
+    for (int i = 0; i < 256; i++) G(jac_dbl)(&hi, &hi);
+    G(jac_mul)(&hi, &hi, khi);
+    G(jac_add)(r, &lo, &hi);
+}
+
+static void test_small_torsion(void)
+{
+    /* The G2 cofactor is 13^2 · 23^2 · 2713 · 11953 · 262069 · L (L a 448-bit
+     * prime). Check h·r·Q = O (the factorisation is right), then build points of
+     * each small prime order l (the l-primary part of r·Q, times l until ord l): the psi
+     * check must reject them and their sums with subgroup points. */
+    static const uint64_t L[7] = {0x826d177200c0d3b1ULL, 0x77d87384d026cd73ULL, 0xfab9c0da5cf222c3ULL,
+                                  0xa9d75bb98b95878aULL, 0xe0490c5afca1eeb2ULL, 0x423572788bea4d6aULL,
+                                  0x8d9f503deeeb5d5cULL};
+    static const uint64_t f[] = {13, 13, 23, 23, 2713, 11953, 262069};
+    const int nf = (int)(sizeof f / sizeof f[0]);
+    AFF q;
+    JAC rq, t;
+    rand_curve_point(&q);
+    G(jac_from_affine)(&rq, &q);
+    G(jac_mul)(&rq, &rq, cuzk_fr_modulus);
+    CHECK(!G(jac_is_infinity)(&rq));
+    mul_448(&t, &rq, L);
+    for (int i = 0; i < nf; i++) {
+        const uint64_t k[4] = {f[i], 0, 0, 0};
+        G(jac_mul)(&t, &t, k);
+    }
+    CHECK(G(jac_is_infinity)(&t));
+    for (int skip = 0; skip < nf; skip++) {
+        if (skip > 0 && f[skip] == f[skip - 1]) continue;
+        const uint64_t kl[4] = {f[skip], 0, 0, 0};
+        JAC base = rq;
+        int tries = 0;
+        for (;;) {
+            /* l-primary part of Q's torsion: every factor except the l's */
+            mul_448(&t, &base, L);
+            for (int i = 0; i < nf; i++) {
+                if (f[i] == f[skip]) continue;
+                const uint64_t k[4] = {f[i], 0, 0, 0};
+                G(jac_mul)(&t, &t, k);
+            }
+            if (!G(jac_is_infinity)(&t) || ++tries >= 10) break;
+            rand_curve_point(&q);
+            G(jac_from_affine)(&base, &q);
+            G(jac_mul)(&base, &base, cuzk_fr_modulus);
+        }
+        CHECK_MSG(!G(jac_is_infinity)(&t), "l=%llu", (unsigned long long)f[skip]);
+        for (JAC n;;) { /* down to order exactly l */
+            G(jac_mul)(&n, &t, kl);
+            if (G(jac_is_infinity)(&n)) break;
+            t = n;
+        }
+        JAC o, g;
+        AFF ta, s;
+        G(jac_mul)(&o, &t, kl);
+        CHECK_MSG(G(jac_is_infinity)(&o), "order %llu", (unsigned long long)f[skip]);
+        to_aff(&ta, &t);
+        CHECK(G(affine_is_on_curve)(&ta) && !G(affine_in_subgroup)(&ta) && !slow_in_subgroup(&ta));
+        rand_point(&g);
+        G(jac_add_affine)(&g, &g, &ta);
+        to_aff(&s, &g);
+        CHECK_MSG(!G(affine_in_subgroup)(&s) && !slow_in_subgroup(&s), "l=%llu", (unsigned long long)f[skip]);
+    }
+}
+
 int main(void)
 {
     tu_init(&rng, "test_g2");
@@ -57,5 +158,7 @@ int main(void)
     test_encodings(10);
     test_subgroup(10);
     test_psi(10);
+    test_cofactor(6);
+    test_small_torsion();
     return tu_finish("test_g2");
 }
