@@ -61,9 +61,8 @@ bool cuzk_g1_affine_in_subgroup(const cuzk_g1_affine *p)
     /* Scott, "A note on group membership tests" (2021): for BLS12,
      * P in G1 iff phi(P) == -x^2·P. */
     if (cuzk_g1_affine_is_infinity(p)) return true;
-    cuzk_g1_jac jp, t, phi;
-    cuzk_g1_jac_from_affine(&jp, p);
-    cuzk_g1_jac_mul_u64_(&t, &jp, CUZK_BLS_X_ABS); /* -x·P */
+    cuzk_g1_jac t, phi;
+    cuzk_g1_affine_mul_u64_(&t, p, CUZK_BLS_X_ABS); /* -x·P */
     cuzk_g1_jac_neg(&t, &t);                       /* x·P */
     cuzk_g1_jac_mul_u64_(&t, &t, CUZK_BLS_X_ABS);  /* -x^2·P */
     cuzk_fp_mul(&phi.x, &p->x, &g1_beta);

@@ -87,7 +87,7 @@ bool cuzk_g2_affine_in_subgroup(const cuzk_g2_affine *p)
     if (cuzk_g2_affine_is_infinity(p)) return true;
     cuzk_g2_jac jp, t, ps;
     cuzk_g2_jac_from_affine(&jp, p);
-    cuzk_g2_jac_mul_u64_(&t, &jp, CUZK_BLS_X_ABS);
+    cuzk_g2_affine_mul_u64_(&t, p, CUZK_BLS_X_ABS);
     cuzk_g2_jac_neg(&t, &t); /* x·P */
     cuzk_g2_jac_psi(&ps, &jp);
     return cuzk_g2_jac_eq(&t, &ps);
