@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 what=${1:-build}
 pkgs_build=(build-essential cmake pkg-config libssl-dev)
 pkgs_test=(libgmp-dev nodejs npm)
-pkgs_fuzz=(clang)
+pkgs_fuzz=(clang libclang-rt-dev)
 
 need=()
 case "$what" in
