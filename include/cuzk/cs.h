@@ -248,6 +248,11 @@ typedef struct cuzk_test_cs {
     size_t num_unsatisfied;
     size_t first_unsat_index; /* constraint index of the first failure */
     char *first_unsat;        /* its full path "ns/.../name", or NULL */
+    /* Tampering for negative tests (like bellpepper's TestConstraintSystem::set):
+     * when aux tamper_index is allocated, tamper_value is stored instead. */
+    bool tamper;
+    size_t tamper_index;
+    cuzk_fr tamper_value;
 } cuzk_test_cs;
 
 cuzk_witness_cs *cuzk_witness_cs_new(void);

@@ -339,7 +339,12 @@ cuzk_proving_cs *cuzk_proving_cs_new(void)
 
 /* ---- TestCS ----------------------------------------------------------- */
 
-static void t_alloc(cuzk_cs *cs, const cuzk_fr *v) { frv_push(cs, &((cuzk_test_cs *)cs)->aux, v); }
+static void t_alloc(cuzk_cs *cs, const cuzk_fr *v)
+{
+    cuzk_test_cs *t = (cuzk_test_cs *)cs;
+    if (t->tamper && t->aux.len == t->tamper_index) v = &t->tamper_value;
+    frv_push(cs, &t->aux, v);
+}
 static void t_alloc_input(cuzk_cs *cs, const cuzk_fr *v)
 {
     frv_push(cs, &((cuzk_test_cs *)cs)->input, v);
