@@ -134,6 +134,7 @@ struct cuzk_cs {
     int err;           /* sticky first error */
     bool needs_values; /* false: alloc may pass value NULL (RecordingCS) */
     bool wants_names;  /* only TestCS keeps namespace names */
+    bool skip_lcs;     /* enforce ignores its arguments (WitnessCS) */
     bool finalized;
     /* namespace path "a/b/c" (TestCS only) */
     char *ns;
@@ -175,6 +176,14 @@ int cuzk_cs_finalize(cuzk_cs *cs);
 /* A fresh empty system of the same kind (no ONE), or NULL. */
 cuzk_cs *cuzk_cs_new_like(const cuzk_cs *cs);
 void cuzk_cs_free(cuzk_cs *cs);
+/*
+ * Lazy constraints (bellpepper passes closures that WitnessCS never calls):
+ * when cuzk_cs_skip_lcs is true a gadget may skip building its linear
+ * combinations and call cuzk_cs_enforce_skipped instead of cuzk_cs_enforce;
+ * the constraint is still counted.
+ */
+static inline bool cuzk_cs_skip_lcs(const cuzk_cs *cs) { return cs->skip_lcs; }
+void cuzk_cs_enforce_skipped(cuzk_cs *cs);
 static inline int cuzk_cs_error(const cuzk_cs *cs) { return cs->err; }
 static inline void cuzk_cs_set_error(cuzk_cs *cs, int err)
 {

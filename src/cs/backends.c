@@ -123,7 +123,10 @@ static const cuzk_cs_vtable witness_vt = {CUZK_CS_WITNESS, "WitnessCS", w_alloc,
 cuzk_witness_cs *cuzk_witness_cs_new(void)
 {
     cuzk_witness_cs *w = calloc(1, sizeof *w);
-    if (w) cuzk_cs_base_init(&w->base, &witness_vt, true, false);
+    if (w) {
+        cuzk_cs_base_init(&w->base, &witness_vt, true, false);
+        w->base.skip_lcs = true;
+    }
     return w;
 }
 

@@ -91,6 +91,11 @@ void cuzk_cs_enforce(cuzk_cs *cs, const char *name, const cuzk_lc *a, const cuzk
     cs->num_constraints++;
 }
 
+void cuzk_cs_enforce_skipped(cuzk_cs *cs)
+{
+    if (cs_usable(cs)) cs->num_constraints++;
+}
+
 void cuzk_cs_push_ns(cuzk_cs *cs, const char *fmt, ...)
 {
     if (!cs->wants_names || cs->err) return;

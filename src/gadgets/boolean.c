@@ -14,6 +14,10 @@ static cuzk_abit abit_alloc_value(cuzk_cs *cs, const char *name, bool v)
 cuzk_abit cuzk_abit_alloc(cuzk_cs *cs, bool value)
 {
     cuzk_abit r = abit_alloc_value(cs, "boolean", value);
+    if (cuzk_cs_skip_lcs(cs)) {
+        cuzk_cs_enforce_skipped(cs);
+        return r;
+    }
     cuzk_lc a, b, c;
     cuzk_lc_init(&a);
     cuzk_lc_init(&b);
@@ -28,6 +32,10 @@ cuzk_abit cuzk_abit_alloc(cuzk_cs *cs, bool value)
 cuzk_abit cuzk_abit_alloc_conditionally(cuzk_cs *cs, bool value, const cuzk_abit *mbf)
 {
     cuzk_abit r = abit_alloc_value(cs, "boolean", value);
+    if (cuzk_cs_skip_lcs(cs)) {
+        cuzk_cs_enforce_skipped(cs);
+        return r;
+    }
     cuzk_lc a, b, c;
     cuzk_lc_init(&a);
     cuzk_lc_init(&b);
@@ -43,6 +51,10 @@ cuzk_abit cuzk_abit_alloc_conditionally(cuzk_cs *cs, bool value, const cuzk_abit
 cuzk_abit cuzk_abit_xor(cuzk_cs *cs, const cuzk_abit *x, const cuzk_abit *y)
 {
     cuzk_abit r = abit_alloc_value(cs, "xor result", x->value ^ y->value);
+    if (cuzk_cs_skip_lcs(cs)) {
+        cuzk_cs_enforce_skipped(cs);
+        return r;
+    }
     cuzk_lc a, b, c;
     cuzk_lc_init(&a);
     cuzk_lc_init(&b);
@@ -61,6 +73,10 @@ cuzk_abit cuzk_abit_xor(cuzk_cs *cs, const cuzk_abit *x, const cuzk_abit *y)
 cuzk_abit cuzk_abit_and(cuzk_cs *cs, const cuzk_abit *x, const cuzk_abit *y)
 {
     cuzk_abit r = abit_alloc_value(cs, "and result", x->value & y->value);
+    if (cuzk_cs_skip_lcs(cs)) {
+        cuzk_cs_enforce_skipped(cs);
+        return r;
+    }
     cuzk_lc a, b, c;
     cuzk_lc_init(&a);
     cuzk_lc_init(&b);
@@ -75,6 +91,10 @@ cuzk_abit cuzk_abit_and(cuzk_cs *cs, const cuzk_abit *x, const cuzk_abit *y)
 cuzk_abit cuzk_abit_and_not(cuzk_cs *cs, const cuzk_abit *x, const cuzk_abit *y)
 {
     cuzk_abit r = abit_alloc_value(cs, "and not result", x->value & !y->value);
+    if (cuzk_cs_skip_lcs(cs)) {
+        cuzk_cs_enforce_skipped(cs);
+        return r;
+    }
     cuzk_lc a, b, c;
     cuzk_lc_init(&a);
     cuzk_lc_init(&b);
@@ -90,6 +110,10 @@ cuzk_abit cuzk_abit_and_not(cuzk_cs *cs, const cuzk_abit *x, const cuzk_abit *y)
 cuzk_abit cuzk_abit_nor(cuzk_cs *cs, const cuzk_abit *x, const cuzk_abit *y)
 {
     cuzk_abit r = abit_alloc_value(cs, "nor result", !x->value & !y->value);
+    if (cuzk_cs_skip_lcs(cs)) {
+        cuzk_cs_enforce_skipped(cs);
+        return r;
+    }
     cuzk_lc a, b, c;
     cuzk_lc_init(&a);
     cuzk_lc_init(&b);
@@ -234,6 +258,10 @@ cuzk_bool cuzk_bool_sha256_ch(cuzk_cs *cs, const cuzk_bool *a, const cuzk_bool *
     }
     /* a constant true, or nothing constant: general case */
     cuzk_abit ch = abit_alloc_value(cs, "ch", chv);
+    if (cuzk_cs_skip_lcs(cs)) {
+        cuzk_cs_enforce_skipped(cs);
+        return is_of(ch);
+    }
     cuzk_lc la, lb, lc;
     cuzk_lc_init(&la);
     cuzk_lc_init(&lb);
@@ -279,6 +307,10 @@ cuzk_bool cuzk_bool_sha256_maj(cuzk_cs *cs, const cuzk_bool *a, const cuzk_bool 
     cuzk_cs_push_ns(cs, "b and c");
     cuzk_bool bcb = cuzk_bool_and(cs, b, c);
     cuzk_cs_pop_ns(cs);
+    if (cuzk_cs_skip_lcs(cs)) {
+        cuzk_cs_enforce_skipped(cs);
+        return is_of(maj);
+    }
     cuzk_lc la, lb, lc;
     cuzk_lc_init(&la);
     cuzk_lc_init(&lb);

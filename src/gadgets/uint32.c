@@ -121,6 +121,12 @@ void cuzk_multieq_init(cuzk_multieq *m, cuzk_cs *cs)
 
 static void multieq_accumulate(cuzk_multieq *m)
 {
+    if (cuzk_cs_skip_lcs(m->cs)) {
+        cuzk_cs_enforce_skipped(m->cs);
+        m->bits_used = 0;
+        m->ops++;
+        return;
+    }
     cuzk_lc one;
     cuzk_lc_init(&one);
     cuzk_lc_add_var(&one, CUZK_CS_ONE);
@@ -142,6 +148,10 @@ void cuzk_multieq_enforce_equal(cuzk_multieq *m, size_t num_bits, const cuzk_lc 
     if (CUZK_FR_CAPACITY <= m->bits_used + num_bits) multieq_accumulate(m);
     if (CUZK_FR_CAPACITY <= m->bits_used + num_bits) {
         cuzk_cs_set_error(m->cs, CUZK_ERR_INVALID_ARG);
+        return;
+    }
+    if (cuzk_cs_skip_lcs(m->cs)) {
+        m->bits_used += num_bits;
         return;
     }
     cuzk_fr coeff;
@@ -171,9 +181,14 @@ cuzk_u32 cuzk_u32_addmany(cuzk_multieq *m, const cuzk_u32 *ops, size_t n)
     uint64_t max_value = (uint64_t)n * UINT32_MAX;
     uint64_t sum = 0;
     bool all_const = true;
+    bool lazy = cuzk_cs_skip_lcs(cs);
     cuzk_lc lc;
     cuzk_lc_init(&lc);
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = 0; k < n && lazy; k++) {
+        sum += ops[k].value;
+        for (int i = 0; i < 32; i++) all_const &= cuzk_bool_is_const(&ops[k].bits[i]);
+    }
+    for (size_t k = 0; k < n && !lazy; k++) {
         sum += ops[k].value;
         cuzk_fr coeff = cuzk_fr_one;
         for (int i = 0; i < 32; i++) {
@@ -195,11 +210,11 @@ cuzk_u32 cuzk_u32_addmany(cuzk_multieq *m, const cuzk_u32 *ops, size_t n)
         cuzk_cs_push_ns(cs, "result bit %u", i);
         cuzk_abit b = cuzk_abit_alloc(cs, (sum >> i) & 1);
         cuzk_cs_pop_ns(cs);
-        cuzk_lc_add(&rlc, b.var, &coeff);
+        if (!lazy) cuzk_lc_add(&rlc, b.var, &coeff);
         if (i < 32) r.bits[i] = cuzk_bool_from_abit(b);
         max_value >>= 1;
         i++;
-        cuzk_fr_dbl(&coeff, &coeff);
+        if (!lazy) cuzk_fr_dbl(&coeff, &coeff);
     }
     cuzk_multieq_enforce_equal(m, i, &lc, &rlc);
     cuzk_lc_free(&lc);
