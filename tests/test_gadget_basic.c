@@ -257,5 +257,56 @@ int main(void)
         free(bl);
         free(bytes);
     }
+
+    /* Exact terms, derived from bellpepper's boolean.rs: xor(Not a, Is b)
+     * becomes AllocatedBit::xor(b, a), i.e. (2b) * a = b + a - r; and
+     * enforce_equal(true, Not a) leaves a zero-coefficient ONE term in C:
+     * 0 * 0 = ONE - (ONE - a). Zero coefficients stay matrix entries but do
+     * not mark density (bellperson eval_with_trackers). */
+    {
+        cuzk_recording_cs *r = cuzk_recording_cs_new();
+        cuzk_proving_cs *p = cuzk_proving_cs_new();
+        cuzk_cs *sys[2] = {&r->base, &p->base};
+        for (int k = 0; k < 2; k++) {
+            cuzk_cs *cs = sys[k];
+            cuzk_cs_alloc_one(cs);
+            cuzk_bool a = cuzk_bool_alloc(cs, true), b = cuzk_bool_alloc(cs, false);
+            cuzk_bool na = cuzk_bool_not(&a), one = cuzk_bool_const(true);
+            cuzk_bool_xor(cs, &na, &b);
+            cuzk_bool_enforce_equal(cs, &one, &na);
+            cuzk_fr c;
+            cuzk_fr_random(&c, &rng);
+            cuzk_var v = cuzk_cs_alloc(cs, NULL, &c);
+            cuzk_lc la, lb, lz;
+            cuzk_lc_init(&la);
+            cuzk_lc_init(&lb);
+            cuzk_lc_init(&lz);
+            cuzk_lc_add_var(&la, CUZK_CS_ONE);
+            cuzk_lc_add(&lb, v, &c);
+            cuzk_lc_sub(&lb, v, &c);
+            cuzk_cs_enforce(cs, "zero term", &la, &lb, &lz);
+            cuzk_cs_finalize(cs);
+        }
+        const cuzk_csr *A = &r->m[0], *B = &r->m[1], *C = &r->m[2];
+        cuzk_fr two, m1;
+        cuzk_fr_set_u64(&two, 2);
+        cuzk_fr_neg(&m1, &cuzk_fr_one);
+        /* columns: ONE = 0, aux j = 1 + j; a = aux0, b = aux1, r = aux2 */
+        CHECK(r->base.num_constraints == 6); /* 5 + one input constraint */
+        CHECK(A->row_ptr[3] - A->row_ptr[2] == 1 && A->col[A->row_ptr[2]] == 2 && cuzk_fr_eq(&A->val[A->row_ptr[2]], &two));
+        CHECK(B->row_ptr[3] - B->row_ptr[2] == 1 && B->col[B->row_ptr[2]] == 1 && cuzk_fr_is_one(&B->val[B->row_ptr[2]]));
+        uint64_t c0 = C->row_ptr[2];
+        CHECK(C->row_ptr[3] - c0 == 3 && C->col[c0] == 1 && C->col[c0 + 1] == 2 && C->col[c0 + 2] == 3 &&
+              cuzk_fr_is_one(&C->val[c0]) && cuzk_fr_is_one(&C->val[c0 + 1]) && cuzk_fr_eq(&C->val[c0 + 2], &m1));
+        c0 = C->row_ptr[3];
+        CHECK(A->row_ptr[4] == A->row_ptr[3] && B->row_ptr[4] == B->row_ptr[3]);
+        CHECK(C->row_ptr[4] - c0 == 2 && C->col[c0] == 0 && cuzk_fr_is_zero(&C->val[c0]) && C->col[c0 + 1] == 1 &&
+              cuzk_fr_is_one(&C->val[c0 + 1]));
+        /* "zero term": B keeps the zero entry, density does not count it */
+        CHECK(B->row_ptr[5] - B->row_ptr[4] == 1 && cuzk_fr_is_zero(&B->val[B->row_ptr[4]]));
+        CHECK(!cuzk_density_get(&p->b_aux, 3) && cuzk_density_get(&p->b_aux, 0) && cuzk_density_get(&p->b_input, 0) == false);
+        cuzk_cs_free(&r->base);
+        cuzk_cs_free(&p->base);
+    }
     return tu_finish("test_gadget_basic");
 }
