@@ -268,6 +268,16 @@ int main(void)
         cuzk_cs_alloc(c, NULL, &cuzk_fr_one);
         CHECK(cuzk_cs_error(c) == CUZK_ERR_INVALID_ARG);
         cuzk_cs_free(c);
+        /* RecordingCS needs no values; the value backends reject NULL. */
+        cuzk_cs *r = cuzk_cs_new(CUZK_CS_RECORDING), *w = cuzk_cs_new(CUZK_CS_WITNESS);
+        cuzk_cs_alloc_one(r);
+        cuzk_cs_alloc_one(w);
+        CHECK(cuzk_cs_alloc(r, NULL, NULL) == cuzk_var_aux(0) && cuzk_cs_error(r) == 0);
+        CHECK(cuzk_cs_alloc_input(r, NULL, NULL) == cuzk_var_input(1) && cuzk_cs_error(r) == 0);
+        cuzk_cs_alloc(w, NULL, NULL);
+        CHECK(cuzk_cs_error(w) == CUZK_ERR_INVALID_ARG);
+        cuzk_cs_free(r);
+        cuzk_cs_free(w);
     }
     return tu_finish("test_cs_parity");
 }
