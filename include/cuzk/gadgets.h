@@ -98,8 +98,9 @@ void cuzk_num_to_bits_le(cuzk_cs *cs, const cuzk_num *n, cuzk_bool out[CUZK_FR_N
 void cuzk_num_to_bits_le_strict(cuzk_cs *cs, const cuzk_num *n, cuzk_bool out[CUZK_FR_NUM_BITS]);
 /*
  * Selection  c = cond ? a : b  with one allocation and one constraint
- * (a - b) * cond = c - b. NOTE: not a bellpepper-core gadget; the shape
- * follows the common conditionally_select pattern (see the report).
+ * (a - b) * cond = c - b. Not in bellpepper-core: this is the
+ * AllocatedNum::conditionally_select of the sapling-crypto / franklin-crypto
+ * lineage (same allocation, names and terms).
  */
 cuzk_num cuzk_num_conditionally_select(cuzk_cs *cs, const cuzk_num *a, const cuzk_num *b,
                                        const cuzk_bool *cond);

@@ -133,7 +133,7 @@ cuzk_num cuzk_num_conditionally_select(cuzk_cs *cs, const cuzk_num *x, const cuz
     cuzk_bool_lc_add(&b, cond, &cuzk_fr_one);
     cuzk_lc_add_var(&c, r.var);
     cuzk_lc_sub_var(&c, y->var);
-    enforce3(cs, "conditional select", &a, &b, &c);
+    enforce3(cs, "conditional select constraint", &a, &b, &c);
     return r;
 }
 
