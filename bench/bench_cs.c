@@ -53,6 +53,13 @@ int main(int argc, char **argv)
             }
             printf("%-18s %8u %12zu %10.3f %14.0f\n", cs->vt->name, tl[ti], cs->num_constraints, dt,
                    cs->num_constraints / dt);
+            if (kinds[k] == CUZK_CS_RECORDING && ti == 0) {
+                cuzk_recording_cs *r = (cuzk_recording_cs *)cs;
+                size_t nnz = r->m[0].nnz + r->m[1].nnz + r->m[2].nnz;
+                printf("  (nnz A/B/C %zu/%zu/%zu, %zu distinct coefficients, %.1f MiB matrices)\n",
+                       r->m[0].nnz, r->m[1].nnz, r->m[2].nnz, r->coeffs.len,
+                       (nnz * 8.0 + 3 * 8.0 * cs->num_constraints + r->coeffs.len * 32.0) / 1048576);
+            }
             cuzk_cs_free(cs);
         }
     }

@@ -47,11 +47,12 @@ static int seg_fn(cuzk_cs *cs, size_t s, void *vctx)
 }
 
 /* Row r of matrix m times z. */
-static void row_eval(cuzk_fr *out, const cuzk_csr *m, size_t r, const cuzk_fr *z)
+static void row_eval(cuzk_fr *out, const cuzk_recording_cs *rc, int k, size_t r, const cuzk_fr *z)
 {
+    const cuzk_csr *m = &rc->m[k];
     cuzk_fr acc = cuzk_fr_zero, t;
     for (uint64_t i = m->row_ptr[r]; i < m->row_ptr[r + 1]; i++) {
-        cuzk_fr_mul(&t, &m->val[i], &z[m->col[i]]);
+        cuzk_fr_mul(&t, cuzk_recording_cs_val(rc, k, i), &z[m->col[i]]);
         cuzk_fr_add(&acc, &acc, &t);
     }
     *out = acc;
@@ -75,7 +76,7 @@ static bool csr_eq(const cuzk_csr *a, const cuzk_csr *b, size_t rows)
     if (a->nnz != b->nnz) return false;
     if (memcmp(a->row_ptr, b->row_ptr, (rows + 1) * sizeof *a->row_ptr)) return false;
     if (a->nnz && memcmp(a->col, b->col, a->nnz * sizeof *a->col)) return false;
-    if (a->nnz && memcmp(a->val, b->val, a->nnz * sizeof *a->val)) return false;
+    if (a->nnz && memcmp(a->coeff, b->coeff, a->nnz * sizeof *a->coeff)) return false;
     return true;
 }
 
@@ -105,7 +106,7 @@ static void check_parity(sys4 *s, const char *what)
     size_t bad_abc = 0, bad_sat = 0;
     for (size_t r = 0; r < nc; r++) {
         cuzk_fr e[3], ab;
-        for (int m = 0; m < 3; m++) row_eval(&e[m], &s->r->m[m], r, z);
+        for (int m = 0; m < 3; m++) row_eval(&e[m], s->r, m, r, z);
         if (!cuzk_fr_eq(&e[0], &s->p->a.v[r]) || !cuzk_fr_eq(&e[1], &s->p->b.v[r]) ||
             !cuzk_fr_eq(&e[2], &s->p->c.v[r]))
             bad_abc++;
@@ -120,7 +121,7 @@ static void check_parity(sys4 *s, const char *what)
         size_t r = nc - ni + i;
         const cuzk_csr *A = &s->r->m[0];
         if (A->row_ptr[r + 1] - A->row_ptr[r] != 1 || A->col[A->row_ptr[r]] != i ||
-            !cuzk_fr_is_one(&A->val[A->row_ptr[r]]) ||
+            !cuzk_fr_is_one(cuzk_recording_cs_val(s->r, 0, A->row_ptr[r])) ||
             s->r->m[1].row_ptr[r + 1] != s->r->m[1].row_ptr[r] ||
             s->r->m[2].row_ptr[r + 1] != s->r->m[2].row_ptr[r])
             inputs_ok = false;
@@ -137,7 +138,7 @@ static void check_parity(sys4 *s, const char *what)
     for (int m = 0; m < 2; m++) {
         const cuzk_csr *M = &s->r->m[m];
         for (size_t i = 0; i < M->nnz; i++) {
-            if (cuzk_fr_is_zero(&M->val[i])) continue;
+            if (cuzk_fr_is_zero(cuzk_recording_cs_val(s->r, m, i))) continue;
             size_t c = M->col[i];
             cuzk_density *d = c < ni ? (m == 1 ? &dbi : NULL) : (m == 0 ? &da : &dba);
             if (!d) continue;
@@ -240,6 +241,8 @@ int main(void)
         for (int m = 0; m < 3; m++)
             CHECK_MSG(csr_eq(&seq.r->m[m], &par.r->m[m], seq.r->base.num_constraints),
                       "matrix %d differs after parallel extend", m);
+        CHECK(seq.r->coeffs.len == par.r->coeffs.len &&
+              memcmp(seq.r->coeffs.v, par.r->coeffs.v, seq.r->coeffs.len * sizeof(cuzk_fr)) == 0);
         CHECK(frv_eq(&seq.w->input, &par.w->input) && frv_eq(&seq.w->aux, &par.w->aux));
         CHECK(frv_eq(&seq.p->input, &par.p->input) && frv_eq(&seq.p->aux, &par.p->aux));
         CHECK(frv_eq(&seq.p->a, &par.p->a) && frv_eq(&seq.p->b, &par.p->b) &&

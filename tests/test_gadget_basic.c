@@ -293,17 +293,18 @@ int main(void)
         cuzk_fr_neg(&m1, &cuzk_fr_one);
         /* columns: ONE = 0, aux j = 1 + j; a = aux0, b = aux1, r = aux2 */
         CHECK(r->base.num_constraints == 6); /* 5 + one input constraint */
-        CHECK(A->row_ptr[3] - A->row_ptr[2] == 1 && A->col[A->row_ptr[2]] == 2 && cuzk_fr_eq(&A->val[A->row_ptr[2]], &two));
-        CHECK(B->row_ptr[3] - B->row_ptr[2] == 1 && B->col[B->row_ptr[2]] == 1 && cuzk_fr_is_one(&B->val[B->row_ptr[2]]));
+        CHECK(A->row_ptr[3] - A->row_ptr[2] == 1 && A->col[A->row_ptr[2]] == 2 && cuzk_fr_eq(cuzk_recording_cs_val(r, 0, A->row_ptr[2]), &two));
+        CHECK(B->row_ptr[3] - B->row_ptr[2] == 1 && B->col[B->row_ptr[2]] == 1 && cuzk_fr_is_one(cuzk_recording_cs_val(r, 1, B->row_ptr[2])));
         uint64_t c0 = C->row_ptr[2];
         CHECK(C->row_ptr[3] - c0 == 3 && C->col[c0] == 1 && C->col[c0 + 1] == 2 && C->col[c0 + 2] == 3 &&
-              cuzk_fr_is_one(&C->val[c0]) && cuzk_fr_is_one(&C->val[c0 + 1]) && cuzk_fr_eq(&C->val[c0 + 2], &m1));
+              cuzk_fr_is_one(cuzk_recording_cs_val(r, 2, c0)) && cuzk_fr_is_one(cuzk_recording_cs_val(r, 2, c0 + 1)) &&
+              cuzk_fr_eq(cuzk_recording_cs_val(r, 2, c0 + 2), &m1));
         c0 = C->row_ptr[3];
         CHECK(A->row_ptr[4] == A->row_ptr[3] && B->row_ptr[4] == B->row_ptr[3]);
-        CHECK(C->row_ptr[4] - c0 == 2 && C->col[c0] == 0 && cuzk_fr_is_zero(&C->val[c0]) && C->col[c0 + 1] == 1 &&
-              cuzk_fr_is_one(&C->val[c0 + 1]));
+        CHECK(C->row_ptr[4] - c0 == 2 && C->col[c0] == 0 && cuzk_fr_is_zero(cuzk_recording_cs_val(r, 2, c0)) && C->col[c0 + 1] == 1 &&
+              cuzk_fr_is_one(cuzk_recording_cs_val(r, 2, c0 + 1)));
         /* "zero term": B keeps the zero entry, density does not count it */
-        CHECK(B->row_ptr[5] - B->row_ptr[4] == 1 && cuzk_fr_is_zero(&B->val[B->row_ptr[4]]));
+        CHECK(B->row_ptr[5] - B->row_ptr[4] == 1 && cuzk_fr_is_zero(cuzk_recording_cs_val(r, 1, B->row_ptr[4])));
         CHECK(!cuzk_density_get(&p->b_aux, 3) && cuzk_density_get(&p->b_aux, 0) && cuzk_density_get(&p->b_input, 0) == false);
         cuzk_cs_free(&r->base);
         cuzk_cs_free(&p->base);

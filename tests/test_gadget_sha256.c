@@ -163,7 +163,7 @@ int main(void)
             for (int m = 0; m < 3; m++) {
                 e[m] = cuzk_fr_zero;
                 for (uint64_t i = r->m[m].row_ptr[row]; i < r->m[m].row_ptr[row + 1]; i++) {
-                    cuzk_fr_mul(&tt, &r->m[m].val[i], &z[r->m[m].col[i]]);
+                    cuzk_fr_mul(&tt, cuzk_recording_cs_val(r, m, i), &z[r->m[m].col[i]]);
                     cuzk_fr_add(&e[m], &e[m], &tt);
                 }
             }

@@ -227,21 +227,42 @@ typedef struct cuzk_witness_cs {
 } cuzk_witness_cs;
 
 /*
+ * Distinct coefficients of a RecordingCS. Circuits use few distinct values
+ * (1, -1, powers of two, round constants), so matrices store a 32-bit index
+ * per term: 8 bytes per term (column + coefficient index) instead of 36.
+ * Index 0 is always one.
+ */
+typedef struct cuzk_coeff_table {
+    cuzk_fr *v;
+    size_t len, cap;
+    uint32_t *slots; /* open addressing: coefficient index + 1, 0 = empty */
+    size_t nslots;   /* power of two */
+} cuzk_coeff_table;
+
+/*
  * One CSR matrix. During synthesis col holds tagged variables (cuzk_var);
  * after finalize it holds final columns: input i -> i, aux j ->
- * num_inputs + j. Row r spans [row_ptr[r], row_ptr[r+1]).
+ * num_inputs + j. Row r spans [row_ptr[r], row_ptr[r+1]); term i has value
+ * table->v[coeff[i]].
  */
 typedef struct cuzk_csr {
     uint64_t *row_ptr; /* num_rows + 1 entries */
     uint32_t *col;
-    cuzk_fr *val;
+    uint32_t *coeff;
     size_t nnz, cap, rows_cap;
 } cuzk_csr;
 
 typedef struct cuzk_recording_cs {
     cuzk_cs base;
     cuzk_csr m[3]; /* A, B, C */
+    cuzk_coeff_table coeffs;
 } cuzk_recording_cs;
+
+/* Value of term i of matrix k (0 A, 1 B, 2 C). */
+static inline const cuzk_fr *cuzk_recording_cs_val(const cuzk_recording_cs *r, int k, size_t i)
+{
+    return &r->coeffs.v[r->m[k].coeff[i]];
+}
 
 typedef struct cuzk_proving_cs {
     cuzk_cs base;

@@ -149,12 +149,70 @@ static bool csr_reserve(cuzk_csr *m, size_t nnz, size_t rows)
         uint32_t *c = realloc(m->col, nc * sizeof *c);
         if (!c) return false;
         m->col = c;
-        cuzk_fr *v = realloc(m->val, nc * sizeof *v);
+        uint32_t *v = realloc(m->coeff, nc * sizeof *v);
         if (!v) return false;
-        m->val = v;
+        m->coeff = v;
         m->cap = nc;
     }
     return true;
+}
+
+static inline uint64_t coeff_hash(const cuzk_fr *x)
+{
+    uint64_t h = x->l[0] ^ (x->l[1] * 0x9e3779b97f4a7c15ull) ^ (x->l[2] * 0xc2b2ae3d27d4eb4full) ^
+                 (x->l[3] * 0x165667b19e3779f9ull);
+    return h ^ (h >> 29);
+}
+
+static bool ct_rehash(cuzk_coeff_table *t, size_t nslots)
+{
+    uint32_t *s = calloc(nslots, sizeof *s);
+    if (!s) return false;
+    for (size_t i = 0; i < t->len; i++) {
+        size_t h = coeff_hash(&t->v[i]) & (nslots - 1);
+        while (s[h]) h = (h + 1) & (nslots - 1);
+        s[h] = (uint32_t)i + 1;
+    }
+    free(t->slots);
+    t->slots = s;
+    t->nslots = nslots;
+    return true;
+}
+
+/* Index of x in the table, inserting it if new; UINT32_MAX on failure. */
+static uint32_t ct_index(cuzk_coeff_table *t, const cuzk_fr *x)
+{
+    if (cuzk_fr_is_one(x)) return 0;
+    size_t h = coeff_hash(x) & (t->nslots - 1);
+    for (;;) {
+        uint32_t e = t->slots[h];
+        if (!e) break;
+        if (cuzk_fr_eq(&t->v[e - 1], x)) return e - 1;
+        h = (h + 1) & (t->nslots - 1);
+    }
+    if (t->len >= UINT32_MAX - 1) return UINT32_MAX;
+    if (t->len == t->cap) {
+        size_t nc = t->cap * 2;
+        cuzk_fr *v = realloc(t->v, nc * sizeof *v);
+        if (!v) return UINT32_MAX;
+        t->v = v;
+        t->cap = nc;
+    }
+    t->v[t->len] = *x;
+    t->slots[h] = (uint32_t)t->len + 1;
+    t->len++;
+    if (2 * t->len > t->nslots && !ct_rehash(t, t->nslots * 2)) return UINT32_MAX;
+    return (uint32_t)t->len - 1;
+}
+
+static bool ct_init(cuzk_coeff_table *t)
+{
+    t->cap = 64;
+    t->v = malloc(t->cap * sizeof *t->v);
+    if (!t->v) return false;
+    t->v[0] = cuzk_fr_one;
+    t->len = 1;
+    return ct_rehash(t, 128);
 }
 
 static void r_alloc(cuzk_cs *cs, const cuzk_fr *v) {}
@@ -172,8 +230,13 @@ static void r_enforce(cuzk_cs *cs, const char *n, const cuzk_lc *a, const cuzk_l
         }
         const cuzk_lc_term *t = cuzk_lc_terms(l[k]);
         for (uint32_t i = 0; i < l[k]->len; i++) {
+            uint32_t ci = ct_index(&r->coeffs, &t[i].coeff);
+            if (ci == UINT32_MAX) {
+                cuzk_cs_set_error(cs, CUZK_ERR_NO_MEMORY);
+                return;
+            }
             m->col[m->nnz + i] = t[i].var;
-            m->val[m->nnz + i] = t[i].coeff;
+            m->coeff[m->nnz + i] = ci;
         }
         m->nnz += l[k]->len;
         m->row_ptr[row + 1] = m->nnz;
@@ -185,20 +248,35 @@ static int r_extend(cuzk_cs *p, const cuzk_cs *c)
     const cuzk_recording_cs *rc = (const cuzk_recording_cs *)c;
     size_t rows0 = p->num_constraints, nrows = c->num_constraints;
     uint32_t in_shift = (uint32_t)p->num_inputs - 1, aux_shift = (uint32_t)p->num_aux;
+    /* Merge the child's table in its index order: new values are appended in
+     * the order sequential synthesis would have met them. */
+    uint32_t *map = malloc(rc->coeffs.len * sizeof *map);
+    if (!map) return CUZK_ERR_NO_MEMORY;
+    for (size_t i = 0; i < rc->coeffs.len; i++) {
+        map[i] = ct_index(&rp->coeffs, &rc->coeffs.v[i]);
+        if (map[i] == UINT32_MAX) {
+            free(map);
+            return CUZK_ERR_NO_MEMORY;
+        }
+    }
     for (int k = 0; k < 3; k++) {
         cuzk_csr *m = &rp->m[k];
         const cuzk_csr *o = &rc->m[k];
-        if (!csr_reserve(m, m->nnz + o->nnz, rows0 + nrows)) return CUZK_ERR_NO_MEMORY;
+        if (!csr_reserve(m, m->nnz + o->nnz, rows0 + nrows)) {
+            free(map);
+            return CUZK_ERR_NO_MEMORY;
+        }
         for (size_t i = 0; i < o->nnz; i++) {
             cuzk_var v = o->col[i];
             if (cuzk_var_is_aux(v)) v += aux_shift;
             else if (v != 0) v += in_shift;
             m->col[m->nnz + i] = v;
         }
-        if (o->nnz) memcpy(m->val + m->nnz, o->val, o->nnz * sizeof *o->val);
+        for (size_t i = 0; i < o->nnz; i++) m->coeff[m->nnz + i] = map[o->coeff[i]];
         for (size_t r = 0; r < nrows; r++) m->row_ptr[rows0 + r + 1] = m->nnz + o->row_ptr[r + 1];
         m->nnz += o->nnz;
     }
+    free(map);
     return 0;
 }
 static int r_finalize(cuzk_cs *cs)
@@ -223,8 +301,10 @@ static void r_destroy(cuzk_cs *cs)
     for (int k = 0; k < 3; k++) {
         free(r->m[k].row_ptr);
         free(r->m[k].col);
-        free(r->m[k].val);
+        free(r->m[k].coeff);
     }
+    free(r->coeffs.v);
+    free(r->coeffs.slots);
     free(r);
 }
 static const cuzk_cs_vtable recording_vt = {CUZK_CS_RECORDING, "RecordingCS", r_alloc,
@@ -236,6 +316,10 @@ cuzk_recording_cs *cuzk_recording_cs_new(void)
     cuzk_recording_cs *r = calloc(1, sizeof *r);
     if (!r) return NULL;
     cuzk_cs_base_init(&r->base, &recording_vt, false, false);
+    if (!ct_init(&r->coeffs)) {
+        r_destroy(&r->base);
+        return NULL;
+    }
     for (int k = 0; k < 3; k++)
         if (!csr_reserve(&r->m[k], 0, 0)) {
             r_destroy(&r->base);
