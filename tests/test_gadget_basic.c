@@ -309,5 +309,22 @@ int main(void)
         cuzk_cs_free(&r->base);
         cuzk_cs_free(&p->base);
     }
+    /* u64_into_boolean_vec_le: 64 allocated bits; UInt32 from little-endian bits. */
+    {
+        cuzk_test_cs *t = tcs();
+        uint64_t v = cuzk_rng_u64(&rng);
+        cuzk_bool b[64];
+        cuzk_bool_u64_into_le(&t->base, v, b);
+        bool ok = t->base.num_constraints == 64 && t->base.num_aux == 64;
+        for (int i = 0; i < 64; i++) ok &= cuzk_bool_value(&b[i]) == ((v >> i) & 1);
+        CHECK(ok);
+        cuzk_u32 w = cuzk_u32_from_bits(b + 32), wb = cuzk_u32_from_bits_be(b);
+        CHECK(w.value == (uint32_t)(v >> 32));
+        uint32_t be = 0;
+        for (int i = 0; i < 32; i++) be = be << 1 | ((v >> i) & 1);
+        CHECK(wb.value == be);
+        CHECK(cuzk_test_cs_is_satisfied(t));
+        cuzk_cs_free(&t->base);
+    }
     return tu_finish("test_gadget_basic");
 }
