@@ -1,0 +1,301 @@
+/*
+ * R1CS constraint systems: one synthesis interface, four backends.
+ *
+ * Circuits are written once against cuzk_cs and run on any backend:
+ *   WitnessCS          values only, enforce is a no-op (fast witness path)
+ *   RecordingCS        the A, B, C matrices as CSR rows (no values)
+ *   ProvingAssignment  assignments, per-constraint evaluations a_i, b_i, c_i
+ *                      and bellperson's A/B density bitmaps
+ *   TestCS             checks every constraint as it is enforced, names the
+ *                      first failure by namespace path, counts only
+ *
+ * Semantics follow bellpepper/bellperson exactly, because Filecoin's
+ * parameters depend on variable order, constraint order and the terms of
+ * every linear combination:
+ *  - A linear combination is a map variable -> coefficient kept sorted
+ *    (inputs first, then aux, each by index). Adding a variable that is
+ *    already present adds the coefficients; a term whose coefficient becomes
+ *    zero stays (it still counts as a matrix entry in the keypair assembly).
+ *  - Density (ProvingAssignment) counts a variable only where its
+ *    coefficient is non-zero, and tracks aux in A, inputs and aux in B
+ *    (inputs are dense in A because of the input constraints below).
+ *  - Every backend starts with zero inputs: the caller allocates ONE as
+ *    input 0 (cuzk_cs_alloc_one) before synthesis.
+ *  - cuzk_cs_finalize appends input_i * 0 = 0 (input_i in A only) for each
+ *    input, as bellperson's prover and generator do.
+ *
+ * Errors are sticky: an allocation failure or misuse records an error code
+ * in the system (cuzk_cs_error) and later calls become no-ops, so gadget
+ * code needs no per-call checks. Not thread-safe per system; use one child
+ * system per thread and cuzk_cs_extend (or cuzk_cs_synthesize_parallel).
+ */
+#ifndef CUZK_CS_H
+#define CUZK_CS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk/fr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- variables -------------------------------------------------------- */
+
+/* A variable: input index, or aux index with bit 31 set. Sorting the
+ * encoded values gives bellpepper's term order (inputs, then aux). */
+typedef uint32_t cuzk_var;
+#define CUZK_VAR_AUX 0x80000000u
+#define CUZK_VAR_MAX_INDEX 0x7fffffffu
+#define CUZK_CS_ONE ((cuzk_var)0) /* input 0, allocated by the caller */
+
+static inline cuzk_var cuzk_var_input(uint32_t i) { return i; }
+static inline cuzk_var cuzk_var_aux(uint32_t i) { return i | CUZK_VAR_AUX; }
+static inline bool cuzk_var_is_aux(cuzk_var v) { return (v & CUZK_VAR_AUX) != 0; }
+static inline uint32_t cuzk_var_index(cuzk_var v) { return v & CUZK_VAR_MAX_INDEX; }
+
+/* ---- linear combinations ---------------------------------------------- */
+
+typedef struct cuzk_lc_term {
+    cuzk_var var;
+    cuzk_fr coeff;
+} cuzk_lc_term;
+
+#define CUZK_LC_INLINE 6
+/*
+ * Sorted, merged term list. Small combinations live inline (no malloc);
+ * larger ones move to the heap. Do not copy the struct by value (use
+ * cuzk_lc_copy); always cuzk_lc_free. On allocation failure the lc is
+ * marked (oom) and backends report CUZK_ERR_NO_MEMORY when it is used.
+ */
+typedef struct cuzk_lc {
+    cuzk_lc_term *heap; /* NULL while inline */
+    uint32_t len, cap;
+    uint32_t last;      /* index of the last inserted term (append fast path) */
+    bool oom;
+    cuzk_lc_term inl[CUZK_LC_INLINE];
+} cuzk_lc;
+
+void cuzk_lc_init(cuzk_lc *lc);
+void cuzk_lc_free(cuzk_lc *lc);
+void cuzk_lc_clear(cuzk_lc *lc); /* len = 0, keeps storage */
+static inline const cuzk_lc_term *cuzk_lc_terms(const cuzk_lc *lc)
+{
+    return lc->heap ? lc->heap : lc->inl;
+}
+/* lc += coeff * v (merging with an existing term for v). */
+void cuzk_lc_add(cuzk_lc *lc, cuzk_var v, const cuzk_fr *coeff);
+/* lc -= coeff * v. */
+void cuzk_lc_sub(cuzk_lc *lc, cuzk_var v, const cuzk_fr *coeff);
+void cuzk_lc_add_var(cuzk_lc *lc, cuzk_var v); /* coefficient one */
+void cuzk_lc_sub_var(cuzk_lc *lc, cuzk_var v);
+/* lc += other, lc -= other, lc += coeff * other (term by term). */
+void cuzk_lc_add_lc(cuzk_lc *lc, const cuzk_lc *other);
+void cuzk_lc_sub_lc(cuzk_lc *lc, const cuzk_lc *other);
+void cuzk_lc_add_scaled(cuzk_lc *lc, const cuzk_fr *coeff, const cuzk_lc *other);
+void cuzk_lc_copy(cuzk_lc *dst, const cuzk_lc *src); /* dst initialised */
+/* sum coeff * value; in/aux index the assignments. */
+void cuzk_lc_eval(cuzk_fr *out, const cuzk_lc *lc, const cuzk_fr *in, const cuzk_fr *aux);
+
+/* ---- the interface ---------------------------------------------------- */
+
+typedef enum cuzk_cs_kind {
+    CUZK_CS_WITNESS = 1,
+    CUZK_CS_RECORDING = 2,
+    CUZK_CS_PROVING = 3,
+    CUZK_CS_TEST = 4
+} cuzk_cs_kind;
+
+typedef struct cuzk_cs cuzk_cs;
+
+/* Computes an aux/input value on demand; returns 0 or an error code. */
+typedef int (*cuzk_cs_value_fn)(cuzk_fr *out, void *ctx);
+
+/* Backend dispatch: one indirect call per operation. */
+typedef struct cuzk_cs_vtable {
+    cuzk_cs_kind kind;
+    const char *name;
+    void (*alloc)(cuzk_cs *cs, const cuzk_fr *value);
+    void (*alloc_input)(cuzk_cs *cs, const cuzk_fr *value);
+    void (*enforce)(cuzk_cs *cs, const char *name, const cuzk_lc *a, const cuzk_lc *b,
+                    const cuzk_lc *c);
+    int (*extend)(cuzk_cs *parent, const cuzk_cs *child);
+    int (*finalize)(cuzk_cs *cs);
+    cuzk_cs *(*new_like)(const cuzk_cs *cs);
+    void (*destroy)(cuzk_cs *cs);
+} cuzk_cs_vtable;
+
+/* Common header of every backend (first member). */
+struct cuzk_cs {
+    const cuzk_cs_vtable *vt;
+    size_t num_inputs, num_aux, num_constraints;
+    int err;           /* sticky first error */
+    bool needs_values; /* false: alloc may pass value NULL (RecordingCS) */
+    bool wants_names;  /* only TestCS keeps namespace names */
+    bool skip_lcs;     /* enforce ignores its arguments (WitnessCS) */
+    bool finalized;
+    /* namespace path "a/b/c" (TestCS only) */
+    char *ns;
+    size_t ns_len, ns_cap;
+    size_t *ns_stack;
+    size_t ns_depth, ns_stack_cap;
+};
+
+/*
+ * Allocates an aux variable. value may be NULL only when cs->needs_values
+ * is false; name is used only by backends that want names (may be NULL).
+ */
+cuzk_var cuzk_cs_alloc(cuzk_cs *cs, const char *name, const cuzk_fr *value);
+/* Same with a value callback, called only when the backend needs values. */
+cuzk_var cuzk_cs_alloc_fn(cuzk_cs *cs, const char *name, cuzk_cs_value_fn fn, void *ctx);
+cuzk_var cuzk_cs_alloc_input(cuzk_cs *cs, const char *name, const cuzk_fr *value);
+cuzk_var cuzk_cs_alloc_input_fn(cuzk_cs *cs, const char *name, cuzk_cs_value_fn fn, void *ctx);
+/* Allocates ONE as input 0; the system must have no inputs yet. */
+int cuzk_cs_alloc_one(cuzk_cs *cs);
+/* Enforces a * b = c. */
+void cuzk_cs_enforce(cuzk_cs *cs, const char *name, const cuzk_lc *a, const cuzk_lc *b,
+                     const cuzk_lc *c);
+/* Namespaces: printf-style name, formatted only if the backend keeps names. */
+void cuzk_cs_push_ns(cuzk_cs *cs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cuzk_cs_pop_ns(cuzk_cs *cs);
+/* Current path ("" at the root); meaningful only where names are kept. */
+const char *cuzk_cs_ns_path(const cuzk_cs *cs);
+/* All four backends are extensible. */
+bool cuzk_cs_is_extensible(const cuzk_cs *cs);
+/*
+ * Appends child to parent (same kind, neither finalized): child's input 0
+ * (ONE) maps to parent's ONE, child inputs >= 1 follow the parent's inputs,
+ * child aux follow the parent's aux, child constraints follow in order.
+ */
+int cuzk_cs_extend(cuzk_cs *parent, const cuzk_cs *child);
+/* Appends the input constraints (input_i in A, nothing in B and C) and, for
+ * RecordingCS, assigns final columns. No allocation or enforce afterwards. */
+int cuzk_cs_finalize(cuzk_cs *cs);
+/* A fresh empty system of the same kind (no ONE), or NULL. */
+cuzk_cs *cuzk_cs_new_like(const cuzk_cs *cs);
+void cuzk_cs_free(cuzk_cs *cs);
+/*
+ * Lazy constraints (bellpepper passes closures that WitnessCS never calls):
+ * when cuzk_cs_skip_lcs is true a gadget may skip building its linear
+ * combinations and call cuzk_cs_enforce_skipped instead of cuzk_cs_enforce;
+ * the constraint is still counted.
+ */
+static inline bool cuzk_cs_skip_lcs(const cuzk_cs *cs) { return cs->skip_lcs; }
+void cuzk_cs_enforce_skipped(cuzk_cs *cs);
+static inline int cuzk_cs_error(const cuzk_cs *cs) { return cs->err; }
+static inline void cuzk_cs_set_error(cuzk_cs *cs, int err)
+{
+    if (!cs->err) cs->err = err;
+}
+
+/*
+ * Parallel synthesis driver: segment s (0 <= s < n) is synthesized by
+ * fn(child, s, ctx) into a fresh child system (ONE already allocated);
+ * children run on nthreads pthreads (0: all online CPUs) and are extended
+ * into parent in segment order. The result is identical to calling
+ * fn(parent, s, ctx) for s = 0..n-1 sequentially. Returns 0 or the first
+ * error (fn's return value or the system's).
+ */
+typedef int (*cuzk_cs_segment_fn)(cuzk_cs *cs, size_t segment, void *ctx);
+int cuzk_cs_synthesize_parallel(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn, void *ctx,
+                                unsigned nthreads);
+
+/* ---- backends --------------------------------------------------------- */
+
+/* Growable Fr array. */
+typedef struct cuzk_fr_vec {
+    cuzk_fr *v;
+    size_t len, cap;
+} cuzk_fr_vec;
+
+/* Bitmap of which variables occur (bellperson DensityTracker). */
+typedef struct cuzk_density {
+    uint64_t *bits;
+    size_t len, cap_words;
+    size_t total; /* number of set bits */
+} cuzk_density;
+static inline bool cuzk_density_get(const cuzk_density *d, size_t i)
+{
+    return (d->bits[i >> 6] >> (i & 63)) & 1;
+}
+
+typedef struct cuzk_witness_cs {
+    cuzk_cs base;
+    cuzk_fr_vec input, aux;
+} cuzk_witness_cs;
+
+/*
+ * Distinct coefficients of a RecordingCS. Circuits use few distinct values
+ * (1, -1, powers of two, round constants), so matrices store a 32-bit index
+ * per term: 8 bytes per term (column + coefficient index) instead of 36.
+ * Index 0 is always one.
+ */
+typedef struct cuzk_coeff_table {
+    cuzk_fr *v;
+    size_t len, cap;
+    uint32_t *slots; /* open addressing: coefficient index + 1, 0 = empty */
+    size_t nslots;   /* power of two */
+} cuzk_coeff_table;
+
+/*
+ * One CSR matrix. During synthesis col holds tagged variables (cuzk_var);
+ * after finalize it holds final columns: input i -> i, aux j ->
+ * num_inputs + j. Row r spans [row_ptr[r], row_ptr[r+1]); term i has value
+ * table->v[coeff[i]].
+ */
+typedef struct cuzk_csr {
+    uint64_t *row_ptr; /* num_rows + 1 entries */
+    uint32_t *col;
+    uint32_t *coeff;
+    size_t nnz, cap, rows_cap;
+} cuzk_csr;
+
+typedef struct cuzk_recording_cs {
+    cuzk_cs base;
+    cuzk_csr m[3]; /* A, B, C */
+    cuzk_coeff_table coeffs;
+} cuzk_recording_cs;
+
+/* Value of term i of matrix k (0 A, 1 B, 2 C). */
+static inline const cuzk_fr *cuzk_recording_cs_val(const cuzk_recording_cs *r, int k, size_t i)
+{
+    return &r->coeffs.v[r->m[k].coeff[i]];
+}
+
+typedef struct cuzk_proving_cs {
+    cuzk_cs base;
+    cuzk_fr_vec input, aux;
+    cuzk_fr_vec a, b, c;                  /* per-constraint evaluations */
+    cuzk_density a_aux, b_input, b_aux;   /* as bellperson */
+} cuzk_proving_cs;
+
+typedef struct cuzk_test_cs {
+    cuzk_cs base;
+    cuzk_fr_vec input, aux;
+    size_t nnz[3];        /* terms per matrix (A, B, C) */
+    size_t num_unsatisfied;
+    size_t first_unsat_index; /* constraint index of the first failure */
+    char *first_unsat;        /* its full path "ns/.../name", or NULL */
+    /* Tampering for negative tests (like bellpepper's TestConstraintSystem::set):
+     * when aux tamper_index is allocated, tamper_value is stored instead. */
+    bool tamper;
+    size_t tamper_index;
+    cuzk_fr tamper_value;
+} cuzk_test_cs;
+
+cuzk_witness_cs *cuzk_witness_cs_new(void);
+cuzk_recording_cs *cuzk_recording_cs_new(void);
+cuzk_proving_cs *cuzk_proving_cs_new(void);
+cuzk_test_cs *cuzk_test_cs_new(void);
+/* Any backend by kind (NULL on bad kind or no memory). */
+cuzk_cs *cuzk_cs_new(cuzk_cs_kind kind);
+
+/* TestCS: true when every constraint enforced so far holds. */
+static inline bool cuzk_test_cs_is_satisfied(const cuzk_test_cs *t) { return t->num_unsatisfied == 0; }
+
+#ifdef __cplusplus
+}
+#endif
+#endif

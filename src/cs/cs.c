@@ -1,0 +1,298 @@
+/* Backend-independent parts of the constraint-system interface: counting,
+ * namespaces, dispatch and the parallel synthesis driver. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cuzk/cs.h"
+#include "cuzk/error.h"
+#include "cs_internal.h"
+
+static bool cs_usable(cuzk_cs *cs)
+{
+    if (cs->err) return false;
+    if (cs->finalized) {
+        cs->err = CUZK_ERR_INVALID_ARG;
+        return false;
+    }
+    return true;
+}
+
+cuzk_var cuzk_cs_alloc(cuzk_cs *cs, const char *name, const cuzk_fr *value)
+{
+    (void)name;
+    if (!cs_usable(cs)) return cuzk_var_aux(0);
+    if (cs->num_aux > CUZK_VAR_MAX_INDEX || (cs->needs_values && !value)) {
+        cuzk_cs_set_error(cs, CUZK_ERR_INVALID_ARG);
+        return cuzk_var_aux(0);
+    }
+    cs->vt->alloc(cs, value);
+    return cuzk_var_aux((uint32_t)cs->num_aux++);
+}
+
+cuzk_var cuzk_cs_alloc_fn(cuzk_cs *cs, const char *name, cuzk_cs_value_fn fn, void *ctx)
+{
+    if (!cs->needs_values) return cuzk_cs_alloc(cs, name, NULL);
+    cuzk_fr v;
+    int e = fn(&v, ctx);
+    if (e) {
+        cuzk_cs_set_error(cs, e);
+        return cuzk_var_aux(0);
+    }
+    return cuzk_cs_alloc(cs, name, &v);
+}
+
+cuzk_var cuzk_cs_alloc_input(cuzk_cs *cs, const char *name, const cuzk_fr *value)
+{
+    (void)name;
+    if (!cs_usable(cs)) return cuzk_var_input(0);
+    if (cs->num_inputs > CUZK_VAR_MAX_INDEX || (cs->needs_values && !value)) {
+        cuzk_cs_set_error(cs, CUZK_ERR_INVALID_ARG);
+        return cuzk_var_input(0);
+    }
+    cs->vt->alloc_input(cs, value);
+    return cuzk_var_input((uint32_t)cs->num_inputs++);
+}
+
+cuzk_var cuzk_cs_alloc_input_fn(cuzk_cs *cs, const char *name, cuzk_cs_value_fn fn, void *ctx)
+{
+    if (!cs->needs_values) return cuzk_cs_alloc_input(cs, name, NULL);
+    cuzk_fr v;
+    int e = fn(&v, ctx);
+    if (e) {
+        cuzk_cs_set_error(cs, e);
+        return cuzk_var_input(0);
+    }
+    return cuzk_cs_alloc_input(cs, name, &v);
+}
+
+int cuzk_cs_alloc_one(cuzk_cs *cs)
+{
+    if (cs->num_inputs != 0) {
+        cuzk_cs_set_error(cs, CUZK_ERR_INVALID_ARG);
+        return CUZK_ERR_INVALID_ARG;
+    }
+    cuzk_cs_alloc_input(cs, "ONE", &cuzk_fr_one);
+    return cs->err;
+}
+
+void cuzk_cs_enforce(cuzk_cs *cs, const char *name, const cuzk_lc *a, const cuzk_lc *b,
+                     const cuzk_lc *c)
+{
+    if (!cs_usable(cs)) return;
+    if (a->oom || b->oom || c->oom) {
+        cs->err = CUZK_ERR_NO_MEMORY;
+        return;
+    }
+    cs->vt->enforce(cs, name, a, b, c);
+    cs->num_constraints++;
+}
+
+void cuzk_cs_enforce_skipped(cuzk_cs *cs)
+{
+    if (cs_usable(cs)) cs->num_constraints++;
+}
+
+void cuzk_cs_push_ns(cuzk_cs *cs, const char *fmt, ...)
+{
+    if (!cs->wants_names || cs->err) return;
+    char buf[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0) n = 0;
+    if ((size_t)n >= sizeof buf) n = sizeof buf - 1;
+    if (cs->ns_depth == cs->ns_stack_cap) {
+        size_t nc = cs->ns_stack_cap ? cs->ns_stack_cap * 2 : 16;
+        size_t *s = realloc(cs->ns_stack, nc * sizeof *s);
+        if (!s) {
+            cs->err = CUZK_ERR_NO_MEMORY;
+            return;
+        }
+        cs->ns_stack = s;
+        cs->ns_stack_cap = nc;
+    }
+    size_t need = cs->ns_len + (size_t)n + 2;
+    if (need > cs->ns_cap) {
+        size_t nc = cs->ns_cap ? cs->ns_cap : 256;
+        while (nc < need) nc *= 2;
+        char *p = realloc(cs->ns, nc);
+        if (!p) {
+            cs->err = CUZK_ERR_NO_MEMORY;
+            return;
+        }
+        cs->ns = p;
+        cs->ns_cap = nc;
+    }
+    cs->ns_stack[cs->ns_depth++] = cs->ns_len;
+    if (cs->ns_len) cs->ns[cs->ns_len++] = '/';
+    memcpy(cs->ns + cs->ns_len, buf, (size_t)n);
+    cs->ns_len += (size_t)n;
+    cs->ns[cs->ns_len] = 0;
+}
+
+void cuzk_cs_pop_ns(cuzk_cs *cs)
+{
+    if (!cs->wants_names || cs->err) return;
+    if (!cs->ns_depth) {
+        cs->err = CUZK_ERR_INVALID_ARG;
+        return;
+    }
+    cs->ns_len = cs->ns_stack[--cs->ns_depth];
+    cs->ns[cs->ns_len] = 0;
+}
+
+const char *cuzk_cs_ns_path(const cuzk_cs *cs) { return cs->ns_len ? cs->ns : ""; }
+
+bool cuzk_cs_is_extensible(const cuzk_cs *cs)
+{
+    (void)cs;
+    return true;
+}
+
+int cuzk_cs_extend(cuzk_cs *parent, const cuzk_cs *child)
+{
+    if (parent->err) return parent->err;
+    if (child->err) {
+        parent->err = child->err;
+        return parent->err;
+    }
+    if (parent->vt != child->vt || parent->finalized || child->finalized ||
+        child->num_inputs < 1 || parent->num_inputs < 1) {
+        parent->err = CUZK_ERR_INVALID_ARG;
+        return parent->err;
+    }
+    if (parent->num_inputs + child->num_inputs - 1 > (size_t)CUZK_VAR_MAX_INDEX + 1 ||
+        parent->num_aux + child->num_aux > (size_t)CUZK_VAR_MAX_INDEX + 1) {
+        parent->err = CUZK_ERR_INVALID_ARG;
+        return parent->err;
+    }
+    int e = parent->vt->extend(parent, child);
+    if (e) {
+        parent->err = e;
+        return e;
+    }
+    parent->num_inputs += child->num_inputs - 1;
+    parent->num_aux += child->num_aux;
+    parent->num_constraints += child->num_constraints;
+    return 0;
+}
+
+int cuzk_cs_finalize(cuzk_cs *cs)
+{
+    if (cs->err) return cs->err;
+    if (cs->finalized) return CUZK_ERR_INVALID_ARG;
+    cuzk_lc a, z;
+    cuzk_lc_init(&a);
+    cuzk_lc_init(&z);
+    for (size_t i = 0; i < cs->num_inputs && !cs->err; i++) {
+        cuzk_lc_clear(&a);
+        cuzk_lc_add_var(&a, cuzk_var_input((uint32_t)i));
+        cuzk_cs_enforce(cs, "", &a, &z, &z);
+    }
+    cuzk_lc_free(&a);
+    if (cs->err) return cs->err;
+    int e = cs->vt->finalize ? cs->vt->finalize(cs) : 0;
+    if (e) cs->err = e;
+    cs->finalized = true;
+    return cs->err;
+}
+
+cuzk_cs *cuzk_cs_new_like(const cuzk_cs *cs) { return cs->vt->new_like(cs); }
+
+void cuzk_cs_free(cuzk_cs *cs)
+{
+    if (!cs) return;
+    free(cs->ns);
+    free(cs->ns_stack);
+    cs->vt->destroy(cs);
+}
+
+void cuzk_cs_base_init(cuzk_cs *cs, const cuzk_cs_vtable *vt, bool needs_values, bool wants_names)
+{
+    memset(cs, 0, sizeof *cs);
+    cs->vt = vt;
+    cs->needs_values = needs_values;
+    cs->wants_names = wants_names;
+}
+
+/* ---- parallel driver -------------------------------------------------- */
+
+typedef struct par_job {
+    cuzk_cs **children;
+    size_t n;
+    cuzk_cs_segment_fn fn;
+    void *ctx;
+    int *rc;
+    size_t next; /* atomic segment counter */
+} par_job;
+
+static void *par_worker(void *arg)
+{
+    par_job *j = arg;
+    for (;;) {
+        size_t s = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+        if (s >= j->n) break;
+        cuzk_cs *c = j->children[s];
+        int e = cuzk_cs_alloc_one(c);
+        if (!e) e = j->fn(c, s, j->ctx);
+        if (!e) e = c->err;
+        j->rc[s] = e;
+    }
+    return NULL;
+}
+
+int cuzk_cs_synthesize_parallel(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn, void *ctx,
+                                unsigned nthreads)
+{
+    if (parent->err) return parent->err;
+    if (nthreads == 0) {
+        long p = sysconf(_SC_NPROCESSORS_ONLN);
+        nthreads = p > 0 ? (unsigned)p : 1;
+    }
+    if (nthreads > n) nthreads = (unsigned)n;
+    if (nthreads <= 1) {
+        for (size_t s = 0; s < n; s++) {
+            int e = fn(parent, s, ctx);
+            if (e) {
+                cuzk_cs_set_error(parent, e);
+                return e;
+            }
+            if (parent->err) return parent->err;
+        }
+        return 0;
+    }
+    par_job j = {.n = n, .fn = fn, .ctx = ctx, .next = 0};
+    j.children = calloc(n, sizeof *j.children);
+    j.rc = calloc(n, sizeof *j.rc);
+    pthread_t *th = calloc(nthreads, sizeof *th);
+    int err = 0;
+    if (!j.children || !j.rc || !th) err = CUZK_ERR_NO_MEMORY;
+    for (size_t s = 0; s < n && !err; s++)
+        if (!(j.children[s] = cuzk_cs_new_like(parent))) err = CUZK_ERR_NO_MEMORY;
+    unsigned started = 0;
+    if (!err) {
+        for (; started < nthreads; started++)
+            if (pthread_create(&th[started], NULL, par_worker, &j)) break;
+        if (started == 0) par_worker(&j); /* no threads: run inline */
+        for (unsigned t = 0; t < started; t++) pthread_join(th[t], NULL);
+        /* Extend in segment order; free each child as soon as it is merged. */
+        for (size_t s = 0; s < n; s++) {
+            if (!err && j.rc[s]) err = j.rc[s];
+            if (!err) err = cuzk_cs_extend(parent, j.children[s]);
+            cuzk_cs_free(j.children[s]);
+            j.children[s] = NULL;
+        }
+    }
+    if (j.children)
+        for (size_t s = 0; s < n; s++) cuzk_cs_free(j.children[s]);
+    free(j.children);
+    free(j.rc);
+    free(th);
+    if (err) cuzk_cs_set_error(parent, err);
+    return err;
+}

@@ -1,0 +1,58 @@
+/* Bit packing helpers as bellpepper's gadgets/multipack.rs. */
+#include <stdio.h>
+
+#include "cuzk/gadgets.h"
+
+void cuzk_bytes_to_bits(bool *out, const uint8_t *bytes, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (int j = 0; j < 8; j++) out[8 * i + j] = (bytes[i] >> (7 - j)) & 1;
+}
+
+void cuzk_bytes_to_bits_le(bool *out, const uint8_t *bytes, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (int j = 0; j < 8; j++) out[8 * i + j] = (bytes[i] >> j) & 1;
+}
+
+size_t cuzk_compute_multipacking(cuzk_fr *out, const bool *bits, size_t n)
+{
+    size_t k = 0;
+    for (size_t base = 0; base < n; base += CUZK_FR_CAPACITY, k++) {
+        cuzk_fr cur = cuzk_fr_zero, coeff = cuzk_fr_one;
+        for (size_t i = base; i < n && i < base + CUZK_FR_CAPACITY; i++) {
+            if (bits[i]) cuzk_fr_add(&cur, &cur, &coeff);
+            cuzk_fr_dbl(&coeff, &coeff);
+        }
+        out[k] = cur;
+    }
+    return k;
+}
+
+void cuzk_pack_into_inputs(cuzk_cs *cs, const cuzk_bool *bits, size_t n)
+{
+    cuzk_numlc num;
+    cuzk_numlc_init(&num);
+    cuzk_lc b, c;
+    cuzk_lc_init(&b);
+    cuzk_lc_init(&c);
+    cuzk_lc_add_var(&b, CUZK_CS_ONE);
+    size_t k = 0;
+    for (size_t base = 0; base < n; base += CUZK_FR_CAPACITY, k++) {
+        cuzk_lc_clear(&num.lc);
+        num.value = cuzk_fr_zero;
+        cuzk_fr coeff = cuzk_fr_one;
+        for (size_t i = base; i < n && i < base + CUZK_FR_CAPACITY; i++) {
+            cuzk_numlc_add_bool_with_coeff(&num, &bits[i], &coeff);
+            cuzk_fr_dbl(&coeff, &coeff);
+        }
+        char name[40];
+        snprintf(name, sizeof name, "input %zu", k);
+        cuzk_var in = cuzk_cs_alloc_input(cs, name, &num.value);
+        cuzk_lc_clear(&c);
+        cuzk_lc_add_var(&c, in);
+        if (cs->wants_names) snprintf(name, sizeof name, "packing constraint %zu", k);
+        cuzk_cs_enforce(cs, cs->wants_names ? name : "packing constraint", &num.lc, &b, &c);
+    }
+    cuzk_numlc_free(&num);
+}
