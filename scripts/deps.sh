@@ -40,6 +40,12 @@ if [ ${#need[@]} -gt 0 ]; then
     fi
 fi
 
+# @noble/curves 2.x declares node >= 20.19 (Debian 12's own nodejs is 18).
+if [ "$what" = test ] && ! node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a==20&&b>=19)?0:1)'; then
+    echo "deps: warning: node $(node --version) is older than the 20.19 the test oracles declare;" >&2
+    echo "deps: if the noble oracle tests fail, install node 20 (e.g. from NodeSource)" >&2
+fi
+
 # Test oracles (noble-curves, snarkjs) live in tests/oracle/node_modules.
 if [ "$what" = test ] && [ ! -f tests/oracle/node_modules/.cuzk-ok ]; then
     echo "deps: installing test oracles (npm ci in tests/oracle)"
