@@ -50,29 +50,155 @@ bool FF_FN(is_zero)(const FF_T *a) { return mont_is_zero(a->l, FF_N); }
 bool FF_FN(is_one)(const FF_T *a) { return mont_eq(a->l, FF_ONE.l, FF_N); }
 bool FF_FN(eq)(const FF_T *a, const FF_T *b) { return mont_eq(a->l, b->l, FF_N); }
 
+/* Bit i of the little-endian integer e. */
+static inline unsigned FF_FN(ebit)(const uint64_t *e, size_t i) { return (unsigned)(e[i / 64] >> (i % 64)) & 1; }
+
+/* Sliding-window (width 5) exponentiation; variable time in e. */
 void FF_FN(pow)(FF_T *r, const FF_T *a, const uint64_t *e, size_t e_limbs)
 {
-    FF_T acc = FF_ONE, base = *a;
-    for (size_t i = e_limbs; i-- > 0;)
-        for (int bit = 63; bit >= 0; bit--) {
+    size_t top = 64 * e_limbs; /* number of bits up to the highest set one */
+    while (top > 0 && !FF_FN(ebit)(e, top - 1)) top--;
+    if (top == 0) {
+        *r = FF_ONE;
+        return;
+    }
+    FF_T odd[16], a2; /* odd[k] = a^(2k+1) */
+    odd[0] = *a;
+    FF_FN(sqr)(&a2, a);
+    for (int k = 1; k < 16; k++) FF_FN(mul)(&odd[k], &odd[k - 1], &a2);
+    FF_T acc = FF_ONE;
+    bool first = true;
+    size_t i = top;
+    while (i > 0) {
+        if (!FF_FN(ebit)(e, i - 1)) {
             FF_FN(sqr)(&acc, &acc);
-            if ((e[i] >> bit) & 1) FF_FN(mul)(&acc, &acc, &base);
+            i--;
+            continue;
         }
+        /* window [lo, i): at most 5 bits, ending in a set bit */
+        size_t lo = i >= 5 ? i - 5 : 0;
+        while (!FF_FN(ebit)(e, lo)) lo++;
+        unsigned w = 0;
+        for (size_t j = i; j-- > lo;) w = (w << 1) | FF_FN(ebit)(e, j);
+        if (first) {
+            acc = odd[w >> 1];
+            first = false;
+        } else {
+            for (size_t j = lo; j < i; j++) FF_FN(sqr)(&acc, &acc);
+            FF_FN(mul)(&acc, &acc, &odd[w >> 1]);
+        }
+        i = lo;
+    }
     *r = acc;
 }
 
-/* modulus - k for a small k, as an exponent. */
-static void FF_FN(mod_minus_small)(uint64_t out[FF_N], uint64_t k)
+/* ---- plain-integer helpers for the binary GCD and Jacobi symbol ---- */
+
+/* a > b as N-limb integers. */
+static inline bool FF_FN(gt)(const uint64_t *a, const uint64_t *b)
 {
-    uint64_t kk[FF_N] = {k};
-    mont_sub_n(out, FF_MOD, kk, FF_N);
+    for (size_t i = FF_N; i-- > 0;)
+        if (a[i] != b[i]) return a[i] > b[i];
+    return false;
 }
 
+/* a >>= k for any k < 64·N. */
+static inline void FF_FN(shr)(uint64_t *a, unsigned k)
+{
+    unsigned w = k / 64, b = k % 64;
+    for (size_t i = 0; i < FF_N; i++) {
+        uint64_t lo = i + w < FF_N ? a[i + w] : 0;
+        uint64_t hi = i + w + 1 < FF_N ? a[i + w + 1] : 0;
+        a[i] = b ? (lo >> b) | (hi << (64 - b)) : lo;
+    }
+}
+
+/* a <<= k for any k < 64·N (the caller knows the result fits). */
+static inline void FF_FN(shl)(uint64_t *a, unsigned k)
+{
+    unsigned w = k / 64, b = k % 64;
+    for (size_t i = FF_N; i-- > 0;) {
+        uint64_t hi = i >= w ? a[i - w] : 0;
+        uint64_t lo = i >= w + 1 ? a[i - w - 1] : 0;
+        a[i] = b ? (hi << b) | (lo >> (64 - b)) : hi;
+    }
+}
+
+/* Trailing zeros of a nonzero N-limb integer. */
+static inline unsigned FF_FN(ctz)(const uint64_t *a)
+{
+    size_t i = 0;
+    while (a[i] == 0) i++;
+    return (unsigned)(64 * i + (unsigned)__builtin_ctzll(a[i]));
+}
+
+/* x = x·2^(-k) mod m for x < m (Montgomery reduction by up to 64 bits a step). */
+static inline void FF_FN(div_2k)(uint64_t *x, unsigned k)
+{
+    while (k > 0) {
+        unsigned j = k < 64 ? k : 64;
+        uint64_t q = x[0] * FF_N0;
+        if (j < 64) q &= (1ULL << j) - 1; /* x + q·m = 0 mod 2^j */
+        uint64_t t[FF_N + 1], c = 0;
+        for (size_t i = 0; i < FF_N; i++) {
+            u128 p = (u128)q * FF_MOD[i] + x[i] + c;
+            t[i] = (uint64_t)p;
+            c = (uint64_t)(p >> 64);
+        }
+        t[FF_N] = c;
+        for (size_t i = 0; i < FF_N; i++) x[i] = j < 64 ? (t[i] >> j) | (t[i + 1] << (64 - j)) : t[i + 1];
+        mont_reduce_once(x, FF_MOD, FF_N); /* (x + q·m)/2^j < 2m */
+        k -= j;
+    }
+}
+
+/*
+ * Inversion by the binary extended GCD (Kaliski's almost Montgomery inverse,
+ * shifting whole runs of zero bits at once). Variable time. On the raw
+ * Montgomery limbs A = a·R it yields x = A^-1·2^k (n·64 <= k <= 2·n·64 bits);
+ * the wanted a^-1·R = x·R^2·2^-k is x·R^3 (one Montgomery product) over 2^k.
+ * Invariant: u·s + v·r = m, so s <= m and r <= 2m fit in N limbs.
+ */
 void FF_FN(inv)(FF_T *r, const FF_T *a)
 {
-    uint64_t e[FF_N];
-    FF_FN(mod_minus_small)(e, 2);
-    FF_FN(pow)(r, a, e, FF_N); /* Fermat: a^(m-2); maps 0 to 0 */
+    if (FF_FN(is_zero)(a)) {
+        *r = *a;
+        return;
+    }
+    uint64_t u[FF_N], v[FF_N], x[FF_N] = {0}, s[FF_N] = {1};
+    memcpy(u, FF_MOD, sizeof u);
+    memcpy(v, a->l, sizeof v);
+    unsigned k = FF_FN(ctz)(v);
+    FF_FN(shr)(v, k);
+    for (;;) { /* u, v odd here */
+        if (FF_FN(gt)(u, v)) {
+            mont_sub_n(u, u, v, FF_N);
+            mont_add_n(x, x, s, FF_N);
+            unsigned z = FF_FN(ctz)(u);
+            FF_FN(shr)(u, z);
+            FF_FN(shl)(s, z);
+            k += z;
+        } else if (FF_FN(gt)(v, u)) {
+            mont_sub_n(v, v, u, FF_N);
+            mont_add_n(s, s, x, FF_N);
+            unsigned z = FF_FN(ctz)(v);
+            FF_FN(shr)(v, z);
+            FF_FN(shl)(x, z);
+            k += z;
+        } else { /* u = v = gcd = 1: last step, v becomes 0 */
+            FF_FN(shl)(x, 1);
+            k++;
+            break;
+        }
+    }
+    mont_reduce_once(x, FF_MOD, FF_N); /* x <= 2m -> x <= m; x != 0, m */
+    mont_sub_n(x, FF_MOD, x, FF_N);    /* m - x = A^-1·2^k */
+    FF_T t, r3;
+    memcpy(t.l, x, sizeof x);
+    FF_MUL_PORTABLE(&r3, &FF_R2, &FF_R2); /* R^3 mod m */
+    FF_FN(mul)(&t, &t, &r3);
+    FF_FN(div_2k)(t.l, k);
+    *r = t;
 }
 
 void FF_FN(batch_inv)(FF_T *out, const FF_T *in, size_t n)
@@ -95,16 +221,35 @@ void FF_FN(batch_inv)(FF_T *out, const FF_T *in, size_t n)
     }
 }
 
+/*
+ * Legendre symbol as the Jacobi symbol (A/m) of the raw Montgomery limbs
+ * A = a·R: R = 2^(64N) is a square, so (A/m) = (a/m). Binary algorithm:
+ * strip factors 2 ((2/n) = -1 iff n = 3, 5 mod 8), swap with quadratic
+ * reciprocity when A < n, subtract. Variable time.
+ */
 int FF_FN(legendre)(const FF_T *a)
 {
     if (FF_FN(is_zero)(a)) return 0;
-    uint64_t e[FF_N];
-    FF_FN(mod_minus_small)(e, 1);
-    for (size_t i = 0; i < FF_N; i++) /* (m-1)/2 */
-        e[i] = (e[i] >> 1) | (i + 1 < FF_N ? e[i + 1] << 63 : 0);
-    FF_T t;
-    FF_FN(pow)(&t, a, e, FF_N);
-    return FF_FN(is_one)(&t) ? 1 : -1;
+    uint64_t x[FF_N], n[FF_N];
+    memcpy(x, a->l, sizeof x);
+    memcpy(n, FF_MOD, sizeof n);
+    int t = 1;
+    while (!mont_is_zero(x, FF_N)) {
+        unsigned z = FF_FN(ctz)(x);
+        FF_FN(shr)(x, z);
+        uint64_t n8 = n[0] & 7;
+        if ((z & 1) && (n8 == 3 || n8 == 5)) t = -t;
+        if (FF_FN(gt)(n, x)) {
+            uint64_t tmp[FF_N];
+            memcpy(tmp, x, sizeof x);
+            memcpy(x, n, sizeof x);
+            memcpy(n, tmp, sizeof n);
+            if ((x[0] & 3) == 3 && (n[0] & 3) == 3) t = -t;
+        }
+        mont_sub_n(x, x, n, FF_N);
+    }
+    uint64_t one[FF_N] = {1};
+    return mont_eq(n, one, FF_N) ? t : 0;
 }
 
 void FF_FN(set_u64)(FF_T *r, uint64_t v)
