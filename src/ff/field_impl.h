@@ -105,6 +105,12 @@ static inline bool FF_FN(gt)(const uint64_t *a, const uint64_t *b)
 /* a >>= k for any k < 64·N. */
 static inline void FF_FN(shr)(uint64_t *a, unsigned k)
 {
+    if (k == 0) return;
+    if (k < 64) { /* the common case in the GCD loops */
+        for (size_t i = 0; i + 1 < FF_N; i++) a[i] = (a[i] >> k) | (a[i + 1] << (64 - k));
+        a[FF_N - 1] >>= k;
+        return;
+    }
     unsigned w = k / 64, b = k % 64;
     for (size_t i = 0; i < FF_N; i++) {
         uint64_t lo = i + w < FF_N ? a[i + w] : 0;
@@ -116,6 +122,12 @@ static inline void FF_FN(shr)(uint64_t *a, unsigned k)
 /* a <<= k for any k < 64·N (the caller knows the result fits). */
 static inline void FF_FN(shl)(uint64_t *a, unsigned k)
 {
+    if (k == 0) return;
+    if (k < 64) {
+        for (size_t i = FF_N - 1; i > 0; i--) a[i] = (a[i] << k) | (a[i - 1] >> (64 - k));
+        a[0] <<= k;
+        return;
+    }
     unsigned w = k / 64, b = k % 64;
     for (size_t i = FF_N; i-- > 0;) {
         uint64_t hi = i >= w ? a[i - w] : 0;

@@ -24,9 +24,8 @@ static const cuzk_fr fr_r2 = {{0xc999e990f3f29c6dULL, 0x2b6cedcb87925c23ULL, 0x0
 #define FF_MUL_PORTABLE fr_mul_portable
 #define FF_SQR_PORTABLE fr_sqr_portable
 #ifdef CUZK_FF_HAVE_ADX
-static const uint64_t fr_n0 = FF_N0;
-#define FF_MUL_FAST(r, a, b) mont_mul_adx_4((r)->l, (a)->l, (b)->l, FF_MOD, &fr_n0)
-#define FF_SQR_FAST(r, a) mont_mul_adx_4((r)->l, (a)->l, (a)->l, FF_MOD, &fr_n0)
+#define FF_MUL_FAST(r, a, b) mont_mul_adx_fr((r)->l, (a)->l, (b)->l)
+#define FF_SQR_FAST(r, a) mont_mul_adx_fr((r)->l, (a)->l, (a)->l)
 #else
 #define FF_MUL_FAST(r, a, b) fr_mul_portable(r, a, b)
 #define FF_SQR_FAST(r, a) fr_sqr_portable(r, a)
