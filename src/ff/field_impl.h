@@ -164,12 +164,57 @@ static inline void FF_FN(div_2k)(uint64_t *x, unsigned k)
     }
 }
 
+/* ---- Bernstein-Yang inversion on signed 62-bit limbs ---- */
+
+/* Limbs of 62 bits in int64 (the top one signed): |values| <= m fit. */
+#define FF_L62 ((FF_BITS + 62) / 62)
+#define FF_M62 ((1ULL << 62) - 1)
+
+static inline void FF_FN(to62)(int64_t out[FF_L62], const uint64_t in[FF_N])
+{
+    for (size_t i = 0; i < FF_L62; i++) {
+        size_t bit = 62 * i, w = bit / 64, off = bit % 64;
+        uint64_t v = w < FF_N ? in[w] >> off : 0;
+        if (off > 2 && w + 1 < FF_N) v |= in[w + 1] << (64 - off);
+        out[i] = (int64_t)(v & FF_M62);
+    }
+}
+
+/* Inverse of to62 for a value in [0, 2^(64N)) with normalised limbs. */
+static inline void FF_FN(from62)(uint64_t out[FF_N], const int64_t in[FF_L62])
+{
+    memset(out, 0, 8 * FF_N);
+    for (size_t i = 0; i < FF_L62; i++) {
+        uint64_t v = (uint64_t)in[i];
+        size_t bit = 62 * i, w = bit / 64, off = bit % 64;
+        if (w < FF_N) out[w] |= v << off;
+        if (off > 2 && w + 1 < FF_N) out[w + 1] |= v >> (64 - off);
+    }
+}
+
+/* x += c·m (c = ±1), carrying into normalised limbs. */
+static inline void FF_FN(add62_m)(int64_t x[FF_L62], const int64_t m[FF_L62], int64_t c)
+{
+    int64_t carry = 0;
+    for (size_t i = 0; i + 1 < FF_L62; i++) {
+        carry += x[i] + c * m[i];
+        x[i] = (int64_t)((uint64_t)carry & FF_M62);
+        carry >>= 62; /* arithmetic shift (GCC/Clang) */
+    }
+    x[FF_L62 - 1] += carry + c * m[FF_L62 - 1];
+}
+
 /*
- * Inversion by the binary extended GCD (Kaliski's almost Montgomery inverse,
- * shifting whole runs of zero bits at once). Variable time. On the raw
- * Montgomery limbs A = a·R it yields x = A^-1·2^k (n·64 <= k <= 2·n·64 bits);
- * the wanted a^-1·R = x·R^2·2^-k is x·R^3 (one Montgomery product) over 2^k.
- * Invariant: u·s + v·r = m, so s <= m and r <= 2m fit in N limbs.
+ * Modular inverse by Bernstein-Yang divsteps, variable time:
+ * (delta, f, g) -> (1-delta, g, (g-f)/2) if delta > 0 and g odd,
+ *                  (1+delta, f, (g+f)/2) if g odd, else (1+delta, f, g/2).
+ * 62 divsteps depend only on the low 62 bits of f and g, so each batch runs
+ * on one word and yields a matrix [u v; q r] (|u|+|v|, |q|+|r| <= 2^62) with
+ * 2^62·(f', g') = (u f + v g, q f + r g); it is then applied to the full f, g
+ * and to the cofactors d, e (f = d·A, g = e·A mod m), dividing by 2^62 mod m
+ * by adding the multiple of m that clears the low 62 bits. Starting from
+ * f = m, g = A the loop ends at g = 0, f = ±1, so A^-1 = ±d.
+ * A is the raw Montgomery limbs a·R: a^-1·R = A^-1·R^2 = mont(A^-1, R^3).
  */
 void FF_FN(inv)(FF_T *r, const FF_T *a)
 {
@@ -177,40 +222,109 @@ void FF_FN(inv)(FF_T *r, const FF_T *a)
         *r = *a;
         return;
     }
-    uint64_t u[FF_N], v[FF_N], x[FF_N] = {0}, s[FF_N] = {1};
-    memcpy(u, FF_MOD, sizeof u);
-    memcpy(v, a->l, sizeof v);
-    unsigned k = FF_FN(ctz)(v);
-    FF_FN(shr)(v, k);
-    for (;;) { /* u, v odd here */
-        if (FF_FN(gt)(u, v)) {
-            mont_sub_n(u, u, v, FF_N);
-            mont_add_n(x, x, s, FF_N);
-            unsigned z = FF_FN(ctz)(u);
-            FF_FN(shr)(u, z);
-            FF_FN(shl)(s, z);
-            k += z;
-        } else if (FF_FN(gt)(v, u)) {
-            mont_sub_n(v, v, u, FF_N);
-            mont_add_n(s, s, x, FF_N);
-            unsigned z = FF_FN(ctz)(v);
-            FF_FN(shr)(v, z);
-            FF_FN(shl)(x, z);
-            k += z;
-        } else { /* u = v = gcd = 1: last step, v becomes 0 */
-            FF_FN(shl)(x, 1);
-            k++;
-            break;
+    int64_t f[FF_L62], g[FF_L62], d[FF_L62] = {0}, e[FF_L62] = {1}, m62[FF_L62];
+    FF_FN(to62)(m62, FF_MOD);
+    FF_FN(to62)(g, a->l);
+    memcpy(f, m62, sizeof f);
+    int64_t delta = 1;
+    for (;;) {
+        bool g_zero = true;
+        for (size_t i = 0; i < FF_L62; i++) g_zero &= g[i] == 0;
+        if (g_zero) break;
+
+        uint64_t fw = (uint64_t)f[0], gw = (uint64_t)g[0];
+        int64_t u = 1, v = 0, q = 0, rr = 1;
+        unsigned i = 0;
+        while (i < 62) {
+            if (!(gw & 1)) { /* a run of g/2 steps at once */
+                unsigned z = gw ? (unsigned)__builtin_ctzll(gw) : 64;
+                if (z > 62 - i) z = 62 - i;
+                gw >>= z;
+                u = (int64_t)((uint64_t)u << z);
+                v = (int64_t)((uint64_t)v << z);
+                delta += z;
+                i += z;
+                continue;
+            }
+            if (delta > 0) {
+                uint64_t t = fw;
+                fw = gw;
+                gw = (gw - t) >> 1;
+                int64_t tu = u, tv = v;
+                u = 2 * q;
+                v = 2 * rr;
+                q -= tu;
+                rr -= tv;
+                delta = 1 - delta;
+            } else {
+                gw = (gw + fw) >> 1;
+                q += u;
+                rr += v;
+                u *= 2;
+                v *= 2;
+                delta = 1 + delta;
+            }
+            i++;
+        }
+
+        /* (f, g) <- matrix·(f, g) / 2^62, exact */
+        __int128 cf = (__int128)u * f[0] + (__int128)v * g[0];
+        __int128 cg = (__int128)q * f[0] + (__int128)rr * g[0];
+        cf >>= 62;
+        cg >>= 62;
+        for (size_t k = 1; k < FF_L62; k++) {
+            cf += (__int128)u * f[k] + (__int128)v * g[k];
+            cg += (__int128)q * f[k] + (__int128)rr * g[k];
+            f[k - 1] = (int64_t)((uint64_t)cf & FF_M62);
+            g[k - 1] = (int64_t)((uint64_t)cg & FF_M62);
+            cf >>= 62;
+            cg >>= 62;
+        }
+        f[FF_L62 - 1] = (int64_t)cf;
+        g[FF_L62 - 1] = (int64_t)cg;
+
+        /* (d, e) <- matrix·(d, e) / 2^62 mod m; d, e in [0, m) -> (-m, 2m) */
+        __int128 cd = (__int128)u * d[0] + (__int128)v * e[0];
+        __int128 ce = (__int128)q * d[0] + (__int128)rr * e[0];
+        uint64_t kd = ((uint64_t)cd * FF_N0) & FF_M62; /* -m^-1 mod 2^62 */
+        uint64_t ke = ((uint64_t)ce * FF_N0) & FF_M62;
+        cd += (__int128)kd * m62[0];
+        ce += (__int128)ke * m62[0];
+        cd >>= 62;
+        ce >>= 62;
+        for (size_t k = 1; k < FF_L62; k++) {
+            cd += (__int128)u * d[k] + (__int128)v * e[k] + (__int128)kd * m62[k];
+            ce += (__int128)q * d[k] + (__int128)rr * e[k] + (__int128)ke * m62[k];
+            d[k - 1] = (int64_t)((uint64_t)cd & FF_M62);
+            e[k - 1] = (int64_t)((uint64_t)ce & FF_M62);
+            cd >>= 62;
+            ce >>= 62;
+        }
+        d[FF_L62 - 1] = (int64_t)cd;
+        e[FF_L62 - 1] = (int64_t)ce;
+        int64_t *de[2] = {d, e};
+        for (int j = 0; j < 2; j++) { /* back into [0, m) */
+            int64_t *x = de[j];
+            if (x[FF_L62 - 1] < 0) {
+                FF_FN(add62_m)(x, m62, 1);
+            } else {
+                int64_t t[FF_L62];
+                memcpy(t, x, sizeof t);
+                FF_FN(add62_m)(t, m62, -1);
+                if (t[FF_L62 - 1] >= 0) memcpy(x, t, sizeof t);
+            }
         }
     }
-    mont_reduce_once(x, FF_MOD, FF_N); /* x <= 2m -> x <= m; x != 0, m */
-    mont_sub_n(x, FF_MOD, x, FF_N);    /* m - x = A^-1·2^k */
-    FF_T t, r3;
-    memcpy(t.l, x, sizeof x);
+    /* f = ±1 */
+    if (f[FF_L62 - 1] < 0) { /* d <- m - d */
+        for (size_t i = 0; i < FF_L62; i++) d[i] = -d[i];
+        FF_FN(add62_m)(d, m62, 1);
+    }
+    FF_T x, r3;
+    FF_FN(from62)(x.l, d);
+    mont_reduce_once(x.l, FF_MOD, FF_N); /* d = 0 cannot occur; keep canonical */
     FF_MUL_PORTABLE(&r3, &FF_R2, &FF_R2); /* R^3 mod m */
-    FF_FN(mul)(&t, &t, &r3);
-    FF_FN(div_2k)(t.l, k);
-    *r = t;
+    FF_FN(mul)(r, &x, &r3);
 }
 
 void FF_FN(batch_inv)(FF_T *out, const FF_T *in, size_t n)
