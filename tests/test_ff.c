@@ -208,6 +208,22 @@ static void test_inv(const field *f, cuzk_rng *rng, int iters)
         CHECK(f->eq(&c, &r));
         n_ops++;
     }
+    /* raw Montgomery limbs 2^k and p - 2^k: long runs of zero / one bits for the GCD */
+    for (size_t k = 0; k + 1 < mpz_sizeinbase(P, 2); k++) {
+        for (int side = 0; side < 2; side++) {
+            el a, r;
+            memset(&a, 0, sizeof a);
+            mpz_set_ui(x, 1);
+            mpz_mul_2exp(x, x, k);
+            if (side) mpz_sub(x, P, x);
+            mpz_limbs(f, a.l, x); /* any value < p is a valid Montgomery representation */
+            to_mpz(f, x, &a);
+            f->inv(&r, &a);
+            mpz_invert(e, x, P);
+            CHECK(eq_mpz(f, &r, e));
+            n_ops++;
+        }
+    }
     /* batch inversion with zeros mixed in */
     for (int it = 0; it < iters / 16 + 1; it++) {
         el in[64], out[64];
@@ -454,10 +470,10 @@ int main(void)
             CHECK(cuzk_ff_backend_active() == b);
             mpz_import(P, f->n, -1, 8, 0, 0, f->mod);
             unsigned long before = n_ops;
-            test_arith(f, &rng, 20000);
-            test_inv(f, &rng, 3000);
-            test_pow_sqrt_legendre(f, &rng, 600);
-            test_encodings(f, &rng, 2000);
+            test_arith(f, &rng, 40000);
+            test_inv(f, &rng, 10000);
+            test_pow_sqrt_legendre(f, &rng, 1500);
+            test_encodings(f, &rng, 5000);
             if (fi == 1) test_fr_roots();
             printf("%s / %s: %lu random operations checked\n", cuzk_ff_backend_name(b), f->name,
                    n_ops - before);
@@ -466,7 +482,7 @@ int main(void)
     if (cuzk_ff_backend_available(CUZK_FF_ADX)) {
         for (int fi = 0; fi < 2; fi++) {
             mpz_import(P, fields[fi].n, -1, 8, 0, 0, fields[fi].mod);
-            test_parity(&fields[fi], &rng, 5000);
+            test_parity(&fields[fi], &rng, 20000);
         }
     }
     cuzk_ff_backend_select(initial);
