@@ -53,7 +53,7 @@ bool FF_FN(eq)(const FF_T *a, const FF_T *b) { return mont_eq(a->l, b->l, FF_N);
 /* Bit i of the little-endian integer e. */
 static inline unsigned FF_FN(ebit)(const uint64_t *e, size_t i) { return (unsigned)(e[i / 64] >> (i % 64)) & 1; }
 
-/* Sliding-window (width 5) exponentiation; variable time in e. */
+/* Sliding-window exponentiation (width 1..5 by exponent length); variable time in e. */
 void FF_FN(pow)(FF_T *r, const FF_T *a, const uint64_t *e, size_t e_limbs)
 {
     size_t top = 64 * e_limbs; /* number of bits up to the highest set one */
@@ -62,10 +62,13 @@ void FF_FN(pow)(FF_T *r, const FF_T *a, const uint64_t *e, size_t e_limbs)
         *r = FF_ONE;
         return;
     }
+    const size_t width = top <= 8 ? 1 : top <= 24 ? 2 : top <= 80 ? 3 : top <= 240 ? 4 : 5;
     FF_T odd[16], a2; /* odd[k] = a^(2k+1) */
     odd[0] = *a;
-    FF_FN(sqr)(&a2, a);
-    for (int k = 1; k < 16; k++) FF_FN(mul)(&odd[k], &odd[k - 1], &a2);
+    if (width > 1) {
+        FF_FN(sqr)(&a2, a);
+        for (size_t k = 1; k < ((size_t)1 << (width - 1)); k++) FF_FN(mul)(&odd[k], &odd[k - 1], &a2);
+    }
     FF_T acc = FF_ONE;
     bool first = true;
     size_t i = top;
@@ -75,8 +78,8 @@ void FF_FN(pow)(FF_T *r, const FF_T *a, const uint64_t *e, size_t e_limbs)
             i--;
             continue;
         }
-        /* window [lo, i): at most 5 bits, ending in a set bit */
-        size_t lo = i >= 5 ? i - 5 : 0;
+        /* window [lo, i): at most width bits, ending in a set bit */
+        size_t lo = i >= width ? i - width : 0;
         while (!FF_FN(ebit)(e, lo)) lo++;
         unsigned w = 0;
         for (size_t j = i; j-- > lo;) w = (w << 1) | FF_FN(ebit)(e, j);
