@@ -26,7 +26,7 @@ static const cuzk_fp fp_r2 = {{0xf4df1f341c341746ULL, 0x0a76e6a609d104f1ULL, 0x8
 #define FF_SQR_PORTABLE fp_sqr_portable
 #ifdef CUZK_FF_HAVE_ADX
 #define FF_MUL_FAST(r, a, b) mont_mul_adx_fp((r)->l, (a)->l, (b)->l)
-#define FF_SQR_FAST(r, a) mont_mul_adx_fp((r)->l, (a)->l, (a)->l)
+#define FF_SQR_FAST(r, a) mont_sqr_adx_fp((r)->l, (a)->l)
 #else
 #define FF_MUL_FAST(r, a, b) fp_mul_portable(r, a, b)
 #define FF_SQR_FAST(r, a) fp_sqr_portable(r, a)

@@ -25,7 +25,7 @@ static const cuzk_fr fr_r2 = {{0xc999e990f3f29c6dULL, 0x2b6cedcb87925c23ULL, 0x0
 #define FF_SQR_PORTABLE fr_sqr_portable
 #ifdef CUZK_FF_HAVE_ADX
 #define FF_MUL_FAST(r, a, b) mont_mul_adx_fr((r)->l, (a)->l, (b)->l)
-#define FF_SQR_FAST(r, a) mont_mul_adx_fr((r)->l, (a)->l, (a)->l)
+#define FF_SQR_FAST(r, a) mont_sqr_adx_fr((r)->l, (a)->l)
 #else
 #define FF_MUL_FAST(r, a, b) fr_mul_portable(r, a, b)
 #define FF_SQR_FAST(r, a) fr_sqr_portable(r, a)
