@@ -95,7 +95,7 @@ void FF_FN(pow)(FF_T *r, const FF_T *a, const uint64_t *e, size_t e_limbs)
     *r = acc;
 }
 
-/* ---- plain-integer helpers for the binary GCD and Jacobi symbol ---- */
+/* ---- plain-integer helpers for the binary Jacobi symbol ---- */
 
 /* a > b as N-limb integers. */
 static inline bool FF_FN(gt)(const uint64_t *a, const uint64_t *b)
@@ -122,49 +122,12 @@ static inline void FF_FN(shr)(uint64_t *a, unsigned k)
     }
 }
 
-/* a <<= k for any k < 64·N (the caller knows the result fits). */
-static inline void FF_FN(shl)(uint64_t *a, unsigned k)
-{
-    if (k == 0) return;
-    if (k < 64) {
-        for (size_t i = FF_N - 1; i > 0; i--) a[i] = (a[i] << k) | (a[i - 1] >> (64 - k));
-        a[0] <<= k;
-        return;
-    }
-    unsigned w = k / 64, b = k % 64;
-    for (size_t i = FF_N; i-- > 0;) {
-        uint64_t hi = i >= w ? a[i - w] : 0;
-        uint64_t lo = i >= w + 1 ? a[i - w - 1] : 0;
-        a[i] = b ? (hi << b) | (lo >> (64 - b)) : hi;
-    }
-}
-
 /* Trailing zeros of a nonzero N-limb integer. */
 static inline unsigned FF_FN(ctz)(const uint64_t *a)
 {
     size_t i = 0;
     while (a[i] == 0) i++;
     return (unsigned)(64 * i + (unsigned)__builtin_ctzll(a[i]));
-}
-
-/* x = x·2^(-k) mod m for x < m (Montgomery reduction by up to 64 bits a step). */
-static inline void FF_FN(div_2k)(uint64_t *x, unsigned k)
-{
-    while (k > 0) {
-        unsigned j = k < 64 ? k : 64;
-        uint64_t q = x[0] * FF_N0;
-        if (j < 64) q &= (1ULL << j) - 1; /* x + q·m = 0 mod 2^j */
-        uint64_t t[FF_N + 1], c = 0;
-        for (size_t i = 0; i < FF_N; i++) {
-            u128 p = (u128)q * FF_MOD[i] + x[i] + c;
-            t[i] = (uint64_t)p;
-            c = (uint64_t)(p >> 64);
-        }
-        t[FF_N] = c;
-        for (size_t i = 0; i < FF_N; i++) x[i] = j < 64 ? (t[i] >> j) | (t[i + 1] << (64 - j)) : t[i + 1];
-        mont_reduce_once(x, FF_MOD, FF_N); /* (x + q·m)/2^j < 2m */
-        k -= j;
-    }
 }
 
 /* ---- Bernstein-Yang inversion on signed 62-bit limbs ---- */
