@@ -2,13 +2,38 @@
 #include "cuzk/ff.h"
 #include "cuzk/error.h"
 #include "ff_internal.h"
+#include "mont_adx.h"
 
+#ifdef CUZK_FF_HAVE_ADX
+#include <cpuid.h>
+#endif
+
+/* Plain global read on every mul: set once before main (constructor) and
+ * afterwards only by cuzk_ff_backend_select, which callers use single-threaded. */
 bool cuzk_ff_adx_on = false;
+static bool ff_adx_cpu = false;
+
+/* CPUID leaf 7, sub-leaf 0: EBX bit 8 = BMI2 (mulx), bit 19 = ADX (adcx/adox). */
+static bool ff_detect_adx(void)
+{
+#ifdef CUZK_FF_HAVE_ADX
+    unsigned a, b, c, d;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+    return ((b >> 8) & 1) && ((b >> 19) & 1);
+#else
+    return false;
+#endif
+}
+
+__attribute__((constructor)) static void ff_backend_init(void)
+{
+    ff_adx_cpu = ff_detect_adx();
+    cuzk_ff_adx_on = ff_adx_cpu;
+}
 
 bool cuzk_ff_backend_available(cuzk_ff_backend b)
 {
-    /* The ADX back end is not built yet: only the portable one exists. */
-    return b == CUZK_FF_PORTABLE;
+    return b == CUZK_FF_PORTABLE || (b == CUZK_FF_ADX && ff_adx_cpu);
 }
 
 int cuzk_ff_backend_select(cuzk_ff_backend b)

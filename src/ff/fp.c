@@ -3,6 +3,7 @@
 #include "cuzk/error.h"
 #include "ff_internal.h"
 #include "mont.h"
+#include "mont_adx.h"
 
 const uint64_t cuzk_fp_modulus[6] = {0xb9feffffffffaaabULL, 0x1eabfffeb153ffffULL,
                                      0x6730d2a0f6b0f624ULL, 0x64774b84f38512bfULL,
@@ -23,8 +24,13 @@ static const cuzk_fp fp_r2 = {{0xf4df1f341c341746ULL, 0x0a76e6a609d104f1ULL, 0x8
 #define FF_BITS 381
 #define FF_MUL_PORTABLE fp_mul_portable
 #define FF_SQR_PORTABLE fp_sqr_portable
+#ifdef CUZK_FF_HAVE_ADX
+#define FF_MUL_FAST(r, a, b) mont_mul_adx_fp((r)->l, (a)->l, (b)->l)
+#define FF_SQR_FAST(r, a) mont_sqr_adx_fp((r)->l, (a)->l)
+#else
 #define FF_MUL_FAST(r, a, b) fp_mul_portable(r, a, b)
 #define FF_SQR_FAST(r, a) fp_sqr_portable(r, a)
+#endif
 #include "field_impl.h"
 
 bool cuzk_fp_sqrt(cuzk_fp *r, const cuzk_fp *a)

@@ -3,6 +3,7 @@
 #include "cuzk/error.h"
 #include "ff_internal.h"
 #include "mont.h"
+#include "mont_adx.h"
 
 const uint64_t cuzk_fr_modulus[4] = {0xffffffff00000001ULL, 0x53bda402fffe5bfeULL,
                                      0x3339d80809a1d805ULL, 0x73eda753299d7d48ULL};
@@ -22,8 +23,13 @@ static const cuzk_fr fr_r2 = {{0xc999e990f3f29c6dULL, 0x2b6cedcb87925c23ULL, 0x0
 #define FF_BITS 255
 #define FF_MUL_PORTABLE fr_mul_portable
 #define FF_SQR_PORTABLE fr_sqr_portable
+#ifdef CUZK_FF_HAVE_ADX
+#define FF_MUL_FAST(r, a, b) mont_mul_adx_fr((r)->l, (a)->l, (b)->l)
+#define FF_SQR_FAST(r, a) mont_sqr_adx_fr((r)->l, (a)->l)
+#else
 #define FF_MUL_FAST(r, a, b) fr_mul_portable(r, a, b)
 #define FF_SQR_FAST(r, a) fr_sqr_portable(r, a)
+#endif
 #include "field_impl.h"
 
 /* t = (r-1) / 2^32, odd. */
