@@ -24,6 +24,31 @@ typedef unsigned __int128 u128;
 #define CUZK_UNROLL
 #endif
 
+#if defined(__x86_64__)
+#include <x86intrin.h>
+/* adc/sbb chains: the u128 formulation below compiles to much longer code. */
+static inline uint64_t mont_sub_n(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n)
+{
+    unsigned char borrow = 0;
+    CUZK_UNROLL for (size_t i = 0; i < n; i++) {
+        unsigned long long d;
+        borrow = _subborrow_u64(borrow, a[i], b[i], &d);
+        r[i] = d;
+    }
+    return borrow;
+}
+
+static inline uint64_t mont_add_n(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n)
+{
+    unsigned char carry = 0;
+    CUZK_UNROLL for (size_t i = 0; i < n; i++) {
+        unsigned long long s;
+        carry = _addcarry_u64(carry, a[i], b[i], &s);
+        r[i] = s;
+    }
+    return carry;
+}
+#else
 /* r = a - b over N limbs; returns the borrow (0 or 1). */
 static inline uint64_t mont_sub_n(uint64_t *r, const uint64_t *a, const uint64_t *b, size_t n)
 {
@@ -46,6 +71,7 @@ static inline uint64_t mont_add_n(uint64_t *r, const uint64_t *a, const uint64_t
     }
     return carry;
 }
+#endif
 
 /* If a >= m then a -= m (branch-free select). */
 static inline void mont_reduce_once(uint64_t *a, const uint64_t *m, size_t n)
@@ -59,18 +85,21 @@ static inline void mont_reduce_once(uint64_t *a, const uint64_t *m, size_t n)
 static inline void mont_add(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m,
                             size_t n)
 {
-    mont_add_n(r, a, b, n);
-    mont_reduce_once(r, m, n);
+    uint64_t t[8];
+    mont_add_n(t, a, b, n);
+    mont_reduce_once(t, m, n);
+    CUZK_UNROLL for (size_t i = 0; i < n; i++) r[i] = t[i];
 }
 
 static inline void mont_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m,
                             size_t n)
 {
-    uint64_t t[8];
-    uint64_t borrow = mont_sub_n(r, a, b, n);
+    uint64_t t[8], d[8];
+    uint64_t borrow = mont_sub_n(d, a, b, n);
     uint64_t mask = 0 - borrow;
     CUZK_UNROLL for (size_t i = 0; i < n; i++) t[i] = m[i] & mask;
-    mont_add_n(r, r, t, n);
+    mont_add_n(d, d, t, n);
+    CUZK_UNROLL for (size_t i = 0; i < n; i++) r[i] = d[i];
 }
 
 static inline void mont_neg(uint64_t *r, const uint64_t *a, const uint64_t *m, size_t n)
