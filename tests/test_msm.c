@@ -215,6 +215,35 @@ static void TF(test_msm)(void)
             if (!big || mix == 0) TF(check_one)(n, mix, true);
         }
     }
+    /* Witness-like: mostly 0/1 over several 2^14 chunks of scalar-1 bases. */
+    {
+        size_t n = sizeof(AFF) > 96 ? 16384 + 300 : 2 * 16384 + 777;
+        AFF *b = malloc(sizeof(AFF) * n);
+        uint64_t(*k)[4] = calloc(n, 32);
+        TF(make_bases)(b, n);
+        JAC ref, t, p, got[3];
+        G(jac_set_infinity)(&ref);
+        for (size_t i = 0; i < n; i++) {
+            unsigned cls = (unsigned)(cuzk_rng_u64(&rng) % 64);
+            if (cls < 20) continue;
+            if (cls < 63) {
+                k[i][0] = 1;
+                G(jac_add_affine)(&ref, &ref, &b[i]);
+                continue;
+            }
+            rand_scalar(k[i], 1, true);
+            G(jac_from_affine)(&p, &b[i]);
+            G(jac_mul)(&t, &p, k[i]);
+            G(jac_add)(&ref, &ref, &t);
+        }
+        for (unsigned th = 1; th <= 3; th++) {
+            CHECK(G(msm_plain)(&got[th - 1], b, (const uint64_t(*)[4])k, n, th) == CUZK_OK);
+            CHECK_MSG(G(jac_eq)(&got[th - 1], &ref), "%s witness-like n=%zu threads=%u", NAME, n, th);
+            if (th > 1) CHECK(memcmp(&got[th - 1], &got[0], sizeof(JAC)) == 0);
+        }
+        free(b);
+        free(k);
+    }
     /* argument errors */
     JAC o;
     AFF b1 = G(generator);

@@ -30,10 +30,12 @@
  *     the portable Fp; bench/bench_msm prints the table per build)
  *     Bucket memory is 2^(c-1) XYZZ points per thread (c = 16: 6 MiB for
  *     G1, 12 MiB for G2); scalar scratch is 36 bytes per general scalar.
- *   - Threads: the windows (and the sum of scalar-1 bases) are independent
- *     tasks handed to nthreads pthreads; the per-window results are joined
- *     in a fixed order, so the output is bit-for-bit the same Jacobian point
- *     for every nthreads. Threads beyond nwin + 1 have nothing to do.
+ *   - Threads: the windows and fixed chunks of 2^14 scalar-1 bases are
+ *     independent tasks pulled by nthreads pthreads from a shared counter;
+ *     the task results are joined in a fixed order, so the output is
+ *     bit-for-bit the same Jacobian point for every nthreads. Windows are
+ *     not split by point ranges, so threads beyond the task count (about
+ *     nwin, 13..32) have nothing to do.
  *
  * All functions return CUZK_OK, CUZK_ERR_INVALID_ARG (out NULL, bases or
  * scalars NULL with n > 0, n >= 2^32) or CUZK_ERR_NO_MEMORY (then *out is

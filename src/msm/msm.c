@@ -10,6 +10,9 @@
 
 #define MSM_C_MIN 2
 #define MSM_C_MAX 20
+/* Scalar-1 bases are summed in chunks of this many, one task each; fixed
+ * (not from nthreads) so the output does not depend on nthreads. */
+#define MSM_ONE_CHUNK 16384
 
 typedef struct msm_scalar_ { uint64_t l[4]; } msm_scalar_;
 

@@ -14,8 +14,8 @@ typedef struct MSM_FN(msm_ctx_) {
     size_t m;
     const uint32_t *one_idx; /* bases with scalar 1 */
     size_t m1;
-    unsigned c, nwin;
-    XYZZ *win;     /* nwin window sums, then the scalar-1 sum */
+    unsigned c, nwin, ntasks; /* nwin windows, then chunks of scalar-1 bases */
+    XYZZ *win;     /* one result per task */
     XYZZ *buckets; /* 2^(c-1) per thread */
     atomic_uint next_task;
 } MSM_FN(msm_ctx_);
@@ -54,10 +54,12 @@ static void MSM_FN(msm_task_)(MSM_FN(msm_ctx_) *x, XYZZ *b, unsigned t)
         MSM_FN(msm_window_)(x, b, t, &x->win[t]);
         return;
     }
+    size_t lo = (size_t)(t - x->nwin) * MSM_ONE_CHUNK;
+    size_t hi = lo + MSM_ONE_CHUNK < x->m1 ? lo + MSM_ONE_CHUNK : x->m1;
     XYZZ acc;
     PT(xyzz_set_infinity)(&acc);
-    for (size_t i = 0; i < x->m1; i++) PT(xyzz_add_affine)(&acc, &acc, &x->bases[x->one_idx[i]]);
-    x->win[x->nwin] = acc;
+    for (size_t i = lo; i < hi; i++) PT(xyzz_add_affine)(&acc, &acc, &x->bases[x->one_idx[i]]);
+    x->win[t] = acc;
 }
 
 typedef struct MSM_FN(msm_worker_) {
@@ -71,7 +73,7 @@ static void *MSM_FN(msm_thread_)(void *arg)
     MSM_FN(msm_ctx_) *x = wk->ctx;
     for (;;) {
         unsigned t = atomic_fetch_add(&x->next_task, 1);
-        if (t > x->nwin) break;
+        if (t >= x->ntasks) break;
         MSM_FN(msm_task_)(x, wk->buckets, t);
     }
     return NULL;
@@ -90,10 +92,11 @@ static int MSM_FN(msm_run_)(JAC *out, const AFF *bases, const msm_split_ *s, uns
     x.c = cuzk_msm_window_bits(s->m, bits, NULL);
     x.nwin = x.c ? (bits + 1 + x.c - 1) / x.c : 0;
     atomic_init(&x.next_task, 0);
-    unsigned ntasks = x.nwin + 1;
+    size_t nchunks = (s->m1 + MSM_ONE_CHUNK - 1) / MSM_ONE_CHUNK; /* < 2^32 / 2^14 */
+    unsigned ntasks = x.nwin + (unsigned)(nchunks ? nchunks : 1);
+    x.ntasks = ntasks;
     if (nthreads == 0) nthreads = 1;
     if (nthreads > ntasks) nthreads = ntasks;
-    if (s->m == 0) nthreads = 1; /* only the scalar-1 sum */
     size_t nb = x.c ? (size_t)1 << (x.c - 1) : 0;
 
     x.win = malloc(sizeof(XYZZ) * ntasks);
@@ -128,7 +131,7 @@ static int MSM_FN(msm_run_)(JAC *out, const AFF *bases, const msm_split_ *s, uns
         for (unsigned i = 0; i < x.c; i++) PT(xyzz_dbl)(&acc, &acc);
         PT(xyzz_add)(&acc, &acc, &x.win[w]);
     }
-    PT(xyzz_add)(&acc, &acc, &x.win[x.nwin]);
+    for (unsigned t = x.nwin; t < ntasks; t++) PT(xyzz_add)(&acc, &acc, &x.win[t]);
     PT(xyzz_to_jac)(out, &acc);
     free(x.win);
     free(x.buckets);
