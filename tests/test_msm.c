@@ -1,0 +1,262 @@
+/* MSM tests: cuzk_{g1,g2}_msm{,_plain} against a naive sum of jac_mul over
+ * fresh random bases and scalar mixes (0, 1, r-1, small, random, unreduced
+ * 256-bit), bases with infinity, repeats and negations; results identical
+ * for 1, 2, 3 threads; a changed scalar must change the result. */
+#ifndef MSM_TEST_BODY
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuzk/error.h"
+#include "cuzk/msm.h"
+#include "testutil.h"
+
+static cuzk_rng rng;
+
+/* r - 1 and r as plain limbs. */
+static void limbs_r_minus(uint64_t out[4], uint64_t sub)
+{
+    uint64_t bw = sub;
+    for (int i = 0; i < 4; i++) {
+        uint64_t o = cuzk_fr_modulus[i];
+        out[i] = o - bw;
+        bw = o < bw;
+    }
+}
+
+/* A random scalar of a random class; plain allows values >= r. */
+static void rand_scalar(uint64_t k[4], int mix, bool plain)
+{
+    unsigned cls = (unsigned)(cuzk_rng_u64(&rng) % 8);
+    if (mix == 1) cls = 7;                /* all random */
+    if (mix == 2) cls = cls < 6 ? cls % 3 : 7; /* mostly 0/1 (witness bits) */
+    memset(k, 0, 32);
+    switch (cls) {
+    case 0: break;                                        /* 0 */
+    case 1: k[0] = 1; break;                              /* 1 */
+    case 2: limbs_r_minus(k, 1); break;                   /* r - 1 */
+    case 3: k[0] = 2 + cuzk_rng_u64(&rng) % 30; break;    /* small */
+    case 4: k[0] = cuzk_rng_u64(&rng); break;             /* 64-bit */
+    case 5:
+        if (plain) { /* unreduced: r, r + small, or random 256-bit */
+            unsigned t = (unsigned)(cuzk_rng_u64(&rng) % 3);
+            if (t == 0) limbs_r_minus(k, 0);
+            else if (t == 1) { limbs_r_minus(k, 0); k[0] += 5; }
+            else for (int i = 0; i < 4; i++) k[i] = cuzk_rng_u64(&rng);
+            break;
+        }
+        /* fallthrough */
+    default: {
+        cuzk_fr f;
+        cuzk_fr_random(&f, &rng);
+        cuzk_fr_to_limbs(k, &f);
+    }
+    }
+}
+
+#define MSM_TEST_BODY
+#define G(x) cuzk_g1_##x
+#define AFF cuzk_g1_affine
+#define JAC cuzk_g1_jac
+#define NAME "G1"
+#define TF(x) x##_g1
+#include "test_msm.c"
+#undef G
+#undef AFF
+#undef JAC
+#undef NAME
+#undef TF
+#define G(x) cuzk_g2_##x
+#define AFF cuzk_g2_affine
+#define JAC cuzk_g2_jac
+#define NAME "G2"
+#define TF(x) x##_g2
+#include "test_msm.c"
+
+static void test_window_choice(void)
+{
+    uint64_t cost;
+    CHECK(cuzk_msm_window_bits(0, 255, &cost) == 0 && cost == 0);
+    /* the chosen c minimises nwin·(m + 2^c) over its neighbours */
+    size_t ms[] = {1, 7, 1000, 1 << 16, 1 << 20, (size_t)1 << 27};
+    for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+        unsigned c = cuzk_msm_window_bits(ms[i], 255, &cost);
+        CHECK(c >= 2 && c <= 20);
+        uint64_t here = (uint64_t)((256 + c - 1) / c) * (ms[i] + ((uint64_t)1 << c));
+        CHECK(here == cost);
+        if (c > 2) CHECK((uint64_t)((256 + c - 2) / (c - 1)) * (ms[i] + ((uint64_t)1 << (c - 1))) >= cost);
+        if (c < 20) CHECK((uint64_t)((256 + c) / (c + 1)) * (ms[i] + ((uint64_t)1 << (c + 1))) >= cost);
+    }
+}
+
+int main(void)
+{
+    tu_init(&rng, "test_msm");
+    test_window_choice();
+    test_msm_g1();
+    test_msm_g2();
+    return tu_finish("test_msm");
+}
+
+#else /* MSM_TEST_BODY: instantiated for G1 and G2 */
+
+static void TF(rand_point)(JAC *out)
+{
+    uint64_t k[4];
+    cuzk_fr f;
+    cuzk_fr_random(&f, &rng);
+    cuzk_fr_to_limbs(k, &f);
+    JAC g;
+    G(jac_from_affine)(&g, &G(generator));
+    G(jac_mul)(out, &g, k);
+}
+
+/* n bases: a random walk over a pool of random points, with infinity,
+ * repeats and negations of earlier bases mixed in. */
+static void TF(make_bases)(AFF *b, size_t n)
+{
+    enum { POOL = 8 };
+    JAC pool[POOL], cur;
+    for (int i = 0; i < POOL; i++) TF(rand_point)(&pool[i]);
+    JAC *j = malloc(sizeof(JAC) * (n ? n : 1));
+    cur = pool[0];
+    for (size_t i = 0; i < n; i++) {
+        G(jac_add)(&cur, &cur, &pool[cuzk_rng_u64(&rng) % POOL]);
+        j[i] = cur;
+    }
+    G(jac_batch_to_affine)(b, j, n);
+    free(j);
+    for (size_t i = 1; i < n; i++) {
+        unsigned t = (unsigned)(cuzk_rng_u64(&rng) % 16);
+        size_t src = cuzk_rng_u64(&rng) % i;
+        if (t == 0) memset(&b[i], 0, sizeof b[i]); /* infinity (0, 0) */
+        else if (t == 1) b[i] = b[src];                   /* repeat */
+        else if (t == 2) G(affine_neg)(&b[i], &b[src]);   /* negation */
+    }
+}
+
+static void TF(naive)(JAC *out, const AFF *b, const uint64_t (*k)[4], size_t n)
+{
+    JAC acc, p, t;
+    G(jac_set_infinity)(&acc);
+    for (size_t i = 0; i < n; i++) {
+        G(jac_from_affine)(&p, &b[i]);
+        G(jac_mul)(&t, &p, k[i]);
+        G(jac_add)(&acc, &acc, &t);
+    }
+    *out = acc;
+}
+
+static void TF(check_one)(size_t n, int mix, bool plain)
+{
+    AFF *b = malloc(sizeof(AFF) * (n ? n : 1));
+    uint64_t(*k)[4] = malloc(32 * (n ? n : 1));
+    cuzk_fr *f = malloc(sizeof(cuzk_fr) * (n ? n : 1));
+    TF(make_bases)(b, n);
+    /* P and -P with equal scalars: they meet in one bucket and cancel. */
+    if (n >= 4) {
+        G(affine_neg)(&b[n - 1], &b[n - 2]);
+    }
+    for (size_t i = 0; i < n; i++) {
+        rand_scalar(k[i], mix, plain);
+        if (!plain) CHECK(cuzk_fr_from_limbs(&f[i], k[i]) == CUZK_OK);
+    }
+    if (n >= 4) { /* same base, same scalar twice: doubling in a bucket */
+        b[n - 3] = b[n - 4];
+        memcpy(k[n - 3], k[n - 4], 32);
+        memcpy(k[n - 1], k[n - 2], 32);
+        if (!plain) { f[n - 3] = f[n - 4]; f[n - 1] = f[n - 2]; }
+    }
+    JAC ref, got[3];
+    TF(naive)(&ref, b, (const uint64_t(*)[4])k, n);
+    for (unsigned t = 1; t <= 3; t++) {
+        int err = plain ? G(msm_plain)(&got[t - 1], b, (const uint64_t(*)[4])k, n, t)
+                        : G(msm)(&got[t - 1], b, f, n, t);
+        CHECK(err == CUZK_OK);
+        CHECK_MSG(G(jac_eq)(&got[t - 1], &ref), "%s n=%zu mix=%d plain=%d threads=%u", NAME, n, mix,
+                  plain, t);
+        CHECK(G(jac_is_on_curve)(&got[t - 1]));
+        if (t > 1) CHECK_MSG(memcmp(&got[t - 1], &got[0], sizeof(JAC)) == 0, "%s n=%zu threads differ", NAME, n);
+    }
+    /* A changed scalar on a non-infinity base must change the result. */
+    for (size_t i = 0; i < n; i++) {
+        if (G(affine_is_infinity)(&b[i])) continue;
+        uint64_t save[4];
+        memcpy(save, k[i], 32);
+        cuzk_fr fs = f[i];
+        if (plain) k[i][0] ^= 1; /* a change by +-1, never 0 mod r */
+        else cuzk_fr_add(&f[i], &f[i], &cuzk_fr_one);
+        JAC mod;
+        int err = plain ? G(msm_plain)(&mod, b, (const uint64_t(*)[4])k, n, 2) : G(msm)(&mod, b, f, n, 2);
+        CHECK(err == CUZK_OK);
+        CHECK_MSG(!G(jac_eq)(&mod, &ref), "%s n=%zu: changed scalar not seen", NAME, n);
+        memcpy(k[i], save, 32);
+        f[i] = fs;
+        break;
+    }
+    free(b);
+    free(k);
+    free(f);
+}
+
+static void TF(test_msm)(void)
+{
+    static const size_t sizes[] = {0, 1, 2, 3, 7, 64, 100, 1000, 4096};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t n = sizes[s];
+        bool big = n >= 1000;
+        bool is_g2 = sizeof(AFF) > 96;
+        if (big && is_g2 && n > 1000) { /* keep G2 runtime modest: one mix at 4096 */
+            TF(check_one)(n, 0, cuzk_rng_u64(&rng) & 1);
+            continue;
+        }
+        for (int mix = 0; mix < 3; mix++) {
+            if (big && mix == 1) continue;
+            TF(check_one)(n, mix, false);
+            if (!big || mix == 0) TF(check_one)(n, mix, true);
+        }
+    }
+    /* Witness-like: mostly 0/1 over several 2^14 chunks of scalar-1 bases. */
+    {
+        size_t n = sizeof(AFF) > 96 ? 16384 + 300 : 2 * 16384 + 777;
+        AFF *b = malloc(sizeof(AFF) * n);
+        uint64_t(*k)[4] = calloc(n, 32);
+        TF(make_bases)(b, n);
+        JAC ref, t, p, got[3];
+        G(jac_set_infinity)(&ref);
+        for (size_t i = 0; i < n; i++) {
+            unsigned cls = (unsigned)(cuzk_rng_u64(&rng) % 64);
+            if (cls < 20) continue;
+            if (cls < 63) {
+                k[i][0] = 1;
+                G(jac_add_affine)(&ref, &ref, &b[i]);
+                continue;
+            }
+            rand_scalar(k[i], 1, true);
+            G(jac_from_affine)(&p, &b[i]);
+            G(jac_mul)(&t, &p, k[i]);
+            G(jac_add)(&ref, &ref, &t);
+        }
+        for (unsigned th = 1; th <= 3; th++) {
+            CHECK(G(msm_plain)(&got[th - 1], b, (const uint64_t(*)[4])k, n, th) == CUZK_OK);
+            CHECK_MSG(G(jac_eq)(&got[th - 1], &ref), "%s witness-like n=%zu threads=%u", NAME, n, th);
+            if (th > 1) CHECK(memcmp(&got[th - 1], &got[0], sizeof(JAC)) == 0);
+        }
+        free(b);
+        free(k);
+    }
+    /* argument errors */
+    JAC o;
+    AFF b1 = G(generator);
+    cuzk_fr one = cuzk_fr_one;
+    CHECK(G(msm)(NULL, &b1, &one, 1, 1) == CUZK_ERR_INVALID_ARG);
+    CHECK(G(msm)(&o, NULL, &one, 1, 1) == CUZK_ERR_INVALID_ARG);
+    CHECK(G(msm_plain)(&o, &b1, NULL, 1, 1) == CUZK_ERR_INVALID_ARG);
+    CHECK(G(msm)(&o, NULL, NULL, 0, 0) == CUZK_OK && G(jac_is_infinity)(&o));
+    /* threads beyond the task count, and nthreads = 0 */
+    CHECK(G(msm)(&o, &b1, &one, 1, 64) == CUZK_OK);
+    JAC g;
+    G(jac_from_affine)(&g, &b1);
+    CHECK(G(jac_eq)(&o, &g));
+}
+
+#endif
