@@ -398,6 +398,37 @@ static void test_corrupt(void)
     cuzk_groth16_params_free(&p);
 }
 
+/* Sections longer than the writer's chunk (8192 points): the streamed file
+ * equals the in-memory serialization and reads back (TRUSTED, 2 threads). */
+static void test_large(void)
+{
+    cuzk_groth16_params p, q;
+    make_params(&p, 3);
+    free(p.h), free(p.b_g2);
+    p.n_h = 8192 * 2 + rnd(1, 100), p.n_b_g2 = 8192 + rnd(1, 100);
+    p.h = malloc(p.n_h * sizeof *p.h);
+    p.b_g2 = malloc(p.n_b_g2 * sizeof *p.b_g2);
+    cuzk_g1_affine g1[8];
+    cuzk_g2_affine g2[8];
+    for (int i = 0; i < 8; i++) rand_g1(&g1[i]), rand_g2(&g2[i]);
+    for (size_t i = 0; i < p.n_h; i++) p.h[i] = g1[cuzk_rng_u64(&rng) % 8];
+    for (size_t i = 0; i < p.n_b_g2; i++) p.b_g2[i] = g2[cuzk_rng_u64(&rng) % 8];
+    size_t len, flen = 0;
+    uint8_t *buf = ser(&p, &len);
+    char path[128];
+    snprintf(path, sizeof path, "%s/p.params", dir);
+    cuzk_groth16_error err;
+    CHECK(cuzk_groth16_params_write_file(&p, path, &err) == CUZK_OK);
+    uint8_t *fb = slurp(path, &flen);
+    CHECK(fb && flen == len && memcmp(fb, buf, len) == 0);
+    CHECK_MSG(cuzk_groth16_params_read_file(&q, path, CUZK_GROTH16_TRUSTED, 2, &err) == CUZK_OK, "%s", err.msg);
+    CHECK(params_eq(&p, &q));
+    free(fb);
+    free(buf);
+    cuzk_groth16_params_free(&q);
+    cuzk_groth16_params_free(&p);
+}
+
 int main(void)
 {
     tu_init(&rng, "groth16_params");
@@ -406,6 +437,7 @@ int main(void)
     for (int i = 0; i < 4; i++) test_roundtrip(i < 2 ? 5 : 50);
     test_truncation();
     test_corrupt();
+    test_large();
     const char *files[] = {"p.params", "q.params", "p.vk", "empty.params"};
     for (int i = 0; i < 4; i++) {
         char path[128];

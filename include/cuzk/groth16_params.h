@@ -20,9 +20,11 @@
  *     CUZK_GROTH16_FAIL_INFINITY;
  *   - VALIDATE (bellperson checked=true, from_uncompressed): canonical
  *     coordinates, flags, on curve, in the subgroup;
- *     TRUSTED (checked=false, from_uncompressed_unchecked, which in blstrs is
- *     blst's deserialize: on curve but no subgroup check): everything except
- *     the subgroup check, for the list entries only.
+ *     TRUSTED (checked=false, from_uncompressed_unchecked, which in
+ *     filecoin-project/blstrs src/g1.rs, g2.rs is blst_p1/p2_deserialize:
+ *     canonical, flags, on curve, no subgroup check): everything except the
+ *     subgroup check, for h, l, a, b_g1, b_g2 only (vk.ic is read by
+ *     VerifyingKey::read, so always fully checked).
  * Unlike bellperson (which slices the mmap and panics), a short or corrupt
  * file is reported with the section, index and byte offset, and counts that
  * would run past the end of the input are rejected before allocating.
@@ -93,8 +95,9 @@ int cuzk_groth16_vk_write_mem(const cuzk_groth16_vk *vk, uint8_t *buf, size_t le
 int cuzk_groth16_params_write_mem(const cuzk_groth16_params *p, uint8_t *buf, size_t len,
                                   cuzk_groth16_error *err);
 
-/* Write atomically: a temporary file in the same directory, fsync, rename
- * over path, fsync the directory. On failure path is untouched. */
+/* Write atomically: a temporary file in the same directory (streamed in
+ * bounded chunks), fsync, rename over path, fsync the directory. On failure
+ * path is untouched and the temporary file removed. */
 int cuzk_groth16_vk_write_file(const cuzk_groth16_vk *vk, const char *path, cuzk_groth16_error *err);
 int cuzk_groth16_params_write_file(const cuzk_groth16_params *p, const char *path, cuzk_groth16_error *err);
 

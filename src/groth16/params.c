@@ -105,28 +105,74 @@ int cuzk_groth16_params_write_mem(const cuzk_groth16_params *p, uint8_t *buf, si
     return CUZK_OK;
 }
 
+static int write_all(int fd, const uint8_t *d, size_t len)
+{
+    while (len) {
+        ssize_t w = write(fd, d, len > (1u << 30) ? (1u << 30) : len);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        d += w, len -= (size_t)w;
+    }
+    return 0;
+}
+
+#define CHUNK_POINTS 8192 /* points serialized per write: 1.5 MiB of G2 */
+
+/* Streams the vk, then (when p is set) the lists, through a bounded buffer,
+ * so writing tens of GiB needs no second copy of the file in memory. */
+static int emit(int fd, const cuzk_groth16_vk *vk, const cuzk_groth16_params *p, uint8_t *buf)
+{
+    const size_t vlen = VK_FIXED_BYTES + 4;
+    cuzk_groth16_vk head = *vk;
+    head.n_ic = 0;
+    put_vk(buf, &head);
+    put_u32be(buf + VK_FIXED_BYTES, vk->n_ic);
+    if (write_all(fd, buf, vlen)) return -1;
+    const void *arr[6] = {vk->ic, 0, 0, 0, 0, 0};
+    size_t n[6] = {vk->n_ic, 0, 0, 0, 0, 0};
+    int nsec = 1;
+    if (p) {
+        arr[1] = p->h, arr[2] = p->l, arr[3] = p->a, arr[4] = p->b_g1, arr[5] = p->b_g2;
+        n[1] = p->n_h, n[2] = p->n_l, n[3] = p->n_a, n[4] = p->n_b_g1, n[5] = p->n_b_g2;
+        nsec = 6;
+    }
+    for (int k = 0; k < nsec; k++) {
+        if (k > 0) { /* vk.ic's count went out with the vk head */
+            put_u32be(buf, n[k]);
+            if (write_all(fd, buf, 4)) return -1;
+        }
+        for (size_t i = 0; i < n[k]; i += CHUNK_POINTS) {
+            size_t m = n[k] - i < CHUNK_POINTS ? n[k] - i : CHUNK_POINTS, o = 0;
+            for (size_t t = 0; t < m; t++)
+                if (k == 5) cuzk_g2_serialize(buf + o, (const cuzk_g2_affine *)arr[k] + i + t), o += G2B;
+                else cuzk_g1_serialize(buf + o, (const cuzk_g1_affine *)arr[k] + i + t), o += G1B;
+            if (write_all(fd, buf, o)) return -1;
+        }
+    }
+    return 0;
+}
+
 /* Serialize to a temporary file next to path, fsync it, rename it over path
  * and fsync the directory, so readers see the old or the new file whole. */
-static int write_atomic(const char *path, const uint8_t *data, size_t len, cuzk_groth16_error *err)
+static int write_atomic(const char *path, const cuzk_groth16_vk *vk, const cuzk_groth16_params *p,
+                        cuzk_groth16_error *err)
 {
     size_t pl = strlen(path);
     char *tmp = malloc(pl + 16);
-    if (!tmp) return set_err(err, path, CUZK_ERR_NO_MEMORY, CUZK_GROTH16_FAIL_IO, 0, "", "out of memory");
+    uint8_t *buf = malloc(CHUNK_POINTS * G2B);
+    if (!tmp || !buf) {
+        free(tmp), free(buf);
+        return set_err(err, path, CUZK_ERR_NO_MEMORY, CUZK_GROTH16_FAIL_IO, 0, "", "out of memory");
+    }
     memcpy(tmp, path, pl);
     memcpy(tmp + pl, ".tmp.XXXXXX", 12);
     int fd = mkstemp(tmp);
     if (fd < 0) {
         int e = errno;
-        free(tmp);
+        free(tmp), free(buf);
         return set_err(err, path, CUZK_ERR_IO, CUZK_GROTH16_FAIL_IO, 0, "", "create temp file: %s", strerror(e));
     }
-    size_t done = 0;
-    while (done < len) {
-        ssize_t w = write(fd, data + done, len - done > (1u << 30) ? (1u << 30) : len - done);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) goto fail;
-        done += (size_t)w;
-    }
+    if (emit(fd, vk, p, buf) != 0) goto fail;
     if (fchmod(fd, 0644) != 0 || fsync(fd) != 0) goto fail;
     if (close(fd) != 0) {
         fd = -1;
@@ -144,39 +190,39 @@ static int write_atomic(const char *path, const uint8_t *data, size_t len, cuzk_
             free(dir);
         }
     }
-    free(tmp);
+    free(tmp), free(buf);
     return CUZK_OK;
 fail : {
     int e = errno;
     if (fd >= 0) close(fd);
     unlink(tmp);
-    free(tmp);
-    return set_err(err, path, CUZK_ERR_IO, CUZK_GROTH16_FAIL_IO, done, "", "write: %s", strerror(e));
+    free(tmp), free(buf);
+    return set_err(err, path, CUZK_ERR_IO, CUZK_GROTH16_FAIL_IO, 0, "", "write: %s", strerror(e));
 }
+}
+
+static int check_counts(const cuzk_groth16_vk *vk, const cuzk_groth16_params *p, const char *path,
+                        cuzk_groth16_error *err)
+{
+    const size_t n[6] = {vk->n_ic, p ? p->n_h : 0, p ? p->n_l : 0, p ? p->n_a : 0, p ? p->n_b_g1 : 0,
+                         p ? p->n_b_g2 : 0};
+    static const char *names[6] = {"vk.ic", "h", "l", "a", "b_g1", "b_g2"};
+    for (int i = 0; i < 6; i++)
+        if (n[i] > UINT32_MAX)
+            return set_err(err, path, CUZK_ERR_INVALID_ARG, CUZK_GROTH16_FAIL_ARG, 0, names[i], "count > 2^32-1");
+    return CUZK_OK;
 }
 
 int cuzk_groth16_vk_write_file(const cuzk_groth16_vk *vk, const char *path, cuzk_groth16_error *err)
 {
-    size_t len = cuzk_groth16_vk_serialized_size(vk);
-    uint8_t *buf = malloc(len);
-    if (!buf) return set_err(err, path, CUZK_ERR_NO_MEMORY, CUZK_GROTH16_FAIL_IO, 0, "", "out of memory");
-    int r = cuzk_groth16_vk_write_mem(vk, buf, len, err);
-    if (r == CUZK_OK) r = write_atomic(path, buf, len, err);
-    free(buf);
-    return r;
+    int r = check_counts(vk, NULL, path, err);
+    return r ? r : write_atomic(path, vk, NULL, err);
 }
 
 int cuzk_groth16_params_write_file(const cuzk_groth16_params *p, const char *path, cuzk_groth16_error *err)
 {
-    /* One buffer of the whole file: simple, and the parameters themselves
-     * are already larger in memory (affine Montgomery points) than this. */
-    size_t len = cuzk_groth16_params_serialized_size(p);
-    uint8_t *buf = malloc(len);
-    if (!buf) return set_err(err, path, CUZK_ERR_NO_MEMORY, CUZK_GROTH16_FAIL_IO, 0, "", "out of memory");
-    int r = cuzk_groth16_params_write_mem(p, buf, len, err);
-    if (r == CUZK_OK) r = write_atomic(path, buf, len, err);
-    free(buf);
-    return r;
+    int r = check_counts(&p->vk, p, path, err);
+    return r ? r : write_atomic(path, &p->vk, p, err);
 }
 
 /* ---- reading ---------------------------------------------------------------- */
