@@ -1,0 +1,523 @@
+/* Groth16 parameter files in bellperson's layout; see groth16_params.h for
+ * the format facts and where they come from. */
+#define _GNU_SOURCE
+#include "cuzk/groth16_params.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cuzk/error.h"
+
+#define G1B CUZK_G1_UNCOMPRESSED_BYTES
+#define G2B CUZK_G2_UNCOMPRESSED_BYTES
+#define VK_FIXED_BYTES (3 * G1B + 3 * G2B)
+
+static int set_err(cuzk_groth16_error *e, const char *src, int code, cuzk_groth16_fail fail, uint64_t off,
+                   const char *section, const char *fmt, ...)
+{
+    if (!e) return code;
+    e->code = code;
+    e->fail = fail;
+    e->offset = off;
+    snprintf(e->section, sizeof e->section, "%s", section ? section : "");
+    char why[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    snprintf(e->msg, sizeof e->msg, "%s: %s%sbyte offset %llu: %s", src ? src : "<memory>", section ? section : "",
+             section && *section ? " at " : "", (unsigned long long)off, why);
+    return code;
+}
+
+/* ---- sizes and writing ---------------------------------------------------- */
+
+size_t cuzk_groth16_vk_serialized_size(const cuzk_groth16_vk *vk)
+{
+    return VK_FIXED_BYTES + 4 + vk->n_ic * G1B;
+}
+
+size_t cuzk_groth16_params_serialized_size(const cuzk_groth16_params *p)
+{
+    return cuzk_groth16_vk_serialized_size(&p->vk) + 5 * 4 + (p->n_h + p->n_l + p->n_a + p->n_b_g1) * G1B +
+           p->n_b_g2 * G2B;
+}
+
+static uint8_t *put_u32be(uint8_t *o, size_t v)
+{
+    o[0] = (uint8_t)(v >> 24), o[1] = (uint8_t)(v >> 16), o[2] = (uint8_t)(v >> 8), o[3] = (uint8_t)v;
+    return o + 4;
+}
+
+static uint8_t *put_g1s(uint8_t *o, const cuzk_g1_affine *p, size_t n)
+{
+    o = put_u32be(o, n);
+    for (size_t i = 0; i < n; i++, o += G1B) cuzk_g1_serialize(o, &p[i]);
+    return o;
+}
+
+static uint8_t *put_vk(uint8_t *o, const cuzk_groth16_vk *vk)
+{
+    cuzk_g1_serialize(o, &vk->alpha_g1), o += G1B;
+    cuzk_g1_serialize(o, &vk->beta_g1), o += G1B;
+    cuzk_g2_serialize(o, &vk->beta_g2), o += G2B;
+    cuzk_g2_serialize(o, &vk->gamma_g2), o += G2B;
+    cuzk_g1_serialize(o, &vk->delta_g1), o += G1B;
+    cuzk_g2_serialize(o, &vk->delta_g2), o += G2B;
+    return put_g1s(o, vk->ic, vk->n_ic);
+}
+
+int cuzk_groth16_vk_write_mem(const cuzk_groth16_vk *vk, uint8_t *buf, size_t len, cuzk_groth16_error *err)
+{
+    if (vk->n_ic > UINT32_MAX)
+        return set_err(err, NULL, CUZK_ERR_INVALID_ARG, CUZK_GROTH16_FAIL_ARG, 0, "vk.ic", "count > 2^32-1");
+    if (len < cuzk_groth16_vk_serialized_size(vk))
+        return set_err(err, NULL, CUZK_ERR_BAD_LENGTH, CUZK_GROTH16_FAIL_ARG, 0, "", "output buffer too short");
+    put_vk(buf, vk);
+    return CUZK_OK;
+}
+
+int cuzk_groth16_params_write_mem(const cuzk_groth16_params *p, uint8_t *buf, size_t len, cuzk_groth16_error *err)
+{
+    const size_t n[6] = {p->vk.n_ic, p->n_h, p->n_l, p->n_a, p->n_b_g1, p->n_b_g2};
+    static const char *names[6] = {"vk.ic", "h", "l", "a", "b_g1", "b_g2"};
+    for (int i = 0; i < 6; i++)
+        if (n[i] > UINT32_MAX)
+            return set_err(err, NULL, CUZK_ERR_INVALID_ARG, CUZK_GROTH16_FAIL_ARG, 0, names[i], "count > 2^32-1");
+    if (len < cuzk_groth16_params_serialized_size(p))
+        return set_err(err, NULL, CUZK_ERR_BAD_LENGTH, CUZK_GROTH16_FAIL_ARG, 0, "", "output buffer too short");
+    uint8_t *o = put_vk(buf, &p->vk);
+    o = put_g1s(o, p->h, p->n_h);
+    o = put_g1s(o, p->l, p->n_l);
+    o = put_g1s(o, p->a, p->n_a);
+    o = put_g1s(o, p->b_g1, p->n_b_g1);
+    o = put_u32be(o, p->n_b_g2);
+    for (size_t i = 0; i < p->n_b_g2; i++, o += G2B) cuzk_g2_serialize(o, &p->b_g2[i]);
+    return CUZK_OK;
+}
+
+static int write_all(int fd, const uint8_t *d, size_t len)
+{
+    while (len) {
+        ssize_t w = write(fd, d, len > (1u << 30) ? (1u << 30) : len);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        d += w, len -= (size_t)w;
+    }
+    return 0;
+}
+
+#define CHUNK_POINTS 8192 /* points serialized per write: 1.5 MiB of G2 */
+
+/* Streams the vk, then (when p is set) the lists, through a bounded buffer,
+ * so writing tens of GiB needs no second copy of the file in memory. */
+static int emit(int fd, const cuzk_groth16_vk *vk, const cuzk_groth16_params *p, uint8_t *buf)
+{
+    const size_t vlen = VK_FIXED_BYTES + 4;
+    cuzk_groth16_vk head = *vk;
+    head.n_ic = 0;
+    put_vk(buf, &head);
+    put_u32be(buf + VK_FIXED_BYTES, vk->n_ic);
+    if (write_all(fd, buf, vlen)) return -1;
+    const void *arr[6] = {vk->ic, 0, 0, 0, 0, 0};
+    size_t n[6] = {vk->n_ic, 0, 0, 0, 0, 0};
+    int nsec = 1;
+    if (p) {
+        arr[1] = p->h, arr[2] = p->l, arr[3] = p->a, arr[4] = p->b_g1, arr[5] = p->b_g2;
+        n[1] = p->n_h, n[2] = p->n_l, n[3] = p->n_a, n[4] = p->n_b_g1, n[5] = p->n_b_g2;
+        nsec = 6;
+    }
+    for (int k = 0; k < nsec; k++) {
+        if (k > 0) { /* vk.ic's count went out with the vk head */
+            put_u32be(buf, n[k]);
+            if (write_all(fd, buf, 4)) return -1;
+        }
+        for (size_t i = 0; i < n[k]; i += CHUNK_POINTS) {
+            size_t m = n[k] - i < CHUNK_POINTS ? n[k] - i : CHUNK_POINTS, o = 0;
+            for (size_t t = 0; t < m; t++)
+                if (k == 5) cuzk_g2_serialize(buf + o, (const cuzk_g2_affine *)arr[k] + i + t), o += G2B;
+                else cuzk_g1_serialize(buf + o, (const cuzk_g1_affine *)arr[k] + i + t), o += G1B;
+            if (write_all(fd, buf, o)) return -1;
+        }
+    }
+    return 0;
+}
+
+/* Serialize to a temporary file next to path, fsync it, rename it over path
+ * and fsync the directory, so readers see the old or the new file whole. */
+static int write_atomic(const char *path, const cuzk_groth16_vk *vk, const cuzk_groth16_params *p,
+                        cuzk_groth16_error *err)
+{
+    size_t pl = strlen(path);
+    char *tmp = malloc(pl + 16);
+    uint8_t *buf = malloc(CHUNK_POINTS * G2B);
+    if (!tmp || !buf) {
+        free(tmp), free(buf);
+        return set_err(err, path, CUZK_ERR_NO_MEMORY, CUZK_GROTH16_FAIL_IO, 0, "", "out of memory");
+    }
+    memcpy(tmp, path, pl);
+    memcpy(tmp + pl, ".tmp.XXXXXX", 12);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        int e = errno;
+        free(tmp), free(buf);
+        return set_err(err, path, CUZK_ERR_IO, CUZK_GROTH16_FAIL_IO, 0, "", "create temp file: %s", strerror(e));
+    }
+    if (emit(fd, vk, p, buf) != 0) goto fail;
+    if (fchmod(fd, 0644) != 0 || fsync(fd) != 0) goto fail;
+    if (close(fd) != 0) {
+        fd = -1;
+        goto fail;
+    }
+    fd = -1;
+    if (rename(tmp, path) != 0) goto fail;
+    /* Make the rename durable: fsync the directory holding path. */
+    {
+        const char *slash = strrchr(path, '/');
+        char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
+        if (dir) {
+            int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+            if (dfd >= 0) fsync(dfd), close(dfd);
+            free(dir);
+        }
+    }
+    free(tmp), free(buf);
+    return CUZK_OK;
+fail : {
+    int e = errno;
+    if (fd >= 0) close(fd);
+    unlink(tmp);
+    free(tmp), free(buf);
+    return set_err(err, path, CUZK_ERR_IO, CUZK_GROTH16_FAIL_IO, 0, "", "write: %s", strerror(e));
+}
+}
+
+static int check_counts(const cuzk_groth16_vk *vk, const cuzk_groth16_params *p, const char *path,
+                        cuzk_groth16_error *err)
+{
+    const size_t n[6] = {vk->n_ic, p ? p->n_h : 0, p ? p->n_l : 0, p ? p->n_a : 0, p ? p->n_b_g1 : 0,
+                         p ? p->n_b_g2 : 0};
+    static const char *names[6] = {"vk.ic", "h", "l", "a", "b_g1", "b_g2"};
+    for (int i = 0; i < 6; i++)
+        if (n[i] > UINT32_MAX)
+            return set_err(err, path, CUZK_ERR_INVALID_ARG, CUZK_GROTH16_FAIL_ARG, 0, names[i], "count > 2^32-1");
+    return CUZK_OK;
+}
+
+int cuzk_groth16_vk_write_file(const cuzk_groth16_vk *vk, const char *path, cuzk_groth16_error *err)
+{
+    int r = check_counts(vk, NULL, path, err);
+    return r ? r : write_atomic(path, vk, NULL, err);
+}
+
+int cuzk_groth16_params_write_file(const cuzk_groth16_params *p, const char *path, cuzk_groth16_error *err)
+{
+    int r = check_counts(&p->vk, p, path, err);
+    return r ? r : write_atomic(path, &p->vk, p, err);
+}
+
+/* ---- reading ---------------------------------------------------------------- */
+
+void cuzk_groth16_vk_free(cuzk_groth16_vk *vk)
+{
+    if (!vk) return;
+    free(vk->ic);
+    memset(vk, 0, sizeof *vk);
+}
+
+void cuzk_groth16_params_free(cuzk_groth16_params *p)
+{
+    if (!p) return;
+    cuzk_groth16_vk_free(&p->vk);
+    free(p->h), free(p->l), free(p->a), free(p->b_g1), free(p->b_g2);
+    memset(p, 0, sizeof *p);
+}
+
+enum { SEC_IC, SEC_H, SEC_L, SEC_A, SEC_BG1, SEC_BG2, NSEC };
+static const char *const sec_names[NSEC] = {"vk.ic", "h", "l", "a", "b_g1", "b_g2"};
+
+/* One list section located in the input. */
+typedef struct section {
+    uint64_t off;   /* offset of entry 0 */
+    size_t n;       /* entries */
+    size_t g0;      /* global index of entry 0 across all sections */
+    bool g2;
+    void *dst;
+} section;
+
+typedef struct decode_job {
+    const uint8_t *buf;
+    section *sec;
+    int nsec;
+    bool checked;
+    size_t lo, hi;     /* global index range for this thread */
+    size_t bad;        /* global index of the first bad entry, or SIZE_MAX */
+    int code;
+    bool infinity;
+} decode_job;
+
+static void *decode_range(void *arg)
+{
+    decode_job *j = arg;
+    int s = 0;
+    for (size_t g = j->lo; g < j->hi; g++) {
+        while (g >= j->sec[s].g0 + j->sec[s].n) s++;
+        const section *sc = &j->sec[s];
+        size_t i = g - sc->g0;
+        int r;
+        bool inf;
+        if (sc->g2) {
+            cuzk_g2_affine *d = (cuzk_g2_affine *)sc->dst + i;
+            const uint8_t *in = j->buf + sc->off + (uint64_t)i * G2B;
+            r = j->checked ? cuzk_g2_deserialize(d, in) : cuzk_g2_deserialize_unchecked(d, in);
+            inf = r == CUZK_OK && cuzk_g2_affine_is_infinity(d);
+        } else {
+            cuzk_g1_affine *d = (cuzk_g1_affine *)sc->dst + i;
+            const uint8_t *in = j->buf + sc->off + (uint64_t)i * G1B;
+            r = j->checked ? cuzk_g1_deserialize(d, in) : cuzk_g1_deserialize_unchecked(d, in);
+            inf = r == CUZK_OK && cuzk_g1_affine_is_infinity(d);
+        }
+        if (r != CUZK_OK || inf) {
+            j->bad = g;
+            j->code = r;
+            j->infinity = inf;
+            return NULL;
+        }
+    }
+    return NULL;
+}
+
+/* Reads a BE u32 count at *pos and checks that count entries of size esz
+ * fit before len; advances *pos past the count. */
+static int read_count(const uint8_t *buf, size_t len, uint64_t *pos, size_t esz, size_t *n, const char *src,
+                      const char *name, cuzk_groth16_error *err)
+{
+    char sec[32];
+    snprintf(sec, sizeof sec, "%s count", name);
+    if (len - *pos < 4)
+        return set_err(err, src, CUZK_ERR_FORMAT, CUZK_GROTH16_FAIL_TRUNCATED, *pos, sec,
+                       "truncated (%llu bytes left, need 4)", (unsigned long long)(len - *pos));
+    const uint8_t *p = buf + *pos;
+    uint64_t c = (uint64_t)p[0] << 24 | (uint64_t)p[1] << 16 | (uint64_t)p[2] << 8 | p[3];
+    uint64_t left = len - *pos - 4;
+    if (c * esz > left) {
+        /* Name the entry where the input ends, since that is what a short
+         * file looks like. */
+        char at[32];
+        snprintf(at, sizeof at, "%s[%llu]", name, (unsigned long long)(left / esz));
+        return set_err(err, src, CUZK_ERR_FORMAT, CUZK_GROTH16_FAIL_COUNT, *pos + 4 + left / esz * esz, at,
+                       "truncated: %s count %llu needs %llu bytes, %llu left", name, (unsigned long long)c,
+                       (unsigned long long)(c * esz), (unsigned long long)left);
+    }
+    *pos += 4;
+    *n = (size_t)c;
+    return CUZK_OK;
+}
+
+static const char *const vk_fixed_names[6] = {"vk.alpha_g1", "vk.beta_g1", "vk.beta_g2",
+                                              "vk.gamma_g2", "vk.delta_g1", "vk.delta_g2"};
+
+/* The six fixed vk points, always fully checked (as bellperson). */
+static int read_vk_fixed(cuzk_groth16_vk *vk, const uint8_t *buf, size_t len, const char *src,
+                         cuzk_groth16_error *err)
+{
+    void *dst[6] = {&vk->alpha_g1, &vk->beta_g1, &vk->beta_g2, &vk->gamma_g2, &vk->delta_g1, &vk->delta_g2};
+    static const bool isg2[6] = {false, false, true, true, false, true};
+    uint64_t pos = 0;
+    for (int k = 0; k < 6; k++) {
+        size_t sz = isg2[k] ? G2B : G1B;
+        if (len - pos < sz)
+            return set_err(err, src, CUZK_ERR_FORMAT, CUZK_GROTH16_FAIL_TRUNCATED, pos, vk_fixed_names[k],
+                           "truncated (%llu bytes left, need %zu)", (unsigned long long)(len - pos), sz);
+        int r = isg2[k] ? cuzk_g2_deserialize(dst[k], buf + pos) : cuzk_g1_deserialize(dst[k], buf + pos);
+        if (r != CUZK_OK)
+            return set_err(err, src, r, CUZK_GROTH16_FAIL_POINT, pos, vk_fixed_names[k], "%s", cuzk_strerror(r));
+        pos += sz;
+    }
+    return CUZK_OK;
+}
+
+/* Locates nsec list sections after the fixed vk; allocates and decodes
+ * (with nthreads threads) those from index skip on. dsts[k] receives the
+ * array pointer (unused for k < skip). */
+static int read_lists(const uint8_t *buf, size_t len, int skip, int nsec, void **dsts[], size_t *counts[], bool checked,
+                      unsigned nthreads, size_t *consumed, const char *src, cuzk_groth16_error *err)
+{
+    section sec[NSEC];
+    uint64_t pos = VK_FIXED_BYTES;
+    size_t total = 0;
+    int r;
+    for (int k = 0; k < nsec; k++) {
+        size_t esz = k == SEC_BG2 ? G2B : G1B;
+        r = read_count(buf, len, &pos, esz, &sec[k].n, src, sec_names[k], err);
+        if (r) return r;
+        sec[k].off = pos;
+        sec[k].g2 = k == SEC_BG2;
+        pos += (uint64_t)sec[k].n * esz;
+        if (k < skip) sec[k].n = 0; /* located only */
+        sec[k].g0 = total;
+        total += sec[k].n;
+    }
+    /* All counts are backed by input bytes, so these sizes are bounded. */
+    for (int k = skip; k < nsec; k++) {
+        size_t esz = k == SEC_BG2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine);
+        sec[k].dst = sec[k].n ? malloc(sec[k].n * esz) : NULL;
+        *dsts[k] = sec[k].dst;
+        *counts[k] = sec[k].n;
+        if (sec[k].n && !sec[k].dst)
+            return set_err(err, src, CUZK_ERR_NO_MEMORY, CUZK_GROTH16_FAIL_IO, sec[k].off, sec_names[k],
+                           "out of memory");
+    }
+    if (nthreads == 0) nthreads = 1;
+    if (nthreads > 256) nthreads = 256;
+    if (total < (size_t)nthreads * 64) nthreads = total / 64 ? (unsigned)(total / 64) : 1;
+    decode_job jobs[256];
+    pthread_t tid[256];
+    bool started[256] = {0};
+    for (unsigned t = 0; t < nthreads; t++) {
+        jobs[t] = (decode_job){buf, sec, nsec, checked, total * t / nthreads, total * (t + 1) / nthreads,
+                               SIZE_MAX, 0, false};
+        if (t > 0) started[t] = pthread_create(&tid[t], NULL, decode_range, &jobs[t]) == 0;
+    }
+    decode_range(&jobs[0]);
+    for (unsigned t = 1; t < nthreads; t++) {
+        if (started[t]) pthread_join(tid[t], NULL);
+        else decode_range(&jobs[t]); /* no thread: do its share here */
+    }
+    /* Each range stops at its own first failure, so the lowest over all
+     * ranges is the first failure in file order, whatever nthreads is. */
+    const decode_job *bad = NULL;
+    for (unsigned t = 0; t < nthreads; t++)
+        if (jobs[t].bad != SIZE_MAX && (!bad || jobs[t].bad < bad->bad)) bad = &jobs[t];
+    if (bad) {
+        int k = 0;
+        while (bad->bad >= sec[k].g0 + sec[k].n) k++;
+        size_t i = bad->bad - sec[k].g0;
+        uint64_t off = sec[k].off + (uint64_t)i * (sec[k].g2 ? G2B : G1B);
+        char name[32];
+        snprintf(name, sizeof name, "%s[%zu]", sec_names[k], i);
+        if (bad->infinity)
+            return set_err(err, src, CUZK_ERR_FORMAT, CUZK_GROTH16_FAIL_INFINITY, off, name, "point at infinity");
+        return set_err(err, src, bad->code, CUZK_GROTH16_FAIL_POINT, off, name, "%s", cuzk_strerror(bad->code));
+    }
+    if (consumed) *consumed = (size_t)pos;
+    return CUZK_OK;
+}
+
+static int vk_read(cuzk_groth16_vk *out, const uint8_t *buf, size_t len, size_t *consumed, const char *src,
+                   cuzk_groth16_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int r = read_vk_fixed(out, buf, len, src, err);
+    if (r == CUZK_OK) {
+        void **d[1] = {(void **)&out->ic};
+        size_t *c[1] = {&out->n_ic};
+        r = read_lists(buf, len, 0, 1, d, c, true, 1, consumed, src, err);
+    }
+    if (r != CUZK_OK) cuzk_groth16_vk_free(out);
+    return r;
+}
+
+static int params_read(cuzk_groth16_params *out, const uint8_t *buf, size_t len, cuzk_groth16_read_mode mode,
+                       unsigned nthreads, size_t *consumed, const char *src, cuzk_groth16_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (mode != CUZK_GROTH16_VALIDATE && mode != CUZK_GROTH16_TRUSTED)
+        return set_err(err, src, CUZK_ERR_INVALID_ARG, CUZK_GROTH16_FAIL_ARG, 0, "", "bad mode %d", (int)mode);
+    int r = read_vk_fixed(&out->vk, buf, len, src, err);
+    if (r == CUZK_OK) {
+        /* bellperson: vk.ic is read by VerifyingKey::read, always checked;
+         * the lists follow the mode. Decode ic first, then the rest. */
+        void **d1[1] = {(void **)&out->vk.ic};
+        size_t *c1[1] = {&out->vk.n_ic};
+        r = read_lists(buf, len, 0, 1, d1, c1, true, nthreads, NULL, src, err);
+        if (r == CUZK_OK) {
+            /* Locate all sections again, decode the lists after ic. */
+            void *ic_again = NULL;
+            size_t n_ic_again = 0;
+            void **d[NSEC] = {&ic_again, (void **)&out->h, (void **)&out->l, (void **)&out->a,
+                              (void **)&out->b_g1, (void **)&out->b_g2};
+            size_t *c[NSEC] = {&n_ic_again, &out->n_h, &out->n_l, &out->n_a, &out->n_b_g1, &out->n_b_g2};
+            r = read_lists(buf, len, 1, NSEC, d, c, mode == CUZK_GROTH16_VALIDATE, nthreads, consumed, src, err);
+        }
+    }
+    if (r != CUZK_OK) cuzk_groth16_params_free(out);
+    return r;
+}
+
+int cuzk_groth16_vk_read_mem(cuzk_groth16_vk *out, const uint8_t *buf, size_t len, size_t *consumed,
+                             cuzk_groth16_error *err)
+{
+    return vk_read(out, buf, len, consumed, NULL, err);
+}
+
+int cuzk_groth16_params_read_mem(cuzk_groth16_params *out, const uint8_t *buf, size_t len,
+                                 cuzk_groth16_read_mode mode, unsigned nthreads, size_t *consumed,
+                                 cuzk_groth16_error *err)
+{
+    return params_read(out, buf, len, mode, nthreads, consumed, NULL, err);
+}
+
+/* Maps path read-only; an empty file gives *map = NULL, *len = 0. */
+static int map_file(const char *path, const uint8_t **map, size_t *len, cuzk_groth16_error *err)
+{
+    *map = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return set_err(err, path, CUZK_ERR_IO, CUZK_GROTH16_FAIL_IO, 0, "", "open: %s", strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return set_err(err, path, CUZK_ERR_IO, CUZK_GROTH16_FAIL_IO, 0, "", "stat: %s", strerror(e));
+    }
+    if (st.st_size > 0) {
+        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m == MAP_FAILED) {
+            int e = errno;
+            close(fd);
+            return set_err(err, path, CUZK_ERR_IO, CUZK_GROTH16_FAIL_IO, 0, "", "mmap: %s", strerror(e));
+        }
+        madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
+        *map = m;
+        *len = (size_t)st.st_size;
+    }
+    close(fd);
+    return CUZK_OK;
+}
+
+static const uint8_t empty_input[1];
+
+int cuzk_groth16_vk_read_file(cuzk_groth16_vk *out, const char *path, cuzk_groth16_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const uint8_t *m;
+    size_t len;
+    int r = map_file(path, &m, &len, err);
+    if (r) return r;
+    r = vk_read(out, m ? m : empty_input, len, NULL, path, err);
+    if (m) munmap((void *)m, len);
+    return r;
+}
+
+int cuzk_groth16_params_read_file(cuzk_groth16_params *out, const char *path, cuzk_groth16_read_mode mode,
+                                  unsigned nthreads, cuzk_groth16_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const uint8_t *m;
+    size_t len;
+    int r = map_file(path, &m, &len, err);
+    if (r) return r;
+    r = params_read(out, m ? m : empty_input, len, mode, nthreads, NULL, path, err);
+    if (m) munmap((void *)m, len);
+    return r;
+}
