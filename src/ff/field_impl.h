@@ -30,20 +30,32 @@ void FF_FN(sub)(FF_T *r, const FF_T *a, const FF_T *b) { mont_sub(r->l, a->l, b-
 void FF_FN(dbl)(FF_T *r, const FF_T *a) { mont_add(r->l, a->l, a->l, FF_MOD, FF_N); }
 void FF_FN(neg)(FF_T *r, const FF_T *a) { mont_neg(r->l, a->l, FF_MOD, FF_N); }
 
+/* The dispatchers must stay thin: with the portable body inlined here, every
+ * call pays its register saves even when the fast path is taken. */
+static __attribute__((noinline)) void FF_FN(mul_portable_)(FF_T *r, const FF_T *a, const FF_T *b)
+{
+    FF_MUL_PORTABLE(r, a, b);
+}
+
+static __attribute__((noinline)) void FF_FN(sqr_portable_)(FF_T *r, const FF_T *a)
+{
+    FF_SQR_PORTABLE(r, a);
+}
+
 void FF_FN(mul)(FF_T *r, const FF_T *a, const FF_T *b)
 {
-    if (cuzk_ff_adx_on)
+    if (__builtin_expect(cuzk_ff_adx_on, 1))
         FF_MUL_FAST(r, a, b);
     else
-        FF_MUL_PORTABLE(r, a, b);
+        FF_FN(mul_portable_)(r, a, b);
 }
 
 void FF_FN(sqr)(FF_T *r, const FF_T *a)
 {
-    if (cuzk_ff_adx_on)
+    if (__builtin_expect(cuzk_ff_adx_on, 1))
         FF_SQR_FAST(r, a);
     else
-        FF_SQR_PORTABLE(r, a);
+        FF_FN(sqr_portable_)(r, a);
 }
 
 bool FF_FN(is_zero)(const FF_T *a) { return mont_is_zero(a->l, FF_N); }
