@@ -429,6 +429,79 @@ static void test_batch(const setup *s, const setup *other)
     CHECK(cuzk_groth16_verify_batch(&s->pvk, NULL, 2, &xs[0][0], N_IN) == CUZK_ERR_INVALID_ARG);
 }
 
+/* Known answers: bellman (zcash, BLS12-381) proofs with their verifying keys
+ * and inputs, published as test vectors by esuwu/groth16-verifier-bls12381
+ * and reused by Consensys/gnark (internal/backend/bls381/groth16/
+ * bellman_test.go). Layout there: vk = alpha_g1 (48) || beta_g2 (96) ||
+ * gamma_g2 (96) || delta_g2 (96) || ic (48 each), all compressed; proof =
+ * the 192-byte bellman encoding; inputs = 32-byte big-endian each.
+ * The verdicts (1 = valid) are the published ones. */
+static const struct {
+    const char *vk, *proof, *inputs;
+    int ok;
+} known[] = {
+    {"87093cf37814953282c97600e975996bc1fdff1288619689d3112cd0ce6140e331886a71a1cb97ffc99a48399e0a4ddba3956268305d3bb641c4084b49ee64ff94c54321792efeca376b4b2a7c20a1632a075e8e2fc59d6de3c8c130ae3ed24d0052a84d9ca52c36d27f4da472431c6500cf17d88687e242f7d3e2a3be2f0e9c13123531e6d43df60350c3150bb73b6ca8346c3e712f2af2e6b311edf0b4150641019b63c124563e3977f530d5b4db5be20c1a51d74997e1643acebb062f92f4198e1cc1fe2d95b87e39b8adf8b9cdfd24139d111ff1f3e974a675b1afee8b7a468bc94c4fa8a8e03ed48e5c31d9174290117e8ac7cc7fbec70841ac640370d214ab3b6146835e12976eb12c022885d696f0eee011a6a0f09755019dce54b7790dfd4d919044afbe775dbf16c1a5ec26313bab1c0834bd4a76a038f848985b879d6fbf9af5b6c178e3ed6faed9c6616a8324cd4bfe286f16a17b33648e4d34cadb30b04360fff11ee9d581259c8b1fe406b1a5368cefd6e16bd1c9986628a3dd8a93a18b3e1196b7765d882c7c7b1f59fe6fe063932fed77641db8756d7f9b7f67db0a09fafebce9f5db356f395cffeb",
+     "96f40b53f2aa80586c2e4b7fe42fec72ab3b9d647e798b723dd5a22d506ec7d19b953e0084760c74283041f48972e76fb2057a7d7a0af8351246027ef8daadf96bdbec6958947a710b2b10873dba4d3bbc372a3bce99953c7f76f946266ef6d0092bd7d81856b6f91f1e6a83563992210e1150c7debde0352996d27fdf7d344e2a28af03a3ef285dc9933382d9566875ae5caace721d1573cdef1de90f813481bebfcbaf71b5630286ff7ae7814c834e5b01db9e2adf6e0380447006e991d1c5",
+     "2dc313dce3a59072f32412822a38f3cd5320fabf85560779d8b96164f0784458", 1},
+    {"87093cf37814953282c97600e975996bc1fdff1288619689d3112cd0ce6140e331886a71a1cb97ffc99a48399e0a4ddba3956268305d3bb641c4084b49ee64ff94c54321792efeca376b4b2a7c20a1632a075e8e2fc59d6de3c8c130ae3ed24d0052a84d9ca52c36d27f4da472431c6500cf17d88687e242f7d3e2a3be2f0e9c13123531e6d43df60350c3150bb73b6ca8346c3e712f2af2e6b311edf0b4150641019b63c124563e3977f530d5b4db5be20c1a51d74997e1643acebb062f92f4198e1cc1fe2d95b87e39b8adf8b9cdfd24139d111ff1f3e974a675b1afee8b7a468bc94c4fa8a8e03ed48e5c31d9174290117e8ac7cc7fbec70841ac640370d214ab3b6146835e12976eb12c022885d696f0eee011a6a0f09755019dce54b7790dfd4d919044afbe775dbf16c1a5ec26313bab1c0834bd4a76a038f848985b879d6fbf9af5b6c178e3ed6faed9c6616a8324cd4bfe286f16a17b33648e4d34cadb30b04360fff11ee9d581259c8b1fe406b1a5368cefd6e16bd1c9986628a3dd8a93a18b3e1196b7765d882c7c7b1f59fe6fe063932fed77641db8756d7f9b7f67db0a09fafebce9f5db356f395cffeb",
+     "96f40b53f2aa80586c2e4b7fe42fec72ab3b9d647e798b723dd5a22d506ec7d19b953e0084760c74283041f48972e76fb2057a7d7a0af8351246027ef8daadf96bdbec6958947a710b2b10873dba4d3bbc372a3bce99953c7f76f946266ef6d0092bd7d81856b6f91f1e6a83563992210e1150c7debde0352996d27fdf7d344e2a28af03a3ef285dc9933382d9566875ae5caace721d1573cdef1de90f813481bebfcbaf71b5630286ff7ae7814c834e5b01db9e2adf6e0380447006e991d1c5",
+     "726cd509c4559dc930dd050f8661b8064a697a0e0ae74a0343043d107f85ab5b", 0},
+    {"918602012f2f3364fdf46782af8b6843e890cef9797c8f3d98fae7718ab1dc2d5def90506c593c2ccb5c9cb5b09ed77a9279334b072c89a95c85e83af5e6583caf04cca45523916b4472a2f2b801f91e63c8f57bd1e8e6604c759de4e67d828e0d198046bfe577aa594f30566037eb0a4892d5007edeadccd3c39081870bcecfef8d6e1ea5eb430a69342b508419c59d87bc8bcddaabec71d034ea5923c99d8ffee5474201a81f73bd17f24ebfa0b941b6da4668e32d8a20d0e9dbbdb11a094a11e4e0953c720d4ae2649345ffe4fa17cc3bd0c47fad5f9f96fba8e84274f8703e03666705b4e338897dc238ac055fb48e095de28029a403b3bd0edea08c76b5bbae29549d6c99bae4a0f197f4fe6e86989e3466de899d1136276119371c086b01e5a979f5fe74cfe4ecfadc85e2279f11d4ca3cd2cea94dd37c588e0dbc91d75af45649695b102aa74427f4adf62bd7969efe74f0c839f9bbee1692167bebdf7570607fca6c86a57ce24f46f04bcea9470fc071ba735e6ccafa1abe92faefa7",
+     "b12b552ddcb1a889e6bfbea268d9d1141e3ae251aae3c8957aa6164a2da58a713d0d24f47d3361c529ef4970283e9b7cb45b1a9e3e6f3da7c2fa28ff161f7c74e52531b3b8d9b7f6f34a4e678966fb3afadc0594a4e388ba0493f92ea9abdcde074387a76358f17166ae23842a1c5e69b86e57cf658ea0838e585705e359c0ce73b62e3383cf4777c4db29cc38ea302c8c825ed928b0dd387b10b410291e6e717e747f41884a69ce49c79e3cf76f8db189f1f4853a74a64a9f1d2bbbb27a1ad4",
+     "", 1},
+    {"998fff84421308109950950dff0b0e970d6251248e1122fa3c549b37569b18af34b798cf34808d94fb92a2b8a8e26996a5ffb8b8ecafde03d97b9e12606338a5f86d7aa269c05431765a705d6c98c4c4cd6922c38fc56d4a7fc425a4aef8fea71665ac75ade64d850f60c673584e2132aa438053dc261c37a6b02b3138433db4771f1ec4e8d440011d0ba9caddb6c6c3aaed93d2db68d6ba671482ddbc72f83ea1147d3985da690cf832a3ee52b0bef6546ee92a0702eb9e76dd7f2a9926bcb31803086b626f304318b331ac63288f5d9bd8c7a2ee939e2858e94eaf010aac263834c3f0721e836c5aba2a99cd490c0ea604580b3ef0a63939ed7f8d1899a8f39b5829cf9335ad6b4f8fc3c46f6fe921e4a579a63de1e1cc8216f0c39d9058f1079a3a427f056b473a4ede9baf683392b1abd5e2b9ffe462220133561711aea758fe9ecf2e6297a9ac2b12f22ff506778a3cad3cdc229e50bc5dd44b3bf62f3f7dcf8dc23d59231c1d5e8f38ff4a3cca35ae781a20f31e80a800bd3128b8d14aa78bf7c005d15d7e71123c17026339c3207f48039a3cf08afde9a5b3d92aa251ec6a3ee7b934dbaef495f1bab3530cd0",
+     "839dcdf1e728aef1b6b0380dbfc0fbaae56128c208a5d3fd06a93ff20995e5c27946193d80abdbe05d2597c27f659255a9adbb3b2722270c7a9729ba42954af6ad404abaa2a3bac3e4f38c0c69bae086b2fe2c575e7fbffc5fae2a00d70038fd0324ab8b62758f7a8492aa9ede4c4ab61c3de03cc07d404f9dc1df4cf6b356d138f007f3075296640ed57ffc7fde9858b3872470fed9add55588954b6d4805cb9e3776929f107d8c0f7d192cb611870f126ad442c8826e4d970c965b84286f9d",
+     "699f2daab39e1092ade0032a89117f5898482930c2d077834e088954b67c384b", 1},
+};
+
+static void test_known(void)
+{
+    for (size_t t = 0; t < sizeof known / sizeof known[0]; t++) {
+        uint8_t vkb[2048], pb[CUZK_GROTH16_PROOF_BYTES], ib[16 * 32], enc[CUZK_GROTH16_PROOF_BYTES];
+        size_t vlen = strlen(known[t].vk) / 2, ilen = strlen(known[t].inputs) / 2;
+        size_t n_ic = (vlen - 336) / 48, n_in = ilen / 32;
+        CHECK(vlen <= sizeof vkb && ilen <= sizeof ib && n_ic == n_in + 1 && n_ic <= 8);
+        CHECK(tu_unhex(vkb, vlen, known[t].vk) == 0);
+        CHECK(tu_unhex(pb, sizeof pb, known[t].proof) == 0);
+        CHECK(ilen == 0 || tu_unhex(ib, ilen, known[t].inputs) == 0);
+        cuzk_g1_affine ic[8];
+        cuzk_groth16_vk vk;
+        memset(&vk, 0, sizeof vk);
+        CHECK(cuzk_g1_uncompress(&vk.alpha_g1, vkb) == CUZK_OK);
+        CHECK(cuzk_g2_uncompress(&vk.beta_g2, vkb + 48) == CUZK_OK);
+        CHECK(cuzk_g2_uncompress(&vk.gamma_g2, vkb + 144) == CUZK_OK);
+        CHECK(cuzk_g2_uncompress(&vk.delta_g2, vkb + 240) == CUZK_OK);
+        for (size_t j = 0; j < n_ic && j < 8; j++) CHECK(cuzk_g1_uncompress(&ic[j], vkb + 336 + 48 * j) == CUZK_OK);
+        vk.n_ic = n_ic;
+        vk.ic = ic;
+        cuzk_fr x[8];
+        for (size_t j = 0; j < n_in && j < 8; j++) CHECK(cuzk_fr_from_be32(&x[j], ib + 32 * j) == CUZK_OK);
+        cuzk_groth16_proof p;
+        cuzk_groth16_pvk pvk;
+        CHECK(cuzk_groth16_proof_decode(&p, pb, NULL) == CUZK_OK);
+        cuzk_groth16_proof_encode(enc, &p);
+        CHECK(memcmp(enc, pb, sizeof enc) == 0);
+        CHECK(cuzk_groth16_prepare_vk(&pvk, &vk) == CUZK_OK);
+        int want = known[t].ok ? CUZK_OK : CUZK_ERR_VERIFY_FAILED;
+        CHECK_MSG(cuzk_groth16_verify(&pvk, &p, x, n_in) == want, "known vector %zu", t);
+        CHECK(cuzk_groth16_verify_batch(&pvk, &p, 1, x, n_in) == want);
+        if (known[t].ok) {
+            cuzk_groth16_proof two[2] = {p, p};
+            cuzk_fr x2[16];
+            memcpy(x2, x, n_in * sizeof *x);
+            memcpy(x2 + n_in, x, n_in * sizeof *x);
+            CHECK(cuzk_groth16_verify_batch(&pvk, two, 2, x2, n_in) == CUZK_OK);
+            if (n_in) {
+                cuzk_fr_add(&x[0], &x[0], &cuzk_fr_one);
+                CHECK(cuzk_groth16_verify(&pvk, &p, x, n_in) == CUZK_ERR_VERIFY_FAILED);
+            }
+            rand_g1(&p.c);
+            CHECK(cuzk_groth16_verify(&pvk, &p, x, n_in) == CUZK_ERR_VERIFY_FAILED);
+        }
+        cuzk_groth16_pvk_free(&pvk);
+    }
+}
+
 int main(void)
 {
     static setup s, other;
@@ -438,6 +511,7 @@ int main(void)
     test_single(&s, &other);
     test_encoding(&s);
     test_batch(&s, &other);
+    test_known();
     cuzk_groth16_pvk_free(&s.pvk);
     cuzk_groth16_pvk_free(&other.pvk);
     return tu_finish("groth16_verify");
