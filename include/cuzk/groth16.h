@@ -1,0 +1,91 @@
+/*
+ * Groth16 test setup and prover over BLS12-381, in bellperson's layout.
+ *
+ * Setup (facts from filecoin-project/bellperson src/groth16/generator.rs):
+ *   - domain size n = the smallest power of two >= the number of constraints
+ *     (input constraints included, see cuzk_cs_finalize); the rows above the
+ *     constraints are zero;
+ *   - h[i] = tau^i · Z(tau) / delta · G1 for i < n - 1, Z(x) = x^n - 1;
+ *   - with u_j, v_j, w_j the A, B, C columns evaluated at tau through the
+ *     Lagrange coefficients (the inverse NTT of the powers of tau):
+ *     ic[i] = (beta·u_i + alpha·v_i + w_i) / gamma · G1 for inputs,
+ *     l[j]  = (beta·u_j + alpha·v_j + w_j) / delta · G1 for aux;
+ *   - a = u·G1, b_g1 = v·G1, b_g2 = v·G2 over inputs then aux, with the
+ *     points at infinity (u or v zero) removed, so a prover picks its
+ *     scalars with the density bitmaps of cuzk_proving_cs;
+ *   - an aux variable whose l entry would be infinity (it occurs in no
+ *     constraint) is refused, as bellperson's UnconstrainedVariable.
+ *
+ * THESE ARE TEST PARAMETERS: the toxic waste (alpha, beta, gamma, delta,
+ * tau) is drawn from the caller's rng and only wiped from memory afterwards.
+ * Anyone who knows the rng state can forge proofs. Never a substitute for a
+ * multi-party ceremony (Filecoin's parameter files).
+ *
+ * Prover (bellperson src/groth16/prover): with fresh random r, s,
+ *   A  = alpha_g1 + sum a-query · (inputs, aux where A-density) + r·delta_g1
+ *   B  = beta_g2  + sum b_g2-query · (inputs/aux where B-density) + s·delta_g2
+ *   B1 = beta_g1  + sum b_g1-query · (same scalars) + s·delta_g1
+ *   C  = s·A + r·B1 - r·s·delta_g1 + sum h·H + sum l·aux
+ * where H holds the n - 1 coefficients of (A·B - C)/Z (cuzk_ntt_groth16_h,
+ * domain generator 7). bellperson computes C as
+ * r·s·delta + s·alpha + r·beta_g1 + s·ΣA + r·ΣB1 + H + L, the same point.
+ */
+#ifndef CUZK_GROTH16_H
+#define CUZK_GROTH16_H
+
+#include <stddef.h>
+
+#include "cuzk/cs.h"
+#include "cuzk/fr.h"
+#include "cuzk/groth16_params.h"
+#include "cuzk/groth16_verify.h"
+#include "cuzk/rng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Test parameters for a finalized RecordingCS (see the warning above).
+ * *out is overwritten; free with cuzk_groth16_params_free. nthreads 0 means 1.
+ * Returns CUZK_OK, CUZK_ERR_INVALID_ARG (NULL, not finalized, a system with
+ * a sticky error, no ONE input, more than 2^CUZK_NTT_MAX_LOG constraints, or
+ * an unconstrained aux variable), CUZK_ERR_NO_MEMORY (*out zeroed then).
+ */
+int cuzk_groth16_setup(cuzk_groth16_params *out, const cuzk_recording_cs *cs, cuzk_rng *rng,
+                       unsigned nthreads);
+
+/* The toxic waste of a setup. */
+typedef struct cuzk_groth16_toxic {
+    cuzk_fr alpha, beta, gamma, delta, tau;
+} cuzk_groth16_toxic;
+
+/*
+ * As cuzk_groth16_setup with the caller's toxic waste (tests that check the
+ * parameters against an independent computation). CUZK_ERR_INVALID_ARG also
+ * when gamma or delta is zero or tau is a root of Z (tau^n = 1).
+ */
+int cuzk_groth16_setup_toxic(cuzk_groth16_params *out, const cuzk_recording_cs *cs,
+                             const cuzk_groth16_toxic *toxic, unsigned nthreads);
+
+/*
+ * One proof for a finalized cuzk_proving_cs against params made for the
+ * same circuit (the sizes are checked: n_ic = inputs, n_l = aux, n_h = n-1,
+ * n_a, n_b_g1, n_b_g2 equal to the density counts). r and s are drawn from
+ * rng (seed it from the OS for real proofs). An unsatisfied assignment gives
+ * a proof that does not verify; it is not detected here (as bellperson).
+ * Returns CUZK_OK, CUZK_ERR_INVALID_ARG (NULL, not finalized, sticky error,
+ * size mismatch, delta at infinity), CUZK_ERR_NO_MEMORY.
+ */
+int cuzk_groth16_prove(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
+                       const cuzk_proving_cs *cs, cuzk_rng *rng, unsigned nthreads);
+
+/* As cuzk_groth16_prove with the caller's r and s (deterministic tests). */
+int cuzk_groth16_prove_rs(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
+                          const cuzk_proving_cs *cs, const cuzk_fr *r, const cuzk_fr *s,
+                          unsigned nthreads);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

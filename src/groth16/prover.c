@@ -1,0 +1,144 @@
+/*
+ * Groth16 prover on the CPU (bellperson's formulas and query layout, see
+ * include/cuzk/groth16.h). Five MSMs: H and L (G1), A (G1), B (G1 and G2).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuzk/error.h"
+#include "cuzk/groth16.h"
+#include "cuzk/msm.h"
+#include "cuzk/ntt.h"
+
+static void wipe(void *p, size_t len)
+{
+    if (!p) return;
+    volatile unsigned char *v = p;
+    while (len--) *v++ = 0;
+}
+
+int cuzk_groth16_prove_rs(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
+                          const cuzk_proving_cs *cs, const cuzk_fr *r, const cuzk_fr *s,
+                          unsigned nthreads)
+{
+    if (!out || !params || !cs || !r || !s) return CUZK_ERR_INVALID_ARG;
+    if (!cs->base.finalized || cs->base.err || cs->base.vt->kind != CUZK_CS_PROVING)
+        return CUZK_ERR_INVALID_ARG;
+    if (nthreads == 0) nthreads = 1;
+    const size_t m = cs->base.num_constraints, ni = cs->base.num_inputs, na = cs->base.num_aux;
+    if (cs->a.len != m || cs->b.len != m || cs->c.len != m || cs->input.len != ni ||
+        cs->aux.len != na || cs->a_aux.len != na || cs->b_input.len != ni || cs->b_aux.len != na)
+        return CUZK_ERR_INVALID_ARG;
+    unsigned log_n = 0;
+    while (((size_t)1 << log_n) < m)
+        if (++log_n > CUZK_NTT_MAX_LOG) return CUZK_ERR_INVALID_ARG;
+    const size_t n = (size_t)1 << log_n;
+    const size_t n_a = ni + cs->a_aux.total, n_b = cs->b_input.total + cs->b_aux.total;
+    if (params->n_h != n - 1 || params->n_l != na || params->vk.n_ic != ni || params->n_a != n_a ||
+        params->n_b_g1 != n_b || params->n_b_g2 != n_b)
+        return CUZK_ERR_INVALID_ARG;
+    if (cuzk_g1_affine_is_infinity(&params->vk.delta_g1) ||
+        cuzk_g2_affine_is_infinity(&params->vk.delta_g2)) /* bellperson: UnexpectedIdentity */
+        return CUZK_ERR_INVALID_ARG;
+
+    int rc = CUZK_OK;
+    cuzk_ntt_domain dom;
+    memset(&dom, 0, sizeof dom);
+    cuzk_fr *abc = malloc(3 * n * sizeof *abc);
+    cuzk_fr *sa = malloc((n_a ? n_a : 1) * sizeof *sa);
+    cuzk_fr *sb = malloc((n_b ? n_b : 1) * sizeof *sb);
+    if (!abc || !sa || !sb) {
+        rc = CUZK_ERR_NO_MEMORY;
+        goto done;
+    }
+    if ((rc = cuzk_ntt_domain_init(&dom, log_n, CUZK_FR_GEN_FILECOIN, nthreads))) goto done;
+
+    /* H = (A·B - C)/Z, n - 1 coefficients */
+    cuzk_fr *a = abc, *b = abc + n, *c = abc + 2 * n;
+    cuzk_fr zero;
+    cuzk_fr_set_u64(&zero, 0);
+    memcpy(a, cs->a.v, m * sizeof *a);
+    memcpy(b, cs->b.v, m * sizeof *b);
+    memcpy(c, cs->c.v, m * sizeof *c);
+    for (size_t i = m; i < n; i++) a[i] = b[i] = c[i] = zero;
+    size_t nh = cuzk_ntt_groth16_h(&dom, a, b, c, nthreads);
+    if (nh != params->n_h) {
+        rc = CUZK_ERR_INTERNAL;
+        goto done;
+    }
+
+    cuzk_g1_jac h, l, ga, gb1, gc, t1;
+    cuzk_g2_jac gb2, t2;
+    if ((rc = cuzk_g1_msm(&h, params->h, a, nh, nthreads))) goto done;
+    if ((rc = cuzk_g1_msm(&l, params->l, cs->aux.v, na, nthreads))) goto done;
+
+    /* A query: every input (dense through the input constraints), then the
+     * aux in A's density. */
+    size_t k = 0;
+    for (size_t i = 0; i < ni; i++) sa[k++] = cs->input.v[i];
+    for (size_t j = 0; j < na; j++)
+        if (cuzk_density_get(&cs->a_aux, j)) sa[k++] = cs->aux.v[j];
+    /* B query: inputs in B's input density, then aux in B's aux density. */
+    k = 0;
+    for (size_t i = 0; i < ni; i++)
+        if (cuzk_density_get(&cs->b_input, i)) sb[k++] = cs->input.v[i];
+    for (size_t j = 0; j < na; j++)
+        if (cuzk_density_get(&cs->b_aux, j)) sb[k++] = cs->aux.v[j];
+
+    if ((rc = cuzk_g1_msm(&ga, params->a, sa, n_a, nthreads))) goto done;
+    if ((rc = cuzk_g1_msm(&gb1, params->b_g1, sb, n_b, nthreads))) goto done;
+    if ((rc = cuzk_g2_msm(&gb2, params->b_g2, sb, n_b, nthreads))) goto done;
+
+    /* A = alpha + ΣA + r·delta */
+    cuzk_g1_jac_add_affine(&ga, &ga, &params->vk.alpha_g1);
+    cuzk_g1_jac_from_affine(&t1, &params->vk.delta_g1);
+    cuzk_g1_jac_mul_fr(&t1, &t1, r);
+    cuzk_g1_jac_add(&ga, &ga, &t1);
+    /* B1 = beta_g1 + ΣB1 + s·delta_g1, B = beta_g2 + ΣB2 + s·delta_g2 */
+    cuzk_g1_jac_add_affine(&gb1, &gb1, &params->vk.beta_g1);
+    cuzk_g1_jac_from_affine(&t1, &params->vk.delta_g1);
+    cuzk_g1_jac_mul_fr(&t1, &t1, s);
+    cuzk_g1_jac_add(&gb1, &gb1, &t1);
+    cuzk_g2_jac_add_affine(&gb2, &gb2, &params->vk.beta_g2);
+    cuzk_g2_jac_from_affine(&t2, &params->vk.delta_g2);
+    cuzk_g2_jac_mul_fr(&t2, &t2, s);
+    cuzk_g2_jac_add(&gb2, &gb2, &t2);
+    /* C = s·A + r·B1 - r·s·delta + H + L */
+    cuzk_fr rs;
+    cuzk_fr_mul(&rs, r, s);
+    cuzk_g1_jac_from_affine(&gc, &params->vk.delta_g1);
+    cuzk_g1_jac_mul_fr(&gc, &gc, &rs);
+    cuzk_g1_jac_neg(&gc, &gc);
+    cuzk_g1_jac_mul_fr(&t1, &ga, s);
+    cuzk_g1_jac_add(&gc, &gc, &t1);
+    cuzk_g1_jac_mul_fr(&t1, &gb1, r);
+    cuzk_g1_jac_add(&gc, &gc, &t1);
+    cuzk_g1_jac_add(&gc, &gc, &h);
+    cuzk_g1_jac_add(&gc, &gc, &l);
+    wipe(&rs, sizeof rs);
+
+    cuzk_g1_jac_to_affine(&out->a, &ga);
+    cuzk_g2_jac_to_affine(&out->b, &gb2);
+    cuzk_g1_jac_to_affine(&out->c, &gc);
+
+done:
+    /* The witness is secret too. */
+    if (abc) wipe(abc, 3 * n * sizeof *abc);
+    if (sa) wipe(sa, n_a * sizeof *sa);
+    if (sb) wipe(sb, n_b * sizeof *sb);
+    free(abc), free(sa), free(sb);
+    cuzk_ntt_domain_free(&dom);
+    return rc;
+}
+
+int cuzk_groth16_prove(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
+                       const cuzk_proving_cs *cs, cuzk_rng *rng, unsigned nthreads)
+{
+    if (!rng) return CUZK_ERR_INVALID_ARG;
+    cuzk_fr rs[2];
+    cuzk_fr_random(&rs[0], rng);
+    cuzk_fr_random(&rs[1], rng);
+    int rc = cuzk_groth16_prove_rs(out, params, cs, &rs[0], &rs[1], nthreads);
+    wipe(rs, sizeof rs);
+    return rc;
+}

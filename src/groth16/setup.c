@@ -1,0 +1,334 @@
+/*
+ * Groth16 test setup (see include/cuzk/groth16.h for the formulas and the
+ * warning: test parameters only).
+ *
+ * Scalar multiplications by a fixed generator use a comb of 32 windows of
+ * 8 bits: table[w][d-1] = d·2^(8w)·G, so k·G costs at most 32 mixed
+ * additions (about 10x fewer group operations than a variable-base wNAF).
+ * The table is 32·255 affine points (0.8 MiB in G1, 1.6 MiB in G2).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuzk/error.h"
+#include "cuzk/groth16.h"
+#include "cuzk/ntt.h"
+#include "groth16_internal.h"
+
+#define FB_WIN 8
+#define FB_NWIN 32 /* 32·8 = 256 bits >= 255 */
+#define FB_DIG ((1u << FB_WIN) - 1)
+
+/* ---- a small parallel for ---------------------------------------------- */
+
+typedef struct par_job {
+    void (*fn)(void *ctx, size_t lo, size_t hi);
+    void *ctx;
+    size_t n, chunk;
+    size_t next; /* protected by mu */
+    pthread_mutex_t mu;
+} par_job;
+
+static void *par_worker(void *arg)
+{
+    par_job *j = arg;
+    for (;;) {
+        pthread_mutex_lock(&j->mu);
+        size_t lo = j->next;
+        j->next = lo + j->chunk < j->n ? lo + j->chunk : j->n;
+        size_t hi = j->next;
+        pthread_mutex_unlock(&j->mu);
+        if (lo >= hi) return NULL;
+        j->fn(j->ctx, lo, hi);
+    }
+}
+
+void cuzk_g16_par_for(size_t n, unsigned nthreads, void (*fn)(void *, size_t, size_t), void *ctx)
+{
+    if (n == 0) return;
+    if (nthreads <= 1 || n < 2) {
+        fn(ctx, 0, n);
+        return;
+    }
+    if (nthreads > 64) nthreads = 64;
+    par_job j = {.fn = fn, .ctx = ctx, .n = n, .next = 0};
+    j.chunk = n / (4 * (size_t)nthreads);
+    if (j.chunk == 0) j.chunk = 1;
+    pthread_mutex_init(&j.mu, NULL);
+    pthread_t th[64];
+    unsigned started = 0;
+    for (unsigned t = 1; t < nthreads; t++)
+        if (pthread_create(&th[started], NULL, par_worker, &j) == 0) started++;
+    par_worker(&j); /* the caller works too; covers failed thread starts */
+    for (unsigned t = 0; t < started; t++) pthread_join(th[t], NULL);
+    pthread_mutex_destroy(&j.mu);
+}
+
+/* ---- fixed-base combs, one per group ------------------------------------ */
+
+#define DEFINE_FB(G, AFF, JAC)                                                                     \
+    typedef struct fb_##G {                                                                        \
+        AFF *t; /* FB_NWIN · FB_DIG points */                                                      \
+    } fb_##G;                                                                                      \
+                                                                                                   \
+    static int fb_##G##_init(fb_##G *fb, const AFF *gen)                                           \
+    {                                                                                              \
+        size_t total = (size_t)FB_NWIN * FB_DIG;                                                   \
+        JAC *tmp = malloc(total * sizeof *tmp);                                                    \
+        fb->t = malloc(total * sizeof *fb->t);                                                     \
+        if (!tmp || !fb->t) {                                                                      \
+            free(tmp), free(fb->t), fb->t = NULL;                                                  \
+            return CUZK_ERR_NO_MEMORY;                                                             \
+        }                                                                                          \
+        JAC base;                                                                                  \
+        cuzk_##G##_jac_from_affine(&base, gen);                                                    \
+        for (unsigned w = 0; w < FB_NWIN; w++) {                                                   \
+            JAC *row = tmp + (size_t)w * FB_DIG;                                                   \
+            row[0] = base;                                                                         \
+            for (unsigned d = 1; d < FB_DIG; d++) cuzk_##G##_jac_add(&row[d], &row[d - 1], &base); \
+            for (unsigned i = 0; i < FB_WIN; i++) cuzk_##G##_jac_dbl(&base, &base);                \
+        }                                                                                          \
+        cuzk_##G##_jac_batch_to_affine(fb->t, tmp, total);                                         \
+        free(tmp);                                                                                 \
+        return CUZK_OK;                                                                            \
+    }                                                                                              \
+                                                                                                   \
+    static void fb_##G##_mul(JAC *r, const fb_##G *fb, const cuzk_fr *k)                           \
+    {                                                                                              \
+        uint64_t l[CUZK_FR_LIMBS];                                                                 \
+        cuzk_fr_to_limbs(l, k);                                                                    \
+        cuzk_##G##_jac_set_infinity(r);                                                            \
+        for (unsigned w = 0; w < FB_NWIN; w++) {                                                   \
+            unsigned d = (unsigned)(l[w / 8] >> (8 * (w % 8))) & FB_DIG;                           \
+            if (d) cuzk_##G##_jac_add_affine(r, r, &fb->t[(size_t)w * FB_DIG + d - 1]);           \
+        }                                                                                          \
+        memset(l, 0, sizeof l);                                                                    \
+    }                                                                                              \
+                                                                                                   \
+    typedef struct fbjob_##G {                                                                     \
+        const fb_##G *fb;                                                                          \
+        const cuzk_fr *k;                                                                          \
+        JAC *out;                                                                                  \
+    } fbjob_##G;                                                                                   \
+                                                                                                   \
+    static void fb_##G##_chunk(void *ctx, size_t lo, size_t hi)                                    \
+    {                                                                                              \
+        fbjob_##G *j = ctx;                                                                        \
+        for (size_t i = lo; i < hi; i++) fb_##G##_mul(&j->out[i], j->fb, &j->k[i]);                \
+    }                                                                                              \
+                                                                                                   \
+    /* out[i] = k[i]·gen in affine. */                                                             \
+    static int fb_##G##_many(AFF *out, const fb_##G *fb, const cuzk_fr *k, size_t n,               \
+                             unsigned nthreads)                                                    \
+    {                                                                                              \
+        if (n == 0) return CUZK_OK;                                                                \
+        JAC *tmp = malloc(n * sizeof *tmp);                                                        \
+        if (!tmp) return CUZK_ERR_NO_MEMORY;                                                       \
+        fbjob_##G j = {fb, k, tmp};                                                                \
+        cuzk_g16_par_for(n, nthreads, fb_##G##_chunk, &j);                                         \
+        cuzk_##G##_jac_batch_to_affine(out, tmp, n);                                               \
+        free(tmp);                                                                                 \
+        return CUZK_OK;                                                                            \
+    }
+
+DEFINE_FB(g1, cuzk_g1_affine, cuzk_g1_jac)
+DEFINE_FB(g2, cuzk_g2_affine, cuzk_g2_jac)
+
+/* ---- setup --------------------------------------------------------------- */
+
+static void fr_random_nonzero(cuzk_fr *x, cuzk_rng *rng)
+{
+    do cuzk_fr_random(x, rng);
+    while (cuzk_fr_is_zero(x));
+}
+
+static void wipe(void *p, size_t len)
+{
+    if (!p) return;
+    volatile unsigned char *v = p;
+    while (len--) *v++ = 0;
+}
+
+/* Gathers k[i] for the nonzero entries of k[0..n): returns their count. */
+static size_t gather_nonzero(cuzk_fr *dst, const cuzk_fr *k, size_t n)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!cuzk_fr_is_zero(&k[i])) dst[m++] = k[i];
+    return m;
+}
+
+/* Whether the toxic waste itself is unusable (gamma or delta zero, Z(tau) = 0). */
+static bool toxic_bad(const cuzk_groth16_toxic *t, const cuzk_recording_cs *cs)
+{
+    size_t m = cs->base.num_constraints, n = 1;
+    while (n < m) n <<= 1;
+    cuzk_fr z, one;
+    cuzk_fr_set_u64(&one, 1);
+    uint64_t e = n;
+    cuzk_fr_pow(&z, &t->tau, &e, 1);
+    cuzk_fr_sub(&z, &z, &one);
+    return cuzk_fr_is_zero(&t->gamma) || cuzk_fr_is_zero(&t->delta) || cuzk_fr_is_zero(&z);
+}
+
+int cuzk_groth16_setup_toxic(cuzk_groth16_params *out, const cuzk_recording_cs *cs,
+                             const cuzk_groth16_toxic *toxic, unsigned nthreads)
+{
+    if (!out || !cs || !toxic) return CUZK_ERR_INVALID_ARG;
+    memset(out, 0, sizeof *out);
+    if (!cs->base.finalized || cs->base.err || cs->base.num_inputs == 0 ||
+        cs->base.vt->kind != CUZK_CS_RECORDING)
+        return CUZK_ERR_INVALID_ARG;
+    if (nthreads == 0) nthreads = 1;
+
+    const size_t m = cs->base.num_constraints, ni = cs->base.num_inputs, na = cs->base.num_aux;
+    const size_t nv = ni + na;
+    unsigned log_n = 0;
+    while (((size_t)1 << log_n) < m) {
+        if (++log_n > CUZK_NTT_MAX_LOG) return CUZK_ERR_INVALID_ARG;
+    }
+    const size_t n = (size_t)1 << log_n;
+
+    cuzk_fr t[5] = {toxic->alpha, toxic->beta, toxic->gamma, toxic->delta, toxic->tau};
+    cuzk_fr *alpha = &t[0], *beta = &t[1], *gamma = &t[2], *delta = &t[3], *tau = &t[4];
+    cuzk_fr one, zt;
+    cuzk_fr_set_u64(&one, 1);
+    uint64_t e = n;
+    cuzk_fr_pow(&zt, tau, &e, 1);
+    cuzk_fr_sub(&zt, &zt, &one);
+    if (cuzk_fr_is_zero(gamma) || cuzk_fr_is_zero(delta) || cuzk_fr_is_zero(&zt)) {
+        wipe(t, sizeof t), wipe(&zt, sizeof zt);
+        return CUZK_ERR_INVALID_ARG;
+    }
+
+    int rc = CUZK_OK;
+    cuzk_ntt_domain dom;
+    memset(&dom, 0, sizeof dom);
+    fb_g1 fb1 = {NULL};
+    fb_g2 fb2 = {NULL};
+    cuzk_fr *pt = malloc(n * sizeof *pt);            /* powers of tau, then Lagrange coefficients */
+    cuzk_fr *hs = malloc(n * sizeof *hs);            /* h scalars (n - 1 used) */
+    cuzk_fr *uvw = malloc(3 * (nv ? nv : 1) * sizeof *uvw); /* u | v | w */
+    cuzk_fr *ext = malloc((nv ? nv : 1) * sizeof *ext);    /* ic | l scalars */
+    cuzk_fr *sel = malloc((nv ? nv : 1) * sizeof *sel);    /* filtered scalars */
+    cuzk_fr gamma_inv, delta_inv, coeff;
+    if (!pt || !hs || !uvw || !ext || !sel) {
+        rc = CUZK_ERR_NO_MEMORY;
+        goto done;
+    }
+    rc = cuzk_ntt_domain_init(&dom, log_n, CUZK_FR_GEN_FILECOIN, nthreads);
+    if (rc) goto done;
+
+    cuzk_fr_inv(&gamma_inv, gamma);
+    cuzk_fr_inv(&delta_inv, delta);
+    cuzk_fr_mul(&coeff, &zt, &delta_inv); /* Z(tau) / delta */
+
+    pt[0] = one;
+    for (size_t i = 1; i < n; i++) cuzk_fr_mul(&pt[i], &pt[i - 1], tau);
+    for (size_t i = 0; i + 1 < n; i++) cuzk_fr_mul(&hs[i], &pt[i], &coeff);
+    cuzk_ntt_inverse(&dom, pt, nthreads); /* pt[i] = L_i(tau) */
+
+    /* u, v, w per variable (final columns: inputs, then aux). */
+    cuzk_fr zero;
+    cuzk_fr_set_u64(&zero, 0);
+    for (size_t i = 0; i < 3 * nv; i++) uvw[i] = zero;
+    for (int k = 0; k < 3; k++) {
+        const cuzk_csr *mat = &cs->m[k];
+        cuzk_fr *acc = uvw + (size_t)k * nv;
+        for (size_t row = 0; row < m; row++) {
+            for (uint64_t i = mat->row_ptr[row]; i < mat->row_ptr[row + 1]; i++) {
+                uint32_t col = mat->col[i];
+                if (col >= nv) {
+                    rc = CUZK_ERR_INVALID_ARG;
+                    goto done;
+                }
+                cuzk_fr x;
+                cuzk_fr_mul(&x, &pt[row], cuzk_recording_cs_val(cs, k, i));
+                cuzk_fr_add(&acc[col], &acc[col], &x);
+            }
+        }
+    }
+    const cuzk_fr *u = uvw, *v = uvw + nv, *w = uvw + 2 * nv;
+    for (size_t j = 0; j < nv; j++) {
+        cuzk_fr x, y;
+        cuzk_fr_mul(&x, &u[j], beta);
+        cuzk_fr_mul(&y, &v[j], alpha);
+        cuzk_fr_add(&x, &x, &y);
+        cuzk_fr_add(&x, &x, &w[j]);
+        cuzk_fr_mul(&ext[j], &x, j < ni ? &gamma_inv : &delta_inv);
+        if (j >= ni && cuzk_fr_is_zero(&ext[j])) { /* bellperson: UnconstrainedVariable */
+            rc = CUZK_ERR_INVALID_ARG;
+            goto done;
+        }
+    }
+
+    if ((rc = fb_g1_init(&fb1, &cuzk_g1_generator)) || (rc = fb_g2_init(&fb2, &cuzk_g2_generator)))
+        goto done;
+
+    /* vk */
+    cuzk_g1_jac j1;
+    cuzk_g2_jac j2;
+    fb_g1_mul(&j1, &fb1, alpha), cuzk_g1_jac_to_affine(&out->vk.alpha_g1, &j1);
+    fb_g1_mul(&j1, &fb1, beta), cuzk_g1_jac_to_affine(&out->vk.beta_g1, &j1);
+    fb_g2_mul(&j2, &fb2, beta), cuzk_g2_jac_to_affine(&out->vk.beta_g2, &j2);
+    fb_g2_mul(&j2, &fb2, gamma), cuzk_g2_jac_to_affine(&out->vk.gamma_g2, &j2);
+    fb_g1_mul(&j1, &fb1, delta), cuzk_g1_jac_to_affine(&out->vk.delta_g1, &j1);
+    fb_g2_mul(&j2, &fb2, delta), cuzk_g2_jac_to_affine(&out->vk.delta_g2, &j2);
+
+    size_t n_a = gather_nonzero(sel, u, nv);
+    size_t n_b = 0;
+    for (size_t j = 0; j < nv; j++) n_b += !cuzk_fr_is_zero(&v[j]);
+    out->vk.n_ic = ni;
+    out->n_h = n - 1, out->n_l = na, out->n_a = n_a, out->n_b_g1 = n_b, out->n_b_g2 = n_b;
+    /* malloc(0) may return NULL: allocate at least one entry. */
+    out->vk.ic = malloc(ni * sizeof *out->vk.ic);
+    out->h = malloc((n > 1 ? n - 1 : 1) * sizeof *out->h);
+    out->l = malloc((na ? na : 1) * sizeof *out->l);
+    out->a = malloc((n_a ? n_a : 1) * sizeof *out->a);
+    out->b_g1 = malloc((n_b ? n_b : 1) * sizeof *out->b_g1);
+    out->b_g2 = malloc((n_b ? n_b : 1) * sizeof *out->b_g2);
+    if (!out->vk.ic || !out->h || !out->l || !out->a || !out->b_g1 || !out->b_g2) {
+        rc = CUZK_ERR_NO_MEMORY;
+        goto done;
+    }
+    if ((rc = fb_g1_many(out->a, &fb1, sel, n_a, nthreads))) goto done;
+    gather_nonzero(sel, v, nv);
+    if ((rc = fb_g1_many(out->b_g1, &fb1, sel, n_b, nthreads))) goto done;
+    if ((rc = fb_g2_many(out->b_g2, &fb2, sel, n_b, nthreads))) goto done;
+    if ((rc = fb_g1_many(out->vk.ic, &fb1, ext, ni, nthreads))) goto done;
+    if ((rc = fb_g1_many(out->l, &fb1, ext + ni, na, nthreads))) goto done;
+    if ((rc = fb_g1_many(out->h, &fb1, hs, n - 1, nthreads))) goto done;
+
+done:
+    wipe(t, sizeof t);
+    wipe(&gamma_inv, sizeof gamma_inv), wipe(&delta_inv, sizeof delta_inv);
+    wipe(&coeff, sizeof coeff), wipe(&zt, sizeof zt);
+    if (pt) wipe(pt, n * sizeof *pt);
+    if (hs) wipe(hs, n * sizeof *hs);
+    if (uvw) wipe(uvw, 3 * nv * sizeof *uvw);
+    if (ext) wipe(ext, nv * sizeof *ext);
+    if (sel) wipe(sel, nv * sizeof *sel);
+    free(pt), free(hs), free(uvw), free(ext), free(sel);
+    free(fb1.t), free(fb2.t);
+    cuzk_ntt_domain_free(&dom);
+    if (rc) cuzk_groth16_params_free(out);
+    return rc;
+}
+
+int cuzk_groth16_setup(cuzk_groth16_params *out, const cuzk_recording_cs *cs, cuzk_rng *rng,
+                       unsigned nthreads)
+{
+    if (!out || !cs || !rng) return CUZK_ERR_INVALID_ARG;
+    cuzk_groth16_toxic t;
+    do { /* redraw unusable toxic waste (probability about n/r) */
+        fr_random_nonzero(&t.alpha, rng);
+        fr_random_nonzero(&t.beta, rng);
+        fr_random_nonzero(&t.gamma, rng);
+        fr_random_nonzero(&t.delta, rng);
+        fr_random_nonzero(&t.tau, rng);
+    } while (toxic_bad(&t, cs));
+    int rc = cuzk_groth16_setup_toxic(out, cs, &t, nthreads);
+    wipe(&t, sizeof t);
+    return rc;
+}
