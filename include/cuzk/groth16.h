@@ -85,6 +85,27 @@ int cuzk_groth16_prove_rs(cuzk_groth16_proof *out, const cuzk_groth16_params *pa
                           const cuzk_proving_cs *cs, const cuzk_fr *r, const cuzk_fr *s,
                           unsigned nthreads);
 
+/* Seconds spent per phase of one proof (wall clock). */
+typedef struct cuzk_groth16_prove_timing {
+    double ntt_h_s;                  /* H = (A·B - C)/Z, 7 NTTs */
+    double msm_h_s, msm_l_s, msm_a_s; /* G1 MSMs */
+    double msm_b_g1_s, msm_b_g2_s;
+    double total_s;                  /* including copies and the final combination */
+} cuzk_groth16_prove_timing;
+
+/* As cuzk_groth16_prove_rs, filling *timing (may be NULL). */
+int cuzk_groth16_prove_timed(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
+                             const cuzk_proving_cs *cs, const cuzk_fr *r, const cuzk_fr *s,
+                             unsigned nthreads, cuzk_groth16_prove_timing *timing);
+
+/* n proofs, circuit i from cs[i], all against one parameter set (each with
+ * its own r, s from rng). Stops at the first error and returns it; out[i]
+ * for earlier i are then valid. Proofs are made one after the other (no
+ * batching of the MSMs yet). */
+int cuzk_groth16_prove_many(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
+                            const cuzk_proving_cs *const *cs, size_t n, cuzk_rng *rng,
+                            unsigned nthreads);
+
 #ifdef __cplusplus
 }
 #endif

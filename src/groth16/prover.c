@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cuzk/error.h"
 #include "cuzk/groth16.h"
@@ -17,10 +18,21 @@ static void wipe(void *p, size_t len)
     while (len--) *v++ = 0;
 }
 
-int cuzk_groth16_prove_rs(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
-                          const cuzk_proving_cs *cs, const cuzk_fr *r, const cuzk_fr *s,
-                          unsigned nthreads)
+static double now_s(void)
 {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int cuzk_groth16_prove_timed(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
+                             const cuzk_proving_cs *cs, const cuzk_fr *r, const cuzk_fr *s,
+                             unsigned nthreads, cuzk_groth16_prove_timing *tm)
+{
+    cuzk_groth16_prove_timing tdummy;
+    if (!tm) tm = &tdummy;
+    memset(tm, 0, sizeof *tm);
+    double t0 = now_s(), t;
     if (!out || !params || !cs || !r || !s) return CUZK_ERR_INVALID_ARG;
     if (!cs->base.finalized || cs->base.err || cs->base.vt->kind != CUZK_CS_PROVING)
         return CUZK_ERR_INVALID_ARG;
@@ -61,7 +73,9 @@ int cuzk_groth16_prove_rs(cuzk_groth16_proof *out, const cuzk_groth16_params *pa
     memcpy(b, cs->b.v, m * sizeof *b);
     memcpy(c, cs->c.v, m * sizeof *c);
     for (size_t i = m; i < n; i++) a[i] = b[i] = c[i] = zero;
+    t = now_s();
     size_t nh = cuzk_ntt_groth16_h(&dom, a, b, c, nthreads);
+    tm->ntt_h_s = now_s() - t;
     if (nh != params->n_h) {
         rc = CUZK_ERR_INTERNAL;
         goto done;
@@ -69,8 +83,11 @@ int cuzk_groth16_prove_rs(cuzk_groth16_proof *out, const cuzk_groth16_params *pa
 
     cuzk_g1_jac h, l, ga, gb1, gc, t1;
     cuzk_g2_jac gb2, t2;
+    t = now_s();
     if ((rc = cuzk_g1_msm(&h, params->h, a, nh, nthreads))) goto done;
+    tm->msm_h_s = now_s() - t, t = now_s();
     if ((rc = cuzk_g1_msm(&l, params->l, cs->aux.v, na, nthreads))) goto done;
+    tm->msm_l_s = now_s() - t;
 
     /* A query: every input (dense through the input constraints), then the
      * aux in A's density. */
@@ -85,9 +102,13 @@ int cuzk_groth16_prove_rs(cuzk_groth16_proof *out, const cuzk_groth16_params *pa
     for (size_t j = 0; j < na; j++)
         if (cuzk_density_get(&cs->b_aux, j)) sb[k++] = cs->aux.v[j];
 
+    t = now_s();
     if ((rc = cuzk_g1_msm(&ga, params->a, sa, n_a, nthreads))) goto done;
+    tm->msm_a_s = now_s() - t, t = now_s();
     if ((rc = cuzk_g1_msm(&gb1, params->b_g1, sb, n_b, nthreads))) goto done;
+    tm->msm_b_g1_s = now_s() - t, t = now_s();
     if ((rc = cuzk_g2_msm(&gb2, params->b_g2, sb, n_b, nthreads))) goto done;
+    tm->msm_b_g2_s = now_s() - t;
 
     /* A = alpha + ΣA + r·delta */
     cuzk_g1_jac_add_affine(&ga, &ga, &params->vk.alpha_g1);
@@ -128,7 +149,15 @@ done:
     if (sb) wipe(sb, n_b * sizeof *sb);
     free(abc), free(sa), free(sb);
     cuzk_ntt_domain_free(&dom);
+    tm->total_s = now_s() - t0;
     return rc;
+}
+
+int cuzk_groth16_prove_rs(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
+                          const cuzk_proving_cs *cs, const cuzk_fr *r, const cuzk_fr *s,
+                          unsigned nthreads)
+{
+    return cuzk_groth16_prove_timed(out, params, cs, r, s, nthreads, NULL);
 }
 
 int cuzk_groth16_prove(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
@@ -141,4 +170,16 @@ int cuzk_groth16_prove(cuzk_groth16_proof *out, const cuzk_groth16_params *param
     int rc = cuzk_groth16_prove_rs(out, params, cs, &rs[0], &rs[1], nthreads);
     wipe(rs, sizeof rs);
     return rc;
+}
+
+int cuzk_groth16_prove_many(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
+                            const cuzk_proving_cs *const *cs, size_t n, cuzk_rng *rng,
+                            unsigned nthreads)
+{
+    if (!out || !params || (!cs && n) || !rng) return CUZK_ERR_INVALID_ARG;
+    for (size_t i = 0; i < n; i++) {
+        int rc = cuzk_groth16_prove(&out[i], params, cs[i], rng, nthreads);
+        if (rc) return rc;
+    }
+    return CUZK_OK;
 }
