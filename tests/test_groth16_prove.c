@@ -74,6 +74,10 @@ static void synth(cuzk_cs *cs, const circ_cfg *cfg, cuzk_fr *result)
             cuzk_lc_add_var(&la, xin[xi]);
             cuzk_fr_add(&lhs, &lhs, &xv[xi]);
         }
+        if (k == 0) { /* y in A with a zero coefficient: a matrix entry, yet outside A's density */
+            cuzk_lc_add_var(&la, y);
+            cuzk_lc_sub_var(&la, y);
+        }
         cuzk_fr_mul(&zv, &lhs, &yv);
         if (k == cfg->cheat) cuzk_fr_add(&zv, &zv, &one);
         cuzk_var z = cuzk_cs_alloc(cs, "z", &zv);
@@ -216,6 +220,9 @@ static void test_known_toxic(void)
                 cuzk_fr_mul(&x, &lag[row], cuzk_recording_cs_val(rc, k, i));
                 cuzk_fr_add(&uvw[k * nv + rc->m[k].col[i]], &uvw[k * nv + rc->m[k].col[i]], &x);
             }
+    size_t zero_terms = 0;
+    for (size_t i = 0; i < rc->m[0].row_ptr[m]; i++) zero_terms += cuzk_fr_is_zero(cuzk_recording_cs_val(rc, 0, i));
+    CHECK(zero_terms >= 1); /* the circuit has a zero-coefficient entry in A (filtered out of a) */
     cuzk_g1_affine g1;
     cuzk_g2_affine g2;
     g1_mul(&g1, &t.alpha);
