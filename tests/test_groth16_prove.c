@@ -160,22 +160,6 @@ static bool proof_eq(const cuzk_groth16_proof *a, const cuzk_groth16_proof *b)
            cuzk_g1_affine_eq(&a->c, &b->c);
 }
 
-static void g1_mul(cuzk_g1_affine *out, const cuzk_fr *k)
-{
-    cuzk_g1_jac j;
-    cuzk_g1_jac_from_affine(&j, &cuzk_g1_generator);
-    cuzk_g1_jac_mul_fr(&j, &j, k);
-    cuzk_g1_jac_to_affine(out, &j);
-}
-
-static void g2_mul(cuzk_g2_affine *out, const cuzk_fr *k)
-{
-    cuzk_g2_jac j;
-    cuzk_g2_jac_from_affine(&j, &cuzk_g2_generator);
-    cuzk_g2_jac_mul_fr(&j, &j, k);
-    cuzk_g2_jac_to_affine(out, &j);
-}
-
 /* Recompute every parameter of a small circuit from the toxic waste:
  * L_i(tau) = Z(tau)/n · w^i / (tau - w^i) (closed form, no NTT). */
 static void test_known_toxic(void)
@@ -225,17 +209,17 @@ static void test_known_toxic(void)
     CHECK(zero_terms >= 1); /* the circuit has a zero-coefficient entry in A (filtered out of a) */
     cuzk_g1_affine g1;
     cuzk_g2_affine g2;
-    g1_mul(&g1, &t.alpha);
+    tu_g1_mul_gen(&g1, &t.alpha);
     CHECK(cuzk_g1_affine_eq(&g1, &p.vk.alpha_g1));
-    g1_mul(&g1, &t.beta);
+    tu_g1_mul_gen(&g1, &t.beta);
     CHECK(cuzk_g1_affine_eq(&g1, &p.vk.beta_g1));
-    g2_mul(&g2, &t.beta);
+    tu_g2_mul_gen(&g2, &t.beta);
     CHECK(cuzk_g2_affine_eq(&g2, &p.vk.beta_g2));
-    g2_mul(&g2, &t.gamma);
+    tu_g2_mul_gen(&g2, &t.gamma);
     CHECK(cuzk_g2_affine_eq(&g2, &p.vk.gamma_g2));
-    g1_mul(&g1, &t.delta);
+    tu_g1_mul_gen(&g1, &t.delta);
     CHECK(cuzk_g1_affine_eq(&g1, &p.vk.delta_g1));
-    g2_mul(&g2, &t.delta);
+    tu_g2_mul_gen(&g2, &t.delta);
     CHECK(cuzk_g2_affine_eq(&g2, &p.vk.delta_g2));
     /* h[i] = tau^i Z(tau) / delta */
     CHECK(p.n_h == n - 1);
@@ -245,7 +229,7 @@ static void test_known_toxic(void)
     for (size_t i = 0; i + 1 < n && p.n_h == n - 1; i++) {
         cuzk_fr_mul(&x, &tp, &zt);
         cuzk_fr_mul(&x, &x, &dinv);
-        g1_mul(&g1, &x);
+        tu_g1_mul_gen(&g1, &x);
         CHECK_MSG(cuzk_g1_affine_eq(&g1, &p.h[i]), "h[%zu]", i);
         cuzk_fr_mul(&tp, &tp, &t.tau);
     }
@@ -259,17 +243,17 @@ static void test_known_toxic(void)
         cuzk_fr_add(&x, &x, &y);
         cuzk_fr_add(&x, &x, ww);
         cuzk_fr_mul(&x, &x, j < ni ? &ginv : &dinv);
-        g1_mul(&g1, &x);
+        tu_g1_mul_gen(&g1, &x);
         if (j < ni) CHECK_MSG(p.vk.n_ic == ni && cuzk_g1_affine_eq(&g1, &p.vk.ic[j]), "ic[%zu]", j);
         else CHECK_MSG(p.n_l == na && cuzk_g1_affine_eq(&g1, &p.l[j - ni]), "l[%zu]", j - ni);
         if (!cuzk_fr_is_zero(u)) {
-            g1_mul(&g1, u);
+            tu_g1_mul_gen(&g1, u);
             CHECK_MSG(ka < p.n_a && cuzk_g1_affine_eq(&g1, &p.a[ka]), "a[%zu]", ka);
             ka++;
         }
         if (!cuzk_fr_is_zero(v)) {
-            g1_mul(&g1, v);
-            g2_mul(&g2, v);
+            tu_g1_mul_gen(&g1, v);
+            tu_g2_mul_gen(&g2, v);
             CHECK_MSG(kb < p.n_b_g1 && cuzk_g1_affine_eq(&g1, &p.b_g1[kb]), "b_g1[%zu]", kb);
             CHECK_MSG(kb < p.n_b_g2 && cuzk_g2_affine_eq(&g2, &p.b_g2[kb]), "b_g2[%zu]", kb);
             kb++;

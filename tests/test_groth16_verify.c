@@ -23,34 +23,18 @@ typedef struct setup {
     cuzk_groth16_pvk pvk;
 } setup;
 
-static void g1_mul(cuzk_g1_affine *out, const cuzk_fr *k)
-{
-    cuzk_g1_jac j;
-    cuzk_g1_jac_from_affine(&j, &cuzk_g1_generator);
-    cuzk_g1_jac_mul_fr(&j, &j, k);
-    cuzk_g1_jac_to_affine(out, &j);
-}
-
-static void g2_mul(cuzk_g2_affine *out, const cuzk_fr *k)
-{
-    cuzk_g2_jac j;
-    cuzk_g2_jac_from_affine(&j, &cuzk_g2_generator);
-    cuzk_g2_jac_mul_fr(&j, &j, k);
-    cuzk_g2_jac_to_affine(out, &j);
-}
-
 static void rand_g1(cuzk_g1_affine *out)
 {
     cuzk_fr k;
     cuzk_fr_random(&k, &rng);
-    g1_mul(out, &k);
+    tu_g1_mul_gen(out, &k);
 }
 
 static void rand_g2(cuzk_g2_affine *out)
 {
     cuzk_fr k;
     cuzk_fr_random(&k, &rng);
-    g2_mul(out, &k);
+    tu_g2_mul_gen(out, &k);
 }
 
 static void make_setup(setup *s)
@@ -59,15 +43,15 @@ static void make_setup(setup *s)
     cuzk_fr_random(&s->beta, &rng);
     cuzk_fr_random(&s->gamma, &rng);
     cuzk_fr_random(&s->delta, &rng);
-    g1_mul(&s->vk.alpha_g1, &s->alpha);
-    g1_mul(&s->vk.beta_g1, &s->beta);
-    g2_mul(&s->vk.beta_g2, &s->beta);
-    g2_mul(&s->vk.gamma_g2, &s->gamma);
-    g1_mul(&s->vk.delta_g1, &s->delta);
-    g2_mul(&s->vk.delta_g2, &s->delta);
+    tu_g1_mul_gen(&s->vk.alpha_g1, &s->alpha);
+    tu_g1_mul_gen(&s->vk.beta_g1, &s->beta);
+    tu_g2_mul_gen(&s->vk.beta_g2, &s->beta);
+    tu_g2_mul_gen(&s->vk.gamma_g2, &s->gamma);
+    tu_g1_mul_gen(&s->vk.delta_g1, &s->delta);
+    tu_g2_mul_gen(&s->vk.delta_g2, &s->delta);
     for (int j = 0; j <= N_IN; j++) {
         cuzk_fr_random(&s->k[j], &rng);
-        g1_mul(&s->ic[j], &s->k[j]);
+        tu_g1_mul_gen(&s->ic[j], &s->k[j]);
     }
     s->vk.n_ic = N_IN + 1;
     s->vk.ic = s->ic;
@@ -96,9 +80,9 @@ static void make_proof(cuzk_groth16_proof *p, const setup *s, const cuzk_fr *x)
     cuzk_fr_sub(&c, &c, &t);
     cuzk_fr_inv(&u, &s->delta);
     cuzk_fr_mul(&c, &c, &u);
-    g1_mul(&p->a, &a);
-    g2_mul(&p->b, &b);
-    g1_mul(&p->c, &c);
+    tu_g1_mul_gen(&p->a, &a);
+    tu_g2_mul_gen(&p->b, &b);
+    tu_g1_mul_gen(&p->c, &c);
 }
 
 /* A G1 point on the curve but (with overwhelming probability) outside G1. */

@@ -44,3 +44,19 @@ int tu_unhex(uint8_t *out, size_t len, const char *hex)
     }
     return 0;
 }
+
+void tu_g1_mul_gen(cuzk_g1_affine *out, const cuzk_fr *k)
+{
+    cuzk_g1_jac j;
+    cuzk_g1_jac_from_affine(&j, &cuzk_g1_generator);
+    cuzk_g1_jac_mul_fr(&j, &j, k);
+    cuzk_g1_jac_to_affine(out, &j);
+}
+
+void tu_g2_mul_gen(cuzk_g2_affine *out, const cuzk_fr *k)
+{
+    cuzk_g2_jac j;
+    cuzk_g2_jac_from_affine(&j, &cuzk_g2_generator);
+    cuzk_g2_jac_mul_fr(&j, &j, k);
+    cuzk_g2_jac_to_affine(out, &j);
+}

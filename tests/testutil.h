@@ -9,6 +9,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cuzk/fr.h"
+#include "cuzk/g1.h"
+#include "cuzk/g2.h"
 #include "cuzk/rng.h"
 
 extern unsigned long tu_passed, tu_failed;
@@ -42,6 +45,9 @@ extern unsigned long tu_passed, tu_failed;
 void tu_init(cuzk_rng *rng, const char *test_name);
 /* Prints the summary line; returns the process exit code. */
 int tu_finish(const char *test_name);
+/* out = k·G for the standard generators (test points with known discrete logs). */
+void tu_g1_mul_gen(cuzk_g1_affine *out, const cuzk_fr *k);
+void tu_g2_mul_gen(cuzk_g2_affine *out, const cuzk_fr *k);
 /* Hex helpers for messages and oracle files. */
 void tu_hex(char *out, const uint8_t *in, size_t len);
 int tu_unhex(uint8_t *out, size_t len, const char *hex);

@@ -18,22 +18,6 @@
 #include "cuzk/pairing.h"
 #include "testutil.h"
 
-static void g1_of(cuzk_g1_affine *r, const cuzk_fr *k)
-{
-    cuzk_g1_jac j;
-    cuzk_g1_jac_from_affine(&j, &cuzk_g1_generator);
-    cuzk_g1_jac_mul_fr(&j, &j, k);
-    cuzk_g1_jac_to_affine(r, &j);
-}
-
-static void g2_of(cuzk_g2_affine *r, const cuzk_fr *k)
-{
-    cuzk_g2_jac j;
-    cuzk_g2_jac_from_affine(&j, &cuzk_g2_generator);
-    cuzk_g2_jac_mul_fr(&j, &j, k);
-    cuzk_g2_jac_to_affine(r, &j);
-}
-
 static void put_hex(FILE *out, const uint8_t *b, size_t n)
 {
     char h[2 * CUZK_FP12_BYTES + 1];
@@ -66,8 +50,8 @@ static void pair_of(cuzk_gt *e, const cuzk_fr *a, const cuzk_fr *b)
 {
     cuzk_g1_affine P;
     cuzk_g2_affine Q;
-    g1_of(&P, a);
-    g2_of(&Q, b);
+    tu_g1_mul_gen(&P, a);
+    tu_g2_mul_gen(&Q, b);
     cuzk_pairing(e, &P, &Q);
 }
 
@@ -83,8 +67,8 @@ static int gen(const char *path)
         rand_nonzero(&b, &rng);
         cuzk_g1_affine P;
         cuzk_g2_affine Q;
-        g1_of(&P, &a);
-        g2_of(&Q, &b);
+        tu_g1_mul_gen(&P, &a);
+        tu_g2_mul_gen(&Q, &b);
         cuzk_gt e;
         cuzk_pairing(&e, &P, &Q);
         uint8_t c1[48], c2[96];
@@ -103,10 +87,10 @@ static int gen(const char *path)
         cuzk_g1_affine P[2];
         cuzk_g2_affine Q[2];
         for (int j = 0; j < 4; j++) rand_nonzero(&k[j], &rng);
-        g1_of(&P[0], &k[0]);
-        g2_of(&Q[0], &k[1]);
-        g1_of(&P[1], &k[2]);
-        g2_of(&Q[1], &k[3]);
+        tu_g1_mul_gen(&P[0], &k[0]);
+        tu_g2_mul_gen(&Q[0], &k[1]);
+        tu_g1_mul_gen(&P[1], &k[2]);
+        tu_g2_mul_gen(&Q[1], &k[3]);
         cuzk_gt e;
         cuzk_pairing_multi(&e, P, Q, 2);
         fputs("multi", out);
@@ -164,10 +148,10 @@ static int check(const char *path)
             CHECK(cuzk_fp12_from_bytes(&want, wb) == CUZK_OK);
             cuzk_g1_affine P[2];
             cuzk_g2_affine Q[2];
-            g1_of(&P[0], &k[0]);
-            g2_of(&Q[0], &k[1]);
-            g1_of(&P[1], &k[2]);
-            g2_of(&Q[1], &k[3]);
+            tu_g1_mul_gen(&P[0], &k[0]);
+            tu_g2_mul_gen(&Q[0], &k[1]);
+            tu_g1_mul_gen(&P[1], &k[2]);
+            tu_g2_mul_gen(&Q[1], &k[3]);
             cuzk_pairing_multi(&got, P, Q, 2);
         } else {
             CHECK_MSG(0, "unknown line '%s' with %d fields", tok[0], n);
