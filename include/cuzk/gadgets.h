@@ -161,6 +161,9 @@ void cuzk_bytes_to_bits_le(bool *out, const uint8_t *bytes, size_t n);
 size_t cuzk_compute_multipacking(cuzk_fr *out, const bool *bits, size_t n);
 /* One input per 254-bit chunk, "packing constraint i": num * ONE = input. */
 void cuzk_pack_into_inputs(cuzk_cs *cs, const cuzk_bool *bits, size_t n);
+/* pack_bits: the first min(n, 254) bits as one allocated number ("input"),
+ * "packing constraint" num * ONE = input. */
+cuzk_num cuzk_pack_bits(cuzk_cs *cs, const cuzk_bool *bits, size_t n);
 
 /* ---- SHA-256 ------------------------------------------------------------ */
 

@@ -56,3 +56,27 @@ void cuzk_pack_into_inputs(cuzk_cs *cs, const cuzk_bool *bits, size_t n)
     }
     cuzk_numlc_free(&num);
 }
+
+cuzk_num cuzk_pack_bits(cuzk_cs *cs, const cuzk_bool *bits, size_t n)
+{
+    cuzk_numlc num;
+    cuzk_numlc_init(&num);
+    cuzk_fr coeff = cuzk_fr_one;
+    for (size_t i = 0; i < n && i < CUZK_FR_CAPACITY; i++) {
+        cuzk_numlc_add_bool_with_coeff(&num, &bits[i], &coeff);
+        cuzk_fr_dbl(&coeff, &coeff);
+    }
+    cuzk_cs_push_ns(cs, "input");
+    cuzk_num r = cuzk_num_alloc(cs, &num.value);
+    cuzk_cs_pop_ns(cs);
+    cuzk_lc b, c;
+    cuzk_lc_init(&b);
+    cuzk_lc_init(&c);
+    cuzk_lc_add_var(&b, CUZK_CS_ONE);
+    cuzk_lc_add_var(&c, r.var);
+    cuzk_cs_enforce(cs, "packing constraint", &num.lc, &b, &c);
+    cuzk_lc_free(&b);
+    cuzk_lc_free(&c);
+    cuzk_numlc_free(&num);
+    return r;
+}
