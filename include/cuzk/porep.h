@@ -56,8 +56,6 @@ cuzk_num cuzk_porep_label_circuit(cuzk_cs *cs, const cuzk_bool replica_id[256],
                                   const cuzk_bool node_le[64]);
 /* encode: key + value with one allocation and one constraint ("encode_add"). */
 cuzk_num cuzk_porep_encode_circuit(cuzk_cs *cs, const cuzk_num *key, const cuzk_num *value);
-/* reverse_bit_numbering of a 255-bit LE decomposition: 256 bits, bytes MSB first. */
-void cuzk_reverse_bit_numbering(cuzk_bool out[256], const cuzk_bool in[CUZK_FR_NUM_BITS]);
 
 #ifdef __cplusplus
 }

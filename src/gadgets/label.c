@@ -35,20 +35,12 @@ int cuzk_porep_label(cuzk_fr *out, const cuzk_fr *replica_id, uint32_t layer, ui
     return cuzk_fr_from_le32(out, md);
 }
 
-void cuzk_reverse_bit_numbering(cuzk_bool out[256], const cuzk_bool in[CUZK_FR_NUM_BITS])
-{
-    for (unsigned k = 0; k < 256; k++) {
-        unsigned src = (k & ~7u) | (7 - (k & 7));
-        out[k] = src < CUZK_FR_NUM_BITS ? in[src] : cuzk_bool_const(false);
-    }
-}
-
 cuzk_num cuzk_porep_label_circuit(cuzk_cs *cs, const cuzk_bool replica_id[256],
                                   const cuzk_bool *const parents[CUZK_POREP_TOTAL_PARENTS], uint32_t layer,
                                   const cuzk_bool node_le[64])
 {
     const size_t total = (2 + CUZK_POREP_TOTAL_PARENTS) * 256;
-    cuzk_bool *m = malloc(sizeof(cuzk_bool) * total), digest[256], le[CUZK_FR_CAPACITY];
+    cuzk_bool *m = malloc(sizeof(cuzk_bool) * total), digest[256];
     if (!m) {
         cuzk_cs_set_error(cs, CUZK_ERR_NO_MEMORY);
         return (cuzk_num){0, cuzk_fr_zero};
@@ -64,9 +56,8 @@ cuzk_num cuzk_porep_label_circuit(cuzk_cs *cs, const cuzk_bool replica_id[256],
     cuzk_sha256(cs, m, total, digest);
     cuzk_cs_pop_ns(cs);
     free(m);
-    for (unsigned i = 0; i < CUZK_FR_CAPACITY; i++) le[i] = digest[(i & ~7u) | (7 - (i & 7))];
     cuzk_cs_push_ns(cs, "result_num");
-    cuzk_num r = cuzk_pack_bits(cs, le, CUZK_FR_CAPACITY);
+    cuzk_num r = cuzk_pack_digest_le(cs, digest);
     cuzk_cs_pop_ns(cs);
     return r;
 }

@@ -80,3 +80,18 @@ cuzk_num cuzk_pack_bits(cuzk_cs *cs, const cuzk_bool *bits, size_t n)
     cuzk_numlc_free(&num);
     return r;
 }
+
+cuzk_num cuzk_pack_digest_le(cuzk_cs *cs, const cuzk_bool digest[256])
+{
+    cuzk_bool le[CUZK_FR_CAPACITY];
+    for (unsigned i = 0; i < CUZK_FR_CAPACITY; i++) le[i] = digest[(i & ~7u) | (7 - (i & 7))];
+    return cuzk_pack_bits(cs, le, CUZK_FR_CAPACITY);
+}
+
+void cuzk_reverse_bit_numbering(cuzk_bool out[256], const cuzk_bool in[CUZK_FR_NUM_BITS])
+{
+    for (unsigned k = 0; k < 256; k++) {
+        unsigned src = (k & ~7u) | (7 - (k & 7));
+        out[k] = src < CUZK_FR_NUM_BITS ? in[src] : cuzk_bool_const(false);
+    }
+}

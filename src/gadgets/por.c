@@ -167,7 +167,7 @@ static cuzk_num sha_node_circuit(cuzk_cs *cs, const cuzk_num *children, unsigned
 {
     size_t nbits = (size_t)n * 256;
     cuzk_bool *bits = malloc(sizeof(cuzk_bool) * nbits);
-    cuzk_bool le[CUZK_FR_NUM_BITS], digest[256], packed[CUZK_FR_CAPACITY];
+    cuzk_bool le[CUZK_FR_NUM_BITS], digest[256];
     if (!bits) {
         cuzk_cs_set_error(cs, CUZK_ERR_NO_MEMORY);
         return children[0];
@@ -176,18 +176,14 @@ static cuzk_num sha_node_circuit(cuzk_cs *cs, const cuzk_num *children, unsigned
         cuzk_cs_push_ns(cs, "%u_num_into_bits", i);
         cuzk_num_to_bits_le(cs, &children[i], le);
         cuzk_cs_pop_ns(cs);
-        for (unsigned k = 0; k < 256; k++) {
-            unsigned src = (k & ~7u) | (7 - (k & 7)); /* reverse within bytes */
-            bits[(size_t)i * 256 + k] = src < CUZK_FR_NUM_BITS ? le[src] : cuzk_bool_const(false);
-        }
+        cuzk_reverse_bit_numbering(&bits[(size_t)i * 256], le);
     }
     cuzk_cs_push_ns(cs, "hash");
     cuzk_sha256(cs, bits, nbits, digest);
     cuzk_cs_pop_ns(cs);
     free(bits);
-    for (unsigned k = 0; k < CUZK_FR_CAPACITY; k++) packed[k] = digest[(k & ~7u) | (7 - (k & 7))];
     cuzk_cs_push_ns(cs, "pack_le");
-    cuzk_num r = cuzk_pack_bits(cs, packed, CUZK_FR_CAPACITY);
+    cuzk_num r = cuzk_pack_digest_le(cs, digest);
     cuzk_cs_pop_ns(cs);
     return r;
 }
