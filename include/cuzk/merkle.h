@@ -97,7 +97,7 @@ typedef struct cuzk_por_io {
     cuzk_tree_shape shape;
     uint64_t leaves;         /* leaves of the whole tree */
     uint64_t challenge;      /* leaf index */
-    const cuzk_fr *siblings; /* cuzk_tree_path_len values, level by level */
+    const cuzk_fr *siblings; /* cuzk_tree_path_len values, level by level (NULL: zeros) */
     const cuzk_num *leaf;    /* already allocated, or NULL: leaf_value is allocated ("value") */
     cuzk_fr leaf_value;
     const cuzk_num *root;    /* already allocated, or NULL: root_value is allocated ("root_value") */

@@ -57,6 +57,64 @@ cuzk_num cuzk_porep_label_circuit(cuzk_cs *cs, const cuzk_bool replica_id[256],
 /* encode: key + value with one allocation and one constraint ("encode_add"). */
 cuzk_num cuzk_porep_encode_circuit(cuzk_cs *cs, const cuzk_num *key, const cuzk_num *value);
 
+/* ---- the partition circuit ---------------------------------------------- */
+
+/* Public parameters of one PoRep shape. */
+typedef struct cuzk_porep_config {
+    uint64_t sector_size;  /* bytes (0 for ad-hoc test shapes) */
+    uint64_t nodes;        /* 32-byte nodes: sector_size / 32 */
+    unsigned layers;       /* 2, or 11 for 32 and 64 GiB */
+    unsigned partitions;
+    unsigned challenges;   /* per partition: ceil(minimum challenges / partitions) */
+    cuzk_tree_shape tree;  /* trees R and C (Poseidon); tree D is binary SHA-256 */
+} cuzk_porep_config;
+
+/*
+ * filecoin-proofs' interactive PoRep parameters for a registered sector size
+ * (2KiB, 4KiB, 16KiB, 32KiB, 8MiB, 16MiB, 512MiB, 1GiB, 32GiB, 64GiB); with
+ * non_interactive, NI-PoRep's (26 / 2253 minimum challenges over 13 / 126
+ * partitions). CUZK_ERR_INVALID_ARG for any other size.
+ */
+int cuzk_porep_config_for(cuzk_porep_config *out, uint64_t sector_size, bool non_interactive);
+/* Public inputs per partition including ONE: 4 + 18·challenges. */
+size_t cuzk_porep_num_inputs(const cuzk_porep_config *cfg);
+
+/* A parent's column: its node index (public, as its tree C path bits), its labels, its tree C path. */
+typedef struct cuzk_porep_column {
+    uint64_t node;
+    const cuzk_fr *rows;  /* layers labels, layer 1 first */
+    const cuzk_fr *path;  /* cuzk_tree_path_len(tree, nodes) siblings in tree C */
+} cuzk_porep_column;
+
+/* The vanilla proof of one challenge, as the circuit consumes it. */
+typedef struct cuzk_porep_challenge {
+    uint64_t node;                   /* challenged node */
+    cuzk_fr data_leaf;               /* its unsealed data */
+    const cuzk_fr *comm_d_path;      /* log2(nodes) siblings in tree D */
+    cuzk_porep_column drg[CUZK_POREP_BASE_DEGREE];
+    cuzk_porep_column exp[CUZK_POREP_EXP_DEGREE];
+    const cuzk_fr *comm_r_last_path; /* siblings in tree R */
+    const cuzk_fr *comm_c_path;      /* siblings in tree C (column of the challenge) */
+} cuzk_porep_challenge;
+
+typedef struct cuzk_porep_witness {
+    cuzk_fr replica_id, comm_d, comm_r, comm_r_last, comm_c;
+    const cuzk_porep_challenge *challenges; /* cfg->challenges of them */
+} cuzk_porep_witness;
+
+/*
+ * StackedCircuit::synthesize into cs (ONE already allocated): replica_id,
+ * comm_d, comm_r as inputs, comm_r = H(comm_c, comm_r_last), then per
+ * challenge ("challenge_i"): data leaf in tree D, 6 DRG and 8 expander
+ * parent columns (hash + inclusion in tree C), the challenge as a 64-bit
+ * input, the labels of every layer, encoding, inclusion in tree R, the
+ * column hash and its inclusion in tree C. w == NULL synthesizes the blank
+ * circuit (zero values), e.g. for RecordingCS or counting.
+ */
+int cuzk_porep_circuit(cuzk_cs *cs, const cuzk_porep_config *cfg, const cuzk_porep_witness *w);
+/* generate_public_inputs (without ONE): 3 + 18·challenges values into out. */
+size_t cuzk_porep_public_inputs(cuzk_fr *out, const cuzk_porep_config *cfg, const cuzk_porep_witness *w);
+
 #ifdef __cplusplus
 }
 #endif

@@ -207,7 +207,7 @@ int cuzk_por_circuit(cuzk_cs *cs, const cuzk_por_io *io)
 {
     const cuzk_tree_shape *s = &io->shape;
     size_t levels = cuzk_tree_levels(s, io->leaves), base = cuzk_tree_base_levels(s, io->leaves);
-    if (!levels || (io->siblings == NULL && cs->needs_values)) {
+    if (!levels) {
         cuzk_cs_set_error(cs, CUZK_ERR_INVALID_ARG);
         return CUZK_ERR_INVALID_ARG;
     }
