@@ -81,8 +81,7 @@ int cuzk_synthetic_synthesize(cuzk_cs *cs, const cuzk_synthetic_spec *spec)
     const bool skip = cuzk_cs_skip_lcs(cs);
     cuzk_rng wit;
     cuzk_rng_seed(&wit, spec->witness_seed);
-    cuzk_fr one, zero, pow2[8];
-    cuzk_fr_set_u64(&one, 1);
+    cuzk_fr zero, pow2[8];
     cuzk_fr_set_u64(&zero, 0);
     for (int j = 0; j < 8; j++) cuzk_fr_set_u64(&pow2[j], 1ull << j);
     cuzk_lc lcs[3], *a = &lcs[0], *b = &lcs[1], *c = &lcs[2];
