@@ -98,6 +98,49 @@ int cuzk_groth16_prove_timed(cuzk_groth16_proof *out, const cuzk_groth16_params 
                              const cuzk_proving_cs *cs, const cuzk_fr *r, const cuzk_fr *s,
                              unsigned nthreads, cuzk_groth16_prove_timing *timing);
 
+/*
+ * What a prover consumes, however it was produced (a ProvingAssignment, a
+ * witness times a pre-compiled circuit, a snarkjs witness): the witness and
+ * the per-constraint evaluations a_i = <A_i, w>, b_i, c_i. A view: nothing is
+ * owned. input[0] is ONE; the density bitmaps are bellperson's (aux in A,
+ * inputs in B, aux in B) and select the scalars of the A and B queries.
+ */
+typedef struct cuzk_groth16_assignment {
+    size_t num_constraints, num_inputs, num_aux;
+    const cuzk_fr *a, *b, *c;  /* num_constraints each */
+    const cuzk_fr *input, *aux; /* num_inputs, num_aux */
+    const cuzk_density *a_aux, *b_input, *b_aux;
+} cuzk_groth16_assignment;
+
+/* The view of a finalized ProvingAssignment (CUZK_ERR_INVALID_ARG otherwise). */
+int cuzk_groth16_assignment_from_cs(cuzk_groth16_assignment *out, const cuzk_proving_cs *cs);
+
+/*
+ * Checks that an assignment fits params (same rules as cuzk_groth16_prove)
+ * and gives log2 of the evaluation domain. CUZK_OK or CUZK_ERR_INVALID_ARG.
+ */
+int cuzk_groth16_check_sizes(const cuzk_groth16_params *params, const cuzk_groth16_assignment *as,
+                             unsigned *log_n);
+
+/* One proof from an assignment: the prover behind every cuzk_groth16_prove*. */
+int cuzk_groth16_prove_assignment(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
+                                  const cuzk_groth16_assignment *as, const cuzk_fr *r,
+                                  const cuzk_fr *s, unsigned nthreads,
+                                  cuzk_groth16_prove_timing *timing);
+
+/*
+ * Building blocks shared with other provers (GPU): the scalars of the A
+ * query (params->n_a of them) and the B queries (params->n_b_g1) gathered
+ * by density; and the proof from the five MSM sums with randomisers r, s.
+ */
+void cuzk_groth16_gather_ab(cuzk_fr *sa, cuzk_fr *sb, const cuzk_groth16_assignment *as);
+typedef struct cuzk_groth16_msm_sums {
+    cuzk_g1_jac h, l, a, b_g1; /* Σh·H, Σl·aux, ΣA, ΣB (G1) */
+    cuzk_g2_jac b_g2;          /* ΣB (G2) */
+} cuzk_groth16_msm_sums;
+void cuzk_groth16_finish(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
+                         const cuzk_groth16_msm_sums *sums, const cuzk_fr *r, const cuzk_fr *s);
+
 /* n proofs, circuit i from cs[i], all against one parameter set (each with
  * its own r, s from rng). Stops at the first error and returns it; out[i]
  * for earlier i are then valid. Proofs are made one after the other (no

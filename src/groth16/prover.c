@@ -25,91 +25,71 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int cuzk_groth16_prove_timed(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
-                             const cuzk_proving_cs *cs, const cuzk_fr *r, const cuzk_fr *s,
-                             unsigned nthreads, cuzk_groth16_prove_timing *tm)
+int cuzk_groth16_assignment_from_cs(cuzk_groth16_assignment *out, const cuzk_proving_cs *cs)
 {
-    cuzk_groth16_prove_timing tdummy;
-    if (!tm) tm = &tdummy;
-    memset(tm, 0, sizeof *tm);
-    double t0 = now_s(), t;
-    if (!out || !params || !cs || !r || !s) return CUZK_ERR_INVALID_ARG;
+    if (!out || !cs) return CUZK_ERR_INVALID_ARG;
     if (!cs->base.finalized || cs->base.err || cs->base.vt->kind != CUZK_CS_PROVING)
         return CUZK_ERR_INVALID_ARG;
-    if (nthreads == 0) nthreads = 1;
     const size_t m = cs->base.num_constraints, ni = cs->base.num_inputs, na = cs->base.num_aux;
     if (cs->a.len != m || cs->b.len != m || cs->c.len != m || cs->input.len != ni ||
         cs->aux.len != na || cs->a_aux.len != na || cs->b_input.len != ni || cs->b_aux.len != na)
+        return CUZK_ERR_INVALID_ARG;
+    *out = (cuzk_groth16_assignment){
+        .num_constraints = m, .num_inputs = ni, .num_aux = na,
+        .a = cs->a.v, .b = cs->b.v, .c = cs->c.v,
+        .input = cs->input.v, .aux = cs->aux.v,
+        .a_aux = &cs->a_aux, .b_input = &cs->b_input, .b_aux = &cs->b_aux,
+    };
+    return CUZK_OK;
+}
+
+int cuzk_groth16_check_sizes(const cuzk_groth16_params *params, const cuzk_groth16_assignment *as,
+                             unsigned *log_n_out)
+{
+    if (!params || !as) return CUZK_ERR_INVALID_ARG;
+    const size_t m = as->num_constraints, ni = as->num_inputs, na = as->num_aux;
+    if ((m && (!as->a || !as->b || !as->c)) || (ni && !as->input) || (na && !as->aux) ||
+        !as->a_aux || !as->b_input || !as->b_aux)
+        return CUZK_ERR_INVALID_ARG;
+    if (as->a_aux->len != na || as->b_input->len != ni || as->b_aux->len != na)
         return CUZK_ERR_INVALID_ARG;
     unsigned log_n = 0;
     while (((size_t)1 << log_n) < m)
         if (++log_n > CUZK_NTT_MAX_LOG) return CUZK_ERR_INVALID_ARG;
     const size_t n = (size_t)1 << log_n;
-    const size_t n_a = ni + cs->a_aux.total, n_b = cs->b_input.total + cs->b_aux.total;
+    const size_t n_a = ni + as->a_aux->total, n_b = as->b_input->total + as->b_aux->total;
     if (params->n_h != n - 1 || params->n_l != na || params->vk.n_ic != ni || params->n_a != n_a ||
         params->n_b_g1 != n_b || params->n_b_g2 != n_b)
         return CUZK_ERR_INVALID_ARG;
     if (cuzk_g1_affine_is_infinity(&params->vk.delta_g1) ||
         cuzk_g2_affine_is_infinity(&params->vk.delta_g2)) /* bellperson: UnexpectedIdentity */
         return CUZK_ERR_INVALID_ARG;
+    if (log_n_out) *log_n_out = log_n;
+    return CUZK_OK;
+}
 
-    int rc = CUZK_OK;
-    cuzk_ntt_domain dom;
-    memset(&dom, 0, sizeof dom);
-    cuzk_fr *abc = malloc(3 * n * sizeof *abc);
-    cuzk_fr *sa = malloc((n_a ? n_a : 1) * sizeof *sa);
-    cuzk_fr *sb = malloc((n_b ? n_b : 1) * sizeof *sb);
-    if (!abc || !sa || !sb) {
-        rc = CUZK_ERR_NO_MEMORY;
-        goto done;
-    }
-    if ((rc = cuzk_ntt_domain_init(&dom, log_n, CUZK_FR_GEN_FILECOIN, nthreads))) goto done;
-
-    /* H = (A·B - C)/Z, n - 1 coefficients */
-    cuzk_fr *a = abc, *b = abc + n, *c = abc + 2 * n;
-    cuzk_fr zero;
-    cuzk_fr_set_u64(&zero, 0);
-    memcpy(a, cs->a.v, m * sizeof *a);
-    memcpy(b, cs->b.v, m * sizeof *b);
-    memcpy(c, cs->c.v, m * sizeof *c);
-    for (size_t i = m; i < n; i++) a[i] = b[i] = c[i] = zero;
-    t = now_s();
-    size_t nh = cuzk_ntt_groth16_h(&dom, a, b, c, nthreads);
-    tm->ntt_h_s = now_s() - t;
-    if (nh != params->n_h) {
-        rc = CUZK_ERR_INTERNAL;
-        goto done;
-    }
-
-    cuzk_g1_jac h, l, ga, gb1, gc, t1;
-    cuzk_g2_jac gb2, t2;
-    t = now_s();
-    if ((rc = cuzk_g1_msm(&h, params->h, a, nh, nthreads))) goto done;
-    tm->msm_h_s = now_s() - t, t = now_s();
-    if ((rc = cuzk_g1_msm(&l, params->l, cs->aux.v, na, nthreads))) goto done;
-    tm->msm_l_s = now_s() - t;
-
+void cuzk_groth16_gather_ab(cuzk_fr *sa, cuzk_fr *sb, const cuzk_groth16_assignment *as)
+{
+    const size_t ni = as->num_inputs, na = as->num_aux;
     /* A query: every input (dense through the input constraints), then the
      * aux in A's density. */
     size_t k = 0;
-    for (size_t i = 0; i < ni; i++) sa[k++] = cs->input.v[i];
+    for (size_t i = 0; i < ni; i++) sa[k++] = as->input[i];
     for (size_t j = 0; j < na; j++)
-        if (cuzk_density_get(&cs->a_aux, j)) sa[k++] = cs->aux.v[j];
+        if (cuzk_density_get(as->a_aux, j)) sa[k++] = as->aux[j];
     /* B query: inputs in B's input density, then aux in B's aux density. */
     k = 0;
     for (size_t i = 0; i < ni; i++)
-        if (cuzk_density_get(&cs->b_input, i)) sb[k++] = cs->input.v[i];
+        if (cuzk_density_get(as->b_input, i)) sb[k++] = as->input[i];
     for (size_t j = 0; j < na; j++)
-        if (cuzk_density_get(&cs->b_aux, j)) sb[k++] = cs->aux.v[j];
+        if (cuzk_density_get(as->b_aux, j)) sb[k++] = as->aux[j];
+}
 
-    t = now_s();
-    if ((rc = cuzk_g1_msm(&ga, params->a, sa, n_a, nthreads))) goto done;
-    tm->msm_a_s = now_s() - t, t = now_s();
-    if ((rc = cuzk_g1_msm(&gb1, params->b_g1, sb, n_b, nthreads))) goto done;
-    tm->msm_b_g1_s = now_s() - t, t = now_s();
-    if ((rc = cuzk_g2_msm(&gb2, params->b_g2, sb, n_b, nthreads))) goto done;
-    tm->msm_b_g2_s = now_s() - t;
-
+void cuzk_groth16_finish(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
+                         const cuzk_groth16_msm_sums *sums, const cuzk_fr *r, const cuzk_fr *s)
+{
+    cuzk_g1_jac ga = sums->a, gb1 = sums->b_g1, gc, t1;
+    cuzk_g2_jac gb2 = sums->b_g2, t2;
     /* A = alpha + ΣA + r·delta */
     cuzk_g1_jac_add_affine(&ga, &ga, &params->vk.alpha_g1);
     cuzk_g1_jac_from_affine(&t1, &params->vk.delta_g1);
@@ -134,13 +114,77 @@ int cuzk_groth16_prove_timed(cuzk_groth16_proof *out, const cuzk_groth16_params 
     cuzk_g1_jac_add(&gc, &gc, &t1);
     cuzk_g1_jac_mul_fr(&t1, &gb1, r);
     cuzk_g1_jac_add(&gc, &gc, &t1);
-    cuzk_g1_jac_add(&gc, &gc, &h);
-    cuzk_g1_jac_add(&gc, &gc, &l);
+    cuzk_g1_jac_add(&gc, &gc, &sums->h);
+    cuzk_g1_jac_add(&gc, &gc, &sums->l);
     wipe(&rs, sizeof rs);
 
     cuzk_g1_jac_to_affine(&out->a, &ga);
     cuzk_g2_jac_to_affine(&out->b, &gb2);
     cuzk_g1_jac_to_affine(&out->c, &gc);
+}
+
+int cuzk_groth16_prove_assignment(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
+                                  const cuzk_groth16_assignment *as, const cuzk_fr *r,
+                                  const cuzk_fr *s, unsigned nthreads,
+                                  cuzk_groth16_prove_timing *tm)
+{
+    cuzk_groth16_prove_timing tdummy;
+    if (!tm) tm = &tdummy;
+    memset(tm, 0, sizeof *tm);
+    double t0 = now_s(), t;
+    if (!out || !r || !s) return CUZK_ERR_INVALID_ARG;
+    unsigned log_n;
+    int rc = cuzk_groth16_check_sizes(params, as, &log_n);
+    if (rc) return rc;
+    if (nthreads == 0) nthreads = 1;
+    const size_t m = as->num_constraints, na = as->num_aux;
+    const size_t n = (size_t)1 << log_n;
+    const size_t n_a = params->n_a, n_b = params->n_b_g1;
+
+    cuzk_ntt_domain dom;
+    memset(&dom, 0, sizeof dom);
+    cuzk_fr *abc = malloc(3 * n * sizeof *abc);
+    cuzk_fr *sa = malloc((n_a ? n_a : 1) * sizeof *sa);
+    cuzk_fr *sb = malloc((n_b ? n_b : 1) * sizeof *sb);
+    if (!abc || !sa || !sb) {
+        rc = CUZK_ERR_NO_MEMORY;
+        goto done;
+    }
+    if ((rc = cuzk_ntt_domain_init(&dom, log_n, CUZK_FR_GEN_FILECOIN, nthreads))) goto done;
+
+    /* H = (A·B - C)/Z, n - 1 coefficients */
+    cuzk_fr *a = abc, *b = abc + n, *c = abc + 2 * n;
+    cuzk_fr zero;
+    cuzk_fr_set_u64(&zero, 0);
+    memcpy(a, as->a, m * sizeof *a);
+    memcpy(b, as->b, m * sizeof *b);
+    memcpy(c, as->c, m * sizeof *c);
+    for (size_t i = m; i < n; i++) a[i] = b[i] = c[i] = zero;
+    t = now_s();
+    size_t nh = cuzk_ntt_groth16_h(&dom, a, b, c, nthreads);
+    tm->ntt_h_s = now_s() - t;
+    if (nh != params->n_h) {
+        rc = CUZK_ERR_INTERNAL;
+        goto done;
+    }
+
+    cuzk_groth16_msm_sums sums;
+    t = now_s();
+    if ((rc = cuzk_g1_msm(&sums.h, params->h, a, nh, nthreads))) goto done;
+    tm->msm_h_s = now_s() - t, t = now_s();
+    if ((rc = cuzk_g1_msm(&sums.l, params->l, as->aux, na, nthreads))) goto done;
+    tm->msm_l_s = now_s() - t;
+
+    cuzk_groth16_gather_ab(sa, sb, as);
+    t = now_s();
+    if ((rc = cuzk_g1_msm(&sums.a, params->a, sa, n_a, nthreads))) goto done;
+    tm->msm_a_s = now_s() - t, t = now_s();
+    if ((rc = cuzk_g1_msm(&sums.b_g1, params->b_g1, sb, n_b, nthreads))) goto done;
+    tm->msm_b_g1_s = now_s() - t, t = now_s();
+    if ((rc = cuzk_g2_msm(&sums.b_g2, params->b_g2, sb, n_b, nthreads))) goto done;
+    tm->msm_b_g2_s = now_s() - t;
+
+    cuzk_groth16_finish(out, params, &sums, r, s);
 
 done:
     /* The witness is secret too. */
@@ -151,6 +195,18 @@ done:
     cuzk_ntt_domain_free(&dom);
     tm->total_s = now_s() - t0;
     return rc;
+}
+
+int cuzk_groth16_prove_timed(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
+                             const cuzk_proving_cs *cs, const cuzk_fr *r, const cuzk_fr *s,
+                             unsigned nthreads, cuzk_groth16_prove_timing *tm)
+{
+    if (tm) memset(tm, 0, sizeof *tm);
+    if (!params) return CUZK_ERR_INVALID_ARG;
+    cuzk_groth16_assignment as;
+    int rc = cuzk_groth16_assignment_from_cs(&as, cs);
+    if (rc) return rc;
+    return cuzk_groth16_prove_assignment(out, params, &as, r, s, nthreads, tm);
 }
 
 int cuzk_groth16_prove_rs(cuzk_groth16_proof *out, const cuzk_groth16_params *params,

@@ -1,0 +1,30 @@
+/*
+ * The cuzk command line: one file per command family (cmd_*.c), each
+ * exporting an entry point listed in the table in main.c.
+ */
+#ifndef CUZK_CLI_H
+#define CUZK_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A command's entry point: argv[0] is the command's own name. Returns the
+ * process exit code (0 ok, 1 failure, 2 usage). */
+typedef int (*cuzk_cli_fn)(int argc, char **argv);
+
+typedef struct cuzk_cli_command {
+    const char *name;
+    cuzk_cli_fn fn;
+    const char *summary;
+} cuzk_cli_command;
+
+/* Prints "cuzk: <msg>\n" on stderr. */
+void cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Wall-clock seconds (monotonic). */
+double cli_now(void);
+/* Parses an unsigned integer with optional K/M/G (powers of 1024) suffix. */
+bool cli_parse_u64(const char *s, uint64_t *out);
+/* Worker threads: CUZK_THREADS or the online CPU count. */
+unsigned cli_default_threads(void);
+
+#endif

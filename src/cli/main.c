@@ -1,0 +1,98 @@
+/*
+ * cuzk: the command-line entry point. Dispatches `cuzk <command> ...` to the
+ * command table below; each command parses its own options and has --help.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+/* Command entry points (cmd_*.c). */
+int cmd_version(int argc, char **argv);
+
+static const cuzk_cli_command commands[] = {
+    {"version", cmd_version, "print the version and build features"},
+};
+
+void cli_errorf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("cuzk: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+double cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+bool cli_parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !*s) return false;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || s[0] == '-') return false;
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k') shift = 10, end++;
+    else if (*end == 'M' || *end == 'm') shift = 20, end++;
+    else if (*end == 'G' || *end == 'g') shift = 30, end++;
+    if (*end) return false;
+    if (shift && v > (UINT64_MAX >> shift)) return false;
+    *out = (uint64_t)v << shift;
+    return true;
+}
+
+unsigned cli_default_threads(void)
+{
+    const char *e = getenv("CUZK_THREADS");
+    uint64_t v;
+    if (e && cli_parse_u64(e, &v) && v > 0 && v < 4096) return (unsigned)v;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1;
+}
+
+int cmd_version(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+#ifdef CUZK_HAVE_CUDA
+    const char *cuda = "cuda";
+#else
+    const char *cuda = "no-cuda";
+#endif
+    printf("cuzk %s (%s)\n", CUZK_VERSION, cuda);
+    return 0;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: cuzk <command> [options]   (cuzk <command> --help for its options)\n\n"
+               "commands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-14s %s\n", commands[i].name, commands[i].summary);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+    cli_errorf("unknown command '%s'", argv[1]);
+    usage(stderr);
+    return 2;
+}
