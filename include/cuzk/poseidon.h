@@ -6,8 +6,8 @@
  * Parameters, as neptune derives them (nothing is tabulated here):
  *  - width t = arity + 1, S-box x^5, RF = 8 full rounds, RP partial rounds
  *    from neptune's port of calc_round_numbers.py (128-bit security, 256-bit
- *    prime length, +2 RF / +7.5% RP margin): 55 for t = 3, 56 t = 5, 57
- *    t = 9..15, 59 t = 16..25, 60 t = 37;
+ *    prime length, +2 RF / +7.5% RP margin): 55 for t = 2, 3, 56 t = 4..7, 57
+ *    t = 8..15, 59 t = 16..25, 60 t = 37;
  *  - (RF + RP)·t round constants from the Grain LFSR (field 1, S-box 1,
  *    255-bit field, t, RF, RP), 255-bit big-endian samples, rejection > r;
  *  - Cauchy MDS M[i][j] = 1 / (i + (t + j)) over i, j < t;
