@@ -75,6 +75,26 @@ int main(void)
             cuzk_cs_finalize(cs);
         }
         check_parity(&s, "sequential");
+        /* CountingCS stores nothing but counts what the others hold */
+        {
+            cuzk_count_cs *k = cuzk_count_cs_new();
+            cuzk_cs_alloc_one(&k->base);
+            size_t half = 1 + cuzk_rng_u64(&rng) % 5;
+            seg_ctx cc = {seed, steps / 5 + 1};
+            rc_circuit(&k->base, seed, steps, sha);
+            CHECK(cuzk_cs_synthesize_parallel(&k->base, half, seg_fn, &cc, 2) == 0);
+            cuzk_test_cs *t2 = cuzk_test_cs_new();
+            cuzk_cs_alloc_one(&t2->base);
+            rc_circuit(&t2->base, seed, steps, sha);
+            CHECK(cuzk_cs_synthesize_parallel(&t2->base, half, seg_fn, &cc, 1) == 0);
+            cuzk_cs_finalize(&k->base);
+            cuzk_cs_finalize(&t2->base);
+            CHECK(k->base.err == 0 && k->base.num_inputs == t2->base.num_inputs &&
+                  k->base.num_aux == t2->base.num_aux && k->base.num_constraints == t2->base.num_constraints);
+            for (int m = 0; m < 3; m++) CHECK(k->nnz[m] == t2->nnz[m]);
+            cuzk_cs_free(&k->base);
+            cuzk_cs_free(&t2->base);
+        }
 
         /* Parallel extend vs sequential, segments of random circuits. */
         size_t nseg = 2 + cuzk_rng_u64(&rng) % 6;

@@ -147,7 +147,7 @@ static cuzk_porep_config test_shape(unsigned base, unsigned sub, unsigned top)
 }
 
 /* TestCS on a synthetic sector; checks satisfaction and the public inputs. */
-static size_t satisfied(cuzk_rng *rng, const cuzk_porep_config *cfg, const char *what)
+static size_t satisfied(cuzk_rng *rng, const cuzk_porep_config *cfg, const char *what, size_t nnz[3])
 {
     sector s;
     sector_build(&s, cfg, rng);
@@ -162,6 +162,7 @@ static size_t satisfied(cuzk_rng *rng, const cuzk_porep_config *cfg, const char 
     CHECK(cuzk_porep_public_inputs(pub, cfg, &s.w) == ni - 1);
     CHECK_MSG(memcmp(pub, &t->input.v[1], (ni - 1) * sizeof(cuzk_fr)) == 0, "%s: public inputs", what);
     size_t n = cs->num_constraints;
+    for (int m = 0; m < 3; m++) nnz[m] = t->nnz[m];
     cuzk_cs_free(cs);
 
     /* a wrong data leaf no longer opens comm_d */
@@ -201,11 +202,21 @@ int main(void)
     }
 
     /* satisfied witnesses: a test shape and the 2KiB production shape (2 challenges) */
+    size_t nnz[3];
     cuzk_porep_config c842 = test_shape(8, 4, 2);
-    CHECK(satisfied(&rng, &c842, "8-4-2") == 1346982);
+    CHECK(satisfied(&rng, &c842, "8-4-2", nnz) == 1346982);
     cuzk_porep_config c2k;
     CHECK(cuzk_porep_config_for(&c2k, 2048, false) == 0);
-    satisfied(&rng, &c2k, "2KiB");
+    size_t n2k = satisfied(&rng, &c2k, "2KiB", nnz);
+    /* counting the blank circuit (what `cuzk circuit info` does) gives the same sizes */
+    {
+        cuzk_count_cs *k = cuzk_count_cs_new();
+        cuzk_cs_alloc_one(&k->base);
+        CHECK(cuzk_porep_circuit(&k->base, &c2k, NULL) == 0);
+        CHECK(k->base.num_constraints == n2k && k->base.num_inputs == 40);
+        for (int m = 0; m < 3; m++) CHECK(k->nnz[m] == nnz[m]);
+        cuzk_cs_free(&k->base);
+    }
 
     /* the four backends agree on one synthetic sector */
     {

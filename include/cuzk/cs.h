@@ -8,6 +8,9 @@
  *                      and bellperson's A/B density bitmaps
  *   TestCS             checks every constraint as it is enforced, names the
  *                      first failure by namespace path, counts only
+ *   CountingCS         counts variables, constraints and matrix terms and
+ *                      stores nothing (bellperson's BenchCS/MetricCS role),
+ *                      for circuits too large to hold in memory
  *
  * Semantics follow bellpepper/bellperson exactly, because Filecoin's
  * parameters depend on variable order, constraint order and the terms of
@@ -105,7 +108,8 @@ typedef enum cuzk_cs_kind {
     CUZK_CS_WITNESS = 1,
     CUZK_CS_RECORDING = 2,
     CUZK_CS_PROVING = 3,
-    CUZK_CS_TEST = 4
+    CUZK_CS_TEST = 4,
+    CUZK_CS_COUNT = 5
 } cuzk_cs_kind;
 
 typedef struct cuzk_cs cuzk_cs;
@@ -285,7 +289,14 @@ typedef struct cuzk_test_cs {
     cuzk_fr tamper_value;
 } cuzk_test_cs;
 
+/* Counts only: no values are needed (alloc may pass NULL), no names kept. */
+typedef struct cuzk_count_cs {
+    cuzk_cs base;
+    size_t nnz[3]; /* terms per matrix (A, B, C), as TestCS counts them */
+} cuzk_count_cs;
+
 cuzk_witness_cs *cuzk_witness_cs_new(void);
+cuzk_count_cs *cuzk_count_cs_new(void);
 cuzk_recording_cs *cuzk_recording_cs_new(void);
 cuzk_proving_cs *cuzk_proving_cs_new(void);
 cuzk_test_cs *cuzk_test_cs_new(void);

@@ -13,9 +13,11 @@
 
 /* Command entry points (cmd_*.c). */
 int cmd_version(int argc, char **argv);
+int cmd_circuit(int argc, char **argv);
 
 static const cuzk_cli_command commands[] = {
     {"version", cmd_version, "print the version and build features"},
+    {"circuit", cmd_circuit, "circuit info: inputs, aux, constraints, nnz of a Filecoin circuit"},
 };
 
 void cli_errorf(const char *fmt, ...)

@@ -510,6 +510,7 @@ cuzk_cs *cuzk_cs_new(cuzk_cs_kind kind)
     case CUZK_CS_RECORDING: return (cuzk_cs *)cuzk_recording_cs_new();
     case CUZK_CS_PROVING: return (cuzk_cs *)cuzk_proving_cs_new();
     case CUZK_CS_TEST: return (cuzk_cs *)cuzk_test_cs_new();
+    case CUZK_CS_COUNT: return (cuzk_cs *)cuzk_count_cs_new();
     }
     return NULL;
 }
