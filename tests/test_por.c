@@ -97,7 +97,8 @@ static void test_shape(cuzk_rng *rng, const shape_case *c, bool full)
         CHECK(cuzk_merkle_tree_path(&tree, ch, sib) == 0);
         cuzk_fr root;
         CHECK(cuzk_merkle_path_root(&root, s, n, ch, &leaves[ch], sib) == 0 && cuzk_fr_eq(&root, &tree.root));
-        for (int priv = 0; priv < 2; priv++) {
+        /* SHA-256 trees are large: their private-root variant only in the Poseidon cases */
+        for (int priv = 0; priv < (full ? 2 : 1); priv++) {
             cuzk_test_cs *t = cuzk_test_cs_new();
             size_t nc = run_por(&t->base, &tree, ch, leaves, sib, &tree.root, priv);
             CHECK_MSG(nc == c->constraints - (size_t)priv, "shape %u-%u-%u hash %d private %d: %zu constraints",
@@ -128,12 +129,13 @@ static void test_shape(cuzk_rng *rng, const shape_case *c, bool full)
         CHECK(!cuzk_test_cs_is_satisfied(t));
         cuzk_cs_free(&t->base);
     }
-    /* the blank circuit (RecordingCS, no values) has the same shape */
-    cuzk_recording_cs *rc = cuzk_recording_cs_new();
-    cuzk_por_io io = {.shape = *s, .leaves = n, .challenge = 0, .siblings = NULL, .private_root = false};
-    cuzk_cs_alloc_one(&rc->base);
-    CHECK(cuzk_por_circuit(&rc->base, &io) == 0 && rc->base.num_constraints == c->constraints);
-    cuzk_cs_free(&rc->base);
+    if (full) { /* the blank circuit (RecordingCS, no values) has the same shape */
+        cuzk_recording_cs *rc = cuzk_recording_cs_new();
+        cuzk_por_io io = {.shape = *s, .leaves = n, .challenge = 0, .siblings = NULL, .private_root = false};
+        cuzk_cs_alloc_one(&rc->base);
+        CHECK(cuzk_por_circuit(&rc->base, &io) == 0 && rc->base.num_constraints == c->constraints);
+        cuzk_cs_free(&rc->base);
+    }
     free(sib);
     free(leaves);
     cuzk_merkle_tree_free(&tree);

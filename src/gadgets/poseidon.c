@@ -186,51 +186,76 @@ static void vec_mat(cuzk_fr *out, const cuzk_fr *v, const cuzk_fr *m, unsigned n
 /* ---- constants ---------------------------------------------------------- */
 
 /*
- * Factors the partial-round matrices as neptune's factor_to_sparse_matrices:
- * starting from cur = M, each step splits cur = M'·M'' (M' keeps cur's lower
- * right block, M'' is sparse) and continues with M·M'; the sparse factors are
- * used in reverse order, the final cur is the pre-sparse matrix.
+ * The partial-round matrices as neptune's factor_to_sparse_matrices: from
+ * cur = M, each step splits cur = M'·M'' (M' = [1 0; 0 cur^], M'' sparse)
+ * and continues with M·M'; the sparse factors are used in reverse order,
+ * the final cur is the pre-sparse matrix. Unrolled, with M^ the lower right
+ * block of M, v and w M's first row and column without M00: step k has
+ * cur^ = M^^(k+1), first row v·M^^k, first column w, so its sparse factor is
+ * [M00, w·M^^-(k+1)] / v·M^^k, and the pre-sparse matrix is
+ * [M00, v·M^^RP; w, M^^(RP+1)]. Vectors are iterated; one inverse, and the
+ * power by squaring.
  */
 static int factor_sparse(cuzk_poseidon_constants *c)
 {
     unsigned n = c->width, h = n - 1, rp = c->partial_rounds;
-    cuzk_fr *cur = malloc(sizeof(cuzk_fr) * n * n), *prime = malloc(sizeof(cuzk_fr) * n * n),
-            *next = malloc(sizeof(cuzk_fr) * n * n), *hat = malloc(sizeof(cuzk_fr) * h * h),
-            *hat_inv = malloc(sizeof(cuzk_fr) * h * h), *w = malloc(sizeof(cuzk_fr) * h),
-            *wh = malloc(sizeof(cuzk_fr) * h);
-    int err = (cur && prime && next && hat && hat_inv && w && wh) ? 0 : CUZK_ERR_NO_MEMORY;
-    if (!err) memcpy(cur, c->mds, sizeof(cuzk_fr) * n * n);
-    for (unsigned k = 0; k < rp && !err; k++) {
-        for (unsigned i = 0; i < h; i++)
-            for (unsigned j = 0; j < h; j++) M_(hat, h, i, j) = M_(cur, n, i + 1, j + 1);
+    size_t hh = (size_t)h * h;
+    cuzk_fr *hat = malloc(sizeof(cuzk_fr) * hh), *hat_inv = malloc(sizeof(cuzk_fr) * hh),
+            *pw = malloc(sizeof(cuzk_fr) * hh), *acc = malloc(sizeof(cuzk_fr) * hh),
+            *tmp = malloc(sizeof(cuzk_fr) * hh), *wv = malloc(sizeof(cuzk_fr) * h),
+            *vv = malloc(sizeof(cuzk_fr) * h), *t = malloc(sizeof(cuzk_fr) * h);
+    int err = (hat && hat_inv && pw && acc && tmp && wv && vv && t) ? 0 : CUZK_ERR_NO_MEMORY;
+    if (!err) {
+        for (unsigned i = 0; i < h; i++) {
+            for (unsigned j = 0; j < h; j++) M_(hat, h, i, j) = M_(c->mds, n, i + 1, j + 1);
+            wv[i] = M_(c->mds, n, i + 1, 0);
+            vv[i] = M_(c->mds, n, 0, i + 1);
+        }
         err = mat_inv(hat_inv, hat, h);
-        if (err) break;
-        for (unsigned i = 0; i < h; i++) w[i] = M_(cur, n, i + 1, 0);
-        vec_mat(wh, w, hat_inv, h);
-        /* sparse factor k (stored reversed): first column [cur00, w_hat], first row rest v */
+    }
+    for (unsigned k = 0; k < rp && !err; k++) {
+        vec_mat(t, wv, hat_inv, h); /* w·M^^-(k+1) */
+        memcpy(wv, t, sizeof(cuzk_fr) * h);
         unsigned slot = rp - 1 - k;
         cuzk_fr *wcol = &c->w_hat[(size_t)slot * n], *vrow = &c->v_rest[(size_t)slot * h];
-        wcol[0] = M_(cur, n, 0, 0);
-        for (unsigned i = 0; i < h; i++) {
-            wcol[i + 1] = wh[i];
-            vrow[i] = M_(cur, n, 0, i + 1);
-        }
-        /* M' = [1 0; 0 cur_hat] */
-        for (unsigned i = 0; i < n; i++)
-            for (unsigned j = 0; j < n; j++)
-                M_(prime, n, i, j) = (i == 0 || j == 0) ? ((i == 0 && j == 0) ? cuzk_fr_one : cuzk_fr_zero)
-                                                        : M_(cur, n, i, j);
-        mat_mul(next, c->mds, prime, n);
-        memcpy(cur, next, sizeof(cuzk_fr) * n * n);
+        wcol[0] = M_(c->mds, n, 0, 0);
+        memcpy(&wcol[1], wv, sizeof(cuzk_fr) * h);
+        memcpy(vrow, vv, sizeof(cuzk_fr) * h); /* v·M^^k */
+        vec_mat(t, vv, hat, h);
+        memcpy(vv, t, sizeof(cuzk_fr) * h);
     }
-    if (!err) memcpy(c->pre_sparse, cur, sizeof(cuzk_fr) * n * n);
-    free(cur);
-    free(prime);
-    free(next);
+    if (!err) {
+        /* acc = M^^(rp+1) by squaring */
+        unsigned e = rp + 1;
+        for (unsigned i = 0; i < h; i++)
+            for (unsigned j = 0; j < h; j++) M_(acc, h, i, j) = i == j ? cuzk_fr_one : cuzk_fr_zero;
+        memcpy(pw, hat, sizeof(cuzk_fr) * hh);
+        for (; e; e >>= 1) {
+            if (e & 1) {
+                mat_mul(tmp, acc, pw, h);
+                memcpy(acc, tmp, sizeof(cuzk_fr) * hh);
+            }
+            if (e > 1) {
+                mat_mul(tmp, pw, pw, h);
+                memcpy(pw, tmp, sizeof(cuzk_fr) * hh);
+            }
+        }
+        cuzk_fr *ps = c->pre_sparse;
+        M_(ps, n, 0, 0) = M_(c->mds, n, 0, 0);
+        for (unsigned i = 0; i < h; i++) {
+            M_(ps, n, 0, i + 1) = vv[i]; /* v·M^^rp after the loop */
+            M_(ps, n, i + 1, 0) = M_(c->mds, n, i + 1, 0);
+            for (unsigned j = 0; j < h; j++) M_(ps, n, i + 1, j + 1) = M_(acc, h, i, j);
+        }
+    }
     free(hat);
     free(hat_inv);
-    free(w);
-    free(wh);
+    free(pw);
+    free(acc);
+    free(tmp);
+    free(wv);
+    free(vv);
+    free(t);
     return err;
 }
 
