@@ -22,6 +22,65 @@ static int seg_fn(cuzk_cs *cs, size_t s, void *vctx)
     return 0;
 }
 
+/* seq and par (finalized) are identical on every backend. */
+static void same_systems(sys4 *seq, sys4 *par)
+{
+    for (int k = 0; k < 4; k++) {
+        cuzk_cs *a = sys_get(seq, k), *b = sys_get(par, k);
+        CHECK(a->num_inputs == b->num_inputs && a->num_aux == b->num_aux &&
+              a->num_constraints == b->num_constraints);
+    }
+    for (int m = 0; m < 3; m++)
+        CHECK_MSG(csr_eq(&seq->r->m[m], &par->r->m[m], seq->r->base.num_constraints),
+                  "matrix %d differs after parallel extend", m);
+    CHECK(seq->r->coeffs.len == par->r->coeffs.len &&
+          memcmp(seq->r->coeffs.v, par->r->coeffs.v, seq->r->coeffs.len * sizeof(cuzk_fr)) == 0);
+    CHECK(frv_eq(&seq->w->input, &par->w->input) && frv_eq(&seq->w->aux, &par->w->aux));
+    CHECK(frv_eq(&seq->p->input, &par->p->input) && frv_eq(&seq->p->aux, &par->p->aux));
+    CHECK(frv_eq(&seq->p->a, &par->p->a) && frv_eq(&seq->p->b, &par->p->b) &&
+          frv_eq(&seq->p->c, &par->p->c));
+    CHECK(dens_eq(&seq->p->a_aux, &par->p->a_aux) && dens_eq(&seq->p->b_input, &par->p->b_input) &&
+          dens_eq(&seq->p->b_aux, &par->p->b_aux));
+    for (int m = 0; m < 3; m++) CHECK(seq->t->nnz[m] == par->t->nnz[m]);
+    CHECK(frv_eq(&seq->t->input, &par->t->input) && frv_eq(&seq->t->aux, &par->t->aux));
+}
+
+typedef struct shared_ctx {
+    uint64_t seed;
+    cuzk_num nums[8];
+    cuzk_bool bits[8];
+} shared_ctx;
+
+/* A segment that mixes the parent's variables (ctx) with its own. */
+static int shared_fn(cuzk_cs *cs, size_t s, void *vctx)
+{
+    shared_ctx *c = vctx;
+    cuzk_rng r;
+    cuzk_rng_seed(&r, c->seed + s);
+    cuzk_num n[4];
+    cuzk_bool b[4];
+    for (int i = 0; i < 4; i++) {
+        cuzk_fr v;
+        cuzk_fr_random(&v, &r);
+        n[i] = cuzk_num_alloc(cs, &v);
+        b[i] = cuzk_bool_alloc(cs, cuzk_rng_u64(&r) & 1);
+    }
+    for (int step = 0; step < 40; step++) {
+        uint64_t x = cuzk_rng_u64(&r);
+        int i = (int)((x >> 8) % 4), j = (int)((x >> 16) % 8), k = (int)((x >> 24) % 4);
+        switch (x % 7) {
+        case 6: n[i] = cuzk_num_mul(cs, &n[k], &c->nums[j]); break; /* shared in B only */
+        case 0: n[i] = cuzk_num_mul(cs, &c->nums[j], &n[k]); break; /* shared in A */
+        case 1: n[i] = cuzk_num_add(cs, &n[k], &c->nums[j]); break;
+        case 2: b[i] = cuzk_bool_xor(cs, &c->bits[j], &b[k]); break;
+        case 3: cuzk_num_inputize(cs, &c->nums[j]); break;
+        case 4: cuzk_num_conditionally_reverse(cs, &n[i], &c->nums[j], &c->bits[j], &n[i], &n[k]); break;
+        case 5: b[i] = cuzk_bool_and(cs, &b[k], &c->bits[j]); break;
+        }
+    }
+    return 0;
+}
+
 int main(void)
 {
     cuzk_rng rng;
@@ -117,25 +176,40 @@ int main(void)
             cuzk_cs_finalize(b);
         }
         check_parity(&par, "parallel");
-        for (int k = 0; k < 4; k++) {
-            cuzk_cs *a = sys_get(&seq, k), *b = sys_get(&par, k);
-            CHECK(a->num_inputs == b->num_inputs && a->num_aux == b->num_aux &&
-                  a->num_constraints == b->num_constraints);
-        }
-        for (int m = 0; m < 3; m++)
-            CHECK_MSG(csr_eq(&seq.r->m[m], &par.r->m[m], seq.r->base.num_constraints),
-                      "matrix %d differs after parallel extend", m);
-        CHECK(seq.r->coeffs.len == par.r->coeffs.len &&
-              memcmp(seq.r->coeffs.v, par.r->coeffs.v, seq.r->coeffs.len * sizeof(cuzk_fr)) == 0);
-        CHECK(frv_eq(&seq.w->input, &par.w->input) && frv_eq(&seq.w->aux, &par.w->aux));
-        CHECK(frv_eq(&seq.p->input, &par.p->input) && frv_eq(&seq.p->aux, &par.p->aux));
-        CHECK(frv_eq(&seq.p->a, &par.p->a) && frv_eq(&seq.p->b, &par.p->b) &&
-              frv_eq(&seq.p->c, &par.p->c));
-        CHECK(dens_eq(&seq.p->a_aux, &par.p->a_aux) && dens_eq(&seq.p->b_input, &par.p->b_input) &&
-              dens_eq(&seq.p->b_aux, &par.p->b_aux));
-        for (int m = 0; m < 3; m++) CHECK(seq.t->nnz[m] == par.t->nnz[m]);
-        CHECK(frv_eq(&seq.t->aux, &par.t->aux));
+        same_systems(&seq, &par);
         sys_free(&s);
+        sys_free(&seq);
+        sys_free(&par);
+    }
+
+    /* Shared-prefix parallel synthesis (forks) equals sequential synthesis. */
+    for (int round = 0; round < 3; round++) {
+        uint64_t seed = cuzk_rng_u64(&rng);
+        size_t nseg = 2 + cuzk_rng_u64(&rng) % 5;
+        sys4 seq, par;
+        sys_new(&seq);
+        sys_new(&par);
+        for (int k = 0; k < 4; k++) {
+            for (int which = 0; which < 2; which++) {
+                cuzk_cs *cs = sys_get(which ? &par : &seq, k);
+                shared_ctx ctx = {.seed = seed};
+                cuzk_rng r;
+                cuzk_rng_seed(&r, seed ^ 99);
+                cuzk_cs_alloc_one(cs);
+                rc_circuit(cs, seed, 30, false); /* a prefix */
+                for (int i = 0; i < 8; i++) {
+                    cuzk_fr v;
+                    cuzk_fr_random(&v, &r);
+                    ctx.nums[i] = i % 3 ? cuzk_num_alloc(cs, &v) : cuzk_num_alloc_input(cs, &v);
+                    ctx.bits[i] = cuzk_bool_alloc(cs, cuzk_rng_u64(&r) & 1);
+                }
+                CHECK(cuzk_cs_synthesize_parallel_shared(cs, nseg, shared_fn, &ctx, which ? 3 : 1) == 0);
+                rc_circuit(cs, seed ^ 5, 10, false); /* a suffix */
+                cuzk_cs_finalize(cs);
+            }
+        }
+        check_parity(&par, "shared parallel");
+        same_systems(&seq, &par);
         sys_free(&seq);
         sys_free(&par);
     }

@@ -20,7 +20,7 @@ static cuzk_cs *c_new_like(const cuzk_cs *cs) { return (cuzk_cs *)cuzk_count_cs_
 static void c_destroy(cuzk_cs *cs) { free(cs); }
 
 static const cuzk_cs_vtable count_vt = {CUZK_CS_COUNT, "CountingCS", c_alloc, c_alloc, c_enforce,
-                                        c_extend, NULL, c_new_like, c_destroy};
+                                        c_extend, NULL, c_new_like, c_destroy, NULL};
 
 cuzk_count_cs *cuzk_count_cs_new(void)
 {
