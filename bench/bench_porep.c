@@ -1,8 +1,9 @@
 /* PoRep partition synthesis speed on every backend: the 32 GiB shape (11
- * layers, tree 8-8-0) with fewer challenges per partition (default 1 of 18,
+ * layers, tree 8-8-0) with fewer challenges per partition (default 2 of 18,
  * so that matrices and witnesses fit on a small machine; the cost is linear
- * in challenges). "threads 2" synthesizes two independent partitions at
- * once (partitions are separate circuits), the rate is their sum.
+ * in challenges). Modes: one partition on one thread; "2 partitions": two
+ * independent partitions at once (rate = their sum); "2 threads": one
+ * partition with its challenges on two threads (forks of the header).
  * Usage: bench_porep [challenges] [sector size in bytes]. */
 #include <pthread.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@ static double now(void)
 typedef struct job {
     cuzk_cs_kind kind;
     const cuzk_porep_config *cfg;
+    unsigned threads; /* within the partition */
     size_t constraints;
     int err;
 } job;
@@ -35,7 +37,7 @@ static void *run(void *arg)
         return NULL;
     }
     cuzk_cs_alloc_one(cs);
-    j->err = cuzk_porep_circuit(cs, j->cfg, NULL);
+    j->err = cuzk_porep_circuit_threads(cs, j->cfg, NULL, j->threads);
     if (!j->err) j->err = cuzk_cs_finalize(cs);
     j->constraints = cs->num_constraints;
     cuzk_cs_free(cs);
@@ -44,7 +46,7 @@ static void *run(void *arg)
 
 int main(int argc, char **argv)
 {
-    unsigned challenges = argc > 1 ? (unsigned)atoi(argv[1]) : 1;
+    unsigned challenges = argc > 1 ? (unsigned)atoi(argv[1]) : 2;
     uint64_t size = argc > 2 ? strtoull(argv[2], NULL, 10) : 1ull << 35;
     cuzk_porep_config cfg;
     if (cuzk_porep_config_for(&cfg, size, false) || challenges < 1) {
@@ -55,22 +57,24 @@ int main(int argc, char **argv)
     cfg.challenges = challenges;
     printf("PoRep partition synthesis (blank circuit), %llu-byte sector shape, %u of %u challenges\n",
            (unsigned long long)size, challenges, full);
-    printf("%-18s %8s %12s %10s %14s %16s\n", "backend", "threads", "constraints", "seconds", "constraints/s",
+    printf("%-18s %-13s %12s %10s %14s %16s\n", "backend", "mode", "constraints", "seconds", "constraints/s",
            "full partition s");
     static const cuzk_cs_kind kinds[] = {CUZK_CS_COUNT, CUZK_CS_WITNESS, CUZK_CS_RECORDING, CUZK_CS_PROVING,
                                          CUZK_CS_TEST};
     static const char *names[] = {"CountingCS", "WitnessCS", "RecordingCS", "ProvingAssignment", "TestCS"};
     for (int k = 0; k < 5; k++) {
-        for (unsigned th = 1; th <= 2; th++) {
+        static const char *modes[] = {"1 thread", "2 partitions", "2 threads"};
+        for (int mode = 0; mode < 3; mode++) {
+            unsigned np = mode == 1 ? 2 : 1, inner = mode == 2 ? 2 : 1;
             job jobs[2];
             pthread_t tid[2];
             double t0 = now();
-            for (unsigned i = 0; i < th; i++) {
-                jobs[i] = (job){kinds[k], &cfg, 0, 0};
+            for (unsigned i = 0; i < np; i++) {
+                jobs[i] = (job){kinds[k], &cfg, inner, 0, 0};
                 pthread_create(&tid[i], NULL, run, &jobs[i]);
             }
             size_t total = 0;
-            for (unsigned i = 0; i < th; i++) {
+            for (unsigned i = 0; i < np; i++) {
                 pthread_join(tid[i], NULL);
                 if (jobs[i].err) {
                     fprintf(stderr, "%s: error %d\n", names[k], jobs[i].err);
@@ -80,8 +84,8 @@ int main(int argc, char **argv)
             }
             double dt = now() - t0, rate = total / dt;
             double per_partition = (double)jobs[0].constraints / challenges * full;
-            printf("%-18s %8u %12zu %10.2f %14.0f %16.1f\n", names[k], th, total, dt, rate,
-                   per_partition / (rate / th));
+            printf("%-18s %-13s %12zu %10.2f %14.0f %16.1f\n", names[k], modes[mode], total, dt, rate,
+                   per_partition / (rate / np));
         }
     }
     return 0;

@@ -233,6 +233,33 @@ int main(void)
         sector_free(&s);
     }
 
+    /* challenges on two threads (forks of the header): the same witness and sizes */
+    {
+        cuzk_porep_config cfg = test_shape(8, 0, 0);
+        cfg.challenges = 2;
+        sector s;
+        sector_build(&s, &cfg, &rng);
+        cuzk_witness_cs *a = cuzk_witness_cs_new(), *b = cuzk_witness_cs_new();
+        cuzk_cs_alloc_one(&a->base);
+        cuzk_cs_alloc_one(&b->base);
+        CHECK(cuzk_porep_circuit(&a->base, &cfg, &s.w) == 0);
+        CHECK(cuzk_porep_circuit_threads(&b->base, &cfg, &s.w, 2) == 0);
+        CHECK(a->base.num_inputs == 40 && b->base.num_inputs == 40 &&
+              a->base.num_constraints == b->base.num_constraints && frv_eq(&a->input, &b->input) &&
+              frv_eq(&a->aux, &b->aux));
+        cuzk_cs_free(&a->base);
+        cuzk_cs_free(&b->base);
+        cuzk_count_cs *k = cuzk_count_cs_new(), *k2 = cuzk_count_cs_new();
+        cuzk_cs_alloc_one(&k->base);
+        cuzk_cs_alloc_one(&k2->base);
+        CHECK(cuzk_porep_circuit(&k->base, &cfg, NULL) == 0 && cuzk_porep_circuit_threads(&k2->base, &cfg, NULL, 2) == 0);
+        CHECK(k->base.num_aux == k2->base.num_aux && k->base.num_constraints == k2->base.num_constraints);
+        for (int m = 0; m < 3; m++) CHECK(k->nnz[m] == k2->nnz[m]);
+        cuzk_cs_free(&k->base);
+        cuzk_cs_free(&k2->base);
+        sector_free(&s);
+    }
+
     /* registered sizes */
     cuzk_porep_config c;
     CHECK(cuzk_porep_config_for(&c, 1ull << 35, false) == 0 && c.layers == 11 && c.partitions == 10 &&

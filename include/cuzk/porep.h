@@ -112,6 +112,13 @@ typedef struct cuzk_porep_witness {
  * circuit (zero values), e.g. for RecordingCS or counting.
  */
 int cuzk_porep_circuit(cuzk_cs *cs, const cuzk_porep_config *cfg, const cuzk_porep_witness *w);
+/*
+ * Same system, the challenges synthesized on up to nthreads threads (0: all
+ * CPUs), each on a fork of cs (cuzk_cs_synthesize_parallel_shared) and
+ * extended in order; 1 is cuzk_porep_circuit.
+ */
+int cuzk_porep_circuit_threads(cuzk_cs *cs, const cuzk_porep_config *cfg, const cuzk_porep_witness *w,
+                               unsigned nthreads);
 /* generate_public_inputs (without ONE): 3 + 18·challenges values into out. */
 size_t cuzk_porep_public_inputs(cuzk_fr *out, const cuzk_porep_config *cfg, const cuzk_porep_witness *w);
 

@@ -210,7 +210,28 @@ static int challenge_proof(cuzk_cs *cs, const cuzk_porep_config *cfg, const shar
     return cuzk_cs_error(cs);
 }
 
+typedef struct seg_ctx {
+    const cuzk_porep_config *cfg;
+    const shared *sh;
+    const cuzk_porep_witness *w;
+} seg_ctx;
+
+static int challenge_segment(cuzk_cs *cs, size_t i, void *vctx)
+{
+    const seg_ctx *c = vctx;
+    cuzk_cs_push_ns(cs, "challenge_%zu", i);
+    int e = challenge_proof(cs, c->cfg, c->sh, c->w ? &c->w->challenges[i] : NULL);
+    cuzk_cs_pop_ns(cs);
+    return e;
+}
+
 int cuzk_porep_circuit(cuzk_cs *cs, const cuzk_porep_config *cfg, const cuzk_porep_witness *w)
+{
+    return cuzk_porep_circuit_threads(cs, cfg, w, 1);
+}
+
+int cuzk_porep_circuit_threads(cuzk_cs *cs, const cuzk_porep_config *cfg, const cuzk_porep_witness *w,
+                               unsigned nthreads)
 {
     if (!cfg || cfg->layers < 1 || cfg->layers > CUZK_POREP_TOTAL_PARENTS || cfg->challenges < 1 ||
         !cuzk_tree_levels(&cfg->tree, cfg->nodes) || !cuzk_tree_levels(&TREE_D, cfg->nodes)) {
@@ -242,11 +263,9 @@ int cuzk_porep_circuit(cuzk_cs *cs, const cuzk_porep_config *cfg, const cuzk_por
     cuzk_cs_pop_ns(cs);
     enforce_equal(cs, "enforce comm_r = H(comm_c || comm_r_last)", &comm_r, &h);
 
-    for (unsigned i = 0; i < cfg->challenges && !cuzk_cs_error(cs); i++) {
-        cuzk_cs_push_ns(cs, "challenge_%u", i);
-        challenge_proof(cs, cfg, &sh, w ? &w->challenges[i] : NULL);
-        cuzk_cs_pop_ns(cs);
-    }
+    /* challenges only share the variables above: one fork each when threaded */
+    seg_ctx ctx = {cfg, &sh, w};
+    if (!cuzk_cs_error(cs)) cuzk_cs_synthesize_parallel_shared(cs, cfg->challenges, challenge_segment, &ctx, nthreads);
     return cuzk_cs_error(cs);
 }
 
