@@ -233,7 +233,7 @@ int cuzk_porep_circuit(cuzk_cs *cs, const cuzk_porep_config *cfg, const cuzk_por
 int cuzk_porep_circuit_threads(cuzk_cs *cs, const cuzk_porep_config *cfg, const cuzk_porep_witness *w,
                                unsigned nthreads)
 {
-    if (!cfg || cfg->layers < 1 || cfg->layers > CUZK_POREP_TOTAL_PARENTS || cfg->challenges < 1 ||
+    if (!cfg || cfg->layers < 1 || cfg->layers > CUZK_POSEIDON_MAX_ARITY || cfg->challenges < 1 ||
         !cuzk_tree_levels(&cfg->tree, cfg->nodes) || !cuzk_tree_levels(&TREE_D, cfg->nodes)) {
         cuzk_cs_set_error(cs, CUZK_ERR_INVALID_ARG);
         return CUZK_ERR_INVALID_ARG;
