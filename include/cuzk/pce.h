@@ -181,7 +181,7 @@ typedef struct cuzk_pce_expect {
 } cuzk_pce_expect;
 
 enum {
-    CUZK_PCE_LOAD_NO_CHECKSUMS = 1u,  /* skip section SHA-256s (fuzzing the structure checks) */
+    CUZK_PCE_LOAD_NO_CHECKSUMS = 1u,  /* skip every SHA-256 (fuzzing the structure checks) */
     CUZK_PCE_LOAD_ANY_LIBRARY = 2u    /* accept files from other library versions (inspection) */
 };
 

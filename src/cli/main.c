@@ -13,9 +13,11 @@
 
 /* Command entry points (cmd_*.c). */
 int cmd_version(int argc, char **argv);
+int cmd_pce(int argc, char **argv);
 
 static const cuzk_cli_command commands[] = {
     {"version", cmd_version, "print the version and build features"},
+    {"pce", cmd_pce, "pre-compiled circuit files: inspect"},
 };
 
 void cli_errorf(const char *fmt, ...)

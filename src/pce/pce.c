@@ -320,7 +320,8 @@ int pce_view(cuzk_pce *p, const uint8_t *img, size_t len, const cuzk_pce_expect 
         return FMT_ERR(CUZK_PCE_FAIL_STRUCTURE, PCE_OFF_HEADER_BYTES, "header", "header size %u",
                        pce_rd32(img + PCE_OFF_HEADER_BYTES));
     uint8_t h[32];
-    if (!trusted) {
+    const bool verify = !trusted && !(flags & CUZK_PCE_LOAD_NO_CHECKSUMS);
+    if (verify) {
         pce_sha256(h, img, PCE_OFF_HEADER_SHA);
         if (memcmp(h, img + PCE_OFF_HEADER_SHA, 32))
             return FMT_ERR(CUZK_PCE_FAIL_HEADER_CHECKSUM, PCE_OFF_HEADER_SHA, "header", "header checksum mismatch");
@@ -388,7 +389,7 @@ int pce_view(cuzk_pce *p, const uint8_t *img, size_t len, const cuzk_pce_expect 
                                    (unsigned long long)(len - pos));
 
     /* checksums: every section, then the content hash over the table */
-    if (!trusted && !(flags & CUZK_PCE_LOAD_NO_CHECKSUMS)) {
+    if (verify) {
         sec_hash_ctx hc = {.img = img, .hdr = img};
         pce_parallel(PCE_NUM_SECTIONS, sec_hash_task, &hc, nthreads);
         for (unsigned s = 0; s < PCE_NUM_SECTIONS; s++)
@@ -398,7 +399,7 @@ int pce_view(cuzk_pce *p, const uint8_t *img, size_t len, const cuzk_pce_expect 
                                "SHA-256 mismatch over %llu bytes", (unsigned long long)pce_rd64(e + 16));
             }
     }
-    if (!trusted) {
+    if (verify) {
         content_hash(h, img);
         if (memcmp(h, img + PCE_OFF_CONTENT, 32))
             return FMT_ERR(CUZK_PCE_FAIL_CONTENT_HASH, PCE_OFF_CONTENT, "header", "content hash mismatch");
