@@ -100,6 +100,21 @@ static inline void acc_check(acc5 *a)
     }
 }
 
+/* Reduces a row's accumulator: usually the top limb is zero and one
+ * conditional subtraction finishes it. */
+static inline void acc_reduce_fast(cuzk_fr *out, const acc5 *a)
+{
+    if (__builtin_expect(a->l[4] == 0, 1)) {
+        memcpy(out->l, a->l, 32);
+        if (geq_r(out->l)) {
+            sub_r(out->l);
+            if (geq_r(out->l)) sub_r(out->l);
+        }
+        return;
+    }
+    acc_reduce(out, a);
+}
+
 typedef struct eval_ctx {
     const cuzk_pce *p;
     const cuzk_fr *input, *aux;
@@ -108,6 +123,46 @@ typedef struct eval_ctx {
 } eval_ctx;
 
 #define EVAL_BLOCK_ROWS 8192u
+#define PREFETCH_AHEAD 16
+
+/* Codes whose top three bits (class, sign) are 010 (-1) or 101 (-small)
+ * go to the negative accumulator. */
+#define NEG_TOP3 ((1u << 2) | (1u << 5))
+
+/* Rows [r0, r1) of one matrix; RP is the row pointer array (u32 or u64). */
+#define EVAL_ROWS(RP)                                                                                        \
+    do {                                                                                                     \
+        uint64_t e = RP[r0];                                                                                 \
+        for (uint64_t r = r0; r < r1; r++) {                                                                 \
+            const uint64_t e1 = RP[r + 1];                                                                   \
+            acc5 acc[2] = {{{0, 0, 0, 0, 0}}, {{0, 0, 0, 0, 0}}};                                            \
+            for (; e < e1; e++) {                                                                            \
+                const uint32_t cl = col[e], cd = code[e];                                                    \
+                /* the witness gather is the cache-missing access: fetch ahead */                            \
+                __builtin_prefetch(&aux[col[e + PREFETCH_AHEAD < nnz ? e + PREFETCH_AHEAD : e]]);            \
+                const cuzk_fr *x = cl < ni ? &input[cl] : &aux[cl];                                          \
+                if (__builtin_expect((cd >> CUZK_PCE_CLASS_SHIFT) == CUZK_PCE_GENERAL, 0)) {               \
+                    cuzk_fr y;                                                                               \
+                    cuzk_fr_mul(&y, x, &coeffs[cd & CUZK_PCE_PAYLOAD_MASK]);                                 \
+                    acc_add(&acc[0], y.l);                                                                   \
+                    acc_check(&acc[0]);                                                                      \
+                } else {                                                                                     \
+                    /* ±1 and ±small alike: one 64x256 product, no unpredictable branch */                  \
+                    const uint64_t k = (cd >> CUZK_PCE_CLASS_SHIFT) == CUZK_PCE_SMALL ? (cd & CUZK_PCE_SMALL_MAX) \
+                                                                                        : 1;                 \
+                    acc5 *t = &acc[(NEG_TOP3 >> (cd >> 29)) & 1];                                            \
+                    acc_add_mul(t, x->l, k);                                                                 \
+                    acc_check(t);                                                                            \
+                }                                                                                            \
+            }                                                                                                \
+            acc_reduce_fast(&out[r], &acc[0]);                                                               \
+            if (acc[1].l[0] | acc[1].l[1] | acc[1].l[2] | acc[1].l[3] | acc[1].l[4]) {                       \
+                cuzk_fr n;                                                                                   \
+                acc_reduce_fast(&n, &acc[1]);                                                                \
+                cuzk_fr_sub(&out[r], &out[r], &n);                                                           \
+            }                                                                                                \
+        }                                                                                                    \
+    } while (0)
 
 static void eval_task(size_t t, void *arg)
 {
@@ -121,38 +176,15 @@ static void eval_task(size_t t, void *arg)
     const uint32_t ni = (uint32_t)p->num_inputs;
     const cuzk_fr *input = c->input, *aux = c->aux - ni; /* aux[col] for col >= ni */
     const uint32_t *col = m->col, *code = m->code;
+    const uint64_t nnz = m->nnz;
     const cuzk_fr *coeffs = p->coeffs;
     cuzk_fr *out = c->out[k];
-    uint64_t e = cuzk_pce_row_start(m, r0);
-    for (uint64_t r = r0; r < r1; r++) {
-        const uint64_t e1 = cuzk_pce_row_start(m, r + 1);
-        acc5 pos = {{0, 0, 0, 0, 0}}, neg = {{0, 0, 0, 0, 0}};
-        bool any_neg = false;
-        for (; e < e1; e++) {
-            const uint32_t cl = col[e], cd = code[e];
-            const cuzk_fr *x = cl < ni ? &input[cl] : &aux[cl];
-            switch (cd >> CUZK_PCE_CLASS_SHIFT) {
-            case CUZK_PCE_ONE: acc_add(&pos, x->l); break;
-            case CUZK_PCE_NEG_ONE: acc_add(&neg, x->l), any_neg = true; break;
-            case CUZK_PCE_SMALL:
-                if (cd & CUZK_PCE_SMALL_NEG) acc_add_mul(&neg, x->l, cd & CUZK_PCE_SMALL_MAX), any_neg = true;
-                else acc_add_mul(&pos, x->l, cd & CUZK_PCE_SMALL_MAX);
-                break;
-            default: {
-                cuzk_fr y;
-                cuzk_fr_mul(&y, x, &coeffs[cd & CUZK_PCE_PAYLOAD_MASK]);
-                acc_add(&pos, y.l);
-            }
-            }
-            acc_check(&pos);
-            acc_check(&neg);
-        }
-        acc_reduce(&out[r], &pos);
-        if (any_neg) {
-            cuzk_fr n;
-            acc_reduce(&n, &neg);
-            cuzk_fr_sub(&out[r], &out[r], &n);
-        }
+    if (m->row_ptr32) {
+        const uint32_t *rp = m->row_ptr32;
+        EVAL_ROWS(rp);
+    } else {
+        const uint64_t *rp = m->row_ptr64;
+        EVAL_ROWS(rp);
     }
 }
 
