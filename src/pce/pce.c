@@ -216,30 +216,49 @@ static void scan_task(size_t t, void *arg)
         prev = nx;
     }
     const uint64_t e0 = cuzk_pce_row_start(m, r0), e1 = prev;
+    const uint32_t *colv = m->col, *codev = m->code;
+    const uint64_t ncoef = p->num_coeffs;
+    /* Branch-free checks and counts in registers; the first bad entry is
+     * located by a second pass only when there is one. */
+    uint64_t h0 = 0, h1 = 0, h2 = 0, h3 = 0, hz = 0;
+    bool bad = false;
     for (uint64_t i = e0; i < e1; i++) {
-        uint32_t col = m->col[i], code = m->code[i];
-        unsigned cls = cuzk_pce_code_class(code);
-        uint32_t pay = code & CUZK_PCE_PAYLOAD_MASK;
-        bool ok = col < nvars, zero = false;
-        switch (cls) {
-        case CUZK_PCE_ONE:
-        case CUZK_PCE_NEG_ONE: ok = ok && pay == 0; break;
-        case CUZK_PCE_SMALL: zero = pay == 0; break; /* "-0" is rejected below */
-        default: ok = ok && pay < p->num_coeffs; break;
+        const uint32_t col = colv[i], code = codev[i];
+        const unsigned cls = code >> CUZK_PCE_CLASS_SHIFT;
+        const uint32_t pay = code & CUZK_PCE_PAYLOAD_MASK;
+        const bool zero = code == ((uint32_t)CUZK_PCE_SMALL << CUZK_PCE_CLASS_SHIFT);
+        bad |= col >= nvars;
+        bad |= (cls < 2) & (pay != 0);
+        bad |= code == ((uint32_t)CUZK_PCE_SMALL << CUZK_PCE_CLASS_SHIFT | CUZK_PCE_SMALL_NEG); /* "-0" */
+        bad |= (cls == 3) & (pay >= ncoef);
+        h0 += cls == 0, h1 += cls == 1, h2 += (cls == 2) & !zero, h3 += cls == 3, hz += zero;
+    }
+    if (bad) {
+        for (uint64_t i = e0; i < e1; i++) {
+            const uint32_t code = codev[i], pay = code & CUZK_PCE_PAYLOAD_MASK, cls = code >> CUZK_PCE_CLASS_SHIFT;
+            if (colv[i] >= nvars) {
+                c->bad[t] = 2, c->bad_at[t] = i;
+                return;
+            }
+            if ((cls < 2 && pay) || (cls == 3 && pay >= ncoef) ||
+                code == ((uint32_t)CUZK_PCE_SMALL << CUZK_PCE_CLASS_SHIFT | CUZK_PCE_SMALL_NEG)) {
+                c->bad[t] = 3, c->bad_at[t] = i;
+                return;
+            }
         }
-        if (code == ((uint32_t)CUZK_PCE_SMALL << CUZK_PCE_CLASS_SHIFT | CUZK_PCE_SMALL_NEG)) ok = false;
-        if (!ok) {
-            c->bad[t] = col < nvars ? 3 : 2, c->bad_at[t] = i;
-            return;
-        }
-        hist[zero ? CUZK_PCE_HIST_ZERO : cls]++;
-        if (zero || k == 2) continue;
-        if (k == 0) {
-            if (col >= ni) dens_set(&p->a_aux, col - ni);
-        } else if (col < ni) {
-            dens_set(&p->b_input, col);
-        } else {
-            dens_set(&p->b_aux, col - ni);
+    }
+    hist[CUZK_PCE_ONE] = h0, hist[CUZK_PCE_NEG_ONE] = h1, hist[CUZK_PCE_SMALL] = h2;
+    hist[CUZK_PCE_GENERAL] = h3, hist[CUZK_PCE_HIST_ZERO] = hz;
+    /* density: columns with a non-zero coefficient (C has none) */
+    const uint32_t zcode = (uint32_t)CUZK_PCE_SMALL << CUZK_PCE_CLASS_SHIFT;
+    if (k == 0) {
+        for (uint64_t i = e0; i < e1; i++)
+            if (colv[i] >= ni && codev[i] != zcode) dens_set(&p->a_aux, colv[i] - ni);
+    } else if (k == 1) {
+        for (uint64_t i = e0; i < e1; i++) {
+            if (codev[i] == zcode) continue;
+            if (colv[i] < ni) dens_set(&p->b_input, colv[i]);
+            else dens_set(&p->b_aux, colv[i] - ni);
         }
     }
 }
