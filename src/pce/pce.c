@@ -444,6 +444,13 @@ int pce_view(cuzk_pce *p, const uint8_t *img, size_t len, const cuzk_pce_expect 
             return FMT_ERR(CUZK_PCE_FAIL_STRUCTURE, (uint64_t)((const uint8_t *)sec[3 * k] - img),
                            pce_section_names[3 * k + 1], "row pointers do not span [0, nnz]");
     }
+    /* Work and memory derived from the counts stay proportional to the file:
+     * each input has its input constraint (an entry in A) and each aux
+     * occurs somewhere (Groth16 setup refuses unconstrained variables). */
+    if (ni > nnz[0] || na > nnz[0] + nnz[1] + nnz[2])
+        return FMT_ERR(CUZK_PCE_FAIL_STRUCTURE, PCE_OFF_NUM_INPUTS, "header",
+                       "%llu inputs and %llu aux for %llu matrix entries", (unsigned long long)ni,
+                       (unsigned long long)na, (unsigned long long)(nnz[0] + nnz[1] + nnz[2]));
     p->coeffs = sec[9];
     p->num_coeffs = pce_rd64(img + PCE_OFF_SECTIONS + 9 * PCE_SECTION_ENTRY_BYTES + 16) / 32;
     for (uint64_t i = 0; i < p->num_coeffs; i++)
@@ -579,6 +586,10 @@ int cuzk_pce_from_recording(cuzk_pce **out, const cuzk_recording_cs *cs, const c
                            "need a finalized RecordingCS without errors, with ONE allocated");
     if (nthreads == 0) nthreads = 1;
     const size_t nc = cs->base.num_constraints;
+    if (cs->base.num_aux > cs->m[0].nnz + cs->m[1].nnz + cs->m[2].nnz) /* the loader's bound */
+        return pce_set_err(err, CUZK_ERR_UNSUPPORTED, CUZK_PCE_FAIL_ARG, src, 0, NULL,
+                           "%zu aux variables but only %zu matrix entries (unconstrained variables)",
+                           cs->base.num_aux, cs->m[0].nnz + cs->m[1].nnz + cs->m[2].nnz);
 
     /* classify the coefficient table; general values keep table order */
     const cuzk_coeff_table *ct = &cs->coeffs;
