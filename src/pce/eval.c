@@ -1,49 +1,20 @@
 /* a = A·w, b = B·w, c = C·w over row blocks on several threads.
  *
- * Each row sums into two unreduced 320-bit accumulators (terms with +1 and
- * positive small coefficients; terms with -1 and negative ones), reduced
- * once per row: a ±1 entry costs a 4-limb add, a small one a 64x256-bit
- * product, only general coefficients a field multiplication. The values are
- * Montgomery representatives, and k·(xR) = (kx)R, so integer arithmetic on
- * them is field arithmetic once reduced mod r. */
+ * Each row sums Montgomery representatives into one unreduced 320-bit
+ * accumulator held in registers, reduced once per row. A ±1 or ±small entry
+ * costs a 64x256-bit product and an add, with no branch on the class: a
+ * negative coefficient -k adds k·(r - x). General coefficients multiply in
+ * the field, except on bits (x = 0 or 1, as for the big powers of two that
+ * weigh bits in packing and MultiEq rows), which add 0 or c. Since
+ * k·(xR) = (kx)R, the reduced sum is the canonical Montgomery value: bit for
+ * bit what a ProvingAssignment computes.
+ */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuzk/error.h"
 #include "pce_internal.h"
-
-typedef struct acc5 {
-    uint64_t l[5];
-} acc5;
-
-static inline void acc_add(acc5 *a, const uint64_t *x)
-{
-    unsigned __int128 t = (unsigned __int128)a->l[0] + x[0];
-    a->l[0] = (uint64_t)t;
-    t = (unsigned __int128)a->l[1] + x[1] + (uint64_t)(t >> 64);
-    a->l[1] = (uint64_t)t;
-    t = (unsigned __int128)a->l[2] + x[2] + (uint64_t)(t >> 64);
-    a->l[2] = (uint64_t)t;
-    t = (unsigned __int128)a->l[3] + x[3] + (uint64_t)(t >> 64);
-    a->l[3] = (uint64_t)t;
-    a->l[4] += (uint64_t)(t >> 64);
-}
-
-static inline void acc_add_mul(acc5 *a, const uint64_t *x, uint64_t k)
-{
-    unsigned __int128 p = (unsigned __int128)x[0] * k, t;
-    t = (unsigned __int128)a->l[0] + (uint64_t)p;
-    a->l[0] = (uint64_t)t;
-    uint64_t c = (uint64_t)(t >> 64), hi = (uint64_t)(p >> 64);
-    for (int i = 1; i < 4; i++) {
-        p = (unsigned __int128)x[i] * k + hi;
-        t = (unsigned __int128)a->l[i] + (uint64_t)p + c;
-        a->l[i] = (uint64_t)t;
-        c = (uint64_t)(t >> 64), hi = (uint64_t)(p >> 64);
-    }
-    a->l[4] += hi + c;
-}
 
 /* hi·2^256 mod r for small hi: the Montgomery form of hi. */
 #define FOLD_TABLE 64
@@ -54,66 +25,45 @@ static void fold_init(void)
     for (uint64_t h = 0; h < FOLD_TABLE; h++) cuzk_fr_set_u64(&fold_table[h], h);
 }
 
-static inline bool geq_r(const uint64_t *x)
+#define R0 0xffffffff00000001ull
+#define R1 0x53bda402fffe5bfeull
+#define R2 0x3339d80809a1d805ull
+#define R3 0x73eda753299d7d48ull
+
+/* (a0..a3) mod r for a value < 2^256 < 3r: at most two subtractions. */
+static inline void reduce4(uint64_t *a)
 {
-    for (int i = 3; i >= 0; i--) {
-        if (x[i] != cuzk_fr_modulus[i]) return x[i] > cuzk_fr_modulus[i];
+    for (int i = 0; i < 2; i++) {
+        unsigned __int128 t = (unsigned __int128)a[0] - R0;
+        uint64_t b0 = (uint64_t)t;
+        t = (unsigned __int128)a[1] - R1 - (uint64_t)(t >> 127);
+        uint64_t b1 = (uint64_t)t;
+        t = (unsigned __int128)a[2] - R2 - (uint64_t)(t >> 127);
+        uint64_t b2 = (uint64_t)t;
+        t = (unsigned __int128)a[3] - R3 - (uint64_t)(t >> 127);
+        uint64_t b3 = (uint64_t)t;
+        const uint64_t keep = (uint64_t)0 - (uint64_t)(t >> 127); /* borrow: a < r, keep a */
+        a[0] = (a[0] & keep) | (b0 & ~keep), a[1] = (a[1] & keep) | (b1 & ~keep);
+        a[2] = (a[2] & keep) | (b2 & ~keep), a[3] = (a[3] & keep) | (b3 & ~keep);
     }
-    return true;
 }
 
-static inline void sub_r(uint64_t *x)
+/* Full reduction of (a0..a3) + hi·2^256 (rare path: hi != 0). */
+static __attribute__((noinline)) void reduce5(cuzk_fr *out, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
+                                              uint64_t hi)
 {
-    unsigned __int128 t = (unsigned __int128)x[0] - cuzk_fr_modulus[0];
-    x[0] = (uint64_t)t;
-    for (int i = 1; i < 4; i++) {
-        t = (unsigned __int128)x[i] - cuzk_fr_modulus[i] - (uint64_t)(t >> 127);
-        x[i] = (uint64_t)t;
-    }
-}
-
-static void acc_reduce(cuzk_fr *out, const acc5 *a)
-{
-    cuzk_fr lo;
-    memcpy(lo.l, a->l, 32);
-    while (geq_r(lo.l)) sub_r(lo.l); /* lo < 2^256 < 3r: at most twice */
-    uint64_t h = a->l[4];
-    if (h) {
-        cuzk_fr f;
-        if (h < FOLD_TABLE) f = fold_table[h];
-        else cuzk_fr_set_u64(&f, h);
-        cuzk_fr_add(&lo, &lo, &f);
-    }
-    *out = lo;
+    uint64_t a[4] = {a0, a1, a2, a3};
+    reduce4(a);
+    memcpy(out->l, a, 32);
+    cuzk_fr f;
+    if (hi < FOLD_TABLE) f = fold_table[hi];
+    else cuzk_fr_set_u64(&f, hi);
+    cuzk_fr_add(out, out, &f);
 }
 
 /* Keeps the top limb far from overflow on long rows (low enough that the
  * tests' long rows of large small coefficients reach it). */
 #define ACC_FOLD_AT ((uint64_t)1 << 32)
-static inline void acc_check(acc5 *a)
-{
-    if (__builtin_expect(a->l[4] >= ACC_FOLD_AT, 0)) {
-        cuzk_fr f;
-        acc_reduce(&f, a);
-        memcpy(a->l, f.l, 32);
-        a->l[4] = 0;
-    }
-}
-
-/* Reduces a row's accumulator: usually the top limb is zero and one
- * conditional subtraction finishes it. */
-static inline void acc_reduce_fast(cuzk_fr *out, const acc5 *a)
-{
-    if (__builtin_expect(a->l[4] == 0, 1)) {
-        memcpy(out->l, a->l, 32);
-        if (geq_r(out->l)) {
-            sub_r(out->l);
-            if (geq_r(out->l)) sub_r(out->l);
-        }
-        return;
-    }
-    acc_reduce(out, a);
-}
 
 typedef struct eval_ctx {
     const cuzk_pce *p;
@@ -125,9 +75,49 @@ typedef struct eval_ctx {
 #define EVAL_BLOCK_ROWS 8192u
 #define PREFETCH_AHEAD 16
 
-/* Codes whose top three bits (class, sign) are 010 (-1) or 101 (-small)
- * go to the negative accumulator. */
+/* Codes whose top three bits (class, sign) are 010 (-1) or 101 (-small). */
 #define NEG_TOP3 ((1u << 2) | (1u << 5))
+
+/* acc (a0..a4) += k·y for a 4-limb y and a 64-bit k. */
+#define ACC_ADD_MUL(y, k)                                                                                    \
+    do {                                                                                                     \
+        unsigned __int128 p_ = (unsigned __int128)(y)[0] * (k), t_;                                          \
+        t_ = (unsigned __int128)a0 + (uint64_t)p_;                                                           \
+        a0 = (uint64_t)t_;                                                                                   \
+        uint64_t c_ = (uint64_t)(t_ >> 64), h_ = (uint64_t)(p_ >> 64);                                       \
+        p_ = (unsigned __int128)(y)[1] * (k) + h_;                                                           \
+        t_ = (unsigned __int128)a1 + (uint64_t)p_ + c_;                                                      \
+        a1 = (uint64_t)t_, c_ = (uint64_t)(t_ >> 64), h_ = (uint64_t)(p_ >> 64);                             \
+        p_ = (unsigned __int128)(y)[2] * (k) + h_;                                                           \
+        t_ = (unsigned __int128)a2 + (uint64_t)p_ + c_;                                                      \
+        a2 = (uint64_t)t_, c_ = (uint64_t)(t_ >> 64), h_ = (uint64_t)(p_ >> 64);                             \
+        p_ = (unsigned __int128)(y)[3] * (k) + h_;                                                           \
+        t_ = (unsigned __int128)a3 + (uint64_t)p_ + c_;                                                      \
+        a3 = (uint64_t)t_, c_ = (uint64_t)(t_ >> 64), h_ = (uint64_t)(p_ >> 64);                             \
+        a4 += h_ + c_;                                                                                       \
+    } while (0)
+
+#define ACC_ADD(y)                                                                                           \
+    do {                                                                                                     \
+        unsigned __int128 t_ = (unsigned __int128)a0 + (y)[0];                                               \
+        a0 = (uint64_t)t_;                                                                                   \
+        t_ = (unsigned __int128)a1 + (y)[1] + (uint64_t)(t_ >> 64);                                          \
+        a1 = (uint64_t)t_;                                                                                   \
+        t_ = (unsigned __int128)a2 + (y)[2] + (uint64_t)(t_ >> 64);                                          \
+        a2 = (uint64_t)t_;                                                                                   \
+        t_ = (unsigned __int128)a3 + (y)[3] + (uint64_t)(t_ >> 64);                                          \
+        a3 = (uint64_t)t_;                                                                                   \
+        a4 += (uint64_t)(t_ >> 64);                                                                          \
+    } while (0)
+
+#define ACC_FOLD()                                                                                           \
+    do {                                                                                                     \
+        if (__builtin_expect(a4 >= ACC_FOLD_AT, 0)) {                                                        \
+            cuzk_fr f_;                                                                                      \
+            reduce5(&f_, a0, a1, a2, a3, a4);                                                                \
+            a0 = f_.l[0], a1 = f_.l[1], a2 = f_.l[2], a3 = f_.l[3], a4 = 0;                                  \
+        }                                                                                                    \
+    } while (0)
 
 /* Rows [r0, r1) of one matrix; RP is the row pointer array (u32 or u64). */
 #define EVAL_ROWS(RP)                                                                                        \
@@ -135,31 +125,50 @@ typedef struct eval_ctx {
         uint64_t e = RP[r0];                                                                                 \
         for (uint64_t r = r0; r < r1; r++) {                                                                 \
             const uint64_t e1 = RP[r + 1];                                                                   \
-            acc5 acc[2] = {{{0, 0, 0, 0, 0}}, {{0, 0, 0, 0, 0}}};                                            \
+            uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0;                                                 \
             for (; e < e1; e++) {                                                                            \
                 const uint32_t cl = col[e], cd = code[e];                                                    \
                 /* the witness gather is the cache-missing access: fetch ahead */                            \
                 __builtin_prefetch(&aux[col[e + PREFETCH_AHEAD < nnz ? e + PREFETCH_AHEAD : e]]);            \
-                const cuzk_fr *x = cl < ni ? &input[cl] : &aux[cl];                                          \
+                const uint64_t *x = (cl < ni ? &input[cl] : &aux[cl])->l;                                    \
                 if (__builtin_expect((cd >> CUZK_PCE_CLASS_SHIFT) == CUZK_PCE_GENERAL, 0)) {               \
-                    cuzk_fr y;                                                                               \
-                    cuzk_fr_mul(&y, x, &coeffs[cd & CUZK_PCE_PAYLOAD_MASK]);                                 \
-                    acc_add(&acc[0], y.l);                                                                   \
-                    acc_check(&acc[0]);                                                                      \
+                    const cuzk_fr *cf = &coeffs[cd & CUZK_PCE_PAYLOAD_MASK];                                 \
+                    const uint64_t nz = x[0] | x[1] | x[2] | x[3];                                           \
+                    const uint64_t n1 = (x[0] ^ one[0]) | (x[1] ^ one[1]) | (x[2] ^ one[2]) | (x[3] ^ one[3]); \
+                    if (nz == 0 || n1 == 0) {                                                                \
+                        const uint64_t mk = (uint64_t)0 - (uint64_t)(n1 == 0);                               \
+                        const uint64_t y[4] = {cf->l[0] & mk, cf->l[1] & mk, cf->l[2] & mk, cf->l[3] & mk};  \
+                        ACC_ADD(y);                                                                          \
+                    } else {                                                                                 \
+                        cuzk_fr y;                                                                           \
+                        cuzk_fr_mul(&y, (const cuzk_fr *)x, cf);                                             \
+                        ACC_ADD(y.l);                                                                        \
+                    }                                                                                        \
                 } else {                                                                                     \
-                    /* ±1 and ±small alike: one 64x256 product, no unpredictable branch */                  \
                     const uint64_t k = (cd >> CUZK_PCE_CLASS_SHIFT) == CUZK_PCE_SMALL ? (cd & CUZK_PCE_SMALL_MAX) \
                                                                                         : 1;                 \
-                    acc5 *t = &acc[(NEG_TOP3 >> (cd >> 29)) & 1];                                            \
-                    acc_add_mul(t, x->l, k);                                                                 \
-                    acc_check(t);                                                                            \
+                    /* y = x, or r - x for a negative coefficient (selected without a branch) */             \
+                    const uint64_t ng = (uint64_t)0 - (uint64_t)((NEG_TOP3 >> (cd >> 29)) & 1);              \
+                    unsigned __int128 s_ = (unsigned __int128)R0 - x[0];                                     \
+                    uint64_t y[4];                                                                           \
+                    y[0] = (uint64_t)s_;                                                                     \
+                    s_ = (unsigned __int128)R1 - x[1] - (uint64_t)(s_ >> 127);                               \
+                    y[1] = (uint64_t)s_;                                                                     \
+                    s_ = (unsigned __int128)R2 - x[2] - (uint64_t)(s_ >> 127);                               \
+                    y[2] = (uint64_t)s_;                                                                     \
+                    s_ = (unsigned __int128)R3 - x[3] - (uint64_t)(s_ >> 127);                               \
+                    y[3] = (uint64_t)s_;                                                                     \
+                    for (int i_ = 0; i_ < 4; i_++) y[i_] = x[i_] ^ ((x[i_] ^ y[i_]) & ng);                   \
+                    ACC_ADD_MUL(y, k);                                                                       \
                 }                                                                                            \
+                ACC_FOLD();                                                                                  \
             }                                                                                                \
-            acc_reduce_fast(&out[r], &acc[0]);                                                               \
-            if (acc[1].l[0] | acc[1].l[1] | acc[1].l[2] | acc[1].l[3] | acc[1].l[4]) {                       \
-                cuzk_fr n;                                                                                   \
-                acc_reduce_fast(&n, &acc[1]);                                                                \
-                cuzk_fr_sub(&out[r], &out[r], &n);                                                           \
+            if (__builtin_expect(a4 == 0, 1)) {                                                              \
+                uint64_t v_[4] = {a0, a1, a2, a3};                                                           \
+                reduce4(v_);                                                                                 \
+                out[r].l[0] = v_[0], out[r].l[1] = v_[1], out[r].l[2] = v_[2], out[r].l[3] = v_[3];          \
+            } else {                                                                                         \
+                reduce5(&out[r], a0, a1, a2, a3, a4);                                                        \
             }                                                                                                \
         }                                                                                                    \
     } while (0)
@@ -178,6 +187,7 @@ static void eval_task(size_t t, void *arg)
     const uint32_t *col = m->col, *code = m->code;
     const uint64_t nnz = m->nnz;
     const cuzk_fr *coeffs = p->coeffs;
+    const uint64_t *one = cuzk_fr_one.l;
     cuzk_fr *out = c->out[k];
     if (m->row_ptr32) {
         const uint32_t *rp = m->row_ptr32;
