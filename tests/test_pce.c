@@ -14,6 +14,7 @@
 #include "cuzk/error.h"
 #include "cuzk/groth16_pce.h"
 #include "cuzk/pce.h"
+#include "cuzk/test_circuits.h"
 #include "test_cs_circuit.h"
 #include "test_pce_circuit.h"
 #include "testutil.h"
@@ -155,6 +156,10 @@ static void synth_sha(cuzk_cs *cs, const void *arg)
     cuzk_pack_into_inputs(cs, out, 256);
 }
 
+/* The built-in circuits (src/circuits): a Filecoin-shaped synthetic mix and a SHA-256 chain. */
+static void synth_synthetic(cuzk_cs *cs, const void *arg) { cuzk_synthetic_synthesize(cs, arg); }
+static void synth_chain(cuzk_cs *cs, const void *arg) { cuzk_sha256_chain_synthesize(cs, arg); }
+
 static int verify(const cuzk_groth16_vk *vk, const cuzk_groth16_proof *pf, const cuzk_fr *in, size_t n)
 {
     cuzk_groth16_pvk pvk;
@@ -229,6 +234,35 @@ static void test_prove(bool sha)
     cuzk_cs_free(&r->base), cuzk_cs_free(&p->base), cuzk_cs_free(&w->base), cuzk_cs_free(&t->base);
 }
 
+/* A SHA-256 chain proved from (witness, PCE), checked against public inputs
+ * computed natively (not taken from the prover's witness). */
+static void test_prove_chain(void)
+{
+    cuzk_sha256_chain_spec spec = {.length = 1, .witness_seed = cuzk_rng_u64(&rng)};
+    cuzk_recording_cs *r = (cuzk_recording_cs *)build_with(CUZK_CS_RECORDING, synth_chain, &spec);
+    cuzk_witness_cs *w = (cuzk_witness_cs *)build_with(CUZK_CS_WITNESS, synth_chain, &spec);
+    CHECK(r && w);
+    if (!r || !w) return;
+    cuzk_groth16_params params;
+    cuzk_pce *pce = NULL;
+    CHECK(cuzk_groth16_setup(&params, r, &rng, 2) == CUZK_OK);
+    CHECK(cuzk_pce_from_recording(&pce, r, "sha256-chain-1", NULL, 0, 2, NULL) == CUZK_OK);
+    cuzk_fr rr, ss, pub[CUZK_SHA256_CHAIN_NUM_INPUTS];
+    cuzk_fr_random(&rr, &rng), cuzk_fr_random(&ss, &rng);
+    CHECK(cuzk_sha256_chain_public_inputs(pub, &spec) == CUZK_OK);
+    cuzk_groth16_proof pf;
+    CHECK(pce && cuzk_groth16_prove_pce(&pf, &params, pce, w, &rr, &ss, 2, NULL, NULL) == CUZK_OK);
+    CHECK(verify(&params.vk, &pf, pub, CUZK_SHA256_CHAIN_NUM_INPUTS) == CUZK_OK);
+    /* another chain's public inputs do not verify */
+    cuzk_sha256_chain_spec other = spec;
+    other.witness_seed ^= 1;
+    CHECK(cuzk_sha256_chain_public_inputs(pub, &other) == CUZK_OK);
+    CHECK(verify(&params.vk, &pf, pub, CUZK_SHA256_CHAIN_NUM_INPUTS) == CUZK_ERR_VERIFY_FAILED);
+    cuzk_pce_free(pce);
+    cuzk_groth16_params_free(&params);
+    cuzk_cs_free(&r->base), cuzk_cs_free(&w->base);
+}
+
 static void test_bad_args(void)
 {
     cuzk_recording_cs *r = cuzk_recording_cs_new();
@@ -263,6 +297,12 @@ int main(void)
     }
     uint64_t seed = cuzk_rng_u64(&rng);
     parity("two SHA-256 blocks", synth_sha, &seed);
+    cuzk_synthetic_spec syn = {.num_constraints = 2000 + cuzk_rng_u64(&rng) % 6000,
+                               .num_inputs = 1 + (uint32_t)(cuzk_rng_u64(&rng) % 4), .witness_seed = cuzk_rng_u64(&rng)};
+    parity("synthetic circuit", synth_synthetic, &syn);
+    cuzk_sha256_chain_spec chain = {.length = 2, .witness_seed = cuzk_rng_u64(&rng)};
+    parity("SHA-256 chain", synth_chain, &chain);
+    test_prove_chain();
     test_prove(false);
     test_prove(true);
     rmdir(tmpdir);
