@@ -5,7 +5,10 @@
  * at 1 and 2 threads. The SpMV is compared with a memory-bandwidth floor:
  * the bytes it must move (row pointers, columns, codes, the witness once,
  * the three outputs) over the read bandwidth measured here.
- * Usage: bench_pce [blocks...]   (default 4 32 128) */
+ * Also the built-in synthetic circuit (src/circuits, a Filecoin-shaped mix;
+ * its synthesis is sequential, so only the SpMV uses the second thread).
+ * Usage: bench_pce [sha:BLOCKS | syn:CONSTRAINTS ...]
+ *        (default sha:4 sha:32 sha:128 syn:1000000 syn:4000000) */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -17,6 +20,7 @@
 #include "cuzk/cs.h"
 #include "cuzk/gadgets.h"
 #include "cuzk/pce.h"
+#include "cuzk/test_circuits.h"
 
 static double now(void)
 {
@@ -48,12 +52,16 @@ static int block_fn(cuzk_cs *cs, size_t s, void *ctx)
 }
 
 static double last_cpu;
+static bool synthetic; /* sizes are constraints of the synthetic circuit, not SHA-256 blocks */
 static cuzk_cs *synth(cuzk_cs_kind kind, size_t blocks, unsigned threads, double *secs)
 {
     cuzk_cs *cs = cuzk_cs_new(kind);
     cuzk_cs_alloc_one(cs);
     double t0 = now(), c0 = cpu_now();
-    if (cuzk_cs_synthesize_parallel(cs, blocks, block_fn, NULL, threads) || cuzk_cs_finalize(cs)) {
+    cuzk_synthetic_spec spec = {.num_constraints = blocks, .num_inputs = 16, .witness_seed = 42};
+    int rc = synthetic ? cuzk_synthetic_synthesize(cs, &spec)
+                       : cuzk_cs_synthesize_parallel(cs, blocks, block_fn, NULL, threads);
+    if (rc || cuzk_cs_finalize(cs)) {
         fprintf(stderr, "synthesis failed\n");
         exit(1);
     }
@@ -101,25 +109,33 @@ static double read_bw(unsigned threads)
 
 int main(int argc, char **argv)
 {
-    size_t sizes[16] = {4, 32, 128}, nsizes = 3;
+    size_t sizes[16] = {4, 32, 128, 1000000, 4000000}, nsizes = 5;
+    bool syn[16] = {false, false, false, true, true};
     if (argc > 1) {
         nsizes = 0;
-        for (int i = 1; i < argc && nsizes < 16; i++) sizes[nsizes++] = (size_t)atol(argv[i]);
+        for (int i = 1; i < argc && nsizes < 16; i++) {
+            syn[nsizes] = !strncmp(argv[i], "syn:", 4);
+            const char *v = strchr(argv[i], ':');
+            sizes[nsizes++] = (size_t)atol(v ? v + 1 : argv[i]);
+        }
     }
     const char *tmpd = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     double bw[3] = {0, read_bw(1), read_bw(2)};
     printf("read bandwidth: %.1f GB/s (1 thread), %.1f GB/s (2 threads)\n\n", bw[1], bw[2]);
 
-    printf("%-7s %10s %11s %9s %8s %9s %9s\n", "blocks", "constr", "nnz", "extract", "MiB", "save GB/s",
+    printf("%-11s %10s %11s %9s %8s %9s %9s\n", "circuit", "constr", "nnz", "extract", "MiB", "save GB/s",
            "load GB/s");
     typedef struct row {
         size_t blocks, m, nnz;
         double tw[3], te[3], tp[3], floor_bytes, cw, ce, cp;
+        char name[32];
     } row;
     row rows[16];
     for (size_t si = 0; si < nsizes; si++) {
         row *R = &rows[si];
         R->blocks = sizes[si];
+        synthetic = syn[si];
+        snprintf(R->name, sizeof R->name, "%s:%zu", synthetic ? "syn" : "sha", sizes[si]);
         double trec, t0;
         cuzk_recording_cs *r = (cuzk_recording_cs *)synth(CUZK_CS_RECORDING, sizes[si], 2, &trec);
         cuzk_pce *pce = NULL;
@@ -151,7 +167,7 @@ int main(int argc, char **argv)
         R->m = pce->num_constraints;
         R->nnz = pce->m[0].nnz + pce->m[1].nnz + pce->m[2].nnz;
         double img = (double)pce->image_len;
-        printf("%-7zu %10zu %11zu %8.3fs %8.1f %9.2f %9.2f\n", sizes[si], R->m, R->nnz, trec + text,
+        printf("%-11s %10zu %11zu %8.3fs %8.1f %9.2f %9.2f\n", R->name, R->m, R->nnz, trec + text,
                img / 1048576, img / tsave / 1e9, img / tload / 1e9);
         /* bytes the SpMV must move at least once */
         R->floor_bytes = 3.0 * (R->m + 1) * 4 + 8.0 * R->nnz + 32.0 * (pce->num_inputs + pce->num_aux) + 96.0 * R->m;
@@ -179,24 +195,24 @@ int main(int argc, char **argv)
         }
         cuzk_pce_free(pce);
     }
-    printf("\n%-7s %3s %9s %9s %9s %10s %9s %7s %10s %8s\n", "blocks", "thr", "witness", "SpMV", "w+SpMV",
+    printf("\n%-11s %3s %9s %9s %9s %10s %9s %7s %10s %8s\n", "circuit", "thr", "witness", "SpMV", "w+SpMV",
            "ProvingA", "speedup", "Mnnz/s", "floor", "x floor");
     for (size_t si = 0; si < nsizes; si++) {
         row *R = &rows[si];
         for (unsigned t = 1; t <= 2; t++) {
             double fl = R->floor_bytes / (bw[t] * 1e9);
-            printf("%-7zu %3u %8.3fs %8.3fs %8.3fs %9.3fs %8.1fx %7.0f %9.4fs %7.1fx\n", R->blocks, t, R->tw[t],
+            printf("%-11s %3u %8.3fs %8.3fs %8.3fs %9.3fs %8.1fx %7.0f %9.4fs %7.1fx\n", R->name, t, R->tw[t],
                    R->te[t], R->tw[t] + R->te[t], R->tp[t], R->tp[t] / (R->tw[t] + R->te[t]), R->nnz / R->te[t] / 1e6,
                    fl, R->te[t] / fl);
         }
     }
     printf("\n1 thread, CPU time of the thread (holds on a shared box; memory stalls included)\n");
-    printf("%-7s %9s %9s %9s %10s %8s %7s %8s %9s\n", "blocks", "witness", "SpMV", "w+SpMV", "ProvingA", "speedup",
+    printf("%-11s %9s %9s %9s %10s %8s %7s %8s %9s\n", "circuit", "witness", "SpMV", "w+SpMV", "ProvingA", "speedup",
            "Mnnz/s", "ns/nnz", "x floor");
     for (size_t si = 0; si < nsizes; si++) {
         row *R = &rows[si];
         double fl = R->floor_bytes / (bw[1] * 1e9);
-        printf("%-7zu %8.3fs %8.3fs %8.3fs %9.3fs %7.1fx %7.0f %8.1f %8.1fx\n", R->blocks, R->cw, R->ce, R->cw + R->ce,
+        printf("%-11s %8.3fs %8.3fs %8.3fs %9.3fs %7.1fx %7.0f %8.1f %8.1fx\n", R->name, R->cw, R->ce, R->cw + R->ce,
                R->cp, R->cp / (R->cw + R->ce), R->nnz / R->ce / 1e6, R->ce * 1e9 / R->nnz, R->ce / fl);
     }
     return 0;
