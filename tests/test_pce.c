@@ -193,7 +193,7 @@ static void test_prove(bool sha)
     cuzk_pce_counters_get(&c0);
     cuzk_groth16_proof via_pce, via_pa;
     cuzk_pce_error e;
-    rc = cuzk_groth16_prove_pce(&via_pce, &params, pce, w, &rr, &ss, 2, NULL, &e);
+    rc = cuzk_groth16_prove_pce(&via_pce, &params, pce, w, &rr, &ss, 2, NULL, NULL, &e);
     CHECK_MSG(rc == CUZK_OK, "prove_pce: %d %s", rc, rc ? e.msg : "");
     cuzk_pce_counters_get(&c1);
     /* the PCE path ran: one evaluation over every matrix entry */
@@ -202,6 +202,16 @@ static void test_prove(bool sha)
     CHECK(cuzk_groth16_prove_rs(&via_pa, &params, p, &rr, &ss, 2) == CUZK_OK);
     CHECK(cuzk_g1_affine_eq(&via_pce.a, &via_pa.a) && cuzk_g2_affine_eq(&via_pce.b, &via_pa.b) &&
           cuzk_g1_affine_eq(&via_pce.c, &via_pa.c));
+    /* with a caller-kept scratch buffer, twice: the same proof */
+    cuzk_pce_eval_buf scratch;
+    CHECK(cuzk_pce_eval_buf_alloc(&scratch, pce) == CUZK_OK);
+    for (int i = 0; i < 2; i++) {
+        cuzk_groth16_proof again;
+        CHECK(cuzk_groth16_prove_pce(&again, &params, pce, w, &rr, &ss, 1, &scratch, NULL, NULL) == CUZK_OK);
+        CHECK(cuzk_g1_affine_eq(&again.a, &via_pa.a) && cuzk_g2_affine_eq(&again.b, &via_pa.b) &&
+              cuzk_g1_affine_eq(&again.c, &via_pa.c));
+    }
+    cuzk_pce_eval_buf_free(&scratch);
     size_t npub = w->input.len - 1;
     CHECK(verify(&params.vk, &via_pce, w->input.v + 1, npub) == CUZK_OK);
     cuzk_fr *bad = malloc(npub * sizeof *bad);
@@ -216,7 +226,7 @@ static void test_prove(bool sha)
     cuzk_witness_cs *w2 = (cuzk_witness_cs *)pc_build(CUZK_CS_WITNESS, &other);
     cuzk_pce_counters_get(&c0);
     memset(&e, 0, sizeof e);
-    rc = cuzk_groth16_prove_pce(&via_pce, &params, pce, w2, &rr, &ss, 1, NULL, &e);
+    rc = cuzk_groth16_prove_pce(&via_pce, &params, pce, w2, &rr, &ss, 1, NULL, NULL, &e);
     cuzk_pce_counters_get(&c1);
     CHECK(rc == CUZK_ERR_INVALID_ARG && e.fail == CUZK_PCE_FAIL_WITNESS && c1.evals == c0.evals);
     char want[64];
@@ -251,7 +261,7 @@ static void test_prove_chain(void)
     cuzk_fr_random(&rr, &rng), cuzk_fr_random(&ss, &rng);
     CHECK(cuzk_sha256_chain_public_inputs(pub, &spec) == CUZK_OK);
     cuzk_groth16_proof pf;
-    CHECK(pce && cuzk_groth16_prove_pce(&pf, &params, pce, w, &rr, &ss, 2, NULL, NULL) == CUZK_OK);
+    CHECK(pce && cuzk_groth16_prove_pce(&pf, &params, pce, w, &rr, &ss, 2, NULL, NULL, NULL) == CUZK_OK);
     CHECK(verify(&params.vk, &pf, pub, CUZK_SHA256_CHAIN_NUM_INPUTS) == CUZK_OK);
     /* another chain's public inputs do not verify */
     cuzk_sha256_chain_spec other = spec;
@@ -275,6 +285,13 @@ static void test_bad_args(void)
     CHECK(cuzk_pce_from_recording(&pce, r, "", NULL, 0, 1, &e) == CUZK_ERR_INVALID_ARG);
     CHECK(cuzk_pce_from_recording(&pce, r, "ok", NULL, 0, 1, &e) == CUZK_OK);
     if (pce) CHECK(pce->num_constraints == 1 && pce->num_inputs == 1 && pce->m[0].nnz == 1);
+    /* no aux at all: the witness's aux vector may be NULL */
+    cuzk_witness_cs *w = cuzk_witness_cs_new();
+    cuzk_proving_cs *p = cuzk_proving_cs_new();
+    cuzk_cs_alloc_one(&w->base), cuzk_cs_alloc_one(&p->base);
+    cuzk_cs_finalize(&w->base), cuzk_cs_finalize(&p->base);
+    if (pce) CHECK(eval_matches(pce, w, p, 2));
+    cuzk_cs_free(&w->base), cuzk_cs_free(&p->base);
     cuzk_pce_free(pce);
     cuzk_cs_free(&r->base);
 }

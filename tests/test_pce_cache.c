@@ -98,7 +98,7 @@ static bool pce_good(const cuzk_pce *pce)
     cuzk_fr_random(&r, &rng), cuzk_fr_random(&s, &rng);
     cuzk_groth16_proof pf;
     cuzk_groth16_pvk pvk;
-    ok = ok && cuzk_groth16_prove_pce(&pf, &params, pce, ref_w, &r, &s, 1, NULL, NULL) == CUZK_OK;
+    ok = ok && cuzk_groth16_prove_pce(&pf, &params, pce, ref_w, &r, &s, 1, NULL, NULL, NULL) == CUZK_OK;
     ok = ok && cuzk_groth16_prepare_vk(&pvk, &params.vk) == CUZK_OK;
     if (ok) {
         ok = cuzk_groth16_verify(&pvk, &pf, ref_w->input.v + 1, ref_w->input.len - 1) == CUZK_OK;

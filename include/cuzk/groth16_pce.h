@@ -21,11 +21,17 @@ extern "C" {
 int cuzk_groth16_assignment_from_pce(cuzk_groth16_assignment *out, const cuzk_pce *pce,
                                      const cuzk_witness_cs *w, const cuzk_pce_eval_buf *buf);
 
-/* Evaluates and proves. err (may be NULL) explains a witness mismatch. */
+/*
+ * Evaluates and proves. scratch (may be NULL: allocated and wiped here) is
+ * an evaluation buffer for this PCE that a caller proving many times keeps,
+ * so its pages are not faulted in again for every proof; it holds
+ * witness-derived values afterwards (cuzk_pce_eval_buf_free wipes them).
+ * err (may be NULL) explains a witness mismatch.
+ */
 int cuzk_groth16_prove_pce(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
                            const cuzk_pce *pce, const cuzk_witness_cs *w, const cuzk_fr *r,
-                           const cuzk_fr *s, unsigned nthreads, cuzk_groth16_prove_timing *timing,
-                           cuzk_pce_error *err);
+                           const cuzk_fr *s, unsigned nthreads, cuzk_pce_eval_buf *scratch,
+                           cuzk_groth16_prove_timing *timing, cuzk_pce_error *err);
 
 #ifdef __cplusplus
 }

@@ -20,17 +20,20 @@ int cuzk_groth16_assignment_from_pce(cuzk_groth16_assignment *out, const cuzk_pc
 
 int cuzk_groth16_prove_pce(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
                            const cuzk_pce *pce, const cuzk_witness_cs *w, const cuzk_fr *r,
-                           const cuzk_fr *s, unsigned nthreads, cuzk_groth16_prove_timing *timing,
-                           cuzk_pce_error *err)
+                           const cuzk_fr *s, unsigned nthreads, cuzk_pce_eval_buf *scratch,
+                           cuzk_groth16_prove_timing *timing, cuzk_pce_error *err)
 {
     int rc = cuzk_pce_check_witness(pce, w, err);
     if (rc) return rc;
-    cuzk_pce_eval_buf buf;
-    if ((rc = cuzk_pce_eval_buf_alloc(&buf, pce))) return rc;
+    cuzk_pce_eval_buf own, *buf = scratch;
+    if (!buf) {
+        if ((rc = cuzk_pce_eval_buf_alloc(&own, pce))) return rc;
+        buf = &own;
+    }
     cuzk_groth16_assignment as;
-    rc = cuzk_pce_eval(pce, w, &buf, nthreads, err);
-    if (!rc) rc = cuzk_groth16_assignment_from_pce(&as, pce, w, &buf);
+    rc = cuzk_pce_eval(pce, w, buf, nthreads, err);
+    if (!rc) rc = cuzk_groth16_assignment_from_pce(&as, pce, w, buf);
     if (!rc) rc = cuzk_groth16_prove_assignment(out, params, &as, r, s, nthreads, timing);
-    cuzk_pce_eval_buf_free(&buf); /* wipes: witness-derived */
+    if (!scratch) cuzk_pce_eval_buf_free(&own); /* wipes: witness-derived */
     return rc;
 }

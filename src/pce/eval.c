@@ -183,7 +183,8 @@ static void eval_task(size_t t, void *arg)
     uint64_t r1 = r0 + EVAL_BLOCK_ROWS;
     if (r1 > p->num_constraints) r1 = p->num_constraints;
     const uint32_t ni = (uint32_t)p->num_inputs;
-    const cuzk_fr *input = c->input, *aux = c->aux - ni; /* aux[col] for col >= ni */
+    /* aux[col] for col >= ni (no aux: never indexed, but keep the base non-NULL) */
+    const cuzk_fr *input = c->input, *aux = (c->aux ? c->aux : c->input) - ni;
     const uint32_t *col = m->col, *code = m->code;
     const uint64_t nnz = m->nnz;
     const cuzk_fr *coeffs = p->coeffs;
