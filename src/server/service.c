@@ -183,8 +183,6 @@ static int do_submit(srv_service *s, rpc_call *c, const Cuzk__V1__SubmitProofReq
     char kind[64], why[256];
     if (!service_kind_name(q->proof_kind, q->sector_size, kind, sizeof kind, why, sizeof why))
         return fail(r, RPC_INVALID_ARGUMENT, "%s", why);
-    if (!srv_has_kind(s->b, kind))
-        return fail(r, RPC_UNIMPLEMENTED, "proof kind %s is not available in this daemon (Filecoin circuits are not registered yet; test kinds need `cuzk daemon --test-kinds`)", kind);
     if (q->request_id && q->request_id[0]) {
         if (!printable_id(q->request_id, 128))
             return fail(r, RPC_INVALID_ARGUMENT, "request_id must be 1-128 printable ASCII characters without spaces");
@@ -224,6 +222,8 @@ static int do_submit(srv_service *s, rpc_call *c, const Cuzk__V1__SubmitProofReq
         sr.inputs = q->vanilla_proof.data;
         sr.inputs_len = q->vanilla_proof.len;
     }
+    if (!srv_has_kind(s->b, kind))
+        return fail(r, RPC_UNIMPLEMENTED, "proof kind %s is not available in this daemon (Filecoin circuits are not registered yet; test kinds need `cuzk daemon --test-kinds`)", kind);
     char err[384];
     int code = srv_submit(s->b, &sr, queue_pos, duplicate, err, sizeof err);
     if (code != RPC_OK) return fail(r, code, "%s", err);
@@ -338,12 +338,17 @@ static int m_prove(srv_service *s, rpc_call *c, const uint8_t *req, size_t len, 
     uint32_t pos = 0;
     bool dup = false;
     int64_t d = rpc_call_deadline_ms(c);
-    uint32_t timeout = d == INT64_MAX ? 0 : d <= 0 ? 1 : d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+    /* The job's own deadline trails the call's: at the call's deadline the
+     * call is cancelled and cancels the job; this only bounds a job whose
+     * cancellation got lost. */
+    if (d != INT64_MAX) d = d > 0 ? d + 2000 : 2000;
+    uint32_t timeout = d == INT64_MAX ? 0 : d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
     int code = do_submit(s, c, q->submit, job_id, sizeof job_id, &pos, &dup, timeout, r);
     cuzk__v1__prove_request__free_unpacked(q, NULL);
     if (code != RPC_OK) return code;
     /* The job belongs to this call unless it was submitted before. */
-    return await_and_reply(s, c, job_id, wait_limit(c, 0), !dup, true, r);
+    /* No wait limit of its own: the deadline cancels the call, which cancels the job. */
+    return await_and_reply(s, c, job_id, -1, !dup, true, r);
 }
 
 static int m_cancel(srv_service *s, rpc_call *c, const uint8_t *req, size_t len, reply *r)
