@@ -169,6 +169,8 @@ int cmd_daemon(int argc, char **argv)
     if (test_kinds)
         LOG_INFO("test kinds registered (test-porep: 10 x %llu constraints, test-window/test-winning: %llu) in %.2f s",
                  (unsigned long long)test_c, (unsigned long long)test_post_c, now_s() - t0);
+    /* Resident before READY: the first proofs never wait for a load. */
+    preload_all(b, &cfg);
     srv_service *svc = service_create(b);
     service_set_token(svc, cfg.auth_token);
     rpc_server_opts ro = {.listen = cfg.listen, .max_message_size = cfg.max_message_size,
@@ -184,7 +186,6 @@ int cmd_daemon(int argc, char **argv)
     http_status *http = NULL;
     if (cfg.status_listen[0] && !(http = http_status_start(cfg.status_listen, svc, err, sizeof err)))
         LOG_ERROR("%s (continuing without it)", err);
-    preload_all(b, &cfg);
     LOG_INFO("serving on %s%s%s (max message %llu bytes%s)", cfg.listen, http ? ", status on http://" : "",
              http ? cfg.status_listen : "", (unsigned long long)cfg.max_message_size,
              strncmp(cfg.listen, "unix:", 5) ? (cfg.auth_token[0] ? ", bearer token required" : ", NO token") : "");
