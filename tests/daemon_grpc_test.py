@@ -208,7 +208,7 @@ st.CancelProof(pb.CancelProofRequest(job_id=jobs[1].request_id))
 
 # Deadline on Prove: the client sees DEADLINE_EXCEEDED and the job stops.
 # HIGH-priority fillers keep the workers busy so the job cannot finish first.
-fillers = [submit_req(pb.TEST_POREP, priority=pb.HIGH, request_id=rid(f"fill{i}")) for i in range(3)]
+fillers = [submit_req(pb.TEST_POREP, priority=pb.HIGH, request_id=rid(f"fill{i}")) for i in range(6)]
 for f in fillers:
     st.SubmitProof(f)
 dl = submit_req(pb.TEST_POREP, request_id=rid("deadline"))
@@ -357,6 +357,8 @@ ch2 = channel(f"unix://{sock}")
 st2 = pbg.ProvingEngineStub(ch2)
 r = st2.Prove(pb.ProveRequest(submit=submit_req(pb.TEST_POREP)), timeout=120).result
 check(r.status == S.COMPLETED, f"proves after restart: {r.status} {r.error_message}")
+for i in range(6):  # HIGH fillers ahead of the job: it cannot finish first
+    st2.SubmitProof(submit_req(pb.TEST_POREP, priority=pb.HIGH, request_id=rid(f"gfill{i}")))
 fut = st2.Prove.future(pb.ProveRequest(submit=submit_req(pb.TEST_POREP)))
 time.sleep(0.3)
 A.p.send_signal(signal.SIGTERM)
