@@ -93,13 +93,14 @@ class Daemon:
                     f'[synthesis]\npartition_workers = 2\n'
                     f'[logging]\nlevel = "{level}"\n')
 
-    def start(self):
+    def start(self, env=None):
         if self not in daemons:
             daemons.append(self)
         start_at = os.path.getsize(self.log) if os.path.exists(self.log) else 0
         self.p = subprocess.Popen([CUZK, "daemon", "--config", self.conf, "--test-kinds",
                                    "--test-constraints", "512", "--test-post-constraints", "256"],
-                                  stdout=subprocess.DEVNULL, stderr=open(self.log, "ab"))
+                                  stdout=subprocess.DEVNULL, stderr=open(self.log, "ab"),
+                                  env=dict(os.environ, **(env or {})))
         deadline = time.time() + 60
         while time.time() < deadline:
             if self.p.poll() is not None:
@@ -285,6 +286,10 @@ check('cuzk_rpc_requests_total{method="Prove",code="OK"}' in m, "metrics count P
 check('code="INVALID_ARGUMENT"' in m and "cuzk_jobs_completed_total" in m, "metrics: errors and engine counters")
 done = [float(l.split()[1]) for l in m.splitlines() if l.startswith("cuzk_jobs_completed_total ")]
 check(done and done[0] >= 8, f"completed jobs counted: {done}")
+import re  # noqa: E402
+sample = re.compile(r'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="[^"\\]*",?)*\})? -?[0-9.e+-]+$')
+badlines = [l for l in m.splitlines() if l and not l.startswith("# ") and not sample.match(l)]
+check(not badlines, f"Prometheus exposition format: {badlines[:3]}")
 hm = urllib.request.urlopen(f"http://127.0.0.1:{http_port}/metrics", timeout=10).read().decode()
 check("cuzk_jobs_completed_total" in hm, "HTTP /metrics")
 import json  # noqa: E402
@@ -313,7 +318,27 @@ A.write_conf()
 # ---- TCP with a bearer token -----------------------------------------------
 token = f"tok{rng.getrandbits(64):x}"
 port = free_port()
-B = Daemon("tcp", f"127.0.0.1:{port}", extra=f'auth_token = "{token}"\n').start()
+# systemd's notify protocol: a datagram socket named by NOTIFY_SOCKET
+notify_path = os.path.join(tmp, "notify")
+notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+notify.bind(notify_path)
+notify.settimeout(10)
+B = Daemon("tcp", f"127.0.0.1:{port}", extra=f'auth_token = "{token}"\n').start(
+    env={"NOTIFY_SOCKET": notify_path})
+
+
+def notes_until(want):
+    got = []
+    try:
+        while not any(want in g for g in got):
+            got.append(notify.recv(4096).decode())
+    except socket.timeout:
+        pass
+    return "\n".join(got)
+
+
+n = notes_until("READY=1")
+check("READY=1" in n and "STATUS=serving on" in n, f"sd_notify READY and STATUS: {n!r}")
 tch = channel(f"127.0.0.1:{port}")
 tst = pbg.ProvingEngineStub(tch)
 for what, md in [("no token", None), ("wrong token", [("authorization", f"Bearer x{token}")]),
@@ -327,6 +352,7 @@ r = tst.Prove(pb.ProveRequest(submit=submit_req()), metadata=good, timeout=60).r
 check(r.status == S.COMPLETED, "TCP with the token proves")
 check(len(tst.GetMetrics(pb.GetMetricsRequest(), metadata=good).prometheus_text) > 0, "TCP GetMetrics")
 check(B.stop() == 0, "TCP daemon exits 0")
+check("STOPPING=1" in notes_until("STOPPING=1"), "sd_notify STOPPING")
 bad_conf = os.path.join(tmp, "notoken.toml")
 with open(bad_conf, "w") as f:
     f.write(f'[daemon]\nlisten = "127.0.0.1:{port}"\n')
