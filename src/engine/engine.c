@@ -384,6 +384,7 @@ static size_t claim_ready(cuzk_engine *e, worker *w, part **ps, cuzk_job **js, s
             j->busy++;
             ps[n] = p, js[n] = j, n++;
             *srs = j->kind->srs;
+            pthread_cond_broadcast(&e->cpu_cv); /* a queue slot is free: synthesize the next */
         }
     }
     return n;
