@@ -7,7 +7,7 @@
  */
 #include "engine_test.h"
 
-#define NC 256 /* constraints per partition: small, CI runs on 2 cores */
+#define NC 128 /* constraints per partition: small, CI runs on 2 cores */
 #define NI 3
 
 static void check_reserved_drains(cuzk_engine *e, const char *const *circuits, size_t n)

@@ -8,7 +8,7 @@
  */
 #include "engine_test.h"
 
-#define NC 256
+#define NC 128 /* constraints per partition: small, CI runs on 2 cores */
 #define NI 3
 
 /* ---- a prover with injected faults ---------------------------------------- */
