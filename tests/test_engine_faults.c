@@ -146,6 +146,7 @@ static void corrupt_faults(tkind *k, cuzk_rng *rng)
     cuzk_job_release(j);
 
     /* a prover error fails its job only; the engine keeps serving */
+    CHECK(cuzk_engine_wait_idle(e, -1) == CUZK_OK); /* the failed job's partitions in flight drain */
     fault_reset(F_ERROR_ONCE);
     atomic_store(&F.error_armed, true);
     cuzk_engine_get_counters(e, &c);
@@ -162,6 +163,7 @@ static void corrupt_faults(tkind *k, cuzk_rng *rng)
     CHECK(c.prover_errors == perr + 1);
 
     /* a synthesis error fails its job only */
+    CHECK(cuzk_engine_wait_idle(e, -1) == CUZK_OK);
     fault_reset(F_NONE);
     CHECK(tk_submit(e, "porep", "synth-error", 45 | TK_FAIL_SYNTH, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
     CHECK(cuzk_job_await(j, -1) == CUZK_ERR_UNSATISFIED);

@@ -75,8 +75,8 @@ const char *cuzk_job_state_name(cuzk_job_state s)
 
 const char *cuzk_priority_name(cuzk_priority p)
 {
-    static const char *n[] = {"low", "normal", "high", "critical"};
-    return (unsigned)p < 4 ? n[p] : "default";
+    static const char *n[] = {"default", "low", "normal", "high", "critical"};
+    return (unsigned)p < 5 ? n[p] : "unknown";
 }
 
 /* ---- the job table ---------------------------------------------------- */
