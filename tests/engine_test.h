@@ -119,22 +119,24 @@ static int tk_submit(cuzk_engine *e, const char *kind, const char *id, uint64_t 
 typedef struct gate {
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    bool armed, open;
+    bool armed;
+    unsigned gen; /* bumped by each release */
     int stage;
     char id[64];
     unsigned arrived;
 } gate;
 
-static gate G = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, false, 0, "", 0};
+static gate G = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, 0, 0, "", 0};
 
 static void gate_hook(void *ctx, cuzk_engine_stage stage, const char *id, uint32_t part)
 {
     gate *g = ctx;
     pthread_mutex_lock(&g->mu);
     if (g->armed && (int)stage == g->stage && !strcmp(id, g->id)) {
+        unsigned gen = g->gen; /* a later arm must not hold this waiter again */
         g->arrived++;
         pthread_cond_broadcast(&g->cv);
-        while (!g->open) pthread_cond_wait(&g->cv, &g->mu);
+        while (g->gen == gen) pthread_cond_wait(&g->cv, &g->mu);
     }
     pthread_mutex_unlock(&g->mu);
 }
@@ -142,7 +144,7 @@ static void gate_hook(void *ctx, cuzk_engine_stage stage, const char *id, uint32
 static void gate_arm(gate *g, cuzk_engine_stage stage, const char *id)
 {
     pthread_mutex_lock(&g->mu);
-    g->armed = true, g->open = false, g->stage = (int)stage, g->arrived = 0;
+    g->armed = true, g->stage = (int)stage, g->arrived = 0;
     snprintf(g->id, sizeof g->id, "%s", id);
     pthread_mutex_unlock(&g->mu);
 }
@@ -157,7 +159,7 @@ static void gate_wait(gate *g)
 static void gate_release(gate *g)
 {
     pthread_mutex_lock(&g->mu);
-    g->open = true, g->armed = false;
+    g->gen++, g->armed = false;
     pthread_cond_broadcast(&g->cv);
     pthread_mutex_unlock(&g->mu);
 }

@@ -43,11 +43,11 @@ typedef struct cuzk_engine cuzk_engine;
 typedef struct cuzk_job cuzk_job;
 
 typedef enum cuzk_priority {
-    CUZK_PRIORITY_LOW = 0,
-    CUZK_PRIORITY_NORMAL = 1,   /* PoRep, SnapDeals */
-    CUZK_PRIORITY_HIGH = 2,     /* WindowPoSt */
-    CUZK_PRIORITY_CRITICAL = 3, /* WinningPoSt */
-    CUZK_PRIORITY_DEFAULT = -1  /* in a request: the kind's default */
+    CUZK_PRIORITY_DEFAULT = 0,  /* a request: the kind's; a kind: NORMAL */
+    CUZK_PRIORITY_LOW = 1,
+    CUZK_PRIORITY_NORMAL = 2,   /* PoRep, SnapDeals */
+    CUZK_PRIORITY_HIGH = 3,     /* WindowPoSt */
+    CUZK_PRIORITY_CRITICAL = 4  /* WinningPoSt */
 } cuzk_priority;
 
 /* ---- what a prover consumes -------------------------------------------- */
@@ -178,7 +178,8 @@ int cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg);
 void cuzk_engine_destroy(cuzk_engine *e);
 
 /* Registers a kind (CUZK_ERR_INVALID_ARG for a duplicate name, missing
- * functions, or a circuit id already bound to other parameters). With a PCE
+ * functions, or a circuit id already bound to other parameters; CUZK_ERR_IO
+ * when the parameter file cannot be read). With a PCE
  * backend, a cache on disk is loaded now. */
 int cuzk_engine_register_kind(cuzk_engine *e, const cuzk_engine_kind *kind);
 

@@ -75,8 +75,8 @@ const char *cuzk_job_state_name(cuzk_job_state s)
 
 const char *cuzk_priority_name(cuzk_priority p)
 {
-    static const char *n[] = {"low", "normal", "high", "critical"};
-    return (unsigned)p < 4 ? n[p] : "default";
+    static const char *n[] = {"default", "low", "normal", "high", "critical"};
+    return (unsigned)p < 5 ? n[p] : "unknown";
 }
 
 /* ---- the job table ---------------------------------------------------- */
@@ -279,6 +279,9 @@ static task pick_cpu(cuzk_engine *e)
     }
     if (e->n_synth + e->n_ready >= e->queue_depth) return t;
     bool srs_blocked = false;
+    uint64_t pinned = 0; /* resident PCEs are never evicted */
+    for (size_t i = 0; i < e->nsrs; i++) pinned += e->srs[i]->pce_bytes;
+    if (pinned > e->budget) pinned = e->budget;
     for (size_t i = 0; i < e->nactive; i++) {
         cuzk_job *j = e->active[i];
         if (job_final(j)) continue;
@@ -290,15 +293,16 @@ static task pick_cpu(cuzk_engine *e)
         uint64_t wb = k->witness_bytes;
         bool load = false;
         if (!j->srs_held) {
-            if (s->state == CUZK_SRS_LOADING) continue;
+            /* behind a job waiting for memory for its SRS, none starts */
+            if (srs_blocked || s->state == CUZK_SRS_LOADING) continue;
             if (s->state != CUZK_SRS_HOT) {
-                if (srs_blocked) continue;
-                if (s->est_bytes + wb > e->budget) {
+                if (s->est_bytes + wb > e->budget - pinned) {
                     job_finish(e, j, CUZK_JOB_FAILED, CUZK_ERR_NO_MEMORY,
                                "parameters of %s (%llu bytes) and one partition (%llu bytes) exceed "
-                               "the memory budget (%llu bytes)",
+                               "the memory budget (%llu bytes, %llu of them held by PCEs)",
                                s->circuit_id, (unsigned long long)s->est_bytes,
-                               (unsigned long long)wb, (unsigned long long)e->budget);
+                               (unsigned long long)wb, (unsigned long long)e->budget,
+                               (unsigned long long)pinned);
                     i--; /* the job may have left the active list */
                     continue;
                 }
@@ -380,6 +384,7 @@ static size_t claim_ready(cuzk_engine *e, worker *w, part **ps, cuzk_job **js, s
             j->busy++;
             ps[n] = p, js[n] = j, n++;
             *srs = j->kind->srs;
+            pthread_cond_broadcast(&e->cpu_cv); /* a queue slot is free: synthesize the next */
         }
     }
     return n;

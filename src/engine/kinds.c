@@ -30,7 +30,7 @@ int cuzk_engine_register_kind(cuzk_engine *e, const cuzk_engine_kind *kind)
 {
     if (!e || !kind || !kind->name || !*kind->name || !kind->circuit_id || !*kind->circuit_id ||
         kind->num_partitions == 0 || !kind->synthesize || !kind->public_inputs ||
-        !kind->params_path == !kind->params || kind->default_priority < CUZK_PRIORITY_LOW ||
+        !kind->params_path == !kind->params || kind->default_priority < CUZK_PRIORITY_DEFAULT ||
         kind->default_priority > CUZK_PRIORITY_CRITICAL)
         return CUZK_ERR_INVALID_ARG;
     kind_entry *k = calloc(1, sizeof *k);
@@ -40,6 +40,7 @@ int cuzk_engine_register_kind(cuzk_engine *e, const cuzk_engine_kind *kind)
     k->k.circuit_id = strdup(kind->circuit_id);
     k->k.params_path = kind->params_path ? strdup(kind->params_path) : NULL;
     k->witness_bytes = kind->witness_bytes;
+    if (k->k.default_priority == CUZK_PRIORITY_DEFAULT) k->k.default_priority = CUZK_PRIORITY_NORMAL;
     if (!k->k.name || !k->k.circuit_id || (kind->params_path && !k->k.params_path)) {
         kind_entry_free(k);
         return CUZK_ERR_NO_MEMORY;
