@@ -184,6 +184,19 @@ s3 = st.SubmitProof(submit_req(pb.TEST_WINNING_POST, request_id=""))
 check(s3.job_id != "" and st.AwaitProof(pb.AwaitProofRequest(job_id=s3.job_id)).status == S.COMPLETED,
       "Submit without request_id")
 
+# Priorities reach the engine: a LOW job submitted first is overtaken by
+# HIGH ones (partition granularity), so it is unfinished when they are done.
+low = submit_req(pb.TEST_POREP, priority=pb.LOW, request_id=rid("low"))
+st.SubmitProof(low)
+highs = [submit_req(pb.TEST_POREP, priority=pb.HIGH, request_id=rid(f"high{i}")) for i in range(3)]
+for h in highs:
+    st.SubmitProof(h)
+for h in highs:
+    st.AwaitProof(pb.AwaitProofRequest(job_id=h.request_id, timeout_ms=120000))
+a = st.AwaitProof(pb.AwaitProofRequest(job_id=low.request_id, timeout_ms=1))
+check(a.status == S.TIMEOUT, f"LOW job submitted first finishes after the HIGH ones: {a.status}")
+code_of(st.CancelProof, pb.CancelProofRequest(job_id=low.request_id))
+
 # Await timeout: the job keeps running
 big = submit_req(pb.TEST_POREP, request_id=rid("slow"))
 st.SubmitProof(big)

@@ -32,7 +32,7 @@ typedef struct srv_submit_req {
     const char *kind;       /* registered kind name, e.g. "test-porep", "porep-32g" */
     const uint8_t *inputs;
     size_t inputs_len;
-    int priority;           /* -1: the kind's default; else 0 LOW .. 3 CRITICAL */
+    int priority;           /* the proto's values: 0 the kind's default, 1 LOW .. 4 CRITICAL */
     uint32_t timeout_ms;    /* job deadline; 0: none */
 } srv_submit_req;
 

@@ -193,6 +193,18 @@ static void prune(srv_backend *b)
     b->n_live = w;
 }
 
+/* Spelled out so that neither side's numbering can drift silently. */
+static cuzk_priority engine_priority(int p)
+{
+    switch (p) {
+    case 1: return CUZK_PRIORITY_LOW;
+    case 2: return CUZK_PRIORITY_NORMAL;
+    case 3: return CUZK_PRIORITY_HIGH;
+    case 4: return CUZK_PRIORITY_CRITICAL;
+    default: return CUZK_PRIORITY_DEFAULT;
+    }
+}
+
 int srv_submit(srv_backend *b, const srv_submit_req *r, uint32_t *queue_position, bool *duplicate,
                char *err, size_t errlen)
 {
@@ -203,7 +215,7 @@ int srv_submit(srv_backend *b, const srv_submit_req *r, uint32_t *queue_position
         .kind = r->kind,
         .inputs = r->inputs,
         .inputs_len = r->inputs_len,
-        .priority = r->priority < 0 ? CUZK_PRIORITY_DEFAULT : (cuzk_priority)r->priority,
+        .priority = engine_priority(r->priority),
         .timeout_ms = r->timeout_ms,
     };
     cuzk_job *job = NULL;

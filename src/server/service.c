@@ -191,9 +191,8 @@ static int do_submit(srv_service *s, rpc_call *c, const Cuzk__V1__SubmitProofReq
         snprintf(job_id, job_id_len, "job-%llx-%llu", (unsigned long long)time(NULL),
                  (unsigned long long)atomic_fetch_add(&s->job_seq, 1));
     }
-    int prio = -1;
-    if (q->priority >= 1 && q->priority <= 4) prio = (int)q->priority - 1;
-    else if (q->priority != 0) return fail(r, RPC_INVALID_ARGUMENT, "unknown priority %d", (int)q->priority);
+    int prio = (int)q->priority;
+    if (prio < 0 || prio > 4) return fail(r, RPC_INVALID_ARGUMENT, "unknown priority %d (0-4)", prio);
     if (q->randomness.len && q->randomness.len != 32)
         return fail(r, RPC_INVALID_ARGUMENT, "randomness must be 32 bytes, got %zu", q->randomness.len);
     const ProtobufCBinaryData *comms[3] = {&q->comm_r_old, &q->comm_r_new, &q->comm_d_new};
