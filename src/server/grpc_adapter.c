@@ -298,7 +298,7 @@ rpc_server *rpc_server_start(const rpc_server_opts *o, char *err, size_t errlen)
     s->t_shutdown = (tag){TAG_SHUTDOWN, NULL};
     grpc_init();
 
-    grpc_arg args[2];
+    grpc_arg args[3];
     memset(args, 0, sizeof args);
     args[0].type = GRPC_ARG_INTEGER;
     args[0].key = (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
@@ -306,7 +306,12 @@ rpc_server *rpc_server_start(const rpc_server_opts *o, char *err, size_t errlen)
     args[1].type = GRPC_ARG_INTEGER;
     args[1].key = (char *)GRPC_ARG_MAX_SEND_MESSAGE_LENGTH;
     args[1].value.integer = -1;
-    grpc_channel_args ch = {2, args};
+    /* Requests are tens of MB: a larger stream window than the default
+     * 64 KiB saves the sender most of its waits for window updates. */
+    args[2].type = GRPC_ARG_INTEGER;
+    args[2].key = (char *)GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES;
+    args[2].value.integer = 8 << 20;
+    grpc_channel_args ch = {3, args};
     s->server = grpc_server_create(&ch, NULL);
     s->cq = grpc_completion_queue_create_for_next(NULL);
     grpc_server_register_completion_queue(s->server, s->cq, NULL);
