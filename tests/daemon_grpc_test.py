@@ -73,11 +73,11 @@ def free_port():
 
 
 class Daemon:
-    def __init__(self, name, listen, extra="", http=None):
+    def __init__(self, name, listen, extra="", http=None, fmt="text"):
         self.name, self.listen = name, listen
         self.conf = os.path.join(tmp, f"{name}.toml")
         self.log = os.path.join(tmp, f"{name}.log")
-        self.http = http
+        self.http, self.fmt = http, fmt
         self.write_conf(extra)
 
     def write_conf(self, extra="", level="info"):
@@ -91,7 +91,7 @@ class Daemon:
             f.write(f'[srs]\nparam_cache = "{PARAMS}"\n'
                     f'preload = ["test-porep", "test-window", "test-winning"]\n'
                     f'[synthesis]\npartition_workers = 2\n'
-                    f'[logging]\nlevel = "{level}"\n')
+                    f'[logging]\nlevel = "{level}"\nformat = "{self.fmt}"\n')
 
     def start(self, env=None):
         if self not in daemons:
@@ -352,7 +352,7 @@ notify_path = os.path.join(tmp, "notify")
 notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 notify.bind(notify_path)
 notify.settimeout(10)
-B = Daemon("tcp", f"127.0.0.1:{port}", extra=f'auth_token = "{token}"\n').start(
+B = Daemon("tcp", f"127.0.0.1:{port}", extra=f'auth_token = "{token}"\n', fmt="json").start(
     env={"NOTIFY_SOCKET": notify_path})
 
 
@@ -382,6 +382,12 @@ check(r.status == S.COMPLETED, "TCP with the token proves")
 check(len(tst.GetMetrics(pb.GetMetricsRequest(), metadata=good).prometheus_text) > 0, "TCP GetMetrics")
 check(B.stop() == 0, "TCP daemon exits 0")
 check("STOPPING=1" in notes_until("STOPPING=1"), "sd_notify STOPPING")
+try:
+    jl = [json.loads(l) for l in B.logtext().splitlines()]
+    check(all({"ts", "level", "msg"} <= set(o) for o in jl) and any("serving on" in o["msg"] for o in jl),
+          "JSON log lines")
+except ValueError as e:
+    check(False, f"JSON log lines: {e}")
 bad_conf = os.path.join(tmp, "notoken.toml")
 with open(bad_conf, "w") as f:
     f.write(f'[daemon]\nlisten = "127.0.0.1:{port}"\n')
