@@ -376,6 +376,8 @@ static size_t claim_ready(cuzk_engine *e, worker *w, part **ps, cuzk_job **js, s
         cuzk_job *j = e->active[i];
         if (job_final(j)) continue;
         if (*srs && j->kind->srs != *srs) continue;
+        /* synthesis overlaps the job's SRS load; proving waits for it */
+        if (j->kind->srs->state != CUZK_SRS_HOT) continue;
         for (uint32_t q = 0; q < j->nparts && n < cap; q++) {
             part *p = &j->parts[q];
             if (p->state != P_READY || !prove_eligible(e, w, p)) continue;
