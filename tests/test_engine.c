@@ -299,11 +299,11 @@ static void builtin_kinds(void)
 /* Clients on several threads: the same ids submitted concurrently give one
  * job each, status snapshots and counters are read meanwhile. */
 enum { NCLIENT = 4, NIDS = 6 };
-typedef struct client {
+typedef struct client { /* CHECK is not thread-safe: results checked in main */
     cuzk_engine *e;
     int order;
     cuzk_job *got[NIDS];
-    int dups;
+    int dups, submit_errors, await_errors;
 } client;
 static atomic_bool clients_done;
 
@@ -318,23 +318,26 @@ static void *client_main(void *arg)
         uint64_t seed = 900 + (uint64_t)i;
         cuzk_job_request rq = {.request_id = id, .kind = "porep", .inputs = &seed, .inputs_len = 8};
         bool dup = false;
-        CHECK(cuzk_engine_submit(c->e, &rq, &c->got[i], &dup) == CUZK_OK);
+        c->submit_errors += cuzk_engine_submit(c->e, &rq, &c->got[i], &dup) != CUZK_OK;
         c->dups += dup;
     }
-    for (int i = 0; i < NIDS; i++) CHECK(cuzk_job_await(c->got[i], -1) == CUZK_OK);
+    for (int i = 0; i < NIDS; i++) c->await_errors += cuzk_job_await(c->got[i], -1) != CUZK_OK;
     return NULL;
 }
+
+static atomic_int status_errors, status_reads;
 
 static void *status_main(void *arg)
 {
     cuzk_engine *e = arg;
     while (!atomic_load(&clients_done)) {
         char *js = cuzk_engine_status_json(e);
-        CHECK(js && js[0] == '{');
+        if (!js || js[0] != '{') atomic_fetch_add(&status_errors, 1);
         free(js);
         cuzk_engine_counters c;
         cuzk_engine_get_counters(e, &c);
-        CHECK(c.memory_reserved <= c.memory_budget);
+        if (c.memory_reserved > c.memory_budget) atomic_fetch_add(&status_errors, 1);
+        atomic_fetch_add(&status_reads, 1);
         usleep(2000);
     }
     return NULL;
@@ -360,9 +363,11 @@ static void concurrent_clients(tkind *k)
     for (int c = 0; c < NCLIENT; c++) {
         pthread_join(th[c], NULL);
         dups += cl[c].dups;
+        CHECK(cl[c].submit_errors == 0 && cl[c].await_errors == 0);
     }
     atomic_store(&clients_done, true);
     pthread_join(st, NULL);
+    CHECK(atomic_load(&status_errors) == 0 && atomic_load(&status_reads) > 0);
     for (int i = 0; i < NIDS; i++) {
         for (int c = 1; c < NCLIENT; c++) CHECK(cl[c].got[i] == cl[0].got[i]);
         CHECK(tk_proof_ok(k, cl[0].got[i], 900 + (uint64_t)i, 2));

@@ -20,18 +20,24 @@ typedef struct fault {
     atomic_int mode;
     atomic_uint calls, target, corrupted, corrupted_dev1;
     atomic_bool error_armed;
+    atomic_uint open_workers, ndev;
 } fault;
 
 static fault F;
 
-static int f_open(void *ctx, unsigned device, void **dev)
+static unsigned f_num_devices(void *ctx) { return atomic_load(&((fault *)ctx)->ndev); }
+
+static const char *f_last_error(void *ctx, void *dev, unsigned worker) { return "injected fault"; }
+
+static int f_open(void *ctx, unsigned device, unsigned workers, void **dev)
 {
+    atomic_store(&((fault *)ctx)->open_workers, workers);
     *dev = (void *)(uintptr_t)(device + 1);
     return CUZK_OK;
 }
 
 static int f_prove(void *ctx, void *dev, unsigned worker, const cuzk_groth16_params *params, size_t n,
-                   const cuzk_groth16_assignment *const *as, const cuzk_fr *r, const cuzk_fr *s,
+                   const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s,
                    cuzk_groth16_proof *out)
 {
     fault *f = ctx;
@@ -65,7 +71,9 @@ static cuzk_engine *make_engine(unsigned synth, unsigned devices, unsigned per_d
 {
     static cuzk_engine_prover fp;
     cuzk_engine_cpu_prover(&F.cpu, 1);
-    fp = (cuzk_engine_prover){.name = "faulty-cpu", .device_open = f_open, .prove = f_prove, .ctx = &F};
+    fp = (cuzk_engine_prover){.name = "faulty-cpu", .num_devices = f_num_devices, .device_open = f_open,
+                              .prove = f_prove, .last_error = f_last_error, .ctx = &F};
+    atomic_store(&F.ndev, 2);
     cuzk_engine_config cfg = {.synthesis_workers = synth, .num_devices = devices, .workers_per_device = per_dev,
                               .memory_budget = budget, .prover = &fp, .pce = pce, .log = log_capture,
                               .stage_hook = gate_hook, .hook_ctx = &G};
@@ -87,7 +95,8 @@ static void drain(cuzk_engine *e, const char *const *circuits, size_t n)
 
 static void corrupt_faults(tkind *k, cuzk_rng *rng)
 {
-    cuzk_engine *e = make_engine(3, 2, 2, 0, NULL);
+    cuzk_engine *e = make_engine(3, 0, 2, 0, NULL); /* the prover says 2 devices */
+    CHECK(atomic_load(&F.open_workers) == 2);
     cuzk_engine_kind kd = tk_kind(k, "porep", "porep-c", 10, CUZK_PRIORITY_NORMAL);
     CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
     cuzk_job *j;
@@ -154,7 +163,9 @@ static void corrupt_faults(tkind *k, cuzk_rng *rng)
     CHECK(tk_submit(e, "porep", "prover-error", 43, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
     CHECK(cuzk_job_await(j, -1) == CUZK_ERR_INTERNAL);
     cuzk_job_get_info(j, &inf);
-    CHECK_MSG(inf.state == CUZK_JOB_FAILED && strstr(inf.message, "prover error on device"), "%s", inf.message);
+    CHECK_MSG(inf.state == CUZK_JOB_FAILED && strstr(inf.message, "prover error on device") &&
+                  strstr(inf.message, "injected fault"),
+              "%s", inf.message);
     cuzk_job_release(j);
     CHECK(tk_submit(e, "porep", "after-error", 44, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
     CHECK(cuzk_job_await(j, -1) == CUZK_OK && tk_proof_ok(k, j, 44, 10));
@@ -178,6 +189,15 @@ static void corrupt_faults(tkind *k, cuzk_rng *rng)
     const char *circ[] = {"porep-c"};
     drain(e, circ, 1);
     cuzk_engine_destroy(e);
+
+    /* a backend without devices, or without a prove function */
+    atomic_store(&F.ndev, 0);
+    cuzk_engine_prover none = {.name = "none", .num_devices = f_num_devices, .prove = f_prove, .ctx = &F};
+    cuzk_engine_config cfg = {.prover = &none};
+    CHECK(cuzk_engine_create(&e, &cfg) == CUZK_ERR_NO_DEVICE && e == NULL);
+    none.prove = NULL;
+    cfg.num_devices = 1;
+    CHECK(cuzk_engine_create(&e, &cfg) == CUZK_ERR_INVALID_ARG && e == NULL);
 }
 
 /* ---- cancellation and deadlines ------------------------------------------ */

@@ -94,20 +94,32 @@ typedef struct cuzk_engine_kind {
 
 /*
  * A prover backend has devices (GPUs; or CPU "devices") and the engine runs
- * workers_per_device threads per device. prove() proves n partitions of one
- * circuit (n > 1 only with batching) on the device; it is called
- * concurrently from the device's workers, which share device memory as the
- * backend arranges. srs_evicted tells the backend to drop any copies it
- * keeps of a parameter set (device memory), keyed by its address.
+ * workers_per_device threads per device (worker 0 .. workers-1 of a device).
+ * Only prove is required.
+ *  - num_devices: how many there are (used when the configuration says 0).
+ *  - device_open: the device context, with its number of workers (so it can
+ *    make one handle per worker, e.g. a CUDA stream); device_close.
+ *  - prove: n proofs (n > 1 only with batching), proof i from as[i] with
+ *    randomisers r[i], s[i], all against params. Called concurrently by the
+ *    device's workers, each with its own worker index. params stays alive
+ *    and unchanged while any prove with it runs; its address is a stable key
+ *    for device copies (the same entry keeps it across reloads).
+ *  - srs_evicted: drop device copies of params; never called while a prove
+ *    with params runs (it is called with the scheduler lock held: no engine
+ *    calls from it).
+ *  - last_error: a message for the last failed prove of a worker (may be
+ *    NULL), added to the job's failure message.
  */
 typedef struct cuzk_engine_prover {
     const char *name;
-    int (*device_open)(void *ctx, unsigned device, void **dev);
+    unsigned (*num_devices)(void *ctx);
+    int (*device_open)(void *ctx, unsigned device, unsigned workers, void **dev);
     void (*device_close)(void *ctx, void *dev);
     int (*prove)(void *ctx, void *dev, unsigned worker, const cuzk_groth16_params *params, size_t n,
-                 const cuzk_groth16_assignment *const *as, const cuzk_fr *r, const cuzk_fr *s,
+                 const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s,
                  cuzk_groth16_proof *out);
-    void (*srs_evicted)(void *ctx, void *dev, const cuzk_groth16_params *params); /* may be NULL */
+    void (*srs_evicted)(void *ctx, void *dev, const cuzk_groth16_params *params);
+    const char *(*last_error)(void *ctx, void *dev, unsigned worker);
     void *ctx;
 } cuzk_engine_prover;
 
@@ -152,7 +164,7 @@ typedef enum cuzk_engine_stage {
 
 typedef struct cuzk_engine_config {
     unsigned synthesis_workers;  /* 0: online CPUs */
-    unsigned num_devices;        /* 0: 1 */
+    unsigned num_devices;        /* 0: the prover's num_devices, else 1 */
     unsigned workers_per_device; /* 0: 2 */
     unsigned prover_threads;     /* CPU prover threads per call; 0: CPUs / prover workers */
     unsigned queue_depth;        /* partitions synthesized ahead of the provers; 0: 2 per prover worker */

@@ -376,6 +376,8 @@ static size_t claim_ready(cuzk_engine *e, worker *w, part **ps, cuzk_job **js, s
         cuzk_job *j = e->active[i];
         if (job_final(j)) continue;
         if (*srs && j->kind->srs != *srs) continue;
+        /* synthesis overlaps the job's SRS load; proving waits for it */
+        if (j->kind->srs->state != CUZK_SRS_HOT) continue;
         for (uint32_t q = 0; q < j->nparts && n < cap; q++) {
             part *p = &j->parts[q];
             if (p->state != P_READY || !prove_eligible(e, w, p)) continue;
@@ -566,7 +568,7 @@ static void *prove_worker_main(void *arg)
     size_t cap = e->batch_max;
     part **ps = calloc(cap, sizeof *ps);
     cuzk_job **js = calloc(cap, sizeof *js);
-    const cuzk_groth16_assignment **as = calloc(cap, sizeof *as);
+    cuzk_groth16_assignment *as = calloc(cap, sizeof *as);
     cuzk_fr *r = calloc(cap, sizeof *r), *s = calloc(cap, sizeof *s);
     cuzk_groth16_proof *out = calloc(cap, sizeof *out);
     cuzk_rng rng;
@@ -596,7 +598,7 @@ static void *prove_worker_main(void *arg)
         w->partition = ps[0]->index;
         w->tasks++;
         if (n > 1) e->c.batches++, e->c.batched_partitions += n;
-        for (size_t i = 0; i < n; i++) as[i] = &ps[i]->wit.as;
+        for (size_t i = 0; i < n; i++) as[i] = ps[i]->wit.as;
         pthread_mutex_unlock(&e->mu);
 
         double t0 = eng_now();
@@ -611,6 +613,9 @@ static void *prove_worker_main(void *arg)
         int err = e->prover.prove(e->prover.ctx, e->devs[w->device], (unsigned)w->slot, &srs->params, n,
                                   as, r, s, out);
         double t2 = eng_now();
+        const char *detail = err && e->prover.last_error
+                                 ? e->prover.last_error(e->prover.ctx, e->devs[w->device], (unsigned)w->slot)
+                                 : NULL;
 
         pthread_mutex_lock(&e->mu);
         w->busy_s += t2 - t0;
@@ -630,8 +635,9 @@ static void *prove_worker_main(void *arg)
             } else if (err != CUZK_OK) {
                 part_release(e, p);
                 p->state = P_DROPPED;
-                job_finish(e, j, CUZK_JOB_FAILED, err, "partition %u: prover error on device %d worker %d: %s",
-                           p->index, w->device, w->id, cuzk_strerror(err));
+                job_finish(e, j, CUZK_JOB_FAILED, err, "partition %u: prover error on device %d worker %d: %s%s%s",
+                           p->index, w->device, w->id, cuzk_strerror(err), detail ? ": " : "",
+                           detail ? detail : "");
             } else {
                 p->proof = out[i];
                 p->state = P_PROVED;
@@ -694,7 +700,15 @@ int cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg)
     long nc = sysconf(_SC_NPROCESSORS_ONLN);
     e->ncpu = nc > 0 ? (unsigned)nc : 1;
     e->n_cpu_workers = e->cfg.synthesis_workers ? e->cfg.synthesis_workers : e->ncpu;
-    e->n_devices = e->cfg.num_devices ? e->cfg.num_devices : 1;
+    if (e->cfg.prover) e->prover = *e->cfg.prover;
+    e->n_devices = e->cfg.num_devices                            ? e->cfg.num_devices
+                   : e->cfg.prover && e->prover.num_devices ? e->prover.num_devices(e->prover.ctx)
+                                                                : 1;
+    if (e->n_devices == 0 || (e->cfg.prover && !e->prover.prove)) {
+        int err = e->n_devices == 0 ? CUZK_ERR_NO_DEVICE : CUZK_ERR_INVALID_ARG;
+        free(e);
+        return err;
+    }
     e->per_device = e->cfg.workers_per_device ? e->cfg.workers_per_device : 2;
     e->n_prove_workers = e->n_devices * e->per_device;
     e->queue_depth = e->cfg.queue_depth ? e->cfg.queue_depth : 2 * e->n_prove_workers;
@@ -703,9 +717,7 @@ int cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg)
     e->retention = e->cfg.job_retention ? e->cfg.job_retention : 4096;
     e->budget = e->cfg.memory_budget ? e->cfg.memory_budget : auto_budget();
     e->c.memory_budget = e->budget;
-    if (e->cfg.prover) {
-        e->prover = *e->cfg.prover;
-    } else {
+    if (!e->cfg.prover) {
         unsigned th = e->cfg.prover_threads ? e->cfg.prover_threads : e->ncpu / e->n_prove_workers;
         cuzk_engine_cpu_prover(&e->prover, th ? th : 1);
     }
@@ -719,10 +731,9 @@ int cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg)
     e->finished = calloc(e->fin_cap, sizeof *e->finished);
     e->devs = calloc(e->n_devices, sizeof *e->devs);
     e->workers = calloc(e->n_cpu_workers + e->n_prove_workers, sizeof *e->workers);
-    if (!e->buckets || !e->finished || !e->devs || !e->workers || !e->prover.prove) {
-        int err = e->prover.prove ? CUZK_ERR_NO_MEMORY : CUZK_ERR_INVALID_ARG;
+    if (!e->buckets || !e->finished || !e->devs || !e->workers) {
         free(e->buckets), free(e->finished), free(e->devs), free(e->workers), free(e);
-        return err;
+        return CUZK_ERR_NO_MEMORY;
     }
     pthread_mutex_init(&e->mu, NULL);
     pthread_condattr_t ca;
@@ -738,7 +749,7 @@ int cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg)
     int err = CUZK_OK;
     for (; opened < e->n_devices; opened++) {
         if (!e->prover.device_open) continue;
-        err = e->prover.device_open(e->prover.ctx, opened, &e->devs[opened]);
+        err = e->prover.device_open(e->prover.ctx, opened, e->per_device, &e->devs[opened]);
         if (err != CUZK_OK) break;
     }
     unsigned started = 0;

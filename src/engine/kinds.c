@@ -114,12 +114,12 @@ uint64_t witness_bytes(const cuzk_engine_witness *w)
 /* ---- the CPU prover ------------------------------------------------------ */
 
 static int cpu_prove(void *ctx, void *dev, unsigned worker, const cuzk_groth16_params *params, size_t n,
-                     const cuzk_groth16_assignment *const *as, const cuzk_fr *r, const cuzk_fr *s,
+                     const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s,
                      cuzk_groth16_proof *out)
 {
     unsigned threads = (unsigned)(uintptr_t)ctx;
     for (size_t i = 0; i < n; i++) {
-        int err = cuzk_groth16_prove_assignment(&out[i], params, as[i], &r[i], &s[i], threads, NULL);
+        int err = cuzk_groth16_prove_assignment(&out[i], params, &as[i], &r[i], &s[i], threads, NULL);
         if (err != CUZK_OK) return err;
     }
     return CUZK_OK;
