@@ -86,8 +86,7 @@ class Daemon:
             if self.http:
                 f.write(f'status_listen = "127.0.0.1:{self.http}"\n')
             f.write(extra)
-            # Preloading also keeps the first proofs away from parameters
-            # that are still loading (see the engine notes).
+            # [srs] preload: parameters resident before READY
             f.write(f'[srs]\nparam_cache = "{PARAMS}"\n'
                     f'preload = ["test-porep", "test-window", "test-winning"]\n'
                     f'[synthesis]\npartition_workers = 2\n'
