@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 what=${1:-build}
-pkgs_build=(build-essential cmake pkg-config libssl-dev)
+pkgs_build=(build-essential cmake pkg-config libssl-dev libjansson-dev)
 pkgs_test=(libgmp-dev nodejs npm)
 pkgs_fuzz=(clang libclang-rt-dev)
 
@@ -46,8 +46,14 @@ if [ "$what" = test ] && ! node -e 'const [a,b]=process.versions.node.split(".")
     echo "deps: if the noble oracle tests fail, install node 20 (e.g. from NodeSource)" >&2
 fi
 
-# Test oracles (noble-curves, snarkjs) live in tests/oracle/node_modules.
-if [ "$what" = test ] && [ ! -f tests/oracle/node_modules/.cuzk-ok ]; then
-    echo "deps: installing test oracles (npm ci in tests/oracle)"
-    (cd tests/oracle && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.cuzk-ok)
+# Test oracles (noble-curves, snarkjs, circom2) live in tests/oracle/node_modules.
+# The marker holds the hash of the package-lock.json installed, so a changed
+# lock file reinstalls.
+if [ "$what" = test ]; then
+    lock_hash=$(sha256sum tests/oracle/package-lock.json | cut -d' ' -f1)
+    if [ "$(cat tests/oracle/node_modules/.cuzk-ok 2>/dev/null)" != "$lock_hash" ]; then
+        echo "deps: installing test oracles (npm ci in tests/oracle)"
+        (cd tests/oracle && npm ci --no-audit --no-fund --loglevel=error &&
+            echo "$lock_hash" >node_modules/.cuzk-ok)
+    fi
 fi

@@ -13,9 +13,11 @@
 
 /* Command entry points (cmd_*.c). */
 int cmd_version(int argc, char **argv);
+int cmd_circom(int argc, char **argv);
 
 static const cuzk_cli_command commands[] = {
     {"version", cmd_version, "print the version and build features"},
+    {"circom", cmd_circom, "circom/snarkjs: prove, verify, export-vk, check (BLS12-381)"},
 };
 
 void cli_errorf(const char *fmt, ...)
