@@ -9,4 +9,4 @@ template Products(N) {
     for (var i = 1; i < N; i++) x[i] <== x[i-1] * a + b;
     c <== x[N-1];
 }
-component main {public [a]} = Products(300);
+component main {public [a]} = Products(200);

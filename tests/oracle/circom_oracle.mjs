@@ -6,8 +6,12 @@
 //       contribution) and NAME.vk.json. POWER "auto" picks the smallest power
 //       that fits every circuit (snarkjs's own rule: 2^p > constraints + public).
 //   power R1CS...                    prints the smallest power for those circuits
-//   prove DIR NAME INPUT.json        NAME.wtns from NAME_js/NAME.wasm, then
-//       snarkjs's proof DIR/NAME.snarkjs.proof.json and .public.json
+//   inputs SEED DIR                  random inputs (from SEED) for the test
+//       circuits in tests/circom: DIR/products.in.json, pubio.in.json, bits.in.json
+//   prove DIR NAME...                per circuit NAME.wtns from NAME_js/NAME.wasm
+//       and DIR/NAME.in.json, then snarkjs's proof DIR/NAME.snarkjs.proof.json
+//       and .public.json
+//   vkeq A.json B.json               whether two JSON files hold the same value
 //   verify (VK PUBLIC PROOF EXPECT)...  snarkjs groth16 verify on each triple;
 //       EXPECT is "ok" or "bad"; fails unless every result is as expected
 //   tamper PROOF PUBLIC OUTPREFIX    writes OUTPREFIX.badproof.json (A negated:
@@ -63,13 +67,32 @@ if (cmd === "power") {
         writeFileSync(`${dir}/${n}.vk.json`, JSON.stringify(vk, null, 1));
     }
     console.log(`circom_oracle: ptau power ${power}, ${names.length} zkeys`);
+} else if (cmd === "inputs") {
+    const [seed, dir] = args;
+    let ctr = 0;
+    const rnd = (bits) => BigInt("0x" + entropy(seed, "in" + ctr++)) % (1n << BigInt(bits));
+    const dec = (bits) => rnd(bits).toString();
+    const write = (n, v) => writeFileSync(`${dir}/${n}.in.json`, JSON.stringify(v));
+    write("products", { a: (rnd(253) + 2n).toString(), b: dec(253) });
+    write("pubio", { u: [dec(253), dec(253), dec(253)], v: [dec(253), dec(253)] });
+    write("bits", { x: dec(64), y: dec(64), k: dec(253) });
 } else if (cmd === "prove") {
-    const [dir, n, input] = args;
-    await snarkjs.wtns.calculate(JSON.parse(readFileSync(input, "utf8")), `${dir}/${n}_js/${n}.wasm`,
-                                 `${dir}/${n}.wtns`);
-    const { proof, publicSignals } = await snarkjs.groth16.prove(`${dir}/${n}.zkey`, `${dir}/${n}.wtns`);
-    writeFileSync(`${dir}/${n}.snarkjs.proof.json`, JSON.stringify(proof, null, 1));
-    writeFileSync(`${dir}/${n}.snarkjs.public.json`, JSON.stringify(publicSignals, null, 1));
+    const [dir, ...names] = args;
+    for (const n of names) {
+        await snarkjs.wtns.calculate(JSON.parse(readFileSync(`${dir}/${n}.in.json`, "utf8")),
+                                     `${dir}/${n}_js/${n}.wasm`, `${dir}/${n}.wtns`);
+        const { proof, publicSignals } = await snarkjs.groth16.prove(`${dir}/${n}.zkey`, `${dir}/${n}.wtns`);
+        writeFileSync(`${dir}/${n}.snarkjs.proof.json`, JSON.stringify(proof, null, 1));
+        writeFileSync(`${dir}/${n}.snarkjs.public.json`, JSON.stringify(publicSignals, null, 1));
+    }
+} else if (cmd === "vkeq") {
+    const { isDeepStrictEqual } = await import("node:util");
+    const [a, b] = args.map((f) => JSON.parse(readFileSync(f, "utf8")));
+    if (!isDeepStrictEqual(a, b)) {
+        for (const k of new Set([...Object.keys(a), ...Object.keys(b)]))
+            if (!isDeepStrictEqual(a[k], b[k])) console.error(`circom_oracle: "${k}" differs`);
+        die(`${args[0]} and ${args[1]} differ`);
+    }
 } else if (cmd === "verify") {
     if (args.length % 4) die("verify: triples of VK PUBLIC PROOF EXPECT");
     let bad = 0;
@@ -106,6 +129,6 @@ if (cmd === "power") {
     }
     console.log((best / 1000).toFixed(3));
 } else {
-    die("usage: circom_oracle.mjs setup|power|prove|verify|tamper|time ...");
+    die("usage: circom_oracle.mjs setup|power|inputs|prove|vkeq|verify|tamper|time ...");
 }
 process.exit(0);
