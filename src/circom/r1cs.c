@@ -16,7 +16,7 @@ void cuzk_circom_r1cs_free(cuzk_circom_r1cs *r)
     memset(r, 0, sizeof *r);
 }
 
-static int read_terms(cuzk_circom_r1cs *r, const uint8_t *buf, uint64_t pos, uint64_t end, uint64_t *seen,
+static int read_terms(cuzk_circom_r1cs *r, const uint8_t *buf, uint64_t pos, uint64_t end, uint32_t *tmp,
                       cuzk_circom_error *err);
 
 /* Section 2: per constraint three combinations, each u32 count then count
@@ -36,18 +36,24 @@ static int read_constraints(cuzk_circom_r1cs *r, const uint8_t *buf, uint64_t po
     r->start = malloc((3 * m + 1) * sizeof *r->start);
     r->wire = malloc(max_terms * sizeof *r->wire);
     r->coef = malloc(max_terms * sizeof *r->coef);
-    /* seen[w] = 1 + the combination where wire w last occurred */
-    uint64_t *seen = calloc(r->n_wires, sizeof *seen);
-    if (!r->start || !r->wire || !r->coef || !seen) {
-        free(seen);
+    /* scratch for the duplicate check of unsorted combinations */
+    uint32_t *tmp = malloc(max_terms * sizeof *tmp);
+    if (!r->start || !r->wire || !r->coef || !tmp) {
+        free(tmp);
         return CUZK_ERR_NO_MEMORY;
     }
-    int rc = read_terms(r, buf, pos, end, seen, err);
-    free(seen);
+    int rc = read_terms(r, buf, pos, end, tmp, err);
+    free(tmp);
     return rc;
 }
 
-static int read_terms(cuzk_circom_r1cs *r, const uint8_t *buf, uint64_t pos, uint64_t end, uint64_t *seen,
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int read_terms(cuzk_circom_r1cs *r, const uint8_t *buf, uint64_t pos, uint64_t end, uint32_t *tmp,
                       cuzk_circom_error *err)
 {
     const uint64_t m = r->n_constraints;
@@ -70,14 +76,6 @@ static int read_terms(cuzk_circom_r1cs *r, const uint8_t *buf, uint64_t pos, uin
                 return circom_fail(err, CUZK_ERR_FORMAT, pos,
                                    "r1cs: constraint %llu (%c) term %u: wire %u >= %u wires",
                                    (unsigned long long)(k / 3), mat[k % 3], j, w, r->n_wires);
-            /* The format asks for ascending wires, but circom 2 writes
-             * some combinations unsorted; a repeated wire is ambiguous
-             * (r1csfile keeps the last term, snarkjs's setup adds them). */
-            if (seen[w] == k + 1)
-                return circom_fail(err, CUZK_ERR_FORMAT, pos,
-                                   "r1cs: constraint %llu (%c) term %u: wire %u appears twice",
-                                   (unsigned long long)(k / 3), mat[k % 3], j, w);
-            seen[w] = k + 1;
             uint64_t v[4];
             if (!circom_fr_plain_ok(buf + pos + 4, v))
                 return circom_fail(err, CUZK_ERR_NONCANONICAL, pos + 4,
@@ -85,6 +83,21 @@ static int read_terms(cuzk_circom_r1cs *r, const uint8_t *buf, uint64_t pos, uin
                                    (unsigned long long)(k / 3), mat[k % 3], j);
             r->wire[t] = w;
             cuzk_fr_from_limbs(&r->coef[t], v);
+        }
+        /* The format asks for ascending wires, but circom 2 writes some
+         * combinations unsorted; a repeated wire is ambiguous (r1csfile keeps
+         * the last term, snarkjs's setup adds them), so it is rejected. */
+        const size_t s0 = r->start[k];
+        bool sorted = true;
+        for (size_t i = s0 + 1; i < t && sorted; i++) sorted = r->wire[i] > r->wire[i - 1];
+        if (!sorted) {
+            memcpy(tmp, r->wire + s0, (t - s0) * sizeof *tmp);
+            qsort(tmp, t - s0, sizeof *tmp, cmp_u32);
+            for (size_t i = 1; i < t - s0; i++)
+                if (tmp[i] == tmp[i - 1])
+                    return circom_fail(err, CUZK_ERR_FORMAT, pos - 36 * (t - s0),
+                                       "r1cs: constraint %llu (%c): wire %u appears twice",
+                                       (unsigned long long)(k / 3), mat[k % 3], tmp[i]);
         }
     }
     r->start[3 * m] = t;
