@@ -4,6 +4,10 @@
 # 2^k) for k = KMIN..KMAX, keys from one ptau (power >= KMAX), the same
 # witness for both. Prints a table; takes the minimum of REPS runs.
 #   bench/bench_circom.sh BUILD_DIR PTAU [KMIN] [KMAX] [REPS]
+# "prove" columns: snarkjs's groth16.prove called in a warm node process (zkey
+# read included), cuzk's prove phase (zkey already read); "CLI" columns: the
+# wall time of `snarkjs groth16 prove` and `cuzk circom prove` (node start and
+# wasm curve build; zkey read with subgroup checks, or --trusted without).
 # THREADS (default 2) sets cuzk's threads; snarkjs uses one worker per CPU,
 # so run both on a machine (or cpuset) of THREADS cores for a fair figure.
 # A ptau: snarkjs powersoftau new bls12381 P, contribute, prepare phase2
@@ -33,7 +37,8 @@ for k in $(seq "$kmin" "$kmax"); do
     d="$tmp/k$k"
     mkdir -p "$d"
     printf 'pragma circom 2.0.0;\ninclude "bench.circom";\ncomponent main {public [a]} = Bench(%d);\n' "$n" >"$d/b.circom"
-    "$circom2" "$d/b.circom" -l "$here/circom" --r1cs --wasm -p bls12381 -o "$d" >/dev/null
+    # circom2 (WASI) only finds include paths below its working directory
+    (cd "$here/circom" && "$circom2" "$d/b.circom" -l . --r1cs --wasm -p bls12381 -o "$d" >/dev/null)
     t0=$(date +%s.%N)
     (cd "$here/../tests/oracle" && node --input-type=module -e "
         import * as s from 'snarkjs';
@@ -57,17 +62,25 @@ for k in $(seq "$kmin" "$kmax"); do
         cz_cli+=("$(since "$t0")")
         cz+=("$(sed -n 's/.*; prove \([0-9.]*\) s.*/\1/p' "$d/cz.log")")
     done
+    tr=()
+    for r in $(seq "$reps"); do
+        t0=$(date +%s.%N)
+        "$cuzk" circom prove --zkey "$d/b.zkey" --wtns "$d/b.wtns" --proof "$d/cz.proof.json" \
+            --public "$d/cz.public.json" --threads "$threads" --trusted 2>/dev/null
+        tr+=("$(since "$t0")")
+    done
+    czt=$(printf '%s\n' "${tr[@]}" | min)
     czp=$(printf '%s\n' "${cz[@]}" | min)
     czc=$(printf '%s\n' "${cz_cli[@]}" | min)
     "$cuzk" circom export-vk --zkey "$d/b.zkey" --out "$d/vk.json"
     ok=$($oracle verify "$d/vk.json" "$d/cz.public.json" "$d/cz.proof.json" ok >/dev/null 2>&1 && echo yes || echo NO)
-    row=$(printf '| 2^%-2d | %6d | %8.3f | %8.3f | %7.1fx | %8.3f | %8.3f | %6.1fx | %s |' "$k" "$n" "$sj" "$czp" \
-        "$(calc "$sj / $czp")" "$sj_cli" "$czc" "$(calc "$sj_cli / $czc")" "$ok")
+    row=$(printf '| 2^%-2d | %6d | %8.3f | %8.3f | %7.1fx | %8.3f | %8.3f | %8.3f | %6.1fx | %s |' "$k" "$n" "$sj" \
+        "$czp" "$(calc "$sj / $czp")" "$sj_cli" "$czc" "$czt" "$(calc "$sj_cli / $czc")" "$ok")
     rows+=("$row")
     echo "$row   (setup ${setup_s%.*} s; cuzk phases: $(tail -1 "$d/cz.log" | sed 's/^ *//'))" >&2
 done
 echo
 echo "circom prove, cuzk CPU ($threads threads) vs snarkjs $(node -p "require('$here/../tests/oracle/node_modules/snarkjs/package.json').version") on $(nproc) CPUs, min of $reps"
-echo "| domain | constraints | snarkjs prove s | cuzk prove s | speedup | snarkjs CLI s | cuzk CLI s | CLI speedup | snarkjs verifies cuzk |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| domain | constraints | snarkjs prove s | cuzk prove s | speedup | snarkjs CLI s | cuzk CLI s | cuzk CLI --trusted s | CLI speedup | snarkjs verifies cuzk |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
