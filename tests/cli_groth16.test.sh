@@ -64,7 +64,7 @@ run 2 "unknown command" "$cuzk" frobnicate
 nc=$(( 300 + $(rnd 3000) ))
 ni=$(rnd 7)
 s=$(rnd 1000000)
-count=$(( 2 + $(rnd 3) ))
+count=$(( 3 + $(rnd 3) ))
 C=(--constraints "$nc" --inputs "$ni" --threads 2)
 base="synthetic-c$nc-i$ni"
 echo "$name: synthetic circuit: $nc constraints, $ni inputs, $count proofs from seed $s"
@@ -105,6 +105,14 @@ done
 run fail "proofs 0 and 1 swapped" "$cuzk" verify "${C[@]}" --seed "$s" --proof swapped.proof
 grep -q "proof 0 does not verify" err.txt && grep -q "proof 1 does not verify" err.txt ||
     fail "verify does not name the two bad proofs"
+# One valid proof of another witness among many: the batch fails and only
+# that proof is named.
+bad=$(rnd "$count")
+{ [ "$bad" -gt 0 ] && dd if="$base.proof" bs=192 count="$bad" status=none; cat one.proof
+  dd if="$base.proof" bs=192 skip=$(( bad + 1 )) status=none; } > onebad.proof
+run fail "proof $bad of $count replaced" "$cuzk" verify "${C[@]}" --seed "$s" --proof onebad.proof
+[ "$(grep -c "does not verify" err.txt)" -eq 1 ] && grep -q "proof $bad does not verify" err.txt ||
+    fail "one bad proof among $count: verify does not name exactly proof $bad: $(cat err.txt)"
 head -c 191 "$base.proof" > short.proof
 run fail "proof file of 191 bytes" "$cuzk" verify "${C[@]}" --seed "$s" --proof short.proof
 

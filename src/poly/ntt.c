@@ -15,22 +15,25 @@
  * inverse uses w^-e = -w^(N/2 - e) from the same table; the signs are folded
  * into the order of the subtractions, so no negation is ever computed.
  *
- * Cache blocking: the first passes (groups larger than NTT_BLK) are full
- * passes over the vector, split over threads by twiddle index j (when log2 n
- * is odd the first of them is a radix-2 stage so that the groups then reach
- * exactly NTT_BLK); the remaining passes act inside independent blocks of
- * NTT_BLK elements (128 KiB, L2-resident), each block taken through all of
- * them at once with a compact copy of its twiddles (omega^(k·n/NTT_BLK),
- * 64 KiB per thread) and blocks shared out over threads. Threads meet at a
- * barrier between full passes.
+ * Cache blocking: the first stages (butterflies spanning more than NTT_BLK
+ * elements) are radix-2 full passes over the vector, split over threads by
+ * butterfly index (radix-4 full passes measured slower: see
+ * ntt_full_stages_r2); the remaining log2(NTT_BLK) stages run radix-4 inside
+ * independent blocks of NTT_BLK elements (128 KiB, L2-resident), each block
+ * taken through all of them at once with a compact copy of its twiddles
+ * (omega^(k·n/NTT_BLK), 64 KiB per thread), blocks shared out over threads.
+ * Threads meet at a barrier between full passes.
  *
  * Floor. Radix-2: each stage does n/2 butterflies, one multiplication each
  * except the n/(2h) with twiddle 1, so one transform costs
  *     M(n) = (n/2)·log2 n - (n - 1)   Fr multiplications
  * (2^20: 9.4e6; 2^27: 1.68e9). Radix-4 does the same number (4 per
  * butterfly of 4, J included; 1 with j = 0): unlike complex FFTs the
- * multiplication by J is a full one. What it saves is half the passes over
- * memory (loads, stores, barriers). At 20-40 ns per Fr multiplication
+ * multiplication by J is a full one. What it saves is half the loads and
+ * stores inside the blocks, where the radix-2 network already ran at about
+ * 1.1x the multiplication floor: the gain measured on dev-2c is 0-3 %
+ * (docs/perf.md), the full passes and the permutation being the rest. At
+ * 20-40 ns per Fr multiplication
  * (portable Montgomery on this machine) that is 0.19-0.38 s per 2^20
  * transform and 34-67 s per 2^27 transform on one core; additions, loads and
  * the permutation come on top. Coset scalings add 2n multiplications (x[i]·s^i
@@ -48,9 +51,6 @@
 
 #define NTT_LOG_BLK 12
 #define NTT_BLK ((size_t)1 << NTT_LOG_BLK)
-/* Consecutive j per full-pass step: 16 cache lines per stream, twiddles
- * loaded once for all groups (measured: 2 and 8 were slower at 2^20). */
-#define NTT_JB 32
 /* Below this many elements per thread, extra threads cost more than they save. */
 #define NTT_MIN_PER_THREAD ((size_t)1 << 12)
 #define NTT_MAX_THREADS 256
@@ -324,46 +324,51 @@ static void ntt_block_r4(cuzk_fr *x, unsigned log_b, const cuzk_fr *tab, bool in
     if (N >= 4) ntt_r4_passes(x, N, log_b, tab, half, inv);
 }
 
-static void ntt_network_r4(ntt_ctx *c, unsigned tid, unsigned nt)
+/*
+ * The radix-2 full passes shared by both networks: every stage whose
+ * butterflies span more than a block (half-size h >= NTT_BLK), butterfly b
+ * -> group k = b / h, offset j = b % h, split over threads by b. Radix-4
+ * full passes were measured slower here (on dev-2c, 2^18-2^20: +8..15 %
+ * with j-major order, far more in butterfly order, where W^j, W^2j, W^3j
+ * each read a new twiddle line per butterfly): these passes are bound by
+ * memory access, which two sequential streams serve best.
+ */
+static void ntt_full_stages_r2(ntt_ctx *c, unsigned tid, unsigned nt)
 {
     const cuzk_ntt_domain *d = c->d;
     cuzk_fr *x = c->x;
-    const size_t n = d->n, half = n / 2;
+    const size_t half = d->n / 2;
     const unsigned log_n = d->log_n;
+    unsigned log_h = log_n - 1;
     size_t lo, hi;
-    if (n <= NTT_BLK) {
-        if (tid == 0) ntt_block_r4(x, log_n, d->tw, c->inv);
-        ntt_sync(c, nt);
-        return;
-    }
-    unsigned log_g = log_n;
-    if (log_n & 1) { /* radix-2 full pass: groups of n, then of n/2 = 4^k·NTT_BLK */
+    for (size_t h = half; h >= NTT_BLK; h >>= 1, log_h--) {
+        unsigned sh = log_n - 1 - log_h;
         ntt_range(half, tid, nt, &lo, &hi);
-        for (size_t j = lo; j < hi; j++) ntt_butterfly(&x[j], &x[j + half], d->tw, half, j, c->inv);
-        ntt_sync(c, nt);
-        log_g--;
-    }
-    /* Full radix-4 passes, split over threads by blocks of NTT_JB values of
-     * j, each j's twiddles looked up once for all n/g groups (in butterfly
-     * order a pass with st > 1 reads a twiddle line per butterfly). */
-    const cuzk_fr *J = &d->tw[n / 4];
-    for (; log_g > NTT_LOG_BLK; log_g -= 2) {
-        const size_t g = (size_t)1 << log_g, q = g / 4, st = n / g;
-        ntt_range(q / NTT_JB, tid, nt, &lo, &hi);
-        for (size_t jb = lo; jb < hi; jb++) {
-            const size_t j0 = NTT_JB * jb;
-            ntt_tw3 w[NTT_JB];
-            for (size_t t = j0 ? 0 : 1; t < NTT_JB; t++) ntt_tw3_get(&w[t], d->tw, half, (j0 + t) * st, c->inv);
-            for (size_t k = 0; k < n; k += g) {
-                cuzk_fr *y = x + k + j0;
-                for (size_t t = 0; t < NTT_JB; t++) {
-                    if (j0 + t) ntt_r4(&y[t], &y[q + t], &y[2 * q + t], &y[3 * q + t], &w[t], J, c->inv);
-                    else ntt_r4_j0(&y[0], &y[q], &y[2 * q], &y[3 * q], J, c->inv);
-                }
+        size_t k = lo >> log_h, j = lo & (h - 1);
+        for (size_t b = lo; b < hi; b++) {
+            size_t i = (k << (log_h + 1)) + j;
+            ntt_butterfly(&x[i], &x[i + h], d->tw, half, j << sh, c->inv);
+            if (++j == h) {
+                j = 0;
+                k++;
             }
         }
         ntt_sync(c, nt);
     }
+}
+
+static void ntt_network_r4(ntt_ctx *c, unsigned tid, unsigned nt)
+{
+    const cuzk_ntt_domain *d = c->d;
+    cuzk_fr *x = c->x;
+    const size_t n = d->n;
+    size_t lo, hi;
+    if (n <= NTT_BLK) {
+        if (tid == 0) ntt_block_r4(x, d->log_n, d->tw, c->inv);
+        ntt_sync(c, nt);
+        return;
+    }
+    ntt_full_stages_r2(c, tid, nt);
     /* Blocks of NTT_BLK, twiddles omega^(k·n/NTT_BLK) copied close by. */
     cuzk_fr tb[NTT_BLK / 2];
     const size_t stride = n / NTT_BLK;
@@ -379,29 +384,11 @@ static void ntt_network_r4(ntt_ctx *c, unsigned tid, unsigned nt)
 static void ntt_network_r2(ntt_ctx *c, unsigned tid, unsigned nt)
 {
     const cuzk_ntt_domain *d = c->d;
-    cuzk_fr *x = c->x;
     size_t n = d->n, lo, hi;
-    unsigned log_n = d->log_n;
-    size_t half = n / 2;
-    unsigned log_h = log_n - 1;
-    /* Full-pass stages: butterfly b -> block k = b / h, offset j = b % h. */
-    for (size_t h = half; h >= NTT_BLK; h >>= 1, log_h--) {
-        unsigned sh = log_n - 1 - log_h;
-        ntt_range(half, tid, nt, &lo, &hi);
-        size_t k = lo >> log_h, j = lo & (h - 1);
-        for (size_t b = lo; b < hi; b++) {
-            size_t i = (k << (log_h + 1)) + j;
-            ntt_butterfly(&x[i], &x[i + h], d->tw, half, j << sh, c->inv);
-            if (++j == h) {
-                j = 0;
-                k++;
-            }
-        }
-        ntt_sync(c, nt);
-    }
+    ntt_full_stages_r2(c, tid, nt);
     size_t blk = n < NTT_BLK ? n : NTT_BLK;
     ntt_range(n / blk, tid, nt, &lo, &hi);
-    for (size_t bi = lo; bi < hi; bi++) ntt_block(x + bi * blk, blk, d->tw, log_n, c->inv);
+    for (size_t bi = lo; bi < hi; bi++) ntt_block(c->x + bi * blk, blk, d->tw, d->log_n, c->inv);
     ntt_sync(c, nt);
 }
 
