@@ -107,8 +107,12 @@ function expectReject(what, pf, x) {
   try { ok = verify(vk, pf, x); } catch (err) { ok = false; }
   if (ok) { accepted++; console.error(`groth16_oracle: FAIL: tampered proof accepted: ${what}`); }
 }
+// Every kind of change on proof 0; the others are checked against their
+// neighbours' inputs (each verification is four pairings in JavaScript).
 for (let i = 0; i < n; i++) {
   const p = proofs[i];
+  if (n > 1) expectReject(`proof ${i} with the inputs of proof ${(i + 1) % n}`, p, xs[(i + 1) % n]);
+  if (i > 0) continue;
   expectReject(`proof ${i}: A + G1`, { ...p, A: p.A.add(G1.BASE) }, xs[i]);
   expectReject(`proof ${i}: -A`, { ...p, A: p.A.negate() }, xs[i]);
   expectReject(`proof ${i}: B + G2`, { ...p, B: p.B.add(G2.BASE) }, xs[i]);
@@ -119,7 +123,6 @@ for (let i = 0; i < n; i++) {
     y[k] = Fr.add(y[k], 1n);
     expectReject(`proof ${i}: input ${k} + 1`, p, y);
   }
-  if (n > 1) expectReject(`proof ${i} with the inputs of proof ${(i + 1) % n}`, p, xs[(i + 1) % n]);
 }
 console.log(`groth16_oracle: ${n} proofs verify, ${tried - accepted} of ${tried} tampered variants rejected`);
 process.exit(accepted ? 1 : 0);
