@@ -42,6 +42,23 @@ static size_t ring_back(const ring *r, uint64_t k)
     return (r->n - 1 - (size_t)(k % avail)) % RING;
 }
 
+/* A fresh boolean b with b·(1 - b) = 0. */
+static void bool_step(cuzk_cs *cs, bool skip, cuzk_lc lcs[3], ring *r, cuzk_rng *wit)
+{
+    cuzk_fr v;
+    cuzk_fr_set_u64(&v, cuzk_rng_u64(wit) & 1);
+    cuzk_var bv = cuzk_cs_alloc(cs, "b", &v);
+    if (skip) {
+        cuzk_cs_enforce_skipped(cs);
+    } else {
+        for (int k = 0; k < 3; k++) cuzk_lc_clear(&lcs[k]);
+        cuzk_lc_add_var(&lcs[0], bv), cuzk_lc_add_var(&lcs[1], CUZK_CS_ONE);
+        cuzk_lc_sub_var(&lcs[1], bv);
+        cuzk_cs_enforce(cs, "bool", &lcs[0], &lcs[1], &lcs[2]);
+    }
+    ring_push(r, bv, &v, true);
+}
+
 static void input_value(cuzk_fr *out, uint64_t seed, uint32_t i)
 {
     cuzk_rng rng;
@@ -64,12 +81,11 @@ int cuzk_synthetic_synthesize(cuzk_cs *cs, const cuzk_synthetic_spec *spec)
     const bool skip = cuzk_cs_skip_lcs(cs);
     cuzk_rng wit;
     cuzk_rng_seed(&wit, spec->witness_seed);
-    cuzk_fr one, zero, pow2[8];
-    cuzk_fr_set_u64(&one, 1);
+    cuzk_fr zero, pow2[8];
     cuzk_fr_set_u64(&zero, 0);
     for (int j = 0; j < 8; j++) cuzk_fr_set_u64(&pow2[j], 1ull << j);
-    cuzk_lc a, b, c;
-    cuzk_lc_init(&a), cuzk_lc_init(&b), cuzk_lc_init(&c);
+    cuzk_lc lcs[3], *a = &lcs[0], *b = &lcs[1], *c = &lcs[2];
+    cuzk_lc_init(a), cuzk_lc_init(b), cuzk_lc_init(c);
     ring local, *r = &local;
     r->n = 0;
 
@@ -83,24 +99,15 @@ int cuzk_synthetic_synthesize(cuzk_cs *cs, const cuzk_synthetic_spec *spec)
         if (skip) {
             cuzk_cs_enforce_skipped(cs);
         } else {
-            cuzk_lc_clear(&a), cuzk_lc_clear(&b), cuzk_lc_clear(&c);
-            cuzk_lc_add_var(&a, xv), cuzk_lc_add_var(&b, CUZK_CS_ONE), cuzk_lc_add_var(&c, yv);
-            cuzk_cs_enforce(cs, "input", &a, &b, &c);
+            cuzk_lc_clear(a), cuzk_lc_clear(b), cuzk_lc_clear(c);
+            cuzk_lc_add_var(a, xv), cuzk_lc_add_var(b, CUZK_CS_ONE), cuzk_lc_add_var(c, yv);
+            cuzk_cs_enforce(cs, "input", a, b, c);
         }
         ring_push(r, yv, &x, false);
     }
     if (r->n == 0) { /* no inputs: seed the ring with one boolean */
         if (left == 0) goto out;
-        cuzk_fr v = (cuzk_rng_u64(&wit) & 1) ? one : zero;
-        cuzk_var bv = cuzk_cs_alloc(cs, "b", &v);
-        if (skip) {
-            cuzk_cs_enforce_skipped(cs);
-        } else {
-            cuzk_lc_clear(&a), cuzk_lc_clear(&b), cuzk_lc_clear(&c);
-            cuzk_lc_add_var(&a, bv), cuzk_lc_add_var(&b, CUZK_CS_ONE), cuzk_lc_sub_var(&b, bv);
-            cuzk_cs_enforce(cs, "bool", &a, &b, &c);
-        }
-        ring_push(r, bv, &v, true);
+        bool_step(cs, skip, lcs, r, &wit);
         left--;
     }
 
@@ -109,16 +116,7 @@ int cuzk_synthetic_synthesize(cuzk_cs *cs, const cuzk_synthetic_spec *spec)
         unsigned kind = (unsigned)(sh % 20);
         cuzk_fr v;
         if (kind < 10) { /* boolean: b·(1 - b) = 0 */
-            v = (cuzk_rng_u64(&wit) & 1) ? one : zero;
-            cuzk_var bv = cuzk_cs_alloc(cs, "b", &v);
-            if (skip) {
-                cuzk_cs_enforce_skipped(cs);
-            } else {
-                cuzk_lc_clear(&a), cuzk_lc_clear(&b), cuzk_lc_clear(&c);
-                cuzk_lc_add_var(&a, bv), cuzk_lc_add_var(&b, CUZK_CS_ONE), cuzk_lc_sub_var(&b, bv);
-                cuzk_cs_enforce(cs, "bool", &a, &b, &c);
-            }
-            ring_push(r, bv, &v, true);
+            bool_step(cs, skip, lcs, r, &wit);
         } else if (kind < 15) { /* product of two recent variables */
             size_t p = ring_back(r, sh >> 8), q = ring_back(r, sh >> 20);
             cuzk_fr_mul(&v, &r->val[p], &r->val[q]);
@@ -126,10 +124,10 @@ int cuzk_synthetic_synthesize(cuzk_cs *cs, const cuzk_synthetic_spec *spec)
             if (skip) {
                 cuzk_cs_enforce_skipped(cs);
             } else {
-                cuzk_lc_clear(&a), cuzk_lc_clear(&b), cuzk_lc_clear(&c);
-                cuzk_lc_add_var(&a, r->var[p]), cuzk_lc_add_var(&b, r->var[q]);
-                cuzk_lc_add_var(&c, zv);
-                cuzk_cs_enforce(cs, "mul", &a, &b, &c);
+                cuzk_lc_clear(a), cuzk_lc_clear(b), cuzk_lc_clear(c);
+                cuzk_lc_add_var(a, r->var[p]), cuzk_lc_add_var(b, r->var[q]);
+                cuzk_lc_add_var(c, zv);
+                cuzk_cs_enforce(cs, "mul", a, b, c);
             }
             ring_push(r, zv, &v, false);
         } else if (kind < 18) { /* packing: Σ 2^j·x_j = w (sparse, power-of-two coefficients) */
@@ -146,11 +144,11 @@ int cuzk_synthetic_synthesize(cuzk_cs *cs, const cuzk_synthetic_spec *spec)
             if (skip) {
                 cuzk_cs_enforce_skipped(cs);
             } else {
-                cuzk_lc_clear(&a), cuzk_lc_clear(&b), cuzk_lc_clear(&c);
-                for (unsigned j = 0; j < terms; j++) cuzk_lc_add(&a, r->var[idx[j]], &pow2[j]);
-                cuzk_lc_add_var(&b, CUZK_CS_ONE);
-                cuzk_lc_add_var(&c, wv);
-                cuzk_cs_enforce(cs, "pack", &a, &b, &c);
+                cuzk_lc_clear(a), cuzk_lc_clear(b), cuzk_lc_clear(c);
+                for (unsigned j = 0; j < terms; j++) cuzk_lc_add(a, r->var[idx[j]], &pow2[j]);
+                cuzk_lc_add_var(b, CUZK_CS_ONE);
+                cuzk_lc_add_var(c, wv);
+                cuzk_cs_enforce(cs, "pack", a, b, c);
             }
             ring_push(r, wv, &v, false);
         } else { /* (x + y + k)·y' = z: a step with a general constant */
@@ -164,18 +162,18 @@ int cuzk_synthetic_synthesize(cuzk_cs *cs, const cuzk_synthetic_spec *spec)
             if (skip) {
                 cuzk_cs_enforce_skipped(cs);
             } else {
-                cuzk_lc_clear(&a), cuzk_lc_clear(&b), cuzk_lc_clear(&c);
-                cuzk_lc_add_var(&a, r->var[p]), cuzk_lc_add_var(&a, r->var[q]);
-                cuzk_lc_add(&a, CUZK_CS_ONE, &k);
-                cuzk_lc_add_var(&b, r->var[s]);
-                cuzk_lc_add_var(&c, zv);
-                cuzk_cs_enforce(cs, "affine-mul", &a, &b, &c);
+                cuzk_lc_clear(a), cuzk_lc_clear(b), cuzk_lc_clear(c);
+                cuzk_lc_add_var(a, r->var[p]), cuzk_lc_add_var(a, r->var[q]);
+                cuzk_lc_add(a, CUZK_CS_ONE, &k);
+                cuzk_lc_add_var(b, r->var[s]);
+                cuzk_lc_add_var(c, zv);
+                cuzk_cs_enforce(cs, "affine-mul", a, b, c);
             }
             ring_push(r, zv, &v, false);
         }
     }
 out:
-    cuzk_lc_free(&a), cuzk_lc_free(&b), cuzk_lc_free(&c);
+    cuzk_lc_free(a), cuzk_lc_free(b), cuzk_lc_free(c);
     return cuzk_cs_error(cs);
 }
 
