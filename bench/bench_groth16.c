@@ -9,8 +9,10 @@
  *     Pippenger model's point additions; each proof is verified.
  *  2. NTT alone, 2^16 .. 2^22: radix-4 forward and the radix-2 reference.
  *  3. MSM alone, random 255-bit scalars: G1 2^16 .. 2^22, G2 2^16 .. 2^20.
- * Wall-clock seconds / milliseconds; single runs (no repetition: the sizes
- * are large). The machine may be shared: say so when recording figures.
+ * Wall-clock seconds / milliseconds, and the process CPU time beside them
+ * (on a shared machine the 1-thread CPU time is the steadier figure: it
+ * leaves out the time other processes held the core). Single runs (the
+ * sizes are large). Say how loaded the machine was when recording figures.
  *   bench_groth16 [--prove-max K] [--ntt-max K] [--msm-max K] [--g2-max K]
  *                 [--only prove|ntt|msm]
  */
@@ -30,6 +32,13 @@ static double now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
@@ -104,8 +113,8 @@ static void bench_prove(unsigned max_k)
             printf("| %s | %zu | %zu | %zu | %zu | %u | %llu |\n", names[i], pts[i], ms[i]->zero, ms[i]->one,
                    ms[i]->gen, ms[i]->c, (unsigned long long)ms[i]->adds);
 
-        printf("\n| threads | NTT(H) s | MSM H s | MSM L s | MSM A s | MSM B1 s | MSM B2 s | total s |\n");
-        printf("|---------|----------|---------|---------|---------|----------|----------|---------|\n");
+        printf("\n| threads | NTT(H) s | MSM H s | MSM L s | MSM A s | MSM B1 s | MSM B2 s | total s | CPU s |\n");
+        printf("|---------|----------|---------|---------|---------|----------|----------|---------|-------|\n");
         cuzk_groth16_pvk pvk;
         cuzk_groth16_prepare_vk(&pvk, &p.vk);
         cuzk_fr pub[4];
@@ -116,13 +125,16 @@ static void bench_prove(unsigned max_k)
             cuzk_fr_random(&s, &rng);
             cuzk_groth16_proof pf;
             cuzk_groth16_prove_timing tm;
-            if (cuzk_groth16_prove_timed(&pf, &p, pc, &r, &s, t, &tm)) {
+            double c0 = cpu_s();
+            int rc = cuzk_groth16_prove_timed(&pf, &p, pc, &r, &s, t, &tm);
+            double cpu = cpu_s() - c0;
+            if (rc) {
                 fprintf(stderr, "prove failed\n");
                 exit(1);
             }
             int ok = cuzk_groth16_verify(&pvk, &pf, pub, 4) == CUZK_OK;
-            printf("| %7u | %8.3f | %7.3f | %7.3f | %7.3f | %8.3f | %8.3f | %7.3f |%s\n", t, tm.ntt_h_s,
-                   tm.msm_h_s, tm.msm_l_s, tm.msm_a_s, tm.msm_b_g1_s, tm.msm_b_g2_s, tm.total_s,
+            printf("| %7u | %8.3f | %7.3f | %7.3f | %7.3f | %8.3f | %8.3f | %7.3f | %5.2f |%s\n", t, tm.ntt_h_s,
+                   tm.msm_h_s, tm.msm_l_s, tm.msm_a_s, tm.msm_b_g1_s, tm.msm_b_g2_s, tm.total_s, cpu,
                    ok ? "" : " PROOF DOES NOT VERIFY");
             fflush(stdout);
             if (!ok) exit(1);
@@ -139,7 +151,8 @@ static void radix2_forward(const cuzk_ntt_domain *d, cuzk_fr *x, unsigned nt) { 
 static void bench_ntt(unsigned max_k)
 {
     printf("## NTT alone (forward, ms; radix-2 = the reference network)\n\n");
-    printf("| log n | threads | radix-4 ms | radix-2 ms |\n|-------|---------|------------|------------|\n");
+    printf("| log n | threads | radix-4 ms | radix-2 ms | radix-4 CPU ms | radix-2 CPU ms |\n");
+    printf("|-------|---------|------------|------------|----------------|----------------|\n");
     cuzk_rng rng;
     cuzk_rng_seed(&rng, 2);
     for (unsigned k = 16; k <= max_k; k++) {
@@ -149,13 +162,14 @@ static void bench_ntt(unsigned max_k)
         for (size_t i = 0; i < d.n; i++) cuzk_fr_random(&x[i], &rng);
         for (unsigned t = 1; t <= 2; t++) {
             void (*fs[2])(const cuzk_ntt_domain *, cuzk_fr *, unsigned) = {cuzk_ntt_forward, radix2_forward};
-            double ms[2];
+            double ms[2], cms[2];
             for (int f = 0; f < 2; f++) {
-                double t0 = now_s();
+                double t0 = now_s(), c0 = cpu_s();
                 fs[f](&d, x, t);
                 ms[f] = (now_s() - t0) * 1e3;
+                cms[f] = (cpu_s() - c0) * 1e3;
             }
-            printf("| %5u | %7u | %10.1f | %10.1f |\n", k, t, ms[0], ms[1]);
+            printf("| %5u | %7u | %10.1f | %10.1f | %14.1f | %14.1f |\n", k, t, ms[0], ms[1], cms[0], cms[1]);
             fflush(stdout);
         }
         free(x);
@@ -167,8 +181,8 @@ static void bench_ntt(unsigned max_k)
 static void bench_msm(unsigned max_g1, unsigned max_g2)
 {
     printf("## MSM alone (random 255-bit scalars, ms)\n\n");
-    printf("| group | log n | c | model additions | threads | ms | ns/point |\n");
-    printf("|-------|-------|---|-----------------|---------|----|----------|\n");
+    printf("| group | log n | c | model additions | threads | ms | ns/point | CPU ms |\n");
+    printf("|-------|-------|---|-----------------|---------|----|----------|--------|\n");
     unsigned max_k = max_g1 > max_g2 ? max_g1 : max_g2;
     size_t nmax = (size_t)1 << max_k;
     cuzk_rng rng;
@@ -212,7 +226,7 @@ static void bench_msm(unsigned max_g1, unsigned max_g2)
             uint64_t cost;
             unsigned c = cuzk_msm_window_bits(m, 255, &cost);
             for (unsigned t = 1; t <= 2; t++) {
-                double t0 = now_s();
+                double t0 = now_s(), c0 = cpu_s();
                 int err;
                 if (grp == 1) {
                     cuzk_g1_jac o;
@@ -221,10 +235,10 @@ static void bench_msm(unsigned max_g1, unsigned max_g2)
                     cuzk_g2_jac o;
                     err = cuzk_g2_msm(&o, b2, k, m, t);
                 }
-                double ms = (now_s() - t0) * 1e3;
+                double ms = (now_s() - t0) * 1e3, cms = (cpu_s() - c0) * 1e3;
                 if (err) exit(1);
-                printf("| G%d | %u | %u | %llu | %u | %.0f | %.0f |\n", grp, lg, c, (unsigned long long)cost, t, ms,
-                       ms * 1e6 / (double)m);
+                printf("| G%d | %u | %u | %llu | %u | %.0f | %.0f | %.0f |\n", grp, lg, c, (unsigned long long)cost, t,
+                       ms, ms * 1e6 / (double)m, cms);
                 fflush(stdout);
             }
         }
