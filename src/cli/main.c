@@ -16,12 +16,14 @@ int cmd_version(int argc, char **argv);
 int cmd_setup(int argc, char **argv);
 int cmd_prove(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+int cmd_pce(int argc, char **argv);
 
 static const cuzk_cli_command commands[] = {
     {"version", cmd_version, "print the version and build features"},
     {"setup", cmd_setup, "TEST Groth16 parameters for a built-in circuit (.params, .vk)"},
     {"prove", cmd_prove, "prove witnesses of a built-in circuit on the CPU"},
     {"verify", cmd_verify, "verify proofs against a .vk and the circuit's public inputs"},
+    {"pce", cmd_pce, "pre-compiled circuit files: inspect"},
 };
 
 void cli_errorf(const char *fmt, ...)
