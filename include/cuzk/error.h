@@ -29,7 +29,8 @@ typedef enum cuzk_err {
     CUZK_ERR_VERIFY_FAILED = 21,   /* a proof did not verify */
     CUZK_ERR_UNSATISFIED = 22,     /* a constraint system is not satisfied */
     CUZK_ERR_NO_DEVICE = 23,       /* no GPU available for a GPU-only request */
-    CUZK_ERR_INTERNAL = 24
+    CUZK_ERR_INTERNAL = 24,
+    CUZK_ERR_DEVICE = 25           /* a CUDA call failed (message from the GPU layer) */
 } cuzk_err;
 
 /* Static string describing err; never NULL. */
