@@ -199,8 +199,16 @@ int main(void)
     CHECK(cuzk_gpu_worker_create(&w, dev) == CUZK_OK);
     const char *big = getenv("CUZK_GPU_BIG");
     bool b = big && *big == '1';
-    test_ntt(w, b ? 20 : 14);
-    test_msm(w, b);
+    const char *only = getenv("CUZK_GPU_ONLY");
+    if (!only || strcmp(only, "msm")) test_ntt(w, b ? 20 : 14);
+    if (!only || strcmp(only, "ntt")) {
+        test_msm(w, b);
+        /* narrow windows: long runs of one bucket across many accumulation
+         * chunks and several partial levels (this found a real bug) */
+        setenv("CUZK_GPU_MSM_C", "2", 1);
+        test_msm(w, false);
+        unsetenv("CUZK_GPU_MSM_C");
+    }
     test_errors(dev, w);
     cuzk_gpu_worker_destroy(w);
     cuzk_gpu_device_close(dev);

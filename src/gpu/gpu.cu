@@ -24,7 +24,7 @@ struct srs_entry {
 
 struct cuzk_gpu_device {
     int ordinal;
-    char desc[160];
+    char desc[320];
     int failed;
     char err[320];              /* device-level error (SRS upload, open) */
     pthread_mutex_t lock;       /* kernel regions: holder owns ntt and msm below */

@@ -29,6 +29,7 @@
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuzk/msm.h"
@@ -120,18 +121,22 @@ __global__ void msm_accumulate(const uint32_t *__restrict__ keys, const uint32_t
     if (start >= M) return;
     const size_t end = start + L < M ? start + L : M;
     uint32_t key = keys[start];
-    uint32_t first_key = key;
     bool first = true;
-    xyzz_t<F> acc, first_acc;
+    xyzz_t<F> acc;
     xyzz_set_inf(acc);
+    /* The first run is stored as soon as it ends. An earlier version kept it
+     * in a second local until the end of the chunk and got wrong first-run
+     * sums on the H200 (nvcc 13.0, sm_90; cause not established). */
     for (size_t e = start; e < end; e++) {
         const uint32_t k = keys[e];
         if (k != key) {
-            if (first) {
-                first_acc = acc, first_key = key, first = false;
+            if (first && !final_level) {
+                pk[2 * t] = key; /* may continue in the previous chunk */
+                pp[2 * t] = acc;
             } else {
-                buckets[key] = acc; /* a run strictly inside the chunk */
+                buckets[key] = acc; /* complete: strictly inside, or the final level */
             }
+            first = false;
             key = k;
             xyzz_set_inf(acc);
         }
@@ -146,8 +151,7 @@ __global__ void msm_accumulate(const uint32_t *__restrict__ keys, const uint32_t
             xyzz_add(acc, acc, pin[e]);
         }
     }
-    if (final_level) { /* one chunk holds everything: every run is complete */
-        if (!first) buckets[first_key] = first_acc;
+    if (final_level) {
         buckets[key] = acc;
         return;
     }
@@ -156,7 +160,6 @@ __global__ void msm_accumulate(const uint32_t *__restrict__ keys, const uint32_t
         pk[2 * t] = key, pp[2 * t] = acc;
         pk[2 * t + 1] = key, xyzz_set_inf(pp[2 * t + 1]);
     } else {
-        pk[2 * t] = first_key, pp[2 * t] = first_acc;
         pk[2 * t + 1] = key, pp[2 * t + 1] = acc;
     }
 }
@@ -303,7 +306,10 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
     }
 
     if (m) {
-        const unsigned cw = cuzk_msm_window_bits(m, 255, NULL);
+        unsigned cw = cuzk_msm_window_bits(m, 255, NULL);
+        /* tests force narrow windows (long bucket runs, several partial levels) */
+        const char *force = getenv("CUZK_GPU_MSM_C");
+        if (force && atoi(force) >= 2 && atoi(force) <= 24) cw = (unsigned)atoi(force);
         const unsigned nwin = (255 + 1 + cw - 1) / cw;
         const uint32_t B = (1u << (cw - 1)) + 1;
         unsigned wb = (unsigned)(MSM_MAX_BATCH / m);
