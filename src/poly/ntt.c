@@ -405,3 +405,18 @@ size_t cuzk_ntt_groth16_h(const cuzk_ntt_domain *d, cuzk_fr *a, cuzk_fr *b, cuzk
     ntt_transform(d, a, true, NULL, NULL, &k, &d->g_inv, nthreads);
     return d->n - 1;
 }
+
+void cuzk_ntt_groth16_h_odd(const cuzk_ntt_domain *d, cuzk_fr *a, cuzk_fr *b, cuzk_fr *c,
+                            unsigned nthreads)
+{
+    /* The iNTT's 1/n and the w^i shift are one scaling pass. */
+    cuzk_fr w;
+    cuzk_fr_root_of_unity(&w, d->log_n + 1, d->gen);
+    cuzk_fr *v[3] = {a, b, c};
+    for (int k = 0; k < 3; k++) {
+        ntt_transform(d, v[k], true, NULL, NULL, NULL, NULL, nthreads);
+        ntt_transform(d, v[k], false, &d->n_inv, &w, NULL, NULL, nthreads);
+    }
+    pw_ctx pc = {a, b, c, d->n, cuzk_fr_zero};
+    ntt_run(abc_task, &pc, ntt_threads_for(d->n, nthreads), NULL);
+}

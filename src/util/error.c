@@ -19,6 +19,9 @@ const char *cuzk_strerror(int err)
     case CUZK_ERR_UNSATISFIED: return "constraint system not satisfied";
     case CUZK_ERR_NO_DEVICE: return "no GPU device available";
     case CUZK_ERR_INTERNAL: return "internal error";
+    case CUZK_ERR_TIMEOUT: return "timed out";
+    case CUZK_ERR_CANCELLED: return "cancelled";
+    case CUZK_ERR_NOT_READY: return "not ready yet";
     case CUZK_ERR_DEVICE: return "GPU device error";
     }
     return "unknown error";

@@ -1,0 +1,331 @@
+/*
+ * The in-process proving engine: jobs, partitions, synthesis workers in
+ * parallel with prover workers, SRS and PCE residency under a memory budget,
+ * and verification of every partition before a job completes. The daemon
+ * wraps this API; every function here is thread-safe.
+ *
+ * Model (docs/engine.md has the full picture):
+ *  - A job is one proof request: a registered kind, opaque inputs, a
+ *    priority and a caller-given request id. Submitting an id that is
+ *    already known returns the same job (and refuses different inputs).
+ *  - A kind has num_partitions partitions; each is synthesized (CPU),
+ *    proved (a prover "device" worker), then verified against public inputs
+ *    computed natively by the kind. The job's proof is the partitions'
+ *    192-byte proofs concatenated in partition order.
+ *  - An invalid partition proof is logged ("partition k INVALID", with the
+ *    device and worker) and proved once more on another worker (another
+ *    device when there is one); a second invalid proof fails the job. A job
+ *    never returns a proof that did not verify.
+ *  - Priorities order the work at partition granularity: a CRITICAL
+ *    partition is the next one synthesized and the next one proved.
+ *
+ * Backends plug in through small tables: cuzk_engine_prover (devices with
+ * workers; the CPU prover is built in) and cuzk_engine_pce (pre-compiled
+ * circuits). The log callback and the stage hook are called from worker
+ * threads and must not call back into the engine.
+ */
+#ifndef CUZK_ENGINE_H
+#define CUZK_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk/cs.h"
+#include "cuzk/fr.h"
+#include "cuzk/groth16.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cuzk_engine cuzk_engine;
+typedef struct cuzk_job cuzk_job;
+
+typedef enum cuzk_priority {
+    CUZK_PRIORITY_DEFAULT = 0,  /* a request: the kind's; a kind: NORMAL */
+    CUZK_PRIORITY_LOW = 1,
+    CUZK_PRIORITY_NORMAL = 2,   /* PoRep, SnapDeals */
+    CUZK_PRIORITY_HIGH = 3,     /* WindowPoSt */
+    CUZK_PRIORITY_CRITICAL = 4  /* WinningPoSt */
+} cuzk_priority;
+
+/* ---- what a prover consumes -------------------------------------------- */
+
+/* A synthesized partition: the assignment view and who owns its memory. */
+typedef struct cuzk_engine_witness {
+    cuzk_groth16_assignment as;
+    void (*release)(void *owner); /* frees everything as points into */
+    void *owner;
+    uint64_t bytes; /* memory it holds; 0: estimated from the sizes */
+} cuzk_engine_witness;
+
+/* ---- circuit registry -------------------------------------------------- */
+
+typedef struct cuzk_engine_kind {
+    const char *name;       /* request kind, e.g. "porep-32g" (copied) */
+    const char *circuit_id; /* SRS and PCE key (copied); kinds may share one */
+    uint32_t num_partitions;
+    cuzk_priority default_priority;
+    uint32_t num_public_inputs; /* per partition, ONE excluded */
+    /* Parameters, exactly one of: a bellperson .params file, read with
+     * read_mode; or parameters in memory, borrowed (they must outlive the
+     * engine; loading copies them, so residency is real either way). */
+    const char *params_path;
+    cuzk_groth16_read_mode read_mode;
+    const cuzk_groth16_params *params;
+    /* Memory of one synthesized partition, reserved before synthesis;
+     * 0: learned from the largest partition seen so far. */
+    uint64_t witness_bytes;
+    /* Partition `partition` of the circuit into cs (any backend; ONE is
+     * allocated, the engine finalizes). Returns CUZK_OK or an error. */
+    int (*synthesize)(void *ctx, cuzk_cs *cs, const void *inputs, size_t inputs_len,
+                      uint32_t partition);
+    /* The num_public_inputs public inputs of a partition, computed natively. */
+    int (*public_inputs)(void *ctx, cuzk_fr *out, const void *inputs, size_t inputs_len,
+                         uint32_t partition);
+    /* Optional: rejects malformed inputs at submit (CUZK_OK or an error). */
+    int (*check_inputs)(void *ctx, const void *inputs, size_t inputs_len);
+    void *ctx;
+    void (*ctx_free)(void *ctx); /* at engine destroy; may be NULL */
+} cuzk_engine_kind;
+
+/* ---- prover backends: devices with workers ----------------------------- */
+
+/*
+ * A prover backend has devices (GPUs; or CPU "devices") and the engine runs
+ * workers_per_device threads per device (worker 0 .. workers-1 of a device).
+ * Only prove is required.
+ *  - num_devices: how many there are (used when the configuration says 0).
+ *  - device_open: the device context, with its number of workers (so it can
+ *    make one handle per worker, e.g. a CUDA stream); device_close.
+ *  - prove: n proofs (n > 1 only with batching), proof i from as[i] with
+ *    randomisers r[i], s[i], all against params. Called concurrently by the
+ *    device's workers, each with its own worker index. params stays alive
+ *    and unchanged while any prove with it runs; its address is a stable key
+ *    for device copies (the same entry keeps it across reloads).
+ *  - srs_evicted: drop device copies of params; never called while a prove
+ *    with params runs (it is called with the scheduler lock held: no engine
+ *    calls from it).
+ *  - last_error: a message for the last failed prove of a worker (may be
+ *    NULL), added to the job's failure message.
+ */
+typedef struct cuzk_engine_prover {
+    const char *name;
+    unsigned (*num_devices)(void *ctx);
+    int (*device_open)(void *ctx, unsigned device, unsigned workers, void **dev);
+    void (*device_close)(void *ctx, void *dev);
+    int (*prove)(void *ctx, void *dev, unsigned worker, const cuzk_groth16_params *params, size_t n,
+                 const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s,
+                 cuzk_groth16_proof *out);
+    void (*srs_evicted)(void *ctx, void *dev, const cuzk_groth16_params *params);
+    const char *(*last_error)(void *ctx, void *dev, unsigned worker);
+    void *ctx;
+} cuzk_engine_prover;
+
+/* Fills *out with the CPU prover: cuzk_groth16_prove_assignment with
+ * `threads` threads per call (0: 1), no device state. Tests wrap it. */
+void cuzk_engine_cpu_prover(cuzk_engine_prover *out, unsigned threads);
+
+/* ---- pre-compiled circuits (PCE) --------------------------------------- */
+
+typedef enum cuzk_pce_state {
+    CUZK_PCE_NONE = 0,       /* no PCE backend, or not extracted yet */
+    CUZK_PCE_EXTRACTING = 1, /* one background extraction running */
+    CUZK_PCE_RESIDENT = 2,   /* fast path in use */
+    CUZK_PCE_FAILED = 3      /* extraction failed; full synthesis from now on */
+} cuzk_pce_state;
+
+/*
+ * PCE backend (the PCE layer fills it). load: a validated cache from disk
+ * (CUZK_OK with *pce, or an error when absent or invalid). extract: build
+ * the PCE of a circuit (runs on its own thread, once per circuit at a time).
+ * witness: witness-only synthesis plus the matrix-vector products for one
+ * partition. estimate_bytes (may be NULL) sizes the reservation made before
+ * an extraction.
+ */
+typedef struct cuzk_engine_pce {
+    int (*load)(void *ctx, const cuzk_engine_kind *kind, void **pce, uint64_t *bytes);
+    int (*extract)(void *ctx, const cuzk_engine_kind *kind, void **pce, uint64_t *bytes);
+    int (*witness)(void *ctx, void *pce, const cuzk_engine_kind *kind, const void *inputs,
+                   size_t inputs_len, uint32_t partition, cuzk_engine_witness *out);
+    uint64_t (*estimate_bytes)(void *ctx, const cuzk_engine_kind *kind);
+    void (*free)(void *ctx, void *pce);
+    void *ctx;
+} cuzk_engine_pce;
+
+/* ---- configuration ----------------------------------------------------- */
+
+typedef enum cuzk_engine_stage {
+    CUZK_STAGE_SYNTHESIS = 0,
+    CUZK_STAGE_PROVE = 1,
+    CUZK_STAGE_VERIFY = 2
+} cuzk_engine_stage;
+
+typedef struct cuzk_engine_config {
+    unsigned synthesis_workers;  /* 0: online CPUs */
+    unsigned num_devices;        /* 0: the prover's num_devices, else 1 */
+    unsigned workers_per_device; /* 0: 2 */
+    unsigned prover_threads;     /* CPU prover threads per call; 0: CPUs / prover workers */
+    unsigned queue_depth;        /* partitions synthesized ahead of the provers; 0: 2 per prover worker */
+    unsigned max_batch_size;     /* partitions per prove call; 0 or 1: no batching */
+    unsigned max_batch_wait_ms;  /* how long a worker waits to fill a batch */
+    uint64_t memory_budget;      /* bytes; 0: physical memory minus a margin */
+    uint32_t default_timeout_ms; /* per job; 0: none */
+    unsigned job_retention;      /* finished jobs kept for duplicate ids; 0: 4096 */
+    const cuzk_engine_prover *prover; /* NULL: the CPU prover */
+    const cuzk_engine_pce *pce;       /* NULL: always full synthesis */
+    /* level 0 error, 1 warning, 2 info; NULL: errors and warnings to stderr */
+    void (*log)(void *ctx, int level, const char *msg);
+    void *log_ctx;
+    /* Test hook: called by a worker before each stage of a partition. */
+    void (*stage_hook)(void *ctx, cuzk_engine_stage stage, const char *request_id, uint32_t partition);
+    void *hook_ctx;
+} cuzk_engine_config;
+
+/* Starts the workers. cfg may be NULL (all defaults). */
+int cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg);
+/* Cancels every job, joins the workers and frees everything. Job handles
+ * must have been released before. NULL-safe. */
+void cuzk_engine_destroy(cuzk_engine *e);
+
+/* Registers a kind (CUZK_ERR_INVALID_ARG for a duplicate name, missing
+ * functions, or a circuit id already bound to other parameters; CUZK_ERR_IO
+ * when the parameter file cannot be read). With a PCE
+ * backend, a cache on disk is loaded now. */
+int cuzk_engine_register_kind(cuzk_engine *e, const cuzk_engine_kind *kind);
+
+/*
+ * Built-in test kinds over the synthetic circuit (cuzk/test_circuits.h) with
+ * test parameters made now by cuzk_groth16_setup (toxic waste from the OS;
+ * test parameters only). Inputs are an 8-byte little-endian seed; partition
+ * k uses a witness seed derived from (seed, k). With params_path the
+ * parameters are written there and the kind loads them from the file.
+ */
+typedef struct cuzk_engine_synthetic_kind {
+    const char *name, *circuit_id;
+    uint32_t num_partitions;
+    cuzk_priority priority;
+    uint64_t num_constraints;
+    uint32_t num_inputs;
+    const char *params_path; /* NULL: parameters in memory */
+} cuzk_engine_synthetic_kind;
+int cuzk_engine_register_synthetic(cuzk_engine *e, const cuzk_engine_synthetic_kind *spec,
+                                   unsigned setup_threads);
+/* "test-porep" (10 partitions, NORMAL), "test-window" (1, HIGH) and
+ * "test-winning" (1, CRITICAL) with the given constraint counts. */
+int cuzk_engine_register_test_kinds(cuzk_engine *e, uint64_t porep_constraints,
+                                    uint64_t post_constraints, unsigned setup_threads);
+
+/* ---- jobs -------------------------------------------------------------- */
+
+typedef enum cuzk_job_state {
+    CUZK_JOB_QUEUED = 0,
+    CUZK_JOB_RUNNING = 1,
+    CUZK_JOB_DONE = 2,
+    CUZK_JOB_FAILED = 3,
+    CUZK_JOB_CANCELLED = 4,
+    CUZK_JOB_TIMED_OUT = 5
+} cuzk_job_state;
+
+typedef struct cuzk_job_request {
+    const char *request_id; /* non-empty; idempotency key */
+    const char *kind;
+    const void *inputs;
+    size_t inputs_len;
+    cuzk_priority priority; /* CUZK_PRIORITY_DEFAULT: the kind's */
+    uint32_t timeout_ms;    /* 0: the engine default */
+} cuzk_job_request;
+
+/*
+ * Submits a job, or finds the job already submitted under request_id (then
+ * *duplicate = true; the kind and inputs must be the same, otherwise
+ * CUZK_ERR_INVALID_ARG). *out is a new reference: cuzk_job_release it.
+ * duplicate may be NULL.
+ */
+int cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *req, cuzk_job **out, bool *duplicate);
+/* The job known under request_id (a new reference), or NULL. */
+cuzk_job *cuzk_engine_find(cuzk_engine *e, const char *request_id);
+void cuzk_job_release(cuzk_job *job); /* NULL-safe */
+
+/*
+ * Waits until the job is finished or timeout_ms passes (< 0: forever).
+ * Returns the job's result: CUZK_OK (proof available), its error
+ * (CUZK_ERR_CANCELLED, CUZK_ERR_TIMEOUT, CUZK_ERR_VERIFY_FAILED, a prover or
+ * synthesis error, ...), or CUZK_ERR_NOT_READY when the wait ran out first.
+ */
+int cuzk_job_await(cuzk_job *job, int64_t timeout_ms);
+
+/* Cancels a job that has not finished (CUZK_ERR_INVALID_ARG otherwise).
+ * Queued partitions are dropped now; running ones at their next stage
+ * boundary. Waiters wake at once with CUZK_ERR_CANCELLED. */
+int cuzk_job_cancel(cuzk_job *job);
+
+typedef struct cuzk_job_info {
+    cuzk_job_state state;
+    int error;          /* CUZK_OK unless FAILED, CANCELLED, TIMED_OUT */
+    char message[256];  /* why it failed */
+    cuzk_priority priority;
+    uint32_t num_partitions, partitions_done, partitions_reproved;
+    uint64_t finish_seq; /* order in which jobs finished (1, 2, ...); 0 while running */
+    /* seconds: wall time from submit to the first partition started, the
+     * SRS load this job waited for, worker time summed over partitions for
+     * synthesis, prove and verify, and wall time from submit to finish */
+    double queue_wait_s, srs_load_s, synthesis_s, prove_s, verify_s, total_s;
+} cuzk_job_info;
+void cuzk_job_get_info(cuzk_job *job, cuzk_job_info *out);
+const char *cuzk_job_request_id(const cuzk_job *job);
+
+/* The proof of a DONE job: num_partitions · 192 bytes, valid while the
+ * handle is held. CUZK_ERR_INVALID_ARG when the job is not DONE. */
+int cuzk_job_proof(cuzk_job *job, const uint8_t **proof, size_t *len);
+
+/* Waits until no job is running and no work is in flight (tests, drain). */
+int cuzk_engine_wait_idle(cuzk_engine *e, int64_t timeout_ms);
+
+/* ---- SRS management ---------------------------------------------------- */
+
+typedef enum cuzk_srs_state {
+    CUZK_SRS_COLD = 0,    /* on disk (or in the registrant's memory) only */
+    CUZK_SRS_WARM = 1,    /* file mapped (page cache), not decoded */
+    CUZK_SRS_LOADING = 2,
+    CUZK_SRS_HOT = 3      /* decoded in host memory, ready to prove */
+} cuzk_srs_state;
+
+/* Loads a circuit's parameters now (evicting idle ones if the budget needs
+ * it; waits for memory held by running work). CUZK_ERR_NO_MEMORY if they
+ * cannot fit in the budget at all. */
+int cuzk_engine_srs_preload(cuzk_engine *e, const char *circuit_id);
+/* Drops a circuit's parameters to cold now, or as soon as no job uses them. */
+int cuzk_engine_srs_evict(cuzk_engine *e, const char *circuit_id);
+int cuzk_engine_srs_state(cuzk_engine *e, const char *circuit_id, cuzk_srs_state *state);
+int cuzk_engine_pce_state(cuzk_engine *e, const char *circuit_id, cuzk_pce_state *state);
+
+/* ---- metrics and status ------------------------------------------------ */
+
+typedef struct cuzk_engine_counters {
+    uint64_t jobs_submitted, jobs_duplicate, jobs_done, jobs_failed, jobs_cancelled, jobs_timed_out;
+    uint64_t partitions_synthesized, partitions_proved, partitions_verified;
+    uint64_t partitions_invalid, partitions_reproved;
+    uint64_t synthesis_errors, prover_errors;
+    uint64_t pce_fast_path, pce_extractions, pce_failures;
+    uint64_t srs_hits, srs_loads, srs_evictions;
+    uint64_t batches, batched_partitions;
+    uint64_t memory_waits; /* times work was held back by the budget */
+    double synthesis_busy_s, prove_busy_s, verify_busy_s, srs_load_busy_s;
+    uint64_t memory_budget, memory_reserved, memory_peak;
+    unsigned jobs_active, queued_synthesis, queued_prove, queued_verify;
+} cuzk_engine_counters;
+void cuzk_engine_get_counters(cuzk_engine *e, cuzk_engine_counters *out);
+
+/* A JSON snapshot (config, counters, queues, workers, devices, SRS and PCE
+ * residency, memory, active jobs); malloc'd, free() it. NULL on no memory. */
+char *cuzk_engine_status_json(cuzk_engine *e);
+
+const char *cuzk_job_state_name(cuzk_job_state s);
+const char *cuzk_priority_name(cuzk_priority p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,1046 @@
+/*
+ * The engine: job table, scheduling of partitions by priority, the CPU
+ * workers (synthesis and verification), the prover workers (one group per
+ * device), verify-and-retry, cancellation and deadlines.
+ *
+ * The queues are views over partition states (engine_internal.h), scanned
+ * under the scheduler lock in priority order (priority desc, then job age);
+ * counters bound them: at most queue_depth partitions are synthesized or
+ * being synthesized ahead of the provers. Work is seconds per partition,
+ * so one lock and a scan of the active jobs costs nothing measurable.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cuzk/error.h"
+#include "engine/engine_internal.h"
+
+double eng_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void eng_log(cuzk_engine *e, int level, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (e->cfg.log)
+        e->cfg.log(e->cfg.log_ctx, level, buf);
+    else if (level <= 1)
+        fprintf(stderr, "cuzk engine: %s\n", buf);
+}
+
+void eng_wake_all(cuzk_engine *e)
+{
+    pthread_cond_broadcast(&e->cpu_cv);
+    pthread_cond_broadcast(&e->prove_cv);
+    pthread_cond_broadcast(&e->done_cv);
+}
+
+static void abs_deadline(struct timespec *ts, double t)
+{
+    ts->tv_sec = (time_t)t;
+    ts->tv_nsec = (long)((t - (double)ts->tv_sec) * 1e9);
+    if (ts->tv_nsec >= 1000000000L) ts->tv_sec++, ts->tv_nsec -= 1000000000L;
+    if (ts->tv_nsec < 0) ts->tv_nsec = 0;
+}
+
+/* Waits on cv until woken or the monotonic time t (t <= 0: no limit). */
+static void cv_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu, double t)
+{
+    if (t <= 0) {
+        pthread_cond_wait(cv, mu);
+        return;
+    }
+    struct timespec ts;
+    abs_deadline(&ts, t);
+    pthread_cond_timedwait(cv, mu, &ts);
+}
+
+const char *cuzk_job_state_name(cuzk_job_state s)
+{
+    static const char *n[] = {"queued", "running", "done", "failed", "cancelled", "timed-out"};
+    return (unsigned)s < 6 ? n[s] : "unknown";
+}
+
+const char *cuzk_priority_name(cuzk_priority p)
+{
+    static const char *n[] = {"default", "low", "normal", "high", "critical"};
+    return (unsigned)p < 5 ? n[p] : "unknown";
+}
+
+/* ---- the job table ---------------------------------------------------- */
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211ull;
+    return h;
+}
+
+static cuzk_job *map_get(cuzk_engine *e, const char *id)
+{
+    for (cuzk_job *j = e->buckets[hash_str(id) & (e->nbuckets - 1)]; j; j = j->hnext)
+        if (!strcmp(j->request_id, id)) return j;
+    return NULL;
+}
+
+static bool map_put(cuzk_engine *e, cuzk_job *j)
+{
+    if (e->njobs + 1 > e->nbuckets) {
+        size_t nb = e->nbuckets * 2;
+        cuzk_job **b = calloc(nb, sizeof *b);
+        if (!b) return false;
+        for (size_t i = 0; i < e->nbuckets; i++)
+            for (cuzk_job *x = e->buckets[i], *nx; x; x = nx) {
+                nx = x->hnext;
+                size_t h = hash_str(x->request_id) & (nb - 1);
+                x->hnext = b[h];
+                b[h] = x;
+            }
+        free(e->buckets);
+        e->buckets = b;
+        e->nbuckets = nb;
+    }
+    size_t h = hash_str(j->request_id) & (e->nbuckets - 1);
+    j->hnext = e->buckets[h];
+    e->buckets[h] = j;
+    e->njobs++;
+    return true;
+}
+
+static void map_del(cuzk_engine *e, cuzk_job *j)
+{
+    cuzk_job **pp = &e->buckets[hash_str(j->request_id) & (e->nbuckets - 1)];
+    for (; *pp; pp = &(*pp)->hnext)
+        if (*pp == j) {
+            *pp = j->hnext;
+            e->njobs--;
+            return;
+        }
+}
+
+static void job_free(cuzk_job *j)
+{
+    free(j->request_id);
+    free(j->inputs);
+    free(j->parts);
+    free(j->proof);
+    free(j);
+}
+
+void cuzk_job_release(cuzk_job *j)
+{
+    if (j && atomic_fetch_sub(&j->refs, 1) == 1) job_free(j);
+}
+
+static bool job_final(const cuzk_job *j) { return j->state >= CUZK_JOB_DONE; }
+
+static void part_release(cuzk_engine *e, part *p)
+{
+    if (p->wit.release) p->wit.release(p->wit.owner);
+    memset(&p->wit, 0, sizeof p->wit);
+    if (p->wit_reserved) mem_release(e, p->wit_reserved);
+    p->wit_reserved = 0;
+    if (p->inflight) e->n_inflight--;
+    p->inflight = false;
+}
+
+/* A finished job leaves the active list once no thread works on it. */
+static void job_maybe_retire(cuzk_engine *e, cuzk_job *j)
+{
+    if (!job_final(j) || j->busy || j->retired) return;
+    j->retired = true;
+    if (j->srs_held) srs_unref(e, j->kind->srs);
+    j->srs_held = false;
+    for (size_t i = 0; i < e->nactive; i++)
+        if (e->active[i] == j) {
+            memmove(&e->active[i], &e->active[i + 1], (e->nactive - i - 1) * sizeof *e->active);
+            e->nactive--;
+            break;
+        }
+    eng_wake_all(e);
+    cuzk_job_release(j); /* the active list's reference */
+}
+
+static void job_finish(cuzk_engine *e, cuzk_job *j, cuzk_job_state st, int err, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void job_finish(cuzk_engine *e, cuzk_job *j, cuzk_job_state st, int err, const char *fmt, ...)
+{
+    if (job_final(j)) return;
+    j->state = st;
+    j->error = err;
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(j->message, sizeof j->message, fmt, ap);
+        va_end(ap);
+    }
+    j->t_end = eng_now();
+    if (j->t_start == 0) j->t_start = j->t_end;
+    j->finish_seq = ++e->next_finish;
+    /* drop what no thread holds: queued witnesses free their memory now */
+    for (uint32_t i = 0; i < j->nparts; i++) {
+        part *p = &j->parts[i];
+        if (p->state == P_READY) e->n_ready--;
+        if (p->state == P_PROVED) e->n_proved--;
+        if (p->state == P_PENDING || p->state == P_READY || p->state == P_PROVED) {
+            part_release(e, p);
+            p->state = P_DROPPED;
+        }
+    }
+    switch (st) {
+    case CUZK_JOB_DONE: e->c.jobs_done++; break;
+    case CUZK_JOB_CANCELLED: e->c.jobs_cancelled++; break;
+    case CUZK_JOB_TIMED_OUT: e->c.jobs_timed_out++; break;
+    default: e->c.jobs_failed++; break;
+    }
+    if (st != CUZK_JOB_DONE)
+        eng_log(e, st == CUZK_JOB_FAILED ? 0 : 2, "job %s %s: %s", j->request_id,
+                cuzk_job_state_name(st), j->message);
+    /* retention: the table keeps the newest finished jobs for duplicate ids */
+    if (e->fin_len == e->fin_cap) {
+        cuzk_job *old = e->finished[e->fin_head];
+        e->fin_head = (e->fin_head + 1) % e->fin_cap;
+        e->fin_len--;
+        map_del(e, old);
+        cuzk_job_release(old);
+    }
+    e->finished[(e->fin_head + e->fin_len++) % e->fin_cap] = j;
+    job_maybe_retire(e, j);
+    eng_wake_all(e);
+}
+
+static void job_complete(cuzk_engine *e, cuzk_job *j)
+{
+    j->proof = malloc((size_t)j->nparts * CUZK_GROTH16_PROOF_BYTES);
+    if (!j->proof) {
+        job_finish(e, j, CUZK_JOB_FAILED, CUZK_ERR_NO_MEMORY, "no memory for the proof");
+        return;
+    }
+    for (uint32_t i = 0; i < j->nparts; i++)
+        cuzk_groth16_proof_encode(j->proof + (size_t)i * CUZK_GROTH16_PROOF_BYTES, &j->parts[i].proof);
+    job_finish(e, j, CUZK_JOB_DONE, CUZK_OK, NULL);
+}
+
+/* ---- picking work ------------------------------------------------------ */
+
+typedef enum task_kind { T_NONE = 0, T_SYNTH, T_VERIFY } task_kind;
+
+typedef struct task {
+    task_kind kind;
+    cuzk_job *job;
+    part *p;
+    bool load_srs;   /* load the SRS before synthesizing */
+    void *pce;       /* PCE fast path, or NULL */
+    bool probe;      /* witness size unknown: learn it */
+} task;
+
+static part *first_in_state(cuzk_job *j, part_state st)
+{
+    for (uint32_t i = 0; i < j->nparts; i++)
+        if (j->parts[i].state == st) return &j->parts[i];
+    return NULL;
+}
+
+/*
+ * The next CPU task: verification first (it finishes jobs and frees
+ * witnesses), then synthesis of the highest-priority, oldest job's lowest
+ * pending partition, within the queue depth and the memory budget. A job
+ * starts (takes its SRS reference) at its first synthesis; a job whose SRS
+ * cannot be loaded for lack of memory keeps lower-priority jobs from
+ * starting but not from finishing; a witness that does not fit stops the
+ * scan while witnesses are in flight (their release will wake us).
+ */
+static task pick_cpu(cuzk_engine *e)
+{
+    task t = {0};
+    for (size_t i = 0; i < e->nactive; i++) {
+        cuzk_job *j = e->active[i];
+        if (job_final(j)) continue;
+        part *p = first_in_state(j, P_PROVED);
+        if (p) {
+            p->state = P_VERIFYING;
+            e->n_proved--;
+            j->busy++;
+            t.kind = T_VERIFY, t.job = j, t.p = p;
+            return t;
+        }
+    }
+    if (e->n_synth + e->n_ready >= e->queue_depth) return t;
+    bool srs_blocked = false;
+    uint64_t pinned = 0; /* resident PCEs are never evicted */
+    for (size_t i = 0; i < e->nsrs; i++) pinned += e->srs[i]->pce_bytes;
+    if (pinned > e->budget) pinned = e->budget;
+    for (size_t i = 0; i < e->nactive; i++) {
+        cuzk_job *j = e->active[i];
+        if (job_final(j)) continue;
+        part *p = first_in_state(j, P_PENDING);
+        if (!p) continue;
+        kind_entry *k = j->kind;
+        srs_entry *s = k->srs;
+        if (k->witness_bytes == 0 && k->probing) continue;
+        uint64_t wb = k->witness_bytes;
+        bool load = false;
+        if (!j->srs_held) {
+            /* behind a job waiting for memory for its SRS, none starts */
+            if (srs_blocked || s->state == CUZK_SRS_LOADING) continue;
+            if (s->state != CUZK_SRS_HOT) {
+                if (s->est_bytes + wb > e->budget - pinned) {
+                    job_finish(e, j, CUZK_JOB_FAILED, CUZK_ERR_NO_MEMORY,
+                               "parameters of %s (%llu bytes) and one partition (%llu bytes) exceed "
+                               "the memory budget (%llu bytes, %llu of them held by PCEs)",
+                               s->circuit_id, (unsigned long long)s->est_bytes,
+                               (unsigned long long)wb, (unsigned long long)e->budget,
+                               (unsigned long long)pinned);
+                    i--; /* the job may have left the active list */
+                    continue;
+                }
+                if (!mem_try(e, s->est_bytes + wb)) {
+                    srs_blocked = true;
+                    e->c.memory_waits++;
+                    continue;
+                }
+                s->state = CUZK_SRS_LOADING;
+                s->bytes = s->est_bytes;
+                load = true;
+            } else {
+                if (wb > e->budget) goto too_big;
+                s->refs++; /* pinned: mem_try must not evict it */
+                if (!mem_try(e, wb)) {
+                    s->refs--;
+                    goto no_mem;
+                }
+                s->refs--;
+                s->hits++;
+                e->c.srs_hits++;
+            }
+            s->refs++;
+            s->last_used = ++e->lru_tick;
+            j->srs_held = true;
+        } else {
+            if (wb > e->budget) goto too_big;
+            if (!mem_try(e, wb)) goto no_mem;
+        }
+        if (j->state == CUZK_JOB_QUEUED) {
+            j->state = CUZK_JOB_RUNNING;
+            j->t_start = eng_now();
+        }
+        p->state = P_SYNTH;
+        p->inflight = true;
+        e->n_inflight++;
+        p->wit_reserved = wb;
+        e->n_synth++;
+        j->busy++;
+        if (wb == 0) k->probing = true;
+        t.kind = T_SYNTH, t.job = j, t.p = p, t.load_srs = load, t.probe = (wb == 0);
+        t.pce = (s->pce_state == CUZK_PCE_RESIDENT) ? s->pce : NULL;
+        return t;
+    too_big:
+        job_finish(e, j, CUZK_JOB_FAILED, CUZK_ERR_NO_MEMORY,
+                   "one partition (%llu bytes) exceeds the memory budget (%llu bytes)",
+                   (unsigned long long)wb, (unsigned long long)e->budget);
+        i--;
+        continue;
+    no_mem:
+        e->c.memory_waits++;
+        if (e->n_inflight > 0) break;
+    }
+    return t;
+}
+
+/* Can prover worker w take partition p (a re-prove avoids the last prover)? */
+static bool prove_eligible(cuzk_engine *e, const worker *w, const part *p)
+{
+    if (p->avoid_device < 0) return true;
+    if (e->n_devices > 1) return w->device != p->avoid_device;
+    if (e->n_prove_workers > 1) return w->id != p->avoid_worker;
+    return true;
+}
+
+/* Claims up to cap ready partitions of one SRS, highest priority first. */
+static size_t claim_ready(cuzk_engine *e, worker *w, part **ps, cuzk_job **js, size_t n, size_t cap,
+                          srs_entry **srs)
+{
+    for (size_t i = 0; i < e->nactive && n < cap; i++) {
+        cuzk_job *j = e->active[i];
+        if (job_final(j)) continue;
+        if (*srs && j->kind->srs != *srs) continue;
+        /* synthesis overlaps the job's SRS load; proving waits for it */
+        if (j->kind->srs->state != CUZK_SRS_HOT) continue;
+        for (uint32_t q = 0; q < j->nparts && n < cap; q++) {
+            part *p = &j->parts[q];
+            if (p->state != P_READY || !prove_eligible(e, w, p)) continue;
+            p->state = P_PROVING;
+            e->n_ready--;
+            j->busy++;
+            ps[n] = p, js[n] = j, n++;
+            *srs = j->kind->srs;
+            pthread_cond_broadcast(&e->cpu_cv); /* a queue slot is free: synthesize the next */
+        }
+    }
+    return n;
+}
+
+/* ---- CPU worker: synthesis and verification ---------------------------- */
+
+static void run_synth(cuzk_engine *e, worker *w, task *t)
+{
+    cuzk_job *j = t->job;
+    kind_entry *k = j->kind;
+    srs_entry *s = k->srs;
+    part *p = t->p;
+    int err = CUZK_OK, lerr = CUZK_OK;
+    char lmsg[256] = "";
+    double t0 = eng_now(), tl = 0;
+    if (t->load_srs) {
+        lerr = srs_load(e, s, lmsg, sizeof lmsg);
+        tl = eng_now() - t0;
+    }
+    cuzk_engine_witness wit = {0};
+    double ts = eng_now();
+    if (lerr == CUZK_OK) {
+        if (e->cfg.stage_hook)
+            e->cfg.stage_hook(e->cfg.hook_ctx, CUZK_STAGE_SYNTHESIS, j->request_id, p->index);
+        if (t->pce)
+            err = e->pce.witness(e->pce.ctx, t->pce, &k->k, j->inputs, j->inputs_len, p->index, &wit);
+        else
+            err = witness_full(k, j->inputs, j->inputs_len, p->index, &wit);
+    }
+    double te = eng_now();
+
+    pthread_mutex_lock(&e->mu);
+    w->busy_s += te - t0;
+    e->c.synthesis_busy_s += te - ts;
+    e->n_synth--;
+    j->busy--;
+    if (t->probe) k->probing = false;
+    if (t->load_srs) {
+        srs_load_done(e, s, lerr, tl);
+        j->srs_load_s += tl;
+        if (lerr != CUZK_OK) {
+            part_release(e, p); /* the witness reservation */
+            p->state = P_DROPPED;
+            job_finish(e, j, CUZK_JOB_FAILED, lerr, "loading parameters of %s: %s", s->circuit_id, lmsg);
+            job_maybe_retire(e, j);
+            pthread_mutex_unlock(&e->mu);
+            return;
+        }
+    }
+    p->wit = wit;
+    if (err == CUZK_OK) {
+        uint64_t actual = witness_bytes(&wit);
+        if (actual > k->witness_bytes && !k->k.witness_bytes) k->witness_bytes = actual;
+        mem_force(e, (int64_t)actual - (int64_t)p->wit_reserved);
+        p->wit_reserved = actual;
+        j->synth_s += te - ts;
+        e->c.partitions_synthesized++;
+        if (t->pce) e->c.pce_fast_path++;
+        else pce_maybe_extract(e, k);
+    }
+    if (job_final(j)) {
+        part_release(e, p);
+        p->state = P_DROPPED;
+    } else if (err != CUZK_OK) {
+        part_release(e, p);
+        p->state = P_DROPPED;
+        e->c.synthesis_errors++;
+        job_finish(e, j, CUZK_JOB_FAILED, err, "partition %u: synthesis failed: %s", p->index,
+                   cuzk_strerror(err));
+    } else {
+        p->state = P_READY;
+        e->n_ready++;
+        pthread_cond_broadcast(&e->prove_cv);
+    }
+    job_maybe_retire(e, j);
+    pthread_cond_broadcast(&e->cpu_cv);
+    pthread_mutex_unlock(&e->mu);
+}
+
+static void run_verify(cuzk_engine *e, worker *w, task *t)
+{
+    cuzk_job *j = t->job;
+    kind_entry *k = j->kind;
+    part *p = t->p;
+    double t0 = eng_now();
+    if (e->cfg.stage_hook) e->cfg.stage_hook(e->cfg.hook_ctx, CUZK_STAGE_VERIFY, j->request_id, p->index);
+    uint32_t npub = k->k.num_public_inputs;
+    cuzk_fr *pub = malloc((npub ? npub : 1) * sizeof *pub);
+    int err = pub ? k->k.public_inputs(k->k.ctx, pub, j->inputs, j->inputs_len, p->index)
+                  : CUZK_ERR_NO_MEMORY;
+    int verr = CUZK_ERR_INTERNAL;
+    if (err == CUZK_OK) verr = cuzk_groth16_verify(&k->srs->pvk, &p->proof, pub, npub);
+    free(pub);
+    double t1 = eng_now();
+
+    pthread_mutex_lock(&e->mu);
+    w->busy_s += t1 - t0;
+    e->c.verify_busy_s += t1 - t0;
+    j->verify_s += t1 - t0;
+    j->busy--;
+    if (job_final(j)) {
+        part_release(e, p);
+        p->state = P_DROPPED;
+    } else if (err != CUZK_OK) {
+        part_release(e, p);
+        p->state = P_DROPPED;
+        job_finish(e, j, CUZK_JOB_FAILED, err, "partition %u: public inputs: %s", p->index,
+                   cuzk_strerror(err));
+    } else if (verr == CUZK_OK) {
+        e->c.partitions_verified++;
+        part_release(e, p);
+        p->state = P_DONE;
+        if (++j->done == j->nparts) job_complete(e, j);
+    } else if (verr == CUZK_ERR_VERIFY_FAILED) {
+        e->c.partitions_invalid++;
+        eng_log(e, 1, "job %s partition %u INVALID (device %d, worker %d, attempt %u)", j->request_id,
+                p->index, p->last_device, p->last_worker, p->attempts);
+        if (p->attempts < 2) {
+            /* once more, elsewhere: the witness is still here */
+            p->avoid_device = p->last_device;
+            p->avoid_worker = p->last_worker;
+            p->state = P_READY;
+            e->n_ready++;
+            e->c.partitions_reproved++;
+            j->reproved++;
+            pthread_cond_broadcast(&e->prove_cv);
+        } else {
+            part_release(e, p);
+            p->state = P_DROPPED;
+            job_finish(e, j, CUZK_JOB_FAILED, CUZK_ERR_VERIFY_FAILED,
+                       "partition %u INVALID twice (device %d worker %d, then device %d worker %d): "
+                       "no valid proof",
+                       p->index, p->avoid_device, p->avoid_worker, p->last_device, p->last_worker);
+        }
+    } else {
+        part_release(e, p);
+        p->state = P_DROPPED;
+        job_finish(e, j, CUZK_JOB_FAILED, verr, "partition %u: verification error: %s", p->index,
+                   cuzk_strerror(verr));
+    }
+    job_maybe_retire(e, j);
+    pthread_mutex_unlock(&e->mu);
+}
+
+static void *cpu_worker_main(void *arg)
+{
+    worker *w = arg;
+    cuzk_engine *e = w->e;
+    pthread_mutex_lock(&e->mu);
+    while (!e->shutdown) {
+        task t = pick_cpu(e);
+        if (t.kind == T_NONE) {
+            w->doing = "idle";
+            pthread_cond_wait(&e->cpu_cv, &e->mu);
+            continue;
+        }
+        w->doing = t.kind == T_VERIFY ? "verify" : t.load_srs ? "srs-load" : "synthesis";
+        w->job_seq = t.job->seq;
+        w->partition = t.p->index;
+        w->tasks++;
+        pthread_mutex_unlock(&e->mu);
+        if (t.kind == T_VERIFY) run_verify(e, w, &t);
+        else run_synth(e, w, &t);
+        pthread_mutex_lock(&e->mu);
+        w->doing = "idle";
+    }
+    w->doing = "stopped";
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+/* ---- prover workers ---------------------------------------------------- */
+
+static void *prove_worker_main(void *arg)
+{
+    worker *w = arg;
+    cuzk_engine *e = w->e;
+    size_t cap = e->batch_max;
+    part **ps = calloc(cap, sizeof *ps);
+    cuzk_job **js = calloc(cap, sizeof *js);
+    cuzk_groth16_assignment *as = calloc(cap, sizeof *as);
+    cuzk_fr *r = calloc(cap, sizeof *r), *s = calloc(cap, sizeof *s);
+    cuzk_groth16_proof *out = calloc(cap, sizeof *out);
+    cuzk_rng rng;
+    bool ok = ps && js && as && r && s && out && cuzk_rng_seed_os(&rng) == CUZK_OK;
+    pthread_mutex_lock(&e->mu);
+    if (!ok) {
+        e->c.prover_errors++;
+        eng_log(e, 0, "prover worker %d (device %d) could not start", w->id, w->device);
+    }
+    while (ok && !e->shutdown) {
+        srs_entry *srs = NULL;
+        size_t n = claim_ready(e, w, ps, js, 0, cap, &srs);
+        if (n == 0) {
+            w->doing = "idle";
+            pthread_cond_wait(&e->prove_cv, &e->mu);
+            continue;
+        }
+        if (n < cap && e->batch_wait_ms) {
+            double until = eng_now() + e->batch_wait_ms * 1e-3;
+            while (n < cap && !e->shutdown && eng_now() < until) {
+                cv_wait_until(&e->prove_cv, &e->mu, until);
+                n = claim_ready(e, w, ps, js, n, cap, &srs);
+            }
+        }
+        w->doing = "prove";
+        w->job_seq = js[0]->seq;
+        w->partition = ps[0]->index;
+        w->tasks++;
+        if (n > 1) e->c.batches++, e->c.batched_partitions += n;
+        for (size_t i = 0; i < n; i++) as[i] = ps[i]->wit.as;
+        pthread_mutex_unlock(&e->mu);
+
+        double t0 = eng_now();
+        if (e->cfg.stage_hook)
+            for (size_t i = 0; i < n; i++)
+                e->cfg.stage_hook(e->cfg.hook_ctx, CUZK_STAGE_PROVE, js[i]->request_id, ps[i]->index);
+        for (size_t i = 0; i < n; i++) {
+            cuzk_fr_random(&r[i], &rng);
+            cuzk_fr_random(&s[i], &rng);
+        }
+        double t1 = eng_now();
+        int err = e->prover.prove(e->prover.ctx, e->devs[w->device], (unsigned)w->slot, &srs->params, n,
+                                  as, r, s, out);
+        double t2 = eng_now();
+        const char *detail = err && e->prover.last_error
+                                 ? e->prover.last_error(e->prover.ctx, e->devs[w->device], (unsigned)w->slot)
+                                 : NULL;
+
+        pthread_mutex_lock(&e->mu);
+        w->busy_s += t2 - t0;
+        e->c.prove_busy_s += t2 - t1;
+        if (err != CUZK_OK) e->c.prover_errors++;
+        for (size_t i = 0; i < n; i++) {
+            cuzk_job *j = js[i];
+            part *p = ps[i];
+            j->busy--;
+            j->prove_s += (t2 - t1) / (double)n;
+            p->attempts++;
+            p->last_device = w->device;
+            p->last_worker = w->id;
+            if (job_final(j)) {
+                part_release(e, p);
+                p->state = P_DROPPED;
+            } else if (err != CUZK_OK) {
+                part_release(e, p);
+                p->state = P_DROPPED;
+                job_finish(e, j, CUZK_JOB_FAILED, err, "partition %u: prover error on device %d worker %d: %s%s%s",
+                           p->index, w->device, w->id, cuzk_strerror(err), detail ? ": " : "",
+                           detail ? detail : "");
+            } else {
+                p->proof = out[i];
+                p->state = P_PROVED;
+                e->n_proved++;
+                e->c.partitions_proved++;
+            }
+            job_maybe_retire(e, j);
+        }
+        pthread_cond_broadcast(&e->cpu_cv);
+    }
+    w->doing = "stopped";
+    pthread_mutex_unlock(&e->mu);
+    free(ps), free(js), free(as), free(r), free(s), free(out);
+    return NULL;
+}
+
+/* ---- deadlines ---------------------------------------------------------- */
+
+static void *timer_main(void *arg)
+{
+    cuzk_engine *e = arg;
+    pthread_mutex_lock(&e->mu);
+    while (!e->shutdown) {
+        double now = eng_now(), next = 0;
+        for (size_t i = 0; i < e->nactive; i++) {
+            cuzk_job *j = e->active[i];
+            if (job_final(j) || j->deadline == 0) continue;
+            if (j->deadline <= now) {
+                job_finish(e, j, CUZK_JOB_TIMED_OUT, CUZK_ERR_TIMEOUT, "timed out after %.3f s",
+                           now - j->t_submit);
+                i = (size_t)-1; /* the list may have changed */
+                continue;
+            }
+            if (next == 0 || j->deadline < next) next = j->deadline;
+        }
+        cv_wait_until(&e->timer_cv, &e->mu, next);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+/* ---- lifecycle ---------------------------------------------------------- */
+
+static uint64_t auto_budget(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || psz <= 0) return (uint64_t)4 << 30;
+    uint64_t phys = (uint64_t)pages * (uint64_t)psz;
+    uint64_t margin = phys / 10 > ((uint64_t)1 << 30) ? phys / 10 : ((uint64_t)1 << 30);
+    return phys > 2 * margin ? phys - margin : phys / 2;
+}
+
+int cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg)
+{
+    if (!out) return CUZK_ERR_INVALID_ARG;
+    *out = NULL;
+    cuzk_engine *e = calloc(1, sizeof *e);
+    if (!e) return CUZK_ERR_NO_MEMORY;
+    if (cfg) e->cfg = *cfg;
+    long nc = sysconf(_SC_NPROCESSORS_ONLN);
+    e->ncpu = nc > 0 ? (unsigned)nc : 1;
+    e->n_cpu_workers = e->cfg.synthesis_workers ? e->cfg.synthesis_workers : e->ncpu;
+    if (e->cfg.prover) e->prover = *e->cfg.prover;
+    e->n_devices = e->cfg.num_devices                            ? e->cfg.num_devices
+                   : e->cfg.prover && e->prover.num_devices ? e->prover.num_devices(e->prover.ctx)
+                                                                : 1;
+    if (e->n_devices == 0 || (e->cfg.prover && !e->prover.prove)) {
+        int err = e->n_devices == 0 ? CUZK_ERR_NO_DEVICE : CUZK_ERR_INVALID_ARG;
+        free(e);
+        return err;
+    }
+    e->per_device = e->cfg.workers_per_device ? e->cfg.workers_per_device : 2;
+    e->n_prove_workers = e->n_devices * e->per_device;
+    e->queue_depth = e->cfg.queue_depth ? e->cfg.queue_depth : 2 * e->n_prove_workers;
+    e->batch_max = e->cfg.max_batch_size > 1 ? e->cfg.max_batch_size : 1;
+    e->batch_wait_ms = e->batch_max > 1 ? e->cfg.max_batch_wait_ms : 0;
+    e->retention = e->cfg.job_retention ? e->cfg.job_retention : 4096;
+    e->budget = e->cfg.memory_budget ? e->cfg.memory_budget : auto_budget();
+    e->c.memory_budget = e->budget;
+    if (!e->cfg.prover) {
+        unsigned th = e->cfg.prover_threads ? e->cfg.prover_threads : e->ncpu / e->n_prove_workers;
+        cuzk_engine_cpu_prover(&e->prover, th ? th : 1);
+    }
+    if (e->cfg.pce) {
+        e->pce = *e->cfg.pce;
+        e->have_pce = e->pce.witness != NULL;
+    }
+    e->nbuckets = 64;
+    e->buckets = calloc(e->nbuckets, sizeof *e->buckets);
+    e->fin_cap = e->retention;
+    e->finished = calloc(e->fin_cap, sizeof *e->finished);
+    e->devs = calloc(e->n_devices, sizeof *e->devs);
+    e->workers = calloc(e->n_cpu_workers + e->n_prove_workers, sizeof *e->workers);
+    if (!e->buckets || !e->finished || !e->devs || !e->workers) {
+        free(e->buckets), free(e->finished), free(e->devs), free(e->workers), free(e);
+        return CUZK_ERR_NO_MEMORY;
+    }
+    pthread_mutex_init(&e->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&e->cpu_cv, &ca);
+    pthread_cond_init(&e->prove_cv, &ca);
+    pthread_cond_init(&e->done_cv, &ca);
+    pthread_cond_init(&e->timer_cv, &ca);
+    pthread_condattr_destroy(&ca);
+
+    unsigned opened = 0;
+    int err = CUZK_OK;
+    for (; opened < e->n_devices; opened++) {
+        if (!e->prover.device_open) continue;
+        err = e->prover.device_open(e->prover.ctx, opened, e->per_device, &e->devs[opened]);
+        if (err != CUZK_OK) break;
+    }
+    unsigned started = 0;
+    if (err == CUZK_OK) {
+        for (unsigned i = 0; i < e->n_cpu_workers + e->n_prove_workers; i++) {
+            worker *w = &e->workers[i];
+            w->e = e;
+            w->doing = "idle";
+            w->kind = i < e->n_cpu_workers ? W_CPU : W_PROVE;
+            w->id = w->kind == W_CPU ? (int)i : (int)(i - e->n_cpu_workers);
+            w->device = w->kind == W_CPU ? -1 : w->id / (int)e->per_device;
+            w->slot = w->kind == W_CPU ? -1 : w->id % (int)e->per_device;
+            if (pthread_create(&w->thread, NULL, w->kind == W_CPU ? cpu_worker_main : prove_worker_main, w)) {
+                err = CUZK_ERR_NO_MEMORY;
+                break;
+            }
+            started++;
+        }
+        if (err == CUZK_OK) {
+            if (pthread_create(&e->timer, NULL, timer_main, e)) err = CUZK_ERR_NO_MEMORY;
+            else e->timer_live = true;
+        }
+    }
+    if (err != CUZK_OK) {
+        pthread_mutex_lock(&e->mu);
+        e->shutdown = true;
+        eng_wake_all(e);
+        pthread_mutex_unlock(&e->mu);
+        for (unsigned i = 0; i < started; i++) pthread_join(e->workers[i].thread, NULL);
+        if (e->prover.device_close)
+            for (unsigned d = 0; d < opened; d++) e->prover.device_close(e->prover.ctx, e->devs[d]);
+        e->n_devices = 0;
+        e->n_cpu_workers = e->n_prove_workers = 0;
+        cuzk_engine_destroy(e);
+        return err;
+    }
+    *out = e;
+    return CUZK_OK;
+}
+
+void cuzk_engine_destroy(cuzk_engine *e)
+{
+    if (!e) return;
+    pthread_mutex_lock(&e->mu);
+    for (size_t i = e->nactive; i-- > 0;)
+        if (i < e->nactive && !job_final(e->active[i]))
+            job_finish(e, e->active[i], CUZK_JOB_CANCELLED, CUZK_ERR_CANCELLED, "engine shut down");
+    e->shutdown = true;
+    eng_wake_all(e);
+    pthread_cond_broadcast(&e->timer_cv);
+    pthread_mutex_unlock(&e->mu);
+    for (unsigned i = 0; i < e->n_cpu_workers + e->n_prove_workers; i++) pthread_join(e->workers[i].thread, NULL);
+    if (e->timer_live) pthread_join(e->timer, NULL);
+    pce_join_all(e);
+    /* jobs still listed had a thread on them; all threads are gone now */
+    pthread_mutex_lock(&e->mu);
+    while (e->nactive) {
+        cuzk_job *j = e->active[0];
+        j->busy = 0;
+        for (uint32_t i = 0; i < j->nparts; i++) part_release(e, &j->parts[i]);
+        job_maybe_retire(e, j);
+    }
+    for (size_t i = 0; i < e->fin_len; i++) {
+        cuzk_job *j = e->finished[(e->fin_head + i) % e->fin_cap];
+        map_del(e, j);
+        cuzk_job_release(j);
+    }
+    e->fin_len = 0;
+    for (size_t b = 0; b < e->nbuckets; b++)
+        while (e->buckets[b]) {
+            cuzk_job *j = e->buckets[b];
+            map_del(e, j);
+            cuzk_job_release(j);
+        }
+    srs_free_all(e);
+    pthread_mutex_unlock(&e->mu);
+    kinds_free_all(e);
+    if (e->prover.device_close)
+        for (unsigned d = 0; d < e->n_devices; d++) e->prover.device_close(e->prover.ctx, e->devs[d]);
+    pthread_mutex_destroy(&e->mu);
+    pthread_cond_destroy(&e->cpu_cv);
+    pthread_cond_destroy(&e->prove_cv);
+    pthread_cond_destroy(&e->done_cv);
+    pthread_cond_destroy(&e->timer_cv);
+    free(e->active);
+    free(e->buckets);
+    free(e->finished);
+    free(e->devs);
+    free(e->workers);
+    free(e);
+}
+
+/* ---- the job API ------------------------------------------------------- */
+
+int cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *req, cuzk_job **out, bool *duplicate)
+{
+    if (out) *out = NULL;
+    if (duplicate) *duplicate = false;
+    if (!e || !req || !out || !req->request_id || !*req->request_id || !req->kind ||
+        (!req->inputs && req->inputs_len) || req->priority < CUZK_PRIORITY_DEFAULT ||
+        req->priority > CUZK_PRIORITY_CRITICAL)
+        return CUZK_ERR_INVALID_ARG;
+    pthread_mutex_lock(&e->mu);
+    kind_entry *k = kind_find(e, req->kind);
+    pthread_mutex_unlock(&e->mu);
+    if (!k) return CUZK_ERR_INVALID_ARG;
+    if (k->k.check_inputs) {
+        int err = k->k.check_inputs(k->k.ctx, req->inputs, req->inputs_len);
+        if (err != CUZK_OK) return err;
+    }
+    cuzk_job *j = calloc(1, sizeof *j);
+    if (!j) return CUZK_ERR_NO_MEMORY;
+    j->request_id = strdup(req->request_id);
+    j->inputs = malloc(req->inputs_len ? req->inputs_len : 1);
+    j->nparts = k->k.num_partitions;
+    j->parts = calloc(j->nparts, sizeof *j->parts);
+    if (!j->request_id || !j->inputs || !j->parts) {
+        job_free(j);
+        return CUZK_ERR_NO_MEMORY;
+    }
+    if (req->inputs_len) memcpy(j->inputs, req->inputs, req->inputs_len);
+    j->inputs_len = req->inputs_len;
+    j->e = e;
+    j->kind = k;
+    j->priority = req->priority == CUZK_PRIORITY_DEFAULT ? k->k.default_priority : req->priority;
+    for (uint32_t i = 0; i < j->nparts; i++) {
+        j->parts[i].index = i;
+        j->parts[i].last_device = j->parts[i].last_worker = -1;
+        j->parts[i].avoid_device = j->parts[i].avoid_worker = -1;
+    }
+    j->t_submit = eng_now();
+    uint32_t to = req->timeout_ms ? req->timeout_ms : e->cfg.default_timeout_ms;
+    if (to) j->deadline = j->t_submit + to * 1e-3;
+
+    pthread_mutex_lock(&e->mu);
+    cuzk_job *old = map_get(e, req->request_id);
+    if (old) {
+        /* the same request again: the same job; anything else is refused */
+        bool same = old->kind == k && old->inputs_len == req->inputs_len &&
+                    !memcmp(old->inputs, j->inputs, req->inputs_len);
+        if (same) {
+            atomic_fetch_add(&old->refs, 1);
+            e->c.jobs_duplicate++;
+            *out = old;
+            if (duplicate) *duplicate = true;
+        }
+        pthread_mutex_unlock(&e->mu);
+        job_free(j);
+        return same ? CUZK_OK : CUZK_ERR_INVALID_ARG;
+    }
+    int err = e->shutdown ? CUZK_ERR_INVALID_ARG : CUZK_OK;
+    if (!err && e->nactive == e->active_cap) {
+        size_t cap = e->active_cap ? 2 * e->active_cap : 64;
+        cuzk_job **a = realloc(e->active, cap * sizeof *a);
+        if (a) e->active = a, e->active_cap = cap;
+        else err = CUZK_ERR_NO_MEMORY;
+    }
+    if (!err && !map_put(e, j)) err = CUZK_ERR_NO_MEMORY;
+    if (err) {
+        pthread_mutex_unlock(&e->mu);
+        job_free(j);
+        return err;
+    }
+    j->seq = ++e->next_seq;
+    atomic_init(&j->refs, 3); /* the table, the active list, the caller */
+    size_t pos = e->nactive;
+    while (pos > 0 && e->active[pos - 1]->priority < j->priority) pos--;
+    memmove(&e->active[pos + 1], &e->active[pos], (e->nactive - pos) * sizeof *e->active);
+    e->active[pos] = j;
+    e->nactive++;
+    e->c.jobs_submitted++;
+    pthread_cond_broadcast(&e->cpu_cv);
+    pthread_cond_broadcast(&e->timer_cv);
+    pthread_mutex_unlock(&e->mu);
+    *out = j;
+    return CUZK_OK;
+}
+
+cuzk_job *cuzk_engine_find(cuzk_engine *e, const char *request_id)
+{
+    if (!e || !request_id) return NULL;
+    pthread_mutex_lock(&e->mu);
+    cuzk_job *j = map_get(e, request_id);
+    if (j) atomic_fetch_add(&j->refs, 1);
+    pthread_mutex_unlock(&e->mu);
+    return j;
+}
+
+int cuzk_job_await(cuzk_job *j, int64_t timeout_ms)
+{
+    if (!j) return CUZK_ERR_INVALID_ARG;
+    cuzk_engine *e = j->e;
+    double until = timeout_ms < 0 ? 0 : eng_now() + (double)timeout_ms * 1e-3;
+    pthread_mutex_lock(&e->mu);
+    while (!job_final(j)) {
+        if (until != 0 && eng_now() >= until) break;
+        cv_wait_until(&e->done_cv, &e->mu, until);
+    }
+    int r = job_final(j) ? j->error : CUZK_ERR_NOT_READY;
+    pthread_mutex_unlock(&e->mu);
+    return r;
+}
+
+int cuzk_job_cancel(cuzk_job *j)
+{
+    if (!j) return CUZK_ERR_INVALID_ARG;
+    cuzk_engine *e = j->e;
+    pthread_mutex_lock(&e->mu);
+    int r = CUZK_ERR_INVALID_ARG;
+    if (!job_final(j)) {
+        job_finish(e, j, CUZK_JOB_CANCELLED, CUZK_ERR_CANCELLED, "cancelled");
+        r = CUZK_OK;
+    }
+    pthread_mutex_unlock(&e->mu);
+    return r;
+}
+
+void cuzk_job_get_info(cuzk_job *j, cuzk_job_info *o)
+{
+    memset(o, 0, sizeof *o);
+    if (!j) return;
+    cuzk_engine *e = j->e;
+    pthread_mutex_lock(&e->mu);
+    o->state = j->state;
+    o->error = j->error;
+    memcpy(o->message, j->message, sizeof o->message);
+    o->priority = j->priority;
+    o->num_partitions = j->nparts;
+    o->partitions_done = j->done;
+    o->partitions_reproved = j->reproved;
+    o->finish_seq = j->finish_seq;
+    double now = eng_now();
+    o->queue_wait_s = (j->t_start ? j->t_start : now) - j->t_submit;
+    o->srs_load_s = j->srs_load_s;
+    o->synthesis_s = j->synth_s;
+    o->prove_s = j->prove_s;
+    o->verify_s = j->verify_s;
+    o->total_s = (j->t_end ? j->t_end : now) - j->t_submit;
+    pthread_mutex_unlock(&e->mu);
+}
+
+const char *cuzk_job_request_id(const cuzk_job *j) { return j ? j->request_id : NULL; }
+
+int cuzk_job_proof(cuzk_job *j, const uint8_t **proof, size_t *len)
+{
+    if (!j || !proof || !len) return CUZK_ERR_INVALID_ARG;
+    pthread_mutex_lock(&j->e->mu);
+    bool done = j->state == CUZK_JOB_DONE;
+    pthread_mutex_unlock(&j->e->mu);
+    if (!done) return CUZK_ERR_INVALID_ARG;
+    *proof = j->proof; /* immutable once DONE */
+    *len = (size_t)j->nparts * CUZK_GROTH16_PROOF_BYTES;
+    return CUZK_OK;
+}
+
+int cuzk_engine_wait_idle(cuzk_engine *e, int64_t timeout_ms)
+{
+    if (!e) return CUZK_ERR_INVALID_ARG;
+    double until = timeout_ms < 0 ? 0 : eng_now() + (double)timeout_ms * 1e-3;
+    pthread_mutex_lock(&e->mu);
+    for (;;) {
+        bool busy = e->nactive > 0;
+        for (size_t i = 0; i < e->nsrs && !busy; i++)
+            busy = e->srs[i]->state == CUZK_SRS_LOADING || e->srs[i]->pce_state == CUZK_PCE_EXTRACTING;
+        if (!busy) break;
+        if (until != 0 && eng_now() >= until) {
+            pthread_mutex_unlock(&e->mu);
+            return CUZK_ERR_NOT_READY;
+        }
+        cv_wait_until(&e->done_cv, &e->mu, until);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return CUZK_OK;
+}
+
+void cuzk_engine_get_counters(cuzk_engine *e, cuzk_engine_counters *out)
+{
+    pthread_mutex_lock(&e->mu);
+    *out = e->c;
+    out->memory_budget = e->budget;
+    out->memory_reserved = e->reserved;
+    out->memory_peak = e->peak;
+    out->jobs_active = 0;
+    out->queued_synthesis = 0;
+    for (size_t i = 0; i < e->nactive; i++) {
+        cuzk_job *j = e->active[i];
+        if (job_final(j)) continue;
+        out->jobs_active++;
+        for (uint32_t q = 0; q < j->nparts; q++) out->queued_synthesis += j->parts[q].state == P_PENDING;
+    }
+    out->queued_prove = e->n_ready;
+    out->queued_verify = e->n_proved;
+    pthread_mutex_unlock(&e->mu);
+}

@@ -1,0 +1,202 @@
+/*
+ * Engine internals shared by engine.c (jobs, scheduling, workers), srs.c
+ * (memory budget, SRS and PCE residency), kinds.c (registry, built-in
+ * kinds, CPU prover) and status.c (JSON snapshot).
+ *
+ * One scheduler lock, e->mu, guards every field below unless a comment says
+ * otherwise. It is never held across synthesis, proving, verification, SRS
+ * decoding, PCE hooks or the stage hook; it is held across the log callback
+ * and the prover's srs_evicted callback (both must not call the engine).
+ */
+#ifndef CUZK_ENGINE_INTERNAL_H
+#define CUZK_ENGINE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cuzk/engine.h"
+
+/* ---- SRS and PCE residency, one entry per circuit id ------------------- */
+
+typedef struct srs_entry {
+    char *circuit_id;
+    char *path;                       /* file source, or NULL */
+    cuzk_groth16_read_mode mode;
+    const cuzk_groth16_params *src;   /* memory source, or NULL */
+    cuzk_srs_state state;
+    /* Written only by the thread that set LOADING (outside the lock); read
+     * by provers and verifiers of jobs holding a reference (state HOT). */
+    cuzk_groth16_params params;
+    cuzk_groth16_pvk pvk;
+    void *map;                        /* WARM: the file mapping */
+    size_t map_len;
+    uint64_t est_bytes;               /* reservation made before a load */
+    uint64_t bytes;                   /* reserved while LOADING or HOT */
+    unsigned refs;                    /* running jobs (and a preload) using it */
+    uint64_t last_used;               /* LRU tick */
+    bool evict_pending;
+    uint64_t loads, hits;
+    double load_s;
+    /* PCE */
+    cuzk_pce_state pce_state;
+    void *pce;
+    uint64_t pce_bytes;
+    const cuzk_engine_kind *pce_kind; /* the kind used to extract */
+    pthread_t pce_thread;
+    bool pce_thread_live;
+} srs_entry;
+
+typedef struct kind_entry {
+    cuzk_engine_kind k; /* strings owned */
+    srs_entry *srs;
+    uint64_t witness_bytes; /* from the kind, or the largest seen */
+    bool probing;           /* a partition of unknown size is being synthesized */
+} kind_entry;
+
+/* ---- jobs ------------------------------------------------------------- */
+
+typedef enum part_state {
+    P_PENDING = 0, /* waits for synthesis */
+    P_SYNTH,       /* a CPU worker synthesizes it (maybe loading the SRS first) */
+    P_READY,       /* synthesized, in the prove queue */
+    P_PROVING,     /* a prover worker has it */
+    P_PROVED,      /* in the verify queue */
+    P_VERIFYING,   /* a CPU worker verifies it */
+    P_DONE,
+    P_DROPPED      /* its job finished otherwise */
+} part_state;
+
+typedef struct part {
+    uint32_t index;
+    part_state state;
+    unsigned attempts;                /* prove attempts */
+    bool inflight;                    /* between synthesis and done/dropped */
+    int last_device, last_worker;     /* who proved it last (global worker id) */
+    int avoid_device, avoid_worker;   /* a re-prove goes elsewhere; -1 none */
+    cuzk_engine_witness wit;
+    uint64_t wit_reserved;
+    cuzk_groth16_proof proof;
+} part;
+
+struct cuzk_job {
+    atomic_uint refs;
+    cuzk_engine *e;
+    uint64_t seq;
+    char *request_id;
+    kind_entry *kind;
+    uint8_t *inputs;
+    size_t inputs_len;
+    cuzk_priority priority;
+    cuzk_job_state state;
+    int error;
+    char message[256];
+    uint32_t nparts, done, reproved;
+    part *parts;
+    unsigned busy;     /* partitions a thread is working on */
+    bool srs_held, retired;
+    double t_submit, t_start, t_end, deadline; /* monotonic seconds; deadline 0: none */
+    double srs_load_s, synth_s, prove_s, verify_s;
+    uint64_t finish_seq;
+    uint8_t *proof;    /* DONE: nparts * 192 bytes */
+    struct cuzk_job *hnext; /* hash chain */
+};
+
+/* ---- workers and the engine ------------------------------------------- */
+
+typedef enum worker_kind { W_CPU = 0, W_PROVE = 1 } worker_kind;
+
+typedef struct worker {
+    cuzk_engine *e;
+    worker_kind kind;
+    int id;              /* global index among workers of its kind */
+    int device, slot;    /* prover workers: device and index on it */
+    pthread_t thread;
+    const char *doing;   /* "idle", "synthesis", "srs-load", "prove", "verify" */
+    uint64_t job_seq;
+    uint32_t partition;
+    double busy_s;
+    uint64_t tasks;
+} worker;
+
+struct cuzk_engine {
+    pthread_mutex_t mu;
+    pthread_cond_t cpu_cv;   /* CPU workers: synthesis or verify work, memory */
+    pthread_cond_t prove_cv; /* prover workers: prove queue */
+    pthread_cond_t done_cv;  /* awaiters, idle waiters, preloads, SRS loads */
+    pthread_cond_t timer_cv; /* the deadline thread */
+    bool shutdown;
+
+    /* configuration (read-only after create) */
+    cuzk_engine_config cfg;
+    cuzk_engine_prover prover;
+    cuzk_engine_pce pce;
+    bool have_pce;
+    unsigned ncpu, n_cpu_workers, n_devices, per_device, n_prove_workers;
+    unsigned queue_depth, batch_max, batch_wait_ms, retention;
+    void **devs;
+
+    kind_entry **kinds;
+    size_t nkinds, kinds_cap;
+    srs_entry **srs;
+    size_t nsrs, srs_cap;
+
+    /* jobs: active (sorted by priority desc, seq asc), by id, finished FIFO */
+    cuzk_job **active;
+    size_t nactive, active_cap;
+    cuzk_job **buckets;
+    size_t nbuckets, njobs;
+    cuzk_job **finished;
+    size_t fin_head, fin_len, fin_cap;
+    uint64_t next_seq, next_finish, lru_tick;
+    unsigned n_synth, n_ready, n_proved; /* partitions in P_SYNTH, P_READY, P_PROVED */
+    unsigned n_inflight;                 /* partitions holding a witness reservation */
+
+    /* memory budget */
+    uint64_t budget, reserved, peak;
+
+    cuzk_engine_counters c;
+    worker *workers; /* n_cpu_workers CPU workers, then the prover workers */
+    pthread_t timer;
+    bool timer_live;
+};
+
+/* time and logging */
+double eng_now(void);
+void eng_log(cuzk_engine *e, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void eng_wake_all(cuzk_engine *e);
+
+/* memory budget (srs.c) */
+bool mem_try(cuzk_engine *e, uint64_t bytes);     /* evicts idle SRS if needed */
+void mem_force(cuzk_engine *e, int64_t delta);    /* adjust to actual sizes */
+void mem_release(cuzk_engine *e, uint64_t bytes);
+
+/* SRS (srs.c) */
+srs_entry *srs_find(cuzk_engine *e, const char *circuit_id);
+srs_entry *srs_get_or_add(cuzk_engine *e, const char *circuit_id, const char *path,
+                          cuzk_groth16_read_mode mode, const cuzk_groth16_params *src, int *err);
+int srs_load(cuzk_engine *e, srs_entry *s, char *msg, size_t msg_len); /* no lock; s LOADING */
+void srs_load_done(cuzk_engine *e, srs_entry *s, int err, double secs);
+void srs_unref(cuzk_engine *e, srs_entry *s);
+void srs_drop(cuzk_engine *e, srs_entry *s, bool to_cold); /* HOT -> WARM/COLD */
+void srs_free_all(cuzk_engine *e);
+uint64_t params_bytes(const cuzk_groth16_params *p);
+
+/* PCE manager (srs.c) */
+void pce_load_cached(cuzk_engine *e, kind_entry *k); /* no lock */
+void pce_maybe_extract(cuzk_engine *e, kind_entry *k);
+void pce_join_all(cuzk_engine *e); /* no lock */
+
+/* registry (kinds.c) */
+kind_entry *kind_find(cuzk_engine *e, const char *name);
+void kinds_free_all(cuzk_engine *e);
+int witness_full(const kind_entry *k, const void *inputs, size_t len, uint32_t partition,
+                 cuzk_engine_witness *out);
+uint64_t witness_bytes(const cuzk_engine_witness *w);
+
+/* status (status.c) */
+const char *srs_state_name(cuzk_srs_state s);
+const char *pce_state_name(cuzk_pce_state s);
+
+#endif

@@ -1,0 +1,460 @@
+/*
+ * Memory budget, SRS residency and the PCE manager. Everything here runs
+ * under the scheduler lock except srs_load, pce_load_cached, the extraction
+ * thread body and pce_join_all.
+ *
+ * SRS states: COLD (only the source: a file, or the registrant's memory),
+ * WARM (the file is mapped: page cache, not counted in the budget), LOADING
+ * (one thread decodes or copies it; its estimated size is reserved), HOT
+ * (decoded in host memory with its prepared verifying key; its size is
+ * reserved). Jobs hold references; an entry without references is idle and
+ * the least recently used idle entries are evicted (HOT -> WARM/COLD) when
+ * a reservation does not fit.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cuzk/error.h"
+#include "engine/engine_internal.h"
+
+/* ---- memory budget ------------------------------------------------------ */
+
+static void mem_take(cuzk_engine *e, uint64_t bytes)
+{
+    e->reserved += bytes;
+    if (e->reserved > e->peak) e->peak = e->reserved;
+}
+
+bool mem_try(cuzk_engine *e, uint64_t bytes)
+{
+    if (e->reserved + bytes <= e->budget) {
+        mem_take(e, bytes);
+        return true;
+    }
+    /* evict only if the idle entries are enough to make it fit */
+    uint64_t idle = 0;
+    for (size_t i = 0; i < e->nsrs; i++)
+        if (e->srs[i]->state == CUZK_SRS_HOT && e->srs[i]->refs == 0) idle += e->srs[i]->bytes;
+    if (e->reserved - idle + bytes > e->budget) return false;
+    while (e->reserved + bytes > e->budget) {
+        srs_entry *victim = NULL;
+        for (size_t i = 0; i < e->nsrs; i++) {
+            srs_entry *s = e->srs[i];
+            if (s->state == CUZK_SRS_HOT && s->refs == 0 && (!victim || s->last_used < victim->last_used))
+                victim = s;
+        }
+        if (!victim) return false;
+        eng_log(e, 2, "evicting idle parameters of %s (%llu bytes) for memory", victim->circuit_id,
+                (unsigned long long)victim->bytes);
+        srs_drop(e, victim, false);
+    }
+    mem_take(e, bytes);
+    return true;
+}
+
+void mem_force(cuzk_engine *e, int64_t delta)
+{
+    if (delta >= 0) {
+        mem_take(e, (uint64_t)delta);
+    } else {
+        mem_release(e, (uint64_t)-delta);
+    }
+}
+
+void mem_release(cuzk_engine *e, uint64_t bytes)
+{
+    e->reserved = bytes > e->reserved ? 0 : e->reserved - bytes;
+    /* every waiter for memory waits on one of these */
+    pthread_cond_broadcast(&e->cpu_cv);
+    pthread_cond_broadcast(&e->done_cv);
+}
+
+/* ---- SRS entries -------------------------------------------------------- */
+
+uint64_t params_bytes(const cuzk_groth16_params *p)
+{
+    /* vk.ic twice: the parameters and the prepared key's copy */
+    uint64_t g1 = 2 * p->vk.n_ic + p->n_h + p->n_l + p->n_a + p->n_b_g1;
+    return g1 * sizeof(cuzk_g1_affine) + p->n_b_g2 * sizeof(cuzk_g2_affine);
+}
+
+srs_entry *srs_find(cuzk_engine *e, const char *circuit_id)
+{
+    for (size_t i = 0; i < e->nsrs; i++)
+        if (!strcmp(e->srs[i]->circuit_id, circuit_id)) return e->srs[i];
+    return NULL;
+}
+
+srs_entry *srs_get_or_add(cuzk_engine *e, const char *circuit_id, const char *path,
+                          cuzk_groth16_read_mode mode, const cuzk_groth16_params *src, int *err)
+{
+    srs_entry *s = srs_find(e, circuit_id);
+    if (s) {
+        bool same = path ? (s->path && !strcmp(s->path, path) && s->mode == mode) : (s->src == src);
+        *err = same ? CUZK_OK : CUZK_ERR_INVALID_ARG;
+        return same ? s : NULL;
+    }
+    uint64_t est;
+    if (path) {
+        struct stat st;
+        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+            *err = CUZK_ERR_IO;
+            return NULL;
+        }
+        /* decoded points take as much memory as uncompressed ones on disk
+         * (96 / 192 bytes); the vk's ic is copied once more by the pvk */
+        est = (uint64_t)st.st_size + (uint64_t)st.st_size / 16;
+    } else {
+        est = params_bytes(src);
+    }
+    if (e->nsrs == e->srs_cap) {
+        size_t cap = e->srs_cap ? 2 * e->srs_cap : 8;
+        srs_entry **a = realloc(e->srs, cap * sizeof *a);
+        if (!a) {
+            *err = CUZK_ERR_NO_MEMORY;
+            return NULL;
+        }
+        e->srs = a, e->srs_cap = cap;
+    }
+    s = calloc(1, sizeof *s);
+    if (s) {
+        s->circuit_id = strdup(circuit_id);
+        s->path = path ? strdup(path) : NULL;
+    }
+    if (!s || !s->circuit_id || (path && !s->path)) {
+        if (s) free(s->circuit_id), free(s->path);
+        free(s);
+        *err = CUZK_ERR_NO_MEMORY;
+        return NULL;
+    }
+    s->mode = mode;
+    s->src = src;
+    s->est_bytes = est;
+    e->srs[e->nsrs++] = s;
+    *err = CUZK_OK;
+    return s;
+}
+
+/* Deep copy of in-memory parameters (what a load from the source costs). */
+static int params_copy(cuzk_groth16_params *d, const cuzk_groth16_params *s)
+{
+    memset(d, 0, sizeof *d);
+    d->vk = s->vk;
+    d->vk.ic = NULL;
+    d->n_h = s->n_h, d->n_l = s->n_l, d->n_a = s->n_a, d->n_b_g1 = s->n_b_g1, d->n_b_g2 = s->n_b_g2;
+#define DUP(field, n)                                                                              \
+    if ((n) && !(d->field = malloc((n) * sizeof *s->field))) goto oom;                             \
+    if (n) memcpy(d->field, s->field, (n) * sizeof *s->field);
+    DUP(vk.ic, s->vk.n_ic)
+    DUP(h, s->n_h)
+    DUP(l, s->n_l)
+    DUP(a, s->n_a)
+    DUP(b_g1, s->n_b_g1)
+    DUP(b_g2, s->n_b_g2)
+#undef DUP
+    return CUZK_OK;
+oom:
+    cuzk_groth16_params_free(d);
+    return CUZK_ERR_NO_MEMORY;
+}
+
+/* Decodes or copies the parameters; the caller set LOADING, so this thread
+ * owns params, pvk and map until srs_load_done. */
+int srs_load(cuzk_engine *e, srs_entry *s, char *msg, size_t msg_len)
+{
+    int err;
+    if (s->path) {
+        if (!s->map) {
+            int fd = open(s->path, O_RDONLY | O_CLOEXEC);
+            struct stat st;
+            if (fd < 0 || fstat(fd, &st) != 0 || st.st_size == 0) {
+                if (fd >= 0) close(fd);
+                snprintf(msg, msg_len, "%s: cannot open or empty", s->path);
+                return CUZK_ERR_IO;
+            }
+            void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+            close(fd);
+            if (m == MAP_FAILED) {
+                snprintf(msg, msg_len, "%s: mmap failed", s->path);
+                return CUZK_ERR_IO;
+            }
+            madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
+            s->map = m;
+            s->map_len = (size_t)st.st_size;
+        }
+        cuzk_groth16_error gerr;
+        memset(&gerr, 0, sizeof gerr);
+        err = cuzk_groth16_params_read_mem(&s->params, s->map, s->map_len, s->mode, e->ncpu, NULL, &gerr);
+        if (err != CUZK_OK) {
+            snprintf(msg, msg_len, "%s: %s", s->path, gerr.msg[0] ? gerr.msg : cuzk_strerror(err));
+            return err;
+        }
+    } else {
+        err = params_copy(&s->params, s->src);
+        if (err != CUZK_OK) {
+            snprintf(msg, msg_len, "copying parameters: %s", cuzk_strerror(err));
+            return err;
+        }
+    }
+    err = cuzk_groth16_prepare_vk(&s->pvk, &s->params.vk);
+    if (err != CUZK_OK) {
+        cuzk_groth16_params_free(&s->params);
+        snprintf(msg, msg_len, "preparing the verifying key: %s", cuzk_strerror(err));
+    }
+    return err;
+}
+
+void srs_load_done(cuzk_engine *e, srs_entry *s, int err, double secs)
+{
+    if (err == CUZK_OK) {
+        uint64_t actual = params_bytes(&s->params);
+        mem_force(e, (int64_t)actual - (int64_t)s->bytes);
+        s->bytes = s->est_bytes = actual;
+        s->state = CUZK_SRS_HOT;
+        s->loads++;
+        s->load_s += secs;
+        s->last_used = ++e->lru_tick;
+        e->c.srs_loads++;
+        e->c.srs_load_busy_s += secs;
+        eng_log(e, 2, "loaded parameters of %s (%llu bytes) in %.3f s", s->circuit_id,
+                (unsigned long long)actual, secs);
+    } else {
+        s->state = s->map ? CUZK_SRS_WARM : CUZK_SRS_COLD;
+        mem_release(e, s->bytes);
+        s->bytes = 0;
+    }
+    eng_wake_all(e);
+}
+
+void srs_drop(cuzk_engine *e, srs_entry *s, bool to_cold)
+{
+    if (s->state == CUZK_SRS_HOT) {
+        if (e->prover.srs_evicted)
+            for (unsigned d = 0; d < e->n_devices; d++) e->prover.srs_evicted(e->prover.ctx, e->devs[d], &s->params);
+        cuzk_groth16_params_free(&s->params);
+        cuzk_groth16_pvk_free(&s->pvk);
+        mem_release(e, s->bytes);
+        s->bytes = 0;
+        e->c.srs_evictions++;
+    }
+    if (to_cold && s->map) {
+        munmap(s->map, s->map_len);
+        s->map = NULL;
+        s->map_len = 0;
+    }
+    if (s->state != CUZK_SRS_LOADING) s->state = s->map ? CUZK_SRS_WARM : CUZK_SRS_COLD;
+}
+
+void srs_unref(cuzk_engine *e, srs_entry *s)
+{
+    s->refs--;
+    s->last_used = ++e->lru_tick;
+    if (s->refs == 0 && s->evict_pending && s->state == CUZK_SRS_HOT) {
+        s->evict_pending = false;
+        srs_drop(e, s, true);
+    }
+    /* an idle entry is evictable: memory waiters may proceed */
+    pthread_cond_broadcast(&e->cpu_cv);
+    pthread_cond_broadcast(&e->done_cv);
+}
+
+void srs_free_all(cuzk_engine *e)
+{
+    for (size_t i = 0; i < e->nsrs; i++) {
+        srs_entry *s = e->srs[i];
+        srs_drop(e, s, true);
+        if (s->pce && e->pce.free) e->pce.free(e->pce.ctx, s->pce);
+        mem_release(e, s->pce_bytes);
+        free(s->circuit_id);
+        free(s->path);
+        free(s);
+    }
+    free(e->srs);
+    e->srs = NULL;
+    e->nsrs = e->srs_cap = 0;
+}
+
+int cuzk_engine_srs_preload(cuzk_engine *e, const char *circuit_id)
+{
+    if (!e || !circuit_id) return CUZK_ERR_INVALID_ARG;
+    pthread_mutex_lock(&e->mu);
+    srs_entry *s = srs_find(e, circuit_id);
+    int err = s ? CUZK_OK : CUZK_ERR_INVALID_ARG;
+    while (s) {
+        if (e->shutdown) {
+            err = CUZK_ERR_CANCELLED;
+            break;
+        }
+        if (s->state == CUZK_SRS_HOT) {
+            s->last_used = ++e->lru_tick;
+            s->evict_pending = false;
+            break;
+        }
+        if (s->state == CUZK_SRS_LOADING) {
+            pthread_cond_wait(&e->done_cv, &e->mu);
+            continue;
+        }
+        if (s->est_bytes > e->budget) {
+            err = CUZK_ERR_NO_MEMORY;
+            break;
+        }
+        if (!mem_try(e, s->est_bytes)) {
+            e->c.memory_waits++;
+            pthread_cond_wait(&e->done_cv, &e->mu); /* memory release broadcasts it */
+            continue;
+        }
+        s->state = CUZK_SRS_LOADING;
+        s->bytes = s->est_bytes;
+        s->refs++;
+        pthread_mutex_unlock(&e->mu);
+        char msg[256] = "";
+        double t0 = eng_now();
+        err = srs_load(e, s, msg, sizeof msg);
+        double t1 = eng_now();
+        pthread_mutex_lock(&e->mu);
+        srs_load_done(e, s, err, t1 - t0);
+        srs_unref(e, s);
+        if (err != CUZK_OK) eng_log(e, 0, "preloading parameters of %s: %s", circuit_id, msg);
+        break;
+    }
+    pthread_mutex_unlock(&e->mu);
+    return err;
+}
+
+int cuzk_engine_srs_evict(cuzk_engine *e, const char *circuit_id)
+{
+    if (!e || !circuit_id) return CUZK_ERR_INVALID_ARG;
+    pthread_mutex_lock(&e->mu);
+    srs_entry *s = srs_find(e, circuit_id);
+    if (s) {
+        if (s->refs == 0 && s->state != CUZK_SRS_LOADING) srs_drop(e, s, true);
+        else s->evict_pending = true;
+    }
+    pthread_mutex_unlock(&e->mu);
+    return s ? CUZK_OK : CUZK_ERR_INVALID_ARG;
+}
+
+int cuzk_engine_srs_state(cuzk_engine *e, const char *circuit_id, cuzk_srs_state *state)
+{
+    if (!e || !circuit_id || !state) return CUZK_ERR_INVALID_ARG;
+    pthread_mutex_lock(&e->mu);
+    srs_entry *s = srs_find(e, circuit_id);
+    if (s) *state = s->state;
+    pthread_mutex_unlock(&e->mu);
+    return s ? CUZK_OK : CUZK_ERR_INVALID_ARG;
+}
+
+/* ---- PCE manager -------------------------------------------------------- */
+
+int cuzk_engine_pce_state(cuzk_engine *e, const char *circuit_id, cuzk_pce_state *state)
+{
+    if (!e || !circuit_id || !state) return CUZK_ERR_INVALID_ARG;
+    pthread_mutex_lock(&e->mu);
+    srs_entry *s = srs_find(e, circuit_id);
+    if (s) *state = s->pce_state;
+    pthread_mutex_unlock(&e->mu);
+    return s ? CUZK_OK : CUZK_ERR_INVALID_ARG;
+}
+
+/* A cache from disk when a kind is registered (one attempt per circuit). */
+void pce_load_cached(cuzk_engine *e, kind_entry *k)
+{
+    if (!e->have_pce || !e->pce.load) return;
+    srs_entry *s = k->srs;
+    pthread_mutex_lock(&e->mu);
+    bool go = s->pce_state == CUZK_PCE_NONE && !s->pce_kind;
+    if (go) {
+        s->pce_state = CUZK_PCE_EXTRACTING; /* keeps extraction away meanwhile */
+        s->pce_kind = &k->k;
+    }
+    pthread_mutex_unlock(&e->mu);
+    if (!go) return;
+    void *pce = NULL;
+    uint64_t bytes = 0;
+    int err = e->pce.load(e->pce.ctx, &k->k, &pce, &bytes);
+    pthread_mutex_lock(&e->mu);
+    if (err == CUZK_OK && pce) {
+        s->pce = pce;
+        s->pce_bytes = bytes;
+        mem_force(e, (int64_t)bytes); /* already in memory: account for it */
+        s->pce_state = CUZK_PCE_RESIDENT;
+        eng_log(e, 2, "loaded the PCE of %s from disk", s->circuit_id);
+    } else {
+        s->pce_state = CUZK_PCE_NONE;
+    }
+    eng_wake_all(e);
+    pthread_mutex_unlock(&e->mu);
+}
+
+typedef struct pce_job {
+    cuzk_engine *e;
+    srs_entry *s;
+} pce_job;
+
+static void *pce_thread_main(void *arg)
+{
+    pce_job pj = *(pce_job *)arg;
+    free(arg);
+    cuzk_engine *e = pj.e;
+    srs_entry *s = pj.s;
+    void *pce = NULL;
+    uint64_t bytes = 0;
+    int err = e->pce.extract(e->pce.ctx, s->pce_kind, &pce, &bytes);
+    pthread_mutex_lock(&e->mu);
+    if (err == CUZK_OK && pce) {
+        mem_force(e, (int64_t)bytes - (int64_t)s->pce_bytes);
+        s->pce = pce;
+        s->pce_bytes = bytes;
+        s->pce_state = CUZK_PCE_RESIDENT;
+        e->c.pce_extractions++;
+        eng_log(e, 2, "PCE of %s extracted (%llu bytes)", s->circuit_id, (unsigned long long)bytes);
+    } else {
+        mem_release(e, s->pce_bytes);
+        s->pce_bytes = 0;
+        s->pce_state = CUZK_PCE_FAILED;
+        e->c.pce_failures++;
+        eng_log(e, 1, "PCE extraction of %s failed: %s", s->circuit_id, cuzk_strerror(err ? err : CUZK_ERR_INTERNAL));
+    }
+    eng_wake_all(e);
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+/* After a full synthesis: start the one background extraction of its circuit. */
+void pce_maybe_extract(cuzk_engine *e, kind_entry *k)
+{
+    srs_entry *s = k->srs;
+    if (!e->have_pce || !e->pce.extract || e->shutdown || s->pce_state != CUZK_PCE_NONE || s->pce_thread_live)
+        return;
+    uint64_t est = e->pce.estimate_bytes ? e->pce.estimate_bytes(e->pce.ctx, &k->k) : 0;
+    if (est && !mem_try(e, est)) return; /* later, when memory allows */
+    pce_job *pj = malloc(sizeof *pj);
+    s->pce_kind = &k->k;
+    s->pce_bytes = est;
+    s->pce_state = CUZK_PCE_EXTRACTING;
+    if (pj) {
+        pj->e = e, pj->s = s;
+        if (pthread_create(&s->pce_thread, NULL, pce_thread_main, pj) == 0) {
+            s->pce_thread_live = true;
+            return;
+        }
+        free(pj);
+    }
+    s->pce_state = CUZK_PCE_NONE;
+    mem_release(e, est);
+    s->pce_bytes = 0;
+}
+
+void pce_join_all(cuzk_engine *e)
+{
+    for (size_t i = 0; i < e->nsrs; i++)
+        if (e->srs[i]->pce_thread_live) {
+            pthread_join(e->srs[i]->pce_thread, NULL);
+            e->srs[i]->pce_thread_live = false;
+        }
+}

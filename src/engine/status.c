@@ -1,0 +1,245 @@
+/*
+ * The JSON status snapshot, written with a small emitter: a growable
+ * buffer, automatic commas, RFC 8259 string escaping. Numbers are integers
+ * or finite doubles (non-finite values are written as null).
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine_internal.h"
+
+typedef struct jw {
+    char *buf;
+    size_t len, cap;
+    bool oom;
+    bool first[32]; /* per nesting level: nothing written yet */
+    int depth;
+} jw;
+
+static void jw_raw(jw *w, const char *s, size_t n)
+{
+    if (w->oom) return;
+    if (w->len + n + 1 > w->cap) {
+        size_t cap = w->cap ? w->cap : 1024;
+        while (cap < w->len + n + 1) cap *= 2;
+        char *b = realloc(w->buf, cap);
+        if (!b) {
+            w->oom = true;
+            return;
+        }
+        w->buf = b, w->cap = cap;
+    }
+    memcpy(w->buf + w->len, s, n);
+    w->len += n;
+    w->buf[w->len] = 0;
+}
+
+static void jw_fmt(jw *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void jw_fmt(jw *w, const char *fmt, ...)
+{
+    char tmp[64];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n > 0) jw_raw(w, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+static void jw_str(jw *w, const char *s)
+{
+    jw_raw(w, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p == '"' || *p == '\\') {
+            char esc[2] = {'\\', (char)*p};
+            jw_raw(w, esc, 2);
+        } else if (*p < 0x20) {
+            jw_fmt(w, "\\u%04x", *p);
+        } else {
+            jw_raw(w, (const char *)p, 1);
+        }
+    }
+    jw_raw(w, "\"", 1);
+}
+
+/* a comma unless first at this level */
+static void jw_sep(jw *w)
+{
+    if (!w->first[w->depth]) jw_raw(w, ",", 1);
+    w->first[w->depth] = false;
+}
+
+static void jw_key(jw *w, const char *k)
+{
+    jw_sep(w);
+    jw_str(w, k);
+    jw_raw(w, ":", 1);
+}
+
+static void jw_open(jw *w, const char *key, char c)
+{
+    if (key) jw_key(w, key);
+    else jw_sep(w);
+    jw_raw(w, &c, 1);
+    if (w->depth + 1 < (int)(sizeof w->first / sizeof w->first[0])) w->depth++;
+    w->first[w->depth] = true;
+}
+
+static void jw_close(jw *w, char c)
+{
+    jw_raw(w, &c, 1);
+    if (w->depth > 0) w->depth--;
+}
+
+static void kv_u64(jw *w, const char *k, uint64_t v)
+{
+    jw_key(w, k);
+    jw_fmt(w, "%llu", (unsigned long long)v);
+}
+
+static void kv_dbl(jw *w, const char *k, double v)
+{
+    jw_key(w, k);
+    if (isfinite(v)) jw_fmt(w, "%.6f", v);
+    else jw_raw(w, "null", 4);
+}
+
+static void kv_str(jw *w, const char *k, const char *v)
+{
+    jw_key(w, k);
+    jw_str(w, v);
+}
+
+static void kv_bool(jw *w, const char *k, bool v)
+{
+    jw_key(w, k);
+    jw_raw(w, v ? "true" : "false", v ? 4 : 5);
+}
+
+const char *srs_state_name(cuzk_srs_state s)
+{
+    static const char *n[] = {"cold", "warm", "loading", "hot"};
+    return (unsigned)s < 4 ? n[s] : "unknown";
+}
+
+const char *pce_state_name(cuzk_pce_state s)
+{
+    static const char *n[] = {"none", "extracting", "resident", "failed"};
+    return (unsigned)s < 4 ? n[s] : "unknown";
+}
+
+char *cuzk_engine_status_json(cuzk_engine *e)
+{
+    if (!e) return NULL;
+    cuzk_engine_counters c;
+    cuzk_engine_get_counters(e, &c);
+    jw w = {0};
+    w.first[0] = true;
+    pthread_mutex_lock(&e->mu);
+    jw_open(&w, NULL, '{');
+
+    jw_open(&w, "config", '{');
+    kv_u64(&w, "synthesis_workers", e->n_cpu_workers);
+    kv_u64(&w, "devices", e->n_devices);
+    kv_u64(&w, "workers_per_device", e->per_device);
+    kv_str(&w, "prover", e->prover.name);
+    kv_u64(&w, "queue_depth", e->queue_depth);
+    kv_u64(&w, "max_batch_size", e->batch_max);
+    kv_u64(&w, "max_batch_wait_ms", e->batch_wait_ms);
+    kv_bool(&w, "pce", e->have_pce);
+    jw_close(&w, '}');
+
+    jw_open(&w, "memory", '{');
+    kv_u64(&w, "budget", e->budget);
+    kv_u64(&w, "reserved", e->reserved);
+    kv_u64(&w, "peak", e->peak);
+    jw_close(&w, '}');
+
+    jw_open(&w, "queues", '{');
+    kv_u64(&w, "jobs_active", c.jobs_active);
+    kv_u64(&w, "synthesis_pending", c.queued_synthesis);
+    kv_u64(&w, "synthesizing", e->n_synth);
+    kv_u64(&w, "prove", e->n_ready);
+    kv_u64(&w, "verify", e->n_proved);
+    jw_close(&w, '}');
+
+    jw_open(&w, "counters", '{');
+#define U(f) kv_u64(&w, #f, c.f)
+    U(jobs_submitted), U(jobs_duplicate), U(jobs_done), U(jobs_failed), U(jobs_cancelled);
+    U(jobs_timed_out), U(partitions_synthesized), U(partitions_proved), U(partitions_verified);
+    U(partitions_invalid), U(partitions_reproved), U(synthesis_errors), U(prover_errors);
+    U(pce_fast_path), U(pce_extractions), U(pce_failures), U(srs_hits), U(srs_loads);
+    U(srs_evictions), U(batches), U(batched_partitions), U(memory_waits);
+#undef U
+    kv_dbl(&w, "synthesis_busy_s", c.synthesis_busy_s);
+    kv_dbl(&w, "prove_busy_s", c.prove_busy_s);
+    kv_dbl(&w, "verify_busy_s", c.verify_busy_s);
+    kv_dbl(&w, "srs_load_busy_s", c.srs_load_busy_s);
+    jw_close(&w, '}');
+
+    jw_open(&w, "workers", '[');
+    for (unsigned i = 0; i < e->n_cpu_workers + e->n_prove_workers; i++) {
+        worker *wk = &e->workers[i];
+        jw_open(&w, NULL, '{');
+        kv_str(&w, "kind", wk->kind == W_CPU ? "cpu" : "prover");
+        kv_u64(&w, "id", (uint64_t)wk->id);
+        if (wk->kind == W_PROVE) kv_u64(&w, "device", (uint64_t)wk->device);
+        kv_str(&w, "doing", wk->doing);
+        kv_u64(&w, "tasks", wk->tasks);
+        kv_dbl(&w, "busy_s", wk->busy_s);
+        jw_close(&w, '}');
+    }
+    jw_close(&w, ']');
+
+    jw_open(&w, "devices", '[');
+    for (unsigned d = 0; d < e->n_devices; d++) {
+        jw_open(&w, NULL, '{');
+        kv_u64(&w, "index", d);
+        kv_str(&w, "backend", e->prover.name);
+        kv_u64(&w, "workers", e->per_device);
+        jw_close(&w, '}');
+    }
+    jw_close(&w, ']');
+
+    jw_open(&w, "circuits", '[');
+    for (size_t i = 0; i < e->nsrs; i++) {
+        srs_entry *s = e->srs[i];
+        jw_open(&w, NULL, '{');
+        kv_str(&w, "circuit_id", s->circuit_id);
+        kv_str(&w, "source", s->path ? s->path : "<memory>");
+        kv_str(&w, "srs", srs_state_name(s->state));
+        kv_u64(&w, "srs_bytes", s->bytes);
+        kv_u64(&w, "refs", s->refs);
+        kv_u64(&w, "loads", s->loads);
+        kv_u64(&w, "hits", s->hits);
+        kv_dbl(&w, "load_s", s->load_s);
+        kv_str(&w, "pce", pce_state_name(s->pce_state));
+        kv_u64(&w, "pce_bytes", s->pce_bytes);
+        jw_close(&w, '}');
+    }
+    jw_close(&w, ']');
+
+    jw_open(&w, "jobs", '[');
+    for (size_t i = 0; i < e->nactive; i++) {
+        cuzk_job *j = e->active[i];
+        jw_open(&w, NULL, '{');
+        kv_str(&w, "request_id", j->request_id);
+        kv_str(&w, "kind", j->kind->k.name);
+        kv_str(&w, "state", cuzk_job_state_name(j->state));
+        kv_str(&w, "priority", cuzk_priority_name(j->priority));
+        kv_u64(&w, "partitions", j->nparts);
+        kv_u64(&w, "done", j->done);
+        jw_close(&w, '}');
+    }
+    jw_close(&w, ']');
+
+    jw_close(&w, '}');
+    pthread_mutex_unlock(&e->mu);
+    if (w.oom) {
+        free(w.buf);
+        return NULL;
+    }
+    return w.buf;
+}

@@ -1,0 +1,404 @@
+/*
+ * Engine: the field scenario on the CPU prover (10-partition jobs, 6
+ * synthesis workers, 2 CPU "devices" x 2 prover workers, jobs back to back,
+ * every partition checked by the test itself), duplicate request ids,
+ * priorities, file-backed SRS residency, batching, the built-in kinds and
+ * the status snapshot.
+ */
+#include "engine_test.h"
+
+#define NC 128 /* constraints per partition: small, CI runs on 2 cores */
+#define NI 3
+
+static void check_reserved_drains(cuzk_engine *e, const char *const *circuits, size_t n)
+{
+    CHECK(cuzk_engine_wait_idle(e, -1) == CUZK_OK);
+    for (size_t i = 0; i < n; i++) CHECK(cuzk_engine_srs_evict(e, circuits[i]) == CUZK_OK);
+    cuzk_engine_counters c;
+    cuzk_engine_get_counters(e, &c);
+    CHECK_MSG(c.memory_reserved == 0, "%llu bytes still reserved", (unsigned long long)c.memory_reserved);
+    CHECK(c.memory_peak <= c.memory_budget);
+}
+
+static void field_scenario(tkind *k, cuzk_rng *rng)
+{
+    cuzk_engine_config cfg = {.synthesis_workers = 6, .num_devices = 2, .workers_per_device = 2,
+                              .prover_threads = 1, .log = log_capture};
+    cuzk_engine *e;
+    CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
+    cuzk_engine_kind kd = tk_kind(k, "porep", "porep-c", 10, CUZK_PRIORITY_NORMAL);
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_ERR_INVALID_ARG); /* duplicate name */
+
+    enum { NJOBS = 16 };
+    cuzk_job *jobs[NJOBS];
+    uint64_t seeds[NJOBS];
+    char id[32];
+    for (int i = 0; i < NJOBS; i++) {
+        seeds[i] = cuzk_rng_u64(rng) >> 1;
+        snprintf(id, sizeof id, "field-%d", i);
+        CHECK(tk_submit(e, "porep", id, seeds[i], CUZK_PRIORITY_DEFAULT, 0, &jobs[i]) == CUZK_OK);
+    }
+    /* duplicates: the same job back, never a second one; other inputs refused */
+    for (int i = 0; i < NJOBS; i += 5) {
+        snprintf(id, sizeof id, "field-%d", i);
+        cuzk_job *dup = NULL;
+        bool was_dup = false;
+        cuzk_job_request rq = {.request_id = id, .kind = "porep", .inputs = &seeds[i], .inputs_len = 8,
+                               .priority = CUZK_PRIORITY_DEFAULT};
+        CHECK(cuzk_engine_submit(e, &rq, &dup, &was_dup) == CUZK_OK);
+        CHECK(dup == jobs[i] && was_dup);
+        cuzk_job_release(dup);
+        uint64_t other = seeds[i] ^ 1;
+        rq.inputs = &other;
+        CHECK(cuzk_engine_submit(e, &rq, &dup, &was_dup) == CUZK_ERR_INVALID_ARG && dup == NULL);
+    }
+    unsigned ok = 0;
+    for (int i = 0; i < NJOBS; i++) {
+        int r = cuzk_job_await(jobs[i], -1);
+        cuzk_job_info inf;
+        cuzk_job_get_info(jobs[i], &inf);
+        CHECK_MSG(r == CUZK_OK && inf.state == CUZK_JOB_DONE, "job %d: %s (%s)", i, cuzk_strerror(r), inf.message);
+        CHECK(inf.partitions_done == 10 && inf.num_partitions == 10);
+        bool good = tk_proof_ok(k, jobs[i], seeds[i], 10);
+        CHECK_MSG(good, "job %d proof rejected by the test's own verification", i);
+        ok += good;
+        /* and the check can fail: another job's inputs */
+        if (i == 0) CHECK(!tk_proof_ok(k, jobs[i], seeds[1], 10));
+    }
+    fprintf(stderr, "field scenario: %u/%d jobs, %u/%d partitions valid\n", ok, NJOBS, ok * 10, NJOBS * 10);
+    /* a finished job is still found by id, and a resubmit returns it (no new work) */
+    cuzk_job *again = NULL;
+    snprintf(id, sizeof id, "field-%d", 3);
+    CHECK(tk_submit(e, "porep", id, seeds[3], CUZK_PRIORITY_DEFAULT, 0, &again) == CUZK_OK && again == jobs[3]);
+    cuzk_job_release(again);
+    cuzk_job *found = cuzk_engine_find(e, id);
+    CHECK(found == jobs[3]);
+    cuzk_job_release(found);
+    CHECK(cuzk_engine_find(e, "no-such-id") == NULL);
+    CHECK(cuzk_job_cancel(jobs[0]) == CUZK_ERR_INVALID_ARG); /* finished */
+
+    cuzk_engine_counters c;
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.jobs_done == NJOBS && c.jobs_submitted == NJOBS);
+    CHECK(c.partitions_verified == NJOBS * 10 && c.partitions_proved == NJOBS * 10);
+    CHECK(c.partitions_synthesized == NJOBS * 10);
+    CHECK(c.partitions_invalid == 0 && c.partitions_reproved == 0);
+    CHECK(c.jobs_duplicate == 5);
+    CHECK(c.srs_loads == 1);
+    /* bad submissions */
+    cuzk_job *bad = NULL;
+    CHECK(tk_submit(e, "nope", "x", 1, CUZK_PRIORITY_DEFAULT, 0, &bad) == CUZK_ERR_INVALID_ARG);
+    cuzk_job_request rq = {.request_id = "short", .kind = "porep", .inputs = "abc", .inputs_len = 3};
+    CHECK(cuzk_engine_submit(e, &rq, &bad, NULL) == CUZK_ERR_BAD_LENGTH && !bad);
+    rq.request_id = "";
+    CHECK(cuzk_engine_submit(e, &rq, &bad, NULL) == CUZK_ERR_INVALID_ARG);
+
+    /* status snapshot: the sections are there and the brackets balance */
+    char *js = cuzk_engine_status_json(e);
+    CHECK(js != NULL);
+    if (js) {
+        const char *keys[] = {"\"config\"", "\"memory\"", "\"queues\"", "\"counters\"", "\"workers\"",
+                              "\"devices\"", "\"circuits\"", "\"jobs\"", "\"porep-c\"", "\"hot\""};
+        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) CHECK_MSG(strstr(js, keys[i]), "%s", keys[i]);
+        int depth = 0, bad_depth = 0;
+        bool in_str = false;
+        for (const char *p = js; *p; p++) {
+            if (in_str) {
+                if (*p == '\\') p++;
+                else if (*p == '"') in_str = false;
+            } else if (*p == '"') in_str = true;
+            else if (*p == '{' || *p == '[') depth++;
+            else if (*p == '}' || *p == ']') bad_depth |= --depth < 0;
+        }
+        CHECK(depth == 0 && !bad_depth && !in_str);
+        free(js);
+    }
+    for (int i = 0; i < NJOBS; i++) cuzk_job_release(jobs[i]);
+    const char *circ[] = {"porep-c"};
+    check_reserved_drains(e, circ, 1);
+    cuzk_engine_destroy(e);
+}
+
+/* A CRITICAL job submitted behind many NORMAL ones finishes first; a LOW job
+ * submitted first finishes last. One worker per stage makes the order exact. */
+static void priority_order(tkind *k, tkind *k1)
+{
+    cuzk_engine_config cfg = {.synthesis_workers = 1, .num_devices = 1, .workers_per_device = 1,
+                              .prover_threads = 2, .log = log_capture, .stage_hook = gate_hook, .hook_ctx = &G};
+    cuzk_engine *e;
+    CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
+    cuzk_engine_kind kd = tk_kind(k, "porep", "porep-c", 10, CUZK_PRIORITY_NORMAL);
+    cuzk_engine_kind kw = tk_kind(k1, "winning", "winning-c", 1, CUZK_PRIORITY_CRITICAL);
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    CHECK(cuzk_engine_register_kind(e, &kw) == CUZK_OK);
+    enum { N = 5 };
+    cuzk_job *low, *normal[N], *crit;
+    gate_arm(&G, CUZK_STAGE_SYNTHESIS, "first");
+    cuzk_job *first;
+    CHECK(tk_submit(e, "porep", "first", 7, CUZK_PRIORITY_DEFAULT, 0, &first) == CUZK_OK);
+    gate_wait(&G); /* the only synthesis worker holds partition 0 of "first" */
+    CHECK(tk_submit(e, "porep", "low", 8, CUZK_PRIORITY_LOW, 0, &low) == CUZK_OK);
+    char id[32];
+    for (int i = 0; i < N; i++) {
+        snprintf(id, sizeof id, "normal-%d", i);
+        CHECK(tk_submit(e, "porep", id, 100 + i, CUZK_PRIORITY_DEFAULT, 0, &normal[i]) == CUZK_OK);
+    }
+    CHECK(tk_submit(e, "winning", "critical", 9, CUZK_PRIORITY_DEFAULT, 0, &crit) == CUZK_OK);
+    gate_release(&G);
+    CHECK(cuzk_job_await(crit, -1) == CUZK_OK);
+    CHECK(cuzk_job_await(low, -1) == CUZK_OK);
+    cuzk_job_info ic, il, inf;
+    cuzk_job_get_info(crit, &ic);
+    cuzk_job_get_info(low, &il);
+    CHECK_MSG(ic.finish_seq == 1, "critical finished as number %llu", (unsigned long long)ic.finish_seq);
+    CHECK(ic.priority == CUZK_PRIORITY_CRITICAL && il.priority == CUZK_PRIORITY_LOW);
+    CHECK(tk_proof_ok(k1, crit, 9, 1));
+    CHECK(tk_proof_ok(k, low, 8, 10));
+    uint64_t prev = ic.finish_seq;
+    CHECK(cuzk_job_await(first, -1) == CUZK_OK);
+    for (int i = 0; i < N; i++) {
+        CHECK(cuzk_job_await(normal[i], -1) == CUZK_OK);
+        cuzk_job_get_info(normal[i], &inf);
+        CHECK_MSG(inf.finish_seq > prev && inf.finish_seq < il.finish_seq, "normal-%d finished %llu", i,
+                  (unsigned long long)inf.finish_seq);
+        prev = inf.finish_seq;
+        cuzk_job_release(normal[i]);
+    }
+    cuzk_job_release(first);
+    cuzk_job_release(low);
+    cuzk_job_release(crit);
+    cuzk_engine_destroy(e);
+}
+
+/* File-backed parameters: cold -> (preload) hot -> (evict) cold -> a job
+ * loads them -> hot; a corrupt file fails only its job. */
+static void file_srs(tkind *k)
+{
+    char dir[] = "/tmp/cuzk_engine_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char good[256], bad[256];
+    snprintf(good, sizeof good, "%s/good.params", dir);
+    snprintf(bad, sizeof bad, "%s/bad.params", dir);
+    cuzk_groth16_error gerr;
+    CHECK(cuzk_groth16_params_write_file(&k->params, good, &gerr) == CUZK_OK);
+    FILE *in = fopen(good, "rb"), *out = fopen(bad, "wb");
+    char buf[4096];
+    size_t n = in ? fread(buf, 1, sizeof buf, in) : 0;
+    if (out) fwrite(buf, 1, n / 2, out); /* truncated */
+    if (in) fclose(in);
+    if (out) fclose(out);
+
+    cuzk_engine_config cfg = {.synthesis_workers = 2, .num_devices = 1, .workers_per_device = 2, .log = log_capture};
+    cuzk_engine *e;
+    CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
+    cuzk_engine_kind kf = tk_kind(k, "filekind", "file-c", 3, CUZK_PRIORITY_NORMAL);
+    kf.params = NULL;
+    kf.params_path = good;
+    kf.read_mode = CUZK_GROTH16_VALIDATE;
+    CHECK(cuzk_engine_register_kind(e, &kf) == CUZK_OK);
+    cuzk_engine_kind kb = kf;
+    kb.name = "badkind", kb.circuit_id = "bad-c", kb.params_path = bad;
+    CHECK(cuzk_engine_register_kind(e, &kb) == CUZK_OK);
+    cuzk_engine_kind kc = kf;
+    kc.name = "clash"; /* same circuit id, other parameters */
+    kc.params_path = bad;
+    CHECK(cuzk_engine_register_kind(e, &kc) == CUZK_ERR_INVALID_ARG);
+    kc.name = "missing", kc.circuit_id = "missing-c", kc.params_path = "/nonexistent/x.params";
+    CHECK(cuzk_engine_register_kind(e, &kc) == CUZK_ERR_IO);
+
+    cuzk_srs_state st;
+    CHECK(cuzk_engine_srs_state(e, "file-c", &st) == CUZK_OK && st == CUZK_SRS_COLD);
+    CHECK(cuzk_engine_srs_preload(e, "file-c") == CUZK_OK);
+    CHECK(cuzk_engine_srs_state(e, "file-c", &st) == CUZK_OK && st == CUZK_SRS_HOT);
+    CHECK(cuzk_engine_srs_evict(e, "file-c") == CUZK_OK);
+    CHECK(cuzk_engine_srs_state(e, "file-c", &st) == CUZK_OK && st == CUZK_SRS_COLD);
+    CHECK(cuzk_engine_srs_preload(e, "nope") == CUZK_ERR_INVALID_ARG);
+
+    cuzk_job *j, *jb;
+    CHECK(tk_submit(e, "badkind", "bad-1", 5, CUZK_PRIORITY_DEFAULT, 0, &jb) == CUZK_OK);
+    CHECK(tk_submit(e, "filekind", "file-1", 6, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+    CHECK(cuzk_job_await(j, -1) == CUZK_OK);
+    CHECK(tk_proof_ok(k, j, 6, 3));
+    int r = cuzk_job_await(jb, -1);
+    cuzk_job_info inf;
+    cuzk_job_get_info(jb, &inf);
+    CHECK_MSG(r == CUZK_ERR_FORMAT && inf.state == CUZK_JOB_FAILED && strstr(inf.message, "bad.params"),
+              "%s: %s", cuzk_strerror(r), inf.message);
+    CHECK(cuzk_engine_srs_state(e, "file-c", &st) == CUZK_OK && st == CUZK_SRS_HOT);
+    CHECK(cuzk_engine_srs_state(e, "bad-c", &st) == CUZK_OK && st == CUZK_SRS_WARM); /* mapped, not decoded */
+    cuzk_engine_counters c;
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.srs_loads == 2 && c.jobs_failed == 1 && c.jobs_done == 1);
+    cuzk_job_release(j);
+    cuzk_job_release(jb);
+    const char *circ[] = {"file-c", "bad-c"};
+    check_reserved_drains(e, circ, 2);
+    CHECK(cuzk_engine_srs_state(e, "bad-c", &st) == CUZK_OK && st == CUZK_SRS_COLD);
+    cuzk_engine_destroy(e);
+    unlink(good);
+    unlink(bad);
+    rmdir(dir);
+}
+
+/* Batching: same-circuit partitions of several jobs proved in one call. */
+static void batching(tkind *k)
+{
+    cuzk_engine_config cfg = {.synthesis_workers = 2, .num_devices = 1, .workers_per_device = 1,
+                              .max_batch_size = 4, .max_batch_wait_ms = 20, .queue_depth = 8, .log = log_capture};
+    cuzk_engine *e;
+    CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
+    cuzk_engine_kind kd = tk_kind(k, "porep", "porep-c", 4, CUZK_PRIORITY_NORMAL);
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    cuzk_job *j[3];
+    for (int i = 0; i < 3; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "b%d", i);
+        CHECK(tk_submit(e, "porep", id, 50 + i, CUZK_PRIORITY_DEFAULT, 0, &j[i]) == CUZK_OK);
+    }
+    for (int i = 0; i < 3; i++) {
+        CHECK(cuzk_job_await(j[i], -1) == CUZK_OK);
+        CHECK(tk_proof_ok(k, j[i], 50 + i, 4));
+        cuzk_job_release(j[i]);
+    }
+    cuzk_engine_counters c;
+    cuzk_engine_get_counters(e, &c);
+    CHECK_MSG(c.batches > 0 && c.batched_partitions >= 2 * c.batches, "%llu batches",
+              (unsigned long long)c.batches);
+    CHECK(c.partitions_verified == 12);
+    cuzk_engine_destroy(e);
+}
+
+/* The built-in kinds: made, registered and proved through the engine's
+ * own verification. */
+static void builtin_kinds(void)
+{
+    cuzk_engine_config cfg = {.synthesis_workers = 2, .num_devices = 1, .workers_per_device = 2, .log = log_capture};
+    cuzk_engine *e;
+    CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
+    CHECK(cuzk_engine_register_test_kinds(e, 200, 100, 2) == CUZK_OK);
+    CHECK(cuzk_engine_register_test_kinds(e, 200, 100, 2) == CUZK_ERR_INVALID_ARG);
+    const char *kinds[] = {"test-porep", "test-window", "test-winning"};
+    const uint32_t parts[] = {10, 1, 1};
+    cuzk_job *j[3];
+    for (int i = 0; i < 3; i++)
+        CHECK(tk_submit(e, kinds[i], kinds[i], 11 + i, CUZK_PRIORITY_DEFAULT, 0, &j[i]) == CUZK_OK);
+    for (int i = 0; i < 3; i++) {
+        CHECK(cuzk_job_await(j[i], -1) == CUZK_OK);
+        const uint8_t *pr;
+        size_t len;
+        CHECK(cuzk_job_proof(j[i], &pr, &len) == CUZK_OK && len == parts[i] * CUZK_GROTH16_PROOF_BYTES);
+        cuzk_job_release(j[i]);
+    }
+    cuzk_engine_counters c;
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.partitions_verified == 12 && c.srs_loads == 3);
+    cuzk_engine_destroy(e);
+}
+
+/* Clients on several threads: the same ids submitted concurrently give one
+ * job each, status snapshots and counters are read meanwhile. */
+enum { NCLIENT = 4, NIDS = 6 };
+typedef struct client { /* CHECK is not thread-safe: results checked in main */
+    cuzk_engine *e;
+    int order;
+    cuzk_job *got[NIDS];
+    int dups, submit_errors, await_errors;
+} client;
+static atomic_bool clients_done;
+
+static void *client_main(void *arg)
+{
+    client *c = arg;
+    for (int n = 0; n < NIDS; n++) {
+        int r = (n + c->order) % NIDS; /* a different order per client */
+        int i = c->order & 1 ? NIDS - 1 - r : r;
+        char id[16];
+        snprintf(id, sizeof id, "cc-%d", i);
+        uint64_t seed = 900 + (uint64_t)i;
+        cuzk_job_request rq = {.request_id = id, .kind = "porep", .inputs = &seed, .inputs_len = 8};
+        bool dup = false;
+        c->submit_errors += cuzk_engine_submit(c->e, &rq, &c->got[i], &dup) != CUZK_OK;
+        c->dups += dup;
+    }
+    for (int i = 0; i < NIDS; i++) c->await_errors += cuzk_job_await(c->got[i], -1) != CUZK_OK;
+    return NULL;
+}
+
+static atomic_int status_errors, status_reads;
+
+static void *status_main(void *arg)
+{
+    cuzk_engine *e = arg;
+    while (!atomic_load(&clients_done)) {
+        char *js = cuzk_engine_status_json(e);
+        if (!js || js[0] != '{') atomic_fetch_add(&status_errors, 1);
+        free(js);
+        cuzk_engine_counters c;
+        cuzk_engine_get_counters(e, &c);
+        if (c.memory_reserved > c.memory_budget) atomic_fetch_add(&status_errors, 1);
+        atomic_fetch_add(&status_reads, 1);
+        usleep(2000);
+    }
+    return NULL;
+}
+
+static void concurrent_clients(tkind *k)
+{
+    cuzk_engine_config cfg = {.synthesis_workers = 3, .num_devices = 1, .workers_per_device = 2, .log = log_capture};
+    cuzk_engine *e;
+    CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
+    cuzk_engine_kind kd = tk_kind(k, "porep", "porep-c", 2, CUZK_PRIORITY_DEFAULT);
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    client cl[NCLIENT];
+    pthread_t th[NCLIENT], st;
+    atomic_store(&clients_done, false);
+    CHECK(pthread_create(&st, NULL, status_main, e) == 0);
+    for (int c = 0; c < NCLIENT; c++) {
+        memset(&cl[c], 0, sizeof cl[c]);
+        cl[c].e = e, cl[c].order = c;
+        CHECK(pthread_create(&th[c], NULL, client_main, &cl[c]) == 0);
+    }
+    int dups = 0;
+    for (int c = 0; c < NCLIENT; c++) {
+        pthread_join(th[c], NULL);
+        dups += cl[c].dups;
+        CHECK(cl[c].submit_errors == 0 && cl[c].await_errors == 0);
+    }
+    atomic_store(&clients_done, true);
+    pthread_join(st, NULL);
+    CHECK(atomic_load(&status_errors) == 0 && atomic_load(&status_reads) > 0);
+    for (int i = 0; i < NIDS; i++) {
+        for (int c = 1; c < NCLIENT; c++) CHECK(cl[c].got[i] == cl[0].got[i]);
+        CHECK(tk_proof_ok(k, cl[0].got[i], 900 + (uint64_t)i, 2));
+        cuzk_job_info inf;
+        cuzk_job_get_info(cl[0].got[i], &inf);
+        CHECK(inf.priority == CUZK_PRIORITY_NORMAL); /* zeroed request, kind default NORMAL */
+    }
+    cuzk_engine_counters c;
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.jobs_submitted == NIDS && c.jobs_duplicate == (NCLIENT - 1) * NIDS && dups == (NCLIENT - 1) * NIDS);
+    CHECK(c.partitions_verified == 2 * NIDS);
+    for (int cc = 0; cc < NCLIENT; cc++)
+        for (int i = 0; i < NIDS; i++) cuzk_job_release(cl[cc].got[i]);
+    cuzk_engine_destroy(e);
+}
+
+int main(void)
+{
+    cuzk_rng rng;
+    tu_init(&rng, "test_engine");
+    tkind k, k1;
+    tk_setup(&k, NC, NI, &rng);
+    tk_setup(&k1, NC / 2, 2, &rng);
+    field_scenario(&k, &rng);
+    priority_order(&k, &k1);
+    file_srs(&k);
+    batching(&k);
+    concurrent_clients(&k);
+    builtin_kinds();
+    CHECK(log_count("INVALID") == 0);
+    tk_free(&k);
+    tk_free(&k1);
+    return tu_finish("test_engine");
+}

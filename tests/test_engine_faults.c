@@ -1,0 +1,489 @@
+/*
+ * Engine under faults: corrupted partition proofs (retry on another worker
+ * or device, never an invalid proof returned), prover and synthesis
+ * errors (only their job fails, the engine keeps serving), cancellation at
+ * every stage, deadlines, the memory budget (tight budgets, eviction, too
+ * small budgets, no lost wake-ups) and the PCE manager through a fake PCE
+ * backend (cache at start, single-flight extraction, fast path).
+ */
+#include "engine_test.h"
+
+#define NC 128 /* constraints per partition: small, CI runs on 2 cores */
+#define NI 3
+
+/* ---- a prover with injected faults ---------------------------------------- */
+
+enum { F_NONE, F_CORRUPT_CALL, F_CORRUPT_DEV0, F_CORRUPT_ALL, F_ERROR_ONCE };
+
+typedef struct fault {
+    cuzk_engine_prover cpu;
+    atomic_int mode;
+    atomic_uint calls, target, corrupted, corrupted_dev1;
+    atomic_bool error_armed;
+    atomic_uint open_workers, ndev;
+} fault;
+
+static fault F;
+
+static unsigned f_num_devices(void *ctx) { return atomic_load(&((fault *)ctx)->ndev); }
+
+static const char *f_last_error(void *ctx, void *dev, unsigned worker) { return "injected fault"; }
+
+static int f_open(void *ctx, unsigned device, unsigned workers, void **dev)
+{
+    atomic_store(&((fault *)ctx)->open_workers, workers);
+    *dev = (void *)(uintptr_t)(device + 1);
+    return CUZK_OK;
+}
+
+static int f_prove(void *ctx, void *dev, unsigned worker, const cuzk_groth16_params *params, size_t n,
+                   const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s,
+                   cuzk_groth16_proof *out)
+{
+    fault *f = ctx;
+    unsigned d = (unsigned)(uintptr_t)dev - 1;
+    if (atomic_load(&f->mode) == F_ERROR_ONCE && atomic_exchange(&f->error_armed, false))
+        return CUZK_ERR_INTERNAL;
+    int err = f->cpu.prove(f->cpu.ctx, NULL, worker, params, n, as, r, s, out);
+    unsigned call = atomic_fetch_add(&f->calls, 1);
+    int m = atomic_load(&f->mode);
+    bool bad = (m == F_CORRUPT_CALL && call == atomic_load(&f->target)) || (m == F_CORRUPT_DEV0 && d == 0) ||
+               m == F_CORRUPT_ALL;
+    if (bad && err == CUZK_OK)
+        for (size_t i = 0; i < n; i++) {
+            out[i].c = out[i].a; /* still valid points, no longer a proof */
+            atomic_fetch_add(&f->corrupted, 1);
+            if (d == 1) atomic_fetch_add(&f->corrupted_dev1, 1);
+        }
+    return err;
+}
+
+static void fault_reset(int mode)
+{
+    atomic_store(&F.mode, mode);
+    atomic_store(&F.calls, 0);
+    atomic_store(&F.corrupted, 0);
+    atomic_store(&F.corrupted_dev1, 0);
+}
+
+static cuzk_engine *make_engine(unsigned synth, unsigned devices, unsigned per_dev, uint64_t budget,
+                                const cuzk_engine_pce *pce)
+{
+    static cuzk_engine_prover fp;
+    cuzk_engine_cpu_prover(&F.cpu, 1);
+    fp = (cuzk_engine_prover){.name = "faulty-cpu", .num_devices = f_num_devices, .device_open = f_open,
+                              .prove = f_prove, .last_error = f_last_error, .ctx = &F};
+    atomic_store(&F.ndev, 2);
+    cuzk_engine_config cfg = {.synthesis_workers = synth, .num_devices = devices, .workers_per_device = per_dev,
+                              .memory_budget = budget, .prover = &fp, .pce = pce, .log = log_capture,
+                              .stage_hook = gate_hook, .hook_ctx = &G};
+    cuzk_engine *e = NULL;
+    CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
+    return e;
+}
+
+static void drain(cuzk_engine *e, const char *const *circuits, size_t n)
+{
+    CHECK(cuzk_engine_wait_idle(e, -1) == CUZK_OK);
+    for (size_t i = 0; i < n; i++) CHECK(cuzk_engine_srs_evict(e, circuits[i]) == CUZK_OK);
+    cuzk_engine_counters c;
+    cuzk_engine_get_counters(e, &c);
+    CHECK_MSG(c.memory_reserved == 0, "%llu bytes still reserved", (unsigned long long)c.memory_reserved);
+}
+
+/* ---- invalid proofs -------------------------------------------------------- */
+
+static void corrupt_faults(tkind *k, cuzk_rng *rng)
+{
+    cuzk_engine *e = make_engine(3, 0, 2, 0, NULL); /* the prover says 2 devices */
+    CHECK(atomic_load(&F.open_workers) == 2);
+    cuzk_engine_kind kd = tk_kind(k, "porep", "porep-c", 10, CUZK_PRIORITY_NORMAL);
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    cuzk_job *j;
+    char msg[64];
+
+    /* one partition corrupted at random: the job still returns a valid proof */
+    for (int round = 0; round < 3; round++) {
+        log_clear();
+        fault_reset(F_CORRUPT_CALL);
+        atomic_store(&F.target, (unsigned)(cuzk_rng_u64(rng) % 10));
+        char id[32];
+        snprintf(id, sizeof id, "once-%d", round);
+        uint64_t seed = cuzk_rng_u64(rng) >> 1;
+        CHECK(tk_submit(e, "porep", id, seed, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+        CHECK(cuzk_job_await(j, -1) == CUZK_OK);
+        CHECK(tk_proof_ok(k, j, seed, 10));
+        cuzk_job_info inf;
+        cuzk_job_get_info(j, &inf);
+        CHECK(atomic_load(&F.corrupted) == 1 && inf.partitions_reproved == 1);
+        CHECK_MSG(log_count("INVALID (device ") == 1, "log: %s", log_buf);
+        cuzk_job_release(j);
+    }
+    cuzk_engine_counters c;
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.partitions_invalid == 3 && c.partitions_reproved == 3 && c.jobs_done == 3);
+
+    /* device 0 always corrupts: every partition it proves is re-proved on device 1 */
+    log_clear();
+    fault_reset(F_CORRUPT_DEV0);
+    cuzk_job *js[3];
+    uint64_t seeds[3];
+    for (int i = 0; i < 3; i++) {
+        snprintf(msg, sizeof msg, "dev0-%d", i);
+        seeds[i] = cuzk_rng_u64(rng) >> 1;
+        CHECK(tk_submit(e, "porep", msg, seeds[i], CUZK_PRIORITY_DEFAULT, 0, &js[i]) == CUZK_OK);
+    }
+    for (int i = 0; i < 3; i++) {
+        CHECK(cuzk_job_await(js[i], -1) == CUZK_OK);
+        CHECK(tk_proof_ok(k, js[i], seeds[i], 10));
+        cuzk_job_release(js[i]);
+    }
+    unsigned bad = atomic_load(&F.corrupted);
+    CHECK(bad > 0 && atomic_load(&F.corrupted_dev1) == 0);
+    CHECK_MSG(log_count("INVALID (device 0") == bad && log_count("INVALID (device 1") == 0, "log: %s", log_buf);
+
+    /* every proof corrupt: the job fails after the one retry, clearly */
+    fault_reset(F_CORRUPT_ALL);
+    CHECK(tk_submit(e, "porep", "all-bad", 42, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+    CHECK(cuzk_job_await(j, -1) == CUZK_ERR_VERIFY_FAILED);
+    cuzk_job_info inf;
+    cuzk_job_get_info(j, &inf);
+    const uint8_t *pr;
+    size_t len;
+    CHECK(inf.state == CUZK_JOB_FAILED && strstr(inf.message, "INVALID twice"));
+    CHECK(cuzk_job_proof(j, &pr, &len) == CUZK_ERR_INVALID_ARG);
+    cuzk_job_release(j);
+
+    /* a prover error fails its job only; the engine keeps serving */
+    CHECK(cuzk_engine_wait_idle(e, -1) == CUZK_OK); /* the failed job's partitions in flight drain */
+    fault_reset(F_ERROR_ONCE);
+    atomic_store(&F.error_armed, true);
+    cuzk_engine_get_counters(e, &c);
+    uint64_t perr = c.prover_errors;
+    CHECK(tk_submit(e, "porep", "prover-error", 43, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+    CHECK(cuzk_job_await(j, -1) == CUZK_ERR_INTERNAL);
+    cuzk_job_get_info(j, &inf);
+    CHECK_MSG(inf.state == CUZK_JOB_FAILED && strstr(inf.message, "prover error on device") &&
+                  strstr(inf.message, "injected fault"),
+              "%s", inf.message);
+    cuzk_job_release(j);
+    CHECK(tk_submit(e, "porep", "after-error", 44, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+    CHECK(cuzk_job_await(j, -1) == CUZK_OK && tk_proof_ok(k, j, 44, 10));
+    cuzk_job_release(j);
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.prover_errors == perr + 1);
+
+    /* a synthesis error fails its job only */
+    CHECK(cuzk_engine_wait_idle(e, -1) == CUZK_OK);
+    fault_reset(F_NONE);
+    CHECK(tk_submit(e, "porep", "synth-error", 45 | TK_FAIL_SYNTH, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+    CHECK(cuzk_job_await(j, -1) == CUZK_ERR_UNSATISFIED);
+    cuzk_job_get_info(j, &inf);
+    CHECK_MSG(strstr(inf.message, "partition 1: synthesis failed"), "%s", inf.message);
+    cuzk_job_release(j);
+    CHECK(tk_submit(e, "porep", "after-synth-error", 46, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+    CHECK(cuzk_job_await(j, -1) == CUZK_OK && tk_proof_ok(k, j, 46, 10));
+    cuzk_job_release(j);
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.synthesis_errors == 1 && c.jobs_failed == 3);
+    const char *circ[] = {"porep-c"};
+    drain(e, circ, 1);
+    cuzk_engine_destroy(e);
+
+    /* a backend without devices, or without a prove function */
+    atomic_store(&F.ndev, 0);
+    cuzk_engine_prover none = {.name = "none", .num_devices = f_num_devices, .prove = f_prove, .ctx = &F};
+    cuzk_engine_config cfg = {.prover = &none};
+    CHECK(cuzk_engine_create(&e, &cfg) == CUZK_ERR_NO_DEVICE && e == NULL);
+    none.prove = NULL;
+    cfg.num_devices = 1;
+    CHECK(cuzk_engine_create(&e, &cfg) == CUZK_ERR_INVALID_ARG && e == NULL);
+}
+
+/* ---- cancellation and deadlines ------------------------------------------ */
+
+static void expect_cancelled(cuzk_job *j)
+{
+    CHECK(cuzk_job_cancel(j) == CUZK_OK);
+    CHECK(cuzk_job_await(j, 0) == CUZK_ERR_CANCELLED); /* at once, whatever is running */
+    cuzk_job_info inf;
+    cuzk_job_get_info(j, &inf);
+    CHECK(inf.state == CUZK_JOB_CANCELLED && inf.error == CUZK_ERR_CANCELLED);
+    CHECK(cuzk_job_cancel(j) == CUZK_ERR_INVALID_ARG);
+}
+
+static void cancel_and_timeout(tkind *k, tkind *k1)
+{
+    fault_reset(F_NONE);
+    cuzk_engine *e = make_engine(1, 1, 1, 0, NULL);
+    cuzk_engine_kind kd = tk_kind(k, "porep", "porep-c", 3, CUZK_PRIORITY_NORMAL);
+    cuzk_engine_kind kw = tk_kind(k1, "one", "one-c", 1, CUZK_PRIORITY_NORMAL);
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    CHECK(cuzk_engine_register_kind(e, &kw) == CUZK_OK);
+    cuzk_job *a, *b;
+
+    /* queued: the only synthesis worker is held by another job */
+    gate_arm(&G, CUZK_STAGE_SYNTHESIS, "q-a");
+    CHECK(tk_submit(e, "one", "q-a", 1, CUZK_PRIORITY_DEFAULT, 0, &a) == CUZK_OK);
+    gate_wait(&G);
+    CHECK(tk_submit(e, "porep", "q-b", 2, CUZK_PRIORITY_DEFAULT, 0, &b) == CUZK_OK);
+    CHECK(cuzk_job_await(b, 0) == CUZK_ERR_NOT_READY);
+    expect_cancelled(b);
+    gate_release(&G);
+    CHECK(cuzk_job_await(a, -1) == CUZK_OK && tk_proof_ok(k1, a, 1, 1));
+    cuzk_job_release(a);
+    cuzk_job_release(b);
+
+    /* in synthesis, in proving, in verification: stops at the stage boundary */
+    const cuzk_engine_stage stages[3] = {CUZK_STAGE_SYNTHESIS, CUZK_STAGE_PROVE, CUZK_STAGE_VERIFY};
+    for (int s = 0; s < 3; s++) {
+        char id[32];
+        snprintf(id, sizeof id, "stage-%d", s);
+        gate_arm(&G, stages[s], id);
+        CHECK(tk_submit(e, "porep", id, 10 + s, CUZK_PRIORITY_DEFAULT, 0, &b) == CUZK_OK);
+        gate_wait(&G);
+        expect_cancelled(b);
+        gate_release(&G);
+        cuzk_job_release(b);
+    }
+
+    /* waiting in the prove queue: the only prover worker is held */
+    gate_arm(&G, CUZK_STAGE_PROVE, "pq-a");
+    CHECK(tk_submit(e, "one", "pq-a", 3, CUZK_PRIORITY_DEFAULT, 0, &a) == CUZK_OK);
+    gate_wait(&G);
+    CHECK(tk_submit(e, "porep", "pq-b", 4, CUZK_PRIORITY_DEFAULT, 0, &b) == CUZK_OK);
+    WAIT_FOR(e, c_.queued_prove >= 1);
+    expect_cancelled(b);
+    cuzk_engine_counters c;
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.queued_prove == 0);
+    gate_release(&G);
+    CHECK(cuzk_job_await(a, -1) == CUZK_OK && tk_proof_ok(k1, a, 3, 1));
+    cuzk_job_release(a);
+    cuzk_job_release(b);
+
+    /* a deadline passes while the job is held in synthesis */
+    gate_arm(&G, CUZK_STAGE_SYNTHESIS, "late");
+    CHECK(tk_submit(e, "porep", "late", 5, CUZK_PRIORITY_DEFAULT, 30, &b) == CUZK_OK);
+    gate_wait(&G);
+    CHECK(cuzk_job_await(b, -1) == CUZK_ERR_TIMEOUT);
+    cuzk_job_info inf;
+    cuzk_job_get_info(b, &inf);
+    CHECK(inf.state == CUZK_JOB_TIMED_OUT);
+    gate_release(&G);
+    cuzk_job_release(b);
+
+    /* and the engine still serves */
+    CHECK(tk_submit(e, "porep", "after", 6, CUZK_PRIORITY_DEFAULT, 0, &b) == CUZK_OK);
+    CHECK(cuzk_job_await(b, -1) == CUZK_OK && tk_proof_ok(k, b, 6, 3));
+    cuzk_job_release(b);
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.jobs_cancelled == 5 && c.jobs_timed_out == 1 && c.jobs_done == 3);
+    const char *circ[] = {"porep-c", "one-c"};
+    drain(e, circ, 2);
+
+    /* destroying an engine with work queued and running cancels it */
+    gate_arm(&G, CUZK_STAGE_PROVE, "shutdown");
+    CHECK(tk_submit(e, "porep", "shutdown", 7, CUZK_PRIORITY_DEFAULT, 0, &b) == CUZK_OK);
+    gate_wait(&G);
+    gate_release(&G);
+    cuzk_job_release(b);
+    cuzk_engine_destroy(e);
+}
+
+/* ---- the memory budget ------------------------------------------------------ */
+
+static void budget(tkind *k, tkind *k2)
+{
+    fault_reset(F_NONE);
+    /* measure: parameters alone, then parameters plus one partition */
+    cuzk_engine *e = make_engine(1, 1, 1, 0, NULL);
+    cuzk_engine_kind kd = tk_kind(k, "porep", "porep-c", 4, CUZK_PRIORITY_NORMAL);
+    cuzk_engine_kind kd2 = tk_kind(k2, "other", "other-c", 4, CUZK_PRIORITY_NORMAL);
+    cuzk_engine_kind km = tk_kind(k, "measure", "porep-c", 1, CUZK_PRIORITY_NORMAL);
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    CHECK(cuzk_engine_register_kind(e, &km) == CUZK_OK);
+    CHECK(cuzk_engine_srs_preload(e, "porep-c") == CUZK_OK);
+    cuzk_engine_counters c;
+    cuzk_engine_get_counters(e, &c);
+    uint64_t S = c.memory_reserved;
+    cuzk_job *j;
+    CHECK(tk_submit(e, "measure", "measure", 1, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+    CHECK(cuzk_job_await(j, -1) == CUZK_OK);
+    cuzk_job_release(j);
+    cuzk_engine_get_counters(e, &c);
+    uint64_t W = c.memory_peak - S;
+    cuzk_engine_destroy(e);
+    CHECK(S > 0 && W > 0 && S > 2 * W);
+    fprintf(stderr, "budget: parameters %llu bytes, one partition %llu bytes\n", (unsigned long long)S,
+            (unsigned long long)W);
+
+    /* tight: one circuit and one and a half partitions; many workers wait on it */
+    uint64_t B = S + W + W / 2;
+    e = make_engine(4, 2, 2, B, NULL);
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    CHECK(cuzk_engine_register_kind(e, &kd2) == CUZK_OK);
+    enum { N = 8 };
+    cuzk_job *js[N];
+    uint64_t seeds[N];
+    char id[32];
+    for (int i = 0; i < N; i++) {
+        snprintf(id, sizeof id, "tight-%d", i);
+        seeds[i] = 1000 + (uint64_t)i;
+        CHECK(tk_submit(e, i % 4 == 3 ? "other" : "porep", id, seeds[i], CUZK_PRIORITY_DEFAULT, 0, &js[i]) == CUZK_OK);
+    }
+    for (int i = 0; i < N; i++) {
+        int r = cuzk_job_await(js[i], -1);
+        CHECK_MSG(r == CUZK_OK, "%s: %s", cuzk_job_request_id(js[i]), cuzk_strerror(r));
+        CHECK(tk_proof_ok(i % 4 == 3 ? k2 : k, js[i], seeds[i], 4));
+        cuzk_job_release(js[i]);
+    }
+    cuzk_engine_get_counters(e, &c);
+    CHECK_MSG(c.memory_peak <= B, "peak %llu > budget %llu", (unsigned long long)c.memory_peak,
+              (unsigned long long)B);
+    CHECK(c.memory_waits > 0);
+    CHECK(c.srs_evictions > 0); /* two circuits never fit together */
+    fprintf(stderr, "budget: %llu waits, %llu evictions, peak %llu of %llu\n", (unsigned long long)c.memory_waits,
+            (unsigned long long)c.srs_evictions, (unsigned long long)c.memory_peak, (unsigned long long)B);
+
+    /* a preload waits for memory held by running work, then succeeds */
+    gate_arm(&G, CUZK_STAGE_PROVE, "hold");
+    CHECK(tk_submit(e, "porep", "hold", 77, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+    gate_wait(&G);
+    gate_release(&G); /* the preload below may wait for this job's memory */
+    CHECK(cuzk_engine_srs_preload(e, "other-c") == CUZK_OK);
+    CHECK(cuzk_job_await(j, -1) == CUZK_OK);
+    cuzk_job_release(j);
+    const char *circ[] = {"porep-c", "other-c"};
+    drain(e, circ, 2);
+    cuzk_engine_destroy(e);
+
+    /* too small for the parameters: the job fails clearly, nothing hangs */
+    e = make_engine(2, 1, 1, S / 2, NULL);
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    CHECK(cuzk_engine_srs_preload(e, "porep-c") == CUZK_ERR_NO_MEMORY);
+    CHECK(tk_submit(e, "porep", "too-big", 3, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+    CHECK(cuzk_job_await(j, -1) == CUZK_ERR_NO_MEMORY);
+    cuzk_job_info inf;
+    cuzk_job_get_info(j, &inf);
+    CHECK_MSG(strstr(inf.message, "exceed the memory budget"), "%s", inf.message);
+    cuzk_job_release(j);
+    cuzk_engine_destroy(e);
+}
+
+/* ---- the PCE manager through a fake backend ---------------------------------- */
+
+typedef struct fake_pce {
+    atomic_uint loads, extracts, witnesses;
+} fake_pce;
+
+static fake_pce P;
+
+static int fp_load(void *ctx, const cuzk_engine_kind *kind, void **pce, uint64_t *bytes)
+{
+    atomic_fetch_add(&P.loads, 1);
+    if (strcmp(kind->circuit_id, "cached-c")) return CUZK_ERR_IO; /* no cache on disk */
+    *pce = malloc(16);
+    *bytes = 16;
+    return *pce ? CUZK_OK : CUZK_ERR_NO_MEMORY;
+}
+
+static int fp_extract(void *ctx, const cuzk_engine_kind *kind, void **pce, uint64_t *bytes)
+{
+    atomic_fetch_add(&P.extracts, 1);
+    if (!strcmp(kind->circuit_id, "broken-c")) return CUZK_ERR_FORMAT;
+    usleep(20000); /* a window for other partitions to ask for a second extraction */
+    *pce = malloc(32);
+    *bytes = 32;
+    return *pce ? CUZK_OK : CUZK_ERR_NO_MEMORY;
+}
+
+static void cs_release(void *owner) { cuzk_cs_free(owner); }
+
+/* Stands in for witness-only synthesis plus the mat-vec: same assignment. */
+static int fp_witness(void *ctx, void *pce, const cuzk_engine_kind *kind, const void *in, size_t len,
+                      uint32_t part, cuzk_engine_witness *out)
+{
+    atomic_fetch_add(&P.witnesses, 1);
+    memset(out, 0, sizeof *out);
+    cuzk_proving_cs *cs = cuzk_proving_cs_new();
+    int err = cs ? cuzk_cs_alloc_one(&cs->base) : CUZK_ERR_NO_MEMORY;
+    if (!err) err = kind->synthesize(kind->ctx, &cs->base, in, len, part);
+    if (!err) err = cuzk_cs_finalize(&cs->base);
+    if (!err) err = cuzk_groth16_assignment_from_cs(&out->as, cs);
+    if (err) {
+        if (cs) cuzk_cs_free(&cs->base);
+        return err;
+    }
+    out->owner = cs;
+    out->release = cs_release;
+    return CUZK_OK;
+}
+
+static void fp_free(void *ctx, void *pce) { free(pce); }
+
+static void pce_manager(tkind *k, tkind *k1)
+{
+    fault_reset(F_NONE);
+    cuzk_engine_pce hooks = {.load = fp_load, .extract = fp_extract, .witness = fp_witness, .free = fp_free};
+    cuzk_engine *e = make_engine(4, 1, 2, 0, &hooks);
+    cuzk_engine_kind kc = tk_kind(k1, "cached", "cached-c", 2, CUZK_PRIORITY_NORMAL);
+    cuzk_engine_kind kf = tk_kind(k, "fresh", "fresh-c", 10, CUZK_PRIORITY_NORMAL);
+    cuzk_engine_kind kb = tk_kind(k1, "broken", "broken-c", 2, CUZK_PRIORITY_NORMAL);
+    CHECK(cuzk_engine_register_kind(e, &kc) == CUZK_OK);
+    CHECK(cuzk_engine_register_kind(e, &kf) == CUZK_OK);
+    CHECK(cuzk_engine_register_kind(e, &kb) == CUZK_OK);
+    cuzk_pce_state ps;
+    CHECK(cuzk_engine_pce_state(e, "cached-c", &ps) == CUZK_OK && ps == CUZK_PCE_RESIDENT);
+    CHECK(cuzk_engine_pce_state(e, "fresh-c", &ps) == CUZK_OK && ps == CUZK_PCE_NONE);
+    CHECK(atomic_load(&P.loads) == 3);
+
+    cuzk_job *js[4];
+    const char *kinds[4] = {"fresh", "fresh", "cached", "broken"};
+    const uint32_t parts[4] = {10, 10, 2, 2};
+    tkind *tk[4] = {k, k, k1, k1};
+    for (int i = 0; i < 4; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "pce-%d", i);
+        CHECK(tk_submit(e, kinds[i], id, 300 + (uint64_t)i, CUZK_PRIORITY_DEFAULT, 0, &js[i]) == CUZK_OK);
+    }
+    for (int i = 0; i < 4; i++) {
+        CHECK(cuzk_job_await(js[i], -1) == CUZK_OK);
+        CHECK(tk_proof_ok(tk[i], js[i], 300 + (uint64_t)i, parts[i]));
+        cuzk_job_release(js[i]);
+    }
+    CHECK(cuzk_engine_wait_idle(e, -1) == CUZK_OK); /* extractions finished too */
+    CHECK(atomic_load(&P.extracts) == 2);           /* once per circuit: fresh, broken */
+    CHECK(cuzk_engine_pce_state(e, "fresh-c", &ps) == CUZK_OK && ps == CUZK_PCE_RESIDENT);
+    CHECK(cuzk_engine_pce_state(e, "broken-c", &ps) == CUZK_OK && ps == CUZK_PCE_FAILED);
+    cuzk_engine_counters c;
+    cuzk_engine_get_counters(e, &c);
+    uint64_t fast = c.pce_fast_path;
+    CHECK(fast >= 2 && fast == atomic_load(&P.witnesses));
+    /* now resident: a new job of the fresh kind runs entirely on the fast path */
+    cuzk_job *j;
+    CHECK(tk_submit(e, "fresh", "pce-after", 400, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+    CHECK(cuzk_job_await(j, -1) == CUZK_OK && tk_proof_ok(k, j, 400, 10));
+    cuzk_job_release(j);
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.pce_fast_path == fast + 10 && c.pce_extractions == 1 && c.pce_failures == 1);
+    cuzk_engine_destroy(e);
+}
+
+int main(void)
+{
+    cuzk_rng rng;
+    tu_init(&rng, "test_engine_faults");
+    tkind k, k1, k2;
+    tk_setup(&k, NC, NI, &rng);
+    tk_setup(&k1, NC / 2, 2, &rng);
+    tk_setup(&k2, NC, NI, &rng);
+    corrupt_faults(&k, &rng);
+    cancel_and_timeout(&k, &k1);
+    budget(&k, &k2);
+    pce_manager(&k, &k1);
+    tk_free(&k);
+    tk_free(&k1);
+    tk_free(&k2);
+    return tu_finish("test_engine_faults");
+}
