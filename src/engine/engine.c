@@ -277,7 +277,15 @@ static task pick_cpu(cuzk_engine *e)
             return t;
         }
     }
-    if (e->n_synth + e->n_ready >= e->queue_depth) return t;
+    /* synthesized-ahead partitions (synthesizing or in the prove queue) per
+     * priority: the depth bound counts a partition's priority and above, so
+     * a flood of NORMAL work never keeps a CRITICAL partition waiting */
+    unsigned ahead[CUZK_PRIORITY_CRITICAL + 1] = {0};
+    for (size_t i = 0; i < e->nactive; i++) {
+        cuzk_job *j = e->active[i];
+        for (uint32_t q = 0; q < j->nparts && !job_final(j); q++)
+            ahead[j->priority] += j->parts[q].state == P_SYNTH || j->parts[q].state == P_READY;
+    }
     bool srs_blocked = false;
     uint64_t pinned = 0; /* resident PCEs are never evicted */
     for (size_t i = 0; i < e->nsrs; i++) pinned += e->srs[i]->pce_bytes;
@@ -287,6 +295,9 @@ static task pick_cpu(cuzk_engine *e)
         if (job_final(j)) continue;
         part *p = first_in_state(j, P_PENDING);
         if (!p) continue;
+        unsigned above = 0;
+        for (int q = j->priority; q <= CUZK_PRIORITY_CRITICAL; q++) above += ahead[q];
+        if (above >= e->queue_depth) break; /* later jobs have this priority or lower */
         kind_entry *k = j->kind;
         srs_entry *s = k->srs;
         if (k->witness_bytes == 0 && k->probing) continue;
