@@ -256,7 +256,8 @@ static part *first_in_state(cuzk_job *j, part_state st)
 /*
  * The next CPU task: verification first (it finishes jobs and frees
  * witnesses), then synthesis of the highest-priority, oldest job's lowest
- * pending partition, within the queue depth and the memory budget. A job
+ * pending partition, within the queue depth (counted per priority and
+ * above) and the memory budget. A job
  * starts (takes its SRS reference) at its first synthesis; a job whose SRS
  * cannot be loaded for lack of memory keeps lower-priority jobs from
  * starting but not from finishing; a witness that does not fit stops the
