@@ -167,7 +167,8 @@ typedef struct cuzk_engine_config {
     unsigned num_devices;        /* 0: the prover's num_devices, else 1 */
     unsigned workers_per_device; /* 0: 2 */
     unsigned prover_threads;     /* CPU prover threads per call; 0: CPUs / prover workers */
-    unsigned queue_depth;        /* partitions synthesized ahead of the provers; 0: 2 per prover worker */
+    unsigned queue_depth;        /* partitions synthesized ahead of the provers, counted per
+                                    priority and above; 0: 2 per prover worker */
     unsigned max_batch_size;     /* partitions per prove call; 0 or 1: no batching */
     unsigned max_batch_wait_ms;  /* how long a worker waits to fill a batch */
     uint64_t memory_budget;      /* bytes; 0: physical memory minus a margin */
