@@ -34,7 +34,7 @@ demo: all
 
 fuzz:
 	@scripts/deps.sh fuzz
-	CC=clang cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUZK_FUZZ=ON -DCUZK_CUDA=OFF $(CMAKE_ARGS)
+	CC=clang CXX=clang++ cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUZK_FUZZ=ON -DCUZK_CUDA=OFF $(CMAKE_ARGS)
 	cmake --build $(BUILD_FUZZ) -j $(JOBS)
 	@for f in $(BUILD_FUZZ)/fuzz_*; do \
 	    name=$$(basename $$f); mkdir -p $(BUILD_FUZZ)/corpus/$$name; \

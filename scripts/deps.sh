@@ -6,8 +6,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 what=${1:-build}
-pkgs_build=(build-essential cmake pkg-config libssl-dev)
-pkgs_test=(libgmp-dev nodejs npm)
+# The daemon: gRPC C core, protobuf-c (+ protoc-c), toml++ (the one C++17
+# dependency), libsystemd (sd_notify).
+pkgs_build=(build-essential cmake pkg-config libssl-dev libgrpc-dev protobuf-compiler
+            protobuf-c-compiler libprotobuf-c-dev libtomlplusplus-dev libsystemd-dev)
+# python3-grpcio/grpc-tools: a gRPC client that is not ours, for the daemon tests
+pkgs_test=(libgmp-dev nodejs npm python3 python3-grpcio python3-grpc-tools)
 pkgs_fuzz=(clang libclang-rt-dev)
 
 need=()

@@ -13,9 +13,19 @@
 
 /* Command entry points (cmd_*.c). */
 int cmd_version(int argc, char **argv);
+int cmd_pce(int argc, char **argv);
+#ifdef CUZK_HAVE_SERVER
+int cmd_daemon(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+#endif
 
 static const cuzk_cli_command commands[] = {
     {"version", cmd_version, "print the version and build features"},
+    {"pce", cmd_pce, "pre-compiled circuit files: inspect"},
+#ifdef CUZK_HAVE_SERVER
+    {"daemon", cmd_daemon, "run the proving daemon (gRPC; see docs/install.md)"},
+    {"bench", cmd_bench, "client: prove, batch, stress, status, metrics, preload, evict, cancel"},
+#endif
 };
 
 void cli_errorf(const char *fmt, ...)

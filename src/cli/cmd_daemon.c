@@ -1,0 +1,257 @@
+/*
+ * `cuzk daemon`: loads the configuration, starts the engine, the gRPC
+ * listener and the optional HTTP status listener, and then waits for
+ * signals in the main thread (every other thread blocks them):
+ *   SIGTERM/SIGINT  drain: no new proofs (UNAVAILABLE), running jobs get
+ *                   daemon.shutdown_grace to finish, the rest are cancelled,
+ *                   exit 0. A second signal skips the rest of the grace.
+ *   SIGHUP          re-read the file and apply what can change live.
+ * systemd: READY=1 once serving, STATUS= lines, RELOADING=1, STOPPING=1.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef CUZK_HAVE_SYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
+
+#include "cli/cli.h"
+#include "server/backend.h"
+#include "server/config.h"
+#include "server/grpc_adapter.h"
+#include "server/http_status.h"
+#include "server/log.h"
+#include "server/service.h"
+
+#define DEFAULT_CONFIG "/data/zk/cuzk.toml"
+
+static void notify(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void notify(const char *fmt, ...)
+{
+#ifdef CUZK_HAVE_SYSTEMD
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    sd_notify(0, buf);
+#else
+    (void)fmt;
+#endif
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: cuzk daemon [--config FILE] [--listen ADDR] [--status-listen HOST:PORT]\n"
+            "                   [--log-level LEVEL] [--test-kinds [--test-constraints N]\n"
+            "                   [--test-post-constraints N]] [--check-config]\n\n"
+            "  --config FILE   TOML configuration (default %s if it exists)\n"
+            "  --listen ADDR   unix:///path or host:port (overrides daemon.listen)\n"
+            "  --log-level L   trace, debug, info, warn, error (overrides logging.level)\n"
+            "  --test-kinds    register the built-in synthetic kinds test-porep (10\n"
+            "                  partitions), test-window and test-winning\n"
+            "  --check-config  load and check the configuration, print it, exit\n\n"
+            "configuration keys (docs/configuration.md):\n", DEFAULT_CONFIG);
+    for (size_t i = 0; i < cfg_key_count(); i++) {
+        const cfg_key_info *k = cfg_key_at(i);
+        fprintf(f, "  %-10s %-26s %-28s %s\n", k->section, k->key, k->default_toml, k->summary);
+    }
+}
+
+static void backend_log(int level, const char *msg) { log_msg((cfg_log_level)level, "engine: %s", msg); }
+
+/* Loads defaults, the file, then the command-line overrides. */
+static int load_config(cuzk_config *c, const char *path, bool path_given, const char *listen,
+                       const char *status_listen, const char *level, char *err, size_t errlen)
+{
+    cfg_defaults(c);
+    if (path_given || access(path, F_OK) == 0) {
+        if (cfg_apply_file(c, path, err, errlen)) return -1;
+    }
+    char quoted[CFG_STR_MAX + 4];
+    const struct {
+        const char *sec, *key, *v;
+    } ov[] = {{"daemon", "listen", listen}, {"daemon", "status_listen", status_listen}, {"logging", "level", level}};
+    for (size_t i = 0; i < 3; i++) {
+        if (!ov[i].v) continue;
+        if (strchr(ov[i].v, '"') || strchr(ov[i].v, '\\') || strlen(ov[i].v) >= CFG_STR_MAX) {
+            snprintf(err, errlen, "--%s: bad value", ov[i].key);
+            return -1;
+        }
+        snprintf(quoted, sizeof quoted, "\"%s\"", ov[i].v);
+        if (cfg_set(c, ov[i].sec, ov[i].key, quoted, err, errlen)) return -1;
+    }
+    return cfg_finish(c, err, errlen);
+}
+
+static void preload_all(srv_backend *b, const cuzk_config *c)
+{
+    for (size_t i = 0; i < c->n_preload; i++) {
+        bool already;
+        uint64_t ms;
+        char err[384];
+        if (srv_preload(b, c->preload[i], &already, &ms, err, sizeof err) != RPC_OK)
+            LOG_WARN("preload %s: %s", c->preload[i], err);
+        else if (!already)
+            LOG_INFO("preload %s: resident after %llu ms", c->preload[i], (unsigned long long)ms);
+    }
+}
+
+static double now_s(void) { return cli_now(); }
+
+int cmd_daemon(int argc, char **argv)
+{
+    const char *config_path = DEFAULT_CONFIG, *listen = NULL, *status_listen = NULL, *level = NULL;
+    bool path_given = false, test_kinds = false, check_only = false;
+    uint64_t test_c = 4096, test_post_c = 1024;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--config") && v) config_path = v, path_given = true, i++;
+        else if (!strcmp(a, "--listen") && v) listen = v, i++;
+        else if (!strcmp(a, "--status-listen") && v) status_listen = v, i++;
+        else if (!strcmp(a, "--log-level") && v) level = v, i++;
+        else if (!strcmp(a, "--test-kinds")) test_kinds = true;
+        else if (!strcmp(a, "--check-config")) check_only = true;
+        else if (!strcmp(a, "--test-constraints") && v && cli_parse_u64(v, &test_c) && test_c >= 16) i++;
+        else if (!strcmp(a, "--test-post-constraints") && v && cli_parse_u64(v, &test_post_c) && test_post_c >= 16) i++;
+        else {
+            cli_errorf("daemon: bad or incomplete option '%s'", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    cuzk_config cfg;
+    char err[512];
+    if (load_config(&cfg, config_path, path_given, listen, status_listen, level, err, sizeof err)) {
+        cli_errorf("daemon: %s", err);
+        return 2;
+    }
+    if (check_only) {
+        printf("configuration OK: listen %s, param_cache %s, log level %s\n", cfg.listen,
+               cfg.param_cache, cfg_log_level_name(cfg.log_level));
+        return 0;
+    }
+    log_configure(cfg.log_level, cfg.log_json);
+
+    /* Signals are taken synchronously by this thread only. */
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    LOG_INFO("cuzk %s starting (config %s%s)", CUZK_VERSION, config_path,
+             path_given || access(config_path, F_OK) == 0 ? "" : ", absent: defaults");
+    notify("STATUS=starting the engine");
+    double t0 = now_s();
+    srv_options so = {.cfg = &cfg, .test_kinds = test_kinds, .test_porep_constraints = test_c,
+                      .test_post_constraints = test_post_c, .log = backend_log};
+    srv_backend *b = srv_backend_open(&so, err, sizeof err);
+    if (!b) {
+        LOG_ERROR("%s", err);
+        return 1;
+    }
+    if (test_kinds)
+        LOG_INFO("test kinds registered (test-porep: 10 x %llu constraints, test-window/test-winning: %llu) in %.2f s",
+                 (unsigned long long)test_c, (unsigned long long)test_post_c, now_s() - t0);
+    /* Resident before READY: the first proofs never wait for a load. */
+    preload_all(b, &cfg);
+    srv_service *svc = service_create(b);
+    service_set_token(svc, cfg.auth_token);
+    rpc_server_opts ro = {.listen = cfg.listen, .max_message_size = cfg.max_message_size,
+                          .max_concurrent_calls = cfg.max_concurrent_calls,
+                          .handler = service_handle, .ud = svc};
+    rpc_server *srv = rpc_server_start(&ro, err, sizeof err);
+    if (!srv) {
+        LOG_ERROR("%s", err);
+        service_destroy(svc);
+        srv_backend_close(b);
+        return 1;
+    }
+    http_status *http = NULL;
+    if (cfg.status_listen[0] && !(http = http_status_start(cfg.status_listen, svc, err, sizeof err)))
+        LOG_ERROR("%s (continuing without it)", err);
+    LOG_INFO("serving on %s%s%s (max message %llu bytes%s)", cfg.listen, http ? ", status on http://" : "",
+             http ? cfg.status_listen : "", (unsigned long long)cfg.max_message_size,
+             strncmp(cfg.listen, "unix:", 5) ? (cfg.auth_token[0] ? ", bearer token required" : ", NO token") : "");
+    notify("READY=1\nSTATUS=serving on %s", cfg.listen);
+
+    /* ---- the signal loop ---- */
+    int sig = 0;
+    for (;;) {
+        struct timespec tick = {5, 0};
+        sig = sigtimedwait(&sigs, NULL, &tick);
+        if (sig == SIGHUP) {
+            notify("RELOADING=1");
+            cuzk_config next;
+            if (load_config(&next, config_path, path_given, listen, status_listen, level, err, sizeof err)) {
+                LOG_ERROR("reload rejected, keeping the running configuration: %s", err);
+            } else {
+                char changed[512];
+                if (cfg_unreloadable_changes(&cfg, &next, changed, sizeof changed))
+                    LOG_WARN("reload: these keys changed and need a restart: %s", changed);
+                cfg_apply_reloadable(&cfg, &next);
+                log_configure(cfg.log_level, cfg.log_json);
+                service_set_token(svc, cfg.auth_token);
+                preload_all(b, &cfg);
+                LOG_INFO("configuration reloaded from %s", config_path);
+            }
+            notify("READY=1\nSTATUS=serving on %s (reloaded)", cfg.listen);
+        } else if (sig == SIGTERM || sig == SIGINT) {
+            break;
+        } else {
+            srv_status st;
+            srv_get_status(b, &st);
+            uint32_t pend = 0, run = 0;
+            for (size_t i = 0; i < st.n_queues; i++) pend += st.queues[i].pending, run += st.queues[i].in_progress;
+            notify("STATUS=serving on %s: %u queued, %u running, %llu proved", cfg.listen, pend, run,
+                   (unsigned long long)st.proofs_completed);
+        }
+    }
+
+    /* ---- drain ---- */
+    LOG_INFO("%s: draining (no new proofs; running jobs have %llu ms)", strsignal(sig),
+             (unsigned long long)cfg.shutdown_grace_ms);
+    notify("STOPPING=1\nSTATUS=draining");
+    service_set_draining(svc, true);
+    double deadline = now_s() + (double)cfg.shutdown_grace_ms / 1000.0;
+    bool idle = false;
+    while (!(idle = srv_drain(b, 200)) && now_s() < deadline) {
+        struct timespec zero = {0, 0};
+        int s2 = sigtimedwait(&sigs, NULL, &zero);
+        if (s2 == SIGTERM || s2 == SIGINT) {
+            LOG_WARN("second %s: cancelling running jobs now", strsignal(s2));
+            break;
+        }
+    }
+    if (!idle) {
+        LOG_WARN("grace period over: cancelling the jobs still running");
+        srv_cancel_all(b);
+    }
+    /* Let waiting callers receive their results before the listener goes. */
+    for (int i = 0; i < 100 && rpc_server_active_calls(srv); i++) {
+        struct timespec ts = {0, 20 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    rpc_server_stop(srv, 1000);
+    http_status_stop(http);
+    service_destroy(svc);
+    srv_backend_close(b);
+    LOG_INFO("stopped");
+    return 0;
+}

@@ -1,0 +1,118 @@
+/* cuzk pce: pre-compiled circuit files. `cuzk pce inspect FILE` checks a
+ * file the way the cache would and prints what an operator wants to know. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cuzk/error.h"
+#include "cuzk/pce.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: cuzk pce inspect [--no-verify] [--threads N] FILE\n\n"
+               "  inspect    check a PCE file (header, section SHA-256s, content hash, structure)\n"
+               "             and print its summary: counts, nnz per matrix, coefficient classes,\n"
+               "             density, memory\n"
+               "  --no-verify  skip the SHA-256 checks (structure is still checked)\n"
+               "  --threads N  hashing and checking threads (default: CUZK_THREADS or all CPUs)\n");
+}
+
+static void hex(char *out, const uint8_t *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) sprintf(out + 2 * i, "%02x", b[i]);
+}
+
+static const char *human(char *buf, size_t n, double bytes)
+{
+    static const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int i = 0;
+    while (bytes >= 1024 && i < 4) bytes /= 1024, i++;
+    snprintf(buf, n, i ? "%.1f %s" : "%.0f %s", bytes, u[i]);
+    return buf;
+}
+
+static int inspect(const char *path, bool verify, unsigned threads)
+{
+    cuzk_pce *p = NULL;
+    cuzk_pce_error err;
+    unsigned flags = CUZK_PCE_LOAD_ANY_LIBRARY | (verify ? 0 : CUZK_PCE_LOAD_NO_CHECKSUMS);
+    double t0 = cli_now();
+    int rc = cuzk_pce_load_file(&p, path, NULL, flags, threads, &err);
+    double dt = cli_now() - t0;
+    if (rc) {
+        cli_errorf("%s (%s)", err.msg, cuzk_pce_fail_name(err.fail));
+        return 1;
+    }
+    const double m = p->num_constraints ? (double)p->num_constraints : 1;
+    char mem[32], fph[65], chh[65];
+    hex(fph, p->fingerprint, 32);
+    hex(chh, p->content_hash, 32);
+    printf("inputs: %llu, aux: %llu, constraints: %llu, A: {nnz: %llu, avg/row: %.1f}, "
+           "B: {nnz: %llu, avg/row: %.1f}, C: {nnz: %llu, avg/row: %.1f}, mem: %s\n",
+           (unsigned long long)p->num_inputs, (unsigned long long)p->num_aux,
+           (unsigned long long)p->num_constraints, (unsigned long long)p->m[0].nnz, p->m[0].nnz / m,
+           (unsigned long long)p->m[1].nnz, p->m[1].nnz / m, (unsigned long long)p->m[2].nnz,
+           p->m[2].nnz / m, human(mem, sizeof mem, (double)cuzk_pce_memory_bytes(p)));
+    printf("file:         %s (%llu bytes, format v%u, written by cuzk %s%s)\n", path,
+           (unsigned long long)p->image_len, p->format_version, p->library_version,
+           strcmp(p->library_version, cuzk_pce_library_version()) ? "; this build would re-extract it" : "");
+    printf("circuit:      %s\nfingerprint:  %s\ncontent hash: %s\n", p->circuit_id, fph, chh);
+    printf("coefficients: %-10s %12s %12s %12s %12s %12s\n", "", "+1", "-1", "small", "general", "zero");
+    static const char *names[3] = {"A", "B", "C"};
+    for (int k = 0; k < 3; k++) {
+        const uint64_t *h = p->m[k].hist;
+        double n = p->m[k].nnz ? (double)p->m[k].nnz : 1;
+        printf("  %-22s %12llu %12llu %12llu %12llu %12llu\n", names[k], (unsigned long long)h[CUZK_PCE_ONE],
+               (unsigned long long)h[CUZK_PCE_NEG_ONE], (unsigned long long)h[CUZK_PCE_SMALL],
+               (unsigned long long)h[CUZK_PCE_GENERAL], (unsigned long long)h[CUZK_PCE_HIST_ZERO]);
+        printf("  %-22s %11.1f%% %11.1f%% %11.1f%% %11.1f%% %11.1f%%\n", "", 100 * h[0] / n, 100 * h[1] / n,
+               100 * h[2] / n, 100 * h[3] / n, 100 * h[4] / n);
+    }
+    printf("general values: %llu distinct (side table)\n", (unsigned long long)p->num_coeffs);
+    printf("density:      A aux %zu/%zu, B input %zu/%zu, B aux %zu/%zu\n", p->a_aux.total, p->a_aux.len,
+           p->b_input.total, p->b_input.len, p->b_aux.total, p->b_aux.len);
+    printf("row pointers: %s\n", p->m[0].row_ptr32 ? "u32" : "u64");
+    printf("checked:      %s structure in %.3f s\n",
+           verify ? "header, section and content checksums," : "(checksums skipped)", dt);
+    cuzk_pce_free(p);
+    return 0;
+}
+
+int cmd_pce(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (strcmp(argv[1], "inspect")) {
+        cli_errorf("pce: unknown subcommand '%s'", argv[1]);
+        usage(stderr);
+        return 2;
+    }
+    bool verify = true;
+    unsigned threads = cli_default_threads();
+    const char *file = NULL;
+    for (int i = 2; i < argc; i++) {
+        uint64_t v;
+        if (!strcmp(argv[i], "--no-verify")) {
+            verify = false;
+        } else if (!strcmp(argv[i], "--threads") && i + 1 < argc && cli_parse_u64(argv[i + 1], &v) && v > 0 &&
+                   v < 4096) {
+            threads = (unsigned)v, i++;
+        } else if (!strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (argv[i][0] == '-' || file) {
+            cli_errorf("pce inspect: unexpected argument '%s'", argv[i]);
+            usage(stderr);
+            return 2;
+        } else {
+            file = argv[i];
+        }
+    }
+    if (!file) {
+        usage(stderr);
+        return 2;
+    }
+    return inspect(file, verify, threads);
+}

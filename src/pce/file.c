@@ -1,0 +1,160 @@
+/* PCE files: atomic save (temporary, fsync, rename, fsync of the directory)
+ * and checked loads (mmap or memory). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cuzk/error.h"
+#include "pce_internal.h"
+
+void (*pce_save_chunk_hook)(size_t written, size_t total);
+
+#define SAVE_CHUNK ((size_t)8 << 20)
+
+static void fsync_dir_of(const char *path)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash == dir) slash[1] = 0;
+    else if (slash) *slash = 0;
+    else snprintf(dir, sizeof dir, ".");
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
+}
+
+int cuzk_pce_save(const cuzk_pce *pce, const char *path, cuzk_pce_error *err)
+{
+    if (!pce || !path || !pce->image)
+        return pce_set_err(err, CUZK_ERR_INVALID_ARG, CUZK_PCE_FAIL_ARG, path, 0, NULL, "nothing to save");
+    char tmp[PATH_MAX];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp)
+        return pce_set_err(err, CUZK_ERR_INVALID_ARG, CUZK_PCE_FAIL_ARG, path, 0, NULL, "path too long");
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0)
+        return pce_set_err(err, CUZK_ERR_IO, CUZK_PCE_FAIL_IO, path, 0, NULL, "creating a temporary: %s",
+                           strerror(errno));
+    const uint8_t *p = pce->image;
+    size_t left = pce->image_len, done = 0;
+    const char *what = "write";
+    while (left) {
+        size_t n = left < SAVE_CHUNK ? left : SAVE_CHUNK;
+        ssize_t w = write(fd, p + done, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) goto fail;
+        done += (size_t)w, left -= (size_t)w;
+        if (pce_save_chunk_hook) pce_save_chunk_hook(done, pce->image_len);
+    }
+    what = "fsync";
+    if (fchmod(fd, 0644) != 0 || fsync(fd) != 0) goto fail;
+    what = "close";
+    if (close(fd) != 0) {
+        fd = -1;
+        goto fail;
+    }
+    fd = -1;
+    what = "rename";
+    if (rename(tmp, path) != 0) goto fail;
+    fsync_dir_of(path);
+    PCE_COUNT(saves, 1);
+    return CUZK_OK;
+fail:;
+    int e = errno;
+    if (fd >= 0) close(fd);
+    unlink(tmp);
+    return pce_set_err(err, CUZK_ERR_IO, CUZK_PCE_FAIL_IO, path, done, NULL, "%s: %s", what, strerror(e));
+}
+
+static int finish_load(cuzk_pce **out, cuzk_pce *p, int rc)
+{
+    if (rc) {
+        free(p);
+        PCE_COUNT(load_failures, 1);
+        return rc;
+    }
+    PCE_COUNT(loads, 1);
+    *out = p;
+    return CUZK_OK;
+}
+
+int cuzk_pce_load_file(cuzk_pce **out, const char *path, const cuzk_pce_expect *expect, unsigned flags,
+                       unsigned nthreads, cuzk_pce_error *err)
+{
+    if (!out || !path) return pce_set_err(err, CUZK_ERR_INVALID_ARG, CUZK_PCE_FAIL_ARG, path, 0, NULL, "no path");
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        PCE_COUNT(load_failures, 1);
+        return pce_set_err(err, CUZK_ERR_IO, CUZK_PCE_FAIL_IO, path, 0, NULL, "open: %s", strerror(errno));
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int e = errno;
+        close(fd);
+        PCE_COUNT(load_failures, 1);
+        return pce_set_err(err, CUZK_ERR_IO, CUZK_PCE_FAIL_IO, path, 0, NULL, "not a regular file (%s)",
+                           strerror(e));
+    }
+    size_t len = (size_t)st.st_size;
+    if (len < PCE_HEADER_BYTES) {
+        /* too short to map usefully: read it so the checks report what is wrong */
+        uint8_t buf[PCE_HEADER_BYTES];
+        ssize_t n = pread(fd, buf, len, 0);
+        close(fd);
+        if (n != (ssize_t)len) {
+            PCE_COUNT(load_failures, 1);
+            return pce_set_err(err, CUZK_ERR_IO, CUZK_PCE_FAIL_IO, path, 0, NULL, "read failed");
+        }
+        cuzk_pce tmp;
+        int rc = pce_view(&tmp, buf, len, expect, flags, false, nthreads, path, err);
+        if (!rc) pce_release(&tmp); /* unreachable: a header alone is never a valid file */
+        PCE_COUNT(load_failures, 1);
+        return rc ? rc : CUZK_ERR_INTERNAL;
+    }
+    void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    int e = errno;
+    close(fd);
+    if (m == MAP_FAILED) {
+        PCE_COUNT(load_failures, 1);
+        return pce_set_err(err, CUZK_ERR_IO, CUZK_PCE_FAIL_IO, path, 0, NULL, "mmap: %s", strerror(e));
+    }
+    cuzk_pce *p = malloc(sizeof *p);
+    if (!p) {
+        munmap(m, len);
+        PCE_COUNT(load_failures, 1);
+        return pce_set_err(err, CUZK_ERR_NO_MEMORY, CUZK_PCE_FAIL_NONE, path, 0, NULL, "out of memory");
+    }
+    int rc = pce_view(p, m, len, expect, flags, false, nthreads, path, err);
+    if (rc) munmap(m, len);
+    else p->mapped = true;
+    return finish_load(out, p, rc);
+}
+
+int cuzk_pce_load_mem(cuzk_pce **out, const void *buf, size_t len, const cuzk_pce_expect *expect, unsigned flags,
+                      unsigned nthreads, cuzk_pce_error *err)
+{
+    if (!out || (!buf && len)) return pce_set_err(err, CUZK_ERR_INVALID_ARG, CUZK_PCE_FAIL_ARG, NULL, 0, NULL, "no input");
+    *out = NULL;
+    /* sections are read in place: copy to an aligned buffer */
+    uint8_t *img = aligned_alloc(PCE_ALIGN, (len + PCE_ALIGN) / PCE_ALIGN * PCE_ALIGN);
+    cuzk_pce *p = malloc(sizeof *p);
+    if (!img || !p) {
+        free(img), free(p);
+        return pce_set_err(err, CUZK_ERR_NO_MEMORY, CUZK_PCE_FAIL_NONE, NULL, 0, NULL, "out of memory");
+    }
+    if (len) memcpy(img, buf, len);
+    int rc = pce_view(p, img, len, expect, flags, false, nthreads, NULL, err);
+    if (rc) free(img);
+    else p->mapped = false;
+    return finish_load(out, p, rc);
+}

@@ -1,0 +1,100 @@
+/*
+ * The daemon's narrow view of the proving engine. service.c speaks only
+ * this; backend_engine.c is the one file that binds it to cuzk/engine.h.
+ * Every function returns a gRPC status code (RPC_*) and, when not RPC_OK, a
+ * message a person can act on in err.
+ */
+#ifndef CUZK_SERVER_BACKEND_H
+#define CUZK_SERVER_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "server/config.h"
+
+typedef struct srv_backend srv_backend;
+
+typedef struct srv_options {
+    const cuzk_config *cfg;
+    bool test_kinds;                /* register the built-in synthetic kinds */
+    uint64_t test_porep_constraints; /* per partition of test-porep */
+    uint64_t test_post_constraints;  /* test-window-post / test-winning-post */
+    void (*log)(int level, const char *msg); /* level as cfg_log_level */
+} srv_options;
+
+srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen);
+/* Cancels what is left and frees everything. */
+void srv_backend_close(srv_backend *b);
+
+typedef struct srv_submit_req {
+    const char *request_id; /* non-empty */
+    const char *kind;       /* registered kind name, e.g. "test-porep", "porep-32g" */
+    const uint8_t *inputs;
+    size_t inputs_len;
+    int priority;           /* the proto's values: 0 the kind's default, 1 LOW .. 4 CRITICAL */
+    uint32_t timeout_ms;    /* job deadline; 0: none */
+} srv_submit_req;
+
+int srv_submit(srv_backend *b, const srv_submit_req *r, uint32_t *queue_position,
+               bool *duplicate, char *err, size_t errlen);
+bool srv_has_kind(srv_backend *b, const char *kind);
+
+typedef enum srv_outcome {
+    SRV_COMPLETED = 1,
+    SRV_FAILED = 2,
+    SRV_CANCELLED = 3,
+    SRV_TIMEOUT = 4,  /* the job ran past its deadline, or the wait ran out */
+} srv_outcome;
+
+typedef struct srv_result {
+    srv_outcome outcome;
+    bool still_running;     /* SRV_TIMEOUT from the wait, the job goes on */
+    uint8_t *proof;         /* malloc'd; free() it */
+    size_t proof_len;
+    char message[256];
+    uint64_t queue_ms, srs_ms, synthesis_ms, prove_ms, verify_ms, total_ms;
+} srv_result;
+
+/* Waits for job `job_id` at most timeout_ms (< 0: no limit), returning early
+ * with RPC_CANCELLED when stop(stop_ud) turns true (checked every 50 ms).
+ * RPC_NOT_FOUND for an unknown job. */
+int srv_await(srv_backend *b, const char *job_id, int64_t timeout_ms, bool (*stop)(void *),
+              void *stop_ud, srv_result *out, char *err, size_t errlen);
+int srv_cancel(srv_backend *b, const char *job_id, bool *was_running, char *err, size_t errlen);
+
+typedef struct srv_queue {
+    char kind[64];
+    uint32_t pending, in_progress;
+} srv_queue;
+typedef struct srv_srs {
+    char circuit_id[64];
+    int tier;               /* 0 hot, 1 warm, 2 cold (the proto's Tier) */
+    uint64_t size_bytes;
+    uint32_t ref_count;
+} srv_srs;
+typedef struct srv_status {
+    srv_queue queues[32];
+    size_t n_queues;
+    srv_srs srs[32];
+    size_t n_srs;
+    uint64_t proofs_completed, proofs_failed;
+    uint64_t memory_reserved, memory_budget;
+} srv_status;
+int srv_get_status(srv_backend *b, srv_status *out);
+/* Appends Prometheus text for the engine's counters to a malloc'd buffer
+ * (*buf may be NULL); returns the new buffer or NULL on no memory. */
+char *srv_metrics_text(srv_backend *b, char *buf);
+/* The engine's JSON snapshot (malloc'd) or NULL. */
+char *srv_status_json(srv_backend *b);
+
+int srv_preload(srv_backend *b, const char *circuit_id, bool *already, uint64_t *load_ms,
+                char *err, size_t errlen);
+int srv_evict(srv_backend *b, const char *circuit_id, bool *was_loaded, uint64_t *freed,
+              char *err, size_t errlen);
+/* Waits up to timeout_ms for running jobs to finish; true when idle. */
+bool srv_drain(srv_backend *b, uint64_t timeout_ms);
+/* Cancels every job not finished. */
+void srv_cancel_all(srv_backend *b);
+
+#endif

@@ -1,0 +1,466 @@
+/*
+ * The binding of the daemon's backend interface (backend.h) to the proving
+ * engine (cuzk/engine.h). Nothing else in src/server includes engine.h.
+ *
+ * Job ids are the engine's request ids. The binding keeps a reference to
+ * every unfinished job it submitted, to report queues per kind and to cancel
+ * everything on shutdown; finished jobs stay findable in the engine's
+ * retention window for AwaitProof.
+ */
+#define _GNU_SOURCE
+#include "server/backend.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cuzk/engine.h"
+#include "cuzk/error.h"
+#include "server/grpc_adapter.h"
+
+#define MAX_KINDS 32
+
+typedef struct live_job {
+    cuzk_job *job;
+    int kind; /* index into kinds */
+} live_job;
+
+struct srv_backend {
+    cuzk_engine *e;
+    pthread_mutex_t mu; /* guards live */
+    live_job *live;
+    size_t n_live, cap_live;
+    char kinds[MAX_KINDS][64], circuits[MAX_KINDS][64];
+    size_t n_kinds;
+    void (*log)(int level, const char *msg);
+};
+
+static int errf(char *err, size_t errlen, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int errf(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+static void engine_log(void *ctx, int level, const char *msg)
+{
+    srv_backend *b = ctx;
+    /* engine: 0 error, 1 warning, 2 info */
+    int l = level <= 0 ? CFG_LOG_ERROR : level == 1 ? CFG_LOG_WARN : CFG_LOG_INFO;
+    if (b->log) b->log(l, msg);
+    else fprintf(stderr, "cuzk engine: %s\n", msg);
+}
+
+/* "auto": physical memory minus the safety margin. */
+static uint64_t memory_budget(const cuzk_config *c)
+{
+    if (c->total_budget) return c->total_budget;
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    uint64_t phys = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
+    if (phys > c->safety_margin + (1ull << 30)) return phys - c->safety_margin;
+    return phys / 2 ? phys / 2 : 1ull << 30;
+}
+
+static void add_kind(srv_backend *b, const char *name, const char *circuit)
+{
+    if (b->n_kinds >= MAX_KINDS) return;
+    snprintf(b->kinds[b->n_kinds], sizeof b->kinds[0], "%s", name);
+    snprintf(b->circuits[b->n_kinds], sizeof b->circuits[0], "%s", circuit);
+    b->n_kinds++;
+}
+
+static int register_test_kinds(srv_backend *b, const srv_options *o, char *err, size_t errlen)
+{
+    const cuzk_config *c = o->cfg;
+    /* Parameters go to the param cache when it is usable, so the kinds are
+     * loaded from disk like real ones (cold -> hot, preload, evict). */
+    bool disk = mkdir(c->param_cache, 0750) == 0 || errno == EEXIST;
+    disk = disk && access(c->param_cache, W_OK) == 0;
+    const struct {
+        const char *name, *circuit;
+        uint32_t parts;
+        cuzk_priority prio;
+        uint64_t constraints;
+    } kinds[3] = {
+        {"test-porep", "test-porep", 10, CUZK_PRIORITY_NORMAL, o->test_porep_constraints},
+        {"test-window", "test-window", 1, CUZK_PRIORITY_HIGH, o->test_post_constraints},
+        {"test-winning", "test-winning", 1, CUZK_PRIORITY_CRITICAL, o->test_post_constraints},
+    };
+    for (int i = 0; i < 3; i++) {
+        char path[CFG_STR_MAX + 96];
+        snprintf(path, sizeof path, "%s/cuzk-%s-%llu.params", c->param_cache, kinds[i].circuit,
+                 (unsigned long long)kinds[i].constraints);
+        cuzk_engine_synthetic_kind k = {
+            .name = kinds[i].name,
+            .circuit_id = kinds[i].circuit,
+            .num_partitions = kinds[i].parts,
+            .priority = kinds[i].prio,
+            .num_constraints = kinds[i].constraints,
+            .num_inputs = 4,
+            .params_path = disk ? path : NULL,
+        };
+        int rc = cuzk_engine_register_synthetic(b->e, &k, c->threads ? c->threads : 0);
+        if (rc != CUZK_OK)
+            return errf(err, errlen, -1, "test kind %s (%llu constraints): %s", kinds[i].name,
+                        (unsigned long long)kinds[i].constraints, cuzk_strerror(rc));
+        add_kind(b, kinds[i].name, kinds[i].circuit);
+    }
+    return 0;
+}
+
+srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
+{
+    const cuzk_config *c = o->cfg;
+    srv_backend *b = calloc(1, sizeof *b);
+    if (!b) return errf(err, errlen, 0, "out of memory"), NULL;
+    pthread_mutex_init(&b->mu, NULL);
+    b->log = o->log;
+    cuzk_engine_config ec = {
+        .synthesis_workers = c->partition_workers,
+        .num_devices = (unsigned)c->n_devices,
+        .workers_per_device = c->gpu_workers_per_device,
+        .prover_threads = c->gpu_threads,
+        .queue_depth = c->max_gpu_queue_depth,
+        .max_batch_size = c->max_batch_size,
+        .max_batch_wait_ms = (unsigned)c->max_batch_wait_ms,
+        .memory_budget = memory_budget(c),
+        .log = engine_log,
+        .log_ctx = b,
+    };
+    int rc = cuzk_engine_create(&b->e, &ec);
+    if (rc != CUZK_OK) {
+        errf(err, errlen, 0, "cannot start the engine: %s", cuzk_strerror(rc));
+        free(b);
+        return NULL;
+    }
+    if (o->test_kinds && register_test_kinds(b, o, err, errlen)) {
+        srv_backend_close(b);
+        return NULL;
+    }
+    return b;
+}
+
+void srv_backend_close(srv_backend *b)
+{
+    if (!b) return;
+    srv_cancel_all(b);
+    pthread_mutex_lock(&b->mu);
+    for (size_t i = 0; i < b->n_live; i++) cuzk_job_release(b->live[i].job);
+    b->n_live = 0;
+    pthread_mutex_unlock(&b->mu);
+    cuzk_engine_destroy(b->e);
+    free(b->live);
+    pthread_mutex_destroy(&b->mu);
+    free(b);
+}
+
+static int kind_index(const srv_backend *b, const char *kind)
+{
+    for (size_t i = 0; i < b->n_kinds; i++)
+        if (!strcmp(b->kinds[i], kind)) return (int)i;
+    return -1;
+}
+
+static int circuit_index(const srv_backend *b, const char *id)
+{
+    for (size_t i = 0; i < b->n_kinds; i++)
+        if (!strcmp(b->circuits[i], id)) return (int)i;
+    return -1;
+}
+
+bool srv_has_kind(srv_backend *b, const char *kind) { return kind_index(b, kind) >= 0; }
+
+/* Drops finished jobs from the live list. Caller holds mu. */
+static void prune(srv_backend *b)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < b->n_live; i++) {
+        cuzk_job_info info;
+        cuzk_job_get_info(b->live[i].job, &info);
+        if (info.state == CUZK_JOB_QUEUED || info.state == CUZK_JOB_RUNNING) b->live[w++] = b->live[i];
+        else cuzk_job_release(b->live[i].job);
+    }
+    b->n_live = w;
+}
+
+/* Spelled out so that neither side's numbering can drift silently. */
+static cuzk_priority engine_priority(int p)
+{
+    switch (p) {
+    case 1: return CUZK_PRIORITY_LOW;
+    case 2: return CUZK_PRIORITY_NORMAL;
+    case 3: return CUZK_PRIORITY_HIGH;
+    case 4: return CUZK_PRIORITY_CRITICAL;
+    default: return CUZK_PRIORITY_DEFAULT;
+    }
+}
+
+int srv_submit(srv_backend *b, const srv_submit_req *r, uint32_t *queue_position, bool *duplicate,
+               char *err, size_t errlen)
+{
+    int k = kind_index(b, r->kind);
+    if (k < 0) return errf(err, errlen, RPC_UNIMPLEMENTED, "proof kind %s is not registered", r->kind);
+    cuzk_job_request req = {
+        .request_id = r->request_id,
+        .kind = r->kind,
+        .inputs = r->inputs,
+        .inputs_len = r->inputs_len,
+        .priority = engine_priority(r->priority),
+        .timeout_ms = r->timeout_ms,
+    };
+    cuzk_job *job = NULL;
+    bool dup = false;
+    int rc = cuzk_engine_submit(b->e, &req, &job, &dup);
+    if (rc == CUZK_ERR_INVALID_ARG)
+        return errf(err, errlen, RPC_INVALID_ARGUMENT,
+                    "%s rejected the request: request_id %s already names a job with other inputs, or the inputs are malformed",
+                    r->kind, r->request_id);
+    if (rc == CUZK_ERR_NO_MEMORY)
+        return errf(err, errlen, RPC_RESOURCE_EXHAUSTED, "no memory to queue the job");
+    if (rc != CUZK_OK) return errf(err, errlen, RPC_INTERNAL, "submit failed: %s", cuzk_strerror(rc));
+    *duplicate = dup;
+    pthread_mutex_lock(&b->mu);
+    prune(b);
+    uint32_t ahead = 0;
+    for (size_t i = 0; i < b->n_live; i++) {
+        cuzk_job_info info;
+        cuzk_job_get_info(b->live[i].job, &info);
+        ahead += info.state == CUZK_JOB_QUEUED;
+    }
+    *queue_position = ahead;
+    bool keep = !dup;
+    if (keep && b->n_live == b->cap_live) {
+        size_t cap = b->cap_live ? b->cap_live * 2 : 64;
+        live_job *q = realloc(b->live, cap * sizeof *q);
+        if (q) b->live = q, b->cap_live = cap;
+        else keep = false; /* only the per-kind queue counts lose this job */
+    }
+    if (keep) b->live[b->n_live++] = (live_job){job, k};
+    pthread_mutex_unlock(&b->mu);
+    if (!keep) cuzk_job_release(job);
+    return RPC_OK;
+}
+
+static uint64_t ms(double s) { return s > 0 ? (uint64_t)(s * 1000.0 + 0.5) : 0; }
+
+int srv_await(srv_backend *b, const char *job_id, int64_t timeout_ms, bool (*stop)(void *),
+              void *stop_ud, srv_result *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    cuzk_job *job = cuzk_engine_find(b->e, job_id);
+    if (!job)
+        return errf(err, errlen, RPC_NOT_FOUND, "no job %s (never submitted, or finished long ago)", job_id);
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc;
+    for (;;) {
+        int64_t slice = 50;
+        if (timeout_ms >= 0) {
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            int64_t used = (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
+            if (timeout_ms - used < slice) slice = timeout_ms - used > 0 ? timeout_ms - used : 0;
+        }
+        rc = cuzk_job_await(job, slice);
+        if (rc != CUZK_ERR_NOT_READY) break;
+        if (stop && stop(stop_ud)) {
+            cuzk_job_release(job);
+            return errf(err, errlen, RPC_CANCELLED, "call cancelled");
+        }
+        if (slice < 50 && timeout_ms >= 0) break; /* the wait ran out */
+    }
+    cuzk_job_info info;
+    cuzk_job_get_info(job, &info);
+    out->queue_ms = ms(info.queue_wait_s);
+    out->srs_ms = ms(info.srs_load_s);
+    out->synthesis_ms = ms(info.synthesis_s);
+    out->prove_ms = ms(info.prove_s);
+    out->verify_ms = ms(info.verify_s);
+    out->total_ms = ms(info.total_s);
+    if (rc == CUZK_ERR_NOT_READY) {
+        out->outcome = SRV_TIMEOUT;
+        out->still_running = true;
+        snprintf(out->message, sizeof out->message, "not finished after %lld ms (%u of %u partitions done); the job goes on",
+                 (long long)timeout_ms, info.partitions_done, info.num_partitions);
+    } else if (rc == CUZK_OK) {
+        const uint8_t *p;
+        size_t n;
+        if (cuzk_job_proof(job, &p, &n) == CUZK_OK && (out->proof = malloc(n ? n : 1))) {
+            memcpy(out->proof, p, n);
+            out->proof_len = n;
+            out->outcome = SRV_COMPLETED;
+        } else {
+            cuzk_job_release(job);
+            return errf(err, errlen, RPC_RESOURCE_EXHAUSTED, "no memory for the proof");
+        }
+    } else {
+        out->outcome = rc == CUZK_ERR_CANCELLED ? SRV_CANCELLED : rc == CUZK_ERR_TIMEOUT ? SRV_TIMEOUT : SRV_FAILED;
+        snprintf(out->message, sizeof out->message, "%s", info.message[0] ? info.message : cuzk_strerror(rc));
+    }
+    cuzk_job_release(job);
+    return RPC_OK;
+}
+
+int srv_cancel(srv_backend *b, const char *job_id, bool *was_running, char *err, size_t errlen)
+{
+    cuzk_job *job = cuzk_engine_find(b->e, job_id);
+    if (!job) return errf(err, errlen, RPC_NOT_FOUND, "no job %s", job_id);
+    cuzk_job_info info;
+    cuzk_job_get_info(job, &info);
+    *was_running = info.state == CUZK_JOB_RUNNING;
+    int rc = cuzk_job_cancel(job);
+    if (rc != CUZK_OK) {
+        cuzk_job_get_info(job, &info);
+        cuzk_job_release(job);
+        return errf(err, errlen, RPC_FAILED_PRECONDITION, "job %s already finished (%s)", job_id,
+                    cuzk_job_state_name(info.state));
+    }
+    cuzk_job_release(job);
+    return RPC_OK;
+}
+
+static int tier_of(cuzk_srs_state s)
+{
+    return s == CUZK_SRS_HOT ? 0 : s == CUZK_SRS_COLD ? 2 : 1;
+}
+
+int srv_get_status(srv_backend *b, srv_status *out)
+{
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < b->n_kinds && i < 32; i++)
+        snprintf(out->queues[i].kind, sizeof out->queues[i].kind, "%s", b->kinds[i]);
+    out->n_queues = b->n_kinds < 32 ? b->n_kinds : 32;
+    pthread_mutex_lock(&b->mu);
+    prune(b);
+    for (size_t i = 0; i < b->n_live; i++) {
+        cuzk_job_info info;
+        cuzk_job_get_info(b->live[i].job, &info);
+        if ((size_t)b->live[i].kind >= out->n_queues) continue;
+        if (info.state == CUZK_JOB_QUEUED) out->queues[b->live[i].kind].pending++;
+        else if (info.state == CUZK_JOB_RUNNING) out->queues[b->live[i].kind].in_progress++;
+    }
+    pthread_mutex_unlock(&b->mu);
+    for (size_t i = 0; i < b->n_kinds && out->n_srs < 32; i++) {
+        if (circuit_index(b, b->circuits[i]) != (int)i) continue; /* listed once */
+        cuzk_srs_state st;
+        if (cuzk_engine_srs_state(b->e, b->circuits[i], &st) != CUZK_OK) continue;
+        srv_srs *s = &out->srs[out->n_srs++];
+        snprintf(s->circuit_id, sizeof s->circuit_id, "%s", b->circuits[i]);
+        s->tier = tier_of(st);
+    }
+    cuzk_engine_counters c;
+    cuzk_engine_get_counters(b->e, &c);
+    out->proofs_completed = c.jobs_done;
+    out->proofs_failed = c.jobs_failed;
+    out->memory_reserved = c.memory_reserved;
+    out->memory_budget = c.memory_budget;
+    return RPC_OK;
+}
+
+char *srv_metrics_text(srv_backend *b, char *buf)
+{
+    cuzk_engine_counters c;
+    cuzk_engine_get_counters(b->e, &c);
+    const struct {
+        const char *name, *type, *help;
+        double v;
+    } m[] = {
+        {"cuzk_jobs_submitted_total", "counter", "Jobs submitted (duplicates excluded).", (double)c.jobs_submitted},
+        {"cuzk_jobs_duplicate_total", "counter", "Submits that named a known request id.", (double)c.jobs_duplicate},
+        {"cuzk_jobs_completed_total", "counter", "Jobs that returned a verified proof.", (double)c.jobs_done},
+        {"cuzk_jobs_failed_total", "counter", "Jobs that failed.", (double)c.jobs_failed},
+        {"cuzk_jobs_cancelled_total", "counter", "Jobs cancelled.", (double)c.jobs_cancelled},
+        {"cuzk_jobs_timed_out_total", "counter", "Jobs past their deadline.", (double)c.jobs_timed_out},
+        {"cuzk_jobs_active", "gauge", "Jobs submitted and not finished.", (double)c.jobs_active},
+        {"cuzk_partitions_synthesized_total", "counter", "Partitions synthesized.", (double)c.partitions_synthesized},
+        {"cuzk_partitions_proved_total", "counter", "Partition proofs made.", (double)c.partitions_proved},
+        {"cuzk_partitions_verified_total", "counter", "Partition proofs verified.", (double)c.partitions_verified},
+        {"cuzk_partitions_invalid_total", "counter", "Partition proofs that failed verification.", (double)c.partitions_invalid},
+        {"cuzk_partitions_reproved_total", "counter", "Partitions proved again after an invalid proof.", (double)c.partitions_reproved},
+        {"cuzk_synthesis_errors_total", "counter", "Synthesis errors.", (double)c.synthesis_errors},
+        {"cuzk_prover_errors_total", "counter", "Prover errors.", (double)c.prover_errors},
+        {"cuzk_pce_fast_path_total", "counter", "Partitions synthesized through a PCE.", (double)c.pce_fast_path},
+        {"cuzk_srs_loads_total", "counter", "Parameter loads.", (double)c.srs_loads},
+        {"cuzk_srs_evictions_total", "counter", "Parameter evictions.", (double)c.srs_evictions},
+        {"cuzk_queued_partitions", "gauge", "Partitions waiting for synthesis.", (double)c.queued_synthesis},
+        {"cuzk_queued_prove_partitions", "gauge", "Synthesized partitions waiting for a prover.", (double)c.queued_prove},
+        {"cuzk_synthesis_busy_seconds_total", "counter", "Worker time spent in synthesis.", c.synthesis_busy_s},
+        {"cuzk_prove_busy_seconds_total", "counter", "Worker time spent proving.", c.prove_busy_s},
+        {"cuzk_verify_busy_seconds_total", "counter", "Worker time spent verifying.", c.verify_busy_s},
+        {"cuzk_memory_budget_bytes", "gauge", "Memory budget.", (double)c.memory_budget},
+        {"cuzk_memory_reserved_bytes", "gauge", "Memory reserved now.", (double)c.memory_reserved},
+        {"cuzk_memory_peak_bytes", "gauge", "Largest reservation seen.", (double)c.memory_peak},
+    };
+    size_t len = buf ? strlen(buf) : 0, cap = len + 8192;
+    char *p = realloc(buf, cap);
+    if (!p) {
+        free(buf);
+        return NULL;
+    }
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+        int n = snprintf(p + len, cap - len, "# HELP %s %s\n# TYPE %s %s\n%s %.17g\n", m[i].name,
+                         m[i].help, m[i].name, m[i].type, m[i].name, m[i].v);
+        if (n > 0 && len + (size_t)n < cap) len += (size_t)n;
+    }
+    return p;
+}
+
+char *srv_status_json(srv_backend *b) { return cuzk_engine_status_json(b->e); }
+
+int srv_preload(srv_backend *b, const char *circuit_id, bool *already, uint64_t *load_ms, char *err,
+                size_t errlen)
+{
+    if (circuit_index(b, circuit_id) < 0)
+        return errf(err, errlen, RPC_NOT_FOUND, "unknown circuit id %s", circuit_id);
+    cuzk_srs_state st = CUZK_SRS_COLD;
+    cuzk_engine_srs_state(b->e, circuit_id, &st);
+    *already = st == CUZK_SRS_HOT;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = cuzk_engine_srs_preload(b->e, circuit_id);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    *load_ms = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000);
+    if (rc == CUZK_ERR_NO_MEMORY)
+        return errf(err, errlen, RPC_RESOURCE_EXHAUSTED, "%s does not fit in the memory budget", circuit_id);
+    if (rc != CUZK_OK) return errf(err, errlen, RPC_INTERNAL, "loading %s: %s", circuit_id, cuzk_strerror(rc));
+    return RPC_OK;
+}
+
+int srv_evict(srv_backend *b, const char *circuit_id, bool *was_loaded, uint64_t *freed, char *err,
+              size_t errlen)
+{
+    if (circuit_index(b, circuit_id) < 0)
+        return errf(err, errlen, RPC_NOT_FOUND, "unknown circuit id %s", circuit_id);
+    cuzk_srs_state st = CUZK_SRS_COLD;
+    cuzk_engine_srs_state(b->e, circuit_id, &st);
+    *was_loaded = st == CUZK_SRS_HOT;
+    cuzk_engine_counters before, after;
+    cuzk_engine_get_counters(b->e, &before);
+    int rc = cuzk_engine_srs_evict(b->e, circuit_id);
+    cuzk_engine_get_counters(b->e, &after);
+    if (rc != CUZK_OK) return errf(err, errlen, RPC_INTERNAL, "evicting %s: %s", circuit_id, cuzk_strerror(rc));
+    *freed = before.memory_reserved > after.memory_reserved ? before.memory_reserved - after.memory_reserved : 0;
+    return RPC_OK;
+}
+
+bool srv_drain(srv_backend *b, uint64_t timeout_ms)
+{
+    return cuzk_engine_wait_idle(b->e, (int64_t)timeout_ms) == CUZK_OK;
+}
+
+void srv_cancel_all(srv_backend *b)
+{
+    pthread_mutex_lock(&b->mu);
+    prune(b);
+    for (size_t i = 0; i < b->n_live; i++) cuzk_job_cancel(b->live[i].job);
+    pthread_mutex_unlock(&b->mu);
+}

@@ -1,0 +1,472 @@
+/*
+ * The configuration table and its TOML binding (see config.h). Defaults are
+ * TOML literals run through the same parser and checks as a user's file, so
+ * a default can never bypass validation.
+ */
+#include "server/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/toml_adapter.h"
+
+typedef enum cfg_type {
+    T_STR,      /* any string */
+    T_PATH,     /* non-empty string */
+    T_LISTEN,   /* listener address */
+    T_LISTEN0,  /* listener address or "" */
+    T_SIZE,     /* "5GiB" or integer bytes */
+    T_SIZE0,    /* as T_SIZE, or "auto" (stored as 0) */
+    T_DURATION, /* "5m" / "300s" / "250ms" or integer seconds; stored in ms */
+    T_U32,
+    T_U64,
+    T_BOOL,
+    T_U32_LIST, /* devices */
+    T_ID_LIST,  /* circuit ids */
+    T_LEVEL,
+    T_FORMAT
+} cfg_type;
+
+typedef struct cfg_entry {
+    cfg_key_info info;
+    cfg_type type;
+    size_t off;
+    uint64_t min, max; /* T_U32/T_U64 */
+} cfg_entry;
+
+#define O(field) offsetof(cuzk_config, field)
+#define E(sec, key, type, field, min, max, def, reload, doc) \
+    {{sec, key, def, doc, reload}, type, O(field), min, max}
+
+/* The single source of truth for keys and defaults. */
+static const cfg_entry table[] = {
+    E("daemon", "listen", T_LISTEN, listen, 0, 0, "\"unix:///run/cuzk/cuzk.sock\"", false,
+      "gRPC listener: unix:///path (mode 0660) or host:port (needs auth_token)"),
+    E("daemon", "status_listen", T_LISTEN0, status_listen, 0, 0, "\"\"", false,
+      "HTTP listener host:port for /metrics and /status; empty = off"),
+    E("daemon", "auth_token", T_STR, auth_token, 0, 0, "\"\"", true,
+      "bearer token TCP clients send as `authorization: Bearer <token>`"),
+    E("daemon", "auth_token_file", T_STR, auth_token_file, 0, 0, "\"\"", true,
+      "file holding the token (first line); overrides auth_token"),
+    E("daemon", "allow_unauthenticated_tcp", T_BOOL, allow_unauthenticated_tcp, 0, 0, "false", false,
+      "serve a TCP listener without auth_token (only behind a firewall: for clients that send no token)"),
+    E("daemon", "max_message_size", T_SIZE, max_message_size, 0, 0, "\"128MiB\"", false,
+      "largest request accepted; larger ones get RESOURCE_EXHAUSTED"),
+    E("daemon", "shutdown_grace", T_DURATION, shutdown_grace_ms, 0, 0, "\"30s\"", true,
+      "on SIGTERM, how long running jobs may finish before they are cancelled"),
+    E("daemon", "max_concurrent_calls", T_U32, max_concurrent_calls, 1, 1000000, "1024", false,
+      "calls served at once; more get RESOURCE_EXHAUSTED"),
+    E("memory", "total_budget", T_SIZE0, total_budget, 0, 0, "\"auto\"", false,
+      "memory for parameters, PCE and working set; auto = RAM - safety_margin"),
+    E("memory", "safety_margin", T_SIZE, safety_margin, 0, 0, "\"5GiB\"", false,
+      "left to the system when total_budget is auto"),
+    E("memory", "eviction_min_idle", T_DURATION, eviction_min_idle_ms, 0, 0, "\"5m\"", false,
+      "idle time before resident parameters may be evicted under pressure"),
+    E("gpus", "devices", T_U32_LIST, devices, 0, 0, "[]", false,
+      "GPU ordinals to use; empty = all"),
+    E("gpus", "gpu_workers_per_device", T_U32, gpu_workers_per_device, 1, 16, "2", false,
+      "GPU workers per device (CPU work of one overlaps kernels of the other)"),
+    E("gpus", "gpu_threads", T_U32, gpu_threads, 0, 4096, "0", false,
+      "CPU threads for GPU-side host work; 0 = all"),
+    E("scheduler", "max_batch_size", T_U32, max_batch_size, 1, 64, "1", false,
+      "same-circuit proofs proved in one GPU pass; 1 = no batching"),
+    E("scheduler", "max_batch_wait_ms", T_U64, max_batch_wait_ms, 0, 3600000, "10000", false,
+      "how long a batch waits to fill"),
+    E("scheduler", "sort_by_type", T_BOOL, sort_by_type, 0, 0, "true", false,
+      "group NORMAL-priority work by circuit to limit parameter switches"),
+    E("synthesis", "threads", T_U32, threads, 0, 4096, "0", false,
+      "CPU threads for synthesis; 0 = all"),
+    E("synthesis", "partition_workers", T_U32, partition_workers, 0, 1024, "0", false,
+      "partitions synthesized at once; 0 = from cores and memory budget"),
+    E("pipeline", "enabled", T_BOOL, pipeline_enabled, 0, 0, "true", false,
+      "overlap synthesis of the next partitions with GPU proving"),
+    E("pipeline", "synthesis_lookahead", T_U32, synthesis_lookahead, 0, 1024, "1", false,
+      "synthesized partitions that may wait for a GPU worker"),
+    E("pipeline", "synthesis_concurrency", T_U32, synthesis_concurrency, 1, 1024, "1", false,
+      "jobs whose synthesis may run at once"),
+    E("pipeline", "max_parallel_synthesis", T_U32, max_parallel_synthesis, 0, 1024, "18", false,
+      "cap on partition syntheses running at once; 0 = no cap"),
+    E("pipeline", "slot_size", T_U32, slot_size, 0, 1024, "0", false,
+      "partitions queued for the GPU per job; 0 = all of the job"),
+    E("pipeline", "max_gpu_queue_depth", T_U32, max_gpu_queue_depth, 0, 1024, "0", false,
+      "partitions kept waiting for the GPUs; 0 = unlimited"),
+    E("srs", "param_cache", T_PATH, param_cache, 0, 0, "\"/data/zk/params\"", false,
+      "directory with .params/.vk files (and PCE caches)"),
+    E("srs", "preload", T_ID_LIST, preload, 0, 0, "[]", true,
+      "circuit ids made resident at start (e.g. \"porep-32g\")"),
+    E("logging", "level", T_LEVEL, log_level, 0, 0, "\"info\"", true,
+      "trace, debug, info, warn or error"),
+    E("logging", "format", T_FORMAT, log_json, 0, 0, "\"text\"", true,
+      "text or json (one object per line)"),
+};
+#define NKEYS (sizeof table / sizeof table[0])
+
+size_t cfg_key_count(void) { return NKEYS; }
+const cfg_key_info *cfg_key_at(size_t i) { return i < NKEYS ? &table[i].info : NULL; }
+
+static const char *level_names[] = {"trace", "debug", "info", "warn", "error"};
+const char *cfg_log_level_name(cfg_log_level l)
+{
+    return (unsigned)l < 5 ? level_names[l] : "?";
+}
+
+bool cfg_parse_size(const char *s, uint64_t *out)
+{
+    static const struct {
+        const char *suffix;
+        uint64_t mul;
+    } units[] = {{"KiB", 1ull << 10}, {"MiB", 1ull << 20}, {"GiB", 1ull << 30},
+                 {"TiB", 1ull << 40}, {"KB", 1000ull},     {"MB", 1000000ull},
+                 {"GB", 1000000000ull}, {"TB", 1000000000000ull}, {"B", 1}, {"", 1}};
+    if (!s || !isdigit((unsigned char)s[0])) return false;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno) return false;
+    while (*end == ' ') end++;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (strcmp(end, units[i].suffix)) continue;
+        if (v > UINT64_MAX / units[i].mul) return false;
+        *out = v * units[i].mul;
+        return true;
+    }
+    return false;
+}
+
+bool cfg_parse_duration_ms(const char *s, uint64_t *out)
+{
+    static const struct {
+        const char *suffix;
+        uint64_t ms;
+    } units[] = {{"ms", 1}, {"s", 1000}, {"m", 60000}, {"h", 3600000}, {"", 1000}};
+    if (!s || !isdigit((unsigned char)s[0])) return false;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno) return false;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (strcmp(end, units[i].suffix)) continue;
+        if (v > UINT64_MAX / units[i].ms) return false;
+        *out = v * units[i].ms;
+        return true;
+    }
+    return false;
+}
+
+bool cfg_valid_listen(const char *s, char *why, size_t whylen)
+{
+    if (!strncmp(s, "unix:", 5)) {
+        const char *p = s + 5;
+        if (!strncmp(p, "//", 2)) p += 2;
+        if (p[0] != '/') {
+            snprintf(why, whylen, "a unix socket needs an absolute path (unix:///path)");
+            return false;
+        }
+        if (strlen(p) >= 108) { /* sun_path */
+            snprintf(why, whylen, "unix socket path longer than 107 bytes");
+            return false;
+        }
+        return true;
+    }
+    const char *colon = strrchr(s, ':');
+    if (!colon || colon == s) {
+        snprintf(why, whylen, "expected unix:///path or host:port");
+        return false;
+    }
+    if (s[0] == '[' && colon[-1] != ']') {
+        snprintf(why, whylen, "IPv6 addresses go in brackets: [::1]:9820");
+        return false;
+    }
+    char *end;
+    errno = 0;
+    long port = strtol(colon + 1, &end, 10);
+    if (errno || *end || colon[1] == '\0' || port < 0 || port > 65535) {
+        snprintf(why, whylen, "port must be a number 0-65535");
+        return false;
+    }
+    for (const char *p = s; p < colon; p++)
+        if (isspace((unsigned char)*p) || *p == '/') {
+            snprintf(why, whylen, "bad character in host");
+            return false;
+        }
+    return true;
+}
+
+static const char *type_name(tomla_type t)
+{
+    switch (t) {
+    case TOMLA_STRING: return "a string";
+    case TOMLA_INT: return "an integer";
+    case TOMLA_FLOAT: return "a float";
+    case TOMLA_BOOL: return "a boolean";
+    case TOMLA_ARRAY: return "an array";
+    case TOMLA_TABLE: return "a table";
+    default: return "a date/time";
+    }
+}
+
+typedef struct apply_ctx {
+    cuzk_config *c;
+    char *err;
+    size_t errlen;
+} apply_ctx;
+
+#define FAIL(...) (snprintf(err, errlen, __VA_ARGS__), -1)
+
+static int copy_str(char *dst, size_t cap, const char *s, const char *name, char *err,
+                    size_t errlen)
+{
+    size_t n = strlen(s);
+    if (n >= cap) return FAIL("%s: longer than %zu bytes", name, cap - 1);
+    memcpy(dst, s, n + 1);
+    return 0;
+}
+
+static int set_entry(cuzk_config *c, const cfg_entry *e, const tomla_value *v, char *err,
+                     size_t errlen)
+{
+    char name[64], why[128];
+    snprintf(name, sizeof name, "%s.%s", e->info.section, e->info.key);
+    void *p = (char *)c + e->off;
+    switch (e->type) {
+    case T_STR:
+    case T_PATH:
+    case T_LISTEN:
+    case T_LISTEN0:
+    case T_LEVEL:
+    case T_FORMAT:
+        if (v->type != TOMLA_STRING) return FAIL("%s: expected a string, got %s", name, type_name(v->type));
+        if (e->type == T_PATH && !v->str[0]) return FAIL("%s: must not be empty", name);
+        if ((e->type == T_LISTEN || (e->type == T_LISTEN0 && v->str[0])) &&
+            !cfg_valid_listen(v->str, why, sizeof why))
+            return FAIL("%s: \"%s\": %s", name, v->str, why);
+        if (e->type == T_LEVEL) {
+            for (int l = 0; l < 5; l++)
+                if (!strcmp(v->str, level_names[l])) {
+                    *(cfg_log_level *)p = (cfg_log_level)l;
+                    return 0;
+                }
+            return FAIL("%s: \"%s\" is not one of trace, debug, info, warn, error", name, v->str);
+        }
+        if (e->type == T_FORMAT) {
+            if (strcmp(v->str, "text") && strcmp(v->str, "json"))
+                return FAIL("%s: \"%s\" is not text or json", name, v->str);
+            *(bool *)p = !strcmp(v->str, "json");
+            return 0;
+        }
+        return copy_str(p, CFG_STR_MAX, v->str, name, err, errlen);
+    case T_SIZE:
+    case T_SIZE0: {
+        uint64_t x;
+        if (v->type == TOMLA_INT && v->i >= 0) x = (uint64_t)v->i;
+        else if (v->type == TOMLA_STRING && e->type == T_SIZE0 && !strcmp(v->str, "auto")) x = 0;
+        else if (v->type != TOMLA_STRING || !cfg_parse_size(v->str, &x))
+            return FAIL("%s: expected a size like \"5GiB\", \"512MiB\" or bytes%s", name,
+                        e->type == T_SIZE0 ? ", or \"auto\"" : "");
+        else if (e->type == T_SIZE0 && x == 0)
+            return FAIL("%s: must be positive (or \"auto\")", name);
+        *(uint64_t *)p = x;
+        return 0;
+    }
+    case T_DURATION: {
+        uint64_t ms;
+        if (v->type == TOMLA_INT && v->i >= 0 && v->i < (int64_t)(UINT64_MAX / 1000)) ms = (uint64_t)v->i * 1000;
+        else if (v->type != TOMLA_STRING || !cfg_parse_duration_ms(v->str, &ms))
+            return FAIL("%s: expected a duration like \"30s\", \"5m\", \"250ms\" or seconds", name);
+        *(uint64_t *)p = ms;
+        return 0;
+    }
+    case T_U32:
+    case T_U64:
+        if (v->type != TOMLA_INT) return FAIL("%s: expected an integer, got %s", name, type_name(v->type));
+        if (v->i < 0 || (uint64_t)v->i < e->min || (uint64_t)v->i > e->max)
+            return FAIL("%s: %lld is out of range %llu..%llu", name, (long long)v->i,
+                        (unsigned long long)e->min, (unsigned long long)e->max);
+        if (e->type == T_U32) *(uint32_t *)p = (uint32_t)v->i;
+        else *(uint64_t *)p = (uint64_t)v->i;
+        return 0;
+    case T_BOOL:
+        if (v->type != TOMLA_BOOL) return FAIL("%s: expected true or false, got %s", name, type_name(v->type));
+        *(bool *)p = v->b;
+        return 0;
+    case T_U32_LIST:
+        if (v->type != TOMLA_ARRAY) return FAIL("%s: expected an array of integers", name);
+        if (v->n_items > CFG_MAX_DEVICES) return FAIL("%s: more than %d entries", name, CFG_MAX_DEVICES);
+        for (size_t i = 0; i < v->n_items; i++) {
+            const tomla_value *it = &v->items[i];
+            if (it->type != TOMLA_INT || it->i < 0 || it->i > 1023)
+                return FAIL("%s: entry %zu is not a device ordinal 0..1023", name, i);
+            for (size_t j = 0; j < i; j++)
+                if (v->items[j].i == it->i) return FAIL("%s: device %lld listed twice", name, (long long)it->i);
+            c->devices[i] = (uint32_t)it->i;
+        }
+        c->n_devices = v->n_items;
+        return 0;
+    case T_ID_LIST:
+        if (v->type != TOMLA_ARRAY) return FAIL("%s: expected an array of strings", name);
+        if (v->n_items > CFG_MAX_PRELOAD) return FAIL("%s: more than %d entries", name, CFG_MAX_PRELOAD);
+        for (size_t i = 0; i < v->n_items; i++) {
+            const tomla_value *it = &v->items[i];
+            if (it->type != TOMLA_STRING || !it->str[0] || strlen(it->str) >= sizeof c->preload[0])
+                return FAIL("%s: entry %zu is not a circuit id (1-63 characters)", name, i);
+            for (const char *q = it->str; *q; q++)
+                if (!isalnum((unsigned char)*q) && *q != '-' && *q != '_')
+                    return FAIL("%s: entry %zu: bad character in circuit id", name, i);
+            strcpy(c->preload[i], it->str);
+        }
+        c->n_preload = v->n_items;
+        return 0;
+    }
+    return FAIL("%s: internal: unknown type", name);
+}
+
+static int apply_visit(void *ud, const char *section, const char *key, const tomla_value *v)
+{
+    apply_ctx *a = ud;
+    char *err = a->err;
+    size_t errlen = a->errlen;
+    if (!section[0]) {
+        if (v->type == TOMLA_TABLE || v->type == TOMLA_ARRAY)
+            return FAIL("line %u: unknown section [%s]", v->line, key);
+        return FAIL("line %u: key '%s' is outside any [section]", v->line, key);
+    }
+    bool known_section = false;
+    for (size_t i = 0; i < NKEYS; i++) {
+        if (strcmp(table[i].info.section, section)) continue;
+        known_section = true;
+        if (strcmp(table[i].info.key, key)) continue;
+        if (set_entry(a->c, &table[i], v, a->err, a->errlen)) {
+            /* prefix the line number */
+            char tmp[384];
+            snprintf(tmp, sizeof tmp, "line %u: %s", v->line, a->err);
+            snprintf(a->err, a->errlen, "%s", tmp);
+            return -1;
+        }
+        return 0;
+    }
+    if (!known_section) return FAIL("line %u: unknown section [%s]", v->line, section);
+    return FAIL("line %u: unknown key %s.%s", v->line, section, key);
+}
+
+int cfg_apply_toml(cuzk_config *c, const char *text, size_t len, char *err, size_t errlen)
+{
+    apply_ctx a = {c, err, errlen};
+    if (memchr(text, '\0', len)) return FAIL("NUL byte in configuration");
+    return tomla_walk(text, len, apply_visit, &a, err, errlen) ? -1 : 0;
+}
+
+int cfg_set(cuzk_config *c, const char *section, const char *key, const char *toml_value,
+            char *err, size_t errlen)
+{
+    char doc[CFG_STR_MAX + 128];
+    int n = snprintf(doc, sizeof doc, "[%s]\n%s = %s\n", section, key, toml_value);
+    if (n < 0 || (size_t)n >= sizeof doc) return FAIL("%s.%s: value too long", section, key);
+    return cfg_apply_toml(c, doc, (size_t)n, err, errlen);
+}
+
+void cfg_defaults(cuzk_config *c)
+{
+    memset(c, 0, sizeof *c);
+    char err[256];
+    for (size_t i = 0; i < NKEYS; i++)
+        if (cfg_set(c, table[i].info.section, table[i].info.key, table[i].info.default_toml, err,
+                    sizeof err)) {
+            fprintf(stderr, "cuzk: internal: bad default: %s\n", err);
+            abort();
+        }
+}
+
+int cfg_apply_file(cuzk_config *c, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return FAIL("%s: %s", path, strerror(errno));
+    enum { MAX = 1 << 20 };
+    char *buf = malloc(MAX + 1);
+    if (!buf) {
+        fclose(f);
+        return FAIL("%s: out of memory", path);
+    }
+    size_t n = fread(buf, 1, MAX + 1, f);
+    int rerr = ferror(f);
+    fclose(f);
+    if (rerr || n > MAX) {
+        free(buf);
+        return FAIL("%s: %s", path, rerr ? "read error" : "larger than 1 MiB");
+    }
+    char inner[384];
+    int rc = cfg_apply_toml(c, buf, n, inner, sizeof inner);
+    free(buf);
+    if (rc) return FAIL("%s: %s", path, inner);
+    return 0;
+}
+
+int cfg_finish(cuzk_config *c, char *err, size_t errlen)
+{
+    if (c->auth_token_file[0]) {
+        FILE *f = fopen(c->auth_token_file, "r");
+        if (!f) return FAIL("daemon.auth_token_file: %s: %s", c->auth_token_file, strerror(errno));
+        char line[CFG_STR_MAX];
+        if (!fgets(line, sizeof line, f)) line[0] = '\0';
+        fclose(f);
+        line[strcspn(line, "\r\n")] = '\0';
+        if (!line[0]) return FAIL("daemon.auth_token_file: %s: empty", c->auth_token_file);
+        strcpy(c->auth_token, line);
+    }
+    for (const char *q = c->auth_token; *q; q++)
+        if ((unsigned char)*q <= ' ' || (unsigned char)*q >= 0x7f)
+            return FAIL("daemon.auth_token: only printable ASCII without spaces");
+    if (strncmp(c->listen, "unix:", 5) && !c->auth_token[0] && !c->allow_unauthenticated_tcp)
+        return FAIL("daemon.listen: %s is TCP: set daemon.auth_token (or auth_token_file), or "
+                    "daemon.allow_unauthenticated_tcp = true behind a firewall", c->listen);
+    if (c->status_listen[0] && !strncmp(c->status_listen, "unix:", 5))
+        return FAIL("daemon.status_listen: must be host:port (HTTP)");
+    return 0;
+}
+
+static bool entry_equal(const cuzk_config *a, const cuzk_config *b, const cfg_entry *e)
+{
+    switch (e->type) {
+    case T_U32_LIST:
+        return a->n_devices == b->n_devices &&
+               !memcmp(a->devices, b->devices, a->n_devices * sizeof a->devices[0]);
+    case T_ID_LIST:
+        return a->n_preload == b->n_preload &&
+               !memcmp(a->preload, b->preload, a->n_preload * sizeof a->preload[0]);
+    case T_STR: case T_PATH: case T_LISTEN: case T_LISTEN0:
+        return !strcmp((const char *)a + e->off, (const char *)b + e->off);
+    case T_U32: return *(const uint32_t *)((const char *)a + e->off) == *(const uint32_t *)((const char *)b + e->off);
+    case T_BOOL: case T_FORMAT: return *(const bool *)((const char *)a + e->off) == *(const bool *)((const char *)b + e->off);
+    case T_LEVEL: return a->log_level == b->log_level;
+    default: return *(const uint64_t *)((const char *)a + e->off) == *(const uint64_t *)((const char *)b + e->off);
+    }
+}
+
+size_t cfg_unreloadable_changes(const cuzk_config *a, const cuzk_config *b, char *out,
+                                size_t outlen)
+{
+    size_t n = 0, used = 0;
+    if (outlen) out[0] = '\0';
+    for (size_t i = 0; i < NKEYS; i++) {
+        if (table[i].info.reloadable || entry_equal(a, b, &table[i])) continue;
+        int w = snprintf(out + used, outlen > used ? outlen - used : 0, "%s%s.%s", n ? ", " : "",
+                         table[i].info.section, table[i].info.key);
+        if (w > 0 && used + (size_t)w < outlen) used += (size_t)w;
+        n++;
+    }
+    return n;
+}
+
+void cfg_apply_reloadable(cuzk_config *dst, const cuzk_config *src)
+{
+    strcpy(dst->auth_token, src->auth_token);
+    strcpy(dst->auth_token_file, src->auth_token_file);
+    dst->shutdown_grace_ms = src->shutdown_grace_ms;
+    memcpy(dst->preload, src->preload, sizeof dst->preload);
+    dst->n_preload = src->n_preload;
+    dst->log_level = src->log_level;
+    dst->log_json = src->log_json;
+}

@@ -1,0 +1,108 @@
+/*
+ * Daemon configuration: the TOML file's keys follow curio's cuzk.toml
+ * ([daemon], [memory], [gpus], [scheduler], [synthesis], [pipeline], [srs],
+ * [logging]). Every key, its type, default and whether SIGHUP reloads it
+ * live in one table in config.c; docs/configuration.md documents them and a
+ * test checks the two agree. Unknown keys and bad values are errors that
+ * name the key.
+ */
+#ifndef CUZK_SERVER_CONFIG_H
+#define CUZK_SERVER_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CFG_STR_MAX 512
+#define CFG_MAX_DEVICES 64
+#define CFG_MAX_PRELOAD 16
+
+typedef enum cfg_log_level {
+    CFG_LOG_TRACE,
+    CFG_LOG_DEBUG,
+    CFG_LOG_INFO,
+    CFG_LOG_WARN,
+    CFG_LOG_ERROR
+} cfg_log_level;
+
+typedef struct cuzk_config {
+    /* [daemon] */
+    char listen[CFG_STR_MAX];        /* "unix:///path" or "host:port" */
+    char status_listen[CFG_STR_MAX]; /* "" = no HTTP status listener */
+    char auth_token[CFG_STR_MAX];    /* bearer token for TCP listeners */
+    char auth_token_file[CFG_STR_MAX];
+    bool allow_unauthenticated_tcp;
+    uint64_t max_message_size;       /* bytes */
+    uint64_t shutdown_grace_ms;
+    uint32_t max_concurrent_calls;
+    /* [memory] */
+    uint64_t total_budget;           /* 0 = auto */
+    uint64_t safety_margin;
+    uint64_t eviction_min_idle_ms;
+    /* [gpus] */
+    uint32_t devices[CFG_MAX_DEVICES];
+    size_t n_devices;                /* 0 = all */
+    uint32_t gpu_workers_per_device;
+    uint32_t gpu_threads;            /* 0 = auto */
+    /* [scheduler] */
+    uint32_t max_batch_size;
+    uint64_t max_batch_wait_ms;
+    bool sort_by_type;
+    /* [synthesis] */
+    uint32_t threads;                /* 0 = auto */
+    uint32_t partition_workers;      /* 0 = auto */
+    /* [pipeline] */
+    bool pipeline_enabled;
+    uint32_t synthesis_lookahead;
+    uint32_t synthesis_concurrency;
+    uint32_t max_parallel_synthesis;
+    uint32_t slot_size;
+    uint32_t max_gpu_queue_depth;
+    /* [srs] */
+    char param_cache[CFG_STR_MAX];
+    char preload[CFG_MAX_PRELOAD][64];
+    size_t n_preload;
+    /* [logging] */
+    cfg_log_level log_level;
+    bool log_json;
+} cuzk_config;
+
+/* One key of the table, for documentation checks and `cuzk daemon --help`. */
+typedef struct cfg_key_info {
+    const char *section, *key, *default_toml, *summary;
+    bool reloadable;
+} cfg_key_info;
+
+size_t cfg_key_count(void);
+const cfg_key_info *cfg_key_at(size_t i);
+
+/* Fills c with every default. */
+void cfg_defaults(cuzk_config *c);
+/* Applies a TOML document on top of c. On error returns -1, leaves c
+ * partly updated, and writes "section.key: reason" (or the syntax error)
+ * to err. */
+int cfg_apply_toml(cuzk_config *c, const char *text, size_t len, char *err, size_t errlen);
+/* Reads and applies a file (max 1 MiB); errors start with the path. */
+int cfg_apply_file(cuzk_config *c, const char *path, char *err, size_t errlen);
+/* Sets one key from a TOML value literal ("\"unix:///x\"", "4", "true"). */
+int cfg_set(cuzk_config *c, const char *section, const char *key, const char *toml_value,
+            char *err, size_t errlen);
+/* Final checks across keys (reads auth_token_file). */
+int cfg_finish(cuzk_config *c, char *err, size_t errlen);
+/* Writes to out (comma-separated) the keys that differ between a and b and
+ * that SIGHUP cannot change; returns their number. */
+size_t cfg_unreloadable_changes(const cuzk_config *a, const cuzk_config *b, char *out,
+                                size_t outlen);
+/* Copies the reloadable keys of src into dst. */
+void cfg_apply_reloadable(cuzk_config *dst, const cuzk_config *src);
+
+/* Parsers shared with the CLI: "5GiB", "512MiB", "10GB", "1024" (bytes);
+ * "5m", "300s", "250ms", "1h", "60" (seconds). Return false on bad input. */
+bool cfg_parse_size(const char *s, uint64_t *out);
+bool cfg_parse_duration_ms(const char *s, uint64_t *out);
+/* Listener syntax check: "unix:///abs/path" (or "unix:/abs/path") or
+ * "host:port" / "[v6]:port". */
+bool cfg_valid_listen(const char *s, char *why, size_t whylen);
+const char *cfg_log_level_name(cfg_log_level l);
+
+#endif

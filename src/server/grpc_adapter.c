@@ -1,0 +1,524 @@
+/*
+ * gRPC C core binding (see grpc_adapter.h).
+ *
+ * Server: one completion queue and one poller thread. Every accepted call
+ * gets two batches at once: RECV_MESSAGE, and RECV_CLOSE_ON_SERVER whose
+ * completion before our reply means the client cancelled or the deadline
+ * passed. The request then goes to a detached handler thread, which may
+ * block in the engine; its reply is started from that thread (the C core
+ * allows batches from any thread) and completes on the poller. A call is
+ * freed when its last batch and its handler are done (reference count).
+ */
+#define _GNU_SOURCE
+#include "server/grpc_adapter.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <grpc/byte_buffer.h>
+#include <grpc/byte_buffer_reader.h>
+#include <grpc/grpc.h>
+#include <grpc/grpc_security.h>
+#include <grpc/support/alloc.h>
+#include <grpc/support/time.h>
+
+const char *rpc_status_name(int code)
+{
+    static const char *names[] = {"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT",
+                                  "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS",
+                                  "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
+                                  "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
+                                  "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS",
+                                  "UNAUTHENTICATED"};
+    return code >= 0 && code <= 16 ? names[code] : "?";
+}
+
+/* grpc_init/grpc_shutdown are reference counted by the core itself. */
+
+enum tag_kind { TAG_NEW, TAG_RECV, TAG_CLOSE, TAG_SEND, TAG_SHUTDOWN };
+
+typedef struct tag {
+    enum tag_kind kind;
+    struct rpc_call *call;
+} tag;
+
+struct rpc_call {
+    rpc_server *srv;
+    grpc_call *call;
+    grpc_call_details details;
+    grpc_metadata_array md;
+    grpc_byte_buffer *recv;
+    int cancelled_flag; /* written by the core for RECV_CLOSE_ON_SERVER */
+    atomic_bool closed, replied;
+    atomic_int refs;
+    bool local;
+    tag t_new, t_recv, t_close, t_send;
+    grpc_byte_buffer *send_buf;
+    grpc_slice status_details;
+    bool have_status_details;
+};
+
+struct rpc_server {
+    grpc_server *server;
+    grpc_completion_queue *cq;
+    pthread_t poller;
+    rpc_handler_fn handler;
+    void *ud;
+    uint32_t max_calls;
+    atomic_uint active;  /* handler threads running */
+    atomic_bool stopping;
+    atomic_bool shutdown_done;
+    tag t_shutdown;
+    char unix_path[128];
+};
+
+static void call_unref(rpc_call *c)
+{
+    if (atomic_fetch_sub(&c->refs, 1) != 1) return;
+    if (c->call) grpc_call_unref(c->call);
+    grpc_call_details_destroy(&c->details);
+    grpc_metadata_array_destroy(&c->md);
+    if (c->recv) grpc_byte_buffer_destroy(c->recv);
+    if (c->send_buf) grpc_byte_buffer_destroy(c->send_buf);
+    if (c->have_status_details) grpc_slice_unref(c->status_details);
+    free(c);
+}
+
+static void request_next(rpc_server *s)
+{
+    if (atomic_load(&s->stopping)) return;
+    rpc_call *c = calloc(1, sizeof *c);
+    if (!c) abort(); /* cannot serve anything without memory */
+    c->srv = s;
+    atomic_init(&c->refs, 1);
+    grpc_call_details_init(&c->details);
+    grpc_metadata_array_init(&c->md);
+    c->t_new = (tag){TAG_NEW, c};
+    c->t_recv = (tag){TAG_RECV, c};
+    c->t_close = (tag){TAG_CLOSE, c};
+    c->t_send = (tag){TAG_SEND, c};
+    if (grpc_server_request_call(s->server, &c->call, &c->details, &c->md, s->cq, s->cq,
+                                 &c->t_new) != GRPC_CALL_OK)
+        call_unref(c);
+}
+
+static void start_batch(rpc_call *c, const grpc_op *ops, size_t n, tag *t)
+{
+    atomic_fetch_add(&c->refs, 1);
+    if (grpc_call_start_batch(c->call, ops, n, t, NULL) != GRPC_CALL_OK) call_unref(c);
+}
+
+void rpc_call_reply(rpc_call *c, int code, const char *message, const uint8_t *resp,
+                    size_t resp_len)
+{
+    if (atomic_exchange(&c->replied, true)) return;
+    grpc_op ops[3];
+    memset(ops, 0, sizeof ops);
+    size_t n = 0;
+    ops[n].op = GRPC_OP_SEND_INITIAL_METADATA;
+    ops[n].data.send_initial_metadata.count = 0;
+    n++;
+    if (code == RPC_OK) {
+        grpc_slice sl = grpc_slice_from_copied_buffer((const char *)resp, resp_len);
+        c->send_buf = grpc_raw_byte_buffer_create(&sl, 1);
+        grpc_slice_unref(sl);
+        ops[n].op = GRPC_OP_SEND_MESSAGE;
+        ops[n].data.send_message.send_message = c->send_buf;
+        n++;
+    }
+    c->status_details = grpc_slice_from_copied_string(message ? message : "");
+    c->have_status_details = true;
+    ops[n].op = GRPC_OP_SEND_STATUS_FROM_SERVER;
+    ops[n].data.send_status_from_server.trailing_metadata_count = 0;
+    ops[n].data.send_status_from_server.status = (grpc_status_code)code;
+    ops[n].data.send_status_from_server.status_details = &c->status_details;
+    n++;
+    start_batch(c, ops, n, &c->t_send);
+}
+
+bool rpc_call_is_local(const rpc_call *c) { return c->local; }
+
+bool rpc_call_cancelled(const rpc_call *c)
+{
+    return atomic_load(&c->closed) && !atomic_load(&c->replied);
+}
+
+int64_t rpc_call_deadline_ms(const rpc_call *c)
+{
+    gpr_timespec d = c->details.deadline;
+    if (gpr_time_cmp(d, gpr_inf_future(d.clock_type)) == 0) return INT64_MAX;
+    gpr_timespec now = gpr_now(d.clock_type);
+    gpr_timespec left = gpr_time_sub(d, now);
+    return (int64_t)left.tv_sec * 1000 + left.tv_nsec / 1000000;
+}
+
+bool rpc_call_metadata(const rpc_call *c, const char *key, char *out, size_t outlen)
+{
+    size_t klen = strlen(key);
+    for (size_t i = 0; i < c->md.count; i++) {
+        const grpc_metadata *m = &c->md.metadata[i];
+        if (GRPC_SLICE_LENGTH(m->key) != klen || memcmp(GRPC_SLICE_START_PTR(m->key), key, klen))
+            continue;
+        size_t vlen = GRPC_SLICE_LENGTH(m->value);
+        if (vlen >= outlen) return false;
+        memcpy(out, GRPC_SLICE_START_PTR(m->value), vlen);
+        out[vlen] = '\0';
+        return true;
+    }
+    return false;
+}
+
+static void *handler_thread(void *arg)
+{
+    rpc_call *c = arg;
+    rpc_server *s = c->srv;
+    uint8_t *req = NULL;
+    size_t len = 0;
+    grpc_byte_buffer_reader rd;
+    if (c->recv && grpc_byte_buffer_reader_init(&rd, c->recv)) {
+        grpc_slice all = grpc_byte_buffer_reader_readall(&rd);
+        grpc_byte_buffer_reader_destroy(&rd);
+        len = GRPC_SLICE_LENGTH(all);
+        req = malloc(len ? len : 1);
+        if (req) memcpy(req, GRPC_SLICE_START_PTR(all), len);
+        grpc_slice_unref(all);
+        grpc_byte_buffer_destroy(c->recv);
+        c->recv = NULL;
+    }
+    char method[128];
+    size_t mlen = GRPC_SLICE_LENGTH(c->details.method);
+    if (mlen >= sizeof method) mlen = sizeof method - 1;
+    memcpy(method, GRPC_SLICE_START_PTR(c->details.method), mlen);
+    method[mlen] = '\0';
+    if (!req) rpc_call_reply(c, RPC_RESOURCE_EXHAUSTED, "out of memory for the request", NULL, 0);
+    else s->handler(s->ud, c, method, req, len);
+    free(req);
+    if (!atomic_load(&c->replied)) rpc_call_reply(c, RPC_INTERNAL, "handler gave no reply", NULL, 0);
+    call_unref(c);
+    atomic_fetch_sub(&s->active, 1);
+    return NULL;
+}
+
+static void on_new_call(rpc_server *s, rpc_call *c)
+{
+    char *peer = grpc_call_get_peer(c->call);
+    c->local = peer && !strncmp(peer, "unix:", 5);
+    gpr_free(peer);
+
+    grpc_op op;
+    memset(&op, 0, sizeof op);
+    op.op = GRPC_OP_RECV_CLOSE_ON_SERVER;
+    op.data.recv_close_on_server.cancelled = &c->cancelled_flag;
+    start_batch(c, &op, 1, &c->t_close);
+
+    if (atomic_load(&s->active) >= s->max_calls) {
+        rpc_call_reply(c, RPC_RESOURCE_EXHAUSTED, "too many calls in progress (daemon.max_concurrent_calls)", NULL, 0);
+        call_unref(c);
+        return;
+    }
+    memset(&op, 0, sizeof op);
+    op.op = GRPC_OP_RECV_MESSAGE;
+    op.data.recv_message.recv_message = &c->recv;
+    start_batch(c, &op, 1, &c->t_recv);
+    call_unref(c); /* the reference held since request_call */
+}
+
+static void *poller(void *arg)
+{
+    rpc_server *s = arg;
+    for (;;) {
+        grpc_event ev = grpc_completion_queue_next(s->cq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
+        if (ev.type == GRPC_QUEUE_SHUTDOWN) break;
+        if (ev.type != GRPC_OP_COMPLETE) continue;
+        tag *t = ev.tag;
+        rpc_call *c = t->call;
+        switch (t->kind) {
+        case TAG_NEW:
+            if (!ev.success) { /* the server is shutting down */
+                call_unref(c);
+                break;
+            }
+            request_next(s);
+            on_new_call(s, c);
+            break;
+        case TAG_RECV:
+            if (!ev.success || !c->recv) {
+                /* The client went away or half-closed without a message. */
+                rpc_call_reply(c, RPC_INVALID_ARGUMENT, "no request message", NULL, 0);
+                call_unref(c);
+                break;
+            }
+            atomic_fetch_add(&s->active, 1);
+            pthread_t th;
+            pthread_attr_t at;
+            pthread_attr_init(&at);
+            pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+            if (pthread_create(&th, &at, handler_thread, c)) {
+                atomic_fetch_sub(&s->active, 1);
+                rpc_call_reply(c, RPC_RESOURCE_EXHAUSTED, "cannot start a handler thread", NULL, 0);
+                call_unref(c);
+            }
+            pthread_attr_destroy(&at);
+            break;
+        case TAG_CLOSE:
+            atomic_store(&c->closed, true);
+            call_unref(c);
+            break;
+        case TAG_SEND:
+            call_unref(c);
+            break;
+        case TAG_SHUTDOWN:
+            atomic_store(&s->shutdown_done, true);
+            break;
+        }
+    }
+    return NULL;
+}
+
+static void set_err(char *err, size_t errlen, const char *fmt, const char *a)
+{
+    if (err && errlen) snprintf(err, errlen, fmt, a);
+}
+
+rpc_server *rpc_server_start(const rpc_server_opts *o, char *err, size_t errlen)
+{
+    rpc_server *s = calloc(1, sizeof *s);
+    if (!s) return set_err(err, errlen, "%s", "out of memory"), NULL;
+    s->handler = o->handler;
+    s->ud = o->ud;
+    s->max_calls = o->max_concurrent_calls ? o->max_concurrent_calls : 1024;
+    s->t_shutdown = (tag){TAG_SHUTDOWN, NULL};
+    grpc_init();
+
+    grpc_arg args[3];
+    memset(args, 0, sizeof args);
+    args[0].type = GRPC_ARG_INTEGER;
+    args[0].key = (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
+    args[0].value.integer = o->max_message_size > INT_MAX ? INT_MAX : (int)o->max_message_size;
+    args[1].type = GRPC_ARG_INTEGER;
+    args[1].key = (char *)GRPC_ARG_MAX_SEND_MESSAGE_LENGTH;
+    args[1].value.integer = -1;
+    /* Requests are tens of MB: a larger stream window than the default
+     * 64 KiB saves the sender most of its waits for window updates. */
+    args[2].type = GRPC_ARG_INTEGER;
+    args[2].key = (char *)GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES;
+    args[2].value.integer = 8 << 20;
+    grpc_channel_args ch = {3, args};
+    s->server = grpc_server_create(&ch, NULL);
+    s->cq = grpc_completion_queue_create_for_next(NULL);
+    grpc_server_register_completion_queue(s->server, s->cq, NULL);
+
+    const char *path = NULL;
+    if (!strncmp(o->listen, "unix:", 5)) {
+        path = o->listen + 5;
+        if (!strncmp(path, "//", 2)) path += 2;
+        snprintf(s->unix_path, sizeof s->unix_path, "%s", path);
+        struct stat st;
+        /* Replace a stale socket from an earlier run; never delete other files. */
+        if (lstat(path, &st) == 0) {
+            if (!S_ISSOCK(st.st_mode)) {
+                set_err(err, errlen, "%s exists and is not a socket", path);
+                goto fail;
+            }
+            unlink(path);
+        }
+    }
+    /* The socket is created by bind(): the umask makes it 0660 from the start. */
+    mode_t old = umask(0117);
+    grpc_server_credentials *creds = grpc_insecure_server_credentials_create();
+    int port = grpc_server_add_http2_port(s->server, o->listen, creds);
+    grpc_server_credentials_release(creds);
+    umask(old);
+    if (port == 0) {
+        set_err(err, errlen, "cannot listen on %s (address in use, bad address or no permission)", o->listen);
+        goto fail;
+    }
+    grpc_server_start(s->server);
+    if (path) chmod(path, 0660);
+    for (int i = 0; i < 8; i++) request_next(s);
+    if (pthread_create(&s->poller, NULL, poller, s)) {
+        set_err(err, errlen, "%s", "cannot start the poller thread");
+        atomic_store(&s->stopping, true);
+        grpc_server_shutdown_and_notify(s->server, s->cq, &s->t_shutdown);
+        grpc_server_cancel_all_calls(s->server);
+        /* drain the queue here: the poller does not exist */
+        for (;;) {
+            grpc_event ev = grpc_completion_queue_next(s->cq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
+            if (ev.type != GRPC_OP_COMPLETE) break;
+            tag *t = ev.tag;
+            if (t->kind == TAG_SHUTDOWN) break;
+            call_unref(t->call);
+        }
+        goto fail;
+    }
+    return s;
+fail:
+    grpc_server_destroy(s->server);
+    grpc_completion_queue_shutdown(s->cq);
+    while (grpc_completion_queue_next(s->cq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL).type != GRPC_QUEUE_SHUTDOWN) {}
+    grpc_completion_queue_destroy(s->cq);
+    grpc_shutdown();
+    free(s);
+    return NULL;
+}
+
+uint32_t rpc_server_active_calls(const rpc_server *s) { return atomic_load(&s->active); }
+
+static void sleep_ms(unsigned ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+void rpc_server_stop(rpc_server *s, uint64_t wait_ms)
+{
+    if (!s) return;
+    atomic_store(&s->stopping, true);
+    grpc_server_shutdown_and_notify(s->server, s->cq, &s->t_shutdown);
+    for (uint64_t t = 0; t < wait_ms && !atomic_load(&s->shutdown_done); t += 10) sleep_ms(10);
+    grpc_server_cancel_all_calls(s->server);
+    /* Handlers see their calls cancelled; wait for them all to reply. */
+    while (!atomic_load(&s->shutdown_done) || atomic_load(&s->active)) sleep_ms(5);
+    grpc_server_destroy(s->server);
+    grpc_completion_queue_shutdown(s->cq);
+    pthread_join(s->poller, NULL);
+    grpc_completion_queue_destroy(s->cq);
+    if (s->unix_path[0]) unlink(s->unix_path);
+    grpc_shutdown();
+    free(s);
+}
+
+/* ---- client -------------------------------------------------------------- */
+
+struct rpc_client {
+    grpc_channel *ch;
+    char auth[512];
+    bool has_auth;
+};
+
+rpc_client *rpc_client_open(const char *addr, const char *token, char *err, size_t errlen)
+{
+    if (!strncmp(addr, "http://", 7)) addr += 7;
+    if (token && strlen(token) > 400) return set_err(err, errlen, "%s", "token too long"), NULL;
+    rpc_client *cl = calloc(1, sizeof *cl);
+    if (!cl) return set_err(err, errlen, "%s", "out of memory"), NULL;
+    grpc_init();
+    grpc_arg args[2];
+    memset(args, 0, sizeof args);
+    args[0].type = GRPC_ARG_INTEGER;
+    args[0].key = (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
+    args[0].value.integer = -1;
+    args[1].type = GRPC_ARG_INTEGER;
+    args[1].key = (char *)GRPC_ARG_MAX_SEND_MESSAGE_LENGTH;
+    args[1].value.integer = -1;
+    grpc_channel_args ca = {2, args};
+    grpc_channel_credentials *creds = grpc_insecure_credentials_create();
+    cl->ch = grpc_channel_create(addr, creds, &ca);
+    grpc_channel_credentials_release(creds);
+    if (!cl->ch) {
+        set_err(err, errlen, "cannot create a channel to %s", addr);
+        free(cl);
+        grpc_shutdown();
+        return NULL;
+    }
+    if (token && *token) {
+        snprintf(cl->auth, sizeof cl->auth, "Bearer %s", token);
+        cl->has_auth = true;
+    }
+    return cl;
+}
+
+void rpc_client_close(rpc_client *cl)
+{
+    if (!cl) return;
+    grpc_channel_destroy(cl->ch);
+    free(cl);
+    grpc_shutdown();
+}
+
+int rpc_client_call(rpc_client *cl, const char *method, const uint8_t *req, size_t req_len,
+                    uint64_t timeout_ms, uint8_t **resp, size_t *resp_len, char *msg,
+                    size_t msglen)
+{
+    *resp = NULL;
+    *resp_len = 0;
+    if (msglen) msg[0] = '\0';
+    grpc_completion_queue *cq = grpc_completion_queue_create_for_pluck(NULL);
+    gpr_timespec deadline = timeout_ms
+        ? gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_millis((int64_t)timeout_ms, GPR_TIMESPAN))
+        : gpr_inf_future(GPR_CLOCK_MONOTONIC);
+    grpc_slice msl = grpc_slice_from_static_string(method);
+    grpc_call *call = grpc_channel_create_call(cl->ch, NULL, GRPC_PROPAGATE_DEFAULTS, cq, msl, NULL, deadline, NULL);
+
+    grpc_metadata md;
+    memset(&md, 0, sizeof md);
+    md.key = grpc_slice_from_static_string("authorization");
+    md.value = grpc_slice_from_copied_string(cl->auth);
+    grpc_slice sl = grpc_slice_from_copied_buffer((const char *)req, req_len);
+    grpc_byte_buffer *send = grpc_raw_byte_buffer_create(&sl, 1);
+    grpc_slice_unref(sl);
+    grpc_byte_buffer *recv = NULL;
+    grpc_metadata_array init_md, trail_md;
+    grpc_metadata_array_init(&init_md);
+    grpc_metadata_array_init(&trail_md);
+    grpc_status_code status = GRPC_STATUS_UNKNOWN;
+    grpc_slice details = grpc_empty_slice();
+
+    grpc_op ops[6];
+    memset(ops, 0, sizeof ops);
+    ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
+    ops[0].data.send_initial_metadata.count = cl->has_auth ? 1 : 0;
+    ops[0].data.send_initial_metadata.metadata = cl->has_auth ? &md : NULL;
+    ops[1].op = GRPC_OP_SEND_MESSAGE;
+    ops[1].data.send_message.send_message = send;
+    ops[2].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
+    ops[3].op = GRPC_OP_RECV_INITIAL_METADATA;
+    ops[3].data.recv_initial_metadata.recv_initial_metadata = &init_md;
+    ops[4].op = GRPC_OP_RECV_MESSAGE;
+    ops[4].data.recv_message.recv_message = &recv;
+    ops[5].op = GRPC_OP_RECV_STATUS_ON_CLIENT;
+    ops[5].data.recv_status_on_client.trailing_metadata = &trail_md;
+    ops[5].data.recv_status_on_client.status = &status;
+    ops[5].data.recv_status_on_client.status_details = &details;
+    int t;
+    if (grpc_call_start_batch(call, ops, 6, &t, NULL) != GRPC_CALL_OK) {
+        status = GRPC_STATUS_INTERNAL;
+        snprintf(msg, msglen, "cannot start the call");
+    } else {
+        grpc_completion_queue_pluck(cq, &t, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
+        if (msglen) snprintf(msg, msglen, "%.*s", (int)GRPC_SLICE_LENGTH(details), (const char *)GRPC_SLICE_START_PTR(details));
+        if (status == GRPC_STATUS_OK && recv) {
+            grpc_byte_buffer_reader rd;
+            if (grpc_byte_buffer_reader_init(&rd, recv)) {
+                grpc_slice all = grpc_byte_buffer_reader_readall(&rd);
+                grpc_byte_buffer_reader_destroy(&rd);
+                *resp_len = GRPC_SLICE_LENGTH(all);
+                *resp = malloc(*resp_len ? *resp_len : 1);
+                if (*resp) memcpy(*resp, GRPC_SLICE_START_PTR(all), *resp_len);
+                else status = GRPC_STATUS_RESOURCE_EXHAUSTED;
+                grpc_slice_unref(all);
+            }
+        } else if (status == GRPC_STATUS_OK) {
+            status = GRPC_STATUS_INTERNAL;
+            snprintf(msg, msglen, "OK status without a reply message");
+        }
+    }
+    if (recv) grpc_byte_buffer_destroy(recv);
+    grpc_byte_buffer_destroy(send);
+    grpc_slice_unref(details);
+    grpc_slice_unref(md.value);
+    grpc_metadata_array_destroy(&init_md);
+    grpc_metadata_array_destroy(&trail_md);
+    grpc_call_unref(call);
+    grpc_completion_queue_shutdown(cq);
+    grpc_completion_queue_destroy(cq);
+    return (int)status;
+}

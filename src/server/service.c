@@ -1,0 +1,550 @@
+/* The ProvingEngine service (see service.h). */
+#define _GNU_SOURCE
+#include "server/service.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cuzk/v1/proving.pb-c.h"
+#include "server/log.h"
+
+enum { M_SUBMIT, M_AWAIT, M_PROVE, M_CANCEL, M_STATUS, M_METRICS, M_PRELOAD, M_EVICT, M_COUNT };
+static const char *method_names[M_COUNT] = {"SubmitProof", "AwaitProof", "Prove",     "CancelProof",
+                                            "GetStatus",   "GetMetrics", "PreloadSRS", "EvictSRS"};
+#define NCODES 17
+
+struct srv_service {
+    srv_backend *b;
+    pthread_mutex_t mu; /* guards token */
+    char token[CFG_STR_MAX];
+    atomic_bool draining;
+    struct timespec start;
+    atomic_uint_fast64_t calls[M_COUNT + 1][NCODES]; /* last row: unknown methods */
+    atomic_uint_fast64_t job_seq;
+};
+
+srv_service *service_create(srv_backend *b)
+{
+    srv_service *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->b = b;
+    pthread_mutex_init(&s->mu, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &s->start);
+    return s;
+}
+
+void service_destroy(srv_service *s)
+{
+    if (!s) return;
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+}
+
+void service_set_token(srv_service *s, const char *token)
+{
+    pthread_mutex_lock(&s->mu);
+    snprintf(s->token, sizeof s->token, "%s", token ? token : "");
+    pthread_mutex_unlock(&s->mu);
+}
+
+void service_set_draining(srv_service *s, bool on) { atomic_store(&s->draining, on); }
+bool service_draining(const srv_service *s) { return atomic_load(&s->draining); }
+
+static uint64_t uptime_s(const srv_service *s)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)(now.tv_sec - s->start.tv_sec);
+}
+
+/* ---- helpers ------------------------------------------------------------- */
+
+typedef struct reply {
+    int code;
+    char msg[512];
+} reply;
+
+static int fail(reply *r, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(reply *r, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->msg, sizeof r->msg, fmt, ap);
+    va_end(ap);
+    r->code = code;
+    return code;
+}
+
+/* Packs any message into a malloc'd buffer and replies OK. */
+static void send_msg(rpc_call *c, const ProtobufCMessage *m)
+{
+    size_t n = protobuf_c_message_get_packed_size(m);
+    uint8_t *buf = malloc(n ? n : 1);
+    if (!buf) {
+        rpc_call_reply(c, RPC_RESOURCE_EXHAUSTED, "out of memory for the reply", NULL, 0);
+        return;
+    }
+    protobuf_c_message_pack(m, buf);
+    rpc_call_reply(c, RPC_OK, "", buf, n);
+    free(buf);
+}
+
+/* Constant-time comparison: the token must not leak through timing. */
+static bool token_equal(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    unsigned char d = (unsigned char)(la != lb);
+    for (size_t i = 0; i < la; i++) d |= (unsigned char)(a[i] ^ b[i % (lb ? lb : 1)]);
+    return d == 0;
+}
+
+static bool authorized(srv_service *s, rpc_call *c, reply *r)
+{
+    if (rpc_call_is_local(c)) return true;
+    char want[CFG_STR_MAX];
+    pthread_mutex_lock(&s->mu);
+    memcpy(want, s->token, sizeof want);
+    pthread_mutex_unlock(&s->mu);
+    if (!want[0]) return true; /* allow_unauthenticated_tcp */
+    char got[CFG_STR_MAX + 16];
+    if (!rpc_call_metadata(c, "authorization", got, sizeof got)) {
+        fail(r, RPC_UNAUTHENTICATED, "missing `authorization: Bearer <token>` metadata (TCP callers need the daemon's auth_token)");
+        return false;
+    }
+    if (strncmp(got, "Bearer ", 7) || !token_equal(got + 7, want)) {
+        fail(r, RPC_UNAUTHENTICATED, "wrong bearer token");
+        return false;
+    }
+    return true;
+}
+
+bool service_kind_name(int proof_kind, uint64_t sector_size, char *out, size_t outlen, char *why,
+                       size_t whylen)
+{
+    static const struct {
+        uint64_t bytes;
+        const char *name;
+    } sizes[] = {{2048ull, "2k"}, {8ull << 20, "8m"}, {512ull << 20, "512m"}, {32ull << 30, "32g"}, {64ull << 30, "64g"}};
+    const char *prefix = NULL;
+    switch (proof_kind) {
+    case CUZK__V1__PROOF_KIND__TEST_POREP: snprintf(out, outlen, "test-porep"); return true;
+    case CUZK__V1__PROOF_KIND__TEST_WINDOW_POST: snprintf(out, outlen, "test-window"); return true;
+    case CUZK__V1__PROOF_KIND__TEST_WINNING_POST: snprintf(out, outlen, "test-winning"); return true;
+    case CUZK__V1__PROOF_KIND__POREP_SEAL_COMMIT: prefix = "porep"; break;
+    case CUZK__V1__PROOF_KIND__SNAP_DEALS_UPDATE: prefix = "snap"; break;
+    case CUZK__V1__PROOF_KIND__WINDOW_POST_PARTITION: prefix = "wpost"; break;
+    case CUZK__V1__PROOF_KIND__WINNING_POST: prefix = "winning"; break;
+    case CUZK__V1__PROOF_KIND__PROOF_KIND_UNSPECIFIED:
+        snprintf(why, whylen, "proof_kind is not set");
+        return false;
+    default:
+        snprintf(why, whylen, "unknown proof_kind %d", proof_kind);
+        return false;
+    }
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        if (sizes[i].bytes == sector_size) {
+            snprintf(out, outlen, "%s-%s", prefix, sizes[i].name);
+            return true;
+        }
+    snprintf(why, whylen, "sector_size %llu is not a Filecoin sector size (2048, 8388608, 536870912, 34359738368 or 68719476736)",
+             (unsigned long long)sector_size);
+    return false;
+}
+
+static bool printable_id(const char *s, size_t max)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > max) return false;
+    for (; *s; s++)
+        if ((unsigned char)*s <= ' ' || (unsigned char)*s >= 0x7f) return false;
+    return true;
+}
+
+/* FNV-1a: a seed for test kinds when the request carries none. */
+static uint64_t seed_from_id(const char *id)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *id; id++) h = (h ^ (unsigned char)*id) * 1099511628211ull;
+    return h;
+}
+
+/* Validates a SubmitProofRequest and submits it. job_id receives the id. */
+static int do_submit(srv_service *s, rpc_call *c, const Cuzk__V1__SubmitProofRequest *q,
+                     char *job_id, size_t job_id_len, uint32_t *queue_pos, bool *duplicate,
+                     uint32_t timeout_ms, reply *r)
+{
+    if (service_draining(s))
+        return fail(r, RPC_UNAVAILABLE, "the daemon is shutting down and takes no new proofs; retry on another instance or after restart");
+    char kind[64], why[256];
+    if (!service_kind_name(q->proof_kind, q->sector_size, kind, sizeof kind, why, sizeof why))
+        return fail(r, RPC_INVALID_ARGUMENT, "%s", why);
+    if (q->request_id && q->request_id[0]) {
+        if (!printable_id(q->request_id, 128))
+            return fail(r, RPC_INVALID_ARGUMENT, "request_id must be 1-128 printable ASCII characters without spaces");
+        snprintf(job_id, job_id_len, "%s", q->request_id);
+    } else {
+        snprintf(job_id, job_id_len, "job-%llx-%llu", (unsigned long long)time(NULL),
+                 (unsigned long long)atomic_fetch_add(&s->job_seq, 1));
+    }
+    int prio = (int)q->priority;
+    if (prio < 0 || prio > 4) return fail(r, RPC_INVALID_ARGUMENT, "unknown priority %d (0-4)", prio);
+    if (q->randomness.len && q->randomness.len != 32)
+        return fail(r, RPC_INVALID_ARGUMENT, "randomness must be 32 bytes, got %zu", q->randomness.len);
+    const ProtobufCBinaryData *comms[3] = {&q->comm_r_old, &q->comm_r_new, &q->comm_d_new};
+    static const char *comm_names[3] = {"comm_r_old", "comm_r_new", "comm_d_new"};
+    for (int i = 0; i < 3; i++)
+        if (comms[i]->len && comms[i]->len != 32)
+            return fail(r, RPC_INVALID_ARGUMENT, "%s must be 32 bytes, got %zu", comm_names[i], comms[i]->len);
+
+    uint8_t seed[8];
+    srv_submit_req sr = {.request_id = job_id, .kind = kind, .priority = prio, .timeout_ms = timeout_ms};
+    if (!strncmp(kind, "test-", 5)) {
+        if (q->vanilla_proof.len == 8) {
+            sr.inputs = q->vanilla_proof.data;
+        } else if (q->vanilla_proof.len == 0) {
+            uint64_t v = seed_from_id(job_id);
+            for (int i = 0; i < 8; i++) seed[i] = (uint8_t)(v >> (8 * i));
+            sr.inputs = seed;
+        } else {
+            return fail(r, RPC_INVALID_ARGUMENT, "test kinds take an 8-byte little-endian seed in vanilla_proof (or none), got %zu bytes", q->vanilla_proof.len);
+        }
+        sr.inputs_len = 8;
+    } else {
+        /* Filecoin kinds: the engine's kind parses the vanilla proof. */
+        if (q->vanilla_proof.len == 0 && q->n_vanilla_proofs == 0)
+            return fail(r, RPC_INVALID_ARGUMENT, "vanilla_proof (PoRep) or vanilla_proofs (PoSt, SnapDeals) is empty");
+        sr.inputs = q->vanilla_proof.data;
+        sr.inputs_len = q->vanilla_proof.len;
+    }
+    if (!srv_has_kind(s->b, kind))
+        return fail(r, RPC_UNIMPLEMENTED, "proof kind %s is not available in this daemon (Filecoin circuits are not registered yet; test kinds need `cuzk daemon --test-kinds`)", kind);
+    char err[384];
+    int code = srv_submit(s->b, &sr, queue_pos, duplicate, err, sizeof err);
+    if (code != RPC_OK) return fail(r, code, "%s", err);
+    LOG_INFO("job %s: %s submitted%s by %s caller", job_id, kind, *duplicate ? " (duplicate id: same job)" : "",
+             rpc_call_is_local(c) ? "a local" : "a TCP");
+    return RPC_OK;
+}
+
+static bool call_gone(void *ud) { return rpc_call_cancelled(ud); }
+
+static void fill_await(Cuzk__V1__AwaitProofResponse *a, const char *job_id, const srv_result *res)
+{
+    a->job_id = (char *)job_id;
+    switch (res->outcome) {
+    case SRV_COMPLETED: a->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED; break;
+    case SRV_FAILED: a->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__FAILED; break;
+    case SRV_CANCELLED: a->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__CANCELLED; break;
+    case SRV_TIMEOUT: a->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__TIMEOUT; break;
+    }
+    a->proof.data = res->proof;
+    a->proof.len = res->proof_len;
+    a->error_message = (char *)res->message;
+    a->queue_wait_ms = res->queue_ms;
+    a->srs_load_ms = res->srs_ms;
+    a->synthesis_ms = res->synthesis_ms;
+    a->gpu_compute_ms = res->prove_ms;
+    a->verify_ms = res->verify_ms;
+    a->total_ms = res->total_ms;
+}
+
+/* Wait limit: the request's, capped by the call's deadline. */
+static int64_t wait_limit(rpc_call *c, uint64_t req_ms)
+{
+    int64_t d = rpc_call_deadline_ms(c);
+    int64_t w = req_ms ? (int64_t)(req_ms > INT64_MAX / 2 ? INT64_MAX / 2 : req_ms) : -1;
+    if (d != INT64_MAX) {
+        d = d > 0 ? d : 0;
+        if (w < 0 || d < w) w = d;
+    }
+    return w;
+}
+
+/* ---- methods ------------------------------------------------------------- */
+
+#define DECODE(type, fn, var)                                                                 \
+    type *var = fn##__unpack(NULL, len, req);                                                 \
+    if (!var) return fail(r, RPC_INVALID_ARGUMENT, "request is not a valid %s message", #type + 10)
+
+static int m_submit(srv_service *s, rpc_call *c, const uint8_t *req, size_t len, reply *r)
+{
+    DECODE(Cuzk__V1__SubmitProofRequest, cuzk__v1__submit_proof_request, q);
+    char job_id[160];
+    uint32_t pos = 0;
+    bool dup = false;
+    int code = do_submit(s, c, q, job_id, sizeof job_id, &pos, &dup, 0, r);
+    cuzk__v1__submit_proof_request__free_unpacked(q, NULL);
+    if (code != RPC_OK) return code;
+    Cuzk__V1__SubmitProofResponse a = CUZK__V1__SUBMIT_PROOF_RESPONSE__INIT;
+    a.job_id = job_id;
+    a.queue_position = pos;
+    send_msg(c, &a.base);
+    return RPC_OK;
+}
+
+static int await_and_reply(srv_service *s, rpc_call *c, const char *job_id, int64_t limit,
+                           bool cancel_on_gone, bool wrap, reply *r)
+{
+    srv_result res;
+    char err[384];
+    int code = srv_await(s->b, job_id, limit, call_gone, c, &res, err, sizeof err);
+    if (code == RPC_CANCELLED) {
+        bool was;
+        char e2[128];
+        if (cancel_on_gone && srv_cancel(s->b, job_id, &was, e2, sizeof e2) == RPC_OK)
+            LOG_INFO("job %s: cancelled because its Prove call ended (client cancel or deadline)", job_id);
+        return fail(r, rpc_call_deadline_ms(c) <= 0 ? RPC_DEADLINE_EXCEEDED : RPC_CANCELLED, "call ended before the proof was ready");
+    }
+    if (code != RPC_OK) return fail(r, code, "%s", err);
+    Cuzk__V1__AwaitProofResponse a = CUZK__V1__AWAIT_PROOF_RESPONSE__INIT;
+    fill_await(&a, job_id, &res);
+    if (wrap) {
+        Cuzk__V1__ProveResponse p = CUZK__V1__PROVE_RESPONSE__INIT;
+        p.result = &a;
+        send_msg(c, &p.base);
+    } else {
+        send_msg(c, &a.base);
+    }
+    free(res.proof);
+    return RPC_OK;
+}
+
+static int m_await(srv_service *s, rpc_call *c, const uint8_t *req, size_t len, reply *r)
+{
+    DECODE(Cuzk__V1__AwaitProofRequest, cuzk__v1__await_proof_request, q);
+    char job_id[160];
+    snprintf(job_id, sizeof job_id, "%s", q->job_id ? q->job_id : "");
+    uint64_t t = q->timeout_ms;
+    cuzk__v1__await_proof_request__free_unpacked(q, NULL);
+    if (!job_id[0]) return fail(r, RPC_INVALID_ARGUMENT, "job_id is empty");
+    /* A client giving up on Await leaves the job running: it may await again. */
+    return await_and_reply(s, c, job_id, wait_limit(c, t), false, false, r);
+}
+
+static int m_prove(srv_service *s, rpc_call *c, const uint8_t *req, size_t len, reply *r)
+{
+    DECODE(Cuzk__V1__ProveRequest, cuzk__v1__prove_request, q);
+    if (!q->submit) {
+        cuzk__v1__prove_request__free_unpacked(q, NULL);
+        return fail(r, RPC_INVALID_ARGUMENT, "ProveRequest.submit is missing");
+    }
+    char job_id[160];
+    uint32_t pos = 0;
+    bool dup = false;
+    int64_t d = rpc_call_deadline_ms(c);
+    /* The job's own deadline trails the call's: at the call's deadline the
+     * call is cancelled and cancels the job; this only bounds a job whose
+     * cancellation got lost. */
+    if (d != INT64_MAX) d = d > 0 ? d + 2000 : 2000;
+    uint32_t timeout = d == INT64_MAX ? 0 : d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+    int code = do_submit(s, c, q->submit, job_id, sizeof job_id, &pos, &dup, timeout, r);
+    cuzk__v1__prove_request__free_unpacked(q, NULL);
+    if (code != RPC_OK) return code;
+    /* The job belongs to this call unless it was submitted before. */
+    /* No wait limit of its own: the deadline cancels the call, which cancels the job. */
+    return await_and_reply(s, c, job_id, -1, !dup, true, r);
+}
+
+static int m_cancel(srv_service *s, rpc_call *c, const uint8_t *req, size_t len, reply *r)
+{
+    DECODE(Cuzk__V1__CancelProofRequest, cuzk__v1__cancel_proof_request, q);
+    char job_id[160], err[384];
+    snprintf(job_id, sizeof job_id, "%s", q->job_id ? q->job_id : "");
+    cuzk__v1__cancel_proof_request__free_unpacked(q, NULL);
+    if (!job_id[0]) return fail(r, RPC_INVALID_ARGUMENT, "job_id is empty");
+    bool was = false;
+    int code = srv_cancel(s->b, job_id, &was, err, sizeof err);
+    if (code != RPC_OK) return fail(r, code, "%s", err);
+    LOG_INFO("job %s: cancelled by request (%s)", job_id, was ? "was running" : "was queued");
+    Cuzk__V1__CancelProofResponse a = CUZK__V1__CANCEL_PROOF_RESPONSE__INIT;
+    a.was_running = was;
+    send_msg(c, &a.base);
+    return RPC_OK;
+}
+
+static int m_status(srv_service *s, rpc_call *c, const uint8_t *req, size_t len, reply *r)
+{
+    DECODE(Cuzk__V1__GetStatusRequest, cuzk__v1__get_status_request, q);
+    cuzk__v1__get_status_request__free_unpacked(q, NULL);
+    srv_status st;
+    memset(&st, 0, sizeof st);
+    srv_get_status(s->b, &st);
+    Cuzk__V1__GetStatusResponse a = CUZK__V1__GET_STATUS_RESPONSE__INIT;
+    Cuzk__V1__QueueStatus qs[32], *qp[32];
+    Cuzk__V1__SRSStatus ss[32], *sp[32];
+    for (size_t i = 0; i < st.n_queues; i++) {
+        cuzk__v1__queue_status__init(&qs[i]);
+        qs[i].proof_kind = st.queues[i].kind;
+        qs[i].pending = st.queues[i].pending;
+        qs[i].in_progress = st.queues[i].in_progress;
+        qp[i] = &qs[i];
+    }
+    for (size_t i = 0; i < st.n_srs; i++) {
+        cuzk__v1__srsstatus__init(&ss[i]);
+        ss[i].circuit_id = st.srs[i].circuit_id;
+        ss[i].tier = (Cuzk__V1__SRSStatus__Tier)st.srs[i].tier;
+        ss[i].size_bytes = st.srs[i].size_bytes;
+        ss[i].ref_count = st.srs[i].ref_count;
+        sp[i] = &ss[i];
+    }
+    a.n_queues = st.n_queues;
+    a.queues = qp;
+    a.n_loaded_srs = st.n_srs;
+    a.loaded_srs = sp;
+    a.total_proofs_completed = st.proofs_completed;
+    a.total_proofs_failed = st.proofs_failed;
+    a.uptime_seconds = uptime_s(s);
+    a.pinned_memory_bytes = st.memory_reserved;
+    a.pinned_memory_limit_bytes = st.memory_budget;
+    a.draining = service_draining(s);
+    send_msg(c, &a.base);
+    return RPC_OK;
+}
+
+static int m_metrics(srv_service *s, rpc_call *c, const uint8_t *req, size_t len, reply *r)
+{
+    DECODE(Cuzk__V1__GetMetricsRequest, cuzk__v1__get_metrics_request, q);
+    cuzk__v1__get_metrics_request__free_unpacked(q, NULL);
+    char *text = service_metrics(s);
+    if (!text) return fail(r, RPC_RESOURCE_EXHAUSTED, "out of memory");
+    Cuzk__V1__GetMetricsResponse a = CUZK__V1__GET_METRICS_RESPONSE__INIT;
+    a.prometheus_text = text;
+    send_msg(c, &a.base);
+    free(text);
+    return RPC_OK;
+}
+
+static int m_preload(srv_service *s, rpc_call *c, const uint8_t *req, size_t len, reply *r)
+{
+    DECODE(Cuzk__V1__PreloadSrsRequest, cuzk__v1__preload_srs_request, q);
+    char id[96], err[384];
+    snprintf(id, sizeof id, "%s", q->circuit_id ? q->circuit_id : "");
+    cuzk__v1__preload_srs_request__free_unpacked(q, NULL);
+    if (!id[0]) return fail(r, RPC_INVALID_ARGUMENT, "circuit_id is empty");
+    bool already = false;
+    uint64_t ms = 0;
+    int code = srv_preload(s->b, id, &already, &ms, err, sizeof err);
+    if (code != RPC_OK) return fail(r, code, "%s", err);
+    Cuzk__V1__PreloadSrsResponse a = CUZK__V1__PRELOAD_SRS_RESPONSE__INIT;
+    a.already_loaded = already;
+    a.load_time_ms = ms;
+    send_msg(c, &a.base);
+    return RPC_OK;
+}
+
+static int m_evict(srv_service *s, rpc_call *c, const uint8_t *req, size_t len, reply *r)
+{
+    DECODE(Cuzk__V1__EvictSrsRequest, cuzk__v1__evict_srs_request, q);
+    char id[96], err[384];
+    snprintf(id, sizeof id, "%s", q->circuit_id ? q->circuit_id : "");
+    cuzk__v1__evict_srs_request__free_unpacked(q, NULL);
+    if (!id[0]) return fail(r, RPC_INVALID_ARGUMENT, "circuit_id is empty");
+    bool was = false;
+    uint64_t freed = 0;
+    int code = srv_evict(s->b, id, &was, &freed, err, sizeof err);
+    if (code != RPC_OK) return fail(r, code, "%s", err);
+    Cuzk__V1__EvictSrsResponse a = CUZK__V1__EVICT_SRS_RESPONSE__INIT;
+    a.was_loaded = was;
+    a.freed_bytes = freed;
+    send_msg(c, &a.base);
+    return RPC_OK;
+}
+
+typedef int (*method_fn)(srv_service *, rpc_call *, const uint8_t *, size_t, reply *);
+static const method_fn methods[M_COUNT] = {m_submit, m_await,   m_prove,   m_cancel,
+                                           m_status, m_metrics, m_preload, m_evict};
+
+void service_handle(void *ud, rpc_call *c, const char *method, const uint8_t *req, size_t len)
+{
+    srv_service *s = ud;
+    reply r = {RPC_OK, ""};
+    int m = M_COUNT;
+    static const char prefix[] = "/cuzk.v1.ProvingEngine/";
+    if (!strncmp(method, prefix, sizeof prefix - 1))
+        for (int i = 0; i < M_COUNT; i++)
+            if (!strcmp(method + sizeof prefix - 1, method_names[i])) m = i;
+    int code;
+    if (m == M_COUNT) code = fail(&r, RPC_UNIMPLEMENTED, "unknown method %s", method);
+    else if (!authorized(s, c, &r)) code = r.code;
+    else code = methods[m](s, c, req, len, &r);
+    if (code != RPC_OK) {
+        rpc_call_reply(c, code, r.msg, NULL, 0);
+        log_msg(code == RPC_INTERNAL ? CFG_LOG_ERROR : CFG_LOG_DEBUG, "%s: %s: %s",
+                m < M_COUNT ? method_names[m] : method, rpc_status_name(code), r.msg);
+    }
+    atomic_fetch_add(&s->calls[m][code < NCODES && code >= 0 ? code : RPC_UNKNOWN], 1);
+}
+
+/* ---- metrics and status -------------------------------------------------- */
+
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+    bool oom;
+} sbuf;
+
+static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = b->oom ? 0 : vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (b->oom || n < 0) return;
+        if (b->p && b->len + (size_t)n < b->cap) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = (b->cap + (size_t)n + 1) * 2;
+        char *q = realloc(b->p, cap);
+        if (!q) {
+            b->oom = true;
+            return;
+        }
+        b->p = q;
+        b->cap = cap;
+    }
+}
+
+char *service_metrics(srv_service *s)
+{
+    sbuf b = {0};
+    sb_printf(&b, "# HELP cuzk_rpc_requests_total gRPC calls by method and status code.\n"
+                  "# TYPE cuzk_rpc_requests_total counter\n");
+    for (int m = 0; m <= M_COUNT; m++)
+        for (int k = 0; k < NCODES; k++) {
+            uint64_t v = atomic_load(&s->calls[m][k]);
+            if (v) sb_printf(&b, "cuzk_rpc_requests_total{method=\"%s\",code=\"%s\"} %llu\n",
+                             m < M_COUNT ? method_names[m] : "unknown", rpc_status_name(k), (unsigned long long)v);
+        }
+    sb_printf(&b, "# HELP cuzk_uptime_seconds Seconds since the daemon started.\n# TYPE cuzk_uptime_seconds gauge\n"
+                  "cuzk_uptime_seconds %llu\n", (unsigned long long)uptime_s(s));
+    sb_printf(&b, "# HELP cuzk_draining 1 while shutting down.\n# TYPE cuzk_draining gauge\ncuzk_draining %d\n",
+              service_draining(s) ? 1 : 0);
+    if (b.oom) {
+        free(b.p);
+        return NULL;
+    }
+    return srv_metrics_text(s->b, b.p);
+}
+
+char *service_status_json(srv_service *s)
+{
+    char *engine = srv_status_json(s->b);
+    sbuf b = {0};
+    sb_printf(&b, "{\"uptime_seconds\":%llu,\"draining\":%s,\"engine\":%s}\n",
+              (unsigned long long)uptime_s(s), service_draining(s) ? "true" : "false",
+              engine ? engine : "null");
+    free(engine);
+    if (b.oom) {
+        free(b.p);
+        return NULL;
+    }
+    return b.p;
+}

@@ -1,0 +1,38 @@
+/*
+ * The cuzk.v1.ProvingEngine service: decodes requests (protobuf-c), checks
+ * the caller, validates, calls the backend, and encodes replies with gRPC
+ * status codes. Transport-free: grpc_adapter.c calls service_handle.
+ */
+#ifndef CUZK_SERVER_SERVICE_H
+#define CUZK_SERVER_SERVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "server/backend.h"
+#include "server/grpc_adapter.h"
+
+typedef struct srv_service srv_service;
+
+srv_service *service_create(srv_backend *b);
+void service_destroy(srv_service *s);
+/* Bearer token required from non-local callers ("" = none required). */
+void service_set_token(srv_service *s, const char *token);
+/* While draining, SubmitProof and Prove get UNAVAILABLE. */
+void service_set_draining(srv_service *s, bool on);
+bool service_draining(const srv_service *s);
+/* An rpc_handler_fn (ud = the service). */
+void service_handle(void *ud, rpc_call *call, const char *method, const uint8_t *req,
+                    size_t req_len);
+/* Prometheus text: engine counters plus RPC counters (malloc'd). */
+char *service_metrics(srv_service *s);
+/* JSON for the HTTP /status page (malloc'd). */
+char *service_status_json(srv_service *s);
+
+/* Maps (proof_kind, sector_size) to a registered kind name such as
+ * "porep-32g" or "test-porep"; false with a reason for unknown values. */
+bool service_kind_name(int proof_kind, uint64_t sector_size, char *out, size_t outlen,
+                       char *why, size_t whylen);
+
+#endif
