@@ -19,6 +19,10 @@
 #include "cuzk/test_circuits.h"
 #include "testutil.h"
 
+/* not every test uses every helper */
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wunused-variable"
+
 /* ---- a kind the test owns ------------------------------------------------ */
 
 #define TK_FAIL_SYNTH (1ull << 63) /* inputs seed flag: partition 1 fails synthesis */
@@ -193,7 +197,7 @@ static unsigned log_count(const char *needle)
     return n;
 }
 
-__attribute__((unused)) static void log_clear(void)
+static void log_clear(void)
 {
     pthread_mutex_lock(&log_mu);
     log_len = 0;

@@ -458,7 +458,7 @@ static void run_synth(cuzk_engine *e, worker *w, task *t)
         j->synth_s += te - ts;
         e->c.partitions_synthesized++;
         if (t->pce) e->c.pce_fast_path++;
-        else pce_maybe_extract(e, k);
+        else pce_maybe_extract(e, k, j->inputs, j->inputs_len);
     }
     if (job_final(j)) {
         part_release(e, p);
