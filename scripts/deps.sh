@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 what=${1:-build}
 # The daemon: gRPC C core, protobuf-c (+ protoc-c), toml++ (the one C++17
 # dependency), libsystemd (sd_notify).
-pkgs_build=(build-essential cmake pkg-config libssl-dev libgrpc-dev protobuf-compiler
+pkgs_build=(build-essential cmake pkg-config libssl-dev libjansson-dev libgrpc-dev protobuf-compiler
             protobuf-c-compiler libprotobuf-c-dev libtomlplusplus-dev libsystemd-dev)
 # python3-grpcio/grpc-tools: a gRPC client that is not ours, for the daemon tests
 pkgs_test=(libgmp-dev nodejs npm python3 python3-grpcio python3-grpc-tools)
@@ -50,8 +50,14 @@ if [ "$what" = test ] && ! node -e 'const [a,b]=process.versions.node.split(".")
     echo "deps: if the noble oracle tests fail, install node 20 (e.g. from NodeSource)" >&2
 fi
 
-# Test oracles (noble-curves, snarkjs) live in tests/oracle/node_modules.
-if [ "$what" = test ] && [ ! -f tests/oracle/node_modules/.cuzk-ok ]; then
-    echo "deps: installing test oracles (npm ci in tests/oracle)"
-    (cd tests/oracle && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.cuzk-ok)
+# Test oracles (noble-curves, snarkjs, circom2) live in tests/oracle/node_modules.
+# The marker holds the hash of the package-lock.json installed, so a changed
+# lock file reinstalls.
+if [ "$what" = test ]; then
+    lock_hash=$(sha256sum tests/oracle/package-lock.json | cut -d' ' -f1)
+    if [ "$(cat tests/oracle/node_modules/.cuzk-ok 2>/dev/null)" != "$lock_hash" ]; then
+        echo "deps: installing test oracles (npm ci in tests/oracle)"
+        (cd tests/oracle && npm ci --no-audit --no-fund --loglevel=error &&
+            echo "$lock_hash" >node_modules/.cuzk-ok)
+    fi
 fi

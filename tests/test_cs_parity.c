@@ -6,33 +6,9 @@
 
 #include "cuzk/cs.h"
 #include "cuzk/error.h"
+#include "cs_sys4.h"
 #include "test_cs_circuit.h"
 #include "testutil.h"
-
-typedef struct sys4 {
-    cuzk_witness_cs *w;
-    cuzk_recording_cs *r;
-    cuzk_proving_cs *p;
-    cuzk_test_cs *t;
-} sys4;
-
-static cuzk_cs *sys_get(sys4 *s, int k)
-{
-    return k == 0 ? &s->w->base : k == 1 ? &s->r->base : k == 2 ? &s->p->base : &s->t->base;
-}
-
-static void sys_new(sys4 *s)
-{
-    s->w = cuzk_witness_cs_new();
-    s->r = cuzk_recording_cs_new();
-    s->p = cuzk_proving_cs_new();
-    s->t = cuzk_test_cs_new();
-}
-
-static void sys_free(sys4 *s)
-{
-    for (int k = 0; k < 4; k++) cuzk_cs_free(sys_get(s, k));
-}
 
 typedef struct seg_ctx {
     uint64_t seed;
@@ -46,116 +22,63 @@ static int seg_fn(cuzk_cs *cs, size_t s, void *vctx)
     return 0;
 }
 
-/* Row r of matrix m times z. */
-static void row_eval(cuzk_fr *out, const cuzk_recording_cs *rc, int k, size_t r, const cuzk_fr *z)
+/* seq and par (finalized) are identical on every backend. */
+static void same_systems(sys4 *seq, sys4 *par)
 {
-    const cuzk_csr *m = &rc->m[k];
-    cuzk_fr acc = cuzk_fr_zero, t;
-    for (uint64_t i = m->row_ptr[r]; i < m->row_ptr[r + 1]; i++) {
-        cuzk_fr_mul(&t, cuzk_recording_cs_val(rc, k, i), &z[m->col[i]]);
-        cuzk_fr_add(&acc, &acc, &t);
-    }
-    *out = acc;
-}
-
-static bool frv_eq(const cuzk_fr_vec *a, const cuzk_fr_vec *b)
-{
-    return a->len == b->len && (a->len == 0 || memcmp(a->v, b->v, a->len * sizeof *a->v) == 0);
-}
-
-static bool dens_eq(const cuzk_density *a, const cuzk_density *b)
-{
-    if (a->len != b->len || a->total != b->total) return false;
-    for (size_t i = 0; i < a->len; i++)
-        if (cuzk_density_get(a, i) != cuzk_density_get(b, i)) return false;
-    return true;
-}
-
-static bool csr_eq(const cuzk_csr *a, const cuzk_csr *b, size_t rows)
-{
-    if (a->nnz != b->nnz) return false;
-    if (memcmp(a->row_ptr, b->row_ptr, (rows + 1) * sizeof *a->row_ptr)) return false;
-    if (a->nnz && memcmp(a->col, b->col, a->nnz * sizeof *a->col)) return false;
-    if (a->nnz && memcmp(a->coeff, b->coeff, a->nnz * sizeof *a->coeff)) return false;
-    return true;
-}
-
-/* Full consistency of one finalized set of four systems. */
-static void check_parity(sys4 *s, const char *what)
-{
-    cuzk_cs *b0 = sys_get(s, 0);
     for (int k = 0; k < 4; k++) {
-        cuzk_cs *b = sys_get(s, k);
-        CHECK_MSG(b->err == 0, "%s: backend %d err %d", what, k, b->err);
-        CHECK_MSG(b->num_inputs == b0->num_inputs && b->num_aux == b0->num_aux &&
-                      b->num_constraints == b0->num_constraints,
-                  "%s: counts differ on backend %d: %zu/%zu/%zu vs %zu/%zu/%zu", what, k,
-                  b->num_inputs, b->num_aux, b->num_constraints, b0->num_inputs, b0->num_aux,
-                  b0->num_constraints);
+        cuzk_cs *a = sys_get(seq, k), *b = sys_get(par, k);
+        CHECK(a->num_inputs == b->num_inputs && a->num_aux == b->num_aux &&
+              a->num_constraints == b->num_constraints);
     }
-    CHECK_MSG(cuzk_test_cs_is_satisfied(s->t), "%s: TestCS unsatisfied at %s", what,
-              s->t->first_unsat ? s->t->first_unsat : "?");
-    for (int m = 0; m < 3; m++) CHECK(s->t->nnz[m] == s->r->m[m].nnz);
-    CHECK(frv_eq(&s->w->input, &s->p->input) && frv_eq(&s->w->aux, &s->p->aux));
-    CHECK(frv_eq(&s->t->input, &s->p->input) && frv_eq(&s->t->aux, &s->p->aux));
-    size_t ni = s->p->input.len, na = s->p->aux.len, nc = b0->num_constraints;
-    CHECK(ni == b0->num_inputs && na == b0->num_aux && s->p->a.len == nc);
-    cuzk_fr *z = malloc((ni + na + 1) * sizeof *z);
-    memcpy(z, s->p->input.v, ni * sizeof *z);
-    memcpy(z + ni, s->p->aux.v, na * sizeof *z);
-    size_t bad_abc = 0, bad_sat = 0;
-    for (size_t r = 0; r < nc; r++) {
-        cuzk_fr e[3], ab;
-        for (int m = 0; m < 3; m++) row_eval(&e[m], s->r, m, r, z);
-        if (!cuzk_fr_eq(&e[0], &s->p->a.v[r]) || !cuzk_fr_eq(&e[1], &s->p->b.v[r]) ||
-            !cuzk_fr_eq(&e[2], &s->p->c.v[r]))
-            bad_abc++;
-        cuzk_fr_mul(&ab, &e[0], &e[1]);
-        if (!cuzk_fr_eq(&ab, &e[2])) bad_sat++;
+    for (int m = 0; m < 3; m++)
+        CHECK_MSG(csr_eq(&seq->r->m[m], &par->r->m[m], seq->r->base.num_constraints),
+                  "matrix %d differs after parallel extend", m);
+    CHECK(seq->r->coeffs.len == par->r->coeffs.len &&
+          memcmp(seq->r->coeffs.v, par->r->coeffs.v, seq->r->coeffs.len * sizeof(cuzk_fr)) == 0);
+    CHECK(frv_eq(&seq->w->input, &par->w->input) && frv_eq(&seq->w->aux, &par->w->aux));
+    CHECK(frv_eq(&seq->p->input, &par->p->input) && frv_eq(&seq->p->aux, &par->p->aux));
+    CHECK(frv_eq(&seq->p->a, &par->p->a) && frv_eq(&seq->p->b, &par->p->b) &&
+          frv_eq(&seq->p->c, &par->p->c));
+    CHECK(dens_eq(&seq->p->a_aux, &par->p->a_aux) && dens_eq(&seq->p->b_input, &par->p->b_input) &&
+          dens_eq(&seq->p->b_aux, &par->p->b_aux));
+    for (int m = 0; m < 3; m++) CHECK(seq->t->nnz[m] == par->t->nnz[m]);
+    CHECK(frv_eq(&seq->t->input, &par->t->input) && frv_eq(&seq->t->aux, &par->t->aux));
+}
+
+typedef struct shared_ctx {
+    uint64_t seed;
+    cuzk_num nums[8];
+    cuzk_bool bits[8];
+} shared_ctx;
+
+/* A segment that mixes the parent's variables (ctx) with its own. */
+static int shared_fn(cuzk_cs *cs, size_t s, void *vctx)
+{
+    shared_ctx *c = vctx;
+    cuzk_rng r;
+    cuzk_rng_seed(&r, c->seed + s);
+    cuzk_num n[4];
+    cuzk_bool b[4];
+    for (int i = 0; i < 4; i++) {
+        cuzk_fr v;
+        cuzk_fr_random(&v, &r);
+        n[i] = cuzk_num_alloc(cs, &v);
+        b[i] = cuzk_bool_alloc(cs, cuzk_rng_u64(&r) & 1);
     }
-    CHECK_MSG(bad_abc == 0, "%s: %zu rows where matrices x witness != a/b/c", what, bad_abc);
-    CHECK_MSG(bad_sat == 0, "%s: %zu unsatisfied rows", what, bad_sat);
-    /* The last num_inputs rows are the input constraints. */
-    bool inputs_ok = true;
-    for (size_t i = 0; i < ni; i++) {
-        size_t r = nc - ni + i;
-        const cuzk_csr *A = &s->r->m[0];
-        if (A->row_ptr[r + 1] - A->row_ptr[r] != 1 || A->col[A->row_ptr[r]] != i ||
-            !cuzk_fr_is_one(cuzk_recording_cs_val(s->r, 0, A->row_ptr[r])) ||
-            s->r->m[1].row_ptr[r + 1] != s->r->m[1].row_ptr[r] ||
-            s->r->m[2].row_ptr[r + 1] != s->r->m[2].row_ptr[r])
-            inputs_ok = false;
-    }
-    CHECK(inputs_ok);
-    /* Densities recomputed from the matrices (non-zero coefficients only). */
-    cuzk_density da = {0}, dbi = {0}, dba = {0};
-    da.len = na;
-    dba.len = na;
-    dbi.len = ni;
-    da.bits = calloc(na / 64 + 1, 8);
-    dba.bits = calloc(na / 64 + 1, 8);
-    dbi.bits = calloc(ni / 64 + 1, 8);
-    for (int m = 0; m < 2; m++) {
-        const cuzk_csr *M = &s->r->m[m];
-        for (size_t i = 0; i < M->nnz; i++) {
-            if (cuzk_fr_is_zero(cuzk_recording_cs_val(s->r, m, i))) continue;
-            size_t c = M->col[i];
-            cuzk_density *d = c < ni ? (m == 1 ? &dbi : NULL) : (m == 0 ? &da : &dba);
-            if (!d) continue;
-            size_t idx = c < ni ? c : c - ni;
-            if (!cuzk_density_get(d, idx)) {
-                d->bits[idx >> 6] |= 1ull << (idx & 63);
-                d->total++;
-            }
+    for (int step = 0; step < 40; step++) {
+        uint64_t x = cuzk_rng_u64(&r);
+        int i = (int)((x >> 8) % 4), j = (int)((x >> 16) % 8), k = (int)((x >> 24) % 4);
+        switch (x % 7) {
+        case 6: n[i] = cuzk_num_mul(cs, &n[k], &c->nums[j]); break; /* shared in B only */
+        case 0: n[i] = cuzk_num_mul(cs, &c->nums[j], &n[k]); break; /* shared in A */
+        case 1: n[i] = cuzk_num_add(cs, &n[k], &c->nums[j]); break;
+        case 2: b[i] = cuzk_bool_xor(cs, &c->bits[j], &b[k]); break;
+        case 3: cuzk_num_inputize(cs, &c->nums[j]); break;
+        case 4: cuzk_num_conditionally_reverse(cs, &n[i], &c->nums[j], &c->bits[j], &n[i], &n[k]); break;
+        case 5: b[i] = cuzk_bool_and(cs, &b[k], &c->bits[j]); break;
         }
     }
-    CHECK_MSG(dens_eq(&da, &s->p->a_aux), "%s: A aux density", what);
-    CHECK_MSG(dens_eq(&dbi, &s->p->b_input), "%s: B input density", what);
-    CHECK_MSG(dens_eq(&dba, &s->p->b_aux), "%s: B aux density", what);
-    free(da.bits);
-    free(dba.bits);
-    free(dbi.bits);
-    free(z);
+    return 0;
 }
 
 int main(void)
@@ -211,6 +134,26 @@ int main(void)
             cuzk_cs_finalize(cs);
         }
         check_parity(&s, "sequential");
+        /* CountingCS stores nothing but counts what the others hold */
+        {
+            cuzk_count_cs *k = cuzk_count_cs_new();
+            cuzk_cs_alloc_one(&k->base);
+            size_t half = 1 + cuzk_rng_u64(&rng) % 5;
+            seg_ctx cc = {seed, steps / 5 + 1};
+            rc_circuit(&k->base, seed, steps, sha);
+            CHECK(cuzk_cs_synthesize_parallel(&k->base, half, seg_fn, &cc, 2) == 0);
+            cuzk_test_cs *t2 = cuzk_test_cs_new();
+            cuzk_cs_alloc_one(&t2->base);
+            rc_circuit(&t2->base, seed, steps, sha);
+            CHECK(cuzk_cs_synthesize_parallel(&t2->base, half, seg_fn, &cc, 1) == 0);
+            cuzk_cs_finalize(&k->base);
+            cuzk_cs_finalize(&t2->base);
+            CHECK(k->base.err == 0 && k->base.num_inputs == t2->base.num_inputs &&
+                  k->base.num_aux == t2->base.num_aux && k->base.num_constraints == t2->base.num_constraints);
+            for (int m = 0; m < 3; m++) CHECK(k->nnz[m] == t2->nnz[m]);
+            cuzk_cs_free(&k->base);
+            cuzk_cs_free(&t2->base);
+        }
 
         /* Parallel extend vs sequential, segments of random circuits. */
         size_t nseg = 2 + cuzk_rng_u64(&rng) % 6;
@@ -233,25 +176,40 @@ int main(void)
             cuzk_cs_finalize(b);
         }
         check_parity(&par, "parallel");
-        for (int k = 0; k < 4; k++) {
-            cuzk_cs *a = sys_get(&seq, k), *b = sys_get(&par, k);
-            CHECK(a->num_inputs == b->num_inputs && a->num_aux == b->num_aux &&
-                  a->num_constraints == b->num_constraints);
-        }
-        for (int m = 0; m < 3; m++)
-            CHECK_MSG(csr_eq(&seq.r->m[m], &par.r->m[m], seq.r->base.num_constraints),
-                      "matrix %d differs after parallel extend", m);
-        CHECK(seq.r->coeffs.len == par.r->coeffs.len &&
-              memcmp(seq.r->coeffs.v, par.r->coeffs.v, seq.r->coeffs.len * sizeof(cuzk_fr)) == 0);
-        CHECK(frv_eq(&seq.w->input, &par.w->input) && frv_eq(&seq.w->aux, &par.w->aux));
-        CHECK(frv_eq(&seq.p->input, &par.p->input) && frv_eq(&seq.p->aux, &par.p->aux));
-        CHECK(frv_eq(&seq.p->a, &par.p->a) && frv_eq(&seq.p->b, &par.p->b) &&
-              frv_eq(&seq.p->c, &par.p->c));
-        CHECK(dens_eq(&seq.p->a_aux, &par.p->a_aux) && dens_eq(&seq.p->b_input, &par.p->b_input) &&
-              dens_eq(&seq.p->b_aux, &par.p->b_aux));
-        for (int m = 0; m < 3; m++) CHECK(seq.t->nnz[m] == par.t->nnz[m]);
-        CHECK(frv_eq(&seq.t->aux, &par.t->aux));
+        same_systems(&seq, &par);
         sys_free(&s);
+        sys_free(&seq);
+        sys_free(&par);
+    }
+
+    /* Shared-prefix parallel synthesis (forks) equals sequential synthesis. */
+    for (int round = 0; round < 3; round++) {
+        uint64_t seed = cuzk_rng_u64(&rng);
+        size_t nseg = 2 + cuzk_rng_u64(&rng) % 5;
+        sys4 seq, par;
+        sys_new(&seq);
+        sys_new(&par);
+        for (int k = 0; k < 4; k++) {
+            for (int which = 0; which < 2; which++) {
+                cuzk_cs *cs = sys_get(which ? &par : &seq, k);
+                shared_ctx ctx = {.seed = seed};
+                cuzk_rng r;
+                cuzk_rng_seed(&r, seed ^ 99);
+                cuzk_cs_alloc_one(cs);
+                rc_circuit(cs, seed, 30, false); /* a prefix */
+                for (int i = 0; i < 8; i++) {
+                    cuzk_fr v;
+                    cuzk_fr_random(&v, &r);
+                    ctx.nums[i] = i % 3 ? cuzk_num_alloc(cs, &v) : cuzk_num_alloc_input(cs, &v);
+                    ctx.bits[i] = cuzk_bool_alloc(cs, cuzk_rng_u64(&r) & 1);
+                }
+                CHECK(cuzk_cs_synthesize_parallel_shared(cs, nseg, shared_fn, &ctx, which ? 3 : 1) == 0);
+                rc_circuit(cs, seed ^ 5, 10, false); /* a suffix */
+                cuzk_cs_finalize(cs);
+            }
+        }
+        check_parity(&par, "shared parallel");
+        same_systems(&seq, &par);
         sys_free(&seq);
         sys_free(&par);
     }

@@ -8,6 +8,9 @@
  *                      and bellperson's A/B density bitmaps
  *   TestCS             checks every constraint as it is enforced, names the
  *                      first failure by namespace path, counts only
+ *   CountingCS         counts variables, constraints and matrix terms and
+ *                      stores nothing (bellperson's BenchCS/MetricCS role),
+ *                      for circuits too large to hold in memory
  *
  * Semantics follow bellpepper/bellperson exactly, because Filecoin's
  * parameters depend on variable order, constraint order and the terms of
@@ -105,7 +108,8 @@ typedef enum cuzk_cs_kind {
     CUZK_CS_WITNESS = 1,
     CUZK_CS_RECORDING = 2,
     CUZK_CS_PROVING = 3,
-    CUZK_CS_TEST = 4
+    CUZK_CS_TEST = 4,
+    CUZK_CS_COUNT = 5
 } cuzk_cs_kind;
 
 typedef struct cuzk_cs cuzk_cs;
@@ -125,6 +129,9 @@ typedef struct cuzk_cs_vtable {
     int (*finalize)(cuzk_cs *cs);
     cuzk_cs *(*new_like)(const cuzk_cs *cs);
     void (*destroy)(cuzk_cs *cs);
+    /* Optional: give a fresh child the parent's current variables (values,
+     * zero density bits) for cuzk_cs_fork; NULL when nothing is stored. */
+    int (*fork)(cuzk_cs *child, const cuzk_cs *parent);
 } cuzk_cs_vtable;
 
 /* Common header of every backend (first member). */
@@ -136,6 +143,9 @@ struct cuzk_cs {
     bool wants_names;  /* only TestCS keeps namespace names */
     bool skip_lcs;     /* enforce ignores its arguments (WitnessCS) */
     bool finalized;
+    /* A fork's variables shared with its parent (inputs including ONE, aux);
+     * 0 / 0 for other systems, whose only shared variable is ONE. */
+    size_t shared_inputs, shared_aux;
     /* namespace path "a/b/c" (TestCS only) */
     char *ns;
     size_t ns_len, ns_cap;
@@ -170,6 +180,16 @@ bool cuzk_cs_is_extensible(const cuzk_cs *cs);
  * child aux follow the parent's aux, child constraints follow in order.
  */
 int cuzk_cs_extend(cuzk_cs *parent, const cuzk_cs *child);
+/*
+ * A child for parallel synthesis that may use every variable parent has now
+ * (ONE included, nothing to allocate): its own variables are numbered after
+ * them and cuzk_cs_extend appends only those, mapping shared ones to
+ * themselves. Until the child is extended, parent may only be extended with
+ * sibling forks (in the order the result should have). Value backends copy
+ * the parent's values into the child: fork after a small prefix. NULL on
+ * error.
+ */
+cuzk_cs *cuzk_cs_fork(const cuzk_cs *parent);
 /* Appends the input constraints (input_i in A, nothing in B and C) and, for
  * RecordingCS, assigns final columns. No allocation or enforce afterwards. */
 int cuzk_cs_finalize(cuzk_cs *cs);
@@ -201,6 +221,10 @@ static inline void cuzk_cs_set_error(cuzk_cs *cs, int err)
 typedef int (*cuzk_cs_segment_fn)(cuzk_cs *cs, size_t segment, void *ctx);
 int cuzk_cs_synthesize_parallel(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn, void *ctx,
                                 unsigned nthreads);
+/* Same, each segment on a cuzk_cs_fork of parent: segments may use the
+ * variables parent has when the call begins (e.g. shared commitments). */
+int cuzk_cs_synthesize_parallel_shared(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn, void *ctx,
+                                       unsigned nthreads);
 
 /* ---- backends --------------------------------------------------------- */
 
@@ -285,7 +309,14 @@ typedef struct cuzk_test_cs {
     cuzk_fr tamper_value;
 } cuzk_test_cs;
 
+/* Counts only: no values are needed (alloc may pass NULL), no names kept. */
+typedef struct cuzk_count_cs {
+    cuzk_cs base;
+    size_t nnz[3]; /* terms per matrix (A, B, C), as TestCS counts them */
+} cuzk_count_cs;
+
 cuzk_witness_cs *cuzk_witness_cs_new(void);
+cuzk_count_cs *cuzk_count_cs_new(void);
 cuzk_recording_cs *cuzk_recording_cs_new(void);
 cuzk_proving_cs *cuzk_proving_cs_new(void);
 cuzk_test_cs *cuzk_test_cs_new(void);

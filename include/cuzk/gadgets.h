@@ -161,6 +161,15 @@ void cuzk_bytes_to_bits_le(bool *out, const uint8_t *bytes, size_t n);
 size_t cuzk_compute_multipacking(cuzk_fr *out, const bool *bits, size_t n);
 /* One input per 254-bit chunk, "packing constraint i": num * ONE = input. */
 void cuzk_pack_into_inputs(cuzk_cs *cs, const cuzk_bool *bits, size_t n);
+/* pack_bits: the first min(n, 254) bits as one allocated number ("input"),
+ * "packing constraint" num * ONE = input. */
+cuzk_num cuzk_pack_bits(cuzk_cs *cs, const cuzk_bool *bits, size_t n);
+/* pack_bits of the first 254 bits of a 256-bit digest renumbered with the
+ * bits of each byte reversed (Filecoin's digest-to-Fr, top two bits dropped). */
+cuzk_num cuzk_pack_digest_le(cuzk_cs *cs, const cuzk_bool digest[256]);
+/* reverse_bit_numbering of a 255-bit LE decomposition: padded with a constant
+ * zero to 256 bits, then each byte's bits reversed (bytes MSB first). */
+void cuzk_reverse_bit_numbering(cuzk_bool out[256], const cuzk_bool in[CUZK_FR_NUM_BITS]);
 
 /* ---- SHA-256 ------------------------------------------------------------ */
 

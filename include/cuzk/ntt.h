@@ -14,11 +14,12 @@
  * on small inputs). Results are bit-identical for every nthreads: field
  * arithmetic is exact and every element gets the same operations.
  *
- * Cost (see src/poly/ntt.c for the count): radix-2 Gentleman-Sande,
- * (n/2)·log2 n - (n - 1) Fr multiplications per transform (butterflies with
- * twiddle 1 skip the multiply). Radix-4 does not lower this in Fr: the
- * multiplication by the 4th root of unity is a full Fr multiplication, unlike
- * the free multiplication by i of complex FFTs.
+ * Cost (see src/poly/ntt.c for the count and the network: radix-2 full
+ * passes for the stages wider than a 2^12-element block, radix-4 inside the
+ * blocks), (n/2)·log2 n - (n - 1) Fr multiplications per transform
+ * (butterflies with twiddle 1 skip the multiply). Radix-4 does not lower
+ * this in Fr: the multiplication by the 4th root of unity is a full Fr
+ * multiplication, unlike the free multiplication by i of complex FFTs.
  */
 #ifndef CUZK_NTT_H
 #define CUZK_NTT_H
@@ -79,6 +80,19 @@ void cuzk_ntt_divide_by_z_on_coset(const cuzk_ntt_domain *d, cuzk_fr *x, unsigne
  */
 size_t cuzk_ntt_groth16_h(const cuzk_ntt_domain *d, cuzk_fr *a, cuzk_fr *b, cuzk_fr *c,
                           unsigned nthreads);
+
+/*
+ * Groth16 H the snarkjs way (snarkjs src/groth16_prove.js): a, b, c are the
+ * n evaluations of A, B, C on the domain. Each is interpolated (iNTT), its
+ * coefficients scaled by w^i with w = the primitive 2n-th root of unity of
+ * d->gen (w^2 = omega), and transformed forward: its evaluations at the odd
+ * points w·omega^i of the doubled domain. On return a[i] = A·B - C at
+ * w·omega^i for i < n. Nothing is divided by Z: Z(x) = x^n - 1 is the
+ * constant w^n - 1 = -2 on these points, which the H query of a zkey
+ * absorbs. b and c are overwritten. Needs log_n < CUZK_FR_TWO_ADICITY.
+ */
+void cuzk_ntt_groth16_h_odd(const cuzk_ntt_domain *d, cuzk_fr *a, cuzk_fr *b, cuzk_fr *c,
+                            unsigned nthreads);
 
 #ifdef __cplusplus
 }

@@ -38,6 +38,15 @@ static int frv_append(cuzk_fr_vec *v, const cuzk_fr *x, size_t n)
     return 0;
 }
 
+/* Appends a child's own values (those after the variables it shares). */
+static int append_values(cuzk_fr_vec *pin, cuzk_fr_vec *paux, const cuzk_fr_vec *cin, const cuzk_fr_vec *caux,
+                         const cuzk_cs *child)
+{
+    size_t si = cs_shared_inputs(child), sa = cs_shared_aux(child);
+    int e = frv_append(pin, cin->v + si, cin->len - si);
+    return e ? e : frv_append(paux, caux->v + sa, caux->len - sa);
+}
+
 static void frv_free(cuzk_fr_vec *v)
 {
     free(v->v);
@@ -87,6 +96,13 @@ static int dens_extend(cuzk_density *d, const cuzk_density *o, size_t from)
     return 0;
 }
 
+/* d |= o on the first n bits (both have at least the bits o has there). */
+static void dens_or_prefix(cuzk_density *d, const cuzk_density *o, size_t n)
+{
+    for (size_t i = 0; i < n && i < o->len && i < d->len; i++)
+        if (cuzk_density_get(o, i)) dens_inc(d, i);
+}
+
 static void dens_free(cuzk_density *d)
 {
     free(d->bits);
@@ -105,9 +121,14 @@ static int w_extend(cuzk_cs *p, const cuzk_cs *c)
 {
     cuzk_witness_cs *wp = (cuzk_witness_cs *)p;
     const cuzk_witness_cs *wc = (const cuzk_witness_cs *)c;
-    int e = frv_append(&wp->input, wc->input.v + 1, wc->input.len - 1);
-    if (!e) e = frv_append(&wp->aux, wc->aux.v, wc->aux.len);
-    return e;
+    return append_values(&wp->input, &wp->aux, &wc->input, &wc->aux, c);
+}
+static int w_fork(cuzk_cs *c, const cuzk_cs *p)
+{
+    cuzk_witness_cs *wc = (cuzk_witness_cs *)c;
+    const cuzk_witness_cs *wp = (const cuzk_witness_cs *)p;
+    int e = frv_append(&wc->input, wp->input.v, wp->input.len);
+    return e ? e : frv_append(&wc->aux, wp->aux.v, wp->aux.len);
 }
 static cuzk_cs *w_new_like(const cuzk_cs *cs) { return (cuzk_cs *)cuzk_witness_cs_new(); }
 static void w_destroy(cuzk_cs *cs)
@@ -118,7 +139,7 @@ static void w_destroy(cuzk_cs *cs)
     free(w);
 }
 static const cuzk_cs_vtable witness_vt = {CUZK_CS_WITNESS, "WitnessCS", w_alloc, w_alloc_input,
-                                          w_enforce, w_extend, NULL, w_new_like, w_destroy};
+                                          w_enforce, w_extend, NULL, w_new_like, w_destroy, w_fork};
 
 cuzk_witness_cs *cuzk_witness_cs_new(void)
 {
@@ -247,7 +268,8 @@ static int r_extend(cuzk_cs *p, const cuzk_cs *c)
     cuzk_recording_cs *rp = (cuzk_recording_cs *)p;
     const cuzk_recording_cs *rc = (const cuzk_recording_cs *)c;
     size_t rows0 = p->num_constraints, nrows = c->num_constraints;
-    uint32_t in_shift = (uint32_t)p->num_inputs - 1, aux_shift = (uint32_t)p->num_aux;
+    uint32_t si = (uint32_t)cs_shared_inputs(c), sa = (uint32_t)cs_shared_aux(c);
+    uint32_t in_shift = (uint32_t)p->num_inputs - si, aux_shift = (uint32_t)p->num_aux - sa;
     /* Merge the child's table in its index order: new values are appended in
      * the order sequential synthesis would have met them. */
     uint32_t *map = malloc(rc->coeffs.len * sizeof *map);
@@ -268,8 +290,11 @@ static int r_extend(cuzk_cs *p, const cuzk_cs *c)
         }
         for (size_t i = 0; i < o->nnz; i++) {
             cuzk_var v = o->col[i];
-            if (cuzk_var_is_aux(v)) v += aux_shift;
-            else if (v != 0) v += in_shift;
+            if (cuzk_var_is_aux(v)) {
+                if (cuzk_var_index(v) >= sa) v += aux_shift;
+            } else if (v >= si) {
+                v += in_shift;
+            }
             m->col[m->nnz + i] = v;
         }
         for (size_t i = 0; i < o->nnz; i++) m->coeff[m->nnz + i] = map[o->coeff[i]];
@@ -309,7 +334,7 @@ static void r_destroy(cuzk_cs *cs)
 }
 static const cuzk_cs_vtable recording_vt = {CUZK_CS_RECORDING, "RecordingCS", r_alloc,
                                             r_alloc_input, r_enforce, r_extend, r_finalize,
-                                            r_new_like, r_destroy};
+                                            r_new_like, r_destroy, NULL};
 
 cuzk_recording_cs *cuzk_recording_cs_new(void)
 {
@@ -386,17 +411,34 @@ static int p_extend(cuzk_cs *pp, const cuzk_cs *cc)
     cuzk_proving_cs *p = (cuzk_proving_cs *)pp;
     const cuzk_proving_cs *c = (const cuzk_proving_cs *)cc;
     int e = 0;
-    /* The child's ONE is the parent's ONE: merge its B-density bit. */
-    if (c->b_input.len && cuzk_density_get(&c->b_input, 0) && p->b_input.len)
-        dens_inc(&p->b_input, 0);
-    if (!e) e = dens_extend(&p->a_aux, &c->a_aux, 0);
-    if (!e) e = dens_extend(&p->b_input, &c->b_input, 1);
-    if (!e) e = dens_extend(&p->b_aux, &c->b_aux, 0);
+    size_t si = cs_shared_inputs(cc), sa = cs_shared_aux(cc);
+    /* Shared variables (ONE at least) are the parent's: merge their bits. */
+    dens_or_prefix(&p->a_aux, &c->a_aux, sa);
+    dens_or_prefix(&p->b_input, &c->b_input, si);
+    dens_or_prefix(&p->b_aux, &c->b_aux, sa);
+    if (!e) e = dens_extend(&p->a_aux, &c->a_aux, sa);
+    if (!e) e = dens_extend(&p->b_input, &c->b_input, si);
+    if (!e) e = dens_extend(&p->b_aux, &c->b_aux, sa);
     if (!e) e = frv_append(&p->a, c->a.v, c->a.len);
     if (!e) e = frv_append(&p->b, c->b.v, c->b.len);
     if (!e) e = frv_append(&p->c, c->c.v, c->c.len);
-    if (!e) e = frv_append(&p->input, c->input.v + 1, c->input.len - 1);
-    if (!e) e = frv_append(&p->aux, c->aux.v, c->aux.len);
+    if (!e) e = append_values(&p->input, &p->aux, &c->input, &c->aux, cc);
+    return e;
+}
+static int p_fork(cuzk_cs *cc, const cuzk_cs *pp)
+{
+    cuzk_proving_cs *c = (cuzk_proving_cs *)cc;
+    const cuzk_proving_cs *p = (const cuzk_proving_cs *)pp;
+    int e = frv_append(&c->input, p->input.v, p->input.len);
+    if (!e) e = frv_append(&c->aux, p->aux.v, p->aux.len);
+    /* zero density bits for the shared variables, ORed back on extend */
+    if (!e && !(dens_reserve(&c->a_aux, p->aux.len) && dens_reserve(&c->b_aux, p->aux.len) &&
+                dens_reserve(&c->b_input, p->input.len)))
+        e = CUZK_ERR_NO_MEMORY;
+    if (!e) {
+        c->a_aux.len = c->b_aux.len = p->aux.len;
+        c->b_input.len = p->input.len;
+    }
     return e;
 }
 static cuzk_cs *p_new_like(const cuzk_cs *cs) { return (cuzk_cs *)cuzk_proving_cs_new(); }
@@ -415,7 +457,7 @@ static void p_destroy(cuzk_cs *cs)
 }
 static const cuzk_cs_vtable proving_vt = {CUZK_CS_PROVING, "ProvingAssignment", p_alloc,
                                           p_alloc_input, p_enforce, p_extend, NULL, p_new_like,
-                                          p_destroy};
+                                          p_destroy, p_fork};
 
 cuzk_proving_cs *cuzk_proving_cs_new(void)
 {
@@ -480,9 +522,15 @@ static int t_extend(cuzk_cs *pp, const cuzk_cs *cc)
     }
     p->num_unsatisfied += c->num_unsatisfied;
     for (int k = 0; k < 3; k++) p->nnz[k] += c->nnz[k];
-    int e = frv_append(&p->input, c->input.v + 1, c->input.len - 1);
-    if (!e) e = frv_append(&p->aux, c->aux.v, c->aux.len);
+    int e = append_values(&p->input, &p->aux, &c->input, &c->aux, cc);
     return e ? e : pp->err;
+}
+static int t_fork(cuzk_cs *cc, const cuzk_cs *pp)
+{
+    cuzk_test_cs *c = (cuzk_test_cs *)cc;
+    const cuzk_test_cs *p = (const cuzk_test_cs *)pp;
+    int e = frv_append(&c->input, p->input.v, p->input.len);
+    return e ? e : frv_append(&c->aux, p->aux.v, p->aux.len);
 }
 static cuzk_cs *t_new_like(const cuzk_cs *cs) { return (cuzk_cs *)cuzk_test_cs_new(); }
 static void t_destroy(cuzk_cs *cs)
@@ -494,7 +542,7 @@ static void t_destroy(cuzk_cs *cs)
     free(t);
 }
 static const cuzk_cs_vtable test_vt = {CUZK_CS_TEST, "TestCS", t_alloc, t_alloc_input, t_enforce,
-                                       t_extend, NULL, t_new_like, t_destroy};
+                                       t_extend, NULL, t_new_like, t_destroy, t_fork};
 
 cuzk_test_cs *cuzk_test_cs_new(void)
 {
@@ -510,6 +558,7 @@ cuzk_cs *cuzk_cs_new(cuzk_cs_kind kind)
     case CUZK_CS_RECORDING: return (cuzk_cs *)cuzk_recording_cs_new();
     case CUZK_CS_PROVING: return (cuzk_cs *)cuzk_proving_cs_new();
     case CUZK_CS_TEST: return (cuzk_cs *)cuzk_test_cs_new();
+    case CUZK_CS_COUNT: return (cuzk_cs *)cuzk_count_cs_new();
     }
     return NULL;
 }

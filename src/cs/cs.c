@@ -166,8 +166,10 @@ int cuzk_cs_extend(cuzk_cs *parent, const cuzk_cs *child)
         parent->err = CUZK_ERR_INVALID_ARG;
         return parent->err;
     }
-    if (parent->num_inputs + child->num_inputs - 1 > (size_t)CUZK_VAR_MAX_INDEX + 1 ||
-        parent->num_aux + child->num_aux > (size_t)CUZK_VAR_MAX_INDEX + 1) {
+    size_t si = cs_shared_inputs(child), sa = cs_shared_aux(child);
+    if (child->num_inputs < si || child->num_aux < sa || parent->num_inputs < si || parent->num_aux < sa ||
+        parent->num_inputs + (child->num_inputs - si) > (size_t)CUZK_VAR_MAX_INDEX + 1 ||
+        parent->num_aux + (child->num_aux - sa) > (size_t)CUZK_VAR_MAX_INDEX + 1) {
         parent->err = CUZK_ERR_INVALID_ARG;
         return parent->err;
     }
@@ -176,8 +178,8 @@ int cuzk_cs_extend(cuzk_cs *parent, const cuzk_cs *child)
         parent->err = e;
         return e;
     }
-    parent->num_inputs += child->num_inputs - 1;
-    parent->num_aux += child->num_aux;
+    parent->num_inputs += child->num_inputs - si;
+    parent->num_aux += child->num_aux - sa;
     parent->num_constraints += child->num_constraints;
     return 0;
 }
@@ -204,6 +206,20 @@ int cuzk_cs_finalize(cuzk_cs *cs)
 
 cuzk_cs *cuzk_cs_new_like(const cuzk_cs *cs) { return cs->vt->new_like(cs); }
 
+cuzk_cs *cuzk_cs_fork(const cuzk_cs *parent)
+{
+    if (parent->err || parent->finalized || parent->num_inputs < 1) return NULL;
+    cuzk_cs *c = cuzk_cs_new_like(parent);
+    if (!c) return NULL;
+    if (parent->vt->fork && parent->vt->fork(c, parent)) {
+        cuzk_cs_free(c);
+        return NULL;
+    }
+    c->num_inputs = c->shared_inputs = parent->num_inputs;
+    c->num_aux = c->shared_aux = parent->num_aux;
+    return c;
+}
+
 void cuzk_cs_free(cuzk_cs *cs)
 {
     if (!cs) return;
@@ -229,6 +245,7 @@ typedef struct par_job {
     void *ctx;
     int *rc;
     size_t next; /* atomic segment counter */
+    bool forked; /* children are forks: ONE is already there */
 } par_job;
 
 static void *par_worker(void *arg)
@@ -238,7 +255,7 @@ static void *par_worker(void *arg)
         size_t s = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
         if (s >= j->n) break;
         cuzk_cs *c = j->children[s];
-        int e = cuzk_cs_alloc_one(c);
+        int e = j->forked ? 0 : cuzk_cs_alloc_one(c);
         if (!e) e = j->fn(c, s, j->ctx);
         if (!e) e = c->err;
         j->rc[s] = e;
@@ -246,8 +263,8 @@ static void *par_worker(void *arg)
     return NULL;
 }
 
-int cuzk_cs_synthesize_parallel(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn, void *ctx,
-                                unsigned nthreads)
+static int synthesize_parallel(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn, void *ctx,
+                               unsigned nthreads, bool forked)
 {
     if (parent->err) return parent->err;
     if (nthreads == 0) {
@@ -266,14 +283,15 @@ int cuzk_cs_synthesize_parallel(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn
         }
         return 0;
     }
-    par_job j = {.n = n, .fn = fn, .ctx = ctx, .next = 0};
+    par_job j = {.n = n, .fn = fn, .ctx = ctx, .next = 0, .forked = forked};
     j.children = calloc(n, sizeof *j.children);
     j.rc = calloc(n, sizeof *j.rc);
     pthread_t *th = calloc(nthreads, sizeof *th);
     int err = 0;
     if (!j.children || !j.rc || !th) err = CUZK_ERR_NO_MEMORY;
     for (size_t s = 0; s < n && !err; s++)
-        if (!(j.children[s] = cuzk_cs_new_like(parent))) err = CUZK_ERR_NO_MEMORY;
+        if (!(j.children[s] = forked ? cuzk_cs_fork(parent) : cuzk_cs_new_like(parent)))
+            err = CUZK_ERR_NO_MEMORY;
     unsigned started = 0;
     if (!err) {
         for (; started < nthreads; started++)
@@ -295,4 +313,16 @@ int cuzk_cs_synthesize_parallel(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn
     free(th);
     if (err) cuzk_cs_set_error(parent, err);
     return err;
+}
+
+int cuzk_cs_synthesize_parallel(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn, void *ctx,
+                                unsigned nthreads)
+{
+    return synthesize_parallel(parent, n, fn, ctx, nthreads, false);
+}
+
+int cuzk_cs_synthesize_parallel_shared(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn, void *ctx,
+                                       unsigned nthreads)
+{
+    return synthesize_parallel(parent, n, fn, ctx, nthreads, true);
 }

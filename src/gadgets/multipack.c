@@ -56,3 +56,42 @@ void cuzk_pack_into_inputs(cuzk_cs *cs, const cuzk_bool *bits, size_t n)
     }
     cuzk_numlc_free(&num);
 }
+
+cuzk_num cuzk_pack_bits(cuzk_cs *cs, const cuzk_bool *bits, size_t n)
+{
+    cuzk_numlc num;
+    cuzk_numlc_init(&num);
+    cuzk_fr coeff = cuzk_fr_one;
+    for (size_t i = 0; i < n && i < CUZK_FR_CAPACITY; i++) {
+        cuzk_numlc_add_bool_with_coeff(&num, &bits[i], &coeff);
+        cuzk_fr_dbl(&coeff, &coeff);
+    }
+    cuzk_cs_push_ns(cs, "input");
+    cuzk_num r = cuzk_num_alloc(cs, &num.value);
+    cuzk_cs_pop_ns(cs);
+    cuzk_lc b, c;
+    cuzk_lc_init(&b);
+    cuzk_lc_init(&c);
+    cuzk_lc_add_var(&b, CUZK_CS_ONE);
+    cuzk_lc_add_var(&c, r.var);
+    cuzk_cs_enforce(cs, "packing constraint", &num.lc, &b, &c);
+    cuzk_lc_free(&b);
+    cuzk_lc_free(&c);
+    cuzk_numlc_free(&num);
+    return r;
+}
+
+cuzk_num cuzk_pack_digest_le(cuzk_cs *cs, const cuzk_bool digest[256])
+{
+    cuzk_bool le[CUZK_FR_CAPACITY];
+    for (unsigned i = 0; i < CUZK_FR_CAPACITY; i++) le[i] = digest[(i & ~7u) | (7 - (i & 7))];
+    return cuzk_pack_bits(cs, le, CUZK_FR_CAPACITY);
+}
+
+void cuzk_reverse_bit_numbering(cuzk_bool out[256], const cuzk_bool in[CUZK_FR_NUM_BITS])
+{
+    for (unsigned k = 0; k < 256; k++) {
+        unsigned src = (k & ~7u) | (7 - (k & 7));
+        out[k] = src < CUZK_FR_NUM_BITS ? in[src] : cuzk_bool_const(false);
+    }
+}

@@ -1,0 +1,144 @@
+/*
+ * Groth16 proofs from a snarkjs zkey and a circom witness, computed as
+ * snarkjs's groth16 prove does (include/cuzk/circom.h). The five MSMs and
+ * the final combination are the Groth16 layer's; only H differs from
+ * bellperson (odd points of the doubled domain instead of a coset divided
+ * by Z, and C taken as A·B row by row).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "circom/circom_internal.h"
+#include "cuzk/error.h"
+#include "cuzk/groth16.h"
+#include "cuzk/msm.h"
+#include "cuzk/ntt.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void wipe(void *p, size_t len)
+{
+    if (!p) return;
+    volatile unsigned char *v = p;
+    while (len--) *v++ = 0;
+}
+
+/* Scalars of a query (plain integers) gathered by its wire indices. */
+static void gather(uint64_t (*dst)[4], const uint32_t *idx, size_t n, const cuzk_circom_wtns *w)
+{
+    for (size_t k = 0; k < n; k++) memcpy(dst[k], w->values[idx[k]], sizeof dst[k]);
+}
+
+static int prove_cpu(cuzk_groth16_proof *out, const cuzk_circom_zkey *z, const cuzk_circom_wtns *w,
+                     const cuzk_fr *r, const cuzk_fr *s, unsigned nthreads,
+                     cuzk_circom_prove_timing *tm)
+{
+    const size_t n = z->domain_size, nv = z->n_vars, np1 = (size_t)z->n_public + 1;
+    size_t nq = z->a.n;
+    if (z->b_g1.n > nq) nq = z->b_g1.n;
+    if (z->b_g2.n > nq) nq = z->b_g2.n;
+    int rc = CUZK_OK;
+    cuzk_ntt_domain dom;
+    memset(&dom, 0, sizeof dom);
+    cuzk_fr *abc = calloc(3 * n, sizeof *abc);
+    cuzk_fr *wm = malloc(nv * sizeof *wm);
+    uint64_t(*sc)[4] = malloc((nq ? nq : 1) * sizeof *sc);
+    if (!abc || !wm || !sc) {
+        rc = CUZK_ERR_NO_MEMORY;
+        goto done;
+    }
+    double t = now_s();
+    /* a, b per row from section 4; c = a·b (snarkjs's buildABC1) */
+    for (size_t i = 0; i < nv; i++) cuzk_fr_from_limbs(&wm[i], w->values[i]);
+    cuzk_fr *a = abc, *b = abc + n, *c = abc + 2 * n;
+    for (size_t k = 0; k < z->n_coefs; k++) {
+        const cuzk_circom_coef *cf = &z->coefs[k];
+        cuzk_fr x;
+        cuzk_fr_mul(&x, &cf->value, &wm[cf->signal]);
+        cuzk_fr *dst = (cf->matrix ? b : a) + cf->constraint;
+        cuzk_fr_add(dst, dst, &x);
+    }
+    for (size_t i = 0; i < n; i++) cuzk_fr_mul(&c[i], &a[i], &b[i]);
+    tm->abc_s = now_s() - t;
+
+    t = now_s();
+    if ((rc = cuzk_ntt_domain_init(&dom, z->log_n, CUZK_FR_GEN_SNARKJS, nthreads))) goto done;
+    cuzk_ntt_groth16_h_odd(&dom, a, b, c, nthreads);
+    tm->ntt_s = now_s() - t;
+
+    cuzk_groth16_msm_sums sums;
+    t = now_s();
+    if ((rc = cuzk_g1_msm(&sums.h, z->h, a, n, nthreads))) goto done;
+    tm->msm_h_s = now_s() - t, t = now_s();
+    if ((rc = cuzk_g1_msm_plain(&sums.l, z->c, w->values + np1, nv - np1, nthreads))) goto done;
+    tm->msm_c_s = now_s() - t, t = now_s();
+    gather(sc, z->a.idx, z->a.n, w);
+    if ((rc = cuzk_g1_msm_plain(&sums.a, z->a.p, sc, z->a.n, nthreads))) goto done;
+    tm->msm_a_s = now_s() - t, t = now_s();
+    gather(sc, z->b_g1.idx, z->b_g1.n, w);
+    if ((rc = cuzk_g1_msm_plain(&sums.b_g1, z->b_g1.p, sc, z->b_g1.n, nthreads))) goto done;
+    tm->msm_b_g1_s = now_s() - t, t = now_s();
+    gather(sc, z->b_g2.idx, z->b_g2.n, w);
+    if ((rc = cuzk_g2_msm_plain(&sums.b_g2, z->b_g2.p, sc, z->b_g2.n, nthreads))) goto done;
+    tm->msm_b_g2_s = now_s() - t;
+
+    /* snarkjs: pi_a = ΣA + alpha1 + r·delta1, pi_b = ΣB2 + beta2 + s·delta2,
+     * b1 = ΣB1 + beta1 + s·delta1, pi_c = ΣC + ΣH + s·pi_a + r·b1 - r·s·delta1:
+     * the Groth16 layer's combination with L = ΣC. */
+    cuzk_groth16_params vk_only;
+    memset(&vk_only, 0, sizeof vk_only);
+    vk_only.vk.alpha_g1 = z->alpha_g1, vk_only.vk.beta_g1 = z->beta_g1;
+    vk_only.vk.beta_g2 = z->beta_g2, vk_only.vk.delta_g1 = z->delta_g1;
+    vk_only.vk.delta_g2 = z->delta_g2;
+    cuzk_groth16_finish(out, &vk_only, &sums, r, s);
+
+done:
+    /* the witness is secret */
+    if (abc) wipe(abc, 3 * n * sizeof *abc);
+    if (wm) wipe(wm, nv * sizeof *wm);
+    if (sc) wipe(sc, nq * sizeof *sc);
+    free(abc), free(wm), free(sc);
+    cuzk_ntt_domain_free(&dom);
+    return rc;
+}
+
+int cuzk_circom_prove_rs(cuzk_groth16_proof *out, const cuzk_circom_zkey *z,
+                         const cuzk_circom_wtns *w, const cuzk_fr *r, const cuzk_fr *s,
+                         cuzk_circom_device device, unsigned nthreads,
+                         cuzk_circom_prove_timing *timing)
+{
+    cuzk_circom_prove_timing tdummy;
+    cuzk_circom_prove_timing *tm = timing ? timing : &tdummy;
+    memset(tm, 0, sizeof *tm);
+    if (!out || !z || !w || !r || !s || !z->h || !z->c || !w->values) return CUZK_ERR_INVALID_ARG;
+    if (w->n != z->n_vars) return CUZK_ERR_INVALID_ARG;
+    const uint64_t one[4] = {1, 0, 0, 0};
+    if (memcmp(w->values[0], one, sizeof one)) return CUZK_ERR_INVALID_ARG; /* the ONE wire */
+    if (nthreads == 0) nthreads = 1;
+    if (device == CUZK_CIRCOM_GPU) return CUZK_ERR_NO_DEVICE; /* no GPU prover in this build yet */
+    if (device != CUZK_CIRCOM_CPU) return CUZK_ERR_INVALID_ARG;
+    double t0 = now_s();
+    int rc = prove_cpu(out, z, w, r, s, nthreads, tm);
+    tm->total_s = now_s() - t0;
+    return rc;
+}
+
+int cuzk_circom_prove(cuzk_groth16_proof *out, const cuzk_circom_zkey *z, const cuzk_circom_wtns *w,
+                      cuzk_circom_device device, unsigned nthreads, cuzk_circom_prove_timing *timing)
+{
+    cuzk_rng rng;
+    if (cuzk_rng_seed_os(&rng)) return CUZK_ERR_IO;
+    cuzk_fr rs[2];
+    cuzk_fr_random(&rs[0], &rng);
+    cuzk_fr_random(&rs[1], &rng);
+    wipe(&rng, sizeof rng);
+    int rc = cuzk_circom_prove_rs(out, z, w, &rs[0], &rs[1], device, nthreads, timing);
+    wipe(rs, sizeof rs);
+    return rc;
+}

@@ -1,0 +1,118 @@
+/*
+ * cuzk circuit info: the size of a Filecoin circuit (inputs, aux, constraints,
+ * matrix terms) by synthesizing its blank circuit on a counting constraint
+ * system, so that it runs for 32 GiB sectors without storing the matrices.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cuzk/cs.h"
+#include "cuzk/error.h"
+#include "cuzk/porep.h"
+
+/* "2KiB", "32GiB", "2048", "8M": bytes. */
+static bool parse_size(const char *s, uint64_t *out)
+{
+    char buf[32];
+    size_t n = strlen(s);
+    if (n == 0 || n >= sizeof buf) return false;
+    memcpy(buf, s, n + 1);
+    if (n > 2 && (buf[n - 2] == 'i' || buf[n - 2] == 'I') && (buf[n - 1] == 'B' || buf[n - 1] == 'b'))
+        buf[n - 2] = 0; /* KiB -> K */
+    return cli_parse_u64(buf, out);
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: cuzk circuit info --kind porep --sector-size SIZE [--non-interactive] [--partitions]\n"
+               "  SIZE: 2KiB 4KiB 16KiB 32KiB 8MiB 16MiB 512MiB 1GiB 32GiB 64GiB\n"
+               "  prints inputs (with ONE), aux, constraints (without and with the one\n"
+               "  constraint per input) and the terms of A, B, C for one partition;\n"
+               "  --partitions also prints the totals over all partitions.\n");
+}
+
+static int circuit_info(int argc, char **argv)
+{
+    const char *kind = NULL;
+    uint64_t size = 0;
+    bool ni = false, parts = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--kind") && i + 1 < argc) {
+            kind = argv[++i];
+        } else if (!strcmp(argv[i], "--sector-size") && i + 1 < argc) {
+            if (!parse_size(argv[++i], &size)) {
+                cli_errorf("bad sector size '%s'", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--non-interactive")) {
+            ni = true;
+        } else if (!strcmp(argv[i], "--partitions")) {
+            parts = true;
+        } else {
+            cli_errorf("unknown option '%s'", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (!kind || !size) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(kind, "porep") != 0) {
+        cli_errorf("circuit kind '%s' is not implemented (porep only)", kind);
+        return 1;
+    }
+    cuzk_porep_config cfg;
+    if (cuzk_porep_config_for(&cfg, size, ni)) {
+        cli_errorf("sector size %llu is not a registered PoRep size", (unsigned long long)size);
+        return 2;
+    }
+    cuzk_count_cs *k = cuzk_count_cs_new();
+    if (!k) {
+        cli_errorf("out of memory");
+        return 1;
+    }
+    cuzk_cs *cs = &k->base;
+    double t0 = cli_now();
+    int e = cuzk_cs_alloc_one(cs);
+    if (!e) e = cuzk_porep_circuit(cs, &cfg, NULL);
+    size_t constraints = cs->num_constraints;
+    if (!e) e = cuzk_cs_finalize(cs);
+    double dt = cli_now() - t0;
+    if (e) {
+        cli_errorf("synthesis failed: %s", cuzk_strerror(e));
+        cuzk_cs_free(cs);
+        return 1;
+    }
+    printf("circuit      porep %s (%llu bytes, %u layers, %u challenges, tree %u-%u-%u)\n",
+           ni ? "non-interactive" : "interactive", (unsigned long long)size, cfg.layers, cfg.challenges,
+           cfg.tree.base_arity, cfg.tree.sub_arity, cfg.tree.top_arity);
+    printf("partitions   %u\n", cfg.partitions);
+    printf("inputs       %zu\n", cs->num_inputs);
+    printf("aux          %zu\n", cs->num_aux);
+    printf("constraints  %zu (+%zu input constraints = %zu)\n", constraints, cs->num_inputs,
+           cs->num_constraints);
+    printf("nnz A        %zu\nnnz B        %zu\nnnz C        %zu\n", k->nnz[0], k->nnz[1], k->nnz[2]);
+    if (parts)
+        printf("all partitions: %zu constraints, %zu inputs\n", cs->num_constraints * cfg.partitions,
+               cs->num_inputs * cfg.partitions);
+    fprintf(stderr, "counted in %.1f s (%.2f M constraints/s)\n", dt, (double)cs->num_constraints / dt / 1e6);
+    cuzk_cs_free(cs);
+    return 0;
+}
+
+int cmd_circuit(int argc, char **argv)
+{
+    if (argc >= 2 && !strcmp(argv[1], "info")) return circuit_info(argc - 1, argv + 1);
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        usage(stdout);
+        return 0;
+    }
+    usage(stderr);
+    return 2;
+}

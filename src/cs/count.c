@@ -1,0 +1,30 @@
+/* CountingCS: variables, constraints and matrix terms, nothing stored. */
+#include <stdlib.h>
+
+#include "cs_internal.h"
+
+static void c_alloc(cuzk_cs *cs, const cuzk_fr *v) {}
+static void c_enforce(cuzk_cs *cs, const char *n, const cuzk_lc *a, const cuzk_lc *b, const cuzk_lc *c)
+{
+    cuzk_count_cs *k = (cuzk_count_cs *)cs;
+    k->nnz[0] += a->len;
+    k->nnz[1] += b->len;
+    k->nnz[2] += c->len;
+}
+static int c_extend(cuzk_cs *p, const cuzk_cs *c)
+{
+    for (int m = 0; m < 3; m++) ((cuzk_count_cs *)p)->nnz[m] += ((const cuzk_count_cs *)c)->nnz[m];
+    return 0;
+}
+static cuzk_cs *c_new_like(const cuzk_cs *cs) { return (cuzk_cs *)cuzk_count_cs_new(); }
+static void c_destroy(cuzk_cs *cs) { free(cs); }
+
+static const cuzk_cs_vtable count_vt = {CUZK_CS_COUNT, "CountingCS", c_alloc, c_alloc, c_enforce,
+                                        c_extend, NULL, c_new_like, c_destroy, NULL};
+
+cuzk_count_cs *cuzk_count_cs_new(void)
+{
+    cuzk_count_cs *k = calloc(1, sizeof *k);
+    if (k) cuzk_cs_base_init(&k->base, &count_vt, false, false);
+    return k;
+}
