@@ -1,8 +1,11 @@
-/* Engine throughput on the CPU prover: 10-partition synthetic jobs with 1,
+/* Engine throughput on the CPU prover (or with --gpu first, the GPU prover:
+ * device i on GPU i mod the GPU count, so 2 devices on a one-GPU machine
+ * are two contexts on it): 10-partition synthetic jobs with 1,
  * 2 and 4 jobs kept in flight; proofs per minute, mean job latency and the
  * busy share of each stage (synthesis and verification workers, prover
  * workers). Usage: bench_engine [constraints] [jobs per level]
  * [synthesis workers] [devices] [workers per device]. */
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -10,6 +13,7 @@
 
 #include "cuzk/engine.h"
 #include "cuzk/error.h"
+#include "cuzk/gpu.h"
 
 static double eng_now(void)
 {
@@ -20,6 +24,8 @@ static double eng_now(void)
 
 int main(int argc, char **argv)
 {
+    bool gpu = argc > 1 && !strcmp(argv[1], "--gpu");
+    if (gpu) argv++, argc--;
     uint64_t nc = argc > 1 ? strtoull(argv[1], NULL, 0) : 4096;
     int per_level = argc > 2 ? atoi(argv[2]) : 8;
     long np = sysconf(_SC_NPROCESSORS_ONLN);
@@ -28,6 +34,18 @@ int main(int argc, char **argv)
         .num_devices = argc > 4 ? (unsigned)atoi(argv[4]) : 1,
         .workers_per_device = argc > 5 ? (unsigned)atoi(argv[5]) : 2,
     };
+    cuzk_engine_prover gp;
+    if (gpu) {
+        int count = 0;
+        unsigned ord[64];
+        if (cuzk_gpu_device_count(&count) != CUZK_OK || count <= 0 || cfg.num_devices > 64) {
+            printf("no CUDA device\n");
+            return 1;
+        }
+        for (unsigned i = 0; i < cfg.num_devices; i++) ord[i] = i % (unsigned)count;
+        if (cuzk_engine_gpu_prover(&gp, ord, cfg.num_devices) != CUZK_OK) return 1;
+        cfg.prover = &gp;
+    }
     cuzk_engine *e;
     if (cuzk_engine_create(&e, &cfg) != CUZK_OK) return 1;
     cuzk_engine_synthetic_kind kind = {"bench", "bench", 10, CUZK_PRIORITY_NORMAL, nc, 4, NULL};
@@ -35,8 +53,10 @@ int main(int argc, char **argv)
     if (cuzk_engine_register_synthetic(e, &kind, (unsigned)(np > 0 ? np : 1)) != CUZK_OK) return 1;
     if (cuzk_engine_srs_preload(e, "bench") != CUZK_OK) return 1;
     unsigned nsw = cfg.synthesis_workers, npw = cfg.num_devices * cfg.workers_per_device;
-    printf("engine, CPU prover: 10-partition synthetic jobs, %llu constraints per partition\n",
-           (unsigned long long)nc);
+    printf("engine, %s prover: 10-partition synthetic jobs, %llu constraints per partition\n",
+           gpu ? "GPU" : "CPU", (unsigned long long)nc);
+    for (unsigned d = 0; gpu && d < cuzk_engine_num_devices(e); d++)
+        printf("device %u: %s\n", d, cuzk_engine_device_name(e, d));
     printf("%u synthesis workers, %u device(s) x %u prover workers; setup %.2f s\n", nsw, cfg.num_devices,
            cfg.workers_per_device, eng_now() - t0);
     /* ceiling: every prover worker proving all the time at the measured
@@ -88,5 +108,6 @@ int main(int argc, char **argv)
         free(slot);
     }
     cuzk_engine_destroy(e);
+    if (gpu) cuzk_engine_gpu_prover_free(&gp);
     return 0;
 }

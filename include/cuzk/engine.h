@@ -109,6 +109,8 @@ typedef struct cuzk_engine_kind {
  *    calls from it).
  *  - last_error: a message for the last failed prove of a worker (may be
  *    NULL), added to the job's failure message.
+ *  - device_name: a description of an opened device for the status (may
+ *    be NULL).
  */
 typedef struct cuzk_engine_prover {
     const char *name;
@@ -121,11 +123,26 @@ typedef struct cuzk_engine_prover {
     void (*srs_evicted)(void *ctx, void *dev, const cuzk_groth16_params *params);
     const char *(*last_error)(void *ctx, void *dev, unsigned worker);
     void *ctx;
+    const char *(*device_name)(void *ctx, void *dev);
 } cuzk_engine_prover;
 
 /* Fills *out with the CPU prover: cuzk_groth16_prove_assignment with
  * `threads` threads per call (0: 1), no device state. Tests wrap it. */
 void cuzk_engine_cpu_prover(cuzk_engine_prover *out, unsigned threads);
+
+/*
+ * Fills *out with the GPU prover (cuzk/gpu.h): engine device i is GPU
+ * ordinals[i] (n == 0: every GPU, in order), each with one CUDA stream and
+ * witness buffers per worker; parameters go to each device once and are
+ * dropped there when the SRS is evicted. An ordinal may repeat: each entry
+ * is its own device context on that GPU. CUZK_ERR_NO_DEVICE when built
+ * without CUDA, with no GPU, or with an ordinal that does not exist: callers
+ * fall back to the CPU prover (cuzk_engine_create also returns
+ * CUZK_ERR_NO_DEVICE when a device cannot be opened). Free with
+ * cuzk_engine_gpu_prover_free after the engine.
+ */
+int cuzk_engine_gpu_prover(cuzk_engine_prover *out, const unsigned *ordinals, unsigned n);
+void cuzk_engine_gpu_prover_free(cuzk_engine_prover *p);
 
 /* ---- pre-compiled circuits (PCE) --------------------------------------- */
 
@@ -331,6 +348,11 @@ typedef struct cuzk_engine_counters {
     unsigned jobs_active, queued_synthesis, queued_prove, queued_verify;
 } cuzk_engine_counters;
 void cuzk_engine_get_counters(cuzk_engine *e, cuzk_engine_counters *out);
+
+/* Prover devices of the engine, and a description of device d (the
+ * backend's device_name, or its name). */
+unsigned cuzk_engine_num_devices(cuzk_engine *e);
+const char *cuzk_engine_device_name(cuzk_engine *e, unsigned d);
 
 /* A JSON snapshot (config, counters, queues, workers, devices, SRS and PCE
  * residency, memory, active jobs); malloc'd, free() it. NULL on no memory. */

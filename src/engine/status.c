@@ -198,6 +198,7 @@ char *cuzk_engine_status_json(cuzk_engine *e)
         jw_open(&w, NULL, '{');
         kv_u64(&w, "index", d);
         kv_str(&w, "backend", e->prover.name);
+        kv_str(&w, "name", cuzk_engine_device_name(e, d));
         kv_u64(&w, "workers", e->per_device);
         jw_close(&w, '}');
     }
@@ -242,4 +243,14 @@ char *cuzk_engine_status_json(cuzk_engine *e)
         return NULL;
     }
     return w.buf;
+}
+
+unsigned cuzk_engine_num_devices(cuzk_engine *e) { return e ? e->n_devices : 0; }
+
+/* devs and the backend are fixed between create and destroy: no lock. */
+const char *cuzk_engine_device_name(cuzk_engine *e, unsigned d)
+{
+    if (!e || d >= e->n_devices) return "";
+    const char *n = e->prover.device_name && e->devs[d] ? e->prover.device_name(e->prover.ctx, e->devs[d]) : NULL;
+    return n ? n : e->prover.name ? e->prover.name : "";
 }

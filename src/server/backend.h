@@ -73,7 +73,13 @@ typedef struct srv_srs {
     uint64_t size_bytes;
     uint32_t ref_count;
 } srv_srs;
+typedef struct srv_gpu {
+    uint32_t ordinal;
+    char name[128];
+} srv_gpu;
 typedef struct srv_status {
+    srv_gpu gpus[16]; /* the GPU prover's devices (none on the CPU prover) */
+    size_t n_gpus;
     srv_queue queues[32];
     size_t n_queues;
     srv_srs srs[32];

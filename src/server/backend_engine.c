@@ -39,6 +39,9 @@ struct srv_backend {
     char kinds[MAX_KINDS][64], circuits[MAX_KINDS][64];
     size_t n_kinds;
     void (*log)(int level, const char *msg);
+    cuzk_engine_prover gpu; /* valid when on_gpu */
+    bool on_gpu;
+    unsigned ordinals[CFG_MAX_DEVICES]; /* engine device -> GPU ordinal */
 };
 
 static int errf(char *err, size_t errlen, int code, const char *fmt, ...)
@@ -137,12 +140,41 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
         .log = engine_log,
         .log_ctx = b,
     };
-    int rc = cuzk_engine_create(&b->e, &ec);
+    /* [gpus] devices: the GPU prover on those ordinals (empty: all GPUs);
+     * no GPU (or a build without CUDA): the CPU prover, as before. */
+    int rc = CUZK_ERR_NO_DEVICE;
+    if (cuzk_engine_gpu_prover(&b->gpu, c->devices, (unsigned)c->n_devices) == CUZK_OK) {
+        b->on_gpu = true;
+        ec.prover = &b->gpu;
+        ec.num_devices = 0; /* one per ordinal */
+        rc = cuzk_engine_create(&b->e, &ec);
+        if (rc == CUZK_ERR_NO_DEVICE) {
+            engine_log(b, 1, "GPU devices could not be opened; proving on the CPU");
+            cuzk_engine_gpu_prover_free(&b->gpu);
+            b->on_gpu = false;
+        }
+    } else {
+        engine_log(b, 2, "no usable CUDA device; proving on the CPU");
+    }
+    if (!b->on_gpu) {
+        ec.prover = NULL;
+        ec.num_devices = (unsigned)c->n_devices;
+        rc = cuzk_engine_create(&b->e, &ec);
+    }
     if (rc != CUZK_OK) {
         errf(err, errlen, 0, "cannot start the engine: %s", cuzk_strerror(rc));
+        if (b->on_gpu) cuzk_engine_gpu_prover_free(&b->gpu);
         free(b);
         return NULL;
     }
+    for (unsigned d = 0; b->on_gpu && d < cuzk_engine_num_devices(b->e) && d < CFG_MAX_DEVICES; d++)
+        b->ordinals[d] = c->n_devices ? c->devices[d] : d;
+    if (b->on_gpu)
+        for (unsigned d = 0; d < cuzk_engine_num_devices(b->e); d++) {
+            char m[320];
+            snprintf(m, sizeof m, "prover device %u: %s", d, cuzk_engine_device_name(b->e, d));
+            engine_log(b, 2, m);
+        }
     if (o->test_kinds && register_test_kinds(b, o, err, errlen)) {
         srv_backend_close(b);
         return NULL;
@@ -159,6 +191,7 @@ void srv_backend_close(srv_backend *b)
     b->n_live = 0;
     pthread_mutex_unlock(&b->mu);
     cuzk_engine_destroy(b->e);
+    if (b->on_gpu) cuzk_engine_gpu_prover_free(&b->gpu);
     free(b->live);
     pthread_mutex_destroy(&b->mu);
     free(b);
@@ -363,6 +396,11 @@ int srv_get_status(srv_backend *b, srv_status *out)
     out->proofs_failed = c.jobs_failed;
     out->memory_reserved = c.memory_reserved;
     out->memory_budget = c.memory_budget;
+    for (unsigned d = 0; b->on_gpu && d < cuzk_engine_num_devices(b->e) && out->n_gpus < 16; d++) {
+        srv_gpu *g = &out->gpus[out->n_gpus++];
+        g->ordinal = b->ordinals[d];
+        snprintf(g->name, sizeof g->name, "%s", cuzk_engine_device_name(b->e, d));
+    }
     return RPC_OK;
 }
 

@@ -377,6 +377,15 @@ static int m_status(srv_service *s, rpc_call *c, const uint8_t *req, size_t len,
     Cuzk__V1__GetStatusResponse a = CUZK__V1__GET_STATUS_RESPONSE__INIT;
     Cuzk__V1__QueueStatus qs[32], *qp[32];
     Cuzk__V1__SRSStatus ss[32], *sp[32];
+    Cuzk__V1__GPUStatus gs[16], *gp[16];
+    for (size_t i = 0; i < st.n_gpus; i++) {
+        cuzk__v1__gpustatus__init(&gs[i]);
+        gs[i].ordinal = st.gpus[i].ordinal;
+        gs[i].name = st.gpus[i].name;
+        gp[i] = &gs[i];
+    }
+    a.n_gpus = st.n_gpus;
+    a.gpus = gp;
     for (size_t i = 0; i < st.n_queues; i++) {
         cuzk__v1__queue_status__init(&qs[i]);
         qs[i].proof_kind = st.queues[i].kind;

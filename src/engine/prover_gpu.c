@@ -1,0 +1,121 @@
+/*
+ * The GPU prover backend: one engine device per configured GPU ordinal, one
+ * cuzk_gpu_worker (CUDA stream, witness buffers, error message) per engine
+ * worker. An ordinal may repeat: each entry opens its own device context
+ * (its own parameter copy, scratch and kernel lock), so two contexts share
+ * one physical GPU (the multi-GPU test mode on a one-GPU machine).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuzk/engine.h"
+#include "cuzk/error.h"
+#include "cuzk/gpu.h"
+
+typedef struct gpu_ctx {
+    unsigned n;
+    int ordinals[];
+} gpu_ctx;
+
+typedef struct gpu_dev {
+    cuzk_gpu_device *dev;
+    unsigned n_workers;
+    cuzk_gpu_worker **w;
+    char msg[256]; /* why the open failed */
+} gpu_dev;
+
+static unsigned gpu_num_devices(void *ctx) { return ((gpu_ctx *)ctx)->n; }
+
+static void gpu_device_close(void *ctx, void *d)
+{
+    gpu_dev *g = d;
+    if (!g) return;
+    for (unsigned i = 0; i < g->n_workers; i++) cuzk_gpu_worker_destroy(g->w[i]);
+    free(g->w);
+    cuzk_gpu_device_close(g->dev);
+    free(g);
+}
+
+static int gpu_device_open(void *ctx, unsigned device, unsigned workers, void **out)
+{
+    gpu_ctx *c = ctx;
+    *out = NULL;
+    if (device >= c->n) return CUZK_ERR_INVALID_ARG;
+    gpu_dev *g = calloc(1, sizeof *g);
+    if (!g || !(g->w = calloc(workers, sizeof *g->w))) {
+        free(g);
+        return CUZK_ERR_NO_MEMORY;
+    }
+    int err = cuzk_gpu_device_open(&g->dev, c->ordinals[device], g->msg, sizeof g->msg);
+    for (; err == CUZK_OK && g->n_workers < workers; g->n_workers++)
+        err = cuzk_gpu_worker_create(&g->w[g->n_workers], g->dev);
+    if (err != CUZK_OK) {
+        if (g->msg[0]) fprintf(stderr, "cuzk: GPU %d: %s\n", c->ordinals[device], g->msg);
+        gpu_device_close(ctx, g);
+        return err;
+    }
+    *out = g;
+    return CUZK_OK;
+}
+
+static int gpu_prove(void *ctx, void *d, unsigned worker, const cuzk_groth16_params *params, size_t n,
+                     const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s,
+                     cuzk_groth16_proof *out)
+{
+    gpu_dev *g = d;
+    if (worker >= g->n_workers) return CUZK_ERR_INVALID_ARG;
+    return cuzk_gpu_prove(g->w[worker], out, params, as, r, s, n, NULL);
+}
+
+static void gpu_srs_evicted(void *ctx, void *d, const cuzk_groth16_params *params)
+{
+    cuzk_gpu_device_release_params(((gpu_dev *)d)->dev, params);
+}
+
+static const char *gpu_last_error(void *ctx, void *d, unsigned worker)
+{
+    gpu_dev *g = d;
+    return worker < g->n_workers ? cuzk_gpu_worker_error(g->w[worker]) : NULL;
+}
+
+static const char *gpu_device_name(void *ctx, void *d)
+{
+    return cuzk_gpu_device_describe(((gpu_dev *)d)->dev);
+}
+
+int cuzk_engine_gpu_prover(cuzk_engine_prover *out, const unsigned *ordinals, unsigned n)
+{
+    memset(out, 0, sizeof *out);
+    int count = 0;
+    if (cuzk_gpu_device_count(&count) != CUZK_OK || count <= 0) return CUZK_ERR_NO_DEVICE;
+    if (n == 0) {
+        ordinals = NULL;
+        n = (unsigned)count;
+    } else if (!ordinals) {
+        return CUZK_ERR_INVALID_ARG;
+    }
+    for (unsigned i = 0; ordinals && i < n; i++)
+        if (ordinals[i] >= (unsigned)count) return CUZK_ERR_NO_DEVICE;
+    gpu_ctx *c = malloc(sizeof *c + n * sizeof c->ordinals[0]);
+    if (!c) return CUZK_ERR_NO_MEMORY;
+    c->n = n;
+    for (unsigned i = 0; i < n; i++) c->ordinals[i] = ordinals ? (int)ordinals[i] : (int)i;
+    out->name = "gpu";
+    out->num_devices = gpu_num_devices;
+    out->device_open = gpu_device_open;
+    out->device_close = gpu_device_close;
+    out->prove = gpu_prove;
+    out->srs_evicted = gpu_srs_evicted;
+    out->last_error = gpu_last_error;
+    out->device_name = gpu_device_name;
+    out->ctx = c;
+    return CUZK_OK;
+}
+
+void cuzk_engine_gpu_prover_free(cuzk_engine_prover *p)
+{
+    if (!p) return;
+    free(p->ctx);
+    memset(p, 0, sizeof *p);
+}
