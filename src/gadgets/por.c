@@ -269,21 +269,7 @@ int cuzk_por_circuit(cuzk_cs *cs, const cuzk_por_io *io)
         rt = cuzk_num_alloc(cs, &io->root_value);
         cuzk_cs_pop_ns(cs);
     }
-    if (cuzk_cs_skip_lcs(cs)) {
-        cuzk_cs_enforce_skipped(cs);
-    } else {
-        cuzk_lc a, b, cc;
-        cuzk_lc_init(&a);
-        cuzk_lc_init(&b);
-        cuzk_lc_init(&cc);
-        cuzk_lc_add_var(&a, cur.var);
-        cuzk_lc_add_var(&b, CUZK_CS_ONE);
-        cuzk_lc_add_var(&cc, rt.var);
-        cuzk_cs_enforce(cs, "enforce root is correct", &a, &b, &cc);
-        cuzk_lc_free(&a);
-        cuzk_lc_free(&b);
-        cuzk_lc_free(&cc);
-    }
+    cuzk_num_enforce_equal(cs, "enforce root is correct", &cur, &rt);
     if (!io->private_root) {
         cuzk_cs_push_ns(cs, "root");
         cuzk_num_inputize(cs, &rt);
