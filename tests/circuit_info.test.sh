@@ -7,7 +7,9 @@
 # PoRep partition (about a minute): 328 inputs and 130,278,541 constraints
 # before the input constraints, as rust-fil-proofs' circuitinfo prints, and the
 # WindowPoSt partitions of filecoin-proofs' constants.rs: 32 GiB 125,279,217
-# constraints, 25,840 inputs; 64 GiB 129,887,900 constraints, 25,301 inputs.
+# constraints, 25,840 inputs; 64 GiB 129,887,900 constraints, 25,301 inputs;
+# the 32 GiB SnapDeals partition (storage-proofs-update tests/circuit.rs):
+# 81,049,499 constraints. Always: 1KiB SnapDeals 1,248,389 constraints, 5 inputs.
 # Usage: circuit_info.test.sh BUILD_DIR
 set -u
 bin="${1:?usage: circuit_info.test.sh BUILD_DIR}/cuzk"
@@ -36,6 +38,11 @@ check "2KiB WinningPoSt inputs" "$(echo "$out" | field inputs)" 133
 out=$("$bin" circuit info --kind winning-post --sector-size 32GiB) || { echo "FAIL: winning 32GiB exited $?"; exit 1; }
 check "32GiB WinningPoSt inputs" "$(echo "$out" | field inputs)" 133
 check "32GiB WinningPoSt constraints" "$(echo "$out" | field constraints)" 370590
+out=$("$bin" circuit info --kind update --sector-size 1KiB) || { echo "FAIL: update 1KiB exited $?"; exit 1; }
+check "1KiB update constraints" "$(echo "$out" | field constraints)" 1248389
+check "1KiB update inputs" "$(echo "$out" | field inputs)" 5
+"$bin" circuit info --kind update --sector-size 1GiB >/dev/null 2>&1
+check "update 1GiB rejected" "$?" 2
 "$bin" circuit info --kind window-post --sector-size 2KiB --threads x >/dev/null 2>&1
 check "bad thread count rejected" "$?" 2
 "$bin" circuit info --bogus >/dev/null 2>&1
@@ -45,6 +52,9 @@ if [ "${CUZK_LONG:-0}" = 1 ]; then
   out=$("$bin" circuit info --kind porep --sector-size 32GiB) || { echo "FAIL: 32GiB exited $?"; exit 1; }
   check "32GiB inputs" "$(echo "$out" | field inputs)" 328
   check "32GiB constraints" "$(echo "$out" | field constraints)" 130278541
+  out=$("$bin" circuit info --kind update --sector-size 32GiB) || { echo "FAIL: update 32GiB exited $?"; exit 1; }
+  check "32GiB update constraints" "$(echo "$out" | field constraints)" 81049499
+  check "32GiB update partitions" "$(echo "$out" | field partitions)" 16
   out=$("$bin" circuit info --kind window-post --sector-size 32GiB) || { echo "FAIL: window 32GiB exited $?"; exit 1; }
   check "32GiB WindowPoSt inputs" "$(echo "$out" | field inputs)" 25840
   check "32GiB WindowPoSt constraints" "$(echo "$out" | field constraints)" 125279217

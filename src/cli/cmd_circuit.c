@@ -12,6 +12,7 @@
 #include "cuzk/error.h"
 #include "cuzk/porep.h"
 #include "cuzk/post.h"
+#include "cuzk/update.h"
 
 /* "2KiB", "32GiB", "2048", "8M": bytes. */
 static bool parse_size(const char *s, uint64_t *out)
@@ -27,9 +28,10 @@ static bool parse_size(const char *s, uint64_t *out)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: cuzk circuit info --kind porep|window-post|winning-post --sector-size SIZE\n"
+    fprintf(f, "usage: cuzk circuit info --kind porep|window-post|winning-post|update --sector-size SIZE\n"
                "                         [--non-interactive] [--partitions] [--threads N]\n"
                "  SIZE: 2KiB 4KiB 16KiB 32KiB 8MiB 16MiB 512MiB 1GiB 32GiB 64GiB\n"
+               "  (update, the SnapDeals circuit: also 1KiB 8KiB, not 1GiB)\n"
                "  prints inputs (with ONE), aux, constraints (without and with the one\n"
                "  constraint per input) and the terms of A, B, C for one partition;\n"
                "  --partitions also prints the totals over all partitions (PoRep);\n"
@@ -73,14 +75,17 @@ static int circuit_info(int argc, char **argv)
         return 2;
     }
     bool porep = !strcmp(kind, "porep"), window = !strcmp(kind, "window-post"), winning = !strcmp(kind, "winning-post");
-    if (!porep && !window && !winning) {
-        cli_errorf("circuit kind '%s' is not implemented (porep, window-post, winning-post)", kind);
+    bool update = !strcmp(kind, "update");
+    if (!porep && !window && !winning && !update) {
+        cli_errorf("circuit kind '%s' is not implemented (porep, window-post, winning-post, update)", kind);
         return 1;
     }
     cuzk_porep_config cfg;
     cuzk_post_config pcfg;
-    if (porep ? cuzk_porep_config_for(&cfg, size, ni)
-              : cuzk_post_config_for(&pcfg, size, window ? CUZK_POST_WINDOW : CUZK_POST_WINNING)) {
+    cuzk_update_config ucfg;
+    if (porep    ? cuzk_porep_config_for(&cfg, size, ni)
+        : update ? cuzk_update_config_for(&ucfg, size)
+                 : cuzk_post_config_for(&pcfg, size, window ? CUZK_POST_WINDOW : CUZK_POST_WINNING)) {
         cli_errorf("sector size %llu is not a registered sector size", (unsigned long long)size);
         return 2;
     }
@@ -92,7 +97,10 @@ static int circuit_info(int argc, char **argv)
     cuzk_cs *cs = &k->base;
     double t0 = cli_now();
     int e = cuzk_cs_alloc_one(cs);
-    if (!e) e = porep ? cuzk_porep_circuit(cs, &cfg, NULL) : cuzk_post_circuit(cs, &pcfg, NULL, (unsigned)threads);
+    if (!e)
+        e = porep    ? cuzk_porep_circuit(cs, &cfg, NULL)
+            : update ? cuzk_update_circuit(cs, &ucfg, NULL)
+                     : cuzk_post_circuit(cs, &pcfg, NULL, (unsigned)threads);
     size_t constraints = cs->num_constraints;
     if (!e) e = cuzk_cs_finalize(cs);
     double dt = cli_now() - t0;
@@ -106,6 +114,11 @@ static int circuit_info(int argc, char **argv)
                ni ? "non-interactive" : "interactive", (unsigned long long)size, cfg.layers, cfg.challenges,
                cfg.tree.base_arity, cfg.tree.sub_arity, cfg.tree.top_arity);
         printf("partitions   %u\n", cfg.partitions);
+    } else if (update) {
+        printf("circuit      update (%llu bytes, %u challenges, %u apex leaves, tree %u-%u-%u)\n",
+               (unsigned long long)size, ucfg.challenges, ucfg.apex_leaves, ucfg.tree.base_arity,
+               ucfg.tree.sub_arity, ucfg.tree.top_arity);
+        printf("partitions   %u\n", ucfg.partitions);
     } else {
         printf("circuit      %s (%llu bytes, %u sectors x %u challenges, tree %u-%u-%u)\n", kind,
                (unsigned long long)size, pcfg.sectors, pcfg.challenges, pcfg.tree.base_arity, pcfg.tree.sub_arity,
