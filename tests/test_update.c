@@ -5,13 +5,18 @@
  * 6,760,091; 5 inputs with ONE) and the gadget counts of its gadgets.rs
  * tests (gen_challenge_bits 568 / 4,544 / 5,680, apex_por 317,654 /
  * 5,808,515); the in-circuit challenge bits equal the native derivation for
- * a random comm_r_new and every partition.
+ * a random comm_r_new and every partition. A 2KiB partition built from a
+ * synthetic sector (random old replica and new data, native trees D, R old,
+ * R new with leaf_r_new = leaf_r_old + leaf_d_new·rho) satisfies TestCS with
+ * the public inputs in PublicInputs::to_vec order; a wrong leaf_d_new is
+ * rejected at the tree R new root check.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuzk/cs.h"
 #include "cuzk/error.h"
+#include "cuzk/poseidon.h"
 #include "cuzk/update.h"
 #include "testutil.h"
 
@@ -24,6 +29,77 @@ static size_t count(const cuzk_update_config *cfg, size_t *inputs)
     *inputs = k->base.num_inputs;
     cuzk_cs_free(&k->base);
     return n;
+}
+
+typedef struct snap {
+    cuzk_merkle_tree d, r_old, r_new;
+    cuzk_update_witness w;
+    cuzk_update_challenge ch[16];
+    cuzk_fr *paths;
+    uint64_t c[16];
+} snap;
+
+static void snap_build(snap *s, const cuzk_update_config *cfg, unsigned h, cuzk_rng *rng)
+{
+    uint64_t N = cfg->nodes;
+    cuzk_fr *d = malloc(sizeof(cuzk_fr) * N), *old = malloc(sizeof(cuzk_fr) * N), *nw = malloc(sizeof(cuzk_fr) * N);
+    for (uint64_t i = 0; i < N; i++) {
+        cuzk_fr_random(&d[i], rng);
+        cuzk_fr_random(&old[i], rng);
+    }
+    cuzk_tree_shape td = {CUZK_TREE_SHA256, 2, 0, 0};
+    CHECK(cuzk_merkle_tree_build(&s->d, &td, d, N) == 0);
+    CHECK(cuzk_merkle_tree_build(&s->r_old, &cfg->tree, old, N) == 0);
+    memset(&s->w, 0, sizeof s->w);
+    s->w.k = 0;
+    s->w.h = h;
+    cuzk_fr_random(&s->w.comm_c, rng);
+    s->w.comm_d_new = s->d.root;
+    s->w.root_r_old = s->r_old.root;
+    cuzk_fr pair[2] = {s->w.comm_c, s->w.root_r_old}, phi;
+    cuzk_poseidon_hash(&s->w.comm_r_old, 2, pair);
+    cuzk_update_phi(&phi, &s->w.comm_d_new, &s->w.comm_r_old);
+    for (uint64_t i = 0; i < N; i++) {
+        cuzk_fr rho;
+        cuzk_update_rho(&rho, cfg, &phi, i, h);
+        cuzk_fr_mul(&nw[i], &d[i], &rho);
+        cuzk_fr_add(&nw[i], &nw[i], &old[i]);
+    }
+    CHECK(cuzk_merkle_tree_build(&s->r_new, &cfg->tree, nw, N) == 0);
+    s->w.root_r_new = s->r_new.root;
+    pair[1] = s->w.root_r_new;
+    cuzk_poseidon_hash(&s->w.comm_r_new, 2, pair);
+    CHECK(cuzk_update_challenges(s->c, cfg, &s->w.comm_r_new, 0) == 0);
+    /* apex leaves: tree D row challenge_bits - apex_bits (one partition), layers stored leaves first */
+    size_t off = 0;
+    for (unsigned l = 0; l < cfg->challenge_bits - cfg->apex_bits; l++) off += N >> l;
+    s->w.apex_leaves = &s->d.base[off];
+    size_t pr = cuzk_tree_path_len(&cfg->tree, N), per = 2 * pr + cfg->challenge_bits;
+    s->paths = malloc(sizeof(cuzk_fr) * per * cfg->challenges);
+    for (unsigned i = 0; i < cfg->challenges; i++) {
+        cuzk_fr *p = &s->paths[per * i];
+        cuzk_update_challenge *c = &s->ch[i];
+        c->leaf_r_old = old[s->c[i]];
+        c->leaf_d_new = d[s->c[i]];
+        CHECK(cuzk_merkle_tree_path(&s->r_old, s->c[i], p) == 0);
+        CHECK(cuzk_merkle_tree_path(&s->r_new, s->c[i], p + pr) == 0);
+        CHECK(cuzk_merkle_tree_path(&s->d, s->c[i], p + 2 * pr) == 0);
+        c->path_r_old = p;
+        c->path_r_new = p + pr;
+        c->path_d_new = p + 2 * pr;
+    }
+    s->w.challenges = s->ch;
+    free(d);
+    free(old);
+    free(nw);
+}
+
+static void snap_free(snap *s)
+{
+    cuzk_merkle_tree_free(&s->d);
+    cuzk_merkle_tree_free(&s->r_old);
+    cuzk_merkle_tree_free(&s->r_new);
+    free(s->paths);
 }
 
 int main(void)
@@ -102,6 +178,35 @@ int main(void)
         CHECK_MSG(cs->num_constraints - before == apex[i].constraints, "apex_por %u/%u: %zu", apex[i].leaves,
                   apex[i].pbits, cs->num_constraints - before);
         cuzk_cs_free(cs);
+    }
+
+    /* a satisfied 2KiB partition, then a wrong new data leaf */
+    {
+        cuzk_update_config cfg;
+        CHECK(cuzk_update_config_for(&cfg, 2048) == 0);
+        snap s;
+        snap_build(&s, &cfg, cfg.hs[cuzk_rng_u64(&rng) % CUZK_UPDATE_NUM_HS], &rng);
+        cuzk_test_cs *t = cuzk_test_cs_new();
+        cuzk_cs_alloc_one(&t->base);
+        CHECK(cuzk_update_circuit(&t->base, &cfg, &s.w) == 0);
+        CHECK_MSG(cuzk_test_cs_is_satisfied(t), "2KiB update unsatisfied at %s", t->first_unsat ? t->first_unsat : "?");
+        cuzk_fr pub[4];
+        CHECK(cuzk_update_k_and_h_select(&pub[0], &cfg, s.w.k, s.w.h) == 0);
+        pub[1] = s.w.comm_r_old;
+        pub[2] = s.w.comm_d_new;
+        pub[3] = s.w.comm_r_new;
+        CHECK(t->input.len == 5 && memcmp(&t->input.v[1], pub, sizeof pub) == 0);
+        CHECK(t->base.num_constraints == 1705039);
+        cuzk_cs_free(&t->base);
+        cuzk_fr_add(&s.ch[3].leaf_d_new, &s.ch[3].leaf_d_new, &cuzk_fr_one);
+        t = cuzk_test_cs_new();
+        cuzk_cs_alloc_one(&t->base);
+        cuzk_update_circuit(&t->base, &cfg, &s.w);
+        const char *want = "por tree_r_new (c_index=3)/calculated root == provided root";
+        CHECK_MSG(!cuzk_test_cs_is_satisfied(t) && t->first_unsat && !strcmp(t->first_unsat, want),
+                  "wrong leaf_d_new: %s", t->first_unsat ? t->first_unsat : "accepted");
+        cuzk_cs_free(&t->base);
+        snap_free(&s);
     }
 
     cuzk_update_config c;
