@@ -9,7 +9,7 @@
 # WindowPoSt partitions of filecoin-proofs' constants.rs: 32 GiB 125,279,217
 # constraints, 25,840 inputs; 64 GiB 129,887,900 constraints, 25,301 inputs;
 # the 32 GiB SnapDeals partition (storage-proofs-update tests/circuit.rs):
-# 81,049,499 constraints. Always: 1KiB SnapDeals 1,248,389 constraints, 5 inputs.
+# 81,049,499 constraints, its Poseidon variant (circuit_poseidon.rs) 22,305,906. Always: 1KiB SnapDeals 1,248,389 constraints, 5 inputs.
 # Usage: circuit_info.test.sh BUILD_DIR
 set -u
 bin="${1:?usage: circuit_info.test.sh BUILD_DIR}/cuzk"
@@ -41,6 +41,8 @@ check "32GiB WinningPoSt constraints" "$(echo "$out" | field constraints)" 37059
 out=$("$bin" circuit info --kind update --sector-size 1KiB) || { echo "FAIL: update 1KiB exited $?"; exit 1; }
 check "1KiB update constraints" "$(echo "$out" | field constraints)" 1248389
 check "1KiB update inputs" "$(echo "$out" | field inputs)" 5
+out=$("$bin" circuit info --kind update-poseidon --sector-size 8KiB) || { echo "FAIL: update-poseidon 8KiB exited $?"; exit 1; }
+check "8KiB update-poseidon constraints" "$(echo "$out" | field constraints)" 47974
 "$bin" circuit info --kind update --sector-size 1GiB >/dev/null 2>&1
 check "update 1GiB rejected" "$?" 2
 "$bin" circuit info --kind window-post --sector-size 2KiB --threads x >/dev/null 2>&1
@@ -55,6 +57,8 @@ if [ "${CUZK_LONG:-0}" = 1 ]; then
   out=$("$bin" circuit info --kind update --sector-size 32GiB) || { echo "FAIL: update 32GiB exited $?"; exit 1; }
   check "32GiB update constraints" "$(echo "$out" | field constraints)" 81049499
   check "32GiB update partitions" "$(echo "$out" | field partitions)" 16
+  out=$("$bin" circuit info --kind update-poseidon --sector-size 32GiB) || { echo "FAIL: update-poseidon 32GiB exited $?"; exit 1; }
+  check "32GiB update-poseidon constraints" "$(echo "$out" | field constraints)" 22305906
   out=$("$bin" circuit info --kind window-post --sector-size 32GiB) || { echo "FAIL: window 32GiB exited $?"; exit 1; }
   check "32GiB WindowPoSt inputs" "$(echo "$out" | field inputs)" 25840
   check "32GiB WindowPoSt constraints" "$(echo "$out" | field constraints)" 125279217

@@ -119,6 +119,22 @@ int main(void)
                   (unsigned long long)cases[i].size, n, inputs, cases[i].constraints);
     }
 
+    /* the Poseidon variant (tests/circuit_poseidon.rs) */
+    static const struct {
+        uint64_t size;
+        size_t constraints;
+    } pcases[] = {{1 << 10, 32164}, {1 << 13, 47974}};
+    for (size_t i = 0; i < 2; i++) {
+        cuzk_update_config cfg;
+        CHECK(cuzk_update_config_for(&cfg, pcases[i].size) == 0);
+        cuzk_count_cs *k = cuzk_count_cs_new();
+        cuzk_cs_alloc_one(&k->base);
+        CHECK(cuzk_update_poseidon_circuit(&k->base, &cfg, NULL) == 0);
+        CHECK_MSG(k->base.num_constraints == pcases[i].constraints && k->base.num_inputs == 5,
+                  "poseidon %llu: %zu constraints", (unsigned long long)pcases[i].size, k->base.num_constraints);
+        cuzk_cs_free(&k->base);
+    }
+
     /* gen_challenge_bits: counts and the native challenges, for every partition */
     static const struct {
         uint64_t size;

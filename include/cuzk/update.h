@@ -74,6 +74,16 @@ int cuzk_update_k_and_h_select(cuzk_fr *out, const cuzk_update_config *cfg, unsi
  */
 int cuzk_update_circuit(cuzk_cs *cs, const cuzk_update_config *cfg, const cuzk_update_witness *w);
 
+/*
+ * The Poseidon variant (storage-proofs-update poseidon/circuit.rs): one
+ * partition with challenges·partitions challenges of challenge_bits bits,
+ * public inputs h_select, comm_r_old, comm_d_new, comm_r_new; tree D has
+ * tree R's shape and Poseidon, each challenge's leaf_d_new proven in it
+ * under comm_d_new (no apex tree). w->k is ignored, w->challenges holds
+ * challenges·partitions proofs with path_d_new of cuzk_tree_path_len values.
+ */
+int cuzk_update_poseidon_circuit(cuzk_cs *cs, const cuzk_update_config *cfg, const cuzk_update_witness *w);
+
 /* The gadgets, exposed for their own counts (gadgets.rs tests). */
 /* allocated_num_to_allocated_bits: 255 bits ("bit i"), Σ 2^i·bit · ONE = num ("binary decomp"). */
 void cuzk_update_num_to_bits(cuzk_cs *cs, const cuzk_num *num, cuzk_bool out[CUZK_FR_NUM_BITS]);

@@ -308,10 +308,11 @@ static void alloc_path(cuzk_cs *cs, cuzk_num *out, const cuzk_update_config *cfg
     }
 }
 
+/* One challenge; apex NULL: the Poseidon variant (leaf_d_new in a tree-R-shaped tree D under comm_d_new). */
 static int challenge_circuit(cuzk_cs *cs, const cuzk_update_config *cfg, unsigned ci, const cuzk_bool *c_bits,
                              const cuzk_bool *h_select, const cuzk_num *phi, const cuzk_num *root_r_old,
-                             const cuzk_num *root_r_new, const cuzk_num *apex, const cuzk_update_challenge *pr,
-                             cuzk_num *path)
+                             const cuzk_num *root_r_new, const cuzk_num *apex, const cuzk_num *comm_d_new,
+                             const cuzk_update_challenge *pr, cuzk_num *path)
 {
     const cuzk_fr *z = &cuzk_fr_zero;
     cuzk_cs_push_ns(cs, "get_challenge_high_bits (c_index=%u)", ci);
@@ -335,6 +336,13 @@ static int challenge_circuit(cuzk_cs *cs, const cuzk_update_config *cfg, unsigne
     cuzk_por_no_challenge_input(cs, &cfg->tree, cfg->nodes, c_bits, &r_new, path, root_r_new);
     cuzk_cs_pop_ns(cs);
 
+    if (!apex) {
+        alloc_path(cs, path, cfg, "path_d_new", ci, pr ? pr->path_d_new : NULL);
+        cuzk_cs_push_ns(cs, "por tree_d_new (c_index=%u)", ci);
+        cuzk_por_no_challenge_input(cs, &cfg->tree, cfg->nodes, c_bits, &d_new, path, comm_d_new);
+        cuzk_cs_pop_ns(cs);
+        return cuzk_cs_error(cs);
+    }
     unsigned to_apex = cfg->challenge_bits - cfg->partition_bits - cfg->apex_bits;
     cuzk_cs_push_ns(cs, "select_apex_leaf (c_index=%u)", ci);
     cuzk_num apex_leaf = cuzk_select(cs, apex, &c_bits[to_apex], cfg->apex_bits);
@@ -346,6 +354,64 @@ static int challenge_circuit(cuzk_cs *cs, const cuzk_update_config *cfg, unsigne
     cuzk_por_no_challenge_input(cs, &TREE_D, (uint64_t)1 << to_apex, c_bits, &d_new, path, &apex_leaf);
     cuzk_cs_pop_ns(cs);
     return cuzk_cs_error(cs);
+}
+
+typedef struct header {
+    cuzk_num comm_r_old, comm_d_new, comm_r_new, phi, comm_c, root_r_old, root_r_new;
+} header;
+
+/* The three commitments (inputs), phi, and the private comm_c and tree R roots. */
+static void header_alloc(cuzk_cs *cs, const cuzk_update_witness *w, header *h)
+{
+    const cuzk_fr *z = &cuzk_fr_zero;
+    h->comm_r_old = alloc_f(cs, w ? &w->comm_r_old : z, "comm_r_old");
+    inputize_ns(cs, "comm_r_old_input", &h->comm_r_old);
+    h->comm_d_new = alloc_f(cs, w ? &w->comm_d_new : z, "comm_d_new");
+    inputize_ns(cs, "comm_d_new_input", &h->comm_d_new);
+    h->comm_r_new = alloc_f(cs, w ? &w->comm_r_new : z, "comm_r_new");
+    inputize_ns(cs, "comm_r_new_input", &h->comm_r_new);
+    cuzk_cs_push_ns(cs, "phi");
+    h->phi = h_gen_circuit(cs, &h->comm_d_new, &h->comm_r_old);
+    cuzk_cs_pop_ns(cs);
+    h->comm_c = alloc_f(cs, w ? &w->comm_c : z, "comm_c");
+    h->root_r_old = alloc_f(cs, w ? &w->root_r_old : z, "root_r_old");
+    h->root_r_new = alloc_f(cs, w ? &w->root_r_new : z, "root_r_new");
+}
+
+/* comm_r_old = H(comm_c, root_r_old), comm_r_new = H(comm_c, root_r_new) (calc in A). */
+static void header_checks(cuzk_cs *cs, const header *h)
+{
+    cuzk_fr mtag;
+    cuzk_poseidon_tag_merkle(&mtag, 2);
+    cuzk_num pair[2] = {h->comm_c, h->root_r_old};
+    cuzk_cs_push_ns(cs, "comm_r_old_calc");
+    cuzk_num calc = cuzk_poseidon_hash_circuit(cs, 2, &mtag, pair);
+    cuzk_cs_pop_ns(cs);
+    cuzk_num_enforce_equal(cs, "enforce comm_r_old_calc == comm_r_old", &calc, &h->comm_r_old);
+    pair[1] = h->root_r_new;
+    cuzk_cs_push_ns(cs, "comm_r_new_calc");
+    calc = cuzk_poseidon_hash_circuit(cs, 2, &mtag, pair);
+    cuzk_cs_pop_ns(cs);
+    cuzk_num_enforce_equal(cs, "enforce comm_r_new_calc == comm_r_new", &calc, &h->comm_r_new);
+}
+
+/* k_and_h_select (or h_select) input, its bits ("<name>_bit_i") and "<name> binary decomp". */
+static cuzk_num select_input(cuzk_cs *cs, const char *name, const cuzk_fr *v, unsigned nbits, cuzk_bool *bits)
+{
+    cuzk_num n = alloc_f(cs, v, "%s", name);
+    char ns[64];
+    snprintf(ns, sizeof ns, "%s (public input)", name);
+    inputize_ns(cs, ns, &n);
+    uint64_t l[CUZK_FR_LIMBS];
+    cuzk_fr_to_limbs(l, v);
+    for (unsigned i = 0; i < nbits; i++) {
+        cuzk_cs_push_ns(cs, "%s_bit_%u", name, i);
+        bits[i] = cuzk_bool_alloc(cs, (l[0] >> i) & 1);
+        cuzk_cs_pop_ns(cs);
+    }
+    snprintf(ns, sizeof ns, "%s binary decomp", name);
+    enforce_decomp(cs, ns, bits, nbits, &n);
+    return n;
 }
 
 int cuzk_update_circuit(cuzk_cs *cs, const cuzk_update_config *cfg, const cuzk_update_witness *w)
@@ -373,70 +439,69 @@ int cuzk_update_circuit(cuzk_cs *cs, const cuzk_update_config *cfg, const cuzk_u
     cuzk_bool *c_bits = gen + (size_t)cfg->challenges * (cb - pb);
     cuzk_num *apex = nums, *ppath = nums + cfg->apex_leaves, *path = ppath + pb;
 
-    cuzk_num kh = alloc_f(cs, &khs, "k_and_h_select");
-    inputize_ns(cs, "k_and_h_select (public input)", &kh);
     cuzk_bool khb[64];
-    uint64_t khv = 0;
-    if (w) {
-        uint64_t l[CUZK_FR_LIMBS];
-        cuzk_fr_to_limbs(l, &khs);
-        khv = l[0];
-    }
-    for (unsigned i = 0; i < pb + nh; i++) {
-        cuzk_cs_push_ns(cs, "k_and_h_select_bit_%u", i);
-        khb[i] = cuzk_bool_alloc(cs, (khv >> i) & 1);
-        cuzk_cs_pop_ns(cs);
-    }
-    enforce_decomp(cs, "k_and_h_select binary decomp", khb, pb + nh, &kh);
+    select_input(cs, "k_and_h_select", &khs, pb + nh, khb);
     cuzk_cs_push_ns(cs, "pack partition bits");
     cuzk_num partition = cuzk_pack_bits(cs, khb, pb);
     cuzk_cs_pop_ns(cs);
 
-    cuzk_num comm_r_old = alloc_f(cs, w ? &w->comm_r_old : z, "comm_r_old");
-    inputize_ns(cs, "comm_r_old_input", &comm_r_old);
-    cuzk_num comm_d_new = alloc_f(cs, w ? &w->comm_d_new : z, "comm_d_new");
-    inputize_ns(cs, "comm_d_new_input", &comm_d_new);
-    cuzk_num comm_r_new = alloc_f(cs, w ? &w->comm_r_new : z, "comm_r_new");
-    inputize_ns(cs, "comm_r_new_input", &comm_r_new);
-    cuzk_cs_push_ns(cs, "phi");
-    cuzk_num phi = h_gen_circuit(cs, &comm_d_new, &comm_r_old);
-    cuzk_cs_pop_ns(cs);
-    cuzk_num comm_c = alloc_f(cs, w ? &w->comm_c : z, "comm_c");
-    cuzk_num root_r_old = alloc_f(cs, w ? &w->root_r_old : z, "root_r_old");
-    cuzk_num root_r_new = alloc_f(cs, w ? &w->root_r_new : z, "root_r_new");
+    header hd;
+    header_alloc(cs, w, &hd);
     for (unsigned i = 0; i < cfg->apex_leaves; i++) apex[i] = alloc_f(cs, w ? &w->apex_leaves[i] : z, "apex_leaf_%u", i);
     /* the partition path: the top partition_bits siblings of challenge 0's tree D path */
     for (unsigned i = 0; i < pb; i++)
         ppath[i] = alloc_f(cs, w ? &w->challenges[0].path_d_new[cb - pb + i] : z, "partition_path_sibling_%u", i);
 
-    cuzk_fr mtag;
-    cuzk_poseidon_tag_merkle(&mtag, 2);
-    cuzk_num pair[2] = {comm_c, root_r_old};
-    cuzk_cs_push_ns(cs, "comm_r_old_calc");
-    cuzk_num calc = cuzk_poseidon_hash_circuit(cs, 2, &mtag, pair);
-    cuzk_cs_pop_ns(cs);
-    cuzk_num_enforce_equal(cs, "enforce comm_r_old_calc == comm_r_old", &calc, &comm_r_old);
-    pair[1] = root_r_new;
-    cuzk_cs_push_ns(cs, "comm_r_new_calc");
-    calc = cuzk_poseidon_hash_circuit(cs, 2, &mtag, pair);
-    cuzk_cs_pop_ns(cs);
-    cuzk_num_enforce_equal(cs, "enforce comm_r_new_calc == comm_r_new", &calc, &comm_r_new);
-
+    header_checks(cs, &hd);
     cuzk_cs_push_ns(cs, "apex_gadget");
-    cuzk_update_apex_por(cs, apex, cfg->apex_leaves, khb, pb, ppath, &comm_d_new);
+    cuzk_update_apex_por(cs, apex, cfg->apex_leaves, khb, pb, ppath, &hd.comm_d_new);
     cuzk_cs_pop_ns(cs);
     cuzk_cs_push_ns(cs, "gen_challenge_bits");
-    cuzk_update_gen_challenge_bits(cs, &comm_r_new, &partition, cfg->challenges, cb - pb, gen);
+    cuzk_update_gen_challenge_bits(cs, &hd.comm_r_new, &partition, cfg->challenges, cb - pb, gen);
     cuzk_cs_pop_ns(cs);
 
     for (unsigned c = 0; c < cfg->challenges && !cuzk_cs_error(cs); c++) {
         /* the generated bits, then the partition bits */
         memcpy(c_bits, &gen[(size_t)c * (cb - pb)], sizeof(cuzk_bool) * (cb - pb));
         memcpy(c_bits + cb - pb, khb, sizeof(cuzk_bool) * pb);
-        challenge_circuit(cs, cfg, c, c_bits, khb + pb, &phi, &root_r_old, &root_r_new, apex,
+        challenge_circuit(cs, cfg, c, c_bits, khb + pb, &hd.phi, &hd.root_r_old, &hd.root_r_new, apex, &hd.comm_d_new,
                           w ? &w->challenges[c] : NULL, path);
     }
     free(gen);
     free(nums);
+    return cuzk_cs_error(cs);
+}
+
+int cuzk_update_poseidon_circuit(cuzk_cs *cs, const cuzk_update_config *cfg, const cuzk_update_witness *w)
+{
+    unsigned cb = cfg->challenge_bits, nh = CUZK_UPDATE_NUM_HS, nc = cfg->challenges * cfg->partitions;
+    cuzk_fr hs = cuzk_fr_zero;
+    if ((w && cuzk_update_k_and_h_select(&hs, cfg, 0, w->h)) || !cuzk_tree_levels(&cfg->tree, cfg->nodes)) {
+        cuzk_cs_set_error(cs, CUZK_ERR_INVALID_ARG);
+        return CUZK_ERR_INVALID_ARG;
+    }
+    size_t plen = cuzk_tree_path_len(&cfg->tree, cfg->nodes);
+    cuzk_bool *gen = malloc(sizeof(cuzk_bool) * nc * cb);
+    cuzk_num *path = malloc(sizeof(cuzk_num) * plen);
+    if (!gen || !path) {
+        free(gen);
+        free(path);
+        cuzk_cs_set_error(cs, CUZK_ERR_NO_MEMORY);
+        return CUZK_ERR_NO_MEMORY;
+    }
+    cuzk_bool hb[CUZK_UPDATE_NUM_HS];
+    select_input(cs, "h_select", &hs, nh, hb); /* k = 0: k_and_h_select is h_select */
+    header hd;
+    header_alloc(cs, w, &hd);
+    header_checks(cs, &hd);
+    cuzk_num partition = alloc_f(cs, &cuzk_fr_zero, "gen_challenge_bits partition zero");
+    cuzk_cs_push_ns(cs, "gen_challenge_bits");
+    cuzk_update_gen_challenge_bits(cs, &hd.comm_r_new, &partition, nc, cb, gen);
+    cuzk_cs_pop_ns(cs);
+    for (unsigned c = 0; c < nc && !cuzk_cs_error(cs); c++)
+        challenge_circuit(cs, cfg, c, &gen[(size_t)c * cb], hb, &hd.phi, &hd.root_r_old, &hd.root_r_new, NULL,
+                          &hd.comm_d_new, w ? &w->challenges[c] : NULL, path);
+    free(gen);
+    free(path);
     return cuzk_cs_error(cs);
 }

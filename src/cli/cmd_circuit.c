@@ -28,7 +28,8 @@ static bool parse_size(const char *s, uint64_t *out)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: cuzk circuit info --kind porep|window-post|winning-post|update --sector-size SIZE\n"
+    fprintf(f, "usage: cuzk circuit info --kind porep|window-post|winning-post|update|update-poseidon\n"
+               "                         --sector-size SIZE\n"
                "                         [--non-interactive] [--partitions] [--threads N]\n"
                "  SIZE: 2KiB 4KiB 16KiB 32KiB 8MiB 16MiB 512MiB 1GiB 32GiB 64GiB\n"
                "  (update, the SnapDeals circuit: also 1KiB 8KiB, not 1GiB)\n"
@@ -75,9 +76,12 @@ static int circuit_info(int argc, char **argv)
         return 2;
     }
     bool porep = !strcmp(kind, "porep"), window = !strcmp(kind, "window-post"), winning = !strcmp(kind, "winning-post");
-    bool update = !strcmp(kind, "update");
+    bool update = !strcmp(kind, "update"), update_p = !strcmp(kind, "update-poseidon");
+    update |= update_p;
     if (!porep && !window && !winning && !update) {
-        cli_errorf("circuit kind '%s' is not implemented (porep, window-post, winning-post, update)", kind);
+        cli_errorf("circuit kind '%s' is not implemented (porep, window-post, winning-post, update, "
+                   "update-poseidon)",
+                   kind);
         return 1;
     }
     cuzk_porep_config cfg;
@@ -99,7 +103,7 @@ static int circuit_info(int argc, char **argv)
     int e = cuzk_cs_alloc_one(cs);
     if (!e)
         e = porep    ? cuzk_porep_circuit(cs, &cfg, NULL)
-            : update ? cuzk_update_circuit(cs, &ucfg, NULL)
+            : update ? (update_p ? cuzk_update_poseidon_circuit(cs, &ucfg, NULL) : cuzk_update_circuit(cs, &ucfg, NULL))
                      : cuzk_post_circuit(cs, &pcfg, NULL, (unsigned)threads);
     size_t constraints = cs->num_constraints;
     if (!e) e = cuzk_cs_finalize(cs);
@@ -115,10 +119,10 @@ static int circuit_info(int argc, char **argv)
                cfg.tree.base_arity, cfg.tree.sub_arity, cfg.tree.top_arity);
         printf("partitions   %u\n", cfg.partitions);
     } else if (update) {
-        printf("circuit      update (%llu bytes, %u challenges, %u apex leaves, tree %u-%u-%u)\n",
-               (unsigned long long)size, ucfg.challenges, ucfg.apex_leaves, ucfg.tree.base_arity,
-               ucfg.tree.sub_arity, ucfg.tree.top_arity);
-        printf("partitions   %u\n", ucfg.partitions);
+        printf("circuit      %s (%llu bytes, %u challenges, %u apex leaves, tree %u-%u-%u)\n", kind,
+               (unsigned long long)size, update_p ? ucfg.challenges * ucfg.partitions : ucfg.challenges,
+               update_p ? 0 : ucfg.apex_leaves, ucfg.tree.base_arity, ucfg.tree.sub_arity, ucfg.tree.top_arity);
+        printf("partitions   %u\n", update_p ? 1 : ucfg.partitions);
     } else {
         printf("circuit      %s (%llu bytes, %u sectors x %u challenges, tree %u-%u-%u)\n", kind,
                (unsigned long long)size, pcfg.sectors, pcfg.challenges, pcfg.tree.base_arity, pcfg.tree.sub_arity,
