@@ -9,7 +9,11 @@
  * synthetic sector (random old replica and new data, native trees D, R old,
  * R new with leaf_r_new = leaf_r_old + leaf_d_new·rho) satisfies TestCS with
  * the public inputs in PublicInputs::to_vec order; a wrong leaf_d_new is
- * rejected at the tree R new root check.
+ * rejected at the tree R new root check. The Poseidon variant
+ * (tests/circuit_poseidon.rs: 1KiB 32,164, 8KiB 47,974): counts, and a 1KiB
+ * witness on which the four backends agree; a wrong old leaf is rejected.
+ * Challenge derivation natively (cuzk_update_challenges) mirrors the gadget,
+ * so it checks consistency, not rust-fil-proofs' vanilla Challenges.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +22,7 @@
 #include "cuzk/error.h"
 #include "cuzk/poseidon.h"
 #include "cuzk/update.h"
+#include "cs_sys4.h"
 #include "testutil.h"
 
 static size_t count(const cuzk_update_config *cfg, size_t *inputs)
@@ -39,7 +44,8 @@ typedef struct snap {
     uint64_t c[16];
 } snap;
 
-static void snap_build(snap *s, const cuzk_update_config *cfg, unsigned h, cuzk_rng *rng)
+/* poseidon: the Poseidon variant (tree D shaped as tree R, one partition of all challenges) */
+static void snap_build(snap *s, const cuzk_update_config *cfg, unsigned h, cuzk_rng *rng, bool poseidon)
 {
     uint64_t N = cfg->nodes;
     cuzk_fr *d = malloc(sizeof(cuzk_fr) * N), *old = malloc(sizeof(cuzk_fr) * N), *nw = malloc(sizeof(cuzk_fr) * N);
@@ -48,6 +54,7 @@ static void snap_build(snap *s, const cuzk_update_config *cfg, unsigned h, cuzk_
         cuzk_fr_random(&old[i], rng);
     }
     cuzk_tree_shape td = {CUZK_TREE_SHA256, 2, 0, 0};
+    if (poseidon) td = cfg->tree;
     CHECK(cuzk_merkle_tree_build(&s->d, &td, d, N) == 0);
     CHECK(cuzk_merkle_tree_build(&s->r_old, &cfg->tree, old, N) == 0);
     memset(&s->w, 0, sizeof s->w);
@@ -69,14 +76,20 @@ static void snap_build(snap *s, const cuzk_update_config *cfg, unsigned h, cuzk_
     s->w.root_r_new = s->r_new.root;
     pair[1] = s->w.root_r_new;
     cuzk_poseidon_hash(&s->w.comm_r_new, 2, pair);
-    CHECK(cuzk_update_challenges(s->c, cfg, &s->w.comm_r_new, 0) == 0);
+    cuzk_update_config one = *cfg;
+    if (poseidon) {
+        one.challenges *= one.partitions;
+        one.partitions = 1;
+        one.partition_bits = 0;
+    }
+    CHECK(one.challenges <= 16 && cuzk_update_challenges(s->c, &one, &s->w.comm_r_new, 0) == 0);
     /* apex leaves: tree D row challenge_bits - apex_bits (one partition), layers stored leaves first */
     size_t off = 0;
     for (unsigned l = 0; l < cfg->challenge_bits - cfg->apex_bits; l++) off += N >> l;
     s->w.apex_leaves = &s->d.base[off];
-    size_t pr = cuzk_tree_path_len(&cfg->tree, N), per = 2 * pr + cfg->challenge_bits;
-    s->paths = malloc(sizeof(cuzk_fr) * per * cfg->challenges);
-    for (unsigned i = 0; i < cfg->challenges; i++) {
+    size_t pr = cuzk_tree_path_len(&cfg->tree, N), per = 2 * pr + cuzk_tree_path_len(&td, N);
+    s->paths = malloc(sizeof(cuzk_fr) * per * one.challenges);
+    for (unsigned i = 0; i < one.challenges; i++) {
         cuzk_fr *p = &s->paths[per * i];
         cuzk_update_challenge *c = &s->ch[i];
         c->leaf_r_old = old[s->c[i]];
@@ -133,6 +146,35 @@ int main(void)
         CHECK_MSG(k->base.num_constraints == pcases[i].constraints && k->base.num_inputs == 5,
                   "poseidon %llu: %zu constraints", (unsigned long long)pcases[i].size, k->base.num_constraints);
         cuzk_cs_free(&k->base);
+    }
+
+    /* Poseidon variant, 1KiB: a satisfied witness, the four backends agree, a wrong old leaf is rejected */
+    {
+        cuzk_update_config cfg;
+        CHECK(cuzk_update_config_for(&cfg, 1024) == 0);
+        snap s;
+        snap_build(&s, &cfg, cfg.hs[0], &rng, true);
+        sys4 sy;
+        sys_new(&sy);
+        for (int k = 0; k < 4; k++) {
+            cuzk_cs *cs = sys_get(&sy, k);
+            cuzk_cs_alloc_one(cs);
+            CHECK(cuzk_update_poseidon_circuit(cs, &cfg, &s.w) == 0);
+            cuzk_cs_finalize(cs);
+        }
+        check_parity(&sy, "update-poseidon 1KiB");
+        CHECK(sy.w->input.len == 5 && cuzk_fr_eq(&sy.w->input.v[4], &s.w.comm_r_new) &&
+              cuzk_fr_eq(&sy.w->input.v[3], &s.w.comm_d_new) && cuzk_fr_eq(&sy.w->input.v[2], &s.w.comm_r_old));
+        sys_free(&sy);
+        cuzk_fr_add(&s.ch[7].leaf_r_old, &s.ch[7].leaf_r_old, &cuzk_fr_one);
+        cuzk_test_cs *t = cuzk_test_cs_new();
+        cuzk_cs_alloc_one(&t->base);
+        cuzk_update_poseidon_circuit(&t->base, &cfg, &s.w);
+        const char *want = "por tree_r_old (c_index=7)/calculated root == provided root";
+        CHECK_MSG(!cuzk_test_cs_is_satisfied(t) && t->first_unsat && !strcmp(t->first_unsat, want),
+                  "wrong leaf_r_old: %s", t->first_unsat ? t->first_unsat : "accepted");
+        cuzk_cs_free(&t->base);
+        snap_free(&s);
     }
 
     /* gen_challenge_bits: counts and the native challenges, for every partition */
@@ -201,7 +243,7 @@ int main(void)
         cuzk_update_config cfg;
         CHECK(cuzk_update_config_for(&cfg, 2048) == 0);
         snap s;
-        snap_build(&s, &cfg, cfg.hs[cuzk_rng_u64(&rng) % CUZK_UPDATE_NUM_HS], &rng);
+        snap_build(&s, &cfg, cfg.hs[cuzk_rng_u64(&rng) % CUZK_UPDATE_NUM_HS], &rng, false);
         cuzk_test_cs *t = cuzk_test_cs_new();
         cuzk_cs_alloc_one(&t->base);
         CHECK(cuzk_update_circuit(&t->base, &cfg, &s.w) == 0);
