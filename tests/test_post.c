@@ -8,7 +8,8 @@
  * satisfy TestCS, with fewer sectors than slots padded by the last; the
  * public inputs follow generate_public_inputs; sequential and extensible
  * (threaded) synthesis give identical systems on every backend (RecordingCS
- * matrices term by term); a tampered leaf is rejected at its root check.
+ * matrices term by term); a tampered leaf is rejected at its root check; a
+ * 2KiB WindowPoSt proof through the PCE path verifies.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "cuzk/post.h"
 #include "cuzk/poseidon.h"
 #include "cs_sys4.h"
+#include "pce_prove.h"
 #include "testutil.h"
 
 typedef struct sectors {
@@ -194,6 +196,27 @@ int main(void)
         cuzk_fr_sub(&S.leaves[1 * 5 + 2], &S.leaves[1 * 5 + 2], &cuzk_fr_one);
         cuzk_fr_add(&S.s[3].comm_c, &S.s[3].comm_c, &cuzk_fr_one);
         rejected(&cfg, &w, "outer namespace/sector_3/enforce_comm_c_comm_r_last_hash_comm_r");
+        sectors_free(&S);
+    }
+
+    /* 2KiB WindowPoSt through the PCE path: the PCE from extensible (threaded) synthesis on
+     * RecordingCS, the witness from sequential synthesis; a proof that verifies */
+    {
+        cuzk_post_config cfg;
+        CHECK(cuzk_post_config_for(&cfg, 2048, CUZK_POST_WINDOW) == 0);
+        sectors S;
+        sectors_build(&S, &cfg, 1, &rng);
+        cuzk_post_witness w = {S.s, S.n};
+        cuzk_recording_cs *r = cuzk_recording_cs_new();
+        cuzk_witness_cs *wc = cuzk_witness_cs_new();
+        cuzk_cs_alloc_one(&r->base);
+        cuzk_cs_alloc_one(&wc->base);
+        CHECK(cuzk_post_circuit(&r->base, &cfg, NULL, 2) == 0 && cuzk_cs_finalize(&r->base) == 0);
+        CHECK(cuzk_post_circuit(&wc->base, &cfg, &w, 1) == 0);
+        CHECK(r->base.num_inputs == wc->base.num_inputs && r->base.num_aux == wc->base.num_aux);
+        pce_prove_verify(r, wc, &rng, "2KiB WindowPoSt");
+        cuzk_cs_free(&r->base);
+        cuzk_cs_free(&wc->base);
         sectors_free(&S);
     }
 

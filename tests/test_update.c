@@ -11,7 +11,8 @@
  * the public inputs in PublicInputs::to_vec order; a wrong leaf_d_new is
  * rejected at the tree R new root check. The Poseidon variant
  * (tests/circuit_poseidon.rs: 1KiB 32,164, 8KiB 47,974): counts, and a 1KiB
- * witness on which the four backends agree; a wrong old leaf is rejected.
+ * witness on which the four backends agree and whose proof through the PCE
+ * path verifies; a wrong old leaf is rejected.
  * Challenge derivation natively (cuzk_update_challenges) mirrors the gadget,
  * so it checks consistency, not rust-fil-proofs' vanilla Challenges.
  */
@@ -23,6 +24,7 @@
 #include "cuzk/poseidon.h"
 #include "cuzk/update.h"
 #include "cs_sys4.h"
+#include "pce_prove.h"
 #include "testutil.h"
 
 static size_t count(const cuzk_update_config *cfg, size_t *inputs)
@@ -163,6 +165,7 @@ int main(void)
             cuzk_cs_finalize(cs);
         }
         check_parity(&sy, "update-poseidon 1KiB");
+        pce_prove_verify(sy.r, sy.w, &rng, "update-poseidon 1KiB");
         CHECK(sy.w->input.len == 5 && cuzk_fr_eq(&sy.w->input.v[4], &s.w.comm_r_new) &&
               cuzk_fr_eq(&sy.w->input.v[3], &s.w.comm_d_new) && cuzk_fr_eq(&sy.w->input.v[2], &s.w.comm_r_old));
         sys_free(&sy);
