@@ -82,6 +82,11 @@ int cuzk_merkle_path_root(cuzk_fr *root, const cuzk_tree_shape *s, uint64_t leav
  */
 cuzk_num cuzk_pick(cuzk_cs *cs, const cuzk_bool *cond, const cuzk_num *a, const cuzk_num *b);
 /*
+ * select (insertion.rs): from[index], index given by nbits LE bits, picked
+ * most significant bit first ("pick i, j"): 2^nbits - 1 picks.
+ */
+cuzk_num cuzk_select(cuzk_cs *cs, const cuzk_num *from, const cuzk_bool *bits, unsigned nbits);
+/*
  * insert: element placed at position bits (LSB first) among n - 1 siblings,
  * out gets n = 2^nbits numbers. Hand-optimised for n = 2, 4 (8 constraints),
  * 8 (22 constraints) as storage-proofs; the general select otherwise. Bits
@@ -113,6 +118,18 @@ typedef struct cuzk_por_io {
  * CUZK_ERR_INVALID_ARG for a bad shape / size (also set in cs).
  */
 int cuzk_por_circuit(cuzk_cs *cs, const cuzk_por_io *io);
+
+/*
+ * por_no_challenge_input (storage-proofs-core por.rs): the path of leaf in a
+ * tree of `leaves` leaves with the given, already allocated, index bits (LE)
+ * and siblings (cuzk_tree_path_len numbers, level by level); per level
+ * "merkle proof insert (height=h)" and "merkle proof hash (height=h)", then
+ * "calculated root == provided root". No inputs; leaves = 1 is the root check alone. CUZK_ERR_INVALID_ARG for a
+ * bad shape / size.
+ */
+int cuzk_por_no_challenge_input(cuzk_cs *cs, const cuzk_tree_shape *shape, uint64_t leaves,
+                                const cuzk_bool *bits, const cuzk_num *leaf, const cuzk_num *siblings,
+                                const cuzk_num *root);
 
 #ifdef __cplusplus
 }

@@ -59,6 +59,13 @@ cuzk_num cuzk_porep_encode_circuit(cuzk_cs *cs, const cuzk_num *key, const cuzk_
 
 /* ---- the partition circuit ---------------------------------------------- */
 
+/*
+ * comm_r = H(comm_c, comm_r_last): Poseidon arity 2 ("H_comm_c_comm_r_last")
+ * and comm_r·ONE = H named name (PoRep and PoSt name it differently).
+ */
+void cuzk_comm_r_circuit(cuzk_cs *cs, const char *name, const cuzk_num *comm_r, const cuzk_num *comm_c,
+                         const cuzk_num *comm_r_last);
+
 /* Public parameters of one PoRep shape. */
 typedef struct cuzk_porep_config {
     uint64_t sector_size;  /* bytes (0 for ad-hoc test shapes) */

@@ -61,24 +61,16 @@ static void inputize_ns(cuzk_cs *cs, const char *ns, const cuzk_num *n)
     cuzk_cs_pop_ns(cs);
 }
 
-/* a·ONE = b (constraint::equal). */
-static void enforce_equal(cuzk_cs *cs, const char *name, const cuzk_num *a, const cuzk_num *b)
+void cuzk_comm_r_circuit(cuzk_cs *cs, const char *name, const cuzk_num *comm_r, const cuzk_num *comm_c,
+                         const cuzk_num *comm_r_last)
 {
-    if (cuzk_cs_skip_lcs(cs)) {
-        cuzk_cs_enforce_skipped(cs);
-        return;
-    }
-    cuzk_lc la, lb, lc;
-    cuzk_lc_init(&la);
-    cuzk_lc_init(&lb);
-    cuzk_lc_init(&lc);
-    cuzk_lc_add_var(&la, a->var);
-    cuzk_lc_add_var(&lb, CUZK_CS_ONE);
-    cuzk_lc_add_var(&lc, b->var);
-    cuzk_cs_enforce(cs, name, &la, &lb, &lc);
-    cuzk_lc_free(&la);
-    cuzk_lc_free(&lb);
-    cuzk_lc_free(&lc);
+    cuzk_num pair[2] = {*comm_c, *comm_r_last};
+    cuzk_fr tag;
+    cuzk_poseidon_tag_merkle(&tag, 2);
+    cuzk_cs_push_ns(cs, "H_comm_c_comm_r_last");
+    cuzk_num h = cuzk_poseidon_hash_circuit(cs, 2, &tag, pair);
+    cuzk_cs_pop_ns(cs);
+    cuzk_num_enforce_equal(cs, name, comm_r, &h);
 }
 
 /* enforce_inclusion: PoRCircuit with allocated leaf and root, private root. */
@@ -255,13 +247,7 @@ int cuzk_porep_circuit_threads(cuzk_cs *cs, const cuzk_porep_config *cfg, const 
     sh.comm_r_last = alloc_ns(cs, "comm_r_last", w ? &w->comm_r_last : z);
     sh.comm_c = alloc_ns(cs, "comm_c", w ? &w->comm_c : z);
 
-    cuzk_num pair[2] = {sh.comm_c, sh.comm_r_last};
-    cuzk_fr tag;
-    cuzk_poseidon_tag_merkle(&tag, 2);
-    cuzk_cs_push_ns(cs, "H_comm_c_comm_r_last");
-    cuzk_num h = cuzk_poseidon_hash_circuit(cs, 2, &tag, pair);
-    cuzk_cs_pop_ns(cs);
-    enforce_equal(cs, "enforce comm_r = H(comm_c || comm_r_last)", &comm_r, &h);
+    cuzk_comm_r_circuit(cs, "enforce comm_r = H(comm_c || comm_r_last)", &comm_r, &sh.comm_c, &sh.comm_r_last);
 
     /* challenges only share the variables above: one fork each when threaded */
     seg_ctx ctx = {cfg, &sh, w};

@@ -252,3 +252,22 @@ void cuzk_numlc_scale(cuzk_numlc *n, const cuzk_fr *s)
     for (uint32_t i = 0; i < n->lc.len; i++) cuzk_fr_mul(&t[i].coeff, &t[i].coeff, s);
     cuzk_fr_mul(&n->value, &n->value, s);
 }
+
+void cuzk_num_enforce_equal(cuzk_cs *cs, const char *name, const cuzk_num *a, const cuzk_num *b)
+{
+    if (cuzk_cs_skip_lcs(cs)) {
+        cuzk_cs_enforce_skipped(cs);
+        return;
+    }
+    cuzk_lc la, lb, lc;
+    cuzk_lc_init(&la);
+    cuzk_lc_init(&lb);
+    cuzk_lc_init(&lc);
+    cuzk_lc_add_var(&la, a->var);
+    cuzk_lc_add_var(&lb, CUZK_CS_ONE);
+    cuzk_lc_add_var(&lc, b->var);
+    cuzk_cs_enforce(cs, name, &la, &lb, &lc);
+    cuzk_lc_free(&la);
+    cuzk_lc_free(&lb);
+    cuzk_lc_free(&lc);
+}

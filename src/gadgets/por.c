@@ -45,8 +45,7 @@ static cuzk_num pick_ns(cuzk_cs *cs, const char *ns, const cuzk_bool *cond, cons
     return r;
 }
 
-/* select: the element of from[0..2^nbits) at index bits, most significant bit first. */
-static cuzk_num select_num(cuzk_cs *cs, const cuzk_num *from, const cuzk_bool *bits, unsigned nbits)
+cuzk_num cuzk_select(cuzk_cs *cs, const cuzk_num *from, const cuzk_bool *bits, unsigned nbits)
 {
     size_t n = (size_t)1 << nbits, half = n / 2;
     cuzk_num *state = malloc(sizeof(cuzk_num) * n);
@@ -156,7 +155,7 @@ void cuzk_insert(cuzk_cs *cs, const cuzk_num *element, const cuzk_bool *bits, un
         for (size_t index = 0; index < n; index++)
             choices[index] = pos < index ? siblings[pos] : pos == index ? *element : siblings[pos - 1];
         cuzk_cs_push_ns(cs, "choice at %zu", pos);
-        out[pos] = select_num(cs, choices, bits, nbits);
+        out[pos] = cuzk_select(cs, choices, bits, nbits);
         cuzk_cs_pop_ns(cs);
     }
     free(choices);
@@ -269,25 +268,36 @@ int cuzk_por_circuit(cuzk_cs *cs, const cuzk_por_io *io)
         rt = cuzk_num_alloc(cs, &io->root_value);
         cuzk_cs_pop_ns(cs);
     }
-    if (cuzk_cs_skip_lcs(cs)) {
-        cuzk_cs_enforce_skipped(cs);
-    } else {
-        cuzk_lc a, b, cc;
-        cuzk_lc_init(&a);
-        cuzk_lc_init(&b);
-        cuzk_lc_init(&cc);
-        cuzk_lc_add_var(&a, cur.var);
-        cuzk_lc_add_var(&b, CUZK_CS_ONE);
-        cuzk_lc_add_var(&cc, rt.var);
-        cuzk_cs_enforce(cs, "enforce root is correct", &a, &b, &cc);
-        cuzk_lc_free(&a);
-        cuzk_lc_free(&b);
-        cuzk_lc_free(&cc);
-    }
+    cuzk_num_enforce_equal(cs, "enforce root is correct", &cur, &rt);
     if (!io->private_root) {
         cuzk_cs_push_ns(cs, "root");
         cuzk_num_inputize(cs, &rt);
         cuzk_cs_pop_ns(cs);
     }
+    return cuzk_cs_error(cs);
+}
+
+int cuzk_por_no_challenge_input(cuzk_cs *cs, const cuzk_tree_shape *shape, uint64_t leaves,
+                                const cuzk_bool *bits, const cuzk_num *leaf, const cuzk_num *siblings,
+                                const cuzk_num *root)
+{
+    size_t levels = cuzk_tree_levels(shape, leaves); /* 0 for a single leaf: the root check only */
+    if (!levels && leaves != 1) {
+        cuzk_cs_set_error(cs, CUZK_ERR_INVALID_ARG);
+        return CUZK_ERR_INVALID_ARG;
+    }
+    cuzk_num cur = *leaf, children[16];
+    for (size_t l = 0; l < levels; l++) {
+        unsigned arity = cuzk_tree_level_arity(shape, leaves, l), nb = log2u(arity);
+        cuzk_cs_push_ns(cs, "merkle proof insert (height=%zu)", l);
+        cuzk_insert(cs, &cur, bits, nb, siblings, children);
+        cuzk_cs_pop_ns(cs);
+        cuzk_cs_push_ns(cs, "merkle proof hash (height=%zu)", l);
+        cur = cuzk_tree_hash_circuit(cs, shape->hash, children, arity);
+        cuzk_cs_pop_ns(cs);
+        bits += nb;
+        siblings += arity - 1;
+    }
+    cuzk_num_enforce_equal(cs, "calculated root == provided root", &cur, root);
     return cuzk_cs_error(cs);
 }
