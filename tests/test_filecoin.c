@@ -39,6 +39,15 @@ static void test_chacha(cuzk_rng *rng) {
         for (int i = 0; i < 64; i++) mine[i] = (uint8_t)(w[i / 4] >> (8 * (i % 4)));
         CHECK(memcmp(mine, ks, 64) == 0);
     }
+    /* Blake2b-512 of 16 bytes (the Feistel hash) against OpenSSL. */
+    for (int t = 0; t < 50; t++) {
+        uint8_t in[16], mine[64], ref[64];
+        unsigned len = 0;
+        cuzk_rng_bytes(rng, in, 16);
+        cuzk_fil_blake2b512_16(mine, in);
+        CHECK(EVP_Digest(in, 16, ref, &len, EVP_blake2b512(), NULL) == 1 && len == 64);
+        CHECK(memcmp(mine, ref, 64) == 0);
+    }
     /* The ChaCha8 RNG stream: consecutive blocks from counter 0, u64 = low word first, and the
      * BlockRng straddle at index 63. */
     uint8_t seed[32];

@@ -173,6 +173,9 @@ void cuzk_fil_graph_parents(const cuzk_fil_graph *g, uint32_t node, uint32_t out
 uint64_t cuzk_fil_feistel_permute(const cuzk_fil_graph *g, uint64_t n, uint64_t index);
 uint64_t cuzk_fil_feistel_invert(const cuzk_fil_graph *g, uint64_t n, uint64_t index);
 
+/* Blake2b-512 of a 16-byte message (the Feistel round function's hash). */
+void cuzk_fil_blake2b512_16(uint8_t out[64], const uint8_t in[16]);
+
 /* Parent-cache file stem "v28-sdr-parent-<hex>" for a graph with `entries` cached nodes. */
 size_t cuzk_fil_parent_cache_id(char out[CUZK_FIL_CACHE_ID_MAX], const cuzk_fil_graph *g,
                                 uint32_t entries);
