@@ -380,6 +380,33 @@ static void test_challenges(cuzk_rng *rng) {
     CHECK(cuzk_fil_post_challenge_index(CUZK_FIL_API_V1_2_0, 3, 10, 7) == 7);
 }
 
+/* rust-fil-proofs test_synth_challenges_against_hardcoded (published vector). */
+static void test_synth(void) {
+    static const uint64_t want_synth[21] = {178, 297, 869, 211, 875, 477, 94, 781, 124, 332, 856,
+                                            801, 176, 692, 429, 691, 290, 204, 986, 210, 973};
+    static const uint64_t want_porep[10] = {176, 781, 801, 986, 290, 211, 692, 856, 986, 332};
+    uint8_t rid[32] = {55}, commr[32] = {101}, rand[32];
+    memset(rand, 1, 32);
+    cuzk_fil_synth s;
+    CHECK(cuzk_fil_synth_init(&s, rid, commr, 1 << 10, 21) == 0);
+    for (int i = 20; i >= 0; i--)
+        CHECK_MSG(cuzk_fil_synth_challenge(&s, (uint64_t)i) == want_synth[i], "synth %d", i);
+    uint64_t ch[10], idx[10];
+    CHECK(cuzk_fil_synth_porep_challenges(&s, rand, 10, 0, idx, ch) == 0);
+    for (int i = 0; i < 10; i++) CHECK_MSG(ch[i] == want_porep[i], "porep %d: %llu", i, (unsigned long long)ch[i]);
+    /* partition k of size c selects the same as positions k*c.. of one long selection */
+    uint64_t all[20], part[5];
+    cuzk_fil_synth_porep_challenges(&s, rand, 20, 0, all, NULL);
+    cuzk_fil_synth_porep_challenges(&s, rand, 5, 2, part, NULL);
+    CHECK(memcmp(all + 10, part, sizeof part) == 0);
+    CHECK(cuzk_fil_synth_init(&s, rid, commr, 1ull << 30, 0) == 0 && s.num_synth == (1u << 18));
+    commr[0] ^= 1; /* tampered comm_r changes the set */
+    cuzk_fil_synth_init(&s, rid, commr, 1 << 10, 21);
+    int same = 0;
+    for (int i = 0; i < 21; i++) same += cuzk_fil_synth_challenge(&s, (uint64_t)i) == want_synth[i];
+    CHECK(same < 5);
+}
+
 int main(void) {
     cuzk_rng rng;
     tu_init(&rng, "test_filecoin");
@@ -388,5 +415,6 @@ int main(void) {
     test_parent_cache_2k();
     test_graph_structure(&rng);
     test_challenges(&rng);
+    test_synth();
     return tu_finish("test_filecoin");
 }

@@ -112,6 +112,27 @@ void cuzk_fil_porep_challenges(uint64_t *out, unsigned count, unsigned k,
                                const uint8_t replica_id[32], const uint8_t seed[32],
                                uint64_t nodes);
 
+/* Synthetic PoRep: a fixed set of num_synth (default min(nodes, 2^18)) challenges from
+ * ChaCha20 keyed by Blake2b-256("...Synthetic|1|Generation"; replica_id || comm_r), nonce
+ * "synth-porep\0", 32 keystream bytes each; a partition's challenges are selected from it by
+ * u32 indexes from ChaCha20 keyed by Blake2b-256("...Synthetic|1|Selection"; replica_id || rand). */
+typedef struct cuzk_fil_synth {
+    uint8_t gen_key[32];
+    uint8_t replica_id[32];
+    uint64_t nodes, num_synth;
+} cuzk_fil_synth;
+
+/* num_synth 0 = the default. 0 on success. */
+int cuzk_fil_synth_init(cuzk_fil_synth *s, const uint8_t replica_id[32], const uint8_t comm_r[32],
+                        uint64_t nodes, uint64_t num_synth);
+/* Synthetic challenge i (< num_synth). */
+uint64_t cuzk_fil_synth_challenge(const cuzk_fil_synth *s, uint64_t i);
+/* Partition k's count challenges: selected synthetic indexes and/or their challenges (either
+ * output may be NULL). 0 on success. */
+int cuzk_fil_synth_porep_challenges(const cuzk_fil_synth *s, const uint8_t rand[32],
+                                    unsigned count, unsigned k, uint64_t *indexes,
+                                    uint64_t *challenges);
+
 /* PoSt: index of the leaf challenge n of the sector at sector_index in its partition;
  * V1_0_0/V1_1_0 use sector_index * challenge_count + n, V1_2_0 uses n. */
 uint64_t cuzk_fil_post_challenge_index(cuzk_fil_api_version v, uint64_t sector_index,

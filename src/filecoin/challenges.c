@@ -94,3 +94,72 @@ uint64_t cuzk_fil_post_sector_challenge(const uint8_t randomness[32], uint64_t n
     sha256_parts(h, p, l, 3);
     return rd_le64(h) % sector_set_len;
 }
+
+/* ---- Synthetic PoRep (storage-proofs-porep challenges.rs `synthetic`) ---- */
+#include <openssl/core_names.h>
+#include <openssl/params.h>
+
+/* Blake2b with a 32-byte output, keyed by `key` (the blake2b_simd Params the source uses). */
+static int blake2b32_keyed(uint8_t out[32], const char *key, const uint8_t a[32],
+                           const uint8_t b[32]) {
+    EVP_MAC *mac = EVP_MAC_fetch(NULL, "BLAKE2BMAC", NULL);
+    EVP_MAC_CTX *c = mac ? EVP_MAC_CTX_new(mac) : NULL;
+    size_t size = 32, len = 0;
+    OSSL_PARAM params[] = {OSSL_PARAM_construct_size_t(OSSL_MAC_PARAM_SIZE, &size),
+                           OSSL_PARAM_construct_end()};
+    int ok = c && EVP_MAC_init(c, (const unsigned char *)key, strlen(key), params) &&
+             EVP_MAC_update(c, a, 32) && EVP_MAC_update(c, b, 32) &&
+             EVP_MAC_final(c, out, &len, 32) && len == 32;
+    EVP_MAC_CTX_free(c);
+    EVP_MAC_free(mac);
+    return ok ? 0 : -1;
+}
+
+/* IETF ChaCha20 keystream bytes [pos, pos + n) under key, nonce "synth-porep\0": word 12 is the
+ * 32-bit block counter, words 13-15 the nonce, which is our 64-bit counter/stream split. */
+static void synth_keystream(uint8_t *out, size_t n, const uint8_t key[32], uint64_t pos) {
+    static const uint8_t nonce[12] = "synth-porep";
+    uint64_t n0 = 0, n12 = 0;
+    for (int i = 3; i >= 0; i--) n0 = n0 << 8 | nonce[i];
+    for (int i = 11; i >= 4; i--) n12 = n12 << 8 | nonce[i];
+    while (n) {
+        uint32_t w[16];
+        uint64_t block = pos / 64;
+        cuzk_fil_chacha_block(w, key, (block & 0xffffffffu) | n0 << 32, n12, 20);
+        for (size_t off = pos % 64; off < 64 && n; off++, pos++, n--)
+            *out++ = (uint8_t)(w[off / 4] >> (8 * (off % 4)));
+    }
+}
+
+int cuzk_fil_synth_init(cuzk_fil_synth *s, const uint8_t replica_id[32], const uint8_t comm_r[32],
+                        uint64_t nodes, uint64_t num_synth) {
+    memset(s, 0, sizeof *s);
+    if (nodes < 2 || nodes >= (1ull << 32)) return -1;
+    s->nodes = nodes;
+    s->num_synth = num_synth ? num_synth : (nodes < (1u << 18) ? nodes : (1u << 18));
+    memcpy(s->replica_id, replica_id, 32);
+    return blake2b32_keyed(s->gen_key, "filecoin.io|PoRep|1|Synthetic|1|Generation", replica_id,
+                           comm_r);
+}
+
+uint64_t cuzk_fil_synth_challenge(const cuzk_fil_synth *s, uint64_t i) {
+    uint8_t r[32];
+    synth_keystream(r, 32, s->gen_key, 32 * i);
+    return to_challenge(r, s->nodes);
+}
+
+int cuzk_fil_synth_porep_challenges(const cuzk_fil_synth *s, const uint8_t rand[32],
+                                    unsigned count, unsigned k, uint64_t *indexes,
+                                    uint64_t *challenges) {
+    uint8_t key[32], b[4];
+    if (blake2b32_keyed(key, "filecoin.io|PoRep|1|Synthetic|1|Selection", s->replica_id, rand))
+        return -1;
+    for (unsigned i = 0; i < count; i++) {
+        synth_keystream(b, 4, key, 4 * ((uint64_t)k * count + i));
+        uint64_t idx = ((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+                        (uint32_t)b[3] << 24) % s->num_synth;
+        if (indexes) indexes[i] = idx;
+        if (challenges) challenges[i] = cuzk_fil_synth_challenge(s, idx);
+    }
+    return 0;
+}
