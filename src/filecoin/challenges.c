@@ -4,8 +4,9 @@
 #include <openssl/evp.h>
 
 #include "cuzk/filecoin.h"
+#include "filecoin_internal.h"
 
-static void sha256_parts(uint8_t out[32], const void *const *parts, const size_t *lens, int n) {
+void fil_sha256_parts(uint8_t out[32], const void *const *parts, const size_t *lens, int n) {
     EVP_MD_CTX *c = EVP_MD_CTX_new();
     unsigned len = 0;
     int ok = c && EVP_DigestInit_ex(c, EVP_sha256(), NULL);
@@ -18,12 +19,6 @@ static void le64(uint8_t out[8], uint64_t v) {
     for (int i = 0; i < 8; i++) out[i] = (uint8_t)(v >> (8 * i));
 }
 
-static uint64_t rd_le64(const uint8_t *p) {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
-    return v;
-}
-
 void cuzk_fil_replica_id(uint8_t out[32], const uint8_t prover_id[32], uint64_t sector_id,
                          const uint8_t ticket[32], const uint8_t comm_d[32],
                          const uint8_t porep_id[32]) {
@@ -31,7 +26,7 @@ void cuzk_fil_replica_id(uint8_t out[32], const uint8_t prover_id[32], uint64_t 
     for (int i = 0; i < 8; i++) sid[i] = (uint8_t)(sector_id >> (56 - 8 * i)); /* big-endian */
     const void *p[5] = {prover_id, sid, ticket, comm_d, porep_id};
     const size_t l[5] = {32, 8, 32, 32, 32};
-    sha256_parts(out, p, l, 5);
+    fil_sha256_parts(out, p, l, 5);
     out[31] &= 0x3f; /* bytes_into_fr_repr_safe */
 }
 
@@ -48,7 +43,7 @@ uint64_t cuzk_fil_porep_challenge(const uint8_t replica_id[32], const uint8_t se
     uint8_t jb[4] = {(uint8_t)j, (uint8_t)(j >> 8), (uint8_t)(j >> 16), (uint8_t)(j >> 24)}, h[32];
     const void *p[3] = {replica_id, seed, jb};
     const size_t l[3] = {32, 32, 4};
-    sha256_parts(h, p, l, 3);
+    fil_sha256_parts(h, p, l, 3);
     return to_challenge(h, nodes);
 }
 
@@ -58,7 +53,7 @@ uint64_t cuzk_fil_porep_challenge_ni(const uint8_t replica_id[32], const uint8_t
     uint8_t jb[4] = {(uint8_t)j, (uint8_t)(j >> 8), (uint8_t)(j >> 16), (uint8_t)(j >> 24)}, h[32];
     const void *p[4] = {tag, replica_id, comm_r, jb};
     const size_t l[4] = {sizeof tag - 1, 32, 32, 4};
-    sha256_parts(h, p, l, 4);
+    fil_sha256_parts(h, p, l, 4);
     return to_challenge(h, nodes);
 }
 
@@ -81,8 +76,8 @@ uint64_t cuzk_fil_post_leaf_challenge(const uint8_t randomness[32], uint64_t sec
     le64(c, challenge_index);
     const void *p[3] = {randomness, s, c};
     const size_t l[3] = {32, 8, 8};
-    sha256_parts(h, p, l, 3);
-    return rd_le64(h) % sector_nodes;
+    fil_sha256_parts(h, p, l, 3);
+    return fil_rd_le64(h) % sector_nodes;
 }
 
 uint64_t cuzk_fil_post_sector_challenge(const uint8_t randomness[32], uint64_t n,
@@ -91,8 +86,8 @@ uint64_t cuzk_fil_post_sector_challenge(const uint8_t randomness[32], uint64_t n
     le64(nb, n);
     const void *p[3] = {prover_id, randomness, nb};
     const size_t l[3] = {32, 32, 8};
-    sha256_parts(h, p, l, 3);
-    return rd_le64(h) % sector_set_len;
+    fil_sha256_parts(h, p, l, 3);
+    return fil_rd_le64(h) % sector_set_len;
 }
 
 /* ---- Synthetic PoRep (storage-proofs-porep challenges.rs `synthetic`) ---- */

@@ -5,20 +5,13 @@
 #include <openssl/evp.h>
 
 #include "cuzk/filecoin.h"
+#include "filecoin_internal.h"
 
+/* derive_porep_domain_seed: SHA-256(tag || porep_id). */
 static void sha256_dst(uint8_t out[32], const char *dst, const uint8_t porep_id[32]) {
-    uint8_t buf[64];
-    size_t n = strlen(dst);
-    unsigned len = 0;
-    memcpy(buf, dst, n);
-    memcpy(buf + n, porep_id, 32);
-    if (!EVP_Digest(buf, n + 32, out, &len, EVP_sha256(), NULL)) memset(out, 0, 32);
-}
-
-static uint64_t rd_le64(const uint8_t *p) {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
-    return v;
+    const void *p[2] = {dst, porep_id};
+    const size_t l[2] = {strlen(dst), 32};
+    fil_sha256_parts(out, p, l, 2);
 }
 
 int cuzk_fil_graph_init(cuzk_fil_graph *g, uint64_t nodes, const uint8_t porep_id[32],
@@ -32,7 +25,7 @@ int cuzk_fil_graph_init(cuzk_fil_graph *g, uint64_t nodes, const uint8_t porep_i
     sha256_dst(h, "Filecoin_DRSample", porep_id);
     memcpy(g->drg_seed, h, 28);
     sha256_dst(h, "Filecoin_Feistel", porep_id);
-    for (int i = 0; i < 4; i++) g->feistel_keys[i] = rd_le64(h + 8 * i);
+    for (int i = 0; i < 4; i++) g->feistel_keys[i] = fil_rd_le64(h + 8 * i);
     /* feistel::precompute over nodes * EXP_DEGREE elements: smallest power of 4 >= n (>= 4). */
     uint64_t n = nodes * CUZK_FIL_EXP_DEGREE, pow4 = 4, log4 = 1;
     while (pow4 < n) pow4 *= 4, log4++;
