@@ -19,6 +19,10 @@
 #include "cuzk/test_circuits.h"
 #include "testutil.h"
 
+/* not every test uses every helper */
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wunused-variable"
+
 /* ---- a kind the test owns ------------------------------------------------ */
 
 #define TK_FAIL_SYNTH (1ull << 63) /* inputs seed flag: partition 1 fails synthesis */
@@ -128,10 +132,16 @@ typedef struct gate {
 
 static gate G = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, 0, 0, "", 0};
 
+/* The order in which partitions reached the prove stage (under G.mu). */
+static char prove_order[256][40];
+static unsigned n_prove_order;
+
 static void gate_hook(void *ctx, cuzk_engine_stage stage, const char *id, uint32_t part)
 {
     gate *g = ctx;
     pthread_mutex_lock(&g->mu);
+    if (stage == CUZK_STAGE_PROVE && n_prove_order < 256)
+        snprintf(prove_order[n_prove_order++], sizeof prove_order[0], "%s/%u", id, part);
     if (g->armed && (int)stage == g->stage && !strcmp(id, g->id)) {
         unsigned gen = g->gen; /* a later arm must not hold this waiter again */
         g->arrived++;
@@ -187,13 +197,26 @@ static unsigned log_count(const char *needle)
     return n;
 }
 
-__attribute__((unused)) static void log_clear(void)
+static void log_clear(void)
 {
     pthread_mutex_lock(&log_mu);
     log_len = 0;
     log_buf[0] = 0;
     pthread_mutex_unlock(&log_mu);
 }
+
+/* Like WAIT_FOR, giving up after about 30 s (a liveness guard: the CHECK
+ * that follows fails instead of the test hanging). */
+#define WAIT_FOR_BOUNDED(e, cond, ok)                                                              \
+    do {                                                                                           \
+        cuzk_engine_counters c_;                                                                   \
+        (ok) = false;                                                                              \
+        for (int n_ = 0; n_ < 30000 && !(ok); n_++) {                                              \
+            cuzk_engine_get_counters((e), &c_);                                                    \
+            if (cond) (ok) = true;                                                                 \
+            else usleep(1000);                                                                     \
+        }                                                                                          \
+    } while (0)
 
 /* Polls a counter until cond holds (no time assertions; a hang is a failure
  * the CTest timeout reports). */

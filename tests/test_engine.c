@@ -171,6 +171,43 @@ static void priority_order(tkind *k, tkind *k1)
     cuzk_engine_destroy(e);
 }
 
+/* A CRITICAL partition is synthesized even when the prove queue is full of
+ * NORMAL ones, and is the next one proved. */
+static void critical_jumps_full_queue(tkind *k, tkind *k1)
+{
+    cuzk_engine_config cfg = {.synthesis_workers = 1, .num_devices = 1, .workers_per_device = 1,
+                              .queue_depth = 2, .log = log_capture, .stage_hook = gate_hook, .hook_ctx = &G};
+    cuzk_engine *e;
+    CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
+    cuzk_engine_kind kd = tk_kind(k, "porep", "porep-c", 10, CUZK_PRIORITY_NORMAL);
+    cuzk_engine_kind kw = tk_kind(k1, "winning", "winning-c", 1, CUZK_PRIORITY_CRITICAL);
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    CHECK(cuzk_engine_register_kind(e, &kw) == CUZK_OK);
+    CHECK(cuzk_engine_srs_preload(e, "winning-c") == CUZK_OK);
+    cuzk_job *n, *c;
+    pthread_mutex_lock(&G.mu);
+    n_prove_order = 0;
+    pthread_mutex_unlock(&G.mu);
+    gate_arm(&G, CUZK_STAGE_PROVE, "bulk");
+    CHECK(tk_submit(e, "porep", "bulk", 21, CUZK_PRIORITY_DEFAULT, 0, &n) == CUZK_OK);
+    gate_wait(&G);
+    bool ok;
+    WAIT_FOR_BOUNDED(e, c_.queued_prove == 2, ok); /* the queue is full */
+    CHECK(ok);
+    CHECK(tk_submit(e, "winning", "urgent", 22, CUZK_PRIORITY_DEFAULT, 0, &c) == CUZK_OK);
+    WAIT_FOR_BOUNDED(e, c_.queued_prove == 3, ok);
+    CHECK_MSG(ok, "the CRITICAL partition was not synthesized past a full queue");
+    gate_release(&G);
+    CHECK(cuzk_job_await(c, -1) == CUZK_OK && tk_proof_ok(k1, c, 22, 1));
+    CHECK(cuzk_job_await(n, -1) == CUZK_OK && tk_proof_ok(k, n, 21, 10));
+    pthread_mutex_lock(&G.mu);
+    CHECK(n_prove_order == 11 && !strcmp(prove_order[0], "bulk/0") && !strcmp(prove_order[1], "urgent/0"));
+    pthread_mutex_unlock(&G.mu);
+    cuzk_job_release(n);
+    cuzk_job_release(c);
+    cuzk_engine_destroy(e);
+}
+
 /* File-backed parameters: cold -> (preload) hot -> (evict) cold -> a job
  * loads them -> hot; a corrupt file fails only its job. */
 static void file_srs(tkind *k)
@@ -393,6 +430,7 @@ int main(void)
     tk_setup(&k1, NC / 2, 2, &rng);
     field_scenario(&k, &rng);
     priority_order(&k, &k1);
+    critical_jumps_full_queue(&k, &k1);
     file_srs(&k);
     batching(&k);
     concurrent_clients(&k);

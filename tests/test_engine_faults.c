@@ -388,8 +388,10 @@ static int fp_load(void *ctx, const cuzk_engine_kind *kind, void **pce, uint64_t
     return *pce ? CUZK_OK : CUZK_ERR_NO_MEMORY;
 }
 
-static int fp_extract(void *ctx, const cuzk_engine_kind *kind, void **pce, uint64_t *bytes)
+static int fp_extract(void *ctx, const cuzk_engine_kind *kind, const void *in, size_t len, void **pce,
+                      uint64_t *bytes)
 {
+    if (len != 8) return CUZK_ERR_BAD_LENGTH; /* the triggering job's inputs */
     atomic_fetch_add(&P.extracts, 1);
     if (!strcmp(kind->circuit_id, "broken-c")) return CUZK_ERR_FORMAT;
     usleep(20000); /* a window for other partitions to ask for a second extraction */

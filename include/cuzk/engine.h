@@ -139,20 +139,33 @@ typedef enum cuzk_pce_state {
 /*
  * PCE backend (the PCE layer fills it). load: a validated cache from disk
  * (CUZK_OK with *pce, or an error when absent or invalid). extract: build
- * the PCE of a circuit (runs on its own thread, once per circuit at a time).
+ * the PCE of a circuit (runs on its own thread, once per circuit), given the
+ * inputs of the job whose full synthesis triggered it (the circuit's shape
+ * must not depend on them).
  * witness: witness-only synthesis plus the matrix-vector products for one
  * partition. estimate_bytes (may be NULL) sizes the reservation made before
  * an extraction.
  */
 typedef struct cuzk_engine_pce {
     int (*load)(void *ctx, const cuzk_engine_kind *kind, void **pce, uint64_t *bytes);
-    int (*extract)(void *ctx, const cuzk_engine_kind *kind, void **pce, uint64_t *bytes);
+    int (*extract)(void *ctx, const cuzk_engine_kind *kind, const void *inputs, size_t inputs_len,
+                   void **pce, uint64_t *bytes);
     int (*witness)(void *ctx, void *pce, const cuzk_engine_kind *kind, const void *inputs,
                    size_t inputs_len, uint32_t partition, cuzk_engine_witness *out);
     uint64_t (*estimate_bytes)(void *ctx, const cuzk_engine_kind *kind);
     void (*free)(void *ctx, void *pce);
     void *ctx;
 } cuzk_engine_pce;
+
+/*
+ * The PCE layer (cuzk/pce.h) behind the hook: caches "<dir>/<circuit id>.pce"
+ * (fingerprint of the circuit id) loaded at registration, extracted once and
+ * saved by cuzk_pce_cache_get, witness-only synthesis plus cuzk_pce_eval on
+ * the fast path. dir must exist; nthreads for loading, extraction and
+ * evaluation (0: 1). Free with cuzk_engine_pce_cache_free after the engine.
+ */
+int cuzk_engine_pce_cache(cuzk_engine_pce *out, const char *dir, unsigned nthreads);
+void cuzk_engine_pce_cache_free(cuzk_engine_pce *hooks);
 
 /* ---- configuration ----------------------------------------------------- */
 
@@ -167,7 +180,8 @@ typedef struct cuzk_engine_config {
     unsigned num_devices;        /* 0: the prover's num_devices, else 1 */
     unsigned workers_per_device; /* 0: 2 */
     unsigned prover_threads;     /* CPU prover threads per call; 0: CPUs / prover workers */
-    unsigned queue_depth;        /* partitions synthesized ahead of the provers; 0: 2 per prover worker */
+    unsigned queue_depth;        /* partitions synthesized ahead of the provers, counted per
+                                    priority and above; 0: 2 per prover worker */
     unsigned max_batch_size;     /* partitions per prove call; 0 or 1: no batching */
     unsigned max_batch_wait_ms;  /* how long a worker waits to fill a batch */
     uint64_t memory_budget;      /* bytes; 0: physical memory minus a margin */

@@ -32,7 +32,8 @@ typedef enum cuzk_err {
     CUZK_ERR_INTERNAL = 24,
     CUZK_ERR_TIMEOUT = 25,         /* a job ran past its deadline */
     CUZK_ERR_CANCELLED = 26,       /* a job was cancelled */
-    CUZK_ERR_NOT_READY = 27        /* a wait ran out before the result was ready */
+    CUZK_ERR_NOT_READY = 27,       /* a wait ran out before the result was ready */
+    CUZK_ERR_DEVICE = 28           /* a CUDA call failed (message from the GPU layer) */
 } cuzk_err;
 
 /* Static string describing err; never NULL. */

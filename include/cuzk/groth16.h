@@ -34,6 +34,7 @@
 #define CUZK_GROTH16_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cuzk/cs.h"
 #include "cuzk/fr.h"
@@ -54,6 +55,20 @@ extern "C" {
  */
 int cuzk_groth16_setup(cuzk_groth16_params *out, const cuzk_recording_cs *cs, cuzk_rng *rng,
                        unsigned nthreads);
+
+/*
+ * Progress of a long setup: called on the calling thread after each slice
+ * of fixed-base multiplications with the points written so far and the
+ * total (ic, l, h, a, b_g1, and b_g2 counted 3 times: a G2 point costs
+ * about three G1 points). phase names the query ("h", "b_g2", ...).
+ */
+typedef void (*cuzk_groth16_progress_fn)(void *ctx, const char *phase, uint64_t done,
+                                         uint64_t total);
+
+/* As cuzk_groth16_setup, reporting progress through fn (may be NULL). */
+int cuzk_groth16_setup_progress(cuzk_groth16_params *out, const cuzk_recording_cs *cs,
+                                cuzk_rng *rng, unsigned nthreads, cuzk_groth16_progress_fn fn,
+                                void *ctx);
 
 /* The toxic waste of a setup. */
 typedef struct cuzk_groth16_toxic {
@@ -148,6 +163,12 @@ void cuzk_groth16_finish(cuzk_groth16_proof *out, const cuzk_groth16_params *par
 int cuzk_groth16_prove_many(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
                             const cuzk_proving_cs *const *cs, size_t n, cuzk_rng *rng,
                             unsigned nthreads);
+
+/* As cuzk_groth16_prove_many, filling timing[i] (n entries; may be NULL)
+ * for proof i. r, s are drawn from rng in the same order. */
+int cuzk_groth16_prove_many_timed(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
+                                  const cuzk_proving_cs *const *cs, size_t n, cuzk_rng *rng,
+                                  unsigned nthreads, cuzk_groth16_prove_timing *timing);
 
 #ifdef __cplusplus
 }

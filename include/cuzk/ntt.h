@@ -14,11 +14,12 @@
  * on small inputs). Results are bit-identical for every nthreads: field
  * arithmetic is exact and every element gets the same operations.
  *
- * Cost (see src/poly/ntt.c for the count): radix-2 Gentleman-Sande,
- * (n/2)·log2 n - (n - 1) Fr multiplications per transform (butterflies with
- * twiddle 1 skip the multiply). Radix-4 does not lower this in Fr: the
- * multiplication by the 4th root of unity is a full Fr multiplication, unlike
- * the free multiplication by i of complex FFTs.
+ * Cost (see src/poly/ntt.c for the count and the network: radix-2 full
+ * passes for the stages wider than a 2^12-element block, radix-4 inside the
+ * blocks), (n/2)·log2 n - (n - 1) Fr multiplications per transform
+ * (butterflies with twiddle 1 skip the multiply). Radix-4 does not lower
+ * this in Fr: the multiplication by the 4th root of unity is a full Fr
+ * multiplication, unlike the free multiplication by i of complex FFTs.
  */
 #ifndef CUZK_NTT_H
 #define CUZK_NTT_H

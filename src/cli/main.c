@@ -13,6 +13,9 @@
 
 /* Command entry points (cmd_*.c). */
 int cmd_version(int argc, char **argv);
+int cmd_setup(int argc, char **argv);
+int cmd_prove(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
 int cmd_circuit(int argc, char **argv);
 int cmd_pce(int argc, char **argv);
 int cmd_circom(int argc, char **argv);
@@ -23,6 +26,9 @@ int cmd_bench(int argc, char **argv);
 
 static const cuzk_cli_command commands[] = {
     {"version", cmd_version, "print the version and build features"},
+    {"setup", cmd_setup, "TEST Groth16 parameters for a built-in circuit (.params, .vk)"},
+    {"prove", cmd_prove, "prove witnesses of a built-in circuit on the CPU"},
+    {"verify", cmd_verify, "verify proofs against a .vk and the circuit's public inputs"},
     {"circuit", cmd_circuit, "circuit info: inputs, aux, constraints, nnz of a Filecoin circuit"},
     {"pce", cmd_pce, "pre-compiled circuit files: inspect"},
     {"circom", cmd_circom, "circom/snarkjs: prove, verify, export-vk, check (BLS12-381)"},

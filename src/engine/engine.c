@@ -256,7 +256,8 @@ static part *first_in_state(cuzk_job *j, part_state st)
 /*
  * The next CPU task: verification first (it finishes jobs and frees
  * witnesses), then synthesis of the highest-priority, oldest job's lowest
- * pending partition, within the queue depth and the memory budget. A job
+ * pending partition, within the queue depth (counted per priority and
+ * above) and the memory budget. A job
  * starts (takes its SRS reference) at its first synthesis; a job whose SRS
  * cannot be loaded for lack of memory keeps lower-priority jobs from
  * starting but not from finishing; a witness that does not fit stops the
@@ -277,7 +278,15 @@ static task pick_cpu(cuzk_engine *e)
             return t;
         }
     }
-    if (e->n_synth + e->n_ready >= e->queue_depth) return t;
+    /* synthesized-ahead partitions (synthesizing or in the prove queue) per
+     * priority: the depth bound counts a partition's priority and above, so
+     * a flood of NORMAL work never keeps a CRITICAL partition waiting */
+    unsigned ahead[CUZK_PRIORITY_CRITICAL + 1] = {0};
+    for (size_t i = 0; i < e->nactive; i++) {
+        cuzk_job *j = e->active[i];
+        for (uint32_t q = 0; q < j->nparts && !job_final(j); q++)
+            ahead[j->priority] += j->parts[q].state == P_SYNTH || j->parts[q].state == P_READY;
+    }
     bool srs_blocked = false;
     uint64_t pinned = 0; /* resident PCEs are never evicted */
     for (size_t i = 0; i < e->nsrs; i++) pinned += e->srs[i]->pce_bytes;
@@ -287,6 +296,9 @@ static task pick_cpu(cuzk_engine *e)
         if (job_final(j)) continue;
         part *p = first_in_state(j, P_PENDING);
         if (!p) continue;
+        unsigned above = 0;
+        for (int q = j->priority; q <= CUZK_PRIORITY_CRITICAL; q++) above += ahead[q];
+        if (above >= e->queue_depth) break; /* later jobs have this priority or lower */
         kind_entry *k = j->kind;
         srs_entry *s = k->srs;
         if (k->witness_bytes == 0 && k->probing) continue;
@@ -446,7 +458,7 @@ static void run_synth(cuzk_engine *e, worker *w, task *t)
         j->synth_s += te - ts;
         e->c.partitions_synthesized++;
         if (t->pce) e->c.pce_fast_path++;
-        else pce_maybe_extract(e, k);
+        else pce_maybe_extract(e, k, j->inputs, j->inputs_len);
     }
     if (job_final(j)) {
         part_release(e, p);

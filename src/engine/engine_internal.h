@@ -185,7 +185,7 @@ uint64_t params_bytes(const cuzk_groth16_params *p);
 
 /* PCE manager (srs.c) */
 void pce_load_cached(cuzk_engine *e, kind_entry *k); /* no lock */
-void pce_maybe_extract(cuzk_engine *e, kind_entry *k);
+void pce_maybe_extract(cuzk_engine *e, kind_entry *k, const void *inputs, size_t inputs_len);
 void pce_join_all(cuzk_engine *e); /* no lock */
 
 /* registry (kinds.c) */

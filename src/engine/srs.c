@@ -394,17 +394,19 @@ void pce_load_cached(cuzk_engine *e, kind_entry *k)
 typedef struct pce_job {
     cuzk_engine *e;
     srs_entry *s;
+    size_t inputs_len;
+    uint8_t inputs[]; /* the triggering job's, copied */
 } pce_job;
 
 static void *pce_thread_main(void *arg)
 {
-    pce_job pj = *(pce_job *)arg;
-    free(arg);
-    cuzk_engine *e = pj.e;
-    srs_entry *s = pj.s;
+    pce_job *pj = arg;
+    cuzk_engine *e = pj->e;
+    srs_entry *s = pj->s;
     void *pce = NULL;
     uint64_t bytes = 0;
-    int err = e->pce.extract(e->pce.ctx, s->pce_kind, &pce, &bytes);
+    int err = e->pce.extract(e->pce.ctx, s->pce_kind, pj->inputs, pj->inputs_len, &pce, &bytes);
+    free(pj);
     pthread_mutex_lock(&e->mu);
     if (err == CUZK_OK && pce) {
         mem_force(e, (int64_t)bytes - (int64_t)s->pce_bytes);
@@ -426,19 +428,20 @@ static void *pce_thread_main(void *arg)
 }
 
 /* After a full synthesis: start the one background extraction of its circuit. */
-void pce_maybe_extract(cuzk_engine *e, kind_entry *k)
+void pce_maybe_extract(cuzk_engine *e, kind_entry *k, const void *inputs, size_t inputs_len)
 {
     srs_entry *s = k->srs;
     if (!e->have_pce || !e->pce.extract || e->shutdown || s->pce_state != CUZK_PCE_NONE || s->pce_thread_live)
         return;
     uint64_t est = e->pce.estimate_bytes ? e->pce.estimate_bytes(e->pce.ctx, &k->k) : 0;
     if (est && !mem_try(e, est)) return; /* later, when memory allows */
-    pce_job *pj = malloc(sizeof *pj);
+    pce_job *pj = malloc(sizeof *pj + inputs_len);
     s->pce_kind = &k->k;
     s->pce_bytes = est;
     s->pce_state = CUZK_PCE_EXTRACTING;
     if (pj) {
-        pj->e = e, pj->s = s;
+        pj->e = e, pj->s = s, pj->inputs_len = inputs_len;
+        if (inputs_len) memcpy(pj->inputs, inputs, inputs_len);
         if (pthread_create(&s->pce_thread, NULL, pce_thread_main, pj) == 0) {
             s->pce_thread_live = true;
             return;

@@ -228,14 +228,26 @@ int cuzk_groth16_prove(cuzk_groth16_proof *out, const cuzk_groth16_params *param
     return rc;
 }
 
+int cuzk_groth16_prove_many_timed(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
+                                  const cuzk_proving_cs *const *cs, size_t n, cuzk_rng *rng,
+                                  unsigned nthreads, cuzk_groth16_prove_timing *timing)
+{
+    if (!out || !params || (!cs && n) || !rng) return CUZK_ERR_INVALID_ARG;
+    for (size_t i = 0; i < n; i++) {
+        cuzk_fr rs[2];
+        cuzk_fr_random(&rs[0], rng);
+        cuzk_fr_random(&rs[1], rng);
+        int rc = cuzk_groth16_prove_timed(&out[i], params, cs[i], &rs[0], &rs[1], nthreads,
+                                          timing ? &timing[i] : NULL);
+        wipe(rs, sizeof rs);
+        if (rc) return rc;
+    }
+    return CUZK_OK;
+}
+
 int cuzk_groth16_prove_many(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
                             const cuzk_proving_cs *const *cs, size_t n, cuzk_rng *rng,
                             unsigned nthreads)
 {
-    if (!out || !params || (!cs && n) || !rng) return CUZK_ERR_INVALID_ARG;
-    for (size_t i = 0; i < n; i++) {
-        int rc = cuzk_groth16_prove(&out[i], params, cs[i], rng, nthreads);
-        if (rc) return rc;
-    }
-    return CUZK_OK;
+    return cuzk_groth16_prove_many_timed(out, params, cs, n, rng, nthreads, NULL);
 }

@@ -65,6 +65,23 @@ void cuzk_g16_par_for(size_t n, unsigned nthreads, void (*fn)(void *, size_t, si
     pthread_mutex_destroy(&j.mu);
 }
 
+/* ---- progress ----------------------------------------------------------- */
+
+/* Points per progress report (about a second of work on one core). */
+#define PROGRESS_SLICE ((size_t)1 << 16)
+
+typedef struct progress {
+    cuzk_groth16_progress_fn fn;
+    void *ctx;
+    uint64_t done, total;
+} progress;
+
+static void progress_add(progress *pg, const char *phase, uint64_t k)
+{
+    pg->done += k;
+    if (pg->fn) pg->fn(pg->ctx, phase, pg->done, pg->total);
+}
+
 /* ---- fixed-base combs, one per group ------------------------------------ */
 
 #define DEFINE_FB(G, AFF, JAC)                                                                     \
@@ -118,15 +135,19 @@ void cuzk_g16_par_for(size_t n, unsigned nthreads, void (*fn)(void *, size_t, si
         for (size_t i = lo; i < hi; i++) fb_##G##_mul(&j->out[i], j->fb, &j->k[i]);                \
     }                                                                                              \
                                                                                                    \
-    /* out[i] = k[i]·gen in affine. */                                                             \
+    /* out[i] = k[i]·gen in affine, in slices so that progress is reported. */                    \
     static int fb_##G##_many(AFF *out, const fb_##G *fb, const cuzk_fr *k, size_t n,               \
-                             unsigned nthreads)                                                    \
+                             unsigned nthreads, progress *pg, const char *phase, unsigned weight)  \
     {                                                                                              \
         if (n == 0) return CUZK_OK;                                                                \
         JAC *tmp = malloc(n * sizeof *tmp);                                                        \
         if (!tmp) return CUZK_ERR_NO_MEMORY;                                                       \
-        fbjob_##G j = {fb, k, tmp};                                                                \
-        cuzk_g16_par_for(n, nthreads, fb_##G##_chunk, &j);                                         \
+        for (size_t lo = 0; lo < n; lo += PROGRESS_SLICE) {                                        \
+            size_t len = n - lo < PROGRESS_SLICE ? n - lo : PROGRESS_SLICE;                        \
+            fbjob_##G j = {fb, k + lo, tmp + lo};                                                  \
+            cuzk_g16_par_for(len, nthreads, fb_##G##_chunk, &j);                                   \
+            progress_add(pg, phase, (uint64_t)len * weight);                                       \
+        }                                                                                          \
         cuzk_##G##_jac_batch_to_affine(out, tmp, n);                                               \
         free(tmp);                                                                                 \
         return CUZK_OK;                                                                            \
@@ -172,8 +193,8 @@ static bool toxic_bad(const cuzk_groth16_toxic *t, const cuzk_recording_cs *cs)
     return cuzk_fr_is_zero(&t->gamma) || cuzk_fr_is_zero(&t->delta) || cuzk_fr_is_zero(&z);
 }
 
-int cuzk_groth16_setup_toxic(cuzk_groth16_params *out, const cuzk_recording_cs *cs,
-                             const cuzk_groth16_toxic *toxic, unsigned nthreads)
+static int setup_impl(cuzk_groth16_params *out, const cuzk_recording_cs *cs,
+                      const cuzk_groth16_toxic *toxic, unsigned nthreads, progress *pg)
 {
     if (!out || !cs || !toxic) return CUZK_ERR_INVALID_ARG;
     memset(out, 0, sizeof *out);
@@ -292,13 +313,14 @@ int cuzk_groth16_setup_toxic(cuzk_groth16_params *out, const cuzk_recording_cs *
         rc = CUZK_ERR_NO_MEMORY;
         goto done;
     }
-    if ((rc = fb_g1_many(out->a, &fb1, sel, n_a, nthreads))) goto done;
+    pg->total = n_a + 4 * (uint64_t)n_b + ni + na + (n - 1);
+    if ((rc = fb_g1_many(out->a, &fb1, sel, n_a, nthreads, pg, "a", 1))) goto done;
     gather_nonzero(sel, v, nv);
-    if ((rc = fb_g1_many(out->b_g1, &fb1, sel, n_b, nthreads))) goto done;
-    if ((rc = fb_g2_many(out->b_g2, &fb2, sel, n_b, nthreads))) goto done;
-    if ((rc = fb_g1_many(out->vk.ic, &fb1, ext, ni, nthreads))) goto done;
-    if ((rc = fb_g1_many(out->l, &fb1, ext + ni, na, nthreads))) goto done;
-    if ((rc = fb_g1_many(out->h, &fb1, hs, n - 1, nthreads))) goto done;
+    if ((rc = fb_g1_many(out->b_g1, &fb1, sel, n_b, nthreads, pg, "b_g1", 1))) goto done;
+    if ((rc = fb_g2_many(out->b_g2, &fb2, sel, n_b, nthreads, pg, "b_g2", 3))) goto done;
+    if ((rc = fb_g1_many(out->vk.ic, &fb1, ext, ni, nthreads, pg, "ic", 1))) goto done;
+    if ((rc = fb_g1_many(out->l, &fb1, ext + ni, na, nthreads, pg, "l", 1))) goto done;
+    if ((rc = fb_g1_many(out->h, &fb1, hs, n - 1, nthreads, pg, "h", 1))) goto done;
 
 done:
     wipe(t, sizeof t);
@@ -316,8 +338,22 @@ done:
     return rc;
 }
 
+int cuzk_groth16_setup_toxic(cuzk_groth16_params *out, const cuzk_recording_cs *cs,
+                             const cuzk_groth16_toxic *toxic, unsigned nthreads)
+{
+    progress pg = {NULL, NULL, 0, 0};
+    return setup_impl(out, cs, toxic, nthreads, &pg);
+}
+
 int cuzk_groth16_setup(cuzk_groth16_params *out, const cuzk_recording_cs *cs, cuzk_rng *rng,
                        unsigned nthreads)
+{
+    return cuzk_groth16_setup_progress(out, cs, rng, nthreads, NULL, NULL);
+}
+
+int cuzk_groth16_setup_progress(cuzk_groth16_params *out, const cuzk_recording_cs *cs,
+                                cuzk_rng *rng, unsigned nthreads, cuzk_groth16_progress_fn fn,
+                                void *ctx)
 {
     if (!out || !cs || !rng) return CUZK_ERR_INVALID_ARG;
     cuzk_groth16_toxic t;
@@ -328,7 +364,8 @@ int cuzk_groth16_setup(cuzk_groth16_params *out, const cuzk_recording_cs *cs, cu
         fr_random_nonzero(&t.delta, rng);
         fr_random_nonzero(&t.tau, rng);
     } while (toxic_bad(&t, cs));
-    int rc = cuzk_groth16_setup_toxic(out, cs, &t, nthreads);
+    progress pg = {fn, ctx, 0, 0};
+    int rc = setup_impl(out, cs, &t, nthreads, &pg);
     wipe(&t, sizeof t);
     return rc;
 }

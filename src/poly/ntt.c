@@ -1,25 +1,42 @@
 /*
- * Radix-2 NTT over Fr, natural order in and out.
+ * NTT over Fr, natural order in and out: radix-4 decimation in frequency
+ * (a radix-2 reference network stays for the tests).
  *
- * Forward and inverse both run decimation-in-frequency (Gentleman-Sande)
- * butterflies  (u, v) -> (u + v, (u - v)·w)  on natural-order input, which
- * leaves the output bit-reversed, then one bit-reversal permutation. The
- * inverse uses w^-1 = -omega^(n/2 - j), read from the same table, so the
- * butterfly becomes (u + v, (v - u)·t) with no extra multiplication.
+ * Forward and inverse both run decimation-in-frequency butterflies on
+ * natural-order input, which leaves the output bit-reversed, then one
+ * bit-reversal permutation. Radix-2 (Gentleman-Sande): (u, v) -> (u + v,
+ * (u - v)·w). Radix-4 fuses two radix-2 stages (half-sizes 2q and q) over
+ * x0..x3 = x[j], x[j+q], x[j+2q], x[j+3q] of a group of 4q, with W the
+ * group's root (W^q = J, the 4th root of unity):
+ *     a = x0 + x2, u = x0 - x2, b = x1 + x3, v = (x1 - x3)·J
+ *     x0 = a + b, x1 = (a - b)·W^2j, x2 = (u + v)·W^j, x3 = (u - v)·W^3j
+ * which leaves every element where the two radix-2 stages would, with the
+ * same value (the field is exact), so the output is bit-identical. The
+ * inverse uses w^-e = -w^(N/2 - e) from the same table; the signs are folded
+ * into the order of the subtractions, so no negation is ever computed.
  *
- * Cache blocking: the first stages (half-size h >= NTT_BLK) are full passes
- * over the vector, split over threads by butterfly index; the remaining
- * log2(NTT_BLK) stages act inside independent blocks of NTT_BLK elements
- * (128 KiB, L2-resident), each block taken through all of them at once and
- * blocks shared out over threads. Threads meet at a barrier between stages.
+ * Cache blocking: the first stages (butterflies spanning more than NTT_BLK
+ * elements) are radix-2 full passes over the vector, split over threads by
+ * butterfly index (radix-4 full passes measured slower: see
+ * ntt_full_stages_r2); the remaining log2(NTT_BLK) stages run radix-4 inside
+ * independent blocks of NTT_BLK elements (128 KiB, L2-resident), each block
+ * taken through all of them at once with a compact copy of its twiddles
+ * (omega^(k·n/NTT_BLK), 64 KiB per thread), blocks shared out over threads.
+ * Threads meet at a barrier between full passes.
  *
- * Floor. Each stage does n/2 butterflies, one multiplication each except the
- * n/(2h) with twiddle 1, so one transform costs
+ * Floor. Radix-2: each stage does n/2 butterflies, one multiplication each
+ * except the n/(2h) with twiddle 1, so one transform costs
  *     M(n) = (n/2)·log2 n - (n - 1)   Fr multiplications
- * (2^20: 9.4e6; 2^27: 1.68e9). At 20-40 ns per Fr multiplication (portable
- * Montgomery on this machine) that is 0.19-0.38 s per 2^20 transform and
- * 34-67 s per 2^27 transform on one core; additions, loads and the
- * permutation come on top. Coset scalings add 2n multiplications (x[i]·s^i
+ * (2^20: 9.4e6; 2^27: 1.68e9). Radix-4 does the same number (4 per
+ * butterfly of 4, J included; 1 with j = 0): unlike complex FFTs the
+ * multiplication by J is a full one. What it saves is half the loads and
+ * stores inside the blocks, where the radix-2 network already ran at about
+ * 1.1x the multiplication floor: the gain measured on dev-2c is 0-3 %
+ * (docs/perf.md), the full passes and the permutation being the rest. At
+ * 20-40 ns per Fr multiplication
+ * (portable Montgomery on this machine) that is 0.19-0.38 s per 2^20
+ * transform and 34-67 s per 2^27 transform on one core; additions, loads and
+ * the permutation come on top. Coset scalings add 2n multiplications (x[i]·s^i
  * and the running power), 1/n scaling n. bench_ntt prints M(n) times the
  * measured Fr multiplication latency beside each timing.
  */
@@ -30,6 +47,7 @@
 #include <string.h>
 
 #include "cuzk/error.h"
+#include "poly/ntt_internal.h"
 
 #define NTT_LOG_BLK 12
 #define NTT_BLK ((size_t)1 << NTT_LOG_BLK)
@@ -148,6 +166,7 @@ typedef struct {
     const cuzk_ntt_domain *d;
     cuzk_fr *x;
     bool inv;
+    bool radix2;                 /* the reference network */
     bool pre, post;              /* scalings before / after the butterflies */
     bool pre_s1, post_s1;        /* s == 1 */
     cuzk_fr pre_c, pre_s, post_c, post_s;
@@ -193,6 +212,186 @@ static void ntt_block(cuzk_fr *x, size_t blk, const cuzk_fr *tw, unsigned log_n,
     }
 }
 
+/* ---- radix 4 ------------------------------------------------------------ */
+
+/*
+ * |w^e| for a circle of N = 2·half points whose table holds w^k, k < half
+ * (forward) or whose inverse is read from it (w^-e = w^(N-e)), 0 < e < N;
+ * *neg says the twiddle is minus the returned entry.
+ */
+static inline const cuzk_fr *ntt_tw(const cuzk_fr *tab, size_t half, size_t e, bool inv, bool *neg)
+{
+    if (inv) e = 2 * half - e;
+    *neg = e >= half;
+    return *neg ? &tab[e - half] : &tab[e];
+}
+
+/* Radix-4 butterfly with j = 0 (W^0 = 1). J = tab[N/4] = w^(N/4); for the
+ * inverse, J^-1 = -J, folded into x2, x3. */
+static inline void ntt_r4_j0(cuzk_fr *x0, cuzk_fr *x1, cuzk_fr *x2, cuzk_fr *x3, const cuzk_fr *J, bool inv)
+{
+    cuzk_fr a, b, u, v;
+    cuzk_fr_add(&a, x0, x2);
+    cuzk_fr_sub(&u, x0, x2);
+    cuzk_fr_add(&b, x1, x3);
+    cuzk_fr_sub(&v, x1, x3);
+    cuzk_fr_mul(&v, &v, J);
+    cuzk_fr_add(x0, &a, &b);
+    cuzk_fr_sub(x1, &a, &b);
+    if (!inv) {
+        cuzk_fr_add(x2, &u, &v);
+        cuzk_fr_sub(x3, &u, &v);
+    } else {
+        cuzk_fr_sub(x2, &u, &v);
+        cuzk_fr_add(x3, &u, &v);
+    }
+}
+
+/* The three twiddles of a radix-4 butterfly with exponent e1 = j·(N/4q) > 0
+ * on a circle of N = 2·half (e1 < N/4); n2, n3: W^2j, W^3j are negated
+ * entries (W^j is not for the forward transform, always is for the inverse,
+ * see ntt_r4). */
+typedef struct {
+    const cuzk_fr *w1, *w2, *w3;
+    bool n2, n3;
+} ntt_tw3;
+
+static inline void ntt_tw3_get(ntt_tw3 *t, const cuzk_fr *tab, size_t half, size_t e1, bool inv)
+{
+    bool n1;
+    t->w1 = ntt_tw(tab, half, e1, inv, &n1);
+    t->w2 = ntt_tw(tab, half, 2 * e1, inv, &t->n2);
+    t->w3 = ntt_tw(tab, half, 3 * e1, inv, &t->n3);
+}
+
+/*
+ * Radix-4 butterfly with j > 0. Forward: W^j, W^2j are table entries as
+ * they are, W^3j may be negated. Inverse: W^-j and W^-2j are always negated
+ * entries (0 < e <= N/2), and with J^-1 = -J: x2 = (u + v·J^-1)·W^-j =
+ * (ū + v)·|W^-j| where ū = x2 - x0 and v = (x1 - x3)·J; x3 = (u - v·J^-1)·W^-3j
+ * = (v - ū)·W^-3j.
+ */
+static inline void ntt_r4(cuzk_fr *x0, cuzk_fr *x1, cuzk_fr *x2, cuzk_fr *x3, const ntt_tw3 *w, const cuzk_fr *J,
+                          bool inv)
+{
+    cuzk_fr a, b, u, v, t;
+    cuzk_fr_add(&a, x0, x2);
+    if (!inv) cuzk_fr_sub(&u, x0, x2);
+    else cuzk_fr_sub(&u, x2, x0); /* ū = -u */
+    cuzk_fr_add(&b, x1, x3);
+    cuzk_fr_sub(&v, x1, x3);
+    cuzk_fr_mul(&v, &v, J);
+    cuzk_fr_add(x0, &a, &b);
+    if (w->n2) cuzk_fr_sub(&t, &b, &a);
+    else cuzk_fr_sub(&t, &a, &b);
+    cuzk_fr_mul(x1, &t, w->w2);
+    cuzk_fr_add(&t, &u, &v);
+    cuzk_fr_mul(x2, &t, w->w1);
+    if (w->n3 == inv) cuzk_fr_sub(&t, &u, &v); /* forward u - v; inverse, negated W: ū - v */
+    else cuzk_fr_sub(&t, &v, &u);
+    cuzk_fr_mul(x3, &t, w->w3);
+}
+
+/* Radix-4 passes over groups of 4q <= 2^log_g down to groups of 4, inside
+ * x[0, N) with twiddles of the circle N = 2·half from tab. */
+static void ntt_r4_passes(cuzk_fr *x, size_t len, unsigned log_g, const cuzk_fr *tab, size_t half, bool inv)
+{
+    const size_t N = 2 * half;
+    const cuzk_fr *J = &tab[N / 4];
+    for (size_t g = (size_t)1 << log_g; g >= 4; g >>= 2) {
+        size_t q = g / 4, st = N / g;
+        for (size_t k = 0; k < len; k += g) {
+            cuzk_fr *y = x + k;
+            ntt_r4_j0(&y[0], &y[q], &y[2 * q], &y[3 * q], J, inv);
+            for (size_t j = 1; j < q; j++) {
+                ntt_tw3 w;
+                ntt_tw3_get(&w, tab, half, j * st, inv);
+                ntt_r4(&y[j], &y[j + q], &y[j + 2 * q], &y[j + 3 * q], &w, J, inv);
+            }
+        }
+    }
+}
+
+/* Every remaining stage of one block of 2^log_b elements (the whole vector
+ * when n <= NTT_BLK), twiddles of the block's circle from tab. */
+static void ntt_block_r4(cuzk_fr *x, unsigned log_b, const cuzk_fr *tab, bool inv)
+{
+    size_t N = (size_t)1 << log_b, half = N / 2;
+    if (log_b & 1) { /* odd: one radix-2 stage first */
+        for (size_t j = 0; j < half; j++) ntt_butterfly(&x[j], &x[j + half], tab, half, j, inv);
+        log_b--;
+    }
+    if (N >= 4) ntt_r4_passes(x, N, log_b, tab, half, inv);
+}
+
+/*
+ * The radix-2 full passes shared by both networks: every stage whose
+ * butterflies span more than a block (half-size h >= NTT_BLK), butterfly b
+ * -> group k = b / h, offset j = b % h, split over threads by b. Radix-4
+ * full passes were measured slower here (on dev-2c, 2^18-2^20: +8..15 %
+ * with j-major order, far more in butterfly order, where W^j, W^2j, W^3j
+ * each read a new twiddle line per butterfly): these passes are bound by
+ * memory access, which two sequential streams serve best.
+ */
+static void ntt_full_stages_r2(ntt_ctx *c, unsigned tid, unsigned nt)
+{
+    const cuzk_ntt_domain *d = c->d;
+    cuzk_fr *x = c->x;
+    const size_t half = d->n / 2;
+    const unsigned log_n = d->log_n;
+    unsigned log_h = log_n - 1;
+    size_t lo, hi;
+    for (size_t h = half; h >= NTT_BLK; h >>= 1, log_h--) {
+        unsigned sh = log_n - 1 - log_h;
+        ntt_range(half, tid, nt, &lo, &hi);
+        size_t k = lo >> log_h, j = lo & (h - 1);
+        for (size_t b = lo; b < hi; b++) {
+            size_t i = (k << (log_h + 1)) + j;
+            ntt_butterfly(&x[i], &x[i + h], d->tw, half, j << sh, c->inv);
+            if (++j == h) {
+                j = 0;
+                k++;
+            }
+        }
+        ntt_sync(c, nt);
+    }
+}
+
+static void ntt_network_r4(ntt_ctx *c, unsigned tid, unsigned nt)
+{
+    const cuzk_ntt_domain *d = c->d;
+    cuzk_fr *x = c->x;
+    const size_t n = d->n;
+    size_t lo, hi;
+    if (n <= NTT_BLK) {
+        if (tid == 0) ntt_block_r4(x, d->log_n, d->tw, c->inv);
+        ntt_sync(c, nt);
+        return;
+    }
+    ntt_full_stages_r2(c, tid, nt);
+    /* Blocks of NTT_BLK, twiddles omega^(k·n/NTT_BLK) copied close by. */
+    cuzk_fr tb[NTT_BLK / 2];
+    const size_t stride = n / NTT_BLK;
+    ntt_range(n / NTT_BLK, tid, nt, &lo, &hi);
+    if (lo < hi)
+        for (size_t k = 0; k < NTT_BLK / 2; k++) tb[k] = d->tw[k * stride];
+    for (size_t bi = lo; bi < hi; bi++) ntt_block_r4(x + bi * NTT_BLK, NTT_LOG_BLK, tb, c->inv);
+    ntt_sync(c, nt);
+}
+
+/* ---- radix 2 (reference) ------------------------------------------------ */
+
+static void ntt_network_r2(ntt_ctx *c, unsigned tid, unsigned nt)
+{
+    const cuzk_ntt_domain *d = c->d;
+    size_t n = d->n, lo, hi;
+    ntt_full_stages_r2(c, tid, nt);
+    size_t blk = n < NTT_BLK ? n : NTT_BLK;
+    ntt_range(n / blk, tid, nt, &lo, &hi);
+    for (size_t bi = lo; bi < hi; bi++) ntt_block(c->x + bi * blk, blk, d->tw, d->log_n, c->inv);
+    ntt_sync(c, nt);
+}
+
 static void ntt_task(void *p, unsigned tid, unsigned nt)
 {
     ntt_ctx *c = p;
@@ -207,27 +406,8 @@ static void ntt_task(void *p, unsigned tid, unsigned nt)
         ntt_sync(c, nt);
     }
     if (n > 1) {
-        size_t half = n / 2;
-        unsigned log_h = log_n - 1;
-        /* Full-pass stages: butterfly b -> block k = b / h, offset j = b % h. */
-        for (size_t h = half; h >= NTT_BLK; h >>= 1, log_h--) {
-            unsigned sh = log_n - 1 - log_h;
-            ntt_range(half, tid, nt, &lo, &hi);
-            size_t k = lo >> log_h, j = lo & (h - 1);
-            for (size_t b = lo; b < hi; b++) {
-                size_t i = (k << (log_h + 1)) + j;
-                ntt_butterfly(&x[i], &x[i + h], d->tw, half, j << sh, c->inv);
-                if (++j == h) {
-                    j = 0;
-                    k++;
-                }
-            }
-            ntt_sync(c, nt);
-        }
-        size_t blk = n < NTT_BLK ? n : NTT_BLK;
-        ntt_range(n / blk, tid, nt, &lo, &hi);
-        for (size_t bi = lo; bi < hi; bi++) ntt_block(x + bi * blk, blk, d->tw, log_n, c->inv);
-        ntt_sync(c, nt);
+        if (c->radix2) ntt_network_r2(c, tid, nt);
+        else ntt_network_r4(c, tid, nt);
         /* Bit reversal: the pair (i, rev i) belongs to whoever owns min(i, rev i). */
         ntt_range(n, tid, nt, &lo, &hi);
         for (size_t i = lo; i < hi; i++) {
@@ -246,15 +426,16 @@ static void ntt_task(void *p, unsigned tid, unsigned nt)
     }
 }
 
-static void ntt_transform(const cuzk_ntt_domain *d, cuzk_fr *x, bool inv, const cuzk_fr *pre_c,
-                          const cuzk_fr *pre_s, const cuzk_fr *post_c, const cuzk_fr *post_s,
-                          unsigned nthreads)
+static void ntt_transform_x(const cuzk_ntt_domain *d, cuzk_fr *x, bool inv, bool radix2, const cuzk_fr *pre_c,
+                            const cuzk_fr *pre_s, const cuzk_fr *post_c, const cuzk_fr *post_s,
+                            unsigned nthreads)
 {
     ntt_ctx c;
     memset(&c, 0, sizeof c);
     c.d = d;
     c.x = x;
     c.inv = inv;
+    c.radix2 = radix2;
     if (pre_c) {
         c.pre = true;
         c.pre_c = *pre_c;
@@ -268,6 +449,18 @@ static void ntt_transform(const cuzk_ntt_domain *d, cuzk_fr *x, bool inv, const 
         if (post_s) c.post_s = *post_s;
     }
     ntt_run(ntt_task, &c, ntt_threads_for(d->n, nthreads), &c.bar);
+}
+
+static void ntt_transform(const cuzk_ntt_domain *d, cuzk_fr *x, bool inv, const cuzk_fr *pre_c,
+                          const cuzk_fr *pre_s, const cuzk_fr *post_c, const cuzk_fr *post_s,
+                          unsigned nthreads)
+{
+    ntt_transform_x(d, x, inv, false, pre_c, pre_s, post_c, post_s, nthreads);
+}
+
+void cuzk_ntt_radix2_ref(const cuzk_ntt_domain *d, cuzk_fr *x, bool inverse, unsigned nthreads)
+{
+    ntt_transform_x(d, x, inverse, true, NULL, NULL, inverse ? &d->n_inv : NULL, NULL, nthreads);
 }
 
 /* ---- domain ----------------------------------------------------------- */

@@ -22,6 +22,7 @@ const char *cuzk_strerror(int err)
     case CUZK_ERR_TIMEOUT: return "timed out";
     case CUZK_ERR_CANCELLED: return "cancelled";
     case CUZK_ERR_NOT_READY: return "not ready yet";
+    case CUZK_ERR_DEVICE: return "GPU device error";
     }
     return "unknown error";
 }

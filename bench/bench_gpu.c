@@ -1,0 +1,206 @@
+/* GPU benchmark table: G1 MSM (random and Filecoin-like boolean-heavy
+ * scalars), G2 MSM, NTT and the full Groth16 prove of synthetic circuits.
+ * "device" is the kernel region (data already on the device, scalars and
+ * points resident), "call" the whole API call including host<->device copies
+ * (pageable memory). Median of CUZK_BENCH_REPS (3) runs after a warm-up.
+ * Limits (log2): CUZK_BENCH_G1 (26), CUZK_BENCH_G2 (24), CUZK_BENCH_NTT (27),
+ * CUZK_BENCH_PROVE (24); CUZK_BENCH_MIN (20) is the smallest size.
+ * Bases are copies of 4096 random points (generating 2^26 distinct points
+ * on the CPU takes hours; the memory traffic is the same); the prove uses
+ * random parameters of the right shape (timing only, proofs do not verify). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cuzk/error.h"
+#include "cuzk/gpu.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+static unsigned env_u(const char *n, unsigned d)
+{
+    const char *v = getenv(n);
+    return v ? (unsigned)atoi(v) : d;
+}
+static int cmpd(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmpd);
+    return v[n / 2];
+}
+
+static cuzk_rng rng;
+static unsigned reps;
+
+static void scalars(cuzk_fr *k, size_t n, int boolean)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t u = cuzk_rng_u64(&rng);
+        if (boolean && u % 16) cuzk_fr_set_u64(&k[i], (u >> 8) & 1);
+        else cuzk_fr_random(&k[i], &rng);
+    }
+}
+
+#define POOL 4096
+
+static void row(const char *what, unsigned lg, double dev, double call)
+{
+    printf("| %-22s | 2^%-2u | %10.2f | %10.2f |\n", what, lg, dev * 1e3, call * 1e3);
+    fflush(stdout);
+}
+
+int main(void)
+{
+    int count = 0;
+    if (cuzk_gpu_device_count(&count) != CUZK_OK || count == 0) {
+        printf("bench_gpu: skipped: no CUDA device\n");
+        return 0;
+    }
+    cuzk_rng_seed(&rng, 12345);
+    reps = env_u("CUZK_BENCH_REPS", 3);
+    unsigned lmin = env_u("CUZK_BENCH_MIN", 20), lg1 = env_u("CUZK_BENCH_G1", 26),
+             lg2 = env_u("CUZK_BENCH_G2", 24), lntt = env_u("CUZK_BENCH_NTT", 27),
+             lpr = env_u("CUZK_BENCH_PROVE", 24);
+    char msg[256];
+    cuzk_gpu_device *dev;
+    cuzk_gpu_worker *w;
+    if (cuzk_gpu_device_open(&dev, 0, msg, sizeof msg) || cuzk_gpu_worker_create(&w, dev)) {
+        fprintf(stderr, "bench_gpu: %s\n", msg);
+        return 1;
+    }
+    printf("device: %s\n\n", cuzk_gpu_device_describe(dev));
+    printf("| %-22s | size | device ms  | call ms    |\n", "operation");
+    printf("|------------------------|------|------------|------------|\n");
+
+    cuzk_g1_affine pool1[POOL / 4];
+    cuzk_g2_affine pool2[POOL / 4];
+    for (int i = 0; i < POOL / 4; i++) {
+        cuzk_fr k;
+        cuzk_fr_random(&k, &rng);
+        cuzk_g1_jac j;
+        cuzk_g1_jac_from_affine(&j, &cuzk_g1_generator);
+        cuzk_g1_jac_mul_fr(&j, &j, &k);
+        cuzk_g1_jac_to_affine(&pool1[i], &j);
+        cuzk_g2_jac j2;
+        cuzk_g2_jac_from_affine(&j2, &cuzk_g2_generator);
+        cuzk_g2_jac_mul_fr(&j2, &j2, &k);
+        cuzk_g2_jac_to_affine(&pool2[i], &j2);
+    }
+    unsigned lmax = lg1 > lntt ? lg1 : lntt;
+    size_t nmax = (size_t)1 << lmax;
+    cuzk_fr *k = malloc(nmax * sizeof *k);
+    cuzk_g1_affine *b1 = malloc(((size_t)1 << lg1) * sizeof *b1);
+    cuzk_g2_affine *b2 = malloc(((size_t)1 << lg2) * sizeof *b2);
+    if (!k || !b1 || !b2) return 1;
+    for (size_t i = 0; i < ((size_t)1 << lg1); i++) b1[i] = pool1[cuzk_rng_u64(&rng) % (POOL / 4)];
+    for (size_t i = 0; i < ((size_t)1 << lg2); i++) b2[i] = pool2[cuzk_rng_u64(&rng) % (POOL / 4)];
+    double dv[16], cv[16];
+
+    for (int boolean = 0; boolean < 2; boolean++)
+        for (unsigned lg = lmin; lg <= lg1; lg += 2) {
+            size_t n = (size_t)1 << lg;
+            scalars(k, n, boolean);
+            cuzk_g1_jac o;
+            int bad = 0;
+            for (unsigned r = 0; r <= reps; r++) {
+                double t = now_s();
+                bad |= cuzk_gpu_g1_msm(w, &o, b1, k, n);
+                if (r) cv[r - 1] = now_s() - t, dv[r - 1] = cuzk_gpu_worker_region_s(w);
+            }
+            if (bad) printf("G1 MSM error: %s\n", cuzk_gpu_worker_error(w));
+            row(boolean ? "G1 MSM bool-heavy" : "G1 MSM random", lg, median(dv, reps), median(cv, reps));
+        }
+    for (unsigned lg = lmin; lg <= lg2; lg += 2) {
+        size_t n = (size_t)1 << lg;
+        scalars(k, n, 0);
+        cuzk_g2_jac o;
+        int bad = 0;
+        for (unsigned r = 0; r <= reps; r++) {
+            double t = now_s();
+            bad |= cuzk_gpu_g2_msm(w, &o, b2, k, n);
+            if (r) cv[r - 1] = now_s() - t, dv[r - 1] = cuzk_gpu_worker_region_s(w);
+        }
+        if (bad) printf("G2 MSM error: %s\n", cuzk_gpu_worker_error(w));
+        row("G2 MSM random", lg, median(dv, reps), median(cv, reps));
+    }
+    for (unsigned lg = lmin; lg <= lntt; lg++) {
+        size_t n = (size_t)1 << lg;
+        scalars(k, n, 0);
+        int bad = 0;
+        for (unsigned r = 0; r <= reps; r++) {
+            double t = now_s();
+            bad |= cuzk_gpu_ntt(w, k, lg, CUZK_GPU_NTT_OUT_BITREV);
+            if (r) cv[r - 1] = now_s() - t, dv[r - 1] = cuzk_gpu_worker_region_s(w);
+        }
+        if (bad) printf("NTT error: %s\n", cuzk_gpu_worker_error(w));
+        row("NTT (nat->bitrev)", lg, median(dv, reps), median(cv, reps));
+    }
+    free(b1), free(b2);
+
+    /* full prove on random parameters of a circuit's shape: m = 2^lg
+     * constraints, 2 inputs, m aux (all in A, half in B), aux bool-heavy */
+    for (unsigned lg = lmin; lg <= lpr; lg += 2) {
+        size_t m = (size_t)1 << lg, na = m, ni = 2;
+        cuzk_groth16_params p;
+        memset(&p, 0, sizeof p);
+        p.vk.alpha_g1 = p.vk.beta_g1 = p.vk.delta_g1 = pool1[0];
+        p.vk.beta_g2 = p.vk.gamma_g2 = p.vk.delta_g2 = pool2[0];
+        p.vk.n_ic = ni;
+        p.vk.ic = pool1;
+        cuzk_density da = {0}, dbi = {0}, dba = {0};
+        size_t words = (na + 63) / 64;
+        da.bits = calloc(words, 8), dba.bits = calloc(words, 8), dbi.bits = calloc(1, 8);
+        da.len = dba.len = na, dbi.len = ni;
+        for (size_t j = 0; j < na; j++) {
+            da.bits[j / 64] |= 1ull << (j % 64);
+            if (j & 1) dba.bits[j / 64] |= 1ull << (j % 64);
+        }
+        da.total = na, dba.total = na / 2, dbi.bits[0] = 3, dbi.total = 2;
+        p.n_h = m - 1, p.n_l = na, p.n_a = ni + na, p.n_b_g1 = p.n_b_g2 = 2 + na / 2;
+        p.h = malloc(m * sizeof *p.h), p.l = malloc(na * sizeof *p.l);
+        p.a = malloc(p.n_a * sizeof *p.a), p.b_g1 = malloc(p.n_b_g1 * sizeof *p.b_g1);
+        p.b_g2 = malloc(p.n_b_g2 * sizeof *p.b_g2);
+        for (size_t i = 0; i < m; i++) p.h[i] = pool1[i % (POOL / 4)];
+        for (size_t i = 0; i < na; i++) p.l[i] = pool1[(i * 7) % (POOL / 4)];
+        for (size_t i = 0; i < p.n_a; i++) p.a[i] = pool1[(i * 13) % (POOL / 4)];
+        for (size_t i = 0; i < p.n_b_g1; i++) p.b_g1[i] = pool1[(i * 5) % (POOL / 4)];
+        for (size_t i = 0; i < p.n_b_g2; i++) p.b_g2[i] = pool2[i % (POOL / 4)];
+        cuzk_fr *abc = malloc(3 * m * sizeof *abc), *aux = malloc(na * sizeof *aux), in[2];
+        scalars(abc, 3 * m, 0);
+        scalars(aux, na, 1);
+        in[0] = cuzk_fr_one, cuzk_fr_random(&in[1], &rng);
+        cuzk_groth16_assignment as = {m, ni, na, abc, abc + m, abc + 2 * m, in, aux, &da, &dbi, &dba};
+        cuzk_fr r, s;
+        cuzk_fr_random(&r, &rng), cuzk_fr_random(&s, &rng);
+        cuzk_groth16_proof pf;
+        cuzk_groth16_prove_timing tm;
+        int bad = 0;
+        for (unsigned rep = 0; rep <= reps; rep++) {
+            double t = now_s();
+            bad |= cuzk_gpu_prove(w, &pf, &p, &as, &r, &s, 1, &tm);
+            if (rep) cv[rep - 1] = now_s() - t, dv[rep - 1] = cuzk_gpu_worker_region_s(w);
+        }
+        if (bad) printf("prove error: %s\n", cuzk_gpu_worker_error(w));
+        row("prove (synthetic)", lg, median(dv, reps), median(cv, reps));
+        printf("|   last: H %.1f, MSM h %.1f l %.1f a %.1f b_g1 %.1f b_g2 %.1f ms |\n", tm.ntt_h_s * 1e3,
+               tm.msm_h_s * 1e3, tm.msm_l_s * 1e3, tm.msm_a_s * 1e3, tm.msm_b_g1_s * 1e3,
+               tm.msm_b_g2_s * 1e3);
+        cuzk_gpu_device_release_params(dev, &p);
+        free(abc), free(aux), free(da.bits), free(dba.bits), free(dbi.bits);
+        free(p.h), free(p.l), free(p.a), free(p.b_g1), free(p.b_g2);
+    }
+    /* the device keeps parameter sets resident by address: close frees them */
+    free(k);
+    cuzk_gpu_worker_destroy(w);
+    cuzk_gpu_device_close(dev);
+    return 0;
+}

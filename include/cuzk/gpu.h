@@ -1,0 +1,117 @@
+/*
+ * GPU prover: CUDA NTT, MSM (G1 and G2) and Groth16 proofs on NVIDIA GPUs.
+ *
+ * Objects:
+ *   cuzk_gpu_device  one GPU, opened by explicit ordinal (cudaSetDevice is
+ *                    called in whichever thread uses it; no process-wide
+ *                    state such as CUDA_VISIBLE_DEVICES is touched). It owns
+ *                    the parameter points uploaded once per parameter set,
+ *                    the NTT twiddle tables and the large MSM scratch, and a
+ *                    lock that serialises the kernel regions using them.
+ *   cuzk_gpu_worker  one proving thread's handle on a device: its own CUDA
+ *                    stream, its own device buffers for the witness (a, b, c,
+ *                    scalars) and its own error message. A worker is used by
+ *                    one thread at a time; N workers per device may run
+ *                    concurrently (uploads and CPU work overlap, kernel
+ *                    regions take turns). See docs/gpu.md for the rule.
+ *
+ * Every function returns a cuzk_err. CUDA failures are never fatal: they
+ * come back as CUZK_ERR_NO_MEMORY (device allocation) or CUZK_ERR_DEVICE,
+ * with cuzk_gpu_worker_error() naming the device, the CUDA call and CUDA's
+ * reason. After an error other than out-of-memory the device is marked
+ * failed and every later call on it returns CUZK_ERR_DEVICE.
+ *
+ * Built without CUDA (CUZK_HAVE_CUDA undefined) every function returns
+ * CUZK_ERR_NO_DEVICE and cuzk_gpu_device_count() reports 0.
+ *
+ * Data layouts are the CPU's (Montgomery Fr/Fp limbs), so nothing is
+ * converted on upload and results are bit-identical to the CPU code.
+ */
+#ifndef CUZK_GPU_H
+#define CUZK_GPU_H
+
+#include <stddef.h>
+
+#include "cuzk/fr.h"
+#include "cuzk/g1.h"
+#include "cuzk/g2.h"
+#include "cuzk/groth16.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cuzk_gpu_device cuzk_gpu_device;
+typedef struct cuzk_gpu_worker cuzk_gpu_worker;
+
+/* Number of usable CUDA devices in *count (0 without CUDA, without a driver
+ * or without devices; then the return is CUZK_ERR_NO_DEVICE). */
+int cuzk_gpu_device_count(int *count);
+
+/* Opens device `ordinal`. On failure *out is NULL and, when msg is not NULL,
+ * msg (msg_len bytes) says why. */
+int cuzk_gpu_device_open(cuzk_gpu_device **out, int ordinal, char *msg, size_t msg_len);
+/* Frees everything of the device; its workers must be destroyed first. */
+void cuzk_gpu_device_close(cuzk_gpu_device *dev);
+/* "NVIDIA H200 (device 0, 132 SMs, 139.8 GiB)"-style description. */
+const char *cuzk_gpu_device_describe(const cuzk_gpu_device *dev);
+
+int cuzk_gpu_worker_create(cuzk_gpu_worker **out, cuzk_gpu_device *dev);
+void cuzk_gpu_worker_destroy(cuzk_gpu_worker *w);
+/* The last error of this worker ("" if none). */
+const char *cuzk_gpu_worker_error(const cuzk_gpu_worker *w);
+/* Seconds the worker's last call spent in its kernel region (device work on
+ * data already uploaded, downloads of small results included): what the
+ * benchmark reports as the device-resident time. */
+double cuzk_gpu_worker_region_s(const cuzk_gpu_worker *w);
+
+/* ---- building blocks (host arrays in, host arrays out) ---------------- */
+
+#define CUZK_GPU_NTT_INVERSE 1u    /* evaluations -> coefficients (times 1/n) */
+#define CUZK_GPU_NTT_COSET 2u      /* on the coset g·omega^i, g = 7 (Filecoin) */
+#define CUZK_GPU_NTT_IN_BITREV 4u  /* input in bit-reversed order */
+#define CUZK_GPU_NTT_OUT_BITREV 8u /* output in bit-reversed order */
+
+/* x (2^log_n elements) transformed in place; with no order flags the same
+ * result as cuzk_ntt_forward / _inverse / _coset_forward / _coset_inverse.
+ * log_n <= CUZK_NTT_MAX_LOG. */
+int cuzk_gpu_ntt(cuzk_gpu_worker *w, cuzk_fr *x, unsigned log_n, unsigned flags);
+
+/* Same contract as cuzk_ntt_groth16_h (include/cuzk/ntt.h) for the domain of
+ * size 2^log_n with Filecoin's generator: a receives the n coefficients
+ * (n - 1 of them are H), b and c are overwritten with unspecified values. */
+int cuzk_gpu_groth16_h(cuzk_gpu_worker *w, cuzk_fr *a, cuzk_fr *b, cuzk_fr *c, unsigned log_n);
+
+/* out = sum scalars[i]·bases[i] (n < 2^31), the same point as cuzk_g1_msm /
+ * cuzk_g2_msm. Bases are uploaded on every call (provers keep theirs
+ * resident through cuzk_gpu_prove). */
+int cuzk_gpu_g1_msm(cuzk_gpu_worker *w, cuzk_g1_jac *out, const cuzk_g1_affine *bases,
+                    const cuzk_fr *scalars, size_t n);
+int cuzk_gpu_g2_msm(cuzk_gpu_worker *w, cuzk_g2_jac *out, const cuzk_g2_affine *bases,
+                    const cuzk_fr *scalars, size_t n);
+
+/* ---- Groth16 ------------------------------------------------------------ */
+
+/*
+ * count proofs, proof i from assignment as[i] with randomisers r[i], s[i],
+ * all against one parameter set, with the same checks and the same result
+ * as cuzk_groth16_prove_assignment (the same r, s give the same bytes).
+ * The parameter points are uploaded to the device on the first call with
+ * these params (keyed by address: params must stay alive and unchanged
+ * until the device is closed) and shared by all workers of the device.
+ * timing (may be NULL) gets the phases of the last proof (ntt_h_s is the
+ * upload plus H, msm_* the device MSMs, total_s the whole proof).
+ * Stops at the first error; earlier proofs are then valid.
+ */
+int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_groth16_params *params,
+                   const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s,
+                   size_t count, cuzk_groth16_prove_timing *timing);
+
+/* Drops the device copy of params (no-op if none). No worker may be proving
+ * with these params during the call. */
+void cuzk_gpu_device_release_params(cuzk_gpu_device *dev, const cuzk_groth16_params *params);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,578 @@
+/*
+ * cuzk setup / prove / verify on the built-in test circuits
+ * (include/cuzk/test_circuits.h), with bellperson-format files:
+ *   <base>.params, <base>.vk   parameters (setup writes, prove / verify read)
+ *   <base>.proof               count · 192 bytes, proofs concatenated
+ *   <base>.public              count rows of the circuit's public inputs
+ *                              (ONE excluded), 32-byte little-endian each
+ * <base> names the circuit and its size unless --params/--vk/--proof/--public
+ * say otherwise. Witness i of a prove run uses witness seed --seed + i.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "cuzk/error.h"
+#include "cuzk/groth16.h"
+#include "cuzk/test_circuits.h"
+
+/* ---- circuit choice, shared by the three commands ----------------------- */
+
+typedef enum { CIRC_SYNTHETIC, CIRC_SHA256 } circ_kind;
+
+typedef struct circ {
+    circ_kind kind;
+    uint64_t constraints; /* synthetic; 0 until defaulted */
+    uint32_t inputs;      /* synthetic */
+    uint32_t length;      /* sha256 */
+} circ;
+
+typedef struct files {
+    const char *params, *vk, *proof, *pub;
+    char base[96];
+    char dflt[4][128];
+} files;
+
+/* Options every command takes (values from getopt_long). */
+enum {
+    OPT_CIRCUIT = 256, OPT_CONSTRAINTS, OPT_INPUTS, OPT_LENGTH, OPT_PARAMS, OPT_VK, OPT_PROOF,
+    OPT_PUBLIC, OPT_THREADS, OPT_SEED, OPT_COUNT, OPT_TRUSTED, OPT_HELP
+};
+
+#define COMMON_OPTS                                                                                \
+    {"circuit", required_argument, 0, OPT_CIRCUIT},                                                \
+        {"constraints", required_argument, 0, OPT_CONSTRAINTS},                                    \
+        {"inputs", required_argument, 0, OPT_INPUTS}, {"length", required_argument, 0, OPT_LENGTH}, \
+        {"threads", required_argument, 0, OPT_THREADS}, {"help", no_argument, 0, OPT_HELP}
+
+static const char circuit_help[] =
+    "circuit (the same options for setup, prove and verify):\n"
+    "  --circuit synthetic|sha256  built-in test circuit (default synthetic)\n"
+    "  --constraints N   synthetic: constraints besides the input constraints\n"
+    "                    (default: fill a 2^16 domain, 65536 - inputs - 1; K/M suffixes)\n"
+    "  --inputs K        synthetic: public inputs besides ONE (default 4)\n"
+    "  --length L        sha256: chained SHA-256 blocks (default 1, ~27K constraints each)\n"
+    "  --threads N       worker threads (default: CUZK_THREADS or all CPUs)\n";
+
+static const char files_help[] =
+    "files (default names: <circuit>-<size>.{params,vk,proof,public} in the current directory):\n"
+    "  --params FILE  --vk FILE  --proof FILE  --public FILE\n";
+
+/* Handles a common option; returns 1 if handled, 0 if not one, -1 on a bad value. */
+static int common_opt(int opt, const char *arg, circ *c, files *f, unsigned *threads)
+{
+    uint64_t v;
+    switch (opt) {
+    case OPT_CIRCUIT:
+        if (!strcmp(arg, "synthetic")) c->kind = CIRC_SYNTHETIC;
+        else if (!strcmp(arg, "sha256")) c->kind = CIRC_SHA256;
+        else return cli_errorf("--circuit: unknown circuit '%s' (synthetic or sha256)", arg), -1;
+        return 1;
+    case OPT_CONSTRAINTS:
+        if (!cli_parse_u64(arg, &v) || v == 0 || v >= (1ull << 32) - 64)
+            return cli_errorf("--constraints: expected 1 .. 2^32-65, got '%s'", arg), -1;
+        c->constraints = v;
+        return 1;
+    case OPT_INPUTS:
+        if (!cli_parse_u64(arg, &v) || v > 1u << 20)
+            return cli_errorf("--inputs: expected 0 .. 2^20, got '%s'", arg), -1;
+        c->inputs = (uint32_t)v;
+        return 1;
+    case OPT_LENGTH:
+        if (!cli_parse_u64(arg, &v) || v == 0 || v > 1u << 16)
+            return cli_errorf("--length: expected 1 .. 65536, got '%s'", arg), -1;
+        c->length = (uint32_t)v;
+        return 1;
+    case OPT_THREADS:
+        if (!cli_parse_u64(arg, &v) || v == 0 || v > 1024)
+            return cli_errorf("--threads: expected 1 .. 1024, got '%s'", arg), -1;
+        *threads = (unsigned)v;
+        return 1;
+    case OPT_PARAMS: f->params = arg; return 1;
+    case OPT_VK: f->vk = arg; return 1;
+    case OPT_PROOF: f->proof = arg; return 1;
+    case OPT_PUBLIC: f->pub = arg; return 1;
+    default: return 0;
+    }
+}
+
+static void circ_finish(circ *c, files *f)
+{
+    if (c->kind == CIRC_SYNTHETIC) {
+        if (!c->constraints) c->constraints = 65536 - (uint64_t)c->inputs - 1;
+        if (c->constraints < c->inputs) c->constraints = c->inputs;
+        snprintf(f->base, sizeof f->base, "synthetic-c%" PRIu64 "-i%" PRIu32, c->constraints, c->inputs);
+    } else {
+        snprintf(f->base, sizeof f->base, "sha256-l%" PRIu32, c->length);
+    }
+    const char *ext[4] = {"params", "vk", "proof", "public"};
+    const char **slot[4] = {&f->params, &f->vk, &f->proof, &f->pub};
+    for (int i = 0; i < 4; i++) {
+        snprintf(f->dflt[i], sizeof f->dflt[i], "%s.%s", f->base, ext[i]);
+        if (!*slot[i]) *slot[i] = f->dflt[i];
+    }
+}
+
+static size_t circ_num_inputs(const circ *c)
+{
+    return c->kind == CIRC_SYNTHETIC ? c->inputs : CUZK_SHA256_CHAIN_NUM_INPUTS;
+}
+
+static void circ_describe(const circ *c, char *buf, size_t len)
+{
+    if (c->kind == CIRC_SYNTHETIC)
+        snprintf(buf, len, "synthetic, %" PRIu64 " constraints, %" PRIu32 " public inputs", c->constraints,
+                 c->inputs);
+    else
+        snprintf(buf, len, "sha256 chain of %" PRIu32 " blocks, %d public inputs", c->length,
+                 CUZK_SHA256_CHAIN_NUM_INPUTS);
+}
+
+/* A finalized system of the given kind for witness seed `seed`, or NULL. */
+static cuzk_cs *circ_build(const circ *c, cuzk_cs_kind kind, uint64_t seed)
+{
+    cuzk_cs *cs = cuzk_cs_new(kind);
+    if (!cs) return cli_errorf("out of memory"), NULL;
+    int rc = cuzk_cs_alloc_one(cs);
+    if (!rc) {
+        if (c->kind == CIRC_SYNTHETIC) {
+            cuzk_synthetic_spec s = {c->constraints, c->inputs, seed};
+            rc = cuzk_synthetic_synthesize(cs, &s);
+        } else {
+            cuzk_sha256_chain_spec s = {c->length, seed};
+            rc = cuzk_sha256_chain_synthesize(cs, &s);
+        }
+    }
+    if (!rc) rc = cuzk_cs_finalize(cs);
+    if (!rc) rc = cuzk_cs_error(cs);
+    if (rc) {
+        cli_errorf("synthesis failed: %s", cuzk_strerror(rc));
+        cuzk_cs_free(cs);
+        return NULL;
+    }
+    return cs;
+}
+
+static int circ_public_inputs(const circ *c, uint64_t seed, cuzk_fr *out)
+{
+    if (c->kind == CIRC_SYNTHETIC) {
+        cuzk_synthetic_spec s = {c->constraints, c->inputs, seed};
+        return cuzk_synthetic_public_inputs(out, &s);
+    }
+    cuzk_sha256_chain_spec s = {c->length, seed};
+    return cuzk_sha256_chain_public_inputs(out, &s);
+}
+
+static unsigned log2_ceil(uint64_t m)
+{
+    unsigned k = 0;
+    while (((uint64_t)1 << k) < m) k++;
+    return k;
+}
+
+/* ---- small file helpers ------------------------------------------------- */
+
+static uint8_t *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return cli_errorf("%s: cannot open: %m", path), NULL;
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return cli_errorf("%s: not a regular file", path), NULL;
+    }
+    size_t n = (size_t)st.st_size;
+    uint8_t *buf = malloc(n ? n : 1);
+    if (!buf || fread(buf, 1, n, f) != n) {
+        free(buf);
+        fclose(f);
+        return cli_errorf("%s: read failed", path), NULL;
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+static int write_all(const char *path, const uint8_t *buf, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return cli_errorf("%s: cannot create: %m", path), -1;
+    bool ok = fwrite(buf, 1, len, f) == len;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok) return cli_errorf("%s: write failed", path), -1;
+    return 0;
+}
+
+static int usage_error(const char *cmd)
+{
+    fprintf(stderr, "(cuzk %s --help for the options)\n", cmd);
+    return 2;
+}
+
+/* ---- setup -------------------------------------------------------------- */
+
+static void setup_progress(void *ctx, const char *phase, uint64_t done, uint64_t total)
+{
+    double *last = ctx, t = cli_now();
+    if (t - last[0] < 2.0 && done < total) return; /* at most one line every 2 s */
+    last[0] = t;
+    fprintf(stderr, "setup: %5.1f%% (%s) %.1f s\n", 100.0 * (double)done / (double)(total ? total : 1),
+            phase, t - last[1]);
+}
+
+static const char test_params_banner[] =
+    "**********************************************************************\n"
+    "* TEST PARAMETERS. The toxic waste was drawn on this machine and only *\n"
+    "* wiped from memory: whoever could read it can forge proofs. Never a  *\n"
+    "* substitute for a multi-party ceremony (Filecoin's parameter files). *\n"
+    "**********************************************************************\n";
+
+int cmd_setup(int argc, char **argv)
+{
+    static const struct option opts[] = {COMMON_OPTS,
+                                         {"params", required_argument, 0, OPT_PARAMS},
+                                         {"vk", required_argument, 0, OPT_VK},
+                                         {0, 0, 0, 0}};
+    circ c = {CIRC_SYNTHETIC, 0, 4, 1};
+    files f = {0};
+    unsigned threads = cli_default_threads();
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (opt == OPT_HELP) {
+            printf("usage: cuzk setup [options]\n\n"
+                   "Generates TEST Groth16 parameters for a built-in circuit from fresh random\n"
+                   "toxic waste and writes them in bellperson's .params and .vk formats.\n"
+                   "Never a substitute for a ceremony.\n\n%s%s",
+                   circuit_help, "files:\n  --params FILE  --vk FILE   (defaults: <circuit>-<size>.params/.vk)\n");
+            return 0;
+        }
+        int h = common_opt(opt, optarg, &c, &f, &threads);
+        if (h <= 0) return usage_error("setup");
+    }
+    if (optind < argc) return cli_errorf("unexpected argument '%s'", argv[optind]), usage_error("setup");
+    circ_finish(&c, &f);
+    char desc[160];
+    circ_describe(&c, desc, sizeof desc);
+    fputs(test_params_banner, stderr);
+    printf("setup: %s, %u threads\n", desc, threads);
+
+    double t0 = cli_now();
+    cuzk_cs *cs = circ_build(&c, CUZK_CS_RECORDING, 0);
+    if (!cs) return 1;
+    double t1 = cli_now();
+    printf("setup: recorded %zu constraints, %zu inputs, %zu aux, domain 2^%u in %.2f s\n",
+           cs->num_constraints, cs->num_inputs, cs->num_aux, log2_ceil(cs->num_constraints), t1 - t0);
+
+    cuzk_rng rng;
+    if (cuzk_rng_seed_os(&rng)) return cli_errorf("no OS entropy for the toxic waste"), cuzk_cs_free(cs), 1;
+    cuzk_groth16_params p;
+    double last[2] = {t1, t1};
+    int rc = cuzk_groth16_setup_progress(&p, (const cuzk_recording_cs *)cs, &rng, threads, setup_progress, last);
+    memset(&rng, 0, sizeof rng);
+    cuzk_cs_free(cs);
+    if (rc) return cli_errorf("setup failed: %s", cuzk_strerror(rc)), 1;
+    double t2 = cli_now();
+    printf("setup: parameters (h %zu, l %zu, a %zu, b %zu) in %.2f s\n", p.n_h, p.n_l, p.n_a, p.n_b_g1, t2 - t1);
+
+    cuzk_groth16_error err;
+    rc = cuzk_groth16_params_write_file(&p, f.params, &err);
+    if (!rc) rc = cuzk_groth16_vk_write_file(&p.vk, f.vk, &err);
+    double t3 = cli_now();
+    if (rc) {
+        cli_errorf("%s", err.msg);
+    } else {
+        printf("setup: wrote %s (%zu bytes) and %s (%zu bytes) in %.2f s\n", f.params,
+               cuzk_groth16_params_serialized_size(&p), f.vk, cuzk_groth16_vk_serialized_size(&p.vk), t3 - t2);
+        printf("setup: total %.2f s. These are TEST parameters, not a ceremony.\n", t3 - t0);
+    }
+    cuzk_groth16_params_free(&p);
+    return rc ? 1 : 0;
+}
+
+/* ---- prove -------------------------------------------------------------- */
+
+int cmd_prove(int argc, char **argv)
+{
+    static const struct option opts[] = {COMMON_OPTS,
+                                         {"params", required_argument, 0, OPT_PARAMS},
+                                         {"proof", required_argument, 0, OPT_PROOF},
+                                         {"public", required_argument, 0, OPT_PUBLIC},
+                                         {"seed", required_argument, 0, OPT_SEED},
+                                         {"count", required_argument, 0, OPT_COUNT},
+                                         {"trusted", no_argument, 0, OPT_TRUSTED},
+                                         {0, 0, 0, 0}};
+    circ c = {CIRC_SYNTHETIC, 0, 4, 1};
+    files f = {0};
+    unsigned threads = cli_default_threads();
+    uint64_t seed = 0, count = 1;
+    bool trusted = false;
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (opt == OPT_HELP) {
+            printf("usage: cuzk prove [options]\n\n"
+                   "Synthesizes witnesses of a built-in circuit and proves them with the CPU prover\n"
+                   "against parameters from `cuzk setup`; writes the proofs (192 bytes each,\n"
+                   "concatenated) and the public inputs (32-byte little-endian, row per proof).\n\n"
+                   "%s%s"
+                   "proving:\n"
+                   "  --seed S     witness seed of the first proof (default 0); proof i uses S + i\n"
+                   "  --count N    proofs over one parameter set (default 1)\n"
+                   "  --trusted    skip subgroup checks when loading the parameters (trusted file)\n",
+                   circuit_help, files_help);
+            return 0;
+        }
+        int h = common_opt(opt, optarg, &c, &f, &threads);
+        if (h < 0) return usage_error("prove");
+        if (h) continue;
+        if (opt == OPT_SEED) {
+            if (!cli_parse_u64(optarg, &seed))
+                return cli_errorf("--seed: expected an unsigned integer, got '%s'", optarg), usage_error("prove");
+        } else if (opt == OPT_COUNT) {
+            if (!cli_parse_u64(optarg, &count) || count == 0 || count > 4096)
+                return cli_errorf("--count: expected 1 .. 4096, got '%s'", optarg), usage_error("prove");
+        } else if (opt == OPT_TRUSTED) {
+            trusted = true;
+        } else {
+            return usage_error("prove");
+        }
+    }
+    if (optind < argc) return cli_errorf("unexpected argument '%s'", argv[optind]), usage_error("prove");
+    circ_finish(&c, &f);
+    char desc[160];
+    circ_describe(&c, desc, sizeof desc);
+    printf("prove: %s, %" PRIu64 " proof(s) from seed %" PRIu64 ", %u threads\n", desc, count, seed, threads);
+
+    int ret = 1;
+    cuzk_groth16_params p;
+    memset(&p, 0, sizeof p);
+    cuzk_cs **cs = calloc(count, sizeof *cs);
+    cuzk_groth16_proof *proofs = calloc(count, sizeof *proofs);
+    cuzk_groth16_prove_timing *tm = calloc(count, sizeof *tm);
+    const size_t npub = circ_num_inputs(&c);
+    uint8_t *pub = malloc(count * npub * CUZK_FR_BYTES + 1);
+    uint8_t *pbytes = malloc(count * CUZK_GROTH16_PROOF_BYTES);
+    if (!cs || !proofs || !tm || !pub || !pbytes) {
+        cli_errorf("out of memory");
+        goto out;
+    }
+
+    double t0 = cli_now();
+    cuzk_groth16_error err;
+    int rc = cuzk_groth16_params_read_file(&p, f.params, trusted ? CUZK_GROTH16_TRUSTED : CUZK_GROTH16_VALIDATE,
+                                           threads, &err);
+    if (rc) {
+        cli_errorf("%s", err.msg);
+        goto out;
+    }
+    double t1 = cli_now();
+    printf("prove: loaded %s (%s) in %.2f s\n", f.params, trusted ? "trusted, no subgroup checks" : "validated",
+           t1 - t0);
+
+    for (uint64_t i = 0; i < count; i++) {
+        double ts = cli_now();
+        if (!(cs[i] = circ_build(&c, CUZK_CS_PROVING, seed + i))) goto out;
+        cuzk_groth16_assignment as;
+        if (cuzk_groth16_assignment_from_cs(&as, (cuzk_proving_cs *)cs[i]) ||
+            cuzk_groth16_check_sizes(&p, &as, NULL)) {
+            cli_errorf("%s does not fit this circuit (%zu constraints, %zu inputs, %zu aux; params: h %zu, "
+                       "ic %zu, l %zu): same circuit options as setup?",
+                       f.params, cs[i]->num_constraints, cs[i]->num_inputs, cs[i]->num_aux, p.n_h, p.vk.n_ic, p.n_l);
+            goto out;
+        }
+        /* The public inputs as the circuit allocated them (input 0 is ONE). */
+        const cuzk_proving_cs *pc = (const cuzk_proving_cs *)cs[i];
+        for (size_t k = 0; k < npub; k++)
+            cuzk_fr_to_le32(pub + (i * npub + k) * CUZK_FR_BYTES, &pc->input.v[k + 1]);
+        if (count <= 8 || i + 1 == count)
+            printf("prove: witness %" PRIu64 " (seed %" PRIu64 ") synthesized in %.2f s\n", i, seed + i,
+                   cli_now() - ts);
+    }
+
+    cuzk_rng rng;
+    if (cuzk_rng_seed_os(&rng)) {
+        cli_errorf("no OS entropy for r, s");
+        goto out;
+    }
+    double t2 = cli_now();
+    rc = cuzk_groth16_prove_many_timed(proofs, &p, (const cuzk_proving_cs *const *)cs, count, &rng, threads, tm);
+    memset(&rng, 0, sizeof rng);
+    double t3 = cli_now();
+    if (rc) {
+        cli_errorf("prove failed: %s", cuzk_strerror(rc));
+        goto out;
+    }
+    printf("prove: %-6s %8s %8s %8s %8s %8s %8s %8s   (seconds)\n", "proof", "NTT(H)", "MSM H", "MSM L", "MSM A",
+           "MSM B1", "MSM B2", "total");
+    for (uint64_t i = 0; i < count; i++)
+        printf("prove: %-6" PRIu64 " %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f\n", i, tm[i].ntt_h_s, tm[i].msm_h_s,
+               tm[i].msm_l_s, tm[i].msm_a_s, tm[i].msm_b_g1_s, tm[i].msm_b_g2_s, tm[i].total_s);
+    printf("prove: %" PRIu64 " proof(s) in %.2f s (%.3f s each)\n", count, t3 - t2, (t3 - t2) / (double)count);
+
+    for (uint64_t i = 0; i < count; i++) cuzk_groth16_proof_encode(pbytes + i * CUZK_GROTH16_PROOF_BYTES, &proofs[i]);
+    if (write_all(f.proof, pbytes, count * CUZK_GROTH16_PROOF_BYTES) ||
+        write_all(f.pub, pub, count * npub * CUZK_FR_BYTES))
+        goto out;
+    printf("prove: wrote %s (%" PRIu64 " bytes) and %s\n", f.proof, count * CUZK_GROTH16_PROOF_BYTES, f.pub);
+    ret = 0;
+out:
+    if (cs)
+        for (uint64_t i = 0; i < count; i++) cuzk_cs_free(cs[i]);
+    free(cs), free(proofs), free(tm), free(pub), free(pbytes);
+    cuzk_groth16_params_free(&p);
+    return ret;
+}
+
+/* ---- verify ------------------------------------------------------------- */
+
+int cmd_verify(int argc, char **argv)
+{
+    static const struct option opts[] = {COMMON_OPTS,
+                                         {"vk", required_argument, 0, OPT_VK},
+                                         {"proof", required_argument, 0, OPT_PROOF},
+                                         {"public", required_argument, 0, OPT_PUBLIC},
+                                         {"seed", required_argument, 0, OPT_SEED},
+                                         {0, 0, 0, 0}};
+    circ c = {CIRC_SYNTHETIC, 0, 4, 1};
+    files f = {0};
+    unsigned threads = cli_default_threads();
+    uint64_t seed = 0;
+    bool have_seed = false;
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (opt == OPT_HELP) {
+            printf("usage: cuzk verify [options]\n\n"
+                   "Verifies proofs from `cuzk prove` against a .vk file. The public inputs are\n"
+                   "recomputed natively from the circuit and --seed (never taken from the prover),\n"
+                   "or read from --public FILE. Several proofs in one file are batch-verified.\n"
+                   "Exit status 0 and OK when every proof verifies, 1 with the reason otherwise.\n\n"
+                   "%s"
+                   "files:\n  --vk FILE  --proof FILE   (defaults: <circuit>-<size>.vk/.proof)\n"
+                   "  --public FILE  public inputs (32-byte little-endian, a row per proof)\n"
+                   "inputs:\n"
+                   "  --seed S     recompute the inputs of witness seeds S, S+1, ... (default 0\n"
+                   "               unless --public is given)\n",
+                   circuit_help);
+            return 0;
+        }
+        int h = common_opt(opt, optarg, &c, &f, &threads);
+        if (h < 0) return usage_error("verify");
+        if (h) continue;
+        if (opt == OPT_SEED) {
+            if (!cli_parse_u64(optarg, &seed))
+                return cli_errorf("--seed: expected an unsigned integer, got '%s'", optarg), usage_error("verify");
+            have_seed = true;
+        } else {
+            return usage_error("verify");
+        }
+    }
+    if (optind < argc) return cli_errorf("unexpected argument '%s'", argv[optind]), usage_error("verify");
+    if (have_seed && f.pub) return cli_errorf("--seed and --public exclude each other"), usage_error("verify");
+    const bool from_file = f.pub != NULL;
+    circ_finish(&c, &f);
+    char desc[160];
+    circ_describe(&c, desc, sizeof desc);
+
+    int ret = 1;
+    double t0 = cli_now();
+    cuzk_groth16_vk vk;
+    cuzk_groth16_pvk pvk;
+    memset(&vk, 0, sizeof vk);
+    memset(&pvk, 0, sizeof pvk);
+    uint8_t *pbytes = NULL, *pubbytes = NULL;
+    cuzk_groth16_proof *proofs = NULL;
+    cuzk_fr *x = NULL;
+    cuzk_groth16_error err;
+    if (cuzk_groth16_vk_read_file(&vk, f.vk, &err)) {
+        cli_errorf("%s", err.msg);
+        goto out;
+    }
+    const size_t npub = circ_num_inputs(&c);
+    if (vk.n_ic != npub + 1) {
+        cli_errorf("%s: the verifying key has %zu public inputs, the circuit (%s) %zu", f.vk, vk.n_ic - 1, desc,
+                   npub);
+        goto out;
+    }
+    size_t plen;
+    if (!(pbytes = read_all(f.proof, &plen))) goto out;
+    if (plen == 0 || plen % CUZK_GROTH16_PROOF_BYTES) {
+        cli_errorf("%s: %zu bytes is not a positive multiple of %d (one proof)", f.proof, plen,
+                   CUZK_GROTH16_PROOF_BYTES);
+        goto out;
+    }
+    const size_t count = plen / CUZK_GROTH16_PROOF_BYTES;
+    proofs = calloc(count, sizeof *proofs);
+    x = calloc(count * npub + 1, sizeof *x);
+    if (!proofs || !x) {
+        cli_errorf("out of memory");
+        goto out;
+    }
+    cuzk_groth16_proof_error perr;
+    int rc = cuzk_groth16_proofs_decode(proofs, count, pbytes, plen, &perr);
+    if (rc) {
+        static const char part[] = "?ABC";
+        cli_errorf("%s: proof %zu: point %c does not decode: %s", f.proof, perr.index, part[perr.part & 3],
+                   cuzk_strerror(rc));
+        goto out;
+    }
+    if (from_file) {
+        size_t len;
+        if (!(pubbytes = read_all(f.pub, &len))) goto out;
+        if (len != count * npub * CUZK_FR_BYTES) {
+            cli_errorf("%s: %zu bytes, expected %zu (%zu proofs x %zu inputs x 32)", f.pub, len,
+                       count * npub * CUZK_FR_BYTES, count, npub);
+            goto out;
+        }
+        for (size_t i = 0; i < count * npub; i++)
+            if (cuzk_fr_from_le32(&x[i], pubbytes + i * CUZK_FR_BYTES)) {
+                cli_errorf("%s: input %zu of proof %zu is not a canonical field element", f.pub, i % (npub ? npub : 1),
+                           i / (npub ? npub : 1));
+                goto out;
+            }
+    } else {
+        for (size_t i = 0; i < count; i++)
+            if ((rc = circ_public_inputs(&c, seed + i, x + i * npub))) {
+                cli_errorf("public inputs: %s", cuzk_strerror(rc));
+                goto out;
+            }
+    }
+    if ((rc = cuzk_groth16_prepare_vk(&pvk, &vk))) {
+        cli_errorf("%s: %s", f.vk, cuzk_strerror(rc));
+        goto out;
+    }
+    double t1 = cli_now();
+    rc = count == 1 ? cuzk_groth16_verify(&pvk, proofs, x, npub)
+                    : cuzk_groth16_verify_batch(&pvk, proofs, count, x, npub);
+    double t2 = cli_now();
+    if (rc == CUZK_ERR_VERIFY_FAILED && count > 1) {
+        /* Name the proofs that fail. */
+        for (size_t i = 0; i < count; i++)
+            if (cuzk_groth16_verify(&pvk, &proofs[i], x + i * npub, npub) != CUZK_OK)
+                cli_errorf("%s: proof %zu does not verify", f.proof, i);
+    }
+    if (rc == CUZK_ERR_VERIFY_FAILED) {
+        cli_errorf("verification FAILED: %zu proof(s) in %s against %s and inputs from %s", count, f.proof, f.vk,
+                   from_file ? f.pub : "the circuit and seed");
+        goto out;
+    }
+    if (rc) {
+        cli_errorf("verify: %s", cuzk_strerror(rc));
+        goto out;
+    }
+    printf("verify: %s, %zu proof(s), inputs %s%s\n", desc, count, from_file ? "from " : "recomputed from seed",
+           from_file ? f.pub : "");
+    printf("verify: load %.3f s, %s %.3f s\n", t1 - t0, count == 1 ? "verify" : "batch verify", t2 - t1);
+    printf("OK\n");
+    ret = 0;
+out:
+    cuzk_groth16_pvk_free(&pvk);
+    cuzk_groth16_vk_free(&vk);
+    free(pbytes), free(pubbytes), free(proofs), free(x);
+    return ret;
+}

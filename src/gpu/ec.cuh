@@ -1,0 +1,170 @@
+/*
+ * Device G1 / G2 point arithmetic, one template over the coordinate field
+ * (fp_t for G1, fp2_t for G2). Layouts match the CPU structs (cuzk_g1_affine,
+ * cuzk_g1_xyzz, and the G2 ones): affine (x, y) with (0, 0) the point at
+ * infinity; XYZZ (X, Y, ZZ, ZZZ) with ZZ = 0 the point at infinity. The
+ * formulas are the ones the CPU uses (madd-2008-s, add-2008-s, dbl-2008-s-1),
+ * so partial sums that download are ordinary cuzk_g*_xyzz values.
+ */
+#ifndef CUZK_GPU_EC_CUH
+#define CUZK_GPU_EC_CUH
+
+#include "ff.cuh"
+
+namespace cuzk_gpu {
+
+template <class F> struct affine_t {
+    F x, y;
+};
+template <class F> struct xyzz_t {
+    F x, y, zz, zzz;
+};
+typedef affine_t<fp_t> g1_affine;
+typedef xyzz_t<fp_t> g1_xyzz;
+typedef affine_t<fp2_t> g2_affine;
+typedef xyzz_t<fp2_t> g2_xyzz;
+
+template <class F> __device__ __forceinline__ bool aff_is_inf(const affine_t<F> &a)
+{
+    return f_is_zero(a.x) && f_is_zero(a.y);
+}
+template <class F> __device__ __forceinline__ void xyzz_set_inf(xyzz_t<F> &r)
+{
+    f_zero(r.x), f_zero(r.y), f_zero(r.zz), f_zero(r.zzz);
+}
+template <class F> __device__ __forceinline__ bool xyzz_is_inf(const xyzz_t<F> &p) { return f_is_zero(p.zz); }
+
+template <class F> __device__ __forceinline__ void xyzz_from_aff(xyzz_t<F> &r, const affine_t<F> &a)
+{
+    if (aff_is_inf(a)) {
+        xyzz_set_inf(r);
+        return;
+    }
+    r.x = a.x, r.y = a.y;
+    f_one(r.zz), f_one(r.zzz);
+}
+
+/* dbl-2008-s-1 (a = 0); infinity (ZZ = 0) stays infinity. */
+template <class F> __device__ __noinline__ void xyzz_dbl(xyzz_t<F> &r, const xyzz_t<F> &p)
+{
+    F u, v, w, s, m, t;
+    f_dbl(u, p.y);
+    f_sqr(v, u);
+    f_mul(w, u, v);
+    f_mul(s, p.x, v);
+    f_sqr(t, p.x);
+    f_dbl(m, t);
+    f_add(m, m, t);
+    xyzz_t<F> o;
+    f_sqr(o.x, m);
+    f_dbl(t, s);
+    f_sub(o.x, o.x, t);
+    f_sub(t, s, o.x);
+    f_mul(o.y, m, t);
+    f_mul(t, w, p.y);
+    f_sub(o.y, o.y, t);
+    f_mul(o.zz, v, p.zz);
+    f_mul(o.zzz, w, p.zzz);
+    r = o;
+}
+
+/* r = a + b for affine b (madd-2008-s); every special case handled. */
+template <class F> __device__ __noinline__ void xyzz_add_aff(xyzz_t<F> &r, const xyzz_t<F> &a, const affine_t<F> &b)
+{
+    if (aff_is_inf(b)) {
+        r = a;
+        return;
+    }
+    if (xyzz_is_inf(a)) {
+        xyzz_from_aff(r, b);
+        return;
+    }
+    F u2, s2, pp, ppp, q, P, R, t;
+    f_mul(u2, b.x, a.zz);
+    f_mul(s2, b.y, a.zzz);
+    f_sub(P, u2, a.x);
+    f_sub(R, s2, a.y);
+    if (f_is_zero(P)) {
+        xyzz_t<F> bb;
+        xyzz_from_aff(bb, b);
+        if (f_is_zero(R))
+            xyzz_dbl(r, bb);
+        else
+            xyzz_set_inf(r);
+        return;
+    }
+    f_sqr(pp, P);
+    f_mul(ppp, P, pp);
+    f_mul(q, a.x, pp);
+    xyzz_t<F> o;
+    f_sqr(o.x, R);
+    f_sub(o.x, o.x, ppp);
+    f_dbl(t, q);
+    f_sub(o.x, o.x, t);
+    f_sub(t, q, o.x);
+    f_mul(o.y, R, t);
+    f_mul(t, a.y, ppp);
+    f_sub(o.y, o.y, t);
+    f_mul(o.zz, a.zz, pp);
+    f_mul(o.zzz, a.zzz, ppp);
+    r = o;
+}
+
+/* r = a + b (add-2008-s). */
+template <class F> __device__ __noinline__ void xyzz_add(xyzz_t<F> &r, const xyzz_t<F> &a, const xyzz_t<F> &b)
+{
+    if (xyzz_is_inf(a)) {
+        r = b;
+        return;
+    }
+    if (xyzz_is_inf(b)) {
+        r = a;
+        return;
+    }
+    F u1, u2, s1, s2, pp, ppp, q, P, R, t;
+    f_mul(u1, a.x, b.zz);
+    f_mul(u2, b.x, a.zz);
+    f_mul(s1, a.y, b.zzz);
+    f_mul(s2, b.y, a.zzz);
+    f_sub(P, u2, u1);
+    f_sub(R, s2, s1);
+    if (f_is_zero(P)) {
+        if (f_is_zero(R))
+            xyzz_dbl(r, a);
+        else
+            xyzz_set_inf(r);
+        return;
+    }
+    f_sqr(pp, P);
+    f_mul(ppp, P, pp);
+    f_mul(q, u1, pp);
+    xyzz_t<F> o;
+    f_sqr(o.x, R);
+    f_sub(o.x, o.x, ppp);
+    f_dbl(t, q);
+    f_sub(o.x, o.x, t);
+    f_sub(t, q, o.x);
+    f_mul(o.y, R, t);
+    f_mul(t, s1, ppp);
+    f_sub(o.y, o.y, t);
+    f_mul(o.zz, a.zz, b.zz);
+    f_mul(o.zz, o.zz, pp);
+    f_mul(o.zzz, a.zzz, b.zzz);
+    f_mul(o.zzz, o.zzz, ppp);
+    r = o;
+}
+
+/* r = k·p for a small non-negative k (binary, most significant bit first). */
+template <class F> __device__ void xyzz_mul_small(xyzz_t<F> &r, const xyzz_t<F> &p, uint32_t k)
+{
+    xyzz_t<F> acc;
+    xyzz_set_inf(acc);
+    for (int i = 31; i >= 0; i--) {
+        if (!xyzz_is_inf(acc)) xyzz_dbl(acc, acc);
+        if ((k >> i) & 1) xyzz_add(acc, acc, p);
+    }
+    r = acc;
+}
+
+} // namespace cuzk_gpu
+#endif

@@ -1,0 +1,235 @@
+/*
+ * Device field arithmetic for BLS12-381's Fp (12 x 32-bit limbs) and Fr
+ * (8 x 32-bit limbs), Montgomery form with R = 2^384 and 2^256 as on the
+ * CPU: a cuzk_fp (6 x 64-bit little-endian limbs) is bit-for-bit the same
+ * memory as a device fp_t, so parameters and witnesses upload unconverted.
+ * Values are kept fully reduced (< modulus) after every operation, so limb
+ * equality is field equality and results download bit-identical to the CPU.
+ *
+ * Multiplication is CIOS with the carry chains written in PTX (mad.lo.cc /
+ * madc.hi.cc): per outer step one chain adds the low halves of a·b_i, one
+ * the high halves (shifted one limb), and two more add m·p. Both moduli
+ * leave a spare top bit, so the running sum stays below 2p and fits in
+ * N + 1 limbs.
+ */
+#ifndef CUZK_GPU_FF_CUH
+#define CUZK_GPU_FF_CUH
+
+#include <stdint.h>
+
+namespace cuzk_gpu {
+
+/* ---- PTX carry-chain primitives ---------------------------------------- */
+#define CUZK_ASM __device__ __forceinline__ uint32_t
+CUZK_ASM add_cc(uint32_t a, uint32_t b) { uint32_t r; asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+CUZK_ASM addc_cc(uint32_t a, uint32_t b) { uint32_t r; asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+CUZK_ASM addc(uint32_t a, uint32_t b) { uint32_t r; asm volatile("addc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+CUZK_ASM sub_cc(uint32_t a, uint32_t b) { uint32_t r; asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+CUZK_ASM subc_cc(uint32_t a, uint32_t b) { uint32_t r; asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+CUZK_ASM subc(uint32_t a, uint32_t b) { uint32_t r; asm volatile("subc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
+CUZK_ASM mad_lo_cc(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm volatile("mad.lo.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
+CUZK_ASM madc_lo_cc(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm volatile("madc.lo.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
+CUZK_ASM mad_hi_cc(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm volatile("mad.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
+CUZK_ASM madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
+#undef CUZK_ASM
+
+/* Modulus parameters: limbs, -m^-1 mod 2^32, R mod m (one). */
+struct fp_params {
+    static constexpr int N = 12;
+    static constexpr uint32_t INV = 0xfffcfffdu;
+    __device__ __forceinline__ static uint32_t m(int i)
+    {
+        constexpr uint32_t v[12] = {0xffffaaab, 0xb9feffff, 0xb153ffff, 0x1eabfffe,
+                                    0xf6b0f624, 0x6730d2a0, 0xf38512bf, 0x64774b84,
+                                    0x434bacd7, 0x4b1ba7b6, 0x397fe69a, 0x1a0111ea};
+        return v[i];
+    }
+    __device__ __forceinline__ static uint32_t one(int i)
+    {
+        constexpr uint32_t v[12] = {0x0002fffd, 0x76090000, 0xc40c0002, 0xebf4000b,
+                                    0x53c758ba, 0x5f489857, 0x70525745, 0x77ce5853,
+                                    0xa256ec6d, 0x5c071a97, 0xfa80e493, 0x15f65ec3};
+        return v[i];
+    }
+};
+struct fr_params {
+    static constexpr int N = 8;
+    static constexpr uint32_t INV = 0xffffffffu;
+    __device__ __forceinline__ static uint32_t m(int i)
+    {
+        constexpr uint32_t v[8] = {0x00000001, 0xffffffff, 0xfffe5bfe, 0x53bda402,
+                                   0x09a1d805, 0x3339d808, 0x299d7d48, 0x73eda753};
+        return v[i];
+    }
+    __device__ __forceinline__ static uint32_t one(int i)
+    {
+        constexpr uint32_t v[8] = {0xfffffffe, 0x00000001, 0x00034802, 0x5884b7fa,
+                                   0xecbc4ff5, 0x998c4fef, 0xacc5056f, 0x1824b159};
+        return v[i];
+    }
+};
+
+template <class P> struct fe {
+    static constexpr int N = P::N;
+    uint32_t l[P::N];
+};
+typedef fe<fp_params> fp_t;
+typedef fe<fr_params> fr_t;
+
+template <class P> __device__ __forceinline__ void f_zero(fe<P> &r)
+{
+#pragma unroll
+    for (int i = 0; i < P::N; i++) r.l[i] = 0;
+}
+template <class P> __device__ __forceinline__ void f_one(fe<P> &r)
+{
+#pragma unroll
+    for (int i = 0; i < P::N; i++) r.l[i] = P::one(i);
+}
+template <class P> __device__ __forceinline__ bool f_is_zero(const fe<P> &a)
+{
+    uint32_t t = 0;
+#pragma unroll
+    for (int i = 0; i < P::N; i++) t |= a.l[i];
+    return t == 0;
+}
+template <class P> __device__ __forceinline__ bool f_eq(const fe<P> &a, const fe<P> &b)
+{
+    uint32_t t = 0;
+#pragma unroll
+    for (int i = 0; i < P::N; i++) t |= a.l[i] ^ b.l[i];
+    return t == 0;
+}
+
+/* r = t - m if t >= m (t < 2m given as N limbs plus a top carry word). */
+template <class P> __device__ __forceinline__ void f_reduce_once(fe<P> &r, const uint32_t *t, uint32_t top)
+{
+    uint32_t d[P::N];
+    d[0] = sub_cc(t[0], P::m(0));
+#pragma unroll
+    for (int i = 1; i < P::N; i++) d[i] = subc_cc(t[i], P::m(i));
+    uint32_t borrow = subc(top, 0); /* 0xffffffff when t < m */
+#pragma unroll
+    for (int i = 0; i < P::N; i++) r.l[i] = borrow ? t[i] : d[i];
+}
+
+template <class P> __device__ __forceinline__ void f_add(fe<P> &r, const fe<P> &a, const fe<P> &b)
+{
+    uint32_t t[P::N];
+    t[0] = add_cc(a.l[0], b.l[0]);
+#pragma unroll
+    for (int i = 1; i < P::N; i++) t[i] = addc_cc(a.l[i], b.l[i]);
+    uint32_t top = addc(0, 0);
+    f_reduce_once(r, t, top);
+}
+template <class P> __device__ __forceinline__ void f_dbl(fe<P> &r, const fe<P> &a) { f_add(r, a, a); }
+
+template <class P> __device__ __forceinline__ void f_sub(fe<P> &r, const fe<P> &a, const fe<P> &b)
+{
+    uint32_t t[P::N];
+    t[0] = sub_cc(a.l[0], b.l[0]);
+#pragma unroll
+    for (int i = 1; i < P::N; i++) t[i] = subc_cc(a.l[i], b.l[i]);
+    uint32_t mask = subc(0, 0); /* all ones on borrow: add m back */
+    r.l[0] = add_cc(t[0], P::m(0) & mask);
+#pragma unroll
+    for (int i = 1; i < P::N; i++) r.l[i] = addc_cc(t[i], P::m(i) & mask);
+}
+template <class P> __device__ __forceinline__ void f_neg(fe<P> &r, const fe<P> &a)
+{
+    fe<P> z;
+    f_zero(z);
+    f_sub(r, z, a);
+}
+
+/* Montgomery product a·b·R^-1, fully reduced. */
+template <class P> __device__ __forceinline__ void f_mul(fe<P> &r, const fe<P> &a, const fe<P> &b)
+{
+    constexpr int N = P::N;
+    uint32_t t[N + 2];
+#pragma unroll
+    for (int i = 0; i < N + 2; i++) t[i] = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        const uint32_t bi = b.l[i];
+        /* t += a·b_i: low halves at limb j, high halves at limb j + 1 */
+        t[0] = mad_lo_cc(a.l[0], bi, t[0]);
+#pragma unroll
+        for (int j = 1; j < N; j++) t[j] = madc_lo_cc(a.l[j], bi, t[j]);
+        t[N] = addc_cc(t[N], 0);
+        t[N + 1] = addc(t[N + 1], 0);
+        t[1] = mad_hi_cc(a.l[0], bi, t[1]);
+#pragma unroll
+        for (int j = 1; j < N; j++) t[j + 1] = madc_hi_cc(a.l[j], bi, t[j + 1]);
+        t[N + 1] = addc(t[N + 1], 0);
+        /* t += m·p with m chosen so that t[0] becomes 0, then shift */
+        const uint32_t mq = t[0] * P::INV;
+        t[0] = mad_lo_cc(mq, P::m(0), t[0]);
+#pragma unroll
+        for (int j = 1; j < N; j++) t[j] = madc_lo_cc(mq, P::m(j), t[j]);
+        t[N] = addc_cc(t[N], 0);
+        t[N + 1] = addc(t[N + 1], 0);
+        t[1] = mad_hi_cc(mq, P::m(0), t[1]);
+#pragma unroll
+        for (int j = 1; j < N; j++) t[j + 1] = madc_hi_cc(mq, P::m(j), t[j + 1]);
+        t[N + 1] = addc(t[N + 1], 0);
+#pragma unroll
+        for (int j = 0; j < N + 1; j++) t[j] = t[j + 1];
+        t[N + 1] = 0;
+    }
+    f_reduce_once(r, t, t[N]);
+}
+template <class P> __device__ __forceinline__ void f_sqr(fe<P> &r, const fe<P> &a) { f_mul(r, a, a); }
+
+/* Montgomery form -> plain integer (a·R^-1), limbs little-endian. */
+template <class P> __device__ __forceinline__ void f_from_mont(fe<P> &r, const fe<P> &a)
+{
+    fe<P> one;
+    f_zero(one);
+    one.l[0] = 1;
+    f_mul(r, a, one);
+}
+
+/* ---- Fp2 = Fp[u]/(u^2 + 1), the same layout as cuzk_fp2 ---------------- */
+struct fp2_t {
+    fp_t c0, c1;
+};
+__device__ __forceinline__ void f_zero(fp2_t &r) { f_zero(r.c0), f_zero(r.c1); }
+__device__ __forceinline__ void f_one(fp2_t &r) { f_one(r.c0), f_zero(r.c1); }
+__device__ __forceinline__ bool f_is_zero(const fp2_t &a) { return f_is_zero(a.c0) && f_is_zero(a.c1); }
+__device__ __forceinline__ void f_add(fp2_t &r, const fp2_t &a, const fp2_t &b) { f_add(r.c0, a.c0, b.c0), f_add(r.c1, a.c1, b.c1); }
+__device__ __forceinline__ void f_sub(fp2_t &r, const fp2_t &a, const fp2_t &b) { f_sub(r.c0, a.c0, b.c0), f_sub(r.c1, a.c1, b.c1); }
+__device__ __forceinline__ void f_dbl(fp2_t &r, const fp2_t &a) { f_dbl(r.c0, a.c0), f_dbl(r.c1, a.c1); }
+__device__ __forceinline__ void f_neg(fp2_t &r, const fp2_t &a) { f_neg(r.c0, a.c0), f_neg(r.c1, a.c1); }
+/* Out of line: G2 formulas call these dozens of times per point operation. */
+static __device__ __noinline__ fp2_t fp2_mul(fp2_t a, fp2_t b)
+{
+    /* Karatsuba, as the CPU */
+    fp_t t0, t1, s0, s1;
+    fp2_t r;
+    f_mul(t0, a.c0, b.c0);
+    f_mul(t1, a.c1, b.c1);
+    f_add(s0, a.c0, a.c1);
+    f_add(s1, b.c0, b.c1);
+    f_mul(s0, s0, s1);
+    f_sub(s0, s0, t0);
+    f_sub(r.c1, s0, t1);
+    f_sub(r.c0, t0, t1);
+    return r;
+}
+static __device__ __noinline__ fp2_t fp2_sqr(fp2_t a)
+{
+    fp_t s, d, m;
+    fp2_t r;
+    f_add(s, a.c0, a.c1);
+    f_sub(d, a.c0, a.c1);
+    f_mul(m, a.c0, a.c1);
+    f_mul(r.c0, s, d);
+    f_dbl(r.c1, m);
+    return r;
+}
+__device__ __forceinline__ void f_mul(fp2_t &r, const fp2_t &a, const fp2_t &b) { r = fp2_mul(a, b); }
+__device__ __forceinline__ void f_sqr(fp2_t &r, const fp2_t &a) { r = fp2_sqr(a); }
+
+} // namespace cuzk_gpu
+#endif

@@ -1,0 +1,473 @@
+/*
+ * GPU devices, workers and the Groth16 prover (C ABI of include/cuzk/gpu.h).
+ * Ownership and locking rule: docs/gpu.md.
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cuzk/gpu.h"
+#include "cuzk/ntt.h"
+#include "gpu_internal.cuh"
+
+using namespace cuzk_gpu;
+
+/* Parameter points of one parameter set, resident on one device. */
+struct srs_entry {
+    const cuzk_groth16_params *key;
+    void *h, *l, *a, *b_g1, *b_g2;
+    srs_entry *next;
+};
+
+struct cuzk_gpu_device {
+    int ordinal;
+    char desc[320];
+    int failed;
+    char err[320];              /* device-level error (SRS upload, open) */
+    pthread_mutex_t lock;       /* kernel regions: holder owns ntt and msm below */
+    ntt_tables ntt;
+    msm_scratch msm;
+    pthread_mutex_t srs_mu;     /* the SRS list; entries are read-only once listed */
+    srs_entry *srs;
+};
+
+struct cuzk_gpu_worker {
+    cuzk_gpu_device *dev;
+    cudaStream_t st;
+    char err[320];
+    double region_s;            /* seconds in the last kernel region */
+    dbuf abc, aux, sa, sb, tmp; /* written only by this worker */
+};
+
+namespace cuzk_gpu {
+
+int fail_msg(const ctx &c, int code, const char *msg)
+{
+    if (c.err) snprintf(c.err, c.errlen, "cuda device %d: %s", c.ordinal, msg);
+    return code;
+}
+
+int fail(const ctx &c, cudaError_t e, const char *call)
+{
+    if (c.err)
+        snprintf(c.err, c.errlen, "cuda device %d: %s: %s (%s)", c.ordinal, call, cudaGetErrorString(e),
+                 cudaGetErrorName(e));
+    if (e == cudaErrorMemoryAllocation) {
+        cudaGetLastError(); /* not sticky: clear it */
+        return CUZK_ERR_NO_MEMORY;
+    }
+    if (c.failed) *c.failed = 1;
+    return CUZK_ERR_DEVICE;
+}
+
+int buf_reserve(const ctx &c, dbuf *b, size_t bytes, const char *what)
+{
+    if (bytes <= b->cap && b->p) return CUZK_OK;
+    if (b->p) {
+        cudaError_t e = cudaStreamSynchronize(c.st); /* in-flight work may still use it */
+        if (e != cudaSuccess) return fail(c, e, "cudaStreamSynchronize");
+        cudaFree(b->p);
+        b->p = NULL, b->cap = 0;
+    }
+    if (bytes == 0) bytes = 1;
+    cudaError_t e = cudaMalloc(&b->p, bytes);
+    if (e != cudaSuccess) {
+        b->p = NULL;
+        char msg[160];
+        snprintf(msg, sizeof msg, "cudaMalloc(%s, %zu bytes)", what, bytes);
+        return fail(c, e, msg);
+    }
+    b->cap = bytes;
+    return CUZK_OK;
+}
+
+void buf_free(dbuf *b)
+{
+    if (b->p) cudaFree(b->p);
+    b->p = NULL, b->cap = 0;
+}
+
+void msm_scratch_free(msm_scratch *s)
+{
+    dbuf *all[] = {&s->plain, &s->flags, &s->pos, &s->ones, &s->gen, &s->keys, &s->vals, &s->keys2,
+                   &s->vals2, &s->cub, &s->buckets, &s->part_k[0], &s->part_k[1], &s->part_p[0],
+                   &s->part_p[1], &s->segs, &s->wins, &s->onesp, &s->host_tot};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) buf_free(all[i]);
+}
+
+} // namespace cuzk_gpu
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+extern "C" int cuzk_gpu_device_count(int *count)
+{
+    if (!count) return CUZK_ERR_INVALID_ARG;
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError();
+        n = 0;
+    }
+    *count = n;
+    return n > 0 ? CUZK_OK : CUZK_ERR_NO_DEVICE;
+}
+
+extern "C" int cuzk_gpu_device_open(cuzk_gpu_device **out, int ordinal, char *msg, size_t msg_len)
+{
+    if (!out) return CUZK_ERR_INVALID_ARG;
+    *out = NULL;
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess || ordinal < 0 || ordinal >= n) {
+        if (msg)
+            snprintf(msg, msg_len, "cuda device %d: not available (%d devices%s%s)", ordinal,
+                     e == cudaSuccess ? n : 0, e == cudaSuccess ? "" : ": ",
+                     e == cudaSuccess ? "" : cudaGetErrorString(e));
+        cudaGetLastError();
+        return CUZK_ERR_NO_DEVICE;
+    }
+    cudaDeviceProp prop;
+    if ((e = cudaSetDevice(ordinal)) != cudaSuccess || (e = cudaFree(0)) != cudaSuccess ||
+        (e = cudaGetDeviceProperties(&prop, ordinal)) != cudaSuccess) {
+        if (msg) snprintf(msg, msg_len, "cuda device %d: initialisation: %s", ordinal, cudaGetErrorString(e));
+        cudaGetLastError();
+        return CUZK_ERR_DEVICE;
+    }
+    cuzk_gpu_device *d = (cuzk_gpu_device *)calloc(1, sizeof *d);
+    if (!d) return CUZK_ERR_NO_MEMORY;
+    d->ordinal = ordinal;
+    snprintf(d->desc, sizeof d->desc, "%s (device %d, sm_%d%d, %d SMs, %.1f GiB)", prop.name, ordinal,
+             prop.major, prop.minor, prop.multiProcessorCount, prop.totalGlobalMem / 1073741824.0);
+    pthread_mutex_init(&d->lock, NULL);
+    pthread_mutex_init(&d->srs_mu, NULL);
+    *out = d;
+    return CUZK_OK;
+}
+
+extern "C" void cuzk_gpu_device_close(cuzk_gpu_device *d)
+{
+    if (!d) return;
+    cudaSetDevice(d->ordinal);
+    ntt_tables_free(&d->ntt);
+    msm_scratch_free(&d->msm);
+    for (srs_entry *e = d->srs, *nx; e; e = nx) {
+        nx = e->next;
+        cudaFree(e->h), cudaFree(e->l), cudaFree(e->a), cudaFree(e->b_g1), cudaFree(e->b_g2);
+        free(e);
+    }
+    pthread_mutex_destroy(&d->lock);
+    pthread_mutex_destroy(&d->srs_mu);
+    free(d);
+}
+
+extern "C" const char *cuzk_gpu_device_describe(const cuzk_gpu_device *d) { return d ? d->desc : ""; }
+
+extern "C" int cuzk_gpu_worker_create(cuzk_gpu_worker **out, cuzk_gpu_device *d)
+{
+    if (!out || !d) return CUZK_ERR_INVALID_ARG;
+    *out = NULL;
+    if (d->failed) return CUZK_ERR_DEVICE;
+    cuzk_gpu_worker *w = (cuzk_gpu_worker *)calloc(1, sizeof *w);
+    if (!w) return CUZK_ERR_NO_MEMORY;
+    w->dev = d;
+    cudaError_t e = cudaSetDevice(d->ordinal);
+    if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&w->st, cudaStreamNonBlocking);
+    if (e != cudaSuccess) {
+        snprintf(d->err, sizeof d->err, "cuda device %d: cudaStreamCreate: %s", d->ordinal,
+                 cudaGetErrorString(e));
+        free(w);
+        return CUZK_ERR_DEVICE;
+    }
+    *out = w;
+    return CUZK_OK;
+}
+
+extern "C" void cuzk_gpu_worker_destroy(cuzk_gpu_worker *w)
+{
+    if (!w) return;
+    cudaSetDevice(w->dev->ordinal);
+    cudaStreamSynchronize(w->st);
+    buf_free(&w->abc), buf_free(&w->aux), buf_free(&w->sa), buf_free(&w->sb), buf_free(&w->tmp);
+    cudaStreamDestroy(w->st);
+    free(w);
+}
+
+extern "C" const char *cuzk_gpu_worker_error(const cuzk_gpu_worker *w) { return w ? w->err : ""; }
+extern "C" double cuzk_gpu_worker_region_s(const cuzk_gpu_worker *w) { return w ? w->region_s : 0; }
+
+/* Selects the worker's device in the calling thread; refuses failed devices. */
+static int begin(cuzk_gpu_worker *w, ctx *c)
+{
+    cuzk_gpu_device *d = w->dev;
+    *c = ctx{d->ordinal, w->st, w->err, sizeof w->err, &d->failed};
+    w->err[0] = 0;
+    if (d->failed) {
+        snprintf(w->err, sizeof w->err, "cuda device %d: marked failed by an earlier error", d->ordinal);
+        return CUZK_ERR_DEVICE;
+    }
+    cudaError_t e = cudaSetDevice(d->ordinal);
+    if (e != cudaSuccess) return fail(*c, e, "cudaSetDevice");
+    return CUZK_OK;
+}
+
+static int upload(const ctx &c, dbuf *b, const void *src, size_t bytes, size_t reserve, const char *what)
+{
+    int rc = buf_reserve(c, b, reserve > bytes ? reserve : bytes, what);
+    if (rc) return rc;
+    if (bytes) GPU_TRY(c, cudaMemcpyAsync(b->p, src, bytes, cudaMemcpyHostToDevice, c.st));
+    return CUZK_OK;
+}
+
+/* Kernel region: the device lock is held from lock() to unlock(), and the
+ * worker's stream is drained before the lock is released so that the next
+ * holder never overlaps with kernels still using the shared scratch. */
+static void region_lock(cuzk_gpu_worker *w)
+{
+    pthread_mutex_lock(&w->dev->lock);
+    w->region_s = now_s();
+}
+static int region_unlock(cuzk_gpu_worker *w, const ctx &c, int rc)
+{
+    cudaError_t e = cudaStreamSynchronize(w->st);
+    w->region_s = now_s() - w->region_s;
+    pthread_mutex_unlock(&w->dev->lock);
+    if (e != cudaSuccess && rc == CUZK_OK) rc = fail(c, e, "cudaStreamSynchronize");
+    return rc;
+}
+
+extern "C" int cuzk_gpu_ntt(cuzk_gpu_worker *w, cuzk_fr *x, unsigned log_n, unsigned flags)
+{
+    if (!w || !x || log_n > CUZK_NTT_MAX_LOG || flags > 15) return CUZK_ERR_INVALID_ARG;
+    ctx c;
+    int rc = begin(w, &c);
+    if (rc) return rc;
+    const size_t bytes = sizeof(cuzk_fr) << log_n;
+    if ((rc = upload(c, &w->abc, x, bytes, 0, "ntt input")) ||
+        (rc = buf_reserve(c, &w->tmp, bytes, "ntt reorder buffer")))
+        return rc;
+    region_lock(w);
+    rc = ntt_run(c, &w->dev->ntt, bp<fr_t>(w->abc), bp<fr_t>(w->tmp), log_n, flags);
+    rc = region_unlock(w, c, rc);
+    if (rc) return rc;
+    GPU_TRY(c, cudaMemcpyAsync(x, w->abc.p, bytes, cudaMemcpyDeviceToHost, c.st));
+    GPU_TRY(c, cudaStreamSynchronize(c.st));
+    return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_groth16_h(cuzk_gpu_worker *w, cuzk_fr *a, cuzk_fr *b, cuzk_fr *cc, unsigned log_n)
+{
+    if (!w || !a || !b || !cc || log_n > CUZK_NTT_MAX_LOG) return CUZK_ERR_INVALID_ARG;
+    ctx c;
+    int rc = begin(w, &c);
+    if (rc) return rc;
+    const size_t n = (size_t)1 << log_n, bytes = n * sizeof(cuzk_fr);
+    if ((rc = buf_reserve(c, &w->abc, 3 * bytes, "H a, b, c"))) return rc;
+    fr_t *d = bp<fr_t>(w->abc);
+    GPU_TRY(c, cudaMemcpyAsync(d, a, bytes, cudaMemcpyHostToDevice, c.st));
+    GPU_TRY(c, cudaMemcpyAsync(d + n, b, bytes, cudaMemcpyHostToDevice, c.st));
+    GPU_TRY(c, cudaMemcpyAsync(d + 2 * n, cc, bytes, cudaMemcpyHostToDevice, c.st));
+    fr_t *h = NULL;
+    region_lock(w);
+    rc = ntt_groth16_h(c, &w->dev->ntt, d, d + n, d + 2 * n, log_n, &h);
+    rc = region_unlock(w, c, rc);
+    if (rc) return rc;
+    GPU_TRY(c, cudaMemcpyAsync(a, h, bytes, cudaMemcpyDeviceToHost, c.st));
+    GPU_TRY(c, cudaStreamSynchronize(c.st));
+    return CUZK_OK;
+}
+
+template <class HA, class HJ>
+static int gpu_msm(cuzk_gpu_worker *w, HJ *out, const HA *bases, const cuzk_fr *scalars, size_t n,
+                   int (*run)(const ctx &, msm_scratch *, HJ *, const void *, const fr_t *, size_t))
+{
+    if (!w || !out || (n && (!bases || !scalars)) || n >= 0x80000000ull) return CUZK_ERR_INVALID_ARG;
+    ctx c;
+    int rc = begin(w, &c);
+    if (rc) return rc;
+    if ((rc = upload(c, &w->tmp, bases, n * sizeof *bases, 0, "msm bases")) ||
+        (rc = upload(c, &w->sa, scalars, n * sizeof *scalars, 0, "msm scalars")))
+        return rc;
+    GPU_TRY(c, cudaStreamSynchronize(c.st));
+    region_lock(w);
+    rc = run(c, &w->dev->msm, out, w->tmp.p, bp<fr_t>(w->sa), n);
+    return region_unlock(w, c, rc);
+}
+
+extern "C" int cuzk_gpu_g1_msm(cuzk_gpu_worker *w, cuzk_g1_jac *out, const cuzk_g1_affine *bases,
+                               const cuzk_fr *scalars, size_t n)
+{
+    return gpu_msm(w, out, bases, scalars, n, msm_g1);
+}
+
+extern "C" int cuzk_gpu_g2_msm(cuzk_gpu_worker *w, cuzk_g2_jac *out, const cuzk_g2_affine *bases,
+                               const cuzk_fr *scalars, size_t n)
+{
+    return gpu_msm(w, out, bases, scalars, n, msm_g2);
+}
+
+/* ---- Groth16 ------------------------------------------------------------ */
+
+static int srs_copy(const ctx &c, void **dst, const void *src, size_t bytes, const char *what)
+{
+    cudaError_t e = cudaMalloc(dst, bytes ? bytes : 1);
+    if (e != cudaSuccess) {
+        *dst = NULL;
+        char msg[96];
+        snprintf(msg, sizeof msg, "cudaMalloc(SRS %s, %zu bytes)", what, bytes);
+        return fail(c, e, msg);
+    }
+    if (bytes) GPU_TRY(c, cudaMemcpyAsync(*dst, src, bytes, cudaMemcpyHostToDevice, c.st));
+    return CUZK_OK;
+}
+
+/* The device copy of params, uploaded by the first worker that needs it. */
+static int srs_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_groth16_params *p, srs_entry **out)
+{
+    cuzk_gpu_device *d = w->dev;
+    pthread_mutex_lock(&d->srs_mu);
+    srs_entry *e;
+    for (e = d->srs; e; e = e->next)
+        if (e->key == p) break;
+    int rc = CUZK_OK;
+    if (!e) {
+        e = (srs_entry *)calloc(1, sizeof *e);
+        if (!e) {
+            pthread_mutex_unlock(&d->srs_mu);
+            return CUZK_ERR_NO_MEMORY;
+        }
+        e->key = p;
+        if (!(rc = srs_copy(c, &e->h, p->h, p->n_h * sizeof *p->h, "h")) &&
+            !(rc = srs_copy(c, &e->l, p->l, p->n_l * sizeof *p->l, "l")) &&
+            !(rc = srs_copy(c, &e->a, p->a, p->n_a * sizeof *p->a, "a")) &&
+            !(rc = srs_copy(c, &e->b_g1, p->b_g1, p->n_b_g1 * sizeof *p->b_g1, "b_g1")) &&
+            !(rc = srs_copy(c, &e->b_g2, p->b_g2, p->n_b_g2 * sizeof *p->b_g2, "b_g2"))) {
+            cudaError_t ce = cudaStreamSynchronize(c.st);
+            if (ce != cudaSuccess) rc = fail(c, ce, "cudaStreamSynchronize(SRS upload)");
+        }
+        if (rc) {
+            cudaFree(e->h), cudaFree(e->l), cudaFree(e->a), cudaFree(e->b_g1), cudaFree(e->b_g2);
+            free(e);
+            pthread_mutex_unlock(&d->srs_mu);
+            return rc;
+        }
+        e->next = d->srs;
+        d->srs = e;
+    }
+    pthread_mutex_unlock(&d->srs_mu);
+    *out = e;
+    return CUZK_OK;
+}
+
+extern "C" void cuzk_gpu_device_release_params(cuzk_gpu_device *d, const cuzk_groth16_params *p)
+{
+    if (!d) return;
+    cudaSetDevice(d->ordinal);
+    pthread_mutex_lock(&d->srs_mu);
+    for (srs_entry **pe = &d->srs; *pe; pe = &(*pe)->next) {
+        srs_entry *e = *pe;
+        if (e->key != p) continue;
+        *pe = e->next;
+        cudaFree(e->h), cudaFree(e->l), cudaFree(e->a), cudaFree(e->b_g1), cudaFree(e->b_g2);
+        free(e);
+        break;
+    }
+    pthread_mutex_unlock(&d->srs_mu);
+}
+
+static void wipe(void *p, size_t len)
+{
+    volatile unsigned char *v = (volatile unsigned char *)p;
+    while (p && len--) *v++ = 0;
+}
+
+static int prove_one(cuzk_gpu_worker *w, const ctx &c, srs_entry *srs, cuzk_groth16_proof *out,
+                     const cuzk_groth16_params *params, const cuzk_groth16_assignment *as,
+                     const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_prove_timing *tm)
+{
+    double t0 = now_s(), t;
+    unsigned log_n;
+    int rc = cuzk_groth16_check_sizes(params, as, &log_n);
+    if (rc) return fail_msg(c, rc, "prove: assignment does not fit the parameters");
+    const size_t n = (size_t)1 << log_n, m = as->num_constraints, na = as->num_aux;
+    const size_t n_a = params->n_a, n_b = params->n_b_g1, fb = sizeof(cuzk_fr);
+
+    /* uploads into this worker's buffers: no lock needed */
+    if ((rc = buf_reserve(c, &w->abc, 3 * n * fb, "H a, b, c")) ||
+        (rc = upload(c, &w->aux, as->aux, na * fb, 0, "aux witness")))
+        return rc;
+    fr_t *abc = bp<fr_t>(w->abc);
+    const cuzk_fr *src[3] = {as->a, as->b, as->c};
+    for (int i = 0; i < 3; i++) {
+        if (m) GPU_TRY(c, cudaMemcpyAsync(abc + i * n, src[i], m * fb, cudaMemcpyHostToDevice, c.st));
+        if (n > m) GPU_TRY(c, cudaMemsetAsync(abc + i * n + m, 0, (n - m) * fb, c.st));
+    }
+    cuzk_fr *hsa = (cuzk_fr *)malloc((n_a + n_b + 1) * fb);
+    if (!hsa) return fail_msg(c, CUZK_ERR_NO_MEMORY, "prove: host scalar buffer");
+    cuzk_groth16_gather_ab(hsa, hsa + n_a, as);
+    rc = upload(c, &w->sa, hsa, n_a * fb, 0, "A scalars");
+    if (!rc) rc = upload(c, &w->sb, hsa + n_a, n_b * fb, 0, "B scalars");
+    if (!rc) {
+        cudaError_t e = cudaStreamSynchronize(c.st); /* hsa is wiped next */
+        if (e != cudaSuccess) rc = fail(c, e, "cudaStreamSynchronize(uploads)");
+    }
+    wipe(hsa, (n_a + n_b) * fb);
+    free(hsa);
+    if (rc) return rc;
+
+    cuzk_groth16_msm_sums sums;
+    cuzk_gpu_device *d = w->dev;
+    region_lock(w);
+    t = now_s();
+    fr_t *h = NULL;
+    rc = ntt_groth16_h(c, &d->ntt, abc, abc + n, abc + 2 * n, log_n, &h);
+    if (!rc) {
+        cudaError_t e = cudaStreamSynchronize(c.st);
+        if (e != cudaSuccess) rc = fail(c, e, "ntt_groth16_h");
+    }
+    tm->ntt_h_s = now_s() - t, t = now_s();
+    if (!rc) rc = msm_g1(c, &d->msm, &sums.h, srs->h, h, n - 1);
+    tm->msm_h_s = now_s() - t, t = now_s();
+    if (!rc) rc = msm_g1(c, &d->msm, &sums.l, srs->l, bp<fr_t>(w->aux), na);
+    tm->msm_l_s = now_s() - t, t = now_s();
+    if (!rc) rc = msm_g1(c, &d->msm, &sums.a, srs->a, bp<fr_t>(w->sa), n_a);
+    tm->msm_a_s = now_s() - t, t = now_s();
+    if (!rc) rc = msm_g1(c, &d->msm, &sums.b_g1, srs->b_g1, bp<fr_t>(w->sb), n_b);
+    tm->msm_b_g1_s = now_s() - t, t = now_s();
+    if (!rc) rc = msm_g2(c, &d->msm, &sums.b_g2, srs->b_g2, bp<fr_t>(w->sb), n_b);
+    tm->msm_b_g2_s = now_s() - t;
+    rc = region_unlock(w, c, rc);
+    if (rc) return rc;
+    cuzk_groth16_finish(out, params, &sums, r, s);
+    tm->total_s = now_s() - t0;
+    return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out,
+                              const cuzk_groth16_params *params, const cuzk_groth16_assignment *as,
+                              const cuzk_fr *r, const cuzk_fr *s, size_t count,
+                              cuzk_groth16_prove_timing *timing)
+{
+    if (!w || !params || (count && (!out || !as || !r || !s))) return CUZK_ERR_INVALID_ARG;
+    cuzk_groth16_prove_timing tdummy;
+    cuzk_groth16_prove_timing *tm = timing ? timing : &tdummy;
+    memset(tm, 0, sizeof *tm);
+    ctx c;
+    int rc = begin(w, &c);
+    if (rc) return rc;
+    srs_entry *srs = NULL;
+    for (size_t i = 0; i < count; i++) {
+        unsigned log_n;
+        if ((rc = cuzk_groth16_check_sizes(params, &as[i], &log_n)))
+            return fail_msg(c, rc, "prove: assignment does not fit the parameters");
+        if (!srs && (rc = srs_get(w, c, params, &srs))) return rc;
+        if ((rc = prove_one(w, c, srs, &out[i], params, &as[i], &r[i], &s[i], tm))) return rc;
+    }
+    return CUZK_OK;
+}

@@ -1,0 +1,85 @@
+/*
+ * Host-side plumbing shared by the CUDA translation units: the per-call
+ * context (device ordinal, stream, where the error message goes), the error
+ * macro that turns a failed CUDA call into a cuzk error naming device and
+ * call, and growable device buffers. C++ only, never a public header.
+ */
+#ifndef CUZK_GPU_INTERNAL_CUH
+#define CUZK_GPU_INTERNAL_CUH
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk/error.h"
+#include "cuzk/fr.h"
+#include "cuzk/g1.h"
+#include "cuzk/g2.h"
+#include "ff.cuh"
+
+namespace cuzk_gpu {
+
+struct ctx {
+    int ordinal;
+    cudaStream_t st;
+    char *err;      /* message buffer of the caller (worker or device) */
+    size_t errlen;
+    int *failed;    /* set when the CUDA context can no longer be trusted */
+};
+
+/* Records "cuda device N: call: reason" and maps the CUDA error to a cuzk code. */
+int fail(const ctx &c, cudaError_t e, const char *call);
+int fail_msg(const ctx &c, int code, const char *msg);
+
+#define GPU_TRY(c, call)                                                                           \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) return ::cuzk_gpu::fail((c), e_, #call);                            \
+    } while (0)
+/* After a kernel launch: launch errors (bad configuration, sticky faults). */
+#define GPU_LAUNCHED(c, name) GPU_TRY(c, cudaPeekAtLastError())
+
+/* A device buffer that only grows (freed by buf_free). */
+struct dbuf {
+    void *p;
+    size_t cap;
+};
+int buf_reserve(const ctx &c, dbuf *b, size_t bytes, const char *what);
+void buf_free(dbuf *b);
+template <class T> static inline T *bp(const dbuf &b) { return (T *)b.p; }
+
+/* ---- NTT (ntt.cu) ------------------------------------------------------ */
+/* Twiddles omega^j and omega^-j, j < 2^(log_max-1), of the largest domain
+ * asked for so far, and per-size scaling tables; owned by the device lock. */
+struct ntt_tables {
+    unsigned log_max;
+    dbuf tw, tw_inv;
+    /* scale tables for (kind, log_n) */
+    dbuf scale[4][CUZK_FR_TWO_ADICITY + 1];
+};
+/* g^i, n^-1·g^-i, n^-1, n^-1·g^i */
+enum { NTT_SCALE_COSET, NTT_SCALE_INV_COSET, NTT_SCALE_INV, NTT_SCALE_INV_THEN_COSET, NTT_SCALE_KINDS };
+void ntt_tables_free(ntt_tables *t);
+
+/* flags as cuzk_gpu_ntt (include/cuzk/gpu.h); x and tmp device arrays of
+ * 2^log_n elements (tmp only used when a reorder pass is needed). */
+int ntt_run(const ctx &c, ntt_tables *t, fr_t *x, fr_t *tmp, unsigned log_n, unsigned flags);
+/* Groth16 H on device arrays a, b, c (2^log_n each, evaluations on the
+ * domain); the coefficients land in *out (either b or c), natural order. */
+int ntt_groth16_h(const ctx &c, ntt_tables *t, fr_t *a, fr_t *b, fr_t *cc, unsigned log_n,
+                  fr_t **out);
+
+/* ---- MSM (msm.cuh, msm_g1.cu, msm_g2.cu) -------------------------------- */
+struct msm_scratch {
+    dbuf plain, flags, pos, ones, gen, keys, vals, keys2, vals2, cub, buckets, part_k[2],
+        part_p[2], segs, wins, onesp, host_tot;
+};
+void msm_scratch_free(msm_scratch *s);
+/* out = sum scalars[i]·bases[i]; bases and scalars (Montgomery) on the device. */
+int msm_g1(const ctx &c, msm_scratch *s, cuzk_g1_jac *out, const void *bases, const fr_t *scalars,
+           size_t n);
+int msm_g2(const ctx &c, msm_scratch *s, cuzk_g2_jac *out, const void *bases, const fr_t *scalars,
+           size_t n);
+
+} // namespace cuzk_gpu
+#endif

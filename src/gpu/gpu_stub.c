@@ -1,0 +1,61 @@
+/* Without CUDA (CUZK_HAVE_CUDA undefined) the GPU API exists and reports
+ * that no device is available, so callers and tests need no #ifdefs. */
+#ifndef CUZK_HAVE_CUDA
+#include <stdio.h>
+
+#include "cuzk/error.h"
+#include "cuzk/gpu.h"
+
+int cuzk_gpu_device_count(int *count)
+{
+    if (count) *count = 0;
+    return CUZK_ERR_NO_DEVICE;
+}
+int cuzk_gpu_device_open(cuzk_gpu_device **out, int ordinal, char *msg, size_t msg_len)
+{
+    if (out) *out = NULL;
+    if (msg) snprintf(msg, msg_len, "cuda device %d: cuzk was built without CUDA", ordinal);
+    return CUZK_ERR_NO_DEVICE;
+}
+void cuzk_gpu_device_close(cuzk_gpu_device *dev) { (void)dev; }
+const char *cuzk_gpu_device_describe(const cuzk_gpu_device *dev) { return (void)dev, ""; }
+int cuzk_gpu_worker_create(cuzk_gpu_worker **out, cuzk_gpu_device *dev)
+{
+    if (out) *out = NULL;
+    return (void)dev, CUZK_ERR_NO_DEVICE;
+}
+void cuzk_gpu_worker_destroy(cuzk_gpu_worker *w) { (void)w; }
+const char *cuzk_gpu_worker_error(const cuzk_gpu_worker *w) { return (void)w, "built without CUDA"; }
+double cuzk_gpu_worker_region_s(const cuzk_gpu_worker *w) { return (void)w, 0.0; }
+int cuzk_gpu_ntt(cuzk_gpu_worker *w, cuzk_fr *x, unsigned log_n, unsigned flags)
+{
+    return (void)w, (void)x, (void)log_n, (void)flags, CUZK_ERR_NO_DEVICE;
+}
+int cuzk_gpu_groth16_h(cuzk_gpu_worker *w, cuzk_fr *a, cuzk_fr *b, cuzk_fr *c, unsigned log_n)
+{
+    return (void)w, (void)a, (void)b, (void)c, (void)log_n, CUZK_ERR_NO_DEVICE;
+}
+int cuzk_gpu_g1_msm(cuzk_gpu_worker *w, cuzk_g1_jac *out, const cuzk_g1_affine *bases,
+                    const cuzk_fr *scalars, size_t n)
+{
+    return (void)w, (void)out, (void)bases, (void)scalars, (void)n, CUZK_ERR_NO_DEVICE;
+}
+int cuzk_gpu_g2_msm(cuzk_gpu_worker *w, cuzk_g2_jac *out, const cuzk_g2_affine *bases,
+                    const cuzk_fr *scalars, size_t n)
+{
+    return (void)w, (void)out, (void)bases, (void)scalars, (void)n, CUZK_ERR_NO_DEVICE;
+}
+int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_groth16_params *params,
+                   const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s,
+                   size_t count, cuzk_groth16_prove_timing *timing)
+{
+    return (void)w, (void)out, (void)params, (void)as, (void)r, (void)s, (void)count, (void)timing,
+           CUZK_ERR_NO_DEVICE;
+}
+void cuzk_gpu_device_release_params(cuzk_gpu_device *dev, const cuzk_groth16_params *params)
+{
+    (void)dev, (void)params;
+}
+#else
+typedef int cuzk_gpu_stub_unused; /* CUDA build: src/gpu/gpu.cu implements the API */
+#endif

@@ -1,0 +1,405 @@
+/*
+ * Pippenger MSM on the device, one template over the group (G1: fp_t
+ * coordinates, G2: fp2_t). Steps, all on the caller's stream:
+ *   1. classify: scalars leave Montgomery form; 0 is dropped, 1 goes to the
+ *      "ones" list (summed by plain mixed additions), the rest ("general",
+ *      m of them) to the bucket method. One 64-bit inclusive scan gives both
+ *      lists' positions (deterministic order).
+ *   2. digits: signed Booth digits of c bits, as the CPU (msm.h): a window's
+ *      digit is its c bits plus the top bit of the window below, minus 2^c
+ *      times its own top bit; key = window·B + |digit| (B = 2^(c-1) + 1
+ *      buckets per window), value = point index | sign << 31.
+ *   3. sort the (key, value) pairs by key (CUB radix sort on the key bits).
+ *   4. accumulate: the sorted array is cut into equal chunks of L entries,
+ *      one thread each (load balanced whatever the bucket sizes: a skewed
+ *      bucket spreads over many chunks). A run of one key that lies inside
+ *      a chunk is written to its bucket directly; the runs touching the
+ *      chunk's ends become (key, partial XYZZ sum) pairs, still sorted by key,
+ *      and the same kernel reduces them again until one chunk is left.
+ *      Each bucket is written exactly once, by one thread, so no atomics.
+ *   5. bucket reduction, parallel: each window's buckets are cut into
+ *      segments; a thread computes its segment's running sum R and total T,
+ *      then R + (lo - 1)·T; a block per window sums the segments.
+ *   6. the host joins the windows by Horner's rule and adds the ones' sum.
+ * Windows are processed in batches so that a batch's sort fits a fixed
+ * number of entries (memory stays bounded for any n).
+ */
+#ifndef CUZK_GPU_MSM_CUH
+#define CUZK_GPU_MSM_CUH
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuzk/msm.h"
+#include "ec.cuh"
+#include "gpu_internal.cuh"
+
+namespace cuzk_gpu {
+
+#define MSM_SKIP 0xffffffffu  /* value of a zero digit: nothing to add */
+#define MSM_CHUNK 32u          /* sorted entries per accumulating thread */
+#define MSM_MAX_BATCH (1ull << 28) /* sorted entries per window batch */
+#define MSM_SUM_THREADS 128
+
+/* 1. plain scalar and its class flag: 1 << 32 for general, 1 for one. */
+static __global__ void msm_classify(const fr_t *__restrict__ sc, size_t n, fr_t *__restrict__ plain,
+                             unsigned long long *__restrict__ flags)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    fr_t s;
+    f_from_mont(s, sc[i]);
+    uint32_t hi = 0;
+#pragma unroll
+    for (int k = 1; k < 8; k++) hi |= s.l[k];
+    unsigned long long f;
+    if (hi == 0 && s.l[0] <= 1)
+        f = s.l[0]; /* 0 -> nothing, 1 -> ones */
+    else
+        f = 1ull << 32;
+    plain[i] = s;
+    flags[i] = f;
+}
+
+static __global__ void msm_scatter(const unsigned long long *__restrict__ flags,
+                            const unsigned long long *__restrict__ incl, size_t n,
+                            uint32_t *__restrict__ ones, uint32_t *__restrict__ gen)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned long long f = flags[i], p = incl[i] - f;
+    if (f & 1) ones[(uint32_t)p] = (uint32_t)i;
+    if (f >> 32) gen[p >> 32] = (uint32_t)i;
+}
+
+/* 2. digits of windows [w0, w0 + nw) for the m general scalars. */
+static __global__ void msm_digits(const fr_t *__restrict__ plain, const uint32_t *__restrict__ gen,
+                           size_t m, unsigned c, unsigned w0, unsigned nw, uint32_t B,
+                           uint32_t *__restrict__ keys, uint32_t *__restrict__ vals)
+{
+    size_t q = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (q >= m) return;
+    const uint32_t idx = gen[q];
+    const fr_t s = plain[idx];
+    for (unsigned k = 0; k < nw; k++) {
+        const unsigned w = w0 + k;
+        /* bits [w·c - 1, w·c + c) of s; bits past 255 are zero */
+        const int lo = (int)(w * c) - 1;
+        uint32_t win = 0; /* bit 0 is the borrow bit, bits 1..c the window */
+        for (unsigned b = 0; b <= c; b++) {
+            int bit = lo + (int)b;
+            if (bit < 0 || bit >= 256) continue;
+            win |= ((s.l[bit >> 5] >> (bit & 31)) & 1u) << b;
+        }
+        const uint32_t top = (win >> c) & 1u;
+        const int32_t d = (int32_t)(win >> 1) + (int32_t)(win & 1u) - (int32_t)(top << c);
+        const uint32_t mag = d < 0 ? (uint32_t)(-d) : (uint32_t)d;
+        const size_t e = (size_t)k * m + q;
+        keys[e] = k * B + mag;
+        vals[e] = mag == 0 ? MSM_SKIP : (idx | (d < 0 ? 0x80000000u : 0u));
+    }
+}
+
+template <class F> __device__ __forceinline__ void load_signed(affine_t<F> &p, const affine_t<F> *bases, uint32_t v)
+{
+    p = bases[v & 0x7fffffffu];
+    if (v >> 31) f_neg(p.y, p.y); /* -(0,0) stays (0,0): 0 - 0 = 0 */
+}
+
+/* 4. One level of the chunked segmented reduction. Level 0 reads signed
+ * indices into bases; later levels read the previous level's partials. */
+template <class F, bool LEVEL0>
+__global__ void msm_accumulate(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
+                               const xyzz_t<F> *__restrict__ pin, const affine_t<F> *__restrict__ bases,
+                               size_t M, unsigned L, bool final_level, xyzz_t<F> *__restrict__ buckets,
+                               uint32_t *__restrict__ pk, xyzz_t<F> *__restrict__ pp)
+{
+    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t start = t * L;
+    if (start >= M) return;
+    const size_t end = start + L < M ? start + L : M;
+    uint32_t key = keys[start];
+    bool first = true;
+    xyzz_t<F> acc;
+    xyzz_set_inf(acc);
+    /* The first run is stored as soon as it ends. An earlier version kept it
+     * in a second local until the end of the chunk and got wrong first-run
+     * sums on the H200 (nvcc 13.0, sm_90; cause not established). */
+    for (size_t e = start; e < end; e++) {
+        const uint32_t k = keys[e];
+        if (k != key) {
+            if (first && !final_level) {
+                pk[2 * t] = key; /* may continue in the previous chunk */
+                pp[2 * t] = acc;
+            } else {
+                buckets[key] = acc; /* complete: strictly inside, or the final level */
+            }
+            first = false;
+            key = k;
+            xyzz_set_inf(acc);
+        }
+        if (LEVEL0) {
+            const uint32_t v = vals[e];
+            if (v != MSM_SKIP) {
+                affine_t<F> p;
+                load_signed(p, bases, v);
+                xyzz_add_aff(acc, acc, p);
+            }
+        } else {
+            xyzz_add(acc, acc, pin[e]);
+        }
+    }
+    if (final_level) {
+        buckets[key] = acc;
+        return;
+    }
+    /* two partials per chunk, keys non-decreasing across chunks */
+    if (first) {
+        pk[2 * t] = key, pp[2 * t] = acc;
+        pk[2 * t + 1] = key, xyzz_set_inf(pp[2 * t + 1]);
+    } else {
+        pk[2 * t + 1] = key, pp[2 * t + 1] = acc;
+    }
+}
+
+/* 5a. Segment sums: Q[w][seg] = sum_{j in seg} j·bucket[w][j]. */
+template <class F>
+__global__ void msm_bucket_segments(const xyzz_t<F> *__restrict__ buckets, unsigned nw, uint32_t B,
+                                    uint32_t S, uint32_t nseg, xyzz_t<F> *__restrict__ Q)
+{
+    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= (size_t)nw * nseg) return;
+    const uint32_t w = (uint32_t)(t / nseg), seg = (uint32_t)(t % nseg);
+    const uint32_t lo = 1 + seg * S;
+    uint32_t hi = lo + S - 1;
+    if (hi > B - 1) hi = B - 1;
+    xyzz_t<F> R, T;
+    xyzz_set_inf(R), xyzz_set_inf(T);
+    if (lo <= hi) {
+        for (uint32_t j = hi + 1; j-- > lo;) {
+            xyzz_add(T, T, buckets[(size_t)w * B + j]);
+            xyzz_add(R, R, T);
+        }
+        /* R = sum (j - lo + 1)·b_j; add (lo - 1)·T */
+        if (lo > 1) {
+            xyzz_t<F> X;
+            xyzz_mul_small(X, T, lo - 1);
+            xyzz_add(R, R, X);
+        }
+    }
+    Q[t] = R;
+}
+
+/* Block-level tree sum of shared-memory points (blockDim.x a power of two). */
+template <class F> __device__ void block_sum(xyzz_t<F> *sm, xyzz_t<F> acc, xyzz_t<F> *out)
+{
+    sm[threadIdx.x] = acc;
+    __syncthreads();
+    for (unsigned h = blockDim.x / 2; h > 0; h >>= 1) {
+        if (threadIdx.x < h) {
+            xyzz_t<F> o = sm[threadIdx.x + h], a = sm[threadIdx.x];
+            xyzz_add(a, a, o);
+            sm[threadIdx.x] = a;
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) *out = sm[0];
+}
+
+/* 5b. out[g] = sum of in[g·len .. g·len + len), one block per group. */
+template <class F>
+__global__ void msm_sum_groups(const xyzz_t<F> *__restrict__ in, size_t len, xyzz_t<F> *__restrict__ out)
+{
+    extern __shared__ unsigned char smraw[];
+    xyzz_t<F> *sm = (xyzz_t<F> *)smraw;
+    const xyzz_t<F> *g = in + (size_t)blockIdx.x * len;
+    xyzz_t<F> acc;
+    xyzz_set_inf(acc);
+    for (size_t i = threadIdx.x; i < len; i += blockDim.x) xyzz_add(acc, acc, g[i]);
+    block_sum(sm, acc, &out[blockIdx.x]);
+}
+
+/* Sum of bases[idx[i]], i < m1: one partial per block. */
+template <class F>
+__global__ void msm_sum_ones(const affine_t<F> *__restrict__ bases, const uint32_t *__restrict__ idx,
+                             size_t m1, xyzz_t<F> *__restrict__ out)
+{
+    extern __shared__ unsigned char smraw[];
+    xyzz_t<F> *sm = (xyzz_t<F> *)smraw;
+    xyzz_t<F> acc;
+    xyzz_set_inf(acc);
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < m1;
+         i += (size_t)gridDim.x * blockDim.x)
+        xyzz_add_aff(acc, acc, bases[idx[i]]);
+    block_sum(sm, acc, &out[blockIdx.x]);
+}
+
+static inline unsigned blocks_for(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
+
+/* Host-side group operations for the final Horner step. */
+template <class HX, class HJ> struct host_ops {
+    void (*dbl)(HX *, const HX *);
+    void (*add)(HX *, const HX *, const HX *);
+    void (*set_inf)(HX *);
+    void (*to_jac)(HJ *, const HX *);
+};
+
+template <class F, class HX, class HJ>
+int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, const fr_t *scalars,
+            size_t n, const host_ops<HX, HJ> &ops)
+{
+    typedef xyzz_t<F> X;
+    static_assert(sizeof(X) == sizeof(HX), "device and host XYZZ layouts differ");
+    HX total;
+    ops.set_inf(&total);
+    if (n == 0) {
+        ops.to_jac(out, &total);
+        return CUZK_OK;
+    }
+    if (n >= 0x80000000ull) return fail_msg(c, CUZK_ERR_INVALID_ARG, "msm: n >= 2^31");
+    const unsigned T = 256;
+    int rc;
+    /* 1. classify and split */
+    if ((rc = buf_reserve(c, &s->plain, n * sizeof(fr_t), "msm plain scalars")) ||
+        (rc = buf_reserve(c, &s->flags, n * 8, "msm flags")) ||
+        (rc = buf_reserve(c, &s->pos, n * 8, "msm positions")) ||
+        (rc = buf_reserve(c, &s->ones, n * 4, "msm ones")) ||
+        (rc = buf_reserve(c, &s->gen, n * 4, "msm general")))
+        return rc;
+    msm_classify<<<blocks_for(n, T), T, 0, c.st>>>(scalars, n, bp<fr_t>(s->plain),
+                                                   bp<unsigned long long>(s->flags));
+    GPU_LAUNCHED(c, "msm_classify");
+    size_t cub_bytes = 0;
+    GPU_TRY(c, cub::DeviceScan::InclusiveSum(nullptr, cub_bytes, bp<unsigned long long>(s->flags),
+                                             bp<unsigned long long>(s->pos), n, c.st));
+    if ((rc = buf_reserve(c, &s->cub, cub_bytes, "msm scan temp"))) return rc;
+    GPU_TRY(c, cub::DeviceScan::InclusiveSum(s->cub.p, cub_bytes, bp<unsigned long long>(s->flags),
+                                             bp<unsigned long long>(s->pos), n, c.st));
+    msm_scatter<<<blocks_for(n, T), T, 0, c.st>>>(bp<unsigned long long>(s->flags),
+                                                  bp<unsigned long long>(s->pos), n,
+                                                  bp<uint32_t>(s->ones), bp<uint32_t>(s->gen));
+    GPU_LAUNCHED(c, "msm_scatter");
+    unsigned long long tot;
+    GPU_TRY(c, cudaMemcpyAsync(&tot, bp<unsigned long long>(s->pos) + n - 1, 8,
+                               cudaMemcpyDeviceToHost, c.st));
+    GPU_TRY(c, cudaStreamSynchronize(c.st));
+    const size_t m1 = (size_t)(tot & 0xffffffffu), m = (size_t)(tot >> 32);
+
+    /* ones: partial per block, then one block */
+    if (m1) {
+        unsigned nb = blocks_for(m1, MSM_SUM_THREADS);
+        if (nb > 1024) nb = 1024;
+        if ((rc = buf_reserve(c, &s->onesp, (nb + 1) * sizeof(X), "msm ones partials"))) return rc;
+        const size_t sm = MSM_SUM_THREADS * sizeof(X);
+        msm_sum_ones<F><<<nb, MSM_SUM_THREADS, sm, c.st>>>(bases, bp<uint32_t>(s->ones), m1,
+                                                           bp<X>(s->onesp));
+        GPU_LAUNCHED(c, "msm_sum_ones");
+        msm_sum_groups<F><<<1, MSM_SUM_THREADS, sm, c.st>>>(bp<X>(s->onesp), nb,
+                                                            bp<X>(s->onesp) + nb);
+        GPU_LAUNCHED(c, "msm_sum_groups(ones)");
+        HX o;
+        GPU_TRY(c, cudaMemcpyAsync(&o, bp<X>(s->onesp) + nb, sizeof o, cudaMemcpyDeviceToHost, c.st));
+        GPU_TRY(c, cudaStreamSynchronize(c.st));
+        ops.add(&total, &total, &o);
+    }
+
+    if (m) {
+        unsigned cw = cuzk_msm_window_bits(m, 255, NULL);
+        /* tests force narrow windows (long bucket runs, several partial levels) */
+        const char *force = getenv("CUZK_GPU_MSM_C");
+        if (force && atoi(force) >= 2 && atoi(force) <= 24) cw = (unsigned)atoi(force);
+        const unsigned nwin = (255 + 1 + cw - 1) / cw;
+        const uint32_t B = (1u << (cw - 1)) + 1;
+        unsigned wb = (unsigned)(MSM_MAX_BATCH / m);
+        if (wb < 1) wb = 1;
+        if (wb > nwin) wb = nwin;
+        const size_t Mmax = (size_t)wb * m;
+        /* segments: enough threads to fill the chip */
+        uint32_t nseg = (uint32_t)((32768 + wb - 1) / wb);
+        if (nseg > B - 1) nseg = B - 1;
+        const uint32_t S = (B - 1 + nseg - 1) / nseg;
+        nseg = (B - 1 + S - 1) / S;
+        const size_t np0 = 2 * ((Mmax + MSM_CHUNK - 1) / MSM_CHUNK);
+        if ((rc = buf_reserve(c, &s->keys, Mmax * 4, "msm keys")) ||
+            (rc = buf_reserve(c, &s->vals, Mmax * 4, "msm values")) ||
+            (rc = buf_reserve(c, &s->keys2, Mmax * 4, "msm sorted keys")) ||
+            (rc = buf_reserve(c, &s->vals2, Mmax * 4, "msm sorted values")) ||
+            (rc = buf_reserve(c, &s->buckets, (size_t)wb * B * sizeof(X), "msm buckets")) ||
+            (rc = buf_reserve(c, &s->part_k[0], np0 * 4, "msm partial keys")) ||
+            (rc = buf_reserve(c, &s->part_p[0], np0 * sizeof(X), "msm partial sums")) ||
+            (rc = buf_reserve(c, &s->part_k[1], np0 * 4, "msm partial keys")) ||
+            (rc = buf_reserve(c, &s->part_p[1], np0 * sizeof(X), "msm partial sums")) ||
+            (rc = buf_reserve(c, &s->segs, (size_t)wb * nseg * sizeof(X), "msm segments")) ||
+            (rc = buf_reserve(c, &s->wins, (size_t)nwin * sizeof(X), "msm windows")))
+            return rc;
+        unsigned key_bits = 1;
+        while (((uint64_t)1 << key_bits) < (uint64_t)wb * B) key_bits++;
+        size_t sort_bytes = 0;
+        GPU_TRY(c, cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, bp<uint32_t>(s->keys),
+                                                   bp<uint32_t>(s->keys2), bp<uint32_t>(s->vals),
+                                                   bp<uint32_t>(s->vals2), Mmax, 0, key_bits, c.st));
+        if ((rc = buf_reserve(c, &s->cub, sort_bytes, "msm sort temp"))) return rc;
+
+        for (unsigned w0 = 0; w0 < nwin; w0 += wb) {
+            const unsigned nw = nwin - w0 < wb ? nwin - w0 : wb;
+            const size_t M = (size_t)nw * m;
+            msm_digits<<<blocks_for(m, T), T, 0, c.st>>>(bp<fr_t>(s->plain), bp<uint32_t>(s->gen), m,
+                                                         cw, w0, nw, B, bp<uint32_t>(s->keys),
+                                                         bp<uint32_t>(s->vals));
+            GPU_LAUNCHED(c, "msm_digits");
+            size_t sb = s->cub.cap;
+            GPU_TRY(c, cub::DeviceRadixSort::SortPairs(s->cub.p, sb, bp<uint32_t>(s->keys),
+                                                       bp<uint32_t>(s->keys2), bp<uint32_t>(s->vals),
+                                                       bp<uint32_t>(s->vals2), M, 0, key_bits, c.st));
+            GPU_TRY(c, cudaMemsetAsync(s->buckets.p, 0, (size_t)nw * B * sizeof(X), c.st));
+            /* level 0 from the sorted pairs, then partial levels */
+            size_t cnt = M;
+            bool fin = cnt <= MSM_CHUNK;
+            size_t nt = (cnt + MSM_CHUNK - 1) / MSM_CHUNK;
+            msm_accumulate<F, true><<<blocks_for(nt, 64), 64, 0, c.st>>>(
+                bp<uint32_t>(s->keys2), bp<uint32_t>(s->vals2), nullptr, bases, cnt, MSM_CHUNK, fin,
+                bp<X>(s->buckets), bp<uint32_t>(s->part_k[0]), bp<X>(s->part_p[0]));
+            GPU_LAUNCHED(c, "msm_accumulate(level 0)");
+            int cur = 0;
+            while (!fin) {
+                cnt = 2 * nt;
+                fin = cnt <= MSM_CHUNK;
+                nt = (cnt + MSM_CHUNK - 1) / MSM_CHUNK;
+                msm_accumulate<F, false><<<blocks_for(nt, 64), 64, 0, c.st>>>(
+                    bp<uint32_t>(s->part_k[cur]), nullptr, bp<X>(s->part_p[cur]), nullptr, cnt,
+                    MSM_CHUNK, fin, bp<X>(s->buckets), bp<uint32_t>(s->part_k[cur ^ 1]),
+                    bp<X>(s->part_p[cur ^ 1]));
+                GPU_LAUNCHED(c, "msm_accumulate(partials)");
+                cur ^= 1;
+            }
+            msm_bucket_segments<F><<<blocks_for((size_t)nw * nseg, 64), 64, 0, c.st>>>(
+                bp<X>(s->buckets), nw, B, S, nseg, bp<X>(s->segs));
+            GPU_LAUNCHED(c, "msm_bucket_segments");
+            msm_sum_groups<F><<<nw, MSM_SUM_THREADS, MSM_SUM_THREADS * sizeof(X), c.st>>>(
+                bp<X>(s->segs), nseg, bp<X>(s->wins) + w0);
+            GPU_LAUNCHED(c, "msm_sum_groups(windows)");
+        }
+        HX *win = (HX *)malloc(nwin * sizeof(HX));
+        if (!win) return fail_msg(c, CUZK_ERR_NO_MEMORY, "msm: host window buffer");
+        cudaError_t e = cudaMemcpyAsync(win, s->wins.p, nwin * sizeof(HX), cudaMemcpyDeviceToHost, c.st);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(c.st);
+        if (e != cudaSuccess) {
+            free(win);
+            return fail(c, e, "cudaMemcpyAsync(msm windows)");
+        }
+        HX acc = win[nwin - 1];
+        for (unsigned w = nwin - 1; w-- > 0;) {
+            for (unsigned k = 0; k < cw; k++) ops.dbl(&acc, &acc);
+            ops.add(&acc, &acc, &win[w]);
+        }
+        free(win);
+        ops.add(&total, &total, &acc);
+    }
+    ops.to_jac(out, &total);
+    return CUZK_OK;
+}
+
+} // namespace cuzk_gpu
+#endif

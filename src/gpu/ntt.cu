@@ -1,0 +1,336 @@
+/*
+ * NTT over Fr on the device.
+ *
+ * A transform of size 2^L is ceil(L/9) passes over device memory. A pass
+ * does k <= 9 consecutive radix-2 levels on tiles of 2^k elements spaced by
+ * the pass's stride (G = 4 such columns side by side, so each row of a tile
+ * is 4 consecutive elements, 128 bytes), the tile staying in shared memory
+ * between levels. Decimation in frequency (Gentleman-Sande) takes natural
+ * order to bit-reversed, decimation in time (Cooley-Tukey) bit-reversed to
+ * natural, so chained transforms (Groth16's H) never reorder until the end.
+ *
+ * Twiddles: one table of omega^j (and one of omega^-j), j < 2^(Lmax-1), for
+ * the largest domain built so far; a domain of size 2^L reads every
+ * 2^(Lmax-L)-th entry. Tables are filled on the device from two short host
+ * tables (omega^j and omega^(j·2^S)): one multiplication per entry.
+ * Scalings by g^i, 1/n and their products use the same two-table trick.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuzk/gpu.h"
+#include "cuzk/ntt.h"
+#include "gpu_internal.cuh"
+
+namespace cuzk_gpu {
+
+#define NTT_KMAX 9
+#define NTT_LOGG 2
+#define NTT_THREADS 256
+
+template <bool DIF>
+__global__ void __launch_bounds__(NTT_THREADS)
+    ntt_pass(fr_t *__restrict__ x, unsigned lvl_lo, unsigned k, unsigned log_g,
+             const fr_t *__restrict__ tw, unsigned tw_log)
+{
+    extern __shared__ fr_t sm[];
+    const unsigned G = 1u << log_g, T = 1u << k;
+    const size_t smask = ((size_t)1 << lvl_lo) - 1;
+    const size_t gid0 = (size_t)blockIdx.x << log_g;
+    for (unsigned e = threadIdx.x; e < T * G; e += blockDim.x) {
+        const unsigned g = e & (G - 1), t = e >> log_g;
+        const size_t gid = gid0 + g;
+        const size_t idx = ((gid >> lvl_lo) << (lvl_lo + k)) + ((size_t)t << lvl_lo) + (gid & smask);
+        sm[e] = x[idx];
+    }
+    __syncthreads();
+    for (unsigned step = 0; step < k; step++) {
+        const unsigned lt = DIF ? k - 1 - step : step;
+        const unsigned ht = 1u << lt;
+        const unsigned lh = lt + lvl_lo; /* log2 of the real half-span */
+        for (unsigned b = threadIdx.x; b < (T / 2) * G; b += blockDim.x) {
+            const unsigned g = b & (G - 1), bi = b >> log_g;
+            const unsigned t1 = ((bi >> lt) << (lt + 1)) | (bi & (ht - 1)), t2 = t1 + ht;
+            const size_t j = ((size_t)(t1 & (ht - 1)) << lvl_lo) + ((gid0 + g) & smask);
+            const fr_t w = tw[j << (tw_log - 1 - lh)];
+            fr_t u = sm[t1 * G + g], v = sm[t2 * G + g], s;
+            if (DIF) {
+                f_add(s, u, v);
+                f_sub(v, u, v);
+                f_mul(v, v, w);
+                sm[t1 * G + g] = s;
+                sm[t2 * G + g] = v;
+            } else {
+                f_mul(v, v, w);
+                f_add(s, u, v);
+                f_sub(u, u, v);
+                sm[t1 * G + g] = s;
+                sm[t2 * G + g] = u;
+            }
+        }
+        __syncthreads();
+    }
+    for (unsigned e = threadIdx.x; e < T * G; e += blockDim.x) {
+        const unsigned g = e & (G - 1), t = e >> log_g;
+        const size_t gid = gid0 + g;
+        const size_t idx = ((gid >> lvl_lo) << (lvl_lo + k)) + ((size_t)t << lvl_lo) + (gid & smask);
+        x[idx] = sm[e];
+    }
+}
+
+static __device__ __forceinline__ size_t bitrev(size_t i, unsigned log_n)
+{
+    return log_n ? (size_t)(__brevll((unsigned long long)i) >> (64 - log_n)) : 0;
+}
+
+/* out[i] = hi[i >> S]·lo[i & (2^S - 1)] (a power table). */
+__global__ void ntt_pow_table(fr_t *__restrict__ out, size_t n, unsigned S, const fr_t *__restrict__ lo,
+                              const fr_t *__restrict__ hi)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    f_mul(out[i], hi[i >> S], lo[i & (((size_t)1 << S) - 1)]);
+}
+
+/* x[p] *= tab(i) with i = p (natural) or bitrev(p); tab(i) = hi[i >> S]·lo[i & mask]. */
+__global__ void ntt_scale(fr_t *__restrict__ x, unsigned log_n, bool rev, unsigned S,
+                          const fr_t *__restrict__ lo, const fr_t *__restrict__ hi)
+{
+    size_t p = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >> log_n) return;
+    const size_t i = rev ? bitrev(p, log_n) : p;
+    fr_t f, v = x[p];
+    f_mul(f, hi[i >> S], lo[i & (((size_t)1 << S) - 1)]);
+    f_mul(x[p], v, f);
+}
+
+__global__ void ntt_bitrev_copy(fr_t *__restrict__ out, const fr_t *__restrict__ in, unsigned log_n)
+{
+    size_t p = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >> log_n) return;
+    out[bitrev(p, log_n)] = in[p];
+}
+
+/* a = (a·b - c)·zinv */
+__global__ void ntt_abc(fr_t *__restrict__ a, const fr_t *__restrict__ b, const fr_t *__restrict__ c,
+                        size_t n, fr_t zinv)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    fr_t t, u = b[i];
+    f_mul(t, a[i], u);
+    f_sub(t, t, c[i]);
+    f_mul(a[i], t, zinv);
+}
+
+static inline unsigned nblocks(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
+
+static void cpu_pow(cuzk_fr *r, const cuzk_fr *b, uint64_t e)
+{
+    cuzk_fr_pow(r, b, &e, 1);
+}
+
+/* Host tables lo[u] = b^u (u < 2^S), hi[v] = c·b^(v·2^S) (v < 2^(L-S)), uploaded
+ * into one device buffer: lo first. */
+static int upload_pow_tables(const ctx &cx, dbuf *buf, unsigned L, unsigned S, const cuzk_fr *b,
+                             const cuzk_fr *c0)
+{
+    const size_t nlo = (size_t)1 << S, nhi = (size_t)1 << (L - S);
+    cuzk_fr *h = (cuzk_fr *)malloc((nlo + nhi) * sizeof *h);
+    if (!h) return fail_msg(cx, CUZK_ERR_NO_MEMORY, "ntt: host table");
+    cuzk_fr_set_u64(&h[0], 1);
+    for (size_t u = 1; u < nlo; u++) cuzk_fr_mul(&h[u], &h[u - 1], b);
+    cuzk_fr step;
+    cuzk_fr_mul(&step, &h[nlo - 1], b); /* b^(2^S) */
+    h[nlo] = *c0;
+    for (size_t v = 1; v < nhi; v++) cuzk_fr_mul(&h[nlo + v], &h[nlo + v - 1], &step);
+    int rc = buf_reserve(cx, buf, (nlo + nhi) * sizeof *h, "ntt tables");
+    if (!rc) {
+        cudaError_t e = cudaMemcpyAsync(buf->p, h, (nlo + nhi) * sizeof *h, cudaMemcpyHostToDevice, cx.st);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(cx.st); /* h is freed next */
+        if (e != cudaSuccess) rc = fail(cx, e, "cudaMemcpyAsync(ntt tables)");
+    }
+    free(h);
+    return rc;
+}
+
+static unsigned split(unsigned L) { return (L + 1) / 2; }
+
+void ntt_tables_free(ntt_tables *t)
+{
+    buf_free(&t->tw), buf_free(&t->tw_inv);
+    for (int k = 0; k < NTT_SCALE_KINDS; k++)
+        for (unsigned l = 0; l <= CUZK_FR_TWO_ADICITY; l++) buf_free(&t->scale[k][l]);
+    t->log_max = 0;
+}
+
+static int ensure_twiddles(const ctx &cx, ntt_tables *t, unsigned log_n)
+{
+    if (log_n == 0 || (t->tw.p && t->log_max >= log_n)) return CUZK_OK;
+    const unsigned L = log_n - 1; /* table length 2^L */
+    cuzk_fr w, wi, one;
+    cuzk_fr_root_of_unity(&w, log_n, CUZK_FR_GEN_FILECOIN);
+    cuzk_fr_inv(&wi, &w);
+    cuzk_fr_set_u64(&one, 1);
+    const size_t n2 = (size_t)1 << L;
+    int rc;
+    if ((rc = buf_reserve(cx, &t->tw, n2 * sizeof(fr_t), "ntt twiddles")) ||
+        (rc = buf_reserve(cx, &t->tw_inv, n2 * sizeof(fr_t), "ntt inverse twiddles")))
+        return rc;
+    dbuf tmp = {0, 0};
+    const unsigned S = split(L);
+    for (int inv = 0; inv < 2; inv++) {
+        if ((rc = upload_pow_tables(cx, &tmp, L, S, inv ? &wi : &w, &one))) break;
+        ntt_pow_table<<<nblocks(n2, 256), 256, 0, cx.st>>>(inv ? bp<fr_t>(t->tw_inv) : bp<fr_t>(t->tw), n2, S,
+                                                           bp<fr_t>(tmp), bp<fr_t>(tmp) + ((size_t)1 << S));
+        cudaError_t e = cudaPeekAtLastError();
+        if (e == cudaSuccess) e = cudaStreamSynchronize(cx.st);
+        if (e != cudaSuccess) {
+            rc = fail(cx, e, "ntt_pow_table");
+            break;
+        }
+    }
+    buf_free(&tmp);
+    if (rc) {
+        buf_free(&t->tw), buf_free(&t->tw_inv);
+        t->log_max = 0;
+        return rc;
+    }
+    t->log_max = log_n;
+    return CUZK_OK;
+}
+
+static int ensure_scale(const ctx &cx, ntt_tables *t, unsigned log_n, int kind, const fr_t **lo,
+                        const fr_t **hi, unsigned *S)
+{
+    *S = split(log_n);
+    dbuf *b = &t->scale[kind][log_n];
+    if (!b->p) {
+        cuzk_fr g, gi, ninv, base, c0;
+        cuzk_fr_generator_get(&g, CUZK_FR_GEN_FILECOIN);
+        cuzk_fr_inv(&gi, &g);
+        cuzk_fr_set_u64(&ninv, 1);
+        cuzk_fr two;
+        cuzk_fr_set_u64(&two, 2);
+        cpu_pow(&ninv, &two, log_n);
+        cuzk_fr_inv(&ninv, &ninv);
+        if (kind == NTT_SCALE_COSET) base = g, cuzk_fr_set_u64(&c0, 1);
+        else if (kind == NTT_SCALE_INV_COSET) base = gi, c0 = ninv;
+        else if (kind == NTT_SCALE_INV_THEN_COSET) base = g, c0 = ninv;
+        else cuzk_fr_set_u64(&base, 1), c0 = ninv;
+        int rc = upload_pow_tables(cx, b, log_n, *S, &base, &c0);
+        if (rc) {
+            buf_free(b);
+            return rc;
+        }
+    }
+    *lo = bp<fr_t>(*b);
+    *hi = bp<fr_t>(*b) + ((size_t)1 << *S);
+    return CUZK_OK;
+}
+
+/* The passes of one transform; DIF: natural -> bit-reversed. */
+static int transform(const ctx &cx, const ntt_tables *t, fr_t *x, unsigned log_n, bool dif, bool inv)
+{
+    if (log_n == 0) return CUZK_OK;
+    const unsigned npass = (log_n + NTT_KMAX - 1) / NTT_KMAX;
+    const fr_t *tw = inv ? bp<fr_t>(t->tw_inv) : bp<fr_t>(t->tw);
+    unsigned ks[8], done = 0;
+    for (unsigned p = 0; p < npass; p++) {
+        ks[p] = (log_n - done) / (npass - p);
+        done += ks[p];
+    }
+    /* per device, so set on every call (a host-side attribute write) */
+    const size_t smax = ((size_t)1 << (NTT_KMAX + NTT_LOGG)) * sizeof(fr_t);
+    if (dif)
+        GPU_TRY(cx, cudaFuncSetAttribute(ntt_pass<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smax));
+    else
+        GPU_TRY(cx, cudaFuncSetAttribute(ntt_pass<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smax));
+    unsigned lvl = dif ? log_n : 0;
+    for (unsigned p = 0; p < npass; p++) {
+        const unsigned k = ks[p];
+        unsigned lo;
+        if (dif) {
+            lvl -= k;
+            lo = lvl;
+        } else {
+            lo = lvl;
+            lvl += k;
+        }
+        unsigned log_g = log_n - k < NTT_LOGG ? log_n - k : NTT_LOGG;
+        const size_t blocks = (size_t)1 << (log_n - k - log_g);
+        const size_t smem = ((size_t)1 << (k + log_g)) * sizeof(fr_t);
+        if (dif)
+            ntt_pass<true><<<(unsigned)blocks, NTT_THREADS, smem, cx.st>>>(x, lo, k, log_g, tw, t->log_max);
+        else
+            ntt_pass<false><<<(unsigned)blocks, NTT_THREADS, smem, cx.st>>>(x, lo, k, log_g, tw, t->log_max);
+        GPU_LAUNCHED(cx, "ntt_pass");
+    }
+    return CUZK_OK;
+}
+
+static int scale(const ctx &cx, ntt_tables *t, fr_t *x, unsigned log_n, int kind, bool rev)
+{
+    const fr_t *lo, *hi;
+    unsigned S;
+    int rc = ensure_scale(cx, t, log_n, kind, &lo, &hi, &S);
+    if (rc) return rc;
+    ntt_scale<<<nblocks((size_t)1 << log_n, 256), 256, 0, cx.st>>>(x, log_n, rev, S, lo, hi);
+    GPU_LAUNCHED(cx, "ntt_scale");
+    return CUZK_OK;
+}
+
+int ntt_run(const ctx &cx, ntt_tables *t, fr_t *x, fr_t *tmp, unsigned log_n, unsigned flags)
+{
+    int rc = ensure_twiddles(cx, t, log_n);
+    if (rc) return rc;
+    const bool inv = flags & CUZK_GPU_NTT_INVERSE, coset = flags & CUZK_GPU_NTT_COSET;
+    const bool in_rev = flags & CUZK_GPU_NTT_IN_BITREV, out_rev = flags & CUZK_GPU_NTT_OUT_BITREV;
+    const size_t n = (size_t)1 << log_n;
+    if (!inv && coset && (rc = scale(cx, t, x, log_n, NTT_SCALE_COSET, in_rev))) return rc;
+    /* natural input: DIF (-> bit-reversed); bit-reversed input: DIT (-> natural) */
+    if ((rc = transform(cx, t, x, log_n, !in_rev, inv))) return rc;
+    const bool now_rev = !in_rev;
+    if (inv && (rc = scale(cx, t, x, log_n, coset ? NTT_SCALE_INV_COSET : NTT_SCALE_INV, now_rev)))
+        return rc;
+    if (now_rev != out_rev) {
+        ntt_bitrev_copy<<<nblocks(n, 256), 256, 0, cx.st>>>(tmp, x, log_n);
+        GPU_LAUNCHED(cx, "ntt_bitrev_copy");
+        GPU_TRY(cx, cudaMemcpyAsync(x, tmp, n * sizeof(fr_t), cudaMemcpyDeviceToDevice, cx.st));
+    }
+    return CUZK_OK;
+}
+
+int ntt_groth16_h(const ctx &cx, ntt_tables *t, fr_t *a, fr_t *b, fr_t *c, unsigned log_n, fr_t **out)
+{
+    int rc = ensure_twiddles(cx, t, log_n);
+    if (rc) return rc;
+    const size_t n = (size_t)1 << log_n;
+    fr_t *v[3] = {a, b, c};
+    for (int i = 0; i < 3; i++) {
+        /* evaluations (natural) -> coefficients (bit-reversed), times 1/n·g^i:
+         * the coset shift for the forward transform folded into the inverse's 1/n */
+        if ((rc = transform(cx, t, v[i], log_n, true, true))) return rc;
+        if ((rc = scale(cx, t, v[i], log_n, NTT_SCALE_INV_THEN_COSET, true))) return rc;
+        /* -> evaluations on the coset, natural */
+        if ((rc = transform(cx, t, v[i], log_n, false, false))) return rc;
+    }
+    cuzk_fr g, gn, one, zi;
+    cuzk_fr_generator_get(&g, CUZK_FR_GEN_FILECOIN);
+    cpu_pow(&gn, &g, n);
+    cuzk_fr_set_u64(&one, 1);
+    cuzk_fr_sub(&gn, &gn, &one);
+    cuzk_fr_inv(&zi, &gn);
+    fr_t zinv;
+    memcpy(&zinv, &zi, sizeof zinv);
+    ntt_abc<<<nblocks(n, 256), 256, 0, cx.st>>>(a, b, c, n, zinv);
+    GPU_LAUNCHED(cx, "ntt_abc");
+    if ((rc = transform(cx, t, a, log_n, true, true))) return rc;
+    if ((rc = scale(cx, t, a, log_n, NTT_SCALE_INV_COSET, true))) return rc;
+    ntt_bitrev_copy<<<nblocks(n, 256), 256, 0, cx.st>>>(b, a, log_n);
+    GPU_LAUNCHED(cx, "ntt_bitrev_copy");
+    *out = b;
+    return CUZK_OK;
+}
+
+} // namespace cuzk_gpu

@@ -1,0 +1,78 @@
+/* Engine with the real PCE layer behind its hook (cuzk_engine_pce_cache):
+ * the first jobs synthesize fully and trigger one extraction, which is saved
+ * in the cache directory; later jobs take the fast path (witness-only
+ * synthesis plus the PCE's matrix-vector products); a new engine on the
+ * same directory loads the cache at registration. Every job proof is checked
+ * by the test against its own verifying key. */
+#include "engine_test.h"
+
+static void run_jobs(cuzk_engine *e, tkind *k, const char *prefix, int n, uint64_t seed0)
+{
+    for (int i = 0; i < n; i++) {
+        char id[32];
+        snprintf(id, sizeof id, "%s-%d", prefix, i);
+        cuzk_job *j;
+        CHECK(tk_submit(e, "porep", id, seed0 + (uint64_t)i, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+        int r = cuzk_job_await(j, -1);
+        cuzk_job_info inf;
+        cuzk_job_get_info(j, &inf);
+        CHECK_MSG(r == CUZK_OK, "%s: %s (%s)", id, cuzk_strerror(r), inf.message);
+        CHECK(tk_proof_ok(k, j, seed0 + (uint64_t)i, 5));
+        cuzk_job_release(j);
+    }
+}
+
+int main(void)
+{
+    cuzk_rng rng;
+    tu_init(&rng, "test_engine_pce");
+    tkind k;
+    tk_setup(&k, 200, 3, &rng);
+    char dir[] = "/tmp/cuzk_engine_pce_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    cuzk_engine_pce hooks;
+    CHECK(cuzk_engine_pce_cache(&hooks, dir, 1) == CUZK_OK);
+    cuzk_engine_config cfg = {.synthesis_workers = 2, .num_devices = 1, .workers_per_device = 2, .pce = &hooks,
+                              .log = log_capture};
+    cuzk_engine_kind kd = tk_kind(&k, "porep", "porep-c", 5, CUZK_PRIORITY_NORMAL);
+
+    cuzk_engine *e;
+    CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    cuzk_pce_state ps;
+    CHECK(cuzk_engine_pce_state(e, "porep-c", &ps) == CUZK_OK && ps == CUZK_PCE_NONE); /* no cache yet */
+    run_jobs(e, &k, "cold", 2, 100);
+    CHECK(cuzk_engine_wait_idle(e, -1) == CUZK_OK);
+    CHECK(cuzk_engine_pce_state(e, "porep-c", &ps) == CUZK_OK && ps == CUZK_PCE_RESIDENT);
+    cuzk_engine_counters c0, c1;
+    cuzk_engine_get_counters(e, &c0);
+    CHECK(c0.pce_extractions == 1 && c0.pce_failures == 0);
+    run_jobs(e, &k, "warm", 2, 200);
+    cuzk_engine_get_counters(e, &c1);
+    CHECK(c1.pce_fast_path == c0.pce_fast_path + 10); /* every partition */
+    cuzk_engine_destroy(e);
+
+    char path[512];
+    snprintf(path, sizeof path, "%s/porep-c.pce", dir);
+    FILE *f = fopen(path, "rb");
+    CHECK(f != NULL);
+    if (f) fclose(f);
+
+    /* a new engine finds the cache at registration */
+    CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    CHECK(cuzk_engine_pce_state(e, "porep-c", &ps) == CUZK_OK && ps == CUZK_PCE_RESIDENT);
+    run_jobs(e, &k, "again", 1, 300);
+    cuzk_engine_get_counters(e, &c1);
+    CHECK(c1.pce_fast_path == 5 && c1.pce_extractions == 0);
+    cuzk_engine_destroy(e);
+
+    cuzk_engine_pce_cache_free(&hooks);
+    unlink(path);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0);
+    tk_free(&k);
+    CHECK(log_count("INVALID") == 0);
+    return tu_finish("test_engine_pce");
+}
