@@ -1,0 +1,207 @@
+/* The SDR parent graph: DRG bucket sampling (ChaCha8) and the Feistel expander, per node. */
+#include <stdio.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "cuzk/filecoin.h"
+#include "filecoin_internal.h"
+
+/* derive_porep_domain_seed: SHA-256(tag || porep_id). */
+static void sha256_dst(uint8_t out[32], const char *dst, const uint8_t porep_id[32]) {
+    const void *p[2] = {dst, porep_id};
+    const size_t l[2] = {strlen(dst), 32};
+    fil_sha256_parts(out, p, l, 2);
+}
+
+int cuzk_fil_graph_init(cuzk_fil_graph *g, uint64_t nodes, const uint8_t porep_id[32],
+                        cuzk_fil_api_version v) {
+    memset(g, 0, sizeof *g);
+    if (nodes < 2 || nodes > UINT32_MAX || nodes * (CUZK_FIL_DRG_DEGREE - 1) > (1ull << 54))
+        return -1;
+    g->nodes = nodes;
+    g->api_version = v;
+    uint8_t h[32];
+    sha256_dst(h, "Filecoin_DRSample", porep_id);
+    memcpy(g->drg_seed, h, 28);
+    sha256_dst(h, "Filecoin_Feistel", porep_id);
+    for (int i = 0; i < 4; i++) g->feistel_keys[i] = fil_rd_le64(h + 8 * i);
+    /* feistel::precompute over nodes * EXP_DEGREE elements: smallest power of 4 >= n (>= 4). */
+    uint64_t n = nodes * CUZK_FIL_EXP_DEGREE, pow4 = 4, log4 = 1;
+    while (pow4 < n) pow4 *= 4, log4++;
+    g->half_bits = log4;
+    g->right_mask = (1ull << log4) - 1;
+    g->left_mask = g->right_mask << log4;
+    return 0;
+}
+
+void cuzk_fil_graph_drg_parents(const cuzk_fil_graph *g, uint32_t node,
+                                uint32_t out[CUZK_FIL_DRG_DEGREE]) {
+    const uint64_t m_prime = CUZK_FIL_DRG_DEGREE - 1;
+    if (node < 2) {
+        memset(out, 0, CUZK_FIL_DRG_DEGREE * sizeof *out);
+        return;
+    }
+    uint8_t seed[32];
+    memcpy(seed, g->drg_seed, 28);
+    for (int i = 0; i < 4; i++) seed[28 + i] = (uint8_t)(node >> (8 * i));
+    cuzk_fil_chacha8_rng rng;
+    cuzk_fil_chacha8_rng_init(&rng, seed);
+    uint64_t meta = (uint64_t)node * m_prime;
+    /* ceil(log2(meta)) as rust computes it through f64; equal to the integer form below while
+     * meta < 2^45 (graph_init caps nodes at 2^32, so meta < 2^35). */
+    uint64_t n_buckets = 64 - (uint64_t)__builtin_clzll(meta - 1);
+    /* V1_0_0 fills parents[0..5) and puts node-1 at [5]; later versions put node-1 at [0]. */
+    uint32_t *other = g->api_version == CUZK_FIL_API_V1_0_0 ? out : out + 1;
+    for (uint64_t k = 0; k < m_prime; k++) {
+        uint64_t bucket = cuzk_fil_chacha8_next_u64(&rng) % n_buckets + 1;
+        uint64_t largest = bucket >= 63 ? meta : (meta < (1ull << bucket) ? meta : 1ull << bucket);
+        uint64_t smallest = largest >> 1 > 2 ? largest >> 1 : 2;
+        uint64_t dist = smallest + cuzk_fil_chacha8_next_u64(&rng) % (largest - smallest + 1);
+        uint32_t p = (uint32_t)((meta - dist) / m_prime);
+        other[k] = p == node ? node - 1 : p;
+    }
+    out[g->api_version == CUZK_FIL_API_V1_0_0 ? m_prime : 0] = node - 1;
+}
+
+/* Blake2b-512 of one 16-byte message (a single final block; RFC 7693). OpenSSL's EVP path
+ * costs more in dispatch than the compression itself, and the expander calls this ~6 times
+ * per parent. */
+static const uint64_t b2b_iv[8] = {0x6a09e667f3bcc908ull, 0xbb67ae8584caa73bull, 0x3c6ef372fe94f82bull,
+                                   0xa54ff53a5f1d36f1ull, 0x510e527fade682d1ull, 0x9b05688c2b3e6c1full,
+                                   0x1f83d9abfb41bd6bull, 0x5be0cd19137e2179ull};
+static const uint8_t b2b_sigma[12][16] = {
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
+    {11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4}, {7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8},
+    {9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13}, {2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9},
+    {12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11}, {13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10},
+    {6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5}, {10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0},
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3}};
+#define ROTR64(x, n) ((x) >> (n) | (x) << (64 - (n)))
+#define B2B_G(a, b, c, d, x, y)                                                                    \
+    a += b + (x), d = ROTR64(d ^ a, 32), c += d, b = ROTR64(b ^ c, 24), a += b + (y),               \
+    d = ROTR64(d ^ a, 16), c += d, b = ROTR64(b ^ c, 63)
+
+void cuzk_fil_blake2b512_16(uint8_t out[64], const uint8_t in[16]) {
+    uint64_t m[16] = {0}, v[16], h[8];
+    for (int i = 0; i < 16; i++) m[i / 8] |= (uint64_t)in[i] << (8 * (i % 8));
+    memcpy(h, b2b_iv, sizeof h);
+    h[0] ^= 0x01010040; /* digest length 64, no key, fanout 1, depth 1 */
+    memcpy(v, h, sizeof h);
+    memcpy(v + 8, b2b_iv, sizeof b2b_iv);
+    v[12] ^= 16;  /* byte counter */
+    v[14] = ~v[14]; /* final block */
+    for (int r = 0; r < 12; r++) {
+        const uint8_t *s = b2b_sigma[r];
+        B2B_G(v[0], v[4], v[8], v[12], m[s[0]], m[s[1]]);
+        B2B_G(v[1], v[5], v[9], v[13], m[s[2]], m[s[3]]);
+        B2B_G(v[2], v[6], v[10], v[14], m[s[4]], m[s[5]]);
+        B2B_G(v[3], v[7], v[11], v[15], m[s[6]], m[s[7]]);
+        B2B_G(v[0], v[5], v[10], v[15], m[s[8]], m[s[9]]);
+        B2B_G(v[1], v[6], v[11], v[12], m[s[10]], m[s[11]]);
+        B2B_G(v[2], v[7], v[8], v[13], m[s[12]], m[s[13]]);
+        B2B_G(v[3], v[4], v[9], v[14], m[s[14]], m[s[15]]);
+    }
+    for (int i = 0; i < 8; i++) {
+        h[i] ^= v[i] ^ v[i + 8];
+        for (int b = 0; b < 8; b++) out[8 * i + b] = (uint8_t)(h[i] >> (8 * b));
+    }
+}
+
+/* Round function: Blake2b-512 of (right BE u64 || key BE u64), first 8 bytes BE, masked. */
+static uint64_t feistel_f(uint64_t right, uint64_t key, uint64_t mask) {
+    uint8_t d[16], h[64];
+    for (int i = 0; i < 8; i++) {
+        d[i] = (uint8_t)(right >> (56 - 8 * i));
+        d[8 + i] = (uint8_t)(key >> (56 - 8 * i));
+    }
+    cuzk_fil_blake2b512_16(h, d);
+    uint64_t r = 0;
+    for (int i = 0; i < 8; i++) r = r << 8 | h[i];
+    return r & mask;
+}
+
+static uint64_t encode(const cuzk_fil_graph *g, uint64_t index) {
+    uint64_t left = (index & g->left_mask) >> g->half_bits, right = index & g->right_mask;
+    for (int i = 0; i < 3; i++) {
+        uint64_t l = right, r = left ^ feistel_f(right, g->feistel_keys[i], g->right_mask);
+        left = l, right = r;
+    }
+    return left << g->half_bits | right;
+}
+
+static uint64_t decode(const cuzk_fil_graph *g, uint64_t index) {
+    uint64_t left = (index & g->left_mask) >> g->half_bits, right = index & g->right_mask;
+    for (int i = 2; i >= 0; i--) {
+        uint64_t l = right ^ feistel_f(left, g->feistel_keys[i], g->right_mask), r = left;
+        left = l, right = r;
+    }
+    return left << g->half_bits | right;
+}
+
+uint64_t cuzk_fil_feistel_permute(const cuzk_fil_graph *g, uint64_t n, uint64_t index) {
+    uint64_t u = encode(g, index);
+    while (u >= n) u = encode(g, u); /* cycle walking */
+    return u;
+}
+
+uint64_t cuzk_fil_feistel_invert(const cuzk_fil_graph *g, uint64_t n, uint64_t index) {
+    uint64_t u = decode(g, index);
+    while (u >= n) u = decode(g, u);
+    return u;
+}
+
+void cuzk_fil_graph_exp_parents(const cuzk_fil_graph *g, uint32_t node,
+                                uint32_t out[CUZK_FIL_EXP_DEGREE]) {
+    uint64_t n = g->nodes * CUZK_FIL_EXP_DEGREE;
+    for (unsigned i = 0; i < CUZK_FIL_EXP_DEGREE; i++) {
+        uint64_t t = cuzk_fil_feistel_permute(g, n, (uint64_t)node * CUZK_FIL_EXP_DEGREE + i);
+        /* V1_0_0 casts to u32 before dividing (the "pathological" legacy graph). */
+        out[i] = g->api_version == CUZK_FIL_API_V1_0_0 ? (uint32_t)t / CUZK_FIL_EXP_DEGREE
+                                                       : (uint32_t)(t / CUZK_FIL_EXP_DEGREE);
+    }
+}
+
+void cuzk_fil_graph_parents(const cuzk_fil_graph *g, uint32_t node, uint32_t out[CUZK_FIL_DEGREE]) {
+    cuzk_fil_graph_drg_parents(g, node, out);
+    cuzk_fil_graph_exp_parents(g, node, out + CUZK_FIL_DRG_DEGREE);
+}
+
+size_t cuzk_fil_parent_cache_id(char out[CUZK_FIL_CACHE_ID_MAX], const cuzk_fil_graph *g,
+                                uint32_t entries) {
+    char ident[200];
+    int n = snprintf(ident, sizeof ident,
+                     "poseidon_hasher" /* H::name(), hashed first */
+                     "stacked_graph::StackedGraph{expansion_degree: 8 base_graph: "
+                     "drgraph::BucketGraph{size: %llu; degree: 6; hasher: poseidon_hasher} }",
+                     (unsigned long long)g->nodes);
+    if (n <= 0 || (size_t)n >= sizeof ident) return 0;
+    uint8_t buf[256], h[32];
+    memcpy(buf, ident, (size_t)n);
+    size_t len = (size_t)n;
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < 8; i++) buf[len++] = (uint8_t)(g->feistel_keys[k] >> (8 * i));
+    for (int i = 0; i < 4; i++) buf[len++] = (uint8_t)(entries >> (8 * i));
+    unsigned hl = 0;
+    if (!EVP_Digest(buf, len, h, &hl, EVP_sha256(), NULL)) return 0;
+    size_t p = (size_t)snprintf(out, CUZK_FIL_CACHE_ID_MAX, "v28-sdr-parent-");
+    for (int i = 0; i < 32; i++) p += (size_t)snprintf(out + p, 3, "%02x", h[i]);
+    return p;
+}
+
+int cuzk_fil_parent_cache_digest(uint8_t out[32], const cuzk_fil_graph *g) {
+    EVP_MD_CTX *c = EVP_MD_CTX_new();
+    unsigned len = 0;
+    int ok = c && EVP_DigestInit_ex(c, EVP_sha256(), NULL);
+    for (uint64_t v = 0; ok && v < g->nodes; v++) {
+        uint32_t p[CUZK_FIL_DEGREE];
+        uint8_t b[4 * CUZK_FIL_DEGREE];
+        cuzk_fil_graph_parents(g, (uint32_t)v, p);
+        for (int i = 0; i < CUZK_FIL_DEGREE; i++)
+            for (int j = 0; j < 4; j++) b[4 * i + j] = (uint8_t)(p[i] >> (8 * j));
+        ok = EVP_DigestUpdate(c, b, sizeof b);
+    }
+    ok = ok && EVP_DigestFinal_ex(c, out, &len);
+    EVP_MD_CTX_free(c);
+    return ok ? 0 : -1;
+}
