@@ -1,5 +1,6 @@
 /* Registered proofs, porep_id, parameter-set identifiers and file names (docs/filecoin.md). */
 #include <stdio.h>
+#include <pthread.h>
 #include <string.h>
 
 #include <openssl/evp.h>
@@ -45,7 +46,6 @@ static const char *const size_names[5] = {"2KiB", "8MiB", "512MiB", "32GiB", "64
 static cuzk_fil_seal_proof seal_tab[20];
 static cuzk_fil_post_proof post_tab[15];
 static char seal_names[20][48], post_names[15][40];
-static int tabs_ready;
 
 static void build_tabs(void) {
     /* ids: V1 0-4, V1_1 5-9, V1_1_Feat_SyntheticPoRep 10-14, V1_2_Feat_NonInteractivePoRep
@@ -90,29 +90,31 @@ static void build_tabs(void) {
                 p->sector_count = s == 3 ? 2349 : s == 4 ? 2300 : 2;
             }
         }
-    tabs_ready = 1;
 }
 
-/* Tables are built once; callers in threads should call any getter once first. */
+/* Built once, thread-safe: the engine and server look proofs up from many threads. */
+static pthread_once_t tabs_once = PTHREAD_ONCE_INIT;
+static void ensure_tabs(void) { pthread_once(&tabs_once, build_tabs); }
+
 const cuzk_fil_seal_proof *cuzk_fil_seal_proof_get(uint64_t id) {
-    if (!tabs_ready) build_tabs();
+    ensure_tabs();
     return id < 20 ? &seal_tab[id] : NULL;
 }
 
 const cuzk_fil_seal_proof *cuzk_fil_seal_proof_by_name(const char *name) {
-    if (!tabs_ready) build_tabs();
+    ensure_tabs();
     for (unsigned i = 0; i < 20; i++)
         if (name && strcmp(name, seal_tab[i].name) == 0) return &seal_tab[i];
     return NULL;
 }
 
 const cuzk_fil_post_proof *cuzk_fil_post_proof_get(uint64_t id) {
-    if (!tabs_ready) build_tabs();
+    ensure_tabs();
     return id < 15 ? &post_tab[id] : NULL;
 }
 
 const cuzk_fil_post_proof *cuzk_fil_post_proof_by_name(const char *name) {
-    if (!tabs_ready) build_tabs();
+    ensure_tabs();
     for (unsigned i = 0; i < 15; i++)
         if (name && strcmp(name, post_tab[i].name) == 0) return &post_tab[i];
     return NULL;
