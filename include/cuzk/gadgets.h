@@ -86,6 +86,9 @@ cuzk_num cuzk_num_alloc(cuzk_cs *cs, const cuzk_fr *value);
 cuzk_num cuzk_num_alloc_input(cuzk_cs *cs, const cuzk_fr *value);
 /* New input equal to n: input * ONE = n. */
 void cuzk_num_inputize(cuzk_cs *cs, const cuzk_num *n);
+/* The same inside one namespace level ns, as the Filecoin circuits name them. */
+cuzk_num cuzk_num_alloc_ns(cuzk_cs *cs, const char *ns, const cuzk_fr *value);
+void cuzk_num_inputize_ns(cuzk_cs *cs, const char *ns, const cuzk_num *n);
 /* constraint::equal (storage-proofs): a·ONE = b, one constraint named name. */
 void cuzk_num_enforce_equal(cuzk_cs *cs, const char *name, const cuzk_num *a, const cuzk_num *b);
 cuzk_num cuzk_num_add(cuzk_cs *cs, const cuzk_num *a, const cuzk_num *b);

@@ -46,21 +46,6 @@ size_t cuzk_porep_num_inputs(const cuzk_porep_config *cfg)
     return 4 + (size_t)(2 + CUZK_POREP_BASE_DEGREE + CUZK_POREP_EXP_DEGREE + 2) * cfg->challenges;
 }
 
-static cuzk_num alloc_ns(cuzk_cs *cs, const char *ns, const cuzk_fr *v)
-{
-    cuzk_cs_push_ns(cs, "%s", ns);
-    cuzk_num r = cuzk_num_alloc(cs, v);
-    cuzk_cs_pop_ns(cs);
-    return r;
-}
-
-static void inputize_ns(cuzk_cs *cs, const char *ns, const cuzk_num *n)
-{
-    cuzk_cs_push_ns(cs, "%s", ns);
-    cuzk_num_inputize(cs, n);
-    cuzk_cs_pop_ns(cs);
-}
-
 void cuzk_comm_r_circuit(cuzk_cs *cs, const char *name, const cuzk_num *comm_r, const cuzk_num *comm_c,
                          const cuzk_num *comm_r_last)
 {
@@ -148,7 +133,7 @@ static int challenge_proof(cuzk_cs *cs, const cuzk_porep_config *cfg, const shar
         cuzk_cs_set_error(cs, CUZK_ERR_NO_MEMORY);
         return CUZK_ERR_NO_MEMORY;
     }
-    cuzk_num data_leaf = alloc_ns(cs, "data_leaf", pr ? &pr->data_leaf : &cuzk_fr_zero);
+    cuzk_num data_leaf = cuzk_num_alloc_ns(cs, "data_leaf", pr ? &pr->data_leaf : &cuzk_fr_zero);
     inclusion(cs, "comm_d_inclusion", &TREE_D, cfg->nodes, pr ? pr->node : 0, pr ? pr->comm_d_path : NULL,
               &sh->comm_d, &data_leaf);
     for (unsigned i = 0; i < nd; i++)
@@ -232,20 +217,20 @@ int cuzk_porep_circuit_threads(cuzk_cs *cs, const cuzk_porep_config *cfg, const 
     }
     const cuzk_fr *z = &cuzk_fr_zero;
     shared sh;
-    cuzk_num replica_id = alloc_ns(cs, "replica_id", w ? &w->replica_id : z);
-    inputize_ns(cs, "replica_id_input", &replica_id);
+    cuzk_num replica_id = cuzk_num_alloc_ns(cs, "replica_id", w ? &w->replica_id : z);
+    cuzk_num_inputize_ns(cs, "replica_id_input", &replica_id);
     cuzk_bool le[CUZK_FR_NUM_BITS];
     cuzk_cs_push_ns(cs, "replica_id_bits");
     cuzk_num_to_bits_le(cs, &replica_id, le);
     cuzk_cs_pop_ns(cs);
     cuzk_reverse_bit_numbering(sh.replica_id, le);
 
-    sh.comm_d = alloc_ns(cs, "comm_d", w ? &w->comm_d : z);
-    inputize_ns(cs, "comm_d_input", &sh.comm_d);
-    cuzk_num comm_r = alloc_ns(cs, "comm_r", w ? &w->comm_r : z);
-    inputize_ns(cs, "comm_r_input", &comm_r);
-    sh.comm_r_last = alloc_ns(cs, "comm_r_last", w ? &w->comm_r_last : z);
-    sh.comm_c = alloc_ns(cs, "comm_c", w ? &w->comm_c : z);
+    sh.comm_d = cuzk_num_alloc_ns(cs, "comm_d", w ? &w->comm_d : z);
+    cuzk_num_inputize_ns(cs, "comm_d_input", &sh.comm_d);
+    cuzk_num comm_r = cuzk_num_alloc_ns(cs, "comm_r", w ? &w->comm_r : z);
+    cuzk_num_inputize_ns(cs, "comm_r_input", &comm_r);
+    sh.comm_r_last = cuzk_num_alloc_ns(cs, "comm_r_last", w ? &w->comm_r_last : z);
+    sh.comm_c = cuzk_num_alloc_ns(cs, "comm_c", w ? &w->comm_c : z);
 
     cuzk_comm_r_circuit(cs, "enforce comm_r = H(comm_c || comm_r_last)", &comm_r, &sh.comm_c, &sh.comm_r_last);
 

@@ -43,14 +43,6 @@ size_t cuzk_post_num_inputs(const cuzk_post_config *cfg)
     return 1 + (size_t)cfg->sectors * (1 + cfg->challenges);
 }
 
-static cuzk_num alloc_ns(cuzk_cs *cs, const char *ns, const cuzk_fr *v)
-{
-    cuzk_cs_push_ns(cs, "%s", ns);
-    cuzk_num r = cuzk_num_alloc(cs, v);
-    cuzk_cs_pop_ns(cs);
-    return r;
-}
-
 /* Slot i's sector: the witness's, the last one for padding slots, NULL when blank. */
 static const cuzk_post_sector *slot_sector(const cuzk_post_witness *w, size_t i)
 {
@@ -62,9 +54,9 @@ static const cuzk_post_sector *slot_sector(const cuzk_post_witness *w, size_t i)
 static int sector_circuit(cuzk_cs *cs, const cuzk_post_config *cfg, const cuzk_post_sector *s)
 {
     const cuzk_fr *z = &cuzk_fr_zero;
-    cuzk_num comm_r_last = alloc_ns(cs, "comm_r_last", s ? &s->comm_r_last : z);
-    cuzk_num comm_c = alloc_ns(cs, "comm_c", s ? &s->comm_c : z);
-    cuzk_num comm_r = alloc_ns(cs, "comm_r", s ? &s->comm_r : z);
+    cuzk_num comm_r_last = cuzk_num_alloc_ns(cs, "comm_r_last", s ? &s->comm_r_last : z);
+    cuzk_num comm_c = cuzk_num_alloc_ns(cs, "comm_c", s ? &s->comm_c : z);
+    cuzk_num comm_r = cuzk_num_alloc_ns(cs, "comm_r", s ? &s->comm_r : z);
     cuzk_cs_push_ns(cs, "comm_r_input");
     cuzk_num_inputize(cs, &comm_r);
     cuzk_cs_pop_ns(cs);

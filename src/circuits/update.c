@@ -114,17 +114,7 @@ static cuzk_num alloc_f(cuzk_cs *cs, const cuzk_fr *v, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(name, sizeof name, fmt, ap);
     va_end(ap);
-    cuzk_cs_push_ns(cs, "%s", name);
-    cuzk_num r = cuzk_num_alloc(cs, v);
-    cuzk_cs_pop_ns(cs);
-    return r;
-}
-
-static void inputize_ns(cuzk_cs *cs, const char *ns, const cuzk_num *n)
-{
-    cuzk_cs_push_ns(cs, "%s", ns);
-    cuzk_num_inputize(cs, n);
-    cuzk_cs_pop_ns(cs);
+    return cuzk_num_alloc_ns(cs, name, v);
 }
 
 static cuzk_num h_gen_circuit(cuzk_cs *cs, const cuzk_num *a, const cuzk_num *b)
@@ -365,11 +355,11 @@ static void header_alloc(cuzk_cs *cs, const cuzk_update_witness *w, header *h)
 {
     const cuzk_fr *z = &cuzk_fr_zero;
     h->comm_r_old = alloc_f(cs, w ? &w->comm_r_old : z, "comm_r_old");
-    inputize_ns(cs, "comm_r_old_input", &h->comm_r_old);
+    cuzk_num_inputize_ns(cs, "comm_r_old_input", &h->comm_r_old);
     h->comm_d_new = alloc_f(cs, w ? &w->comm_d_new : z, "comm_d_new");
-    inputize_ns(cs, "comm_d_new_input", &h->comm_d_new);
+    cuzk_num_inputize_ns(cs, "comm_d_new_input", &h->comm_d_new);
     h->comm_r_new = alloc_f(cs, w ? &w->comm_r_new : z, "comm_r_new");
-    inputize_ns(cs, "comm_r_new_input", &h->comm_r_new);
+    cuzk_num_inputize_ns(cs, "comm_r_new_input", &h->comm_r_new);
     cuzk_cs_push_ns(cs, "phi");
     h->phi = h_gen_circuit(cs, &h->comm_d_new, &h->comm_r_old);
     cuzk_cs_pop_ns(cs);
@@ -401,7 +391,7 @@ static cuzk_num select_input(cuzk_cs *cs, const char *name, const cuzk_fr *v, un
     cuzk_num n = alloc_f(cs, v, "%s", name);
     char ns[64];
     snprintf(ns, sizeof ns, "%s (public input)", name);
-    inputize_ns(cs, ns, &n);
+    cuzk_num_inputize_ns(cs, ns, &n);
     uint64_t l[CUZK_FR_LIMBS];
     cuzk_fr_to_limbs(l, v);
     for (unsigned i = 0; i < nbits; i++) {

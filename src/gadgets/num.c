@@ -34,6 +34,21 @@ void cuzk_num_inputize(cuzk_cs *cs, const cuzk_num *n)
     enforce3(cs, "enforce input is correct", &a, &b, &c);
 }
 
+cuzk_num cuzk_num_alloc_ns(cuzk_cs *cs, const char *ns, const cuzk_fr *value)
+{
+    cuzk_cs_push_ns(cs, "%s", ns);
+    cuzk_num r = cuzk_num_alloc(cs, value);
+    cuzk_cs_pop_ns(cs);
+    return r;
+}
+
+void cuzk_num_inputize_ns(cuzk_cs *cs, const char *ns, const cuzk_num *n)
+{
+    cuzk_cs_push_ns(cs, "%s", ns);
+    cuzk_num_inputize(cs, n);
+    cuzk_cs_pop_ns(cs);
+}
+
 cuzk_num cuzk_num_add(cuzk_cs *cs, const cuzk_num *x, const cuzk_num *y)
 {
     cuzk_num r;
