@@ -9,12 +9,7 @@
 #include "cuzk/cs.h"
 #include "cuzk/gadgets.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "bench_util.h"
 
 static int block_fn(cuzk_cs *cs, size_t s, void *ctx)
 {
@@ -43,10 +38,10 @@ int main(int argc, char **argv)
             cuzk_cs *cs = cuzk_cs_new(kinds[k]);
             if (!cs) return 1;
             cuzk_cs_alloc_one(cs);
-            double t0 = now();
+            double t0 = bench_now();
             int e = cuzk_cs_synthesize_parallel(cs, blocks, block_fn, NULL, tl[ti]);
             if (!e) e = cuzk_cs_finalize(cs);
-            double dt = now() - t0;
+            double dt = bench_now() - t0;
             if (e) {
                 fprintf(stderr, "error %d\n", e);
                 return 1;

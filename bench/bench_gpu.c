@@ -16,12 +16,8 @@
 #include "cuzk/error.h"
 #include "cuzk/gpu.h"
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "bench_util.h"
+
 static unsigned env_u(const char *n, unsigned d)
 {
     const char *v = getenv(n);
@@ -112,9 +108,9 @@ int main(void)
             cuzk_g1_jac o;
             int bad = 0;
             for (unsigned r = 0; r <= reps; r++) {
-                double t = now_s();
+                double t = bench_now();
                 bad |= cuzk_gpu_g1_msm(w, &o, b1, k, n);
-                if (r) cv[r - 1] = now_s() - t, dv[r - 1] = cuzk_gpu_worker_region_s(w);
+                if (r) cv[r - 1] = bench_now() - t, dv[r - 1] = cuzk_gpu_worker_region_s(w);
             }
             if (bad) printf("G1 MSM error: %s\n", cuzk_gpu_worker_error(w));
             row(boolean ? "G1 MSM bool-heavy" : "G1 MSM random", lg, median(dv, reps), median(cv, reps));
@@ -125,9 +121,9 @@ int main(void)
         cuzk_g2_jac o;
         int bad = 0;
         for (unsigned r = 0; r <= reps; r++) {
-            double t = now_s();
+            double t = bench_now();
             bad |= cuzk_gpu_g2_msm(w, &o, b2, k, n);
-            if (r) cv[r - 1] = now_s() - t, dv[r - 1] = cuzk_gpu_worker_region_s(w);
+            if (r) cv[r - 1] = bench_now() - t, dv[r - 1] = cuzk_gpu_worker_region_s(w);
         }
         if (bad) printf("G2 MSM error: %s\n", cuzk_gpu_worker_error(w));
         row("G2 MSM random", lg, median(dv, reps), median(cv, reps));
@@ -137,9 +133,9 @@ int main(void)
         scalars(k, n, 0);
         int bad = 0;
         for (unsigned r = 0; r <= reps; r++) {
-            double t = now_s();
+            double t = bench_now();
             bad |= cuzk_gpu_ntt(w, k, lg, CUZK_GPU_NTT_OUT_BITREV);
-            if (r) cv[r - 1] = now_s() - t, dv[r - 1] = cuzk_gpu_worker_region_s(w);
+            if (r) cv[r - 1] = bench_now() - t, dv[r - 1] = cuzk_gpu_worker_region_s(w);
         }
         if (bad) printf("NTT error: %s\n", cuzk_gpu_worker_error(w));
         row("NTT (nat->bitrev)", lg, median(dv, reps), median(cv, reps));
@@ -185,9 +181,9 @@ int main(void)
         cuzk_groth16_prove_timing tm;
         int bad = 0;
         for (unsigned rep = 0; rep <= reps; rep++) {
-            double t = now_s();
+            double t = bench_now();
             bad |= cuzk_gpu_prove(w, &pf, &p, &as, &r, &s, 1, &tm);
-            if (rep) cv[rep - 1] = now_s() - t, dv[rep - 1] = cuzk_gpu_worker_region_s(w);
+            if (rep) cv[rep - 1] = bench_now() - t, dv[rep - 1] = cuzk_gpu_worker_region_s(w);
         }
         if (bad) printf("prove error: %s\n", cuzk_gpu_worker_error(w));
         row("prove (synthetic)", lg, median(dv, reps), median(cv, reps));

@@ -16,12 +16,7 @@
 #include "cuzk/ntt.h"
 #include "poly/ntt_internal.h"
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "bench_util.h"
 
 /* ns per Fr multiplication over a vector, as the butterflies use it. */
 static double fr_mul_ns(void)
@@ -34,10 +29,10 @@ static double fr_mul_ns(void)
         cuzk_fr_random(&x[i], &rng);
         cuzk_fr_random(&y[i], &rng);
     }
-    double t0 = now_s();
+    double t0 = bench_now();
     for (int r = 0; r < REP; r++)
         for (int i = 0; i < N; i++) cuzk_fr_mul(&x[i], &x[i], &y[i]);
-    return (now_s() - t0) * 1e9 / ((double)N * REP);
+    return (bench_now() - t0) * 1e9 / ((double)N * REP);
 }
 
 static void radix2_forward(const cuzk_ntt_domain *d, cuzk_fr *x, unsigned nt) { cuzk_ntt_radix2_ref(d, x, false, nt); }
@@ -47,11 +42,11 @@ static double time_ms(void (*f)(const cuzk_ntt_domain *, cuzk_fr *, unsigned), c
                       cuzk_fr *x, unsigned nt)
 {
     int reps = 0;
-    double t0 = now_s(), t;
+    double t0 = bench_now(), t;
     do {
         f(d, x, nt);
         reps++;
-        t = now_s() - t0;
+        t = bench_now() - t0;
     } while (t < 0.05 && reps < 1000);
     return t * 1e3 / reps;
 }

@@ -22,21 +22,7 @@
 #include "cuzk/pce.h"
 #include "cuzk/test_circuits.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* CPU time of the calling thread: 1-thread figures that hold on a shared,
- * oversubscribed box (the 1-thread runs execute on the calling thread). */
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "bench_util.h"
 
 static int block_fn(cuzk_cs *cs, size_t s, void *ctx)
 {
@@ -57,7 +43,7 @@ static cuzk_cs *synth(cuzk_cs_kind kind, size_t blocks, unsigned threads, double
 {
     cuzk_cs *cs = cuzk_cs_new(kind);
     cuzk_cs_alloc_one(cs);
-    double t0 = now(), c0 = cpu_now();
+    double t0 = bench_now(), c0 = bench_cpu_now();
     cuzk_synthetic_spec spec = {.num_constraints = blocks, .num_inputs = 16, .witness_seed = 42};
     int rc = synthetic ? cuzk_synthetic_synthesize(cs, &spec)
                        : cuzk_cs_synthesize_parallel(cs, blocks, block_fn, NULL, threads);
@@ -65,8 +51,8 @@ static cuzk_cs *synth(cuzk_cs_kind kind, size_t blocks, unsigned threads, double
         fprintf(stderr, "synthesis failed\n");
         exit(1);
     }
-    *secs = now() - t0;
-    last_cpu = cpu_now() - c0;
+    *secs = bench_now() - t0;
+    last_cpu = bench_cpu_now() - c0;
     return cs;
 }
 
@@ -93,14 +79,14 @@ static double read_bw(unsigned threads)
     for (int rep = 0; rep < 3; rep++) {
         pthread_t th[8];
         bw_arg a[8];
-        double t0 = now();
+        double t0 = bench_now();
         for (unsigned t = 0; t < threads; t++) {
             a[t] = (bw_arg){buf + t * (n / threads), n / threads, 0};
             pthread_create(&th[t], NULL, bw_read, &a[t]);
         }
         uint64_t s = 0;
         for (unsigned t = 0; t < threads; t++) pthread_join(th[t], NULL), s += a[t].sum;
-        double gbs = n * 8.0 / (now() - t0) / 1e9;
+        double gbs = n * 8.0 / (bench_now() - t0) / 1e9;
         if (gbs > best && s != 1) best = gbs;
     }
     free(buf);
@@ -140,28 +126,28 @@ int main(int argc, char **argv)
         cuzk_recording_cs *r = (cuzk_recording_cs *)synth(CUZK_CS_RECORDING, sizes[si], 2, &trec);
         cuzk_pce *pce = NULL;
         cuzk_pce_error e;
-        t0 = now();
+        t0 = bench_now();
         if (cuzk_pce_from_recording(&pce, r, "bench-sha", NULL, 0, 2, &e)) {
             fprintf(stderr, "%s\n", e.msg);
             return 1;
         }
-        double text = now() - t0;
+        double text = bench_now() - t0;
         cuzk_cs_free(&r->base);
         char path[512];
         snprintf(path, sizeof path, "%s/bench_pce.%d.pce", tmpd, (int)getpid());
-        t0 = now();
+        t0 = bench_now();
         if (cuzk_pce_save(pce, path, &e)) {
             fprintf(stderr, "%s\n", e.msg);
             return 1;
         }
-        double tsave = now() - t0;
+        double tsave = bench_now() - t0;
         cuzk_pce *l = NULL;
-        t0 = now();
+        t0 = bench_now();
         if (cuzk_pce_load_file(&l, path, NULL, 0, 2, &e)) {
             fprintf(stderr, "%s\n", e.msg);
             return 1;
         }
-        double tload = now() - t0;
+        double tload = bench_now() - t0;
         cuzk_pce_free(l);
         if (!getenv("BENCH_PCE_KEEP")) unlink(path);
         R->m = pce->num_constraints;
@@ -180,10 +166,10 @@ int main(int argc, char **argv)
             R->te[t] = 1e9;
             if (t == 1) R->ce = 1e9;
             for (int rep = 0; rep < 3; rep++) {
-                t0 = now();
-                double c0 = cpu_now();
+                t0 = bench_now();
+                double c0 = bench_cpu_now();
                 cuzk_pce_eval(pce, w, &buf, t, NULL);
-                double d = now() - t0, dc = cpu_now() - c0;
+                double d = bench_now() - t0, dc = bench_cpu_now() - c0;
                 if (d < R->te[t]) R->te[t] = d;
                 if (t == 1 && dc < R->ce) R->ce = dc;
             }

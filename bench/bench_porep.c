@@ -13,12 +13,7 @@
 #include "cuzk/cs.h"
 #include "cuzk/porep.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "bench_util.h"
 
 typedef struct job {
     cuzk_cs_kind kind;
@@ -68,7 +63,7 @@ int main(int argc, char **argv)
             unsigned np = mode == 1 ? 2 : 1, inner = mode == 2 ? 2 : 1;
             job jobs[2];
             pthread_t tid[2];
-            double t0 = now();
+            double t0 = bench_now();
             for (unsigned i = 0; i < np; i++) {
                 jobs[i] = (job){kinds[k], &cfg, inner, 0, 0};
                 pthread_create(&tid[i], NULL, run, &jobs[i]);
@@ -82,7 +77,7 @@ int main(int argc, char **argv)
                 }
                 total += jobs[i].constraints;
             }
-            double dt = now() - t0, rate = total / dt;
+            double dt = bench_now() - t0, rate = total / dt;
             double per_partition = (double)jobs[0].constraints / challenges * full;
             printf("%-18s %-13s %12zu %10.2f %14.0f %16.1f\n", names[k], modes[mode], total, dt, rate,
                    per_partition / (rate / np));
