@@ -19,6 +19,7 @@ int cmd_verify(int argc, char **argv);
 int cmd_circuit(int argc, char **argv);
 int cmd_pce(int argc, char **argv);
 int cmd_circom(int argc, char **argv);
+int cmd_gen_vanilla(int argc, char **argv);
 #ifdef CUZK_HAVE_SERVER
 int cmd_daemon(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
@@ -31,6 +32,7 @@ static const cuzk_cli_command commands[] = {
     {"verify", cmd_verify, "verify proofs against a .vk and the circuit's public inputs"},
     {"circuit", cmd_circuit, "circuit info: inputs, aux, constraints, nnz of a Filecoin circuit"},
     {"pce", cmd_pce, "pre-compiled circuit files: inspect"},
+    {"gen-vanilla", cmd_gen_vanilla, "Filecoin test inputs: seal a sector, C1 JSON, PoSt and SnapDeals vanilla proofs"},
     {"circom", cmd_circom, "circom/snarkjs: prove, verify, export-vk, check (BLS12-381)"},
 #ifdef CUZK_HAVE_SERVER
     {"daemon", cmd_daemon, "run the proving daemon (gRPC; see docs/install.md)"},

@@ -1,0 +1,9 @@
+/* cuzk gen-vanilla snap: placeholder until its generator lands (issue #11). */
+#include "cli.h"
+
+int cmd_gen_snap(int argc, char **argv)
+{
+    (void)argc;
+    cli_errorf("gen-vanilla %s: not built yet", argv[0]);
+    return 1;
+}
