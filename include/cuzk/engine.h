@@ -86,6 +86,15 @@ typedef struct cuzk_engine_kind {
                          uint32_t partition);
     /* Optional: rejects malformed inputs at submit (CUZK_OK or an error). */
     int (*check_inputs)(void *ctx, const void *inputs, size_t inputs_len);
+    /* Optional, for inputs worth parsing once (a 50 MB C1 JSON): called at
+     * submit; on success *prepared is the job's parsed inputs and synthesize
+     * and public_inputs receive it as `inputs` with inputs_len 0 (the raw
+     * bytes still decide idempotency). On failure a message naming the bad
+     * field goes to err. Background PCE extraction, which may outlive the
+     * job, gets inputs NULL (the blank circuit). prepared_free releases it. */
+    int (*prepare)(void *ctx, const void *inputs, size_t inputs_len, void **prepared, char *err,
+                   size_t err_len);
+    void (*prepared_free)(void *ctx, void *prepared);
     void *ctx;
     void (*ctx_free)(void *ctx); /* at engine destroy; may be NULL */
 } cuzk_engine_kind;
@@ -266,6 +275,8 @@ typedef struct cuzk_job_request {
     size_t inputs_len;
     cuzk_priority priority; /* CUZK_PRIORITY_DEFAULT: the kind's */
     uint32_t timeout_ms;    /* 0: the engine default */
+    char *error;            /* optional: why a submit was refused */
+    size_t error_len;
 } cuzk_job_request;
 
 /*

@@ -132,6 +132,7 @@ static void map_del(cuzk_engine *e, cuzk_job *j)
 
 static void job_free(cuzk_job *j)
 {
+    if (j->prepared) j->kind->k.prepared_free(j->kind->k.ctx, j->prepared);
     free(j->request_id);
     free(j->inputs);
     free(j->parts);
@@ -145,6 +146,9 @@ void cuzk_job_release(cuzk_job *j)
 }
 
 static bool job_final(const cuzk_job *j) { return j->state >= CUZK_JOB_DONE; }
+/* What the kind's callbacks receive: its parsed inputs, or the raw bytes. */
+static const void *job_inputs(const cuzk_job *j) { return j->prepared ? j->prepared : j->inputs; }
+static size_t job_inputs_len(const cuzk_job *j) { return j->prepared ? 0 : j->inputs_len; }
 
 static void part_release(cuzk_engine *e, part *p)
 {
@@ -425,9 +429,9 @@ static void run_synth(cuzk_engine *e, worker *w, task *t)
         if (e->cfg.stage_hook)
             e->cfg.stage_hook(e->cfg.hook_ctx, CUZK_STAGE_SYNTHESIS, j->request_id, p->index);
         if (t->pce)
-            err = e->pce.witness(e->pce.ctx, t->pce, &k->k, j->inputs, j->inputs_len, p->index, &wit);
+            err = e->pce.witness(e->pce.ctx, t->pce, &k->k, job_inputs(j), job_inputs_len(j), p->index, &wit);
         else
-            err = witness_full(k, j->inputs, j->inputs_len, p->index, &wit);
+            err = witness_full(k, job_inputs(j), job_inputs_len(j), p->index, &wit);
     }
     double te = eng_now();
 
@@ -458,6 +462,7 @@ static void run_synth(cuzk_engine *e, worker *w, task *t)
         j->synth_s += te - ts;
         e->c.partitions_synthesized++;
         if (t->pce) e->c.pce_fast_path++;
+        else if (j->prepared) pce_maybe_extract(e, k, NULL, 0);
         else pce_maybe_extract(e, k, j->inputs, j->inputs_len);
     }
     if (job_final(j)) {
@@ -488,7 +493,7 @@ static void run_verify(cuzk_engine *e, worker *w, task *t)
     if (e->cfg.stage_hook) e->cfg.stage_hook(e->cfg.hook_ctx, CUZK_STAGE_VERIFY, j->request_id, p->index);
     uint32_t npub = k->k.num_public_inputs;
     cuzk_fr *pub = malloc((npub ? npub : 1) * sizeof *pub);
-    int err = pub ? k->k.public_inputs(k->k.ctx, pub, j->inputs, j->inputs_len, p->index)
+    int err = pub ? k->k.public_inputs(k->k.ctx, pub, job_inputs(j), job_inputs_len(j), p->index)
                   : CUZK_ERR_NO_MEMORY;
     int verr = CUZK_ERR_INTERNAL;
     if (err == CUZK_OK) verr = cuzk_groth16_verify(&k->srs->pvk, &p->proof, pub, npub);
@@ -870,10 +875,29 @@ int cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *req, cuzk_job **o
     if (!k) return CUZK_ERR_INVALID_ARG;
     if (k->k.check_inputs) {
         int err = k->k.check_inputs(k->k.ctx, req->inputs, req->inputs_len);
-        if (err != CUZK_OK) return err;
+        if (err != CUZK_OK) {
+            if (req->error && req->error_len)
+                snprintf(req->error, req->error_len, "%s: malformed inputs (%s)", req->kind, cuzk_strerror(err));
+            return err;
+        }
+    }
+    void *prepared = NULL;
+    if (k->k.prepare) {
+        char msg[512] = "";
+        int err = k->k.prepare(k->k.ctx, req->inputs, req->inputs_len, &prepared, msg, sizeof msg);
+        if (err != CUZK_OK) {
+            if (req->error && req->error_len)
+                snprintf(req->error, req->error_len, "%s", msg[0] ? msg : cuzk_strerror(err));
+            return err;
+        }
     }
     cuzk_job *j = calloc(1, sizeof *j);
-    if (!j) return CUZK_ERR_NO_MEMORY;
+    if (!j) {
+        if (prepared) k->k.prepared_free(k->k.ctx, prepared);
+        return CUZK_ERR_NO_MEMORY;
+    }
+    j->kind = k;
+    j->prepared = prepared;
     j->request_id = strdup(req->request_id);
     j->inputs = malloc(req->inputs_len ? req->inputs_len : 1);
     j->nparts = k->k.num_partitions;

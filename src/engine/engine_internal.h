@@ -88,6 +88,7 @@ struct cuzk_job {
     kind_entry *kind;
     uint8_t *inputs;
     size_t inputs_len;
+    void *prepared; /* the kind's parsed inputs (kind->prepare), or NULL */
     cuzk_priority priority;
     cuzk_job_state state;
     int error;

@@ -30,6 +30,7 @@ int cuzk_engine_register_kind(cuzk_engine *e, const cuzk_engine_kind *kind)
 {
     if (!e || !kind || !kind->name || !*kind->name || !kind->circuit_id || !*kind->circuit_id ||
         kind->num_partitions == 0 || !kind->synthesize || !kind->public_inputs ||
+        !kind->prepare != !kind->prepared_free ||
         !kind->params_path == !kind->params || kind->default_priority < CUZK_PRIORITY_DEFAULT ||
         kind->default_priority > CUZK_PRIORITY_CRITICAL)
         return CUZK_ERR_INVALID_ARG;

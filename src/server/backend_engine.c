@@ -251,9 +251,14 @@ int srv_submit(srv_backend *b, const srv_submit_req *r, uint32_t *queue_position
         .priority = engine_priority(r->priority),
         .timeout_ms = r->timeout_ms,
     };
+    char why[512] = "";
+    req.error = why;
+    req.error_len = sizeof why;
     cuzk_job *job = NULL;
     bool dup = false;
     int rc = cuzk_engine_submit(b->e, &req, &job, &dup);
+    if (rc != CUZK_OK && rc != CUZK_ERR_NO_MEMORY && why[0])
+        return errf(err, errlen, RPC_INVALID_ARGUMENT, "%s", why);
     if (rc == CUZK_ERR_INVALID_ARG)
         return errf(err, errlen, RPC_INVALID_ARGUMENT,
                     "%s rejected the request: request_id %s already names a job with other inputs, or the inputs are malformed",

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cuzk/fil_request.h"
 #include "cuzk/v1/proving.pb-c.h"
 #include "server/log.h"
 
@@ -173,6 +174,41 @@ static uint64_t seed_from_id(const char *id)
     return h;
 }
 
+/* The Filecoin fields of q in cuzk_fil_request's encoding (malloc'd). */
+static uint8_t *fil_request_encode(const Cuzk__V1__SubmitProofRequest *q, size_t *len)
+{
+    size_t n = q->n_vanilla_proofs ? q->n_vanilla_proofs : 1;
+    cuzk_fil_blob *blobs = calloc(n, sizeof *blobs);
+    if (!blobs) return NULL;
+    if (q->n_vanilla_proofs) {
+        for (size_t i = 0; i < n; i++) blobs[i] = (cuzk_fil_blob){q->vanilla_proofs[i].data, q->vanilla_proofs[i].len};
+    } else {
+        blobs[0] = (cuzk_fil_blob){q->vanilla_proof.data, q->vanilla_proof.len};
+    }
+    cuzk_fil_request fr = {
+        .kind = (cuzk_fil_proof_kind)q->proof_kind,
+        .partition_index = q->partition_index,
+        .registered_proof = q->registered_proof,
+        .sector_size = q->sector_size,
+        .sector_number = q->sector_number,
+        .miner_id = q->miner_id,
+        .blobs = blobs,
+        .num_blobs = n,
+    };
+    const ProtobufCBinaryData *src[4] = {&q->randomness, &q->comm_r_old, &q->comm_r_new, &q->comm_d_new};
+    uint8_t *dst[4] = {fr.randomness, fr.comm_r_old, fr.comm_r_new, fr.comm_d_new};
+    for (int i = 0; i < 4; i++)
+        if (src[i]->len == 32) {
+            memcpy(dst[i], src[i]->data, 32);
+            fr.present |= 1u << i;
+        }
+    *len = cuzk_fil_request_size(&fr);
+    uint8_t *out = malloc(*len);
+    if (out) cuzk_fil_request_encode(&fr, out);
+    free(blobs);
+    return out;
+}
+
 /* Validates a SubmitProofRequest and submits it. job_id receives the id. */
 static int do_submit(srv_service *s, rpc_call *c, const Cuzk__V1__SubmitProofRequest *q,
                      char *job_id, size_t job_id_len, uint32_t *queue_pos, bool *duplicate,
@@ -201,7 +237,7 @@ static int do_submit(srv_service *s, rpc_call *c, const Cuzk__V1__SubmitProofReq
         if (comms[i]->len && comms[i]->len != 32)
             return fail(r, RPC_INVALID_ARGUMENT, "%s must be 32 bytes, got %zu", comm_names[i], comms[i]->len);
 
-    uint8_t seed[8];
+    uint8_t seed[8], *fil_inputs = NULL;
     srv_submit_req sr = {.request_id = job_id, .kind = kind, .priority = prio, .timeout_ms = timeout_ms};
     if (!strncmp(kind, "test-", 5)) {
         if (q->vanilla_proof.len == 8) {
@@ -215,16 +251,21 @@ static int do_submit(srv_service *s, rpc_call *c, const Cuzk__V1__SubmitProofReq
         }
         sr.inputs_len = 8;
     } else {
-        /* Filecoin kinds: the engine's kind parses the vanilla proof. */
+        /* Filecoin kinds: the request's fields, flattened; the engine's kind
+         * parses the vanilla proofs and rebuilds the public inputs. */
         if (q->vanilla_proof.len == 0 && q->n_vanilla_proofs == 0)
             return fail(r, RPC_INVALID_ARGUMENT, "vanilla_proof (PoRep) or vanilla_proofs (PoSt, SnapDeals) is empty");
-        sr.inputs = q->vanilla_proof.data;
-        sr.inputs_len = q->vanilla_proof.len;
+        fil_inputs = fil_request_encode(q, &sr.inputs_len);
+        if (!fil_inputs) return fail(r, RPC_RESOURCE_EXHAUSTED, "no memory for the request");
+        sr.inputs = fil_inputs;
     }
-    if (!srv_has_kind(s->b, kind))
+    if (!srv_has_kind(s->b, kind)) {
+        free(fil_inputs);
         return fail(r, RPC_UNIMPLEMENTED, "proof kind %s is not available in this daemon (Filecoin circuits are not registered yet; test kinds need `cuzk daemon --test-kinds`)", kind);
-    char err[384];
+    }
+    char err[640];
     int code = srv_submit(s->b, &sr, queue_pos, duplicate, err, sizeof err);
+    free(fil_inputs);
     if (code != RPC_OK) return fail(r, code, "%s", err);
     LOG_INFO("job %s: %s submitted%s by %s caller", job_id, kind, *duplicate ? " (duplicate id: same job)" : "",
              rpc_call_is_local(c) ? "a local" : "a TCP");
