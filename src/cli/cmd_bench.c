@@ -18,12 +18,13 @@
 #include "cli/cli.h"
 #include "cuzk/rng.h"
 #include "cuzk/v1/proving.pb-c.h"
+#include "request_file.h"
 #include "server/grpc_adapter.h"
 
 #define SVC "/cuzk.v1.ProvingEngine/"
 
 typedef struct opts {
-    const char *addr, *token, *kind, *vanilla, *mix, *circuit_id, *job_id;
+    const char *addr, *token, *kind, *vanilla, *request, *mix, *circuit_id, *job_id;
     uint64_t sector_size, registered_proof, timeout_ms;
     int priority;
     uint32_t count, concurrency, max_inflight;
@@ -110,6 +111,8 @@ static uint8_t *read_file(const char *path, size_t *len)
 
 static uint8_t *vanilla_data;
 static size_t vanilla_len;
+static cli_request request; /* --request FILE */
+static ProtobufCBinaryData *request_blobs;
 
 /* One Prove call; fills r. */
 static void prove_one(int kind_ix, uint64_t index, record *r)
@@ -130,7 +133,24 @@ static void prove_one(int kind_ix, uint64_t index, record *r)
     s.sector_size = O.sector_size;
     s.registered_proof = O.registered_proof;
     s.priority = (Cuzk__V1__Priority)O.priority;
-    if (vanilla_data) {
+    if (O.request) {
+        const cli_request *q = &request;
+        s.sector_size = q->sector_size;
+        s.registered_proof = q->registered_proof;
+        s.sector_number = q->sector_number;
+        s.miner_id = q->miner_id;
+        s.partition_index = q->partition_index;
+        ProtobufCBinaryData *vals[4] = {&s.randomness, &s.comm_r_old, &s.comm_r_new, &s.comm_d_new};
+        const uint8_t *src[4] = {q->randomness, q->comm_r_old, q->comm_r_new, q->comm_d_new};
+        for (int i = 0; i < 4; i++)
+            if (q->present & (1u << i)) *vals[i] = (ProtobufCBinaryData){32, (uint8_t *)src[i]};
+        if (q->single) {
+            s.vanilla_proof = request_blobs[0];
+        } else {
+            s.n_vanilla_proofs = q->num_blobs;
+            s.vanilla_proofs = request_blobs;
+        }
+    } else if (vanilla_data) {
         s.vanilla_proof.data = vanilla_data;
         s.vanilla_proof.len = vanilla_len;
     } else if (kinds[kind_ix].kind >= CUZK__V1__PROOF_KIND__TEST_POREP) {
@@ -450,6 +470,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: cuzk bench <verb> [--addr ADDR] [--token T] [--timeout SECONDS] [options]\n\n"
             "  single  --type KIND [--vanilla FILE] [--sector-size BYTES] [--registered-proof N] [--priority 0-4]\n"
+            "          or --request FILE (a request written by `cuzk gen-vanilla`: kind, fields, vanilla proofs)\n"
             "  batch   --type KIND [--count N (3)] [--concurrency J (1)]\n"
             "  stress  --mix KIND:RATE[,KIND:RATE...] (proofs/s) [--duration SECONDS (30)] [--max-inflight N (64)]\n"
             "  status | metrics | preload --circuit-id ID | evict --circuit-id ID | cancel --job-id ID\n\n"
@@ -479,6 +500,7 @@ int cmd_bench(int argc, char **argv)
         else if (!strcmp(a, "--token")) O.token = v;
         else if (!strcmp(a, "--type") || !strcmp(a, "-t")) O.kind = v;
         else if (!strcmp(a, "--vanilla") || !strcmp(a, "--c1")) O.vanilla = v;
+        else if (!strcmp(a, "--request")) O.request = v;
         else if (!strcmp(a, "--mix")) O.mix = v;
         else if (!strcmp(a, "--circuit-id")) O.circuit_id = v;
         else if (!strcmp(a, "--job-id")) O.job_id = v;
@@ -495,6 +517,15 @@ int cmd_bench(int argc, char **argv)
     if (!verb) return usage(stderr), 2;
     int kind_ix = -1;
     bool needs_kind = !strcmp(verb, "single") || !strcmp(verb, "batch");
+    char err[256];
+    if (O.request) {
+        if (cli_request_read(O.request, &request, err, sizeof err)) return cli_errorf("bench: %s", err), 1;
+        O.kind = request.proof_kind;
+        request_blobs = calloc(request.num_blobs, sizeof *request_blobs);
+        if (!request_blobs) return cli_errorf("bench: out of memory"), 1;
+        for (size_t i = 0; i < request.num_blobs; i++)
+            request_blobs[i] = (ProtobufCBinaryData){request.blob_lens[i], request.blobs[i]};
+    }
     if (needs_kind) {
         if (!O.kind || kind_code(O.kind) < 0) return cli_errorf("bench %s: --type KIND is required (see --help)", verb), 2;
         for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
@@ -507,7 +538,6 @@ int cmd_bench(int argc, char **argv)
     if (O.vanilla && !(vanilla_data = read_file(O.vanilla, &vanilla_len)))
         return cli_errorf("bench: cannot read %s", O.vanilla), 1;
     cuzk_rng_seed_os(&rng);
-    char err[256];
     if (!(cl = rpc_client_open(O.addr, O.token, err, sizeof err))) return cli_errorf("bench: %s", err), 1;
     int rc;
     if (!strcmp(verb, "single")) rc = run_single(kind_ix);
@@ -519,5 +549,7 @@ int cmd_bench(int argc, char **argv)
     else rc = (cli_errorf("bench: unknown verb '%s'", verb), usage(stderr), 2);
     rpc_client_close(cl);
     free(vanilla_data);
+    free(request_blobs);
+    cli_request_free(&request);
     return rc;
 }

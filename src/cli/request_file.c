@@ -1,0 +1,195 @@
+/* Request files (request_file.h). */
+#include "request_file.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cuzk/fil_request.h"
+
+static const char *const value_names[4] = {"randomness", "comm_r_old", "comm_r_new", "comm_d_new"};
+
+static uint8_t *value_ptr(cli_request *r, int i)
+{
+    uint8_t *p[4] = {r->randomness, r->comm_r_old, r->comm_r_new, r->comm_d_new};
+    return p[i];
+}
+
+static void hex32(char out[65], const uint8_t in[32])
+{
+    for (int i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", in[i]);
+}
+
+static int unhex32(uint8_t out[32], const char *s)
+{
+    if (strlen(s) != 64) return -1;
+    for (int i = 0; i < 32; i++) {
+        unsigned v;
+        if (sscanf(s + 2 * i, "%2x", &v) != 1) return -1;
+        out[i] = (uint8_t)v;
+    }
+    return 0;
+}
+
+static int fail(char *err, size_t err_len, const char *path, const char *fmt, const char *what)
+{
+    char m[256];
+    snprintf(m, sizeof m, fmt, what);
+    snprintf(err, err_len, "%s: %s", path, m);
+    return -1;
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    uint8_t *b = NULL;
+    if (fseek(f, 0, SEEK_END) == 0) {
+        long n = ftell(f);
+        if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (b = malloc((size_t)n + 1))) {
+            if (fread(b, 1, (size_t)n, f) != (size_t)n) free(b), b = NULL;
+            else *len = (size_t)n;
+        }
+    }
+    fclose(f);
+    return b;
+}
+
+static int u64_field(json_t *o, const char *name, uint64_t *out, char *err, size_t err_len, const char *path)
+{
+    json_t *v = json_object_get(o, name);
+    if (!v) return 0;
+    if (!json_is_integer(v) || json_integer_value(v) < 0) return fail(err, err_len, path, "%s: not a non-negative integer", name);
+    *out = (uint64_t)json_integer_value(v);
+    return 0;
+}
+
+int cli_request_read(const char *path, cli_request *r, char *err, size_t err_len)
+{
+    memset(r, 0, sizeof *r);
+    json_error_t je;
+    json_t *o = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!o) {
+        snprintf(err, err_len, "%s:%d: %s", path, je.line, je.text);
+        return -1;
+    }
+    int rc = -1;
+    if (!json_is_object(o)) {
+        fail(err, err_len, path, "%s", "not a JSON object");
+        goto out;
+    }
+    json_t *k = json_object_get(o, "proof_kind");
+    static const char *const kinds[] = {"porep", "snap", "wpost", "winning"};
+    for (size_t i = 0; k && json_is_string(k) && i < 4; i++)
+        if (!strcmp(json_string_value(k), kinds[i])) r->proof_kind = kinds[i];
+    if (!r->proof_kind) {
+        fail(err, err_len, path, "%s: must be porep, snap, wpost or winning", "proof_kind");
+        goto out;
+    }
+    uint64_t part = 0;
+    if (u64_field(o, "sector_size", &r->sector_size, err, err_len, path) ||
+        u64_field(o, "registered_proof", &r->registered_proof, err, err_len, path) ||
+        u64_field(o, "sector_number", &r->sector_number, err, err_len, path) ||
+        u64_field(o, "miner_id", &r->miner_id, err, err_len, path) ||
+        u64_field(o, "partition_index", &part, err, err_len, path))
+        goto out;
+    if (part > UINT32_MAX) {
+        fail(err, err_len, path, "%s: too large", "partition_index");
+        goto out;
+    }
+    r->partition_index = (uint32_t)part;
+    for (int i = 0; i < 4; i++) {
+        json_t *v = json_object_get(o, value_names[i]);
+        if (!v) continue;
+        if (!json_is_string(v) || unhex32(value_ptr(r, i), json_string_value(v))) {
+            fail(err, err_len, path, "%s: not 64 hex digits", value_names[i]);
+            goto out;
+        }
+        r->present |= 1u << i;
+    }
+    json_t *one = json_object_get(o, "vanilla_proof"), *many = json_object_get(o, "vanilla_proofs");
+    if (!one == !many || (one && !json_is_string(one)) || (many && (!json_is_array(many) || !json_array_size(many) ||
+                                                                   json_array_size(many) > CLI_REQ_MAX_BLOBS))) {
+        fail(err, err_len, path, "%s", "exactly one of vanilla_proof (a file name) or vanilla_proofs (1-4096 file names)");
+        goto out;
+    }
+    r->single = one != NULL;
+    r->num_blobs = one ? 1 : json_array_size(many);
+    r->blob_files = calloc(r->num_blobs, sizeof *r->blob_files);
+    r->blobs = calloc(r->num_blobs, sizeof *r->blobs);
+    r->blob_lens = calloc(r->num_blobs, sizeof *r->blob_lens);
+    if (!r->blob_files || !r->blobs || !r->blob_lens) {
+        fail(err, err_len, path, "%s", "out of memory");
+        goto out;
+    }
+    const char *slash = strrchr(path, '/');
+    int dirlen = slash ? (int)(slash - path) : 1;
+    const char *dir = slash ? path : ".";
+    for (size_t i = 0; i < r->num_blobs; i++) {
+        json_t *f = one ? one : json_array_get(many, i);
+        if (!json_is_string(f) || !*json_string_value(f)) {
+            fail(err, err_len, path, "%s: entries must be file names", "vanilla_proofs");
+            goto out;
+        }
+        const char *name = json_string_value(f);
+        r->blob_files[i] = strdup(name);
+        char full[4096];
+        if (name[0] == '/') snprintf(full, sizeof full, "%s", name);
+        else snprintf(full, sizeof full, "%.*s/%s", dirlen, dir, name);
+        if (!r->blob_files[i] || !(r->blobs[i] = slurp(full, &r->blob_lens[i]))) {
+            snprintf(err, err_len, "%s: cannot read %s: %s", path, full, strerror(errno));
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    json_decref(o);
+    if (rc) cli_request_free(r);
+    return rc;
+}
+
+int cli_request_write(const char *path, const cli_request *r)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "proof_kind", json_string(r->proof_kind));
+    json_object_set_new(o, "sector_size", json_integer((json_int_t)r->sector_size));
+    json_object_set_new(o, "registered_proof", json_integer((json_int_t)r->registered_proof));
+    json_object_set_new(o, "sector_number", json_integer((json_int_t)r->sector_number));
+    json_object_set_new(o, "miner_id", json_integer((json_int_t)r->miner_id));
+    json_object_set_new(o, "partition_index", json_integer(r->partition_index));
+    for (int i = 0; i < 4; i++)
+        if (r->present & (1u << i)) {
+            char h[65];
+            hex32(h, value_ptr((cli_request *)r, i));
+            json_object_set_new(o, value_names[i], json_string(h));
+        }
+    if (r->single) {
+        json_object_set_new(o, "vanilla_proof", json_string(r->blob_files[0]));
+    } else {
+        json_t *a = json_array();
+        for (size_t i = 0; i < r->num_blobs; i++) json_array_append_new(a, json_string(r->blob_files[i]));
+        json_object_set_new(o, "vanilla_proofs", a);
+    }
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+    int rc = json_dump_file(o, tmp, JSON_INDENT(2) | JSON_SORT_KEYS);
+    json_decref(o);
+    if (rc == 0 && rename(tmp, path) != 0) rc = -1;
+    if (rc) unlink(tmp);
+    return rc ? -1 : 0;
+}
+
+void cli_request_free(cli_request *r)
+{
+    for (size_t i = 0; i < r->num_blobs; i++) {
+        if (r->blob_files) free(r->blob_files[i]);
+        if (r->blobs) free(r->blobs[i]);
+    }
+    free(r->blob_files);
+    free(r->blobs);
+    free(r->blob_lens);
+    memset(r, 0, sizeof *r);
+}

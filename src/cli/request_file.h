@@ -1,0 +1,39 @@
+/*
+ * A proof request kept in a file: what `cuzk gen-vanilla` writes beside the
+ * vanilla proofs it makes, and what `cuzk bench --request` sends. JSON:
+ *   {"proof_kind": "porep"|"snap"|"wpost"|"winning", "sector_size": 2048,
+ *    "registered_proof": 5, "sector_number": 1, "miner_id": 1000,
+ *    "partition_index": 0, "randomness": HEX64, "comm_r_old": HEX64,
+ *    "comm_r_new": HEX64, "comm_d_new": HEX64,
+ *    "vanilla_proof": FILE | "vanilla_proofs": [FILE, ...]}
+ * 32-byte values are 64 hex digits of the bytes in wire order; FILEs are
+ * relative to the request file's directory. Absent fields are zero/empty.
+ */
+#ifndef CUZK_CLI_REQUEST_FILE_H
+#define CUZK_CLI_REQUEST_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CLI_REQ_MAX_BLOBS 4096
+
+typedef struct cli_request {
+    const char *proof_kind; /* "porep", "snap", "wpost", "winning" */
+    uint64_t sector_size, registered_proof, sector_number, miner_id;
+    uint32_t partition_index;
+    uint32_t present; /* CUZK_FIL_REQ_* bits: which of the 32-byte values are set */
+    uint8_t randomness[32], comm_r_old[32], comm_r_new[32], comm_d_new[32];
+    int single; /* 1: "vanilla_proof" (PoRep's C1), 0: "vanilla_proofs" */
+    size_t num_blobs;
+    char **blob_files;  /* as written in the file (write: the names to record) */
+    uint8_t **blobs;    /* read: the files' contents */
+    size_t *blob_lens;
+} cli_request;
+
+/* Reads path and the files it names. 0, or -1 with a message in err. */
+int cli_request_read(const char *path, cli_request *r, char *err, size_t err_len);
+/* Writes r to path (atomically: temporary, rename). 0, or -1 with errno set. */
+int cli_request_write(const char *path, const cli_request *r);
+void cli_request_free(cli_request *r);
+
+#endif
