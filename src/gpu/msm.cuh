@@ -1,7 +1,7 @@
 /*
  * Pippenger MSM on the device, one template over the group (G1: fp_t
  * coordinates, G2: fp2_t). Steps, all on the caller's stream:
- *   1. classify: scalars leave Montgomery form; 0 is dropped, 1 goes to the
+ *   1. classify: scalars leave Montgomery form (unless given plain); 0 is dropped, 1 goes to the
  *      "ones" list (summed by plain mixed additions), the rest ("general",
  *      m of them) to the bucket method. One 64-bit inclusive scan gives both
  *      lists' positions (deterministic order).
@@ -44,13 +44,16 @@ namespace cuzk_gpu {
 #define MSM_SUM_THREADS 128
 
 /* 1. plain scalar and its class flag: 1 << 32 for general, 1 for one. */
-static __global__ void msm_classify(const fr_t *__restrict__ sc, size_t n, fr_t *__restrict__ plain,
-                             unsigned long long *__restrict__ flags)
+static __global__ void msm_classify(const fr_t *__restrict__ sc, size_t n, bool mont,
+                                    fr_t *__restrict__ plain, unsigned long long *__restrict__ flags)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     fr_t s;
-    f_from_mont(s, sc[i]);
+    if (mont)
+        f_from_mont(s, sc[i]);
+    else
+        s = sc[i];
     uint32_t hi = 0;
 #pragma unroll
     for (int k = 1; k < 8; k++) hi |= s.l[k];
@@ -248,7 +251,7 @@ template <class HX, class HJ> struct host_ops {
 
 template <class F, class HX, class HJ>
 int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, const fr_t *scalars,
-            size_t n, const host_ops<HX, HJ> &ops)
+            size_t n, bool mont, const host_ops<HX, HJ> &ops)
 {
     typedef xyzz_t<F> X;
     static_assert(sizeof(X) == sizeof(HX), "device and host XYZZ layouts differ");
@@ -268,7 +271,7 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
         (rc = buf_reserve(c, &s->ones, n * 4, "msm ones")) ||
         (rc = buf_reserve(c, &s->gen, n * 4, "msm general")))
         return rc;
-    msm_classify<<<blocks_for(n, T), T, 0, c.st>>>(scalars, n, bp<fr_t>(s->plain),
+    msm_classify<<<blocks_for(n, T), T, 0, c.st>>>(scalars, n, mont, bp<fr_t>(s->plain),
                                                    bp<unsigned long long>(s->flags));
     GPU_LAUNCHED(c, "msm_classify");
     size_t cub_bytes = 0;
