@@ -1,8 +1,9 @@
 /* GPU circom prover (cuzk_gpu_circom_prove) against the CPU one:
  *   - synthetic zkeys (tests/circom_synth.h: random points, so no proof
  *     verifies) at domains 2^1..2^12: the GPU proof equals the CPU proof byte
- *     for byte for the same r, s; a second call (zkey resident) too; a
- *     changed witness value changes the proof; size errors are refused;
+ *     for byte for the same r, s; a second call (zkey resident) too, and
+ *     with a changed witness value; size errors are refused; a zkey freed
+ *     and another built at the same address is not mistaken for it;
  *   - real keys, when $CUZK_CIRCOM_FIXTURES names a directory of NAME.zkey +
  *     NAME.wtns pairs made by snarkjs (scripts/gpu_circom_fixtures.sh):
  *     GPU == CPU bytes, the proof verifies under the zkey's key with cuzk's
@@ -61,10 +62,12 @@ static void synthetic(cuzk_gpu_device *dev, cuzk_gpu_worker *gw)
         cuzk_groth16_proof p1, p2;
         prove_both(gw, &p1, &z, &w, what);
         prove_both(gw, &p2, &z, &w, "  (resident)");
-        /* a changed private value changes the proof (same r, s as the CPU) */
+        /* another private value (fresh, < r): the two provers still agree */
         uint64_t save[4];
         memcpy(save, w.values[w.n - 1], sizeof save);
-        w.values[w.n - 1][0] ^= 2;
+        cuzk_fr v;
+        cuzk_fr_random(&v, &rng);
+        cuzk_fr_to_limbs(w.values[w.n - 1], &v);
         prove_both(gw, &p2, &z, &w, "  (changed)");
         memcpy(w.values[w.n - 1], save, sizeof save);
         /* refused: witness length, ONE wire != 1 */
@@ -80,6 +83,24 @@ static void synthetic(cuzk_gpu_device *dev, cuzk_gpu_worker *gw)
         cuzk_circom_zkey_free(&z);
         cuzk_circom_wtns_free(&w);
     }
+}
+
+/* Two different zkeys built in turn in one struct, the first never
+ * released: the device copy must follow the second (sizes and arrays
+ * differ, so the stale entry is recognised). */
+static void same_address(cuzk_gpu_worker *gw)
+{
+    cuzk_circom_zkey z;
+    cuzk_circom_wtns w;
+    cuzk_groth16_proof p;
+    synth_circom(&z, &w, 3, 1, &rng);
+    prove_both(gw, &p, &z, &w, "reused addr 1");
+    cuzk_circom_zkey_free(&z);
+    cuzk_circom_wtns_free(&w);
+    synth_circom(&z, &w, 6, 2, &rng);
+    prove_both(gw, &p, &z, &w, "reused addr 2");
+    cuzk_circom_zkey_free(&z);
+    cuzk_circom_wtns_free(&w);
 }
 
 static int verify(const cuzk_circom_zkey *z, const cuzk_groth16_proof *p, const cuzk_circom_wtns *w,
@@ -107,7 +128,7 @@ static void write_json(const char *dir, const char *name, const char *kind, char
     free(text);
 }
 
-static void fixtures(cuzk_gpu_worker *gw, const char *dir)
+static void fixtures(cuzk_gpu_device *dev, cuzk_gpu_worker *gw, const char *dir)
 {
     DIR *d = opendir(dir);
     CHECK_MSG(d != NULL, "cannot open %s", dir);
@@ -147,6 +168,7 @@ static void fixtures(cuzk_gpu_worker *gw, const char *dir)
                 write_json(out, name, "public", cuzk_circom_public_to_json(w.values + 1, z.n_public));
             }
         }
+        cuzk_gpu_device_release_zkey(dev, &z);
         cuzk_circom_zkey_free(&z);
         cuzk_circom_wtns_free(&w);
     }
@@ -172,8 +194,9 @@ int main(void)
     CHECK(cuzk_gpu_worker_create(&gw, dev) == CUZK_OK);
     printf("device %s\n", cuzk_gpu_device_describe(dev));
     synthetic(dev, gw);
+    same_address(gw);
     const char *fx = getenv("CUZK_CIRCOM_FIXTURES");
-    if (fx) fixtures(gw, fx);
+    if (fx) fixtures(dev, gw, fx);
     else printf("  no $CUZK_CIRCOM_FIXTURES: snarkjs keys not tried\n");
     cuzk_gpu_worker_destroy(gw);
     cuzk_gpu_device_close(dev);

@@ -123,7 +123,8 @@ void cuzk_gpu_device_release_params(cuzk_gpu_device *dev, const cuzk_groth16_par
  * take the plain witness values as scalars. The zkey's points (and wire
  * indices) are uploaded on the first call with this zkey (keyed by address:
  * it must stay alive and unchanged until cuzk_gpu_device_release_zkey or
- * the device is closed). timing (may be NULL): abc_s is the CPU row step,
+ * the device is closed; a zkey at a released-or-not address whose arrays or
+ * sizes differ from the resident copy's replaces it). timing (may be NULL): abc_s is the CPU row step,
  * ntt_s and msm_*_s the device phases, total_s the whole call.
  */
 int cuzk_gpu_circom_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_circom_zkey *z,

@@ -22,6 +22,8 @@ enum { SRS_H, SRS_L, SRS_A, SRS_B1, SRS_B2, SRS_IA, SRS_IB1, SRS_IB2, SRS_N };
 struct srs_entry {
     const void *key;
     void *p[SRS_N];
+    const void *src[SRS_N]; /* host arrays and sizes uploaded: a key whose */
+    size_t bytes[SRS_N];    /* arrays changed is a new parameter set */
     srs_entry *next;
 };
 static const char *const srs_name[SRS_N] = {"h", "l", "a", "b_g1", "b_g2", "a index", "b_g1 index", "b_g2 index"};
@@ -344,9 +346,16 @@ static int srs_get(cuzk_gpu_worker *w, const ctx &c, const void *key, const void
 {
     cuzk_gpu_device *d = w->dev;
     pthread_mutex_lock(&d->srs_mu);
-    srs_entry *e;
-    for (e = d->srs; e; e = e->next)
+    srs_entry *e, **pe;
+    for (pe = &d->srs; (e = *pe); pe = &e->next)
         if (e->key == key) break;
+    if (e && (memcmp(e->src, src, sizeof e->src) || memcmp(e->bytes, bytes, sizeof e->bytes))) {
+        /* the caller freed a parameter set without releasing it and built
+         * another at the same address: the old copy is stale */
+        *pe = e->next;
+        srs_entry_free(e);
+        e = NULL;
+    }
     int rc = CUZK_OK;
     if (!e) {
         e = (srs_entry *)calloc(1, sizeof *e);
@@ -355,6 +364,8 @@ static int srs_get(cuzk_gpu_worker *w, const ctx &c, const void *key, const void
             return CUZK_ERR_NO_MEMORY;
         }
         e->key = key;
+        memcpy(e->src, src, sizeof e->src);
+        memcpy(e->bytes, bytes, sizeof e->bytes);
         for (int i = 0; i < SRS_N && !rc; i++)
             if (src[i]) rc = srs_copy(c, &e->p[i], src[i], bytes[i], srs_name[i]);
         if (!rc) {

@@ -40,6 +40,8 @@ namespace cuzk_gpu {
 
 #define MSM_SKIP 0xffffffffu  /* value of a zero digit: nothing to add */
 #define MSM_CHUNK 32u          /* sorted entries per accumulating thread */
+#define MSM_CHUNK_SMALL 8u     /* the same below MSM_SMALL entries: depth, not throughput */
+#define MSM_SMALL (1ull << 22)
 #define MSM_MAX_BATCH (1ull << 28) /* sorted entries per window batch */
 #define MSM_SUM_THREADS 128
 
@@ -107,7 +109,7 @@ static __global__ void msm_digits(const fr_t *__restrict__ plain, const uint32_t
 
 template <class F> __device__ __forceinline__ void load_signed(affine_t<F> &p, const affine_t<F> *bases, uint32_t v)
 {
-    p = bases[v & 0x7fffffffu];
+    load16(p, bases + (v & 0x7fffffffu));
     if (v >> 31) f_neg(p.y, p.y); /* -(0,0) stays (0,0): 0 - 0 = 0 */
 }
 
@@ -148,10 +150,12 @@ __global__ void msm_accumulate(const uint32_t *__restrict__ keys, const uint32_t
             if (v != MSM_SKIP) {
                 affine_t<F> p;
                 load_signed(p, bases, v);
-                xyzz_add_aff(acc, acc, p);
+                hot_add_aff(acc, p);
             }
         } else {
-            xyzz_add(acc, acc, pin[e]);
+            xyzz_t<F> q;
+            load16(q, pin + e);
+            hot_add(acc, q);
         }
     }
     if (final_level) {
@@ -324,7 +328,11 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
         if (nseg > B - 1) nseg = B - 1;
         const uint32_t S = (B - 1 + nseg - 1) / nseg;
         nseg = (B - 1 + S - 1) / S;
-        const size_t np0 = 2 * ((Mmax + MSM_CHUNK - 1) / MSM_CHUNK);
+        /* A level of chunks of L leaves 2 partials per L entries, so the
+         * sequential additions are about L·log_{L/2}(M): small MSMs are
+         * latency-bound and take short chunks. */
+        const unsigned L = Mmax >= MSM_SMALL ? MSM_CHUNK : MSM_CHUNK_SMALL;
+        const size_t np0 = 2 * ((Mmax + L - 1) / L);
         if ((rc = buf_reserve(c, &s->keys, Mmax * 4, "msm keys")) ||
             (rc = buf_reserve(c, &s->vals, Mmax * 4, "msm values")) ||
             (rc = buf_reserve(c, &s->keys2, Mmax * 4, "msm sorted keys")) ||
@@ -359,20 +367,20 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
             GPU_TRY(c, cudaMemsetAsync(s->buckets.p, 0, (size_t)nw * B * sizeof(X), c.st));
             /* level 0 from the sorted pairs, then partial levels */
             size_t cnt = M;
-            bool fin = cnt <= MSM_CHUNK;
-            size_t nt = (cnt + MSM_CHUNK - 1) / MSM_CHUNK;
+            bool fin = cnt <= L;
+            size_t nt = (cnt + L - 1) / L;
             msm_accumulate<F, true><<<blocks_for(nt, 64), 64, 0, c.st>>>(
-                bp<uint32_t>(s->keys2), bp<uint32_t>(s->vals2), nullptr, bases, cnt, MSM_CHUNK, fin,
+                bp<uint32_t>(s->keys2), bp<uint32_t>(s->vals2), nullptr, bases, cnt, L, fin,
                 bp<X>(s->buckets), bp<uint32_t>(s->part_k[0]), bp<X>(s->part_p[0]));
             GPU_LAUNCHED(c, "msm_accumulate(level 0)");
             int cur = 0;
             while (!fin) {
                 cnt = 2 * nt;
-                fin = cnt <= MSM_CHUNK;
-                nt = (cnt + MSM_CHUNK - 1) / MSM_CHUNK;
+                fin = cnt <= L;
+                nt = (cnt + L - 1) / L;
                 msm_accumulate<F, false><<<blocks_for(nt, 64), 64, 0, c.st>>>(
                     bp<uint32_t>(s->part_k[cur]), nullptr, bp<X>(s->part_p[cur]), nullptr, cnt,
-                    MSM_CHUNK, fin, bp<X>(s->buckets), bp<uint32_t>(s->part_k[cur ^ 1]),
+                    L, fin, bp<X>(s->buckets), bp<uint32_t>(s->part_k[cur ^ 1]),
                     bp<X>(s->part_p[cur ^ 1]));
                 GPU_LAUNCHED(c, "msm_accumulate(partials)");
                 cur ^= 1;
