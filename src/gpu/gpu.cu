@@ -347,7 +347,7 @@ static int srs_get(cuzk_gpu_worker *w, const ctx &c, const void *key, const void
     cuzk_gpu_device *d = w->dev;
     pthread_mutex_lock(&d->srs_mu);
     srs_entry *e, **pe;
-    for (pe = &d->srs; (e = *pe); pe = &e->next)
+    for (pe = &d->srs; (e = *pe) != NULL; pe = &e->next)
         if (e->key == key) break;
     if (e && (memcmp(e->src, src, sizeof e->src) || memcmp(e->bytes, bytes, sizeof e->bytes))) {
         /* the caller freed a parameter set without releasing it and built

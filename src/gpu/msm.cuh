@@ -219,7 +219,7 @@ template <class F> __device__ void block_sum(xyzz_t<F> *sm, xyzz_t<F> acc, xyzz_
 template <class F>
 __global__ void msm_sum_groups(const xyzz_t<F> *__restrict__ in, size_t len, xyzz_t<F> *__restrict__ out)
 {
-    extern __shared__ unsigned char smraw[];
+    extern __shared__ __align__(16) unsigned char smraw[];
     xyzz_t<F> *sm = (xyzz_t<F> *)smraw;
     const xyzz_t<F> *g = in + (size_t)blockIdx.x * len;
     xyzz_t<F> acc;
@@ -233,7 +233,7 @@ template <class F>
 __global__ void msm_sum_ones(const affine_t<F> *__restrict__ bases, const uint32_t *__restrict__ idx,
                              size_t m1, xyzz_t<F> *__restrict__ out)
 {
-    extern __shared__ unsigned char smraw[];
+    extern __shared__ __align__(16) unsigned char smraw[];
     xyzz_t<F> *sm = (xyzz_t<F> *)smraw;
     xyzz_t<F> acc;
     xyzz_set_inf(acc);
