@@ -32,6 +32,7 @@
 
 #include <stddef.h>
 
+#include "cuzk/circom.h"
 #include "cuzk/fr.h"
 #include "cuzk/g1.h"
 #include "cuzk/g2.h"
@@ -110,6 +111,27 @@ int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_groth
 /* Drops the device copy of params (no-op if none). No worker may be proving
  * with these params during the call. */
 void cuzk_gpu_device_release_params(cuzk_gpu_device *dev, const cuzk_groth16_params *params);
+
+/* ---- circom / snarkjs ------------------------------------------------------ */
+
+/*
+ * The snarkjs-style proof of cuzk_circom_prove_rs (include/cuzk/circom.h),
+ * on the device: the same checks, the same bytes for the same r, s. The rows
+ * a, b, c come from section 4 on the CPU; the six NTTs of H run on the
+ * device over generator 5's domain (coset by the 2n-th root of unity), the
+ * witness is uploaded once and gathered per query there, and the five MSMs
+ * take the plain witness values as scalars. The zkey's points (and wire
+ * indices) are uploaded on the first call with this zkey (keyed by address:
+ * it must stay alive and unchanged until cuzk_gpu_device_release_zkey or
+ * the device is closed; a zkey at a released-or-not address whose arrays or
+ * sizes differ from the resident copy's replaces it). timing (may be NULL): abc_s is the CPU row step,
+ * ntt_s and msm_*_s the device phases, total_s the whole call.
+ */
+int cuzk_gpu_circom_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_circom_zkey *z,
+                          const cuzk_circom_wtns *wt, const cuzk_fr *r, const cuzk_fr *s,
+                          cuzk_circom_prove_timing *timing);
+/* Drops the device copy of z (no-op if none); no worker may be using it. */
+void cuzk_gpu_device_release_zkey(cuzk_gpu_device *dev, const cuzk_circom_zkey *z);
 
 #ifdef __cplusplus
 }

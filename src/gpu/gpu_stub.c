@@ -56,6 +56,16 @@ void cuzk_gpu_device_release_params(cuzk_gpu_device *dev, const cuzk_groth16_par
 {
     (void)dev, (void)params;
 }
+int cuzk_gpu_circom_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_circom_zkey *z,
+                          const cuzk_circom_wtns *wt, const cuzk_fr *r, const cuzk_fr *s,
+                          cuzk_circom_prove_timing *timing)
+{
+    return (void)w, (void)out, (void)z, (void)wt, (void)r, (void)s, (void)timing, CUZK_ERR_NO_DEVICE;
+}
+void cuzk_gpu_device_release_zkey(cuzk_gpu_device *dev, const cuzk_circom_zkey *z)
+{
+    (void)dev, (void)z;
+}
 #else
 typedef int cuzk_gpu_stub_unused; /* CUDA build: src/gpu/gpu.cu implements the API */
 #endif
