@@ -13,7 +13,7 @@
 
 /* ---- a prover with injected faults ---------------------------------------- */
 
-enum { F_NONE, F_CORRUPT_CALL, F_CORRUPT_DEV0, F_CORRUPT_ALL, F_ERROR_ONCE };
+enum { F_NONE, F_CORRUPT_CALL, F_CORRUPT_DEV0, F_CORRUPT_ALL, F_ERROR_ONCE, F_ERROR_DEV0, F_DEVERR_DEV1, F_DEVERR_ALL };
 
 typedef struct fault {
     cuzk_engine_prover cpu;
@@ -21,6 +21,7 @@ typedef struct fault {
     atomic_uint calls, target, corrupted, corrupted_dev1;
     atomic_bool error_armed;
     atomic_uint open_workers, ndev;
+    atomic_uint dev_calls[2]; /* prove calls per device */
 } fault;
 
 static fault F;
@@ -42,8 +43,11 @@ static int f_prove(void *ctx, void *dev, unsigned worker, const cuzk_groth16_par
 {
     fault *f = ctx;
     unsigned d = (unsigned)(uintptr_t)dev - 1;
-    if (atomic_load(&f->mode) == F_ERROR_ONCE && atomic_exchange(&f->error_armed, false))
-        return CUZK_ERR_INTERNAL;
+    if (d < 2) atomic_fetch_add(&f->dev_calls[d], 1);
+    int m0 = atomic_load(&f->mode);
+    if (m0 == F_ERROR_ONCE && atomic_exchange(&f->error_armed, false)) return CUZK_ERR_INTERNAL;
+    if (m0 == F_ERROR_DEV0 && d == 0) return CUZK_ERR_NO_MEMORY; /* e.g. device OOM: counts */
+    if ((m0 == F_DEVERR_DEV1 && d == 1) || m0 == F_DEVERR_ALL) return CUZK_ERR_DEVICE; /* at once */
     int err = f->cpu.prove(f->cpu.ctx, NULL, worker, params, n, as, r, s, out);
     unsigned call = atomic_fetch_add(&f->calls, 1);
     int m = atomic_load(&f->mode);
@@ -64,7 +68,13 @@ static void fault_reset(int mode)
     atomic_store(&F.calls, 0);
     atomic_store(&F.corrupted, 0);
     atomic_store(&F.corrupted_dev1, 0);
+    atomic_store(&F.dev_calls[0], 0);
+    atomic_store(&F.dev_calls[1], 0);
 }
+
+/* engine options for make_engine: 0 / false = the defaults */
+static unsigned g_max_errors;
+static bool g_fallback;
 
 static cuzk_engine *make_engine(unsigned synth, unsigned devices, unsigned per_dev, uint64_t budget,
                                 const cuzk_engine_pce *pce)
@@ -76,7 +86,8 @@ static cuzk_engine *make_engine(unsigned synth, unsigned devices, unsigned per_d
     atomic_store(&F.ndev, 2);
     cuzk_engine_config cfg = {.synthesis_workers = synth, .num_devices = devices, .workers_per_device = per_dev,
                               .memory_budget = budget, .prover = &fp, .pce = pce, .log = log_capture,
-                              .stage_hook = gate_hook, .hook_ctx = &G};
+                              .stage_hook = gate_hook, .hook_ctx = &G, .device_max_errors = g_max_errors,
+                              .cpu_fallback = g_fallback};
     cuzk_engine *e = NULL;
     CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
     return e;
@@ -95,7 +106,9 @@ static void drain(cuzk_engine *e, const char *const *circuits, size_t n)
 
 static void corrupt_faults(tkind *k, cuzk_rng *rng)
 {
+    g_max_errors = 1000; /* the retry rule alone: no device is marked failed here */
     cuzk_engine *e = make_engine(3, 0, 2, 0, NULL); /* the prover says 2 devices */
+    g_max_errors = 0;
     CHECK(atomic_load(&F.open_workers) == 2);
     cuzk_engine_kind kd = tk_kind(k, "porep", "porep-c", 10, CUZK_PRIORITY_NORMAL);
     CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
@@ -154,19 +167,21 @@ static void corrupt_faults(tkind *k, cuzk_rng *rng)
     CHECK(cuzk_job_proof(j, &pr, &len) == CUZK_ERR_INVALID_ARG);
     cuzk_job_release(j);
 
-    /* a prover error fails its job only; the engine keeps serving */
+    /* a prover error: the partition is proved again on the other device */
     CHECK(cuzk_engine_wait_idle(e, -1) == CUZK_OK); /* the failed job's partitions in flight drain */
     fault_reset(F_ERROR_ONCE);
     atomic_store(&F.error_armed, true);
     cuzk_engine_get_counters(e, &c);
-    uint64_t perr = c.prover_errors;
+    uint64_t perr = c.prover_errors, reproved = c.partitions_reproved;
+    log_clear();
     CHECK(tk_submit(e, "porep", "prover-error", 43, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
-    CHECK(cuzk_job_await(j, -1) == CUZK_ERR_INTERNAL);
+    CHECK(cuzk_job_await(j, -1) == CUZK_OK && tk_proof_ok(k, j, 43, 10));
     cuzk_job_get_info(j, &inf);
-    CHECK_MSG(inf.state == CUZK_JOB_FAILED && strstr(inf.message, "prover error on device") &&
-                  strstr(inf.message, "injected fault"),
-              "%s", inf.message);
+    CHECK(inf.partitions_reproved == 1);
+    CHECK_MSG(log_count("prover error on device") == 1 && log_count("injected fault") == 1, "log: %s", log_buf);
     cuzk_job_release(j);
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.partitions_reproved == reproved + 1 && c.devices_failed == 0 && c.devices_healthy == 2);
     CHECK(tk_submit(e, "porep", "after-error", 44, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
     CHECK(cuzk_job_await(j, -1) == CUZK_OK && tk_proof_ok(k, j, 44, 10));
     cuzk_job_release(j);
@@ -185,7 +200,7 @@ static void corrupt_faults(tkind *k, cuzk_rng *rng)
     CHECK(cuzk_job_await(j, -1) == CUZK_OK && tk_proof_ok(k, j, 46, 10));
     cuzk_job_release(j);
     cuzk_engine_get_counters(e, &c);
-    CHECK(c.synthesis_errors == 1 && c.jobs_failed == 3);
+    CHECK(c.synthesis_errors == 1 && c.jobs_failed == 2);
     const char *circ[] = {"porep-c"};
     drain(e, circ, 1);
     cuzk_engine_destroy(e);
@@ -198,6 +213,150 @@ static void corrupt_faults(tkind *k, cuzk_rng *rng)
     none.prove = NULL;
     cfg.num_devices = 1;
     CHECK(cuzk_engine_create(&e, &cfg) == CUZK_ERR_INVALID_ARG && e == NULL);
+}
+
+/* ---- failed devices ------------------------------------------------------------ */
+
+static bool status_has(cuzk_engine *e, const char *needle)
+{
+    char *js = cuzk_engine_status_json(e);
+    bool ok = js && strstr(js, needle);
+    if (!ok) fprintf(stderr, "status lacks %s: %s\n", needle, js ? js : "(null)");
+    free(js);
+    return ok;
+}
+
+/* n jobs of the 10-partition kind at once; all must return valid proofs */
+static void run_jobs(cuzk_engine *e, tkind *k, const char *prefix, int n, cuzk_rng *rng)
+{
+    static unsigned serial;
+    cuzk_job *js[8];
+    uint64_t seeds[8];
+    for (int i = 0; i < n && i < 8; i++) {
+        char id[48];
+        snprintf(id, sizeof id, "%s-%u", prefix, serial++);
+        seeds[i] = cuzk_rng_u64(rng) >> 1;
+        CHECK(tk_submit(e, "porep", id, seeds[i], CUZK_PRIORITY_DEFAULT, 0, &js[i]) == CUZK_OK);
+    }
+    for (int i = 0; i < n && i < 8; i++) {
+        int r = cuzk_job_await(js[i], -1);
+        cuzk_job_info inf;
+        cuzk_job_get_info(js[i], &inf);
+        CHECK_MSG(r == CUZK_OK, "%s: %s: %s", cuzk_job_request_id(js[i]), cuzk_strerror(r), inf.message);
+        CHECK(r != CUZK_OK || tk_proof_ok(k, js[i], seeds[i], 10));
+        cuzk_job_release(js[i]);
+    }
+}
+
+/* Jobs until device d is marked failed (a few suffice; bounded). */
+static void run_until_failed(cuzk_engine *e, tkind *k, unsigned d, cuzk_rng *rng)
+{
+    for (int round = 0; round < 20 && !cuzk_engine_device_failed(e, d, NULL, 0); round++)
+        run_jobs(e, k, "until-failed", 2, rng);
+    CHECK(cuzk_engine_device_failed(e, d, NULL, 0));
+}
+
+static void device_failures(tkind *k, cuzk_rng *rng)
+{
+    cuzk_engine_kind kd = tk_kind(k, "porep", "porep-c", 10, CUZK_PRIORITY_NORMAL);
+    const char *circ[] = {"porep-c"};
+    char reason[256];
+    cuzk_engine_counters c;
+
+    /* device 0 fails every call (an out-of-memory error): after 3 in a row it
+     * is marked failed; every job still completes, on device 1 */
+    fault_reset(F_ERROR_DEV0);
+    log_clear();
+    g_max_errors = 3;
+    cuzk_engine *e = make_engine(3, 2, 2, 0, NULL);
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    CHECK(status_has(e, "\"device_max_errors\":3"));
+    run_until_failed(e, k, 0, rng);
+    CHECK(cuzk_engine_device_failed(e, 0, reason, sizeof reason));
+    CHECK_MSG(strstr(reason, "3 errors or invalid proofs in a row") && strstr(reason, "injected fault"), "%s", reason);
+    CHECK(!cuzk_engine_device_failed(e, 1, reason, sizeof reason) && reason[0] == 0);
+    unsigned calls0 = atomic_load(&F.dev_calls[0]);
+    /* the third error fails it; the device's other worker may have had a call in flight */
+    CHECK_MSG(calls0 >= 3 && calls0 <= 4, "%u calls on device 0", calls0);
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.devices_failed == 1 && c.devices_healthy == 1 && c.prover_errors == calls0);
+    CHECK(c.jobs_failed == 0 && c.partitions_reproved >= 3);
+    CHECK(status_has(e, "\"state\":\"failed\",\"failed\":true,\"reason\":\"3 errors"));
+    CHECK(status_has(e, "\"doing\":\"failed\""));
+    CHECK_MSG(log_count("marked failed") == 1, "log: %s", log_buf);
+    run_jobs(e, k, "after-fail", 3, rng); /* never reaches device 0 again */
+    CHECK(atomic_load(&F.dev_calls[0]) == calls0);
+    drain(e, circ, 1);
+    cuzk_engine_destroy(e);
+
+    /* repeated invalid proofs fail a device the same way */
+    fault_reset(F_CORRUPT_DEV0);
+    e = make_engine(3, 2, 2, 0, NULL);
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    run_until_failed(e, k, 0, rng);
+    CHECK(cuzk_engine_device_failed(e, 0, reason, sizeof reason));
+    CHECK_MSG(strstr(reason, "last: invalid proof"), "%s", reason);
+    /* counted when verified: proofs made meanwhile on device 0 are re-proved too */
+    unsigned bad = atomic_load(&F.corrupted);
+    CHECK_MSG(bad >= 3 && atomic_load(&F.corrupted_dev1) == 0, "%u corrupted", bad);
+    run_jobs(e, k, "after-invalid", 2, rng);
+    CHECK(atomic_load(&F.corrupted) == bad);
+    drain(e, circ, 1);
+    cuzk_engine_destroy(e);
+    g_max_errors = 0;
+
+    /* a device error (CUZK_ERR_DEVICE: a CUDA error) fails the device at once */
+    fault_reset(F_DEVERR_DEV1);
+    e = make_engine(3, 2, 2, 0, NULL);
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    run_until_failed(e, k, 1, rng);
+    CHECK(cuzk_engine_device_failed(e, 1, reason, sizeof reason));
+    CHECK_MSG(strstr(reason, "device error: injected fault"), "%s", reason);
+    unsigned calls1 = atomic_load(&F.dev_calls[1]);
+    CHECK_MSG(calls1 >= 1 && calls1 <= 2, "%u calls on device 1", calls1);
+    run_jobs(e, k, "after-deverr", 2, rng);
+    CHECK(atomic_load(&F.dev_calls[1]) == calls1 && !cuzk_engine_device_failed(e, 0, NULL, 0));
+    drain(e, circ, 1);
+    cuzk_engine_destroy(e);
+
+    /* every device fails, with the CPU fallback: the CPU prover takes over */
+    fault_reset(F_DEVERR_ALL);
+    g_fallback = true;
+    e = make_engine(3, 2, 2, 0, NULL);
+    g_fallback = false;
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    CHECK(status_has(e, "\"fallback\":true") && status_has(e, "\"state\":\"standby\""));
+    run_jobs(e, k, "fallback", 3, rng);
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.devices_failed == 2 && c.devices_healthy == 0 && c.jobs_done == 3 && c.jobs_failed == 0);
+    CHECK(status_has(e, "\"state\":\"active\"") && status_has(e, "\"device\":\"cpu-fallback\""));
+    drain(e, circ, 1);
+    cuzk_engine_destroy(e);
+
+    /* every device fails, no fallback: the jobs fail clearly, later ones at
+     * once, and nothing hangs */
+    fault_reset(F_DEVERR_ALL);
+    e = make_engine(3, 2, 2, 0, NULL);
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    for (int round = 0; round < 2; round++) {
+        cuzk_job *js[3];
+        for (int i = 0; i < 3; i++) {
+            char id[32];
+            snprintf(id, sizeof id, "dead-%d-%d", round, i);
+            CHECK(tk_submit(e, "porep", id, 500 + (uint64_t)i, CUZK_PRIORITY_DEFAULT, 0, &js[i]) == CUZK_OK);
+        }
+        for (int i = 0; i < 3; i++) {
+            CHECK(cuzk_job_await(js[i], -1) == CUZK_ERR_NO_DEVICE);
+            cuzk_job_info inf;
+            cuzk_job_get_info(js[i], &inf);
+            CHECK_MSG(strstr(inf.message, "no working prover device: all 2 failed (device "), "%s", inf.message);
+            cuzk_job_release(js[i]);
+        }
+    }
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.devices_failed == 2 && c.devices_healthy == 0 && c.jobs_failed == 6);
+    drain(e, circ, 1);
+    cuzk_engine_destroy(e);
 }
 
 /* ---- cancellation and deadlines ------------------------------------------ */
@@ -481,6 +640,7 @@ int main(void)
     tk_setup(&k1, NC / 2, 2, &rng);
     tk_setup(&k2, NC, NI, &rng);
     corrupt_faults(&k, &rng);
+    device_failures(&k, &rng);
     cancel_and_timeout(&k, &k1);
     budget(&k, &k2);
     pce_manager(&k, &k1);

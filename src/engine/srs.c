@@ -30,6 +30,22 @@ static void mem_take(cuzk_engine *e, uint64_t bytes)
     if (e->reserved > e->peak) e->peak = e->reserved;
 }
 
+/* The least recently used idle entry: a HOT SRS no job holds, or a
+ * resident PCE no synthesis uses (*is_pce says which); NULL if none. */
+static srs_entry *lru_idle(cuzk_engine *e, bool *is_pce)
+{
+    srs_entry *victim = NULL;
+    uint64_t best = 0;
+    for (size_t i = 0; i < e->nsrs; i++) {
+        srs_entry *s = e->srs[i];
+        if (s->state == CUZK_SRS_HOT && s->refs == 0 && (!victim || s->last_used < best))
+            victim = s, best = s->last_used, *is_pce = false;
+        if (s->pce_state == CUZK_PCE_RESIDENT && s->pce_refs == 0 && (!victim || s->pce_last_used < best))
+            victim = s, best = s->pce_last_used, *is_pce = true;
+    }
+    return victim;
+}
+
 bool mem_try(cuzk_engine *e, uint64_t bytes)
 {
     if (e->reserved + bytes <= e->budget) {
@@ -38,20 +54,25 @@ bool mem_try(cuzk_engine *e, uint64_t bytes)
     }
     /* evict only if the idle entries are enough to make it fit */
     uint64_t idle = 0;
-    for (size_t i = 0; i < e->nsrs; i++)
-        if (e->srs[i]->state == CUZK_SRS_HOT && e->srs[i]->refs == 0) idle += e->srs[i]->bytes;
+    for (size_t i = 0; i < e->nsrs; i++) {
+        srs_entry *s = e->srs[i];
+        if (s->state == CUZK_SRS_HOT && s->refs == 0) idle += s->bytes;
+        if (s->pce_state == CUZK_PCE_RESIDENT && s->pce_refs == 0) idle += s->pce_bytes;
+    }
     if (e->reserved - idle + bytes > e->budget) return false;
     while (e->reserved + bytes > e->budget) {
-        srs_entry *victim = NULL;
-        for (size_t i = 0; i < e->nsrs; i++) {
-            srs_entry *s = e->srs[i];
-            if (s->state == CUZK_SRS_HOT && s->refs == 0 && (!victim || s->last_used < victim->last_used))
-                victim = s;
-        }
+        bool is_pce = false;
+        srs_entry *victim = lru_idle(e, &is_pce);
         if (!victim) return false;
-        eng_log(e, 2, "evicting idle parameters of %s (%llu bytes) for memory", victim->circuit_id,
-                (unsigned long long)victim->bytes);
-        srs_drop(e, victim, false);
+        if (is_pce) {
+            eng_log(e, 2, "evicting the idle PCE of %s (%llu bytes) for memory", victim->circuit_id,
+                    (unsigned long long)victim->pce_bytes);
+            pce_drop(e, victim);
+        } else {
+            eng_log(e, 2, "evicting idle parameters of %s (%llu bytes) for memory", victim->circuit_id,
+                    (unsigned long long)victim->bytes);
+            srs_drop(e, victim, false);
+        }
     }
     mem_take(e, bytes);
     return true;
@@ -163,6 +184,97 @@ oom:
     return CUZK_ERR_NO_MEMORY;
 }
 
+/* ---- pinned host memory for HOT parameters ------------------------------ */
+
+/* The arrays provers upload; vk.ic stays with the CPU verifier. */
+static size_t pin_arrays(cuzk_groth16_params *p, void *ptr[5], size_t len[5])
+{
+    ptr[0] = p->h, len[0] = p->n_h * sizeof *p->h;
+    ptr[1] = p->l, len[1] = p->n_l * sizeof *p->l;
+    ptr[2] = p->a, len[2] = p->n_a * sizeof *p->a;
+    ptr[3] = p->b_g1, len[3] = p->n_b_g1 * sizeof *p->b_g1;
+    ptr[4] = p->b_g2, len[4] = p->n_b_g2 * sizeof *p->b_g2;
+    return 5;
+}
+
+/*
+ * Page-locks the decoded parameters when they fit in the pinned limit
+ * (reserved under the lock first, so concurrent loads never overshoot it);
+ * entries over the limit stay pageable and still prove. One how for the
+ * whole set: an array that cannot be pinned as well as the first one is
+ * unpinned again and the set is retried with the weaker method.
+ */
+void srs_pin(cuzk_engine *e, srs_entry *s)
+{
+    s->pin_how = CUZK_GPU_PIN_NONE;
+    s->pinned_bytes = 0;
+    if (e->pin_off) return;
+    void *ptr[5];
+    size_t len[5], n = pin_arrays(&s->params, ptr, len);
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++) total += ptr[i] ? len[i] : 0;
+    if (!total) return;
+    pthread_mutex_lock(&e->mu);
+    bool fits = e->pinned + total <= e->pin_limit;
+    if (fits) {
+        e->pinned += total;
+        if (e->pinned > e->pinned_peak) e->pinned_peak = e->pinned;
+    } else {
+        e->c.pin_over_limit++;
+    }
+    pthread_mutex_unlock(&e->mu);
+    if (!fits) {
+        eng_log(e, 1, "parameters of %s (%llu bytes) stay pageable: over the pinned limit", s->circuit_id,
+                (unsigned long long)total);
+        return;
+    }
+    /* one method for the whole set: the first array's; an array that does
+     * not get it undoes the others, and the set stays pageable */
+    char msg[160] = "";
+    cuzk_gpu_pin_how how = CUZK_GPU_PIN_NONE;
+    size_t done = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!ptr[i] || !len[i]) {
+            done = i + 1;
+            continue;
+        }
+        char m[160] = "";
+        cuzk_gpu_pin_how h = cuzk_gpu_host_pin(ptr[i], len[i], m, sizeof m);
+        if (how == CUZK_GPU_PIN_NONE) how = h, memcpy(msg, m, sizeof msg);
+        if (h != how || h == CUZK_GPU_PIN_NONE) {
+            cuzk_gpu_host_unpin(ptr[i], len[i], h);
+            if (h == CUZK_GPU_PIN_NONE) memcpy(msg, m, sizeof msg);
+            else snprintf(msg, sizeof msg, "pageable (arrays pinned unevenly: %s, then %s)",
+                          cuzk_gpu_pin_name(how), cuzk_gpu_pin_name(h));
+            for (size_t k = 0; k < done; k++) cuzk_gpu_host_unpin(ptr[k], len[k], how);
+            how = CUZK_GPU_PIN_NONE;
+            break;
+        }
+        done = i + 1;
+    }
+    pthread_mutex_lock(&e->mu);
+    if (how == CUZK_GPU_PIN_NONE) e->pinned -= total;
+    s->pin_how = how;
+    s->pinned_bytes = how == CUZK_GPU_PIN_NONE ? 0 : total;
+    e->pin_last = how;
+    snprintf(e->pin_note, sizeof e->pin_note, "%s", msg);
+    pthread_mutex_unlock(&e->mu);
+    if (how != CUZK_GPU_PIN_CUDA)
+        eng_log(e, how == CUZK_GPU_PIN_NONE ? 1 : 2, "parameters of %s: %s", s->circuit_id, msg);
+}
+
+/* Under the lock, before the parameters are freed. */
+static void srs_unpin(cuzk_engine *e, srs_entry *s)
+{
+    if (s->pin_how == CUZK_GPU_PIN_NONE) return;
+    void *ptr[5];
+    size_t len[5], n = pin_arrays(&s->params, ptr, len);
+    for (size_t i = 0; i < n; i++) cuzk_gpu_host_unpin(ptr[i], len[i], s->pin_how);
+    e->pinned -= s->pinned_bytes;
+    s->pinned_bytes = 0;
+    s->pin_how = CUZK_GPU_PIN_NONE;
+}
+
 /* Decodes or copies the parameters; the caller set LOADING, so this thread
  * owns params, pvk and map until srs_load_done. */
 int srs_load(cuzk_engine *e, srs_entry *s, char *msg, size_t msg_len)
@@ -205,8 +317,10 @@ int srs_load(cuzk_engine *e, srs_entry *s, char *msg, size_t msg_len)
     if (err != CUZK_OK) {
         cuzk_groth16_params_free(&s->params);
         snprintf(msg, msg_len, "preparing the verifying key: %s", cuzk_strerror(err));
+        return err;
     }
-    return err;
+    srs_pin(e, s);
+    return CUZK_OK;
 }
 
 void srs_load_done(cuzk_engine *e, srs_entry *s, int err, double secs)
@@ -236,6 +350,7 @@ void srs_drop(cuzk_engine *e, srs_entry *s, bool to_cold)
     if (s->state == CUZK_SRS_HOT) {
         if (e->prover.srs_evicted)
             for (unsigned d = 0; d < e->n_devices; d++) e->prover.srs_evicted(e->prover.ctx, e->devs[d], &s->params);
+        srs_unpin(e, s);
         cuzk_groth16_params_free(&s->params);
         cuzk_groth16_pvk_free(&s->pvk);
         mem_release(e, s->bytes);
@@ -269,7 +384,7 @@ void srs_free_all(cuzk_engine *e)
         srs_entry *s = e->srs[i];
         srs_drop(e, s, true);
         if (s->pce && e->pce.free) e->pce.free(e->pce.ctx, s->pce);
-        mem_release(e, s->pce_bytes);
+        if (s->pce_state == CUZK_PCE_RESIDENT || s->pce_state == CUZK_PCE_EXTRACTING) mem_release(e, s->pce_bytes);
         free(s->circuit_id);
         free(s->path);
         free(s);
@@ -383,6 +498,7 @@ void pce_load_cached(cuzk_engine *e, kind_entry *k)
         s->pce_bytes = bytes;
         mem_force(e, (int64_t)bytes); /* already in memory: account for it */
         s->pce_state = CUZK_PCE_RESIDENT;
+        s->pce_last_used = ++e->lru_tick;
         eng_log(e, 2, "loaded the PCE of %s from disk", s->circuit_id);
     } else {
         s->pce_state = CUZK_PCE_NONE;
@@ -413,6 +529,7 @@ static void *pce_thread_main(void *arg)
         s->pce = pce;
         s->pce_bytes = bytes;
         s->pce_state = CUZK_PCE_RESIDENT;
+        s->pce_last_used = ++e->lru_tick;
         e->c.pce_extractions++;
         eng_log(e, 2, "PCE of %s extracted (%llu bytes)", s->circuit_id, (unsigned long long)bytes);
     } else {
@@ -431,9 +548,15 @@ static void *pce_thread_main(void *arg)
 void pce_maybe_extract(cuzk_engine *e, kind_entry *k, const void *inputs, size_t inputs_len)
 {
     srs_entry *s = k->srs;
-    if (!e->have_pce || !e->pce.extract || e->shutdown || s->pce_state != CUZK_PCE_NONE || s->pce_thread_live)
-        return;
+    if (!e->have_pce || !e->pce.extract || e->shutdown || s->pce_state != CUZK_PCE_NONE) return;
+    if (s->pce_thread_live) {
+        /* an earlier extraction (its PCE since evicted) set its result
+         * under this lock and only returns now: the join is immediate */
+        pthread_join(s->pce_thread, NULL);
+        s->pce_thread_live = false;
+    }
     uint64_t est = e->pce.estimate_bytes ? e->pce.estimate_bytes(e->pce.ctx, &k->k) : 0;
+    if (s->pce_last_bytes > est) est = s->pce_last_bytes; /* re-extraction after an eviction */
     if (est && !mem_try(e, est)) return; /* later, when memory allows */
     pce_job *pj = malloc(sizeof *pj + inputs_len);
     s->pce_kind = &k->k;
@@ -451,6 +574,30 @@ void pce_maybe_extract(cuzk_engine *e, kind_entry *k, const void *inputs, size_t
     s->pce_state = CUZK_PCE_NONE;
     mem_release(e, est);
     s->pce_bytes = 0;
+}
+
+void pce_unref(cuzk_engine *e, srs_entry *s)
+{
+    s->pce_refs--;
+    s->pce_last_used = ++e->lru_tick;
+    /* an idle PCE is evictable: memory waiters may proceed */
+    pthread_cond_broadcast(&e->cpu_cv);
+    pthread_cond_broadcast(&e->done_cv);
+}
+
+/* Frees an idle resident PCE; the next full synthesis of its circuit
+ * extracts it again (from the PCE layer's disk cache when it has one). */
+void pce_drop(cuzk_engine *e, srs_entry *s)
+{
+    if (s->pce_state != CUZK_PCE_RESIDENT || s->pce_refs) return;
+    if (s->pce && e->pce.free) e->pce.free(e->pce.ctx, s->pce);
+    s->pce = NULL;
+    mem_release(e, s->pce_bytes);
+    s->pce_last_bytes = s->pce_bytes;
+    s->pce_bytes = 0;
+    s->pce_state = CUZK_PCE_NONE;
+    s->pce_evictions++;
+    e->c.pce_evictions++;
 }
 
 void pce_join_all(cuzk_engine *e)
