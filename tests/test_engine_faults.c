@@ -248,12 +248,20 @@ static void run_jobs(cuzk_engine *e, tkind *k, const char *prefix, int n, cuzk_r
     }
 }
 
-/* Jobs until device d is marked failed (a few suffice; bounded). */
-static void run_until_failed(cuzk_engine *e, tkind *k, unsigned d, cuzk_rng *rng)
+/* A fresh 2x2 engine with the fault mode; jobs until device d is marked
+ * failed (a few suffice; bounded), whose reason must contain why. */
+static cuzk_engine *fail_device(int mode, const cuzk_engine_kind *kd, tkind *k, unsigned d, const char *why,
+                                cuzk_rng *rng)
 {
+    fault_reset(mode);
+    cuzk_engine *e = make_engine(3, 2, 2, 0, NULL);
+    CHECK(cuzk_engine_register_kind(e, kd) == CUZK_OK);
     for (int round = 0; round < 20 && !cuzk_engine_device_failed(e, d, NULL, 0); round++)
         run_jobs(e, k, "until-failed", 2, rng);
-    CHECK(cuzk_engine_device_failed(e, d, NULL, 0));
+    char reason[256];
+    CHECK(cuzk_engine_device_failed(e, d, reason, sizeof reason));
+    CHECK_MSG(strstr(reason, why), "%s", reason);
+    return e;
 }
 
 static void device_failures(tkind *k, cuzk_rng *rng)
@@ -265,15 +273,11 @@ static void device_failures(tkind *k, cuzk_rng *rng)
 
     /* device 0 fails every call (an out-of-memory error): after 3 in a row it
      * is marked failed; every job still completes, on device 1 */
-    fault_reset(F_ERROR_DEV0);
     log_clear();
     g_max_errors = 3;
-    cuzk_engine *e = make_engine(3, 2, 2, 0, NULL);
-    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    cuzk_engine *e = fail_device(F_ERROR_DEV0, &kd, k, 0, "3 errors or invalid proofs in a row", rng);
     CHECK(status_has(e, "\"device_max_errors\":3"));
-    run_until_failed(e, k, 0, rng);
-    CHECK(cuzk_engine_device_failed(e, 0, reason, sizeof reason));
-    CHECK_MSG(strstr(reason, "3 errors or invalid proofs in a row") && strstr(reason, "injected fault"), "%s", reason);
+    CHECK(cuzk_engine_device_failed(e, 0, reason, sizeof reason) && strstr(reason, "injected fault"));
     CHECK(!cuzk_engine_device_failed(e, 1, reason, sizeof reason) && reason[0] == 0);
     unsigned calls0 = atomic_load(&F.dev_calls[0]);
     /* the third error fails it; the device's other worker may have had a call in flight */
@@ -290,12 +294,7 @@ static void device_failures(tkind *k, cuzk_rng *rng)
     cuzk_engine_destroy(e);
 
     /* repeated invalid proofs fail a device the same way */
-    fault_reset(F_CORRUPT_DEV0);
-    e = make_engine(3, 2, 2, 0, NULL);
-    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
-    run_until_failed(e, k, 0, rng);
-    CHECK(cuzk_engine_device_failed(e, 0, reason, sizeof reason));
-    CHECK_MSG(strstr(reason, "last: invalid proof"), "%s", reason);
+    e = fail_device(F_CORRUPT_DEV0, &kd, k, 0, "last: invalid proof", rng);
     /* counted when verified: proofs made meanwhile on device 0 are re-proved too */
     unsigned bad = atomic_load(&F.corrupted);
     CHECK_MSG(bad >= 3 && atomic_load(&F.corrupted_dev1) == 0, "%u corrupted", bad);
@@ -306,12 +305,7 @@ static void device_failures(tkind *k, cuzk_rng *rng)
     g_max_errors = 0;
 
     /* a device error (CUZK_ERR_DEVICE: a CUDA error) fails the device at once */
-    fault_reset(F_DEVERR_DEV1);
-    e = make_engine(3, 2, 2, 0, NULL);
-    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
-    run_until_failed(e, k, 1, rng);
-    CHECK(cuzk_engine_device_failed(e, 1, reason, sizeof reason));
-    CHECK_MSG(strstr(reason, "device error: injected fault"), "%s", reason);
+    e = fail_device(F_DEVERR_DEV1, &kd, k, 1, "device error: injected fault", rng);
     unsigned calls1 = atomic_load(&F.dev_calls[1]);
     CHECK_MSG(calls1 >= 1 && calls1 <= 2, "%u calls on device 1", calls1);
     run_jobs(e, k, "after-deverr", 2, rng);
