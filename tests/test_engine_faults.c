@@ -73,8 +73,10 @@ static void fault_reset(int mode)
 }
 
 /* engine options for make_engine: 0 / false = the defaults */
-static unsigned g_max_errors;
+static unsigned g_max_errors, g_synth_workers;
 static bool g_fallback;
+static cuzk_engine_pin g_pin;
+static uint64_t g_pin_limit;
 
 static cuzk_engine *make_engine(unsigned synth, unsigned devices, unsigned per_dev, uint64_t budget,
                                 const cuzk_engine_pce *pce)
@@ -87,7 +89,8 @@ static cuzk_engine *make_engine(unsigned synth, unsigned devices, unsigned per_d
     cuzk_engine_config cfg = {.synthesis_workers = synth, .num_devices = devices, .workers_per_device = per_dev,
                               .memory_budget = budget, .prover = &fp, .pce = pce, .log = log_capture,
                               .stage_hook = gate_hook, .hook_ctx = &G, .device_max_errors = g_max_errors,
-                              .cpu_fallback = g_fallback};
+                              .cpu_fallback = g_fallback, .pin = g_pin, .pinned_limit = g_pin_limit};
+    if (g_synth_workers) cfg.synthesis_workers = g_synth_workers;
     cuzk_engine *e = NULL;
     CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
     return e;
@@ -446,6 +449,9 @@ static void cancel_and_timeout(tkind *k, tkind *k1)
 
 /* ---- the memory budget ------------------------------------------------------ */
 
+/* sizes measured by budget(): parameters, one partition's witness */
+static uint64_t g_S, g_W;
+
 static void budget(tkind *k, tkind *k2)
 {
     fault_reset(F_NONE);
@@ -468,6 +474,7 @@ static void budget(tkind *k, tkind *k2)
     uint64_t W = c.memory_peak - S;
     cuzk_engine_destroy(e);
     CHECK(S > 0 && W > 0 && S > 2 * W);
+    g_S = S, g_W = W;
     fprintf(stderr, "budget: parameters %llu bytes, one partition %llu bytes\n", (unsigned long long)S,
             (unsigned long long)W);
 
@@ -528,17 +535,32 @@ static void budget(tkind *k, tkind *k2)
 
 typedef struct fake_pce {
     atomic_uint loads, extracts, witnesses;
+    atomic_uint frees, freed_in_use; /* a PCE freed while a witness call used it */
+    uint64_t bytes;                  /* the size PCEs claim; 0: 16 (loaded) or 32 (extracted) */
 } fake_pce;
 
 static fake_pce P;
+
+/* A fake PCE: how many witness calls use it right now. */
+typedef struct fake_obj {
+    atomic_int users;
+} fake_obj;
+
+static int fp_new(void **pce, uint64_t *bytes, uint64_t dflt)
+{
+    fake_obj *o = calloc(1, sizeof *o);
+    *pce = o;
+    *bytes = P.bytes ? P.bytes : dflt;
+    return o ? CUZK_OK : CUZK_ERR_NO_MEMORY;
+}
+
+static uint64_t fp_estimate(void *ctx, const cuzk_engine_kind *kind) { return P.bytes; }
 
 static int fp_load(void *ctx, const cuzk_engine_kind *kind, void **pce, uint64_t *bytes)
 {
     atomic_fetch_add(&P.loads, 1);
     if (strcmp(kind->circuit_id, "cached-c")) return CUZK_ERR_IO; /* no cache on disk */
-    *pce = malloc(16);
-    *bytes = 16;
-    return *pce ? CUZK_OK : CUZK_ERR_NO_MEMORY;
+    return fp_new(pce, bytes, 16);
 }
 
 static int fp_extract(void *ctx, const cuzk_engine_kind *kind, const void *in, size_t len, void **pce,
@@ -548,9 +570,7 @@ static int fp_extract(void *ctx, const cuzk_engine_kind *kind, const void *in, s
     atomic_fetch_add(&P.extracts, 1);
     if (!strcmp(kind->circuit_id, "broken-c")) return CUZK_ERR_FORMAT;
     usleep(20000); /* a window for other partitions to ask for a second extraction */
-    *pce = malloc(32);
-    *bytes = 32;
-    return *pce ? CUZK_OK : CUZK_ERR_NO_MEMORY;
+    return fp_new(pce, bytes, 32);
 }
 
 static void cs_release(void *owner) { cuzk_cs_free(owner); }
@@ -560,12 +580,16 @@ static int fp_witness(void *ctx, void *pce, const cuzk_engine_kind *kind, const 
                       uint32_t part, cuzk_engine_witness *out)
 {
     atomic_fetch_add(&P.witnesses, 1);
+    fake_obj *o = pce;
+    atomic_fetch_add(&o->users, 1);
+    usleep(1000); /* a window for an eviction that should not happen */
     memset(out, 0, sizeof *out);
     cuzk_proving_cs *cs = cuzk_proving_cs_new();
     int err = cs ? cuzk_cs_alloc_one(&cs->base) : CUZK_ERR_NO_MEMORY;
     if (!err) err = kind->synthesize(kind->ctx, &cs->base, in, len, part);
     if (!err) err = cuzk_cs_finalize(&cs->base);
     if (!err) err = cuzk_groth16_assignment_from_cs(&out->as, cs);
+    atomic_fetch_sub(&o->users, 1);
     if (err) {
         if (cs) cuzk_cs_free(&cs->base);
         return err;
@@ -575,7 +599,13 @@ static int fp_witness(void *ctx, void *pce, const cuzk_engine_kind *kind, const 
     return CUZK_OK;
 }
 
-static void fp_free(void *ctx, void *pce) { free(pce); }
+static void fp_free(void *ctx, void *pce)
+{
+    fake_obj *o = pce;
+    atomic_fetch_add(&P.frees, 1);
+    if (atomic_load(&o->users)) atomic_fetch_add(&P.freed_in_use, 1);
+    free(o);
+}
 
 static void pce_manager(tkind *k, tkind *k1)
 {
@@ -625,6 +655,275 @@ static void pce_manager(tkind *k, tkind *k1)
     cuzk_engine_destroy(e);
 }
 
+/* ---- PCE eviction under the budget ------------------------------------------ */
+
+typedef struct preload_arg {
+    cuzk_engine *e;
+    const char *circuit;
+    atomic_int rc, done;
+} preload_arg;
+
+static void *preload_main(void *arg)
+{
+    preload_arg *a = arg;
+    atomic_store(&a->rc, cuzk_engine_srs_preload(a->e, a->circuit));
+    atomic_store(&a->done, 1);
+    return NULL;
+}
+
+static void pce_eviction(tkind *k, tkind *k2)
+{
+    fault_reset(F_NONE);
+    memset(&P, 0, sizeof P);
+    uint64_t S = g_S, W = g_W;
+    P.bytes = S; /* PCEs as large as the parameters: they compete for the budget */
+    cuzk_engine_pce hooks = {.load = fp_load, .extract = fp_extract, .witness = fp_witness,
+                             .estimate_bytes = fp_estimate, .free = fp_free};
+    cuzk_engine_counters c;
+    cuzk_pce_state ps;
+    cuzk_job *j;
+
+    /* a PCE in use is never evicted: a preload that needs its memory waits
+     * until the synthesis using it is done, then evicts it (the LRU idle entry) */
+    uint64_t B = 2 * S + W + W / 2;
+    cuzk_engine *e = make_engine(2, 1, 1, B, &hooks);
+    cuzk_engine_kind kc = tk_kind(k, "cached", "cached-c", 1, CUZK_PRIORITY_NORMAL);
+    cuzk_engine_kind ko = tk_kind(k2, "other", "other-c", 1, CUZK_PRIORITY_NORMAL);
+    CHECK(cuzk_engine_register_kind(e, &kc) == CUZK_OK);
+    CHECK(cuzk_engine_register_kind(e, &ko) == CUZK_OK);
+    CHECK(cuzk_engine_pce_state(e, "cached-c", &ps) == CUZK_OK && ps == CUZK_PCE_RESIDENT);
+    gate_arm(&G, CUZK_STAGE_SYNTHESIS, "hold-pce");
+    CHECK(tk_submit(e, "cached", "hold-pce", 61, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+    gate_wait(&G); /* its synthesis holds the PCE (fast path) and the parameters */
+    cuzk_engine_get_counters(e, &c);
+    uint64_t waits0 = c.memory_waits;
+    preload_arg pa = {.e = e, .circuit = "other-c"};
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, preload_main, &pa) == 0);
+    WAIT_FOR(e, c_.memory_waits > waits0); /* the preload found no idle entry */
+    CHECK(cuzk_engine_pce_state(e, "cached-c", &ps) == CUZK_OK && ps == CUZK_PCE_RESIDENT);
+    CHECK(!atomic_load(&pa.done));
+    char *js = cuzk_engine_status_json(e);
+    CHECK_MSG(js && strstr(js, "\"pce\":\"resident\",\"pce_bytes\""), "%s", js ? js : "");
+    CHECK(js && strstr(js, "\"pce_refs\":1"));
+    free(js);
+    gate_release(&G);
+    CHECK(cuzk_job_await(j, -1) == CUZK_OK && tk_proof_ok(k, j, 61, 1));
+    cuzk_job_release(j);
+    pthread_join(th, NULL);
+    CHECK(atomic_load(&pa.rc) == CUZK_OK);
+    CHECK(cuzk_engine_pce_state(e, "cached-c", &ps) == CUZK_OK && ps == CUZK_PCE_NONE);
+    cuzk_srs_state ss;
+    CHECK(cuzk_engine_srs_state(e, "cached-c", &ss) == CUZK_OK && ss == CUZK_SRS_HOT); /* more recent */
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.pce_evictions == 1 && c.pce_resident_bytes == 0 && atomic_load(&P.frees) == 1);
+    /* the next job of the circuit synthesizes fully and extracts the PCE again */
+    CHECK(tk_submit(e, "cached", "re-extract", 62, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+    CHECK(cuzk_job_await(j, -1) == CUZK_OK && tk_proof_ok(k, j, 62, 1));
+    cuzk_job_release(j);
+    CHECK(cuzk_engine_wait_idle(e, -1) == CUZK_OK);
+    CHECK(cuzk_engine_pce_state(e, "cached-c", &ps) == CUZK_OK && ps == CUZK_PCE_RESIDENT);
+    CHECK(atomic_load(&P.extracts) == 1);
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.memory_peak <= B && c.pce_resident_bytes == S);
+    cuzk_engine_destroy(e);
+
+    /* two circuits whose parameters and PCEs never fit together: jobs
+     * alternate, idle PCEs and parameters are evicted LRU, all proofs valid */
+    B = 2 * S + 2 * W;
+    e = make_engine(3, 1, 2, B, &hooks);
+    cuzk_engine_kind kx = tk_kind(k, "x", "x-c", 4, CUZK_PRIORITY_NORMAL);
+    cuzk_engine_kind ky = tk_kind(k2, "y", "y-c", 4, CUZK_PRIORITY_NORMAL);
+    CHECK(cuzk_engine_register_kind(e, &kx) == CUZK_OK);
+    CHECK(cuzk_engine_register_kind(e, &ky) == CUZK_OK);
+    for (int i = 0; i < 8; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "alt-%d", i);
+        CHECK(tk_submit(e, i % 2 ? "y" : "x", id, 700 + (uint64_t)i, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+        int r = cuzk_job_await(j, -1);
+        CHECK_MSG(r == CUZK_OK, "%s: %s", id, cuzk_strerror(r));
+        CHECK(tk_proof_ok(i % 2 ? k2 : k, j, 700 + (uint64_t)i, 4));
+        cuzk_job_release(j);
+        CHECK(cuzk_engine_wait_idle(e, -1) == CUZK_OK); /* its extraction too */
+    }
+    cuzk_engine_get_counters(e, &c);
+    fprintf(stderr, "pce eviction: %llu PCE evictions, %llu SRS evictions, %llu extractions, peak %llu of %llu\n",
+            (unsigned long long)c.pce_evictions, (unsigned long long)c.srs_evictions,
+            (unsigned long long)c.pce_extractions, (unsigned long long)c.memory_peak, (unsigned long long)B);
+    CHECK(c.pce_evictions > 0 && c.pce_extractions > 2 && c.memory_peak <= B);
+    CHECK(atomic_load(&P.freed_in_use) == 0);
+    cuzk_engine_destroy(e);
+    CHECK(atomic_load(&P.freed_in_use) == 0);
+    memset(&P, 0, sizeof P);
+}
+
+/* ---- pinned parameters and the synthesis default ----------------------------- */
+
+/* The kernel's count of this process's locked memory (VmLck), bytes. */
+static uint64_t vm_locked(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    uint64_t kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmLck:", 6)) kb = strtoull(line + 6, NULL, 10);
+    if (f) fclose(f);
+    return kb * 1024;
+}
+
+static uint64_t upload_bytes(const cuzk_groth16_params *p)
+{
+    return (p->n_h + p->n_l + p->n_a + p->n_b_g1) * sizeof(cuzk_g1_affine) + p->n_b_g2 * sizeof(cuzk_g2_affine);
+}
+
+/* the status's "pinning" value, copied into out */
+static void status_pinning(cuzk_engine *e, char *out, size_t n)
+{
+    char *js = cuzk_engine_status_json(e);
+    const char *p = js ? strstr(js, "\"pinning\":\"") : NULL;
+    snprintf(out, n, "%.*s", p ? (int)strcspn(p + 11, "\"") : 0, p ? p + 11 : "");
+    free(js);
+}
+
+static void pinning(tkind *k, tkind *k2)
+{
+    fault_reset(F_NONE);
+    cuzk_engine_kind kd = tk_kind(k, "porep", "porep-c", 2, CUZK_PRIORITY_NORMAL);
+    cuzk_engine_kind ko = tk_kind(k2, "other", "other-c", 2, CUZK_PRIORITY_NORMAL);
+    uint64_t P1 = upload_bytes(&k->params), P2 = upload_bytes(&k2->params);
+    cuzk_engine_counters c;
+    char how[32];
+    cuzk_job *j;
+
+    /* with a prover backend HOT parameters are page-locked; the limit (one
+     * and a half sets) leaves the second set pageable, and it still proves */
+    g_pin_limit = P1 + P2 / 2;
+    cuzk_engine *e = make_engine(2, 1, 1, 0, NULL);
+    g_pin_limit = 0;
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    CHECK(cuzk_engine_register_kind(e, &ko) == CUZK_OK);
+    uint64_t lck0 = vm_locked();
+    CHECK(cuzk_engine_srs_preload(e, "porep-c") == CUZK_OK);
+    status_pinning(e, how, sizeof how);
+    cuzk_engine_get_counters(e, &c);
+    fprintf(stderr, "pinning: %s, %llu bytes of %llu\n", how, (unsigned long long)c.memory_pinned,
+            (unsigned long long)c.memory_pinned_limit);
+    CHECK(c.memory_pinned_limit == P1 + P2 / 2);
+    if (!strcmp(how, "none")) {
+        /* neither CUDA nor mlock (RLIMIT_MEMLOCK): said so, nothing counted */
+        char *js = cuzk_engine_status_json(e);
+        CHECK_MSG(js && strstr(js, "\"pinning_note\":\"pageable (no CUDA registration"), "%s", js ? js : "");
+        free(js);
+        CHECK(c.memory_pinned == 0);
+    } else {
+        CHECK_MSG(!strcmp(how, "cuda") || !strcmp(how, "mlock"), "%s", how);
+        CHECK(c.memory_pinned == P1 && c.memory_pinned_peak == P1);
+        if (!strcmp(how, "mlock")) CHECK_MSG(vm_locked() >= lck0 + P1, "VmLck %llu", (unsigned long long)vm_locked());
+        CHECK(status_has(e, "\"pinned\":\"") && status_has(e, "\"pinning_note\":\""));
+        /* over the limit: pageable, counted, and it proves */
+        CHECK(cuzk_engine_srs_preload(e, "other-c") == CUZK_OK);
+        cuzk_engine_get_counters(e, &c);
+        CHECK(c.memory_pinned == P1 && c.pin_over_limit == 1);
+        CHECK(tk_submit(e, "other", "pageable", 81, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+        CHECK(cuzk_job_await(j, -1) == CUZK_OK && tk_proof_ok(k2, j, 81, 2));
+        cuzk_job_release(j);
+        /* eviction unpins; the next load of the other set fits the limit */
+        CHECK(cuzk_engine_srs_evict(e, "porep-c") == CUZK_OK);
+        CHECK(cuzk_engine_srs_evict(e, "other-c") == CUZK_OK);
+        cuzk_engine_get_counters(e, &c);
+        CHECK(c.memory_pinned == 0);
+        if (!strcmp(how, "mlock")) CHECK(vm_locked() == lck0);
+        CHECK(tk_submit(e, "other", "pinned", 82, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+        CHECK(cuzk_job_await(j, -1) == CUZK_OK && tk_proof_ok(k2, j, 82, 2));
+        cuzk_job_release(j);
+        cuzk_engine_get_counters(e, &c);
+        CHECK(c.memory_pinned == P2);
+    }
+    const char *circ[] = {"porep-c", "other-c"};
+    drain(e, circ, 2);
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.memory_pinned == 0);
+    cuzk_engine_destroy(e);
+
+    /* switched off: nothing pinned, the status says so */
+    g_pin = CUZK_PIN_OFF;
+    e = make_engine(1, 1, 1, 0, NULL);
+    g_pin = CUZK_PIN_AUTO;
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    CHECK(cuzk_engine_srs_preload(e, "porep-c") == CUZK_OK);
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.memory_pinned == 0 && c.memory_pinned_limit == 0);
+    status_pinning(e, how, sizeof how);
+    CHECK(!strcmp(how, "off"));
+    cuzk_engine_destroy(e);
+
+    /* the built-in CPU prover uploads nothing: off by default */
+    cuzk_engine_config cfg = {.synthesis_workers = 1, .log = log_capture};
+    CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    CHECK(cuzk_engine_srs_preload(e, "porep-c") == CUZK_OK);
+    status_pinning(e, how, sizeof how);
+    CHECK(!strcmp(how, "off"));
+    cuzk_engine_destroy(e);
+}
+
+static void synthesis_default(tkind *k, cuzk_rng *rng)
+{
+    /* the formula: min(cores, budget / footprint), at least 1 */
+    CHECK(cuzk_engine_synthesis_workers_default(8, 1000, 0) == 8);   /* footprint unknown */
+    CHECK(cuzk_engine_synthesis_workers_default(8, 1000, 10) == 8);  /* cores bound */
+    CHECK(cuzk_engine_synthesis_workers_default(8, 1000, 300) == 3); /* memory bound */
+    CHECK(cuzk_engine_synthesis_workers_default(8, 100, 300) == 1);  /* at least one */
+    CHECK(cuzk_engine_synthesis_workers_default(0, 100, 0) == 1);
+    for (int i = 0; i < 1000; i++) {
+        unsigned cores = 1 + (unsigned)(cuzk_rng_u64(rng) % 512);
+        uint64_t fp = 1 + cuzk_rng_u64(rng) % (1ull << 40), budget = cuzk_rng_u64(rng) % (1ull << 50);
+        unsigned n = cuzk_engine_synthesis_workers_default(cores, budget, fp);
+        /* n is the largest count <= cores whose footprints fit, or 1 */
+        CHECK(n >= 1 && n <= cores);
+        CHECK(n == 1 || (uint64_t)n * fp <= budget);
+        CHECK(n == cores || (uint64_t)(n + 1) * fp > budget);
+    }
+
+    /* in an engine: unset, the limit follows the largest registered kind */
+    long nc = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned cores = nc > 0 ? (unsigned)nc : 1;
+    uint64_t B = 64ull << 20;
+    log_clear();
+    g_synth_workers = 0;
+    cuzk_engine *e = make_engine(0, 1, 1, B, NULL);
+    cuzk_engine_counters c;
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.synthesis_limit == cores);
+    CHECK_MSG(log_count("synthesis workers: ") == 1, "log: %s", log_buf);
+    cuzk_engine_kind small = tk_kind(k, "small", "small-c", 1, CUZK_PRIORITY_NORMAL);
+    small.witness_bytes = B / (2 * cores + 1); /* 2·cores of them fit: cores bound */
+    CHECK(cuzk_engine_register_kind(e, &small) == CUZK_OK);
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.synthesis_limit == cores);
+    cuzk_engine_kind big = tk_kind(k, "big", "small-c", 1, CUZK_PRIORITY_NORMAL);
+    big.witness_bytes = B / 2 + 1; /* one fits */
+    CHECK(cuzk_engine_register_kind(e, &big) == CUZK_OK);
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.synthesis_limit == 1);
+    CHECK(cores == 1 || log_count("synthesis workers: 1 = min(") == 1);
+    CHECK(status_has(e, "\"synthesis_limit\":1,\"synthesis_workers_configured\":false"));
+    /* the small kind still proves with one synthesis at a time */
+    cuzk_job *j;
+    CHECK(tk_submit(e, "small", "one-at-a-time", 91, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+    CHECK(cuzk_job_await(j, -1) == CUZK_OK && tk_proof_ok(k, j, 91, 1));
+    cuzk_job_release(j);
+    cuzk_engine_destroy(e);
+
+    /* configured: exactly that many, whatever the kinds */
+    e = make_engine(3, 1, 1, B, NULL);
+    CHECK(cuzk_engine_register_kind(e, &big) == CUZK_OK);
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.synthesis_limit == 3);
+    CHECK(status_has(e, "\"synthesis_workers\":3,\"synthesis_limit\":3,\"synthesis_workers_configured\":true"));
+    cuzk_engine_destroy(e);
+}
+
 int main(void)
 {
     cuzk_rng rng;
@@ -638,6 +937,9 @@ int main(void)
     cancel_and_timeout(&k, &k1);
     budget(&k, &k2);
     pce_manager(&k, &k1);
+    pce_eviction(&k, &k2);
+    pinning(&k, &k2);
+    synthesis_default(&k, &rng);
     tk_free(&k);
     tk_free(&k1);
     tk_free(&k2);

@@ -43,7 +43,8 @@ typedef struct srs_entry {
     /* HOT only: how the parameter arrays are page-locked (pin_how) and the
      * bytes counted against the pinned limit; set by the loading thread
      * (outside the lock, after reserving pinned bytes under it). */
-    cuzk_gpu_pin_how pin_how;
+    cuzk_gpu_pin_how pin_how;         /* CUDA when every array is; MLOCK when some are only mlocked */
+    cuzk_gpu_pin_how pin_arr[5];      /* h, l, a, b_g1, b_g2 */
     uint64_t pinned_bytes;
     /* PCE */
     cuzk_pce_state pce_state;

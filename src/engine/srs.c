@@ -1,15 +1,17 @@
 /*
- * Memory budget, SRS residency and the PCE manager. Everything here runs
- * under the scheduler lock except srs_load, pce_load_cached, the extraction
- * thread body and pce_join_all.
+ * Memory budget, SRS residency (with page-locking of HOT parameters) and
+ * the PCE manager. Everything here runs under the scheduler lock except
+ * srs_load (and srs_pin in it), pce_load_cached, the extraction thread
+ * body and pce_join_all.
  *
  * SRS states: COLD (only the source: a file, or the registrant's memory),
  * WARM (the file is mapped: page cache, not counted in the budget), LOADING
  * (one thread decodes or copies it; its estimated size is reserved), HOT
  * (decoded in host memory with its prepared verifying key; its size is
- * reserved). Jobs hold references; an entry without references is idle and
- * the least recently used idle entries are evicted (HOT -> WARM/COLD) when
- * a reservation does not fit.
+ * reserved). Jobs hold references; an entry without references is idle.
+ * Resident PCEs are counted too, referenced by the syntheses using them.
+ * When a reservation does not fit, the least recently used idle entries,
+ * parameters (HOT -> WARM/COLD) or PCEs (RESIDENT -> NONE), are evicted.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -200,14 +202,15 @@ static size_t pin_arrays(cuzk_groth16_params *p, void *ptr[5], size_t len[5])
 /*
  * Page-locks the decoded parameters when they fit in the pinned limit
  * (reserved under the lock first, so concurrent loads never overshoot it);
- * entries over the limit stay pageable and still prove. One how for the
- * whole set: an array that cannot be pinned as well as the first one is
- * unpinned again and the set is retried with the weaker method.
+ * sets over the limit stay pageable and still prove. Each array is pinned
+ * on its own (small arrays may share a page that CUDA registered already:
+ * those get mlock); the set's pin_how is CUDA only when every array is.
  */
 void srs_pin(cuzk_engine *e, srs_entry *s)
 {
-    s->pin_how = CUZK_GPU_PIN_NONE;
-    s->pinned_bytes = 0;
+    /* pin_how and pinned_bytes are NONE / 0 here (srs_unpin); the status
+     * reads them under the lock, so they are written under it below */
+    memset(s->pin_arr, 0, sizeof s->pin_arr);
     if (e->pin_off) return;
     void *ptr[5];
     size_t len[5], n = pin_arrays(&s->params, ptr, len);
@@ -228,48 +231,36 @@ void srs_pin(cuzk_engine *e, srs_entry *s)
                 (unsigned long long)total);
         return;
     }
-    /* one method for the whole set: the first array's; an array that does
-     * not get it undoes the others, and the set stays pageable */
-    char msg[160] = "";
-    cuzk_gpu_pin_how how = CUZK_GPU_PIN_NONE;
-    size_t done = 0;
+    char note[160] = "";
+    uint64_t got = 0;
+    bool all_cuda = true;
     for (size_t i = 0; i < n; i++) {
-        if (!ptr[i] || !len[i]) {
-            done = i + 1;
-            continue;
-        }
+        if (!ptr[i] || !len[i]) continue;
         char m[160] = "";
-        cuzk_gpu_pin_how h = cuzk_gpu_host_pin(ptr[i], len[i], m, sizeof m);
-        if (how == CUZK_GPU_PIN_NONE) how = h, memcpy(msg, m, sizeof msg);
-        if (h != how || h == CUZK_GPU_PIN_NONE) {
-            cuzk_gpu_host_unpin(ptr[i], len[i], h);
-            if (h == CUZK_GPU_PIN_NONE) memcpy(msg, m, sizeof msg);
-            else snprintf(msg, sizeof msg, "pageable (arrays pinned unevenly: %s, then %s)",
-                          cuzk_gpu_pin_name(how), cuzk_gpu_pin_name(h));
-            for (size_t k = 0; k < done; k++) cuzk_gpu_host_unpin(ptr[k], len[k], how);
-            how = CUZK_GPU_PIN_NONE;
-            break;
-        }
-        done = i + 1;
+        s->pin_arr[i] = cuzk_gpu_host_pin(ptr[i], len[i], m, sizeof m);
+        if (s->pin_arr[i] != CUZK_GPU_PIN_NONE) got += len[i];
+        all_cuda = all_cuda && s->pin_arr[i] == CUZK_GPU_PIN_CUDA;
+        if (m[0] && !note[0]) memcpy(note, m, sizeof note);
     }
+    cuzk_gpu_pin_how how = got == 0 ? CUZK_GPU_PIN_NONE : all_cuda ? CUZK_GPU_PIN_CUDA : CUZK_GPU_PIN_MLOCK;
     pthread_mutex_lock(&e->mu);
-    if (how == CUZK_GPU_PIN_NONE) e->pinned -= total;
+    e->pinned -= total - got;
     s->pin_how = how;
-    s->pinned_bytes = how == CUZK_GPU_PIN_NONE ? 0 : total;
+    s->pinned_bytes = got;
     e->pin_last = how;
-    snprintf(e->pin_note, sizeof e->pin_note, "%s", msg);
+    snprintf(e->pin_note, sizeof e->pin_note, "%s", note);
     pthread_mutex_unlock(&e->mu);
-    if (how != CUZK_GPU_PIN_CUDA)
-        eng_log(e, how == CUZK_GPU_PIN_NONE ? 1 : 2, "parameters of %s: %s", s->circuit_id, msg);
+    if (note[0])
+        eng_log(e, how == CUZK_GPU_PIN_NONE ? 1 : 2, "parameters of %s: %s", s->circuit_id, note);
 }
 
 /* Under the lock, before the parameters are freed. */
 static void srs_unpin(cuzk_engine *e, srs_entry *s)
 {
-    if (s->pin_how == CUZK_GPU_PIN_NONE) return;
     void *ptr[5];
     size_t len[5], n = pin_arrays(&s->params, ptr, len);
-    for (size_t i = 0; i < n; i++) cuzk_gpu_host_unpin(ptr[i], len[i], s->pin_how);
+    for (size_t i = 0; i < n; i++) cuzk_gpu_host_unpin(ptr[i], len[i], s->pin_arr[i]);
+    memset(s->pin_arr, 0, sizeof s->pin_arr);
     e->pinned -= s->pinned_bytes;
     s->pinned_bytes = 0;
     s->pin_how = CUZK_GPU_PIN_NONE;
