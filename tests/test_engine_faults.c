@@ -924,6 +924,154 @@ static void synthesis_default(tkind *k, cuzk_rng *rng)
     cuzk_engine_destroy(e);
 }
 
+/* ---- more cancellation, waiters, budget exhaustion ---------------------------- */
+
+static void cancel_more(tkind *k, tkind *k1)
+{
+    /* waiting for memory: the job behind a held one cannot load its
+     * parameters; cancelling it wakes its waiters, the rest proceeds */
+    uint64_t S = g_S, W = g_W, B = S + W + W / 2;
+    fault_reset(F_NONE);
+    cuzk_engine *e = make_engine(2, 1, 1, B, NULL);
+    cuzk_engine_kind kd = tk_kind(k, "porep", "porep-c", 2, CUZK_PRIORITY_NORMAL);
+    cuzk_engine_kind ko = tk_kind(k1, "one", "one-c", 1, CUZK_PRIORITY_NORMAL);
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    CHECK(cuzk_engine_register_kind(e, &ko) == CUZK_OK);
+    cuzk_job *a, *b;
+    gate_arm(&G, CUZK_STAGE_PROVE, "mem-a");
+    CHECK(tk_submit(e, "porep", "mem-a", 1, CUZK_PRIORITY_DEFAULT, 0, &a) == CUZK_OK);
+    gate_wait(&G);
+    cuzk_engine_counters c;
+    cuzk_engine_get_counters(e, &c);
+    uint64_t waits0 = c.memory_waits;
+    CHECK(tk_submit(e, "one", "mem-b", 2, CUZK_PRIORITY_DEFAULT, 0, &b) == CUZK_OK);
+    WAIT_FOR(e, c_.memory_waits > waits0);
+    cuzk_srs_state ss;
+    CHECK(cuzk_engine_srs_state(e, "one-c", &ss) == CUZK_OK && ss == CUZK_SRS_COLD);
+    expect_cancelled(b);
+    cuzk_job_release(b);
+    gate_release(&G);
+    CHECK(cuzk_job_await(a, -1) == CUZK_OK && tk_proof_ok(k, a, 1, 2));
+    cuzk_job_release(a);
+    CHECK(tk_submit(e, "one", "mem-c", 3, CUZK_PRIORITY_DEFAULT, 0, &b) == CUZK_OK);
+    CHECK(cuzk_job_await(b, -1) == CUZK_OK && tk_proof_ok(k1, b, 3, 1));
+    cuzk_job_release(b);
+    const char *circ[] = {"porep-c", "one-c"};
+    drain(e, circ, 2);
+    cuzk_engine_destroy(e);
+
+    /* waiting for a re-prove: one device, two workers, every proof corrupt;
+     * the invalid partition must avoid the worker that made it, and the
+     * other one is held */
+    fault_reset(F_CORRUPT_ALL);
+    e = make_engine(1, 1, 2, 0, NULL);
+    CHECK(cuzk_engine_register_kind(e, &ko) == CUZK_OK);
+    gate_arm(&G, CUZK_STAGE_PROVE, "re-hold");
+    CHECK(tk_submit(e, "one", "re-hold", 4, CUZK_PRIORITY_DEFAULT, 0, &a) == CUZK_OK);
+    gate_wait(&G);
+    CHECK(tk_submit(e, "one", "re-victim", 5, CUZK_PRIORITY_DEFAULT, 0, &b) == CUZK_OK);
+    WAIT_FOR(e, c_.partitions_reproved >= 1 && c_.queued_prove >= 1);
+    expect_cancelled(b);
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.queued_prove == 0);
+    expect_cancelled(a);
+    gate_release(&G);
+    cuzk_job_release(a);
+    cuzk_job_release(b);
+    drain(e, circ + 1, 1);
+    cuzk_engine_destroy(e);
+}
+
+typedef struct waiter {
+    cuzk_engine *e;
+    cuzk_job *j; /* NULL: wait for idle */
+    int rc;
+} waiter;
+
+static void *waiter_main(void *arg)
+{
+    waiter *w = arg;
+    /* generous: a lost wake-up shows as CUZK_ERR_NOT_READY */
+    w->rc = w->j ? cuzk_job_await(w->j, 120000) : cuzk_engine_wait_idle(w->e, 120000);
+    return NULL;
+}
+
+/* Many waiters on jobs that finish, are cancelled or time out: every one
+ * wakes with the job's result. */
+static void waiters(tkind *k1, cuzk_rng *rng)
+{
+    fault_reset(F_NONE);
+    cuzk_engine *e = make_engine(2, 1, 2, 0, NULL);
+    cuzk_engine_kind ko = tk_kind(k1, "one", "one-c", 1, CUZK_PRIORITY_NORMAL);
+    CHECK(cuzk_engine_register_kind(e, &ko) == CUZK_OK);
+    enum { W = 5 };
+    unsigned outcomes[6] = {0};
+    for (int round = 0; round < 60; round++) {
+        char id[32];
+        snprintf(id, sizeof id, "wait-%d", round);
+        uint64_t seed = cuzk_rng_u64(rng) >> 1;
+        int how = (int)(cuzk_rng_u64(rng) % 3); /* 0 finish, 1 cancel, 2 a 1 ms deadline */
+        cuzk_job *j;
+        CHECK(tk_submit(e, "one", id, seed, CUZK_PRIORITY_DEFAULT, how == 2 ? 1 : 0, &j) == CUZK_OK);
+        waiter ws[W];
+        pthread_t th[W];
+        for (int i = 0; i < W; i++) {
+            ws[i] = (waiter){.e = e, .j = i == W - 1 ? NULL : j};
+            CHECK(pthread_create(&th[i], NULL, waiter_main, &ws[i]) == 0);
+        }
+        if (how == 1) {
+            if (cuzk_rng_u64(rng) & 1) usleep(500);
+            int rc = cuzk_job_cancel(j); /* refused when it already finished */
+            CHECK(rc == CUZK_OK || rc == CUZK_ERR_INVALID_ARG);
+        }
+        for (int i = 0; i < W; i++) pthread_join(th[i], NULL);
+        int final = cuzk_job_await(j, 0);
+        CHECK(final != CUZK_ERR_NOT_READY);
+        for (int i = 0; i < W - 1; i++) CHECK_MSG(ws[i].rc == final, "round %d: %d vs %d", round, ws[i].rc, final);
+        CHECK(ws[W - 1].rc == CUZK_OK);
+        cuzk_job_info inf;
+        cuzk_job_get_info(j, &inf);
+        outcomes[inf.state]++;
+        if (inf.state == CUZK_JOB_DONE) CHECK(tk_proof_ok(k1, j, seed, 1));
+        cuzk_job_release(j);
+    }
+    fprintf(stderr, "waiters: %u done, %u cancelled, %u timed out\n", outcomes[CUZK_JOB_DONE],
+            outcomes[CUZK_JOB_CANCELLED], outcomes[CUZK_JOB_TIMED_OUT]);
+    CHECK(outcomes[CUZK_JOB_DONE] + outcomes[CUZK_JOB_CANCELLED] + outcomes[CUZK_JOB_TIMED_OUT] == 60);
+    const char *circ[] = {"one-c"};
+    drain(e, circ, 1);
+    cuzk_engine_destroy(e);
+}
+
+/* A partition larger than the whole budget fails its job at once, whether
+ * or not the parameters are resident. */
+static void budget_exhaustion(tkind *k)
+{
+    fault_reset(F_NONE);
+    uint64_t B = 2 * g_S + 2 * g_W;
+    cuzk_engine *e = make_engine(2, 1, 1, B, NULL);
+    cuzk_engine_kind kd = tk_kind(k, "huge", "huge-c", 2, CUZK_PRIORITY_NORMAL);
+    kd.witness_bytes = B + 1;
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    cuzk_job *j;
+    cuzk_job_info inf;
+    CHECK(tk_submit(e, "huge", "huge-cold", 1, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+    CHECK(cuzk_job_await(j, -1) == CUZK_ERR_NO_MEMORY);
+    cuzk_job_get_info(j, &inf);
+    CHECK_MSG(strstr(inf.message, "exceed the memory budget"), "%s", inf.message);
+    cuzk_job_release(j);
+    CHECK(cuzk_engine_srs_preload(e, "huge-c") == CUZK_OK);
+    CHECK(tk_submit(e, "huge", "huge-hot", 2, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+    CHECK(cuzk_job_await(j, -1) == CUZK_ERR_NO_MEMORY);
+    cuzk_job_get_info(j, &inf);
+    CHECK_MSG(strstr(inf.message, "one partition") && strstr(inf.message, "exceeds the memory budget"), "%s",
+              inf.message);
+    cuzk_job_release(j);
+    const char *circ[] = {"huge-c"};
+    drain(e, circ, 1);
+    cuzk_engine_destroy(e);
+}
+
 int main(void)
 {
     cuzk_rng rng;
@@ -939,6 +1087,9 @@ int main(void)
     pce_manager(&k, &k1);
     pce_eviction(&k, &k2);
     pinning(&k, &k2);
+    cancel_more(&k, &k1);
+    waiters(&k1, &rng);
+    budget_exhaustion(&k);
     synthesis_default(&k, &rng);
     tk_free(&k);
     tk_free(&k1);
