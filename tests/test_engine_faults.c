@@ -368,14 +368,21 @@ static void expect_cancelled(cuzk_job *j)
     CHECK(cuzk_job_cancel(j) == CUZK_ERR_INVALID_ARG);
 }
 
-static void cancel_and_timeout(tkind *k, tkind *k1)
+/* One device with one worker; "porep" (parts partitions) and "one" (1). */
+static cuzk_engine *two_kinds(tkind *k, tkind *k1, unsigned synth, uint64_t budget, uint32_t parts)
 {
     fault_reset(F_NONE);
-    cuzk_engine *e = make_engine(1, 1, 1, 0, NULL);
-    cuzk_engine_kind kd = tk_kind(k, "porep", "porep-c", 3, CUZK_PRIORITY_NORMAL);
+    cuzk_engine *e = make_engine(synth, 1, 1, budget, NULL);
+    cuzk_engine_kind kd = tk_kind(k, "porep", "porep-c", parts, CUZK_PRIORITY_NORMAL);
     cuzk_engine_kind kw = tk_kind(k1, "one", "one-c", 1, CUZK_PRIORITY_NORMAL);
     CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
     CHECK(cuzk_engine_register_kind(e, &kw) == CUZK_OK);
+    return e;
+}
+
+static void cancel_and_timeout(tkind *k, tkind *k1)
+{
+    cuzk_engine *e = two_kinds(k, k1, 1, 0, 3);
     cuzk_job *a, *b;
 
     /* queued: the only synthesis worker is held by another job */
@@ -930,13 +937,7 @@ static void cancel_more(tkind *k, tkind *k1)
 {
     /* waiting for memory: the job behind a held one cannot load its
      * parameters; cancelling it wakes its waiters, the rest proceeds */
-    uint64_t S = g_S, W = g_W, B = S + W + W / 2;
-    fault_reset(F_NONE);
-    cuzk_engine *e = make_engine(2, 1, 1, B, NULL);
-    cuzk_engine_kind kd = tk_kind(k, "porep", "porep-c", 2, CUZK_PRIORITY_NORMAL);
-    cuzk_engine_kind ko = tk_kind(k1, "one", "one-c", 1, CUZK_PRIORITY_NORMAL);
-    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
-    CHECK(cuzk_engine_register_kind(e, &ko) == CUZK_OK);
+    cuzk_engine *e = two_kinds(k, k1, 2, g_S + g_W + g_W / 2, 2);
     cuzk_job *a, *b;
     gate_arm(&G, CUZK_STAGE_PROVE, "mem-a");
     CHECK(tk_submit(e, "porep", "mem-a", 1, CUZK_PRIORITY_DEFAULT, 0, &a) == CUZK_OK);
@@ -965,6 +966,7 @@ static void cancel_more(tkind *k, tkind *k1)
      * other one is held */
     fault_reset(F_CORRUPT_ALL);
     e = make_engine(1, 1, 2, 0, NULL);
+    cuzk_engine_kind ko = tk_kind(k1, "one", "one-c", 1, CUZK_PRIORITY_NORMAL);
     CHECK(cuzk_engine_register_kind(e, &ko) == CUZK_OK);
     gate_arm(&G, CUZK_STAGE_PROVE, "re-hold");
     CHECK(tk_submit(e, "one", "re-hold", 4, CUZK_PRIORITY_DEFAULT, 0, &a) == CUZK_OK);
