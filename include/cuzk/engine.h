@@ -119,7 +119,10 @@ typedef struct cuzk_engine_kind {
  *  - last_error: a message for the last failed prove of a worker (may be
  *    NULL), added to the job's failure message.
  *  - device_name: a description of an opened device for the status (may
- *    be NULL).
+ *    be NULL; also called with the scheduler lock held, when a device is
+ *    marked failed: no engine calls from it).
+ *  A prove error or an invalid proof counts against the device; too many
+ *  in a row, or CUZK_ERR_DEVICE once, mark it failed (device_max_errors).
  */
 typedef struct cuzk_engine_prover {
     const char *name;
@@ -170,7 +173,10 @@ typedef enum cuzk_pce_state {
  * must not depend on them).
  * witness: witness-only synthesis plus the matrix-vector products for one
  * partition. estimate_bytes (may be NULL) sizes the reservation made before
- * an extraction.
+ * an extraction. free: a PCE the engine no longer uses (an idle PCE evicted
+ * for memory, or at destroy); called with the scheduler lock held, so it
+ * must not call the engine. An evicted PCE is extracted again (extract) by
+ * the next full synthesis of its circuit.
  */
 typedef struct cuzk_engine_pce {
     int (*load)(void *ctx, const cuzk_engine_kind *kind, void **pce, uint64_t *bytes);

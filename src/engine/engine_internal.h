@@ -5,8 +5,9 @@
  *
  * One scheduler lock, e->mu, guards every field below unless a comment says
  * otherwise. It is never held across synthesis, proving, verification, SRS
- * decoding, PCE hooks or the stage hook; it is held across the log callback
- * and the prover's srs_evicted callback (both must not call the engine).
+ * decoding or pinning, PCE hooks other than free, or the stage hook; it is
+ * held across the log callback, the prover's srs_evicted and device_name,
+ * the PCE hook's free, and unpinning (none may call the engine).
  */
 #ifndef CUZK_ENGINE_INTERNAL_H
 #define CUZK_ENGINE_INTERNAL_H
