@@ -548,10 +548,16 @@ typedef struct fake_pce {
 
 static fake_pce P;
 
-/* A fake PCE: how many witness calls use it right now. */
+/* A fake PCE: witness calls using it now, and witnesses made from it not
+ * yet released (a real PCE witness is a view into the PCE's memory). */
 typedef struct fake_obj {
-    atomic_int users;
+    atomic_int users, alive;
 } fake_obj;
+
+typedef struct fake_wit {
+    cuzk_proving_cs *cs;
+    fake_obj *pce;
+} fake_wit;
 
 static int fp_new(void **pce, uint64_t *bytes, uint64_t dflt)
 {
@@ -580,7 +586,14 @@ static int fp_extract(void *ctx, const cuzk_engine_kind *kind, const void *in, s
     return fp_new(pce, bytes, 32);
 }
 
-static void cs_release(void *owner) { cuzk_cs_free(owner); }
+
+static void fw_release(void *owner)
+{
+    fake_wit *fw = owner;
+    atomic_fetch_sub(&fw->pce->alive, 1);
+    cuzk_cs_free(&fw->cs->base);
+    free(fw);
+}
 
 /* Stands in for witness-only synthesis plus the mat-vec: same assignment. */
 static int fp_witness(void *ctx, void *pce, const cuzk_engine_kind *kind, const void *in, size_t len,
@@ -597,12 +610,15 @@ static int fp_witness(void *ctx, void *pce, const cuzk_engine_kind *kind, const 
     if (!err) err = cuzk_cs_finalize(&cs->base);
     if (!err) err = cuzk_groth16_assignment_from_cs(&out->as, cs);
     atomic_fetch_sub(&o->users, 1);
-    if (err) {
+    fake_wit *fw = err ? NULL : malloc(sizeof *fw);
+    if (!fw) {
         if (cs) cuzk_cs_free(&cs->base);
-        return err;
+        return err ? err : CUZK_ERR_NO_MEMORY;
     }
-    out->owner = cs;
-    out->release = cs_release;
+    fw->cs = cs, fw->pce = o;
+    atomic_fetch_add(&o->alive, 1);
+    out->owner = fw;
+    out->release = fw_release;
     return CUZK_OK;
 }
 
@@ -610,7 +626,7 @@ static void fp_free(void *ctx, void *pce)
 {
     fake_obj *o = pce;
     atomic_fetch_add(&P.frees, 1);
-    if (atomic_load(&o->users)) atomic_fetch_add(&P.freed_in_use, 1);
+    if (atomic_load(&o->users) || atomic_load(&o->alive)) atomic_fetch_add(&P.freed_in_use, 1);
     free(o);
 }
 

@@ -154,6 +154,8 @@ static void part_release(cuzk_engine *e, part *p)
 {
     if (p->wit.release) p->wit.release(p->wit.owner);
     memset(&p->wit, 0, sizeof p->wit);
+    if (p->pce_src) pce_unref(e, p->pce_src); /* the witness was a view into it */
+    p->pce_src = NULL;
     if (p->wit_reserved) mem_release(e, p->wit_reserved);
     p->wit_reserved = 0;
     if (p->inflight) e->n_inflight--;
@@ -269,15 +271,16 @@ static void job_fail_no_prover(cuzk_engine *e, cuzk_job *j)
                e->n_devices, why);
 }
 
-/* A reservation that prefers to keep the circuit's own PCE (it is about to
- * be used), but evicts it rather than wait forever when nothing else is
- * idle. */
+/* A reservation that keeps the circuit's own PCE (about to be used, or
+ * just extracted for the next partitions) while partitions in flight will
+ * free memory anyway; with none in flight it evicts it rather than wait
+ * forever. */
 static bool mem_try_keep_pce(cuzk_engine *e, srs_entry *s, uint64_t bytes)
 {
     s->pce_refs++;
     bool ok = mem_try(e, bytes);
     s->pce_refs--;
-    return ok || mem_try(e, bytes);
+    return ok || (e->n_inflight == 0 && mem_try(e, bytes));
 }
 
 /*
@@ -386,7 +389,10 @@ static task pick_cpu(cuzk_engine *e)
         if (wb == 0) k->probing = true;
         t.kind = T_SYNTH, t.job = j, t.p = p, t.load_srs = load, t.probe = (wb == 0);
         t.pce = (s->pce_state == CUZK_PCE_RESIDENT) ? s->pce : NULL;
-        if (t.pce) s->pce_refs++; /* never evicted while this synthesis uses it */
+        if (t.pce) { /* never evicted while this synthesis or its witness uses it */
+            s->pce_refs++;
+            p->pce_src = s;
+        }
         return t;
     too_big:
         job_finish(e, j, CUZK_JOB_FAILED, CUZK_ERR_NO_MEMORY,
@@ -549,7 +555,6 @@ static void run_synth(cuzk_engine *e, worker *w, task *t)
     e->n_synth--;
     j->busy--;
     if (t->probe) k->probing = false;
-    if (t->pce) pce_unref(e, s);
     if (t->load_srs) {
         srs_load_done(e, s, lerr, tl);
         j->srs_load_s += tl;

@@ -51,7 +51,7 @@ typedef struct srs_entry {
     cuzk_pce_state pce_state;
     void *pce;
     uint64_t pce_bytes;
-    unsigned pce_refs;                /* fast-path syntheses using pce now */
+    unsigned pce_refs;                /* fast-path syntheses and their witnesses using pce */
     uint64_t pce_last_used;           /* LRU tick, shared with the SRS entries */
     uint64_t pce_last_bytes;          /* size before an eviction: the next reservation */
     uint64_t pce_evictions;
@@ -89,6 +89,9 @@ typedef struct part {
     int avoid_device, avoid_worker;   /* a re-prove goes elsewhere; -1 none */
     cuzk_engine_witness wit;
     uint64_t wit_reserved;
+    /* the entry whose PCE made wit (fast path): the witness is a view into
+     * the PCE, so its reference is held until the witness is released */
+    struct srs_entry *pce_src;
     cuzk_groth16_proof proof;
 } part;
 
@@ -222,7 +225,7 @@ void srs_pin(cuzk_engine *e, srs_entry *s);   /* no lock; s LOADING, params deco
 void pce_load_cached(cuzk_engine *e, kind_entry *k); /* no lock */
 void pce_maybe_extract(cuzk_engine *e, kind_entry *k, const void *inputs, size_t inputs_len);
 void pce_join_all(cuzk_engine *e); /* no lock */
-void pce_unref(cuzk_engine *e, srs_entry *s); /* a fast-path synthesis finished */
+void pce_unref(cuzk_engine *e, srs_entry *s); /* a fast-path witness was released */
 void pce_drop(cuzk_engine *e, srs_entry *s);  /* RESIDENT and idle -> NONE */
 
 /* synthesis limit (engine.c): recomputed when kinds or sizes change */
