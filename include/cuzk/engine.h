@@ -121,8 +121,9 @@ typedef struct cuzk_engine_kind {
  *  - device_name: a description of an opened device for the status (may
  *    be NULL; also called with the scheduler lock held, when a device is
  *    marked failed: no engine calls from it).
- *  A prove error or an invalid proof counts against the device; too many
- *  in a row, or CUZK_ERR_DEVICE once, mark it failed (device_max_errors).
+ *  A prove error or an invalid proof counts against the device once the
+ *  partition proves valid elsewhere; device_max_errors of those in a row,
+ *  or CUZK_ERR_DEVICE once, mark it failed.
  */
 typedef struct cuzk_engine_prover {
     const char *name;
@@ -239,8 +240,10 @@ typedef struct cuzk_engine_config {
     void (*stage_hook)(void *ctx, cuzk_engine_stage stage, const char *request_id, uint32_t partition);
     void *hook_ctx;
     /* Failed devices: a device is marked failed after device_max_errors
-     * prover errors or invalid proofs in a row (0: 3), or at once on
-     * CUZK_ERR_DEVICE (the GPU layer's unusable device). Its workers stop,
+     * prover errors or invalid proofs in a row (0: 3) whose partitions then
+     * proved valid on another device (a bad input, failing everywhere,
+     * blames none), or at once on CUZK_ERR_DEVICE (the GPU layer's
+     * unusable device). Its workers stop,
      * its partitions are proved elsewhere, the status says why. With
      * cpu_fallback (and a prover backend) the CPU prover takes over when
      * every device has failed; without it the jobs then fail with

@@ -466,24 +466,35 @@ static void device_fail(cuzk_engine *e, unsigned d, const char *fmt, ...)
     eng_wake_all(e);
 }
 
-/* A prove error or an invalid proof on device d (err: the prover's error,
- * or CUZK_ERR_VERIFY_FAILED). CUZK_ERR_DEVICE (the GPU layer's "this
- * device is unusable") fails it at once; other errors count, and
- * device_max_errors in a row fail it. The fallback is never failed. */
-static void device_strike(cuzk_engine *e, int d, int err, const char *detail)
+/* A failed prove call (err: the prover's error) or an invalid proof
+ * (CUZK_ERR_VERIFY_FAILED) on device d, once per call. CUZK_ERR_DEVICE (the
+ * GPU layer's "this device is unusable") fails the device at once; other
+ * failures count only once the partition proves valid elsewhere
+ * (device_strike), so a bad input, which fails everywhere, fails no device. */
+static void device_failure(cuzk_engine *e, int d, int err, const char *detail)
 {
-    if (d < 0 || (unsigned)d >= e->n_devices) return;
+    if (d < 0) return;
     device_state *ds = &e->dstate[d];
     if (err == CUZK_ERR_VERIFY_FAILED) ds->invalid++;
     else ds->errors++;
+    snprintf(ds->last_err, sizeof ds->last_err, "%s%s%s",
+             err == CUZK_ERR_VERIFY_FAILED ? "invalid proof" : cuzk_strerror(err), detail && *detail ? ": " : "",
+             detail ? detail : "");
+    if (err == CUZK_ERR_DEVICE && (unsigned)d < e->n_devices)
+        device_fail(e, (unsigned)d, "device error: %s", detail && *detail ? detail : cuzk_strerror(err));
+}
+
+/* A partition that failed on device d proved valid elsewhere: one strike
+ * against d; device_max_errors in a row (no valid proof of d's own in
+ * between) fail it. The fallback is never failed. */
+static void device_strike(cuzk_engine *e, int d)
+{
+    if (d < 0 || (unsigned)d >= e->n_devices) return;
+    device_state *ds = &e->dstate[d];
     if (ds->failed) return;
-    ds->strikes++;
-    const char *what = err == CUZK_ERR_VERIFY_FAILED ? "invalid proof" : cuzk_strerror(err);
-    if (err == CUZK_ERR_DEVICE)
-        device_fail(e, (unsigned)d, "device error: %s", detail && *detail ? detail : what);
-    else if (ds->strikes >= e->max_strikes)
-        device_fail(e, (unsigned)d, "%u errors or invalid proofs in a row (last: %s%s%s)", ds->strikes, what,
-                    detail && *detail ? ": " : "", detail ? detail : "");
+    if (++ds->strikes >= e->max_strikes)
+        device_fail(e, (unsigned)d, "%u failures in a row that other devices proved valid (last: %s)",
+                    ds->strikes, ds->last_err);
 }
 
 /* Queues p for another prove attempt, away from where it was last proved. */
@@ -636,6 +647,7 @@ static void run_verify(cuzk_engine *e, worker *w, task *t)
             e->dstate[p->last_device].strikes = 0;
             e->dstate[p->last_device].proved++;
         }
+        device_strike(e, p->blame_device); /* the device that failed it before */
         part_release(e, p);
         p->state = P_DONE;
         if (++j->done == j->nparts) job_complete(e, j);
@@ -643,7 +655,8 @@ static void run_verify(cuzk_engine *e, worker *w, task *t)
         e->c.partitions_invalid++;
         eng_log(e, 1, "job %s partition %u INVALID (device %d, worker %d, attempt %u)", j->request_id,
                 p->index, p->last_device, p->last_worker, p->attempts);
-        device_strike(e, p->last_device, CUZK_ERR_VERIFY_FAILED, NULL);
+        device_failure(e, p->last_device, CUZK_ERR_VERIFY_FAILED, NULL);
+        p->blame_device = p->last_device;
         if (job_final(j)) { /* no prover device left */
             part_release(e, p);
             p->state = P_DROPPED;
@@ -760,7 +773,7 @@ static void *prove_worker_main(void *arg)
             e->c.prover_errors++;
             eng_log(e, 1, "prover error on device %d worker %d (%zu partitions): %s%s%s", w->device, w->id, n,
                     cuzk_strerror(err), detail ? ": " : "", detail ? detail : "");
-            device_strike(e, w->device, err, detail);
+            device_failure(e, w->device, err, detail);
         }
         for (size_t i = 0; i < n; i++) {
             cuzk_job *j = js[i];
@@ -774,6 +787,7 @@ static void *prove_worker_main(void *arg)
                 part_release(e, p);
                 p->state = P_DROPPED;
             } else if (err != CUZK_OK && reprove_allowed(e, p)) {
+                p->blame_device = w->device;
                 part_requeue(e, j, p); /* the witness is still here */
             } else if (err != CUZK_OK) {
                 part_release(e, p);
@@ -1093,6 +1107,7 @@ int cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *req, cuzk_job **o
         j->parts[i].index = i;
         j->parts[i].last_device = j->parts[i].last_worker = -1;
         j->parts[i].avoid_device = j->parts[i].avoid_worker = -1;
+        j->parts[i].blame_device = -1;
     }
     j->t_submit = eng_now();
     uint32_t to = req->timeout_ms ? req->timeout_ms : e->cfg.default_timeout_ms;

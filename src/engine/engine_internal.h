@@ -87,6 +87,7 @@ typedef struct part {
     bool inflight;                    /* between synthesis and done/dropped */
     int last_device, last_worker;     /* who proved it last (global worker id) */
     int avoid_device, avoid_worker;   /* a re-prove goes elsewhere; -1 none */
+    int blame_device;                 /* where its last attempt failed; -1 none */
     cuzk_engine_witness wit;
     uint64_t wit_reserved;
     /* the entry whose PCE made wit (fast path): the witness is a view into
@@ -129,8 +130,9 @@ typedef enum worker_kind { W_CPU = 0, W_PROVE = 1 } worker_kind;
 typedef struct device_state {
     bool failed;
     char reason[224];
-    unsigned strikes;             /* prover errors and invalid proofs in a row */
+    unsigned strikes;             /* failures in a row proved to be the device's */
     uint64_t errors, invalid, proved; /* prove calls failed, proofs invalid, proofs valid */
+    char last_err[160];           /* the last failure's description */
 } device_state;
 
 typedef struct worker {

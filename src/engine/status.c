@@ -218,6 +218,7 @@ char *cuzk_engine_status_json(cuzk_engine *e)
         kv_str(&w, "state", ds->failed ? "failed" : "ok");
         kv_bool(&w, "failed", ds->failed);
         kv_str(&w, "reason", ds->reason);
+        kv_str(&w, "last_error", ds->last_err);
         kv_u64(&w, "errors", ds->errors);
         kv_u64(&w, "invalid", ds->invalid);
         kv_u64(&w, "proved", ds->proved);
