@@ -132,6 +132,38 @@ int cuzk_gpu_circom_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuz
                           cuzk_circom_prove_timing *timing);
 /* Drops the device copy of z (no-op if none); no worker may be using it. */
 void cuzk_gpu_device_release_zkey(cuzk_gpu_device *dev, const cuzk_circom_zkey *z);
+/* ---- page-locked host memory -------------------------------------------- */
+
+/*
+ * Host arrays that are uploaded again and again (the engine's HOT parameter
+ * sets) are page-locked, so that the cudaMemcpyAsync of an upload is a
+ * direct DMA from them instead of a copy through CUDA's staging buffer.
+ * cuzk_gpu_host_pin registers [ptr, ptr + len) with CUDA (portable: for
+ * every device) when a CUDA device is usable; otherwise (no device, a build
+ * without CUDA, registration refused) it falls back to mlock, which keeps
+ * the pages in RAM but is not known to CUDA; when that fails too the memory
+ * stays pageable. msg (may be NULL) says what happened unless it was CUDA.
+ * The engine accounts the bytes against its pinned limit and reports how.
+ */
+typedef enum cuzk_gpu_pin_how {
+    CUZK_GPU_PIN_NONE = 0,  /* pageable */
+    CUZK_GPU_PIN_CUDA = 1,  /* cudaHostRegister: direct DMA */
+    CUZK_GPU_PIN_MLOCK = 2  /* mlock only (best effort without CUDA) */
+} cuzk_gpu_pin_how;
+
+cuzk_gpu_pin_how cuzk_gpu_host_pin(void *ptr, size_t len, char *msg, size_t msg_len);
+/* Undoes cuzk_gpu_host_pin (how as it returned; NONE: no-op). */
+void cuzk_gpu_host_unpin(void *ptr, size_t len, cuzk_gpu_pin_how how);
+/* 1 when CUDA knows ptr as page-locked host memory, else 0 (always 0
+ * without CUDA). For tests on the device machine. */
+int cuzk_gpu_host_is_registered(const void *ptr);
+/* "cuda", "mlock" or "none". */
+const char *cuzk_gpu_pin_name(cuzk_gpu_pin_how how);
+
+/* The CUDA half of cuzk_gpu_host_pin (src/gpu/gpu.cu; the stub refuses
+ * with "built without CUDA" in msg). Use cuzk_gpu_host_pin. */
+int cuzk_gpu_host_register(void *ptr, size_t len, char *msg, size_t msg_len);
+void cuzk_gpu_host_unregister(void *ptr);
 
 #ifdef __cplusplus
 }
