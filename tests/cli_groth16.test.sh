@@ -62,7 +62,7 @@ run 2 "unknown command" "$cuzk" frobnicate
 
 # ---- synthetic: round trip ------------------------------------------------
 nc=$(( 200 + $(rnd 1200) ))
-ni=$(rnd 7)
+ni=$(( 1 + $(rnd 6) ))  # >= 1: wrong-seed and swap checks need a statement
 s=$(rnd 1000000)
 count=$(( 3 + $(rnd 3) ))
 C=(--constraints "$nc" --inputs "$ni" --threads 2)
@@ -147,6 +147,15 @@ for off in 0 "$(rnd "$vsize")" $(( vsize - 1 )); do
     grep -q "trunc.vk" err.txt || fail "truncated vk: error does not name the file"
 done
 run 1 "missing params file" "$cuzk" prove "${C[@]}" --params missing.params
+
+# ---- zero public inputs: a proof of knowledge only, valid under any seed --
+Z=(--constraints "$nc" --inputs 0 --threads 2)
+run 0 "zero-input setup" "$cuzk" setup "${Z[@]}"
+run 0 "zero-input prove" "$cuzk" prove "${Z[@]}" --seed "$s" --count 2
+run 0 "zero-input verify" "$cuzk" verify "${Z[@]}" --seed "$((s + 1))"
+cp "synthetic-c$nc-i0.proof" bad.proof
+flip_byte bad.proof "$(rnd 384)"
+run fail "zero-input tampered proof" "$cuzk" verify "${Z[@]}" --seed "$s" --proof bad.proof
 
 # ---- SHA-256 chain ---------------------------------------------------------
 L=(--circuit sha256 --length 1 --threads 2)
