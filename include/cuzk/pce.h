@@ -200,14 +200,34 @@ int cuzk_pce_load_mem(cuzk_pce **out, const void *buf, size_t len, const cuzk_pc
 
 /* ---- evaluation --------------------------------------------------------- */
 
-/* Output of an evaluation: num_constraints values each. */
+/*
+ * Output of an evaluation: num_constraints (len) values each. With domain
+ * set (cuzk_pce_eval_buf_alloc_domain / _wrap), a, b, c are the three
+ * consecutive thirds of one block of 3·domain values, domain the prover's
+ * evaluation domain (the power of two >= len): exactly the layout of the
+ * prover's NTT input, so the evaluation writes where the prover transforms
+ * and nothing is copied. Rows [len, domain) are zeroed by every evaluation.
+ */
 typedef struct cuzk_pce_eval_buf {
     cuzk_fr *a, *b, *c;
     size_t len;
+    size_t domain;  /* 0: three separate arrays of len */
+    bool caller_owned; /* memory from cuzk_pce_eval_buf_wrap: free only wipes */
 } cuzk_pce_eval_buf;
 
 /* Allocates a, b, c for pce (CUZK_ERR_NO_MEMORY); free wipes (witness data). */
 int cuzk_pce_eval_buf_alloc(cuzk_pce_eval_buf *buf, const cuzk_pce *pce);
+/* The domain-sized layout (see above) on the heap. */
+int cuzk_pce_eval_buf_alloc_domain(cuzk_pce_eval_buf *buf, const cuzk_pce *pce);
+/* Smallest power of two >= the PCE's constraints: the domain size. */
+size_t cuzk_pce_domain_size(const cuzk_pce *pce);
+/*
+ * The domain-sized layout over caller memory abc (at least
+ * 3·cuzk_pce_domain_size(pce) values, e.g. pinned host memory a GPU uploads
+ * from by DMA; cuzk_gpu_host_alloc). CUZK_ERR_INVALID_ARG if cap is short.
+ * cuzk_pce_eval_buf_free then wipes but does not free it.
+ */
+int cuzk_pce_eval_buf_wrap(cuzk_pce_eval_buf *buf, const cuzk_pce *pce, cuzk_fr *abc, size_t cap);
 void cuzk_pce_eval_buf_free(cuzk_pce_eval_buf *buf);
 
 /*

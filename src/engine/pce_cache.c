@@ -101,7 +101,8 @@ static int pc_witness_fn(void *ctx, void *pce, const cuzk_engine_kind *kind, con
     if (!err) err = kind->synthesize(kind->ctx, &pw->w->base, inputs, len, partition);
     if (!err) err = cuzk_cs_error(&pw->w->base);
     if (!err) err = cuzk_cs_finalize(&pw->w->base);
-    if (!err) err = cuzk_pce_eval_buf_alloc(&pw->buf, pce);
+    /* the prover's layout: the GPU uploads it in one piece, the CPU copies it in one */
+    if (!err) err = cuzk_pce_eval_buf_alloc_domain(&pw->buf, pce);
     if (!err) err = cuzk_pce_eval(pce, pw->w, &pw->buf, c->nthreads, NULL);
     if (!err) err = cuzk_groth16_assignment_from_pce(&out->as, pce, pw->w, &pw->buf);
     if (err) {
@@ -111,7 +112,7 @@ static int pc_witness_fn(void *ctx, void *pce, const cuzk_engine_kind *kind, con
     }
     out->owner = pw;
     out->release = pc_witness_free;
-    out->bytes = (pw->w->input.cap + pw->w->aux.cap + 3 * pw->buf.len) * sizeof(cuzk_fr);
+    out->bytes = (pw->w->input.cap + pw->w->aux.cap + 3 * pw->buf.domain) * sizeof(cuzk_fr);
     return CUZK_OK;
 }
 

@@ -403,10 +403,14 @@ static int prove_one(cuzk_gpu_worker *w, const ctx &c, srs_entry *srs, cuzk_grot
         (rc = upload(c, &w->aux, as->aux, na * fb, 0, "aux witness")))
         return rc;
     fr_t *abc = bp<fr_t>(w->abc);
-    const cuzk_fr *src[3] = {as->a, as->b, as->c};
-    for (int i = 0; i < 3; i++) {
-        if (m) GPU_TRY(c, cudaMemcpyAsync(abc + i * n, src[i], m * fb, cudaMemcpyHostToDevice, c.st));
-        if (n > m) GPU_TRY(c, cudaMemsetAsync(abc + i * n + m, 0, (n - m) * fb, c.st));
+    if (as->abc) { /* already in the NTT layout (zero tail): one transfer, a DMA when pinned */
+        GPU_TRY(c, cudaMemcpyAsync(abc, as->abc, 3 * n * fb, cudaMemcpyHostToDevice, c.st));
+    } else {
+        const cuzk_fr *src[3] = {as->a, as->b, as->c};
+        for (int i = 0; i < 3; i++) {
+            if (m) GPU_TRY(c, cudaMemcpyAsync(abc + i * n, src[i], m * fb, cudaMemcpyHostToDevice, c.st));
+            if (n > m) GPU_TRY(c, cudaMemsetAsync(abc + i * n + m, 0, (n - m) * fb, c.st));
+        }
     }
     cuzk_fr *hsa = (cuzk_fr *)malloc((n_a + n_b + 1) * fb);
     if (!hsa) return fail_msg(c, CUZK_ERR_NO_MEMORY, "prove: host scalar buffer");
@@ -470,4 +474,18 @@ extern "C" int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out,
         if ((rc = prove_one(w, c, srs, &out[i], params, &as[i], &r[i], &s[i], tm))) return rc;
     }
     return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_host_alloc(void **out, size_t bytes)
+{
+    if (!out) return CUZK_ERR_INVALID_ARG;
+    *out = NULL;
+    /* portable: any device's stream may DMA from it */
+    return cudaHostAlloc(out, bytes ? bytes : 1, cudaHostAllocPortable) == cudaSuccess ? CUZK_OK
+                                                                                        : CUZK_ERR_NO_MEMORY;
+}
+
+extern "C" void cuzk_gpu_host_free(void *p)
+{
+    if (p) cudaFreeHost(p);
 }
