@@ -102,22 +102,15 @@ int cuzk_gpu_g2_msm(cuzk_gpu_worker *w, cuzk_g2_jac *out, const cuzk_g2_affine *
  * timing (may be NULL) gets the phases of the last proof (ntt_h_s is the
  * upload plus H, msm_* the device MSMs, total_s the whole proof).
  * An assignment with abc set (a, b, c already in the NTT layout, see
- * groth16.h) is uploaded as one block; host data is never modified.
+ * groth16.h) is uploaded as one block, with no zero fill on the device; a
+ * caller that keeps that block page-locked (e.g. a PCE evaluation buffer
+ * over pinned memory, cuzk_pce_eval_buf_wrap) makes it one DMA. Host data
+ * is never modified.
  * Stops at the first error; earlier proofs are then valid.
  */
 int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_groth16_params *params,
                    const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s,
                    size_t count, cuzk_groth16_prove_timing *timing);
-
-/*
- * Page-locked host memory (cudaHostAlloc, portable across devices) for
- * buffers the prover uploads every proof, so the upload is one DMA with no
- * staging copy: e.g. a PCE evaluation's a | b | c block
- * (cuzk_pce_eval_buf_wrap; the assignment's abc). CUZK_ERR_NO_MEMORY, or
- * CUZK_ERR_NO_DEVICE without CUDA (*out NULL: use ordinary memory).
- */
-int cuzk_gpu_host_alloc(void **out, size_t bytes);
-void cuzk_gpu_host_free(void *p);
 
 /* Drops the device copy of params (no-op if none). No worker may be proving
  * with these params during the call. */

@@ -223,8 +223,8 @@ int cuzk_pce_eval_buf_alloc_domain(cuzk_pce_eval_buf *buf, const cuzk_pce *pce);
 size_t cuzk_pce_domain_size(const cuzk_pce *pce);
 /*
  * The domain-sized layout over caller memory abc (at least
- * 3·cuzk_pce_domain_size(pce) values, e.g. pinned host memory a GPU uploads
- * from by DMA; cuzk_gpu_host_alloc). CUZK_ERR_INVALID_ARG if cap is short.
+ * 3·cuzk_pce_domain_size(pce) values, e.g. page-locked host memory a GPU
+ * uploads from by DMA). CUZK_ERR_INVALID_ARG if cap is short.
  * cuzk_pce_eval_buf_free then wipes but does not free it.
  */
 int cuzk_pce_eval_buf_wrap(cuzk_pce_eval_buf *buf, const cuzk_pce *pce, cuzk_fr *abc, size_t cap);

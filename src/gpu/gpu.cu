@@ -475,17 +475,3 @@ extern "C" int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out,
     }
     return CUZK_OK;
 }
-
-extern "C" int cuzk_gpu_host_alloc(void **out, size_t bytes)
-{
-    if (!out) return CUZK_ERR_INVALID_ARG;
-    *out = NULL;
-    /* portable: any device's stream may DMA from it */
-    return cudaHostAlloc(out, bytes ? bytes : 1, cudaHostAllocPortable) == cudaSuccess ? CUZK_OK
-                                                                                        : CUZK_ERR_NO_MEMORY;
-}
-
-extern "C" void cuzk_gpu_host_free(void *p)
-{
-    if (p) cudaFreeHost(p);
-}

@@ -56,12 +56,6 @@ void cuzk_gpu_device_release_params(cuzk_gpu_device *dev, const cuzk_groth16_par
 {
     (void)dev, (void)params;
 }
-int cuzk_gpu_host_alloc(void **out, size_t bytes)
-{
-    if (out) *out = NULL;
-    return (void)bytes, CUZK_ERR_NO_DEVICE;
-}
-void cuzk_gpu_host_free(void *p) { (void)p; }
 #else
 typedef int cuzk_gpu_stub_unused; /* CUDA build: src/gpu/gpu.cu implements the API */
 #endif
