@@ -109,8 +109,8 @@ int main(int argc, char **argv)
     double bw[3] = {0, read_bw(1), read_bw(2)};
     printf("read bandwidth: %.1f GB/s (1 thread), %.1f GB/s (2 threads)\n\n", bw[1], bw[2]);
 
-    printf("%-11s %10s %11s %9s %8s %9s %9s\n", "circuit", "constr", "nnz", "extract", "MiB", "save GB/s",
-           "load GB/s");
+    printf("%-11s %10s %11s %9s %8s %9s %9s %9s %9s\n", "circuit", "constr", "nnz", "extract", "MiB", "save GB/s",
+           "load GB/s", "bg ret s", "bg rdy s");
     typedef struct row {
         size_t blocks, m, nnz;
         double tw[3], te[3], tp[3], floor_bytes, cw, ce, cp;
@@ -150,12 +150,25 @@ int main(int argc, char **argv)
         }
         double tload = bench_now() - t0;
         cuzk_pce_free(l);
+        /* pce_verify = "background": when the load returns, and when the PCE is usable */
+        t0 = bench_now();
+        if (cuzk_pce_load_file(&l, path, NULL, CUZK_PCE_LOAD_VERIFY_BACKGROUND, 2, &e)) {
+            fprintf(stderr, "%s\n", e.msg);
+            return 1;
+        }
+        double tbg_ret = bench_now() - t0;
+        if (cuzk_pce_ready(l, &e)) {
+            fprintf(stderr, "%s\n", e.msg);
+            return 1;
+        }
+        double tbg_ready = bench_now() - t0;
+        cuzk_pce_free(l);
         if (!getenv("BENCH_PCE_KEEP")) unlink(path);
         R->m = pce->num_constraints;
         R->nnz = pce->m[0].nnz + pce->m[1].nnz + pce->m[2].nnz;
         double img = (double)pce->image_len;
-        printf("%-11s %10zu %11zu %8.3fs %8.1f %9.2f %9.2f\n", R->name, R->m, R->nnz, trec + text,
-               img / 1048576, img / tsave / 1e9, img / tload / 1e9);
+        printf("%-11s %10zu %11zu %8.3fs %8.1f %9.2f %9.2f %9.3f %9.3f\n", R->name, R->m, R->nnz, trec + text,
+               img / 1048576, img / tsave / 1e9, img / tload / 1e9, tbg_ret, tbg_ready);
         /* bytes the SpMV must move at least once */
         R->floor_bytes = 3.0 * (R->m + 1) * 4 + 8.0 * R->nnz + 32.0 * (pce->num_inputs + pce->num_aux) + 96.0 * R->m;
 

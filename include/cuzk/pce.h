@@ -106,6 +106,7 @@ typedef struct cuzk_pce {
     const uint8_t *image;
     size_t image_len;
     bool mapped; /* image is an mmap of a file */
+    struct pce_verify *verify; /* background checksum verification, or NULL (see cuzk_pce_ready) */
 } cuzk_pce;
 
 /* Why an operation failed, finer than the returned cuzk_err code. */
@@ -182,8 +183,27 @@ typedef struct cuzk_pce_expect {
 
 enum {
     CUZK_PCE_LOAD_NO_CHECKSUMS = 1u,  /* skip every SHA-256 (fuzzing the structure checks) */
-    CUZK_PCE_LOAD_ANY_LIBRARY = 2u    /* accept files from other library versions (inspection) */
+    CUZK_PCE_LOAD_ANY_LIBRARY = 2u,   /* accept files from other library versions (inspection) */
+    /* Section SHA-256s on a background thread (cuzk_pce_load_file only;
+     * every other check, the header and content hashes included, runs
+     * before the PCE is returned). The PCE is returned at once but is not
+     * usable until the sections are verified: cuzk_pce_eval/_eval_raw and
+     * cuzk_pce_save wait for the result (cuzk_pce_ready) and fail with
+     * CUZK_ERR_FORMAT on a mismatch, so a corrupt file never reaches a
+     * proof. On a mismatch the file is also set aside as "<path>.rejected"
+     * (under "<path>.lock", if it is still the file that was loaded) and
+     * logged, as cuzk_pce_cache_get does, so the next cache lookup
+     * re-extracts. cuzk_pce_free waits for the thread. */
+    CUZK_PCE_LOAD_VERIFY_BACKGROUND = 4u
 };
+
+/*
+ * CUZK_OK when every check of pce has passed: at once for a PCE built in
+ * memory or loaded synchronously; for a CUZK_PCE_LOAD_VERIFY_BACKGROUND
+ * load, waits for the background verification and returns its result
+ * (CUZK_ERR_FORMAT, err naming the section, when it failed). Thread-safe.
+ */
+int cuzk_pce_ready(const cuzk_pce *pce, cuzk_pce_error *err);
 
 /*
  * Maps path read-only and checks, in order: magic, format version, header
@@ -258,6 +278,8 @@ typedef struct cuzk_pce_counters {
     uint64_t load_failures;  /* loads rejected */
     uint64_t saves;          /* successful saves */
     uint64_t set_aside;      /* cache files set aside */
+    uint64_t bg_verified;    /* background verifications that passed */
+    uint64_t bg_failed;      /* background verifications that found a mismatch */
 } cuzk_pce_counters;
 void cuzk_pce_counters_get(cuzk_pce_counters *out);
 
@@ -272,6 +294,8 @@ typedef struct cuzk_pce_cache_opts {
     unsigned nthreads;   /* for loading and extraction (0 = 1) */
     bool no_wait;        /* another extraction of the same id in progress:
                             return CUZK_PCE_CACHE_BUSY instead of waiting */
+    bool verify_background; /* a valid-looking file is returned before its section
+                               checksums are verified (CUZK_PCE_LOAD_VERIFY_BACKGROUND) */
 } cuzk_pce_cache_opts;
 
 typedef enum cuzk_pce_cache_outcome {

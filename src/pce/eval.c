@@ -206,6 +206,7 @@ int cuzk_pce_eval_raw(const cuzk_pce *p, const cuzk_fr *input, const cuzk_fr *au
     if (!p || !out || (p->num_inputs && !input) || (p->num_aux && !aux) || out->len != p->num_constraints ||
         (p->num_constraints && (!out->a || !out->b || !out->c)))
         return CUZK_ERR_INVALID_ARG;
+    if (cuzk_pce_ready(p, NULL) != CUZK_OK) return CUZK_ERR_FORMAT; /* background checksums failed */
     pthread_once(&fold_once, fold_init);
     eval_ctx c = {.p = p, .input = input, .aux = aux, .out = {out->a, out->b, out->c}};
     c.nblocks = (size_t)((p->num_constraints + EVAL_BLOCK_ROWS - 1) / EVAL_BLOCK_ROWS);
@@ -239,6 +240,7 @@ int cuzk_pce_eval(const cuzk_pce *p, const cuzk_witness_cs *w, cuzk_pce_eval_buf
                   cuzk_pce_error *err)
 {
     int rc = cuzk_pce_check_witness(p, w, err);
+    if (!rc) rc = cuzk_pce_ready(p, err); /* waits for a background verification */
     if (rc) return rc;
     rc = cuzk_pce_eval_raw(p, w->input.v, w->aux.v, out, nthreads);
     if (rc) pce_set_err(err, rc, CUZK_PCE_FAIL_ARG, p->circuit_id, 0, NULL, "output buffer does not fit");
