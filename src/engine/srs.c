@@ -468,6 +468,10 @@ void pce_drop_invalid(cuzk_engine *e, srs_entry *s, void *pce)
     s->pce_bytes = 0;
     s->pce_state = CUZK_PCE_NONE;
     s->pce_kind = NULL;
+    if (s->pce_thread_live) { /* the extraction that loaded it has finished (it set RESIDENT and unlocked) */
+        pthread_join(s->pce_thread, NULL);
+        s->pce_thread_live = false; /* so pce_maybe_extract may start another */
+    }
     e->c.pce_failures++;
     eng_log(e, 1, "the PCE of %s failed verification after load; full synthesis until it is extracted again",
             s->circuit_id);
