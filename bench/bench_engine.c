@@ -3,8 +3,11 @@
  * are two contexts on it): 10-partition synthetic jobs with 1,
  * 2 and 4 jobs kept in flight; proofs per minute, mean job latency and the
  * busy share of each stage (synthesis and verification workers, prover
- * workers). Usage: bench_engine [constraints] [jobs per level]
- * [synthesis workers] [devices] [workers per device]. */
+ * workers). Before the table, one job alone: its prove time includes the
+ * parameters' upload to each device, from page-locked memory unless
+ * CUZK_BENCH_PIN=off (compare the two on a GPU). Usage: bench_engine
+ * [constraints] [jobs per level] [synthesis workers] [devices] [workers per
+ * device]. */
 #include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +37,8 @@ int main(int argc, char **argv)
         .num_devices = argc > 4 ? (unsigned)atoi(argv[4]) : 1,
         .workers_per_device = argc > 5 ? (unsigned)atoi(argv[5]) : 2,
     };
+    const char *pin = getenv("CUZK_BENCH_PIN");
+    if (pin && !strcmp(pin, "off")) cfg.pin = CUZK_PIN_OFF;
     cuzk_engine_prover gp;
     if (gpu) {
         int count = 0;
@@ -59,6 +64,25 @@ int main(int argc, char **argv)
         printf("device %u: %s\n", d, cuzk_engine_device_name(e, d));
     printf("%u synthesis workers, %u device(s) x %u prover workers; setup %.2f s\n", nsw, cfg.num_devices,
            cfg.workers_per_device, eng_now() - t0);
+    /* one job alone: the first prove on each device uploads the parameters */
+    {
+        uint64_t seed = 1u << 30;
+        cuzk_job_request rq = {.request_id = "bench-first", .kind = "bench", .inputs = &seed, .inputs_len = 8,
+                               .priority = CUZK_PRIORITY_DEFAULT};
+        cuzk_job *j;
+        cuzk_job_info inf;
+        if (cuzk_engine_submit(e, &rq, &j, NULL) != CUZK_OK || cuzk_job_await(j, -1) != CUZK_OK) return 1;
+        cuzk_job_get_info(j, &inf);
+        cuzk_job_release(j);
+        cuzk_engine_counters c;
+        cuzk_engine_get_counters(e, &c);
+        char *js = cuzk_engine_status_json(e);
+        const char *pv = js ? strstr(js, "\"pinning\":\"") : NULL;
+        printf("first job (parameter upload included): %.3f s, prove %.3f s; parameters pinned: %.*s, "
+               "%llu of %llu bytes\n", inf.total_s, inf.prove_s, pv ? (int)strcspn(pv + 11, "\"") : 1,
+               pv ? pv + 11 : "?", (unsigned long long)c.memory_pinned, (unsigned long long)c.memory_pinned_limit);
+        free(js);
+    }
     /* ceiling: every prover worker proving all the time at the measured
      * seconds per partition */
     printf("%9s %6s %9s %11s %9s %10s %11s %8s %8s %9s\n", "in flight", "jobs", "seconds", "proofs/min",

@@ -7,7 +7,11 @@
  * CUZK_BENCH_PROVE (24); CUZK_BENCH_MIN (20) is the smallest size.
  * Bases are copies of 4096 random points (generating 2^26 distinct points
  * on the CPU takes hours; the memory traffic is the same); the prove uses
- * random parameters of the right shape (timing only, proofs do not verify). */
+ * random parameters of the right shape (timing only, proofs do not verify).
+ * circom: the snarkjs-style prove (cuzk_gpu_circom_prove) on synthetic zkeys
+ * (tests/circom_synth.h) of domains 2^CUZK_BENCH_CIRCOM_MIN (10) ..
+ * 2^CUZK_BENCH_CIRCOM (14), against the CPU prover with CUZK_BENCH_THREADS
+ * (16) threads, and whether the two proofs are equal for the same r, s. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +20,7 @@
 #include "cuzk/error.h"
 #include "cuzk/gpu.h"
 
+#include "../tests/circom_synth.h"
 #include "bench_util.h"
 
 static unsigned env_u(const char *n, unsigned d)
@@ -52,6 +57,43 @@ static void row(const char *what, unsigned lg, double dev, double call)
 {
     printf("| %-22s | 2^%-2u | %10.2f | %10.2f |\n", what, lg, dev * 1e3, call * 1e3);
     fflush(stdout);
+}
+
+static void circom_rows(cuzk_gpu_device *dev, cuzk_gpu_worker *w)
+{
+    const unsigned lo = env_u("CUZK_BENCH_CIRCOM_MIN", 10), hi = env_u("CUZK_BENCH_CIRCOM", 14);
+    const unsigned threads = env_u("CUZK_BENCH_THREADS", 16);
+    if (lo > hi) return;
+    printf("\ncircom prove (synthetic zkey, 1 public input; GPU median of %u after a warm-up, CPU %u threads, 1 run)\n",
+           reps, threads);
+    printf("| domain | gpu prove ms | abc | ntt | msm H | C | A | B1 | B2 | cpu prove ms | equal |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (unsigned lg = lo; lg <= hi; lg++) {
+        cuzk_circom_zkey z;
+        cuzk_circom_wtns wt;
+        synth_circom(&z, &wt, lg, 1, &rng);
+        cuzk_fr r, s;
+        cuzk_fr_random(&r, &rng), cuzk_fr_random(&s, &rng);
+        cuzk_groth16_proof gp, cp;
+        cuzk_circom_prove_timing tm, ct;
+        double tv[16];
+        int bad = 0;
+        for (unsigned rep = 0; rep <= reps; rep++) {
+            bad |= cuzk_gpu_circom_prove(w, &gp, &z, &wt, &r, &s, &tm);
+            if (rep) tv[rep - 1] = tm.total_s;
+        }
+        if (bad) printf("circom prove error: %s\n", cuzk_gpu_worker_error(w));
+        bad |= cuzk_circom_prove_rs(&cp, &z, &wt, &r, &s, CUZK_CIRCOM_CPU, threads, &ct);
+        const bool eq = !bad && cuzk_g1_affine_eq(&gp.a, &cp.a) && cuzk_g2_affine_eq(&gp.b, &cp.b) &&
+                        cuzk_g1_affine_eq(&gp.c, &cp.c);
+        printf("| 2^%u | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f | %s |\n", lg,
+               median(tv, (int)reps) * 1e3, tm.abc_s * 1e3, tm.ntt_s * 1e3, tm.msm_h_s * 1e3, tm.msm_c_s * 1e3,
+               tm.msm_a_s * 1e3, tm.msm_b_g1_s * 1e3, tm.msm_b_g2_s * 1e3, ct.total_s * 1e3, eq ? "yes" : "NO");
+        fflush(stdout);
+        cuzk_gpu_device_release_zkey(dev, &z);
+        cuzk_circom_zkey_free(&z);
+        cuzk_circom_wtns_free(&wt);
+    }
 }
 
 int main(void)
@@ -194,6 +236,7 @@ int main(void)
         free(abc), free(aux), free(da.bits), free(dba.bits), free(dbi.bits);
         free(p.h), free(p.l), free(p.a), free(p.b_g1), free(p.b_g2);
     }
+    circom_rows(dev, w);
     /* the device keeps parameter sets resident by address: close frees them */
     free(k);
     cuzk_gpu_worker_destroy(w);

@@ -2,7 +2,8 @@
 # Runs on a GPU machine (the device tool) with binaries built elsewhere and
 # carried in the folder given as $1 (default bin): test_engine_gpu (50 jobs
 # x 10 partitions, on GPU 0 and on two contexts of GPU 0), test_gpu_prove,
-# and bench_engine --gpu on one and on two device contexts. Logs to $OUT.
+# and bench_engine --gpu on one and on two device contexts (and on one with
+# pageable parameters, for the upload comparison). Logs to $OUT.
 set -u
 B=${1:-bin}
 OUT=${OUT:-/tmp/out}
@@ -20,4 +21,6 @@ step test_engine_gpu 180 env CUZK_ENGINE_GPU_JOBS=${JOBS:-50} "$B/test_engine_gp
 step test_gpu_prove 60 "$B/test_gpu_prove"
 step bench_engine_gpu1 80 "$B/bench_engine" --gpu ${NC:-262144} 8 14 1 2
 step bench_engine_gpu2 80 "$B/bench_engine" --gpu ${NC:-262144} 8 14 2 2
+# the same with pageable parameters: compare the "first job" line (upload)
+step bench_engine_gpu1_nopin 80 env CUZK_BENCH_PIN=off "$B/bench_engine" --gpu ${NC:-262144} 8 14 1 2
 exit $rc

@@ -165,6 +165,8 @@ status = st.GetStatus(pb.GetStatusRequest())
 check(sorted(q.proof_kind for q in status.queues) == ["test-porep", "test-window", "test-winning"],
       "GetStatus lists the test kinds' queues")
 check({s.circuit_id for s in status.loaded_srs} >= {"test-porep", "test-winning"}, "GetStatus lists SRS")
+check(status.pinned_memory_bytes <= status.pinned_memory_limit_bytes or status.pinned_memory_limit_bytes == 0,
+      "GetStatus: pinned memory within its limit")
 
 # Prove: 1 and 10 partitions
 r = st.Prove(pb.ProveRequest(submit=submit_req(pb.TEST_WINNING_POST)), timeout=60).result
@@ -306,6 +308,8 @@ check(r.status == S.COMPLETED, "prove after evict/preload")
 m = st.GetMetrics(pb.GetMetricsRequest()).prometheus_text
 check('cuzk_rpc_requests_total{method="Prove",code="OK"}' in m, "metrics count Prove calls")
 check('code="INVALID_ARGUMENT"' in m and "cuzk_jobs_completed_total" in m, "metrics: errors and engine counters")
+check('cuzk_device_failed{device="0",reason=""} 0' in m and "cuzk_memory_pinned_bytes " in m
+      and "cuzk_synthesis_limit " in m, "metrics: device health, pinned memory, synthesis limit")
 done = [float(l.split()[1]) for l in m.splitlines() if l.startswith("cuzk_jobs_completed_total ")]
 check(done and done[0] >= 8, f"completed jobs counted: {done}")
 import re  # noqa: E402

@@ -13,7 +13,8 @@
 
 /* ---- a prover with injected faults ---------------------------------------- */
 
-enum { F_NONE, F_CORRUPT_CALL, F_CORRUPT_DEV0, F_CORRUPT_ALL, F_ERROR_ONCE };
+enum { F_NONE, F_CORRUPT_CALL, F_CORRUPT_DEV0, F_CORRUPT_ALL, F_ERROR_ONCE, F_ERROR_DEV0, F_DEVERR_DEV1, F_DEVERR_ALL,
+       F_ERROR_ALL };
 
 typedef struct fault {
     cuzk_engine_prover cpu;
@@ -21,6 +22,7 @@ typedef struct fault {
     atomic_uint calls, target, corrupted, corrupted_dev1;
     atomic_bool error_armed;
     atomic_uint open_workers, ndev;
+    atomic_uint dev_calls[2]; /* prove calls per device */
 } fault;
 
 static fault F;
@@ -42,8 +44,12 @@ static int f_prove(void *ctx, void *dev, unsigned worker, const cuzk_groth16_par
 {
     fault *f = ctx;
     unsigned d = (unsigned)(uintptr_t)dev - 1;
-    if (atomic_load(&f->mode) == F_ERROR_ONCE && atomic_exchange(&f->error_armed, false))
-        return CUZK_ERR_INTERNAL;
+    if (d < 2) atomic_fetch_add(&f->dev_calls[d], 1);
+    int m0 = atomic_load(&f->mode);
+    if (m0 == F_ERROR_ONCE && atomic_exchange(&f->error_armed, false)) return CUZK_ERR_INTERNAL;
+    if (m0 == F_ERROR_DEV0 && d == 0) return CUZK_ERR_NO_MEMORY; /* e.g. device OOM: counts */
+    if (m0 == F_ERROR_ALL) return CUZK_ERR_INVALID_ARG;           /* as a malformed witness would */
+    if ((m0 == F_DEVERR_DEV1 && d == 1) || m0 == F_DEVERR_ALL) return CUZK_ERR_DEVICE; /* at once */
     int err = f->cpu.prove(f->cpu.ctx, NULL, worker, params, n, as, r, s, out);
     unsigned call = atomic_fetch_add(&f->calls, 1);
     int m = atomic_load(&f->mode);
@@ -64,7 +70,15 @@ static void fault_reset(int mode)
     atomic_store(&F.calls, 0);
     atomic_store(&F.corrupted, 0);
     atomic_store(&F.corrupted_dev1, 0);
+    atomic_store(&F.dev_calls[0], 0);
+    atomic_store(&F.dev_calls[1], 0);
 }
+
+/* engine options for make_engine: 0 / false = the defaults */
+static unsigned g_max_errors, g_synth_workers;
+static bool g_fallback;
+static cuzk_engine_pin g_pin;
+static uint64_t g_pin_limit;
 
 static cuzk_engine *make_engine(unsigned synth, unsigned devices, unsigned per_dev, uint64_t budget,
                                 const cuzk_engine_pce *pce)
@@ -76,7 +90,9 @@ static cuzk_engine *make_engine(unsigned synth, unsigned devices, unsigned per_d
     atomic_store(&F.ndev, 2);
     cuzk_engine_config cfg = {.synthesis_workers = synth, .num_devices = devices, .workers_per_device = per_dev,
                               .memory_budget = budget, .prover = &fp, .pce = pce, .log = log_capture,
-                              .stage_hook = gate_hook, .hook_ctx = &G};
+                              .stage_hook = gate_hook, .hook_ctx = &G, .device_max_errors = g_max_errors,
+                              .cpu_fallback = g_fallback, .pin = g_pin, .pinned_limit = g_pin_limit};
+    if (g_synth_workers) cfg.synthesis_workers = g_synth_workers;
     cuzk_engine *e = NULL;
     CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
     return e;
@@ -95,7 +111,9 @@ static void drain(cuzk_engine *e, const char *const *circuits, size_t n)
 
 static void corrupt_faults(tkind *k, cuzk_rng *rng)
 {
+    g_max_errors = 1000; /* the retry rule alone: no device is marked failed here */
     cuzk_engine *e = make_engine(3, 0, 2, 0, NULL); /* the prover says 2 devices */
+    g_max_errors = 0;
     CHECK(atomic_load(&F.open_workers) == 2);
     cuzk_engine_kind kd = tk_kind(k, "porep", "porep-c", 10, CUZK_PRIORITY_NORMAL);
     CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
@@ -154,19 +172,21 @@ static void corrupt_faults(tkind *k, cuzk_rng *rng)
     CHECK(cuzk_job_proof(j, &pr, &len) == CUZK_ERR_INVALID_ARG);
     cuzk_job_release(j);
 
-    /* a prover error fails its job only; the engine keeps serving */
+    /* a prover error: the partition is proved again on the other device */
     CHECK(cuzk_engine_wait_idle(e, -1) == CUZK_OK); /* the failed job's partitions in flight drain */
     fault_reset(F_ERROR_ONCE);
     atomic_store(&F.error_armed, true);
     cuzk_engine_get_counters(e, &c);
-    uint64_t perr = c.prover_errors;
+    uint64_t perr = c.prover_errors, reproved = c.partitions_reproved;
+    log_clear();
     CHECK(tk_submit(e, "porep", "prover-error", 43, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
-    CHECK(cuzk_job_await(j, -1) == CUZK_ERR_INTERNAL);
+    CHECK(cuzk_job_await(j, -1) == CUZK_OK && tk_proof_ok(k, j, 43, 10));
     cuzk_job_get_info(j, &inf);
-    CHECK_MSG(inf.state == CUZK_JOB_FAILED && strstr(inf.message, "prover error on device") &&
-                  strstr(inf.message, "injected fault"),
-              "%s", inf.message);
+    CHECK(inf.partitions_reproved == 1);
+    CHECK_MSG(log_count("prover error on device") == 1 && log_count("injected fault") == 1, "log: %s", log_buf);
     cuzk_job_release(j);
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.partitions_reproved == reproved + 1 && c.devices_failed == 0 && c.devices_healthy == 2);
     CHECK(tk_submit(e, "porep", "after-error", 44, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
     CHECK(cuzk_job_await(j, -1) == CUZK_OK && tk_proof_ok(k, j, 44, 10));
     cuzk_job_release(j);
@@ -185,7 +205,7 @@ static void corrupt_faults(tkind *k, cuzk_rng *rng)
     CHECK(cuzk_job_await(j, -1) == CUZK_OK && tk_proof_ok(k, j, 46, 10));
     cuzk_job_release(j);
     cuzk_engine_get_counters(e, &c);
-    CHECK(c.synthesis_errors == 1 && c.jobs_failed == 3);
+    CHECK(c.synthesis_errors == 1 && c.jobs_failed == 2);
     const char *circ[] = {"porep-c"};
     drain(e, circ, 1);
     cuzk_engine_destroy(e);
@@ -200,6 +220,183 @@ static void corrupt_faults(tkind *k, cuzk_rng *rng)
     CHECK(cuzk_engine_create(&e, &cfg) == CUZK_ERR_INVALID_ARG && e == NULL);
 }
 
+/* ---- failed devices ------------------------------------------------------------ */
+
+static bool status_has_quiet(cuzk_engine *e, const char *needle)
+{
+    char *js = cuzk_engine_status_json(e);
+    bool ok = js && strstr(js, needle);
+    free(js);
+    return ok;
+}
+
+static bool status_has(cuzk_engine *e, const char *needle)
+{
+    bool ok = status_has_quiet(e, needle);
+    if (!ok) {
+        char *js = cuzk_engine_status_json(e);
+        fprintf(stderr, "status lacks %s: %s\n", needle, js ? js : "(null)");
+        free(js);
+    }
+    return ok;
+}
+
+/* n jobs of the 10-partition kind at once; all must return valid proofs */
+static void run_jobs(cuzk_engine *e, tkind *k, const char *prefix, int n, cuzk_rng *rng)
+{
+    static unsigned serial;
+    cuzk_job *js[8];
+    uint64_t seeds[8];
+    for (int i = 0; i < n && i < 8; i++) {
+        char id[48];
+        snprintf(id, sizeof id, "%s-%u", prefix, serial++);
+        seeds[i] = cuzk_rng_u64(rng) >> 1;
+        CHECK(tk_submit(e, "porep", id, seeds[i], CUZK_PRIORITY_DEFAULT, 0, &js[i]) == CUZK_OK);
+    }
+    for (int i = 0; i < n && i < 8; i++) {
+        int r = cuzk_job_await(js[i], -1);
+        cuzk_job_info inf;
+        cuzk_job_get_info(js[i], &inf);
+        CHECK_MSG(r == CUZK_OK, "%s: %s: %s", cuzk_job_request_id(js[i]), cuzk_strerror(r), inf.message);
+        CHECK(r != CUZK_OK || tk_proof_ok(k, js[i], seeds[i], 10));
+        cuzk_job_release(js[i]);
+    }
+}
+
+/* A fresh 2x2 engine with the fault mode; jobs until device d is marked
+ * failed (a few suffice; bounded), whose reason must contain why. */
+static cuzk_engine *fail_device(int mode, const cuzk_engine_kind *kd, tkind *k, unsigned d, const char *why,
+                                cuzk_rng *rng)
+{
+    fault_reset(mode);
+    cuzk_engine *e = make_engine(3, 2, 2, 0, NULL);
+    CHECK(cuzk_engine_register_kind(e, kd) == CUZK_OK);
+    for (int round = 0; round < 20 && !cuzk_engine_device_failed(e, d, NULL, 0); round++)
+        run_jobs(e, k, "until-failed", 2, rng);
+    char reason[256];
+    CHECK(cuzk_engine_device_failed(e, d, reason, sizeof reason));
+    CHECK_MSG(strstr(reason, why), "%s", reason);
+    return e;
+}
+
+static void device_failures(tkind *k, cuzk_rng *rng)
+{
+    cuzk_engine_kind kd = tk_kind(k, "porep", "porep-c", 10, CUZK_PRIORITY_NORMAL);
+    const char *circ[] = {"porep-c"};
+    char reason[256];
+    cuzk_engine_counters c;
+
+    /* device 0 fails every call (an out-of-memory error): once 3 of its
+     * failures in a row proved valid on device 1 it is marked failed; every
+     * job still completes */
+    log_clear();
+    g_max_errors = 3;
+    cuzk_engine *e = fail_device(F_ERROR_DEV0, &kd, k, 0, "3 failures in a row that other devices proved valid", rng);
+    CHECK(status_has(e, "\"device_max_errors\":3"));
+    CHECK(cuzk_engine_device_failed(e, 0, reason, sizeof reason) && strstr(reason, "injected fault"));
+    CHECK(!cuzk_engine_device_failed(e, 1, reason, sizeof reason) && reason[0] == 0);
+    unsigned calls0 = atomic_load(&F.dev_calls[0]);
+    CHECK_MSG(calls0 >= 3, "%u calls on device 0", calls0);
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.devices_failed == 1 && c.devices_healthy == 1 && c.prover_errors == calls0);
+    CHECK(c.jobs_failed == 0 && c.partitions_reproved >= 3);
+    CHECK(status_has(e, "\"state\":\"failed\",\"failed\":true,\"reason\":\"3 failures"));
+    CHECK(status_has(e, "\"doing\":\"failed\""));
+    CHECK_MSG(log_count("marked failed") == 1, "log: %s", log_buf);
+    run_jobs(e, k, "after-fail", 3, rng); /* never reaches device 0 again */
+    CHECK(atomic_load(&F.dev_calls[0]) == calls0);
+    drain(e, circ, 1);
+    cuzk_engine_destroy(e);
+
+    /* repeated invalid proofs fail a device the same way */
+    e = fail_device(F_CORRUPT_DEV0, &kd, k, 0, "last: invalid proof", rng);
+    /* counted once re-proved: proofs made meanwhile on device 0 are re-proved too */
+    unsigned bad = atomic_load(&F.corrupted);
+    CHECK_MSG(bad >= 3 && atomic_load(&F.corrupted_dev1) == 0, "%u corrupted", bad);
+    run_jobs(e, k, "after-invalid", 2, rng);
+    CHECK(atomic_load(&F.corrupted) == bad);
+    drain(e, circ, 1);
+    cuzk_engine_destroy(e);
+    g_max_errors = 0;
+
+    /* a device error (CUZK_ERR_DEVICE: a CUDA error) fails the device at once */
+    e = fail_device(F_DEVERR_DEV1, &kd, k, 1, "device error: injected fault", rng);
+    unsigned calls1 = atomic_load(&F.dev_calls[1]);
+    CHECK_MSG(calls1 >= 1 && calls1 <= 2, "%u calls on device 1", calls1);
+    run_jobs(e, k, "after-deverr", 2, rng);
+    CHECK(atomic_load(&F.dev_calls[1]) == calls1 && !cuzk_engine_device_failed(e, 0, NULL, 0));
+    drain(e, circ, 1);
+    cuzk_engine_destroy(e);
+
+    /* bad input fails on every device (invalid proofs, prover errors): the
+     * jobs fail, but no device is blamed */
+    const int bad_modes[2] = {F_CORRUPT_ALL, F_ERROR_ALL};
+    for (int m = 0; m < 2; m++) {
+        fault_reset(bad_modes[m]);
+        e = make_engine(3, 2, 2, 0, NULL);
+        CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+        cuzk_job *js[3];
+        for (int i = 0; i < 3; i++) {
+            char id[32];
+            snprintf(id, sizeof id, "bad-input-%d-%d", m, i);
+            CHECK(tk_submit(e, "porep", id, 600 + (uint64_t)i, CUZK_PRIORITY_DEFAULT, 0, &js[i]) == CUZK_OK);
+        }
+        for (int i = 0; i < 3; i++) {
+            int r = cuzk_job_await(js[i], -1);
+            CHECK_MSG(r == (m == 0 ? CUZK_ERR_VERIFY_FAILED : CUZK_ERR_INVALID_ARG), "%s", cuzk_strerror(r));
+            cuzk_job_release(js[i]);
+        }
+        CHECK(cuzk_engine_wait_idle(e, -1) == CUZK_OK);
+        cuzk_engine_get_counters(e, &c);
+        CHECK_MSG(c.devices_failed == 0 && c.devices_healthy == 2 && c.jobs_failed == 3, "%llu failed devices",
+                  (unsigned long long)c.devices_failed);
+        CHECK(m == 1 || c.partitions_invalid >= 6);
+        CHECK(m == 0 || c.prover_errors >= 6);
+        CHECK(status_has(e, "\"last_error\":\"") && !status_has_quiet(e, "\"state\":\"failed\""));
+        drain(e, circ, 1);
+        cuzk_engine_destroy(e);
+    }
+
+    /* every device fails, with the CPU fallback: the CPU prover takes over */
+    fault_reset(F_DEVERR_ALL);
+    g_fallback = true;
+    e = make_engine(3, 2, 2, 0, NULL);
+    g_fallback = false;
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    CHECK(status_has(e, "\"fallback\":true") && status_has(e, "\"state\":\"standby\""));
+    run_jobs(e, k, "fallback", 3, rng);
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.devices_failed == 2 && c.devices_healthy == 0 && c.jobs_done == 3 && c.jobs_failed == 0);
+    CHECK(status_has(e, "\"state\":\"active\"") && status_has(e, "\"device\":\"cpu-fallback\""));
+    drain(e, circ, 1);
+    cuzk_engine_destroy(e);
+
+    /* every device fails, no fallback: the jobs fail clearly, later ones at
+     * once, and nothing hangs */
+    fault_reset(F_DEVERR_ALL);
+    e = make_engine(3, 2, 2, 0, NULL);
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    for (int round = 0; round < 2; round++) {
+        cuzk_job *js[3];
+        for (int i = 0; i < 3; i++) {
+            char id[32];
+            snprintf(id, sizeof id, "dead-%d-%d", round, i);
+            CHECK(tk_submit(e, "porep", id, 500 + (uint64_t)i, CUZK_PRIORITY_DEFAULT, 0, &js[i]) == CUZK_OK);
+        }
+        for (int i = 0; i < 3; i++) {
+            CHECK(cuzk_job_await(js[i], -1) == CUZK_ERR_NO_DEVICE);
+            cuzk_job_info inf;
+            cuzk_job_get_info(js[i], &inf);
+            CHECK_MSG(strstr(inf.message, "no working prover device: all 2 failed (device "), "%s", inf.message);
+            cuzk_job_release(js[i]);
+        }
+    }
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.devices_failed == 2 && c.devices_healthy == 0 && c.jobs_failed == 6);
+    drain(e, circ, 1);
+    cuzk_engine_destroy(e);
+}
+
 /* ---- cancellation and deadlines ------------------------------------------ */
 
 static void expect_cancelled(cuzk_job *j)
@@ -212,14 +409,21 @@ static void expect_cancelled(cuzk_job *j)
     CHECK(cuzk_job_cancel(j) == CUZK_ERR_INVALID_ARG);
 }
 
-static void cancel_and_timeout(tkind *k, tkind *k1)
+/* One device with one worker; "porep" (parts partitions) and "one" (1). */
+static cuzk_engine *two_kinds(tkind *k, tkind *k1, unsigned synth, uint64_t budget, uint32_t parts)
 {
     fault_reset(F_NONE);
-    cuzk_engine *e = make_engine(1, 1, 1, 0, NULL);
-    cuzk_engine_kind kd = tk_kind(k, "porep", "porep-c", 3, CUZK_PRIORITY_NORMAL);
+    cuzk_engine *e = make_engine(synth, 1, 1, budget, NULL);
+    cuzk_engine_kind kd = tk_kind(k, "porep", "porep-c", parts, CUZK_PRIORITY_NORMAL);
     cuzk_engine_kind kw = tk_kind(k1, "one", "one-c", 1, CUZK_PRIORITY_NORMAL);
     CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
     CHECK(cuzk_engine_register_kind(e, &kw) == CUZK_OK);
+    return e;
+}
+
+static void cancel_and_timeout(tkind *k, tkind *k1)
+{
+    cuzk_engine *e = two_kinds(k, k1, 1, 0, 3);
     cuzk_job *a, *b;
 
     /* queued: the only synthesis worker is held by another job */
@@ -293,6 +497,9 @@ static void cancel_and_timeout(tkind *k, tkind *k1)
 
 /* ---- the memory budget ------------------------------------------------------ */
 
+/* sizes measured by budget(): parameters, one partition's witness */
+static uint64_t g_S, g_W;
+
 static void budget(tkind *k, tkind *k2)
 {
     fault_reset(F_NONE);
@@ -315,6 +522,7 @@ static void budget(tkind *k, tkind *k2)
     uint64_t W = c.memory_peak - S;
     cuzk_engine_destroy(e);
     CHECK(S > 0 && W > 0 && S > 2 * W);
+    g_S = S, g_W = W;
     fprintf(stderr, "budget: parameters %llu bytes, one partition %llu bytes\n", (unsigned long long)S,
             (unsigned long long)W);
 
@@ -375,17 +583,38 @@ static void budget(tkind *k, tkind *k2)
 
 typedef struct fake_pce {
     atomic_uint loads, extracts, witnesses;
+    atomic_uint frees, freed_in_use; /* a PCE freed while a witness call used it */
+    uint64_t bytes;                  /* the size PCEs claim; 0: 16 (loaded) or 32 (extracted) */
 } fake_pce;
 
 static fake_pce P;
+
+/* A fake PCE: witness calls using it now, and witnesses made from it not
+ * yet released (a real PCE witness is a view into the PCE's memory). */
+typedef struct fake_obj {
+    atomic_int users, alive;
+} fake_obj;
+
+typedef struct fake_wit {
+    cuzk_proving_cs *cs;
+    fake_obj *pce;
+} fake_wit;
+
+static int fp_new(void **pce, uint64_t *bytes, uint64_t dflt)
+{
+    fake_obj *o = calloc(1, sizeof *o);
+    *pce = o;
+    *bytes = P.bytes ? P.bytes : dflt;
+    return o ? CUZK_OK : CUZK_ERR_NO_MEMORY;
+}
+
+static uint64_t fp_estimate(void *ctx, const cuzk_engine_kind *kind) { return P.bytes; }
 
 static int fp_load(void *ctx, const cuzk_engine_kind *kind, void **pce, uint64_t *bytes)
 {
     atomic_fetch_add(&P.loads, 1);
     if (strcmp(kind->circuit_id, "cached-c")) return CUZK_ERR_IO; /* no cache on disk */
-    *pce = malloc(16);
-    *bytes = 16;
-    return *pce ? CUZK_OK : CUZK_ERR_NO_MEMORY;
+    return fp_new(pce, bytes, 16);
 }
 
 static int fp_extract(void *ctx, const cuzk_engine_kind *kind, const void *in, size_t len, void **pce,
@@ -395,34 +624,52 @@ static int fp_extract(void *ctx, const cuzk_engine_kind *kind, const void *in, s
     atomic_fetch_add(&P.extracts, 1);
     if (!strcmp(kind->circuit_id, "broken-c")) return CUZK_ERR_FORMAT;
     usleep(20000); /* a window for other partitions to ask for a second extraction */
-    *pce = malloc(32);
-    *bytes = 32;
-    return *pce ? CUZK_OK : CUZK_ERR_NO_MEMORY;
+    return fp_new(pce, bytes, 32);
 }
 
-static void cs_release(void *owner) { cuzk_cs_free(owner); }
+
+static void fw_release(void *owner)
+{
+    fake_wit *fw = owner;
+    atomic_fetch_sub(&fw->pce->alive, 1);
+    cuzk_cs_free(&fw->cs->base);
+    free(fw);
+}
 
 /* Stands in for witness-only synthesis plus the mat-vec: same assignment. */
 static int fp_witness(void *ctx, void *pce, const cuzk_engine_kind *kind, const void *in, size_t len,
                       uint32_t part, cuzk_engine_witness *out)
 {
     atomic_fetch_add(&P.witnesses, 1);
+    fake_obj *o = pce;
+    atomic_fetch_add(&o->users, 1);
+    usleep(1000); /* a window for an eviction that should not happen */
     memset(out, 0, sizeof *out);
     cuzk_proving_cs *cs = cuzk_proving_cs_new();
     int err = cs ? cuzk_cs_alloc_one(&cs->base) : CUZK_ERR_NO_MEMORY;
     if (!err) err = kind->synthesize(kind->ctx, &cs->base, in, len, part);
     if (!err) err = cuzk_cs_finalize(&cs->base);
     if (!err) err = cuzk_groth16_assignment_from_cs(&out->as, cs);
-    if (err) {
+    atomic_fetch_sub(&o->users, 1);
+    fake_wit *fw = err ? NULL : malloc(sizeof *fw);
+    if (!fw) {
         if (cs) cuzk_cs_free(&cs->base);
-        return err;
+        return err ? err : CUZK_ERR_NO_MEMORY;
     }
-    out->owner = cs;
-    out->release = cs_release;
+    fw->cs = cs, fw->pce = o;
+    atomic_fetch_add(&o->alive, 1);
+    out->owner = fw;
+    out->release = fw_release;
     return CUZK_OK;
 }
 
-static void fp_free(void *ctx, void *pce) { free(pce); }
+static void fp_free(void *ctx, void *pce)
+{
+    fake_obj *o = pce;
+    atomic_fetch_add(&P.frees, 1);
+    if (atomic_load(&o->users) || atomic_load(&o->alive)) atomic_fetch_add(&P.freed_in_use, 1);
+    free(o);
+}
 
 static void pce_manager(tkind *k, tkind *k1)
 {
@@ -472,6 +719,427 @@ static void pce_manager(tkind *k, tkind *k1)
     cuzk_engine_destroy(e);
 }
 
+/* ---- PCE eviction under the budget ------------------------------------------ */
+
+typedef struct preload_arg {
+    cuzk_engine *e;
+    const char *circuit;
+    atomic_int rc, done;
+} preload_arg;
+
+static void *preload_main(void *arg)
+{
+    preload_arg *a = arg;
+    atomic_store(&a->rc, cuzk_engine_srs_preload(a->e, a->circuit));
+    atomic_store(&a->done, 1);
+    return NULL;
+}
+
+static void pce_eviction(tkind *k, tkind *k2)
+{
+    fault_reset(F_NONE);
+    memset(&P, 0, sizeof P);
+    uint64_t S = g_S, W = g_W;
+    P.bytes = S; /* PCEs as large as the parameters: they compete for the budget */
+    cuzk_engine_pce hooks = {.load = fp_load, .extract = fp_extract, .witness = fp_witness,
+                             .estimate_bytes = fp_estimate, .free = fp_free};
+    cuzk_engine_counters c;
+    cuzk_pce_state ps;
+    cuzk_job *j;
+
+    /* a PCE in use is never evicted: a preload that needs its memory waits
+     * until the synthesis using it is done, then evicts it (the LRU idle entry) */
+    uint64_t B = 2 * S + W + W / 2;
+    cuzk_engine *e = make_engine(2, 1, 1, B, &hooks);
+    cuzk_engine_kind kc = tk_kind(k, "cached", "cached-c", 1, CUZK_PRIORITY_NORMAL);
+    cuzk_engine_kind ko = tk_kind(k2, "other", "other-c", 1, CUZK_PRIORITY_NORMAL);
+    CHECK(cuzk_engine_register_kind(e, &kc) == CUZK_OK);
+    CHECK(cuzk_engine_register_kind(e, &ko) == CUZK_OK);
+    CHECK(cuzk_engine_pce_state(e, "cached-c", &ps) == CUZK_OK && ps == CUZK_PCE_RESIDENT);
+    gate_arm(&G, CUZK_STAGE_SYNTHESIS, "hold-pce");
+    CHECK(tk_submit(e, "cached", "hold-pce", 61, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+    gate_wait(&G); /* its synthesis holds the PCE (fast path) and the parameters */
+    cuzk_engine_get_counters(e, &c);
+    uint64_t waits0 = c.memory_waits;
+    preload_arg pa = {.e = e, .circuit = "other-c"};
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, preload_main, &pa) == 0);
+    WAIT_FOR(e, c_.memory_waits > waits0); /* the preload found no idle entry */
+    CHECK(cuzk_engine_pce_state(e, "cached-c", &ps) == CUZK_OK && ps == CUZK_PCE_RESIDENT);
+    CHECK(!atomic_load(&pa.done));
+    char *js = cuzk_engine_status_json(e);
+    CHECK_MSG(js && strstr(js, "\"pce\":\"resident\",\"pce_bytes\""), "%s", js ? js : "");
+    CHECK(js && strstr(js, "\"pce_refs\":1"));
+    free(js);
+    gate_release(&G);
+    CHECK(cuzk_job_await(j, -1) == CUZK_OK && tk_proof_ok(k, j, 61, 1));
+    cuzk_job_release(j);
+    pthread_join(th, NULL);
+    CHECK(atomic_load(&pa.rc) == CUZK_OK);
+    CHECK(cuzk_engine_pce_state(e, "cached-c", &ps) == CUZK_OK && ps == CUZK_PCE_NONE);
+    cuzk_srs_state ss;
+    CHECK(cuzk_engine_srs_state(e, "cached-c", &ss) == CUZK_OK && ss == CUZK_SRS_HOT); /* more recent */
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.pce_evictions == 1 && c.pce_resident_bytes == 0 && atomic_load(&P.frees) == 1);
+    /* the next job of the circuit synthesizes fully and extracts the PCE again */
+    CHECK(tk_submit(e, "cached", "re-extract", 62, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+    CHECK(cuzk_job_await(j, -1) == CUZK_OK && tk_proof_ok(k, j, 62, 1));
+    cuzk_job_release(j);
+    CHECK(cuzk_engine_wait_idle(e, -1) == CUZK_OK);
+    CHECK(cuzk_engine_pce_state(e, "cached-c", &ps) == CUZK_OK && ps == CUZK_PCE_RESIDENT);
+    CHECK(atomic_load(&P.extracts) == 1);
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.memory_peak <= B && c.pce_resident_bytes == S);
+    cuzk_engine_destroy(e);
+
+    /* two circuits whose parameters and PCEs never fit together: jobs
+     * alternate, idle PCEs and parameters are evicted LRU, all proofs valid */
+    B = 2 * S + 2 * W;
+    e = make_engine(3, 1, 2, B, &hooks);
+    cuzk_engine_kind kx = tk_kind(k, "x", "x-c", 4, CUZK_PRIORITY_NORMAL);
+    cuzk_engine_kind ky = tk_kind(k2, "y", "y-c", 4, CUZK_PRIORITY_NORMAL);
+    CHECK(cuzk_engine_register_kind(e, &kx) == CUZK_OK);
+    CHECK(cuzk_engine_register_kind(e, &ky) == CUZK_OK);
+    for (int i = 0; i < 8; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "alt-%d", i);
+        CHECK(tk_submit(e, i % 2 ? "y" : "x", id, 700 + (uint64_t)i, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+        int r = cuzk_job_await(j, -1);
+        CHECK_MSG(r == CUZK_OK, "%s: %s", id, cuzk_strerror(r));
+        CHECK(tk_proof_ok(i % 2 ? k2 : k, j, 700 + (uint64_t)i, 4));
+        cuzk_job_release(j);
+        CHECK(cuzk_engine_wait_idle(e, -1) == CUZK_OK); /* its extraction too */
+    }
+    cuzk_engine_get_counters(e, &c);
+    fprintf(stderr, "pce eviction: %llu PCE evictions, %llu SRS evictions, %llu extractions, peak %llu of %llu\n",
+            (unsigned long long)c.pce_evictions, (unsigned long long)c.srs_evictions,
+            (unsigned long long)c.pce_extractions, (unsigned long long)c.memory_peak, (unsigned long long)B);
+    CHECK(c.pce_evictions > 0 && c.pce_extractions > 2 && c.memory_peak <= B);
+    CHECK(atomic_load(&P.freed_in_use) == 0);
+    cuzk_engine_destroy(e);
+    CHECK(atomic_load(&P.freed_in_use) == 0);
+    memset(&P, 0, sizeof P);
+}
+
+/* ---- pinned parameters and the synthesis default ----------------------------- */
+
+/* ASan makes mlock a no-op ("AddressSanitizer ignores mlock"): the kernel's
+ * count is an oracle only without it. */
+#if defined(__SANITIZE_ADDRESS__)
+#define VMLCK_ORACLE 0
+#else
+#define VMLCK_ORACLE 1
+#endif
+
+/* The kernel's count of this process's locked memory (VmLck), bytes. */
+static uint64_t vm_locked(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    uint64_t kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmLck:", 6)) kb = strtoull(line + 6, NULL, 10);
+    if (f) fclose(f);
+    return kb * 1024;
+}
+
+static uint64_t upload_bytes(const cuzk_groth16_params *p)
+{
+    return (p->n_h + p->n_l + p->n_a + p->n_b_g1) * sizeof(cuzk_g1_affine) + p->n_b_g2 * sizeof(cuzk_g2_affine);
+}
+
+/* the status's "pinning" value, copied into out */
+static void status_pinning(cuzk_engine *e, char *out, size_t n)
+{
+    char *js = cuzk_engine_status_json(e);
+    const char *p = js ? strstr(js, "\"pinning\":\"") : NULL;
+    snprintf(out, n, "%.*s", p ? (int)strcspn(p + 11, "\"") : 0, p ? p + 11 : "");
+    free(js);
+}
+
+static void pinning(tkind *k, tkind *k2)
+{
+    fault_reset(F_NONE);
+    cuzk_engine_kind kd = tk_kind(k, "porep", "porep-c", 2, CUZK_PRIORITY_NORMAL);
+    cuzk_engine_kind ko = tk_kind(k2, "other", "other-c", 2, CUZK_PRIORITY_NORMAL);
+    uint64_t P1 = upload_bytes(&k->params), P2 = upload_bytes(&k2->params);
+    cuzk_engine_counters c;
+    char how[32];
+    cuzk_job *j;
+
+    /* with a prover backend HOT parameters are page-locked; the limit (one
+     * and a half sets) leaves the second set pageable, and it still proves */
+    g_pin_limit = P1 + P2 / 2;
+    cuzk_engine *e = make_engine(2, 1, 1, 0, NULL);
+    g_pin_limit = 0;
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    CHECK(cuzk_engine_register_kind(e, &ko) == CUZK_OK);
+    uint64_t lck0 = vm_locked();
+    CHECK(cuzk_engine_srs_preload(e, "porep-c") == CUZK_OK);
+    status_pinning(e, how, sizeof how);
+    cuzk_engine_get_counters(e, &c);
+    fprintf(stderr, "pinning: %s, %llu bytes of %llu\n", how, (unsigned long long)c.memory_pinned,
+            (unsigned long long)c.memory_pinned_limit);
+    CHECK(c.memory_pinned_limit == P1 + P2 / 2);
+    if (!strcmp(how, "none")) {
+        /* neither CUDA nor mlock (RLIMIT_MEMLOCK): said so, nothing counted */
+        char *js = cuzk_engine_status_json(e);
+        CHECK_MSG(js && strstr(js, "\"pinning_note\":\"pageable (no CUDA registration"), "%s", js ? js : "");
+        free(js);
+        CHECK(c.memory_pinned == 0);
+    } else {
+        CHECK_MSG(!strcmp(how, "cuda") || !strcmp(how, "mlock"), "%s", how);
+        CHECK(c.memory_pinned == P1 && c.memory_pinned_peak == P1);
+        if (!strcmp(how, "mlock") && VMLCK_ORACLE)
+            CHECK_MSG(vm_locked() >= lck0 + P1, "VmLck %llu", (unsigned long long)vm_locked());
+        CHECK(status_has(e, "\"pinned\":\"") && status_has(e, "\"pinning_note\":\""));
+        /* over the limit: pageable, counted, and it proves */
+        CHECK(cuzk_engine_srs_preload(e, "other-c") == CUZK_OK);
+        cuzk_engine_get_counters(e, &c);
+        CHECK(c.memory_pinned == P1 && c.pin_over_limit == 1);
+        CHECK(tk_submit(e, "other", "pageable", 81, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+        CHECK(cuzk_job_await(j, -1) == CUZK_OK && tk_proof_ok(k2, j, 81, 2));
+        cuzk_job_release(j);
+        /* eviction unpins; the next load of the other set fits the limit */
+        CHECK(cuzk_engine_srs_evict(e, "porep-c") == CUZK_OK);
+        CHECK(cuzk_engine_srs_evict(e, "other-c") == CUZK_OK);
+        cuzk_engine_get_counters(e, &c);
+        CHECK(c.memory_pinned == 0);
+        if (!strcmp(how, "mlock") && VMLCK_ORACLE) CHECK(vm_locked() == lck0);
+        CHECK(tk_submit(e, "other", "pinned", 82, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+        CHECK(cuzk_job_await(j, -1) == CUZK_OK && tk_proof_ok(k2, j, 82, 2));
+        cuzk_job_release(j);
+        cuzk_engine_get_counters(e, &c);
+        CHECK(c.memory_pinned == P2);
+    }
+    const char *circ[] = {"porep-c", "other-c"};
+    drain(e, circ, 2);
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.memory_pinned == 0);
+    cuzk_engine_destroy(e);
+
+    /* switched off: nothing pinned, the status says so */
+    g_pin = CUZK_PIN_OFF;
+    e = make_engine(1, 1, 1, 0, NULL);
+    g_pin = CUZK_PIN_AUTO;
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    CHECK(cuzk_engine_srs_preload(e, "porep-c") == CUZK_OK);
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.memory_pinned == 0 && c.memory_pinned_limit == 0);
+    status_pinning(e, how, sizeof how);
+    CHECK(!strcmp(how, "off"));
+    cuzk_engine_destroy(e);
+
+    /* the built-in CPU prover uploads nothing: off by default */
+    cuzk_engine_config cfg = {.synthesis_workers = 1, .log = log_capture};
+    CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    CHECK(cuzk_engine_srs_preload(e, "porep-c") == CUZK_OK);
+    status_pinning(e, how, sizeof how);
+    CHECK(!strcmp(how, "off"));
+    cuzk_engine_destroy(e);
+}
+
+static void synthesis_default(tkind *k, cuzk_rng *rng)
+{
+    /* the formula: min(cores, budget / footprint), at least 1 */
+    CHECK(cuzk_engine_synthesis_workers_default(8, 1000, 0) == 8);   /* footprint unknown */
+    CHECK(cuzk_engine_synthesis_workers_default(8, 1000, 10) == 8);  /* cores bound */
+    CHECK(cuzk_engine_synthesis_workers_default(8, 1000, 300) == 3); /* memory bound */
+    CHECK(cuzk_engine_synthesis_workers_default(8, 100, 300) == 1);  /* at least one */
+    CHECK(cuzk_engine_synthesis_workers_default(0, 100, 0) == 1);
+    for (int i = 0; i < 1000; i++) {
+        unsigned cores = 1 + (unsigned)(cuzk_rng_u64(rng) % 512);
+        uint64_t fp = 1 + cuzk_rng_u64(rng) % (1ull << 40), budget = cuzk_rng_u64(rng) % (1ull << 50);
+        unsigned n = cuzk_engine_synthesis_workers_default(cores, budget, fp);
+        /* n is the largest count <= cores whose footprints fit, or 1 */
+        CHECK(n >= 1 && n <= cores);
+        CHECK(n == 1 || (uint64_t)n * fp <= budget);
+        CHECK(n == cores || (uint64_t)(n + 1) * fp > budget);
+    }
+
+    /* in an engine: unset, the limit follows the largest registered kind */
+    long nc = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned cores = nc > 0 ? (unsigned)nc : 1;
+    uint64_t B = 64ull << 20;
+    log_clear();
+    g_synth_workers = 0;
+    cuzk_engine *e = make_engine(0, 1, 1, B, NULL);
+    cuzk_engine_counters c;
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.synthesis_limit == cores);
+    CHECK_MSG(log_count("synthesis workers: ") == 1, "log: %s", log_buf);
+    cuzk_engine_kind small = tk_kind(k, "small", "small-c", 1, CUZK_PRIORITY_NORMAL);
+    small.witness_bytes = B / (2 * cores + 1); /* 2·cores of them fit: cores bound */
+    CHECK(cuzk_engine_register_kind(e, &small) == CUZK_OK);
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.synthesis_limit == cores);
+    cuzk_engine_kind big = tk_kind(k, "big", "small-c", 1, CUZK_PRIORITY_NORMAL);
+    big.witness_bytes = B / 2 + 1; /* one fits */
+    CHECK(cuzk_engine_register_kind(e, &big) == CUZK_OK);
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.synthesis_limit == 1);
+    CHECK(cores == 1 || log_count("synthesis workers: 1 = min(") == 1);
+    CHECK(status_has(e, "\"synthesis_limit\":1,\"synthesis_workers_configured\":false"));
+    /* the small kind still proves with one synthesis at a time */
+    cuzk_job *j;
+    CHECK(tk_submit(e, "small", "one-at-a-time", 91, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+    CHECK(cuzk_job_await(j, -1) == CUZK_OK && tk_proof_ok(k, j, 91, 1));
+    cuzk_job_release(j);
+    cuzk_engine_destroy(e);
+
+    /* configured: exactly that many, whatever the kinds */
+    e = make_engine(3, 1, 1, B, NULL);
+    CHECK(cuzk_engine_register_kind(e, &big) == CUZK_OK);
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.synthesis_limit == 3);
+    CHECK(status_has(e, "\"synthesis_workers\":3,\"synthesis_limit\":3,\"synthesis_workers_configured\":true"));
+    cuzk_engine_destroy(e);
+}
+
+/* ---- more cancellation, waiters, budget exhaustion ---------------------------- */
+
+static void cancel_more(tkind *k, tkind *k1)
+{
+    /* waiting for memory: the job behind a held one cannot load its
+     * parameters; cancelling it wakes its waiters, the rest proceeds */
+    cuzk_engine *e = two_kinds(k, k1, 2, g_S + g_W + g_W / 2, 2);
+    cuzk_job *a, *b;
+    gate_arm(&G, CUZK_STAGE_PROVE, "mem-a");
+    CHECK(tk_submit(e, "porep", "mem-a", 1, CUZK_PRIORITY_DEFAULT, 0, &a) == CUZK_OK);
+    gate_wait(&G);
+    cuzk_engine_counters c;
+    cuzk_engine_get_counters(e, &c);
+    uint64_t waits0 = c.memory_waits;
+    CHECK(tk_submit(e, "one", "mem-b", 2, CUZK_PRIORITY_DEFAULT, 0, &b) == CUZK_OK);
+    WAIT_FOR(e, c_.memory_waits > waits0);
+    cuzk_srs_state ss;
+    CHECK(cuzk_engine_srs_state(e, "one-c", &ss) == CUZK_OK && ss == CUZK_SRS_COLD);
+    expect_cancelled(b);
+    cuzk_job_release(b);
+    gate_release(&G);
+    CHECK(cuzk_job_await(a, -1) == CUZK_OK && tk_proof_ok(k, a, 1, 2));
+    cuzk_job_release(a);
+    CHECK(tk_submit(e, "one", "mem-c", 3, CUZK_PRIORITY_DEFAULT, 0, &b) == CUZK_OK);
+    CHECK(cuzk_job_await(b, -1) == CUZK_OK && tk_proof_ok(k1, b, 3, 1));
+    cuzk_job_release(b);
+    const char *circ[] = {"porep-c", "one-c"};
+    drain(e, circ, 2);
+    cuzk_engine_destroy(e);
+
+    /* waiting for a re-prove: one device, two workers, every proof corrupt;
+     * the invalid partition must avoid the worker that made it, and the
+     * other one is held */
+    fault_reset(F_CORRUPT_ALL);
+    e = make_engine(1, 1, 2, 0, NULL);
+    cuzk_engine_kind ko = tk_kind(k1, "one", "one-c", 1, CUZK_PRIORITY_NORMAL);
+    CHECK(cuzk_engine_register_kind(e, &ko) == CUZK_OK);
+    gate_arm(&G, CUZK_STAGE_PROVE, "re-hold");
+    CHECK(tk_submit(e, "one", "re-hold", 4, CUZK_PRIORITY_DEFAULT, 0, &a) == CUZK_OK);
+    gate_wait(&G);
+    CHECK(tk_submit(e, "one", "re-victim", 5, CUZK_PRIORITY_DEFAULT, 0, &b) == CUZK_OK);
+    WAIT_FOR(e, c_.partitions_reproved >= 1 && c_.queued_prove >= 1);
+    expect_cancelled(b);
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.queued_prove == 0);
+    expect_cancelled(a);
+    gate_release(&G);
+    cuzk_job_release(a);
+    cuzk_job_release(b);
+    drain(e, circ + 1, 1);
+    cuzk_engine_destroy(e);
+}
+
+typedef struct waiter {
+    cuzk_engine *e;
+    cuzk_job *j; /* NULL: wait for idle */
+    int rc;
+} waiter;
+
+static void *waiter_main(void *arg)
+{
+    waiter *w = arg;
+    /* generous: a lost wake-up shows as CUZK_ERR_NOT_READY */
+    w->rc = w->j ? cuzk_job_await(w->j, 120000) : cuzk_engine_wait_idle(w->e, 120000);
+    return NULL;
+}
+
+/* Many waiters on jobs that finish, are cancelled or time out: every one
+ * wakes with the job's result. */
+static void waiters(tkind *k1, cuzk_rng *rng)
+{
+    fault_reset(F_NONE);
+    cuzk_engine *e = make_engine(2, 1, 2, 0, NULL);
+    cuzk_engine_kind ko = tk_kind(k1, "one", "one-c", 1, CUZK_PRIORITY_NORMAL);
+    CHECK(cuzk_engine_register_kind(e, &ko) == CUZK_OK);
+    enum { W = 5 };
+    unsigned outcomes[6] = {0};
+    for (int round = 0; round < 60; round++) {
+        char id[32];
+        snprintf(id, sizeof id, "wait-%d", round);
+        uint64_t seed = cuzk_rng_u64(rng) >> 1;
+        int how = (int)(cuzk_rng_u64(rng) % 3); /* 0 finish, 1 cancel, 2 a 1 ms deadline */
+        cuzk_job *j;
+        CHECK(tk_submit(e, "one", id, seed, CUZK_PRIORITY_DEFAULT, how == 2 ? 1 : 0, &j) == CUZK_OK);
+        waiter ws[W];
+        pthread_t th[W];
+        for (int i = 0; i < W; i++) {
+            ws[i] = (waiter){.e = e, .j = i == W - 1 ? NULL : j};
+            CHECK(pthread_create(&th[i], NULL, waiter_main, &ws[i]) == 0);
+        }
+        if (how == 1) {
+            if (cuzk_rng_u64(rng) & 1) usleep(500);
+            int rc = cuzk_job_cancel(j); /* refused when it already finished */
+            CHECK(rc == CUZK_OK || rc == CUZK_ERR_INVALID_ARG);
+        }
+        for (int i = 0; i < W; i++) pthread_join(th[i], NULL);
+        int final = cuzk_job_await(j, 0);
+        CHECK(final != CUZK_ERR_NOT_READY);
+        for (int i = 0; i < W - 1; i++) CHECK_MSG(ws[i].rc == final, "round %d: %d vs %d", round, ws[i].rc, final);
+        CHECK(ws[W - 1].rc == CUZK_OK);
+        cuzk_job_info inf;
+        cuzk_job_get_info(j, &inf);
+        outcomes[inf.state]++;
+        if (inf.state == CUZK_JOB_DONE) CHECK(tk_proof_ok(k1, j, seed, 1));
+        cuzk_job_release(j);
+    }
+    fprintf(stderr, "waiters: %u done, %u cancelled, %u timed out\n", outcomes[CUZK_JOB_DONE],
+            outcomes[CUZK_JOB_CANCELLED], outcomes[CUZK_JOB_TIMED_OUT]);
+    CHECK(outcomes[CUZK_JOB_DONE] + outcomes[CUZK_JOB_CANCELLED] + outcomes[CUZK_JOB_TIMED_OUT] == 60);
+    const char *circ[] = {"one-c"};
+    drain(e, circ, 1);
+    cuzk_engine_destroy(e);
+}
+
+/* A partition larger than the whole budget fails its job at once, whether
+ * or not the parameters are resident. */
+static void budget_exhaustion(tkind *k)
+{
+    fault_reset(F_NONE);
+    uint64_t B = 2 * g_S + 2 * g_W;
+    cuzk_engine *e = make_engine(2, 1, 1, B, NULL);
+    cuzk_engine_kind kd = tk_kind(k, "huge", "huge-c", 2, CUZK_PRIORITY_NORMAL);
+    kd.witness_bytes = B + 1;
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    cuzk_job *j;
+    cuzk_job_info inf;
+    CHECK(tk_submit(e, "huge", "huge-cold", 1, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+    CHECK(cuzk_job_await(j, -1) == CUZK_ERR_NO_MEMORY);
+    cuzk_job_get_info(j, &inf);
+    CHECK_MSG(strstr(inf.message, "exceed the memory budget"), "%s", inf.message);
+    cuzk_job_release(j);
+    CHECK(cuzk_engine_srs_preload(e, "huge-c") == CUZK_OK);
+    CHECK(tk_submit(e, "huge", "huge-hot", 2, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+    CHECK(cuzk_job_await(j, -1) == CUZK_ERR_NO_MEMORY);
+    cuzk_job_get_info(j, &inf);
+    CHECK_MSG(strstr(inf.message, "one partition") && strstr(inf.message, "exceeds the memory budget"), "%s",
+              inf.message);
+    cuzk_job_release(j);
+    const char *circ[] = {"huge-c"};
+    drain(e, circ, 1);
+    cuzk_engine_destroy(e);
+}
+
 int main(void)
 {
     cuzk_rng rng;
@@ -481,9 +1149,16 @@ int main(void)
     tk_setup(&k1, NC / 2, 2, &rng);
     tk_setup(&k2, NC, NI, &rng);
     corrupt_faults(&k, &rng);
+    device_failures(&k, &rng);
     cancel_and_timeout(&k, &k1);
     budget(&k, &k2);
     pce_manager(&k, &k1);
+    pce_eviction(&k, &k2);
+    pinning(&k, &k2);
+    cancel_more(&k, &k1);
+    waiters(&k1, &rng);
+    budget_exhaustion(&k);
+    synthesis_default(&k, &rng);
     tk_free(&k);
     tk_free(&k1);
     tk_free(&k2);

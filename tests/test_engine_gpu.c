@@ -28,6 +28,7 @@ static double now_s(void)
 typedef struct wrap {
     cuzk_engine_prover in;
     atomic_uint proved[MAXDEV];
+    atomic_uint unpinned; /* prove calls whose parameters CUDA did not know as page-locked */
 } wrap;
 typedef struct wdev {
     void *in;
@@ -57,6 +58,8 @@ static int w_prove(void *ctx, void *dev, unsigned worker, const cuzk_groth16_par
 {
     wrap *w = ctx;
     wdev *x = dev;
+    /* the engine registered the HOT parameters: uploads are direct DMA */
+    if (!cuzk_gpu_host_is_registered(p->h)) atomic_fetch_add(&w->unpinned, 1);
     int err = w->in.prove(w->in.ctx, x->in, worker, p, n, as, r, s, out);
     if (err == CUZK_OK && x->idx < MAXDEV) atomic_fetch_add(&w->proved[x->idx], (unsigned)n);
     return err;
@@ -99,6 +102,10 @@ static void field_scenario(tkind *k, cuzk_rng *rng, const unsigned *ord, unsigne
     cuzk_engine_kind kd = tk_kind(k, "porep", "porep-c", 10, CUZK_PRIORITY_NORMAL);
     CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
     CHECK(cuzk_engine_srs_preload(e, "porep-c") == CUZK_OK);
+    cuzk_engine_counters cp;
+    cuzk_engine_get_counters(e, &cp);
+    CHECK_MSG(cp.memory_pinned >= k->params.n_h * sizeof(cuzk_g1_affine), "pinned %llu bytes",
+              (unsigned long long)cp.memory_pinned);
 
     cuzk_job **jobs = calloc((size_t)njobs, sizeof *jobs);
     uint64_t *seeds = calloc((size_t)njobs, sizeof *seeds);
@@ -139,7 +146,12 @@ static void field_scenario(tkind *k, cuzk_rng *rng, const unsigned *ord, unsigne
     CHECK(total == parts);
     char *js = cuzk_engine_status_json(e);
     CHECK(js && strstr(js, "\"backend\":\"gpu\"") && strstr(js, "device 0"));
+    /* "mlock" when a small array shared a page CUDA had registered for another */
+    CHECK_MSG(js && (strstr(js, "\"pinning\":\"cuda\"") || strstr(js, "\"pinning\":\"mlock\"")), "%s",
+              js ? js : "");
     free(js);
+    CHECK_MSG(atomic_load(&w.unpinned) == 0, "%u prove calls with unregistered parameters",
+              atomic_load(&w.unpinned));
     fprintf(stderr,
             "GPU field scenario, %u device context(s): %u/%d jobs, %u/%d partitions valid; "
             "%.1f s, %.1f proofs/min (10-partition), %.1f partitions/s, prove %.4f s per partition per worker\n",

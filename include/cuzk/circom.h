@@ -28,6 +28,7 @@
 #include "cuzk/fr.h"
 #include "cuzk/g1.h"
 #include "cuzk/g2.h"
+#include "cuzk/groth16.h"
 #include "cuzk/groth16_params.h"
 #include "cuzk/groth16_verify.h"
 
@@ -158,8 +159,9 @@ typedef struct cuzk_circom_prove_timing {
  * r and s are the caller's (cuzk_circom_prove draws them from the OS).
  * w must have n_vars values with w[0] = 1; public signals are w[1..n_public].
  * Returns CUZK_OK, CUZK_ERR_INVALID_ARG (sizes, w[0] != 1),
- * CUZK_ERR_NO_DEVICE (device GPU: no GPU prover in this build yet),
- * CUZK_ERR_NO_MEMORY, CUZK_ERR_IO (OS entropy).
+ * CUZK_ERR_NO_DEVICE (device GPU: the GPU prover is cuzk_gpu_circom_prove in
+ * include/cuzk/gpu.h, a layer above this one), CUZK_ERR_NO_MEMORY,
+ * CUZK_ERR_IO (OS entropy).
  */
 int cuzk_circom_prove_rs(cuzk_groth16_proof *out, const cuzk_circom_zkey *z,
                          const cuzk_circom_wtns *w, const cuzk_fr *r, const cuzk_fr *s,
@@ -167,6 +169,19 @@ int cuzk_circom_prove_rs(cuzk_groth16_proof *out, const cuzk_circom_zkey *z,
                          cuzk_circom_prove_timing *timing);
 int cuzk_circom_prove(cuzk_groth16_proof *out, const cuzk_circom_zkey *z, const cuzk_circom_wtns *w,
                       cuzk_circom_device device, unsigned nthreads, cuzk_circom_prove_timing *timing);
+
+/* Pieces of the prover shared with the GPU prover (cuzk_gpu_circom_prove). */
+/* CUZK_OK when w fits z (n_vars values, w[0] = 1), else CUZK_ERR_INVALID_ARG. */
+int cuzk_circom_prove_check(const cuzk_circom_zkey *z, const cuzk_circom_wtns *w);
+/* Step 1: wm (n_vars) <- the witness in Montgomery form; a, b, c (domain_size
+ * each, overwritten) <- the row evaluations a_i, b_i and c_i = a_i·b_i. */
+void cuzk_circom_rows(const cuzk_circom_zkey *z, const cuzk_circom_wtns *w, cuzk_fr *wm, cuzk_fr *a,
+                      cuzk_fr *b, cuzk_fr *c);
+/* Fresh r, s from OS entropy (CUZK_ERR_IO without it). */
+int cuzk_circom_random_rs(cuzk_fr *r, cuzk_fr *s);
+/* Step 4 from the five sums (sums->l = ΣC). */
+void cuzk_circom_finish(cuzk_groth16_proof *out, const cuzk_circom_zkey *z,
+                        const cuzk_groth16_msm_sums *sums, const cuzk_fr *r, const cuzk_fr *s);
 
 /* ---- JSON (jansson) -------------------------------------------------------- */
 

@@ -119,7 +119,11 @@ typedef struct cuzk_engine_kind {
  *  - last_error: a message for the last failed prove of a worker (may be
  *    NULL), added to the job's failure message.
  *  - device_name: a description of an opened device for the status (may
- *    be NULL).
+ *    be NULL; also called with the scheduler lock held, when a device is
+ *    marked failed: no engine calls from it).
+ *  A prove error or an invalid proof counts against the device once the
+ *  partition proves valid elsewhere; device_max_errors of those in a row,
+ *  or CUZK_ERR_DEVICE once, mark it failed.
  */
 typedef struct cuzk_engine_prover {
     const char *name;
@@ -172,7 +176,10 @@ typedef enum cuzk_pce_state {
  * partition; CUZK_ERR_FORMAT means the PCE itself turned out invalid (a
  * checksum verified after load failed): the engine drops it, makes that
  * witness by full synthesis and extracts again. estimate_bytes (may be NULL) sizes the reservation made before
- * an extraction.
+ * an extraction. free: a PCE the engine no longer uses (an idle PCE evicted
+ * for memory, or at destroy); called with the scheduler lock held, so it
+ * must not call the engine. An evicted PCE is extracted again (extract) by
+ * the next full synthesis of its circuit.
  */
 typedef struct cuzk_engine_pce {
     int (*load)(void *ctx, const cuzk_engine_kind *kind, void **pce, uint64_t *bytes);
@@ -212,8 +219,19 @@ typedef enum cuzk_engine_stage {
     CUZK_STAGE_VERIFY = 2
 } cuzk_engine_stage;
 
+/* Page-locking of HOT parameter sets (cuzk_gpu_host_pin). */
+typedef enum cuzk_engine_pin {
+    CUZK_PIN_AUTO = 0, /* on with a prover backend (it uploads), off for the built-in CPU prover */
+    CUZK_PIN_ON = 1,
+    CUZK_PIN_OFF = 2
+} cuzk_engine_pin;
+
 typedef struct cuzk_engine_config {
-    unsigned synthesis_workers;  /* 0: online CPUs */
+    /* CPU worker threads (synthesis and verification). 0: one per online
+     * CPU, and at most min(CPUs, memory_budget / the largest per-partition
+     * footprint of a registered kind) of them synthesize at once
+     * (cuzk_engine_synthesis_workers_default); set: exactly that many. */
+    unsigned synthesis_workers;
     unsigned num_devices;        /* 0: the prover's num_devices, else 1 */
     unsigned workers_per_device; /* 0: 2 */
     unsigned prover_threads;     /* CPU prover threads per call; 0: CPUs / prover workers */
@@ -232,7 +250,26 @@ typedef struct cuzk_engine_config {
     /* Test hook: called by a worker before each stage of a partition. */
     void (*stage_hook)(void *ctx, cuzk_engine_stage stage, const char *request_id, uint32_t partition);
     void *hook_ctx;
+    /* Failed devices: a device is marked failed after device_max_errors
+     * prover errors or invalid proofs in a row (0: 3) whose partitions then
+     * proved valid on another device (a bad input, failing everywhere,
+     * blames none), or at once on CUZK_ERR_DEVICE (the GPU layer's
+     * unusable device). Its workers stop,
+     * its partitions are proved elsewhere, the status says why. With
+     * cpu_fallback (and a prover backend) the CPU prover takes over when
+     * every device has failed; without it the jobs then fail with
+     * CUZK_ERR_NO_DEVICE. */
+    unsigned device_max_errors;
+    bool cpu_fallback;
+    /* HOT parameters are page-locked (cuzk_gpu_host_pin) up to pinned_limit
+     * bytes (0: the memory budget); sets over the limit stay pageable. */
+    cuzk_engine_pin pin;
+    uint64_t pinned_limit;
 } cuzk_engine_config;
+
+/* The default number of concurrent syntheses: min(cores, budget /
+ * footprint) and at least 1 (footprint 0, not known yet: cores). */
+unsigned cuzk_engine_synthesis_workers_default(unsigned cores, uint64_t budget, uint64_t footprint);
 
 /* Starts the workers. cfg may be NULL (all defaults). */
 int cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg);
@@ -368,6 +405,14 @@ typedef struct cuzk_engine_counters {
     double synthesis_busy_s, prove_busy_s, verify_busy_s, srs_load_busy_s;
     uint64_t memory_budget, memory_reserved, memory_peak;
     unsigned jobs_active, queued_synthesis, queued_prove, queued_verify;
+    uint64_t pce_evictions;  /* idle PCEs freed for memory */
+    uint64_t devices_failed; /* devices marked failed */
+    unsigned devices_healthy;
+    unsigned synthesis_limit; /* syntheses at once (see synthesis_workers) */
+    /* page-locked HOT parameter bytes, their limit and peak; parameter sets
+     * left pageable because they were over the limit */
+    uint64_t memory_pinned, memory_pinned_limit, memory_pinned_peak, pin_over_limit;
+    uint64_t pce_resident_bytes;
 } cuzk_engine_counters;
 void cuzk_engine_get_counters(cuzk_engine *e, cuzk_engine_counters *out);
 
@@ -375,6 +420,8 @@ void cuzk_engine_get_counters(cuzk_engine *e, cuzk_engine_counters *out);
  * backend's device_name, or its name). */
 unsigned cuzk_engine_num_devices(cuzk_engine *e);
 const char *cuzk_engine_device_name(cuzk_engine *e, unsigned d);
+/* Whether device d was marked failed; reason (may be NULL) gets why. */
+bool cuzk_engine_device_failed(cuzk_engine *e, unsigned d, char *reason, size_t reason_len);
 
 /* A JSON snapshot (config, counters, queues, workers, devices, SRS and PCE
  * residency, memory, active jobs); malloc'd, free() it. NULL on no memory. */

@@ -32,6 +32,7 @@
 
 #include <stddef.h>
 
+#include "cuzk/circom.h"
 #include "cuzk/fr.h"
 #include "cuzk/g1.h"
 #include "cuzk/g2.h"
@@ -115,6 +116,59 @@ int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_groth
 /* Drops the device copy of params (no-op if none). No worker may be proving
  * with these params during the call. */
 void cuzk_gpu_device_release_params(cuzk_gpu_device *dev, const cuzk_groth16_params *params);
+
+/* ---- circom / snarkjs ------------------------------------------------------ */
+
+/*
+ * The snarkjs-style proof of cuzk_circom_prove_rs (include/cuzk/circom.h),
+ * on the device: the same checks, the same bytes for the same r, s. The rows
+ * a, b, c come from section 4 on the CPU; the six NTTs of H run on the
+ * device over generator 5's domain (coset by the 2n-th root of unity), the
+ * witness is uploaded once and gathered per query there, and the five MSMs
+ * take the plain witness values as scalars. The zkey's points (and wire
+ * indices) are uploaded on the first call with this zkey (keyed by address:
+ * it must stay alive and unchanged until cuzk_gpu_device_release_zkey or
+ * the device is closed; a zkey at a released-or-not address whose arrays or
+ * sizes differ from the resident copy's replaces it). timing (may be NULL): abc_s is the CPU row step,
+ * ntt_s and msm_*_s the device phases, total_s the whole call.
+ */
+int cuzk_gpu_circom_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_circom_zkey *z,
+                          const cuzk_circom_wtns *wt, const cuzk_fr *r, const cuzk_fr *s,
+                          cuzk_circom_prove_timing *timing);
+/* Drops the device copy of z (no-op if none); no worker may be using it. */
+void cuzk_gpu_device_release_zkey(cuzk_gpu_device *dev, const cuzk_circom_zkey *z);
+/* ---- page-locked host memory -------------------------------------------- */
+
+/*
+ * Host arrays that are uploaded again and again (the engine's HOT parameter
+ * sets) are page-locked, so that the cudaMemcpyAsync of an upload is a
+ * direct DMA from them instead of a copy through CUDA's staging buffer.
+ * cuzk_gpu_host_pin registers [ptr, ptr + len) with CUDA (portable: for
+ * every device) when a CUDA device is usable; otherwise (no device, a build
+ * without CUDA, registration refused) it falls back to mlock, which keeps
+ * the pages in RAM but is not known to CUDA; when that fails too the memory
+ * stays pageable. msg (may be NULL) says what happened unless it was CUDA.
+ * The engine accounts the bytes against its pinned limit and reports how.
+ */
+typedef enum cuzk_gpu_pin_how {
+    CUZK_GPU_PIN_NONE = 0,  /* pageable */
+    CUZK_GPU_PIN_CUDA = 1,  /* cudaHostRegister: direct DMA */
+    CUZK_GPU_PIN_MLOCK = 2  /* mlock only (best effort without CUDA) */
+} cuzk_gpu_pin_how;
+
+cuzk_gpu_pin_how cuzk_gpu_host_pin(void *ptr, size_t len, char *msg, size_t msg_len);
+/* Undoes cuzk_gpu_host_pin (how as it returned; NONE: no-op). */
+void cuzk_gpu_host_unpin(void *ptr, size_t len, cuzk_gpu_pin_how how);
+/* 1 when CUDA knows ptr as page-locked host memory, else 0 (always 0
+ * without CUDA). For tests on the device machine. */
+int cuzk_gpu_host_is_registered(const void *ptr);
+/* "cuda", "mlock" or "none". */
+const char *cuzk_gpu_pin_name(cuzk_gpu_pin_how how);
+
+/* The CUDA half of cuzk_gpu_host_pin (src/gpu/gpu.cu; the stub refuses
+ * with "built without CUDA" in msg). Use cuzk_gpu_host_pin. */
+int cuzk_gpu_host_register(void *ptr, size_t len, char *msg, size_t msg_len);
+void cuzk_gpu_host_unregister(void *ptr);
 
 #ifdef __cplusplus
 }

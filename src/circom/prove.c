@@ -35,6 +35,45 @@ static void gather(uint64_t (*dst)[4], const uint32_t *idx, size_t n, const cuzk
     for (size_t k = 0; k < n; k++) memcpy(dst[k], w->values[idx[k]], sizeof dst[k]);
 }
 
+void cuzk_circom_rows(const cuzk_circom_zkey *z, const cuzk_circom_wtns *w, cuzk_fr *wm, cuzk_fr *a,
+                      cuzk_fr *b, cuzk_fr *c)
+{
+    const size_t n = z->domain_size;
+    memset(a, 0, n * sizeof *a), memset(b, 0, n * sizeof *b);
+    for (size_t i = 0; i < z->n_vars; i++) cuzk_fr_from_limbs(&wm[i], w->values[i]);
+    for (size_t k = 0; k < z->n_coefs; k++) {
+        const cuzk_circom_coef *cf = &z->coefs[k];
+        cuzk_fr x;
+        cuzk_fr_mul(&x, &cf->value, &wm[cf->signal]);
+        cuzk_fr *dst = (cf->matrix ? b : a) + cf->constraint;
+        cuzk_fr_add(dst, dst, &x);
+    }
+    for (size_t i = 0; i < n; i++) cuzk_fr_mul(&c[i], &a[i], &b[i]);
+}
+
+void cuzk_circom_finish(cuzk_groth16_proof *out, const cuzk_circom_zkey *z,
+                        const cuzk_groth16_msm_sums *sums, const cuzk_fr *r, const cuzk_fr *s)
+{
+    /* snarkjs: pi_a = ΣA + alpha1 + r·delta1, pi_b = ΣB2 + beta2 + s·delta2,
+     * b1 = ΣB1 + beta1 + s·delta1, pi_c = ΣC + ΣH + s·pi_a + r·b1 - r·s·delta1:
+     * the Groth16 layer's combination with L = ΣC. */
+    cuzk_groth16_params vk_only;
+    memset(&vk_only, 0, sizeof vk_only);
+    vk_only.vk.alpha_g1 = z->alpha_g1, vk_only.vk.beta_g1 = z->beta_g1;
+    vk_only.vk.beta_g2 = z->beta_g2, vk_only.vk.delta_g1 = z->delta_g1;
+    vk_only.vk.delta_g2 = z->delta_g2;
+    cuzk_groth16_finish(out, &vk_only, sums, r, s);
+}
+
+int cuzk_circom_prove_check(const cuzk_circom_zkey *z, const cuzk_circom_wtns *w)
+{
+    if (!z || !w || !z->h || !z->c || !w->values) return CUZK_ERR_INVALID_ARG;
+    if (w->n != z->n_vars) return CUZK_ERR_INVALID_ARG;
+    const uint64_t one[4] = {1, 0, 0, 0};
+    if (memcmp(w->values[0], one, sizeof one)) return CUZK_ERR_INVALID_ARG; /* the ONE wire */
+    return CUZK_OK;
+}
+
 static int prove_cpu(cuzk_groth16_proof *out, const cuzk_circom_zkey *z, const cuzk_circom_wtns *w,
                      const cuzk_fr *r, const cuzk_fr *s, unsigned nthreads,
                      cuzk_circom_prove_timing *tm)
@@ -54,17 +93,8 @@ static int prove_cpu(cuzk_groth16_proof *out, const cuzk_circom_zkey *z, const c
         goto done;
     }
     double t = now_s();
-    /* a, b per row from section 4; c = a·b (snarkjs's buildABC1) */
-    for (size_t i = 0; i < nv; i++) cuzk_fr_from_limbs(&wm[i], w->values[i]);
     cuzk_fr *a = abc, *b = abc + n, *c = abc + 2 * n;
-    for (size_t k = 0; k < z->n_coefs; k++) {
-        const cuzk_circom_coef *cf = &z->coefs[k];
-        cuzk_fr x;
-        cuzk_fr_mul(&x, &cf->value, &wm[cf->signal]);
-        cuzk_fr *dst = (cf->matrix ? b : a) + cf->constraint;
-        cuzk_fr_add(dst, dst, &x);
-    }
-    for (size_t i = 0; i < n; i++) cuzk_fr_mul(&c[i], &a[i], &b[i]);
+    cuzk_circom_rows(z, w, wm, a, b, c);
     tm->abc_s = now_s() - t;
 
     t = now_s();
@@ -88,15 +118,7 @@ static int prove_cpu(cuzk_groth16_proof *out, const cuzk_circom_zkey *z, const c
     if ((rc = cuzk_g2_msm_plain(&sums.b_g2, z->b_g2.p, sc, z->b_g2.n, nthreads))) goto done;
     tm->msm_b_g2_s = now_s() - t;
 
-    /* snarkjs: pi_a = ΣA + alpha1 + r·delta1, pi_b = ΣB2 + beta2 + s·delta2,
-     * b1 = ΣB1 + beta1 + s·delta1, pi_c = ΣC + ΣH + s·pi_a + r·b1 - r·s·delta1:
-     * the Groth16 layer's combination with L = ΣC. */
-    cuzk_groth16_params vk_only;
-    memset(&vk_only, 0, sizeof vk_only);
-    vk_only.vk.alpha_g1 = z->alpha_g1, vk_only.vk.beta_g1 = z->beta_g1;
-    vk_only.vk.beta_g2 = z->beta_g2, vk_only.vk.delta_g1 = z->delta_g1;
-    vk_only.vk.delta_g2 = z->delta_g2;
-    cuzk_groth16_finish(out, &vk_only, &sums, r, s);
+    cuzk_circom_finish(out, z, &sums, r, s);
 
 done:
     /* the witness is secret */
@@ -116,29 +138,35 @@ int cuzk_circom_prove_rs(cuzk_groth16_proof *out, const cuzk_circom_zkey *z,
     cuzk_circom_prove_timing tdummy;
     cuzk_circom_prove_timing *tm = timing ? timing : &tdummy;
     memset(tm, 0, sizeof *tm);
-    if (!out || !z || !w || !r || !s || !z->h || !z->c || !w->values) return CUZK_ERR_INVALID_ARG;
-    if (w->n != z->n_vars) return CUZK_ERR_INVALID_ARG;
-    const uint64_t one[4] = {1, 0, 0, 0};
-    if (memcmp(w->values[0], one, sizeof one)) return CUZK_ERR_INVALID_ARG; /* the ONE wire */
+    if (!out || !r || !s) return CUZK_ERR_INVALID_ARG;
+    int rc = cuzk_circom_prove_check(z, w);
+    if (rc) return rc;
     if (nthreads == 0) nthreads = 1;
-    if (device == CUZK_CIRCOM_GPU) return CUZK_ERR_NO_DEVICE; /* no GPU prover in this build yet */
+    /* the GPU prover is cuzk_gpu_circom_prove: the gpu layer sits above this one */
+    if (device == CUZK_CIRCOM_GPU) return CUZK_ERR_NO_DEVICE;
     if (device != CUZK_CIRCOM_CPU) return CUZK_ERR_INVALID_ARG;
     double t0 = now_s();
-    int rc = prove_cpu(out, z, w, r, s, nthreads, tm);
+    rc = prove_cpu(out, z, w, r, s, nthreads, tm);
     tm->total_s = now_s() - t0;
     return rc;
+}
+
+int cuzk_circom_random_rs(cuzk_fr *r, cuzk_fr *s)
+{
+    cuzk_rng rng;
+    if (cuzk_rng_seed_os(&rng)) return CUZK_ERR_IO;
+    cuzk_fr_random(r, &rng);
+    cuzk_fr_random(s, &rng);
+    wipe(&rng, sizeof rng);
+    return CUZK_OK;
 }
 
 int cuzk_circom_prove(cuzk_groth16_proof *out, const cuzk_circom_zkey *z, const cuzk_circom_wtns *w,
                       cuzk_circom_device device, unsigned nthreads, cuzk_circom_prove_timing *timing)
 {
-    cuzk_rng rng;
-    if (cuzk_rng_seed_os(&rng)) return CUZK_ERR_IO;
     cuzk_fr rs[2];
-    cuzk_fr_random(&rs[0], &rng);
-    cuzk_fr_random(&rs[1], &rng);
-    wipe(&rng, sizeof rng);
-    int rc = cuzk_circom_prove_rs(out, z, w, &rs[0], &rs[1], device, nthreads, timing);
+    int rc = cuzk_circom_random_rs(&rs[0], &rs[1]);
+    if (!rc) rc = cuzk_circom_prove_rs(out, z, w, &rs[0], &rs[1], device, nthreads, timing);
     wipe(rs, sizeof rs);
     return rc;
 }

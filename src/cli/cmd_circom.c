@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "cuzk/circom.h"
 #include "cuzk/error.h"
+#include "cuzk/gpu.h"
 #include "cuzk/groth16_verify.h"
 
 static const char usage_text[] =
@@ -133,33 +134,63 @@ static int do_prove(const opts *o)
         cli_errorf("circom: --device must be cpu or gpu");
         return 2;
     }
+    cuzk_gpu_device *gd = NULL;
+    cuzk_gpu_worker *gw = NULL;
     if (dev == CUZK_CIRCOM_GPU) {
         /* Say so before reading a large zkey. */
+        char msg[320];
+        int count = 0;
+        if (cuzk_gpu_device_count(&count)) {
 #ifdef CUZK_HAVE_CUDA
-        cli_errorf("circom prove: --device gpu: no GPU prover for circom circuits in this build yet");
+            cli_errorf("circom prove: --device gpu: no CUDA device found");
 #else
-        cli_errorf("circom prove: --device gpu: no GPU build/device (built without CUDA)");
+            cli_errorf("circom prove: --device gpu: no GPU build (built without CUDA)");
 #endif
-        return 1;
+            return 1;
+        }
+        if (cuzk_gpu_device_open(&gd, 0, msg, sizeof msg)) {
+            cli_errorf("circom prove: --device gpu: %s", msg);
+            return 1;
+        }
+        if (cuzk_gpu_worker_create(&gw, gd)) {
+            cli_errorf("circom prove: --device gpu: cannot create a worker on %s", cuzk_gpu_device_describe(gd));
+            cuzk_gpu_device_close(gd);
+            return 1;
+        }
     }
     cuzk_circom_error e;
     cuzk_circom_zkey z;
     cuzk_circom_wtns w;
     double t0 = cli_now();
     if (cuzk_circom_zkey_read_file(&z, o->zkey, o->trusted ? CUZK_CIRCOM_TRUSTED : CUZK_CIRCOM_VALIDATE,
-                                   o->threads, &e))
+                                   o->threads, &e)) {
+        cuzk_gpu_worker_destroy(gw), cuzk_gpu_device_close(gd);
         return report(o->zkey, &e);
+    }
     double t_zkey = cli_now() - t0;
     t0 = cli_now();
     if (cuzk_circom_wtns_read_file(&w, o->wtns, &e)) {
         cuzk_circom_zkey_free(&z);
+        cuzk_gpu_worker_destroy(gw), cuzk_gpu_device_close(gd);
         return report(o->wtns, &e);
     }
     double t_wtns = cli_now() - t0;
     int ret = 1;
     cuzk_groth16_proof proof;
     cuzk_circom_prove_timing tm;
-    int rc = cuzk_circom_prove(&proof, &z, &w, dev, o->threads, &tm);
+    char threads_s[32];
+    snprintf(threads_s, sizeof threads_s, "%u threads", o->threads);
+    int rc;
+    if (gw) {
+        cuzk_fr rs[2];
+        rc = cuzk_circom_random_rs(&rs[0], &rs[1]);
+        if (!rc) rc = cuzk_gpu_circom_prove(gw, &proof, &z, &w, &rs[0], &rs[1], &tm);
+        memset(rs, 0, sizeof rs);
+        if (rc && rc != CUZK_ERR_INVALID_ARG && *cuzk_gpu_worker_error(gw))
+            cli_errorf("circom prove: %s", cuzk_gpu_worker_error(gw));
+    } else {
+        rc = cuzk_circom_prove(&proof, &z, &w, dev, o->threads, &tm);
+    }
     if (rc == CUZK_ERR_INVALID_ARG) {
         if (w.n != z.n_vars)
             cli_errorf("circom prove: the witness has %zu values, the zkey %u variables", w.n, z.n_vars);
@@ -173,12 +204,13 @@ static int do_prove(const opts *o)
         if (spit(o->proof, pj) && spit(o->pub, pub)) ret = 0;
         free(pj), free(pub);
         fprintf(stderr,
-                "cuzk circom prove: %u constraints (domain 2^%u), %u variables, %u threads\n"
+                "cuzk circom prove: %u constraints (domain 2^%u), %u variables, %s\n"
                 "  read zkey %.3f s, wtns %.3f s; prove %.3f s: abc %.3f, ntt %.3f, msm A %.3f, B1 %.3f, "
                 "B2 %.3f, C %.3f, H %.3f\n",
-                z.domain_size, z.log_n, z.n_vars, o->threads, t_zkey, t_wtns, tm.total_s, tm.abc_s, tm.ntt_s,
+                z.domain_size, z.log_n, z.n_vars, gd ? cuzk_gpu_device_describe(gd) : threads_s, t_zkey, t_wtns, tm.total_s, tm.abc_s, tm.ntt_s,
                 tm.msm_a_s, tm.msm_b_g1_s, tm.msm_b_g2_s, tm.msm_c_s, tm.msm_h_s);
     }
+    cuzk_gpu_worker_destroy(gw), cuzk_gpu_device_close(gd);
     cuzk_circom_wtns_free(&w);
     cuzk_circom_zkey_free(&z);
     return ret;

@@ -154,6 +154,8 @@ static void part_release(cuzk_engine *e, part *p)
 {
     if (p->wit.release) p->wit.release(p->wit.owner);
     memset(&p->wit, 0, sizeof p->wit);
+    if (p->pce_src) pce_unref(e, p->pce_src); /* the witness was a view into it */
+    p->pce_src = NULL;
     if (p->wit_reserved) mem_release(e, p->wit_reserved);
     p->wit_reserved = 0;
     if (p->inflight) e->n_inflight--;
@@ -257,6 +259,30 @@ static part *first_in_state(cuzk_job *j, part_state st)
     return NULL;
 }
 
+/* Some prover can still take work: a device not failed, or the fallback. */
+static bool prover_available(const cuzk_engine *e) { return e->n_healthy > 0 || e->n_fb_workers > 0; }
+
+static void job_fail_no_prover(cuzk_engine *e, cuzk_job *j)
+{
+    char why[256] = "";
+    for (unsigned d = 0; d < e->n_devices && !why[0]; d++)
+        if (e->dstate[d].failed) snprintf(why, sizeof why, " (device %u: %s)", d, e->dstate[d].reason);
+    job_finish(e, j, CUZK_JOB_FAILED, CUZK_ERR_NO_DEVICE, "no working prover device: all %u failed%s",
+               e->n_devices, why);
+}
+
+/* A reservation that keeps the circuit's own PCE (about to be used, or
+ * just extracted for the next partitions) while partitions in flight will
+ * free memory anyway; with none in flight it evicts it rather than wait
+ * forever. */
+static bool mem_try_keep_pce(cuzk_engine *e, srs_entry *s, uint64_t bytes)
+{
+    s->pce_refs++;
+    bool ok = mem_try(e, bytes);
+    s->pce_refs--;
+    return ok || (e->n_inflight == 0 && mem_try(e, bytes));
+}
+
 /*
  * The next CPU task: verification first (it finishes jobs and frees
  * witnesses), then synthesis of the highest-priority, oldest job's lowest
@@ -292,14 +318,17 @@ static task pick_cpu(cuzk_engine *e)
             ahead[j->priority] += j->parts[q].state == P_SYNTH || j->parts[q].state == P_READY;
     }
     bool srs_blocked = false;
-    uint64_t pinned = 0; /* resident PCEs are never evicted */
-    for (size_t i = 0; i < e->nsrs; i++) pinned += e->srs[i]->pce_bytes;
-    if (pinned > e->budget) pinned = e->budget;
-    for (size_t i = 0; i < e->nactive; i++) {
+    bool no_prover = !prover_available(e);
+    for (size_t i = 0; i < e->nactive && e->n_synth < e->synth_limit; i++) {
         cuzk_job *j = e->active[i];
         if (job_final(j)) continue;
         part *p = first_in_state(j, P_PENDING);
         if (!p) continue;
+        if (no_prover) {
+            job_fail_no_prover(e, j);
+            i--; /* the job may have left the active list */
+            continue;
+        }
         unsigned above = 0;
         for (int q = j->priority; q <= CUZK_PRIORITY_CRITICAL; q++) above += ahead[q];
         if (above >= e->queue_depth) break; /* later jobs have this priority or lower */
@@ -312,17 +341,16 @@ static task pick_cpu(cuzk_engine *e)
             /* behind a job waiting for memory for its SRS, none starts */
             if (srs_blocked || s->state == CUZK_SRS_LOADING) continue;
             if (s->state != CUZK_SRS_HOT) {
-                if (s->est_bytes + wb > e->budget - pinned) {
+                if (s->est_bytes + wb > e->budget) {
                     job_finish(e, j, CUZK_JOB_FAILED, CUZK_ERR_NO_MEMORY,
                                "parameters of %s (%llu bytes) and one partition (%llu bytes) exceed "
-                               "the memory budget (%llu bytes, %llu of them held by PCEs)",
+                               "the memory budget (%llu bytes)",
                                s->circuit_id, (unsigned long long)s->est_bytes,
-                               (unsigned long long)wb, (unsigned long long)e->budget,
-                               (unsigned long long)pinned);
+                               (unsigned long long)wb, (unsigned long long)e->budget);
                     i--; /* the job may have left the active list */
                     continue;
                 }
-                if (!mem_try(e, s->est_bytes + wb)) {
+                if (!mem_try_keep_pce(e, s, s->est_bytes + wb)) {
                     srs_blocked = true;
                     e->c.memory_waits++;
                     continue;
@@ -332,8 +360,8 @@ static task pick_cpu(cuzk_engine *e)
                 load = true;
             } else {
                 if (wb > e->budget) goto too_big;
-                s->refs++; /* pinned: mem_try must not evict it */
-                if (!mem_try(e, wb)) {
+                s->refs++; /* held: mem_try must not evict it */
+                if (!mem_try_keep_pce(e, s, wb)) {
                     s->refs--;
                     goto no_mem;
                 }
@@ -346,7 +374,7 @@ static task pick_cpu(cuzk_engine *e)
             j->srs_held = true;
         } else {
             if (wb > e->budget) goto too_big;
-            if (!mem_try(e, wb)) goto no_mem;
+            if (!mem_try_keep_pce(e, s, wb)) goto no_mem;
         }
         if (j->state == CUZK_JOB_QUEUED) {
             j->state = CUZK_JOB_RUNNING;
@@ -361,6 +389,10 @@ static task pick_cpu(cuzk_engine *e)
         if (wb == 0) k->probing = true;
         t.kind = T_SYNTH, t.job = j, t.p = p, t.load_srs = load, t.probe = (wb == 0);
         t.pce = (s->pce_state == CUZK_PCE_RESIDENT) ? s->pce : NULL;
+        if (t.pce) { /* never evicted while this synthesis or its witness uses it */
+            s->pce_refs++;
+            p->pce_src = s;
+        }
         return t;
     too_big:
         job_finish(e, j, CUZK_JOB_FAILED, CUZK_ERR_NO_MEMORY,
@@ -375,13 +407,106 @@ static task pick_cpu(cuzk_engine *e)
     return t;
 }
 
-/* Can prover worker w take partition p (a re-prove avoids the last prover)? */
+/* Does worker w's device take work: a device not failed, or the fallback
+ * while every device is failed. */
+static bool worker_usable(const cuzk_engine *e, const worker *w)
+{
+    if ((unsigned)w->device == e->n_devices) return e->n_healthy == 0;
+    return !e->dstate[w->device].failed;
+}
+
+/* Can prover worker w take partition p? A re-prove avoids the last device
+ * when another usable one exists, else the last worker when its device has
+ * others. */
 static bool prove_eligible(cuzk_engine *e, const worker *w, const part *p)
 {
+    if (!worker_usable(e, w)) return false;
     if (p->avoid_device < 0) return true;
-    if (e->n_devices > 1) return w->device != p->avoid_device;
-    if (e->n_prove_workers > 1) return w->id != p->avoid_worker;
+    unsigned usable = e->n_healthy ? e->n_healthy : 1; /* the fallback */
+    bool avoid_usable = (unsigned)p->avoid_device == e->n_devices ? e->n_healthy == 0
+                                                                  : !e->dstate[p->avoid_device].failed;
+    if (usable - (avoid_usable ? 1 : 0) > 0) return w->device != p->avoid_device;
+    unsigned on_dev = (unsigned)w->device == e->n_devices ? e->n_fb_workers : e->per_device;
+    if (on_dev > 1) return w->id != p->avoid_worker;
     return true;
+}
+
+/* May partition p (whose last attempt failed or was invalid) be proved
+ * again? Once more elsewhere; again while the device to blame has since
+ * been marked failed (bounded: one attempt per device and one more). */
+static bool reprove_allowed(const cuzk_engine *e, const part *p)
+{
+    if (!prover_available(e) || p->attempts > e->n_devices + 1) return false;
+    if (p->attempts < 2) return true;
+    return (unsigned)p->last_device < e->n_devices && e->dstate[p->last_device].failed;
+}
+
+/* Marks device d failed: its workers stop taking work, its queued work
+ * goes to the other devices (or the fallback); with no prover left every
+ * running job fails. */
+static void device_fail(cuzk_engine *e, unsigned d, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void device_fail(cuzk_engine *e, unsigned d, const char *fmt, ...)
+{
+    device_state *ds = &e->dstate[d];
+    if (ds->failed) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ds->reason, sizeof ds->reason, fmt, ap);
+    va_end(ap);
+    ds->failed = true;
+    e->n_healthy--;
+    e->c.devices_failed++;
+    eng_log(e, 0, "prover device %u (%s) marked failed: %s; %s", d, cuzk_engine_device_name(e, d), ds->reason,
+            e->n_healthy ? "its work goes to the other devices"
+            : e->n_fb_workers ? "proving on the CPU fallback from now on"
+                              : "no prover device left");
+    if (!prover_available(e))
+        for (size_t i = e->nactive; i-- > 0;)
+            if (i < e->nactive && !job_final(e->active[i])) job_fail_no_prover(e, e->active[i]);
+    eng_wake_all(e);
+}
+
+/* A failed prove call (err: the prover's error) or an invalid proof
+ * (CUZK_ERR_VERIFY_FAILED) on device d, once per call. CUZK_ERR_DEVICE (the
+ * GPU layer's "this device is unusable") fails the device at once; other
+ * failures count only once the partition proves valid elsewhere
+ * (device_strike), so a bad input, which fails everywhere, fails no device. */
+static void device_failure(cuzk_engine *e, int d, int err, const char *detail)
+{
+    if (d < 0) return;
+    device_state *ds = &e->dstate[d];
+    if (err == CUZK_ERR_VERIFY_FAILED) ds->invalid++;
+    else ds->errors++;
+    snprintf(ds->last_err, sizeof ds->last_err, "%s%s%s",
+             err == CUZK_ERR_VERIFY_FAILED ? "invalid proof" : cuzk_strerror(err), detail && *detail ? ": " : "",
+             detail ? detail : "");
+    if (err == CUZK_ERR_DEVICE && (unsigned)d < e->n_devices)
+        device_fail(e, (unsigned)d, "device error: %s", detail && *detail ? detail : cuzk_strerror(err));
+}
+
+/* A partition that failed on device d proved valid elsewhere: one strike
+ * against d; device_max_errors in a row (no valid proof of d's own in
+ * between) fail it. The fallback is never failed. */
+static void device_strike(cuzk_engine *e, int d)
+{
+    if (d < 0 || (unsigned)d >= e->n_devices) return;
+    device_state *ds = &e->dstate[d];
+    if (ds->failed) return;
+    if (++ds->strikes >= e->max_strikes)
+        device_fail(e, (unsigned)d, "%u failures in a row that other devices proved valid (last: %s)",
+                    ds->strikes, ds->last_err);
+}
+
+/* Queues p for another prove attempt, away from where it was last proved. */
+static void part_requeue(cuzk_engine *e, cuzk_job *j, part *p)
+{
+    p->avoid_device = p->last_device;
+    p->avoid_worker = p->last_worker;
+    p->state = P_READY;
+    e->n_ready++;
+    e->c.partitions_reproved++;
+    j->reproved++;
+    pthread_cond_broadcast(&e->prove_cv);
 }
 
 /* Claims up to cap ready partitions of one SRS, highest priority first. */
@@ -454,11 +579,18 @@ static void run_synth(cuzk_engine *e, worker *w, task *t)
             return;
         }
     }
-    if (pce_bad) pce_drop_invalid(e, s, t->pce);
+    if (pce_bad) { /* the witness came from a full synthesis: it holds no view into the PCE */
+        pce_unref(e, s);
+        p->pce_src = NULL;
+        pce_drop_invalid(e, s, t->pce);
+    }
     p->wit = wit;
     if (err == CUZK_OK) {
         uint64_t actual = witness_bytes(&wit);
-        if (actual > k->witness_bytes && !k->k.witness_bytes) k->witness_bytes = actual;
+        if (actual > k->witness_bytes && !k->k.witness_bytes) {
+            k->witness_bytes = actual;
+            synth_limit_update(e); /* the default depends on the largest partition */
+        }
         mem_force(e, (int64_t)actual - (int64_t)p->wit_reserved);
         p->wit_reserved = actual;
         j->synth_s += te - ts;
@@ -517,6 +649,11 @@ static void run_verify(cuzk_engine *e, worker *w, task *t)
                    cuzk_strerror(err));
     } else if (verr == CUZK_OK) {
         e->c.partitions_verified++;
+        if (p->last_device >= 0) {
+            e->dstate[p->last_device].strikes = 0;
+            e->dstate[p->last_device].proved++;
+        }
+        device_strike(e, p->blame_device); /* the device that failed it before */
         part_release(e, p);
         p->state = P_DONE;
         if (++j->done == j->nparts) job_complete(e, j);
@@ -524,15 +661,13 @@ static void run_verify(cuzk_engine *e, worker *w, task *t)
         e->c.partitions_invalid++;
         eng_log(e, 1, "job %s partition %u INVALID (device %d, worker %d, attempt %u)", j->request_id,
                 p->index, p->last_device, p->last_worker, p->attempts);
-        if (p->attempts < 2) {
-            /* once more, elsewhere: the witness is still here */
-            p->avoid_device = p->last_device;
-            p->avoid_worker = p->last_worker;
-            p->state = P_READY;
-            e->n_ready++;
-            e->c.partitions_reproved++;
-            j->reproved++;
-            pthread_cond_broadcast(&e->prove_cv);
+        device_failure(e, p->last_device, CUZK_ERR_VERIFY_FAILED, NULL);
+        p->blame_device = p->last_device;
+        if (job_final(j)) { /* no prover device left */
+            part_release(e, p);
+            p->state = P_DROPPED;
+        } else if (reprove_allowed(e, p)) {
+            part_requeue(e, j, p); /* the witness is still here */
         } else {
             part_release(e, p);
             p->state = P_DROPPED;
@@ -601,7 +736,9 @@ static void *prove_worker_main(void *arg)
         srs_entry *srs = NULL;
         size_t n = claim_ready(e, w, ps, js, 0, cap, &srs);
         if (n == 0) {
-            w->doing = "idle";
+            w->doing = (unsigned)w->device < e->n_devices && e->dstate[w->device].failed ? "failed"
+                       : worker_usable(e, w)                                          ? "idle"
+                                                                                      : "standby";
             pthread_cond_wait(&e->prove_cv, &e->mu);
             continue;
         }
@@ -629,17 +766,21 @@ static void *prove_worker_main(void *arg)
             cuzk_fr_random(&s[i], &rng);
         }
         double t1 = eng_now();
-        int err = e->prover.prove(e->prover.ctx, e->devs[w->device], (unsigned)w->slot, &srs->params, n,
-                                  as, r, s, out);
+        const cuzk_engine_prover *pv = (unsigned)w->device == e->n_devices ? &e->fallback : &e->prover;
+        int err = pv->prove(pv->ctx, e->devs[w->device], (unsigned)w->slot, &srs->params, n, as, r, s, out);
         double t2 = eng_now();
-        const char *detail = err && e->prover.last_error
-                                 ? e->prover.last_error(e->prover.ctx, e->devs[w->device], (unsigned)w->slot)
-                                 : NULL;
+        const char *detail =
+            err && pv->last_error ? pv->last_error(pv->ctx, e->devs[w->device], (unsigned)w->slot) : NULL;
 
         pthread_mutex_lock(&e->mu);
         w->busy_s += t2 - t0;
         e->c.prove_busy_s += t2 - t1;
-        if (err != CUZK_OK) e->c.prover_errors++;
+        if (err != CUZK_OK) {
+            e->c.prover_errors++;
+            eng_log(e, 1, "prover error on device %d worker %d (%zu partitions): %s%s%s", w->device, w->id, n,
+                    cuzk_strerror(err), detail ? ": " : "", detail ? detail : "");
+            device_failure(e, w->device, err, detail);
+        }
         for (size_t i = 0; i < n; i++) {
             cuzk_job *j = js[i];
             part *p = ps[i];
@@ -651,6 +792,9 @@ static void *prove_worker_main(void *arg)
             if (job_final(j)) {
                 part_release(e, p);
                 p->state = P_DROPPED;
+            } else if (err != CUZK_OK && reprove_allowed(e, p)) {
+                p->blame_device = w->device;
+                part_requeue(e, j, p); /* the witness is still here */
             } else if (err != CUZK_OK) {
                 part_release(e, p);
                 p->state = P_DROPPED;
@@ -665,6 +809,7 @@ static void *prove_worker_main(void *arg)
             }
             job_maybe_retire(e, j);
         }
+        if (!worker_usable(e, w)) w->doing = "failed";
         pthread_cond_broadcast(&e->cpu_cv);
     }
     w->doing = "stopped";
@@ -700,6 +845,32 @@ static void *timer_main(void *arg)
 
 /* ---- lifecycle ---------------------------------------------------------- */
 
+/* CPU workers, prover workers and the fallback's workers. */
+static unsigned n_threads(const cuzk_engine *e) { return e->n_cpu_workers + e->n_prove_workers + e->n_fb_workers; }
+
+unsigned cuzk_engine_synthesis_workers_default(unsigned cores, uint64_t budget, uint64_t footprint)
+{
+    unsigned n = cores ? cores : 1;
+    if (footprint && budget / footprint < n) n = (unsigned)(budget / footprint);
+    return n ? n : 1;
+}
+
+/* Unless configured: min(cores, budget / the largest partition footprint
+ * of a registered kind), at least 1, logged when it changes. */
+void synth_limit_update(cuzk_engine *e)
+{
+    if (e->synth_fixed) return;
+    uint64_t fp = 0;
+    const char *which = NULL;
+    for (size_t i = 0; i < e->nkinds; i++)
+        if (e->kinds[i]->witness_bytes > fp) fp = e->kinds[i]->witness_bytes, which = e->kinds[i]->k.name;
+    unsigned n = cuzk_engine_synthesis_workers_default(e->n_cpu_workers, e->budget, fp);
+    if (n == e->synth_limit) return;
+    e->synth_limit = n;
+    eng_log(e, 2, "synthesis workers: %u = min(%u cores, budget %llu / %llu bytes per partition of %s)", n,
+            e->n_cpu_workers, (unsigned long long)e->budget, (unsigned long long)fp, which ? which : "?");
+}
+
 static uint64_t auto_budget(void)
 {
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
@@ -718,7 +889,11 @@ int cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg)
     if (cfg) e->cfg = *cfg;
     long nc = sysconf(_SC_NPROCESSORS_ONLN);
     e->ncpu = nc > 0 ? (unsigned)nc : 1;
+    /* threads: the configured count, else one per CPU (they also verify);
+     * how many synthesize at once follows the kinds (synth_limit_update) */
+    e->synth_fixed = e->cfg.synthesis_workers != 0;
     e->n_cpu_workers = e->cfg.synthesis_workers ? e->cfg.synthesis_workers : e->ncpu;
+    e->synth_limit = e->n_cpu_workers;
     if (e->cfg.prover) e->prover = *e->cfg.prover;
     e->n_devices = e->cfg.num_devices                            ? e->cfg.num_devices
                    : e->cfg.prover && e->prover.num_devices ? e->prover.num_devices(e->prover.ctx)
@@ -736,10 +911,20 @@ int cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg)
     e->retention = e->cfg.job_retention ? e->cfg.job_retention : 4096;
     e->budget = e->cfg.memory_budget ? e->cfg.memory_budget : auto_budget();
     e->c.memory_budget = e->budget;
+    /* HOT parameters are page-locked for the uploads of a prover backend */
+    e->pin_off = e->cfg.pin == CUZK_PIN_OFF || (e->cfg.pin == CUZK_PIN_AUTO && !e->cfg.prover);
+    e->pin_limit = e->cfg.pinned_limit ? e->cfg.pinned_limit : e->budget;
+    e->max_strikes = e->cfg.device_max_errors ? e->cfg.device_max_errors : 3;
     if (!e->cfg.prover) {
         unsigned th = e->cfg.prover_threads ? e->cfg.prover_threads : e->ncpu / e->n_prove_workers;
         cuzk_engine_cpu_prover(&e->prover, th ? th : 1);
+    } else if (e->cfg.cpu_fallback) {
+        /* the CPU prover behind the devices, as many workers as a device has */
+        e->n_fb_workers = e->per_device;
+        unsigned th = e->cfg.prover_threads ? e->cfg.prover_threads : e->ncpu / e->n_fb_workers;
+        cuzk_engine_cpu_prover(&e->fallback, th ? th : 1);
     }
+    e->n_healthy = e->n_devices;
     if (e->cfg.pce) {
         e->pce = *e->cfg.pce;
         e->have_pce = e->pce.witness != NULL;
@@ -748,10 +933,11 @@ int cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg)
     e->buckets = calloc(e->nbuckets, sizeof *e->buckets);
     e->fin_cap = e->retention;
     e->finished = calloc(e->fin_cap, sizeof *e->finished);
-    e->devs = calloc(e->n_devices, sizeof *e->devs);
-    e->workers = calloc(e->n_cpu_workers + e->n_prove_workers, sizeof *e->workers);
-    if (!e->buckets || !e->finished || !e->devs || !e->workers) {
-        free(e->buckets), free(e->finished), free(e->devs), free(e->workers), free(e);
+    e->devs = calloc(e->n_devices + 1, sizeof *e->devs);
+    e->dstate = calloc(e->n_devices + 1, sizeof *e->dstate);
+    e->workers = calloc(n_threads(e), sizeof *e->workers);
+    if (!e->buckets || !e->finished || !e->devs || !e->dstate || !e->workers) {
+        free(e->buckets), free(e->finished), free(e->devs), free(e->dstate), free(e->workers), free(e);
         return CUZK_ERR_NO_MEMORY;
     }
     pthread_mutex_init(&e->mu, NULL);
@@ -773,7 +959,7 @@ int cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg)
     }
     unsigned started = 0;
     if (err == CUZK_OK) {
-        for (unsigned i = 0; i < e->n_cpu_workers + e->n_prove_workers; i++) {
+        for (unsigned i = 0; i < n_threads(e); i++) {
             worker *w = &e->workers[i];
             w->e = e;
             w->doing = "idle";
@@ -781,6 +967,10 @@ int cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg)
             w->id = w->kind == W_CPU ? (int)i : (int)(i - e->n_cpu_workers);
             w->device = w->kind == W_CPU ? -1 : w->id / (int)e->per_device;
             w->slot = w->kind == W_CPU ? -1 : w->id % (int)e->per_device;
+            if (w->kind == W_PROVE && (unsigned)w->id >= e->n_prove_workers) { /* the fallback */
+                w->device = (int)e->n_devices;
+                w->slot = w->id - (int)e->n_prove_workers;
+            }
             if (pthread_create(&w->thread, NULL, w->kind == W_CPU ? cpu_worker_main : prove_worker_main, w)) {
                 err = CUZK_ERR_NO_MEMORY;
                 break;
@@ -801,10 +991,15 @@ int cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg)
         if (e->prover.device_close)
             for (unsigned d = 0; d < opened; d++) e->prover.device_close(e->prover.ctx, e->devs[d]);
         e->n_devices = 0;
-        e->n_cpu_workers = e->n_prove_workers = 0;
+        e->n_cpu_workers = e->n_prove_workers = e->n_fb_workers = 0;
         cuzk_engine_destroy(e);
         return err;
     }
+    if (e->synth_fixed)
+        eng_log(e, 2, "synthesis workers: %u (configured)", e->n_cpu_workers);
+    else
+        eng_log(e, 2, "synthesis workers: %u (one per core; capped by memory budget / largest partition "
+                      "once kinds are registered)", e->n_cpu_workers);
     *out = e;
     return CUZK_OK;
 }
@@ -820,7 +1015,7 @@ void cuzk_engine_destroy(cuzk_engine *e)
     eng_wake_all(e);
     pthread_cond_broadcast(&e->timer_cv);
     pthread_mutex_unlock(&e->mu);
-    for (unsigned i = 0; i < e->n_cpu_workers + e->n_prove_workers; i++) pthread_join(e->workers[i].thread, NULL);
+    for (unsigned i = 0; i < n_threads(e); i++) pthread_join(e->workers[i].thread, NULL);
     if (e->timer_live) pthread_join(e->timer, NULL);
     pce_join_all(e);
     /* jobs still listed had a thread on them; all threads are gone now */
@@ -857,6 +1052,7 @@ void cuzk_engine_destroy(cuzk_engine *e)
     free(e->buckets);
     free(e->finished);
     free(e->devs);
+    free(e->dstate);
     free(e->workers);
     free(e);
 }
@@ -917,6 +1113,7 @@ int cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *req, cuzk_job **o
         j->parts[i].index = i;
         j->parts[i].last_device = j->parts[i].last_worker = -1;
         j->parts[i].avoid_device = j->parts[i].avoid_worker = -1;
+        j->parts[i].blame_device = -1;
     }
     j->t_submit = eng_now();
     uint32_t to = req->timeout_ms ? req->timeout_ms : e->cfg.default_timeout_ms;
@@ -1080,5 +1277,23 @@ void cuzk_engine_get_counters(cuzk_engine *e, cuzk_engine_counters *out)
     }
     out->queued_prove = e->n_ready;
     out->queued_verify = e->n_proved;
+    out->devices_healthy = e->n_healthy;
+    out->synthesis_limit = e->synth_limit;
+    out->memory_pinned = e->pinned;
+    out->memory_pinned_limit = e->pin_off ? 0 : e->pin_limit;
+    out->memory_pinned_peak = e->pinned_peak;
+    out->pce_resident_bytes = 0;
+    for (size_t i = 0; i < e->nsrs; i++)
+        if (e->srs[i]->pce_state == CUZK_PCE_RESIDENT) out->pce_resident_bytes += e->srs[i]->pce_bytes;
     pthread_mutex_unlock(&e->mu);
+}
+
+bool cuzk_engine_device_failed(cuzk_engine *e, unsigned d, char *reason, size_t reason_len)
+{
+    if (!e || d >= e->n_devices) return false;
+    pthread_mutex_lock(&e->mu);
+    bool f = e->dstate[d].failed;
+    if (reason && reason_len) snprintf(reason, reason_len, "%s", f ? e->dstate[d].reason : "");
+    pthread_mutex_unlock(&e->mu);
+    return f;
 }

@@ -5,8 +5,9 @@
  *
  * One scheduler lock, e->mu, guards every field below unless a comment says
  * otherwise. It is never held across synthesis, proving, verification, SRS
- * decoding, PCE hooks or the stage hook; it is held across the log callback
- * and the prover's srs_evicted callback (both must not call the engine).
+ * decoding or pinning, PCE hooks other than free, or the stage hook; it is
+ * held across the log callback, the prover's srs_evicted and device_name,
+ * the PCE hook's free, and unpinning (none may call the engine).
  */
 #ifndef CUZK_ENGINE_INTERNAL_H
 #define CUZK_ENGINE_INTERNAL_H
@@ -17,6 +18,7 @@
 #include <stdint.h>
 
 #include "cuzk/engine.h"
+#include "cuzk/gpu.h"
 
 /* ---- SRS and PCE residency, one entry per circuit id ------------------- */
 
@@ -39,10 +41,20 @@ typedef struct srs_entry {
     bool evict_pending;
     uint64_t loads, hits;
     double load_s;
+    /* HOT only: how the parameter arrays are page-locked (pin_how) and the
+     * bytes counted against the pinned limit; set by the loading thread
+     * (outside the lock, after reserving pinned bytes under it). */
+    cuzk_gpu_pin_how pin_how;         /* CUDA when every array is; MLOCK when some are only mlocked */
+    cuzk_gpu_pin_how pin_arr[5];      /* h, l, a, b_g1, b_g2 */
+    uint64_t pinned_bytes;
     /* PCE */
     cuzk_pce_state pce_state;
     void *pce;
     uint64_t pce_bytes;
+    unsigned pce_refs;                /* fast-path syntheses and their witnesses using pce */
+    uint64_t pce_last_used;           /* LRU tick, shared with the SRS entries */
+    uint64_t pce_last_bytes;          /* size before an eviction: the next reservation */
+    uint64_t pce_evictions;
     const cuzk_engine_kind *pce_kind; /* the kind used to extract */
     pthread_t pce_thread;
     bool pce_thread_live;
@@ -77,8 +89,12 @@ typedef struct part {
     bool inflight;                    /* between synthesis and done/dropped */
     int last_device, last_worker;     /* who proved it last (global worker id) */
     int avoid_device, avoid_worker;   /* a re-prove goes elsewhere; -1 none */
+    int blame_device;                 /* where its last attempt failed; -1 none */
     cuzk_engine_witness wit;
     uint64_t wit_reserved;
+    /* the entry whose PCE made wit (fast path): the witness is a view into
+     * the PCE, so its reference is held until the witness is released */
+    struct srs_entry *pce_src;
     cuzk_groth16_proof proof;
 } part;
 
@@ -110,11 +126,22 @@ struct cuzk_job {
 
 typedef enum worker_kind { W_CPU = 0, W_PROVE = 1 } worker_kind;
 
+/* A prover device's health. Index n_devices is the CPU fallback (when
+ * configured), which takes work only while every device is failed and is
+ * never marked failed itself. */
+typedef struct device_state {
+    bool failed;
+    char reason[224];
+    unsigned strikes;             /* failures in a row proved to be the device's */
+    uint64_t errors, invalid, proved; /* prove calls failed, proofs invalid, proofs valid */
+    char last_err[160];           /* the last failure's description */
+} device_state;
+
 typedef struct worker {
     cuzk_engine *e;
     worker_kind kind;
     int id;              /* global index among workers of its kind */
-    int device, slot;    /* prover workers: device and index on it */
+    int device, slot;    /* prover workers: device (n_devices: the CPU fallback) and index on it */
     pthread_t thread;
     const char *doing;   /* "idle", "synthesis", "srs-load", "prove", "verify" */
     uint64_t job_seq;
@@ -138,7 +165,14 @@ struct cuzk_engine {
     bool have_pce;
     unsigned ncpu, n_cpu_workers, n_devices, per_device, n_prove_workers;
     unsigned queue_depth, batch_max, batch_wait_ms, retention;
-    void **devs;
+    void **devs;                 /* n_devices + 1: the fallback's is NULL */
+    cuzk_engine_prover fallback; /* the CPU prover behind failed devices */
+    unsigned n_fb_workers;       /* its workers (0: no fallback) */
+    unsigned max_strikes;        /* errors in a row that fail a device */
+    unsigned n_healthy;          /* devices not failed */
+    device_state *dstate;        /* n_devices + 1 */
+    bool synth_fixed;            /* synthesis_workers configured */
+    unsigned synth_limit;        /* syntheses at once (<= n_cpu_workers) */
 
     kind_entry **kinds;
     size_t nkinds, kinds_cap;
@@ -156,8 +190,12 @@ struct cuzk_engine {
     unsigned n_synth, n_ready, n_proved; /* partitions in P_SYNTH, P_READY, P_PROVED */
     unsigned n_inflight;                 /* partitions holding a witness reservation */
 
-    /* memory budget */
+    /* memory budget; pinned: bytes of HOT SRS page-locked, within pin_limit */
     uint64_t budget, reserved, peak;
+    uint64_t pin_limit, pinned, pinned_peak;
+    bool pin_off;
+    cuzk_gpu_pin_how pin_last;   /* how the last pin went (status) */
+    char pin_note[160];          /* why pinning fell back or failed (status) */
 
     cuzk_engine_counters c;
     worker *workers; /* n_cpu_workers CPU workers, then the prover workers */
@@ -171,7 +209,7 @@ void eng_log(cuzk_engine *e, int level, const char *fmt, ...) __attribute__((for
 void eng_wake_all(cuzk_engine *e);
 
 /* memory budget (srs.c) */
-bool mem_try(cuzk_engine *e, uint64_t bytes);     /* evicts idle SRS if needed */
+bool mem_try(cuzk_engine *e, uint64_t bytes);     /* evicts idle SRS and PCEs if needed */
 void mem_force(cuzk_engine *e, int64_t delta);    /* adjust to actual sizes */
 void mem_release(cuzk_engine *e, uint64_t bytes);
 
@@ -185,6 +223,7 @@ void srs_unref(cuzk_engine *e, srs_entry *s);
 void srs_drop(cuzk_engine *e, srs_entry *s, bool to_cold); /* HOT -> WARM/COLD */
 void srs_free_all(cuzk_engine *e);
 uint64_t params_bytes(const cuzk_groth16_params *p);
+void srs_pin(cuzk_engine *e, srs_entry *s);   /* no lock; s LOADING, params decoded */
 
 /* PCE manager (srs.c) */
 void pce_load_cached(cuzk_engine *e, kind_entry *k); /* no lock */
@@ -193,6 +232,11 @@ void pce_maybe_extract(cuzk_engine *e, kind_entry *k, const void *inputs, size_t
  * CUZK_PCE_NONE so the next full synthesis extracts again. Under the lock. */
 void pce_drop_invalid(cuzk_engine *e, srs_entry *s, void *pce);
 void pce_join_all(cuzk_engine *e); /* no lock */
+void pce_unref(cuzk_engine *e, srs_entry *s); /* a fast-path witness was released */
+void pce_drop(cuzk_engine *e, srs_entry *s);  /* RESIDENT and idle -> NONE */
+
+/* synthesis limit (engine.c): recomputed when kinds or sizes change */
+void synth_limit_update(cuzk_engine *e);
 
 /* registry (kinds.c) */
 kind_entry *kind_find(cuzk_engine *e, const char *name);

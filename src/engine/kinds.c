@@ -55,7 +55,10 @@ int cuzk_engine_register_kind(cuzk_engine *e, const cuzk_engine_kind *kind)
         else err = CUZK_ERR_NO_MEMORY;
     }
     if (!err) k->srs = srs_get_or_add(e, kind->circuit_id, kind->params_path, kind->read_mode, kind->params, &err);
-    if (!err) e->kinds[e->nkinds++] = k;
+    if (!err) {
+        e->kinds[e->nkinds++] = k;
+        synth_limit_update(e);
+    }
     pthread_mutex_unlock(&e->mu);
     if (err) {
         kind_entry_free(k);

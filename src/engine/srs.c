@@ -1,15 +1,17 @@
 /*
- * Memory budget, SRS residency and the PCE manager. Everything here runs
- * under the scheduler lock except srs_load, pce_load_cached, the extraction
- * thread body and pce_join_all.
+ * Memory budget, SRS residency (with page-locking of HOT parameters) and
+ * the PCE manager. Everything here runs under the scheduler lock except
+ * srs_load (and srs_pin in it), pce_load_cached, the extraction thread
+ * body and pce_join_all.
  *
  * SRS states: COLD (only the source: a file, or the registrant's memory),
  * WARM (the file is mapped: page cache, not counted in the budget), LOADING
  * (one thread decodes or copies it; its estimated size is reserved), HOT
  * (decoded in host memory with its prepared verifying key; its size is
- * reserved). Jobs hold references; an entry without references is idle and
- * the least recently used idle entries are evicted (HOT -> WARM/COLD) when
- * a reservation does not fit.
+ * reserved). Jobs hold references; an entry without references is idle.
+ * Resident PCEs are counted too, referenced by the syntheses using them.
+ * When a reservation does not fit, the least recently used idle entries,
+ * parameters (HOT -> WARM/COLD) or PCEs (RESIDENT -> NONE), are evicted.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -30,6 +32,22 @@ static void mem_take(cuzk_engine *e, uint64_t bytes)
     if (e->reserved > e->peak) e->peak = e->reserved;
 }
 
+/* The least recently used idle entry: a HOT SRS no job holds, or a
+ * resident PCE no synthesis uses (*is_pce says which); NULL if none. */
+static srs_entry *lru_idle(cuzk_engine *e, bool *is_pce)
+{
+    srs_entry *victim = NULL;
+    uint64_t best = 0;
+    for (size_t i = 0; i < e->nsrs; i++) {
+        srs_entry *s = e->srs[i];
+        if (s->state == CUZK_SRS_HOT && s->refs == 0 && (!victim || s->last_used < best))
+            victim = s, best = s->last_used, *is_pce = false;
+        if (s->pce_state == CUZK_PCE_RESIDENT && s->pce_refs == 0 && (!victim || s->pce_last_used < best))
+            victim = s, best = s->pce_last_used, *is_pce = true;
+    }
+    return victim;
+}
+
 bool mem_try(cuzk_engine *e, uint64_t bytes)
 {
     if (e->reserved + bytes <= e->budget) {
@@ -38,20 +56,25 @@ bool mem_try(cuzk_engine *e, uint64_t bytes)
     }
     /* evict only if the idle entries are enough to make it fit */
     uint64_t idle = 0;
-    for (size_t i = 0; i < e->nsrs; i++)
-        if (e->srs[i]->state == CUZK_SRS_HOT && e->srs[i]->refs == 0) idle += e->srs[i]->bytes;
+    for (size_t i = 0; i < e->nsrs; i++) {
+        srs_entry *s = e->srs[i];
+        if (s->state == CUZK_SRS_HOT && s->refs == 0) idle += s->bytes;
+        if (s->pce_state == CUZK_PCE_RESIDENT && s->pce_refs == 0) idle += s->pce_bytes;
+    }
     if (e->reserved - idle + bytes > e->budget) return false;
     while (e->reserved + bytes > e->budget) {
-        srs_entry *victim = NULL;
-        for (size_t i = 0; i < e->nsrs; i++) {
-            srs_entry *s = e->srs[i];
-            if (s->state == CUZK_SRS_HOT && s->refs == 0 && (!victim || s->last_used < victim->last_used))
-                victim = s;
-        }
+        bool is_pce = false;
+        srs_entry *victim = lru_idle(e, &is_pce);
         if (!victim) return false;
-        eng_log(e, 2, "evicting idle parameters of %s (%llu bytes) for memory", victim->circuit_id,
-                (unsigned long long)victim->bytes);
-        srs_drop(e, victim, false);
+        if (is_pce) {
+            eng_log(e, 2, "evicting the idle PCE of %s (%llu bytes) for memory", victim->circuit_id,
+                    (unsigned long long)victim->pce_bytes);
+            pce_drop(e, victim);
+        } else {
+            eng_log(e, 2, "evicting idle parameters of %s (%llu bytes) for memory", victim->circuit_id,
+                    (unsigned long long)victim->bytes);
+            srs_drop(e, victim, false);
+        }
     }
     mem_take(e, bytes);
     return true;
@@ -163,6 +186,86 @@ oom:
     return CUZK_ERR_NO_MEMORY;
 }
 
+/* ---- pinned host memory for HOT parameters ------------------------------ */
+
+/* The arrays provers upload; vk.ic stays with the CPU verifier. */
+static size_t pin_arrays(cuzk_groth16_params *p, void *ptr[5], size_t len[5])
+{
+    ptr[0] = p->h, len[0] = p->n_h * sizeof *p->h;
+    ptr[1] = p->l, len[1] = p->n_l * sizeof *p->l;
+    ptr[2] = p->a, len[2] = p->n_a * sizeof *p->a;
+    ptr[3] = p->b_g1, len[3] = p->n_b_g1 * sizeof *p->b_g1;
+    ptr[4] = p->b_g2, len[4] = p->n_b_g2 * sizeof *p->b_g2;
+    return 5;
+}
+
+/*
+ * Page-locks the decoded parameters when they fit in the pinned limit
+ * (reserved under the lock first, so concurrent loads never overshoot it);
+ * sets over the limit stay pageable and still prove. Each array is pinned
+ * on its own (small arrays may share a page that CUDA registered already:
+ * those get mlock); the set's pin_how is CUDA only when every array is.
+ */
+void srs_pin(cuzk_engine *e, srs_entry *s)
+{
+    /* pin_how and pinned_bytes are NONE / 0 here (srs_unpin); the status
+     * reads them under the lock, so they are written under it below */
+    memset(s->pin_arr, 0, sizeof s->pin_arr);
+    if (e->pin_off) return;
+    void *ptr[5];
+    size_t len[5], n = pin_arrays(&s->params, ptr, len);
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++) total += ptr[i] ? len[i] : 0;
+    if (!total) return;
+    pthread_mutex_lock(&e->mu);
+    bool fits = e->pinned + total <= e->pin_limit;
+    if (fits) {
+        e->pinned += total;
+        if (e->pinned > e->pinned_peak) e->pinned_peak = e->pinned;
+    } else {
+        e->c.pin_over_limit++;
+    }
+    pthread_mutex_unlock(&e->mu);
+    if (!fits) {
+        eng_log(e, 1, "parameters of %s (%llu bytes) stay pageable: over the pinned limit", s->circuit_id,
+                (unsigned long long)total);
+        return;
+    }
+    char note[160] = "";
+    uint64_t got = 0;
+    bool all_cuda = true;
+    for (size_t i = 0; i < n; i++) {
+        if (!ptr[i] || !len[i]) continue;
+        char m[160] = "";
+        s->pin_arr[i] = cuzk_gpu_host_pin(ptr[i], len[i], m, sizeof m);
+        if (s->pin_arr[i] != CUZK_GPU_PIN_NONE) got += len[i];
+        all_cuda = all_cuda && s->pin_arr[i] == CUZK_GPU_PIN_CUDA;
+        if (m[0] && !note[0]) memcpy(note, m, sizeof note);
+    }
+    cuzk_gpu_pin_how how = got == 0 ? CUZK_GPU_PIN_NONE : all_cuda ? CUZK_GPU_PIN_CUDA : CUZK_GPU_PIN_MLOCK;
+    pthread_mutex_lock(&e->mu);
+    e->pinned -= total - got;
+    s->pin_how = how;
+    s->pinned_bytes = got;
+    e->pin_last = how;
+    snprintf(e->pin_note, sizeof e->pin_note, "%s", note);
+    pthread_mutex_unlock(&e->mu);
+    if (note[0])
+        eng_log(e, how == CUZK_GPU_PIN_NONE ? 1 : 2, "parameters of %s: %s", s->circuit_id, note);
+}
+
+/* Under the lock, before the parameters are freed. */
+static void srs_unpin(cuzk_engine *e, srs_entry *s)
+{
+    void *ptr[5];
+    size_t len[5], n = pin_arrays(&s->params, ptr, len);
+    for (size_t i = 0; i < n; i++) cuzk_gpu_host_unpin(ptr[i], len[i], s->pin_arr[i]);
+    memset(s->pin_arr, 0, sizeof s->pin_arr);
+    e->pinned -= s->pinned_bytes;
+    s->pinned_bytes = 0;
+    s->pin_how = CUZK_GPU_PIN_NONE;
+}
+
 /* Decodes or copies the parameters; the caller set LOADING, so this thread
  * owns params, pvk and map until srs_load_done. */
 int srs_load(cuzk_engine *e, srs_entry *s, char *msg, size_t msg_len)
@@ -205,8 +308,10 @@ int srs_load(cuzk_engine *e, srs_entry *s, char *msg, size_t msg_len)
     if (err != CUZK_OK) {
         cuzk_groth16_params_free(&s->params);
         snprintf(msg, msg_len, "preparing the verifying key: %s", cuzk_strerror(err));
+        return err;
     }
-    return err;
+    srs_pin(e, s);
+    return CUZK_OK;
 }
 
 void srs_load_done(cuzk_engine *e, srs_entry *s, int err, double secs)
@@ -236,6 +341,7 @@ void srs_drop(cuzk_engine *e, srs_entry *s, bool to_cold)
     if (s->state == CUZK_SRS_HOT) {
         if (e->prover.srs_evicted)
             for (unsigned d = 0; d < e->n_devices; d++) e->prover.srs_evicted(e->prover.ctx, e->devs[d], &s->params);
+        srs_unpin(e, s);
         cuzk_groth16_params_free(&s->params);
         cuzk_groth16_pvk_free(&s->pvk);
         mem_release(e, s->bytes);
@@ -272,7 +378,7 @@ void srs_free_all(cuzk_engine *e)
         for (size_t r = 0; r < s->n_pce_retired; r++)
             if (e->pce.free) e->pce.free(e->pce.ctx, s->pce_retired[r]);
         free(s->pce_retired);
-        mem_release(e, s->pce_bytes);
+        if (s->pce_state == CUZK_PCE_RESIDENT || s->pce_state == CUZK_PCE_EXTRACTING) mem_release(e, s->pce_bytes);
         free(s->circuit_id);
         free(s->path);
         free(s);
@@ -386,6 +492,7 @@ void pce_load_cached(cuzk_engine *e, kind_entry *k)
         s->pce_bytes = bytes;
         mem_force(e, (int64_t)bytes); /* already in memory: account for it */
         s->pce_state = CUZK_PCE_RESIDENT;
+        s->pce_last_used = ++e->lru_tick;
         eng_log(e, 2, "loaded the PCE of %s from disk", s->circuit_id);
     } else {
         s->pce_state = CUZK_PCE_NONE;
@@ -416,6 +523,7 @@ static void *pce_thread_main(void *arg)
         s->pce = pce;
         s->pce_bytes = bytes;
         s->pce_state = CUZK_PCE_RESIDENT;
+        s->pce_last_used = ++e->lru_tick;
         e->c.pce_extractions++;
         eng_log(e, 2, "PCE of %s extracted (%llu bytes)", s->circuit_id, (unsigned long long)bytes);
     } else {
@@ -434,9 +542,15 @@ static void *pce_thread_main(void *arg)
 void pce_maybe_extract(cuzk_engine *e, kind_entry *k, const void *inputs, size_t inputs_len)
 {
     srs_entry *s = k->srs;
-    if (!e->have_pce || !e->pce.extract || e->shutdown || s->pce_state != CUZK_PCE_NONE || s->pce_thread_live)
-        return;
+    if (!e->have_pce || !e->pce.extract || e->shutdown || s->pce_state != CUZK_PCE_NONE) return;
+    if (s->pce_thread_live) {
+        /* an earlier extraction (its PCE since evicted) set its result
+         * under this lock and only returns now: the join is immediate */
+        pthread_join(s->pce_thread, NULL);
+        s->pce_thread_live = false;
+    }
     uint64_t est = e->pce.estimate_bytes ? e->pce.estimate_bytes(e->pce.ctx, &k->k) : 0;
+    if (s->pce_last_bytes > est) est = s->pce_last_bytes; /* re-extraction after an eviction */
     if (est && !mem_try(e, est)) return; /* later, when memory allows */
     pce_job *pj = malloc(sizeof *pj + inputs_len);
     s->pce_kind = &k->k;
@@ -456,6 +570,30 @@ void pce_maybe_extract(cuzk_engine *e, kind_entry *k, const void *inputs, size_t
     s->pce_bytes = 0;
 }
 
+void pce_unref(cuzk_engine *e, srs_entry *s)
+{
+    s->pce_refs--;
+    s->pce_last_used = ++e->lru_tick;
+    /* an idle PCE is evictable: memory waiters may proceed */
+    pthread_cond_broadcast(&e->cpu_cv);
+    pthread_cond_broadcast(&e->done_cv);
+}
+
+/* Frees an idle resident PCE; the next full synthesis of its circuit
+ * extracts it again (from the PCE layer's disk cache when it has one). */
+void pce_drop(cuzk_engine *e, srs_entry *s)
+{
+    if (s->pce_state != CUZK_PCE_RESIDENT || s->pce_refs) return;
+    if (s->pce && e->pce.free) e->pce.free(e->pce.ctx, s->pce);
+    s->pce = NULL;
+    mem_release(e, s->pce_bytes);
+    s->pce_last_bytes = s->pce_bytes;
+    s->pce_bytes = 0;
+    s->pce_state = CUZK_PCE_NONE;
+    s->pce_evictions++;
+    e->c.pce_evictions++;
+}
+
 void pce_drop_invalid(cuzk_engine *e, srs_entry *s, void *pce)
 {
     if (s->pce != pce || s->pce_state != CUZK_PCE_RESIDENT) return; /* dropped by another task already */
@@ -465,13 +603,10 @@ void pce_drop_invalid(cuzk_engine *e, srs_entry *s, void *pce)
     r[s->n_pce_retired++] = pce;
     s->pce = NULL;
     mem_release(e, s->pce_bytes);
+    s->pce_last_bytes = s->pce_bytes;
     s->pce_bytes = 0;
     s->pce_state = CUZK_PCE_NONE;
     s->pce_kind = NULL;
-    if (s->pce_thread_live) { /* the extraction that loaded it has finished (it set RESIDENT and unlocked) */
-        pthread_join(s->pce_thread, NULL);
-        s->pce_thread_live = false; /* so pce_maybe_extract may start another */
-    }
     e->c.pce_failures++;
     eng_log(e, 1, "the PCE of %s failed verification after load; full synthesis until it is extracted again",
             s->circuit_id);

@@ -142,6 +142,10 @@ char *cuzk_engine_status_json(cuzk_engine *e)
 
     jw_open(&w, "config", '{');
     kv_u64(&w, "synthesis_workers", e->n_cpu_workers);
+    kv_u64(&w, "synthesis_limit", e->synth_limit);
+    kv_bool(&w, "synthesis_workers_configured", e->synth_fixed);
+    kv_u64(&w, "device_max_errors", e->max_strikes);
+    kv_bool(&w, "cpu_fallback", e->n_fb_workers > 0);
     kv_u64(&w, "devices", e->n_devices);
     kv_u64(&w, "workers_per_device", e->per_device);
     kv_str(&w, "prover", e->prover.name);
@@ -155,6 +159,14 @@ char *cuzk_engine_status_json(cuzk_engine *e)
     kv_u64(&w, "budget", e->budget);
     kv_u64(&w, "reserved", e->reserved);
     kv_u64(&w, "peak", e->peak);
+    kv_u64(&w, "pinned_memory_bytes", e->pinned);
+    kv_u64(&w, "pinned_memory_limit_bytes", e->pin_off ? 0 : e->pin_limit);
+    kv_u64(&w, "pinned_peak", e->pinned_peak);
+    /* how HOT parameters are page-locked: off, or the last pin's method
+     * ("cuda"; "mlock" is the best-effort fallback without CUDA) */
+    kv_str(&w, "pinning", e->pin_off ? "off" : cuzk_gpu_pin_name(e->pin_last));
+    kv_str(&w, "pinning_note", e->pin_note);
+    kv_u64(&w, "pce_resident", c.pce_resident_bytes);
     jw_close(&w, '}');
 
     jw_open(&w, "queues", '{');
@@ -171,7 +183,8 @@ char *cuzk_engine_status_json(cuzk_engine *e)
     U(jobs_timed_out), U(partitions_synthesized), U(partitions_proved), U(partitions_verified);
     U(partitions_invalid), U(partitions_reproved), U(synthesis_errors), U(prover_errors);
     U(pce_fast_path), U(pce_extractions), U(pce_failures), U(srs_hits), U(srs_loads);
-    U(srs_evictions), U(batches), U(batched_partitions), U(memory_waits);
+    U(srs_evictions), U(batches), U(batched_partitions), U(memory_waits), U(pce_evictions);
+    U(devices_failed), U(pin_over_limit);
 #undef U
     kv_dbl(&w, "synthesis_busy_s", c.synthesis_busy_s);
     kv_dbl(&w, "prove_busy_s", c.prove_busy_s);
@@ -180,12 +193,13 @@ char *cuzk_engine_status_json(cuzk_engine *e)
     jw_close(&w, '}');
 
     jw_open(&w, "workers", '[');
-    for (unsigned i = 0; i < e->n_cpu_workers + e->n_prove_workers; i++) {
+    for (unsigned i = 0; i < e->n_cpu_workers + e->n_prove_workers + e->n_fb_workers; i++) {
         worker *wk = &e->workers[i];
         jw_open(&w, NULL, '{');
         kv_str(&w, "kind", wk->kind == W_CPU ? "cpu" : "prover");
         kv_u64(&w, "id", (uint64_t)wk->id);
-        if (wk->kind == W_PROVE) kv_u64(&w, "device", (uint64_t)wk->device);
+        if (wk->kind == W_PROVE && (unsigned)wk->device == e->n_devices) kv_str(&w, "device", "cpu-fallback");
+        else if (wk->kind == W_PROVE) kv_u64(&w, "device", (uint64_t)wk->device);
         kv_str(&w, "doing", wk->doing);
         kv_u64(&w, "tasks", wk->tasks);
         kv_dbl(&w, "busy_s", wk->busy_s);
@@ -200,6 +214,28 @@ char *cuzk_engine_status_json(cuzk_engine *e)
         kv_str(&w, "backend", e->prover.name);
         kv_str(&w, "name", cuzk_engine_device_name(e, d));
         kv_u64(&w, "workers", e->per_device);
+        device_state *ds = &e->dstate[d];
+        kv_str(&w, "state", ds->failed ? "failed" : "ok");
+        kv_bool(&w, "failed", ds->failed);
+        kv_str(&w, "reason", ds->reason);
+        kv_str(&w, "last_error", ds->last_err);
+        kv_u64(&w, "errors", ds->errors);
+        kv_u64(&w, "invalid", ds->invalid);
+        kv_u64(&w, "proved", ds->proved);
+        kv_u64(&w, "strikes", ds->strikes);
+        jw_close(&w, '}');
+    }
+    if (e->n_fb_workers) {
+        device_state *ds = &e->dstate[e->n_devices];
+        jw_open(&w, NULL, '{');
+        kv_u64(&w, "index", e->n_devices);
+        kv_bool(&w, "fallback", true);
+        kv_str(&w, "backend", e->fallback.name);
+        kv_str(&w, "name", "CPU prover (fallback when every device has failed)");
+        kv_u64(&w, "workers", e->n_fb_workers);
+        kv_str(&w, "state", e->n_healthy ? "standby" : "active");
+        kv_bool(&w, "failed", false);
+        kv_u64(&w, "proved", ds->proved);
         jw_close(&w, '}');
     }
     jw_close(&w, ']');
@@ -216,8 +252,12 @@ char *cuzk_engine_status_json(cuzk_engine *e)
         kv_u64(&w, "loads", s->loads);
         kv_u64(&w, "hits", s->hits);
         kv_dbl(&w, "load_s", s->load_s);
+        kv_str(&w, "pinned", cuzk_gpu_pin_name(s->pin_how));
+        kv_u64(&w, "pinned_bytes", s->pinned_bytes);
         kv_str(&w, "pce", pce_state_name(s->pce_state));
         kv_u64(&w, "pce_bytes", s->pce_bytes);
+        kv_u64(&w, "pce_refs", s->pce_refs);
+        kv_u64(&w, "pce_evictions", s->pce_evictions);
         jw_close(&w, '}');
     }
     jw_close(&w, ']');

@@ -9,6 +9,8 @@
 #ifndef CUZK_GPU_EC_CUH
 #define CUZK_GPU_EC_CUH
 
+#include <string.h>
+
 #include "ff.cuh"
 
 namespace cuzk_gpu {
@@ -68,8 +70,11 @@ template <class F> __device__ __noinline__ void xyzz_dbl(xyzz_t<F> &r, const xyz
     r = o;
 }
 
-/* r = a + b for affine b (madd-2008-s); every special case handled. */
-template <class F> __device__ __noinline__ void xyzz_add_aff(xyzz_t<F> &r, const xyzz_t<F> &a, const affine_t<F> &b)
+/* r = a + b for affine b (madd-2008-s); every special case handled.
+ * _body is the inline form for hot loops with registers to spare (G1); the
+ * plain name is an out-of-line call (G2's larger points would spill). */
+template <class F>
+__device__ __forceinline__ void xyzz_add_aff_body(xyzz_t<F> &r, const xyzz_t<F> &a, const affine_t<F> &b)
 {
     if (aff_is_inf(b)) {
         r = a;
@@ -110,8 +115,14 @@ template <class F> __device__ __noinline__ void xyzz_add_aff(xyzz_t<F> &r, const
     r = o;
 }
 
-/* r = a + b (add-2008-s). */
-template <class F> __device__ __noinline__ void xyzz_add(xyzz_t<F> &r, const xyzz_t<F> &a, const xyzz_t<F> &b)
+template <class F> __device__ __noinline__ void xyzz_add_aff(xyzz_t<F> &r, const xyzz_t<F> &a, const affine_t<F> &b)
+{
+    xyzz_add_aff_body(r, a, b);
+}
+
+/* r = a + b (add-2008-s); _body inline as above. */
+template <class F>
+__device__ __forceinline__ void xyzz_add_body(xyzz_t<F> &r, const xyzz_t<F> &a, const xyzz_t<F> &b)
 {
     if (xyzz_is_inf(a)) {
         r = b;
@@ -152,6 +163,46 @@ template <class F> __device__ __noinline__ void xyzz_add(xyzz_t<F> &r, const xyz
     f_mul(o.zzz, a.zzz, b.zzz);
     f_mul(o.zzz, o.zzz, ppp);
     r = o;
+}
+
+template <class F> __device__ __noinline__ void xyzz_add(xyzz_t<F> &r, const xyzz_t<F> &a, const xyzz_t<F> &b)
+{
+    xyzz_add_body(r, a, b);
+}
+
+/* Whether the MSM's hot loops inline the additions (G1 yes; G2 would spill). */
+template <class F> struct inline_adds {
+    static constexpr bool value = false;
+};
+template <> struct inline_adds<fp_t> {
+    static constexpr bool value = true;
+};
+template <class F> __device__ __forceinline__ void hot_add_aff(xyzz_t<F> &acc, const affine_t<F> &p)
+{
+    if constexpr (inline_adds<F>::value)
+        xyzz_add_aff_body(acc, acc, p);
+    else
+        xyzz_add_aff(acc, acc, p);
+}
+template <class F> __device__ __forceinline__ void hot_add(xyzz_t<F> &acc, const xyzz_t<F> &p)
+{
+    if constexpr (inline_adds<F>::value)
+        xyzz_add_body(acc, acc, p);
+    else
+        xyzz_add(acc, acc, p);
+}
+
+/* A point (or any 16-byte multiple) read with 16-byte loads through the
+ * read-only path; the source must be 16-byte aligned (cudaMalloc'd arrays of
+ * 96/192/384-byte points are). */
+template <class T> __device__ __forceinline__ void load16(T &r, const T *p)
+{
+    static_assert(sizeof(T) % 16 == 0, "load16: size not a multiple of 16");
+    uint4 v[sizeof(T) / 16];
+    const uint4 *s = reinterpret_cast<const uint4 *>(p);
+#pragma unroll
+    for (unsigned i = 0; i < sizeof(T) / 16; i++) v[i] = __ldg(s + i);
+    memcpy(&r, v, sizeof(T));
 }
 
 /* r = k·p for a small non-negative k (binary, most significant bit first). */

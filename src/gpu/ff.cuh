@@ -69,7 +69,10 @@ struct fr_params {
     }
 };
 
-template <class P> struct fe {
+/* 16-byte aligned (both sizes are multiples of 16): element and point loads
+ * and stores become 128-bit accesses instead of 32-bit ones. Device arrays
+ * come from cudaMalloc and are indexed by whole elements, so they always are. */
+template <class P> struct alignas(16) fe {
     static constexpr int N = P::N;
     uint32_t l[P::N];
 };

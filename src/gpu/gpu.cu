@@ -15,12 +15,25 @@
 
 using namespace cuzk_gpu;
 
-/* Parameter points of one parameter set, resident on one device. */
+/* Parameter points of one parameter set (Groth16 params or a circom zkey),
+ * resident on one device: the five queries and, for a zkey, the wire index
+ * of each point of A, B1, B2. */
+enum { SRS_H, SRS_L, SRS_A, SRS_B1, SRS_B2, SRS_IA, SRS_IB1, SRS_IB2, SRS_N };
 struct srs_entry {
-    const cuzk_groth16_params *key;
-    void *h, *l, *a, *b_g1, *b_g2;
+    const void *key;
+    void *p[SRS_N];
+    const void *src[SRS_N]; /* host arrays and sizes uploaded: a key whose */
+    size_t bytes[SRS_N];    /* arrays changed is a new parameter set */
     srs_entry *next;
 };
+static const char *const srs_name[SRS_N] = {"h", "l", "a", "b_g1", "b_g2", "a index", "b_g1 index", "b_g2 index"};
+
+static void srs_entry_free(srs_entry *e)
+{
+    for (int i = 0; i < SRS_N; i++)
+        if (e->p[i]) cudaFree(e->p[i]);
+    free(e);
+}
 
 struct cuzk_gpu_device {
     int ordinal;
@@ -159,8 +172,7 @@ extern "C" void cuzk_gpu_device_close(cuzk_gpu_device *d)
     msm_scratch_free(&d->msm);
     for (srs_entry *e = d->srs, *nx; e; e = nx) {
         nx = e->next;
-        cudaFree(e->h), cudaFree(e->l), cudaFree(e->a), cudaFree(e->b_g1), cudaFree(e->b_g2);
-        free(e);
+        srs_entry_free(e);
     }
     pthread_mutex_destroy(&d->lock);
     pthread_mutex_destroy(&d->srs_mu);
@@ -285,7 +297,7 @@ extern "C" int cuzk_gpu_groth16_h(cuzk_gpu_worker *w, cuzk_fr *a, cuzk_fr *b, cu
 
 template <class HA, class HJ>
 static int gpu_msm(cuzk_gpu_worker *w, HJ *out, const HA *bases, const cuzk_fr *scalars, size_t n,
-                   int (*run)(const ctx &, msm_scratch *, HJ *, const void *, const fr_t *, size_t))
+                   int (*run)(const ctx &, msm_scratch *, HJ *, const void *, const fr_t *, size_t, bool))
 {
     if (!w || !out || (n && (!bases || !scalars)) || n >= 0x80000000ull) return CUZK_ERR_INVALID_ARG;
     ctx c;
@@ -296,7 +308,7 @@ static int gpu_msm(cuzk_gpu_worker *w, HJ *out, const HA *bases, const cuzk_fr *
         return rc;
     GPU_TRY(c, cudaStreamSynchronize(c.st));
     region_lock(w);
-    rc = run(c, &w->dev->msm, out, w->tmp.p, bp<fr_t>(w->sa), n);
+    rc = run(c, &w->dev->msm, out, w->tmp.p, bp<fr_t>(w->sa), n, true);
     return region_unlock(w, c, rc);
 }
 
@@ -327,14 +339,23 @@ static int srs_copy(const ctx &c, void **dst, const void *src, size_t bytes, con
     return CUZK_OK;
 }
 
-/* The device copy of params, uploaded by the first worker that needs it. */
-static int srs_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_groth16_params *p, srs_entry **out)
+/* The device copy of a parameter set (key: its address), uploaded by the
+ * first worker that needs it; src/bytes per SRS_* slot (bytes 0: unused). */
+static int srs_get(cuzk_gpu_worker *w, const ctx &c, const void *key, const void *const src[SRS_N],
+                   const size_t bytes[SRS_N], srs_entry **out)
 {
     cuzk_gpu_device *d = w->dev;
     pthread_mutex_lock(&d->srs_mu);
-    srs_entry *e;
-    for (e = d->srs; e; e = e->next)
-        if (e->key == p) break;
+    srs_entry *e, **pe;
+    for (pe = &d->srs; (e = *pe) != NULL; pe = &e->next)
+        if (e->key == key) break;
+    if (e && (memcmp(e->src, src, sizeof e->src) || memcmp(e->bytes, bytes, sizeof e->bytes))) {
+        /* the caller freed a parameter set without releasing it and built
+         * another at the same address: the old copy is stale */
+        *pe = e->next;
+        srs_entry_free(e);
+        e = NULL;
+    }
     int rc = CUZK_OK;
     if (!e) {
         e = (srs_entry *)calloc(1, sizeof *e);
@@ -342,18 +363,17 @@ static int srs_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_groth16_params *
             pthread_mutex_unlock(&d->srs_mu);
             return CUZK_ERR_NO_MEMORY;
         }
-        e->key = p;
-        if (!(rc = srs_copy(c, &e->h, p->h, p->n_h * sizeof *p->h, "h")) &&
-            !(rc = srs_copy(c, &e->l, p->l, p->n_l * sizeof *p->l, "l")) &&
-            !(rc = srs_copy(c, &e->a, p->a, p->n_a * sizeof *p->a, "a")) &&
-            !(rc = srs_copy(c, &e->b_g1, p->b_g1, p->n_b_g1 * sizeof *p->b_g1, "b_g1")) &&
-            !(rc = srs_copy(c, &e->b_g2, p->b_g2, p->n_b_g2 * sizeof *p->b_g2, "b_g2"))) {
+        e->key = key;
+        memcpy(e->src, src, sizeof e->src);
+        memcpy(e->bytes, bytes, sizeof e->bytes);
+        for (int i = 0; i < SRS_N && !rc; i++)
+            if (src[i]) rc = srs_copy(c, &e->p[i], src[i], bytes[i], srs_name[i]);
+        if (!rc) {
             cudaError_t ce = cudaStreamSynchronize(c.st);
             if (ce != cudaSuccess) rc = fail(c, ce, "cudaStreamSynchronize(SRS upload)");
         }
         if (rc) {
-            cudaFree(e->h), cudaFree(e->l), cudaFree(e->a), cudaFree(e->b_g1), cudaFree(e->b_g2);
-            free(e);
+            srs_entry_free(e);
             pthread_mutex_unlock(&d->srs_mu);
             return rc;
         }
@@ -365,20 +385,37 @@ static int srs_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_groth16_params *
     return CUZK_OK;
 }
 
-extern "C" void cuzk_gpu_device_release_params(cuzk_gpu_device *d, const cuzk_groth16_params *p)
+static int srs_get_params(cuzk_gpu_worker *w, const ctx &c, const cuzk_groth16_params *p, srs_entry **out)
+{
+    const void *src[SRS_N] = {p->h, p->l, p->a, p->b_g1, p->b_g2};
+    const size_t bytes[SRS_N] = {p->n_h * sizeof *p->h, p->n_l * sizeof *p->l, p->n_a * sizeof *p->a,
+                                 p->n_b_g1 * sizeof *p->b_g1, p->n_b_g2 * sizeof *p->b_g2};
+    return srs_get(w, c, p, src, bytes, out);
+}
+
+static void srs_release(cuzk_gpu_device *d, const void *key)
 {
     if (!d) return;
     cudaSetDevice(d->ordinal);
     pthread_mutex_lock(&d->srs_mu);
     for (srs_entry **pe = &d->srs; *pe; pe = &(*pe)->next) {
         srs_entry *e = *pe;
-        if (e->key != p) continue;
+        if (e->key != key) continue;
         *pe = e->next;
-        cudaFree(e->h), cudaFree(e->l), cudaFree(e->a), cudaFree(e->b_g1), cudaFree(e->b_g2);
-        free(e);
+        srs_entry_free(e);
         break;
     }
     pthread_mutex_unlock(&d->srs_mu);
+}
+
+extern "C" void cuzk_gpu_device_release_params(cuzk_gpu_device *d, const cuzk_groth16_params *p)
+{
+    srs_release(d, p);
+}
+
+extern "C" void cuzk_gpu_device_release_zkey(cuzk_gpu_device *d, const cuzk_circom_zkey *z)
+{
+    srs_release(d, z);
 }
 
 static void wipe(void *p, size_t len)
@@ -436,15 +473,15 @@ static int prove_one(cuzk_gpu_worker *w, const ctx &c, srs_entry *srs, cuzk_grot
         if (e != cudaSuccess) rc = fail(c, e, "ntt_groth16_h");
     }
     tm->ntt_h_s = now_s() - t, t = now_s();
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.h, srs->h, h, n - 1);
+    if (!rc) rc = msm_g1(c, &d->msm, &sums.h, (const void *)srs->p[SRS_H], h, n - 1);
     tm->msm_h_s = now_s() - t, t = now_s();
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.l, srs->l, bp<fr_t>(w->aux), na);
+    if (!rc) rc = msm_g1(c, &d->msm, &sums.l, srs->p[SRS_L], bp<fr_t>(w->aux), na);
     tm->msm_l_s = now_s() - t, t = now_s();
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.a, srs->a, bp<fr_t>(w->sa), n_a);
+    if (!rc) rc = msm_g1(c, &d->msm, &sums.a, srs->p[SRS_A], bp<fr_t>(w->sa), n_a);
     tm->msm_a_s = now_s() - t, t = now_s();
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.b_g1, srs->b_g1, bp<fr_t>(w->sb), n_b);
+    if (!rc) rc = msm_g1(c, &d->msm, &sums.b_g1, srs->p[SRS_B1], bp<fr_t>(w->sb), n_b);
     tm->msm_b_g1_s = now_s() - t, t = now_s();
-    if (!rc) rc = msm_g2(c, &d->msm, &sums.b_g2, srs->b_g2, bp<fr_t>(w->sb), n_b);
+    if (!rc) rc = msm_g2(c, &d->msm, &sums.b_g2, srs->p[SRS_B2], bp<fr_t>(w->sb), n_b);
     tm->msm_b_g2_s = now_s() - t;
     rc = region_unlock(w, c, rc);
     if (rc) return rc;
@@ -470,8 +507,131 @@ extern "C" int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out,
         unsigned log_n;
         if ((rc = cuzk_groth16_check_sizes(params, &as[i], &log_n)))
             return fail_msg(c, rc, "prove: assignment does not fit the parameters");
-        if (!srs && (rc = srs_get(w, c, params, &srs))) return rc;
+        if (!srs && (rc = srs_get_params(w, c, params, &srs))) return rc;
         if ((rc = prove_one(w, c, srs, &out[i], params, &as[i], &r[i], &s[i], tm))) return rc;
     }
     return CUZK_OK;
+}
+
+/* ---- circom / snarkjs ---------------------------------------------------- */
+
+/* out[k] = wit[idx[k]]: a query's scalars (plain integers) by wire. */
+static __global__ void gather_wires(fr_t *__restrict__ out, const fr_t *__restrict__ wit,
+                                    const uint32_t *__restrict__ idx, size_t n)
+{
+    size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < n) out[k] = wit[idx[k]];
+}
+
+static int gather_on_device(const ctx &c, dbuf *dst, const fr_t *wit, const void *idx, size_t n,
+                            const char *what)
+{
+    int rc = buf_reserve(c, dst, n * sizeof(fr_t), what);
+    if (rc || n == 0) return rc;
+    gather_wires<<<(unsigned)((n + 255) / 256), 256, 0, c.st>>>(bp<fr_t>(*dst), wit, (const uint32_t *)idx, n);
+    GPU_LAUNCHED(c, "gather_wires");
+    return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_circom_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_circom_zkey *z,
+                                     const cuzk_circom_wtns *wt, const cuzk_fr *r, const cuzk_fr *s,
+                                     cuzk_circom_prove_timing *timing)
+{
+    cuzk_circom_prove_timing tdummy;
+    cuzk_circom_prove_timing *tm = timing ? timing : &tdummy;
+    memset(tm, 0, sizeof *tm);
+    if (!w || !out || !r || !s) return CUZK_ERR_INVALID_ARG;
+    int rc = cuzk_circom_prove_check(z, wt);
+    if (rc) return rc;
+    ctx c;
+    if ((rc = begin(w, &c))) return rc;
+    const double t0 = now_s();
+    const size_t n = z->domain_size, nv = z->n_vars, np1 = (size_t)z->n_public + 1, fb = sizeof(cuzk_fr);
+    if (z->log_n >= CUZK_FR_TWO_ADICITY || n != (size_t)1 << z->log_n || nv < np1)
+        return fail_msg(c, CUZK_ERR_INVALID_ARG, "circom prove: zkey sizes");
+    srs_entry *srs;
+    {
+        const void *src[SRS_N] = {z->h, z->c, z->a.p, z->b_g1.p, z->b_g2.p, z->a.idx, z->b_g1.idx, z->b_g2.idx};
+        const size_t bytes[SRS_N] = {n * sizeof *z->h, (nv - np1) * sizeof *z->c, z->a.n * sizeof *z->a.p,
+                                     z->b_g1.n * sizeof *z->b_g1.p, z->b_g2.n * sizeof *z->b_g2.p,
+                                     z->a.n * 4, z->b_g1.n * 4, z->b_g2.n * 4};
+        if ((rc = srs_get(w, c, z, src, bytes, &srs))) return rc;
+    }
+    /* rows on the CPU (section 4 is a sparse product), then uploads into
+     * this worker's buffers: no lock needed */
+    double t = now_s();
+    cuzk_fr *habc = (cuzk_fr *)malloc((3 * n + nv) * fb);
+    if (!habc) return fail_msg(c, CUZK_ERR_NO_MEMORY, "circom prove: host row buffer");
+    cuzk_circom_rows(z, wt, habc + 3 * n, habc, habc + n, habc + 2 * n);
+    tm->abc_s = now_s() - t;
+    rc = upload(c, &w->abc, habc, 3 * n * fb, 0, "H a, b, c");
+    if (!rc) rc = upload(c, &w->aux, wt->values, nv * fb, 0, "circom witness");
+    if (!rc) {
+        cudaError_t e = cudaStreamSynchronize(c.st); /* habc is wiped next */
+        if (e != cudaSuccess) rc = fail(c, e, "cudaStreamSynchronize(uploads)");
+    }
+    wipe(habc, (3 * n + nv) * fb);
+    free(habc);
+    if (rc) return rc;
+    const fr_t *wit = bp<fr_t>(w->aux);
+    if ((rc = gather_on_device(c, &w->sa, wit, srs->p[SRS_IA], z->a.n, "A scalars")) ||
+        (rc = gather_on_device(c, &w->sb, wit, srs->p[SRS_IB1], z->b_g1.n, "B1 scalars")) ||
+        (rc = gather_on_device(c, &w->tmp, wit, srs->p[SRS_IB2], z->b_g2.n, "B2 scalars")))
+        return rc;
+
+    cuzk_groth16_msm_sums sums;
+    cuzk_gpu_device *d = w->dev;
+    fr_t *abc = bp<fr_t>(w->abc);
+    region_lock(w);
+    t = now_s();
+    rc = ntt_groth16_h_odd(c, &d->ntt, abc, abc + n, abc + 2 * n, z->log_n);
+    if (!rc) {
+        cudaError_t e = cudaStreamSynchronize(c.st);
+        if (e != cudaSuccess) rc = fail(c, e, "ntt_groth16_h_odd");
+    }
+    tm->ntt_s = now_s() - t, t = now_s();
+    if (!rc) rc = msm_g1(c, &d->msm, &sums.h, srs->p[SRS_H], abc, n, true);
+    tm->msm_h_s = now_s() - t, t = now_s();
+    if (!rc) rc = msm_g1(c, &d->msm, &sums.l, srs->p[SRS_L], wit + np1, nv - np1, false);
+    tm->msm_c_s = now_s() - t, t = now_s();
+    if (!rc) rc = msm_g1(c, &d->msm, &sums.a, srs->p[SRS_A], bp<fr_t>(w->sa), z->a.n, false);
+    tm->msm_a_s = now_s() - t, t = now_s();
+    if (!rc) rc = msm_g1(c, &d->msm, &sums.b_g1, srs->p[SRS_B1], bp<fr_t>(w->sb), z->b_g1.n, false);
+    tm->msm_b_g1_s = now_s() - t, t = now_s();
+    if (!rc) rc = msm_g2(c, &d->msm, &sums.b_g2, srs->p[SRS_B2], bp<fr_t>(w->tmp), z->b_g2.n, false);
+    tm->msm_b_g2_s = now_s() - t;
+    rc = region_unlock(w, c, rc);
+    if (rc) return rc;
+    cuzk_circom_finish(out, z, &sums, r, s);
+    tm->total_s = now_s() - t0;
+    return CUZK_OK;
+}
+
+/* ---- page-locked host memory (the CUDA half of cuzk_gpu_host_pin) --------- */
+
+extern "C" int cuzk_gpu_host_register(void *ptr, size_t len, char *msg, size_t msg_len)
+{
+    /* portable: every device's context sees it as pinned, whichever uploads */
+    cudaError_t e = cudaHostRegister(ptr, len, cudaHostRegisterPortable);
+    if (e == cudaSuccess) return CUZK_OK;
+    if (msg && msg_len)
+        snprintf(msg, msg_len, "cudaHostRegister(%zu bytes): %s (%s)", len, cudaGetErrorString(e),
+                 cudaGetErrorName(e));
+    cudaGetLastError(); /* not sticky: clear it */
+    return e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ? CUZK_ERR_NO_DEVICE : CUZK_ERR_DEVICE;
+}
+
+extern "C" void cuzk_gpu_host_unregister(void *ptr)
+{
+    if (cudaHostUnregister(ptr) != cudaSuccess) cudaGetLastError();
+}
+
+extern "C" int cuzk_gpu_host_is_registered(const void *ptr)
+{
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, ptr) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return a.type == cudaMemoryTypeHost;
 }

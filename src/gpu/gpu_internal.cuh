@@ -49,16 +49,28 @@ void buf_free(dbuf *b);
 template <class T> static inline T *bp(const dbuf &b) { return (T *)b.p; }
 
 /* ---- NTT (ntt.cu) ------------------------------------------------------ */
-/* Twiddles omega^j and omega^-j, j < 2^(log_max-1), of the largest domain
- * asked for so far, and per-size scaling tables; owned by the device lock. */
-struct ntt_tables {
+/* Per generator (domains differ: omega_n of generator 7 is not generator
+ * 5's): twiddles omega^j and omega^-j, j < 2^(log_max-1), of the largest
+ * domain asked for so far, and per-size scaling tables; owned by the device
+ * lock. */
+enum { NTT_GEN_FILECOIN, NTT_GEN_SNARKJS, NTT_GENS };
+/* g^i, n^-1·g^-i, n^-1, n^-1·g^i, n^-1·w^i (w the 2n-th root of unity) */
+enum {
+    NTT_SCALE_COSET,
+    NTT_SCALE_INV_COSET,
+    NTT_SCALE_INV,
+    NTT_SCALE_INV_THEN_COSET,
+    NTT_SCALE_INV_THEN_ODD,
+    NTT_SCALE_KINDS
+};
+struct ntt_gen_tables {
     unsigned log_max;
     dbuf tw, tw_inv;
-    /* scale tables for (kind, log_n) */
-    dbuf scale[4][CUZK_FR_TWO_ADICITY + 1];
+    dbuf scale[NTT_SCALE_KINDS][CUZK_FR_TWO_ADICITY + 1]; /* (kind, log_n) */
 };
-/* g^i, n^-1·g^-i, n^-1, n^-1·g^i */
-enum { NTT_SCALE_COSET, NTT_SCALE_INV_COSET, NTT_SCALE_INV, NTT_SCALE_INV_THEN_COSET, NTT_SCALE_KINDS };
+struct ntt_tables {
+    ntt_gen_tables g[NTT_GENS];
+};
 void ntt_tables_free(ntt_tables *t);
 
 /* flags as cuzk_gpu_ntt (include/cuzk/gpu.h); x and tmp device arrays of
@@ -68,6 +80,10 @@ int ntt_run(const ctx &c, ntt_tables *t, fr_t *x, fr_t *tmp, unsigned log_n, uns
  * domain); the coefficients land in *out (either b or c), natural order. */
 int ntt_groth16_h(const ctx &c, ntt_tables *t, fr_t *a, fr_t *b, fr_t *cc, unsigned log_n,
                   fr_t **out);
+/* snarkjs's H (cuzk_ntt_groth16_h_odd) on the domain of generator 5: a
+ * receives A·B - C at the odd points w·omega^i of the doubled domain, in
+ * natural order; b and c are overwritten. */
+int ntt_groth16_h_odd(const ctx &c, ntt_tables *t, fr_t *a, fr_t *b, fr_t *cc, unsigned log_n);
 
 /* ---- MSM (msm.cuh, msm_g1.cu, msm_g2.cu) -------------------------------- */
 struct msm_scratch {
@@ -75,11 +91,12 @@ struct msm_scratch {
         part_p[2], segs, wins, onesp, host_tot;
 };
 void msm_scratch_free(msm_scratch *s);
-/* out = sum scalars[i]·bases[i]; bases and scalars (Montgomery) on the device. */
+/* out = sum scalars[i]·bases[i]; bases and scalars on the device, scalars in
+ * Montgomery form when mont, plain integers (circom witness values) if not. */
 int msm_g1(const ctx &c, msm_scratch *s, cuzk_g1_jac *out, const void *bases, const fr_t *scalars,
-           size_t n);
+           size_t n, bool mont = true);
 int msm_g2(const ctx &c, msm_scratch *s, cuzk_g2_jac *out, const void *bases, const fr_t *scalars,
-           size_t n);
+           size_t n, bool mont = true);
 
 } // namespace cuzk_gpu
 #endif

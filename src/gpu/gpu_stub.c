@@ -56,6 +56,23 @@ void cuzk_gpu_device_release_params(cuzk_gpu_device *dev, const cuzk_groth16_par
 {
     (void)dev, (void)params;
 }
+int cuzk_gpu_circom_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_circom_zkey *z,
+                          const cuzk_circom_wtns *wt, const cuzk_fr *r, const cuzk_fr *s,
+                          cuzk_circom_prove_timing *timing)
+{
+    return (void)w, (void)out, (void)z, (void)wt, (void)r, (void)s, (void)timing, CUZK_ERR_NO_DEVICE;
+}
+void cuzk_gpu_device_release_zkey(cuzk_gpu_device *dev, const cuzk_circom_zkey *z)
+{
+    (void)dev, (void)z;
+}
+int cuzk_gpu_host_register(void *ptr, size_t len, char *msg, size_t msg_len)
+{
+    if (msg && msg_len) snprintf(msg, msg_len, "cuzk was built without CUDA");
+    return (void)ptr, (void)len, CUZK_ERR_NO_DEVICE;
+}
+void cuzk_gpu_host_unregister(void *ptr) { (void)ptr; }
+int cuzk_gpu_host_is_registered(const void *ptr) { return (void)ptr, 0; }
 #else
 typedef int cuzk_gpu_stub_unused; /* CUDA build: src/gpu/gpu.cu implements the API */
 #endif

@@ -1,7 +1,7 @@
 /*
  * Pippenger MSM on the device, one template over the group (G1: fp_t
  * coordinates, G2: fp2_t). Steps, all on the caller's stream:
- *   1. classify: scalars leave Montgomery form; 0 is dropped, 1 goes to the
+ *   1. classify: scalars leave Montgomery form (unless given plain); 0 is dropped, 1 goes to the
  *      "ones" list (summed by plain mixed additions), the rest ("general",
  *      m of them) to the bucket method. One 64-bit inclusive scan gives both
  *      lists' positions (deterministic order).
@@ -40,17 +40,22 @@ namespace cuzk_gpu {
 
 #define MSM_SKIP 0xffffffffu  /* value of a zero digit: nothing to add */
 #define MSM_CHUNK 32u          /* sorted entries per accumulating thread */
+#define MSM_CHUNK_SMALL 8u     /* the same below MSM_SMALL entries: depth, not throughput */
+#define MSM_SMALL (1ull << 22)
 #define MSM_MAX_BATCH (1ull << 28) /* sorted entries per window batch */
 #define MSM_SUM_THREADS 128
 
 /* 1. plain scalar and its class flag: 1 << 32 for general, 1 for one. */
-static __global__ void msm_classify(const fr_t *__restrict__ sc, size_t n, fr_t *__restrict__ plain,
-                             unsigned long long *__restrict__ flags)
+static __global__ void msm_classify(const fr_t *__restrict__ sc, size_t n, bool mont,
+                                    fr_t *__restrict__ plain, unsigned long long *__restrict__ flags)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     fr_t s;
-    f_from_mont(s, sc[i]);
+    if (mont)
+        f_from_mont(s, sc[i]);
+    else
+        s = sc[i];
     uint32_t hi = 0;
 #pragma unroll
     for (int k = 1; k < 8; k++) hi |= s.l[k];
@@ -104,7 +109,7 @@ static __global__ void msm_digits(const fr_t *__restrict__ plain, const uint32_t
 
 template <class F> __device__ __forceinline__ void load_signed(affine_t<F> &p, const affine_t<F> *bases, uint32_t v)
 {
-    p = bases[v & 0x7fffffffu];
+    load16(p, bases + (v & 0x7fffffffu));
     if (v >> 31) f_neg(p.y, p.y); /* -(0,0) stays (0,0): 0 - 0 = 0 */
 }
 
@@ -145,10 +150,12 @@ __global__ void msm_accumulate(const uint32_t *__restrict__ keys, const uint32_t
             if (v != MSM_SKIP) {
                 affine_t<F> p;
                 load_signed(p, bases, v);
-                xyzz_add_aff(acc, acc, p);
+                hot_add_aff(acc, p);
             }
         } else {
-            xyzz_add(acc, acc, pin[e]);
+            xyzz_t<F> q;
+            load16(q, pin + e);
+            hot_add(acc, q);
         }
     }
     if (final_level) {
@@ -212,7 +219,7 @@ template <class F> __device__ void block_sum(xyzz_t<F> *sm, xyzz_t<F> acc, xyzz_
 template <class F>
 __global__ void msm_sum_groups(const xyzz_t<F> *__restrict__ in, size_t len, xyzz_t<F> *__restrict__ out)
 {
-    extern __shared__ unsigned char smraw[];
+    extern __shared__ __align__(16) unsigned char smraw[];
     xyzz_t<F> *sm = (xyzz_t<F> *)smraw;
     const xyzz_t<F> *g = in + (size_t)blockIdx.x * len;
     xyzz_t<F> acc;
@@ -226,7 +233,7 @@ template <class F>
 __global__ void msm_sum_ones(const affine_t<F> *__restrict__ bases, const uint32_t *__restrict__ idx,
                              size_t m1, xyzz_t<F> *__restrict__ out)
 {
-    extern __shared__ unsigned char smraw[];
+    extern __shared__ __align__(16) unsigned char smraw[];
     xyzz_t<F> *sm = (xyzz_t<F> *)smraw;
     xyzz_t<F> acc;
     xyzz_set_inf(acc);
@@ -248,7 +255,7 @@ template <class HX, class HJ> struct host_ops {
 
 template <class F, class HX, class HJ>
 int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, const fr_t *scalars,
-            size_t n, const host_ops<HX, HJ> &ops)
+            size_t n, bool mont, const host_ops<HX, HJ> &ops)
 {
     typedef xyzz_t<F> X;
     static_assert(sizeof(X) == sizeof(HX), "device and host XYZZ layouts differ");
@@ -268,7 +275,7 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
         (rc = buf_reserve(c, &s->ones, n * 4, "msm ones")) ||
         (rc = buf_reserve(c, &s->gen, n * 4, "msm general")))
         return rc;
-    msm_classify<<<blocks_for(n, T), T, 0, c.st>>>(scalars, n, bp<fr_t>(s->plain),
+    msm_classify<<<blocks_for(n, T), T, 0, c.st>>>(scalars, n, mont, bp<fr_t>(s->plain),
                                                    bp<unsigned long long>(s->flags));
     GPU_LAUNCHED(c, "msm_classify");
     size_t cub_bytes = 0;
@@ -321,7 +328,11 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
         if (nseg > B - 1) nseg = B - 1;
         const uint32_t S = (B - 1 + nseg - 1) / nseg;
         nseg = (B - 1 + S - 1) / S;
-        const size_t np0 = 2 * ((Mmax + MSM_CHUNK - 1) / MSM_CHUNK);
+        /* A level of chunks of L leaves 2 partials per L entries, so the
+         * sequential additions are about L·log_{L/2}(M): small MSMs are
+         * latency-bound and take short chunks. */
+        const unsigned L = Mmax >= MSM_SMALL ? MSM_CHUNK : MSM_CHUNK_SMALL;
+        const size_t np0 = 2 * ((Mmax + L - 1) / L);
         if ((rc = buf_reserve(c, &s->keys, Mmax * 4, "msm keys")) ||
             (rc = buf_reserve(c, &s->vals, Mmax * 4, "msm values")) ||
             (rc = buf_reserve(c, &s->keys2, Mmax * 4, "msm sorted keys")) ||
@@ -356,20 +367,20 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
             GPU_TRY(c, cudaMemsetAsync(s->buckets.p, 0, (size_t)nw * B * sizeof(X), c.st));
             /* level 0 from the sorted pairs, then partial levels */
             size_t cnt = M;
-            bool fin = cnt <= MSM_CHUNK;
-            size_t nt = (cnt + MSM_CHUNK - 1) / MSM_CHUNK;
+            bool fin = cnt <= L;
+            size_t nt = (cnt + L - 1) / L;
             msm_accumulate<F, true><<<blocks_for(nt, 64), 64, 0, c.st>>>(
-                bp<uint32_t>(s->keys2), bp<uint32_t>(s->vals2), nullptr, bases, cnt, MSM_CHUNK, fin,
+                bp<uint32_t>(s->keys2), bp<uint32_t>(s->vals2), nullptr, bases, cnt, L, fin,
                 bp<X>(s->buckets), bp<uint32_t>(s->part_k[0]), bp<X>(s->part_p[0]));
             GPU_LAUNCHED(c, "msm_accumulate(level 0)");
             int cur = 0;
             while (!fin) {
                 cnt = 2 * nt;
-                fin = cnt <= MSM_CHUNK;
-                nt = (cnt + MSM_CHUNK - 1) / MSM_CHUNK;
+                fin = cnt <= L;
+                nt = (cnt + L - 1) / L;
                 msm_accumulate<F, false><<<blocks_for(nt, 64), 64, 0, c.st>>>(
                     bp<uint32_t>(s->part_k[cur]), nullptr, bp<X>(s->part_p[cur]), nullptr, cnt,
-                    MSM_CHUNK, fin, bp<X>(s->buckets), bp<uint32_t>(s->part_k[cur ^ 1]),
+                    L, fin, bp<X>(s->buckets), bp<uint32_t>(s->part_k[cur ^ 1]),
                     bp<X>(s->part_p[cur ^ 1]));
                 GPU_LAUNCHED(c, "msm_accumulate(partials)");
                 cur ^= 1;

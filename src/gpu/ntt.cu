@@ -156,20 +156,26 @@ static int upload_pow_tables(const ctx &cx, dbuf *buf, unsigned L, unsigned S, c
 
 static unsigned split(unsigned L) { return (L + 1) / 2; }
 
-void ntt_tables_free(ntt_tables *t)
+static const cuzk_fr_generator gen_of[NTT_GENS] = {CUZK_FR_GEN_FILECOIN, CUZK_FR_GEN_SNARKJS};
+
+void ntt_tables_free(ntt_tables *tt)
 {
-    buf_free(&t->tw), buf_free(&t->tw_inv);
-    for (int k = 0; k < NTT_SCALE_KINDS; k++)
-        for (unsigned l = 0; l <= CUZK_FR_TWO_ADICITY; l++) buf_free(&t->scale[k][l]);
-    t->log_max = 0;
+    for (int gi = 0; gi < NTT_GENS; gi++) {
+        ntt_gen_tables *t = &tt->g[gi];
+        buf_free(&t->tw), buf_free(&t->tw_inv);
+        for (int k = 0; k < NTT_SCALE_KINDS; k++)
+            for (unsigned l = 0; l <= CUZK_FR_TWO_ADICITY; l++) buf_free(&t->scale[k][l]);
+        t->log_max = 0;
+    }
 }
 
-static int ensure_twiddles(const ctx &cx, ntt_tables *t, unsigned log_n)
+static int ensure_twiddles(const ctx &cx, ntt_tables *tt, int gi, unsigned log_n)
 {
+    ntt_gen_tables *t = &tt->g[gi];
     if (log_n == 0 || (t->tw.p && t->log_max >= log_n)) return CUZK_OK;
     const unsigned L = log_n - 1; /* table length 2^L */
     cuzk_fr w, wi, one;
-    cuzk_fr_root_of_unity(&w, log_n, CUZK_FR_GEN_FILECOIN);
+    cuzk_fr_root_of_unity(&w, log_n, gen_of[gi]);
     cuzk_fr_inv(&wi, &w);
     cuzk_fr_set_u64(&one, 1);
     const size_t n2 = (size_t)1 << L;
@@ -200,14 +206,14 @@ static int ensure_twiddles(const ctx &cx, ntt_tables *t, unsigned log_n)
     return CUZK_OK;
 }
 
-static int ensure_scale(const ctx &cx, ntt_tables *t, unsigned log_n, int kind, const fr_t **lo,
-                        const fr_t **hi, unsigned *S)
+static int ensure_scale(const ctx &cx, ntt_tables *tt, int gen, unsigned log_n, int kind,
+                        const fr_t **lo, const fr_t **hi, unsigned *S)
 {
     *S = split(log_n);
-    dbuf *b = &t->scale[kind][log_n];
+    dbuf *b = &tt->g[gen].scale[kind][log_n];
     if (!b->p) {
         cuzk_fr g, gi, ninv, base, c0;
-        cuzk_fr_generator_get(&g, CUZK_FR_GEN_FILECOIN);
+        cuzk_fr_generator_get(&g, gen_of[gen]);
         cuzk_fr_inv(&gi, &g);
         cuzk_fr_set_u64(&ninv, 1);
         cuzk_fr two;
@@ -217,6 +223,7 @@ static int ensure_scale(const ctx &cx, ntt_tables *t, unsigned log_n, int kind, 
         if (kind == NTT_SCALE_COSET) base = g, cuzk_fr_set_u64(&c0, 1);
         else if (kind == NTT_SCALE_INV_COSET) base = gi, c0 = ninv;
         else if (kind == NTT_SCALE_INV_THEN_COSET) base = g, c0 = ninv;
+        else if (kind == NTT_SCALE_INV_THEN_ODD) cuzk_fr_root_of_unity(&base, log_n + 1, gen_of[gen]), c0 = ninv;
         else cuzk_fr_set_u64(&base, 1), c0 = ninv;
         int rc = upload_pow_tables(cx, b, log_n, *S, &base, &c0);
         if (rc) {
@@ -230,7 +237,7 @@ static int ensure_scale(const ctx &cx, ntt_tables *t, unsigned log_n, int kind, 
 }
 
 /* The passes of one transform; DIF: natural -> bit-reversed. */
-static int transform(const ctx &cx, const ntt_tables *t, fr_t *x, unsigned log_n, bool dif, bool inv)
+static int transform(const ctx &cx, const ntt_gen_tables *t, fr_t *x, unsigned log_n, bool dif, bool inv)
 {
     if (log_n == 0) return CUZK_OK;
     const unsigned npass = (log_n + NTT_KMAX - 1) / NTT_KMAX;
@@ -269,11 +276,11 @@ static int transform(const ctx &cx, const ntt_tables *t, fr_t *x, unsigned log_n
     return CUZK_OK;
 }
 
-static int scale(const ctx &cx, ntt_tables *t, fr_t *x, unsigned log_n, int kind, bool rev)
+static int scale(const ctx &cx, ntt_tables *t, int gen, fr_t *x, unsigned log_n, int kind, bool rev)
 {
     const fr_t *lo, *hi;
     unsigned S;
-    int rc = ensure_scale(cx, t, log_n, kind, &lo, &hi, &S);
+    int rc = ensure_scale(cx, t, gen, log_n, kind, &lo, &hi, &S);
     if (rc) return rc;
     ntt_scale<<<nblocks((size_t)1 << log_n, 256), 256, 0, cx.st>>>(x, log_n, rev, S, lo, hi);
     GPU_LAUNCHED(cx, "ntt_scale");
@@ -282,16 +289,17 @@ static int scale(const ctx &cx, ntt_tables *t, fr_t *x, unsigned log_n, int kind
 
 int ntt_run(const ctx &cx, ntt_tables *t, fr_t *x, fr_t *tmp, unsigned log_n, unsigned flags)
 {
-    int rc = ensure_twiddles(cx, t, log_n);
+    const int G = NTT_GEN_FILECOIN;
+    int rc = ensure_twiddles(cx, t, G, log_n);
     if (rc) return rc;
     const bool inv = flags & CUZK_GPU_NTT_INVERSE, coset = flags & CUZK_GPU_NTT_COSET;
     const bool in_rev = flags & CUZK_GPU_NTT_IN_BITREV, out_rev = flags & CUZK_GPU_NTT_OUT_BITREV;
     const size_t n = (size_t)1 << log_n;
-    if (!inv && coset && (rc = scale(cx, t, x, log_n, NTT_SCALE_COSET, in_rev))) return rc;
+    if (!inv && coset && (rc = scale(cx, t, G, x, log_n, NTT_SCALE_COSET, in_rev))) return rc;
     /* natural input: DIF (-> bit-reversed); bit-reversed input: DIT (-> natural) */
-    if ((rc = transform(cx, t, x, log_n, !in_rev, inv))) return rc;
+    if ((rc = transform(cx, &t->g[G], x, log_n, !in_rev, inv))) return rc;
     const bool now_rev = !in_rev;
-    if (inv && (rc = scale(cx, t, x, log_n, coset ? NTT_SCALE_INV_COSET : NTT_SCALE_INV, now_rev)))
+    if (inv && (rc = scale(cx, t, G, x, log_n, coset ? NTT_SCALE_INV_COSET : NTT_SCALE_INV, now_rev)))
         return rc;
     if (now_rev != out_rev) {
         ntt_bitrev_copy<<<nblocks(n, 256), 256, 0, cx.st>>>(tmp, x, log_n);
@@ -301,20 +309,29 @@ int ntt_run(const ctx &cx, ntt_tables *t, fr_t *x, fr_t *tmp, unsigned log_n, un
     return CUZK_OK;
 }
 
+/* a, b, c (evaluations on the domain, natural) -> evaluations at the points
+ * scale_kind's factor shifts to, natural order: iNTT (DIF, bit-reversed
+ * coefficients), the 1/n and shift in one scaling, forward NTT (DIT). */
+static int to_shifted(const ctx &cx, ntt_tables *t, int gen, fr_t *const v[3], unsigned log_n, int scale_kind)
+{
+    int rc;
+    for (int i = 0; i < 3; i++) {
+        if ((rc = transform(cx, &t->g[gen], v[i], log_n, true, true))) return rc;
+        if ((rc = scale(cx, t, gen, v[i], log_n, scale_kind, true))) return rc;
+        if ((rc = transform(cx, &t->g[gen], v[i], log_n, false, false))) return rc;
+    }
+    return CUZK_OK;
+}
+
 int ntt_groth16_h(const ctx &cx, ntt_tables *t, fr_t *a, fr_t *b, fr_t *c, unsigned log_n, fr_t **out)
 {
-    int rc = ensure_twiddles(cx, t, log_n);
+    const int G = NTT_GEN_FILECOIN;
+    int rc = ensure_twiddles(cx, t, G, log_n);
     if (rc) return rc;
     const size_t n = (size_t)1 << log_n;
-    fr_t *v[3] = {a, b, c};
-    for (int i = 0; i < 3; i++) {
-        /* evaluations (natural) -> coefficients (bit-reversed), times 1/n·g^i:
-         * the coset shift for the forward transform folded into the inverse's 1/n */
-        if ((rc = transform(cx, t, v[i], log_n, true, true))) return rc;
-        if ((rc = scale(cx, t, v[i], log_n, NTT_SCALE_INV_THEN_COSET, true))) return rc;
-        /* -> evaluations on the coset, natural */
-        if ((rc = transform(cx, t, v[i], log_n, false, false))) return rc;
-    }
+    fr_t *const v[3] = {a, b, c};
+    /* the coset shift of the forward transform folded into the inverse's 1/n */
+    if ((rc = to_shifted(cx, t, G, v, log_n, NTT_SCALE_INV_THEN_COSET))) return rc;
     cuzk_fr g, gn, one, zi;
     cuzk_fr_generator_get(&g, CUZK_FR_GEN_FILECOIN);
     cpu_pow(&gn, &g, n);
@@ -325,11 +342,30 @@ int ntt_groth16_h(const ctx &cx, ntt_tables *t, fr_t *a, fr_t *b, fr_t *c, unsig
     memcpy(&zinv, &zi, sizeof zinv);
     ntt_abc<<<nblocks(n, 256), 256, 0, cx.st>>>(a, b, c, n, zinv);
     GPU_LAUNCHED(cx, "ntt_abc");
-    if ((rc = transform(cx, t, a, log_n, true, true))) return rc;
-    if ((rc = scale(cx, t, a, log_n, NTT_SCALE_INV_COSET, true))) return rc;
+    if ((rc = transform(cx, &t->g[G], a, log_n, true, true))) return rc;
+    if ((rc = scale(cx, t, G, a, log_n, NTT_SCALE_INV_COSET, true))) return rc;
     ntt_bitrev_copy<<<nblocks(n, 256), 256, 0, cx.st>>>(b, a, log_n);
     GPU_LAUNCHED(cx, "ntt_bitrev_copy");
     *out = b;
+    return CUZK_OK;
+}
+
+int ntt_groth16_h_odd(const ctx &cx, ntt_tables *t, fr_t *a, fr_t *b, fr_t *c, unsigned log_n)
+{
+    const int G = NTT_GEN_SNARKJS;
+    if (log_n >= CUZK_FR_TWO_ADICITY) return fail_msg(cx, CUZK_ERR_INVALID_ARG, "ntt: no 2n-th root of unity");
+    int rc = ensure_twiddles(cx, t, G, log_n);
+    if (rc) return rc;
+    const size_t n = (size_t)1 << log_n;
+    fr_t *const v[3] = {a, b, c};
+    if ((rc = to_shifted(cx, t, G, v, log_n, NTT_SCALE_INV_THEN_ODD))) return rc;
+    /* Z is the constant -2 on the odd points: the zkey's H absorbs it */
+    cuzk_fr one;
+    cuzk_fr_set_u64(&one, 1);
+    fr_t f1;
+    memcpy(&f1, &one, sizeof f1);
+    ntt_abc<<<nblocks(n, 256), 256, 0, cx.st>>>(a, b, c, n, f1);
+    GPU_LAUNCHED(cx, "ntt_abc");
     return CUZK_OK;
 }
 

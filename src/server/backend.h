@@ -86,6 +86,7 @@ typedef struct srv_status {
     size_t n_srs;
     uint64_t proofs_completed, proofs_failed;
     uint64_t memory_reserved, memory_budget;
+    uint64_t memory_pinned, memory_pinned_limit; /* page-locked parameters and their limit */
 } srv_status;
 int srv_get_status(srv_backend *b, srv_status *out);
 /* Appends Prometheus text for the engine's counters to a malloc'd buffer

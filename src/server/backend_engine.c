@@ -139,6 +139,9 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
         .memory_budget = memory_budget(c),
         .log = engine_log,
         .log_ctx = b,
+        .device_max_errors = c->max_device_errors,
+        .cpu_fallback = c->cpu_fallback, /* used with the GPU prover only */
+        .pinned_limit = c->pinned_limit,
     };
     /* [gpus] devices: the GPU prover on those ordinals (empty: all GPUs);
      * no GPU (or a build without CUDA): the CPU prover, as before. */
@@ -401,10 +404,17 @@ int srv_get_status(srv_backend *b, srv_status *out)
     out->proofs_failed = c.jobs_failed;
     out->memory_reserved = c.memory_reserved;
     out->memory_budget = c.memory_budget;
+    out->memory_pinned = c.memory_pinned;
+    out->memory_pinned_limit = c.memory_pinned_limit;
     for (unsigned d = 0; b->on_gpu && d < cuzk_engine_num_devices(b->e) && out->n_gpus < 16; d++) {
         srv_gpu *g = &out->gpus[out->n_gpus++];
         g->ordinal = b->ordinals[d];
-        snprintf(g->name, sizeof g->name, "%s", cuzk_engine_device_name(b->e, d));
+        char why[224];
+        /* GPUStatus has no state field: a failed device says so in its name */
+        if (cuzk_engine_device_failed(b->e, d, why, sizeof why))
+            snprintf(g->name, sizeof g->name, "%.56s [failed: %.56s]", cuzk_engine_device_name(b->e, d), why);
+        else
+            snprintf(g->name, sizeof g->name, "%s", cuzk_engine_device_name(b->e, d));
     }
     return RPC_OK;
 }
@@ -442,8 +452,15 @@ char *srv_metrics_text(srv_backend *b, char *buf)
         {"cuzk_memory_budget_bytes", "gauge", "Memory budget.", (double)c.memory_budget},
         {"cuzk_memory_reserved_bytes", "gauge", "Memory reserved now.", (double)c.memory_reserved},
         {"cuzk_memory_peak_bytes", "gauge", "Largest reservation seen.", (double)c.memory_peak},
+        {"cuzk_memory_pinned_bytes", "gauge", "Page-locked parameter memory.", (double)c.memory_pinned},
+        {"cuzk_memory_pinned_limit_bytes", "gauge", "Limit on page-locked parameter memory.", (double)c.memory_pinned_limit},
+        {"cuzk_pce_evictions_total", "counter", "Idle pre-compiled circuits freed for memory.", (double)c.pce_evictions},
+        {"cuzk_devices_failed_total", "counter", "Prover devices marked failed.", (double)c.devices_failed},
+        {"cuzk_devices_healthy", "gauge", "Prover devices not marked failed.", (double)c.devices_healthy},
+        {"cuzk_synthesis_limit", "gauge", "Partitions synthesized at once at most.", (double)c.synthesis_limit},
     };
-    size_t len = buf ? strlen(buf) : 0, cap = len + 8192;
+    unsigned nd = cuzk_engine_num_devices(b->e);
+    size_t len = buf ? strlen(buf) : 0, cap = len + 8192 + (size_t)nd * 512; /* a device line < 512 */
     char *p = realloc(buf, cap);
     if (!p) {
         free(buf);
@@ -452,6 +469,23 @@ char *srv_metrics_text(srv_backend *b, char *buf)
     for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
         int n = snprintf(p + len, cap - len, "# HELP %s %s\n# TYPE %s %s\n%s %.17g\n", m[i].name,
                          m[i].help, m[i].name, m[i].type, m[i].name, m[i].v);
+        if (n > 0 && len + (size_t)n < cap) len += (size_t)n;
+    }
+    /* one series per device: 1 when failed, with the reason as a label */
+    int n = snprintf(p + len, cap - len, "# HELP cuzk_device_failed Prover device marked failed (1) or not (0).\n"
+                                         "# TYPE cuzk_device_failed gauge\n");
+    if (n > 0 && len + (size_t)n < cap) len += (size_t)n;
+    for (unsigned d = 0; d < nd; d++) {
+        char why[224], esc[2 * sizeof why];
+        bool failed = cuzk_engine_device_failed(b->e, d, why, sizeof why);
+        size_t k = 0;
+        for (const char *q = why; *q && k + 2 < sizeof esc; q++) { /* label value escaping */
+            if (*q == '\\' || *q == '"') esc[k++] = '\\', esc[k++] = *q;
+            else if (*q == '\n') esc[k++] = '\\', esc[k++] = 'n';
+            else esc[k++] = *q;
+        }
+        esc[k] = 0;
+        n = snprintf(p + len, cap - len, "cuzk_device_failed{device=\"%u\",reason=\"%s\"} %d\n", d, esc, failed);
         if (n > 0 && len + (size_t)n < cap) len += (size_t)n;
     }
     return p;

@@ -39,11 +39,14 @@ typedef struct cuzk_config {
     uint64_t total_budget;           /* 0 = auto */
     uint64_t safety_margin;
     uint64_t eviction_min_idle_ms;
+    uint64_t pinned_limit;           /* 0 = auto (the budget) */
     /* [gpus] */
     uint32_t devices[CFG_MAX_DEVICES];
     size_t n_devices;                /* 0 = all */
     uint32_t gpu_workers_per_device;
     uint32_t gpu_threads;            /* 0 = auto */
+    uint32_t max_device_errors;
+    bool cpu_fallback;
     /* [scheduler] */
     uint32_t max_batch_size;
     uint64_t max_batch_wait_ms;

@@ -449,8 +449,8 @@ static int m_status(srv_service *s, rpc_call *c, const uint8_t *req, size_t len,
     a.total_proofs_completed = st.proofs_completed;
     a.total_proofs_failed = st.proofs_failed;
     a.uptime_seconds = uptime_s(s);
-    a.pinned_memory_bytes = st.memory_reserved;
-    a.pinned_memory_limit_bytes = st.memory_budget;
+    a.pinned_memory_bytes = st.memory_pinned;
+    a.pinned_memory_limit_bytes = st.memory_pinned_limit;
     a.draining = service_draining(s);
     send_msg(c, &a.base);
     return RPC_OK;
