@@ -597,6 +597,18 @@ static void test_background(void)
                   "%s: re-extracted", what);
         cuzk_pce_free(p);
     }
+    /* freed before its verdict: the verification is cancelled, a good file stays where it is */
+    new_dir(dir, sizeof dir);
+    path_of(path, sizeof path, dir, "");
+    path_of(aside, sizeof aside, dir, ".rejected");
+    write_file(path, img, len);
+    for (int i = 0; i < 5; i++) {
+        cuzk_pce_expect ex = {.circuit_id = ID, .fingerprint = fp};
+        cuzk_pce *p = NULL;
+        CHECK(cuzk_pce_load_file(&p, path, &ex, CUZK_PCE_LOAD_VERIFY_BACKGROUND, 1, NULL) == CUZK_OK && p);
+        cuzk_pce_free(p);
+    }
+    CHECK(exists(path) && !exists(aside));
     /* flips in coefficients and in the middle of row data are invisible to the structure checks */
     CHECK_MSG(n_background >= 1, "no flip was left to the background verifier");
     /* a file replaced after it was loaded is not set aside by the old load's verifier */

@@ -193,7 +193,8 @@ enum {
      * proof. On a mismatch the file is also set aside as "<path>.rejected"
      * (under "<path>.lock", if it is still the file that was loaded) and
      * logged, as cuzk_pce_cache_get does, so the next cache lookup
-     * re-extracts. cuzk_pce_free waits for the thread. */
+     * re-extracts. cuzk_pce_free cancels the verification and joins the
+ * thread (it does not wait for the hashing to finish). */
     CUZK_PCE_LOAD_VERIFY_BACKGROUND = 4u
 };
 

@@ -168,24 +168,43 @@ static void content_hash(uint8_t out[32], const uint8_t *hdr)
 
 typedef struct sec_hash_ctx {
     const uint8_t *img, *hdr;
+    const int *cancel;
     int bad[PCE_NUM_SECTIONS];
 } sec_hash_ctx;
+
+#define SEC_HASH_CHUNK ((size_t)16 << 20)
 
 static void sec_hash_task(size_t s, void *arg)
 {
     sec_hash_ctx *c = arg;
     const uint8_t *e = c->hdr + PCE_OFF_SECTIONS + s * PCE_SECTION_ENTRY_BYTES;
+    const uint8_t *p = c->img + pce_rd64(e + 8);
+    size_t left = pce_rd64(e + 16);
     uint8_t h[32];
-    pce_sha256(h, c->img + pce_rd64(e + 8), pce_rd64(e + 16));
-    c->bad[s] = memcmp(h, e + 24, 32) != 0;
+    unsigned hl = 32;
+    /* in chunks, so that a cancelled background verification stops soon */
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    bool ok = md && EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+    while (ok && left) {
+        if (c->cancel && __atomic_load_n(c->cancel, __ATOMIC_RELAXED)) ok = false;
+        size_t n = left < SEC_HASH_CHUNK ? left : SEC_HASH_CHUNK;
+        ok = ok && EVP_DigestUpdate(md, p, n);
+        p += n, left -= n;
+    }
+    ok = ok && EVP_DigestFinal_ex(md, h, &hl);
+    EVP_MD_CTX_free(md);
+    c->bad[s] = !ok || memcmp(h, e + 24, 32) != 0;
 }
 
 #define FMT_ERR(fail, off, sec, ...) pce_set_err(err, CUZK_ERR_FORMAT, fail, src, off, sec, __VA_ARGS__)
 
-int pce_check_sections(const uint8_t *img, unsigned nthreads, const char *src, cuzk_pce_error *err)
+int pce_check_sections(const uint8_t *img, unsigned nthreads, const int *cancel, const char *src,
+                       cuzk_pce_error *err)
 {
-    sec_hash_ctx hc = {.img = img, .hdr = img};
+    sec_hash_ctx hc = {.img = img, .hdr = img, .cancel = cancel};
     pce_parallel(PCE_NUM_SECTIONS, sec_hash_task, &hc, nthreads ? nthreads : 1);
+    if (cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED))
+        return pce_set_err(err, CUZK_ERR_CANCELLED, CUZK_PCE_FAIL_NONE, src, 0, NULL, "verification cancelled");
     for (unsigned s = 0; s < PCE_NUM_SECTIONS; s++)
         if (hc.bad[s]) {
             const uint8_t *e = img + PCE_OFF_SECTIONS + s * PCE_SECTION_ENTRY_BYTES;
@@ -426,7 +445,7 @@ int pce_view(cuzk_pce *p, const uint8_t *img, size_t len, const cuzk_pce_expect 
     /* checksums: every section (unless deferred to a background thread, see
      * verify.c), then the content hash over the table */
     if (verify && !(flags & CUZK_PCE_LOAD_VERIFY_BACKGROUND)) {
-        int rc = pce_check_sections(img, nthreads, src, err);
+        int rc = pce_check_sections(img, nthreads, NULL, src, err);
         if (rc) return rc;
     }
     if (verify) {

@@ -43,8 +43,10 @@ extern const char *const pce_section_names[PCE_NUM_SECTIONS + 1];
 int pce_view(cuzk_pce *p, const uint8_t *img, size_t len, const cuzk_pce_expect *ex, unsigned flags,
              bool trusted, unsigned nthreads, const char *src, cuzk_pce_error *err);
 /* The SHA-256 of every section against the table (nthreads threads):
- * CUZK_OK or CUZK_ERR_FORMAT with the first bad section in err. */
-int pce_check_sections(const uint8_t *img, unsigned nthreads, const char *src, cuzk_pce_error *err);
+ * CUZK_OK or CUZK_ERR_FORMAT with the first bad section in err;
+ * CUZK_ERR_CANCELLED when *cancel (may be NULL) became non-zero. */
+int pce_check_sections(const uint8_t *img, unsigned nthreads, const int *cancel, const char *src,
+                       cuzk_pce_error *err);
 
 /* Background verification (verify.c): starts a thread running
  * pce_check_sections on p's image; a mismatch sets path aside (if it is

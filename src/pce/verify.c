@@ -18,6 +18,7 @@ struct pce_verify {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     bool done;
+    int cancel; /* set by pce_verify_free: the PCE is going away, its verdict is not needed */
     int rc;
     cuzk_pce_error err;
     const uint8_t *img;
@@ -31,13 +32,13 @@ static void *verify_main(void *arg)
     struct pce_verify *v = arg;
     cuzk_pce_error e;
     memset(&e, 0, sizeof e);
-    int rc = pce_check_sections(v->img, v->nthreads, v->path, &e);
-    if (rc) {
+    int rc = pce_check_sections(v->img, v->nthreads, &v->cancel, v->path, &e);
+    if (rc == CUZK_ERR_FORMAT) {
         PCE_COUNT(bg_failed, 1);
         /* as the cache's locked path would: set the file aside so the next
          * lookup re-extracts (only if it is still the file we mapped) */
         pce_cache_set_aside(v->path, v->dev, v->ino, &e, true);
-    } else {
+    } else if (rc == CUZK_OK) {
         PCE_COUNT(bg_verified, 1);
     }
     pthread_mutex_lock(&v->mu);
@@ -55,7 +56,7 @@ int pce_verify_start(cuzk_pce *p, const char *path, uint64_t dev, uint64_t ino, 
     struct pce_verify *v = calloc(1, sizeof *v);
     if (!v || snprintf(v->path, sizeof v->path, "%s", path) >= (int)sizeof v->path) {
         free(v);
-        return pce_check_sections(p->image, nthreads, path, err); /* verify now instead */
+        return pce_check_sections(p->image, nthreads, NULL, path, err); /* verify now instead */
     }
     v->img = p->image, v->nthreads = nthreads ? nthreads : 1, v->dev = dev, v->ino = ino;
     pthread_mutex_init(&v->mu, NULL);
@@ -64,7 +65,7 @@ int pce_verify_start(cuzk_pce *p, const char *path, uint64_t dev, uint64_t ino, 
         pthread_mutex_destroy(&v->mu);
         pthread_cond_destroy(&v->cv);
         free(v);
-        return pce_check_sections(p->image, nthreads, path, err);
+        return pce_check_sections(p->image, nthreads, NULL, path, err);
     }
     p->verify = v;
     return CUZK_OK;
@@ -73,6 +74,8 @@ int pce_verify_start(cuzk_pce *p, const char *path, uint64_t dev, uint64_t ino, 
 void pce_verify_free(struct pce_verify *v)
 {
     if (!v) return;
+    /* freeing must not wait for gigabytes of hashing (an engine evicts under its lock) */
+    __atomic_store_n(&v->cancel, 1, __ATOMIC_RELAXED);
     pthread_join(v->th, NULL);
     pthread_mutex_destroy(&v->mu);
     pthread_cond_destroy(&v->cv);
