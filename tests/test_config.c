@@ -54,6 +54,7 @@ static void test_defaults(void)
     CHECK(c.threads == 0 && c.pipeline_enabled && c.synthesis_lookahead == 1);
     CHECK(c.synthesis_concurrency == 1 && c.max_parallel_synthesis == 18);
     CHECK(!strcmp(c.param_cache, "/data/zk/params"));
+    CHECK(!c.pce_verify_background); /* sync unless asked */
     CHECK(c.log_level == CFG_LOG_INFO && !c.log_json);
     CHECK(!strncmp(c.listen, "unix:///", 8));
     CHECK(c.max_message_size >= 50u << 20); /* ~50 MB C1 outputs must fit */
@@ -129,6 +130,15 @@ static void test_errors(void)
     expect_error("[logging]\nformat = \"xml\"\n", "logging.format");
     expect_error("[scheduler]\nsort_by_type = 1\n", "scheduler.sort_by_type: expected true or false");
     expect_error("[srs]\nparam_cache = \"\"\n", "srs.param_cache");
+    expect_error("[srs]\npce_verify = \"lazy\"\n", "srs.pce_verify: \"lazy\" is not sync or background");
+    expect_error("[srs]\npce_verify = true\n", "srs.pce_verify: expected a string");
+    {
+        cuzk_config pv;
+        char err[384];
+        cfg_defaults(&pv);
+        CHECK(apply(&pv, "[srs]\npce_verify = \"background\"\n", err) == 0 && pv.pce_verify_background);
+        CHECK(apply(&pv, "[srs]\npce_verify = \"sync\"\n", err) == 0 && !pv.pce_verify_background);
+    }
     expect_error("[srs]\npreload = [\"a b\"]\n", "srs.preload");
     expect_error("[srs]\npreload = \"porep-32g\"\n", "srs.preload");
     expect_error("[srs.sub]\nx = 1\n", "srs");

@@ -7,6 +7,7 @@
  * brings it back from the cache. Every job proof is checked by the test
  * against its own verifying key. */
 #include "engine_test.h"
+#include "pce/pce_internal.h"
 
 static void run_jobs(cuzk_engine *e, tkind *k, const char *prefix, int n, uint64_t seed0)
 {
@@ -101,6 +102,54 @@ int main(void)
     CHECK_MSG(c0.pce_fast_path == c1.pce_fast_path + 5, "%llu fast-path partitions of 5; log %s",
               (unsigned long long)(c0.pce_fast_path - c1.pce_fast_path), log_buf);
     cuzk_engine_destroy(e);
+
+    /* pce_verify = "background": a flipped byte the structure checks cannot
+     * see (a coefficient's low bit) is found by the verifier thread started at
+     * registration; the first job still gets valid proofs (full synthesis),
+     * the file is set aside and the circuit extracted again */
+    {
+        f = fopen(path, "r+b");
+        CHECK(f != NULL);
+        uint8_t hdr[PCE_HEADER_BYTES];
+        CHECK(f && fread(hdr, 1, sizeof hdr, f) == sizeof hdr);
+        const uint8_t *ce = hdr + PCE_OFF_SECTIONS + 9 * PCE_SECTION_ENTRY_BYTES; /* coeffs */
+        const uint8_t *ac = hdr + PCE_OFF_SECTIONS + 1 * PCE_SECTION_ENTRY_BYTES; /* A.col */
+        uint64_t at = pce_rd64(ce + 16) ? pce_rd64(ce + 8) : pce_rd64(ac + 8); /* low byte of the first one */
+        int b = -1;
+        if (f && fseek(f, (long)at, SEEK_SET) == 0) b = fgetc(f);
+        CHECK(b >= 0 && fseek(f, (long)at, SEEK_SET) == 0 && fputc(b ^ 1, f) != EOF);
+        if (f) fclose(f);
+    }
+    CHECK(cuzk_engine_pce_cache_verify_background(&hooks, true) == CUZK_OK);
+    CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    CHECK(cuzk_engine_pce_state(e, "porep-c", &ps) == CUZK_OK && ps == CUZK_PCE_RESIDENT); /* before the verdict */
+    run_jobs(e, &k, "bg-bad", 1, 400); /* every proof checked valid */
+    CHECK(cuzk_engine_wait_idle(e, -1) == CUZK_OK);
+    cuzk_engine_get_counters(e, &c1);
+    /* the first partitions fell back; once re-extracted, later ones may take the fast path */
+    CHECK_MSG(c1.pce_fast_path < 5 && c1.pce_failures == 1 && c1.pce_extractions == 1,
+              "fast path %llu, failures %llu, extractions %llu", (unsigned long long)c1.pce_fast_path,
+              (unsigned long long)c1.pce_failures, (unsigned long long)c1.pce_extractions);
+    char aside[600];
+    snprintf(aside, sizeof aside, "%s.rejected", path);
+    f = fopen(aside, "rb");
+    CHECK(f != NULL);
+    if (f) fclose(f);
+    CHECK(cuzk_engine_pce_state(e, "porep-c", &ps) == CUZK_OK && ps == CUZK_PCE_RESIDENT);
+    c0 = c1;
+    run_jobs(e, &k, "bg-again", 1, 500);
+    cuzk_engine_get_counters(e, &c1);
+    CHECK(c1.pce_fast_path == c0.pce_fast_path + 5);
+    cuzk_engine_destroy(e);
+    /* the re-extracted file verifies in the background too */
+    CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    run_jobs(e, &k, "bg-good", 1, 600);
+    cuzk_engine_get_counters(e, &c1);
+    CHECK(c1.pce_fast_path == 5 && c1.pce_failures == 0 && c1.pce_extractions == 0);
+    cuzk_engine_destroy(e);
+    unlink(aside);
 
     cuzk_engine_pce_cache_free(&hooks);
     unlink(path);

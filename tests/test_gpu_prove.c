@@ -169,6 +169,30 @@ int main(void)
         CHECK(verify(&pvk, &bp, pc[0]) != CUZK_OK);
         free(aux);
     }
+    /* a, b, c handed over in the prover's NTT layout (as a PCE evaluation
+     * buffer gives them, here page-locked when engine pinning exists): one
+     * upload, the same proof, host block untouched */
+    {
+        cuzk_groth16_assignment lay = sh->as[0];
+        const size_t m = lay.num_constraints;
+        size_t n = 1;
+        while (n < m) n <<= 1;
+        cuzk_fr *abc = calloc(3 * n, sizeof *abc);
+        memcpy(abc, lay.a, m * sizeof *abc);
+        memcpy(abc + n, lay.b, m * sizeof *abc);
+        memcpy(abc + 2 * n, lay.c, m * sizeof *abc);
+        cuzk_fr *copy = malloc(3 * n * sizeof *copy);
+        memcpy(copy, abc, 3 * n * sizeof *copy);
+        lay.abc = abc, lay.a = abc, lay.b = abc + n, lay.c = abc + 2 * n;
+        cuzk_groth16_proof bp;
+        rc = cuzk_gpu_prove(sh->w[1], &bp, &p, &lay, &sh->r[0], &sh->s[0], 1, NULL);
+        CHECK_MSG(rc == CUZK_OK, "abc layout: %s", cuzk_gpu_worker_error(sh->w[1]));
+        CHECK_MSG(proof_eq(&bp, &gp[0]), "abc layout: GPU proof differs");
+        CHECK(memcmp(copy, abc, 3 * n * sizeof *copy) == 0);
+        lay.b = abc + 1; /* not the layout: refused */
+        CHECK(cuzk_gpu_prove(sh->w[1], &bp, &p, &lay, &sh->r[0], &sh->s[0], 1, NULL) == CUZK_ERR_INVALID_ARG);
+        free(abc), free(copy);
+    }
     /* a size mismatch is refused with a message */
     {
         cuzk_groth16_assignment bad = sh->as[0];

@@ -41,6 +41,22 @@ static bool eval_matches(const cuzk_pce *pce, const cuzk_witness_cs *w, const cu
     ok = ok && buf.len == m && !memcmp(buf.a, p->a.v, m * sizeof(cuzk_fr)) &&
          !memcmp(buf.b, p->b.v, m * sizeof(cuzk_fr)) && !memcmp(buf.c, p->c.v, m * sizeof(cuzk_fr));
     cuzk_pce_eval_buf_free(&buf);
+    /* into the prover's layout, over caller memory full of garbage: the same
+     * rows, and the tail up to the domain size zeroed */
+    const size_t n = cuzk_pce_domain_size(pce);
+    cuzk_fr *abc = malloc(3 * n * sizeof *abc);
+    if (!abc) return false;
+    memset(abc, 0xab, 3 * n * sizeof *abc);
+    ok = ok && n >= m && n < 2 * m + 2 && cuzk_pce_eval_buf_wrap(&buf, pce, abc, 3 * n - 1) == CUZK_ERR_INVALID_ARG;
+    ok = ok && cuzk_pce_eval_buf_wrap(&buf, pce, abc, 3 * n) == CUZK_OK && buf.domain == n;
+    ok = ok && cuzk_pce_eval(pce, w, &buf, nthreads, &e) == CUZK_OK;
+    ok = ok && !memcmp(abc, p->a.v, m * sizeof(cuzk_fr)) && !memcmp(abc + n, p->b.v, m * sizeof(cuzk_fr)) &&
+         !memcmp(abc + 2 * n, p->c.v, m * sizeof(cuzk_fr));
+    for (int k = 0; k < 3 && ok; k++)
+        for (size_t i = m; i < n; i++) ok = ok && cuzk_fr_is_zero(&abc[k * n + i]);
+    cuzk_pce_eval_buf_free(&buf); /* wipes, does not free caller memory */
+    for (size_t i = 0; i < 3 * n && ok; i++) ok = cuzk_fr_is_zero(&abc[i]);
+    free(abc);
     return ok;
 }
 
@@ -202,16 +218,45 @@ static void test_prove(bool sha)
     CHECK(cuzk_groth16_prove_rs(&via_pa, &params, p, &rr, &ss, 2) == CUZK_OK);
     CHECK(cuzk_g1_affine_eq(&via_pce.a, &via_pa.a) && cuzk_g2_affine_eq(&via_pce.b, &via_pa.b) &&
           cuzk_g1_affine_eq(&via_pce.c, &via_pa.c));
-    /* with a caller-kept scratch buffer, twice: the same proof */
-    cuzk_pce_eval_buf scratch;
-    CHECK(cuzk_pce_eval_buf_alloc(&scratch, pce) == CUZK_OK);
-    for (int i = 0; i < 2; i++) {
-        cuzk_groth16_proof again;
-        CHECK(cuzk_groth16_prove_pce(&again, &params, pce, w, &rr, &ss, 1, &scratch, NULL, NULL) == CUZK_OK);
-        CHECK(cuzk_g1_affine_eq(&again.a, &via_pa.a) && cuzk_g2_affine_eq(&again.b, &via_pa.b) &&
-              cuzk_g1_affine_eq(&again.c, &via_pa.c));
+    /* with a caller-kept scratch buffer (plain, then in the prover's layout,
+     * transformed in place), twice each: the same proof */
+    for (int dom = 0; dom < 2; dom++) {
+        cuzk_pce_eval_buf scratch;
+        CHECK((dom ? cuzk_pce_eval_buf_alloc_domain(&scratch, pce) : cuzk_pce_eval_buf_alloc(&scratch, pce)) ==
+              CUZK_OK);
+        for (int i = 0; i < 2; i++) {
+            cuzk_groth16_proof again;
+            CHECK(cuzk_groth16_prove_pce(&again, &params, pce, w, &rr, &ss, 1, &scratch, NULL, NULL) == CUZK_OK);
+            CHECK_MSG(cuzk_g1_affine_eq(&again.a, &via_pa.a) && cuzk_g2_affine_eq(&again.b, &via_pa.b) &&
+                          cuzk_g1_affine_eq(&again.c, &via_pa.c),
+                      "scratch %s, proof %d differs", dom ? "domain" : "plain", i);
+        }
+        if (dom) /* in place: the NTT overwrote the evaluation (no copy was made) */
+            CHECK(memcmp(scratch.a, p->a.v, p->a.len * sizeof(cuzk_fr)) != 0);
+        cuzk_pce_eval_buf_free(&scratch);
     }
-    cuzk_pce_eval_buf_free(&scratch);
+    /* the assignment view of a domain-sized evaluation: abc set and not
+     * consumed, so proving twice from one view gives the same proof */
+    {
+        cuzk_pce_eval_buf db;
+        cuzk_groth16_assignment as;
+        CHECK(cuzk_pce_eval_buf_alloc_domain(&db, pce) == CUZK_OK);
+        CHECK(cuzk_pce_eval(pce, w, &db, 2, NULL) == CUZK_OK);
+        CHECK(cuzk_groth16_assignment_from_pce(&as, pce, w, &db) == CUZK_OK);
+        CHECK(as.abc == db.a && !as.abc_consumable);
+        for (int i = 0; i < 2; i++) {
+            cuzk_groth16_proof again;
+            CHECK(cuzk_groth16_prove_assignment(&again, &params, &as, &rr, &ss, 2, NULL) == CUZK_OK);
+            CHECK(cuzk_g1_affine_eq(&again.a, &via_pa.a) && cuzk_g2_affine_eq(&again.b, &via_pa.b) &&
+                  cuzk_g1_affine_eq(&again.c, &via_pa.c));
+        }
+        /* a block that is not a | b | c of the domain layout is refused */
+        cuzk_groth16_assignment bad_as = as;
+        bad_as.b = as.abc + 1;
+        cuzk_groth16_proof tmp;
+        CHECK(cuzk_groth16_prove_assignment(&tmp, &params, &bad_as, &rr, &ss, 1, NULL) == CUZK_ERR_INVALID_ARG);
+        cuzk_pce_eval_buf_free(&db);
+    }
     size_t npub = w->input.len - 1;
     CHECK(verify(&params.vk, &via_pce, w->input.v + 1, npub) == CUZK_OK);
     cuzk_fr *bad = malloc(npub * sizeof *bad);

@@ -515,6 +515,133 @@ static void test_kill9(void)
     }
 }
 
+/* pce_verify = "background": a flipped byte in any section is found by the
+ * verifier thread before any proof uses the PCE; the evaluation and the
+ * prover refuse it (never a proof from it), the file is set aside once and
+ * the next lookup re-extracts the right PCE. A good file passes. */
+static void test_background(void)
+{
+    const uint8_t *img = ref_pce->image;
+    const size_t len = ref_pce->image_len;
+    uint8_t *buf = malloc(len);
+    cuzk_pce_cache_opts o = {.nthreads = 2, .verify_background = true};
+    char dir[300], path[512], aside[512];
+    int n_background = 0;
+    for (unsigned s = 0; s <= PCE_NUM_SECTIONS; s++) {
+        new_dir(dir, sizeof dir);
+        path_of(path, sizeof path, dir, "");
+        path_of(aside, sizeof aside, dir, ".rejected");
+        o.dir = dir;
+        memcpy(buf, img, len);
+        char what[80] = "good file";
+        if (s < PCE_NUM_SECTIONS) { /* s == PCE_NUM_SECTIONS: the good file */
+            const uint8_t *e = img + PCE_OFF_SECTIONS + s * PCE_SECTION_ENTRY_BYTES;
+            uint64_t at = pce_rd64(e + 8) + cuzk_rng_u64(&rng) % pce_rd64(e + 16);
+            buf[at] ^= (uint8_t)(1u << (cuzk_rng_u64(&rng) % 8));
+            snprintf(what, sizeof what, "background: flip in %s at %llu", pce_section_names[s + 1],
+                     (unsigned long long)at);
+        }
+        write_file(path, buf, len);
+        cuzk_pce_counters c0, c1;
+        cuzk_pce_counters_get(&c0);
+        int a0 = log_aside;
+        cuzk_pce *p = NULL;
+        cuzk_pce_cache_outcome oc = 0;
+        cuzk_pce_error e;
+        int rc = cuzk_pce_cache_get(&p, &o, ID, fp, synth, &cfg, &oc, &e);
+        if (rc == CUZK_OK && oc == CUZK_PCE_CACHE_EXTRACTED) {
+            /* the structure checks, which always run at load, caught this flip
+             * (row pointers, columns, codes): the synchronous path handled it */
+            CHECK_MSG(!p->verify && pce_good(p) && exists(aside) && log_aside == a0 + 1, "%s: caught at load", what);
+            cuzk_pce_free(p);
+            continue;
+        }
+        /* returned before the sections were hashed */
+        CHECK_MSG(rc == CUZK_OK && oc == CUZK_PCE_CACHE_LOADED && p && p->verify, "%s: loaded", what);
+        if (!p) continue;
+        n_background += s < PCE_NUM_SECTIONS;
+        /* the first use: a proof attempt, which waits for the verdict */
+        cuzk_fr r, sr;
+        cuzk_fr_random(&r, &rng), cuzk_fr_random(&sr, &rng);
+        cuzk_groth16_proof pf;
+        memset(&e, 0, sizeof e);
+        rc = cuzk_groth16_prove_pce(&pf, &params, p, ref_w, &r, &sr, 1, NULL, NULL, &e);
+        cuzk_pce_counters_get(&c1);
+        if (s == PCE_NUM_SECTIONS) {
+            CHECK_MSG(rc == CUZK_OK && cuzk_pce_ready(p, NULL) == CUZK_OK && pce_good(p) &&
+                          c1.bg_verified == c0.bg_verified + 1 && c1.bg_failed == c0.bg_failed &&
+                          exists(path) && !exists(aside) && log_aside == a0,
+                      "%s: rc %d", what, rc);
+            cuzk_pce_free(p);
+            continue;
+        }
+        CHECK_MSG(rc == CUZK_ERR_FORMAT && e.fail == CUZK_PCE_FAIL_SECTION_CHECKSUM &&
+                      strstr(e.msg, pce_section_names[s + 1]) != NULL,
+                  "%s: prove gave rc %d (%s)", what, rc, e.msg);
+        cuzk_pce_eval_buf eb;
+        CHECK(cuzk_pce_eval_buf_alloc(&eb, p) == CUZK_OK);
+        CHECK(cuzk_pce_eval(p, ref_w, &eb, 1, NULL) == CUZK_ERR_FORMAT &&
+              cuzk_pce_eval_raw(p, ref_w->input.v, ref_w->aux.v, &eb, 1) == CUZK_ERR_FORMAT);
+        cuzk_pce_eval_buf_free(&eb);
+        CHECK(cuzk_pce_save(p, path, NULL) == CUZK_ERR_FORMAT); /* never copied on */
+        CHECK_MSG(c1.bg_failed == c0.bg_failed + 1 && !exists(path) && exists(aside) && log_aside == a0 + 1 &&
+                      c1.set_aside == c0.set_aside + 1,
+                  "%s: set aside once (failed %llu, path %d, aside %d, logs %d, set_aside %llu)", what,
+                  (unsigned long long)(c1.bg_failed - c0.bg_failed), exists(path), exists(aside), log_aside - a0,
+                  (unsigned long long)(c1.set_aside - c0.set_aside));
+        cuzk_pce_free(p);
+        /* the next lookup re-extracts, exactly as the synchronous path */
+        p = NULL;
+        rc = cuzk_pce_cache_get(&p, &o, ID, fp, synth, &cfg, &oc, &e);
+        CHECK_MSG(rc == CUZK_OK && oc == CUZK_PCE_CACHE_EXTRACTED && !p->verify && pce_good(p),
+                  "%s: re-extracted", what);
+        cuzk_pce_free(p);
+    }
+    /* freed before its verdict: the verification is cancelled, a good file stays where it is */
+    new_dir(dir, sizeof dir);
+    path_of(path, sizeof path, dir, "");
+    path_of(aside, sizeof aside, dir, ".rejected");
+    write_file(path, img, len);
+    for (int i = 0; i < 5; i++) {
+        cuzk_pce_expect ex = {.circuit_id = ID, .fingerprint = fp};
+        cuzk_pce *p = NULL;
+        CHECK(cuzk_pce_load_file(&p, path, &ex, CUZK_PCE_LOAD_VERIFY_BACKGROUND, 1, NULL) == CUZK_OK && p);
+        cuzk_pce_free(p);
+    }
+    CHECK(exists(path) && !exists(aside));
+    /* flips in coefficients and in the middle of row data are invisible to the structure checks */
+    CHECK_MSG(n_background >= 1, "no flip was left to the background verifier");
+    /* a file replaced after it was loaded is not set aside by the old load's verifier */
+    new_dir(dir, sizeof dir);
+    path_of(path, sizeof path, dir, "");
+    path_of(aside, sizeof aside, dir, ".rejected");
+    memcpy(buf, img, len);
+    buf[len - 1] ^= 1;
+    write_file(path, buf, len);
+    cuzk_pce_expect ex = {.circuit_id = ID, .fingerprint = fp};
+    cuzk_pce *p = NULL;
+    int lfd = open(path, O_RDONLY); /* hold off the verifier: take the file's lock first */
+    char lp[560];
+    snprintf(lp, sizeof lp, "%s.lock", path);
+    int lk = open(lp, O_RDWR | O_CREAT, 0644);
+    CHECK(lk >= 0 && flock(lk, LOCK_EX) == 0);
+    CHECK(cuzk_pce_load_file(&p, path, &ex, CUZK_PCE_LOAD_VERIFY_BACKGROUND, 1, NULL) == CUZK_OK && p);
+    char tmp[560];
+    snprintf(tmp, sizeof tmp, "%s.new", path);
+    write_file(tmp, img, len);
+    CHECK(rename(tmp, path) == 0);
+    close(lk); /* releases the lock */
+    CHECK(p && cuzk_pce_ready(p, NULL) == CUZK_ERR_FORMAT);
+    CHECK_MSG(exists(path) && !exists(aside), "the replacement was left in place");
+    cuzk_pce_free(p);
+    if (lfd >= 0) close(lfd);
+    p = NULL;
+    CHECK(cuzk_pce_load_file(&p, path, &ex, CUZK_PCE_LOAD_VERIFY_BACKGROUND, 1, NULL) == CUZK_OK &&
+          cuzk_pce_ready(p, NULL) == CUZK_OK && pce_good(p));
+    cuzk_pce_free(p);
+    free(buf);
+}
+
 static void rm_rf(const char *d)
 {
     DIR *dd = opendir(d);
@@ -555,6 +682,7 @@ int main(void)
     test_temporaries();
     test_concurrency();
     test_kill9();
+    test_background();
 
     cuzk_pce_free(ref_pce);
     cuzk_groth16_params_free(&params);

@@ -173,7 +173,9 @@ typedef enum cuzk_pce_state {
  * inputs of the job whose full synthesis triggered it (the circuit's shape
  * must not depend on them).
  * witness: witness-only synthesis plus the matrix-vector products for one
- * partition. estimate_bytes (may be NULL) sizes the reservation made before
+ * partition; CUZK_ERR_FORMAT means the PCE itself turned out invalid (a
+ * checksum verified after load failed): the engine drops it, makes that
+ * witness by full synthesis and extracts again. estimate_bytes (may be NULL) sizes the reservation made before
  * an extraction. free: a PCE the engine no longer uses (an idle PCE evicted
  * for memory, or at destroy); called with the scheduler lock held, so it
  * must not call the engine. An evicted PCE is extracted again (extract) by
@@ -198,6 +200,15 @@ typedef struct cuzk_engine_pce {
  * evaluation (0: 1). Free with cuzk_engine_pce_cache_free after the engine.
  */
 int cuzk_engine_pce_cache(cuzk_engine_pce *out, const char *dir, unsigned nthreads);
+/*
+ * pce_verify = "background" (on) or "sync" (off, the default): a cached
+ * file's section checksums are verified on a thread started at load
+ * (CUZK_PCE_LOAD_VERIFY_BACKGROUND) instead of before the load returns. The
+ * first witness through the PCE waits for the result; a mismatch makes the
+ * witness hook return CUZK_ERR_FORMAT, the file has been set aside, and the
+ * engine drops the PCE, synthesizes that partition in full and re-extracts.
+ */
+int cuzk_engine_pce_cache_verify_background(cuzk_engine_pce *hooks, bool on);
 void cuzk_engine_pce_cache_free(cuzk_engine_pce *hooks);
 
 /* ---- configuration ----------------------------------------------------- */

@@ -102,6 +102,11 @@ int cuzk_gpu_g2_msm(cuzk_gpu_worker *w, cuzk_g2_jac *out, const cuzk_g2_affine *
  * until the device is closed) and shared by all workers of the device.
  * timing (may be NULL) gets the phases of the last proof (ntt_h_s is the
  * upload plus H, msm_* the device MSMs, total_s the whole proof).
+ * An assignment with abc set (a, b, c already in the NTT layout, see
+ * groth16.h) is uploaded as one block, with no zero fill on the device; a
+ * caller that keeps that block page-locked (e.g. a PCE evaluation buffer
+ * over pinned memory, cuzk_pce_eval_buf_wrap) makes it one DMA. Host data
+ * is never modified.
  * Stops at the first error; earlier proofs are then valid.
  */
 int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_groth16_params *params,

@@ -33,6 +33,7 @@
 #ifndef CUZK_GROTH16_H
 #define CUZK_GROTH16_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -125,6 +126,17 @@ typedef struct cuzk_groth16_assignment {
     const cuzk_fr *a, *b, *c;  /* num_constraints each */
     const cuzk_fr *input, *aux; /* num_inputs, num_aux */
     const cuzk_density *a_aux, *b_input, *b_aux;
+    /*
+     * Optional (NULL: not given). a, b, c already lie in the prover's NTT
+     * input layout: abc[0, n) = a, abc[n, 2n) = b, abc[2n, 3n) = c with
+     * n the domain size and rows past num_constraints zero (a, b, c must
+     * then equal abc, abc + n, abc + 2n). The GPU prover uploads the block
+     * as it is (one DMA when pinned); the CPU prover transforms it in place
+     * when abc_consumable (a, b, c are then garbage afterwards: evaluate
+     * again before another proof) and copies it in one piece otherwise.
+     */
+    cuzk_fr *abc;
+    bool abc_consumable;
 } cuzk_groth16_assignment;
 
 /* The view of a finalized ProvingAssignment (CUZK_ERR_INVALID_ARG otherwise). */

@@ -17,7 +17,11 @@ extern "C" {
 #endif
 
 /* The prover's view of (pce, w) with a, b, c in buf (filled by
- * cuzk_pce_eval); nothing is copied. CUZK_ERR_INVALID_ARG on size mismatch. */
+ * cuzk_pce_eval); nothing is copied. With a domain-sized buf
+ * (cuzk_pce_eval_buf_alloc_domain / _wrap) the view's abc is set, so the
+ * prover reads the evaluation where it transforms it; abc_consumable is
+ * left false (the caller may prove again from the same view).
+ * CUZK_ERR_INVALID_ARG on size mismatch. */
 int cuzk_groth16_assignment_from_pce(cuzk_groth16_assignment *out, const cuzk_pce *pce,
                                      const cuzk_witness_cs *w, const cuzk_pce_eval_buf *buf);
 
@@ -26,6 +30,9 @@ int cuzk_groth16_assignment_from_pce(cuzk_groth16_assignment *out, const cuzk_pc
  * an evaluation buffer for this PCE that a caller proving many times keeps,
  * so its pages are not faulted in again for every proof; it holds
  * witness-derived values afterwards (cuzk_pce_eval_buf_free wipes them).
+ * A domain-sized scratch (cuzk_pce_eval_buf_alloc_domain) is evaluated into
+ * and transformed in place: no copy of a, b, c (its contents are garbage
+ * afterwards); the one allocated here is domain-sized.
  * err (may be NULL) explains a witness mismatch.
  */
 int cuzk_groth16_prove_pce(cuzk_groth16_proof *out, const cuzk_groth16_params *params,

@@ -106,6 +106,7 @@ typedef struct cuzk_pce {
     const uint8_t *image;
     size_t image_len;
     bool mapped; /* image is an mmap of a file */
+    struct pce_verify *verify; /* background checksum verification, or NULL (see cuzk_pce_ready) */
 } cuzk_pce;
 
 /* Why an operation failed, finer than the returned cuzk_err code. */
@@ -182,8 +183,28 @@ typedef struct cuzk_pce_expect {
 
 enum {
     CUZK_PCE_LOAD_NO_CHECKSUMS = 1u,  /* skip every SHA-256 (fuzzing the structure checks) */
-    CUZK_PCE_LOAD_ANY_LIBRARY = 2u    /* accept files from other library versions (inspection) */
+    CUZK_PCE_LOAD_ANY_LIBRARY = 2u,   /* accept files from other library versions (inspection) */
+    /* Section SHA-256s on a background thread (cuzk_pce_load_file only;
+     * every other check, the header and content hashes included, runs
+     * before the PCE is returned). The PCE is returned at once but is not
+     * usable until the sections are verified: cuzk_pce_eval/_eval_raw and
+     * cuzk_pce_save wait for the result (cuzk_pce_ready) and fail with
+     * CUZK_ERR_FORMAT on a mismatch, so a corrupt file never reaches a
+     * proof. On a mismatch the file is also set aside as "<path>.rejected"
+     * (under "<path>.lock", if it is still the file that was loaded) and
+     * logged, as cuzk_pce_cache_get does, so the next cache lookup
+     * re-extracts. cuzk_pce_free cancels the verification and joins the
+ * thread (it does not wait for the hashing to finish). */
+    CUZK_PCE_LOAD_VERIFY_BACKGROUND = 4u
 };
+
+/*
+ * CUZK_OK when every check of pce has passed: at once for a PCE built in
+ * memory or loaded synchronously; for a CUZK_PCE_LOAD_VERIFY_BACKGROUND
+ * load, waits for the background verification and returns its result
+ * (CUZK_ERR_FORMAT, err naming the section, when it failed). Thread-safe.
+ */
+int cuzk_pce_ready(const cuzk_pce *pce, cuzk_pce_error *err);
 
 /*
  * Maps path read-only and checks, in order: magic, format version, header
@@ -200,14 +221,34 @@ int cuzk_pce_load_mem(cuzk_pce **out, const void *buf, size_t len, const cuzk_pc
 
 /* ---- evaluation --------------------------------------------------------- */
 
-/* Output of an evaluation: num_constraints values each. */
+/*
+ * Output of an evaluation: num_constraints (len) values each. With domain
+ * set (cuzk_pce_eval_buf_alloc_domain / _wrap), a, b, c are the three
+ * consecutive thirds of one block of 3·domain values, domain the prover's
+ * evaluation domain (the power of two >= len): exactly the layout of the
+ * prover's NTT input, so the evaluation writes where the prover transforms
+ * and nothing is copied. Rows [len, domain) are zeroed by every evaluation.
+ */
 typedef struct cuzk_pce_eval_buf {
     cuzk_fr *a, *b, *c;
     size_t len;
+    size_t domain;  /* 0: three separate arrays of len */
+    bool caller_owned; /* memory from cuzk_pce_eval_buf_wrap: free only wipes */
 } cuzk_pce_eval_buf;
 
 /* Allocates a, b, c for pce (CUZK_ERR_NO_MEMORY); free wipes (witness data). */
 int cuzk_pce_eval_buf_alloc(cuzk_pce_eval_buf *buf, const cuzk_pce *pce);
+/* The domain-sized layout (see above) on the heap. */
+int cuzk_pce_eval_buf_alloc_domain(cuzk_pce_eval_buf *buf, const cuzk_pce *pce);
+/* Smallest power of two >= the PCE's constraints: the domain size. */
+size_t cuzk_pce_domain_size(const cuzk_pce *pce);
+/*
+ * The domain-sized layout over caller memory abc (at least
+ * 3·cuzk_pce_domain_size(pce) values, e.g. page-locked host memory a GPU
+ * uploads from by DMA). CUZK_ERR_INVALID_ARG if cap is short.
+ * cuzk_pce_eval_buf_free then wipes but does not free it.
+ */
+int cuzk_pce_eval_buf_wrap(cuzk_pce_eval_buf *buf, const cuzk_pce *pce, cuzk_fr *abc, size_t cap);
 void cuzk_pce_eval_buf_free(cuzk_pce_eval_buf *buf);
 
 /*
@@ -238,6 +279,8 @@ typedef struct cuzk_pce_counters {
     uint64_t load_failures;  /* loads rejected */
     uint64_t saves;          /* successful saves */
     uint64_t set_aside;      /* cache files set aside */
+    uint64_t bg_verified;    /* background verifications that passed */
+    uint64_t bg_failed;      /* background verifications that found a mismatch */
 } cuzk_pce_counters;
 void cuzk_pce_counters_get(cuzk_pce_counters *out);
 
@@ -252,6 +295,8 @@ typedef struct cuzk_pce_cache_opts {
     unsigned nthreads;   /* for loading and extraction (0 = 1) */
     bool no_wait;        /* another extraction of the same id in progress:
                             return CUZK_PCE_CACHE_BUSY instead of waiting */
+    bool verify_background; /* a valid-looking file is returned before its section
+                               checksums are verified (CUZK_PCE_LOAD_VERIFY_BACKGROUND) */
 } cuzk_pce_cache_opts;
 
 typedef enum cuzk_pce_cache_outcome {

@@ -24,6 +24,8 @@ void cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 double cli_now(void);
 /* Parses an unsigned integer with optional K/M/G (powers of 1024) suffix. */
 bool cli_parse_u64(const char *s, uint64_t *out);
+/* A byte size: "2KiB", "32GiB", "8M", "2048" (powers of 1024). */
+bool cli_parse_size(const char *s, uint64_t *out);
 /* Worker threads: CUZK_THREADS or the online CPU count. */
 unsigned cli_default_threads(void);
 

@@ -14,18 +14,6 @@
 #include "cuzk/post.h"
 #include "cuzk/update.h"
 
-/* "2KiB", "32GiB", "2048", "8M": bytes. */
-static bool parse_size(const char *s, uint64_t *out)
-{
-    char buf[32];
-    size_t n = strlen(s);
-    if (n == 0 || n >= sizeof buf) return false;
-    memcpy(buf, s, n + 1);
-    if (n > 2 && (buf[n - 2] == 'i' || buf[n - 2] == 'I') && (buf[n - 1] == 'B' || buf[n - 1] == 'b'))
-        buf[n - 2] = 0; /* KiB -> K */
-    return cli_parse_u64(buf, out);
-}
-
 static void usage(FILE *f)
 {
     fprintf(f, "usage: cuzk circuit info --kind porep|window-post|winning-post|update|update-poseidon\n"
@@ -52,7 +40,7 @@ static int circuit_info(int argc, char **argv)
         } else if (!strcmp(argv[i], "--kind") && i + 1 < argc) {
             kind = argv[++i];
         } else if (!strcmp(argv[i], "--sector-size") && i + 1 < argc) {
-            if (!parse_size(argv[++i], &size)) {
+            if (!cli_parse_size(argv[++i], &size)) {
                 cli_errorf("bad sector size '%s'", argv[i]);
                 return 2;
             }

@@ -8,6 +8,7 @@
  * <base> names the circuit and its size unless --params/--vk/--proof/--public
  * say otherwise. Witness i of a prove run uses witness seed --seed + i.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 
 #include "cli/cli.h"
 #include "cuzk/error.h"
+#include "cuzk/fil_params.h"
 #include "cuzk/groth16.h"
 #include "cuzk/test_circuits.h"
 
@@ -40,7 +42,8 @@ typedef struct files {
 /* Options every command takes (values from getopt_long). */
 enum {
     OPT_CIRCUIT = 256, OPT_CONSTRAINTS, OPT_INPUTS, OPT_LENGTH, OPT_PARAMS, OPT_VK, OPT_PROOF,
-    OPT_PUBLIC, OPT_THREADS, OPT_SEED, OPT_COUNT, OPT_TRUSTED, OPT_HELP
+    OPT_PUBLIC, OPT_THREADS, OPT_SEED, OPT_COUNT, OPT_TRUSTED, OPT_HELP, OPT_KIND, OPT_SECTOR_SIZE, OPT_REG_PROOF,
+    OPT_OUT
 };
 
 #define COMMON_OPTS                                                                                \
@@ -231,30 +234,152 @@ static const char test_params_banner[] =
     "* substitute for a multi-party ceremony (Filecoin's parameter files). *\n"
     "**********************************************************************\n";
 
+/* Setup of a recorded circuit (freed here), then .params, .vk (and .meta when meta_path). */
+static int setup_and_write(cuzk_cs *cs, const char *params_path, const char *vk_path, const char *meta_path,
+                           const char *meta_json, unsigned threads, double t0, double t1)
+{
+    cuzk_rng rng;
+    if (cuzk_rng_seed_os(&rng)) return cli_errorf("no OS entropy for the toxic waste"), cuzk_cs_free(cs), 1;
+    cuzk_groth16_params p;
+    double last[2] = {t1, t1};
+    int rc = cuzk_groth16_setup_progress(&p, (const cuzk_recording_cs *)cs, &rng, threads, setup_progress, last);
+    memset(&rng, 0, sizeof rng);
+    cuzk_cs_free(cs);
+    if (rc) return cli_errorf("setup failed: %s", cuzk_strerror(rc)), 1;
+    double t2 = cli_now();
+    printf("setup: parameters (h %zu, l %zu, a %zu, b %zu) in %.2f s\n", p.n_h, p.n_l, p.n_a, p.n_b_g1, t2 - t1);
+
+    cuzk_groth16_error err;
+    rc = cuzk_groth16_params_write_file(&p, params_path, &err);
+    if (!rc) rc = cuzk_groth16_vk_write_file(&p.vk, vk_path, &err);
+    if (rc) cli_errorf("%s", err.msg);
+    if (!rc && meta_path) rc = write_all(meta_path, (const uint8_t *)meta_json, strlen(meta_json));
+    double t3 = cli_now();
+    if (!rc) {
+        printf("setup: wrote %s (%zu bytes) and %s (%zu bytes)%s%s in %.2f s\n", params_path,
+               cuzk_groth16_params_serialized_size(&p), vk_path, cuzk_groth16_vk_serialized_size(&p.vk),
+               meta_path ? " and " : "", meta_path ? meta_path : "", t3 - t2);
+        printf("setup: total %.2f s. These are TEST parameters, not a ceremony.\n", t3 - t0);
+    }
+    cuzk_groth16_params_free(&p);
+    return rc ? 1 : 0;
+}
+
+/* Options of `cuzk setup --kind`: a Filecoin circuit under its rust-fil-proofs file names. */
+typedef struct fil_setup {
+    const char *kind, *out;
+    uint64_t sector_size, proof;
+    bool have_proof;
+} fil_setup;
+
+static int setup_filecoin(const fil_setup *o, unsigned threads)
+{
+    cuzk_fil_circuit c;
+    if (cuzk_fil_circuit_parse(o->kind, &c))
+        return cli_errorf("--kind: unknown '%s' (porep, window-post, winning-post, snap, snap-poseidon)", o->kind), 2;
+    uint64_t id = o->proof, size = o->sector_size;
+    if (o->have_proof) {
+        uint64_t ps = cuzk_fil_circuit_proof_sector_size(c, id);
+        if (!ps) return cli_errorf("--registered-proof: %llu is not a %s proof", (unsigned long long)id, o->kind), 2;
+        if (size && size != ps)
+            return cli_errorf("--sector-size %llu differs from registered proof %llu's %llu bytes",
+                              (unsigned long long)size, (unsigned long long)id, (unsigned long long)ps), 2;
+        size = ps;
+    } else if (!size) {
+        return cli_errorf("--kind needs --sector-size or --registered-proof"), 2;
+    } else if (cuzk_fil_circuit_default_proof(c, size, &id)) {
+        return cli_errorf("--sector-size: no registered %s proof has %llu-byte sectors", o->kind,
+                          (unsigned long long)size), 2;
+    }
+    const char *dir = o->out ? o->out : ".";
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) return cli_errorf("%s: cannot create: %m", dir), 1;
+    cuzk_fil_param_files pf;
+    if (cuzk_fil_param_files_for(&pf, c, id, dir)) return cli_errorf("%s: path too long", dir), 1;
+    char meta[64];
+    cuzk_fil_param_meta_json(meta, sizeof meta, size);
+    fputs(test_params_banner, stderr);
+    printf("setup: %s, %llu-byte sectors (registered proof %llu), %u threads: TEST parameters under the\n"
+           "       Filecoin name v28-%s\n",
+           o->kind, (unsigned long long)size, (unsigned long long)id, threads, pf.cache_id);
+
+    double t0 = cli_now();
+    cuzk_cs *cs = cuzk_cs_new(CUZK_CS_RECORDING);
+    if (!cs) return cli_errorf("out of memory"), 1;
+    int rc = cuzk_cs_alloc_one(cs);
+    if (!rc) rc = cuzk_fil_circuit_blank(cs, c, size, threads);
+    if (!rc) rc = cuzk_cs_error(cs);
+    if (!rc) rc = cuzk_cs_finalize(cs);
+    if (rc) {
+        cuzk_cs_free(cs);
+        return cli_errorf("synthesis of the blank %s circuit failed: %s", o->kind, cuzk_strerror(rc)), 1;
+    }
+    double t1 = cli_now();
+    printf("setup: recorded %zu constraints, %zu inputs, %zu aux, domain 2^%u in %.2f s\n", cs->num_constraints,
+           cs->num_inputs, cs->num_aux, log2_ceil(cs->num_constraints), t1 - t0);
+    return setup_and_write(cs, pf.params, pf.vk, pf.meta, meta, threads, t0, t1);
+}
+
 int cmd_setup(int argc, char **argv)
 {
     static const struct option opts[] = {COMMON_OPTS,
                                          {"params", required_argument, 0, OPT_PARAMS},
                                          {"vk", required_argument, 0, OPT_VK},
+                                         {"kind", required_argument, 0, OPT_KIND},
+                                         {"sector-size", required_argument, 0, OPT_SECTOR_SIZE},
+                                         {"registered-proof", required_argument, 0, OPT_REG_PROOF},
+                                         {"out", required_argument, 0, OPT_OUT},
                                          {0, 0, 0, 0}};
     circ c = {CIRC_SYNTHETIC, 0, 4, 1};
     files f = {0};
+    fil_setup fs = {0};
+    bool builtin_opts = false;
     unsigned threads = cli_default_threads();
     int opt;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (opt == OPT_HELP) {
-            printf("usage: cuzk setup [options]\n\n"
-                   "Generates TEST Groth16 parameters for a built-in circuit from fresh random\n"
-                   "toxic waste and writes them in bellperson's .params and .vk formats.\n"
-                   "Never a substitute for a ceremony.\n\n%s%s",
+            printf("usage: cuzk setup [options]\n"
+                   "       cuzk setup --kind KIND (--sector-size SIZE | --registered-proof ID) [--out DIR]\n\n"
+                   "Generates TEST Groth16 parameters from fresh random toxic waste and writes them\n"
+                   "in bellperson's .params and .vk formats. Never a substitute for a ceremony.\n\n%s%s"
+                   "Filecoin circuits (the blank circuit of one partition):\n"
+                   "  --kind porep|window-post|winning-post|snap|snap-poseidon\n"
+                   "  --sector-size SIZE     e.g. 2KiB (the V1_1 seal / Window V1_2 / Winning V1 proof of\n"
+                   "                         that size)\n"
+                   "  --registered-proof ID  the registered proof id (seal, PoSt or update ids)\n"
+                   "  --out DIR              where v28-<cache id>.params/.vk/.meta go, under the names\n"
+                   "                         rust-fil-proofs looks for (default: current directory)\n",
                    circuit_help, "files:\n  --params FILE  --vk FILE   (defaults: <circuit>-<size>.params/.vk)\n");
             return 0;
+        }
+        switch (opt) {
+        case OPT_KIND: fs.kind = optarg; continue;
+        case OPT_OUT: fs.out = optarg; continue;
+        case OPT_SECTOR_SIZE:
+            if (!cli_parse_size(optarg, &fs.sector_size) || !fs.sector_size)
+                return cli_errorf("--sector-size: expected e.g. 2KiB, got '%s'", optarg), usage_error("setup");
+            continue;
+        case OPT_REG_PROOF:
+            if (!cli_parse_u64(optarg, &fs.proof))
+                return cli_errorf("--registered-proof: expected a number, got '%s'", optarg), usage_error("setup");
+            fs.have_proof = true;
+            continue;
+        case OPT_THREADS: break;
+        default: builtin_opts = true;
         }
         int h = common_opt(opt, optarg, &c, &f, &threads);
         if (h <= 0) return usage_error("setup");
     }
     if (optind < argc) return cli_errorf("unexpected argument '%s'", argv[optind]), usage_error("setup");
+    if (fs.kind && builtin_opts)
+        return cli_errorf("--kind takes no built-in circuit or file options (--circuit, --params, ...)"),
+               usage_error("setup");
+    if (!fs.kind && (fs.out || fs.sector_size || fs.have_proof))
+        return cli_errorf("--sector-size, --registered-proof and --out need --kind"), usage_error("setup");
+    if (fs.kind) {
+        int rc = setup_filecoin(&fs, threads);
+        return rc == 2 ? usage_error("setup") : rc;
+    }
     circ_finish(&c, &f);
     char desc[160];
     circ_describe(&c, desc, sizeof desc);
@@ -268,30 +393,7 @@ int cmd_setup(int argc, char **argv)
     printf("setup: recorded %zu constraints, %zu inputs, %zu aux, domain 2^%u in %.2f s\n",
            cs->num_constraints, cs->num_inputs, cs->num_aux, log2_ceil(cs->num_constraints), t1 - t0);
 
-    cuzk_rng rng;
-    if (cuzk_rng_seed_os(&rng)) return cli_errorf("no OS entropy for the toxic waste"), cuzk_cs_free(cs), 1;
-    cuzk_groth16_params p;
-    double last[2] = {t1, t1};
-    int rc = cuzk_groth16_setup_progress(&p, (const cuzk_recording_cs *)cs, &rng, threads, setup_progress, last);
-    memset(&rng, 0, sizeof rng);
-    cuzk_cs_free(cs);
-    if (rc) return cli_errorf("setup failed: %s", cuzk_strerror(rc)), 1;
-    double t2 = cli_now();
-    printf("setup: parameters (h %zu, l %zu, a %zu, b %zu) in %.2f s\n", p.n_h, p.n_l, p.n_a, p.n_b_g1, t2 - t1);
-
-    cuzk_groth16_error err;
-    rc = cuzk_groth16_params_write_file(&p, f.params, &err);
-    if (!rc) rc = cuzk_groth16_vk_write_file(&p.vk, f.vk, &err);
-    double t3 = cli_now();
-    if (rc) {
-        cli_errorf("%s", err.msg);
-    } else {
-        printf("setup: wrote %s (%zu bytes) and %s (%zu bytes) in %.2f s\n", f.params,
-               cuzk_groth16_params_serialized_size(&p), f.vk, cuzk_groth16_vk_serialized_size(&p.vk), t3 - t2);
-        printf("setup: total %.2f s. These are TEST parameters, not a ceremony.\n", t3 - t0);
-    }
-    cuzk_groth16_params_free(&p);
-    return rc ? 1 : 0;
+    return setup_and_write(cs, f.params, f.vk, NULL, NULL, threads, t0, t1);
 }
 
 /* ---- prove -------------------------------------------------------------- */

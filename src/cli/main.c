@@ -17,6 +17,7 @@ int cmd_setup(int argc, char **argv);
 int cmd_prove(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_circuit(int argc, char **argv);
+int cmd_params(int argc, char **argv);
 int cmd_pce(int argc, char **argv);
 int cmd_circom(int argc, char **argv);
 int cmd_gen_vanilla(int argc, char **argv);
@@ -31,6 +32,7 @@ static const cuzk_cli_command commands[] = {
     {"prove", cmd_prove, "prove witnesses of a built-in circuit on the CPU"},
     {"verify", cmd_verify, "verify proofs against a .vk and the circuit's public inputs"},
     {"circuit", cmd_circuit, "circuit info: inputs, aux, constraints, nnz of a Filecoin circuit"},
+    {"params", cmd_params, "Filecoin parameter files: check digests against parameters.json, list"},
     {"pce", cmd_pce, "pre-compiled circuit files: inspect"},
     {"gen-vanilla", cmd_gen_vanilla, "Filecoin test inputs: seal a sector, C1 JSON, PoSt and SnapDeals vanilla proofs"},
     {"circom", cmd_circom, "circom/snarkjs: prove, verify, export-vk, check (BLS12-381)"},
@@ -71,6 +73,17 @@ bool cli_parse_u64(const char *s, uint64_t *out)
     if (shift && v > (UINT64_MAX >> shift)) return false;
     *out = (uint64_t)v << shift;
     return true;
+}
+
+bool cli_parse_size(const char *s, uint64_t *out)
+{
+    char buf[32];
+    size_t n = s ? strlen(s) : 0;
+    if (n == 0 || n >= sizeof buf) return false;
+    memcpy(buf, s, n + 1);
+    if (n > 2 && (buf[n - 2] == 'i' || buf[n - 2] == 'I') && (buf[n - 1] == 'B' || buf[n - 1] == 'b'))
+        buf[n - 2] = 0; /* KiB -> K */
+    return cli_parse_u64(buf, out);
 }
 
 unsigned cli_default_threads(void)

@@ -549,14 +549,15 @@ static void run_synth(cuzk_engine *e, worker *w, task *t)
         tl = eng_now() - t0;
     }
     cuzk_engine_witness wit = {0};
+    bool pce_bad = false;
     double ts = eng_now();
     if (lerr == CUZK_OK) {
         if (e->cfg.stage_hook)
             e->cfg.stage_hook(e->cfg.hook_ctx, CUZK_STAGE_SYNTHESIS, j->request_id, p->index);
         if (t->pce)
             err = e->pce.witness(e->pce.ctx, t->pce, &k->k, job_inputs(j), job_inputs_len(j), p->index, &wit);
-        else
-            err = witness_full(k, job_inputs(j), job_inputs_len(j), p->index, &wit);
+        if (t->pce && err == CUZK_ERR_FORMAT) pce_bad = true; /* failed its checksums after load */
+        if (!t->pce || pce_bad) err = witness_full(k, job_inputs(j), job_inputs_len(j), p->index, &wit);
     }
     double te = eng_now();
 
@@ -578,6 +579,11 @@ static void run_synth(cuzk_engine *e, worker *w, task *t)
             return;
         }
     }
+    if (pce_bad) { /* the witness came from a full synthesis: it holds no view into the PCE */
+        pce_unref(e, s);
+        p->pce_src = NULL;
+        pce_drop_invalid(e, s, t->pce);
+    }
     p->wit = wit;
     if (err == CUZK_OK) {
         uint64_t actual = witness_bytes(&wit);
@@ -589,7 +595,7 @@ static void run_synth(cuzk_engine *e, worker *w, task *t)
         p->wit_reserved = actual;
         j->synth_s += te - ts;
         e->c.partitions_synthesized++;
-        if (t->pce) e->c.pce_fast_path++;
+        if (t->pce && !pce_bad) e->c.pce_fast_path++;
         else if (j->prepared) pce_maybe_extract(e, k, NULL, 0);
         else pce_maybe_extract(e, k, j->inputs, j->inputs_len);
     }

@@ -58,6 +58,8 @@ typedef struct srs_entry {
     const cuzk_engine_kind *pce_kind; /* the kind used to extract */
     pthread_t pce_thread;
     bool pce_thread_live;
+    void **pce_retired; /* PCEs found invalid after load: synthesis tasks may still hold them, freed at the end */
+    size_t n_pce_retired;
 } srs_entry;
 
 typedef struct kind_entry {
@@ -226,6 +228,9 @@ void srs_pin(cuzk_engine *e, srs_entry *s);   /* no lock; s LOADING, params deco
 /* PCE manager (srs.c) */
 void pce_load_cached(cuzk_engine *e, kind_entry *k); /* no lock */
 void pce_maybe_extract(cuzk_engine *e, kind_entry *k, const void *inputs, size_t inputs_len);
+/* The resident PCE pce turned out invalid (its witness hook said CUZK_ERR_FORMAT): back to
+ * CUZK_PCE_NONE so the next full synthesis extracts again. Under the lock. */
+void pce_drop_invalid(cuzk_engine *e, srs_entry *s, void *pce);
 void pce_join_all(cuzk_engine *e); /* no lock */
 void pce_unref(cuzk_engine *e, srs_entry *s); /* a fast-path witness was released */
 void pce_drop(cuzk_engine *e, srs_entry *s);  /* RESIDENT and idle -> NONE */

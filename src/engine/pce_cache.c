@@ -17,6 +17,7 @@
 typedef struct pce_cache_ctx {
     char *dir;
     unsigned nthreads;
+    bool verify_background; /* pce_verify = "background" */
 } pce_cache_ctx;
 
 /* The circuit id names the topology; its fingerprint is what files carry. */
@@ -40,7 +41,8 @@ static int pc_load(void *ctx, const cuzk_engine_kind *kind, void **out, uint64_t
     FILE *f = fopen(path, "rb"); /* absent: nothing to say */
     if (!f) return CUZK_ERR_IO;
     fclose(f);
-    int err = cuzk_pce_load_file(&p, path, &expect, 0, c->nthreads, NULL);
+    int err = cuzk_pce_load_file(&p, path, &expect, c->verify_background ? CUZK_PCE_LOAD_VERIFY_BACKGROUND : 0,
+                                 c->nthreads, NULL);
     if (err) return err; /* extraction will replace it through the cache */
     *out = p;
     *bytes = cuzk_pce_memory_bytes(p);
@@ -65,7 +67,8 @@ static int pc_extract(void *ctx, const cuzk_engine_kind *kind, const void *input
     pce_cache_ctx *c = ctx;
     uint8_t fp[CUZK_PCE_HASH_BYTES];
     pc_fingerprint(fp, kind);
-    cuzk_pce_cache_opts opts = {.dir = c->dir, .nthreads = c->nthreads, .no_wait = false};
+    cuzk_pce_cache_opts opts = {
+        .dir = c->dir, .nthreads = c->nthreads, .no_wait = false, .verify_background = c->verify_background};
     pc_synth s = {kind, inputs, len};
     cuzk_pce *p = NULL;
     cuzk_pce_cache_outcome oc;
@@ -101,7 +104,8 @@ static int pc_witness_fn(void *ctx, void *pce, const cuzk_engine_kind *kind, con
     if (!err) err = kind->synthesize(kind->ctx, &pw->w->base, inputs, len, partition);
     if (!err) err = cuzk_cs_error(&pw->w->base);
     if (!err) err = cuzk_cs_finalize(&pw->w->base);
-    if (!err) err = cuzk_pce_eval_buf_alloc(&pw->buf, pce);
+    /* the prover's layout: the GPU uploads it in one piece, the CPU copies it in one */
+    if (!err) err = cuzk_pce_eval_buf_alloc_domain(&pw->buf, pce);
     if (!err) err = cuzk_pce_eval(pce, pw->w, &pw->buf, c->nthreads, NULL);
     if (!err) err = cuzk_groth16_assignment_from_pce(&out->as, pce, pw->w, &pw->buf);
     if (err) {
@@ -111,7 +115,7 @@ static int pc_witness_fn(void *ctx, void *pce, const cuzk_engine_kind *kind, con
     }
     out->owner = pw;
     out->release = pc_witness_free;
-    out->bytes = (pw->w->input.cap + pw->w->aux.cap + 3 * pw->buf.len) * sizeof(cuzk_fr);
+    out->bytes = (pw->w->input.cap + pw->w->aux.cap + 3 * pw->buf.domain) * sizeof(cuzk_fr);
     return CUZK_OK;
 }
 
@@ -132,6 +136,13 @@ int cuzk_engine_pce_cache(cuzk_engine_pce *out, const char *dir, unsigned nthrea
     out->witness = pc_witness_fn;
     out->free = pc_free;
     out->ctx = c;
+    return CUZK_OK;
+}
+
+int cuzk_engine_pce_cache_verify_background(cuzk_engine_pce *hooks, bool on)
+{
+    if (!hooks || !hooks->ctx || hooks->load != pc_load) return CUZK_ERR_INVALID_ARG;
+    ((pce_cache_ctx *)hooks->ctx)->verify_background = on;
     return CUZK_OK;
 }
 

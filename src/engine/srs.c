@@ -375,6 +375,9 @@ void srs_free_all(cuzk_engine *e)
         srs_entry *s = e->srs[i];
         srs_drop(e, s, true);
         if (s->pce && e->pce.free) e->pce.free(e->pce.ctx, s->pce);
+        for (size_t r = 0; r < s->n_pce_retired; r++)
+            if (e->pce.free) e->pce.free(e->pce.ctx, s->pce_retired[r]);
+        free(s->pce_retired);
         if (s->pce_state == CUZK_PCE_RESIDENT || s->pce_state == CUZK_PCE_EXTRACTING) mem_release(e, s->pce_bytes);
         free(s->circuit_id);
         free(s->path);
@@ -589,6 +592,24 @@ void pce_drop(cuzk_engine *e, srs_entry *s)
     s->pce_state = CUZK_PCE_NONE;
     s->pce_evictions++;
     e->c.pce_evictions++;
+}
+
+void pce_drop_invalid(cuzk_engine *e, srs_entry *s, void *pce)
+{
+    if (s->pce != pce || s->pce_state != CUZK_PCE_RESIDENT) return; /* dropped by another task already */
+    void **r = realloc(s->pce_retired, (s->n_pce_retired + 1) * sizeof *r);
+    if (!r) return; /* keep it resident: every witness through it falls back to full synthesis */
+    s->pce_retired = r;
+    r[s->n_pce_retired++] = pce;
+    s->pce = NULL;
+    mem_release(e, s->pce_bytes);
+    s->pce_last_bytes = s->pce_bytes;
+    s->pce_bytes = 0;
+    s->pce_state = CUZK_PCE_NONE;
+    s->pce_kind = NULL;
+    e->c.pce_failures++;
+    eng_log(e, 1, "the PCE of %s failed verification after load; full synthesis until it is extracted again",
+            s->circuit_id);
 }
 
 void pce_join_all(cuzk_engine *e)

@@ -3,6 +3,7 @@
 
 #include <openssl/evp.h>
 
+#include "cuzk/blake2b.h"
 #include "cuzk/filecoin.h"
 #include "filecoin_internal.h"
 
@@ -91,23 +92,15 @@ uint64_t cuzk_fil_post_sector_challenge(const uint8_t randomness[32], uint64_t n
 }
 
 /* ---- Synthetic PoRep (storage-proofs-porep challenges.rs `synthetic`) ---- */
-#include <openssl/core_names.h>
-#include <openssl/params.h>
-
 /* Blake2b with a 32-byte output, keyed by `key` (the blake2b_simd Params the source uses). */
 static int blake2b32_keyed(uint8_t out[32], const char *key, const uint8_t a[32],
                            const uint8_t b[32]) {
-    EVP_MAC *mac = EVP_MAC_fetch(NULL, "BLAKE2BMAC", NULL);
-    EVP_MAC_CTX *c = mac ? EVP_MAC_CTX_new(mac) : NULL;
-    size_t size = 32, len = 0;
-    OSSL_PARAM params[] = {OSSL_PARAM_construct_size_t(OSSL_MAC_PARAM_SIZE, &size),
-                           OSSL_PARAM_construct_end()};
-    int ok = c && EVP_MAC_init(c, (const unsigned char *)key, strlen(key), params) &&
-             EVP_MAC_update(c, a, 32) && EVP_MAC_update(c, b, 32) &&
-             EVP_MAC_final(c, out, &len, 32) && len == 32;
-    EVP_MAC_CTX_free(c);
-    EVP_MAC_free(mac);
-    return ok ? 0 : -1;
+    cuzk_blake2b_state st;
+    if (cuzk_blake2b_init(&st, 32, key, strlen(key))) return -1;
+    cuzk_blake2b_update(&st, a, 32);
+    cuzk_blake2b_update(&st, b, 32);
+    cuzk_blake2b_final(&st, out);
+    return 0;
 }
 
 /* IETF ChaCha20 keystream bytes [pos, pos + n) under key, nonce "synth-porep\0": word 12 is the

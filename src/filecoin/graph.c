@@ -4,6 +4,7 @@
 
 #include <openssl/evp.h>
 
+#include "cuzk/blake2b.h"
 #include "cuzk/filecoin.h"
 #include "filecoin_internal.h"
 
@@ -64,49 +65,9 @@ void cuzk_fil_graph_drg_parents(const cuzk_fil_graph *g, uint32_t node,
     out[g->api_version == CUZK_FIL_API_V1_0_0 ? m_prime : 0] = node - 1;
 }
 
-/* Blake2b-512 of one 16-byte message (a single final block; RFC 7693). OpenSSL's EVP path
- * costs more in dispatch than the compression itself, and the expander calls this ~6 times
- * per parent. */
-static const uint64_t b2b_iv[8] = {0x6a09e667f3bcc908ull, 0xbb67ae8584caa73bull, 0x3c6ef372fe94f82bull,
-                                   0xa54ff53a5f1d36f1ull, 0x510e527fade682d1ull, 0x9b05688c2b3e6c1full,
-                                   0x1f83d9abfb41bd6bull, 0x5be0cd19137e2179ull};
-static const uint8_t b2b_sigma[12][16] = {
-    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
-    {11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4}, {7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8},
-    {9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13}, {2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9},
-    {12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11}, {13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10},
-    {6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5}, {10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0},
-    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3}};
-#define ROTR64(x, n) ((x) >> (n) | (x) << (64 - (n)))
-#define B2B_G(a, b, c, d, x, y)                                                                    \
-    a += b + (x), d = ROTR64(d ^ a, 32), c += d, b = ROTR64(b ^ c, 24), a += b + (y),               \
-    d = ROTR64(d ^ a, 16), c += d, b = ROTR64(b ^ c, 63)
-
-void cuzk_fil_blake2b512_16(uint8_t out[64], const uint8_t in[16]) {
-    uint64_t m[16] = {0}, v[16], h[8];
-    for (int i = 0; i < 16; i++) m[i / 8] |= (uint64_t)in[i] << (8 * (i % 8));
-    memcpy(h, b2b_iv, sizeof h);
-    h[0] ^= 0x01010040; /* digest length 64, no key, fanout 1, depth 1 */
-    memcpy(v, h, sizeof h);
-    memcpy(v + 8, b2b_iv, sizeof b2b_iv);
-    v[12] ^= 16;  /* byte counter */
-    v[14] = ~v[14]; /* final block */
-    for (int r = 0; r < 12; r++) {
-        const uint8_t *s = b2b_sigma[r];
-        B2B_G(v[0], v[4], v[8], v[12], m[s[0]], m[s[1]]);
-        B2B_G(v[1], v[5], v[9], v[13], m[s[2]], m[s[3]]);
-        B2B_G(v[2], v[6], v[10], v[14], m[s[4]], m[s[5]]);
-        B2B_G(v[3], v[7], v[11], v[15], m[s[6]], m[s[7]]);
-        B2B_G(v[0], v[5], v[10], v[15], m[s[8]], m[s[9]]);
-        B2B_G(v[1], v[6], v[11], v[12], m[s[10]], m[s[11]]);
-        B2B_G(v[2], v[7], v[8], v[13], m[s[12]], m[s[13]]);
-        B2B_G(v[3], v[4], v[9], v[14], m[s[14]], m[s[15]]);
-    }
-    for (int i = 0; i < 8; i++) {
-        h[i] ^= v[i] ^ v[i + 8];
-        for (int b = 0; b < 8; b++) out[8 * i + b] = (uint8_t)(h[i] >> (8 * b));
-    }
-}
+/* Blake2b-512 of one 16-byte message: the one-block path of cuzk_blake2b (the expander calls
+ * this ~6 times per parent; OpenSSL's EVP path costs more in dispatch than the compression). */
+void cuzk_fil_blake2b512_16(uint8_t out[64], const uint8_t in[16]) { cuzk_blake2b(out, 64, in, 16, NULL, 0); }
 
 /* Round function: Blake2b-512 of (right BE u64 || key BE u64), first 8 bytes BE, masked. */
 static uint64_t feistel_f(uint64_t right, uint64_t key, uint64_t mask) {

@@ -440,10 +440,14 @@ static int prove_one(cuzk_gpu_worker *w, const ctx &c, srs_entry *srs, cuzk_grot
         (rc = upload(c, &w->aux, as->aux, na * fb, 0, "aux witness")))
         return rc;
     fr_t *abc = bp<fr_t>(w->abc);
-    const cuzk_fr *src[3] = {as->a, as->b, as->c};
-    for (int i = 0; i < 3; i++) {
-        if (m) GPU_TRY(c, cudaMemcpyAsync(abc + i * n, src[i], m * fb, cudaMemcpyHostToDevice, c.st));
-        if (n > m) GPU_TRY(c, cudaMemsetAsync(abc + i * n + m, 0, (n - m) * fb, c.st));
+    if (as->abc) { /* already in the NTT layout (zero tail): one transfer, a DMA when pinned */
+        GPU_TRY(c, cudaMemcpyAsync(abc, as->abc, 3 * n * fb, cudaMemcpyHostToDevice, c.st));
+    } else {
+        const cuzk_fr *src[3] = {as->a, as->b, as->c};
+        for (int i = 0; i < 3; i++) {
+            if (m) GPU_TRY(c, cudaMemcpyAsync(abc + i * n, src[i], m * fb, cudaMemcpyHostToDevice, c.st));
+            if (n > m) GPU_TRY(c, cudaMemsetAsync(abc + i * n + m, 0, (n - m) * fb, c.st));
+        }
     }
     cuzk_fr *hsa = (cuzk_fr *)malloc((n_a + n_b + 1) * fb);
     if (!hsa) return fail_msg(c, CUZK_ERR_NO_MEMORY, "prove: host scalar buffer");

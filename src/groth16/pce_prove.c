@@ -14,6 +14,7 @@ int cuzk_groth16_assignment_from_pce(cuzk_groth16_assignment *out, const cuzk_pc
         .a = buf->a, .b = buf->b, .c = buf->c,
         .input = w->input.v, .aux = w->aux.v,
         .a_aux = &pce->a_aux, .b_input = &pce->b_input, .b_aux = &pce->b_aux,
+        .abc = buf->domain ? buf->a : NULL, /* the prover's layout: no copy (see groth16.h) */
     };
     return CUZK_OK;
 }
@@ -27,13 +28,16 @@ int cuzk_groth16_prove_pce(cuzk_groth16_proof *out, const cuzk_groth16_params *p
     if (rc) return rc;
     cuzk_pce_eval_buf own, *buf = scratch;
     if (!buf) {
-        if ((rc = cuzk_pce_eval_buf_alloc(&own, pce))) return rc;
+        if ((rc = cuzk_pce_eval_buf_alloc_domain(&own, pce))) return rc;
         buf = &own;
     }
     cuzk_groth16_assignment as;
     rc = cuzk_pce_eval(pce, w, buf, nthreads, err);
     if (!rc) rc = cuzk_groth16_assignment_from_pce(&as, pce, w, buf);
-    if (!rc) rc = cuzk_groth16_prove_assignment(out, params, &as, r, s, nthreads, timing);
+    if (!rc) {
+        as.abc_consumable = true; /* evaluated for this proof only */
+        rc = cuzk_groth16_prove_assignment(out, params, &as, r, s, nthreads, timing);
+    }
     if (!scratch) cuzk_pce_eval_buf_free(&own); /* wipes: witness-derived */
     return rc;
 }

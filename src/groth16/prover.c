@@ -57,6 +57,8 @@ int cuzk_groth16_check_sizes(const cuzk_groth16_params *params, const cuzk_groth
     while (((size_t)1 << log_n) < m)
         if (++log_n > CUZK_NTT_MAX_LOG) return CUZK_ERR_INVALID_ARG;
     const size_t n = (size_t)1 << log_n;
+    if (as->abc && (as->a != as->abc || as->b != as->abc + n || as->c != as->abc + 2 * n))
+        return CUZK_ERR_INVALID_ARG;
     const size_t n_a = ni + as->a_aux->total, n_b = as->b_input->total + as->b_aux->total;
     if (params->n_h != n - 1 || params->n_l != na || params->vk.n_ic != ni || params->n_a != n_a ||
         params->n_b_g1 != n_b || params->n_b_g2 != n_b)
@@ -143,7 +145,9 @@ int cuzk_groth16_prove_assignment(cuzk_groth16_proof *out, const cuzk_groth16_pa
 
     cuzk_ntt_domain dom;
     memset(&dom, 0, sizeof dom);
-    cuzk_fr *abc = malloc(3 * n * sizeof *abc);
+    /* a, b, c already in the NTT layout and ours to overwrite: no buffer, no copy */
+    const bool in_place = as->abc && as->abc_consumable;
+    cuzk_fr *abc = in_place ? as->abc : malloc(3 * n * sizeof *abc);
     cuzk_fr *sa = malloc((n_a ? n_a : 1) * sizeof *sa);
     cuzk_fr *sb = malloc((n_b ? n_b : 1) * sizeof *sb);
     if (!abc || !sa || !sb) {
@@ -156,10 +160,16 @@ int cuzk_groth16_prove_assignment(cuzk_groth16_proof *out, const cuzk_groth16_pa
     cuzk_fr *a = abc, *b = abc + n, *c = abc + 2 * n;
     cuzk_fr zero;
     cuzk_fr_set_u64(&zero, 0);
-    memcpy(a, as->a, m * sizeof *a);
-    memcpy(b, as->b, m * sizeof *b);
-    memcpy(c, as->c, m * sizeof *c);
-    for (size_t i = m; i < n; i++) a[i] = b[i] = c[i] = zero;
+    if (in_place) {
+        /* nothing to move */
+    } else if (as->abc) {
+        memcpy(abc, as->abc, 3 * n * sizeof *abc);
+    } else {
+        memcpy(a, as->a, m * sizeof *a);
+        memcpy(b, as->b, m * sizeof *b);
+        memcpy(c, as->c, m * sizeof *c);
+        for (size_t i = m; i < n; i++) a[i] = b[i] = c[i] = zero;
+    }
     t = now_s();
     size_t nh = cuzk_ntt_groth16_h(&dom, a, b, c, nthreads);
     tm->ntt_h_s = now_s() - t;
@@ -188,10 +198,13 @@ int cuzk_groth16_prove_assignment(cuzk_groth16_proof *out, const cuzk_groth16_pa
 
 done:
     /* The witness is secret too. */
-    if (abc) wipe(abc, 3 * n * sizeof *abc);
+    if (abc && !in_place) { /* in place: the owner of the block wipes it */
+        wipe(abc, 3 * n * sizeof *abc);
+        free(abc);
+    }
     if (sa) wipe(sa, n_a * sizeof *sa);
     if (sb) wipe(sb, n_b * sizeof *sb);
-    free(abc), free(sa), free(sb);
+    free(sa), free(sb);
     cuzk_ntt_domain_free(&dom);
     tm->total_s = now_s() - t0;
     return rc;

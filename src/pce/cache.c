@@ -71,6 +71,39 @@ static int remove_temps(const char *dir, const char *id)
     return removed;
 }
 
+bool pce_cache_set_aside(const char *path, uint64_t dev, uint64_t ino, const cuzk_pce_error *why, bool lock)
+{
+    char aside[PATH_MAX], lp[PATH_MAX];
+    if (snprintf(aside, sizeof aside, "%s.rejected", path) >= (int)sizeof aside ||
+        snprintf(lp, sizeof lp, "%s.lock", path) >= (int)sizeof lp)
+        return false;
+    int lfd = -1;
+    if (lock) {
+        lfd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (lfd < 0 || lock_take(lfd, true) != 0) {
+            pce_logf("%s (%s); cannot lock %s to set it aside (%s)", why->msg, cuzk_pce_fail_name(why->fail), lp,
+                     strerror(errno));
+            if (lfd >= 0) close(lfd);
+            return false;
+        }
+    }
+    bool done = false;
+    struct stat st;
+    if ((dev || ino) && (stat(path, &st) != 0 || (uint64_t)st.st_dev != dev || (uint64_t)st.st_ino != ino)) {
+        /* replaced meanwhile (re-extracted by someone else): not ours to move */
+        pce_logf("%s (%s); the file was replaced meanwhile, left alone", why->msg, cuzk_pce_fail_name(why->fail));
+    } else if (rename(path, aside) == 0) {
+        PCE_COUNT(set_aside, 1);
+        pce_logf("%s (%s); set aside as %s, re-extracting", why->msg, cuzk_pce_fail_name(why->fail), aside);
+        done = true;
+    } else {
+        pce_logf("%s (%s); cannot set it aside (%s), re-extracting", why->msg, cuzk_pce_fail_name(why->fail),
+                 strerror(errno));
+    }
+    if (lfd >= 0) close(lfd);
+    return done;
+}
+
 int cuzk_pce_cache_clean(const char *dir) { return dir ? remove_temps(dir, NULL) : -1; }
 
 static int extract(cuzk_pce **out, const char *id, const uint8_t *fp, cuzk_pce_synth_fn synth, void *ctx,
@@ -103,16 +136,16 @@ int cuzk_pce_cache_get(cuzk_pce **out, const cuzk_pce_cache_opts *o, const char 
         strchr(id, '/') || !*id)
         return pce_set_err(err, CUZK_ERR_INVALID_ARG, CUZK_PCE_FAIL_ARG, id, 0, NULL, "bad cache arguments");
     *out = NULL;
-    char path[PATH_MAX], aside[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s/%s.pce", o->dir, id) >= (int)sizeof path ||
-        snprintf(aside, sizeof aside, "%s.rejected", path) >= (int)sizeof aside)
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/%s.pce", o->dir, id) >= (int)sizeof path - 16 /* room for ".rejected" */)
         return pce_set_err(err, CUZK_ERR_INVALID_ARG, CUZK_PCE_FAIL_ARG, id, 0, NULL, "path too long");
     const cuzk_pce_expect ex = {.circuit_id = id, .fingerprint = fingerprint};
     const unsigned nt = o->nthreads ? o->nthreads : 1;
 
     /* Fast path: a valid file, no lock (files appear only by rename). Its
      * failures are judged again under the lock, and logged there once. */
-    if (cuzk_pce_load_file(out, path, &ex, 0, nt, NULL) == CUZK_OK) {
+    if (cuzk_pce_load_file(out, path, &ex, o->verify_background ? CUZK_PCE_LOAD_VERIFY_BACKGROUND : 0, nt, NULL) ==
+        CUZK_OK) {
         *outcome = CUZK_PCE_CACHE_LOADED;
         return CUZK_OK;
     }
@@ -142,13 +175,7 @@ int cuzk_pce_cache_get(cuzk_pce **out, const cuzk_pce_cache_opts *o, const char 
             *outcome = CUZK_PCE_CACHE_LOADED;
             return CUZK_OK;
         }
-        if (rename(path, aside) == 0) {
-            PCE_COUNT(set_aside, 1);
-            pce_logf("%s (%s); set aside as %s, re-extracting", le.msg, cuzk_pce_fail_name(le.fail), aside);
-        } else {
-            pce_logf("%s (%s); cannot set it aside (%s), re-extracting", le.msg, cuzk_pce_fail_name(le.fail),
-                     strerror(errno));
-        }
+        pce_cache_set_aside(path, 0, 0, &le, false); /* we hold the lock */
     }
 
     rc = extract(out, id, fingerprint, synth, ctx, nt, err);

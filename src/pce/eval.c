@@ -10,6 +10,7 @@
  * bit what a ProvingAssignment computes.
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -205,10 +206,13 @@ int cuzk_pce_eval_raw(const cuzk_pce *p, const cuzk_fr *input, const cuzk_fr *au
     if (!p || !out || (p->num_inputs && !input) || (p->num_aux && !aux) || out->len != p->num_constraints ||
         (p->num_constraints && (!out->a || !out->b || !out->c)))
         return CUZK_ERR_INVALID_ARG;
+    if (cuzk_pce_ready(p, NULL) != CUZK_OK) return CUZK_ERR_FORMAT; /* background checksums failed */
     pthread_once(&fold_once, fold_init);
     eval_ctx c = {.p = p, .input = input, .aux = aux, .out = {out->a, out->b, out->c}};
     c.nblocks = (size_t)((p->num_constraints + EVAL_BLOCK_ROWS - 1) / EVAL_BLOCK_ROWS);
     pce_parallel(3 * c.nblocks, eval_task, &c, nthreads ? nthreads : 1);
+    if (out->domain > out->len) /* the prover's NTT reads the whole domain; a previous proof left its data */
+        for (int k = 0; k < 3; k++) memset(c.out[k] + out->len, 0, (out->domain - out->len) * sizeof(cuzk_fr));
     PCE_COUNT(evals, 1);
     PCE_COUNT(eval_nnz, p->m[0].nnz + p->m[1].nnz + p->m[2].nnz);
     return CUZK_OK;
@@ -236,10 +240,40 @@ int cuzk_pce_eval(const cuzk_pce *p, const cuzk_witness_cs *w, cuzk_pce_eval_buf
                   cuzk_pce_error *err)
 {
     int rc = cuzk_pce_check_witness(p, w, err);
+    if (!rc) rc = cuzk_pce_ready(p, err); /* waits for a background verification */
     if (rc) return rc;
     rc = cuzk_pce_eval_raw(p, w->input.v, w->aux.v, out, nthreads);
     if (rc) pce_set_err(err, rc, CUZK_PCE_FAIL_ARG, p->circuit_id, 0, NULL, "output buffer does not fit");
     return rc;
+}
+
+size_t cuzk_pce_domain_size(const cuzk_pce *p)
+{
+    size_t n = 1;
+    while (n < p->num_constraints) n <<= 1;
+    return n;
+}
+
+int cuzk_pce_eval_buf_wrap(cuzk_pce_eval_buf *buf, const cuzk_pce *p, cuzk_fr *abc, size_t cap)
+{
+    const size_t n = cuzk_pce_domain_size(p);
+    memset(buf, 0, sizeof *buf);
+    if (!abc || cap / 3 < n) return CUZK_ERR_INVALID_ARG;
+    *buf = (cuzk_pce_eval_buf){.a = abc, .b = abc + n, .c = abc + 2 * n, .len = (size_t)p->num_constraints,
+                               .domain = n, .caller_owned = true};
+    return CUZK_OK;
+}
+
+int cuzk_pce_eval_buf_alloc_domain(cuzk_pce_eval_buf *buf, const cuzk_pce *p)
+{
+    const size_t n = cuzk_pce_domain_size(p);
+    memset(buf, 0, sizeof *buf);
+    if (n > SIZE_MAX / 3 / sizeof(cuzk_fr)) return CUZK_ERR_NO_MEMORY;
+    cuzk_fr *abc = malloc(3 * n * sizeof(cuzk_fr));
+    if (!abc) return CUZK_ERR_NO_MEMORY;
+    cuzk_pce_eval_buf_wrap(buf, p, abc, 3 * n);
+    buf->caller_owned = false;
+    return CUZK_OK;
 }
 
 int cuzk_pce_eval_buf_alloc(cuzk_pce_eval_buf *buf, const cuzk_pce *p)
@@ -267,9 +301,14 @@ static void wipe(void *p, size_t len)
 void cuzk_pce_eval_buf_free(cuzk_pce_eval_buf *buf)
 {
     if (!buf) return;
-    wipe(buf->a, buf->len * sizeof(cuzk_fr));
-    wipe(buf->b, buf->len * sizeof(cuzk_fr));
-    wipe(buf->c, buf->len * sizeof(cuzk_fr));
-    free(buf->a), free(buf->b), free(buf->c);
+    if (buf->domain) { /* one block a | b | c */
+        wipe(buf->a, 3 * buf->domain * sizeof(cuzk_fr));
+        if (!buf->caller_owned) free(buf->a);
+    } else {
+        wipe(buf->a, buf->len * sizeof(cuzk_fr));
+        wipe(buf->b, buf->len * sizeof(cuzk_fr));
+        wipe(buf->c, buf->len * sizeof(cuzk_fr));
+        free(buf->a), free(buf->b), free(buf->c);
+    }
     memset(buf, 0, sizeof *buf);
 }

@@ -37,6 +37,8 @@ int cuzk_pce_save(const cuzk_pce *pce, const char *path, cuzk_pce_error *err)
 {
     if (!pce || !path || !pce->image)
         return pce_set_err(err, CUZK_ERR_INVALID_ARG, CUZK_PCE_FAIL_ARG, path, 0, NULL, "nothing to save");
+    int vrc = cuzk_pce_ready(pce, err); /* never copy an unverified image */
+    if (vrc) return vrc;
     char tmp[PATH_MAX];
     if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp)
         return pce_set_err(err, CUZK_ERR_INVALID_ARG, CUZK_PCE_FAIL_ARG, path, 0, NULL, "path too long");
@@ -135,8 +137,14 @@ int cuzk_pce_load_file(cuzk_pce **out, const char *path, const cuzk_pce_expect *
         return pce_set_err(err, CUZK_ERR_NO_MEMORY, CUZK_PCE_FAIL_NONE, path, 0, NULL, "out of memory");
     }
     int rc = pce_view(p, m, len, expect, flags, false, nthreads, path, err);
-    if (rc) munmap(m, len);
-    else p->mapped = true;
+    if (rc) {
+        munmap(m, len);
+    } else {
+        p->mapped = true;
+        if ((flags & CUZK_PCE_LOAD_VERIFY_BACKGROUND) && !(flags & CUZK_PCE_LOAD_NO_CHECKSUMS) &&
+            (rc = pce_verify_start(p, path, (uint64_t)st.st_dev, (uint64_t)st.st_ino, nthreads, err)))
+            pce_release(p); /* no thread: verified now, and it failed */
+    }
     return finish_load(out, p, rc);
 }
 
@@ -153,7 +161,9 @@ int cuzk_pce_load_mem(cuzk_pce **out, const void *buf, size_t len, const cuzk_pc
         return pce_set_err(err, CUZK_ERR_NO_MEMORY, CUZK_PCE_FAIL_NONE, NULL, 0, NULL, "out of memory");
     }
     if (len) memcpy(img, buf, len);
-    int rc = pce_view(p, img, len, expect, flags, false, nthreads, NULL, err);
+    /* no file to set aside: the checksums are always verified here */
+    int rc = pce_view(p, img, len, expect, flags & ~(unsigned)CUZK_PCE_LOAD_VERIFY_BACKGROUND, false, nthreads,
+                      NULL, err);
     if (rc) free(img);
     else p->mapped = false;
     return finish_load(out, p, rc);

@@ -32,6 +32,8 @@ void cuzk_pce_counters_get(cuzk_pce_counters *out)
     out->load_failures = __atomic_load_n(&pce_counters.load_failures, __ATOMIC_RELAXED);
     out->saves = __atomic_load_n(&pce_counters.saves, __ATOMIC_RELAXED);
     out->set_aside = __atomic_load_n(&pce_counters.set_aside, __ATOMIC_RELAXED);
+    out->bg_verified = __atomic_load_n(&pce_counters.bg_verified, __ATOMIC_RELAXED);
+    out->bg_failed = __atomic_load_n(&pce_counters.bg_failed, __ATOMIC_RELAXED);
 }
 
 const char *cuzk_pce_fail_name(cuzk_pce_fail f)
@@ -166,16 +168,50 @@ static void content_hash(uint8_t out[32], const uint8_t *hdr)
 
 typedef struct sec_hash_ctx {
     const uint8_t *img, *hdr;
+    const int *cancel;
     int bad[PCE_NUM_SECTIONS];
 } sec_hash_ctx;
+
+#define SEC_HASH_CHUNK ((size_t)16 << 20)
 
 static void sec_hash_task(size_t s, void *arg)
 {
     sec_hash_ctx *c = arg;
     const uint8_t *e = c->hdr + PCE_OFF_SECTIONS + s * PCE_SECTION_ENTRY_BYTES;
+    const uint8_t *p = c->img + pce_rd64(e + 8);
+    size_t left = pce_rd64(e + 16);
     uint8_t h[32];
-    pce_sha256(h, c->img + pce_rd64(e + 8), pce_rd64(e + 16));
-    c->bad[s] = memcmp(h, e + 24, 32) != 0;
+    unsigned hl = 32;
+    /* in chunks, so that a cancelled background verification stops soon */
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    bool ok = md && EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+    while (ok && left) {
+        if (c->cancel && __atomic_load_n(c->cancel, __ATOMIC_RELAXED)) ok = false;
+        size_t n = left < SEC_HASH_CHUNK ? left : SEC_HASH_CHUNK;
+        ok = ok && EVP_DigestUpdate(md, p, n);
+        p += n, left -= n;
+    }
+    ok = ok && EVP_DigestFinal_ex(md, h, &hl);
+    EVP_MD_CTX_free(md);
+    c->bad[s] = !ok || memcmp(h, e + 24, 32) != 0;
+}
+
+#define FMT_ERR(fail, off, sec, ...) pce_set_err(err, CUZK_ERR_FORMAT, fail, src, off, sec, __VA_ARGS__)
+
+int pce_check_sections(const uint8_t *img, unsigned nthreads, const int *cancel, const char *src,
+                       cuzk_pce_error *err)
+{
+    sec_hash_ctx hc = {.img = img, .hdr = img, .cancel = cancel};
+    pce_parallel(PCE_NUM_SECTIONS, sec_hash_task, &hc, nthreads ? nthreads : 1);
+    if (cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED))
+        return pce_set_err(err, CUZK_ERR_CANCELLED, CUZK_PCE_FAIL_NONE, src, 0, NULL, "verification cancelled");
+    for (unsigned s = 0; s < PCE_NUM_SECTIONS; s++)
+        if (hc.bad[s]) {
+            const uint8_t *e = img + PCE_OFF_SECTIONS + s * PCE_SECTION_ENTRY_BYTES;
+            return FMT_ERR(CUZK_PCE_FAIL_SECTION_CHECKSUM, pce_rd64(e + 8), pce_section_names[s + 1],
+                           "SHA-256 mismatch over %llu bytes", (unsigned long long)pce_rd64(e + 16));
+        }
+    return CUZK_OK;
 }
 
 /* One structure pass over a row block of one matrix: row pointers
@@ -282,6 +318,7 @@ static void dens_count(cuzk_density *d)
 
 void pce_release(cuzk_pce *p)
 {
+    pce_verify_free(p->verify); /* joins the verifier: it reads the image */
     free(p->a_aux.bits), free(p->b_input.bits), free(p->b_aux.bits);
     if (p->image) {
         if (p->mapped) munmap((void *)p->image, p->image_len);
@@ -317,8 +354,6 @@ static bool fr_canonical(const cuzk_fr *x)
     }
     return false;
 }
-
-#define FMT_ERR(fail, off, sec, ...) pce_set_err(err, CUZK_ERR_FORMAT, fail, src, off, sec, __VA_ARGS__)
 
 int pce_view(cuzk_pce *p, const uint8_t *img, size_t len, const cuzk_pce_expect *ex, unsigned flags,
              bool trusted, unsigned nthreads, const char *src, cuzk_pce_error *err)
@@ -407,16 +442,11 @@ int pce_view(cuzk_pce *p, const uint8_t *img, size_t len, const cuzk_pce_expect 
     if (pos != len) return FMT_ERR(CUZK_PCE_FAIL_STRUCTURE, pos, "trailer", "%llu bytes after the last section",
                                    (unsigned long long)(len - pos));
 
-    /* checksums: every section, then the content hash over the table */
-    if (verify) {
-        sec_hash_ctx hc = {.img = img, .hdr = img};
-        pce_parallel(PCE_NUM_SECTIONS, sec_hash_task, &hc, nthreads);
-        for (unsigned s = 0; s < PCE_NUM_SECTIONS; s++)
-            if (hc.bad[s]) {
-                const uint8_t *e = img + PCE_OFF_SECTIONS + s * PCE_SECTION_ENTRY_BYTES;
-                return FMT_ERR(CUZK_PCE_FAIL_SECTION_CHECKSUM, pce_rd64(e + 8), pce_section_names[s + 1],
-                               "SHA-256 mismatch over %llu bytes", (unsigned long long)pce_rd64(e + 16));
-            }
+    /* checksums: every section (unless deferred to a background thread, see
+     * verify.c), then the content hash over the table */
+    if (verify && !(flags & CUZK_PCE_LOAD_VERIFY_BACKGROUND)) {
+        int rc = pce_check_sections(img, nthreads, NULL, src, err);
+        if (rc) return rc;
     }
     if (verify) {
         content_hash(h, img);

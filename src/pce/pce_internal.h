@@ -42,6 +42,25 @@ extern const char *const pce_section_names[PCE_NUM_SECTIONS + 1];
  * success p references img (the caller sets ownership fields). */
 int pce_view(cuzk_pce *p, const uint8_t *img, size_t len, const cuzk_pce_expect *ex, unsigned flags,
              bool trusted, unsigned nthreads, const char *src, cuzk_pce_error *err);
+/* The SHA-256 of every section against the table (nthreads threads):
+ * CUZK_OK or CUZK_ERR_FORMAT with the first bad section in err;
+ * CUZK_ERR_CANCELLED when *cancel (may be NULL) became non-zero. */
+int pce_check_sections(const uint8_t *img, unsigned nthreads, const int *cancel, const char *src,
+                       cuzk_pce_error *err);
+
+/* Background verification (verify.c): starts a thread running
+ * pce_check_sections on p's image; a mismatch sets path aside (if it is
+ * still the file that was mapped, dev/ino) as the cache would. Falls back
+ * to checking now when no thread can be started. */
+int pce_verify_start(cuzk_pce *p, const char *path, uint64_t dev, uint64_t ino, unsigned nthreads,
+                     cuzk_pce_error *err);
+void pce_verify_free(struct pce_verify *v);
+
+/* Renames path to "<path>.rejected" under "<path>.lock" when it is still
+ * the file (dev, ino) (any file when dev = ino = 0), logging why. Returns
+ * true when it was set aside. (cache.c) */
+bool pce_cache_set_aside(const char *path, uint64_t dev, uint64_t ino, const cuzk_pce_error *why, bool lock);
+
 /* Frees what pce_view allocated and the image by its ownership. */
 void pce_release(cuzk_pce *p);
 

@@ -28,7 +28,8 @@ typedef enum cfg_type {
     T_U32_LIST, /* devices */
     T_ID_LIST,  /* circuit ids */
     T_LEVEL,
-    T_FORMAT
+    T_FORMAT,
+    T_PCE_VERIFY /* "sync" or "background" (stored as bool: background) */
 } cfg_type;
 
 typedef struct cfg_entry {
@@ -102,6 +103,9 @@ static const cfg_entry table[] = {
       "partitions kept waiting for the GPUs; 0 = unlimited"),
     E("srs", "param_cache", T_PATH, param_cache, 0, 0, "\"/data/zk/params\"", false,
       "directory with .params/.vk files (and PCE caches)"),
+    E("srs", "pce_verify", T_PCE_VERIFY, pce_verify_background, 0, 0, "\"sync\"", false,
+      "when a cached PCE file's section checksums are verified: sync = before it is used (load waits), "
+      "background = on a thread started at load, the first proof through it waits for the result"),
     E("srs", "preload", T_ID_LIST, preload, 0, 0, "[]", true,
       "circuit ids made resident at start (e.g. \"porep-32g\")"),
     E("logging", "level", T_LEVEL, log_level, 0, 0, "\"info\"", true,
@@ -245,6 +249,7 @@ static int set_entry(cuzk_config *c, const cfg_entry *e, const tomla_value *v, c
     case T_LISTEN0:
     case T_LEVEL:
     case T_FORMAT:
+    case T_PCE_VERIFY:
         if (v->type != TOMLA_STRING) return FAIL("%s: expected a string, got %s", name, type_name(v->type));
         if (e->type == T_PATH && !v->str[0]) return FAIL("%s: must not be empty", name);
         if ((e->type == T_LISTEN || (e->type == T_LISTEN0 && v->str[0])) &&
@@ -262,6 +267,12 @@ static int set_entry(cuzk_config *c, const cfg_entry *e, const tomla_value *v, c
             if (strcmp(v->str, "text") && strcmp(v->str, "json"))
                 return FAIL("%s: \"%s\" is not text or json", name, v->str);
             *(bool *)p = !strcmp(v->str, "json");
+            return 0;
+        }
+        if (e->type == T_PCE_VERIFY) {
+            if (strcmp(v->str, "sync") && strcmp(v->str, "background"))
+                return FAIL("%s: \"%s\" is not sync or background", name, v->str);
+            *(bool *)p = !strcmp(v->str, "background");
             return 0;
         }
         return copy_str(p, CFG_STR_MAX, v->str, name, err, errlen);
@@ -445,7 +456,7 @@ static bool entry_equal(const cuzk_config *a, const cuzk_config *b, const cfg_en
     case T_STR: case T_PATH: case T_LISTEN: case T_LISTEN0:
         return !strcmp((const char *)a + e->off, (const char *)b + e->off);
     case T_U32: return *(const uint32_t *)((const char *)a + e->off) == *(const uint32_t *)((const char *)b + e->off);
-    case T_BOOL: case T_FORMAT: return *(const bool *)((const char *)a + e->off) == *(const bool *)((const char *)b + e->off);
+    case T_BOOL: case T_FORMAT: case T_PCE_VERIFY: return *(const bool *)((const char *)a + e->off) == *(const bool *)((const char *)b + e->off);
     case T_LEVEL: return a->log_level == b->log_level;
     default: return *(const uint64_t *)((const char *)a + e->off) == *(const uint64_t *)((const char *)b + e->off);
     }
