@@ -3,32 +3,154 @@
  *   MSM_FN(x)  public name, e.g. cuzk_g1_##x
  *   PT(x)      point function, e.g. cuzk_g1_##x
  *   AFF, JAC, XYZZ  point types
- * The method and cost model are documented in include/cuzk/msm.h; the
- * digit recoding and thread plumbing are in msm.c.
+ *   FE, FE_ADD, FE_SUB, FE_NEG, FE_MUL, FE_SQR, FE_INV, FE_IS_ZERO  the
+ *              coordinate field (batch-affine buckets)
+ * The method and cost model are documented in include/cuzk/msm.h and the
+ * flags in msm_internal.h; the digit recoding and GLV split are in msm.c.
  */
 
 typedef struct MSM_FN(msm_ctx_) {
     const AFF *bases;
-    const uint32_t *gen_idx; /* bases with a general scalar */
-    const msm_scalar_ *gen_k;
-    size_t m;
+    const uint32_t *gen_idx; /* entry i < m: bases[gen_idx[i]] */
+    const AFF *img;          /* GLV: entry m + i is img[i] = x^2·bases[gen_idx[i]] */
+    const msm_scalar_ *gen_k; /* mt entries */
+    size_t m, mt;
     const uint32_t *one_idx; /* bases with scalar 1 */
     size_t m1;
     unsigned c, nwin, ntasks; /* nwin windows, then chunks of scalar-1 bases */
+    bool affine;
+    size_t batch; /* affine additions per shared inversion */
     XYZZ *win;     /* one result per task */
-    XYZZ *buckets; /* 2^(c-1) per thread */
     atomic_uint next_task;
 } MSM_FN(msm_ctx_);
 
-/* sum_i d_w(k_i) · P_i for window w. */
+/* Per-thread scratch. */
+typedef struct MSM_FN(msm_worker_) {
+    MSM_FN(msm_ctx_) *ctx;
+    XYZZ *xb;     /* 2^(c-1) XYZZ buckets (the overflow ones in affine mode) */
+    AFF *ab;      /* affine mode: 2^(c-1) affine buckets */
+    uint8_t *st;  /* affine mode: bucket state, MSM_HAS_ | MSM_BUSY_ */
+    uint32_t *eb; /* affine mode: open batch, bucket of each addition */
+    const AFF **ep; /* the point added; its y negated when eneg */
+    uint8_t *eneg;
+    FE *pre;      /* prefix products of the x differences */
+} MSM_FN(msm_worker_);
+
+#ifndef MSM_HAS_
+#define MSM_HAS_ 1  /* affine bucket holds a point */
+#define MSM_BUSY_ 2 /* affine bucket has an addition in the open batch */
+#endif
+
+static inline const AFF *MSM_FN(msm_pt_)(const MSM_FN(msm_ctx_) *x, size_t i)
+{
+    return i < x->m ? &x->bases[x->gen_idx[i]] : &x->img[i - x->m];
+}
+
+/* Runs the open batch of n affine additions B[eb] += ±P with one inversion:
+ * lambda = (y_P - y_B) / (x_P - x_B), x3 = lambda^2 - x_B - x_P,
+ * y3 = lambda·(x_B - x3) - y_B. */
+static void MSM_FN(msm_flush_)(MSM_FN(msm_worker_) *w, size_t n)
+{
+    if (n == 0) return;
+    FE inv, di, dx, dy, l, t;
+    FE_INV(&inv, &w->pre[n - 1]);
+    for (size_t i = n; i-- > 0;) {
+        AFF *b = &w->ab[w->eb[i]];
+        const AFF *p = w->ep[i];
+        if (i > 0) {
+            FE_MUL(&di, &inv, &w->pre[i - 1]);
+            FE_SUB(&dx, &p->x, &b->x);
+            FE_MUL(&inv, &inv, &dx);
+        } else {
+            di = inv;
+        }
+        if (w->eneg[i]) {
+            FE_ADD(&dy, &p->y, &b->y);
+            FE_NEG(&dy, &dy);
+        } else {
+            FE_SUB(&dy, &p->y, &b->y);
+        }
+        FE_MUL(&l, &dy, &di);
+        FE_SQR(&t, &l);
+        FE_SUB(&t, &t, &b->x);
+        FE_SUB(&t, &t, &p->x); /* x3 */
+        FE_SUB(&dx, &b->x, &t);
+        FE_MUL(&dx, &dx, &l);
+        FE_SUB(&b->y, &dx, &b->y);
+        b->x = t;
+        w->st[w->eb[i]] = MSM_HAS_;
+    }
+}
+
+/* Window w with affine buckets: sum_j j·(A_j + X_j) into *res. */
+static void MSM_FN(msm_window_affine_)(MSM_FN(msm_ctx_) *x, MSM_FN(msm_worker_) *w, unsigned win,
+                                        XYZZ *res)
+{
+    size_t nb = (size_t)1 << (x->c - 1);
+    for (size_t j = 0; j < nb; j++) PT(xyzz_set_infinity)(&w->xb[j]);
+    memset(w->st, 0, nb);
+    size_t n = 0;
+    for (size_t i = 0; i < x->mt; i++) {
+        int d = msm_booth_digit_(x->gen_k[i].l, win, x->c);
+        if (d == 0) continue;
+        const AFF *p = MSM_FN(msm_pt_)(x, i);
+        if (PT(affine_is_infinity)(p)) continue;
+        uint32_t bi = (uint32_t)(d > 0 ? d - 1 : -d - 1);
+        uint8_t st = w->st[bi];
+        AFF *b = &w->ab[bi];
+        if (!(st & MSM_HAS_)) {
+            *b = *p;
+            if (d < 0) FE_NEG(&b->y, &b->y);
+            w->st[bi] = MSM_HAS_;
+            continue;
+        }
+        FE dx;
+        if (!(st & MSM_BUSY_)) FE_SUB(&dx, &p->x, &b->x);
+        if ((st & MSM_BUSY_) || FE_IS_ZERO(&dx)) {
+            /* bucket taken by the open batch, or ±itself: overflow bucket */
+            if (d > 0) {
+                PT(xyzz_add_affine)(&w->xb[bi], &w->xb[bi], p);
+            } else {
+                AFF np;
+                PT(affine_neg)(&np, p);
+                PT(xyzz_add_affine)(&w->xb[bi], &w->xb[bi], &np);
+            }
+            continue;
+        }
+        w->eb[n] = bi;
+        w->ep[n] = p;
+        w->eneg[n] = d < 0;
+        if (n == 0)
+            w->pre[0] = dx;
+        else
+            FE_MUL(&w->pre[n], &w->pre[n - 1], &dx);
+        w->st[bi] = MSM_HAS_ | MSM_BUSY_;
+        if (++n == x->batch) {
+            MSM_FN(msm_flush_)(w, n);
+            n = 0;
+        }
+    }
+    MSM_FN(msm_flush_)(w, n);
+    XYZZ run, acc;
+    PT(xyzz_set_infinity)(&run);
+    PT(xyzz_set_infinity)(&acc);
+    for (size_t j = nb; j-- > 0;) {
+        if (w->st[j] & MSM_HAS_) PT(xyzz_add_affine)(&run, &run, &w->ab[j]);
+        if (!PT(xyzz_is_infinity)(&w->xb[j])) PT(xyzz_add)(&run, &run, &w->xb[j]);
+        PT(xyzz_add)(&acc, &acc, &run);
+    }
+    *res = acc;
+}
+
+/* sum_i d_w(k_i) · P_i for window w, XYZZ buckets. */
 static void MSM_FN(msm_window_)(MSM_FN(msm_ctx_) *x, XYZZ *b, unsigned w, XYZZ *res)
 {
     size_t nb = (size_t)1 << (x->c - 1);
     for (size_t j = 0; j < nb; j++) PT(xyzz_set_infinity)(&b[j]);
-    for (size_t i = 0; i < x->m; i++) {
+    for (size_t i = 0; i < x->mt; i++) {
         int d = msm_booth_digit_(x->gen_k[i].l, w, x->c);
         if (d == 0) continue;
-        const AFF *p = &x->bases[x->gen_idx[i]];
+        const AFF *p = MSM_FN(msm_pt_)(x, i);
         if (d > 0) {
             PT(xyzz_add_affine)(&b[d - 1], &b[d - 1], p);
         } else {
@@ -48,10 +170,13 @@ static void MSM_FN(msm_window_)(MSM_FN(msm_ctx_) *x, XYZZ *b, unsigned w, XYZZ *
     *res = acc;
 }
 
-static void MSM_FN(msm_task_)(MSM_FN(msm_ctx_) *x, XYZZ *b, unsigned t)
+static void MSM_FN(msm_task_)(MSM_FN(msm_ctx_) *x, MSM_FN(msm_worker_) *wk, unsigned t)
 {
     if (t < x->nwin) {
-        MSM_FN(msm_window_)(x, b, t, &x->win[t]);
+        if (x->affine)
+            MSM_FN(msm_window_affine_)(x, wk, t, &x->win[t]);
+        else
+            MSM_FN(msm_window_)(x, wk->xb, t, &x->win[t]);
         return;
     }
     size_t lo = (size_t)(t - x->nwin) * MSM_ONE_CHUNK;
@@ -62,11 +187,6 @@ static void MSM_FN(msm_task_)(MSM_FN(msm_ctx_) *x, XYZZ *b, unsigned t)
     x->win[t] = acc;
 }
 
-typedef struct MSM_FN(msm_worker_) {
-    MSM_FN(msm_ctx_) *ctx;
-    XYZZ *buckets;
-} MSM_FN(msm_worker_);
-
 static void *MSM_FN(msm_thread_)(void *arg)
 {
     MSM_FN(msm_worker_) *wk = arg;
@@ -74,22 +194,60 @@ static void *MSM_FN(msm_thread_)(void *arg)
     for (;;) {
         unsigned t = atomic_fetch_add(&x->next_task, 1);
         if (t >= x->ntasks) break;
-        MSM_FN(msm_task_)(x, wk->buckets, t);
+        MSM_FN(msm_task_)(x, wk, t);
     }
     return NULL;
 }
 
-/* The MSM on already classified scalars; returns CUZK_OK or NO_MEMORY. */
+static void MSM_FN(msm_workers_free_)(MSM_FN(msm_worker_) *wk, unsigned n)
+{
+    for (unsigned t = 0; t < n; t++) {
+        free(wk[t].xb);
+        free(wk[t].ab);
+        free(wk[t].st);
+        free(wk[t].eb);
+        free(wk[t].ep);
+        free(wk[t].eneg);
+        free(wk[t].pre);
+    }
+    free(wk);
+}
+
+/* The MSM on already classified scalars (GLV: reduced mod r); returns
+ * CUZK_OK or NO_MEMORY. */
 static int MSM_FN(msm_run_)(JAC *out, const AFF *bases, const msm_split_ *s, unsigned bits,
-                            unsigned nthreads)
+                            unsigned nthreads, unsigned flags)
 {
     MSM_FN(msm_ctx_) x = {.bases = bases,
                           .gen_idx = s->gen_idx,
                           .gen_k = s->gen_k,
                           .m = s->m,
+                          .mt = s->m,
                           .one_idx = s->one_idx,
                           .m1 = s->m1};
-    x.c = cuzk_msm_window_bits(s->m, bits, NULL);
+    AFF *img = NULL;
+    msm_scalar_ *glv_k = NULL;
+    if ((flags & CUZK_MSM_GLV) && s->m) {
+        img = malloc(sizeof(AFF) * s->m);
+        glv_k = malloc(sizeof(msm_scalar_) * 2 * s->m);
+        if (!img || !glv_k) {
+            free(img);
+            free(glv_k);
+            return CUZK_ERR_NO_MEMORY;
+        }
+        for (size_t i = 0; i < s->m; i++) {
+            PT(affine_endo_x2)(&img[i], &bases[s->gen_idx[i]]);
+            msm_scalar_ *a = &glv_k[i], *b = &glv_k[s->m + i];
+            cuzk_msm_glv_split(a->l, b->l, s->gen_k[i].l);
+            a->l[2] = a->l[3] = b->l[2] = b->l[3] = 0;
+        }
+        x.img = img;
+        x.gen_k = glv_k;
+        x.mt = 2 * s->m;
+        bits = 128;
+    }
+    x.affine = (flags & CUZK_MSM_AFFINE) != 0;
+    x.c = x.affine ? cuzk_msm_window_bits_affine(x.mt, bits) : cuzk_msm_window_bits(x.mt, bits, NULL);
     x.nwin = x.c ? (bits + 1 + x.c - 1) / x.c : 0;
     atomic_init(&x.next_task, 0);
     size_t nchunks = (s->m1 + MSM_ONE_CHUNK - 1) / MSM_ONE_CHUNK; /* < 2^32 / 2^14 */
@@ -98,23 +256,39 @@ static int MSM_FN(msm_run_)(JAC *out, const AFF *bases, const msm_split_ *s, uns
     if (nthreads == 0) nthreads = 1;
     if (nthreads > ntasks) nthreads = ntasks;
     size_t nb = x.c ? (size_t)1 << (x.c - 1) : 0;
+    /* A batch of nb/4 keeps overflows near 1/8 of the additions; 64+ shares
+     * the inversion (~35 multiplications) well enough. */
+    x.batch = nb / 4 < 64 ? 64 : nb / 4 > 1024 ? 1024 : nb / 4;
+    if (x.batch > nb) x.batch = nb;
 
     x.win = malloc(sizeof(XYZZ) * ntasks);
-    x.buckets = nb ? malloc(sizeof(XYZZ) * nb * nthreads) : NULL;
-    MSM_FN(msm_worker_) *wk = malloc(sizeof(*wk) * nthreads);
+    MSM_FN(msm_worker_) *wk = calloc(nthreads, sizeof(*wk));
     pthread_t *th = malloc(sizeof(*th) * nthreads);
-    if (!x.win || (nb && !x.buckets) || !wk || !th) {
+    bool ok = x.win && wk && th;
+    for (unsigned t = 0; ok && t < nthreads; t++) {
+        wk[t].ctx = &x;
+        if (!nb) continue;
+        wk[t].xb = malloc(sizeof(XYZZ) * nb);
+        ok = wk[t].xb != NULL;
+        if (ok && x.affine) {
+            wk[t].ab = malloc(sizeof(AFF) * nb);
+            wk[t].st = malloc(nb);
+            wk[t].eb = malloc(sizeof(uint32_t) * x.batch);
+            wk[t].ep = malloc(sizeof(AFF *) * x.batch);
+            wk[t].eneg = malloc(x.batch);
+            wk[t].pre = malloc(sizeof(FE) * x.batch);
+            ok = wk[t].ab && wk[t].st && wk[t].eb && wk[t].ep && wk[t].eneg && wk[t].pre;
+        }
+    }
+    if (!ok) {
         free(x.win);
-        free(x.buckets);
-        free(wk);
+        if (wk) MSM_FN(msm_workers_free_)(wk, nthreads);
         free(th);
+        free(img);
+        free(glv_k);
         return CUZK_ERR_NO_MEMORY;
     }
     unsigned nstarted = 0;
-    for (unsigned t = 0; t < nthreads; t++) {
-        wk[t].ctx = &x;
-        wk[t].buckets = nb ? x.buckets + nb * t : NULL;
-    }
     /* Worker 0 is this thread; a failed pthread_create just leaves its
      * tasks to the others (tasks are pulled from a shared counter). */
     for (unsigned t = 1; t < nthreads; t++) {
@@ -134,10 +308,23 @@ static int MSM_FN(msm_run_)(JAC *out, const AFF *bases, const msm_split_ *s, uns
     for (unsigned t = x.nwin; t < ntasks; t++) PT(xyzz_add)(&acc, &acc, &x.win[t]);
     PT(xyzz_to_jac)(out, &acc);
     free(x.win);
-    free(x.buckets);
-    free(wk);
+    MSM_FN(msm_workers_free_)(wk, nthreads);
     free(th);
+    free(img);
+    free(glv_k);
     return CUZK_OK;
+}
+
+int MSM_FN(msm_flags)(JAC *out, const AFF *bases, const uint64_t (*scalars)[4], size_t n,
+                      unsigned nthreads, unsigned flags)
+{
+    if (!out || (n && (!bases || !scalars)) || n > UINT32_MAX) return CUZK_ERR_INVALID_ARG;
+    msm_split_ s;
+    int err = msm_split_plain_(&s, scalars, n, (flags & CUZK_MSM_GLV) != 0);
+    if (err) return err;
+    err = MSM_FN(msm_run_)(out, bases, &s, 256, nthreads, flags);
+    msm_split_free_(&s);
+    return err;
 }
 
 int MSM_FN(msm)(JAC *out, const AFF *bases, const cuzk_fr *scalars, size_t n, unsigned nthreads)
@@ -146,7 +333,7 @@ int MSM_FN(msm)(JAC *out, const AFF *bases, const cuzk_fr *scalars, size_t n, un
     msm_split_ s;
     int err = msm_split_fr_(&s, scalars, n);
     if (err) return err;
-    err = MSM_FN(msm_run_)(out, bases, &s, 255, nthreads);
+    err = MSM_FN(msm_run_)(out, bases, &s, 255, nthreads, CUZK_MSM_DEFAULT);
     msm_split_free_(&s);
     return err;
 }
@@ -154,11 +341,5 @@ int MSM_FN(msm)(JAC *out, const AFF *bases, const cuzk_fr *scalars, size_t n, un
 int MSM_FN(msm_plain)(JAC *out, const AFF *bases, const uint64_t (*scalars)[4], size_t n,
                       unsigned nthreads)
 {
-    if (!out || (n && (!bases || !scalars)) || n > UINT32_MAX) return CUZK_ERR_INVALID_ARG;
-    msm_split_ s;
-    int err = msm_split_plain_(&s, scalars, n);
-    if (err) return err;
-    err = MSM_FN(msm_run_)(out, bases, &s, 256, nthreads);
-    msm_split_free_(&s);
-    return err;
+    return MSM_FN(msm_flags)(out, bases, scalars, n, nthreads, CUZK_MSM_DEFAULT);
 }
