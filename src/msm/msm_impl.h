@@ -34,6 +34,10 @@ typedef struct MSM_FN(msm_worker_) {
     const AFF **ep; /* the point added; its y negated when eneg */
     uint8_t *eneg;
     FE *pre;      /* prefix products of the x differences */
+    uint32_t *qb, *qb2; /* affine mode: deferred points (bucket, point, sign) and a spare */
+    const AFF **qp, **qp2;
+    uint8_t *qneg, *qneg2;
+    size_t nq;
 } MSM_FN(msm_worker_);
 
 #ifndef MSM_HAS_
@@ -82,55 +86,94 @@ static void MSM_FN(msm_flush_)(MSM_FN(msm_worker_) *w, size_t n)
     }
 }
 
+/* Adds ±p to bucket bi in affine mode: an empty bucket takes the point; a
+ * bucket already in the open batch defers the point to the queue (to the
+ * XYZZ overflow bucket when the queue is full); ±the bucket itself goes to
+ * the overflow bucket; otherwise the addition joins the open batch (*n). */
+static inline void MSM_FN(msm_put_)(MSM_FN(msm_worker_) *w, size_t qcap, uint32_t bi, const AFF *p,
+                                    bool neg, size_t *n)
+{
+    uint8_t st = w->st[bi];
+    AFF *b = &w->ab[bi];
+    if (!(st & MSM_HAS_)) {
+        *b = *p;
+        if (neg) FE_NEG(&b->y, &b->y);
+        w->st[bi] = MSM_HAS_;
+        return;
+    }
+    FE dx;
+    if (st & MSM_BUSY_) {
+        if (w->nq < qcap) {
+            w->qb[w->nq] = bi;
+            w->qp[w->nq] = p;
+            w->qneg[w->nq] = neg;
+            w->nq++;
+            return;
+        }
+    } else {
+        FE_SUB(&dx, &p->x, &b->x);
+    }
+    if ((st & MSM_BUSY_) || FE_IS_ZERO(&dx)) {
+        if (!neg) {
+            PT(xyzz_add_affine)(&w->xb[bi], &w->xb[bi], p);
+        } else {
+            AFF np;
+            PT(affine_neg)(&np, p);
+            PT(xyzz_add_affine)(&w->xb[bi], &w->xb[bi], &np);
+        }
+        return;
+    }
+    size_t i = *n;
+    w->eb[i] = bi;
+    w->ep[i] = p;
+    w->eneg[i] = neg;
+    if (i == 0)
+        w->pre[0] = dx;
+    else
+        FE_MUL(&w->pre[i], &w->pre[i - 1], &dx);
+    w->st[bi] = MSM_HAS_ | MSM_BUSY_;
+    *n = i + 1;
+}
+
+/* Runs the open batch and re-puts the deferred points; the queue holds at
+ * most batch/2, so the re-put cannot fill the emptied batch. */
+static void MSM_FN(msm_flush_queue_)(MSM_FN(msm_worker_) *w, size_t qcap, size_t *n)
+{
+    MSM_FN(msm_flush_)(w, *n);
+    *n = 0;
+    size_t cnt = w->nq;
+    w->nq = 0;
+    /* swap the queue with its spare so re-deferred points land in the other */
+    uint32_t *tb = w->qb;
+    const AFF **tp = w->qp;
+    uint8_t *tn = w->qneg;
+    w->qb = w->qb2;
+    w->qp = w->qp2;
+    w->qneg = w->qneg2;
+    w->qb2 = tb;
+    w->qp2 = tp;
+    w->qneg2 = tn;
+    for (size_t k = 0; k < cnt; k++) MSM_FN(msm_put_)(w, qcap, tb[k], tp[k], tn[k], n);
+}
+
 /* Window w with affine buckets: sum_j j·(A_j + X_j) into *res. */
 static void MSM_FN(msm_window_affine_)(MSM_FN(msm_ctx_) *x, MSM_FN(msm_worker_) *w, unsigned win,
                                         XYZZ *res)
 {
-    size_t nb = (size_t)1 << (x->c - 1);
+    size_t nb = (size_t)1 << (x->c - 1), qcap = x->batch / 2;
     for (size_t j = 0; j < nb; j++) PT(xyzz_set_infinity)(&w->xb[j]);
     memset(w->st, 0, nb);
+    w->nq = 0;
     size_t n = 0;
     for (size_t i = 0; i < x->mt; i++) {
         int d = msm_booth_digit_(x->gen_k[i].l, win, x->c);
         if (d == 0) continue;
         const AFF *p = MSM_FN(msm_pt_)(x, i);
         if (PT(affine_is_infinity)(p)) continue;
-        uint32_t bi = (uint32_t)(d > 0 ? d - 1 : -d - 1);
-        uint8_t st = w->st[bi];
-        AFF *b = &w->ab[bi];
-        if (!(st & MSM_HAS_)) {
-            *b = *p;
-            if (d < 0) FE_NEG(&b->y, &b->y);
-            w->st[bi] = MSM_HAS_;
-            continue;
-        }
-        FE dx;
-        if (!(st & MSM_BUSY_)) FE_SUB(&dx, &p->x, &b->x);
-        if ((st & MSM_BUSY_) || FE_IS_ZERO(&dx)) {
-            /* bucket taken by the open batch, or ±itself: overflow bucket */
-            if (d > 0) {
-                PT(xyzz_add_affine)(&w->xb[bi], &w->xb[bi], p);
-            } else {
-                AFF np;
-                PT(affine_neg)(&np, p);
-                PT(xyzz_add_affine)(&w->xb[bi], &w->xb[bi], &np);
-            }
-            continue;
-        }
-        w->eb[n] = bi;
-        w->ep[n] = p;
-        w->eneg[n] = d < 0;
-        if (n == 0)
-            w->pre[0] = dx;
-        else
-            FE_MUL(&w->pre[n], &w->pre[n - 1], &dx);
-        w->st[bi] = MSM_HAS_ | MSM_BUSY_;
-        if (++n == x->batch) {
-            MSM_FN(msm_flush_)(w, n);
-            n = 0;
-        }
+        MSM_FN(msm_put_)(w, qcap, (uint32_t)(d > 0 ? d - 1 : -d - 1), p, d < 0, &n);
+        if (n == x->batch) MSM_FN(msm_flush_queue_)(w, qcap, &n);
     }
-    MSM_FN(msm_flush_)(w, n);
+    while (n || w->nq) MSM_FN(msm_flush_queue_)(w, qcap, &n);
     XYZZ run, acc;
     PT(xyzz_set_infinity)(&run);
     PT(xyzz_set_infinity)(&acc);
@@ -209,6 +252,12 @@ static void MSM_FN(msm_workers_free_)(MSM_FN(msm_worker_) *wk, unsigned n)
         free(wk[t].ep);
         free(wk[t].eneg);
         free(wk[t].pre);
+        free(wk[t].qb);
+        free(wk[t].qb2);
+        free(wk[t].qp);
+        free(wk[t].qp2);
+        free(wk[t].qneg);
+        free(wk[t].qneg2);
     }
     free(wk);
 }
@@ -256,10 +305,12 @@ static int MSM_FN(msm_run_)(JAC *out, const AFF *bases, const msm_split_ *s, uns
     if (nthreads == 0) nthreads = 1;
     if (nthreads > ntasks) nthreads = ntasks;
     size_t nb = x.c ? (size_t)1 << (x.c - 1) : 0;
-    /* A batch of nb/4 keeps overflows near 1/8 of the additions; 64+ shares
-     * the inversion (~35 multiplications) well enough. */
-    x.batch = nb / 4 < 64 ? 64 : nb / 4 > 1024 ? 1024 : nb / 4;
-    if (x.batch > nb) x.batch = nb;
+    /* Batch: large enough to share the inversion (~35 multiplications),
+     * small against nb so that few points meet a busy bucket (deferred). */
+    x.batch = nb / 4 > 1024 ? 1024 : nb / 4;
+    /* Below 64 buckets the batches are too short to pay for the inversion:
+     * XYZZ buckets (the window c is still from the affine model). */
+    if (nb < 64) x.affine = false;
 
     x.win = malloc(sizeof(XYZZ) * ntasks);
     MSM_FN(msm_worker_) *wk = calloc(nthreads, sizeof(*wk));
@@ -277,7 +328,15 @@ static int MSM_FN(msm_run_)(JAC *out, const AFF *bases, const msm_split_ *s, uns
             wk[t].ep = malloc(sizeof(AFF *) * x.batch);
             wk[t].eneg = malloc(x.batch);
             wk[t].pre = malloc(sizeof(FE) * x.batch);
-            ok = wk[t].ab && wk[t].st && wk[t].eb && wk[t].ep && wk[t].eneg && wk[t].pre;
+            size_t q = x.batch / 2 + 1;
+            wk[t].qb = malloc(sizeof(uint32_t) * q);
+            wk[t].qb2 = malloc(sizeof(uint32_t) * q);
+            wk[t].qp = malloc(sizeof(AFF *) * q);
+            wk[t].qp2 = malloc(sizeof(AFF *) * q);
+            wk[t].qneg = malloc(q);
+            wk[t].qneg2 = malloc(q);
+            ok = wk[t].ab && wk[t].st && wk[t].eb && wk[t].ep && wk[t].eneg && wk[t].pre && wk[t].qb &&
+                 wk[t].qb2 && wk[t].qp && wk[t].qp2 && wk[t].qneg && wk[t].qneg2;
         }
     }
     if (!ok) {
