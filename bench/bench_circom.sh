@@ -8,6 +8,8 @@
 # read included), cuzk's prove phase (zkey already read); "CLI" columns: the
 # wall time of `snarkjs groth16 prove` and `cuzk circom prove` (node start and
 # wasm curve build; zkey read with subgroup checks, or --trusted without).
+# BASE_BUILD=DIR adds a "base prove s" column: the prove phase of DIR/cuzk
+# (e.g. a build of an earlier commit) on the same keys and witness.
 # THREADS (default 2) sets cuzk's threads; snarkjs uses one worker per CPU,
 # so run both on a machine (or cpuset) of THREADS cores for a fair figure.
 # A ptau: snarkjs powersoftau new bls12381 P, contribute, prepare phase2
@@ -69,18 +71,31 @@ for k in $(seq "$kmin" "$kmax"); do
             --public "$d/cz.public.json" --threads "$threads" --trusted 2>/dev/null
         tr+=("$(since "$t0")")
     done
+    base=""
+    if [ -n "${BASE_BUILD:-}" ]; then
+        bz=()
+        for r in $(seq "$reps"); do
+            "$BASE_BUILD/cuzk" circom prove --zkey "$d/b.zkey" --wtns "$d/b.wtns" --proof "$d/bz.proof.json" \
+                --public "$d/bz.public.json" --threads "$threads" 2>"$d/bz.log"
+            bz+=("$(sed -n 's/.*; prove \([0-9.]*\) s.*/\1/p' "$d/bz.log")")
+        done
+        base=" $(printf '%s\n' "${bz[@]}" | min) |"
+    fi
     czt=$(printf '%s\n' "${tr[@]}" | min)
     czp=$(printf '%s\n' "${cz[@]}" | min)
     czc=$(printf '%s\n' "${cz_cli[@]}" | min)
     "$cuzk" circom export-vk --zkey "$d/b.zkey" --out "$d/vk.json"
     ok=$($oracle verify "$d/vk.json" "$d/cz.public.json" "$d/cz.proof.json" ok >/dev/null 2>&1 && echo yes || echo NO)
-    row=$(printf '| 2^%-2d | %6d | %8.3f | %8.3f | %7.1fx | %8.3f | %8.3f | %8.3f | %6.1fx | %s |' "$k" "$n" "$sj" \
-        "$czp" "$(calc "$sj / $czp")" "$sj_cli" "$czc" "$czt" "$(calc "$sj_cli / $czc")" "$ok")
+    row=$(printf '| 2^%-2d | %6d | %8.3f | %8.3f | %7.1fx | %8.3f | %8.3f | %8.3f | %6.1fx | %s |%s' "$k" "$n" "$sj" \
+        "$czp" "$(calc "$sj / $czp")" "$sj_cli" "$czc" "$czt" "$(calc "$sj_cli / $czc")" "$ok" "$base")
     rows+=("$row")
     echo "$row   (setup ${setup_s%.*} s; cuzk phases: $(tail -1 "$d/cz.log" | sed 's/^ *//'))" >&2
 done
 echo
 echo "circom prove, cuzk CPU ($threads threads) vs snarkjs $(node -p "require('$here/../tests/oracle/node_modules/snarkjs/package.json').version") on $(nproc) CPUs, min of $reps"
-echo "| domain | constraints | snarkjs prove s | cuzk prove s | speedup | snarkjs CLI s | cuzk CLI s | cuzk CLI --trusted s | CLI speedup | snarkjs verifies cuzk |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+hdr="| domain | constraints | snarkjs prove s | cuzk prove s | speedup | snarkjs CLI s | cuzk CLI s | cuzk CLI --trusted s | CLI speedup | snarkjs verifies cuzk |"
+sep="|---|---|---|---|---|---|---|---|---|---|"
+[ -n "${BASE_BUILD:-}" ] && hdr="$hdr base prove s |" && sep="$sep---|"
+echo "$hdr"
+echo "$sep"
 printf '%s\n' "${rows[@]}"

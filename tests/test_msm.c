@@ -400,6 +400,31 @@ static void TF(test_msm)(void)
         free(b);
         free(k);
     }
+    /* Scalar-1 bases from 3 points, their negations and infinity: equal-x
+     * pairs and infinity at every round of the pairwise affine sum. */
+    {
+        size_t n = 300 + cuzk_rng_u64(&rng) % 200;
+        AFF pool[3], *b = malloc(sizeof(AFF) * n);
+        uint64_t(*k)[4] = calloc(n, 32);
+        TF(make_bases)(pool, 3);
+        JAC ref, got;
+        G(jac_set_infinity)(&ref);
+        for (size_t i = 0; i < n; i++) {
+            unsigned t = (unsigned)(cuzk_rng_u64(&rng) % 8);
+            if (t == 7) memset(&b[i], 0, sizeof b[i]);
+            else if (t >= 3) G(affine_neg)(&b[i], &pool[t - 3 < 3 ? t - 3 : 0]);
+            else b[i] = pool[t];
+            k[i][0] = i % 17 == 0 ? 2 : 1; /* a few general scalars too */
+            G(jac_add_affine)(&ref, &ref, &b[i]);
+            if (k[i][0] == 2) G(jac_add_affine)(&ref, &ref, &b[i]);
+        }
+        for (size_t mi = 0; mi < sizeof methods / sizeof methods[0]; mi++) {
+            CHECK(G(msm_flags)(&got, b, (const uint64_t(*)[4])k, n, 2, methods[mi]) == CUZK_OK);
+            CHECK_MSG(G(jac_eq)(&got, &ref), "%s few-points ones n=%zu flags=%u", NAME, n, methods[mi]);
+        }
+        free(b);
+        free(k);
+    }
     /* argument errors */
     JAC o;
     AFF b1 = G(generator);

@@ -38,6 +38,9 @@ typedef struct MSM_FN(msm_worker_) {
     const AFF **qp, **qp2;
     uint8_t *qneg, *qneg2;
     size_t nq;
+    AFF *os;       /* affine mode, scalar-1 chunks: MSM_ONE_CHUNK points */
+    FE *opre;      /* and MSM_ONE_CHUNK / 2 prefix products */
+    uint8_t *oflag; /* MSM_ONE_CHUNK / 2 pair kinds */
 } MSM_FN(msm_worker_);
 
 #ifndef MSM_HAS_
@@ -213,6 +216,95 @@ static void MSM_FN(msm_window_)(MSM_FN(msm_ctx_) *x, XYZZ *b, unsigned w, XYZZ *
     *res = acc;
 }
 
+/* Sum of the scalar-1 bases one_idx[lo, hi) into *acc by rounds of pairwise
+ * affine additions, each round sharing one inversion: k - 1 additions of
+ * 6 multiplications plus log2(k) inversions, against k mixed XYZZ
+ * additions of 10. A pair with equal x (P + P or P + (-P)) is added into
+ * *acc instead and leaves infinity in its place. */
+static void MSM_FN(msm_ones_affine_)(MSM_FN(msm_ctx_) *x, MSM_FN(msm_worker_) *w, size_t lo,
+                                      size_t hi, XYZZ *acc)
+{
+    AFF *s = w->os;
+    size_t k = 0;
+    for (size_t i = lo; i < hi; i++) {
+        const AFF *p = &x->bases[x->one_idx[i]];
+        if (!PT(affine_is_infinity)(p)) s[k++] = *p;
+    }
+    enum { PAIR_SUM = 0, PAIR_A = 1, PAIR_B = 2, PAIR_NONE = 3 };
+    while (k > 1) {
+        size_t np = k / 2, nb = 0;
+        FE dx, run;
+        for (size_t j = 0; j < np; j++) {
+            const AFF *a = &s[2 * j], *b = &s[2 * j + 1];
+            bool ia = PT(affine_is_infinity)(a), ib = PT(affine_is_infinity)(b);
+            if (ia || ib) {
+                w->oflag[j] = ia ? (ib ? PAIR_NONE : PAIR_B) : PAIR_A;
+                continue;
+            }
+            FE_SUB(&dx, &b->x, &a->x);
+            if (FE_IS_ZERO(&dx)) {
+                PT(xyzz_add_affine)(acc, acc, a);
+                PT(xyzz_add_affine)(acc, acc, b);
+                w->oflag[j] = PAIR_NONE;
+                continue;
+            }
+            w->oflag[j] = PAIR_SUM;
+            if (nb == 0)
+                run = dx;
+            else
+                FE_MUL(&run, &run, &dx);
+            w->opre[j] = run; /* prefix product up to this pair */
+            nb++;
+        }
+        /* backward: opre[j] becomes 1/dx_j for the summed pairs */
+        if (nb) {
+            FE inv, t;
+            FE_INV(&inv, &run);
+            size_t left = nb;
+            for (size_t j = np; j-- > 0;) {
+                if (w->oflag[j] != PAIR_SUM) continue;
+                left--;
+                if (left == 0) {
+                    w->opre[j] = inv;
+                    break;
+                }
+                size_t pj = j; /* previous summed pair */
+                while (w->oflag[--pj] != PAIR_SUM) {}
+                FE_MUL(&t, &inv, &w->opre[pj]);
+                FE_SUB(&dx, &s[2 * j + 1].x, &s[2 * j].x);
+                FE_MUL(&inv, &inv, &dx);
+                w->opre[j] = t;
+            }
+        }
+        /* forward, in place: s[j] from s[2j], s[2j+1] (2j >= j, never
+         * overwritten before it is read) */
+        for (size_t j = 0; j < np; j++) {
+            const AFF *a = &s[2 * j], *b = &s[2 * j + 1];
+            AFF o;
+            switch (w->oflag[j]) {
+            case PAIR_A: o = *a; break;
+            case PAIR_B: o = *b; break;
+            case PAIR_NONE: memset(&o, 0, sizeof o); break;
+            default: {
+                FE l, t, u;
+                FE_SUB(&t, &b->y, &a->y);
+                FE_MUL(&l, &t, &w->opre[j]);
+                FE_SQR(&t, &l);
+                FE_SUB(&t, &t, &a->x);
+                FE_SUB(&o.x, &t, &b->x);
+                FE_SUB(&u, &a->x, &o.x);
+                FE_MUL(&u, &u, &l);
+                FE_SUB(&o.y, &u, &a->y);
+            }
+            }
+            s[j] = o;
+        }
+        if (k & 1) s[np] = s[k - 1];
+        k = np + (k & 1);
+    }
+    if (k == 1) PT(xyzz_add_affine)(acc, acc, &s[0]);
+}
+
 static void MSM_FN(msm_task_)(MSM_FN(msm_ctx_) *x, MSM_FN(msm_worker_) *wk, unsigned t)
 {
     if (t < x->nwin) {
@@ -226,7 +318,11 @@ static void MSM_FN(msm_task_)(MSM_FN(msm_ctx_) *x, MSM_FN(msm_worker_) *wk, unsi
     size_t hi = lo + MSM_ONE_CHUNK < x->m1 ? lo + MSM_ONE_CHUNK : x->m1;
     XYZZ acc;
     PT(xyzz_set_infinity)(&acc);
-    for (size_t i = lo; i < hi; i++) PT(xyzz_add_affine)(&acc, &acc, &x->bases[x->one_idx[i]]);
+    if (wk->os) {
+        MSM_FN(msm_ones_affine_)(x, wk, lo, hi, &acc);
+    } else {
+        for (size_t i = lo; i < hi; i++) PT(xyzz_add_affine)(&acc, &acc, &x->bases[x->one_idx[i]]);
+    }
     x->win[t] = acc;
 }
 
@@ -258,6 +354,9 @@ static void MSM_FN(msm_workers_free_)(MSM_FN(msm_worker_) *wk, unsigned n)
         free(wk[t].qp2);
         free(wk[t].qneg);
         free(wk[t].qneg2);
+        free(wk[t].os);
+        free(wk[t].opre);
+        free(wk[t].oflag);
     }
     free(wk);
 }
@@ -318,6 +417,14 @@ static int MSM_FN(msm_run_)(JAC *out, const AFF *bases, const msm_split_ *s, uns
     bool ok = x.win && wk && th;
     for (unsigned t = 0; ok && t < nthreads; t++) {
         wk[t].ctx = &x;
+        if ((flags & CUZK_MSM_AFFINE) && s->m1 > 1) {
+            size_t cap = s->m1 < MSM_ONE_CHUNK ? s->m1 : MSM_ONE_CHUNK;
+            wk[t].os = malloc(sizeof(AFF) * cap);
+            wk[t].opre = malloc(sizeof(FE) * (cap / 2));
+            wk[t].oflag = malloc(cap / 2);
+            ok = wk[t].os && wk[t].opre && wk[t].oflag;
+            if (!ok) break;
+        }
         if (!nb) continue;
         wk[t].xb = malloc(sizeof(XYZZ) * nb);
         ok = wk[t].xb != NULL;
