@@ -7,7 +7,10 @@
  * ms is the best wall time of --reps runs (default 1); cpu ms the best CPU
  * time of the calling thread (all the work with 1 thread: the figure that
  * holds on a loaded box).
+ * --ones sets every scalar to 1 (the scalar-1 sum alone: mixed XYZZ
+ * additions for ref and glv, pairwise batch-affine rounds for the others).
  *   bench_msm [max_log2 (default 16)] [--g1] [--g2] [--threads T] [--method NAME] [--reps R]
+ *             [--ones]
  * Bases are random-walk points (the MSM cost does not depend on them).
  */
 #include <stdio.h>
@@ -25,13 +28,14 @@ int main(int argc, char **argv)
     int g1_only = 0, g2_only = 0;
     unsigned only_threads = 0;
     const char *only_method = NULL;
-    int reps = 1;
+    int reps = 1, ones = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--g1") == 0) g1_only = 1;
         else if (strcmp(argv[i], "--g2") == 0) g2_only = 1;
         else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) only_threads = (unsigned)atoi(argv[++i]);
         else if (strcmp(argv[i], "--method") == 0 && i + 1 < argc) only_method = argv[++i];
         else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--ones") == 0) ones = 1;
         else max_log = atoi(argv[i]);
     }
     static const struct { const char *name; unsigned flags; } methods[] = {
@@ -61,6 +65,10 @@ int main(int argc, char **argv)
         cuzk_fr f;
         cuzk_fr_random(&f, &rng);
         cuzk_fr_to_limbs(k[i], &f);
+        if (ones) {
+            memset(k[i], 0, 32);
+            k[i][0] = 1;
+        }
         cuzk_g1_jac_add(&c1, &c1, &g1);
         cuzk_g1_jac_dbl(&g1, &g1);
         j1[i] = c1;
@@ -75,7 +83,7 @@ int main(int argc, char **argv)
     free(j1);
     free(j2);
 
-    printf("cuzk bench_msm (random Fr scalars)\n\n");
+    printf("cuzk bench_msm (%s)\n\n", ones ? "all scalars 1" : "random Fr scalars");
     printf("| group | log2 n | method     |  c | threads |        ms |    cpu ms |  ns/point |\n");
     printf("|-------|--------|------------|----|---------|-----------|-----------|-----------|\n");
     for (int grp = g2_only ? 2 : 1; grp <= (g1_only ? 1 : 2); grp++) {
