@@ -50,14 +50,22 @@ for k in $(seq "$kmin" "$kmax"); do
         await s.wtns.calculate({a: '3', b: b.toString()}, '$d/b_js/b.wasm', '$d/b.wtns');
         process.exit(0);" 2>/dev/null) || { echo "bench_circom: setup failed for 2^$k (ptau too small?)" >&2; exit 1; }
     setup_s=$(since "$t0")
-    # snarkjs: in-process prove time (the wasm curve already built), and the CLI's wall time
-    sj=$($oracle time "$d/b.zkey" "$d/b.wtns" "$reps")
+    # snarkjs CLI wall time
     t0=$(date +%s.%N)
     "$snarkjs" groth16 prove "$d/b.zkey" "$d/b.wtns" "$d/sj.proof.json" "$d/sj.public.json" >/dev/null
     sj_cli=$(since "$t0")
-    # cuzk: prove time as reported (zkey read and validated before), and the CLI's wall time
-    cz=() cz_cli=()
+    # cuzk: prove time as reported (zkey read and validated before), and the
+    # CLI's wall time. Rounds interleave snarkjs (in-process prove time, the better of two
+    # calls so the wasm curve is already built), cuzk and the base build, so
+    # that load changes on a shared machine hit all of them alike.
+    cz=() cz_cli=() sjs=() bz=()
     for r in $(seq "$reps"); do
+        sjs+=("$($oracle time "$d/b.zkey" "$d/b.wtns" 2)")
+        if [ -n "${BASE_BUILD:-}" ]; then
+            "$BASE_BUILD/cuzk" circom prove --zkey "$d/b.zkey" --wtns "$d/b.wtns" --proof "$d/bz.proof.json" \
+                --public "$d/bz.public.json" --threads "$threads" 2>"$d/bz.log"
+            bz+=("$(sed -n 's/.*; prove \([0-9.]*\) s.*/\1/p' "$d/bz.log")")
+        fi
         t0=$(date +%s.%N)
         "$cuzk" circom prove --zkey "$d/b.zkey" --wtns "$d/b.wtns" --proof "$d/cz.proof.json" \
             --public "$d/cz.public.json" --threads "$threads" 2>"$d/cz.log"
@@ -71,16 +79,9 @@ for k in $(seq "$kmin" "$kmax"); do
             --public "$d/cz.public.json" --threads "$threads" --trusted 2>/dev/null
         tr+=("$(since "$t0")")
     done
+    sj=$(printf '%s\n' "${sjs[@]}" | min)
     base=""
-    if [ -n "${BASE_BUILD:-}" ]; then
-        bz=()
-        for r in $(seq "$reps"); do
-            "$BASE_BUILD/cuzk" circom prove --zkey "$d/b.zkey" --wtns "$d/b.wtns" --proof "$d/bz.proof.json" \
-                --public "$d/bz.public.json" --threads "$threads" 2>"$d/bz.log"
-            bz+=("$(sed -n 's/.*; prove \([0-9.]*\) s.*/\1/p' "$d/bz.log")")
-        done
-        base=" $(printf '%s\n' "${bz[@]}" | min) |"
-    fi
+    [ -n "${BASE_BUILD:-}" ] && base=" $(printf '%s\n' "${bz[@]}" | min) |"
     czt=$(printf '%s\n' "${tr[@]}" | min)
     czp=$(printf '%s\n' "${cz[@]}" | min)
     czc=$(printf '%s\n' "${cz_cli[@]}" | min)
