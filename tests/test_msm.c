@@ -98,7 +98,15 @@ static void test_window_choice(void)
         CHECK(here == cost);
         if (c > 2) CHECK((uint64_t)((256 + c - 2) / (c - 1)) * (ms[i] + ((uint64_t)1 << (c - 1))) >= cost);
         if (c < 20) CHECK((uint64_t)((256 + c) / (c + 1)) * (ms[i] + ((uint64_t)1 << (c + 1))) >= cost);
+        /* the affine model nwin·(m + 2·2^c) over 128-bit digits, likewise */
+        unsigned a = cuzk_msm_window_bits_affine(ms[i], 128);
+        CHECK(a >= 2 && a <= 20);
+#define AFF_COST(cc) ((uint64_t)((129 + (cc) - 1) / (cc)) * (ms[i] + ((uint64_t)2 << (cc))))
+        if (a > 2) CHECK(AFF_COST(a - 1) >= AFF_COST(a));
+        if (a < 20) CHECK(AFF_COST(a + 1) >= AFF_COST(a));
+#undef AFF_COST
     }
+    CHECK(cuzk_msm_window_bits_affine(0, 128) == 0);
 }
 
 /* a·b for 128-bit a, b into 256 bits. */
