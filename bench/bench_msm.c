@@ -97,6 +97,9 @@ int main(int argc, char **argv)
                     size_t mt = (f & CUZK_MSM_GLV) ? 2 * n : n;
                     unsigned c = (f & CUZK_MSM_AFFINE) ? cuzk_msm_window_bits_affine(mt, bits)
                                                        : cuzk_msm_window_bits(mt, bits, NULL);
+                    size_t min_nb = grp == 1 ? CUZK_MSM_G1_AFF_MIN_NB : CUZK_MSM_G2_AFF_MIN_NB;
+                    if ((f & CUZK_MSM_AFFINE) && ((size_t)1 << (c - 1)) < min_nb)
+                        c = cuzk_msm_window_bits(mt, bits, NULL); /* as msm_run_ does */
                     double dt = 1e300, dc = 0;
                     for (int r = 0; r < (reps < 1 ? 1 : reps); r++) {
                         double t0 = bench_now(), c0 = bench_cpu_now();

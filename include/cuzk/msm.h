@@ -25,8 +25,10 @@
  *     addition against 10 for a mixed XYZZ addition); a point whose bucket
  *     already has an addition in the open batch waits in a small queue for
  *     the next batch, and P + P / P + (-P) (or a full queue) go to a
- *     per-bucket XYZZ overflow. Windows with fewer than 64 buckets use XYZZ
- *     buckets only. A window is then sum_j j·B_j by a running sum (2
+ *     per-bucket XYZZ overflow. When the affine model's window has fewer
+ *     than 2^8 buckets (G1; 2^6 for G2, whose inversion is relatively
+ *     cheaper) the batches cannot pay for the inversion: XYZZ buckets with
+ *     the XYZZ model's window. A window is then sum_j j·B_j by a running sum (2
  *     additions per bucket), and the windows are joined by Horner's rule
  *     (c doublings each).
  *   - Cost model, in point additions: nwin(c) · (m + 2^c) for XYZZ

@@ -206,6 +206,7 @@ static int msm_split_plain_(msm_split_ *s, const uint64_t (*k)[4], size_t n, boo
 #define JAC cuzk_g1_jac
 #define XYZZ cuzk_g1_xyzz
 #define FE cuzk_fp
+#define MSM_AFF_MIN_NB CUZK_MSM_G1_AFF_MIN_NB
 #define FE_ADD cuzk_fp_add
 #define FE_SUB cuzk_fp_sub
 #define FE_NEG cuzk_fp_neg
@@ -227,6 +228,7 @@ static int msm_split_plain_(msm_split_ *s, const uint64_t (*k)[4], size_t n, boo
 #undef FE_SQR
 #undef FE_INV
 #undef FE_IS_ZERO
+#undef MSM_AFF_MIN_NB
 
 #define MSM_FN(x) cuzk_g2_##x
 #define PT(x) cuzk_g2_##x
@@ -234,6 +236,7 @@ static int msm_split_plain_(msm_split_ *s, const uint64_t (*k)[4], size_t n, boo
 #define JAC cuzk_g2_jac
 #define XYZZ cuzk_g2_xyzz
 #define FE cuzk_fp2
+#define MSM_AFF_MIN_NB CUZK_MSM_G2_AFF_MIN_NB
 #define FE_ADD cuzk_fp2_add
 #define FE_SUB cuzk_fp2_sub
 #define FE_NEG cuzk_fp2_neg

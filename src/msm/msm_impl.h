@@ -5,6 +5,7 @@
  *   AFF, JAC, XYZZ  point types
  *   FE, FE_ADD, FE_SUB, FE_NEG, FE_MUL, FE_SQR, FE_INV, FE_IS_ZERO  the
  *              coordinate field (batch-affine buckets)
+ *   MSM_AFF_MIN_NB  fewest buckets per window for affine buckets
  * The method and cost model are documented in include/cuzk/msm.h and the
  * flags in msm_internal.h; the digit recoding and GLV split are in msm.c.
  */
@@ -396,6 +397,12 @@ static int MSM_FN(msm_run_)(JAC *out, const AFF *bases, const msm_split_ *s, uns
     }
     x.affine = (flags & CUZK_MSM_AFFINE) != 0;
     x.c = x.affine ? cuzk_msm_window_bits_affine(x.mt, bits) : cuzk_msm_window_bits(x.mt, bits, NULL);
+    /* Below MSM_AFF_MIN_NB buckets the batches are too short to pay for the
+     * inversion: XYZZ buckets, with the window of their model. */
+    if (x.affine && x.c && ((size_t)1 << (x.c - 1)) < MSM_AFF_MIN_NB) {
+        x.affine = false;
+        x.c = cuzk_msm_window_bits(x.mt, bits, NULL);
+    }
     x.nwin = x.c ? (bits + 1 + x.c - 1) / x.c : 0;
     atomic_init(&x.next_task, 0);
     size_t nchunks = (s->m1 + MSM_ONE_CHUNK - 1) / MSM_ONE_CHUNK; /* < 2^32 / 2^14 */
@@ -407,9 +414,6 @@ static int MSM_FN(msm_run_)(JAC *out, const AFF *bases, const msm_split_ *s, uns
     /* Batch: large enough to share the inversion (~35 multiplications),
      * small against nb so that few points meet a busy bucket (deferred). */
     x.batch = nb / 4 > 1024 ? 1024 : nb / 4;
-    /* Below 64 buckets the batches are too short to pay for the inversion:
-     * XYZZ buckets (the window c is still from the affine model). */
-    if (nb < 64) x.affine = false;
 
     x.win = malloc(sizeof(XYZZ) * ntasks);
     MSM_FN(msm_worker_) *wk = calloc(nthreads, sizeof(*wk));

@@ -23,6 +23,11 @@ enum {
     CUZK_MSM_DEFAULT = CUZK_MSM_GLV | CUZK_MSM_AFFINE,
 };
 
+/* Affine buckets only when the affine model's window has at least this many
+ * buckets (2^(c-1)); below, XYZZ buckets with cuzk_msm_window_bits' window.
+ * An Fp inversion costs ~37 multiplications, an Fp2 one ~11 Fp2 ones. */
+enum { CUZK_MSM_G1_AFF_MIN_NB = 256, CUZK_MSM_G2_AFF_MIN_NB = 64 };
+
 /* x^2 for the BLS parameter x, as a 128-bit integer (little-endian limbs). */
 extern const uint64_t cuzk_msm_x2[2];
 
