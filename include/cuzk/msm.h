@@ -3,9 +3,12 @@
  * and G2, the bulk of a Groth16 proof (A, B, C, H and L queries).
  *
  * Method (Pippenger / bucket method):
- *   - Scalars 0 are skipped; bases whose scalar is exactly 1 are summed by
- *     plain mixed additions (Filecoin witnesses are mostly bits); only the
- *     remaining m "general" scalars go through the buckets.
+ *   - Scalars 0 are skipped; bases whose scalar is exactly 1 are summed
+ *     apart (Filecoin witnesses are mostly bits): in chunks of 2^14, by
+ *     rounds of pairwise affine additions sharing one inversion per round
+ *     (a chain of mixed XYZZ additions under 64 points, or in the reference
+ *     method); only the remaining m "general" scalars go through the
+ *     buckets.
  *   - Each general scalar is cut into nwin windows of c bits, recoded as
  *     signed Booth digits d in [-2^(c-1), 2^(c-1)] (a digit is its c bits
  *     plus the top bit of the window below, minus 2^c times its own top

@@ -421,7 +421,8 @@ static int MSM_FN(msm_run_)(JAC *out, const AFF *bases, const msm_split_ *s, uns
     bool ok = x.win && wk && th;
     for (unsigned t = 0; ok && t < nthreads; t++) {
         wk[t].ctx = &x;
-        if ((flags & CUZK_MSM_AFFINE) && s->m1 > 1) {
+        /* under 64 points the log2(k) inversions cost more than they save */
+        if ((flags & CUZK_MSM_AFFINE) && s->m1 >= 64) {
             size_t cap = s->m1 < MSM_ONE_CHUNK ? s->m1 : MSM_ONE_CHUNK;
             wk[t].os = malloc(sizeof(AFF) * cap);
             wk[t].opre = malloc(sizeof(FE) * (cap / 2));
