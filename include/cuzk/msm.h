@@ -31,9 +31,9 @@
  *     per-bucket XYZZ overflow. When the affine model's window has fewer
  *     than 2^8 buckets (G1; 2^6 for G2, whose inversion is relatively
  *     cheaper) the batches cannot pay for the inversion: XYZZ buckets with
- *     the XYZZ model's window. A window is then sum_j j·B_j by a running sum (2
- *     additions per bucket), and the windows are joined by Horner's rule
- *     (c doublings each).
+ *     the XYZZ model's window. A window is then sum_j j·B_j by a running
+ *     sum (2 additions per bucket), and the windows are joined by Horner's
+ *     rule (c doublings each).
  *   - Cost model, in point additions: nwin(c) · (m + 2^c) for XYZZ
  *     buckets (cuzk_msm_window_bits, the reference method), and
  *     nwin(c) · (2m + 2·2^c) with 128-bit digits for the default (the
@@ -52,13 +52,14 @@
  *     Bucket memory per thread: 2^(c-1) XYZZ points plus, for the affine
  *     buckets, 2^(c-1) affine points (c = 16: 9 MiB for G1, 18 MiB for G2);
  *     scalar scratch is 36 bytes per general scalar, plus 64 bytes and one
- *     affine point per general scalar for GLV.
+ *     affine point per general scalar for GLV; the pairwise scalar-1 sum
+ *     takes up to 2^14 affine points per thread (1.5 MiB G1, 3 MiB G2).
  *   - Threads: the windows and fixed chunks of 2^14 scalar-1 bases are
  *     independent tasks pulled by nthreads pthreads from a shared counter;
  *     the task results are joined in a fixed order, so the output is
  *     bit-for-bit the same Jacobian point for every nthreads. Windows are
  *     not split by point ranges, so threads beyond the task count (about
- *     nwin, 13..32) have nothing to do.
+ *     nwin: 9..17 with GLV, 13..32 without) have nothing to do.
  *
  * All functions return CUZK_OK, CUZK_ERR_INVALID_ARG (out NULL, bases or
  * scalars NULL with n > 0, n >= 2^32) or CUZK_ERR_NO_MEMORY (then *out is
