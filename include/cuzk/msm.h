@@ -59,7 +59,7 @@
  *     the task results are joined in a fixed order, so the output is
  *     bit-for-bit the same Jacobian point for every nthreads. Windows are
  *     not split by point ranges, so threads beyond the task count (about
- *     nwin: 9..17 with GLV, 13..32 without) have nothing to do.
+ *     nwin: 7..17 with GLV, 13..32 without) have nothing to do.
  *
  * All functions return CUZK_OK, CUZK_ERR_INVALID_ARG (out NULL, bases or
  * scalars NULL with n > 0, n >= 2^32) or CUZK_ERR_NO_MEMORY (then *out is
