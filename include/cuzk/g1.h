@@ -42,6 +42,11 @@ bool cuzk_g1_affine_is_infinity(const cuzk_g1_affine *p);
 bool cuzk_g1_affine_is_on_curve(const cuzk_g1_affine *p); /* infinity counts as on the curve */
 /* Subgroup membership by the GLV endomorphism (not multiplication by r). */
 bool cuzk_g1_affine_in_subgroup(const cuzk_g1_affine *p);
+/* x^2·P for P in G1 (x the BLS parameter) by the GLV endomorphism: phi(x, y) =
+ * (beta·x, y) acts on G1 as lambda = -x^2 mod r (lambda^2 + lambda + 1 = 0),
+ * so x^2·P = -phi(P) = (beta·x, -y). One Fp multiplication; only valid for
+ * points of the subgroup. Infinity (0, 0) maps to itself. */
+void cuzk_g1_affine_endo_x2(cuzk_g1_affine *r, const cuzk_g1_affine *p);
 bool cuzk_g1_affine_eq(const cuzk_g1_affine *a, const cuzk_g1_affine *b);
 void cuzk_g1_affine_neg(cuzk_g1_affine *r, const cuzk_g1_affine *p);
 

@@ -49,6 +49,9 @@ void cuzk_g2_affine_neg(cuzk_g2_affine *r, const cuzk_g2_affine *p);
  * with cx = 1/(u+1)^((p-1)/3), cy = 1/(u+1)^((p-1)/2). On G2 it acts as
  * multiplication by the BLS parameter x = -0xd201000000010000 (mod r). */
 void cuzk_g2_affine_psi(cuzk_g2_affine *r, const cuzk_g2_affine *p);
+/* x^2·P for P in G2 as psi(psi(P)) (psi acts on G2 as x); only valid for
+ * points of the subgroup. Infinity (0, 0) maps to itself. */
+void cuzk_g2_affine_endo_x2(cuzk_g2_affine *r, const cuzk_g2_affine *p);
 
 /* Jacobian */
 void cuzk_g2_jac_set_infinity(cuzk_g2_jac *r);

@@ -3,21 +3,42 @@
  * and G2, the bulk of a Groth16 proof (A, B, C, H and L queries).
  *
  * Method (Pippenger / bucket method):
- *   - Scalars 0 are skipped; bases whose scalar is exactly 1 are summed by
- *     plain mixed additions (Filecoin witnesses are mostly bits); only the
- *     remaining m "general" scalars go through the buckets.
+ *   - Scalars 0 are skipped; bases whose scalar is exactly 1 are summed
+ *     apart (Filecoin witnesses are mostly bits): in chunks of 2^14, by
+ *     rounds of pairwise affine additions sharing one inversion per round
+ *     (a chain of mixed XYZZ additions under 64 points, or in the reference
+ *     method); only the remaining m "general" scalars go through the
+ *     buckets.
  *   - Each general scalar is cut into nwin windows of c bits, recoded as
  *     signed Booth digits d in [-2^(c-1), 2^(c-1)] (a digit is its c bits
  *     plus the top bit of the window below, minus 2^c times its own top
  *     bit; no carries between windows), so a window needs only 2^(c-1)
  *     buckets: d·P goes into bucket |d| as ±P.
  *     nwin = ceil((bits + 1) / c), bits = 255 for cuzk_fr scalars (< r) and
- *     256 for plain scalars.
- *   - Buckets are XYZZ points filled by mixed (XYZZ + affine) additions;
- *     a window is then sum_j j·B_j by a running sum (2 additions per bucket),
- *     and the windows are joined by Horner's rule (c doublings each).
- *   - Cost model, in point additions: nwin(c) · (m + 2^c), plus ~256
- *     doublings; c in [2, 20] minimises it (cuzk_msm_window_bits). E.g.
+ *     256 for plain scalars (128 for both after the GLV split below).
+ *   - GLV: every general scalar k (reduced mod r) is split as
+ *     k = k1 + k2·x^2 with k1, k2 < 2^128 (x the BLS parameter; two
+ *     divisions by |x|), and x^2·P costs one Fp multiplication on G1
+ *     ((beta·x, -y): phi acts as -x^2) and two psi maps on G2 (psi acts as
+ *     x): 2m entries of 128-bit scalars, so half the windows and half the
+ *     bucket sums. Needs bases in the prime-order subgroup (G1 / G2), as
+ *     every caller guarantees (parameters and proofs are subgroup-checked).
+ *   - Buckets are affine, filled by batches of affine additions that share
+ *     one field inversion (Montgomery's trick: 6 multiplications per
+ *     addition against 10 for a mixed XYZZ addition); a point whose bucket
+ *     already has an addition in the open batch waits in a small queue for
+ *     the next batch, and P + P / P + (-P) (or a full queue) go to a
+ *     per-bucket XYZZ overflow. When the affine model's window has fewer
+ *     than 2^8 buckets (G1; 2^6 for G2, whose inversion is relatively
+ *     cheaper) the batches cannot pay for the inversion: XYZZ buckets with
+ *     the XYZZ model's window. A window is then sum_j j·B_j by a running
+ *     sum (2 additions per bucket), and the windows are joined by Horner's
+ *     rule (c doublings each).
+ *   - Cost model, in point additions: nwin(c) · (m + 2^c) for XYZZ
+ *     buckets (cuzk_msm_window_bits, the reference method), and
+ *     nwin(c) · (2m + 2·2^c) with 128-bit digits for the default (the
+ *     running sum's two additions cost about four affine ones). E.g. the
+ *     reference:
  *       m      c  nwin  additions      (Fr scalars, bits = 255)
  *       2^10   8   32      40,960
  *       2^12  10   26     133,120
@@ -26,21 +47,24 @@
  *       2^16  13   20   1,474,560
  *       2^20  16   16  17,825,792
  *       2^27  20   13   1.76e9
- *     (measured: about 0.9 us per G1 and 3.3 us per G2 mixed addition with
- *     the portable Fp; bench/bench_msm prints the table per build)
- *     Bucket memory is 2^(c-1) XYZZ points per thread (c = 16: 6 MiB for
- *     G1, 12 MiB for G2); scalar scratch is 36 bytes per general scalar.
+ *     docs/perf.md has the field-multiplication counts per method and
+ *     bench/bench_msm measures each (msm_internal.h selects them).
+ *     Bucket memory per thread: 2^(c-1) XYZZ points plus, for the affine
+ *     buckets, 2^(c-1) affine points (c = 16: 9 MiB for G1, 18 MiB for G2);
+ *     scalar scratch is 36 bytes per general scalar, plus 64 bytes and one
+ *     affine point per general scalar for GLV; the pairwise scalar-1 sum
+ *     takes up to 2^14 affine points per thread (1.5 MiB G1, 3 MiB G2).
  *   - Threads: the windows and fixed chunks of 2^14 scalar-1 bases are
  *     independent tasks pulled by nthreads pthreads from a shared counter;
  *     the task results are joined in a fixed order, so the output is
  *     bit-for-bit the same Jacobian point for every nthreads. Windows are
  *     not split by point ranges, so threads beyond the task count (about
- *     nwin, 13..32) have nothing to do.
+ *     nwin: 7..17 with GLV, 13..32 without) have nothing to do.
  *
  * All functions return CUZK_OK, CUZK_ERR_INVALID_ARG (out NULL, bases or
  * scalars NULL with n > 0, n >= 2^32) or CUZK_ERR_NO_MEMORY (then *out is
  * untouched). n = 0 gives infinity. nthreads 0 means 1. Bases may include
- * infinity (0,0) and repeats; they must lie on the curve (not checked).
+ * infinity (0,0) and repeats; they must lie in G1 / G2 (not checked).
  * If a thread cannot be started, its work is done by the others.
  */
 #ifndef CUZK_MSM_H
@@ -65,7 +89,7 @@ int cuzk_g2_msm(cuzk_g2_jac *out, const cuzk_g2_affine *bases, const cuzk_fr *sc
 
 /* Scalars as plain little-endian 256-bit integers (any value, not reduced
  * mod r; provers convert from Montgomery once). out = sum k_i · bases[i]
- * as integers, which equals the mod-r sum for subgroup points. */
+ * mod r (the bases being subgroup points). */
 int cuzk_g1_msm_plain(cuzk_g1_jac *out, const cuzk_g1_affine *bases, const uint64_t (*scalars)[4],
                       size_t n, unsigned nthreads);
 int cuzk_g2_msm_plain(cuzk_g2_jac *out, const cuzk_g2_affine *bases, const uint64_t (*scalars)[4],

@@ -71,6 +71,12 @@ bool cuzk_g1_affine_in_subgroup(const cuzk_g1_affine *p)
     return cuzk_g1_jac_eq(&t, &phi);
 }
 
+void cuzk_g1_affine_endo_x2(cuzk_g1_affine *r, const cuzk_g1_affine *p)
+{
+    cuzk_fp_mul(&r->x, &p->x, &g1_beta);
+    cuzk_fp_neg(&r->y, &p->y);
+}
+
 /* ---- encodings --------------------------------------------------------- */
 
 void cuzk_g1_compress(uint8_t out[48], const cuzk_g1_affine *p)

@@ -69,6 +69,13 @@ void cuzk_g2_affine_psi(cuzk_g2_affine *r, const cuzk_g2_affine *p)
     cuzk_fp2_mul(&r->y, &y, &g2_psi_cy);
 }
 
+void cuzk_g2_affine_endo_x2(cuzk_g2_affine *r, const cuzk_g2_affine *p)
+{
+    cuzk_g2_affine t;
+    cuzk_g2_affine_psi(&t, p);
+    cuzk_g2_affine_psi(r, &t);
+}
+
 void cuzk_g2_jac_psi(cuzk_g2_jac *r, const cuzk_g2_jac *p)
 {
     /* conj is a field automorphism, so it commutes with x = X/Z^2, y = Y/Z^3. */
