@@ -11,7 +11,9 @@
  * a challenge index, the miner or sector id are caught by the check; a parent
  * label changed after the check is caught by the circuit; malformed JSON (14
  * shapes) is rejected with the field named. 4KiB (8-2-0 trees) and 32KiB
- * (8-8-2) sectors seal and pass the vanilla verification.
+ * (8-8-2) sectors seal and pass the vanilla verification. The synthetic
+ * generator: a 32GiB C1 (Sub proofs) round-trips and checks; an 8MiB one
+ * checks and satisfies the circuit (32GiB on TestCS: tests/tool_seal_synth.c).
  * Groth16 (test setup, prove, verify with rebuilt inputs, a wrong seed's
  * inputs rejected) on the real 2KiB circuit (~2.4M constraints) takes
  * minutes on 2 cores: run with CUZK_SEAL_GROTH16=1.
@@ -407,6 +409,35 @@ int main(void)
                   (unsigned long long)sizes[i], err);
         cuzk_fil_c1_free(c1);
         cuzk_sealed_sector_free(&s);
+    }
+    /* the synthetic full-size C1 (Sub variant, 10 partitions x 18 challenges): round trip, check */
+    {
+        cuzk_seal_params q = p;
+        q.registered_proof = cuzk_fil_seal_proof_by_name("StackedDrg32GiBV1_1")->id;
+        CHECK(cuzk_seal_synthetic_c1(&q, &c1) == 0);
+        if (!c1) return tu_finish("test_seal");
+        json = to_json(c1, 0, &jl);
+        CHECK(strstr(json, "\"comm_r_last_proof\":{\"data\":{\"Sub\":{\"base_proof\":{\"path\":[{\"hashes\":"));
+        CHECK_MSG(cuzk_fil_c1_parse((uint8_t *)json, jl, &back, err, sizeof err) == 0, "%s", err);
+        if (back) {
+            json2 = to_json(back, 0, &jl2);
+            CHECK(jl2 == jl && memcmp(json, json2, jl) == 0);
+            free(json2);
+            CHECK_MSG(cuzk_fil_c1_check(back, q.registered_proof, q.miner_id, q.sector_id, err, sizeof err) == 0,
+                      "32GiB synthetic: %s", err);
+            /* the same generator and sparse trees at 8MiB: its partition satisfies the circuit */
+        }
+        free(json);
+        cuzk_fil_c1_free(c1);
+        cuzk_fil_c1_free(back);
+        q.registered_proof = cuzk_fil_seal_proof_by_name("StackedDrg8MiBV1_1")->id;
+        CHECK(cuzk_seal_synthetic_c1(&q, &c1) == 0);
+        if (c1) {
+            CHECK_MSG(cuzk_fil_c1_check(c1, q.registered_proof, q.miner_id, q.sector_id, err, sizeof err) == 0,
+                      "8MiB synthetic: %s", err);
+            satisfied(c1, "8MiB synthetic", 1);
+        }
+        cuzk_fil_c1_free(c1);
     }
     return tu_finish("test_seal");
 }
