@@ -257,6 +257,25 @@ int main(void)
         cuzk_fr_to_le32(got, &s.labels[0]);
         CHECK(memcmp(d, got, 32) == 0);
     }
+    /* prover_id: the ID-address payload (uvarint), as curio's make_prover_id tests pin it */
+    {
+        uint8_t want[32] = {0};
+        uint64_t m = p.miner_id;
+        for (int i = 0; m || i == 0; i++, m >>= 7) want[i] = (uint8_t)(m & 0x7f) | (m > 0x7f ? 0x80 : 0);
+        CHECK(memcmp(want, s.prover_id, 32) == 0);
+        static const struct {
+            uint64_t id;
+            uint8_t b0, b1;
+        } pin[] = {{1000, 0xe8, 0x07}, {0, 0, 0}, {127, 0x7f, 0}, {128, 0x80, 0x01}};
+        for (int i = 0; i < 4; i++) {
+            cuzk_seal_params q = p;
+            q.miner_id = pin[i].id;
+            cuzk_sealed_sector s2;
+            CHECK(cuzk_seal(&s2, &q) == 0);
+            CHECK(s2.prover_id[0] == pin[i].b0 && s2.prover_id[1] == pin[i].b1 && s2.prover_id[2] == 0);
+            cuzk_sealed_sector_free(&s2);
+        }
+    }
     /* deterministic from the seed; another seed, another sector */
     {
         cuzk_sealed_sector s2;

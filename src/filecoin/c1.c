@@ -10,14 +10,14 @@
 #include "cuzk/error.h"
 #include "cuzk/merkle.h"
 #include "cuzk/poseidon.h"
+#include "filecoin_internal.h"
 
 #define NCOL (1 + CUZK_POREP_BASE_DEGREE + CUZK_POREP_EXP_DEGREE)
 #define NPAR CUZK_POREP_TOTAL_PARENTS
 
 static const cuzk_tree_shape TREE_D = {CUZK_TREE_SHA256, 2, 0, 0};
 
-/* filecoin-ffi toProverID: the ID address payload (uvarint of the actor id), zero padded. */
-static void prover_id_of(uint8_t out[32], uint64_t miner_id)
+void fil_prover_id(uint8_t out[32], uint64_t miner_id)
 {
     memset(out, 0, 32);
     int i = 0;
@@ -794,7 +794,7 @@ int cuzk_fil_c1_check(cuzk_fil_c1 *c1, uint64_t registered_proof, uint64_t miner
         return vfail(err, errcap, "SectorNum: %llu differs from the sector number %llu",
                      (unsigned long long)c1->wrap_sector_num, (unsigned long long)sector_id);
     uint8_t prover[32], porep_id[32], rid[32];
-    prover_id_of(prover, miner_id);
+    fil_prover_id(prover, miner_id);
     cuzk_fil_porep_id(porep_id, c1->registered_proof, 0);
     cuzk_fil_replica_id(rid, prover, sector_id, c1->ticket, c1->comm_d, porep_id);
     if (memcmp(rid, c1->replica_id, 32))

@@ -156,14 +156,7 @@ int cuzk_seal(cuzk_sealed_sector *s, const cuzk_seal_params *p)
     const unsigned L = s->cfg.layers, nt = nthreads_of(p->nthreads);
     if (N > (1ull << 26)) return CUZK_ERR_INVALID_ARG; /* whole layers in memory: up to 2 GiB sectors */
     cuzk_seal_randomness(p->seed, s->ticket, s->seed);
-    { /* prover_id: the ID address payload (uvarint of the actor id) */
-        uint64_t m = p->miner_id;
-        int i = 0;
-        do {
-            s->prover_id[i++] = (uint8_t)((m & 0x7f) | (m >> 7 ? 0x80 : 0));
-            m >>= 7;
-        } while (m);
-    }
+    fil_prover_id(s->prover_id, p->miner_id);
     cuzk_fil_porep_id(s->porep_id, p->registered_proof, 0);
     if (cuzk_fil_graph_init(&s->graph, N, s->porep_id, s->rp->api_version)) return CUZK_ERR_INVALID_ARG;
 
@@ -560,15 +553,8 @@ int cuzk_seal_synthetic_c1(const cuzk_seal_params *p, cuzk_fil_c1 **out)
     const cuzk_porep_config *cfg = &c1->cfg;
     const unsigned L = cfg->layers;
     synth s = {.cfg = cfg, .seed = p->seed};
-    uint8_t prover[32] = {0}, porep_id[32], ticket[32], seed[32], comm_d[32], rid[32], comm_r[32];
-    {
-        uint64_t m = p->miner_id;
-        int i = 0;
-        do {
-            prover[i++] = (uint8_t)((m & 0x7f) | (m >> 7 ? 0x80 : 0));
-            m >>= 7;
-        } while (m);
-    }
+    uint8_t prover[32], porep_id[32], ticket[32], seed[32], comm_d[32], rid[32], comm_r[32];
+    fil_prover_id(prover, p->miner_id);
     cuzk_fil_porep_id(porep_id, p->registered_proof, 0);
     cuzk_seal_randomness(p->seed, ticket, seed);
     s.zero[0] = cuzk_fr_zero;
