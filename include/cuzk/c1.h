@@ -108,8 +108,10 @@ int cuzk_fil_c1_write_wrapped(const cuzk_fil_c1 *c1, uint64_t sector_num, FILE *
  * comm_r for NI-PoRep, synthetic selection for SyntheticPoRep), parents from
  * the SDR graph, all paths open to comm_d / comm_c / comm_r_last with
  * comm_r = Poseidon(comm_c, comm_r_last), labels recomputed from the parent
- * columns, replica leaf = last label + data. 0 on success, CUZK_ERR_VERIFY
- * (err says what and where) or CUZK_ERR_INVALID_ARG.
+ * columns, replica leaf = last label + data. The sector size follows from the
+ * registered proof (c1->cfg.sector_size; a request's own sector_size field is the
+ * caller's to compare). 0 on success, CUZK_ERR_VERIFY_FAILED (err says what and
+ * where), CUZK_ERR_INVALID_ARG or CUZK_ERR_NO_MEMORY. Resets c1->checked first.
  */
 int cuzk_fil_c1_check(cuzk_fil_c1 *c1, uint64_t registered_proof, uint64_t miner_id, uint64_t sector_id,
                       char *err, size_t errcap);
