@@ -21,6 +21,7 @@ int cmd_params(int argc, char **argv);
 int cmd_pce(int argc, char **argv);
 int cmd_circom(int argc, char **argv);
 int cmd_gen_vanilla(int argc, char **argv);
+int cmd_c1(int argc, char **argv);
 #ifdef CUZK_HAVE_SERVER
 int cmd_daemon(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
@@ -35,6 +36,7 @@ static const cuzk_cli_command commands[] = {
     {"params", cmd_params, "Filecoin parameter files: check digests against parameters.json, list"},
     {"pce", cmd_pce, "pre-compiled circuit files: inspect"},
     {"gen-vanilla", cmd_gen_vanilla, "Filecoin test inputs: seal a sector, C1 JSON, PoSt and SnapDeals vanilla proofs"},
+    {"c1", cmd_c1, "PoRep C1 output (vanilla proofs): check FILE (parse, vanilla verification)"},
     {"circom", cmd_circom, "circom/snarkjs: prove, verify, export-vk, check (BLS12-381)"},
 #ifdef CUZK_HAVE_SERVER
     {"daemon", cmd_daemon, "run the proving daemon (gRPC; see docs/install.md)"},

@@ -1,0 +1,43 @@
+/* Fuzz the PoRep C1 parser (SealCommitPhase1Output JSON and curio's wrapper): any input is
+ * rejected or parses to a C1 whose serde_json form parses back to the same bytes; the vanilla
+ * verification runs on whatever parsed and never crashes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuzk/c1.h"
+#include "cuzk/error.h"
+
+static char *dump(const cuzk_fil_c1 *c1, size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    if (!f || cuzk_fil_c1_write(c1, f) != CUZK_OK) abort();
+    fclose(f);
+    return buf;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    cuzk_fil_c1 *c1 = NULL, *c2 = NULL;
+    char err[512];
+    int rc = cuzk_fil_c1_parse(data, size, &c1, err, sizeof err);
+    if (rc != CUZK_OK) {
+        if (c1 || (rc == CUZK_ERR_FORMAT && !err[0])) abort(); /* a format refusal says why */
+        return 0;
+    }
+    size_t n, n2;
+    char *a = dump(c1, &n);
+    if (cuzk_fil_c1_parse((const uint8_t *)a, n, &c2, err, sizeof err) != CUZK_OK) abort();
+    char *b = dump(c2, &n2);
+    if (n != n2 || memcmp(a, b, n)) abort();
+    if (cuzk_fil_c1_check(c1, c1->registered_proof, 1000, 1, err, sizeof err) == CUZK_OK) {
+        cuzk_fr pub[1024];
+        if (cuzk_fil_c1_public_inputs(c1, 0, pub) != cuzk_porep_num_inputs(&c1->cfg) - 1) abort();
+    }
+    free(a);
+    free(b);
+    cuzk_fil_c1_free(c1);
+    cuzk_fil_c1_free(c2);
+    return 0;
+}
