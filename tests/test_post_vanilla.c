@@ -1,0 +1,294 @@
+/*
+ * PoSt vanilla proofs (fil_vanilla.h) at 2KiB, end to end: random stand-in sealed sectors
+ * written to and read back from sector directories; vanilla proofs generated as
+ * filecoin-proofs' generate_single_vanilla_proof lays them out; parse / encode round trip;
+ * prepare (challenges rebuilt from randomness and sector id, every opening checked); the job's
+ * witness satisfies TestCS with exactly the rebuilt public inputs; Groth16 proofs (direct and
+ * through an extracted PCE) verify against them. WindowPoSt with 2 sectors for API 1.0 (id 5)
+ * and 1.2 (id 10), 1 sector (padding) and WinningPoSt (id 0) with the sector selected by cuzk.
+ * Tampering (a leaf, a path hash, comm_r, randomness, the partition index, another sector's
+ * comm_r) is refused by prepare and, in the witness or the public inputs, by TestCS or the
+ * verifier; malformed blobs are refused with the field named.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cuzk/fil_vanilla.h"
+#include "fil_job_prove.h"
+
+static int post_synth(cuzk_cs *cs, const void *ctx, bool blank)
+{
+    const cuzk_fil_post_job *j = ctx;
+    return cuzk_post_circuit(cs, &j->cfg, blank ? NULL : &j->w, 1);
+}
+
+static void rnd32(uint8_t out[32], cuzk_rng *rng)
+{
+    cuzk_rng_bytes(rng, out, 32);
+    out[31] &= 0x3f;
+}
+
+/* Re-encodes v into a fresh blob (the caller frees). */
+static cuzk_fil_blob reencode(uint64_t id, const cuzk_fil_post_vanilla *v)
+{
+    uint8_t *b = NULL;
+    size_t n = 0;
+    CHECK(cuzk_fil_post_vanilla_encode(&b, &n, id, v) == 0);
+    return (cuzk_fil_blob){b, n};
+}
+
+/* prepare fails with rc and an error containing want. */
+static void refused(uint64_t id, const uint8_t rnd[32], uint32_t part, const cuzk_fil_blob *b, size_t n,
+                    const cuzk_fr *expect, int rc, const char *want)
+{
+    cuzk_fil_post_job j;
+    char err[256] = "";
+    int got = cuzk_fil_post_prepare(&j, id, rnd, part, b, n, expect, err, sizeof err);
+    CHECK_MSG(got == rc && fj_names(err, want), "want %d naming '%s', got %d: %s", rc, want, got, err);
+    if (!got) cuzk_fil_post_job_free(&j);
+}
+
+/* Malformed blobs: each rejected before synthesis with the field named. */
+static void malformed(uint64_t id, const cuzk_fil_blob *good)
+{
+    cuzk_fil_post_vanilla v;
+    char err[256];
+    uint8_t *b = malloc(good->len + 1);
+    /* truncations at a spread of lengths */
+    for (size_t cut = 0; cut < good->len; cut += 1 + good->len / 37) {
+        CHECK_MSG(cuzk_fil_post_vanilla_parse(&v, id, good->data, cut, err, sizeof err) == CUZK_ERR_FORMAT &&
+                      fj_names(err, "truncated"),
+                  "cut %zu: %s", cut, err);
+    }
+    /* a trailing byte */
+    memcpy(b, good->data, good->len);
+    b[good->len] = 0;
+    CHECK(cuzk_fil_post_vanilla_parse(&v, id, b, good->len + 1, err, sizeof err) == CUZK_ERR_FORMAT &&
+          fj_names(err, "trailing"));
+    /* byte offsets of a 2KiB (8-0-0) proof: sector_id 8, comm_r 32, sectors len 8, inclusion len 8,
+     * then per proof: tag 4, root 32, leaf 32, path len 8, per level (hashes len 8, 7 x 32, index 8) */
+    const size_t p0 = 8 + 32 + 8 + 8;
+    struct {
+        size_t off;
+        uint8_t val;
+        int rc;
+        const char *field;
+    } cases[] = {
+        {8 + 32, 2, CUZK_ERR_FORMAT, "vanilla_proof.sectors"},
+        {8 + 32 + 8, 9, CUZK_ERR_FORMAT, "vanilla_proof.sectors[0].inclusion_proofs"},
+        {p0, 1, CUZK_ERR_FORMAT, "inclusion_proofs[0].data"},
+        {p0 + 4 + 64, 3, CUZK_ERR_FORMAT, "inclusion_proofs[0].path"},
+        {p0 + 4 + 64 + 8, 8, CUZK_ERR_FORMAT, "inclusion_proofs[0].path[0].hashes"},
+        {p0 + 4 + 64 + 8 + 8 + 7 * 32, 8, CUZK_ERR_FORMAT, "inclusion_proofs[0].path[0].index"},
+        {8 + 31, 0xff, CUZK_ERR_NONCANONICAL, "comm_r"},
+        {p0 + 4 + 31, 0xff, CUZK_ERR_NONCANONICAL, "inclusion_proofs[0].root"},
+        {p0 + 4 + 64 + 8 + 8 + 2 * 32 + 31, 0xff, CUZK_ERR_NONCANONICAL, "inclusion_proofs[0].path[0].hashes[2]"},
+        {good->len - 1, 0xff, CUZK_ERR_NONCANONICAL, "comm_r_last"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        memcpy(b, good->data, good->len);
+        b[cases[i].off] = cases[i].val;
+        int rc = cuzk_fil_post_vanilla_parse(&v, id, b, good->len, err, sizeof err);
+        CHECK_MSG(rc == cases[i].rc && fj_names(err, cases[i].field), "case %zu: want '%s', got %d: %s", i,
+                  cases[i].field, rc, err);
+    }
+    /* the wrong size class: an 8MiB PoSt proof reading a 2KiB blob */
+    CHECK(cuzk_fil_post_vanilla_parse(&v, id + 1, good->data, good->len, err, sizeof err) != 0);
+    CHECK(cuzk_fil_post_vanilla_parse(&v, 99, good->data, good->len, err, sizeof err) == CUZK_ERR_INVALID_ARG &&
+          fj_names(err, "registered_proof"));
+    free(b);
+}
+
+static void window_case(uint64_t id, cuzk_fil_sector *sec, size_t nsec, cuzk_rng *rng, bool prove)
+{
+    char what[64];
+    snprintf(what, sizeof what, "2KiB WindowPoSt id %llu, %zu sectors", (unsigned long long)id, nsec);
+    uint8_t rnd[32];
+    rnd32(rnd, rng);
+    cuzk_fil_blob b[2];
+    for (size_t i = 0; i < nsec; i++) {
+        uint8_t *p;
+        size_t n;
+        CHECK(cuzk_fil_post_vanilla_generate(&p, &n, id, &sec[i], rnd, i) == 0);
+        b[i] = (cuzk_fil_blob){p, n};
+        /* parse / encode round trip is byte exact */
+        cuzk_fil_post_vanilla v;
+        char err[256];
+        CHECK_MSG(cuzk_fil_post_vanilla_parse(&v, id, p, n, err, sizeof err) == 0, "%s", err);
+        cuzk_fil_blob again = reencode(id, &v);
+        CHECK(again.len == n && !memcmp(again.data, p, n));
+        free((void *)again.data);
+        CHECK(v.sector_id == sec[i].sector_id && v.num_proofs == 10);
+        cuzk_fil_post_vanilla_free(&v);
+    }
+    cuzk_fr comm_r[2];
+    for (size_t i = 0; i < nsec; i++) cuzk_fr_from_le32(&comm_r[i], sec[i].comm_r);
+    cuzk_fil_post_job j;
+    char err[256] = "";
+    CHECK_MSG(cuzk_fil_post_prepare(&j, id, rnd, 0, b, nsec, comm_r, err, sizeof err) == 0, "%s: %s", what, err);
+    /* the rebuilt inputs equal those from the request-level view alone */
+    uint64_t ids[2] = {sec[0].sector_id, nsec > 1 ? sec[1].sector_id : 0};
+    cuzk_fr *pub = malloc(sizeof(cuzk_fr) * j.num_inputs);
+    CHECK(cuzk_fil_post_public_inputs(pub, id, rnd, 0, ids, comm_r, nsec) == 0 &&
+          !memcmp(pub, j.inputs, j.num_inputs * sizeof *pub));
+    size_t nc = fj_satisfied(post_synth, &j, j.inputs, j.num_inputs, what);
+    printf("%s: %zu constraints, %zu inputs\n", what, nc, j.num_inputs);
+    if (prove) {
+        cuzk_groth16_pvk pvk;
+        cuzk_groth16_proof pf;
+        fj_prove(post_synth, &j, j.inputs, j.num_inputs, true, true, rng, what, &pvk, &pf);
+        /* public inputs rebuilt from other randomness, another comm_r, or the next partition do not verify */
+        uint8_t r2[32];
+        memcpy(r2, rnd, 32);
+        r2[0] ^= 1;
+        CHECK(cuzk_fil_post_public_inputs(pub, id, r2, 0, ids, comm_r, nsec) == 0);
+        CHECK(cuzk_groth16_verify(&pvk, &pf, pub, j.num_inputs) == CUZK_ERR_VERIFY_FAILED);
+        cuzk_fr c2[2] = {comm_r[0], comm_r[nsec - 1]};
+        cuzk_fr_add(&c2[0], &c2[0], &cuzk_fr_one);
+        CHECK(cuzk_fil_post_public_inputs(pub, id, rnd, 0, ids, c2, nsec) == 0);
+        CHECK(cuzk_groth16_verify(&pvk, &pf, pub, j.num_inputs) == CUZK_ERR_VERIFY_FAILED);
+        if (id < 10) { /* API 1.0: the partition index moves the challenges */
+            CHECK(cuzk_fil_post_public_inputs(pub, id, rnd, 1, ids, comm_r, nsec) == 0);
+            CHECK(cuzk_groth16_verify(&pvk, &pf, pub, j.num_inputs) == CUZK_ERR_VERIFY_FAILED);
+        }
+        cuzk_groth16_pvk_free(&pvk);
+    }
+    /* a tampered witness leaf: TestCS refuses */
+    cuzk_fr_add(&j.leaves[3], &j.leaves[3], &cuzk_fr_one);
+    fj_unsatisfied(post_synth, &j, what);
+    cuzk_fil_post_job_free(&j);
+
+    /* prepare refuses: other randomness, other partition (API 1.0), wrong count, wrong comm_r,
+     * a tampered leaf / path hash / comm_r in the blob */
+    uint8_t r2[32];
+    memcpy(r2, rnd, 32);
+    r2[5] ^= 0x10;
+    refused(id, r2, 0, b, nsec, NULL, CUZK_ERR_VERIFY_FAILED, "the challenge is");
+    if (id < 10) refused(id, rnd, 1, b, nsec, NULL, CUZK_ERR_VERIFY_FAILED, "the challenge is");
+    r2[31] = 0xff;
+    refused(id, r2, 0, b, nsec, NULL, CUZK_ERR_NONCANONICAL, "randomness");
+    refused(id, rnd, 0, b, 0, NULL, CUZK_ERR_INVALID_ARG, "vanilla_proofs");
+    if (nsec == 2) {
+        cuzk_fil_blob three[3] = {b[0], b[1], b[1]};
+        refused(id, rnd, 0, three, 3, NULL, CUZK_ERR_INVALID_ARG, "vanilla_proofs");
+        cuzk_fil_blob dup[2] = {b[0], b[0]};
+        refused(id, rnd, 0, dup, 2, NULL, CUZK_ERR_INVALID_ARG, "vanilla_proofs[1].sector_id");
+        cuzk_fr sw[2] = {comm_r[1], comm_r[0]};
+        refused(id, rnd, 0, b, 2, sw, CUZK_ERR_VERIFY_FAILED, "vanilla_proofs[0].comm_r");
+    }
+    cuzk_fil_post_vanilla v;
+    CHECK(cuzk_fil_post_vanilla_parse(&v, id, b[0].data, b[0].len, err, sizeof err) == 0);
+    cuzk_fil_blob t[2] = {b[0], nsec > 1 ? b[1] : b[0]};
+    cuzk_fr_add(&v.proofs[4].leaf, &v.proofs[4].leaf, &cuzk_fr_one);
+    t[0] = reencode(id, &v);
+    refused(id, rnd, 0, t, nsec, NULL, CUZK_ERR_VERIFY_FAILED, "inclusion_proofs[4]: path does not hash");
+    free((void *)t[0].data);
+    cuzk_fr_sub(&v.proofs[4].leaf, &v.proofs[4].leaf, &cuzk_fr_one);
+    cuzk_fr_add(&v.proofs[7].path[2], &v.proofs[7].path[2], &cuzk_fr_one);
+    t[0] = reencode(id, &v);
+    refused(id, rnd, 0, t, nsec, NULL, CUZK_ERR_VERIFY_FAILED, "inclusion_proofs[7]: path does not hash");
+    free((void *)t[0].data);
+    cuzk_fr_sub(&v.proofs[7].path[2], &v.proofs[7].path[2], &cuzk_fr_one);
+    cuzk_fr_add(&v.comm_r, &v.comm_r, &cuzk_fr_one);
+    t[0] = reencode(id, &v);
+    refused(id, rnd, 0, t, nsec, NULL, CUZK_ERR_VERIFY_FAILED, "vanilla_proofs[0].comm_r: not H(comm_c");
+    free((void *)t[0].data);
+    cuzk_fil_post_vanilla_free(&v);
+    if (nsec == 2) malformed(id, &b[1]);
+    for (size_t i = 0; i < nsec; i++) free((void *)b[i].data);
+    free(pub);
+}
+
+static void winning_case(cuzk_fil_sector *sec, size_t nsec, uint64_t miner, cuzk_rng *rng)
+{
+    const uint64_t id = 0; /* StackedDrgWinning2KiBV1 */
+    uint8_t rnd[32];
+    rnd32(rnd, rng);
+    uint64_t pick = cuzk_fil_winning_sector_index(rnd, miner, nsec);
+    CHECK(pick < nsec);
+    uint8_t *p;
+    size_t n;
+    CHECK(cuzk_fil_post_vanilla_generate(&p, &n, id, &sec[pick], rnd, 0) == 0);
+    cuzk_fil_blob b = {p, n};
+    cuzk_fil_post_job j;
+    char err[256] = "";
+    CHECK_MSG(cuzk_fil_post_prepare(&j, id, rnd, 0, &b, 1, NULL, err, sizeof err) == 0, "winning: %s", err);
+    CHECK(j.num_inputs == 132 && j.w.num_sectors == 66);
+    cuzk_fr comm_r;
+    cuzk_fr_from_le32(&comm_r, sec[pick].comm_r);
+    cuzk_fr *pub = malloc(sizeof(cuzk_fr) * j.num_inputs);
+    CHECK(cuzk_fil_post_public_inputs(pub, id, rnd, 0, &sec[pick].sector_id, &comm_r, 1) == 0 &&
+          !memcmp(pub, j.inputs, j.num_inputs * sizeof *pub));
+    fj_satisfied(post_synth, &j, j.inputs, j.num_inputs, "2KiB WinningPoSt");
+    cuzk_groth16_pvk pvk;
+    cuzk_groth16_proof pf;
+    fj_prove(post_synth, &j, j.inputs, j.num_inputs, false, true, rng, "2KiB WinningPoSt", &pvk, &pf);
+    uint8_t r2[32];
+    memcpy(r2, rnd, 32);
+    r2[1] ^= 4;
+    CHECK(cuzk_fil_post_public_inputs(pub, id, r2, 0, &sec[pick].sector_id, &comm_r, 1) == 0);
+    CHECK(cuzk_groth16_verify(&pvk, &pf, pub, j.num_inputs) == CUZK_ERR_VERIFY_FAILED);
+    uint64_t other = sec[pick].sector_id + 1;
+    CHECK(cuzk_fil_post_public_inputs(pub, id, rnd, 0, &other, &comm_r, 1) == 0);
+    CHECK(cuzk_groth16_verify(&pvk, &pf, pub, j.num_inputs) == CUZK_ERR_VERIFY_FAILED);
+    cuzk_groth16_pvk_free(&pvk);
+    cuzk_fil_post_job_free(&j);
+    refused(id, r2, 0, &b, 1, NULL, CUZK_ERR_VERIFY_FAILED, "the challenge is");
+    cuzk_fil_blob two[2] = {b, b};
+    refused(id, rnd, 0, two, 2, NULL, CUZK_ERR_INVALID_ARG, "vanilla_proofs: 2 proofs");
+    /* a WindowPoSt blob (10 proofs) is not a WinningPoSt one (66) */
+    uint8_t *wp;
+    size_t wn;
+    CHECK(cuzk_fil_post_vanilla_generate(&wp, &wn, 5, &sec[pick], rnd, 0) == 0);
+    cuzk_fil_blob wb = {wp, wn};
+    refused(id, rnd, 0, &wb, 1, NULL, CUZK_ERR_FORMAT, "inclusion_proofs: 10 entries, want 66");
+    free(wp);
+    free(p);
+    free(pub);
+}
+
+int main(void)
+{
+    cuzk_rng rng;
+    tu_init(&rng, "test_post_vanilla");
+    const uint64_t miner = 1000 + cuzk_rng_u64(&rng) % 100000;
+    /* three stand-in 2KiB sealed sectors (seal proof 5, StackedDrg2KiBV1_1) through directories */
+    cuzk_fil_sector sec[3];
+    char dir[] = "/tmp/cuzk_post_vanilla_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    for (int i = 0; i < 3; i++) {
+        cuzk_fil_sector s;
+        CHECK(cuzk_fil_sector_random(&s, 5, 100 + cuzk_rng_u64(&rng) % 1000000 * 3 + (uint64_t)i, miner, &rng) == 0);
+        char d[128], err[256] = "";
+        snprintf(d, sizeof d, "%s/s%d", dir, i);
+        CHECK(cuzk_fil_sector_write(&s, d) == 0);
+        CHECK_MSG(cuzk_fil_sector_read(&sec[i], d, err, sizeof err) == 0, "%s", err);
+        CHECK(sec[i].sector_id == s.sector_id && !memcmp(sec[i].comm_r, s.comm_r, 32) &&
+              !memcmp(sec[i].replica, s.replica, 64 * sizeof(cuzk_fr)) && sec[i].data &&
+              !memcmp(sec[i].data, s.data, 64 * sizeof(cuzk_fr)));
+        /* a sector whose replica does not match comm_r_last is refused */
+        if (i == 0) {
+            cuzk_fr_add(&s.replica[9], &s.replica[9], &cuzk_fr_one);
+            CHECK(cuzk_fil_sector_write(&s, d) == 0);
+            cuzk_fil_sector bad;
+            CHECK(cuzk_fil_sector_read(&bad, d, err, sizeof err) == CUZK_ERR_FORMAT && fj_names(err, "comm_r_last"));
+        }
+        cuzk_fil_sector_free(&s);
+    }
+    window_case(10, sec, 2, &rng, true); /* StackedDrgWindow2KiBV1_2 */
+    window_case(5, sec, 2, &rng, true);  /* StackedDrgWindow2KiBV1 (API 1.0: sector index in the challenge) */
+    window_case(10, sec + 2, 1, &rng, false);
+    winning_case(sec, 3, miner, &rng);
+
+    /* prover_id: the uvarint of the actor id */
+    uint8_t pid[32];
+    cuzk_fil_prover_id(pid, 1000);
+    CHECK(pid[0] == 0xe8 && pid[1] == 0x07 && pid[2] == 0);
+    for (int i = 0; i < 3; i++) cuzk_fil_sector_free(&sec[i]);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0);
+    return tu_finish("test_post_vanilla");
+}
