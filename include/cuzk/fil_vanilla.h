@@ -114,6 +114,8 @@ void cuzk_fil_post_job_free(cuzk_fil_post_job *job);
 
 /* prover_id of a miner actor: its ID-address payload (uvarint of miner_id), zero padded. */
 void cuzk_fil_prover_id(uint8_t out[32], uint64_t miner_id);
+/* The actor id a prover_id encodes (its leading uvarint). */
+uint64_t cuzk_fil_prover_miner(const uint8_t prover_id[32]);
 /* WinningPoSt: the index (< sector_set_len) of the sector a miner must prove. */
 uint64_t cuzk_fil_winning_sector_index(const uint8_t randomness[32], uint64_t miner_id, uint64_t sector_set_len);
 

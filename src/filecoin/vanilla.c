@@ -311,6 +311,13 @@ void cuzk_fil_prover_id(uint8_t out[32], uint64_t miner_id)
     } while (miner_id);
 }
 
+uint64_t cuzk_fil_prover_miner(const uint8_t prover_id[32])
+{
+    size_t off = 0;
+    uint64_t v;
+    return uvarint(prover_id, 10, &off, &v) ? 0 : v;
+}
+
 uint64_t cuzk_fil_winning_sector_index(const uint8_t randomness[32], uint64_t miner_id, uint64_t sector_set_len)
 {
     uint8_t pid[32];
