@@ -113,6 +113,16 @@ int main(void)
     CHECK_MSG(cuzk_fil_sector_read(&old, d, err, sizeof err) == 0, "%s", err);
     cuzk_fil_sector_free(&s0);
     CHECK(cuzk_fil_update_proof_for_size(2048) == 0 && cuzk_fil_update_proof_for_size(4096) == -1);
+    /* production h: h_default = hs[3] = 10; 8MiB has 4 partitions, so k_and_h_select of
+     * partition 3 is 3 | (1 << 3) << 2 */
+    cuzk_update_config c8;
+    cuzk_fr kh[4], crx, want;
+    CHECK(cuzk_update_config_for(&c8, 8u << 20) == 0 && cuzk_fil_snap_default_h(&c8) == 10);
+    cuzk_fr_random(&crx, &rng);
+    CHECK(cuzk_fil_snap_public_inputs(kh, 1, 3, &crx, &crx, &crx) == 0);
+    cuzk_fr_set_u64(&want, 3 | 8 << 2);
+    CHECK(cuzk_fr_eq(&kh[0], &want) && cuzk_fr_eq(&kh[3], &crx));
+    CHECK(cuzk_fil_snap_public_inputs(kh, 1, 4, &crx, &crx, &crx) == CUZK_ERR_INVALID_ARG);
 
     uint8_t **blobs;
     size_t *lens, n;
@@ -144,7 +154,8 @@ int main(void)
     cuzk_fr_from_le32(&crn, q.r_new);
     cuzk_fr_from_le32(&cdn, q.d_new);
     CHECK(cuzk_fil_snap_public_inputs(pub, 0, 0, &cro, &cdn, &crn) == 0 && !memcmp(pub, j.inputs, sizeof pub));
-    CHECK(j.w.h == 1); /* hs(64 nodes)[2] */
+    CHECK(j.w.h == 1); /* h_default = hs(64 nodes)[3] */
+    CHECK(cuzk_fr_is_one(&j.inputs[0])); /* k 0, h_select 1 << 0: the first hs entry equal to h */
     size_t nc = fj_satisfied(snap_synth, &j, j.inputs, 4, "2KiB SnapDeals");
     CHECK_MSG(nc == 1705039, "%zu constraints", nc);
 

@@ -140,7 +140,8 @@ int cuzk_fil_snap_vanilla_encode(uint8_t **out, size_t *len, uint64_t update_pro
                                  const cuzk_fil_snap_vanilla *v);
 void cuzk_fil_snap_vanilla_free(cuzk_fil_snap_vanilla *v);
 
-/* h that filecoin-proofs uses: hs(nodes)[2] (h_select = 1 << 2, HSelect::from_nodes). */
+/* h that filecoin-proofs uses (SectorUpdateConfig h = h_default = hs(nodes)[3]); its h_select is
+ * 1 << (first index of h in hs), so 1 for the sizes below 64 KiB where hs is [1; 6]. */
 unsigned cuzk_fil_snap_default_h(const cuzk_update_config *cfg);
 /* Partition k's public inputs [k_and_h_select, comm_r_old, comm_d_new, comm_r_new], h default. */
 int cuzk_fil_snap_public_inputs(cuzk_fr out[4], uint64_t update_proof_id, uint32_t k, const cuzk_fr *comm_r_old,

@@ -23,7 +23,8 @@ static int snap_shape_for(snap_shape *s, uint64_t update_proof_id)
     return 0;
 }
 
-unsigned cuzk_fil_snap_default_h(const cuzk_update_config *cfg) { return cfg->hs[2]; }
+/* storage-proofs-update h_default: hs[3] (10 for production sizes, 1 below 64 KiB) */
+unsigned cuzk_fil_snap_default_h(const cuzk_update_config *cfg) { return cfg->hs[3]; }
 
 void cuzk_fil_snap_vanilla_free(cuzk_fil_snap_vanilla *v)
 {
