@@ -6,6 +6,7 @@
  * witness satisfies TestCS with exactly the rebuilt public inputs; Groth16 proofs (direct and
  * through an extracted PCE) verify against them. WindowPoSt with 2 sectors for API 1.0 (id 5)
  * and 1.2 (id 10), 1 sector (padding) and WinningPoSt (id 0) with the sector selected by cuzk.
+ * The four constraint-system backends agree on each job's system (cs_sys4.h).
  * Tampering (a leaf, a path hash, comm_r, randomness, the partition index, another sector's
  * comm_r) is refused by prepare and, in the witness or the public inputs, by TestCS or the
  * verifier; malformed blobs are refused with the field named.
@@ -16,12 +17,28 @@
 #include <unistd.h>
 
 #include "cuzk/fil_vanilla.h"
+#include "cs_sys4.h"
 #include "fil_job_prove.h"
 
 static int post_synth(cuzk_cs *cs, const void *ctx, bool blank)
 {
     const cuzk_fil_post_job *j = ctx;
     return cuzk_post_circuit(cs, &j->cfg, blank ? NULL : &j->w, 1);
+}
+
+/* The four backends agree on the job's system (counts, witness, matrices, densities). */
+static void parity(fj_synth fn, const void *ctx, const char *what)
+{
+    sys4 sy;
+    sys_new(&sy);
+    for (int k = 0; k < 4; k++) {
+        cuzk_cs *cs = sys_get(&sy, k);
+        cuzk_cs_alloc_one(cs);
+        CHECK(fn(cs, ctx, false) == 0);
+        cuzk_cs_finalize(cs);
+    }
+    check_parity(&sy, what);
+    sys_free(&sy);
 }
 
 static void rnd32(uint8_t out[32], cuzk_rng *rng)
@@ -135,6 +152,7 @@ static void window_case(uint64_t id, cuzk_fil_sector *sec, size_t nsec, cuzk_rng
           !memcmp(pub, j.inputs, j.num_inputs * sizeof *pub));
     size_t nc = fj_satisfied(post_synth, &j, j.inputs, j.num_inputs, what);
     printf("%s: %zu constraints, %zu inputs\n", what, nc, j.num_inputs);
+    parity(post_synth, &j, what);
     if (prove) {
         cuzk_groth16_pvk pvk;
         cuzk_groth16_proof pf;
@@ -222,6 +240,7 @@ static void winning_case(cuzk_fil_sector *sec, size_t nsec, uint64_t miner, cuzk
     CHECK(cuzk_fil_post_public_inputs(pub, id, rnd, 0, &sec[pick].sector_id, &comm_r, 1) == 0 &&
           !memcmp(pub, j.inputs, j.num_inputs * sizeof *pub));
     fj_satisfied(post_synth, &j, j.inputs, j.num_inputs, "2KiB WinningPoSt");
+    parity(post_synth, &j, "2KiB WinningPoSt");
     cuzk_groth16_pvk pvk;
     cuzk_groth16_proof pf;
     fj_prove(post_synth, &j, j.inputs, j.num_inputs, false, true, rng, "2KiB WinningPoSt", &pvk, &pf);
