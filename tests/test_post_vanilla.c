@@ -178,6 +178,31 @@ static void window_case(uint64_t id, cuzk_fil_sector *sec, size_t nsec, cuzk_rng
     fj_unsatisfied(post_synth, &j, what);
     cuzk_fil_post_job_free(&j);
 
+    /* the same through a flattened request (fil_request.h), and what a request may lack */
+    cuzk_fil_request rq = {.kind = CUZK_FIL_KIND_WINDOW_POST, .registered_proof = id, .sector_size = 2048,
+                           .present = CUZK_FIL_REQ_RANDOMNESS, .blobs = b, .num_blobs = nsec};
+    memcpy(rq.randomness, rnd, 32);
+    uint8_t *flat = malloc(cuzk_fil_request_size(&rq));
+    cuzk_fil_request_encode(&rq, flat);
+    cuzk_fil_request dq;
+    CHECK(cuzk_fil_request_decode(&dq, flat, cuzk_fil_request_size(&rq), err, sizeof err) == 0);
+    CHECK_MSG(cuzk_fil_post_prepare_request(&j, &dq, err, sizeof err) == 0, "request: %s", err);
+    CHECK(j.num_inputs == 22);
+    cuzk_fil_post_job_free(&j);
+    dq.present = 0;
+    CHECK(cuzk_fil_post_prepare_request(&j, &dq, err, sizeof err) == CUZK_ERR_INVALID_ARG &&
+          fj_names(err, "randomness: missing"));
+    dq.present = CUZK_FIL_REQ_RANDOMNESS;
+    dq.kind = CUZK_FIL_KIND_WINNING_POST;
+    CHECK(cuzk_fil_post_prepare_request(&j, &dq, err, sizeof err) == CUZK_ERR_INVALID_ARG &&
+          fj_names(err, "registered_proof"));
+    dq.kind = CUZK_FIL_KIND_WINDOW_POST;
+    dq.sector_size = 4096;
+    CHECK(cuzk_fil_post_prepare_request(&j, &dq, err, sizeof err) == CUZK_ERR_INVALID_ARG &&
+          fj_names(err, "sector_size"));
+    cuzk_fil_request_clear(&dq);
+    free(flat);
+
     /* prepare refuses: other randomness, other partition (API 1.0), wrong count, wrong comm_r,
      * a tampered leaf / path hash / comm_r in the blob */
     uint8_t r2[32];

@@ -195,6 +195,28 @@ int main(void)
     fj_unsatisfied(snap_synth, &j, "tampered leaf_d_new");
     cuzk_fil_snap_job_free(&j);
 
+    /* the same through a request (fil_request.h); what a request may lack */
+    cuzk_fil_blob rb = {blobs[0], lens[0]};
+    cuzk_fil_request rq = {.kind = CUZK_FIL_KIND_SNAP, .registered_proof = 0, .sector_size = 2048,
+                           .present = CUZK_FIL_REQ_COMM_R_OLD | CUZK_FIL_REQ_COMM_R_NEW | CUZK_FIL_REQ_COMM_D_NEW,
+                           .blobs = &rb, .num_blobs = 1};
+    memcpy(rq.comm_r_old, q.r_old, 32);
+    memcpy(rq.comm_r_new, q.r_new, 32);
+    memcpy(rq.comm_d_new, q.d_new, 32);
+    CHECK(cuzk_fil_snap_partitions(0) == 1 && cuzk_fil_snap_partitions(3) == 16 && cuzk_fil_snap_partitions(9) == 0);
+    CHECK_MSG(cuzk_fil_snap_prepare_request(&j, &rq, 0, err, sizeof err) == 0, "request: %s", err);
+    CHECK(!memcmp(j.inputs, pub, sizeof pub));
+    cuzk_fil_snap_job_free(&j);
+    rq.present &= ~CUZK_FIL_REQ_COMM_D_NEW;
+    CHECK(cuzk_fil_snap_prepare_request(&j, &rq, 0, err, sizeof err) == CUZK_ERR_INVALID_ARG &&
+          fj_names(err, "comm_d_new: missing"));
+    rq.present |= CUZK_FIL_REQ_COMM_D_NEW;
+    rq.num_blobs = 2;
+    cuzk_fil_blob two[2] = {rb, rb};
+    rq.blobs = two;
+    CHECK(cuzk_fil_snap_prepare_request(&j, &rq, 0, err, sizeof err) == CUZK_ERR_INVALID_ARG &&
+          fj_names(err, "vanilla_proofs"));
+
     /* prepare refuses tampered requests and blobs, naming the field */
     req t = q;
     t.r_new[3] ^= 1;

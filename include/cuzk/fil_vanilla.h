@@ -111,6 +111,9 @@ int cuzk_fil_post_prepare(cuzk_fil_post_job *job, uint64_t post_proof_id, const 
                           uint32_t partition_index, const cuzk_fil_blob *blobs, size_t n,
                           const cuzk_fr *expected_comm_r, char *err, size_t err_len);
 void cuzk_fil_post_job_free(cuzk_fil_post_job *job);
+/* The same from a decoded request (fil_request.h): kind WINDOW_POST / WINNING_POST, randomness
+ * present, its blobs the vanilla proofs. */
+int cuzk_fil_post_prepare_request(cuzk_fil_post_job *job, const cuzk_fil_request *r, char *err, size_t err_len);
 
 /* prover_id of a miner actor: its ID-address payload (uvarint of miner_id), zero padded. */
 void cuzk_fil_prover_id(uint8_t out[32], uint64_t miner_id);
@@ -166,6 +169,12 @@ int cuzk_fil_snap_prepare(cuzk_fil_snap_job *job, uint64_t update_proof_id, uint
                           const uint8_t comm_r_old[32], const uint8_t comm_r_new[32], const uint8_t comm_d_new[32],
                           const uint8_t *blob, size_t len, char *err, size_t err_len);
 void cuzk_fil_snap_job_free(cuzk_fil_snap_job *job);
+/* Partition k of a decoded SNAP request: the three commitments present, one blob per partition
+ * (a SnapDeals proof covers every partition: the caller prepares k = 0 .. partitions - 1). */
+int cuzk_fil_snap_prepare_request(cuzk_fil_snap_job *job, const cuzk_fil_request *r, uint32_t k, char *err,
+                                  size_t err_len);
+/* Partitions of a registered update proof, 0 if unknown. */
+unsigned cuzk_fil_snap_partitions(uint64_t update_proof_id);
 
 /* RegisteredUpdateProof id of a sector size, or -1. */
 int64_t cuzk_fil_update_proof_for_size(uint64_t sector_size);

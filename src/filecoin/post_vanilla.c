@@ -257,3 +257,21 @@ int cuzk_fil_post_vanilla_generate(uint8_t **out, size_t *len, uint64_t post_pro
     cuzk_merkle_tree_free(&t);
     return rc;
 }
+
+int cuzk_fil_post_prepare_request(cuzk_fil_post_job *job, const cuzk_fil_request *r, char *err, size_t err_len)
+{
+    memset(job, 0, sizeof *job);
+    if (r->kind != CUZK_FIL_KIND_WINDOW_POST && r->kind != CUZK_FIL_KIND_WINNING_POST)
+        return job_fail(job, CUZK_ERR_INVALID_ARG, err, err_len, "proof_kind: %d is not a PoSt kind", (int)r->kind);
+    if (!(r->present & CUZK_FIL_REQ_RANDOMNESS))
+        return job_fail(job, CUZK_ERR_INVALID_ARG, err, err_len, "randomness: missing");
+    const cuzk_fil_post_proof *p = cuzk_fil_post_proof_get(r->registered_proof);
+    if (p && (p->kind == CUZK_FIL_POST_WINNING) != (r->kind == CUZK_FIL_KIND_WINNING_POST))
+        return job_fail(job, CUZK_ERR_INVALID_ARG, err, err_len, "registered_proof: %s does not match proof_kind",
+                        p->name);
+    if (p && r->sector_size && r->sector_size != p->sector_size)
+        return job_fail(job, CUZK_ERR_INVALID_ARG, err, err_len, "sector_size: %llu, %s proves %llu",
+                        (unsigned long long)r->sector_size, p->name, (unsigned long long)p->sector_size);
+    return cuzk_fil_post_prepare(job, r->registered_proof, r->randomness, r->partition_index, r->blobs, r->num_blobs,
+                                 NULL, err, err_len);
+}

@@ -322,3 +322,37 @@ int cuzk_fil_snap_generate(cuzk_fil_sector *out_new, uint8_t ***blobs, size_t **
     }
     return rc;
 }
+
+unsigned cuzk_fil_snap_partitions(uint64_t update_proof_id)
+{
+    snap_shape s;
+    return snap_shape_for(&s, update_proof_id) ? 0 : s.cfg.partitions;
+}
+
+int cuzk_fil_snap_prepare_request(cuzk_fil_snap_job *job, const cuzk_fil_request *r, uint32_t k, char *err,
+                                  size_t err_len)
+{
+    memset(job, 0, sizeof *job);
+    const uint32_t need = CUZK_FIL_REQ_COMM_R_OLD | CUZK_FIL_REQ_COMM_R_NEW | CUZK_FIL_REQ_COMM_D_NEW;
+    unsigned parts = cuzk_fil_snap_partitions(r->registered_proof);
+    if (r->kind != CUZK_FIL_KIND_SNAP)
+        return snap_fail(job, CUZK_ERR_INVALID_ARG, err, err_len, "proof_kind: %d is not SnapDeals", (int)r->kind);
+    if ((r->present & need) != need)
+        return snap_fail(job, CUZK_ERR_INVALID_ARG, err, err_len, "%s: missing",
+                         !(r->present & CUZK_FIL_REQ_COMM_R_OLD)   ? "comm_r_old"
+                         : !(r->present & CUZK_FIL_REQ_COMM_R_NEW) ? "comm_r_new"
+                                                                   : "comm_d_new");
+    if (!parts)
+        return snap_fail(job, CUZK_ERR_INVALID_ARG, err, err_len, "registered_proof: %llu is not a SnapDeals proof",
+                         (unsigned long long)r->registered_proof);
+    if (r->sector_size && r->sector_size != cuzk_fil_update_proof_sector_size(r->registered_proof))
+        return snap_fail(job, CUZK_ERR_INVALID_ARG, err, err_len, "sector_size: %llu does not match registered_proof",
+                         (unsigned long long)r->sector_size);
+    if (r->num_blobs != parts)
+        return snap_fail(job, CUZK_ERR_INVALID_ARG, err, err_len, "vanilla_proofs: %zu, want one per partition (%u)",
+                         r->num_blobs, parts);
+    if (k >= parts)
+        return snap_fail(job, CUZK_ERR_INVALID_ARG, err, err_len, "partition %u of %u", k, parts);
+    return cuzk_fil_snap_prepare(job, r->registered_proof, k, r->comm_r_old, r->comm_r_new, r->comm_d_new,
+                                 r->blobs[k].data, r->blobs[k].len, err, err_len);
+}
