@@ -282,6 +282,7 @@ static void winning_case(cuzk_fil_sector *sec, size_t nsec, uint64_t miner, cuzk
     refused(id, r2, 0, &b, 1, NULL, CUZK_ERR_VERIFY_FAILED, "the challenge is");
     cuzk_fil_blob two[2] = {b, b};
     refused(id, rnd, 0, two, 2, NULL, CUZK_ERR_INVALID_ARG, "vanilla_proofs: 2 proofs");
+    refused(id, rnd, 1, &b, 1, NULL, CUZK_ERR_INVALID_ARG, "partition_index");
     /* a WindowPoSt blob (10 proofs) is not a WinningPoSt one (66) */
     uint8_t *wp;
     size_t wn;

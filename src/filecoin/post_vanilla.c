@@ -159,6 +159,9 @@ int cuzk_fil_post_prepare(cuzk_fil_post_job *job, uint64_t post_proof_id, const 
     if (cuzk_fr_from_le32(&rnd, randomness) != 0)
         return job_fail(job, CUZK_ERR_NONCANONICAL, err, err_len, "randomness: not a canonical field element");
     bool winning = p->kind == CUZK_FIL_POST_WINNING;
+    if (winning && partition_index != 0)
+        return job_fail(job, CUZK_ERR_INVALID_ARG, err, err_len, "partition_index: %u, WinningPoSt has one partition",
+                        partition_index);
     size_t max = winning ? 1 : job->cfg.sectors;
     if (n == 0 || n > max)
         return job_fail(job, CUZK_ERR_INVALID_ARG, err, err_len, "vanilla_proofs: %zu proofs, want 1..%zu for %s", n,
