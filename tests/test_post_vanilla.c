@@ -294,6 +294,57 @@ static void winning_case(cuzk_fil_sector *sec, size_t nsec, uint64_t miner, cuzk
     free(pub);
 }
 
+/* 32GiB (8-8-0, ProofData::Sub) and 64GiB (8-8-2, Top) WindowPoSt blobs: too large to build
+ * trees for, so random contents; encode / parse keep every value, and the positions the writer
+ * puts in each PathElement spell the leaf index (sub and top paths have one element each). */
+static void big_shapes(cuzk_rng *rng)
+{
+    static const struct {
+        uint64_t id;
+        unsigned variant, plen;
+    } cases[] = {{13, 1, 9 * 7 + 7}, {14, 2, 9 * 7 + 7 + 1}}; /* 2^27-leaf base trees: 9 levels */
+    for (size_t c = 0; c < 2; c++) {
+        cuzk_fil_post_vanilla v = {.sector_id = cuzk_rng_u64(rng), .num_proofs = 10};
+        cuzk_fil_mproof pr[10];
+        cuzk_fr *paths = malloc(sizeof(cuzk_fr) * 10 * cases[c].plen);
+        const cuzk_fil_post_proof *p = cuzk_fil_post_proof_get(cases[c].id);
+        cuzk_fr_random(&v.comm_r, rng);
+        cuzk_fr_random(&v.comm_c, rng);
+        cuzk_fr_random(&v.comm_r_last, rng);
+        for (unsigned i = 0; i < 10; i++) {
+            pr[i].path = paths + i * cases[c].plen;
+            for (unsigned k = 0; k < cases[c].plen; k++) cuzk_fr_random(&pr[i].path[k], rng);
+            cuzk_fr_random(&pr[i].leaf, rng);
+            pr[i].root = v.comm_r_last;
+            pr[i].index = cuzk_rng_u64(rng) % (p->sector_size / 32);
+        }
+        v.proofs = pr;
+        uint8_t *b;
+        size_t n;
+        CHECK(cuzk_fil_post_vanilla_encode(&b, &n, cases[c].id, &v) == 0);
+        /* proof 0 starts after sector_id, comm_r and the two lengths: its u32 variant */
+        CHECK(b[56] == cases[c].variant && b[57] == 0);
+        /* then base_proof first (not root and leaf as in Single): 9 levels */
+        CHECK(b[60] == 9 && b[61] == 0);
+        cuzk_fil_post_vanilla w;
+        char err[256];
+        CHECK_MSG(cuzk_fil_post_vanilla_parse(&w, cases[c].id, b, n, err, sizeof err) == 0, "%s", err);
+        bool same = w.sector_id == v.sector_id && cuzk_fr_eq(&w.comm_r, &v.comm_r) &&
+                    cuzk_fr_eq(&w.comm_c, &v.comm_c) && cuzk_fr_eq(&w.comm_r_last, &v.comm_r_last);
+        for (unsigned i = 0; i < 10; i++) {
+            same = same && w.proofs[i].index == pr[i].index && cuzk_fr_eq(&w.proofs[i].leaf, &pr[i].leaf) &&
+                   cuzk_fr_eq(&w.proofs[i].root, &pr[i].root) &&
+                   !memcmp(w.proofs[i].path, pr[i].path, sizeof(cuzk_fr) * cases[c].plen);
+        }
+        CHECK_MSG(same, "%s: round trip", p->name);
+        /* a 2KiB reader refuses it at the variant */
+        CHECK(cuzk_fil_post_vanilla_parse(&w, 10, b, n, err, sizeof err) == CUZK_ERR_FORMAT &&
+              fj_names(err, "inclusion_proofs[0].data"));
+        free(b);
+        free(paths);
+    }
+}
+
 int main(void)
 {
     cuzk_rng rng;
@@ -326,6 +377,7 @@ int main(void)
     window_case(5, sec, 2, &rng, true);  /* StackedDrgWindow2KiBV1 (API 1.0: sector index in the challenge) */
     window_case(10, sec + 2, 1, &rng, false);
     winning_case(sec, 3, miner, &rng);
+    big_shapes(&rng);
 
     /* prover_id: the uvarint of the actor id */
     uint8_t pid[32];

@@ -189,6 +189,7 @@ int cuzk_fil_commitment(uint8_t out[32], const uint8_t *in, size_t len, const ch
                         size_t err_len);
 
 /* ---- sealed sectors and generators (tests, demos, benchmarks) ------------------------------ */
+/* These hold whole sectors and build whole trees in memory: sizes up to a few hundred MiB. */
 
 /* A sealed sector (the directory format of `cuzk gen-vanilla`, src/cli/cmd_gen.c). */
 typedef struct cuzk_fil_sector {
