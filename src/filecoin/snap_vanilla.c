@@ -273,14 +273,17 @@ int cuzk_fil_snap_generate(cuzk_fil_sector *out_new, uint8_t ***blobs, size_t **
         vanilla_h2(&comm_r_old, &comm_c, &tro.root);
         comm_d_new = td.root;
         cuzk_update_phi(&phi, &comm_d_new, &comm_r_old);
-        unsigned h = cuzk_fil_snap_default_h(cfg);
-        for (uint64_t i = 0; i < N; i++) {
-            cuzk_fr rho;
-            cuzk_update_rho(&rho, cfg, &phi, i, h);
-            cuzk_fr_mul(&out_new->replica[i], &out_new->data[i], &rho);
+        /* rho depends on the node's top h bits only: 2^h values (rhos() upstream) */
+        unsigned h = cuzk_fil_snap_default_h(cfg), shift = cfg->challenge_bits - h;
+        cuzk_fr *rhos = malloc(sizeof(cuzk_fr) << h);
+        if (!rhos) rc = CUZK_ERR_NO_MEMORY;
+        for (uint64_t hi = 0; !rc && hi < (1ull << h); hi++) cuzk_update_rho(&rhos[hi], cfg, &phi, hi << shift, h);
+        for (uint64_t i = 0; !rc && i < N; i++) {
+            cuzk_fr_mul(&out_new->replica[i], &out_new->data[i], &rhos[i >> shift]);
             cuzk_fr_add(&out_new->replica[i], &out_new->replica[i], &old->replica[i]);
         }
-        rc = cuzk_merkle_tree_build(&trn, &s.r.tree, out_new->replica, N);
+        free(rhos);
+        if (!rc) rc = cuzk_merkle_tree_build(&trn, &s.r.tree, out_new->replica, N);
     }
     if (!rc) {
         vanilla_h2(&comm_r_new, &comm_c, &trn.root);
