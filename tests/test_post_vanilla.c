@@ -345,6 +345,63 @@ static void big_shapes(cuzk_rng *rng)
     }
 }
 
+/*
+ * The upstream vector: curio's lib/proof/testgolden/post.vproof (commit 682a1e8d), a WindowPoSt
+ * vanilla proof that rust-fil-proofs made for a real 32 GiB sector (postpub.json: PoStProof 8 =
+ * StackedDrgWindow32GiBV1, sector 1, prover 1000, randomness all zero, SealedCID below). It
+ * pins the bincode layout (ProofData::Sub), the leaf challenges cuzk derives (every inclusion
+ * proof opens exactly them), the Poseidon tree hashing (paths reach comm_r_last), comm_r =
+ * H(comm_c, comm_r_last), and the CID form of a sealed commitment.
+ */
+static void golden(void)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s", __FILE__);
+    char *slash = strrchr(path, '/');
+    snprintf(slash ? slash + 1 : path, sizeof path - (size_t)(slash ? slash + 1 - path : 0),
+             "data/curio-window-post-32gib.vproof");
+    FILE *f = fopen(path, "rb");
+    CHECK_MSG(f != NULL, "%s missing", path);
+    if (!f) return;
+    static uint8_t buf[32768];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    CHECK(n == 24960);
+    cuzk_fil_post_vanilla v;
+    char err[256] = "";
+    CHECK_MSG(cuzk_fil_post_vanilla_parse(&v, 8, buf, n, err, sizeof err) == 0, "golden: %s", err);
+    if (v.num_proofs != 10) return;
+    CHECK(v.sector_id == 1);
+    uint8_t *again;
+    size_t alen;
+    CHECK(cuzk_fil_post_vanilla_encode(&again, &alen, 8, &v) == 0 && alen == n && !memcmp(again, buf, n));
+    free(again);
+    /* the sealed CID (bagboea4b5abcbx3jccdohrttzfneleehcpkmle4oltwuh4q3rcf5tpdodaoj6mtl) as bytes */
+    uint8_t cid[40], cr[32], vr[32];
+    CHECK(tu_unhex(cid, 40, "0182e20381e80220df691086e3c673c95a45908713d4c5938e5ced43f21b888bd9bc6e181c9f326b") == 0);
+    CHECK(cuzk_fil_commitment(cr, cid, 40, "comm_r", err, sizeof err) == 0);
+    cuzk_fr_to_le32(vr, &v.comm_r);
+    CHECK(!memcmp(cr, vr, 32));
+    static const uint8_t zero[32];
+    uint64_t ch[10];
+    cuzk_fil_post_sector_challenges(ch, cuzk_fil_post_proof_get(8), zero, 1, 0);
+    for (unsigned i = 0; i < 10; i++)
+        CHECK_MSG(v.proofs[i].index == ch[i], "challenge %u: upstream opens %llu, cuzk derives %llu", i,
+                  (unsigned long long)v.proofs[i].index, (unsigned long long)ch[i]);
+    cuzk_fr comm_r;
+    cuzk_fr_from_le32(&comm_r, cr);
+    cuzk_fil_blob b = {buf, n};
+    cuzk_fil_post_job j;
+    CHECK_MSG(cuzk_fil_post_prepare(&j, 8, zero, 0, &b, 1, &comm_r, err, sizeof err) == 0, "golden: %s", err);
+    CHECK(j.num_inputs == 2349 * 11 && cuzk_fr_eq(&j.inputs[0], &comm_r));
+    cuzk_fil_post_job_free(&j);
+    /* API 1.2 (id 13) derives the same leaves at sector index 0; partition 1 of API 1.0 does not */
+    CHECK(cuzk_fil_post_prepare(&j, 13, zero, 0, &b, 1, &comm_r, err, sizeof err) == 0);
+    cuzk_fil_post_job_free(&j);
+    refused(8, zero, 1, &b, 1, NULL, CUZK_ERR_VERIFY_FAILED, "the challenge is");
+    cuzk_fil_post_vanilla_free(&v);
+}
+
 int main(void)
 {
     cuzk_rng rng;
@@ -378,6 +435,7 @@ int main(void)
     window_case(10, sec + 2, 1, &rng, false);
     winning_case(sec, 3, miner, &rng);
     big_shapes(&rng);
+    golden();
 
     /* prover_id: the uvarint of the actor id */
     uint8_t pid[32];
