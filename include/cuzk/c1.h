@@ -33,20 +33,13 @@
 
 #include "cuzk/filecoin.h"
 #include "cuzk/fr.h"
+#include "cuzk/fil_mproof.h"
 #include "cuzk/porep.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* One Merkle inclusion proof: root, leaf, leaf index (the concatenated per-level
- * positions), and the siblings level by level (arity - 1 per level, in the
- * order of PathElement.hashes, which is cuzk_merkle_tree_path's order). */
-typedef struct cuzk_fil_mproof {
-    cuzk_fr root, leaf;
-    uint64_t index;
-    cuzk_fr *sib;
-} cuzk_fil_mproof;
 
 /* ColumnProof: column {index, rows (one label per layer)} and its tree C proof. */
 typedef struct cuzk_fil_column {

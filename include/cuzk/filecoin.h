@@ -94,6 +94,12 @@ size_t cuzk_fil_param_file_name(char *out, size_t cap, const char *cache_id, con
 
 /* ---- replica id and challenges ------------------------------------------------------------ */
 
+/* prover_id of a miner actor (filecoin-ffi toProverID): its ID-address payload, the
+ * unsigned LEB128 varint of miner_id, zero padded to 32 bytes. */
+void cuzk_fil_prover_id(uint8_t out[32], uint64_t miner_id);
+/* The actor id a prover_id encodes (its leading uvarint); 0 when it is not one. */
+uint64_t cuzk_fil_prover_miner(const uint8_t prover_id[32]);
+
 /* SHA-256(prover_id || sector_id (u64 BE) || ticket || comm_d || porep_id), top two bits of
  * byte 31 cleared (a canonical Fr in little-endian). */
 void cuzk_fil_replica_id(uint8_t out[32], const uint8_t prover_id[32], uint64_t sector_id,

@@ -17,17 +17,6 @@
 
 static const cuzk_tree_shape TREE_D = {CUZK_TREE_SHA256, 2, 0, 0};
 
-void fil_prover_id(uint8_t out[32], uint64_t miner_id)
-{
-    memset(out, 0, 32);
-    int i = 0;
-    do {
-        uint8_t b = miner_id & 0x7f;
-        miner_id >>= 7;
-        out[i++] = miner_id ? (uint8_t)(b | 0x80) : b;
-    } while (miner_id);
-}
-
 const char *cuzk_fil_c1_size_key(uint64_t sector_size)
 {
     switch (sector_size) {
@@ -74,12 +63,12 @@ int cuzk_fil_c1_alloc(cuzk_fil_c1 **out, uint64_t registered_proof, uint64_t sec
     for (size_t i = 0; i < n; i++) {
         cuzk_fil_vproof *v = &c->proofs[i];
         cuzk_fr *p = c->arena + i * pp;
-        v->comm_d.sib = p, p += pd;
-        v->comm_r_last.sib = p, p += pr;
+        v->comm_d.path = p, p += pd;
+        v->comm_r_last.path = p, p += pr;
         for (unsigned j = 0; j < NCOL; j++) {
             cuzk_fil_column *col = j == 0 ? &v->c_x : j <= 6 ? &v->drg[j - 1] : &v->exp[j - 7];
             col->rows = p, p += L;
-            col->proof.sib = p, p += pr;
+            col->proof.path = p, p += pr;
         }
         v->lab_parents = p, p += L * NPAR;
         v->enc_parents = p, p += NPAR;
@@ -150,7 +139,7 @@ static void wfrs(wr *w, const cuzk_fr *x, size_t n)
 static void wpath(wr *w, const cuzk_tree_shape *s, uint64_t nodes, const cuzk_fil_mproof *m, size_t l0, size_t l1)
 {
     uint64_t idx = m->index;
-    const cuzk_fr *sib = m->sib;
+    const cuzk_fr *sib = m->path;
     for (size_t l = 0; l < l0; l++) {
         unsigned a = cuzk_tree_level_arity(s, nodes, l);
         idx /= a;
@@ -440,7 +429,7 @@ static int field_frs(pctx *p, const json_t *o, const char *key, cuzk_fr *out, si
     return 0;
 }
 
-/* InclusionPath over levels [l0, l1): siblings into m->sib at the level's offset, positions into m->index. */
+/* InclusionPath over levels [l0, l1): siblings into m->path at the level's offset, positions into m->index. */
 static int ppath(pctx *p, const json_t *o, const char *key, const cuzk_tree_shape *s, uint64_t nodes,
                  cuzk_fil_mproof *m, size_t l0, size_t l1, uint64_t *mult)
 {
@@ -454,7 +443,7 @@ static int ppath(pctx *p, const json_t *o, const char *key, const cuzk_tree_shap
     if (!json_is_array(arr)) return fail(p, "expected an array, got %s", jtype(arr));
     if (json_array_size(arr) != l1 - l0)
         return fail(p, "expected %zu levels, got %zu", l1 - l0, json_array_size(arr));
-    cuzk_fr *sib = m->sib;
+    cuzk_fr *sib = m->path;
     for (size_t l = 0; l < l0; l++) sib += cuzk_tree_level_arity(s, nodes, l) - 1;
     for (size_t l = l0; l < l1; l++) {
         unsigned a = cuzk_tree_level_arity(s, nodes, l);
@@ -758,7 +747,7 @@ static int vfail(char *err, size_t cap, const char *fmt, ...)
 static int path_ok(const cuzk_tree_shape *s, uint64_t nodes, const cuzk_fil_mproof *m, const cuzk_fr *root)
 {
     cuzk_fr r;
-    return cuzk_fr_eq(&m->root, root) && !cuzk_merkle_path_root(&r, s, nodes, m->index, &m->leaf, m->sib) &&
+    return cuzk_fr_eq(&m->root, root) && !cuzk_merkle_path_root(&r, s, nodes, m->index, &m->leaf, m->path) &&
            cuzk_fr_eq(&r, root);
 }
 
@@ -794,7 +783,7 @@ int cuzk_fil_c1_check(cuzk_fil_c1 *c1, uint64_t registered_proof, uint64_t miner
         return vfail(err, errcap, "SectorNum: %llu differs from the sector number %llu",
                      (unsigned long long)c1->wrap_sector_num, (unsigned long long)sector_id);
     uint8_t prover[32], porep_id[32], rid[32];
-    fil_prover_id(prover, miner_id);
+    cuzk_fil_prover_id(prover, miner_id);
     cuzk_fil_porep_id(porep_id, c1->registered_proof, 0);
     cuzk_fil_replica_id(rid, prover, sector_id, c1->ticket, c1->comm_d, porep_id);
     if (memcmp(rid, c1->replica_id, 32))
@@ -903,13 +892,13 @@ int cuzk_fil_c1_witness(const cuzk_fil_c1 *c1, unsigned k, cuzk_porep_witness *w
         cuzk_porep_challenge *x = &ch[i];
         x->node = v->node;
         x->data_leaf = v->comm_d.leaf;
-        x->comm_d_path = v->comm_d.sib;
+        x->comm_d_path = v->comm_d.path;
         for (int j = 0; j < CUZK_POREP_BASE_DEGREE; j++)
-            x->drg[j] = (cuzk_porep_column){v->drg[j].index, v->drg[j].rows, v->drg[j].proof.sib};
+            x->drg[j] = (cuzk_porep_column){v->drg[j].index, v->drg[j].rows, v->drg[j].proof.path};
         for (int j = 0; j < CUZK_POREP_EXP_DEGREE; j++)
-            x->exp[j] = (cuzk_porep_column){v->exp[j].index, v->exp[j].rows, v->exp[j].proof.sib};
-        x->comm_r_last_path = v->comm_r_last.sib;
-        x->comm_c_path = v->c_x.proof.sib;
+            x->exp[j] = (cuzk_porep_column){v->exp[j].index, v->exp[j].rows, v->exp[j].proof.path};
+        x->comm_r_last_path = v->comm_r_last.path;
+        x->comm_c_path = v->c_x.proof.path;
     }
     *w = (cuzk_porep_witness){c1->replica_id_fr, c1->comm_d_fr, c1->comm_r_fr, c1->comm_r_last_fr, c1->comm_c_fr, ch};
     *chs = ch;

@@ -9,9 +9,6 @@
  * the inputs are fixed-size and in memory). */
 void fil_sha256_parts(uint8_t out[32], const void *const *parts, const size_t *lens, int n);
 
-/* prover_id of a miner (filecoin-ffi toProverID): its ID address payload, the unsigned LEB128
- * varint of the actor id, zero padded to 32 bytes (c1.c). */
-void fil_prover_id(uint8_t out[32], uint64_t miner_id);
 
 static inline uint64_t fil_rd_le64(const uint8_t *p) {
     uint64_t v = 0;

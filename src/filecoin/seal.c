@@ -13,6 +13,7 @@
 #include "cuzk/error.h"
 #include "cuzk/poseidon.h"
 #include "cuzk/seal.h"
+#include "cuzk/fil_vanilla.h"
 #include "filecoin_internal.h"
 
 #define NPAR CUZK_POREP_TOTAL_PARENTS
@@ -156,7 +157,7 @@ int cuzk_seal(cuzk_sealed_sector *s, const cuzk_seal_params *p)
     const unsigned L = s->cfg.layers, nt = nthreads_of(p->nthreads);
     if (N > (1ull << 26)) return CUZK_ERR_INVALID_ARG; /* whole layers in memory: up to 2 GiB sectors */
     cuzk_seal_randomness(p->seed, s->ticket, s->seed);
-    fil_prover_id(s->prover_id, p->miner_id);
+    cuzk_fil_prover_id(s->prover_id, p->miner_id);
     cuzk_fil_porep_id(s->porep_id, p->registered_proof, 0);
     if (cuzk_fil_graph_init(&s->graph, N, s->porep_id, s->rp->api_version)) return CUZK_ERR_INVALID_ARG;
 
@@ -259,7 +260,7 @@ static int fill_column(const vsrc *s, uint64_t node, cuzk_fil_column *col)
     col->proof.index = node;
     col->proof.root = s->comm_c;
     cuzk_poseidon_hash(&col->proof.leaf, s->cfg->layers, col->rows);
-    return s->path(s->ctx, 1, node, col->proof.sib);
+    return s->path(s->ctx, 1, node, col->proof.path);
 }
 
 static int fill_vproof(const vsrc *s, uint64_t node, cuzk_fil_vproof *v)
@@ -271,12 +272,12 @@ static int fill_vproof(const vsrc *s, uint64_t node, cuzk_fil_vproof *v)
     for (int j = 0; j < CUZK_FIL_DEGREE && !rc; j++) rc = fill_column(s, par[j], j < 6 ? &v->drg[j] : &v->exp[j - 6]);
     if (rc) return rc;
     v->node = node;
-    v->comm_d = (cuzk_fil_mproof){s->comm_d, s->data(s->ctx, node), node, v->comm_d.sib};
-    if ((rc = s->path(s->ctx, 0, node, v->comm_d.sib))) return rc;
+    v->comm_d = (cuzk_fil_mproof){.leaf = s->data(s->ctx, node), .root = s->comm_d, .index = node, .path = v->comm_d.path};
+    if ((rc = s->path(s->ctx, 0, node, v->comm_d.path))) return rc;
     v->comm_r_last.root = s->comm_r_last;
     v->comm_r_last.index = node;
     cuzk_fr_add(&v->comm_r_last.leaf, &v->c_x.rows[L - 1], &v->comm_d.leaf);
-    if ((rc = s->path(s->ctx, 2, node, v->comm_r_last.sib))) return rc;
+    if ((rc = s->path(s->ctx, 2, node, v->comm_r_last.path))) return rc;
     for (unsigned l = 1; l <= L; l++) {
         cuzk_fr drg[6], exp[8];
         for (int j = 0; j < 6; j++) drg[j] = v->drg[j].rows[l - 1];
@@ -343,55 +344,25 @@ int cuzk_seal_c1(const cuzk_sealed_sector *s, cuzk_fil_c1 **out)
 
 /* ---- the sector directory ----------------------------------------------------------------- */
 
-static int write_nodes(const char *dir, const char *name, const cuzk_fr *v, const cuzk_fr *add, uint64_t n)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    if (!f) return CUZK_ERR_IO;
-    uint8_t b[32];
-    int bad = 0;
-    for (uint64_t i = 0; i < n && !bad; i++) {
-        cuzk_fr x = v[i];
-        if (add) cuzk_fr_add(&x, &x, &add[i]);
-        cuzk_fr_to_le32(b, &x);
-        bad = fwrite(b, 1, 32, f) != 32;
-    }
-    if (fclose(f)) bad = 1;
-    return bad ? CUZK_ERR_IO : 0;
-}
-
-static void hex(FILE *f, const char *name, const uint8_t b[32], int last)
-{
-    fprintf(f, "  \"%s\": \"", name);
-    for (int i = 0; i < 32; i++) fprintf(f, "%02x", b[i]);
-    fprintf(f, "\"%s\n", last ? "" : ",");
-}
-
 int cuzk_seal_write_dir(const cuzk_sealed_sector *s, const char *dir)
 {
-    if (mkdir(dir, 0777) && errno != EEXIST) return CUZK_ERR_IO;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/sector.json", dir);
-    FILE *f = fopen(path, "w");
-    if (!f) return CUZK_ERR_IO;
-    fprintf(f, "{\n  \"sector_size\": %llu,\n  \"registered_proof\": %llu,\n  \"sector_id\": %llu,\n  \"miner_id\": %llu,\n",
-            (unsigned long long)s->cfg.sector_size, (unsigned long long)s->p.registered_proof,
-            (unsigned long long)s->p.sector_id, (unsigned long long)s->p.miner_id);
-    hex(f, "prover_id", s->prover_id, 0);
-    hex(f, "ticket", s->ticket, 0);
-    hex(f, "seed", s->seed, 0);
-    hex(f, "comm_d", s->comm_d, 0);
-    hex(f, "comm_r", s->comm_r, 0);
-    hex(f, "comm_c", s->comm_c, 0);
-    hex(f, "comm_r_last", s->comm_r_last, 0);
-    hex(f, "replica_id", s->replica_id, 1);
-    fprintf(f, "}\n");
-    int bad = ferror(f);
-    if (fclose(f) || bad) return CUZK_ERR_IO;
     const uint64_t N = s->cfg.nodes;
-    int rc = write_nodes(dir, "data.bin", s->data, NULL, N);
-    if (!rc) rc = write_nodes(dir, "replica.bin", &s->labels[(size_t)(s->cfg.layers - 1) * N], s->data, N);
+    cuzk_fil_sector v = {.sector_size = s->cfg.sector_size, .registered_proof = s->p.registered_proof,
+                         .sector_id = s->p.sector_id, .nodes = N, .data = s->data};
+    memcpy(v.prover_id, s->prover_id, 32);
+    memcpy(v.ticket, s->ticket, 32);
+    memcpy(v.comm_d, s->comm_d, 32);
+    memcpy(v.comm_r, s->comm_r, 32);
+    memcpy(v.comm_c, s->comm_c, 32);
+    memcpy(v.comm_r_last, s->comm_r_last, 32);
+    memcpy(v.replica_id, s->replica_id, 32);
+    /* the replica (tree R's leaves): last layer's labels plus the data */
+    v.replica = malloc((size_t)N * sizeof *v.replica);
+    if (!v.replica) return CUZK_ERR_NO_MEMORY;
+    const cuzk_fr *last = &s->labels[(size_t)(s->cfg.layers - 1) * N];
+    for (uint64_t i = 0; i < N; i++) cuzk_fr_add(&v.replica[i], &last[i], &s->data[i]);
+    int rc = cuzk_fil_sector_write(&v, dir);
+    free(v.replica);
     return rc;
 }
 
@@ -554,7 +525,7 @@ int cuzk_seal_synthetic_c1(const cuzk_seal_params *p, cuzk_fil_c1 **out)
     const unsigned L = cfg->layers;
     synth s = {.cfg = cfg, .seed = p->seed};
     uint8_t prover[32], porep_id[32], ticket[32], seed[32], comm_d[32], rid[32], comm_r[32];
-    fil_prover_id(prover, p->miner_id);
+    cuzk_fil_prover_id(prover, p->miner_id);
     cuzk_fil_porep_id(porep_id, p->registered_proof, 0);
     cuzk_seal_randomness(p->seed, ticket, seed);
     s.zero[0] = cuzk_fr_zero;

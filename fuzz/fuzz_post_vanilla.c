@@ -1,0 +1,32 @@
+/* Fuzz the PoSt vanilla-proof parser (fil_vanilla.h). The first byte picks the registered
+ * proof (2KiB WinningPoSt, 2KiB / 32GiB / 64GiB WindowPoSt: the Single, Sub and Top proof
+ * variants); the rest is the blob. Whatever parses re-encodes to the same bytes, and prepare
+ * never crashes on it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuzk/error.h"
+#include "cuzk/fil_vanilla.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static const uint64_t ids[4] = {0, 10, 13, 14};
+    if (size < 1) return 0;
+    uint64_t id = ids[data[0] & 3];
+    const uint8_t *b = data + 1;
+    size_t n = size - 1;
+    cuzk_fil_post_vanilla v;
+    char err[256];
+    if (cuzk_fil_post_vanilla_parse(&v, id, b, n, err, sizeof err) != CUZK_OK) return 0;
+    uint8_t *out;
+    size_t len;
+    if (cuzk_fil_post_vanilla_encode(&out, &len, id, &v) != CUZK_OK) abort();
+    if (len != n || memcmp(out, b, n) != 0) abort();
+    free(out);
+    cuzk_fil_post_vanilla_free(&v);
+    static const uint8_t rnd[32] = {1, 2, 3};
+    cuzk_fil_blob blob = {b, n};
+    cuzk_fil_post_job j;
+    if (cuzk_fil_post_prepare(&j, id, rnd, 0, &blob, 1, NULL, err, sizeof err) == CUZK_OK) cuzk_fil_post_job_free(&j);
+    return 0;
+}

@@ -1,0 +1,223 @@
+/*
+ * Filecoin PoSt and SnapDeals vanilla proofs as a storage provider's stack hands them over,
+ * their validation, and the witnesses and public inputs cuzk builds from them. The byte
+ * formats are bincode 1.x (little-endian fixed-width integers, u64 lengths, u32 enum tags,
+ * 32-byte field elements in their little-endian repr) of rust-fil-proofs' structures; the
+ * facts and their sources are in docs/filecoin.md ("Vanilla proofs").
+ *
+ *   PoSt (one blob per sector; filecoin-proofs-api generate_single_vanilla_proof):
+ *     FallbackPoStSectorProof { sector_id u64, comm_r, vanilla_proof: Proof { sectors:
+ *     Vec<SectorProof { inclusion_proofs: Vec<MerkleProof>, comm_c, comm_r_last }> } }
+ *   SnapDeals (one blob per partition; filecoin-proofs-api generate_partition_proofs):
+ *     PartitionProof { comm_c, apex_leafs: Vec<Domain>, challenge_proofs: Vec<ChallengeProof {
+ *     proof_r_old, proof_d_new, proof_r_new: MerkleProof }> }
+ *   MerkleProof = enum ProofData { 0 Single { root, leaf, path }, 1 Sub { base_proof,
+ *     sub_proof, root, leaf }, 2 Top { base_proof, sub_proof, top_proof, root, leaf } },
+ *     path = Vec<PathElement { hashes: Vec<Domain> (arity - 1 siblings), index: u64 }>.
+ *
+ * Parsers check every shape against the registered proof (proof count, challenge count,
+ * ProofData variant, levels, siblings per level, position < arity, canonical field elements,
+ * no trailing bytes) before anything is allocated from a length, and name the offending field
+ * in err. The prepare functions then rebuild every public input themselves (challenges from
+ * randomness / comm_r_new, never the caller's) and check that the vanilla proofs open exactly
+ * those leaves and hash to the committed roots, so a job that prepares is one the circuit
+ * satisfies.
+ */
+#ifndef CUZK_FIL_VANILLA_H
+#define CUZK_FIL_VANILLA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk/fil_mproof.h"
+#include "cuzk/fil_request.h"
+#include "cuzk/filecoin.h"
+#include "cuzk/fr.h"
+#include "cuzk/merkle.h"
+#include "cuzk/post.h"
+#include "cuzk/rng.h"
+#include "cuzk/update.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+
+/* ---- PoSt ---------------------------------------------------------------------------------- */
+
+typedef struct cuzk_fil_post_vanilla {
+    uint64_t sector_id;
+    cuzk_fr comm_r, comm_c, comm_r_last;
+    unsigned num_proofs;      /* inclusion proofs: 10 (WindowPoSt) or 66 (WinningPoSt) */
+    cuzk_fil_mproof *proofs;
+    cuzk_fr *store;           /* the paths */
+} cuzk_fil_post_vanilla;
+
+/* Inclusion proofs one sector's vanilla proof carries for a registered PoSt proof. */
+unsigned cuzk_fil_post_vanilla_challenges(const cuzk_fil_post_proof *p);
+/* Parses one FallbackPoStSectorProof; 0 or CUZK_ERR_FORMAT / NONCANONICAL / NO_MEMORY. */
+int cuzk_fil_post_vanilla_parse(cuzk_fil_post_vanilla *out, uint64_t post_proof_id, const uint8_t *buf,
+                                size_t len, char *err, size_t err_len);
+/* Serialises v (shapes as the registered proof's); *out malloc'd. 0 or CUZK_ERR_*. */
+int cuzk_fil_post_vanilla_encode(uint8_t **out, size_t *len, uint64_t post_proof_id,
+                                 const cuzk_fil_post_vanilla *v);
+void cuzk_fil_post_vanilla_free(cuzk_fil_post_vanilla *v);
+
+/* The leaves sector sector_id must open: sector_index is its position in the whole PoSt
+ * (partition_index · sectors per partition + i; only API 1.0/1.1 use it). out gets
+ * cuzk_fil_post_vanilla_challenges(p) values. */
+void cuzk_fil_post_sector_challenges(uint64_t *out, const cuzk_fil_post_proof *p, const uint8_t randomness[32],
+                                     uint64_t sector_id, uint64_t sector_index);
+
+/* Public inputs of one partition (without ONE, cuzk_post_num_inputs - 1 values) from what a
+ * verifier knows: per sector its id and comm_r (n <= sectors per partition; WinningPoSt n = 1),
+ * randomness and the partition index. Short partitions repeat the last sector (compound.rs). */
+int cuzk_fil_post_public_inputs(cuzk_fr *out, uint64_t post_proof_id, const uint8_t randomness[32],
+                                uint32_t partition_index, const uint64_t *sector_ids, const cuzk_fr *comm_rs,
+                                size_t n);
+
+/* A PoSt partition ready for synthesis. */
+typedef struct cuzk_fil_post_job {
+    const cuzk_fil_post_proof *proof;
+    cuzk_post_config cfg;
+    cuzk_post_witness w;
+    cuzk_fr *inputs; /* rebuilt public inputs without ONE */
+    size_t num_inputs;
+    /* storage */
+    cuzk_fil_post_vanilla *v;
+    size_t nv;
+    cuzk_post_sector *slots;
+    uint64_t *challenges;
+    cuzk_fr *leaves;
+    uint64_t *sector_ids;
+    cuzk_fr *comm_rs;
+} cuzk_fil_post_job;
+
+/*
+ * The request's vanilla_proofs (one per sector, in partition order; WinningPoSt exactly one,
+ * the selected sector), registered_proof, randomness (32 bytes, a canonical Fr) and
+ * partition_index. comm_r per sector comes from each vanilla proof (as filecoin-proofs takes
+ * it) and must equal H(comm_c, comm_r_last); expected_comm_r (NULL or one per blob) pins it to
+ * what the caller's chain state says. Every inclusion proof must open cuzk's own challenge and
+ * hash to comm_r_last. 0, or CUZK_ERR_FORMAT / NONCANONICAL / INVALID_ARG / VERIFY_FAILED with
+ * err naming the field.
+ */
+int cuzk_fil_post_prepare(cuzk_fil_post_job *job, uint64_t post_proof_id, const uint8_t randomness[32],
+                          uint32_t partition_index, const cuzk_fil_blob *blobs, size_t n,
+                          const cuzk_fr *expected_comm_r, char *err, size_t err_len);
+void cuzk_fil_post_job_free(cuzk_fil_post_job *job);
+/* The same from a decoded request (fil_request.h): kind WINDOW_POST / WINNING_POST, randomness
+ * present, its blobs the vanilla proofs. */
+int cuzk_fil_post_prepare_request(cuzk_fil_post_job *job, const cuzk_fil_request *r, char *err, size_t err_len);
+
+/* WinningPoSt: the index (< sector_set_len) of the sector a miner must prove. */
+uint64_t cuzk_fil_winning_sector_index(const uint8_t randomness[32], uint64_t miner_id, uint64_t sector_set_len);
+
+/* ---- SnapDeals ----------------------------------------------------------------------------- */
+
+typedef struct cuzk_fil_snap_challenge {
+    cuzk_fil_mproof r_old, d_new, r_new;
+} cuzk_fil_snap_challenge;
+
+typedef struct cuzk_fil_snap_vanilla {
+    cuzk_fr comm_c;
+    unsigned num_apex;
+    cuzk_fr *apex_leaves;
+    unsigned num_challenges;
+    cuzk_fil_snap_challenge *ch;
+    cuzk_fr *store;
+} cuzk_fil_snap_vanilla;
+
+int cuzk_fil_snap_vanilla_parse(cuzk_fil_snap_vanilla *out, uint64_t update_proof_id, const uint8_t *buf,
+                                size_t len, char *err, size_t err_len);
+int cuzk_fil_snap_vanilla_encode(uint8_t **out, size_t *len, uint64_t update_proof_id,
+                                 const cuzk_fil_snap_vanilla *v);
+void cuzk_fil_snap_vanilla_free(cuzk_fil_snap_vanilla *v);
+
+/* h that filecoin-proofs uses (SectorUpdateConfig h = h_default = hs(nodes)[3]); its h_select is
+ * 1 << (first index of h in hs), so 1 for the sizes below 64 KiB where hs is [1; 6]. */
+unsigned cuzk_fil_snap_default_h(const cuzk_update_config *cfg);
+/* Partition k's public inputs [k_and_h_select, comm_r_old, comm_d_new, comm_r_new], h default. */
+int cuzk_fil_snap_public_inputs(cuzk_fr out[4], uint64_t update_proof_id, uint32_t k, const cuzk_fr *comm_r_old,
+                                const cuzk_fr *comm_d_new, const cuzk_fr *comm_r_new);
+
+typedef struct cuzk_fil_snap_job {
+    cuzk_update_config cfg;
+    cuzk_update_witness w;
+    cuzk_fr inputs[4]; /* rebuilt public inputs without ONE */
+    cuzk_update_challenge *ch;
+    cuzk_fil_snap_vanilla v;
+} cuzk_fil_snap_job;
+
+/*
+ * Partition k (the request's partition_index, < partitions; vanilla_proofs[k] is blob) of a
+ * SnapDeals proof for registered update proof update_proof_id, with the request's
+ * commitments (32 bytes each, see cuzk_fil_commitment). Checks comm_r_old/new =
+ * H(comm_c, root), comm_d_new = tree D root, each challenge proof at cuzk's challenge, the
+ * encoding leaf_r_new = leaf_r_old + leaf_d_new·rho and the apex leaves on every tree D path.
+ */
+int cuzk_fil_snap_prepare(cuzk_fil_snap_job *job, uint64_t update_proof_id, uint32_t k,
+                          const uint8_t comm_r_old[32], const uint8_t comm_r_new[32], const uint8_t comm_d_new[32],
+                          const uint8_t *blob, size_t len, char *err, size_t err_len);
+void cuzk_fil_snap_job_free(cuzk_fil_snap_job *job);
+/* Partition k of a decoded SNAP request: the three commitments present, one blob per partition
+ * (a SnapDeals proof covers every partition: the caller prepares k = 0 .. partitions - 1). */
+int cuzk_fil_snap_prepare_request(cuzk_fil_snap_job *job, const cuzk_fil_request *r, uint32_t k, char *err,
+                                  size_t err_len);
+/* Partitions of a registered update proof, 0 if unknown. */
+unsigned cuzk_fil_snap_partitions(uint64_t update_proof_id);
+
+/* RegisteredUpdateProof id of a sector size, or -1. */
+int64_t cuzk_fil_update_proof_for_size(uint64_t sector_size);
+
+/*
+ * A commitment field as requests carry it: 32 raw bytes (Fr repr), or the CID bytes curio
+ * sends (CIDv1, codec fil-commitment-unsealed 0xf101 / sealed 0xf102, multihash
+ * sha2-256-trunc254-padded 0x1012 / poseidon-bls12_381-a2-fc1 0xb401, 32-byte digest).
+ * 0 or CUZK_ERR_FORMAT / NONCANONICAL with err naming `name`.
+ */
+int cuzk_fil_commitment(uint8_t out[32], const uint8_t *in, size_t len, const char *name, char *err,
+                        size_t err_len);
+
+/* ---- sealed sectors and generators (tests, demos, benchmarks) ------------------------------ */
+/* These hold whole sectors and build whole trees in memory: sizes up to a few hundred MiB. */
+
+/* A sealed sector (the directory format of `cuzk gen-vanilla`, src/cli/cmd_gen.c). */
+typedef struct cuzk_fil_sector {
+    uint64_t sector_size, registered_proof, sector_id, nodes;
+    uint8_t prover_id[32], ticket[32], comm_d[32], comm_r[32], comm_c[32], comm_r_last[32], replica_id[32];
+    cuzk_fr *data;    /* nodes, or NULL when data.bin is absent */
+    cuzk_fr *replica; /* nodes: tree R leaves */
+} cuzk_fil_sector;
+
+/* Reads DIR/sector.json and DIR/replica.bin (DIR/data.bin if present), checks comm_r_last
+ * against tree R and comm_r = H(comm_c, comm_r_last). 0 or CUZK_ERR_* with err. */
+int cuzk_fil_sector_read(cuzk_fil_sector *s, const char *dir, char *err, size_t err_len);
+/* Writes sector.json, data.bin (when s->data) and replica.bin into dir (created if missing). */
+int cuzk_fil_sector_write(const cuzk_fil_sector *s, const char *dir);
+/* A stand-in sealed sector: random replica leaves, data and comm_c, consistent commitments
+ * (comm_d over data; not a real PoRep encoding, which PoSt and SnapDeals never see). */
+int cuzk_fil_sector_random(cuzk_fil_sector *s, uint64_t seal_proof_id, uint64_t sector_id, uint64_t miner_id,
+                           cuzk_rng *rng);
+void cuzk_fil_sector_free(cuzk_fil_sector *s);
+
+/* Vanilla proof of one sector at position sector_index of a PoSt (as filecoin-proofs'
+ * generate_single_vanilla_proof with generate_fallback_sector_challenges). *out malloc'd. */
+int cuzk_fil_post_vanilla_generate(uint8_t **out, size_t *len, uint64_t post_proof_id, const cuzk_fil_sector *s,
+                                   const uint8_t randomness[32], uint64_t sector_index);
+
+/*
+ * SnapDeals encoding of old with random new data from rng: tree D (binary SHA-256) over the
+ * data gives comm_d_new; replica_new = replica_old + data·rho(h default); comm_r_new =
+ * H(comm_c, root of tree R new). *out_new is the new sector (data, replica, commitments);
+ * blobs[k] (malloc'd, *n = partitions) are the partition vanilla proofs. progress (may be
+ * NULL) is called after each partition.
+ */
+int cuzk_fil_snap_generate(cuzk_fil_sector *out_new, uint8_t ***blobs, size_t **lens, size_t *n,
+                           const cuzk_fil_sector *old, cuzk_rng *rng,
+                           void (*progress)(void *ctx, unsigned done, unsigned total), void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,280 @@
+/* PoSt vanilla proofs: parse, encode, challenges, public inputs, jobs, generation (fil_vanilla.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuzk/error.h"
+#include "vanilla_internal.h"
+
+static cuzk_post_kind post_kind(const cuzk_fil_post_proof *p)
+{
+    return p->kind == CUZK_FIL_POST_WINNING ? CUZK_POST_WINNING : CUZK_POST_WINDOW;
+}
+
+unsigned cuzk_fil_post_vanilla_challenges(const cuzk_fil_post_proof *p)
+{
+    /* WinningPoSt's one sector proof holds all 66 challenges (circuit: 66 slots of 1) */
+    return p->kind == CUZK_FIL_POST_WINNING ? p->challenge_count * p->sector_count : p->challenge_count;
+}
+
+void cuzk_fil_post_vanilla_free(cuzk_fil_post_vanilla *v)
+{
+    free(v->proofs);
+    free(v->store);
+    memset(v, 0, sizeof *v);
+}
+
+static int post_alloc(cuzk_fil_post_vanilla *v, unsigned n, size_t plen)
+{
+    v->num_proofs = n;
+    v->proofs = calloc(n, sizeof *v->proofs);
+    v->store = malloc(sizeof(cuzk_fr) * n * plen + 1);
+    if (!v->proofs || !v->store) return CUZK_ERR_NO_MEMORY;
+    for (unsigned i = 0; i < n; i++) v->proofs[i].path = v->store + (size_t)i * plen;
+    return 0;
+}
+
+int cuzk_fil_post_vanilla_parse(cuzk_fil_post_vanilla *out, uint64_t post_proof_id, const uint8_t *buf,
+                                size_t len, char *err, size_t err_len)
+{
+    memset(out, 0, sizeof *out);
+    const cuzk_fil_post_proof *p = cuzk_fil_post_proof_get(post_proof_id);
+    vshape s;
+    if (!p || vshape_tree_r(&s, p->sector_size)) {
+        snprintf(err, err_len, "registered_proof: %llu is not a PoSt proof", (unsigned long long)post_proof_id);
+        return CUZK_ERR_INVALID_ARG;
+    }
+    vrd r = {buf, len, 0, 0, err, err_len};
+    out->sector_id = vrd_u64(&r, "sector_id");
+    vrd_fr(&r, &out->comm_r, "comm_r");
+    vrd_len(&r, 1, "vanilla_proof.sectors");
+    unsigned nc = cuzk_fil_post_vanilla_challenges(p);
+    if (vrd_len(&r, nc, "vanilla_proof.sectors[0].inclusion_proofs")) {
+        if (post_alloc(out, nc, s.path_len)) {
+            cuzk_fil_post_vanilla_free(out);
+            snprintf(err, err_len, "out of memory");
+            return CUZK_ERR_NO_MEMORY;
+        }
+        for (unsigned i = 0; i < nc && !r.rc; i++) {
+            char f[96];
+            snprintf(f, sizeof f, "vanilla_proof.sectors[0].inclusion_proofs[%u]", i);
+            vrd_mproof(&r, &s, &out->proofs[i], f);
+        }
+    }
+    vrd_fr(&r, &out->comm_c, "vanilla_proof.sectors[0].comm_c");
+    vrd_fr(&r, &out->comm_r_last, "vanilla_proof.sectors[0].comm_r_last");
+    vrd_end(&r);
+    if (r.rc) cuzk_fil_post_vanilla_free(out);
+    return r.rc;
+}
+
+int cuzk_fil_post_vanilla_encode(uint8_t **out, size_t *len, uint64_t post_proof_id, const cuzk_fil_post_vanilla *v)
+{
+    const cuzk_fil_post_proof *p = cuzk_fil_post_proof_get(post_proof_id);
+    vshape s;
+    if (!p || vshape_tree_r(&s, p->sector_size)) return CUZK_ERR_INVALID_ARG;
+    vwr w = {0};
+    vwr_u64(&w, v->sector_id);
+    vwr_fr(&w, &v->comm_r);
+    vwr_u64(&w, 1);
+    vwr_u64(&w, v->num_proofs);
+    for (unsigned i = 0; i < v->num_proofs; i++) vwr_mproof(&w, &s, &v->proofs[i]);
+    vwr_fr(&w, &v->comm_c);
+    vwr_fr(&w, &v->comm_r_last);
+    return vwr_finish(&w, out, len);
+}
+
+void cuzk_fil_post_sector_challenges(uint64_t *out, const cuzk_fil_post_proof *p, const uint8_t randomness[32],
+                                     uint64_t sector_id, uint64_t sector_index)
+{
+    /* generate_fallback_sector_challenges: the vanilla view (Winning: one sector, 66 challenges) */
+    unsigned nc = cuzk_fil_post_vanilla_challenges(p);
+    for (unsigned n = 0; n < nc; n++) {
+        uint64_t ci = cuzk_fil_post_challenge_index(p->api_version, sector_index, nc, n);
+        out[n] = cuzk_fil_post_leaf_challenge(randomness, sector_id, ci, p->sector_size / 32);
+    }
+}
+
+int cuzk_fil_post_public_inputs(cuzk_fr *out, uint64_t post_proof_id, const uint8_t randomness[32],
+                                uint32_t partition_index, const uint64_t *sector_ids, const cuzk_fr *comm_rs, size_t n)
+{
+    const cuzk_fil_post_proof *p = cuzk_fil_post_proof_get(post_proof_id);
+    cuzk_post_config cfg;
+    if (!p || cuzk_post_config_for(&cfg, p->sector_size, post_kind(p)) || n == 0) return CUZK_ERR_INVALID_ARG;
+    bool winning = p->kind == CUZK_FIL_POST_WINNING;
+    if (winning ? n != 1 : n > cfg.sectors) return CUZK_ERR_INVALID_ARG;
+    /* FallbackPoStCompound::generate_public_inputs over the circuit's view (Winning: 66 slots
+     * of the same sector, 1 challenge each); short partitions repeat the last sector */
+    size_t k = 0;
+    for (unsigned slot = 0; slot < cfg.sectors; slot++) {
+        size_t i = winning ? 0 : slot < n ? slot : n - 1;
+        uint64_t sector_index = (uint64_t)partition_index * cfg.sectors + (winning ? slot : i);
+        out[k++] = comm_rs[i];
+        for (unsigned c = 0; c < cfg.challenges; c++) {
+            uint64_t ci = cuzk_fil_post_challenge_index(p->api_version, sector_index, cfg.challenges, c);
+            cuzk_fr_set_u64(&out[k++], cuzk_fil_post_leaf_challenge(randomness, sector_ids[i], ci, cfg.nodes));
+        }
+    }
+    return 0;
+}
+
+void cuzk_fil_post_job_free(cuzk_fil_post_job *job)
+{
+    for (size_t i = 0; i < job->nv; i++) cuzk_fil_post_vanilla_free(&job->v[i]);
+    free(job->v);
+    free(job->slots);
+    free(job->challenges);
+    free(job->leaves);
+    free(job->inputs);
+    free(job->sector_ids);
+    free(job->comm_rs);
+    memset(job, 0, sizeof *job);
+}
+
+static int job_fail(cuzk_fil_post_job *job, int rc, char *err, size_t err_len, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static int job_fail(cuzk_fil_post_job *job, int rc, char *err, size_t err_len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, err_len, fmt, ap);
+    va_end(ap);
+    cuzk_fil_post_job_free(job);
+    return rc;
+}
+
+int cuzk_fil_post_prepare(cuzk_fil_post_job *job, uint64_t post_proof_id, const uint8_t randomness[32],
+                          uint32_t partition_index, const cuzk_fil_blob *blobs, size_t n,
+                          const cuzk_fr *expected_comm_r, char *err, size_t err_len)
+{
+    memset(job, 0, sizeof *job);
+    const cuzk_fil_post_proof *p = cuzk_fil_post_proof_get(post_proof_id);
+    vshape s;
+    if (!p || vshape_tree_r(&s, p->sector_size) || cuzk_post_config_for(&job->cfg, p->sector_size, post_kind(p)))
+        return job_fail(job, CUZK_ERR_INVALID_ARG, err, err_len, "registered_proof: %llu is not a PoSt proof",
+                        (unsigned long long)post_proof_id);
+    job->proof = p;
+    cuzk_fr rnd;
+    if (cuzk_fr_from_le32(&rnd, randomness) != 0)
+        return job_fail(job, CUZK_ERR_NONCANONICAL, err, err_len, "randomness: not a canonical field element");
+    bool winning = p->kind == CUZK_FIL_POST_WINNING;
+    if (winning && partition_index != 0)
+        return job_fail(job, CUZK_ERR_INVALID_ARG, err, err_len, "partition_index: %u, WinningPoSt has one partition",
+                        partition_index);
+    size_t max = winning ? 1 : job->cfg.sectors;
+    if (n == 0 || n > max)
+        return job_fail(job, CUZK_ERR_INVALID_ARG, err, err_len, "vanilla_proofs: %zu proofs, want 1..%zu for %s", n,
+                        max, p->name);
+    unsigned nc = cuzk_fil_post_vanilla_challenges(p);
+    job->nv = n;
+    job->v = calloc(n, sizeof *job->v);
+    job->sector_ids = malloc(n * sizeof *job->sector_ids);
+    job->comm_rs = malloc(n * sizeof *job->comm_rs);
+    job->challenges = malloc(sizeof(uint64_t) * n * nc);
+    job->leaves = malloc(sizeof(cuzk_fr) * n * nc);
+    job->slots = calloc(winning ? job->cfg.sectors : n, sizeof *job->slots);
+    job->num_inputs = cuzk_post_num_inputs(&job->cfg) - 1;
+    job->inputs = malloc(sizeof(cuzk_fr) * job->num_inputs);
+    if (!job->v || !job->sector_ids || !job->comm_rs || !job->challenges || !job->leaves || !job->slots ||
+        !job->inputs)
+        return job_fail(job, CUZK_ERR_NO_MEMORY, err, err_len, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        char e[200];
+        int rc = cuzk_fil_post_vanilla_parse(&job->v[i], post_proof_id, blobs[i].data, blobs[i].len, e, sizeof e);
+        if (rc) return job_fail(job, rc, err, err_len, "vanilla_proofs[%zu]: %s", i, e);
+        const cuzk_fil_post_vanilla *v = &job->v[i];
+        for (size_t j = 0; j < i; j++)
+            if (job->sector_ids[j] == v->sector_id)
+                return job_fail(job, CUZK_ERR_INVALID_ARG, err, err_len,
+                                "vanilla_proofs[%zu].sector_id: %llu repeats vanilla_proofs[%zu]", i,
+                                (unsigned long long)v->sector_id, j);
+        job->sector_ids[i] = v->sector_id;
+        job->comm_rs[i] = v->comm_r;
+        if (expected_comm_r && !cuzk_fr_eq(&expected_comm_r[i], &v->comm_r))
+            return job_fail(job, CUZK_ERR_VERIFY_FAILED, err, err_len,
+                            "vanilla_proofs[%zu].comm_r: not the sector's comm_r", i);
+        cuzk_fr h;
+        vanilla_h2(&h, &v->comm_c, &v->comm_r_last);
+        if (!cuzk_fr_eq(&h, &v->comm_r))
+            return job_fail(job, CUZK_ERR_VERIFY_FAILED, err, err_len,
+                            "vanilla_proofs[%zu].comm_r: not H(comm_c, comm_r_last)", i);
+        uint64_t *ch = &job->challenges[i * nc];
+        cuzk_fil_post_sector_challenges(ch, p, randomness, v->sector_id,
+                                        (uint64_t)partition_index * job->cfg.sectors + i);
+        for (unsigned c = 0; c < nc; c++) {
+            const cuzk_fil_mproof *m = &v->proofs[c];
+            const char *f = "vanilla_proofs[%zu].vanilla_proof.sectors[0].inclusion_proofs[%u]: %s";
+            if (m->index != ch[c])
+                return job_fail(job, CUZK_ERR_VERIFY_FAILED, err, err_len,
+                                "vanilla_proofs[%zu].vanilla_proof.sectors[0].inclusion_proofs[%u]: opens leaf "
+                                "%llu, the challenge is %llu",
+                                i, c, (unsigned long long)m->index, (unsigned long long)ch[c]);
+            if (!cuzk_fr_eq(&m->root, &v->comm_r_last))
+                return job_fail(job, CUZK_ERR_VERIFY_FAILED, err, err_len, f, i, c, "root is not comm_r_last");
+            if (!mproof_ok(&s, m))
+                return job_fail(job, CUZK_ERR_VERIFY_FAILED, err, err_len, f, i, c, "path does not hash to its root");
+            job->leaves[i * nc + c] = m->leaf;
+        }
+    }
+    /* the circuit's slots: WindowPoSt one per sector (the circuit repeats the last), WinningPoSt
+     * 66 slots of one challenge each over the one sector (single_partition_vanilla_proofs) */
+    size_t nslots = winning ? job->cfg.sectors : n;
+    for (size_t k = 0; k < nslots; k++) {
+        const cuzk_fil_post_vanilla *v = &job->v[winning ? 0 : k];
+        size_t base = winning ? k : k * nc;
+        job->slots[k] = (cuzk_post_sector){v->comm_r, v->comm_c, v->comm_r_last, &job->challenges[base],
+                                           &job->leaves[base], v->proofs[winning ? k : 0].path};
+    }
+    job->w = (cuzk_post_witness){job->slots, nslots};
+    int rc = cuzk_fil_post_public_inputs(job->inputs, post_proof_id, randomness, partition_index, job->sector_ids,
+                                         job->comm_rs, n);
+    if (rc) return job_fail(job, rc, err, err_len, "public inputs");
+    return 0;
+}
+
+int cuzk_fil_post_vanilla_generate(uint8_t **out, size_t *len, uint64_t post_proof_id, const cuzk_fil_sector *sec,
+                                   const uint8_t randomness[32], uint64_t sector_index)
+{
+    const cuzk_fil_post_proof *p = cuzk_fil_post_proof_get(post_proof_id);
+    vshape s;
+    if (!p || vshape_tree_r(&s, p->sector_size) || sec->sector_size != p->sector_size) return CUZK_ERR_INVALID_ARG;
+    cuzk_merkle_tree t;
+    int rc = cuzk_merkle_tree_build(&t, &s.tree, sec->replica, sec->nodes);
+    if (rc) return rc;
+    unsigned nc = cuzk_fil_post_vanilla_challenges(p);
+    cuzk_fil_post_vanilla v = {.sector_id = sec->sector_id};
+    uint64_t *ch = malloc(sizeof(uint64_t) * nc);
+    rc = post_alloc(&v, nc, s.path_len);
+    if (!rc && !ch) rc = CUZK_ERR_NO_MEMORY;
+    if (!rc) {
+        cuzk_fr_from_le32(&v.comm_c, sec->comm_c);
+        v.comm_r_last = t.root;
+        vanilla_h2(&v.comm_r, &v.comm_c, &v.comm_r_last);
+        cuzk_fil_post_sector_challenges(ch, p, randomness, sec->sector_id, sector_index);
+        for (unsigned i = 0; i < nc && !rc; i++) rc = mproof_from_tree(&v.proofs[i], &t, sec->replica, ch[i]);
+    }
+    if (!rc) rc = cuzk_fil_post_vanilla_encode(out, len, post_proof_id, &v);
+    free(ch);
+    cuzk_fil_post_vanilla_free(&v);
+    cuzk_merkle_tree_free(&t);
+    return rc;
+}
+
+int cuzk_fil_post_prepare_request(cuzk_fil_post_job *job, const cuzk_fil_request *r, char *err, size_t err_len)
+{
+    memset(job, 0, sizeof *job);
+    if (r->kind != CUZK_FIL_KIND_WINDOW_POST && r->kind != CUZK_FIL_KIND_WINNING_POST)
+        return job_fail(job, CUZK_ERR_INVALID_ARG, err, err_len, "proof_kind: %d is not a PoSt kind", (int)r->kind);
+    if (!(r->present & CUZK_FIL_REQ_RANDOMNESS))
+        return job_fail(job, CUZK_ERR_INVALID_ARG, err, err_len, "randomness: missing");
+    const cuzk_fil_post_proof *p = cuzk_fil_post_proof_get(r->registered_proof);
+    if (p && (p->kind == CUZK_FIL_POST_WINNING) != (r->kind == CUZK_FIL_KIND_WINNING_POST))
+        return job_fail(job, CUZK_ERR_INVALID_ARG, err, err_len, "registered_proof: %s does not match proof_kind",
+                        p->name);
+    if (p && r->sector_size && r->sector_size != p->sector_size)
+        return job_fail(job, CUZK_ERR_INVALID_ARG, err, err_len, "sector_size: %llu, %s proves %llu",
+                        (unsigned long long)r->sector_size, p->name, (unsigned long long)p->sector_size);
+    return cuzk_fil_post_prepare(job, r->registered_proof, r->randomness, r->partition_index, r->blobs, r->num_blobs,
+                                 NULL, err, err_len);
+}
