@@ -99,6 +99,24 @@ typedef struct cuzk_engine_kind {
     void (*ctx_free)(void *ctx); /* at engine destroy; may be NULL */
 } cuzk_engine_kind;
 
+/*
+ * The Filecoin kinds (porep-, snap-, wpost-, winning- x 2k, 8m, 512m, 32g,
+ * 64g), one per sector size whose .params file is in param_cache under
+ * Filecoin's name (v28-<cache id>.params). Their inputs are a
+ * cuzk_fil_request (cuzk/fil_request.h) parsed once at submit; every public
+ * input is rebuilt by cuzk. on_kind (may be NULL) hears each name. Returns
+ * the number registered (>= 0) or a CUZK_ERR_* with a message in err.
+ */
+typedef struct cuzk_engine_filecoin_opts {
+    const char *param_cache;
+    cuzk_groth16_read_mode read_mode;
+    unsigned synth_threads; /* threads synthesizing one partition (0: 1) */
+} cuzk_engine_filecoin_opts;
+
+int cuzk_engine_register_filecoin(cuzk_engine *e, const cuzk_engine_filecoin_opts *o,
+                                  void (*on_kind)(void *ud, const char *name, const char *circuit_id), void *ud,
+                                  unsigned *registered, char *err, size_t err_len);
+
 /* ---- prover backends: devices with workers ----------------------------- */
 
 /*

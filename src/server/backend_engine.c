@@ -82,6 +82,27 @@ static void add_kind(srv_backend *b, const char *name, const char *circuit)
     b->n_kinds++;
 }
 
+static void on_filecoin_kind(void *ud, const char *name, const char *circuit) { add_kind(ud, name, circuit); }
+
+/* Every Filecoin kind whose parameters are in the param cache. */
+static int register_filecoin_kinds(srv_backend *b, const cuzk_config *c, char *err, size_t errlen)
+{
+    cuzk_engine_filecoin_opts fo = {
+        .param_cache = c->param_cache,
+        .read_mode = CUZK_GROTH16_TRUSTED,
+        .synth_threads = c->threads,
+    };
+    char why[512] = "";
+    unsigned n = 0;
+    int rc = cuzk_engine_register_filecoin(b->e, &fo, on_filecoin_kind, b, &n, why, sizeof why);
+    if (rc) return errf(err, errlen, -1, "Filecoin kinds: %s", why[0] ? why : cuzk_strerror(rc));
+    char m[CFG_STR_MAX + 96];
+    if (n) snprintf(m, sizeof m, "%u Filecoin kinds registered from %s", n, c->param_cache);
+    else snprintf(m, sizeof m, "no Filecoin parameters in %s: only test kinds can be proved", c->param_cache);
+    engine_log(b, 2, m);
+    return 0;
+}
+
 static int register_test_kinds(srv_backend *b, const srv_options *o, char *err, size_t errlen)
 {
     const cuzk_config *c = o->cfg;
@@ -179,6 +200,10 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
             engine_log(b, 2, m);
         }
     if (o->test_kinds && register_test_kinds(b, o, err, errlen)) {
+        srv_backend_close(b);
+        return NULL;
+    }
+    if (register_filecoin_kinds(b, c, err, errlen)) {
         srv_backend_close(b);
         return NULL;
     }

@@ -1,0 +1,198 @@
+/*
+ * The Filecoin proof kinds: PoRep C2 (porep-*), SnapDeals (snap-*),
+ * WindowPoSt (wpost-*) and WinningPoSt (winning-*), one kind per sector size
+ * whose parameters are in the param cache under Filecoin's names.
+ *
+ * A request (include/cuzk/fil_request.h) is parsed once at submit (prepare):
+ * the vanilla proofs are read and checked, every public input is rebuilt by
+ * cuzk, and the per-partition witnesses are kept for the synthesis workers.
+ * Background PCE extraction synthesizes the blank circuit (inputs NULL).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cuzk/error.h"
+#include "cuzk/fil_request.h"
+#include "cuzk/filecoin.h"
+#include "cuzk/porep.h"
+#include "cuzk/post.h"
+#include "cuzk/update.h"
+#include "engine/engine_internal.h"
+#include "engine/kinds_filecoin.h"
+
+static const struct {
+    uint64_t bytes;
+    const char *tag;
+} fil_sizes[] = {{2048ull, "2k"}, {8ull << 20, "8m"}, {512ull << 20, "512m"}, {32ull << 30, "32g"}, {64ull << 30, "64g"}};
+
+static const char *const kind_prefix[5] = {NULL, "porep", "snap", "wpost", "winning"};
+
+static void fil_kind_free(void *ctx) { free(ctx); }
+
+/* ---- prepared jobs --------------------------------------------------------- */
+
+static void fil_job_free(void *ctx, void *prepared)
+{
+    (void)ctx;
+    fil_job *j = prepared;
+    if (!j) return;
+    if (j->release) j->release(j);
+    free(j->pub);
+    free(j);
+}
+
+static int fil_prepare(void *ctx, const void *inputs, size_t len, void **prepared, char *err, size_t err_len)
+{
+    const fil_kind *fk = ctx;
+    cuzk_fil_request req;
+    int rc = cuzk_fil_request_decode(&req, inputs, len, err, err_len);
+    if (rc) return rc;
+    fil_job *j = calloc(1, sizeof *j);
+    if (!j) {
+        cuzk_fil_request_clear(&req);
+        return CUZK_ERR_NO_MEMORY;
+    }
+    j->fk = fk;
+    if (req.kind != fk->kind) {
+        snprintf(err, err_len, "proof_kind %d does not match kind %s", (int)req.kind, fk->name);
+        rc = CUZK_ERR_INVALID_ARG;
+    } else if (req.sector_size != fk->sector_size) {
+        snprintf(err, err_len, "sector_size %llu does not match kind %s", (unsigned long long)req.sector_size, fk->name);
+        rc = CUZK_ERR_INVALID_ARG;
+    } else {
+        j->pub = calloc((size_t)fk->partitions * (fk->num_inputs ? fk->num_inputs : 1), sizeof *j->pub);
+        rc = j->pub ? fil_parse(fk, &req, j, err, err_len) : CUZK_ERR_NO_MEMORY;
+    }
+    cuzk_fil_request_clear(&req);
+    if (rc) {
+        fil_job_free(ctx, j);
+        return rc;
+    }
+    *prepared = j;
+    return CUZK_OK;
+}
+
+/* ---- synthesis and public inputs --------------------------------------------- */
+
+static int fil_synthesize(void *ctx, cuzk_cs *cs, const void *inputs, size_t len, uint32_t partition)
+{
+    const fil_kind *fk = ctx;
+    const fil_job *j = len == 0 ? inputs : NULL; /* NULL: the blank circuit */
+    if (j && partition >= fk->partitions) return CUZK_ERR_INVALID_ARG;
+    switch (fk->kind) {
+    case CUZK_FIL_KIND_POREP:
+        return cuzk_porep_circuit_threads(cs, &fk->cfg.porep, j ? &j->w.porep[partition] : NULL, fk->synth_threads);
+    case CUZK_FIL_KIND_WINDOW_POST:
+    case CUZK_FIL_KIND_WINNING_POST:
+        return cuzk_post_circuit(cs, &fk->cfg.post, j ? &j->w.post[partition] : NULL, fk->synth_threads);
+    case CUZK_FIL_KIND_SNAP:
+        return cuzk_update_circuit(cs, &fk->cfg.update, j ? &j->w.update[partition] : NULL);
+    }
+    return CUZK_ERR_INVALID_ARG;
+}
+
+static int fil_public_inputs(void *ctx, cuzk_fr *out, const void *inputs, size_t len, uint32_t partition)
+{
+    const fil_kind *fk = ctx;
+    const fil_job *j = inputs;
+    if (!j || len != 0 || partition >= fk->partitions) return CUZK_ERR_INVALID_ARG;
+    memcpy(out, j->pub + (size_t)partition * fk->num_inputs, fk->num_inputs * sizeof *out);
+    return CUZK_OK;
+}
+
+/* ---- registration ------------------------------------------------------------ */
+
+static int kind_shape(fil_kind *fk)
+{
+    switch (fk->kind) {
+    case CUZK_FIL_KIND_POREP:
+        if (cuzk_porep_config_for(&fk->cfg.porep, fk->sector_size, false)) return -1;
+        fk->partitions = fk->cfg.porep.partitions;
+        fk->num_inputs = (uint32_t)cuzk_porep_num_inputs(&fk->cfg.porep) - 1;
+        fk->priority = CUZK_PRIORITY_NORMAL;
+        return cuzk_fil_porep_cache_id(fk->cache_id, fk->proof_id) ? 0 : -1;
+    case CUZK_FIL_KIND_WINDOW_POST:
+    case CUZK_FIL_KIND_WINNING_POST: {
+        bool win = fk->kind == CUZK_FIL_KIND_WINNING_POST;
+        if (cuzk_post_config_for(&fk->cfg.post, fk->sector_size, win ? CUZK_POST_WINNING : CUZK_POST_WINDOW)) return -1;
+        fk->partitions = 1;
+        fk->num_inputs = (uint32_t)cuzk_post_num_inputs(&fk->cfg.post) - 1;
+        fk->priority = win ? CUZK_PRIORITY_CRITICAL : CUZK_PRIORITY_HIGH;
+        return cuzk_fil_post_cache_id(fk->cache_id, fk->proof_id) ? 0 : -1;
+    }
+    case CUZK_FIL_KIND_SNAP:
+        if (cuzk_update_config_for(&fk->cfg.update, fk->sector_size)) return -1;
+        fk->partitions = fk->cfg.update.partitions;
+        fk->num_inputs = 4;
+        fk->priority = CUZK_PRIORITY_NORMAL;
+        return cuzk_fil_update_cache_id(fk->cache_id, fk->proof_id, 0) ? 0 : -1;
+    }
+    return -1;
+}
+
+/* The registered proof whose parameter file a kind uses (every variant of a
+ * size shares it): PoRep V1_1, WindowPoSt/WinningPoSt V1, SnapDeals. */
+static uint64_t kind_proof_id(cuzk_fil_proof_kind kind, size_t size_index)
+{
+    switch (kind) {
+    case CUZK_FIL_KIND_POREP: return 5 + size_index;
+    case CUZK_FIL_KIND_WINNING_POST: return size_index;
+    case CUZK_FIL_KIND_WINDOW_POST: return 5 + size_index;
+    case CUZK_FIL_KIND_SNAP: return size_index;
+    }
+    return 0;
+}
+
+int cuzk_engine_register_filecoin(cuzk_engine *e, const cuzk_engine_filecoin_opts *o,
+                                  void (*on_kind)(void *ud, const char *name, const char *circuit_id), void *ud,
+                                  unsigned *registered, char *err, size_t err_len)
+{
+    if (registered) *registered = 0;
+    if (!e || !o || !o->param_cache) return CUZK_ERR_INVALID_ARG;
+    for (size_t s = 0; s < sizeof fil_sizes / sizeof fil_sizes[0]; s++)
+        for (int kind = CUZK_FIL_KIND_POREP; kind <= CUZK_FIL_KIND_WINNING_POST; kind++) {
+            fil_kind *fk = calloc(1, sizeof *fk);
+            if (!fk) return CUZK_ERR_NO_MEMORY;
+            fk->kind = (cuzk_fil_proof_kind)kind;
+            fk->sector_size = fil_sizes[s].bytes;
+            fk->proof_id = kind_proof_id(fk->kind, s);
+            fk->synth_threads = o->synth_threads ? o->synth_threads : 1;
+            snprintf(fk->name, sizeof fk->name, "%s-%s", kind_prefix[kind], fil_sizes[s].tag);
+            char file[CUZK_FIL_CACHE_ID_MAX + 16];
+            struct stat st;
+            if (kind_shape(fk) || !cuzk_fil_param_file_name(file, sizeof file, fk->cache_id, ".params") ||
+                snprintf(fk->params_path, sizeof fk->params_path, "%s/%s", o->param_cache, file) >=
+                    (int)sizeof fk->params_path ||
+                stat(fk->params_path, &st) != 0) {
+                free(fk); /* no parameters for this kind here */
+                continue;
+            }
+            cuzk_engine_kind k = {
+                .name = fk->name,
+                .circuit_id = fk->name,
+                .num_partitions = fk->partitions,
+                .default_priority = fk->priority,
+                .num_public_inputs = fk->num_inputs,
+                .params_path = fk->params_path,
+                .read_mode = o->read_mode,
+                .synthesize = fil_synthesize,
+                .public_inputs = fil_public_inputs,
+                .prepare = fil_prepare,
+                .prepared_free = fil_job_free,
+                .ctx = fk,
+                .ctx_free = fil_kind_free,
+            };
+            int rc = cuzk_engine_register_kind(e, &k);
+            if (rc) {
+                if (err && err_len)
+                    snprintf(err, err_len, "kind %s (%s): %s", fk->name, fk->params_path, cuzk_strerror(rc));
+                free(fk);
+                return rc;
+            }
+            if (registered) (*registered)++;
+            if (on_kind) on_kind(ud, fk->name, fk->name);
+        }
+    return CUZK_OK;
+}

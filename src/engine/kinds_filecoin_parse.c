@@ -1,0 +1,181 @@
+/*
+ * Parsing Filecoin requests into witnesses and public inputs
+ * (kinds_filecoin.h): PoRep through the C1 reader (cuzk/c1.h), PoSt and
+ * SnapDeals through the vanilla-proof readers (cuzk/fil_vanilla.h). Each
+ * checks the vanilla proofs against public values it rebuilds itself.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuzk/c1.h"
+#include "cuzk/error.h"
+#include "cuzk/fil_vanilla.h"
+#include "engine/kinds_filecoin.h"
+
+/* ---- PoRep --------------------------------------------------------------------- */
+
+typedef struct porep_parsed {
+    cuzk_fil_c1 *c1;
+    cuzk_porep_challenge **chs; /* per partition */
+    uint32_t partitions;
+} porep_parsed;
+
+static void porep_release(fil_job *j)
+{
+    porep_parsed *p = j->parsed;
+    if (p) {
+        for (uint32_t k = 0; p->chs && k < p->partitions; k++) free(p->chs[k]);
+        free(p->chs);
+        cuzk_fil_c1_free(p->c1);
+        free(p);
+    }
+    free(j->w.porep);
+}
+
+static int parse_porep(const fil_kind *fk, const cuzk_fil_request *req, fil_job *j, char *err, size_t err_len)
+{
+    if (req->num_blobs != 1) {
+        snprintf(err, err_len, "vanilla_proof: PoRep takes one C1 output, got %zu blobs", req->num_blobs);
+        return CUZK_ERR_INVALID_ARG;
+    }
+    const cuzk_fil_seal_proof *rp = cuzk_fil_seal_proof_get(req->registered_proof);
+    if (!rp || rp->sector_size != fk->sector_size) {
+        snprintf(err, err_len, "registered_proof: %llu is not a seal proof of %s", (unsigned long long)req->registered_proof,
+                 fk->name);
+        return CUZK_ERR_INVALID_ARG;
+    }
+    if (rp->feature == CUZK_FIL_FEAT_NON_INTERACTIVE) {
+        snprintf(err, err_len, "registered_proof: %s (NI-PoRep) is not served by %s", rp->name, fk->name);
+        return CUZK_ERR_UNSUPPORTED;
+    }
+    porep_parsed *p = calloc(1, sizeof *p);
+    if (!p) return CUZK_ERR_NO_MEMORY;
+    j->parsed = p;
+    j->release = porep_release;
+    int rc = cuzk_fil_c1_parse(req->blobs[0].data, req->blobs[0].len, &p->c1, err, err_len);
+    if (rc) return rc;
+    rc = cuzk_fil_c1_check(p->c1, req->registered_proof, req->miner_id, req->sector_number, err, err_len);
+    if (rc) return rc;
+    if (p->c1->cfg.partitions != fk->partitions || p->c1->cfg.challenges != fk->cfg.porep.challenges) {
+        snprintf(err, err_len, "vanilla_proofs: %u partitions x %u challenges, %s proves %u x %u", p->c1->cfg.partitions,
+                 p->c1->cfg.challenges, fk->name, fk->partitions, fk->cfg.porep.challenges);
+        return CUZK_ERR_INVALID_ARG;
+    }
+    p->partitions = fk->partitions;
+    p->chs = calloc(fk->partitions, sizeof *p->chs);
+    j->w.porep = calloc(fk->partitions, sizeof *j->w.porep);
+    if (!p->chs || !j->w.porep) return CUZK_ERR_NO_MEMORY;
+    for (uint32_t k = 0; k < fk->partitions; k++) {
+        rc = cuzk_fil_c1_witness(p->c1, k, &j->w.porep[k], &p->chs[k]);
+        if (rc) return rc;
+        if (cuzk_fil_c1_public_inputs(p->c1, k, j->pub + (size_t)k * fk->num_inputs) != fk->num_inputs)
+            return CUZK_ERR_INTERNAL;
+    }
+    return CUZK_OK;
+}
+
+/* ---- PoSt ------------------------------------------------------------------------ */
+
+static void post_release(fil_job *j)
+{
+    cuzk_fil_post_job *p = j->parsed;
+    if (p) {
+        cuzk_fil_post_job_free(p);
+        free(p);
+    }
+}
+
+static int parse_post(const fil_kind *fk, const cuzk_fil_request *req, fil_job *j, char *err, size_t err_len)
+{
+    const cuzk_fil_post_proof *pp = cuzk_fil_post_proof_get(req->registered_proof);
+    cuzk_fil_post_kind want = fk->kind == CUZK_FIL_KIND_WINNING_POST ? CUZK_FIL_POST_WINNING : CUZK_FIL_POST_WINDOW;
+    if (!pp || pp->sector_size != fk->sector_size || pp->kind != want) {
+        snprintf(err, err_len, "registered_proof: %llu is not a PoSt proof of %s", (unsigned long long)req->registered_proof,
+                 fk->name);
+        return CUZK_ERR_INVALID_ARG;
+    }
+    if (!(req->present & CUZK_FIL_REQ_RANDOMNESS)) {
+        snprintf(err, err_len, "randomness: required (32 bytes)");
+        return CUZK_ERR_INVALID_ARG;
+    }
+    cuzk_fil_post_job *p = calloc(1, sizeof *p);
+    if (!p) return CUZK_ERR_NO_MEMORY;
+    j->parsed = p;
+    j->release = post_release;
+    int rc = cuzk_fil_post_prepare(p, req->registered_proof, req->randomness, req->partition_index, req->blobs,
+                                   req->num_blobs, NULL, err, err_len);
+    if (rc) return rc;
+    if (p->num_inputs != fk->num_inputs) return CUZK_ERR_INTERNAL;
+    j->w.post = &p->w;
+    memcpy(j->pub, p->inputs, fk->num_inputs * sizeof *j->pub);
+    return CUZK_OK;
+}
+
+/* ---- SnapDeals --------------------------------------------------------------------- */
+
+typedef struct snap_parsed {
+    cuzk_fil_snap_job *jobs;
+    uint32_t partitions;
+} snap_parsed;
+
+static void snap_release(fil_job *j)
+{
+    snap_parsed *p = j->parsed;
+    if (p) {
+        for (uint32_t k = 0; p->jobs && k < p->partitions; k++) cuzk_fil_snap_job_free(&p->jobs[k]);
+        free(p->jobs);
+        free(p);
+    }
+    free(j->w.update);
+}
+
+static int parse_snap(const fil_kind *fk, const cuzk_fil_request *req, fil_job *j, char *err, size_t err_len)
+{
+    if (cuzk_fil_update_proof_sector_size(req->registered_proof) != fk->sector_size) {
+        snprintf(err, err_len, "registered_proof: %llu is not an update proof of %s",
+                 (unsigned long long)req->registered_proof, fk->name);
+        return CUZK_ERR_INVALID_ARG;
+    }
+    const uint32_t need = CUZK_FIL_REQ_COMM_R_OLD | CUZK_FIL_REQ_COMM_R_NEW | CUZK_FIL_REQ_COMM_D_NEW;
+    if ((req->present & need) != need) {
+        snprintf(err, err_len, "comm_r_old, comm_r_new and comm_d_new are required");
+        return CUZK_ERR_INVALID_ARG;
+    }
+    if (req->num_blobs != fk->partitions) {
+        snprintf(err, err_len, "vanilla_proofs: %s takes %u partition proofs, got %zu", fk->name, fk->partitions,
+                 req->num_blobs);
+        return CUZK_ERR_INVALID_ARG;
+    }
+    snap_parsed *p = calloc(1, sizeof *p);
+    if (!p) return CUZK_ERR_NO_MEMORY;
+    j->parsed = p;
+    j->release = snap_release;
+    p->jobs = calloc(fk->partitions, sizeof *p->jobs);
+    j->w.update = calloc(fk->partitions, sizeof *j->w.update);
+    if (!p->jobs || !j->w.update) return CUZK_ERR_NO_MEMORY;
+    p->partitions = fk->partitions;
+    for (uint32_t k = 0; k < fk->partitions; k++) {
+        char e[384] = "";
+        int rc = cuzk_fil_snap_prepare(&p->jobs[k], req->registered_proof, k, req->comm_r_old, req->comm_r_new,
+                                       req->comm_d_new, req->blobs[k].data, req->blobs[k].len, e, sizeof e);
+        if (rc) {
+            snprintf(err, err_len, "vanilla_proofs[%u]: %s", k, e);
+            return rc;
+        }
+        j->w.update[k] = p->jobs[k].w;
+        memcpy(j->pub + (size_t)k * fk->num_inputs, p->jobs[k].inputs, fk->num_inputs * sizeof *j->pub);
+    }
+    return CUZK_OK;
+}
+
+int fil_parse(const fil_kind *fk, const cuzk_fil_request *req, fil_job *j, char *err, size_t err_len)
+{
+    switch (fk->kind) {
+    case CUZK_FIL_KIND_POREP: return parse_porep(fk, req, j, err, err_len);
+    case CUZK_FIL_KIND_WINDOW_POST:
+    case CUZK_FIL_KIND_WINNING_POST: return parse_post(fk, req, j, err, err_len);
+    case CUZK_FIL_KIND_SNAP: return parse_snap(fk, req, j, err, err_len);
+    }
+    return CUZK_ERR_INVALID_ARG;
+}
