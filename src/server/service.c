@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "cuzk/fil_request.h"
+#include "cuzk/fil_vanilla.h"
 #include "cuzk/v1/proving.pb-c.h"
 #include "server/log.h"
 
@@ -175,7 +176,8 @@ static uint64_t seed_from_id(const char *id)
 }
 
 /* The Filecoin fields of q in cuzk_fil_request's encoding (malloc'd). */
-static uint8_t *fil_request_encode(const Cuzk__V1__SubmitProofRequest *q, size_t *len)
+static uint8_t *fil_request_encode(const Cuzk__V1__SubmitProofRequest *q, const uint8_t comms[3][32],
+                                   uint32_t comms_present, size_t *len)
 {
     size_t n = q->n_vanilla_proofs ? q->n_vanilla_proofs : 1;
     cuzk_fil_blob *blobs = calloc(n, sizeof *blobs);
@@ -195,12 +197,15 @@ static uint8_t *fil_request_encode(const Cuzk__V1__SubmitProofRequest *q, size_t
         .blobs = blobs,
         .num_blobs = n,
     };
-    const ProtobufCBinaryData *src[4] = {&q->randomness, &q->comm_r_old, &q->comm_r_new, &q->comm_d_new};
-    uint8_t *dst[4] = {fr.randomness, fr.comm_r_old, fr.comm_r_new, fr.comm_d_new};
-    for (int i = 0; i < 4; i++)
-        if (src[i]->len == 32) {
-            memcpy(dst[i], src[i]->data, 32);
-            fr.present |= 1u << i;
+    if (q->randomness.len == 32) {
+        memcpy(fr.randomness, q->randomness.data, 32);
+        fr.present |= CUZK_FIL_REQ_RANDOMNESS;
+    }
+    uint8_t *dst[3] = {fr.comm_r_old, fr.comm_r_new, fr.comm_d_new};
+    for (int i = 0; i < 3; i++)
+        if (comms_present & (1u << i)) {
+            memcpy(dst[i], comms[i], 32);
+            fr.present |= (uint32_t)CUZK_FIL_REQ_COMM_R_OLD << i;
         }
     *len = cuzk_fil_request_size(&fr);
     uint8_t *out = malloc(*len);
@@ -233,9 +238,16 @@ static int do_submit(srv_service *s, rpc_call *c, const Cuzk__V1__SubmitProofReq
         return fail(r, RPC_INVALID_ARGUMENT, "randomness must be 32 bytes, got %zu", q->randomness.len);
     const ProtobufCBinaryData *comms[3] = {&q->comm_r_old, &q->comm_r_new, &q->comm_d_new};
     static const char *comm_names[3] = {"comm_r_old", "comm_r_new", "comm_d_new"};
-    for (int i = 0; i < 3; i++)
-        if (comms[i]->len && comms[i]->len != 32)
-            return fail(r, RPC_INVALID_ARGUMENT, "%s must be 32 bytes, got %zu", comm_names[i], comms[i]->len);
+    /* 32 raw bytes or the CID bytes curio sends (cuzk_fil_commitment) */
+    uint8_t comm[3][32];
+    uint32_t comms_present = 0;
+    for (int i = 0; i < 3; i++) {
+        if (!comms[i]->len) continue;
+        char why_comm[256];
+        if (cuzk_fil_commitment(comm[i], comms[i]->data, comms[i]->len, comm_names[i], why_comm, sizeof why_comm))
+            return fail(r, RPC_INVALID_ARGUMENT, "%s", why_comm);
+        comms_present |= 1u << i;
+    }
 
     uint8_t seed[8], *fil_inputs = NULL;
     srv_submit_req sr = {.request_id = job_id, .kind = kind, .priority = prio, .timeout_ms = timeout_ms};
@@ -255,13 +267,13 @@ static int do_submit(srv_service *s, rpc_call *c, const Cuzk__V1__SubmitProofReq
          * parses the vanilla proofs and rebuilds the public inputs. */
         if (q->vanilla_proof.len == 0 && q->n_vanilla_proofs == 0)
             return fail(r, RPC_INVALID_ARGUMENT, "vanilla_proof (PoRep) or vanilla_proofs (PoSt, SnapDeals) is empty");
-        fil_inputs = fil_request_encode(q, &sr.inputs_len);
+        fil_inputs = fil_request_encode(q, (const uint8_t(*)[32])comm, comms_present, &sr.inputs_len);
         if (!fil_inputs) return fail(r, RPC_RESOURCE_EXHAUSTED, "no memory for the request");
         sr.inputs = fil_inputs;
     }
     if (!srv_has_kind(s->b, kind)) {
         free(fil_inputs);
-        return fail(r, RPC_UNIMPLEMENTED, "proof kind %s is not available in this daemon (Filecoin circuits are not registered yet; test kinds need `cuzk daemon --test-kinds`)", kind);
+        return fail(r, RPC_UNIMPLEMENTED, "proof kind %s is not available in this daemon (Filecoin kinds need their parameter files in the param_cache; test kinds need `cuzk daemon --test-kinds`)", kind);
     }
     char err[640];
     int code = srv_submit(s->b, &sr, queue_pos, duplicate, err, sizeof err);
