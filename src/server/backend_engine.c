@@ -41,6 +41,8 @@ struct srv_backend {
     void (*log)(int level, const char *msg);
     cuzk_engine_prover gpu; /* valid when on_gpu */
     bool on_gpu;
+    cuzk_engine_pce pce; /* valid when has_pce */
+    bool has_pce;
     unsigned ordinals[CFG_MAX_DEVICES]; /* engine device -> GPU ordinal */
 };
 
@@ -164,6 +166,22 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
         .cpu_fallback = c->cpu_fallback, /* used with the GPU prover only */
         .pinned_limit = c->pinned_limit,
     };
+    /* [srs] pce: pre-compiled circuits cached beside the parameters. Without
+     * a usable directory the daemon still proves, through full synthesis. */
+    if (c->pce) {
+        unsigned pt = c->threads ? c->threads : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+        bool dir = mkdir(c->param_cache, 0750) == 0 || errno == EEXIST;
+        if (dir && access(c->param_cache, W_OK) == 0 && cuzk_engine_pce_cache(&b->pce, c->param_cache, pt) == CUZK_OK) {
+            b->has_pce = true;
+            if (c->pce_verify_background) cuzk_engine_pce_cache_verify_background(&b->pce, true);
+            ec.pce = &b->pce;
+        } else {
+            char m[CFG_STR_MAX + 96];
+            snprintf(m, sizeof m, "%s is not a writable directory: no pre-compiled circuits (full synthesis)",
+                     c->param_cache);
+            engine_log(b, 1, m);
+        }
+    }
     /* [gpus] devices: the GPU prover on those ordinals (empty: all GPUs);
      * no GPU (or a build without CUDA): the CPU prover, as before. */
     int rc = CUZK_ERR_NO_DEVICE;
@@ -188,6 +206,7 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
     if (rc != CUZK_OK) {
         errf(err, errlen, 0, "cannot start the engine: %s", cuzk_strerror(rc));
         if (b->on_gpu) cuzk_engine_gpu_prover_free(&b->gpu);
+        if (b->has_pce) cuzk_engine_pce_cache_free(&b->pce);
         free(b);
         return NULL;
     }
@@ -220,6 +239,7 @@ void srv_backend_close(srv_backend *b)
     pthread_mutex_unlock(&b->mu);
     cuzk_engine_destroy(b->e);
     if (b->on_gpu) cuzk_engine_gpu_prover_free(&b->gpu);
+    if (b->has_pce) cuzk_engine_pce_cache_free(&b->pce);
     free(b->live);
     pthread_mutex_destroy(&b->mu);
     free(b);

@@ -103,6 +103,9 @@ static const cfg_entry table[] = {
       "partitions kept waiting for the GPUs; 0 = unlimited"),
     E("srs", "param_cache", T_PATH, param_cache, 0, 0, "\"/data/zk/params\"", false,
       "directory with .params/.vk files (and PCE caches)"),
+    E("srs", "pce", T_BOOL, pce, 0, 0, "true", false,
+      "pre-compiled circuits: extract each circuit's R1CS once (cached in param_cache as <circuit id>.pce), "
+      "then per proof only the witness and three sparse products"),
     E("srs", "pce_verify", T_PCE_VERIFY, pce_verify_background, 0, 0, "\"sync\"", false,
       "when a cached PCE file's section checksums are verified: sync = before it is used (load waits), "
       "background = on a thread started at load, the first proof through it waits for the result"),

@@ -63,6 +63,7 @@ typedef struct cuzk_config {
     uint32_t max_gpu_queue_depth;
     /* [srs] */
     char param_cache[CFG_STR_MAX];
+    bool pce;                        /* srs.pce: pre-compiled circuits in param_cache */
     bool pce_verify_background;      /* srs.pce_verify = "background" */
     char preload[CFG_MAX_PRELOAD][64];
     size_t n_preload;
