@@ -515,7 +515,9 @@ static void *pce_thread_main(void *arg)
     srs_entry *s = pj->s;
     void *pce = NULL;
     uint64_t bytes = 0;
-    int err = e->pce.extract(e->pce.ctx, s->pce_kind, pj->inputs, pj->inputs_len, &pce, &bytes);
+    /* no inputs (a prepared kind): NULL, the blank circuit (pj->inputs is never NULL) */
+    int err = e->pce.extract(e->pce.ctx, s->pce_kind, pj->inputs_len ? pj->inputs : NULL, pj->inputs_len, &pce,
+                             &bytes);
     free(pj);
     pthread_mutex_lock(&e->mu);
     if (err == CUZK_OK && pce) {
