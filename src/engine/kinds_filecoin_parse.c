@@ -53,8 +53,12 @@ static int parse_porep(const fil_kind *fk, const cuzk_fil_request *req, fil_job 
     if (!p) return CUZK_ERR_NO_MEMORY;
     j->parsed = p;
     j->release = porep_release;
-    int rc = cuzk_fil_c1_parse(req->blobs[0].data, req->blobs[0].len, &p->c1, err, err_len);
-    if (rc) return rc;
+    char e[512] = "";
+    int rc = cuzk_fil_c1_parse(req->blobs[0].data, req->blobs[0].len, &p->c1, e, sizeof e);
+    if (rc) {
+        snprintf(err, err_len, "vanilla_proof (C1 output): %s", e);
+        return rc;
+    }
     rc = cuzk_fil_c1_check(p->c1, req->registered_proof, req->miner_id, req->sector_number, err, err_len);
     if (rc) return rc;
     if (p->c1->cfg.partitions != fk->partitions || p->c1->cfg.challenges != fk->cfg.porep.challenges) {

@@ -1,0 +1,241 @@
+"""Filecoin proofs through the daemon, driven by Python's grpcio (see daemon_filecoin.test.sh).
+
+2KiB sectors sealed natively by `cuzk gen-vanilla` from a fresh seed (printed;
+CUZK_SEED replays it), TEST parameters from the fixture directory. Every kind
+(PoRep C2, SnapDeals, WindowPoSt, WinningPoSt) must come back COMPLETED with
+192 bytes per partition (the daemon verifies each partition before it
+answers); a WinningPoSt submitted behind queued PoRep jobs must finish before
+them; invalid vanilla proofs and fields are refused with INVALID_ARGUMENT
+naming the field."""
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import grpc
+from grpc_tools import protoc
+
+CUZK, PROTO_DIR, PARAMS = sys.argv[1], sys.argv[2], sys.argv[3]
+seed = int(os.environ.get("CUZK_SEED", "0"), 0) or random.SystemRandom().getrandbits(31)
+print(f"daemon_filecoin: seed: {seed} (replay with CUZK_SEED={seed})", flush=True)
+rng = random.Random(seed)
+tmp = tempfile.mkdtemp(prefix="cuzk-filecoin-test-")
+failures = []
+checks = 0
+
+
+def check(cond, what):
+    global checks
+    checks += 1
+    if not cond:
+        failures.append(what)
+    print(f"{'ok  ' if cond else 'FAIL'}: {what}", flush=True)
+
+
+gen = os.path.join(tmp, "gen")
+os.makedirs(gen)
+rc = protoc.main(["protoc", f"-I{PROTO_DIR}", f"--python_out={gen}", f"--grpc_python_out={gen}",
+                  os.path.join(PROTO_DIR, "cuzk/v1/proving.proto")])
+assert rc == 0, "grpc_tools.protoc failed"
+sys.path.insert(0, gen)
+from cuzk.v1 import proving_pb2 as pb  # noqa: E402
+from cuzk.v1 import proving_pb2_grpc as pbg  # noqa: E402
+
+S = pb.AwaitProofResponse
+KINDS = {"porep": pb.POREP_SEAL_COMMIT, "snap": pb.SNAP_DEALS_UPDATE, "wpost": pb.WINDOW_POST_PARTITION,
+         "winning": pb.WINNING_POST}
+daemon = None
+
+
+def on_error(kind, value, tb):
+    import traceback
+    traceback.print_exception(kind, value, tb)
+    if daemon and daemon.poll() is None:
+        daemon.kill()
+    log = os.path.join(tmp, "daemon.log")
+    if os.path.exists(log):
+        print("--- daemon log tail ---\n" + open(log).read()[-4000:])
+    sys.exit(1)
+
+
+sys.excepthook = on_error
+
+
+def run(*args):
+    r = subprocess.run([CUZK, *args], cwd=tmp, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"cuzk {' '.join(args)}: exit {r.returncode}\n{r.stdout}{r.stderr}")
+    return r.stdout + r.stderr
+
+
+# ---- inputs: two sealed sectors, their PoSt vanilla proofs, a SnapDeals update
+miner = 1000 + rng.randrange(1 << 20)
+sectors = [rng.randrange(1, 1 << 30) for _ in range(2)]
+for i, sid in enumerate(sectors):
+    run("gen-vanilla", "porep", "--sector-size", "2KiB", "--out", f"S{i}", "--seed", str(rng.getrandbits(32)),
+        "--miner-id", str(miner), "--sector-id", str(sid), "--threads", "1")
+post_seed = str(rng.getrandbits(32))
+run("gen-vanilla", "window-post", "--sector", "S0", "--sector", "S1", "--seed", post_seed, "--out", "W")
+run("gen-vanilla", "winning-post", "--sector", "S0", "--sector", "S1", "--seed", post_seed, "--out", "WIN")
+run("gen-vanilla", "snap", "--sector", "S1", "--seed", str(rng.getrandbits(32)), "--out", "U")
+
+
+def request(d, **override):
+    """A SubmitProofRequest from a request.json that gen-vanilla wrote."""
+    q = json.load(open(os.path.join(tmp, d, "request.json")))
+    kw = dict(proof_kind=KINDS[q["proof_kind"]], sector_size=q["sector_size"],
+              registered_proof=q["registered_proof"], sector_number=q["sector_number"],
+              miner_id=q["miner_id"], partition_index=q.get("partition_index", 0))
+    for f in ("randomness", "comm_r_old", "comm_r_new", "comm_d_new"):
+        if f in q:
+            kw[f] = bytes.fromhex(q[f])
+    if "vanilla_proof" in q:
+        kw["vanilla_proof"] = open(os.path.join(tmp, d, q["vanilla_proof"]), "rb").read()
+    if "vanilla_proofs" in q:
+        kw["vanilla_proofs"] = [open(os.path.join(tmp, d, f), "rb").read() for f in q["vanilla_proofs"]]
+    kw["request_id"] = f"{d}-{rng.getrandbits(48):012x}"
+    kw.update(override)
+    return pb.SubmitProofRequest(**kw)
+
+
+# ---- the daemon: parameters linked from the fixture, PCE files of its own
+params = os.path.join(tmp, "params")
+os.makedirs(params)
+for f in os.listdir(PARAMS):
+    if f.startswith("v28-"):
+        os.symlink(os.path.join(PARAMS, f), os.path.join(params, f))
+sock = os.path.join(tmp, "cuzk.sock")
+conf = os.path.join(tmp, "cuzk.toml")
+with open(conf, "w") as f:
+    f.write(f'[daemon]\nlisten = "unix://{sock}"\nmax_message_size = "64MiB"\n'
+            f'[srs]\nparam_cache = "{params}"\npce = true\n'
+            f'[synthesis]\npartition_workers = 1\n')
+log = os.path.join(tmp, "daemon.log")
+daemon = subprocess.Popen([CUZK, "daemon", "--config", conf], stdout=subprocess.DEVNULL, stderr=open(log, "w"))
+deadline = time.time() + 60
+while "serving on" not in open(log).read():
+    if daemon.poll() is not None or time.time() > deadline:
+        raise RuntimeError("daemon did not start: " + open(log).read())
+    time.sleep(0.05)
+ch = grpc.insecure_channel(f"unix://{sock}", options=[("grpc.max_send_message_length", -1),
+                                                      ("grpc.max_receive_message_length", -1)])
+st = pbg.ProvingEngineStub(ch)
+names = sorted(q.proof_kind for q in st.GetStatus(pb.GetStatusRequest()).queues)
+check(names == ["porep-2k", "snap-2k", "winning-2k", "wpost-2k"], f"the 2KiB Filecoin kinds are registered: {names}")
+
+
+def prove(req, what, parts=1):
+    t = time.time()
+    r = st.Prove(pb.ProveRequest(submit=req), timeout=900).result
+    ok = r.status == S.COMPLETED and len(r.proof) == 192 * parts
+    check(ok, f"{what}: {S.Status.Name(r.status)}, {len(r.proof)} bytes, {time.time() - t:.1f} s "
+              f"(synthesis {r.synthesis_ms} ms, prove {r.gpu_compute_ms} ms, verify {r.verify_ms} ms) {r.error_message}")
+    return r
+
+
+def refused(req, field, what):
+    try:
+        st.SubmitProof(req)
+        check(False, f"{what}: accepted")
+    except grpc.RpcError as e:
+        check(e.code() == grpc.StatusCode.INVALID_ARGUMENT and field in e.details(),
+              f"{what}: {e.code().name} naming {field}: {e.details()}")
+
+
+# ---- every kind, once (PCE extraction starts on the first proof of each) ----
+prove(request("W"), "WindowPoSt 2KiB")
+prove(request("WIN"), "WinningPoSt 2KiB")
+prove(request("U"), "SnapDeals 2KiB")
+prove(request("S0"), "PoRep C2 2KiB (C1 JSON)")
+# curio's wrapper form of the C1 output, and a commitment given as its CID bytes
+
+
+def cid(codec, mh, digest):
+    def uvarint(v):
+        out = b""
+        while True:
+            b = v & 0x7F
+            v >>= 7
+            out += bytes([b | (0x80 if v else 0)])
+            if not v:
+                return out
+    return uvarint(1) + uvarint(codec) + uvarint(mh) + uvarint(32) + digest
+
+
+u = request("U")
+u.comm_r_old = cid(0xF102, 0xB401, u.comm_r_old)
+u.comm_d_new = cid(0xF101, 0x1012, u.comm_d_new)
+prove(u, "SnapDeals 2KiB, comm_r_old and comm_d_new as CIDs")
+
+# ---- a WinningPoSt behind queued PoRep jobs (the PoRep proofs are a batch) --
+finished = {}
+
+
+def await_job(job_id):
+    r = st.AwaitProof(pb.AwaitProofRequest(job_id=job_id, timeout_ms=900000), timeout=900)
+    finished[job_id] = (time.time(), r)
+
+
+porep_ids = []
+for i in range(3):
+    req = request("S0" if i % 2 == 0 else "S1")
+    if i == 1:
+        req.vanilla_proof = open(os.path.join(tmp, "S1", "c1-curio.json"), "rb").read()
+    porep_ids.append(st.SubmitProof(req).job_id)
+threads = [threading.Thread(target=await_job, args=(j,)) for j in porep_ids]
+for t in threads:
+    t.start()
+time.sleep(1.0)  # the first PoRep is being proved, the others wait
+win_id = st.SubmitProof(request("WIN")).job_id
+await_job(win_id)
+for t in threads:
+    t.join()
+for i, j in enumerate(porep_ids):
+    r = finished[j][1]
+    check(r.status == S.COMPLETED and len(r.proof) == 192,
+          f"batch PoRep {i}{' (curio C1 wrapper)' if i == 1 else ''}: {S.Status.Name(r.status)} {r.error_message}")
+w = finished[win_id]
+check(w[1].status == S.COMPLETED, f"WinningPoSt behind PoRep: {S.Status.Name(w[1].status)} {w[1].error_message}")
+later = [i for i, j in enumerate(porep_ids) if finished[j][0] > w[0]]
+# PoRep 0 may still be in synthesis when the WinningPoSt arrives (then it is
+# overtaken too); 1 and 2 are queued behind it.
+check(set(later) >= {1, 2}, f"the WinningPoSt finished before the queued PoRep jobs (PoRep jobs after it: {later})")
+
+# ---- refusals: INVALID_ARGUMENT naming the field ---------------------------
+w = request("W")
+blob = bytearray(w.vanilla_proofs[0])
+blob[len(blob) - 1 - rng.randrange(32 * 8)] ^= 1 << rng.randrange(6)  # a path element of the last proof
+w.vanilla_proofs[0] = bytes(blob)
+refused(w, "vanilla_proofs[0]", "WindowPoSt with a tampered inclusion path")
+w = request("W")
+w.vanilla_proofs[1] = w.vanilla_proofs[1][:-1 - rng.randrange(100)]
+refused(w, "vanilla_proofs[1]", "WindowPoSt with a truncated vanilla proof")
+refused(request("W", randomness=bytes(31)), "randomness", "31-byte randomness")
+refused(request("WIN", randomness=bytes(rng.getrandbits(8) for _ in range(31)) + b"\0"),
+        "vanilla_proofs", "WinningPoSt with other randomness than its vanilla proof's")
+p = request("S0")
+refused(request("S0", sector_number=sectors[0] + 1), "sector", "PoRep C1 of another sector number")
+refused(request("S0", vanilla_proof=p.vanilla_proof[: len(p.vanilla_proof) // 2]), "vanilla_proof",
+        "PoRep with a truncated C1 JSON")
+s = request("U")
+bad = bytearray(s.comm_r_new)
+bad[rng.randrange(31)] ^= 1 << rng.randrange(8)
+refused(request("U", comm_r_new=bytes(bad)), "comm_r_new", "SnapDeals with a wrong comm_r_new")
+refused(request("U", comm_d_new=b"\x01\x81\xe2\x03" + bytes(10)), "comm_d_new", "SnapDeals with a malformed CID")
+
+st.GetStatus(pb.GetStatusRequest())
+daemon.terminate()
+check(daemon.wait(60) == 0, "daemon exits cleanly on SIGTERM")
+text = open(log).read()
+check("PCE of porep-2k extracted" in text and "PCE of snap-2k extracted" in text
+      and "PCE of wpost-2k extracted" in text and "PCE of winning-2k extracted" in text,
+      "a PCE was extracted for all four kinds")
+print(f"daemon_filecoin: {checks - len(failures)}/{checks} checks passed")
+if failures:
+    print("--- daemon log tail ---\n" + text[-4000:])
+    sys.exit(1)
+subprocess.run(["rm", "-rf", tmp])
