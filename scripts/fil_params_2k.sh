@@ -3,12 +3,14 @@
 # (PoRep, WindowPoSt, WinningPoSt, SnapDeals), under their v28 names in DIR.
 # Made once: a kind whose files (listed in DIR/.done-KIND) are all there is
 # skipped. PoRep (2.7M constraints, a 2^22 domain) takes minutes on 2 cores.
+# FIL_KINDS (space separated) limits the kinds, e.g. the sanitizer build
+# makes only the PoSt ones (PoRep setup under ASan would take an hour).
 #   usage: fil_params_2k.sh BUILD_DIR DIR
 set -euo pipefail
 build=$(cd "${1:?usage: fil_params_2k.sh BUILD_DIR DIR}" && pwd)
 dir=${2:?usage: fil_params_2k.sh BUILD_DIR DIR}
 mkdir -p "$dir"
-for kind in window-post winning-post snap porep; do
+for kind in ${FIL_KINDS:-window-post winning-post snap porep}; do
     stamp="$dir/.done-$kind-2KiB"
     if [ -s "$stamp" ]; then
         ok=1

@@ -124,8 +124,14 @@ while "serving on" not in open(log).read():
 ch = grpc.insecure_channel(f"unix://{sock}", options=[("grpc.max_send_message_length", -1),
                                                       ("grpc.max_receive_message_length", -1)])
 st = pbg.ProvingEngineStub(ch)
+# the kinds whose parameters the fixture made (all four, except in the sanitizer build)
+stamp = {"window-post": "wpost-2k", "winning-post": "winning-2k", "snap": "snap-2k", "porep": "porep-2k"}
+have = sorted(v for k, v in stamp.items() if os.path.exists(os.path.join(PARAMS, f".done-{k}-2KiB")))
+if len(have) < 4:
+    print(f"daemon_filecoin: parameters for {have} only (FIL_KINDS): the other kinds are not tested", flush=True)
 names = sorted(q.proof_kind for q in st.GetStatus(pb.GetStatusRequest()).queues)
-check(names == ["porep-2k", "snap-2k", "winning-2k", "wpost-2k"], f"the 2KiB Filecoin kinds are registered: {names}")
+check(names == have and {"wpost-2k", "winning-2k"} <= set(names), f"the 2KiB Filecoin kinds are registered: {names}")
+FULL = len(have) == 4
 
 
 def prove(req, what, parts=1):
@@ -149,8 +155,9 @@ def refused(req, field, what):
 # ---- every kind, once (PCE extraction starts on the first proof of each) ----
 prove(request("W"), "WindowPoSt 2KiB")
 prove(request("WIN"), "WinningPoSt 2KiB")
-prove(request("U"), "SnapDeals 2KiB")
-prove(request("S0"), "PoRep C2 2KiB (C1 JSON)")
+if FULL:
+    prove(request("U"), "SnapDeals 2KiB")
+    prove(request("S0"), "PoRep C2 2KiB (C1 JSON)")
 # curio's wrapper form of the C1 output, and a commitment given as its CID bytes
 
 
@@ -166,10 +173,11 @@ def cid(codec, mh, digest):
     return uvarint(1) + uvarint(codec) + uvarint(mh) + uvarint(32) + digest
 
 
-u = request("U")
-u.comm_r_old = cid(0xF102, 0xB401, u.comm_r_old)
-u.comm_d_new = cid(0xF101, 0x1012, u.comm_d_new)
-prove(u, "SnapDeals 2KiB, comm_r_old and comm_d_new as CIDs")
+if FULL:
+    u = request("U")
+    u.comm_r_old = cid(0xF102, 0xB401, u.comm_r_old)
+    u.comm_d_new = cid(0xF101, 0x1012, u.comm_d_new)
+    prove(u, "SnapDeals 2KiB, comm_r_old and comm_d_new as CIDs")
 
 # ---- a WinningPoSt behind queued PoRep jobs (the PoRep proofs are a batch) --
 finished = {}
@@ -180,60 +188,60 @@ def await_job(job_id):
     finished[job_id] = (time.time(), r)
 
 
-porep_ids = []
-for i in range(3):
-    req = request("S0" if i % 2 == 0 else "S1")
-    if i == 1:
-        req.vanilla_proof = open(os.path.join(tmp, "S1", "c1-curio.json"), "rb").read()
-    porep_ids.append(st.SubmitProof(req).job_id)
-threads = [threading.Thread(target=await_job, args=(j,)) for j in porep_ids]
-for t in threads:
-    t.start()
-time.sleep(1.0)  # the first PoRep is being proved, the others wait
-win_id = st.SubmitProof(request("WIN")).job_id
-await_job(win_id)
-for t in threads:
-    t.join()
-for i, j in enumerate(porep_ids):
-    r = finished[j][1]
-    check(r.status == S.COMPLETED and len(r.proof) == 192,
-          f"batch PoRep {i}{' (curio C1 wrapper)' if i == 1 else ''}: {S.Status.Name(r.status)} {r.error_message}")
-w = finished[win_id]
-check(w[1].status == S.COMPLETED, f"WinningPoSt behind PoRep: {S.Status.Name(w[1].status)} {w[1].error_message}")
-later = [i for i, j in enumerate(porep_ids) if finished[j][0] > w[0]]
-# PoRep 0 may still be in synthesis when the WinningPoSt arrives (then it is
-# overtaken too); 1 and 2 are queued behind it.
-check(set(later) >= {1, 2}, f"the WinningPoSt finished before the queued PoRep jobs (PoRep jobs after it: {later})")
+if FULL:
+    porep_ids = []
+    for i in range(3):
+        req = request("S0" if i % 2 == 0 else "S1")
+        if i == 1:
+            req.vanilla_proof = open(os.path.join(tmp, "S1", "c1-curio.json"), "rb").read()
+        porep_ids.append(st.SubmitProof(req).job_id)
+    threads = [threading.Thread(target=await_job, args=(j,)) for j in porep_ids]
+    for t in threads:
+        t.start()
+    time.sleep(1.0)  # the first PoRep is being proved, the others wait
+    win_id = st.SubmitProof(request("WIN")).job_id
+    await_job(win_id)
+    for t in threads:
+        t.join()
+    for i, j in enumerate(porep_ids):
+        r = finished[j][1]
+        check(r.status == S.COMPLETED and len(r.proof) == 192,
+              f"batch PoRep {i}{' (curio C1 wrapper)' if i == 1 else ''}: {S.Status.Name(r.status)} {r.error_message}")
+    w = finished[win_id]
+    check(w[1].status == S.COMPLETED, f"WinningPoSt behind PoRep: {S.Status.Name(w[1].status)} {w[1].error_message}")
+    later = [i for i, j in enumerate(porep_ids) if finished[j][0] > w[0]]
+    # PoRep 0 may still be in synthesis when the WinningPoSt arrives (then it is
+    # overtaken too); 1 and 2 are queued behind it.
+    check(set(later) >= {1, 2}, f"the WinningPoSt finished before the queued PoRep jobs (PoRep jobs after it: {later})")
 
 # ---- refusals: INVALID_ARGUMENT naming the field ---------------------------
 w = request("W")
 blob = bytearray(w.vanilla_proofs[0])
-blob[len(blob) - 1 - rng.randrange(32 * 8)] ^= 1 << rng.randrange(6)  # a path element of the last proof
+blob[len(blob) - 1 - rng.randrange(32 * 8)] ^= 1 << rng.randrange(6)  # a path, root or comm near the end
 w.vanilla_proofs[0] = bytes(blob)
-refused(w, "vanilla_proofs[0]", "WindowPoSt with a tampered inclusion path")
+refused(w, "vanilla_proofs[0]", "WindowPoSt with a flipped bit in its last 256 bytes")
 w = request("W")
 w.vanilla_proofs[1] = w.vanilla_proofs[1][:-1 - rng.randrange(100)]
 refused(w, "vanilla_proofs[1]", "WindowPoSt with a truncated vanilla proof")
 refused(request("W", randomness=bytes(31)), "randomness", "31-byte randomness")
 refused(request("WIN", randomness=bytes(rng.getrandbits(8) for _ in range(31)) + b"\0"),
         "vanilla_proofs", "WinningPoSt with other randomness than its vanilla proof's")
-p = request("S0")
-refused(request("S0", sector_number=sectors[0] + 1), "sector", "PoRep C1 of another sector number")
-refused(request("S0", vanilla_proof=p.vanilla_proof[: len(p.vanilla_proof) // 2]), "vanilla_proof",
-        "PoRep with a truncated C1 JSON")
-s = request("U")
-bad = bytearray(s.comm_r_new)
-bad[rng.randrange(31)] ^= 1 << rng.randrange(8)
-refused(request("U", comm_r_new=bytes(bad)), "comm_r_new", "SnapDeals with a wrong comm_r_new")
-refused(request("U", comm_d_new=b"\x01\x81\xe2\x03" + bytes(10)), "comm_d_new", "SnapDeals with a malformed CID")
+if FULL:
+    p = request("S0")
+    refused(request("S0", sector_number=sectors[0] + 1), "sector", "PoRep C1 of another sector number")
+    refused(request("S0", vanilla_proof=p.vanilla_proof[: len(p.vanilla_proof) // 2]), "vanilla_proof",
+            "PoRep with a truncated C1 JSON")
+    s = request("U")
+    bad = bytearray(s.comm_r_new)
+    bad[rng.randrange(31)] ^= 1 << rng.randrange(8)
+    refused(request("U", comm_r_new=bytes(bad)), "comm_r_new", "SnapDeals with a wrong comm_r_new")
+    refused(request("U", comm_d_new=b"\x01\x81\xe2\x03" + bytes(10)), "comm_d_new", "SnapDeals with a malformed CID")
 
 st.GetStatus(pb.GetStatusRequest())
 daemon.terminate()
 check(daemon.wait(60) == 0, "daemon exits cleanly on SIGTERM")
 text = open(log).read()
-check("PCE of porep-2k extracted" in text and "PCE of snap-2k extracted" in text
-      and "PCE of wpost-2k extracted" in text and "PCE of winning-2k extracted" in text,
-      "a PCE was extracted for all four kinds")
+check(all(f"PCE of {k} extracted" in text for k in have), f"a PCE was extracted for every kind ({have})")
 print(f"daemon_filecoin: {checks - len(failures)}/{checks} checks passed")
 if failures:
     print("--- daemon log tail ---\n" + text[-4000:])
