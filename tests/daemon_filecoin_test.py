@@ -108,6 +108,8 @@ os.makedirs(params)
 for f in os.listdir(PARAMS):
     if f.startswith("v28-"):
         os.symlink(os.path.join(PARAMS, f), os.path.join(params, f))
+# one PCE extracted beforehand by the operator's command: the daemon must load it
+run("pce", "extract", "--circuit", "wpost-2k", "--dir", params, "--threads", "1")
 sock = os.path.join(tmp, "cuzk.sock")
 conf = os.path.join(tmp, "cuzk.toml")
 with open(conf, "w") as f:
@@ -241,7 +243,10 @@ st.GetStatus(pb.GetStatusRequest())
 daemon.terminate()
 check(daemon.wait(60) == 0, "daemon exits cleanly on SIGTERM")
 text = open(log).read()
-check(all(f"PCE of {k} extracted" in text for k in have), f"a PCE was extracted for every kind ({have})")
+check("loaded the PCE of wpost-2k from disk" in text and "PCE of wpost-2k extracted" not in text,
+      "the PCE from `cuzk pce extract` was loaded, not extracted again")
+check(all(f"PCE of {k} extracted" in text for k in have if k != "wpost-2k"),
+      f"a PCE was extracted for every other kind ({have})")
 print(f"daemon_filecoin: {checks - len(failures)}/{checks} checks passed")
 if failures:
     print("--- daemon log tail ---\n" + text[-4000:])

@@ -42,6 +42,25 @@ grep -q "truncated" <<<"$err" || fail "truncation: reason missing: $err"
 # not a PCE file
 echo "hello" > "$tmp/junk.pce"
 if "$build/cuzk" pce inspect "$tmp/junk.pce" 2>/dev/null; then fail "junk accepted"; fi
+# pce extract: a Filecoin circuit as the daemon's cache keeps it; a second run
+# loads it; a damaged file is set aside and re-extracted
+d="$tmp/cache"; mkdir -p "$d"
+circ=wpost-2k; [ $((seed & 1)) = 0 ] && circ=winning-2k
+out=$("$build/cuzk" pce extract --circuit $circ --dir "$d" --threads 2) || fail "pce extract $circ"
+grep -q "$circ: extracted and saved" <<<"$out" || fail "extract: $out"
+grep -q "circuit:      $circ" <<<"$out" || fail "extract: no inspection: $out"
+out=$("$build/cuzk" pce extract --circuit $circ --dir "$d") || fail "pce extract again"
+grep -q "a valid cached file loaded" <<<"$out" || fail "second extract did not load the file: $out"
+size=$(stat -c %s "$d/$circ.pce")
+printf '\x5a' | dd of="$d/$circ.pce" bs=1 seek=$((size - 100)) conv=notrunc status=none
+out=$("$build/cuzk" pce extract --circuit $circ --dir "$d" 2>&1) || fail "extract over a damaged file"
+grep -q "extracted and saved" <<<"$out" || fail "damaged file not re-extracted: $out"
+[ -f "$d/$circ.pce.rejected" ] || fail "damaged file not set aside"
+set +e
+"$build/cuzk" pce extract --circuit porep-3k --dir "$d" >/dev/null 2>&1; [ $? -eq 2 ] || fail "unknown circuit id should exit 2"
+"$build/cuzk" pce extract --dir "$d" >/dev/null 2>&1; [ $? -eq 2 ] || fail "extract without --circuit should exit 2"
+set -e
+
 # usage
 set +e
 "$build/cuzk" pce >/dev/null 2>&1; [ $? -eq 2 ] || fail "no subcommand should exit 2"

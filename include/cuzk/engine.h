@@ -34,6 +34,7 @@
 #include "cuzk/cs.h"
 #include "cuzk/fr.h"
 #include "cuzk/groth16.h"
+#include "cuzk/pce.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -116,6 +117,17 @@ typedef struct cuzk_engine_filecoin_opts {
 int cuzk_engine_register_filecoin(cuzk_engine *e, const cuzk_engine_filecoin_opts *o,
                                   void (*on_kind)(void *ud, const char *name, const char *circuit_id), void *ud,
                                   unsigned *registered, char *err, size_t err_len);
+
+/*
+ * The PCE of one Filecoin circuit ("porep-32g", "wpost-2k", ...) as the
+ * daemon's PCE cache keeps it: <dir>/<circuit id>.pce with the engine's
+ * fingerprint, loaded when valid, else extracted from the blank circuit
+ * (nthreads synthesis and extraction threads) and saved atomically. Needs no
+ * parameter file: operators pre-extract before the first proof (`cuzk pce
+ * extract`). *outcome as cuzk_pce_cache_get's; free *out with cuzk_pce_free.
+ */
+int cuzk_engine_filecoin_pce(const char *dir, const char *circuit_id, unsigned nthreads, cuzk_pce **out,
+                             cuzk_pce_cache_outcome *outcome, char *err, size_t err_len);
 
 /* ---- prover backends: devices with workers ----------------------------- */
 

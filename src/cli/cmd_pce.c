@@ -4,17 +4,24 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cuzk/engine.h"
 #include "cuzk/error.h"
 #include "cuzk/pce.h"
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: cuzk pce inspect [--no-verify] [--threads N] FILE\n\n"
+    fprintf(f, "usage: cuzk pce inspect [--no-verify] [--threads N] FILE\n"
+               "       cuzk pce extract --circuit ID [--dir DIR] [--threads N]\n\n"
                "  inspect    check a PCE file (header, section SHA-256s, content hash, structure)\n"
                "             and print its summary: counts, nnz per matrix, coefficient classes,\n"
                "             density, memory\n"
                "  --no-verify  skip the SHA-256 checks (structure is still checked)\n"
-               "  --threads N  hashing and checking threads (default: CUZK_THREADS or all CPUs)\n");
+               "  --threads N  hashing and checking threads (default: CUZK_THREADS or all CPUs)\n"
+               "  extract    the PCE of a Filecoin circuit (porep-32g, snap-2k, wpost-32g, winning-2k,\n"
+               "             ...) into DIR/<ID>.pce exactly as the daemon's cache keeps it (same\n"
+               "             fingerprint; DIR = the daemon's param_cache, default .): a valid file is\n"
+               "             loaded, anything else re-extracted from the blank circuit and saved\n"
+               "             atomically; then the file is inspected. No parameter file needed.\n");
 }
 
 static void hex(char *out, const uint8_t *b, size_t n)
@@ -78,12 +85,57 @@ static int inspect(const char *path, bool verify, unsigned threads)
     return 0;
 }
 
+static int extract(int argc, char **argv)
+{
+    const char *circuit = NULL, *dir = ".";
+    unsigned threads = cli_default_threads();
+    for (int i = 2; i < argc; i++) {
+        uint64_t v;
+        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--circuit") && val) {
+            circuit = val, i++;
+        } else if (!strcmp(a, "--dir") && val) {
+            dir = val, i++;
+        } else if (!strcmp(a, "--threads") && val && cli_parse_u64(val, &v) && v > 0 && v < 4096) {
+            threads = (unsigned)v, i++;
+        } else {
+            cli_errorf("pce extract: unexpected argument '%s'", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (!circuit) {
+        cli_errorf("pce extract: --circuit is required (e.g. porep-32g)");
+        return 2;
+    }
+    cuzk_pce *p = NULL;
+    cuzk_pce_cache_outcome oc = 0;
+    char err[512] = "";
+    double t0 = cli_now();
+    int rc = cuzk_engine_filecoin_pce(dir, circuit, threads, &p, &oc, err, sizeof err);
+    if (rc) {
+        cli_errorf("pce extract: %s", err);
+        return rc == CUZK_ERR_INVALID_ARG ? 2 : 1;
+    }
+    printf("%s: %s in %.1f s (%u threads)\n", circuit,
+           oc == CUZK_PCE_CACHE_LOADED ? "a valid cached file loaded" : "extracted and saved", cli_now() - t0,
+           threads);
+    cuzk_pce_free(p);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.pce", dir, circuit);
+    return inspect(path, true, threads);
+}
+
 int cmd_pce(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
+    if (!strcmp(argv[1], "extract")) return extract(argc, argv);
     if (strcmp(argv[1], "inspect")) {
         cli_errorf("pce: unknown subcommand '%s'", argv[1]);
         usage(stderr);

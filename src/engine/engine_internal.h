@@ -228,6 +228,8 @@ void srs_pin(cuzk_engine *e, srs_entry *s);   /* no lock; s LOADING, params deco
 /* PCE manager (srs.c) */
 void pce_load_cached(cuzk_engine *e, kind_entry *k); /* no lock */
 void pce_maybe_extract(cuzk_engine *e, kind_entry *k, const void *inputs, size_t inputs_len);
+/* The fingerprint the engine's PCE cache gives a circuit id (pce_cache.c). */
+void pce_engine_fingerprint(uint8_t fp[32], const char *circuit_id);
 /* The resident PCE pce turned out invalid (its witness hook said CUZK_ERR_FORMAT): back to
  * CUZK_PCE_NONE so the next full synthesis extracts again. Under the lock. */
 void pce_drop_invalid(cuzk_engine *e, srs_entry *s, void *pce);

@@ -15,6 +15,7 @@
 
 #include "cuzk/error.h"
 #include "cuzk/fil_request.h"
+#include "cuzk/pce.h"
 #include "cuzk/filecoin.h"
 #include "cuzk/porep.h"
 #include "cuzk/post.h"
@@ -145,6 +146,40 @@ static uint64_t kind_proof_id(cuzk_fil_proof_kind kind, size_t size_index)
     return 0;
 }
 
+/* fk for kind and size index s (name, proof id, shape); -1 when it does not exist. */
+static int kind_init(fil_kind *fk, int kind, size_t s, unsigned synth_threads)
+{
+    memset(fk, 0, sizeof *fk);
+    fk->kind = (cuzk_fil_proof_kind)kind;
+    fk->sector_size = fil_sizes[s].bytes;
+    fk->proof_id = kind_proof_id(fk->kind, s);
+    fk->synth_threads = synth_threads ? synth_threads : 1;
+    snprintf(fk->name, sizeof fk->name, "%s-%s", kind_prefix[kind], fil_sizes[s].tag);
+    return kind_shape(fk);
+}
+
+static int pce_synth_blank(cuzk_cs *cs, void *ctx) { return fil_synthesize(ctx, cs, NULL, 0, 0); }
+
+int cuzk_engine_filecoin_pce(const char *dir, const char *circuit_id, unsigned nthreads, cuzk_pce **out,
+                             cuzk_pce_cache_outcome *outcome, char *err, size_t err_len)
+{
+    fil_kind fk;
+    for (size_t s = 0; s < sizeof fil_sizes / sizeof fil_sizes[0]; s++)
+        for (int kind = CUZK_FIL_KIND_POREP; kind <= CUZK_FIL_KIND_WINNING_POST; kind++) {
+            if (kind_init(&fk, kind, s, nthreads) || strcmp(fk.name, circuit_id)) continue;
+            uint8_t fp[CUZK_PCE_HASH_BYTES];
+            pce_engine_fingerprint(fp, fk.name);
+            cuzk_pce_cache_opts opts = {.dir = dir, .nthreads = nthreads ? nthreads : 1};
+            cuzk_pce_error pe;
+            int rc = cuzk_pce_cache_get(out, &opts, fk.name, fp, pce_synth_blank, &fk, outcome, &pe);
+            if (rc) snprintf(err, err_len, "%s: %s", fk.name, pe.msg[0] ? pe.msg : cuzk_strerror(rc));
+            return rc;
+        }
+    snprintf(err, err_len, "%s: not a Filecoin circuit id (porep-, snap-, wpost-, winning- x 2k, 8m, 512m, 32g, 64g)",
+             circuit_id);
+    return CUZK_ERR_INVALID_ARG;
+}
+
 int cuzk_engine_register_filecoin(cuzk_engine *e, const cuzk_engine_filecoin_opts *o,
                                   void (*on_kind)(void *ud, const char *name, const char *circuit_id), void *ud,
                                   unsigned *registered, char *err, size_t err_len)
@@ -155,14 +190,9 @@ int cuzk_engine_register_filecoin(cuzk_engine *e, const cuzk_engine_filecoin_opt
         for (int kind = CUZK_FIL_KIND_POREP; kind <= CUZK_FIL_KIND_WINNING_POST; kind++) {
             fil_kind *fk = calloc(1, sizeof *fk);
             if (!fk) return CUZK_ERR_NO_MEMORY;
-            fk->kind = (cuzk_fil_proof_kind)kind;
-            fk->sector_size = fil_sizes[s].bytes;
-            fk->proof_id = kind_proof_id(fk->kind, s);
-            fk->synth_threads = o->synth_threads ? o->synth_threads : 1;
-            snprintf(fk->name, sizeof fk->name, "%s-%s", kind_prefix[kind], fil_sizes[s].tag);
             char file[CUZK_FIL_CACHE_ID_MAX + 16];
             struct stat st;
-            if (kind_shape(fk) || !cuzk_fil_param_file_name(file, sizeof file, fk->cache_id, ".params") ||
+            if (kind_init(fk, kind, s, o->synth_threads) || !cuzk_fil_param_file_name(file, sizeof file, fk->cache_id, ".params") ||
                 snprintf(fk->params_path, sizeof fk->params_path, "%s/%s", o->param_cache, file) >=
                     (int)sizeof fk->params_path ||
                 stat(fk->params_path, &st) != 0) {

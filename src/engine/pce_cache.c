@@ -21,11 +21,16 @@ typedef struct pce_cache_ctx {
 } pce_cache_ctx;
 
 /* The circuit id names the topology; its fingerprint is what files carry. */
-static void pc_fingerprint(uint8_t fp[CUZK_PCE_HASH_BYTES], const cuzk_engine_kind *kind)
+void pce_engine_fingerprint(uint8_t fp[CUZK_PCE_HASH_BYTES], const char *circuit_id)
 {
     char identity[CUZK_PCE_ID_MAX + 32];
-    snprintf(identity, sizeof identity, "cuzk-engine/%s", kind->circuit_id);
+    snprintf(identity, sizeof identity, "cuzk-engine/%s", circuit_id);
     cuzk_pce_fingerprint(fp, identity);
+}
+
+static void pc_fingerprint(uint8_t fp[CUZK_PCE_HASH_BYTES], const cuzk_engine_kind *kind)
+{
+    pce_engine_fingerprint(fp, kind->circuit_id);
 }
 
 static int pc_load(void *ctx, const cuzk_engine_kind *kind, void **out, uint64_t *bytes)
