@@ -1,0 +1,24 @@
+#!/bin/bash
+# The 32 GiB PoRep shape on the device machine (run from the repository root) (binaries carried in $1,
+# default devbin, their libraries in $1/lib): a synthetic 32 GiB C1 (one
+# full-size partition's worth of vanilla proofs, no sealing), then the PCE of
+# porep-32g extracted with all cores and inspected, with time and peak host
+# memory. What the 32 GiB proofs would run on; the proofs themselves need
+# 32 GiB parameters (a ceremony's, or a GPU setup cuzk does not have yet).
+set -u
+B=$(cd "${1:-devbin}" && pwd)
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+W=${SCALE_DIR:-/tmp/scale}
+mkdir -p "$W"
+{ nproc; free -g | head -2; df -h "$W" | tail -1; } | tee "$OUT/scale_machine.log"
+echo "== synthetic 32 GiB C1"
+/usr/bin/time -v "$B/cuzk" gen-vanilla porep --synthetic --sector-size 32GiB --out "$W/S32" > "$OUT/c1_32g.log" 2>&1
+grep -E "StackedDrg|Elapsed|Maximum resident" "$OUT/c1_32g.log"; ls -la "$W/S32" | head
+echo "== PCE of porep-32g"
+/usr/bin/time -v "$B/cuzk" pce extract --circuit porep-32g --dir "$W" --threads "$(nproc)" > "$OUT/pce_32g.log" 2>&1
+rc=$?
+grep -vE "^\s+(Average|Exit|Swaps|File|Socket|Signals|Page size|Minor|Major|Voluntary|Involuntary|Percent|System|User)" "$OUT/pce_32g.log" | head -30
+rm -f "$W"/*.pce
+exit $rc
