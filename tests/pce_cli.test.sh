@@ -56,7 +56,14 @@ printf '\x5a' | dd of="$d/$circ.pce" bs=1 seek=$((size - 100)) conv=notrunc stat
 out=$("$build/cuzk" pce extract --circuit $circ --dir "$d" 2>&1) || fail "extract over a damaged file"
 grep -q "extracted and saved" <<<"$out" || fail "damaged file not re-extracted: $out"
 [ -f "$d/$circ.pce.rejected" ] || fail "damaged file not set aside"
+# a request's partition through the PCE: witness, a/b/c, a*b = c, public inputs
+(cd "$tmp" && "$build/cuzk" gen-vanilla porep --sector-size 2KiB --out S --seed "$((seed & 0xffff))" >/dev/null 2>&1 &&
+    "$build/cuzk" gen-vanilla window-post --sector S --seed 3 --out W >/dev/null 2>&1) || fail "gen-vanilla"
+out=$("$build/cuzk" pce extract --circuit wpost-2k --dir "$d" --request "$tmp/W/request.json") || fail "extract --request"
+grep -q "constraints satisfied, public inputs as rebuilt" <<<"$out" || fail "extract --request: $out"
 set +e
+"$build/cuzk" pce extract --circuit winning-2k --dir "$d" --request "$tmp/W/request.json" >/dev/null 2>&1
+[ $? -eq 1 ] || fail "a WindowPoSt request through the WinningPoSt PCE should exit 1"
 "$build/cuzk" pce extract --circuit porep-3k --dir "$d" >/dev/null 2>&1; [ $? -eq 2 ] || fail "unknown circuit id should exit 2"
 "$build/cuzk" pce extract --dir "$d" >/dev/null 2>&1; [ $? -eq 2 ] || fail "extract without --circuit should exit 2"
 set -e

@@ -129,6 +129,22 @@ int cuzk_engine_register_filecoin(cuzk_engine *e, const cuzk_engine_filecoin_opt
 int cuzk_engine_filecoin_pce(const char *dir, const char *circuit_id, unsigned nthreads, cuzk_pce **out,
                              cuzk_pce_cache_outcome *outcome, char *err, size_t err_len);
 
+/*
+ * One partition of a Filecoin request through a circuit's PCE, checked: the
+ * request (cuzk_fil_request's encoding) parsed and its public inputs rebuilt,
+ * the partition's witness synthesized (WitnessCS), a, b, c evaluated from the
+ * PCE, then the witness's public inputs compared with the rebuilt ones and
+ * a·b = c checked for every constraint. Timings into *out. CUZK_ERR_VERIFY
+ * names the first failure in err. For operators and the scale run.
+ */
+typedef struct cuzk_engine_pce_check {
+    double parse_s, witness_s, eval_s, check_s;
+    size_t constraints, aux;
+} cuzk_engine_pce_check;
+int cuzk_engine_filecoin_pce_check(const cuzk_pce *pce, const char *circuit_id, const void *request, size_t len,
+                                   uint32_t partition, unsigned nthreads, cuzk_engine_pce_check *out, char *err,
+                                   size_t err_len);
+
 /* ---- prover backends: devices with workers ----------------------------- */
 
 /*

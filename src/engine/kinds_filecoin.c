@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cuzk/error.h"
 #include "cuzk/fil_request.h"
@@ -160,24 +161,96 @@ static int kind_init(fil_kind *fk, int kind, size_t s, unsigned synth_threads)
 
 static int pce_synth_blank(cuzk_cs *cs, void *ctx) { return fil_synthesize(ctx, cs, NULL, 0, 0); }
 
+/* fk for a circuit id ("porep-32g"); -1 with a message when there is none. */
+static int kind_by_name(fil_kind *fk, const char *circuit_id, unsigned synth_threads, char *err, size_t err_len)
+{
+    for (size_t s = 0; s < sizeof fil_sizes / sizeof fil_sizes[0]; s++)
+        for (int kind = CUZK_FIL_KIND_POREP; kind <= CUZK_FIL_KIND_WINNING_POST; kind++)
+            if (!kind_init(fk, kind, s, synth_threads) && !strcmp(fk->name, circuit_id)) return 0;
+    snprintf(err, err_len, "%s: not a Filecoin circuit id (porep-, snap-, wpost-, winning- x 2k, 8m, 512m, 32g, 64g)",
+             circuit_id);
+    return -1;
+}
+
 int cuzk_engine_filecoin_pce(const char *dir, const char *circuit_id, unsigned nthreads, cuzk_pce **out,
                              cuzk_pce_cache_outcome *outcome, char *err, size_t err_len)
 {
     fil_kind fk;
-    for (size_t s = 0; s < sizeof fil_sizes / sizeof fil_sizes[0]; s++)
-        for (int kind = CUZK_FIL_KIND_POREP; kind <= CUZK_FIL_KIND_WINNING_POST; kind++) {
-            if (kind_init(&fk, kind, s, nthreads) || strcmp(fk.name, circuit_id)) continue;
-            uint8_t fp[CUZK_PCE_HASH_BYTES];
-            pce_engine_fingerprint(fp, fk.name);
-            cuzk_pce_cache_opts opts = {.dir = dir, .nthreads = nthreads ? nthreads : 1};
-            cuzk_pce_error pe;
-            int rc = cuzk_pce_cache_get(out, &opts, fk.name, fp, pce_synth_blank, &fk, outcome, &pe);
-            if (rc) snprintf(err, err_len, "%s: %s", fk.name, pe.msg[0] ? pe.msg : cuzk_strerror(rc));
-            return rc;
+    if (kind_by_name(&fk, circuit_id, nthreads, err, err_len)) return CUZK_ERR_INVALID_ARG;
+    uint8_t fp[CUZK_PCE_HASH_BYTES];
+    pce_engine_fingerprint(fp, fk.name);
+    cuzk_pce_cache_opts opts = {.dir = dir, .nthreads = nthreads ? nthreads : 1};
+    cuzk_pce_error pe;
+    pe.msg[0] = 0;
+    int rc = cuzk_pce_cache_get(out, &opts, fk.name, fp, pce_synth_blank, &fk, outcome, &pe);
+    if (rc) snprintf(err, err_len, "%s: %s", fk.name, pe.msg[0] ? pe.msg : cuzk_strerror(rc));
+    return rc;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int cuzk_engine_filecoin_pce_check(const cuzk_pce *pce, const char *circuit_id, const void *request, size_t len,
+                                   uint32_t partition, unsigned nthreads, cuzk_engine_pce_check *out, char *err,
+                                   size_t err_len)
+{
+    memset(out, 0, sizeof *out);
+    fil_kind fk;
+    if (kind_by_name(&fk, circuit_id, nthreads, err, err_len)) return CUZK_ERR_INVALID_ARG;
+    if (partition >= fk.partitions) {
+        snprintf(err, err_len, "partition %u: %s has %u", partition, fk.name, fk.partitions);
+        return CUZK_ERR_INVALID_ARG;
+    }
+    double t = now_s();
+    void *job = NULL;
+    int rc = fil_prepare(&fk, request, len, &job, err, err_len);
+    out->parse_s = now_s() - t;
+    if (rc) return rc;
+    cuzk_witness_cs *w = cuzk_witness_cs_new();
+    cuzk_pce_eval_buf buf = {0};
+    cuzk_fr *pub = calloc(fk.num_inputs ? fk.num_inputs : 1, sizeof *pub);
+    rc = w && pub ? cuzk_cs_alloc_one(&w->base) : CUZK_ERR_NO_MEMORY;
+    t = now_s();
+    if (!rc) rc = fil_synthesize(&fk, &w->base, job, 0, partition);
+    if (!rc) rc = cuzk_cs_error(&w->base);
+    if (!rc) rc = cuzk_cs_finalize(&w->base);
+    out->witness_s = now_s() - t;
+    if (rc) snprintf(err, err_len, "witness synthesis of partition %u: %s", partition, cuzk_strerror(rc));
+    if (!rc && (rc = cuzk_pce_eval_buf_alloc(&buf, pce))) snprintf(err, err_len, "no memory for a, b, c");
+    t = now_s();
+    if (!rc && (rc = cuzk_pce_eval(pce, w, &buf, nthreads, NULL)))
+        snprintf(err, err_len, "PCE evaluation: %s (witness %zu inputs, %zu aux; PCE %llu, %llu)", cuzk_strerror(rc),
+                 w->input.len, w->aux.len, (unsigned long long)pce->num_inputs, (unsigned long long)pce->num_aux);
+    out->eval_s = now_s() - t;
+    /* the witness's public inputs (after ONE) are the ones cuzk rebuilt */
+    if (!rc && (rc = fil_public_inputs(&fk, pub, job, 0, partition)) == CUZK_OK) {
+        for (uint32_t i = 0; i < fk.num_inputs && !rc; i++)
+            if (!cuzk_fr_eq(&pub[i], &w->input.v[1 + i])) {
+                snprintf(err, err_len, "public input %u: the witness's differs from the rebuilt one", i);
+                rc = CUZK_ERR_VERIFY_FAILED;
+            }
+    }
+    t = now_s();
+    for (size_t i = 0; !rc && i < buf.len; i++) {
+        cuzk_fr ab;
+        cuzk_fr_mul(&ab, &buf.a[i], &buf.b[i]);
+        if (!cuzk_fr_eq(&ab, &buf.c[i])) {
+            snprintf(err, err_len, "constraint %zu: a*b != c", i);
+            rc = CUZK_ERR_VERIFY_FAILED;
         }
-    snprintf(err, err_len, "%s: not a Filecoin circuit id (porep-, snap-, wpost-, winning- x 2k, 8m, 512m, 32g, 64g)",
-             circuit_id);
-    return CUZK_ERR_INVALID_ARG;
+    }
+    out->check_s = now_s() - t;
+    out->constraints = buf.len;
+    out->aux = w ? w->aux.len : 0;
+    cuzk_pce_eval_buf_free(&buf);
+    if (w) cuzk_cs_free(&w->base);
+    free(pub);
+    fil_job_free(&fk, job);
+    return rc;
 }
 
 int cuzk_engine_register_filecoin(cuzk_engine *e, const cuzk_engine_filecoin_opts *o,
