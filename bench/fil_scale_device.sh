@@ -20,5 +20,11 @@ echo "== PCE of porep-32g"
 /usr/bin/time -v "$B/cuzk" pce extract --circuit porep-32g --dir "$W" --threads "$(nproc)" > "$OUT/pce_32g.log" 2>&1
 rc=$?
 grep -vE "^\s+(Average|Exit|Swaps|File|Socket|Signals|Page size|Minor|Major|Voluntary|Involuntary|Percent|System|User)" "$OUT/pce_32g.log" | head -30
+echo "== partitions of the synthetic C1 through the PCE (witness, a/b/c, a*b = c on every row)"
+for k in ${PARTS:-0 9}; do
+    /usr/bin/time -v "$B/cuzk" pce extract --circuit porep-32g --dir "$W" --threads "$(nproc)" \
+        --request "$W/S32/request.json" --partition "$k" > "$OUT/pce_32g_p$k.log" 2>&1 || rc=1
+    grep -E "request:|timings:|Elapsed|Maximum resident|error|cuzk:" "$OUT/pce_32g_p$k.log"
+done
 rm -f "$W"/*.pce
 exit $rc
