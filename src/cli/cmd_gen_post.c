@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "cuzk/fil_vanilla.h"
+#include "cuzk/hex.h"
 #include "request_file.h"
 
 #define MAX_SECTORS 4096
@@ -50,11 +51,6 @@ static int write_file(const char *path, const uint8_t *b, size_t n)
     if (!f) return -1;
     int ok = fwrite(b, 1, n, f) == n;
     return fclose(f) == 0 && ok ? 0 : -1;
-}
-
-static void hexs(char out[65], const uint8_t in[32])
-{
-    for (int i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", in[i]);
 }
 
 int cmd_gen_post(int argc, char **argv)
@@ -92,10 +88,7 @@ int cmd_gen_post(int argc, char **argv)
     uint8_t rnd[32];
     if (rhex) {
         cuzk_fr t;
-        unsigned x;
-        bool ok = strlen(rhex) == 64;
-        for (int i = 0; ok && i < 32; i++) ok = sscanf(rhex + 2 * i, "%2x", &x) == 1, rnd[i] = (uint8_t)x;
-        if (!ok || cuzk_fr_from_le32(&t, rnd)) {
+        if (cuzk_hex_decode(rnd, 32, rhex) || cuzk_fr_from_le32(&t, rnd)) {
             cli_errorf("--randomness: not 64 hex digits of a canonical field element");
             return 2;
         }
@@ -194,7 +187,7 @@ int cmd_gen_post(int argc, char **argv)
         json_t *o = json_object(), *a = json_array();
         for (size_t k = 0; k < count; k++) {
             char h[65];
-            hexs(h, sec[first + k].comm_r);
+            cuzk_hex_encode(h, sec[first + k].comm_r, 32);
             json_array_append_new(a, json_pack("{s:I, s:s, s:s}", "sector_id", (json_int_t)sec[first + k].sector_id,
                                                "comm_r", h, "dir", dirs[first + k]));
         }

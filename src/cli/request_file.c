@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cuzk/fil_request.h"
+#include "cuzk/hex.h"
 
 static const char *const value_names[4] = {"randomness", "comm_r_old", "comm_r_new", "comm_d_new"};
 
@@ -16,22 +17,6 @@ static uint8_t *value_ptr(cli_request *r, int i)
 {
     uint8_t *p[4] = {r->randomness, r->comm_r_old, r->comm_r_new, r->comm_d_new};
     return p[i];
-}
-
-static void hex32(char out[65], const uint8_t in[32])
-{
-    for (int i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", in[i]);
-}
-
-static int unhex32(uint8_t out[32], const char *s)
-{
-    if (strlen(s) != 64) return -1;
-    for (int i = 0; i < 32; i++) {
-        unsigned v;
-        if (sscanf(s + 2 * i, "%2x", &v) != 1) return -1;
-        out[i] = (uint8_t)v;
-    }
-    return 0;
 }
 
 static int fail(char *err, size_t err_len, const char *path, const char *fmt, const char *what)
@@ -104,7 +89,7 @@ int cli_request_read(const char *path, cli_request *r, char *err, size_t err_len
     for (int i = 0; i < 4; i++) {
         json_t *v = json_object_get(o, value_names[i]);
         if (!v) continue;
-        if (!json_is_string(v) || unhex32(value_ptr(r, i), json_string_value(v))) {
+        if (!json_is_string(v) || cuzk_hex_decode(value_ptr(r, i), 32, json_string_value(v))) {
             fail(err, err_len, path, "%s: not 64 hex digits", value_names[i]);
             goto out;
         }
@@ -163,7 +148,7 @@ int cli_request_write(const char *path, const cli_request *r)
     for (int i = 0; i < 4; i++)
         if (r->present & (1u << i)) {
             char h[65];
-            hex32(h, value_ptr((cli_request *)r, i));
+            cuzk_hex_encode(h, value_ptr((cli_request *)r, i), 32);
             json_object_set_new(o, value_names[i], json_string(h));
         }
     if (r->single) {

@@ -6,6 +6,7 @@
 
 #include "cuzk/blake2b.h"
 #include "cuzk/filecoin.h"
+#include "cuzk/hex.h"
 #include "filecoin_internal.h"
 
 /* derive_porep_domain_seed: SHA-256(tag || porep_id). */
@@ -146,8 +147,8 @@ size_t cuzk_fil_parent_cache_id(char out[CUZK_FIL_CACHE_ID_MAX], const cuzk_fil_
     unsigned hl = 0;
     if (!EVP_Digest(buf, len, h, &hl, EVP_sha256(), NULL)) return 0;
     size_t p = (size_t)snprintf(out, CUZK_FIL_CACHE_ID_MAX, "v28-sdr-parent-");
-    for (int i = 0; i < 32; i++) p += (size_t)snprintf(out + p, 3, "%02x", h[i]);
-    return p;
+    cuzk_hex_encode(out + p, h, 32);
+    return p + 64;
 }
 
 int cuzk_fil_parent_cache_digest(uint8_t out[32], const cuzk_fil_graph *g) {

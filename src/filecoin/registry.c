@@ -6,6 +6,7 @@
 #include <openssl/evp.h>
 
 #include "cuzk/filecoin.h"
+#include "cuzk/hex.h"
 
 #define KIB 1024ull
 #define MIB (1024ull * KIB)
@@ -186,8 +187,8 @@ static size_t cache_id(char out[CUZK_FIL_CACHE_ID_MAX], const char *prefix, cons
     if (p + 1 + 64 + 1 > CUZK_FIL_CACHE_ID_MAX) return 0;
     memcpy(out, prefix, p);
     out[p++] = '-';
-    for (int i = 0; i < 32; i++) p += (size_t)snprintf(out + p, 3, "%02x", h[i]);
-    return p;
+    cuzk_hex_encode(out + p, h, 32);
+    return p + 64;
 }
 
 size_t cuzk_fil_porep_cache_id(char out[CUZK_FIL_CACHE_ID_MAX], uint64_t seal_proof_id) {

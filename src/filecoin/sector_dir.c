@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cuzk/error.h"
+#include "cuzk/hex.h"
 #include "vanilla_internal.h"
 
 static const char *const hex_names[7] = {"prover_id", "ticket", "comm_d", "comm_r", "comm_c", "comm_r_last",
@@ -59,17 +60,6 @@ static cuzk_fr *read_nodes(const char *dir, const char *name, uint64_t nodes, in
     return v;
 }
 
-static int unhex32(uint8_t out[32], const char *s)
-{
-    if (strlen(s) != 64) return -1;
-    for (int i = 0; i < 32; i++) {
-        unsigned v;
-        if (sscanf(s + 2 * i, "%2x", &v) != 1) return -1;
-        out[i] = (uint8_t)v;
-    }
-    return 0;
-}
-
 int cuzk_fil_sector_read(cuzk_fil_sector *s, const char *dir, char *err, size_t err_len)
 {
     memset(s, 0, sizeof *s);
@@ -96,7 +86,7 @@ int cuzk_fil_sector_read(cuzk_fil_sector *s, const char *dir, char *err, size_t 
     }
     for (int i = 0; i < 7 && !rc; i++) {
         json_t *v = json_object_get(o, hex_names[i]);
-        if (!json_is_string(v) || unhex32(hex_field(s, i), json_string_value(v))) {
+        if (!json_is_string(v) || cuzk_hex_decode(hex_field(s, i), 32, json_string_value(v))) {
             snprintf(err, err_len, "%s: %s: not 64 hex digits", path, hex_names[i]);
             rc = CUZK_ERR_FORMAT;
         }
