@@ -9,39 +9,25 @@ them; invalid vanilla proofs and fields are refused with INVALID_ARGUMENT
 naming the field."""
 import json
 import os
-import random
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
 import grpc
-from grpc_tools import protoc
 
 CUZK, PROTO_DIR, PARAMS = sys.argv[1], sys.argv[2], sys.argv[3]
-seed = int(os.environ.get("CUZK_SEED", "0"), 0) or random.SystemRandom().getrandbits(31)
-print(f"daemon_filecoin: seed: {seed} (replay with CUZK_SEED={seed})", flush=True)
-rng = random.Random(seed)
-tmp = tempfile.mkdtemp(prefix="cuzk-filecoin-test-")
-failures = []
-checks = 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from grpc_harness import Harness  # noqa: E402
+
+H = Harness("daemon_filecoin", PROTO_DIR, seed_bits=31)
+rng, tmp, failures = H.rng, H.tmp, H.failures
 
 
 def check(cond, what):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(what)
-    print(f"{'ok  ' if cond else 'FAIL'}: {what}", flush=True)
+    H.check(cond, what, verbose=True)
 
 
-gen = os.path.join(tmp, "gen")
-os.makedirs(gen)
-rc = protoc.main(["protoc", f"-I{PROTO_DIR}", f"--python_out={gen}", f"--grpc_python_out={gen}",
-                  os.path.join(PROTO_DIR, "cuzk/v1/proving.proto")])
-assert rc == 0, "grpc_tools.protoc failed"
-sys.path.insert(0, gen)
 from cuzk.v1 import proving_pb2 as pb  # noqa: E402
 from cuzk.v1 import proving_pb2_grpc as pbg  # noqa: E402
 
@@ -247,7 +233,7 @@ check("loaded the PCE of wpost-2k from disk" in text and "PCE of wpost-2k extrac
       "the PCE from `cuzk pce extract` was loaded, not extracted again")
 check(all(f"PCE of {k} extracted" in text for k in have if k != "wpost-2k"),
       f"a PCE was extracted for every other kind ({have})")
-print(f"daemon_filecoin: {checks - len(failures)}/{checks} checks passed")
+print(f"daemon_filecoin: {H.checks - len(failures)}/{H.checks} checks passed")
 if failures:
     print("--- daemon log tail ---\n" + text[-4000:])
     sys.exit(1)

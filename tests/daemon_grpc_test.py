@@ -3,44 +3,23 @@
 Binds only unix sockets and 127.0.0.1. Witness seeds are fresh per run (the
 seed is printed; CUZK_SEED replays it)."""
 import os
-import random
 import signal
 import socket
 import stat
 import subprocess
 import sys
-import tempfile
-import threading
 import time
 import urllib.request
 
 import grpc
-from grpc_tools import protoc
 
 CUZK, PROTO_DIR = sys.argv[1], sys.argv[2]
-seed = int(os.environ.get("CUZK_SEED", "0"), 0) or random.SystemRandom().getrandbits(63)
-print(f"daemon_grpc: seed: {seed:#x} (replay with CUZK_SEED={seed:#x})", flush=True)
-rng = random.Random(seed)
-tmp = tempfile.mkdtemp(prefix="cuzk-daemon-test-")
-failures = []
-checks = 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from grpc_harness import Harness  # noqa: E402
 
-
-def check(cond, what):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(what)
-        print(f"FAIL: {what}", flush=True)
-
-
-# ---- stubs generated now from our proto ------------------------------------
-gen = os.path.join(tmp, "gen")
-os.makedirs(gen)
-rc = protoc.main(["protoc", f"-I{PROTO_DIR}", f"--python_out={gen}", f"--grpc_python_out={gen}",
-                  os.path.join(PROTO_DIR, "cuzk/v1/proving.proto")])
-assert rc == 0, "grpc_tools.protoc failed"
-sys.path.insert(0, gen)
+H = Harness("daemon_grpc", PROTO_DIR)
+seed, rng, tmp, failures = H.seed, H.rng, H.tmp, H.failures
+check = H.check
 from cuzk.v1 import proving_pb2 as pb  # noqa: E402
 from cuzk.v1 import proving_pb2_grpc as pbg  # noqa: E402
 
@@ -434,7 +413,7 @@ except grpc.RpcError as e:
     check(e.code() == grpc.StatusCode.CANCELLED, f"grace 0: {e.code()} {e.details()}")
 check(A.p.wait(60) == 0, "daemon exits 0 after cancelling")
 
-print(f"daemon_grpc: {checks - len(failures)} checks passed, {len(failures)} failed", flush=True)
+print(f"daemon_grpc: {H.checks - len(failures)} checks passed, {len(failures)} failed", flush=True)
 if not failures:
     import shutil
     shutil.rmtree(tmp, ignore_errors=True)

@@ -1,0 +1,33 @@
+"""What the daemon tests share (daemon_grpc_test.py, daemon_filecoin_test.py):
+the run's seed, a scratch directory, counted checks, and Python stubs
+generated at run time from our proto (so a proto change is tested as is)."""
+import os
+import random
+import sys
+import tempfile
+
+from grpc_tools import protoc
+
+
+class Harness:
+    def __init__(self, name, proto_dir, seed_bits=63):
+        self.name = name
+        env = int(os.environ.get("CUZK_SEED", "0"), 0)
+        self.seed = env or random.SystemRandom().getrandbits(seed_bits)
+        print(f"{name}: seed: {self.seed:#x} (replay with CUZK_SEED={self.seed:#x})", flush=True)
+        self.rng = random.Random(self.seed)
+        self.tmp = tempfile.mkdtemp(prefix=f"cuzk-{name}-")
+        self.failures, self.checks = [], 0
+        gen = os.path.join(self.tmp, "gen")
+        os.makedirs(gen)
+        rc = protoc.main(["protoc", f"-I{proto_dir}", f"--python_out={gen}", f"--grpc_python_out={gen}",
+                          os.path.join(proto_dir, "cuzk/v1/proving.proto")])
+        assert rc == 0, "grpc_tools.protoc failed"
+        sys.path.insert(0, gen)
+
+    def check(self, cond, what, verbose=False):
+        self.checks += 1
+        if not cond:
+            self.failures.append(what)
+        if verbose or not cond:
+            print(f"{'ok  ' if cond else 'FAIL'}: {what}", flush=True)
