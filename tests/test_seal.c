@@ -167,6 +167,8 @@ static void satisfied(const cuzk_fil_c1 *c1, const char *what, int expect)
         bool ok = cuzk_test_cs_is_satisfied(t);
         CHECK_MSG(ok == expect, "%s partition %u: %s at %s", what, k, ok ? "satisfied" : "unsatisfied",
                   t->first_unsat ? t->first_unsat : "-");
+        /* an unsatisfied system names its first failing constraint (namespace path) */
+        if (!ok) CHECK_MSG(t->first_unsat && strchr(t->first_unsat, '/'), "%s: no failing constraint named", what);
         size_t ni = cuzk_porep_num_inputs(&c1->cfg);
         cuzk_fr *pub = malloc(sizeof(cuzk_fr) * ni);
         CHECK(cuzk_fil_c1_public_inputs(c1, k, pub) == ni - 1);
