@@ -114,7 +114,9 @@ static void progress_add(progress *pg, const char *phase, uint64_t k)
         return CUZK_OK;                                                                            \
     }                                                                                              \
                                                                                                    \
-    /* The rare case of the affine path: acc = ±T (x equal), finished in Jacobian. */            \
+    /* acc = ±T (x equal), finished in Jacobian. Unreachable for canonical k: acc is the     \
+     * lower windows' sum < 2^(8w) and T = d·2^(8w)·G, equal or opposite only if k ≡ 0      \
+     * with k = r. A guard, not a path: the affine formulas would divide by zero. */          \
     static void fb_##G##_slow(AFF *out, const fb_##G *fb, const uint64_t *l, unsigned from,        \
                               const AFF *acc)                                                      \
     {                                                                                              \
