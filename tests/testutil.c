@@ -1,5 +1,7 @@
 #include "testutil.h"
 
+#include "cuzk/hex.h"
+
 #include <string.h>
 
 unsigned long tu_passed, tu_failed;
@@ -16,15 +18,7 @@ int tu_finish(const char *test_name)
     return (tu_failed == 0 && tu_passed > 0) ? 0 : 1;
 }
 
-void tu_hex(char *out, const uint8_t *in, size_t len)
-{
-    static const char digits[] = "0123456789abcdef";
-    for (size_t i = 0; i < len; i++) {
-        out[2 * i] = digits[in[i] >> 4];
-        out[2 * i + 1] = digits[in[i] & 15];
-    }
-    out[2 * len] = 0;
-}
+void tu_hex(char *out, const uint8_t *in, size_t len) { cuzk_hex_encode(out, in, len); }
 
 static int nibble(char c)
 {

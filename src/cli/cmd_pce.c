@@ -98,12 +98,10 @@ static int check_request(const cuzk_pce *p, const char *circuit, const char *fil
     cli_request q;
     char err[640] = "";
     if (cli_request_read(file, &q, err, sizeof err)) return cli_errorf("pce extract: %s", err), 1;
-    static const char *const kinds[5] = {NULL, "porep", "snap", "wpost", "winning"};
-    cuzk_fil_request fr = {.partition_index = q.partition_index, .registered_proof = q.registered_proof,
+    cuzk_fil_request fr = {.kind = q.kind,
+                           .partition_index = q.partition_index, .registered_proof = q.registered_proof,
                            .sector_size = q.sector_size, .sector_number = q.sector_number, .miner_id = q.miner_id,
                            .present = q.present, .num_blobs = q.num_blobs};
-    for (int k = 1; k < 5; k++)
-        if (!strcmp(q.proof_kind, kinds[k])) fr.kind = (cuzk_fil_proof_kind)k;
     memcpy(fr.randomness, q.randomness, 32);
     memcpy(fr.comm_r_old, q.comm_r_old, 32);
     memcpy(fr.comm_r_new, q.comm_r_new, 32);

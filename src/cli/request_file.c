@@ -67,9 +67,13 @@ int cli_request_read(const char *path, cli_request *r, char *err, size_t err_len
         goto out;
     }
     json_t *k = json_object_get(o, "proof_kind");
+    /* in cuzk_fil_proof_kind's order, from CUZK_FIL_KIND_POREP = 1 */
     static const char *const kinds[] = {"porep", "snap", "wpost", "winning"};
     for (size_t i = 0; k && json_is_string(k) && i < 4; i++)
-        if (!strcmp(json_string_value(k), kinds[i])) r->proof_kind = kinds[i];
+        if (!strcmp(json_string_value(k), kinds[i])) {
+            r->proof_kind = kinds[i];
+            r->kind = (cuzk_fil_proof_kind)(CUZK_FIL_KIND_POREP + i);
+        }
     if (!r->proof_kind) {
         fail(err, err_len, path, "%s: must be porep, snap, wpost or winning", "proof_kind");
         goto out;

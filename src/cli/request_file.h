@@ -15,10 +15,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cuzk/fil_request.h"
+
 #define CLI_REQ_MAX_BLOBS 4096
 
 typedef struct cli_request {
     const char *proof_kind; /* "porep", "snap", "wpost", "winning" */
+    cuzk_fil_proof_kind kind; /* read: proof_kind as the engine's enum */
     uint64_t sector_size, registered_proof, sector_number, miner_id;
     uint32_t partition_index;
     uint32_t present; /* CUZK_FIL_REQ_* bits: which of the 32-byte values are set */

@@ -86,6 +86,13 @@ static void add_kind(srv_backend *b, const char *name, const char *circuit)
 
 static void on_filecoin_kind(void *ud, const char *name, const char *circuit) { add_kind(ud, name, circuit); }
 
+/* The param cache as a place to write (test parameters, PCE files): created if missing. */
+static bool param_cache_writable(const cuzk_config *c)
+{
+    bool dir = mkdir(c->param_cache, 0750) == 0 || errno == EEXIST;
+    return dir && access(c->param_cache, W_OK) == 0;
+}
+
 /* Every Filecoin kind whose parameters are in the param cache. */
 static int register_filecoin_kinds(srv_backend *b, const cuzk_config *c, char *err, size_t errlen)
 {
@@ -110,8 +117,7 @@ static int register_test_kinds(srv_backend *b, const srv_options *o, char *err, 
     const cuzk_config *c = o->cfg;
     /* Parameters go to the param cache when it is usable, so the kinds are
      * loaded from disk like real ones (cold -> hot, preload, evict). */
-    bool disk = mkdir(c->param_cache, 0750) == 0 || errno == EEXIST;
-    disk = disk && access(c->param_cache, W_OK) == 0;
+    bool disk = param_cache_writable(c);
     const struct {
         const char *name, *circuit;
         uint32_t parts;
@@ -170,8 +176,7 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
      * a usable directory the daemon still proves, through full synthesis. */
     if (c->pce) {
         unsigned pt = c->threads ? c->threads : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
-        bool dir = mkdir(c->param_cache, 0750) == 0 || errno == EEXIST;
-        if (dir && access(c->param_cache, W_OK) == 0 && cuzk_engine_pce_cache(&b->pce, c->param_cache, pt) == CUZK_OK) {
+        if (param_cache_writable(c) && cuzk_engine_pce_cache(&b->pce, c->param_cache, pt) == CUZK_OK) {
             b->has_pce = true;
             if (c->pce_verify_background) cuzk_engine_pce_cache_verify_background(&b->pce, true);
             ec.pce = &b->pce;
