@@ -226,6 +226,7 @@ typedef struct msm_needs_ {
 #define FE cuzk_fp
 #define MSM_AFF_MIN_NB CUZK_MSM_G1_AFF_MIN_NB
 #define MSM_COST_W 1
+#define MSM_ONES_COST 8
 #define FE_ADD cuzk_fp_add
 #define FE_SUB cuzk_fp_sub
 #define FE_NEG cuzk_fp_neg
@@ -249,6 +250,7 @@ typedef struct msm_needs_ {
 #undef FE_IS_ZERO
 #undef MSM_AFF_MIN_NB
 #undef MSM_COST_W
+#undef MSM_ONES_COST
 
 #define MSM_FN(x) cuzk_g2_##x
 #define PT(x) cuzk_g2_##x
@@ -258,6 +260,7 @@ typedef struct msm_needs_ {
 #define FE cuzk_fp2
 #define MSM_AFF_MIN_NB CUZK_MSM_G2_AFF_MIN_NB
 #define MSM_COST_W 3
+#define MSM_ONES_COST 16 /* measured: the G2 pairwise sum is relatively dearer */
 #define FE_ADD cuzk_fp2_add
 #define FE_SUB cuzk_fp2_sub
 #define FE_NEG cuzk_fp2_neg
@@ -281,6 +284,7 @@ typedef struct msm_needs_ {
 #undef FE_IS_ZERO
 #undef MSM_AFF_MIN_NB
 #undef MSM_COST_W
+#undef MSM_ONES_COST
 
 /* ---- the batch driver (method: include/cuzk/msm.h, cuzk_msm_batch) ---- */
 
