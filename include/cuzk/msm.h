@@ -51,9 +51,11 @@
  *     bench/bench_msm measures each (msm_internal.h selects them).
  *     Bucket memory per thread: 2^(c-1) XYZZ points plus, for the affine
  *     buckets, 2^(c-1) affine points (c = 16: 9 MiB for G1, 18 MiB for G2);
- *     scalar scratch is 36 bytes per general scalar, plus 64 bytes and one
- *     affine point per general scalar for GLV; the pairwise scalar-1 sum
- *     takes up to 2^14 affine points per thread (1.5 MiB G1, 3 MiB G2).
+ *     scalar scratch is 4 bytes per scalar 1 and per general scalar, plus
+ *     per general scalar 64 bytes and one affine point for GLV (made from
+ *     the caller's scalars) or a 32-byte copy without; the pairwise
+ *     scalar-1 sum takes up to 2^14 affine points per thread (1.5 MiB G1,
+ *     3 MiB G2).
  *   - Threads: the windows and fixed chunks of 2^14 scalar-1 bases are
  *     independent tasks pulled by nthreads pthreads from a shared counter
  *     (cuzk_msm_batch below puts several MSMs' tasks in one list);
@@ -103,8 +105,10 @@ int cuzk_g2_msm_plain(cuzk_g2_jac *out, const cuzk_g2_affine *bases, const uint6
  * for the other's last window, five times a proof).
  *
  * Method:
- *   - Prepare: each job's scalars are classified (0 / 1 / general) and GLV
- *     split as above, one job per thread at a time (largest n first).
+ *   - Prepare: each job's scalars are classified (0 / 1 / general), one
+ *     job per thread at a time (largest n first); then the GLV entries
+ *     (x^2·P and the split of k, read again from the caller's scalars) are
+ *     made in chunks of 4096 general scalars pulled by all threads.
  *   - One task list: every job's windows and scalar-1 chunks, ordered by an
  *     estimated cost, largest first (a window: its bucket additions plus
  *     its running sum, in Fp multiplications; a G2 window costs ~3× a G1
@@ -116,11 +120,12 @@ int cuzk_g2_msm_plain(cuzk_g2_jac *out, const cuzk_g2_affine *bases, const uint6
  *     nthreads and every mix of jobs.
  *   - Memory: one block of bucket scratch per thread, allocated once and
  *     sized for the largest job (the G1 and G2 views share it); the
- *     classified scalars (and GLV images) of all jobs are held at once: the
- *     sum over jobs of the single MSM's scalar scratch, shrunk to the
- *     general and scalar-1 counts (36 bytes per general scalar, 4 per
- *     scalar 1; with GLV 64 bytes and one affine point per general scalar
- *     instead of the 32-byte copy).
+ *     classified scalars of all jobs are held at once, shrunk to the
+ *     general and scalar-1 counts: 4 bytes per scalar 1 and per general
+ *     scalar, plus per general scalar 64 bytes and one affine point (GLV),
+ *     or a 32-byte copy without GLV. (The one-by-one MSMs reuse one MSM's
+ *     memory for the next: where fresh pages are dear, as in a microVM at
+ *     ~15 µs a page fault, the batch's larger footprint costs time.)
  *
  * A job is G1 (g1_out, g1_bases set, g2_* NULL) or G2 (g2_*), with scalars
  * either as cuzk_fr (fr, as cuzk_g{1,2}_msm) or as plain 256-bit integers

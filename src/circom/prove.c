@@ -104,7 +104,11 @@ static int prove_cpu(cuzk_groth16_proof *out, const cuzk_circom_zkey *z, const c
     uint64_t(*sa)[4] = sc, (*sb1)[4] = sa + z->a.n, (*sb2)[4] = sb1 + z->b_g1.n;
     gather(sa, z->a.idx, z->a.n, w);
     gather(sb1, z->b_g1.idx, z->b_g1.n, w);
-    gather(sb2, z->b_g2.idx, z->b_g2.n, w);
+    /* B1 and B2 drop the same wires (b_j(tau) = 0) in any zkey snarkjs makes */
+    if (z->b_g1.n && z->b_g2.n == z->b_g1.n && !memcmp(z->b_g2.idx, z->b_g1.idx, z->b_g1.n * sizeof *z->b_g1.idx))
+        sb2 = sb1;
+    else
+        gather(sb2, z->b_g2.idx, z->b_g2.n, w);
     cuzk_groth16_msm_sums sums;
     const cuzk_msm_job jobs[5] = {
         {.g1_out = &sums.h, .g1_bases = z->h, .fr = a, .n = n},

@@ -128,8 +128,9 @@ static inline int msm_booth_digit_(const uint64_t k[4], unsigned w, unsigned c)
     return (int)(v >> 1) + (int)(v & 1) - (int)((v >> c) << c);
 }
 
-/* Scalars split by class: zeros dropped, ones listed, the rest copied as
- * canonical limbs with their base index. */
+/* Scalars split by class: zeros dropped, ones listed, the rest with their
+ * base index and (unless the GLV entries are made from the caller's
+ * scalars, gen_k NULL) copied as canonical limbs. */
 typedef struct msm_split_ {
     uint32_t *gen_idx;
     msm_scalar_ *gen_k;
@@ -145,13 +146,13 @@ static void msm_split_free_(msm_split_ *s)
     free(s->one_idx);
 }
 
-static int msm_split_alloc_(msm_split_ *s, size_t n)
+static int msm_split_alloc_(msm_split_ *s, size_t n, bool keep_k)
 {
     s->m = s->m1 = 0;
     s->gen_idx = malloc(sizeof(uint32_t) * (n ? n : 1));
-    s->gen_k = malloc(sizeof(msm_scalar_) * (n ? n : 1));
+    s->gen_k = keep_k ? malloc(sizeof(msm_scalar_) * (n ? n : 1)) : NULL;
     s->one_idx = malloc(sizeof(uint32_t) * (n ? n : 1));
-    if (!s->gen_idx || !s->gen_k || !s->one_idx) {
+    if (!s->gen_idx || (keep_k && !s->gen_k) || !s->one_idx) {
         msm_split_free_(s);
         return CUZK_ERR_NO_MEMORY;
     }
@@ -167,13 +168,14 @@ static inline void msm_split_add_(msm_split_ *s, const uint64_t k[4], size_t i)
         return;
     }
     s->gen_idx[s->m] = (uint32_t)i;
-    for (int j = 0; j < 4; j++) s->gen_k[s->m].l[j] = k[j];
+    if (s->gen_k)
+        for (int j = 0; j < 4; j++) s->gen_k[s->m].l[j] = k[j];
     s->m++;
 }
 
-static int msm_split_fr_(msm_split_ *s, const cuzk_fr *k, size_t n)
+static int msm_split_fr_(msm_split_ *s, const cuzk_fr *k, size_t n, bool keep_k)
 {
-    int err = msm_split_alloc_(s, n);
+    int err = msm_split_alloc_(s, n, keep_k);
     if (err) return err;
     for (size_t i = 0; i < n; i++) {
         uint64_t l[4];
@@ -184,9 +186,9 @@ static int msm_split_fr_(msm_split_ *s, const cuzk_fr *k, size_t n)
 }
 
 /* reduce: take the scalars mod r (equal results for subgroup bases). */
-static int msm_split_plain_(msm_split_ *s, const uint64_t (*k)[4], size_t n, bool reduce)
+static int msm_split_plain_(msm_split_ *s, const uint64_t (*k)[4], size_t n, bool reduce, bool keep_k)
 {
-    int err = msm_split_alloc_(s, n);
+    int err = msm_split_alloc_(s, n, keep_k);
     if (err) return err;
     for (size_t i = 0; i < n; i++) {
         if (!reduce) {
@@ -206,7 +208,7 @@ static void msm_split_shrink_(msm_split_ *s)
 {
     void *p;
     if ((p = realloc(s->gen_idx, sizeof(uint32_t) * (s->m ? s->m : 1)))) s->gen_idx = p;
-    if ((p = realloc(s->gen_k, sizeof(msm_scalar_) * (s->m ? s->m : 1)))) s->gen_k = p;
+    if (s->gen_k && (p = realloc(s->gen_k, sizeof(msm_scalar_) * (s->m ? s->m : 1)))) s->gen_k = p;
     if ((p = realloc(s->one_idx, sizeof(uint32_t) * (s->m1 ? s->m1 : 1)))) s->one_idx = p;
 }
 
@@ -350,6 +352,27 @@ static void *msm_task_thread_(void *arg)
     return NULL;
 }
 
+/* GLV entries are filled in chunks of this many general scalars, tasks of
+ * their own between the classification and the windows. */
+#define MSM_GLV_CHUNK 4096
+
+static void *msm_glv_thread_(void *arg)
+{
+    msm_batch_ *b = ((msm_bthread_ *)arg)->b;
+    for (;;) {
+        size_t i = atomic_fetch_add(&b->next, 1);
+        if (i >= b->ntasks) break;
+        msm_bjob_ *j = &b->jobs[b->tasks[i].job];
+        size_t lo = (size_t)b->tasks[i].t * MSM_GLV_CHUNK, m = j->g2 ? j->x.g2.m : j->x.g1.m;
+        size_t hi = m - lo < MSM_GLV_CHUNK ? m : lo + MSM_GLV_CHUNK;
+        if (j->g2)
+            cuzk_g2_msm_glv_fill_(&j->x.g2, lo, hi);
+        else
+            cuzk_g1_msm_glv_fill_(&j->x.g1, lo, hi);
+    }
+    return NULL;
+}
+
 /* Runs fn on n workers, worker 0 on this thread; a failed pthread_create
  * just leaves its share to the others (work is pulled from b->next). */
 static void msm_run_threads_(void *(*fn)(void *), msm_bthread_ *th, unsigned n)
@@ -423,6 +446,37 @@ static int msm_batch_flags_(const cuzk_msm_job *jobs, size_t njobs, unsigned nth
     for (size_t i = 0; i < njobs; i++)
         if (b.jobs[i].err) rc = b.jobs[i].err;
     if (rc) goto done;
+
+    /* GLV entries: chunks of all jobs on all threads (G2 ones first) */
+    size_t ng = 0;
+    for (size_t i = 0; i < njobs; i++) {
+        msm_bjob_ *j = &b.jobs[i];
+        if (j->g2 ? j->x.g2.img_buf != NULL : j->x.g1.img_buf != NULL)
+            ng += ((j->g2 ? j->x.g2.m : j->x.g1.m) + MSM_GLV_CHUNK - 1) / MSM_GLV_CHUNK;
+    }
+    if (ng) {
+        b.tasks = malloc(ng * sizeof *b.tasks);
+        if (!b.tasks) {
+            rc = CUZK_ERR_NO_MEMORY;
+            goto done;
+        }
+        for (size_t i = 0; i < njobs; i++) {
+            msm_bjob_ *j = &b.jobs[i];
+            size_t m = j->g2 ? j->x.g2.m : j->x.g1.m;
+            if (!(j->g2 ? j->x.g2.img_buf != NULL : j->x.g1.img_buf != NULL)) continue;
+            for (size_t lo = 0; lo < m; lo += MSM_GLV_CHUNK) {
+                msm_btask_ *k = &b.tasks[b.ntasks++];
+                k->job = (uint32_t)i;
+                k->t = (uint32_t)(lo / MSM_GLV_CHUNK);
+                k->cost = (m - lo < MSM_GLV_CHUNK ? m - lo : MSM_GLV_CHUNK) * (j->g2 ? 3 : 1);
+            }
+        }
+        qsort(b.tasks, b.ntasks, sizeof *b.tasks, msm_btask_cmp_);
+        msm_run_threads_(msm_glv_thread_, th, nthreads < ng ? nthreads : (unsigned)ng);
+        free(b.tasks);
+        b.tasks = NULL;
+        b.ntasks = 0;
+    }
 
     /* one task list, largest estimated cost first */
     size_t nt = 0;

@@ -30,6 +30,8 @@ typedef struct MSM_FN(msm_ctx_) {
     size_t batch;     /* affine additions per shared inversion */
     XYZZ *win;        /* one result per task */
     msm_split_ s;     /* owned: the classified scalars */
+    const cuzk_fr *src_fr; /* GLV: the caller's scalars, read again by msm_glv_fill_ */
+    const uint64_t (*src_plain)[4];
     AFF *img_buf;     /* owned (GLV) */
     msm_scalar_ *glv_buf;
 } MSM_FN(msm_ctx_);
@@ -408,16 +410,40 @@ static void MSM_FN(msm_ctx_free_)(MSM_FN(msm_ctx_) *x)
     memset(x, 0, sizeof *x);
 }
 
+/* GLV entries [lo, hi) of the general scalars: x^2·P and k = k1 + k2·x^2,
+ * k read again from the caller's scalars (no full-width copy: the batch
+ * holds every MSM's scratch at once). Chunks are independent (the batch
+ * runs them on all threads). */
+static void MSM_FN(msm_glv_fill_)(MSM_FN(msm_ctx_) *x, size_t lo, size_t hi)
+{
+    const msm_split_ *s = &x->s;
+    for (size_t i = lo; i < hi; i++) {
+        uint32_t bi = s->gen_idx[i];
+        uint64_t k[4];
+        if (x->src_fr) {
+            cuzk_fr_to_limbs(k, &x->src_fr[bi]);
+        } else {
+            memcpy(k, x->src_plain[bi], sizeof k);
+            msm_reduce_r_(k);
+        }
+        PT(affine_endo_x2)(&x->img_buf[i], &x->bases[bi]);
+        msm_scalar_ *a = &x->glv_buf[i], *b = &x->glv_buf[s->m + i];
+        cuzk_msm_glv_split(a->l, b->l, k);
+        a->l[2] = a->l[3] = b->l[2] = b->l[3] = 0;
+    }
+}
+
 /* Classifies the scalars (fr or plain, one of them non-NULL when n > 0),
- * applies the GLV split and picks the window and task count; CUZK_OK or
- * NO_MEMORY (x then holds nothing). */
+ * allocates the GLV entries (filled by msm_glv_fill_ over [0, m)) and
+ * picks the window and task count; CUZK_OK or NO_MEMORY (x then holds
+ * nothing). */
 static int MSM_FN(msm_prep_)(MSM_FN(msm_ctx_) *x, const AFF *bases, const cuzk_fr *fr,
                              const uint64_t (*plain)[4], size_t n, unsigned flags)
 {
     memset(x, 0, sizeof *x);
     unsigned bits = fr ? 255 : 256;
-    int err = fr ? msm_split_fr_(&x->s, fr, n)
-                 : msm_split_plain_(&x->s, plain, n, (flags & CUZK_MSM_GLV) != 0);
+    const bool glv = (flags & CUZK_MSM_GLV) != 0;
+    int err = fr ? msm_split_fr_(&x->s, fr, n, !glv) : msm_split_plain_(&x->s, plain, n, glv, !glv);
     if (err) return err;
     msm_split_shrink_(&x->s);
     const msm_split_ *s = &x->s;
@@ -427,23 +453,16 @@ static int MSM_FN(msm_prep_)(MSM_FN(msm_ctx_) *x, const AFF *bases, const cuzk_f
     x->m = x->mt = s->m;
     x->one_idx = s->one_idx;
     x->m1 = s->m1;
-    if ((flags & CUZK_MSM_GLV) && s->m) {
+    if (glv && s->m) {
         x->img_buf = malloc(sizeof(AFF) * s->m);
         x->glv_buf = malloc(sizeof(msm_scalar_) * 2 * s->m);
         if (!x->img_buf || !x->glv_buf) {
             MSM_FN(msm_ctx_free_)(x);
             return CUZK_ERR_NO_MEMORY;
         }
-        for (size_t i = 0; i < s->m; i++) {
-            PT(affine_endo_x2)(&x->img_buf[i], &bases[s->gen_idx[i]]);
-            msm_scalar_ *a = &x->glv_buf[i], *b = &x->glv_buf[s->m + i];
-            cuzk_msm_glv_split(a->l, b->l, s->gen_k[i].l);
-            a->l[2] = a->l[3] = b->l[2] = b->l[3] = 0;
-        }
-        /* the full-width scalars are no longer needed: the batch holds every
-         * MSM's scratch at once */
-        free(x->s.gen_k);
-        x->s.gen_k = NULL;
+        /* filled by MSM_FN(msm_glv_fill_) over chunks */
+        x->src_fr = fr;
+        x->src_plain = plain;
         x->img = x->img_buf;
         x->gen_k = x->glv_buf;
         x->mt = 2 * s->m;
