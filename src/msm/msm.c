@@ -397,6 +397,46 @@ static int msm_btask_cmp_(const void *pa, const void *pb)
     return a->t < b->t ? -1 : a->t > b->t;
 }
 
+/* Tasks of job j: its GLV chunks (glv) or its windows and scalar-1 chunks,
+ * and the estimated cost of task t. */
+static unsigned msm_job_ntasks_(const msm_bjob_ *j, bool glv)
+{
+    if (!glv) return j->g2 ? j->x.g2.ntasks : j->x.g1.ntasks;
+    if (!(j->g2 ? j->x.g2.img_buf != NULL : j->x.g1.img_buf != NULL)) return 0;
+    return (unsigned)(((j->g2 ? j->x.g2.m : j->x.g1.m) + MSM_GLV_CHUNK - 1) / MSM_GLV_CHUNK);
+}
+
+static uint64_t msm_job_cost_(const msm_bjob_ *j, bool glv, unsigned t)
+{
+    if (!glv) return j->g2 ? cuzk_g2_msm_task_cost_(&j->x.g2, t) : cuzk_g1_msm_task_cost_(&j->x.g1, t);
+    size_t m = j->g2 ? j->x.g2.m : j->x.g1.m, lo = (size_t)t * MSM_GLV_CHUNK;
+    return (m - lo < MSM_GLV_CHUNK ? m - lo : MSM_GLV_CHUNK) * (j->g2 ? 3 : 1);
+}
+
+/* b->tasks: every job's tasks of one phase, largest estimated cost first. */
+static int msm_tasks_build_(msm_batch_ *b, bool glv)
+{
+    free(b->tasks);
+    b->tasks = NULL;
+    b->ntasks = 0;
+    size_t nt = 0;
+    for (size_t i = 0; i < b->njobs; i++) nt += msm_job_ntasks_(&b->jobs[i], glv);
+    if (!nt) return CUZK_OK;
+    b->tasks = malloc(nt * sizeof *b->tasks);
+    if (!b->tasks) return CUZK_ERR_NO_MEMORY;
+    for (size_t i = 0; i < b->njobs; i++) {
+        unsigned jt = msm_job_ntasks_(&b->jobs[i], glv);
+        for (unsigned t = 0; t < jt; t++) {
+            msm_btask_ *k = &b->tasks[b->ntasks++];
+            k->job = (uint32_t)i;
+            k->t = t;
+            k->cost = msm_job_cost_(&b->jobs[i], glv, t);
+        }
+    }
+    qsort(b->tasks, b->ntasks, sizeof *b->tasks, msm_btask_cmp_);
+    return CUZK_OK;
+}
+
 static bool msm_job_valid_(const cuzk_msm_job *d)
 {
     bool g1 = d->g1_out != NULL, g2 = d->g2_out != NULL;
@@ -448,63 +488,19 @@ static int msm_batch_flags_(const cuzk_msm_job *jobs, size_t njobs, unsigned nth
     if (rc) goto done;
 
     /* GLV entries: chunks of all jobs on all threads (G2 ones first) */
-    size_t ng = 0;
-    for (size_t i = 0; i < njobs; i++) {
-        msm_bjob_ *j = &b.jobs[i];
-        if (j->g2 ? j->x.g2.img_buf != NULL : j->x.g1.img_buf != NULL)
-            ng += ((j->g2 ? j->x.g2.m : j->x.g1.m) + MSM_GLV_CHUNK - 1) / MSM_GLV_CHUNK;
-    }
-    if (ng) {
-        b.tasks = malloc(ng * sizeof *b.tasks);
-        if (!b.tasks) {
-            rc = CUZK_ERR_NO_MEMORY;
-            goto done;
-        }
-        for (size_t i = 0; i < njobs; i++) {
-            msm_bjob_ *j = &b.jobs[i];
-            size_t m = j->g2 ? j->x.g2.m : j->x.g1.m;
-            if (!(j->g2 ? j->x.g2.img_buf != NULL : j->x.g1.img_buf != NULL)) continue;
-            for (size_t lo = 0; lo < m; lo += MSM_GLV_CHUNK) {
-                msm_btask_ *k = &b.tasks[b.ntasks++];
-                k->job = (uint32_t)i;
-                k->t = (uint32_t)(lo / MSM_GLV_CHUNK);
-                k->cost = (m - lo < MSM_GLV_CHUNK ? m - lo : MSM_GLV_CHUNK) * (j->g2 ? 3 : 1);
-            }
-        }
-        qsort(b.tasks, b.ntasks, sizeof *b.tasks, msm_btask_cmp_);
-        msm_run_threads_(msm_glv_thread_, th, nthreads < ng ? nthreads : (unsigned)ng);
-        free(b.tasks);
-        b.tasks = NULL;
-        b.ntasks = 0;
-    }
+    if ((rc = msm_tasks_build_(&b, true))) goto done;
+    if (b.ntasks) msm_run_threads_(msm_glv_thread_, th, nthreads < b.ntasks ? nthreads : (unsigned)b.ntasks);
 
     /* one task list, largest estimated cost first */
-    size_t nt = 0;
+    if ((rc = msm_tasks_build_(&b, false))) goto done;
     msm_needs_ n1 = {0}, n2 = {0};
     for (size_t i = 0; i < njobs; i++) {
         msm_bjob_ *j = &b.jobs[i];
-        nt += j->g2 ? j->x.g2.ntasks : j->x.g1.ntasks;
         if (j->g2)
             cuzk_g2_msm_needs_(&j->x.g2, &n2);
         else
             cuzk_g1_msm_needs_(&j->x.g1, &n1);
     }
-    b.tasks = malloc(nt * sizeof *b.tasks);
-    if (!b.tasks) {
-        rc = CUZK_ERR_NO_MEMORY;
-        goto done;
-    }
-    for (size_t i = 0; i < njobs; i++) {
-        msm_bjob_ *j = &b.jobs[i];
-        unsigned jt = j->g2 ? j->x.g2.ntasks : j->x.g1.ntasks;
-        for (unsigned t = 0; t < jt; t++) {
-            msm_btask_ *k = &b.tasks[b.ntasks++];
-            k->job = (uint32_t)i;
-            k->t = t;
-            k->cost = j->g2 ? cuzk_g2_msm_task_cost_(&j->x.g2, t) : cuzk_g1_msm_task_cost_(&j->x.g1, t);
-        }
-    }
-    qsort(b.tasks, b.ntasks, sizeof *b.tasks, msm_btask_cmp_);
 
     unsigned nth = nthreads < b.ntasks ? nthreads : (unsigned)b.ntasks;
     size_t s1 = cuzk_g1_msm_worker_carve_(&th[0].w1, NULL, &n1);
