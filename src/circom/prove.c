@@ -80,6 +80,7 @@ static int prove_cpu(cuzk_groth16_proof *out, const cuzk_circom_zkey *z, const c
 {
     const size_t n = z->domain_size, nv = z->n_vars, np1 = (size_t)z->n_public + 1;
     const size_t nq = z->a.n + z->b_g1.n + z->b_g2.n; /* A, B1, B2 scalars */
+    size_t nsc = 0;                                     /* of which gathered */
     int rc = CUZK_OK;
     cuzk_ntt_domain dom;
     memset(&dom, 0, sizeof dom);
@@ -104,11 +105,14 @@ static int prove_cpu(cuzk_groth16_proof *out, const cuzk_circom_zkey *z, const c
     uint64_t(*sa)[4] = sc, (*sb1)[4] = sa + z->a.n, (*sb2)[4] = sb1 + z->b_g1.n;
     gather(sa, z->a.idx, z->a.n, w);
     gather(sb1, z->b_g1.idx, z->b_g1.n, w);
+    nsc = z->a.n + z->b_g1.n;
     /* B1 and B2 drop the same wires (b_j(tau) = 0) in any zkey snarkjs makes */
-    if (z->b_g1.n && z->b_g2.n == z->b_g1.n && !memcmp(z->b_g2.idx, z->b_g1.idx, z->b_g1.n * sizeof *z->b_g1.idx))
+    if (z->b_g1.n && z->b_g2.n == z->b_g1.n && !memcmp(z->b_g2.idx, z->b_g1.idx, z->b_g1.n * sizeof *z->b_g1.idx)) {
         sb2 = sb1;
-    else
+    } else {
         gather(sb2, z->b_g2.idx, z->b_g2.n, w);
+        nsc += z->b_g2.n;
+    }
     cuzk_groth16_msm_sums sums;
     const cuzk_msm_job jobs[5] = {
         {.g1_out = &sums.h, .g1_bases = z->h, .fr = a, .n = n},
@@ -127,7 +131,7 @@ done:
     /* the witness is secret */
     if (abc) wipe(abc, 3 * n * sizeof *abc);
     if (wm) wipe(wm, nv * sizeof *wm);
-    if (sc) wipe(sc, nq * sizeof *sc);
+    if (sc) wipe(sc, nsc * sizeof *sc); /* the rest was never written (nor faulted in) */
     free(abc), free(wm), free(sc);
     cuzk_ntt_domain_free(&dom);
     return rc;
