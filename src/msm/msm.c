@@ -444,7 +444,7 @@ static bool msm_job_valid_(const cuzk_msm_job *d)
     if (g1 && d->g2_bases) return false;
     if (g2 && d->g1_bases) return false;
     if (d->fr && d->plain) return false;
-    if (d->n && (!(g1 ? (void *)d->g1_bases : (void *)d->g2_bases) || (!d->fr && !d->plain))) return false;
+    if (d->n && (!(g1 ? (const void *)d->g1_bases : (const void *)d->g2_bases) || (!d->fr && !d->plain))) return false;
     return true;
 }
 
