@@ -141,6 +141,9 @@ typedef enum cuzk_circom_device { CUZK_CIRCOM_CPU = 0, CUZK_CIRCOM_GPU = 1 } cuz
 typedef struct cuzk_circom_prove_timing {
     double abc_s;                     /* A, B, C row evaluations from section 4 */
     double ntt_s;                     /* 6 NTTs: the odd-coset evaluations of A·B - C */
+    double msm_s;                     /* the five MSMs together */
+    /* Per MSM: the GPU prover only (the CPU prover runs the five as one
+     * task list, cuzk_msm_batch, and leaves these 0). */
     double msm_a_s, msm_b_g1_s, msm_b_g2_s, msm_c_s, msm_h_s;
     double total_s;
 } cuzk_circom_prove_timing;

@@ -101,7 +101,8 @@ int cuzk_gpu_g2_msm(cuzk_gpu_worker *w, cuzk_g2_jac *out, const cuzk_g2_affine *
  * these params (keyed by address: params must stay alive and unchanged
  * until the device is closed) and shared by all workers of the device.
  * timing (may be NULL) gets the phases of the last proof (ntt_h_s is the
- * upload plus H, msm_* the device MSMs, total_s the whole proof).
+ * upload plus H, msm_*_s the device MSMs one by one and msm_s their sum,
+ * total_s the whole proof).
  * An assignment with abc set (a, b, c already in the NTT layout, see
  * groth16.h) is uploaded as one block, with no zero fill on the device; a
  * caller that keeps that block page-locked (e.g. a PCE evaluation buffer
@@ -130,7 +131,8 @@ void cuzk_gpu_device_release_params(cuzk_gpu_device *dev, const cuzk_groth16_par
  * it must stay alive and unchanged until cuzk_gpu_device_release_zkey or
  * the device is closed; a zkey at a released-or-not address whose arrays or
  * sizes differ from the resident copy's replaces it). timing (may be NULL): abc_s is the CPU row step,
- * ntt_s and msm_*_s the device phases, total_s the whole call.
+ * ntt_s and msm_*_s the device phases (msm_s the MSMs' sum), total_s the
+ * whole call.
  */
 int cuzk_gpu_circom_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_circom_zkey *z,
                           const cuzk_circom_wtns *wt, const cuzk_fr *r, const cuzk_fr *s,

@@ -104,6 +104,9 @@ int cuzk_groth16_prove_rs(cuzk_groth16_proof *out, const cuzk_groth16_params *pa
 /* Seconds spent per phase of one proof (wall clock). */
 typedef struct cuzk_groth16_prove_timing {
     double ntt_h_s;                  /* H = (A·B - C)/Z, 7 NTTs */
+    double msm_s;                    /* the five MSMs together */
+    /* Per MSM: the GPU prover only. The CPU prover runs the five as one
+     * task list (cuzk_msm_batch), where they have no separate times; 0. */
     double msm_h_s, msm_l_s, msm_a_s; /* G1 MSMs */
     double msm_b_g1_s, msm_b_g2_s;
     double total_s;                  /* including copies and the final combination */

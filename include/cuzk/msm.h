@@ -51,11 +51,14 @@
  *     bench/bench_msm measures each (msm_internal.h selects them).
  *     Bucket memory per thread: 2^(c-1) XYZZ points plus, for the affine
  *     buckets, 2^(c-1) affine points (c = 16: 9 MiB for G1, 18 MiB for G2);
- *     scalar scratch is 36 bytes per general scalar, plus 64 bytes and one
- *     affine point per general scalar for GLV; the pairwise scalar-1 sum
- *     takes up to 2^14 affine points per thread (1.5 MiB G1, 3 MiB G2).
+ *     scalar scratch is 4 bytes per scalar 1 and per general scalar, plus
+ *     per general scalar 64 bytes and one affine point for GLV (made from
+ *     the caller's scalars) or a 32-byte copy without; the pairwise
+ *     scalar-1 sum takes up to 2^14 affine points per thread (1.5 MiB G1,
+ *     3 MiB G2).
  *   - Threads: the windows and fixed chunks of 2^14 scalar-1 bases are
- *     independent tasks pulled by nthreads pthreads from a shared counter;
+ *     independent tasks pulled by nthreads pthreads from a shared counter
+ *     (cuzk_msm_batch below puts several MSMs' tasks in one list);
  *     the task results are joined in a fixed order, so the output is
  *     bit-for-bit the same Jacobian point for every nthreads. Windows are
  *     not split by point ranges, so threads beyond the task count (about
@@ -94,6 +97,56 @@ int cuzk_g1_msm_plain(cuzk_g1_jac *out, const cuzk_g1_affine *bases, const uint6
                       size_t n, unsigned nthreads);
 int cuzk_g2_msm_plain(cuzk_g2_jac *out, const cuzk_g2_affine *bases, const uint64_t (*scalars)[4],
                       size_t n, unsigned nthreads);
+
+/*
+ * Several MSMs as one: the five of a Groth16 proof (H, L, A, B1 in G1, B2
+ * in G2) run separately leave threads idle at the end of each MSM, as GLV
+ * leaves only 7..17 windows per MSM (on 2 threads one thread often waits
+ * for the other's last window, five times a proof).
+ *
+ * Method:
+ *   - Prepare: each job's scalars are classified (0 / 1 / general), one
+ *     job per thread at a time (largest n first); then the GLV entries
+ *     (x^2·P and the split of k, read again from the caller's scalars) are
+ *     made in chunks of 4096 general scalars pulled by all threads.
+ *   - One task list: every job's windows and scalar-1 chunks, ordered by an
+ *     estimated cost, largest first (a window: its bucket additions plus
+ *     its running sum, in Fp multiplications; a G2 window costs ~3× a G1
+ *     window of the same size), so the small tasks fill the end; nthreads
+ *     threads pull them from one shared counter.
+ *   - Each task writes its own slot; each job's slots are joined in the
+ *     same fixed order as the single MSM's, so every output is bit-for-bit
+ *     the Jacobian point cuzk_g{1,2}_msm{,_plain} gives, for every
+ *     nthreads and every mix of jobs.
+ *   - Memory: one block of bucket scratch per thread, allocated once and
+ *     sized for the largest job (the G1 and G2 views share it); the
+ *     classified scalars of all jobs are held at once, shrunk to the
+ *     general and scalar-1 counts: 4 bytes per scalar 1 and per general
+ *     scalar, plus per general scalar 64 bytes and one affine point (GLV),
+ *     or a 32-byte copy without GLV. (The one-by-one MSMs reuse one MSM's
+ *     memory for the next: where fresh pages are dear, as in a microVM at
+ *     ~15 µs a page fault, the batch's larger footprint costs time.)
+ *
+ * A job is G1 (g1_out, g1_bases set, g2_* NULL) or G2 (g2_*), with scalars
+ * either as cuzk_fr (fr, as cuzk_g{1,2}_msm) or as plain 256-bit integers
+ * (plain, as cuzk_g{1,2}_msm_plain); exactly one of fr / plain when n > 0.
+ * Jobs may share bases or scalars; outputs must not alias each other or the
+ * inputs. Returns CUZK_OK, CUZK_ERR_INVALID_ARG (jobs NULL with njobs > 0,
+ * a job with both or neither of g1_out / g2_out, bases or scalars missing
+ * for n > 0, both fr and plain, n >= 2^32) or CUZK_ERR_NO_MEMORY; on an
+ * error no output is written. njobs 0 does nothing; nthreads 0 means 1.
+ */
+typedef struct cuzk_msm_job {
+    cuzk_g1_jac *g1_out;
+    const cuzk_g1_affine *g1_bases;
+    cuzk_g2_jac *g2_out;
+    const cuzk_g2_affine *g2_bases;
+    const cuzk_fr *fr;          /* Montgomery form */
+    const uint64_t (*plain)[4]; /* or plain little-endian integers */
+    size_t n;
+} cuzk_msm_job;
+
+int cuzk_msm_batch(const cuzk_msm_job *jobs, size_t njobs, unsigned nthreads);
 
 /* Window width c chosen for m general scalars of the given bit length
  * (255 or 256) and the cost nwin·(m + 2^c) in point additions (cost may be

@@ -79,9 +79,8 @@ static int prove_cpu(cuzk_groth16_proof *out, const cuzk_circom_zkey *z, const c
                      cuzk_circom_prove_timing *tm)
 {
     const size_t n = z->domain_size, nv = z->n_vars, np1 = (size_t)z->n_public + 1;
-    size_t nq = z->a.n;
-    if (z->b_g1.n > nq) nq = z->b_g1.n;
-    if (z->b_g2.n > nq) nq = z->b_g2.n;
+    const size_t nq = z->a.n + z->b_g1.n + z->b_g2.n; /* A, B1, B2 scalars */
+    size_t nsc = 0;                                     /* of which gathered */
     int rc = CUZK_OK;
     cuzk_ntt_domain dom;
     memset(&dom, 0, sizeof dom);
@@ -102,21 +101,29 @@ static int prove_cpu(cuzk_groth16_proof *out, const cuzk_circom_zkey *z, const c
     cuzk_ntt_groth16_h_odd(&dom, a, b, c, nthreads);
     tm->ntt_s = now_s() - t;
 
+    /* the five MSMs as one task list: no thread idles between them */
+    uint64_t(*sa)[4] = sc, (*sb1)[4] = sa + z->a.n, (*sb2)[4] = sb1 + z->b_g1.n;
+    gather(sa, z->a.idx, z->a.n, w);
+    gather(sb1, z->b_g1.idx, z->b_g1.n, w);
+    nsc = z->a.n + z->b_g1.n;
+    /* B1 and B2 drop the same wires (b_j(tau) = 0) in any zkey snarkjs makes */
+    if (z->b_g1.n && z->b_g2.n == z->b_g1.n && !memcmp(z->b_g2.idx, z->b_g1.idx, z->b_g1.n * sizeof *z->b_g1.idx)) {
+        sb2 = sb1;
+    } else {
+        gather(sb2, z->b_g2.idx, z->b_g2.n, w);
+        nsc += z->b_g2.n;
+    }
     cuzk_groth16_msm_sums sums;
+    const cuzk_msm_job jobs[5] = {
+        {.g1_out = &sums.h, .g1_bases = z->h, .fr = a, .n = n},
+        {.g1_out = &sums.l, .g1_bases = z->c, .plain = (const uint64_t(*)[4])(w->values + np1), .n = nv - np1},
+        {.g1_out = &sums.a, .g1_bases = z->a.p, .plain = (const uint64_t(*)[4])sa, .n = z->a.n},
+        {.g1_out = &sums.b_g1, .g1_bases = z->b_g1.p, .plain = (const uint64_t(*)[4])sb1, .n = z->b_g1.n},
+        {.g2_out = &sums.b_g2, .g2_bases = z->b_g2.p, .plain = (const uint64_t(*)[4])sb2, .n = z->b_g2.n},
+    };
     t = now_s();
-    if ((rc = cuzk_g1_msm(&sums.h, z->h, a, n, nthreads))) goto done;
-    tm->msm_h_s = now_s() - t, t = now_s();
-    if ((rc = cuzk_g1_msm_plain(&sums.l, z->c, w->values + np1, nv - np1, nthreads))) goto done;
-    tm->msm_c_s = now_s() - t, t = now_s();
-    gather(sc, z->a.idx, z->a.n, w);
-    if ((rc = cuzk_g1_msm_plain(&sums.a, z->a.p, sc, z->a.n, nthreads))) goto done;
-    tm->msm_a_s = now_s() - t, t = now_s();
-    gather(sc, z->b_g1.idx, z->b_g1.n, w);
-    if ((rc = cuzk_g1_msm_plain(&sums.b_g1, z->b_g1.p, sc, z->b_g1.n, nthreads))) goto done;
-    tm->msm_b_g1_s = now_s() - t, t = now_s();
-    gather(sc, z->b_g2.idx, z->b_g2.n, w);
-    if ((rc = cuzk_g2_msm_plain(&sums.b_g2, z->b_g2.p, sc, z->b_g2.n, nthreads))) goto done;
-    tm->msm_b_g2_s = now_s() - t;
+    if ((rc = cuzk_msm_batch(jobs, 5, nthreads))) goto done;
+    tm->msm_s = now_s() - t;
 
     cuzk_circom_finish(out, z, &sums, r, s);
 
@@ -124,7 +131,7 @@ done:
     /* the witness is secret */
     if (abc) wipe(abc, 3 * n * sizeof *abc);
     if (wm) wipe(wm, nv * sizeof *wm);
-    if (sc) wipe(sc, nq * sizeof *sc);
+    if (sc) wipe(sc, nsc * sizeof *sc); /* the rest was never written (nor faulted in) */
     free(abc), free(wm), free(sc);
     cuzk_ntt_domain_free(&dom);
     return rc;

@@ -483,6 +483,7 @@ static int prove_one(cuzk_gpu_worker *w, const ctx &c, srs_entry *srs, cuzk_grot
     tm->msm_b_g1_s = now_s() - t, t = now_s();
     if (!rc) rc = msm_g2(c, &d->msm, &sums.b_g2, srs->p[SRS_B2], bp<fr_t>(w->sb), n_b);
     tm->msm_b_g2_s = now_s() - t;
+    tm->msm_s = tm->msm_h_s + tm->msm_l_s + tm->msm_a_s + tm->msm_b_g1_s + tm->msm_b_g2_s;
     rc = region_unlock(w, c, rc);
     if (rc) return rc;
     cuzk_groth16_finish(out, params, &sums, r, s);
@@ -600,6 +601,7 @@ extern "C" int cuzk_gpu_circom_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out
     tm->msm_b_g1_s = now_s() - t, t = now_s();
     if (!rc) rc = msm_g2(c, &d->msm, &sums.b_g2, srs->p[SRS_B2], bp<fr_t>(w->tmp), z->b_g2.n, false);
     tm->msm_b_g2_s = now_s() - t;
+    tm->msm_s = tm->msm_h_s + tm->msm_c_s + tm->msm_a_s + tm->msm_b_g1_s + tm->msm_b_g2_s;
     rc = region_unlock(w, c, rc);
     if (rc) return rc;
     cuzk_circom_finish(out, z, &sums, r, s);

@@ -178,21 +178,19 @@ int cuzk_groth16_prove_assignment(cuzk_groth16_proof *out, const cuzk_groth16_pa
         goto done;
     }
 
-    cuzk_groth16_msm_sums sums;
-    t = now_s();
-    if ((rc = cuzk_g1_msm(&sums.h, params->h, a, nh, nthreads))) goto done;
-    tm->msm_h_s = now_s() - t, t = now_s();
-    if ((rc = cuzk_g1_msm(&sums.l, params->l, as->aux, na, nthreads))) goto done;
-    tm->msm_l_s = now_s() - t;
-
+    /* the five MSMs as one task list: no thread idles between them */
     cuzk_groth16_gather_ab(sa, sb, as);
+    cuzk_groth16_msm_sums sums;
+    const cuzk_msm_job jobs[5] = {
+        {.g1_out = &sums.h, .g1_bases = params->h, .fr = a, .n = nh},
+        {.g1_out = &sums.l, .g1_bases = params->l, .fr = as->aux, .n = na},
+        {.g1_out = &sums.a, .g1_bases = params->a, .fr = sa, .n = n_a},
+        {.g1_out = &sums.b_g1, .g1_bases = params->b_g1, .fr = sb, .n = n_b},
+        {.g2_out = &sums.b_g2, .g2_bases = params->b_g2, .fr = sb, .n = n_b},
+    };
     t = now_s();
-    if ((rc = cuzk_g1_msm(&sums.a, params->a, sa, n_a, nthreads))) goto done;
-    tm->msm_a_s = now_s() - t, t = now_s();
-    if ((rc = cuzk_g1_msm(&sums.b_g1, params->b_g1, sb, n_b, nthreads))) goto done;
-    tm->msm_b_g1_s = now_s() - t, t = now_s();
-    if ((rc = cuzk_g2_msm(&sums.b_g2, params->b_g2, sb, n_b, nthreads))) goto done;
-    tm->msm_b_g2_s = now_s() - t;
+    if ((rc = cuzk_msm_batch(jobs, 5, nthreads))) goto done;
+    tm->msm_s = now_s() - t;
 
     cuzk_groth16_finish(out, params, &sums, r, s);
 

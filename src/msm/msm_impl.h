@@ -6,10 +6,16 @@
  *   FE, FE_ADD, FE_SUB, FE_NEG, FE_MUL, FE_SQR, FE_INV, FE_IS_ZERO  the
  *              coordinate field (batch-affine buckets)
  *   MSM_AFF_MIN_NB  fewest buckets per window for affine buckets
+ *   MSM_COST_W  weight of one coordinate-field multiplication in Fp ones
+ *              (task cost estimates for the batch's task order)
+ *   MSM_ONES_COST  estimated cost of one point of a pairwise scalar-1 sum
  * The method and cost model are documented in include/cuzk/msm.h and the
- * flags in msm_internal.h; the digit recoding and GLV split are in msm.c.
+ * flags in msm_internal.h; the digit recoding, the GLV split and the batch
+ * driver (threads, task order) are in msm.c.
  */
 
+/* One MSM of a batch: its classified scalars, window choice and one result
+ * per task (tasks 0..nwin-1 the windows, then the scalar-1 chunks). */
 typedef struct MSM_FN(msm_ctx_) {
     const AFF *bases;
     const uint32_t *gen_idx; /* entry i < m: bases[gen_idx[i]] */
@@ -19,15 +25,20 @@ typedef struct MSM_FN(msm_ctx_) {
     const uint32_t *one_idx; /* bases with scalar 1 */
     size_t m1;
     unsigned c, nwin, ntasks; /* nwin windows, then chunks of scalar-1 bases */
-    bool affine;
-    size_t batch; /* affine additions per shared inversion */
-    XYZZ *win;     /* one result per task */
-    atomic_uint next_task;
+    bool affine;      /* affine buckets for the windows */
+    bool ones_affine; /* pairwise affine rounds for the scalar-1 chunks */
+    size_t batch;     /* affine additions per shared inversion */
+    XYZZ *win;        /* one result per task */
+    msm_split_ s;     /* owned: the classified scalars */
+    const cuzk_fr *src_fr; /* GLV: the caller's scalars, read again by msm_glv_fill_ */
+    const uint64_t (*src_plain)[4];
+    AFF *img_buf;     /* owned (GLV) */
+    msm_scalar_ *glv_buf;
 } MSM_FN(msm_ctx_);
 
-/* Per-thread scratch. */
+/* Per-thread scratch, carved from one block sized for the largest MSM of
+ * the batch (MSM_FN(msm_worker_carve_)). */
 typedef struct MSM_FN(msm_worker_) {
-    MSM_FN(msm_ctx_) *ctx;
     XYZZ *xb;     /* 2^(c-1) XYZZ buckets (the overflow ones in affine mode) */
     AFF *ab;      /* affine mode: 2^(c-1) affine buckets */
     uint8_t *st;  /* affine mode: bucket state, MSM_HAS_ | MSM_BUSY_ */
@@ -306,6 +317,7 @@ static void MSM_FN(msm_ones_affine_)(MSM_FN(msm_ctx_) *x, MSM_FN(msm_worker_) *w
     if (k == 1) PT(xyzz_add_affine)(acc, acc, &s[0]);
 }
 
+
 static void MSM_FN(msm_task_)(MSM_FN(msm_ctx_) *x, MSM_FN(msm_worker_) *wk, unsigned t)
 {
     if (t < x->nwin) {
@@ -319,7 +331,7 @@ static void MSM_FN(msm_task_)(MSM_FN(msm_ctx_) *x, MSM_FN(msm_worker_) *wk, unsi
     size_t hi = lo + MSM_ONE_CHUNK < x->m1 ? lo + MSM_ONE_CHUNK : x->m1;
     XYZZ acc;
     PT(xyzz_set_infinity)(&acc);
-    if (wk->os) {
+    if (x->ones_affine) {
         MSM_FN(msm_ones_affine_)(x, wk, lo, hi, &acc);
     } else {
         for (size_t i = lo; i < hi; i++) PT(xyzz_add_affine)(&acc, &acc, &x->bases[x->one_idx[i]]);
@@ -327,190 +339,171 @@ static void MSM_FN(msm_task_)(MSM_FN(msm_ctx_) *x, MSM_FN(msm_worker_) *wk, unsi
     x->win[t] = acc;
 }
 
-static void *MSM_FN(msm_thread_)(void *arg)
+/* Estimated cost of task t in Fp multiplications times MSM_COST_W (an Fp2
+ * multiplication is ~3 Fp ones): a bucket addition is ~7 (affine, with
+ * its share of the inversion) or 10 (XYZZ mixed), a bucket's share of the
+ * running sum 24 (affine buckets: mixed + full XYZZ addition) or 28, a
+ * point of a scalar-1 chunk MSM_ONES_COST (pairwise) or 10. Only the task
+ * order depends on it (measured: ~33 ns per unit on dev-2c for windows). */
+static uint64_t MSM_FN(msm_task_cost_)(const MSM_FN(msm_ctx_) *x, unsigned t)
 {
-    MSM_FN(msm_worker_) *wk = arg;
-    MSM_FN(msm_ctx_) *x = wk->ctx;
-    for (;;) {
-        unsigned t = atomic_fetch_add(&x->next_task, 1);
-        if (t >= x->ntasks) break;
-        MSM_FN(msm_task_)(x, wk, t);
+    if (t < x->nwin) {
+        uint64_t nb = (uint64_t)1 << (x->c - 1);
+        return MSM_COST_W * (x->affine ? 7 * (uint64_t)x->mt + 24 * nb : 10 * (uint64_t)x->mt + 28 * nb);
     }
-    return NULL;
+    size_t lo = (size_t)(t - x->nwin) * MSM_ONE_CHUNK;
+    uint64_t k = lo < x->m1 ? (x->m1 - lo < MSM_ONE_CHUNK ? x->m1 - lo : MSM_ONE_CHUNK) : 0;
+    return MSM_COST_W * (x->ones_affine ? MSM_ONES_COST : 10) * k;
 }
 
-static void MSM_FN(msm_workers_free_)(MSM_FN(msm_worker_) *wk, unsigned n)
+/* The scratch a thread needs for x's tasks (maxima are taken over the batch). */
+static void MSM_FN(msm_needs_)(const MSM_FN(msm_ctx_) *x, msm_needs_ *nd)
 {
-    for (unsigned t = 0; t < n; t++) {
-        free(wk[t].xb);
-        free(wk[t].ab);
-        free(wk[t].st);
-        free(wk[t].eb);
-        free(wk[t].ep);
-        free(wk[t].eneg);
-        free(wk[t].pre);
-        free(wk[t].qb);
-        free(wk[t].qb2);
-        free(wk[t].qp);
-        free(wk[t].qp2);
-        free(wk[t].qneg);
-        free(wk[t].qneg2);
-        free(wk[t].os);
-        free(wk[t].opre);
-        free(wk[t].oflag);
+    size_t nb = x->c ? (size_t)1 << (x->c - 1) : 0;
+    if (nb > nd->nb) nd->nb = nb;
+    if (x->affine && nb > nd->nb_aff) nd->nb_aff = nb;
+    if (x->affine && x->batch > nd->batch) nd->batch = x->batch;
+    if (x->ones_affine) {
+        size_t cap = x->m1 < MSM_ONE_CHUNK ? x->m1 : MSM_ONE_CHUNK;
+        if (cap > nd->onecap) nd->onecap = cap;
     }
-    free(wk);
 }
 
-/* The MSM on already classified scalars (GLV: reduced mod r); returns
- * CUZK_OK or NO_MEMORY. */
-static int MSM_FN(msm_run_)(JAC *out, const AFF *bases, const msm_split_ *s, unsigned bits,
-                            unsigned nthreads, unsigned flags)
+/* Lays out w's arrays for nd from base (base NULL: only sizes them);
+ * returns the bytes used. */
+static size_t MSM_FN(msm_worker_carve_)(MSM_FN(msm_worker_) *w, unsigned char *base, const msm_needs_ *nd)
 {
-    MSM_FN(msm_ctx_) x = {.bases = bases,
-                          .gen_idx = s->gen_idx,
-                          .gen_k = s->gen_k,
-                          .m = s->m,
-                          .mt = s->m,
-                          .one_idx = s->one_idx,
-                          .m1 = s->m1};
-    AFF *img = NULL;
-    msm_scalar_ *glv_k = NULL;
-    if ((flags & CUZK_MSM_GLV) && s->m) {
-        img = malloc(sizeof(AFF) * s->m);
-        glv_k = malloc(sizeof(msm_scalar_) * 2 * s->m);
-        if (!img || !glv_k) {
-            free(img);
-            free(glv_k);
+    size_t off = 0, q = nd->batch ? nd->batch / 2 + 1 : 0;
+#define MSM_CARVE_(field, bytes)                                                                   \
+    do {                                                                                           \
+        size_t b_ = (bytes);                                                                       \
+        w->field = base && b_ ? (void *)(base + off) : NULL;                                       \
+        off += (b_ + 63) & ~(size_t)63;                                                            \
+    } while (0)
+    MSM_CARVE_(xb, sizeof(XYZZ) * nd->nb);
+    MSM_CARVE_(ab, sizeof(AFF) * nd->nb_aff);
+    MSM_CARVE_(st, nd->nb_aff);
+    MSM_CARVE_(eb, sizeof(uint32_t) * nd->batch);
+    MSM_CARVE_(ep, sizeof(AFF *) * nd->batch);
+    MSM_CARVE_(eneg, nd->batch);
+    MSM_CARVE_(pre, sizeof(FE) * nd->batch);
+    MSM_CARVE_(qb, sizeof(uint32_t) * q);
+    MSM_CARVE_(qb2, sizeof(uint32_t) * q);
+    MSM_CARVE_(qp, sizeof(AFF *) * q);
+    MSM_CARVE_(qp2, sizeof(AFF *) * q);
+    MSM_CARVE_(qneg, q);
+    MSM_CARVE_(qneg2, q);
+    MSM_CARVE_(os, sizeof(AFF) * nd->onecap);
+    MSM_CARVE_(opre, sizeof(FE) * (nd->onecap / 2));
+    MSM_CARVE_(oflag, nd->onecap / 2);
+#undef MSM_CARVE_
+    w->nq = 0;
+    return off;
+}
+
+static void MSM_FN(msm_ctx_free_)(MSM_FN(msm_ctx_) *x)
+{
+    msm_split_free_(&x->s);
+    free(x->img_buf);
+    free(x->glv_buf);
+    free(x->win);
+    memset(x, 0, sizeof *x);
+}
+
+/* GLV entries [lo, hi) of the general scalars: x^2·P and k = k1 + k2·x^2,
+ * k read again from the caller's scalars (no full-width copy: the batch
+ * holds every MSM's scratch at once). Chunks are independent (the batch
+ * runs them on all threads). */
+static void MSM_FN(msm_glv_fill_)(MSM_FN(msm_ctx_) *x, size_t lo, size_t hi)
+{
+    const msm_split_ *s = &x->s;
+    for (size_t i = lo; i < hi; i++) {
+        uint32_t bi = s->gen_idx[i];
+        uint64_t k[4];
+        if (x->src_fr) {
+            cuzk_fr_to_limbs(k, &x->src_fr[bi]);
+        } else {
+            memcpy(k, x->src_plain[bi], sizeof k);
+            msm_reduce_r_(k);
+        }
+        PT(affine_endo_x2)(&x->img_buf[i], &x->bases[bi]);
+        msm_scalar_ *a = &x->glv_buf[i], *b = &x->glv_buf[s->m + i];
+        cuzk_msm_glv_split(a->l, b->l, k);
+        a->l[2] = a->l[3] = b->l[2] = b->l[3] = 0;
+    }
+}
+
+/* Classifies the scalars (fr or plain, one of them non-NULL when n > 0),
+ * allocates the GLV entries (filled by msm_glv_fill_ over [0, m)) and
+ * picks the window and task count; CUZK_OK or NO_MEMORY (x then holds
+ * nothing). */
+static int MSM_FN(msm_prep_)(MSM_FN(msm_ctx_) *x, const AFF *bases, const cuzk_fr *fr,
+                             const uint64_t (*plain)[4], size_t n, unsigned flags)
+{
+    memset(x, 0, sizeof *x);
+    unsigned bits = fr ? 255 : 256;
+    const bool glv = (flags & CUZK_MSM_GLV) != 0;
+    int err = fr ? msm_split_fr_(&x->s, fr, n, !glv) : msm_split_plain_(&x->s, plain, n, glv, !glv);
+    if (err) return err;
+    msm_split_shrink_(&x->s);
+    const msm_split_ *s = &x->s;
+    x->bases = bases;
+    x->gen_idx = s->gen_idx;
+    x->gen_k = s->gen_k;
+    x->m = x->mt = s->m;
+    x->one_idx = s->one_idx;
+    x->m1 = s->m1;
+    if (glv && s->m) {
+        x->img_buf = malloc(sizeof(AFF) * s->m);
+        x->glv_buf = malloc(sizeof(msm_scalar_) * 2 * s->m);
+        if (!x->img_buf || !x->glv_buf) {
+            MSM_FN(msm_ctx_free_)(x);
             return CUZK_ERR_NO_MEMORY;
         }
-        for (size_t i = 0; i < s->m; i++) {
-            PT(affine_endo_x2)(&img[i], &bases[s->gen_idx[i]]);
-            msm_scalar_ *a = &glv_k[i], *b = &glv_k[s->m + i];
-            cuzk_msm_glv_split(a->l, b->l, s->gen_k[i].l);
-            a->l[2] = a->l[3] = b->l[2] = b->l[3] = 0;
-        }
-        x.img = img;
-        x.gen_k = glv_k;
-        x.mt = 2 * s->m;
+        /* filled by MSM_FN(msm_glv_fill_) over chunks */
+        x->src_fr = fr;
+        x->src_plain = plain;
+        x->img = x->img_buf;
+        x->gen_k = x->glv_buf;
+        x->mt = 2 * s->m;
         bits = 128;
     }
-    x.affine = (flags & CUZK_MSM_AFFINE) != 0;
-    x.c = x.affine ? cuzk_msm_window_bits_affine(x.mt, bits) : cuzk_msm_window_bits(x.mt, bits, NULL);
+    x->affine = (flags & CUZK_MSM_AFFINE) != 0;
+    x->c = x->affine ? cuzk_msm_window_bits_affine(x->mt, bits) : cuzk_msm_window_bits(x->mt, bits, NULL);
     /* Below MSM_AFF_MIN_NB buckets the batches are too short to pay for the
      * inversion: XYZZ buckets, with the window of their model. */
-    if (x.affine && x.c && ((size_t)1 << (x.c - 1)) < MSM_AFF_MIN_NB) {
-        x.affine = false;
-        x.c = cuzk_msm_window_bits(x.mt, bits, NULL);
+    if (x->affine && x->c && ((size_t)1 << (x->c - 1)) < MSM_AFF_MIN_NB) {
+        x->affine = false;
+        x->c = cuzk_msm_window_bits(x->mt, bits, NULL);
     }
-    x.nwin = x.c ? (bits + 1 + x.c - 1) / x.c : 0;
-    atomic_init(&x.next_task, 0);
+    if (!x->c) x->affine = false;
+    /* under 64 points the log2(k) inversions cost more than they save */
+    x->ones_affine = (flags & CUZK_MSM_AFFINE) && s->m1 >= 64;
+    x->nwin = x->c ? (bits + 1 + x->c - 1) / x->c : 0;
     size_t nchunks = (s->m1 + MSM_ONE_CHUNK - 1) / MSM_ONE_CHUNK; /* < 2^32 / 2^14 */
-    unsigned ntasks = x.nwin + (unsigned)(nchunks ? nchunks : 1);
-    x.ntasks = ntasks;
-    if (nthreads == 0) nthreads = 1;
-    if (nthreads > ntasks) nthreads = ntasks;
-    size_t nb = x.c ? (size_t)1 << (x.c - 1) : 0;
+    x->ntasks = x->nwin + (unsigned)(nchunks ? nchunks : 1);
+    size_t nb = x->c ? (size_t)1 << (x->c - 1) : 0;
     /* Batch: large enough to share the inversion (~35 multiplications),
      * small against nb so that few points meet a busy bucket (deferred). */
-    x.batch = nb / 4 > 1024 ? 1024 : nb / 4;
-
-    x.win = malloc(sizeof(XYZZ) * ntasks);
-    MSM_FN(msm_worker_) *wk = calloc(nthreads, sizeof(*wk));
-    pthread_t *th = malloc(sizeof(*th) * nthreads);
-    bool ok = x.win && wk && th;
-    for (unsigned t = 0; ok && t < nthreads; t++) {
-        wk[t].ctx = &x;
-        /* under 64 points the log2(k) inversions cost more than they save */
-        if ((flags & CUZK_MSM_AFFINE) && s->m1 >= 64) {
-            size_t cap = s->m1 < MSM_ONE_CHUNK ? s->m1 : MSM_ONE_CHUNK;
-            wk[t].os = malloc(sizeof(AFF) * cap);
-            wk[t].opre = malloc(sizeof(FE) * (cap / 2));
-            wk[t].oflag = malloc(cap / 2);
-            ok = wk[t].os && wk[t].opre && wk[t].oflag;
-            if (!ok) break;
-        }
-        if (!nb) continue;
-        wk[t].xb = malloc(sizeof(XYZZ) * nb);
-        ok = wk[t].xb != NULL;
-        if (ok && x.affine) {
-            wk[t].ab = malloc(sizeof(AFF) * nb);
-            wk[t].st = malloc(nb);
-            wk[t].eb = malloc(sizeof(uint32_t) * x.batch);
-            wk[t].ep = malloc(sizeof(AFF *) * x.batch);
-            wk[t].eneg = malloc(x.batch);
-            wk[t].pre = malloc(sizeof(FE) * x.batch);
-            size_t q = x.batch / 2 + 1;
-            wk[t].qb = malloc(sizeof(uint32_t) * q);
-            wk[t].qb2 = malloc(sizeof(uint32_t) * q);
-            wk[t].qp = malloc(sizeof(AFF *) * q);
-            wk[t].qp2 = malloc(sizeof(AFF *) * q);
-            wk[t].qneg = malloc(q);
-            wk[t].qneg2 = malloc(q);
-            ok = wk[t].ab && wk[t].st && wk[t].eb && wk[t].ep && wk[t].eneg && wk[t].pre && wk[t].qb &&
-                 wk[t].qb2 && wk[t].qp && wk[t].qp2 && wk[t].qneg && wk[t].qneg2;
-        }
-    }
-    if (!ok) {
-        free(x.win);
-        if (wk) MSM_FN(msm_workers_free_)(wk, nthreads);
-        free(th);
-        free(img);
-        free(glv_k);
+    x->batch = x->affine ? (nb / 4 > 1024 ? 1024 : nb / 4) : 0;
+    x->win = malloc(sizeof(XYZZ) * x->ntasks);
+    if (!x->win) {
+        MSM_FN(msm_ctx_free_)(x);
         return CUZK_ERR_NO_MEMORY;
     }
-    unsigned nstarted = 0;
-    /* Worker 0 is this thread; a failed pthread_create just leaves its
-     * tasks to the others (tasks are pulled from a shared counter). */
-    for (unsigned t = 1; t < nthreads; t++) {
-        if (pthread_create(&th[nstarted + 1], NULL, MSM_FN(msm_thread_), &wk[t]) != 0) break;
-        nstarted++;
-    }
-    MSM_FN(msm_thread_)(&wk[0]);
-    for (unsigned t = 1; t <= nstarted; t++) pthread_join(th[t], NULL);
-
-    /* Horner over the windows, top first, then the scalar-1 sum. */
-    XYZZ acc;
-    PT(xyzz_set_infinity)(&acc);
-    for (unsigned w = x.nwin; w-- > 0;) {
-        for (unsigned i = 0; i < x.c; i++) PT(xyzz_dbl)(&acc, &acc);
-        PT(xyzz_add)(&acc, &acc, &x.win[w]);
-    }
-    for (unsigned t = x.nwin; t < ntasks; t++) PT(xyzz_add)(&acc, &acc, &x.win[t]);
-    PT(xyzz_to_jac)(out, &acc);
-    free(x.win);
-    MSM_FN(msm_workers_free_)(wk, nthreads);
-    free(th);
-    free(img);
-    free(glv_k);
     return CUZK_OK;
 }
 
-int MSM_FN(msm_flags)(JAC *out, const AFF *bases, const uint64_t (*scalars)[4], size_t n,
-                      unsigned nthreads, unsigned flags)
+/* Joins the task results: Horner over the windows, top first, then the
+ * scalar-1 sums in chunk order. */
+static void MSM_FN(msm_finish_)(const MSM_FN(msm_ctx_) *x, JAC *out)
 {
-    if (!out || (n && (!bases || !scalars)) || n > UINT32_MAX) return CUZK_ERR_INVALID_ARG;
-    msm_split_ s;
-    int err = msm_split_plain_(&s, scalars, n, (flags & CUZK_MSM_GLV) != 0);
-    if (err) return err;
-    err = MSM_FN(msm_run_)(out, bases, &s, 256, nthreads, flags);
-    msm_split_free_(&s);
-    return err;
-}
-
-int MSM_FN(msm)(JAC *out, const AFF *bases, const cuzk_fr *scalars, size_t n, unsigned nthreads)
-{
-    if (!out || (n && (!bases || !scalars)) || n > UINT32_MAX) return CUZK_ERR_INVALID_ARG;
-    msm_split_ s;
-    int err = msm_split_fr_(&s, scalars, n);
-    if (err) return err;
-    err = MSM_FN(msm_run_)(out, bases, &s, 255, nthreads, CUZK_MSM_DEFAULT);
-    msm_split_free_(&s);
-    return err;
-}
-
-int MSM_FN(msm_plain)(JAC *out, const AFF *bases, const uint64_t (*scalars)[4], size_t n,
-                      unsigned nthreads)
-{
-    return MSM_FN(msm_flags)(out, bases, scalars, n, nthreads, CUZK_MSM_DEFAULT);
+    XYZZ acc;
+    PT(xyzz_set_infinity)(&acc);
+    for (unsigned w = x->nwin; w-- > 0;) {
+        for (unsigned i = 0; i < x->c; i++) PT(xyzz_dbl)(&acc, &acc);
+        PT(xyzz_add)(&acc, &acc, &x->win[w]);
+    }
+    for (unsigned t = x->nwin; t < x->ntasks; t++) PT(xyzz_add)(&acc, &acc, &x->win[t]);
+    PT(xyzz_to_jac)(out, &acc);
 }
