@@ -265,8 +265,27 @@ static bool toxic_bad(const cuzk_groth16_toxic *t, const cuzk_recording_cs *cs)
     return cuzk_fr_is_zero(&t->gamma) || cuzk_fr_is_zero(&t->delta) || cuzk_fr_is_zero(&z);
 }
 
+/* One query: by the backend when it has the group, else by the CPU comb. */
+static int query_g1(cuzk_g1_affine *out, const fb_g1 *fb, const cuzk_fr *k, size_t n, unsigned nthreads,
+                    progress *pg, const char *phase, const cuzk_groth16_fixed_base *be)
+{
+    if (!be || !be->g1) return fb_g1_many(out, fb, k, n, nthreads, pg, phase, 1);
+    int rc = be->g1(be->ctx, out, &cuzk_g1_generator, k, n);
+    if (!rc) progress_add(pg, phase, n);
+    return rc;
+}
+static int query_g2(cuzk_g2_affine *out, const fb_g2 *fb, const cuzk_fr *k, size_t n, unsigned nthreads,
+                    progress *pg, const char *phase, const cuzk_groth16_fixed_base *be)
+{
+    if (!be || !be->g2) return fb_g2_many(out, fb, k, n, nthreads, pg, phase, 3);
+    int rc = be->g2(be->ctx, out, &cuzk_g2_generator, k, n);
+    if (!rc) progress_add(pg, phase, 3 * (uint64_t)n);
+    return rc;
+}
+
 static int setup_impl(cuzk_groth16_params *out, const cuzk_recording_cs *cs,
-                      const cuzk_groth16_toxic *toxic, unsigned nthreads, progress *pg)
+                      const cuzk_groth16_toxic *toxic, unsigned nthreads, progress *pg,
+                      const cuzk_groth16_fixed_base *be)
 {
     if (!out || !cs || !toxic) return CUZK_ERR_INVALID_ARG;
     memset(out, 0, sizeof *out);
@@ -384,13 +403,13 @@ static int setup_impl(cuzk_groth16_params *out, const cuzk_recording_cs *cs,
         goto done;
     }
     pg->total = n_a + 4 * (uint64_t)n_b + ni + na + (n - 1);
-    if ((rc = fb_g1_many(out->a, &fb1, sel, n_a, nthreads, pg, "a", 1))) goto done;
+    if ((rc = query_g1(out->a, &fb1, sel, n_a, nthreads, pg, "a", be))) goto done;
     gather_nonzero(sel, v, nv);
-    if ((rc = fb_g1_many(out->b_g1, &fb1, sel, n_b, nthreads, pg, "b_g1", 1))) goto done;
-    if ((rc = fb_g2_many(out->b_g2, &fb2, sel, n_b, nthreads, pg, "b_g2", 3))) goto done;
-    if ((rc = fb_g1_many(out->vk.ic, &fb1, ext, ni, nthreads, pg, "ic", 1))) goto done;
-    if ((rc = fb_g1_many(out->l, &fb1, ext + ni, na, nthreads, pg, "l", 1))) goto done;
-    if ((rc = fb_g1_many(out->h, &fb1, hs, n - 1, nthreads, pg, "h", 1))) goto done;
+    if ((rc = query_g1(out->b_g1, &fb1, sel, n_b, nthreads, pg, "b_g1", be))) goto done;
+    if ((rc = query_g2(out->b_g2, &fb2, sel, n_b, nthreads, pg, "b_g2", be))) goto done;
+    if ((rc = query_g1(out->vk.ic, &fb1, ext, ni, nthreads, pg, "ic", be))) goto done;
+    if ((rc = query_g1(out->l, &fb1, ext + ni, na, nthreads, pg, "l", be))) goto done;
+    if ((rc = query_g1(out->h, &fb1, hs, n - 1, nthreads, pg, "h", be))) goto done;
 
 done:
     wipe(t, sizeof t);
@@ -411,8 +430,15 @@ done:
 int cuzk_groth16_setup_toxic(cuzk_groth16_params *out, const cuzk_recording_cs *cs,
                              const cuzk_groth16_toxic *toxic, unsigned nthreads)
 {
+    return cuzk_groth16_setup_toxic_with(out, cs, toxic, nthreads, NULL);
+}
+
+int cuzk_groth16_setup_toxic_with(cuzk_groth16_params *out, const cuzk_recording_cs *cs,
+                                  const cuzk_groth16_toxic *toxic, unsigned nthreads,
+                                  const cuzk_groth16_fixed_base *fb)
+{
     progress pg = {NULL, NULL, 0, 0};
-    return setup_impl(out, cs, toxic, nthreads, &pg);
+    return setup_impl(out, cs, toxic, nthreads, &pg, fb);
 }
 
 int cuzk_groth16_setup(cuzk_groth16_params *out, const cuzk_recording_cs *cs, cuzk_rng *rng,
@@ -425,6 +451,13 @@ int cuzk_groth16_setup_progress(cuzk_groth16_params *out, const cuzk_recording_c
                                 cuzk_rng *rng, unsigned nthreads, cuzk_groth16_progress_fn fn,
                                 void *ctx)
 {
+    return cuzk_groth16_setup_with(out, cs, rng, nthreads, fn, ctx, NULL);
+}
+
+int cuzk_groth16_setup_with(cuzk_groth16_params *out, const cuzk_recording_cs *cs, cuzk_rng *rng,
+                            unsigned nthreads, cuzk_groth16_progress_fn fn, void *ctx,
+                            const cuzk_groth16_fixed_base *fb)
+{
     if (!out || !cs || !rng) return CUZK_ERR_INVALID_ARG;
     cuzk_groth16_toxic t;
     do { /* redraw unusable toxic waste (probability about n/r) */
@@ -435,7 +468,7 @@ int cuzk_groth16_setup_progress(cuzk_groth16_params *out, const cuzk_recording_c
         fr_random_nonzero(&t.tau, rng);
     } while (toxic_bad(&t, cs));
     progress pg = {fn, ctx, 0, 0};
-    int rc = setup_impl(out, cs, &t, nthreads, &pg);
+    int rc = setup_impl(out, cs, &t, nthreads, &pg, fb);
     wipe(&t, sizeof t);
     return rc;
 }
