@@ -170,6 +170,25 @@ int main(void)
         if (bad) printf("G2 MSM error: %s\n", cuzk_gpu_worker_error(w));
         row("G2 MSM random", lg, median(dv, reps), median(cv, reps));
     }
+    /* fixed-base multiplications of a test setup: the whole call (scalars up,
+     * affine points down, pageable memory) is the kernel region here */
+    unsigned lfb = env_u("CUZK_BENCH_FB", 24);
+    for (int g2 = 0; g2 < 2; g2++)
+        for (unsigned lg = lmin; lg <= (g2 ? (lfb > 22 ? 22 : lfb) : lfb) && lg <= lmax; lg += 2) {
+            size_t n = (size_t)1 << lg;
+            scalars(k, n, 0);
+            void *out = malloc(n * (g2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine)));
+            int bad = !out;
+            for (unsigned r = 0; r <= reps && !bad; r++) {
+                double t = bench_now();
+                bad |= g2 ? cuzk_gpu_g2_fixed_base(w, out, &cuzk_g2_generator, k, n)
+                          : cuzk_gpu_g1_fixed_base(w, out, &cuzk_g1_generator, k, n);
+                if (r) cv[r - 1] = bench_now() - t, dv[r - 1] = cuzk_gpu_worker_region_s(w);
+            }
+            if (bad) printf("fixed-base error: %s\n", cuzk_gpu_worker_error(w));
+            free(out);
+            row(g2 ? "G2 fixed-base (setup)" : "G1 fixed-base (setup)", lg, median(dv, reps), median(cv, reps));
+        }
     for (unsigned lg = lmin; lg <= lntt; lg++) {
         size_t n = (size_t)1 << lg;
         scalars(k, n, 0);

@@ -91,6 +91,19 @@ int cuzk_gpu_g1_msm(cuzk_gpu_worker *w, cuzk_g1_jac *out, const cuzk_g1_affine *
 int cuzk_gpu_g2_msm(cuzk_gpu_worker *w, cuzk_g2_jac *out, const cuzk_g2_affine *bases,
                     const cuzk_fr *scalars, size_t n);
 
+/* out[i] = k[i]·base for i < n, affine ((0, 0) for k[i] = 0), bit-identical
+ * to the CPU: the fixed-base multiplications of a Groth16 test setup (see
+ * cuzk_gpu_setup_fixed_base). A comb of 32 windows of 8 bits built from base
+ * on each call (8160 points on the host), then at most 32 mixed additions per
+ * scalar on the device; scalars and results stream through in batches. */
+int cuzk_gpu_g1_fixed_base(cuzk_gpu_worker *w, cuzk_g1_affine *out, const cuzk_g1_affine *base,
+                           const cuzk_fr *k, size_t n);
+int cuzk_gpu_g2_fixed_base(cuzk_gpu_worker *w, cuzk_g2_affine *out, const cuzk_g2_affine *base,
+                           const cuzk_fr *k, size_t n);
+/* Fills *fb so that cuzk_groth16_setup_with runs its fixed-base
+ * multiplications on worker w (which must outlive the setup). */
+void cuzk_gpu_setup_fixed_base(cuzk_groth16_fixed_base *fb, cuzk_gpu_worker *w);
+
 /* ---- Groth16 ------------------------------------------------------------ */
 
 /*

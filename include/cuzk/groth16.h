@@ -71,6 +71,25 @@ int cuzk_groth16_setup_progress(cuzk_groth16_params *out, const cuzk_recording_c
                                 cuzk_rng *rng, unsigned nthreads, cuzk_groth16_progress_fn fn,
                                 void *ctx);
 
+/*
+ * Where a setup's fixed-base multiplications run: out[i] = k[i]·base for
+ * i < n (affine, bit-identical to the CPU comb; k in Montgomery form, 0 gives
+ * infinity), returning a cuzk_err. NULL members (or a NULL struct) mean the
+ * CPU comb. include/cuzk/gpu.h's cuzk_gpu_setup_fixed_base fills one for a
+ * GPU; this layer only calls through the pointers.
+ */
+typedef struct cuzk_groth16_fixed_base {
+    int (*g1)(void *ctx, cuzk_g1_affine *out, const cuzk_g1_affine *base, const cuzk_fr *k, size_t n);
+    int (*g2)(void *ctx, cuzk_g2_affine *out, const cuzk_g2_affine *base, const cuzk_fr *k, size_t n);
+    void *ctx;
+} cuzk_groth16_fixed_base;
+
+/* As cuzk_groth16_setup_progress with the query points computed by fb; the
+ * backend's error code is returned as is (and *out zeroed). */
+int cuzk_groth16_setup_with(cuzk_groth16_params *out, const cuzk_recording_cs *cs, cuzk_rng *rng,
+                            unsigned nthreads, cuzk_groth16_progress_fn fn, void *ctx,
+                            const cuzk_groth16_fixed_base *fb);
+
 /* The toxic waste of a setup. */
 typedef struct cuzk_groth16_toxic {
     cuzk_fr alpha, beta, gamma, delta, tau;
@@ -83,6 +102,10 @@ typedef struct cuzk_groth16_toxic {
  */
 int cuzk_groth16_setup_toxic(cuzk_groth16_params *out, const cuzk_recording_cs *cs,
                              const cuzk_groth16_toxic *toxic, unsigned nthreads);
+/* The same with the query points computed by fb (tests compare backends). */
+int cuzk_groth16_setup_toxic_with(cuzk_groth16_params *out, const cuzk_recording_cs *cs,
+                                  const cuzk_groth16_toxic *toxic, unsigned nthreads,
+                                  const cuzk_groth16_fixed_base *fb);
 
 /*
  * One proof for a finalized cuzk_proving_cs against params made for the

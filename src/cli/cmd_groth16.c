@@ -19,6 +19,7 @@
 #include "cli/cli.h"
 #include "cuzk/error.h"
 #include "cuzk/fil_params.h"
+#include "cuzk/gpu.h"
 #include "cuzk/groth16.h"
 #include "cuzk/test_circuits.h"
 
@@ -43,7 +44,7 @@ typedef struct files {
 enum {
     OPT_CIRCUIT = 256, OPT_CONSTRAINTS, OPT_INPUTS, OPT_LENGTH, OPT_PARAMS, OPT_VK, OPT_PROOF,
     OPT_PUBLIC, OPT_THREADS, OPT_SEED, OPT_COUNT, OPT_TRUSTED, OPT_HELP, OPT_KIND, OPT_SECTOR_SIZE, OPT_REG_PROOF,
-    OPT_OUT
+    OPT_OUT, OPT_DEVICE
 };
 
 #define COMMON_OPTS                                                                                \
@@ -236,13 +237,15 @@ static const char test_params_banner[] =
 
 /* Setup of a recorded circuit (freed here), then .params, .vk (and .meta when meta_path). */
 static int setup_and_write(cuzk_cs *cs, const char *params_path, const char *vk_path, const char *meta_path,
-                           const char *meta_json, unsigned threads, double t0, double t1)
+                           const char *meta_json, unsigned threads, const cuzk_groth16_fixed_base *fb,
+                           double t0, double t1)
 {
     cuzk_rng rng;
     if (cuzk_rng_seed_os(&rng)) return cli_errorf("no OS entropy for the toxic waste"), cuzk_cs_free(cs), 1;
     cuzk_groth16_params p;
     double last[2] = {t1, t1};
-    int rc = cuzk_groth16_setup_progress(&p, (const cuzk_recording_cs *)cs, &rng, threads, setup_progress, last);
+    int rc = cuzk_groth16_setup_with(&p, (const cuzk_recording_cs *)cs, &rng, threads, setup_progress, last, fb);
+    if (rc && fb) cli_errorf("GPU: %s", cuzk_gpu_worker_error((cuzk_gpu_worker *)fb->ctx));
     memset(&rng, 0, sizeof rng);
     cuzk_cs_free(cs);
     if (rc) return cli_errorf("setup failed: %s", cuzk_strerror(rc)), 1;
@@ -272,7 +275,7 @@ typedef struct fil_setup {
     bool have_proof;
 } fil_setup;
 
-static int setup_filecoin(const fil_setup *o, unsigned threads)
+static int setup_filecoin(const fil_setup *o, unsigned threads, const cuzk_groth16_fixed_base *fb)
 {
     cuzk_fil_circuit c;
     if (cuzk_fil_circuit_parse(o->kind, &c))
@@ -316,7 +319,7 @@ static int setup_filecoin(const fil_setup *o, unsigned threads)
     double t1 = cli_now();
     printf("setup: recorded %zu constraints, %zu inputs, %zu aux, domain 2^%u in %.2f s\n", cs->num_constraints,
            cs->num_inputs, cs->num_aux, log2_ceil(cs->num_constraints), t1 - t0);
-    return setup_and_write(cs, pf.params, pf.vk, pf.meta, meta, threads, t0, t1);
+    return setup_and_write(cs, pf.params, pf.vk, pf.meta, meta, threads, fb, t0, t1);
 }
 
 int cmd_setup(int argc, char **argv)
@@ -328,8 +331,10 @@ int cmd_setup(int argc, char **argv)
                                          {"sector-size", required_argument, 0, OPT_SECTOR_SIZE},
                                          {"registered-proof", required_argument, 0, OPT_REG_PROOF},
                                          {"out", required_argument, 0, OPT_OUT},
+                                         {"device", required_argument, 0, OPT_DEVICE},
                                          {0, 0, 0, 0}};
     circ c = {CIRC_SYNTHETIC, 0, 4, 1};
+    const char *device = "cpu";
     files f = {0};
     fil_setup fs = {0};
     bool builtin_opts = false;
@@ -348,13 +353,16 @@ int cmd_setup(int argc, char **argv)
                    "                         that size)\n"
                    "  --registered-proof ID  the registered proof id (seal, PoSt or update ids)\n"
                    "  --out DIR              where v28-<cache id>.params/.vk/.meta go, under the names\n"
-                   "                         rust-fil-proofs looks for (default: current directory)\n",
+                   "                         rust-fil-proofs looks for (default: current directory)\n\n"
+                   "  --device cpu|gpu[:N]   where the query points are computed (default cpu; gpu = GPU 0);\n"
+                   "                         the parameters are the same bytes either way\n",
                    circuit_help, "files:\n  --params FILE  --vk FILE   (defaults: <circuit>-<size>.params/.vk)\n");
             return 0;
         }
         switch (opt) {
         case OPT_KIND: fs.kind = optarg; continue;
         case OPT_OUT: fs.out = optarg; continue;
+        case OPT_DEVICE: device = optarg; continue;
         case OPT_SECTOR_SIZE:
             if (!cli_parse_size(optarg, &fs.sector_size) || !fs.sector_size)
                 return cli_errorf("--sector-size: expected e.g. 2KiB, got '%s'", optarg), usage_error("setup");
@@ -376,24 +384,54 @@ int cmd_setup(int argc, char **argv)
                usage_error("setup");
     if (!fs.kind && (fs.out || fs.sector_size || fs.have_proof))
         return cli_errorf("--sector-size, --registered-proof and --out need --kind"), usage_error("setup");
-    if (fs.kind) {
-        int rc = setup_filecoin(&fs, threads);
-        return rc == 2 ? usage_error("setup") : rc;
+    int ordinal = -1;
+    if (strcmp(device, "cpu")) {
+        char *end;
+        if (!strcmp(device, "gpu")) ordinal = 0;
+        else if (!strncmp(device, "gpu:", 4) && device[4] >= '0' && device[4] <= '9')
+            ordinal = (int)strtol(device + 4, &end, 10), ordinal = *end ? -2 : ordinal;
+        else ordinal = -2;
+        if (ordinal < 0) return cli_errorf("--device: expected cpu, gpu or gpu:N, got '%s'", device), usage_error("setup");
     }
-    circ_finish(&c, &f);
-    char desc[160];
-    circ_describe(&c, desc, sizeof desc);
-    fputs(test_params_banner, stderr);
-    printf("setup: %s, %u threads\n", desc, threads);
+    cuzk_gpu_device *gd = NULL;
+    cuzk_gpu_worker *gw = NULL;
+    cuzk_groth16_fixed_base fb;
+    if (ordinal >= 0) {
+        char msg[256] = "no CUDA device (or a build without CUDA)";
+        int count = 0;
+        if (cuzk_gpu_device_count(&count) || ordinal >= count || cuzk_gpu_device_open(&gd, ordinal, msg, sizeof msg))
+            return cli_errorf("--device %s: %s", device, msg), 1;
+        if (cuzk_gpu_worker_create(&gw, gd)) {
+            cli_errorf("--device %s: cannot create a worker on %s", device, cuzk_gpu_device_describe(gd));
+            return cuzk_gpu_device_close(gd), 1;
+        }
+        cuzk_gpu_setup_fixed_base(&fb, gw);
+        printf("setup: query points on %s\n", cuzk_gpu_device_describe(gd));
+    }
+    int rc;
+    if (fs.kind) {
+        rc = setup_filecoin(&fs, threads, gw ? &fb : NULL);
+        if (rc == 2) rc = usage_error("setup");
+    } else {
+        circ_finish(&c, &f);
+        char desc[160];
+        circ_describe(&c, desc, sizeof desc);
+        fputs(test_params_banner, stderr);
+        printf("setup: %s, %u threads\n", desc, threads);
 
-    double t0 = cli_now();
-    cuzk_cs *cs = circ_build(&c, CUZK_CS_RECORDING, 0);
-    if (!cs) return 1;
-    double t1 = cli_now();
-    printf("setup: recorded %zu constraints, %zu inputs, %zu aux, domain 2^%u in %.2f s\n",
-           cs->num_constraints, cs->num_inputs, cs->num_aux, log2_ceil(cs->num_constraints), t1 - t0);
-
-    return setup_and_write(cs, f.params, f.vk, NULL, NULL, threads, t0, t1);
+        double t0 = cli_now();
+        cuzk_cs *cs = circ_build(&c, CUZK_CS_RECORDING, 0);
+        if (!cs) {
+            rc = 1;
+        } else {
+            double t1 = cli_now();
+            printf("setup: recorded %zu constraints, %zu inputs, %zu aux, domain 2^%u in %.2f s\n",
+                   cs->num_constraints, cs->num_inputs, cs->num_aux, log2_ceil(cs->num_constraints), t1 - t0);
+            rc = setup_and_write(cs, f.params, f.vk, NULL, NULL, threads, gw ? &fb : NULL, t0, t1);
+        }
+    }
+    if (gw) cuzk_gpu_worker_destroy(gw), cuzk_gpu_device_close(gd);
+    return rc;
 }
 
 /* ---- prove -------------------------------------------------------------- */

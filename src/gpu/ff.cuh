@@ -145,8 +145,10 @@ template <class P> __device__ __forceinline__ void f_neg(fe<P> &r, const fe<P> &
     f_sub(r, z, a);
 }
 
-/* Montgomery product a·b·R^-1, fully reduced. */
-template <class P> __device__ __forceinline__ void f_mul(fe<P> &r, const fe<P> &a, const fe<P> &b)
+/* Montgomery product a·b·R^-1, fully reduced: the first version (one
+ * accumulator, four dependent carry chains per row), kept as the reference
+ * that f_mul is tested and measured against. */
+template <class P> __device__ __forceinline__ void f_mul_cios(fe<P> &r, const fe<P> &a, const fe<P> &b)
 {
     constexpr int N = P::N;
     uint32_t t[N + 2];
@@ -181,6 +183,119 @@ template <class P> __device__ __forceinline__ void f_mul(fe<P> &r, const fe<P> &
         t[N + 1] = 0;
     }
     f_reduce_once(r, t, t[N]);
+}
+/* ---- even/odd CIOS ------------------------------------------------------
+ * a·b_i is split by the parity of the limb of a: a_j·b_i with j even has its
+ * (lo, hi) pair at positions (j, j+1), with j odd at (j, j+1) too but odd
+ * aligned. Two N-word accumulators hold the running sum V = X + B·Y
+ * (B = 2^32; X at positions 0..N-1, Y at 1..N), so each half of a row is ONE
+ * carry chain of lo/hi pairs, and the X and Y chains of a row do not depend
+ * on each other: the scheduler can overlap them, where the single
+ * accumulator's four chains ran strictly one after another. m·p is added the
+ * same way. Dividing by B after the reduction turns Y into the next X and
+ * X[2..] into the next Y; X[1] (position 0 after the division) is folded
+ * into the next row's first word, its carry running on in that row's Y chain.
+ * Bounds as for plain CIOS: V < 2p·(B + 1) < B^(N+1) for both moduli, so
+ * Y's chain never carries out of position N (its last step drops the flag)
+ * and X's carry out of position N-1 lands in Y's top word. */
+#define CUZK_PAIR_ASM(op_lo, op_hi)                                                                \
+    asm volatile(op_lo " %0, %2, %3, %0; " op_hi " %1, %2, %3, %1;"                                 \
+                 : "+r"(acc[j]), "+r"(acc[j + 1]) : "r"(a[j]), "r"(bi))
+
+/* acc[j], acc[j+1] += lo, hi of a[j]·bi for j = 0, 2, .. N-2; one chain, carry
+ * out left in the flag (N even). */
+template <int N> __device__ __forceinline__ void eo_mac(uint32_t *acc, const uint32_t *a, uint32_t bi)
+{
+    {
+        constexpr int j = 0;
+        CUZK_PAIR_ASM("mad.lo.cc.u32", "madc.hi.cc.u32");
+    }
+#pragma unroll
+    for (int j = 2; j < N; j += 2) CUZK_PAIR_ASM("madc.lo.cc.u32", "madc.hi.cc.u32");
+}
+/* The same, the last pair dropping the carry (Y's top word cannot carry). */
+template <int N> __device__ __forceinline__ void eo_mac_top(uint32_t *acc, const uint32_t *a, uint32_t bi)
+{
+    {
+        constexpr int j = 0;
+        CUZK_PAIR_ASM("mad.lo.cc.u32", "madc.hi.cc.u32");
+    }
+#pragma unroll
+    for (int j = 2; j < N - 2; j += 2) CUZK_PAIR_ASM("madc.lo.cc.u32", "madc.hi.cc.u32");
+    {
+        constexpr int j = N - 2;
+        CUZK_PAIR_ASM("madc.lo.cc.u32", "madc.hi.u32");
+    }
+}
+#undef CUZK_PAIR_ASM
+
+/* out[j], out[j+1] = lo, hi of a[j]·bi + in[j + 2], in[j + 3] + carry, carrying
+ * in the flag left by the caller (the fold of the previous row's X[1]); in
+ * is the previous X, out the new Y; the top pair has nothing of in to add. */
+template <int N>
+__device__ __forceinline__ void eo_mac_shift(uint32_t *out, const uint32_t *in, const uint32_t *a, uint32_t bi)
+{
+#pragma unroll
+    for (int j = 0; j < N - 2; j += 2)
+        asm volatile("madc.lo.cc.u32 %0, %2, %3, %4; madc.hi.cc.u32 %1, %2, %3, %5;"
+                     : "=r"(out[j]), "=r"(out[j + 1])
+                     : "r"(a[j]), "r"(bi), "r"(in[j + 2]), "r"(in[j + 3]));
+    asm volatile("madc.lo.cc.u32 %0, %2, %3, 0; madc.hi.u32 %1, %2, %3, 0;"
+                 : "=r"(out[N - 2]), "=r"(out[N - 1])
+                 : "r"(a[N - 2]), "r"(bi));
+}
+
+/* X[0] = 0 mod B after this: V += m·p, m = X[0]·(-p^-1) mod B. */
+template <class P> __device__ __forceinline__ void eo_reduce_row(uint32_t *X, uint32_t *Y, const uint32_t *pm)
+{
+    constexpr int N = P::N;
+    const uint32_t m = X[0] * P::INV;
+    eo_mac_top<N>(Y, pm + 1, m);
+    eo_mac<N>(X, pm, m);
+    Y[N - 1] = addc(Y[N - 1], 0);
+}
+
+/* Montgomery product a·b·R^-1, fully reduced (the even/odd CIOS above). */
+template <class P> __device__ __forceinline__ void f_mul(fe<P> &r, const fe<P> &a, const fe<P> &b)
+{
+    constexpr int N = P::N;
+    uint32_t pm[N];
+#pragma unroll
+    for (int j = 0; j < N; j++) pm[j] = P::m(j);
+    uint32_t X[N], Y[N];
+    /* row 0: the products alone */
+    {
+        const uint32_t b0 = b.l[0];
+#pragma unroll
+        for (int j = 0; j < N; j += 2) {
+            X[j] = a.l[j] * b0, X[j + 1] = __umulhi(a.l[j], b0);
+            Y[j] = a.l[j + 1] * b0, Y[j + 1] = __umulhi(a.l[j + 1], b0);
+        }
+        eo_reduce_row<P>(X, Y, pm);
+    }
+#pragma unroll
+    for (int i = 1; i < N; i++) {
+        const uint32_t bi = b.l[i];
+        uint32_t X2[N], Y2[N];
+        /* V/B = X[1..] + Y: the new X is Y with X[1] folded into its first
+         * word; the new Y is X[2..] plus the odd products */
+#pragma unroll
+        for (int j = 1; j < N; j++) X2[j] = Y[j];
+        X2[0] = add_cc(Y[0], X[1]);
+        eo_mac_shift<N>(Y2, X, a.l + 1, bi);
+        eo_mac<N>(X2, a.l, bi);
+        Y2[N - 1] = addc(Y2[N - 1], 0);
+        eo_reduce_row<P>(X2, Y2, pm);
+#pragma unroll
+        for (int j = 0; j < N; j++) X[j] = X2[j], Y[j] = Y2[j];
+    }
+    /* result = X[1..] + Y < 2p */
+    uint32_t t[N];
+    t[0] = add_cc(Y[0], X[1]);
+#pragma unroll
+    for (int j = 1; j < N - 1; j++) t[j] = addc_cc(Y[j], X[j + 1]);
+    t[N - 1] = addc(Y[N - 1], 0);
+    f_reduce_once(r, t, 0u);
 }
 template <class P> __device__ __forceinline__ void f_sqr(fe<P> &r, const fe<P> &a) { f_mul(r, a, a); }
 

@@ -53,6 +53,7 @@ struct cuzk_gpu_worker {
     char err[320];
     double region_s;            /* seconds in the last kernel region */
     dbuf abc, aux, sa, sb, tmp; /* written only by this worker */
+    fixed_base_bufs fb;         /* likewise */
 };
 
 namespace cuzk_gpu {
@@ -207,6 +208,7 @@ extern "C" void cuzk_gpu_worker_destroy(cuzk_gpu_worker *w)
     cudaSetDevice(w->dev->ordinal);
     cudaStreamSynchronize(w->st);
     buf_free(&w->abc), buf_free(&w->aux), buf_free(&w->sa), buf_free(&w->sb), buf_free(&w->tmp);
+    fixed_base_bufs_free(&w->fb);
     cudaStreamDestroy(w->st);
     free(w);
 }
@@ -322,6 +324,76 @@ extern "C" int cuzk_gpu_g2_msm(cuzk_gpu_worker *w, cuzk_g2_jac *out, const cuzk_
                                const cuzk_fr *scalars, size_t n)
 {
     return gpu_msm(w, out, bases, scalars, n, msm_g2);
+}
+
+/* ---- fixed-base multiplications (test setup) ---------------------------- */
+
+/* tab[w·255 + d - 1] = d·2^(8w)·base: per window a chain of additions of
+ * P_w = 2^(8w)·base, then one batch conversion to affine. */
+#define FB_TABLE(G, AFF, JAC)                                                                      \
+    static AFF *fb_table_##G(const AFF *base)                                                      \
+    {                                                                                              \
+        const size_t nt = (size_t)CUZK_GPU_FB_NWIN * CUZK_GPU_FB_DIG;                              \
+        JAC *j = (JAC *)malloc(nt * sizeof *j);                                                    \
+        AFF *t = (AFF *)malloc(nt * sizeof *t);                                                    \
+        if (!j || !t) return free(j), free(t), (AFF *)NULL;                                        \
+        JAC pw;                                                                                    \
+        cuzk_##G##_jac_from_affine(&pw, base);                                                     \
+        for (size_t w = 0; w < CUZK_GPU_FB_NWIN; w++) {                                            \
+            JAC *row = j + w * CUZK_GPU_FB_DIG;                                                    \
+            row[0] = pw;                                                                           \
+            for (size_t d = 1; d < CUZK_GPU_FB_DIG; d++) cuzk_##G##_jac_add(&row[d], &row[d - 1], &pw); \
+            for (int b = 0; b < 8; b++) cuzk_##G##_jac_dbl(&pw, &pw);                              \
+        }                                                                                          \
+        cuzk_##G##_jac_batch_to_affine(t, j, nt);                                                  \
+        free(j);                                                                                   \
+        return t;                                                                                  \
+    }
+FB_TABLE(g1, cuzk_g1_affine, cuzk_g1_jac)
+FB_TABLE(g2, cuzk_g2_affine, cuzk_g2_jac)
+#undef FB_TABLE
+
+template <class AFF>
+static int gpu_fixed_base(cuzk_gpu_worker *w, AFF *out, const AFF *base, const cuzk_fr *k, size_t n,
+                          AFF *(*table)(const AFF *),
+                          int (*run)(const ctx &, fixed_base_bufs *, AFF *, const AFF *, const cuzk_fr *, size_t))
+{
+    if (!w || !base || (n && (!out || !k))) return CUZK_ERR_INVALID_ARG;
+    if (n == 0) return CUZK_OK;
+    ctx c;
+    int rc = begin(w, &c);
+    if (rc) return rc;
+    AFF *tab = table(base);
+    if (!tab) return fail_msg(c, CUZK_ERR_NO_MEMORY, "fixed-base: host comb table");
+    region_lock(w);
+    rc = run(c, &w->fb, out, tab, k, n);
+    rc = region_unlock(w, c, rc);
+    free(tab);
+    return rc;
+}
+
+extern "C" int cuzk_gpu_g1_fixed_base(cuzk_gpu_worker *w, cuzk_g1_affine *out, const cuzk_g1_affine *base,
+                                      const cuzk_fr *k, size_t n)
+{
+    return gpu_fixed_base(w, out, base, k, n, fb_table_g1, fixed_base_g1);
+}
+extern "C" int cuzk_gpu_g2_fixed_base(cuzk_gpu_worker *w, cuzk_g2_affine *out, const cuzk_g2_affine *base,
+                                      const cuzk_fr *k, size_t n)
+{
+    return gpu_fixed_base(w, out, base, k, n, fb_table_g2, fixed_base_g2);
+}
+
+static int setup_fb_g1(void *ctx, cuzk_g1_affine *out, const cuzk_g1_affine *base, const cuzk_fr *k, size_t n)
+{
+    return cuzk_gpu_g1_fixed_base((cuzk_gpu_worker *)ctx, out, base, k, n);
+}
+static int setup_fb_g2(void *ctx, cuzk_g2_affine *out, const cuzk_g2_affine *base, const cuzk_fr *k, size_t n)
+{
+    return cuzk_gpu_g2_fixed_base((cuzk_gpu_worker *)ctx, out, base, k, n);
+}
+extern "C" void cuzk_gpu_setup_fixed_base(cuzk_groth16_fixed_base *fb, cuzk_gpu_worker *w)
+{
+    fb->g1 = setup_fb_g1, fb->g2 = setup_fb_g2, fb->ctx = w;
 }
 
 /* ---- Groth16 ------------------------------------------------------------ */

@@ -98,5 +98,19 @@ int msm_g1(const ctx &c, msm_scratch *s, cuzk_g1_jac *out, const void *bases, co
 int msm_g2(const ctx &c, msm_scratch *s, cuzk_g2_jac *out, const void *bases, const fr_t *scalars,
            size_t n, bool mont = true);
 
+/* ---- fixed-base multiplications (fixed_base.cu) ------------------------- */
+#define CUZK_GPU_FB_NWIN 32 /* comb windows of 8 bits */
+#define CUZK_GPU_FB_DIG 255 /* table entries per window: d·2^(8w)·G, d = 1..255 */
+struct fixed_base_bufs {
+    dbuf tab, k, x, a;
+};
+void fixed_base_bufs_free(fixed_base_bufs *b);
+/* out[i] = k[i]·G (affine, host arrays; k in Montgomery form), given the
+ * comb table tab[w·255 + d - 1] = d·2^(8w)·G (host, affine). */
+int fixed_base_g1(const ctx &c, fixed_base_bufs *b, cuzk_g1_affine *out, const cuzk_g1_affine *tab,
+                  const cuzk_fr *k, size_t n);
+int fixed_base_g2(const ctx &c, fixed_base_bufs *b, cuzk_g2_affine *out, const cuzk_g2_affine *tab,
+                  const cuzk_fr *k, size_t n);
+
 } // namespace cuzk_gpu
 #endif

@@ -73,6 +73,21 @@ int cuzk_gpu_host_register(void *ptr, size_t len, char *msg, size_t msg_len)
 }
 void cuzk_gpu_host_unregister(void *ptr) { (void)ptr; }
 int cuzk_gpu_host_is_registered(const void *ptr) { return (void)ptr, 0; }
+int cuzk_gpu_g1_fixed_base(cuzk_gpu_worker *w, cuzk_g1_affine *out, const cuzk_g1_affine *base,
+                           const cuzk_fr *k, size_t n)
+{
+    return (void)w, (void)out, (void)base, (void)k, (void)n, CUZK_ERR_NO_DEVICE;
+}
+int cuzk_gpu_g2_fixed_base(cuzk_gpu_worker *w, cuzk_g2_affine *out, const cuzk_g2_affine *base,
+                           const cuzk_fr *k, size_t n)
+{
+    return (void)w, (void)out, (void)base, (void)k, (void)n, CUZK_ERR_NO_DEVICE;
+}
+void cuzk_gpu_setup_fixed_base(cuzk_groth16_fixed_base *fb, cuzk_gpu_worker *w)
+{
+    fb->g1 = NULL, fb->g2 = NULL, fb->ctx = w;
+}
 #else
 typedef int cuzk_gpu_stub_unused; /* CUDA build: src/gpu/gpu.cu implements the API */
 #endif
+

@@ -331,7 +331,10 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
         /* A level of chunks of L leaves 2 partials per L entries, so the
          * sequential additions are about L·log_{L/2}(M): small MSMs are
          * latency-bound and take short chunks. */
-        const unsigned L = Mmax >= MSM_SMALL ? MSM_CHUNK : MSM_CHUNK_SMALL;
+        unsigned L = Mmax >= MSM_SMALL ? MSM_CHUNK : MSM_CHUNK_SMALL;
+        /* benchmarks sweep the chunk length */
+        const char *force_l = getenv("CUZK_GPU_MSM_L");
+        if (force_l && atoi(force_l) >= 4 && atoi(force_l) <= 4096) L = (unsigned)atoi(force_l);
         const size_t np0 = 2 * ((Mmax + L - 1) / L);
         if ((rc = buf_reserve(c, &s->keys, Mmax * 4, "msm keys")) ||
             (rc = buf_reserve(c, &s->vals, Mmax * 4, "msm values")) ||

@@ -28,7 +28,21 @@ namespace cuzk_gpu {
 #define NTT_LOGG 2
 #define NTT_THREADS 256
 
-template <bool DIF>
+/* Twiddle of butterfly index tb (its position inside the half-span) at tile
+ * level lt: omega_(2^(lh+1))^j with j the butterfly's index in the whole
+ * transform's level lh = lt + lvl_lo. */
+static __device__ __forceinline__ fr_t twiddle(const fr_t *__restrict__ tw, unsigned tw_log, unsigned lvl_lo,
+                                               size_t smask, size_t gid, unsigned tb, unsigned lt)
+{
+    const size_t j = ((size_t)tb << lvl_lo) + (gid & smask);
+    return tw[j << (tw_log - 1 - (lt + lvl_lo))];
+}
+
+/* One pass: k tile levels in shared memory. R4: two levels per step, the four
+ * elements of a radix-4 group kept in registers between them (half the
+ * shared-memory round trips and barriers; the same multiplications, so the
+ * same limbs as radix-2), a radix-2 step for an odd level left over. */
+template <bool DIF, bool R4>
 __global__ void __launch_bounds__(NTT_THREADS)
     ntt_pass(fr_t *__restrict__ x, unsigned lvl_lo, unsigned k, unsigned log_g,
              const fr_t *__restrict__ tw, unsigned tw_log)
@@ -44,29 +58,66 @@ __global__ void __launch_bounds__(NTT_THREADS)
         sm[e] = x[idx];
     }
     __syncthreads();
-    for (unsigned step = 0; step < k; step++) {
-        const unsigned lt = DIF ? k - 1 - step : step;
-        const unsigned ht = 1u << lt;
-        const unsigned lh = lt + lvl_lo; /* log2 of the real half-span */
-        for (unsigned b = threadIdx.x; b < (T / 2) * G; b += blockDim.x) {
-            const unsigned g = b & (G - 1), bi = b >> log_g;
-            const unsigned t1 = ((bi >> lt) << (lt + 1)) | (bi & (ht - 1)), t2 = t1 + ht;
-            const size_t j = ((size_t)(t1 & (ht - 1)) << lvl_lo) + ((gid0 + g) & smask);
-            const fr_t w = tw[j << (tw_log - 1 - lh)];
-            fr_t u = sm[t1 * G + g], v = sm[t2 * G + g], s;
-            if (DIF) {
-                f_add(s, u, v);
-                f_sub(v, u, v);
-                f_mul(v, v, w);
-                sm[t1 * G + g] = s;
-                sm[t2 * G + g] = v;
-            } else {
-                f_mul(v, v, w);
-                f_add(s, u, v);
-                f_sub(u, u, v);
-                sm[t1 * G + g] = s;
-                sm[t2 * G + g] = u;
+    for (unsigned step = 0; step < k;) {
+        if (R4 && step + 1 < k) {
+            /* DIF: levels lt then lt - 1; DIT: lt then lt + 1. h is the smaller
+             * half-span; the group is t0 + {0, h, 2h, 3h}. */
+            const unsigned lt = DIF ? k - 2 - step : step; /* the lower of the two levels */
+            const unsigned h = 1u << lt;
+            for (unsigned q = threadIdx.x; q < (T / 4) * G; q += blockDim.x) {
+                const unsigned g = q & (G - 1), qi = q >> log_g;
+                const unsigned low = qi & (h - 1), t0 = ((qi >> lt) << (lt + 2)) | low;
+                const size_t gid = gid0 + g;
+                fr_t u0 = sm[t0 * G + g], u1 = sm[(t0 + h) * G + g], u2 = sm[(t0 + 2 * h) * G + g],
+                     u3 = sm[(t0 + 3 * h) * G + g], s;
+                if (DIF) {
+                    /* level lt + 1 (half-span 2h): (u0, u2) and (u1, u3) */
+                    const fr_t wa = twiddle(tw, tw_log, lvl_lo, smask, gid, low, lt + 1),
+                               wb = twiddle(tw, tw_log, lvl_lo, smask, gid, low + h, lt + 1),
+                               wc = twiddle(tw, tw_log, lvl_lo, smask, gid, low, lt);
+                    f_add(s, u0, u2), f_sub(u2, u0, u2), f_mul(u2, u2, wa), u0 = s;
+                    f_add(s, u1, u3), f_sub(u3, u1, u3), f_mul(u3, u3, wb), u1 = s;
+                    /* level lt (half-span h): (u0, u1) and (u2, u3) */
+                    f_add(s, u0, u1), f_sub(u1, u0, u1), f_mul(u1, u1, wc), u0 = s;
+                    f_add(s, u2, u3), f_sub(u3, u2, u3), f_mul(u3, u3, wc), u2 = s;
+                } else {
+                    const fr_t wa = twiddle(tw, tw_log, lvl_lo, smask, gid, low, lt),
+                               wb = twiddle(tw, tw_log, lvl_lo, smask, gid, low, lt + 1),
+                               wc = twiddle(tw, tw_log, lvl_lo, smask, gid, low + h, lt + 1);
+                    /* level lt: (u0, u1) and (u2, u3) */
+                    f_mul(u1, u1, wa), f_add(s, u0, u1), f_sub(u1, u0, u1), u0 = s;
+                    f_mul(u3, u3, wa), f_add(s, u2, u3), f_sub(u3, u2, u3), u2 = s;
+                    /* level lt + 1: (u0, u2) and (u1, u3) */
+                    f_mul(u2, u2, wb), f_add(s, u0, u2), f_sub(u2, u0, u2), u0 = s;
+                    f_mul(u3, u3, wc), f_add(s, u1, u3), f_sub(u3, u1, u3), u1 = s;
+                }
+                sm[t0 * G + g] = u0, sm[(t0 + h) * G + g] = u1;
+                sm[(t0 + 2 * h) * G + g] = u2, sm[(t0 + 3 * h) * G + g] = u3;
             }
+            step += 2;
+        } else {
+            const unsigned lt = DIF ? k - 1 - step : step;
+            const unsigned ht = 1u << lt;
+            for (unsigned b = threadIdx.x; b < (T / 2) * G; b += blockDim.x) {
+                const unsigned g = b & (G - 1), bi = b >> log_g;
+                const unsigned t1 = ((bi >> lt) << (lt + 1)) | (bi & (ht - 1)), t2 = t1 + ht;
+                const fr_t w = twiddle(tw, tw_log, lvl_lo, smask, gid0 + g, t1 & (ht - 1), lt);
+                fr_t u = sm[t1 * G + g], v = sm[t2 * G + g], s;
+                if (DIF) {
+                    f_add(s, u, v);
+                    f_sub(v, u, v);
+                    f_mul(v, v, w);
+                    sm[t1 * G + g] = s;
+                    sm[t2 * G + g] = v;
+                } else {
+                    f_mul(v, v, w);
+                    f_add(s, u, v);
+                    f_sub(u, u, v);
+                    sm[t1 * G + g] = s;
+                    sm[t2 * G + g] = u;
+                }
+            }
+            step += 1;
         }
         __syncthreads();
     }
@@ -247,12 +298,13 @@ static int transform(const ctx &cx, const ntt_gen_tables *t, fr_t *x, unsigned l
         ks[p] = (log_n - done) / (npass - p);
         done += ks[p];
     }
+    /* radix-4 steps unless a benchmark asks for the radix-2 reference */
+    static const bool r2 = getenv("CUZK_GPU_NTT_R2") && atoi(getenv("CUZK_GPU_NTT_R2")) == 1;
+    void (*pass)(fr_t *, unsigned, unsigned, unsigned, const fr_t *, unsigned) =
+        dif ? (r2 ? ntt_pass<true, false> : ntt_pass<true, true>) : (r2 ? ntt_pass<false, false> : ntt_pass<false, true>);
     /* per device, so set on every call (a host-side attribute write) */
     const size_t smax = ((size_t)1 << (NTT_KMAX + NTT_LOGG)) * sizeof(fr_t);
-    if (dif)
-        GPU_TRY(cx, cudaFuncSetAttribute(ntt_pass<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smax));
-    else
-        GPU_TRY(cx, cudaFuncSetAttribute(ntt_pass<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smax));
+    GPU_TRY(cx, cudaFuncSetAttribute(pass, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smax));
     unsigned lvl = dif ? log_n : 0;
     for (unsigned p = 0; p < npass; p++) {
         const unsigned k = ks[p];
@@ -267,10 +319,7 @@ static int transform(const ctx &cx, const ntt_gen_tables *t, fr_t *x, unsigned l
         unsigned log_g = log_n - k < NTT_LOGG ? log_n - k : NTT_LOGG;
         const size_t blocks = (size_t)1 << (log_n - k - log_g);
         const size_t smem = ((size_t)1 << (k + log_g)) * sizeof(fr_t);
-        if (dif)
-            ntt_pass<true><<<(unsigned)blocks, NTT_THREADS, smem, cx.st>>>(x, lo, k, log_g, tw, t->log_max);
-        else
-            ntt_pass<false><<<(unsigned)blocks, NTT_THREADS, smem, cx.st>>>(x, lo, k, log_g, tw, t->log_max);
+        pass<<<(unsigned)blocks, NTT_THREADS, smem, cx.st>>>(x, lo, k, log_g, tw, t->log_max);
         GPU_LAUNCHED(cx, "ntt_pass");
     }
     return CUZK_OK;

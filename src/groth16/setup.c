@@ -265,8 +265,73 @@ static bool toxic_bad(const cuzk_groth16_toxic *t, const cuzk_recording_cs *cs)
     return cuzk_fr_is_zero(&t->gamma) || cuzk_fr_is_zero(&t->delta) || cuzk_fr_is_zero(&z);
 }
 
+/* pt[i] = tau^i and hs[i] = tau^i·Z(tau)/delta (i < n - 1) for i in [lo, hi):
+ * each chunk starts from one exponentiation. */
+typedef struct powers_ctx {
+    cuzk_fr *pt, *hs;
+    const cuzk_fr *tau, *coeff;
+    size_t n;
+} powers_ctx;
+static void powers_chunk(void *arg, size_t lo, size_t hi)
+{
+    powers_ctx *c = arg;
+    uint64_t e = lo;
+    cuzk_fr_pow(&c->pt[lo], c->tau, &e, 1);
+    for (size_t i = lo + 1; i < hi; i++) cuzk_fr_mul(&c->pt[i], &c->pt[i - 1], c->tau);
+    for (size_t i = lo; i < hi && i + 1 < c->n; i++) cuzk_fr_mul(&c->hs[i], &c->pt[i], c->coeff);
+}
+
+/* Matrix k's column sums of L_row(tau)·value into uvw + k·nv. */
+typedef struct uvw_ctx {
+    const cuzk_recording_cs *cs;
+    const cuzk_fr *pt;
+    cuzk_fr *uvw;
+    size_t m, nv;
+    int bad_col; /* a column >= nv (written by whichever task sees it) */
+} uvw_ctx;
+static void uvw_matrix(void *arg, size_t lo, size_t hi)
+{
+    uvw_ctx *c = arg;
+    for (size_t k = lo; k < hi; k++) {
+        const cuzk_csr *mat = &c->cs->m[k];
+        cuzk_fr *acc = c->uvw + k * c->nv;
+        memset(acc, 0, c->nv * sizeof *acc); /* 0 in Montgomery form is all-zero limbs */
+        for (size_t row = 0; row < c->m; row++) {
+            for (uint64_t i = mat->row_ptr[row]; i < mat->row_ptr[row + 1]; i++) {
+                uint32_t col = mat->col[i];
+                if (col >= c->nv) {
+                    c->bad_col = 1;
+                    return;
+                }
+                cuzk_fr x;
+                cuzk_fr_mul(&x, &c->pt[row], cuzk_recording_cs_val(c->cs, (int)k, i));
+                cuzk_fr_add(&acc[col], &acc[col], &x);
+            }
+        }
+    }
+}
+
+/* One query: by the backend when it has the group, else by the CPU comb. */
+static int query_g1(cuzk_g1_affine *out, const fb_g1 *fb, const cuzk_fr *k, size_t n, unsigned nthreads,
+                    progress *pg, const char *phase, const cuzk_groth16_fixed_base *be)
+{
+    if (!be || !be->g1) return fb_g1_many(out, fb, k, n, nthreads, pg, phase, 1);
+    int rc = be->g1(be->ctx, out, &cuzk_g1_generator, k, n);
+    if (!rc) progress_add(pg, phase, n);
+    return rc;
+}
+static int query_g2(cuzk_g2_affine *out, const fb_g2 *fb, const cuzk_fr *k, size_t n, unsigned nthreads,
+                    progress *pg, const char *phase, const cuzk_groth16_fixed_base *be)
+{
+    if (!be || !be->g2) return fb_g2_many(out, fb, k, n, nthreads, pg, phase, 3);
+    int rc = be->g2(be->ctx, out, &cuzk_g2_generator, k, n);
+    if (!rc) progress_add(pg, phase, 3 * (uint64_t)n);
+    return rc;
+}
+
 static int setup_impl(cuzk_groth16_params *out, const cuzk_recording_cs *cs,
-                      const cuzk_groth16_toxic *toxic, unsigned nthreads, progress *pg)
+                      const cuzk_groth16_toxic *toxic, unsigned nthreads, progress *pg,
+                      const cuzk_groth16_fixed_base *be)
 {
     if (!out || !cs || !toxic) return CUZK_ERR_INVALID_ARG;
     memset(out, 0, sizeof *out);
@@ -317,30 +382,17 @@ static int setup_impl(cuzk_groth16_params *out, const cuzk_recording_cs *cs,
     cuzk_fr_inv(&delta_inv, delta);
     cuzk_fr_mul(&coeff, &zt, &delta_inv); /* Z(tau) / delta */
 
-    pt[0] = one;
-    for (size_t i = 1; i < n; i++) cuzk_fr_mul(&pt[i], &pt[i - 1], tau);
-    for (size_t i = 0; i + 1 < n; i++) cuzk_fr_mul(&hs[i], &pt[i], &coeff);
+    powers_ctx pc = {pt, hs, tau, &coeff, n};
+    cuzk_g16_par_for(n, nthreads, powers_chunk, &pc);
     cuzk_ntt_inverse(&dom, pt, nthreads); /* pt[i] = L_i(tau) */
 
-    /* u, v, w per variable (final columns: inputs, then aux). */
-    cuzk_fr zero;
-    cuzk_fr_set_u64(&zero, 0);
-    for (size_t i = 0; i < 3 * nv; i++) uvw[i] = zero;
-    for (int k = 0; k < 3; k++) {
-        const cuzk_csr *mat = &cs->m[k];
-        cuzk_fr *acc = uvw + (size_t)k * nv;
-        for (size_t row = 0; row < m; row++) {
-            for (uint64_t i = mat->row_ptr[row]; i < mat->row_ptr[row + 1]; i++) {
-                uint32_t col = mat->col[i];
-                if (col >= nv) {
-                    rc = CUZK_ERR_INVALID_ARG;
-                    goto done;
-                }
-                cuzk_fr x;
-                cuzk_fr_mul(&x, &pt[row], cuzk_recording_cs_val(cs, k, i));
-                cuzk_fr_add(&acc[col], &acc[col], &x);
-            }
-        }
+    /* u, v, w per variable (final columns: inputs, then aux): one task per
+     * matrix, since a matrix's rows scatter into any column. */
+    uvw_ctx uc = {cs, pt, uvw, m, nv, 0};
+    cuzk_g16_par_for(3, nthreads < 3 ? nthreads : 3, uvw_matrix, &uc);
+    if (uc.bad_col) {
+        rc = CUZK_ERR_INVALID_ARG;
+        goto done;
     }
     const cuzk_fr *u = uvw, *v = uvw + nv, *w = uvw + 2 * nv;
     for (size_t j = 0; j < nv; j++) {
@@ -384,13 +436,13 @@ static int setup_impl(cuzk_groth16_params *out, const cuzk_recording_cs *cs,
         goto done;
     }
     pg->total = n_a + 4 * (uint64_t)n_b + ni + na + (n - 1);
-    if ((rc = fb_g1_many(out->a, &fb1, sel, n_a, nthreads, pg, "a", 1))) goto done;
+    if ((rc = query_g1(out->a, &fb1, sel, n_a, nthreads, pg, "a", be))) goto done;
     gather_nonzero(sel, v, nv);
-    if ((rc = fb_g1_many(out->b_g1, &fb1, sel, n_b, nthreads, pg, "b_g1", 1))) goto done;
-    if ((rc = fb_g2_many(out->b_g2, &fb2, sel, n_b, nthreads, pg, "b_g2", 3))) goto done;
-    if ((rc = fb_g1_many(out->vk.ic, &fb1, ext, ni, nthreads, pg, "ic", 1))) goto done;
-    if ((rc = fb_g1_many(out->l, &fb1, ext + ni, na, nthreads, pg, "l", 1))) goto done;
-    if ((rc = fb_g1_many(out->h, &fb1, hs, n - 1, nthreads, pg, "h", 1))) goto done;
+    if ((rc = query_g1(out->b_g1, &fb1, sel, n_b, nthreads, pg, "b_g1", be))) goto done;
+    if ((rc = query_g2(out->b_g2, &fb2, sel, n_b, nthreads, pg, "b_g2", be))) goto done;
+    if ((rc = query_g1(out->vk.ic, &fb1, ext, ni, nthreads, pg, "ic", be))) goto done;
+    if ((rc = query_g1(out->l, &fb1, ext + ni, na, nthreads, pg, "l", be))) goto done;
+    if ((rc = query_g1(out->h, &fb1, hs, n - 1, nthreads, pg, "h", be))) goto done;
 
 done:
     wipe(t, sizeof t);
@@ -411,8 +463,15 @@ done:
 int cuzk_groth16_setup_toxic(cuzk_groth16_params *out, const cuzk_recording_cs *cs,
                              const cuzk_groth16_toxic *toxic, unsigned nthreads)
 {
+    return cuzk_groth16_setup_toxic_with(out, cs, toxic, nthreads, NULL);
+}
+
+int cuzk_groth16_setup_toxic_with(cuzk_groth16_params *out, const cuzk_recording_cs *cs,
+                                  const cuzk_groth16_toxic *toxic, unsigned nthreads,
+                                  const cuzk_groth16_fixed_base *fb)
+{
     progress pg = {NULL, NULL, 0, 0};
-    return setup_impl(out, cs, toxic, nthreads, &pg);
+    return setup_impl(out, cs, toxic, nthreads, &pg, fb);
 }
 
 int cuzk_groth16_setup(cuzk_groth16_params *out, const cuzk_recording_cs *cs, cuzk_rng *rng,
@@ -425,6 +484,13 @@ int cuzk_groth16_setup_progress(cuzk_groth16_params *out, const cuzk_recording_c
                                 cuzk_rng *rng, unsigned nthreads, cuzk_groth16_progress_fn fn,
                                 void *ctx)
 {
+    return cuzk_groth16_setup_with(out, cs, rng, nthreads, fn, ctx, NULL);
+}
+
+int cuzk_groth16_setup_with(cuzk_groth16_params *out, const cuzk_recording_cs *cs, cuzk_rng *rng,
+                            unsigned nthreads, cuzk_groth16_progress_fn fn, void *ctx,
+                            const cuzk_groth16_fixed_base *fb)
+{
     if (!out || !cs || !rng) return CUZK_ERR_INVALID_ARG;
     cuzk_groth16_toxic t;
     do { /* redraw unusable toxic waste (probability about n/r) */
@@ -435,7 +501,7 @@ int cuzk_groth16_setup_progress(cuzk_groth16_params *out, const cuzk_recording_c
         fr_random_nonzero(&t.tau, rng);
     } while (toxic_bad(&t, cs));
     progress pg = {fn, ctx, 0, 0};
-    int rc = setup_impl(out, cs, &t, nthreads, &pg);
+    int rc = setup_impl(out, cs, &t, nthreads, &pg, fb);
     wipe(&t, sizeof t);
     return rc;
 }

@@ -1,0 +1,144 @@
+/* Device field arithmetic (src/gpu/ff.cuh) against the CPU field code, on
+ * fresh random values plus the edges (0, 1, p - 1, 2, R^2-like limbs): the
+ * even/odd Montgomery multiplication that every kernel uses, the first
+ * (single-accumulator) version it replaced, squaring, addition and
+ * subtraction, in Fp and Fr; limbs must be bit-identical. Without a CUDA
+ * device: prints "skipped: no CUDA device" and passes. */
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/ff.cuh"
+extern "C" {
+#include "cuzk/fp.h"
+#include "cuzk/fr.h"
+#include "testutil.h"
+}
+
+using namespace cuzk_gpu;
+
+enum { OP_MUL, OP_MUL_CIOS, OP_SQR, OP_ADD, OP_SUB, NOPS };
+static const char *op_name[NOPS] = {"mul", "mul_cios", "sqr", "add", "sub"};
+
+template <class P> __global__ void ff_ops(const fe<P> *a, const fe<P> *b, fe<P> *out, size_t n)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    fe<P> x = a[i], y = b[i];
+    f_mul(out[OP_MUL * n + i], x, y);
+    f_mul_cios(out[OP_MUL_CIOS * n + i], x, y);
+    f_sqr(out[OP_SQR * n + i], x);
+    f_add(out[OP_ADD * n + i], x, y);
+    f_sub(out[OP_SUB * n + i], x, y);
+}
+
+/* Runs the ops on n pairs, returns the outputs (NOPS·n elements), NULL on a CUDA error. */
+template <class P> static fe<P> *run(const fe<P> *a, const fe<P> *b, size_t n)
+{
+    const size_t sz = n * sizeof(fe<P>);
+    fe<P> *da, *db, *dout, *out = (fe<P> *)malloc(NOPS * sz);
+    if (cudaMalloc(&da, sz) || cudaMalloc(&db, sz) || cudaMalloc(&dout, NOPS * sz)) return NULL;
+    cudaMemcpy(da, a, sz, cudaMemcpyHostToDevice);
+    cudaMemcpy(db, b, sz, cudaMemcpyHostToDevice);
+    ff_ops<P><<<(unsigned)((n + 127) / 128), 128>>>(da, db, dout, n);
+    cudaError_t e = cudaMemcpy(out, dout, NOPS * sz, cudaMemcpyDeviceToHost);
+    cudaFree(da), cudaFree(db), cudaFree(dout);
+    if (e != cudaSuccess) {
+        fprintf(stderr, "CUDA: %s\n", cudaGetErrorString(e));
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* CPU results of the five ops, the CPU element type T (same limbs as fe<P>). */
+template <class T> struct cpu_ops {
+    void (*mul)(T *, const T *, const T *);
+    void (*sqr)(T *, const T *);
+    void (*add)(T *, const T *, const T *);
+    void (*sub)(T *, const T *, const T *);
+};
+
+template <class P, class T>
+static void check_field(const char *field, const T *a, const T *b, size_t n, const cpu_ops<T> &ops)
+{
+    static_assert(sizeof(T) == sizeof(fe<P>), "layouts differ");
+    fe<P> *out = run<P>((const fe<P> *)a, (const fe<P> *)b, n);
+    CHECK_MSG(out != NULL, "%s: kernel failed", field);
+    if (!out) return;
+    unsigned long bad[NOPS] = {0};
+    for (size_t i = 0; i < n; i++) {
+        T want[NOPS];
+        ops.mul(&want[OP_MUL], &a[i], &b[i]);
+        want[OP_MUL_CIOS] = want[OP_MUL];
+        ops.sqr(&want[OP_SQR], &a[i]);
+        ops.add(&want[OP_ADD], &a[i], &b[i]);
+        ops.sub(&want[OP_SUB], &a[i], &b[i]);
+        for (int op = 0; op < NOPS; op++)
+            if (memcmp(&want[op], &out[op * n + i], sizeof(T))) {
+                if (bad[op]++ == 0) fprintf(stderr, "%s %s differs at pair %zu\n", field, op_name[op], i);
+            }
+    }
+    for (int op = 0; op < NOPS; op++)
+        CHECK_MSG(bad[op] == 0, "%s %s: %lu of %zu differ", field, op_name[op], bad[op], n);
+    printf("%s: %zu pairs, 5 ops, %s\n", field, n, tu_failed ? "FAILURES" : "all equal");
+    free(out);
+}
+
+/* Edge values first (every pair of them), then random ones. */
+template <class T>
+static T *make_inputs(size_t n_random, const T *edges, size_t n_edges, void (*rnd)(T *, cuzk_rng *),
+                      cuzk_rng *rng, T **b_out, size_t *n_out)
+{
+    size_t n = n_edges * n_edges + n_random;
+    T *a = (T *)malloc(n * sizeof(T)), *b = (T *)malloc(n * sizeof(T));
+    size_t k = 0;
+    for (size_t i = 0; i < n_edges; i++)
+        for (size_t j = 0; j < n_edges; j++) a[k] = edges[i], b[k++] = edges[j];
+    for (; k < n; k++) rnd(&a[k], rng), rnd(&b[k], rng);
+    *b_out = b, *n_out = n;
+    return a;
+}
+
+int main(void)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        printf("test_gpu_ff: skipped: no CUDA device\n");
+        return 0;
+    }
+    cuzk_rng rng;
+    tu_init(&rng, "test_gpu_ff");
+    const size_t nr = 1 << 18;
+    {
+        cuzk_fp e[6];
+        memset(e, 0, sizeof e);                /* 0 */
+        e[1] = cuzk_fp_one;                    /* R mod p: Montgomery 1 */
+        cuzk_fp_neg(&e[2], &e[1]);             /* p - 1 */
+        cuzk_fp_add(&e[3], &e[1], &e[1]);      /* 2 */
+        e[4].l[0] = 1;                         /* R^-1 (limb 1) */
+        cuzk_fp_add(&e[5], &e[2], &e[2]);      /* 2p - 2 mod p = p - 2 */
+        cuzk_fp *a, *b;
+        size_t n;
+        a = make_inputs<cuzk_fp>(nr, e, 6, cuzk_fp_random, &rng, &b, &n);
+        cpu_ops<cuzk_fp> ops = {cuzk_fp_mul, cuzk_fp_sqr, cuzk_fp_add, cuzk_fp_sub};
+        check_field<fp_params>("Fp", a, b, n, ops);
+        free(a), free(b);
+    }
+    {
+        cuzk_fr e[6];
+        memset(e, 0, sizeof e);
+        e[1] = cuzk_fr_one;
+        cuzk_fr_neg(&e[2], &e[1]);
+        cuzk_fr_add(&e[3], &e[1], &e[1]);
+        e[4].l[0] = 1;
+        cuzk_fr_add(&e[5], &e[2], &e[2]);
+        cuzk_fr *b, *a;
+        size_t n;
+        a = make_inputs<cuzk_fr>(nr, e, 6, cuzk_fr_random, &rng, &b, &n);
+        cpu_ops<cuzk_fr> ops = {cuzk_fr_mul, cuzk_fr_sqr, cuzk_fr_add, cuzk_fr_sub};
+        check_field<fr_params>("Fr", a, b, n, ops);
+        free(a), free(b);
+    }
+    return tu_finish("test_gpu_ff");
+}
