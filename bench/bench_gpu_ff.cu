@@ -1,6 +1,5 @@
 /* Device field throughput: Montgomery multiplications per second for the
- * even/odd CIOS (f_mul, used by every kernel) and the first single-
- * accumulator version (f_mul_cios), in Fp and Fr, plus G1 XYZZ mixed
+ * even/odd CIOS (f_mul_eo) and the single-accumulator version (f_mul_cios), in Fp and Fr, plus G1 XYZZ mixed
  * additions (the MSM's inner step). Each thread runs 4 independent chains
  * of K dependent operations; one table, median of 5 launches. */
 #include <cuda_runtime.h>
@@ -25,7 +24,7 @@ template <class P, bool EO> __global__ void mul_loop(fe<P> *io, fe<P> y)
 #pragma unroll
         for (int c = 0; c < CHAINS; c++) {
             if (EO)
-                f_mul(x[c], x[c], y);
+                f_mul_eo(x[c], x[c], y);
             else
                 f_mul_cios(x[c], x[c], y);
         }
@@ -93,16 +92,16 @@ int main(void)
         float ms;
         double n;
     } rows[5];
-    rows[0] = {"Fp mul even/odd (f_mul)", time_it([&] { mul_loop<fp_params, true><<<blocks, T>>>((fp_t *)buf, yp); }), ops};
+    rows[0] = {"Fp mul even/odd (f_mul_eo)", time_it([&] { mul_loop<fp_params, true><<<blocks, T>>>((fp_t *)buf, yp); }), ops};
     rows[1] = {"Fp mul single-acc (f_mul_cios)", time_it([&] { mul_loop<fp_params, false><<<blocks, T>>>((fp_t *)buf, yp); }), ops};
-    rows[2] = {"Fr mul even/odd (f_mul)", time_it([&] { mul_loop<fr_params, true><<<blocks, T>>>((fr_t *)buf, yr); }), ops};
+    rows[2] = {"Fr mul even/odd (f_mul_eo)", time_it([&] { mul_loop<fr_params, true><<<blocks, T>>>((fr_t *)buf, yr); }), ops};
     rows[3] = {"Fr mul single-acc (f_mul_cios)", time_it([&] { mul_loop<fr_params, false><<<blocks, T>>>((fr_t *)buf, yr); }), ops};
     /* G1 mixed additions: accumulators start at valid points? any Fp values
      * exercise the same instruction stream (no branch depends on the curve) */
     affine_t<fp_t> *pts;
     if (cudaMalloc(&pts, 1024 * sizeof *pts)) return 1;
     cudaMemset(pts, 0x07, 1024 * sizeof *pts);
-    rows[4] = {"G1 XYZZ mixed add (hot_add_aff)",
+    rows[4] = {"G1 XYZZ mixed add (hot_add_aff, f_mul)",
                time_it([&] { add_loop<<<blocks, T>>>((xyzz_t<fp_t> *)buf, pts); }), (double)threads * K};
     for (int r = 0; r < 5; r++)
         printf("| %s | %.3f | %.2f | %.3f |\n", rows[r].name, rows[r].ms, rows[r].n / rows[r].ms / 1e6,

@@ -1,7 +1,7 @@
 /* Device field arithmetic (src/gpu/ff.cuh) against the CPU field code, on
  * fresh random values plus the edges (0, 1, p - 1, 2, R^2-like limbs): the
- * even/odd Montgomery multiplication that every kernel uses, the first
- * (single-accumulator) version it replaced, squaring, addition and
+ * multiplication the kernels use (f_mul), both versions it can be (the
+ * even/odd CIOS and the single-accumulator one), squaring, addition and
  * subtraction, in Fp and Fr; limbs must be bit-identical. Without a CUDA
  * device: prints "skipped: no CUDA device" and passes. */
 #include <cuda_runtime.h>
@@ -17,8 +17,8 @@ extern "C" {
 
 using namespace cuzk_gpu;
 
-enum { OP_MUL, OP_MUL_CIOS, OP_SQR, OP_ADD, OP_SUB, NOPS };
-static const char *op_name[NOPS] = {"mul", "mul_cios", "sqr", "add", "sub"};
+enum { OP_MUL, OP_MUL_EO, OP_MUL_CIOS, OP_SQR, OP_ADD, OP_SUB, NOPS };
+static const char *op_name[NOPS] = {"mul", "mul_eo", "mul_cios", "sqr", "add", "sub"};
 
 template <class P> __global__ void ff_ops(const fe<P> *a, const fe<P> *b, fe<P> *out, size_t n)
 {
@@ -26,6 +26,7 @@ template <class P> __global__ void ff_ops(const fe<P> *a, const fe<P> *b, fe<P> 
     if (i >= n) return;
     fe<P> x = a[i], y = b[i];
     f_mul(out[OP_MUL * n + i], x, y);
+    f_mul_eo(out[OP_MUL_EO * n + i], x, y);
     f_mul_cios(out[OP_MUL_CIOS * n + i], x, y);
     f_sqr(out[OP_SQR * n + i], x);
     f_add(out[OP_ADD * n + i], x, y);
@@ -70,7 +71,7 @@ static void check_field(const char *field, const T *a, const T *b, size_t n, con
     for (size_t i = 0; i < n; i++) {
         T want[NOPS];
         ops.mul(&want[OP_MUL], &a[i], &b[i]);
-        want[OP_MUL_CIOS] = want[OP_MUL];
+        want[OP_MUL_EO] = want[OP_MUL_CIOS] = want[OP_MUL];
         ops.sqr(&want[OP_SQR], &a[i]);
         ops.add(&want[OP_ADD], &a[i], &b[i]);
         ops.sub(&want[OP_SUB], &a[i], &b[i]);
@@ -81,7 +82,7 @@ static void check_field(const char *field, const T *a, const T *b, size_t n, con
     }
     for (int op = 0; op < NOPS; op++)
         CHECK_MSG(bad[op] == 0, "%s %s: %lu of %zu differ", field, op_name[op], bad[op], n);
-    printf("%s: %zu pairs, 5 ops, %s\n", field, n, tu_failed ? "FAILURES" : "all equal");
+    printf("%s: %zu pairs, %d ops, %s\n", field, (int)NOPS, n, tu_failed ? "FAILURES" : "all equal");
     free(out);
 }
 

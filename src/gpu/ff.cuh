@@ -256,7 +256,7 @@ template <class P> __device__ __forceinline__ void eo_reduce_row(uint32_t *X, ui
 }
 
 /* Montgomery product a·b·R^-1, fully reduced (the even/odd CIOS above). */
-template <class P> __device__ __forceinline__ void f_mul(fe<P> &r, const fe<P> &a, const fe<P> &b)
+template <class P> __device__ __forceinline__ void f_mul_eo(fe<P> &r, const fe<P> &a, const fe<P> &b)
 {
     constexpr int N = P::N;
     uint32_t pm[N];
@@ -296,6 +296,19 @@ template <class P> __device__ __forceinline__ void f_mul(fe<P> &r, const fe<P> &
     for (int j = 1; j < N - 1; j++) t[j] = addc_cc(Y[j], X[j + 1]);
     t[N - 1] = addc(Y[N - 1], 0);
     f_reduce_once(r, t, 0u);
+}
+/* The multiplication every kernel uses. CUZK_GPU_MUL_EO selects the even/odd
+ * CIOS; it stays off by default until it has run on a GPU (test_gpu_ff checks
+ * both against the CPU, bench_gpu_ff times both). */
+#ifndef CUZK_GPU_MUL_EO
+#define CUZK_GPU_MUL_EO 0
+#endif
+template <class P> __device__ __forceinline__ void f_mul(fe<P> &r, const fe<P> &a, const fe<P> &b)
+{
+    if (CUZK_GPU_MUL_EO)
+        f_mul_eo(r, a, b);
+    else
+        f_mul_cios(r, a, b);
 }
 template <class P> __device__ __forceinline__ void f_sqr(fe<P> &r, const fe<P> &a) { f_mul(r, a, a); }
 
