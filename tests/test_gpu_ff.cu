@@ -82,7 +82,7 @@ static void check_field(const char *field, const T *a, const T *b, size_t n, con
     }
     for (int op = 0; op < NOPS; op++)
         CHECK_MSG(bad[op] == 0, "%s %s: %lu of %zu differ", field, op_name[op], bad[op], n);
-    printf("%s: %zu pairs, %d ops, %s\n", field, (int)NOPS, n, tu_failed ? "FAILURES" : "all equal");
+    printf("%s: %zu pairs, %d ops, %s\n", field, n, (int)NOPS, tu_failed ? "FAILURES" : "all equal");
     free(out);
 }
 
