@@ -298,9 +298,8 @@ static int transform(const ctx &cx, const ntt_gen_tables *t, fr_t *x, unsigned l
         ks[p] = (log_n - done) / (npass - p);
         done += ks[p];
     }
-    /* radix-2 steps unless CUZK_GPU_NTT_R4=1: the radix-4 steps stay opt-in
-     * until they have run on a GPU (test_gpu_kernels runs either way) */
-    static const bool r2 = !(getenv("CUZK_GPU_NTT_R4") && atoi(getenv("CUZK_GPU_NTT_R4")) == 1);
+    /* radix-4 steps unless CUZK_GPU_NTT_R2=1 asks for the radix-2 reference */
+    static const bool r2 = getenv("CUZK_GPU_NTT_R2") && atoi(getenv("CUZK_GPU_NTT_R2")) == 1;
     void (*pass)(fr_t *, unsigned, unsigned, unsigned, const fr_t *, unsigned) =
         dif ? (r2 ? ntt_pass<true, false> : ntt_pass<true, true>) : (r2 ? ntt_pass<false, false> : ntt_pass<false, true>);
     /* per device, so set on every call (a host-side attribute write) */
