@@ -119,6 +119,10 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    /* Line by line even into a file or pipe: a long command killed by a
+     * timeout (a 32 GiB setup, a bench on a leased machine) keeps the lines
+     * it printed. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) {
         usage(stderr);
         return 2;
