@@ -52,12 +52,16 @@ template <class P> static fe<P> *run(const fe<P> *a, const fe<P> *b, size_t n)
     return out;
 }
 
-/* CPU results of the five ops, the CPU element type T (same limbs as fe<P>). */
+/* The CPU field for the element type T (same limbs as fe<P>): the oracle's
+ * ops and what the inputs are made from. */
 template <class T> struct cpu_ops {
     void (*mul)(T *, const T *, const T *);
     void (*sqr)(T *, const T *);
     void (*add)(T *, const T *, const T *);
     void (*sub)(T *, const T *, const T *);
+    void (*neg)(T *, const T *);
+    void (*random)(T *, cuzk_rng *);
+    const T *one; /* Montgomery 1 */
 };
 
 template <class P, class T>
@@ -86,19 +90,26 @@ static void check_field(const char *field, const T *a, const T *b, size_t n, con
     free(out);
 }
 
-/* Edge values first (every pair of them), then random ones. */
-template <class T>
-static T *make_inputs(size_t n_random, const T *edges, size_t n_edges, void (*rnd)(T *, cuzk_rng *),
-                      cuzk_rng *rng, T **b_out, size_t *n_out)
+/* Edge values first (every pair of them), then nr random pairs. */
+template <class P, class T>
+static void test_field(const char *field, const cpu_ops<T> &ops, size_t nr, cuzk_rng *rng)
 {
-    size_t n = n_edges * n_edges + n_random;
+    enum { NE = 6 };
+    T e[NE];
+    memset(e, 0, sizeof e);       /* 0 */
+    e[1] = *ops.one;              /* R mod m: Montgomery 1 */
+    ops.neg(&e[2], &e[1]);        /* m - 1 */
+    ops.add(&e[3], &e[1], &e[1]); /* 2 */
+    e[4].l[0] = 1;                /* R^-1 (limb 1) */
+    ops.add(&e[5], &e[2], &e[2]); /* 2m - 2 mod m = m - 2 */
+    const size_t n = NE * NE + nr;
     T *a = (T *)malloc(n * sizeof(T)), *b = (T *)malloc(n * sizeof(T));
     size_t k = 0;
-    for (size_t i = 0; i < n_edges; i++)
-        for (size_t j = 0; j < n_edges; j++) a[k] = edges[i], b[k++] = edges[j];
-    for (; k < n; k++) rnd(&a[k], rng), rnd(&b[k], rng);
-    *b_out = b, *n_out = n;
-    return a;
+    for (size_t i = 0; i < NE; i++)
+        for (size_t j = 0; j < NE; j++) a[k] = e[i], b[k++] = e[j];
+    for (; k < n; k++) ops.random(&a[k], rng), ops.random(&b[k], rng);
+    check_field<P>(field, a, b, n, ops);
+    free(a), free(b);
 }
 
 int main(void)
@@ -111,35 +122,11 @@ int main(void)
     cuzk_rng rng;
     tu_init(&rng, "test_gpu_ff");
     const size_t nr = 1 << 18;
-    {
-        cuzk_fp e[6];
-        memset(e, 0, sizeof e);                /* 0 */
-        e[1] = cuzk_fp_one;                    /* R mod p: Montgomery 1 */
-        cuzk_fp_neg(&e[2], &e[1]);             /* p - 1 */
-        cuzk_fp_add(&e[3], &e[1], &e[1]);      /* 2 */
-        e[4].l[0] = 1;                         /* R^-1 (limb 1) */
-        cuzk_fp_add(&e[5], &e[2], &e[2]);      /* 2p - 2 mod p = p - 2 */
-        cuzk_fp *a, *b;
-        size_t n;
-        a = make_inputs<cuzk_fp>(nr, e, 6, cuzk_fp_random, &rng, &b, &n);
-        cpu_ops<cuzk_fp> ops = {cuzk_fp_mul, cuzk_fp_sqr, cuzk_fp_add, cuzk_fp_sub};
-        check_field<fp_params>("Fp", a, b, n, ops);
-        free(a), free(b);
-    }
-    {
-        cuzk_fr e[6];
-        memset(e, 0, sizeof e);
-        e[1] = cuzk_fr_one;
-        cuzk_fr_neg(&e[2], &e[1]);
-        cuzk_fr_add(&e[3], &e[1], &e[1]);
-        e[4].l[0] = 1;
-        cuzk_fr_add(&e[5], &e[2], &e[2]);
-        cuzk_fr *b, *a;
-        size_t n;
-        a = make_inputs<cuzk_fr>(nr, e, 6, cuzk_fr_random, &rng, &b, &n);
-        cpu_ops<cuzk_fr> ops = {cuzk_fr_mul, cuzk_fr_sqr, cuzk_fr_add, cuzk_fr_sub};
-        check_field<fr_params>("Fr", a, b, n, ops);
-        free(a), free(b);
-    }
+    const cpu_ops<cuzk_fp> fp = {cuzk_fp_mul, cuzk_fp_sqr, cuzk_fp_add, cuzk_fp_sub,
+                                 cuzk_fp_neg, cuzk_fp_random, &cuzk_fp_one};
+    const cpu_ops<cuzk_fr> fr = {cuzk_fr_mul, cuzk_fr_sqr, cuzk_fr_add, cuzk_fr_sub,
+                                 cuzk_fr_neg, cuzk_fr_random, &cuzk_fr_one};
+    test_field<fp_params>("Fp", fp, nr, &rng);
+    test_field<fr_params>("Fr", fr, nr, &rng);
     return tu_finish("test_gpu_ff");
 }

@@ -237,22 +237,6 @@ typedef struct msm_needs_ {
 #define FE_INV cuzk_fp_inv
 #define FE_IS_ZERO cuzk_fp_is_zero
 #include "msm_impl.h"
-#undef MSM_FN
-#undef PT
-#undef AFF
-#undef JAC
-#undef XYZZ
-#undef FE
-#undef FE_ADD
-#undef FE_SUB
-#undef FE_NEG
-#undef FE_MUL
-#undef FE_SQR
-#undef FE_INV
-#undef FE_IS_ZERO
-#undef MSM_AFF_MIN_NB
-#undef MSM_COST_W
-#undef MSM_ONES_COST
 
 #define MSM_FN(x) cuzk_g2_##x
 #define PT(x) cuzk_g2_##x
@@ -271,22 +255,6 @@ typedef struct msm_needs_ {
 #define FE_INV cuzk_fp2_inv
 #define FE_IS_ZERO cuzk_fp2_is_zero
 #include "msm_impl.h"
-#undef MSM_FN
-#undef PT
-#undef AFF
-#undef JAC
-#undef XYZZ
-#undef FE
-#undef FE_ADD
-#undef FE_SUB
-#undef FE_NEG
-#undef FE_MUL
-#undef FE_SQR
-#undef FE_INV
-#undef FE_IS_ZERO
-#undef MSM_AFF_MIN_NB
-#undef MSM_COST_W
-#undef MSM_ONES_COST
 
 /* ---- the batch driver (method: include/cuzk/msm.h, cuzk_msm_batch) ---- */
 

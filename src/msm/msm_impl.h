@@ -507,3 +507,21 @@ static void MSM_FN(msm_finish_)(const MSM_FN(msm_ctx_) *x, JAC *out)
     for (unsigned t = x->nwin; t < x->ntasks; t++) PT(xyzz_add)(&acc, &acc, &x->win[t]);
     PT(xyzz_to_jac)(out, &acc);
 }
+
+/* The template's parameters end with it: the next group defines its own. */
+#undef MSM_FN
+#undef PT
+#undef AFF
+#undef JAC
+#undef XYZZ
+#undef FE
+#undef FE_ADD
+#undef FE_SUB
+#undef FE_NEG
+#undef FE_MUL
+#undef FE_SQR
+#undef FE_INV
+#undef FE_IS_ZERO
+#undef MSM_AFF_MIN_NB
+#undef MSM_COST_W
+#undef MSM_ONES_COST
