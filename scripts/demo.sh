@@ -13,7 +13,7 @@ set -euo pipefail
 build=${1:-build}
 build=$(cd "$build" && pwd)
 cuzk="$build/cuzk"
-if ! "$cuzk" --help 2>/dev/null | grep -q '^  daemon'; then
+if ! "$cuzk" daemon --help >/dev/null 2>&1; then
     echo "demo: $cuzk was built without the daemon (install the packages scripts/deps.sh build lists)" >&2
     exit 1
 fi

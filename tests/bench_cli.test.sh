@@ -4,7 +4,7 @@
 set -euo pipefail
 build=${1:?build dir}
 cuzk="$build/cuzk"
-"$cuzk" --help 2>/dev/null | grep -q '^  daemon' || { echo "SKIP: no daemon in this build"; exit 77; }
+"$cuzk" daemon --help >/dev/null 2>&1 || { echo "SKIP: no daemon in this build"; exit 77; }
 work=$(mktemp -d /tmp/cuzk-bench-test.XXXXXX)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$work"; }

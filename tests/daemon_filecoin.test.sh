@@ -6,7 +6,7 @@
 set -euo pipefail
 build=$(cd "${1:?build dir}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
-if ! "$build/cuzk" --help 2>/dev/null | grep -q '^  daemon'; then
+if ! "$build/cuzk" daemon --help >/dev/null 2>&1; then
     echo "SKIP: cuzk built without the daemon (gRPC/protobuf-c/toml++ missing)"; exit 77
 fi
 py=/usr/bin/python3
