@@ -105,49 +105,120 @@ int cuzk_groth16_params_write_mem(const cuzk_groth16_params *p, uint8_t *buf, si
     return CUZK_OK;
 }
 
-static int write_all(int fd, const uint8_t *d, size_t len)
+static int pwrite_all(int fd, const uint8_t *d, size_t len, uint64_t off)
 {
     while (len) {
-        ssize_t w = write(fd, d, len > (1u << 30) ? (1u << 30) : len);
+        ssize_t w = pwrite(fd, d, len > (1u << 30) ? (1u << 30) : len, (off_t)off);
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) return -1;
-        d += w, len -= (size_t)w;
+        d += w, len -= (size_t)w, off += (uint64_t)w;
     }
     return 0;
 }
 
 #define CHUNK_POINTS 8192 /* points serialized per write: 1.5 MiB of G2 */
+#define EMIT_MAX_THREADS 64
 
-/* Streams the vk, then (when p is set) the lists, through a bounded buffer,
- * so writing tens of GiB needs no second copy of the file in memory. */
-static int emit(int fd, const cuzk_groth16_vk *vk, const cuzk_groth16_params *p, uint8_t *buf)
+/* One list section of the file: its points and where their bytes go. */
+typedef struct emit_sec {
+    const void *arr;
+    size_t n;
+    bool g2;
+    uint64_t off;    /* file offset of the first point */
+    size_t chunk0;   /* index of its first chunk over all sections */
+} emit_sec;
+
+typedef struct emit_job {
+    int fd;
+    const emit_sec *sec;
+    int nsec;
+    size_t nchunks;
+    size_t next;     /* next chunk to claim (atomic) */
+    int failed;      /* errno of the first failed write (atomic), 0 if none */
+} emit_job;
+
+/* Claims chunks until none are left or a write failed. Every chunk lands
+ * at its own offset, so the order the threads finish in does not matter. */
+static void *emit_chunks(void *arg)
 {
-    const size_t vlen = VK_FIXED_BYTES + 4;
-    cuzk_groth16_vk head = *vk;
-    head.n_ic = 0;
-    put_vk(buf, &head);
-    put_u32be(buf + VK_FIXED_BYTES, vk->n_ic);
-    if (write_all(fd, buf, vlen)) return -1;
-    const void *arr[6] = {vk->ic, 0, 0, 0, 0, 0};
-    size_t n[6] = {vk->n_ic, 0, 0, 0, 0, 0};
+    emit_job *j = arg;
+    uint8_t *buf = malloc(CHUNK_POINTS * G2B);
+    if (!buf) {
+        int zero = 0;
+        __atomic_compare_exchange_n(&j->failed, &zero, ENOMEM, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+        return NULL;
+    }
+    for (;;) {
+        size_t c = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
+        if (c >= j->nchunks || __atomic_load_n(&j->failed, __ATOMIC_RELAXED)) break;
+        int k = 0;
+        while (k + 1 < j->nsec && c >= j->sec[k + 1].chunk0) k++;
+        const emit_sec *s = &j->sec[k];
+        size_t i = (c - s->chunk0) * CHUNK_POINTS, m = s->n - i < CHUNK_POINTS ? s->n - i : CHUNK_POINTS, o = 0;
+        for (size_t t = 0; t < m; t++)
+            if (s->g2) cuzk_g2_serialize(buf + o, (const cuzk_g2_affine *)s->arr + i + t), o += G2B;
+            else cuzk_g1_serialize(buf + o, (const cuzk_g1_affine *)s->arr + i + t), o += G1B;
+        if (pwrite_all(j->fd, buf, o, s->off + (uint64_t)i * (s->g2 ? G2B : G1B))) {
+            int zero = 0, e = errno ? errno : EIO;
+            __atomic_compare_exchange_n(&j->failed, &zero, e, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+            break;
+        }
+    }
+    free(buf);
+    return NULL;
+}
+
+/* Writes the vk head and the counts, then (when p is set) the lists, each
+ * chunk serialized by one of up to EMIT_MAX_THREADS threads into its own
+ * bounded buffer: tens of GiB go out at the disk's pace (one thread spends
+ * about a minute per 47 GB file just converting coordinates out of
+ * Montgomery form), and no second copy of the file is ever in memory. */
+static int emit(int fd, const cuzk_groth16_vk *vk, const cuzk_groth16_params *p)
+{
+    uint8_t head[VK_FIXED_BYTES + 4];
+    cuzk_groth16_vk fixed = *vk;
+    fixed.n_ic = 0;
+    put_vk(head, &fixed);
+    put_u32be(head + VK_FIXED_BYTES, vk->n_ic);
+    if (pwrite_all(fd, head, sizeof head, 0)) return -1;
+    emit_sec sec[6] = {{vk->ic, vk->n_ic, false, 0, 0}};
     int nsec = 1;
     if (p) {
-        arr[1] = p->h, arr[2] = p->l, arr[3] = p->a, arr[4] = p->b_g1, arr[5] = p->b_g2;
-        n[1] = p->n_h, n[2] = p->n_l, n[3] = p->n_a, n[4] = p->n_b_g1, n[5] = p->n_b_g2;
+        sec[1] = (emit_sec){p->h, p->n_h, false, 0, 0};
+        sec[2] = (emit_sec){p->l, p->n_l, false, 0, 0};
+        sec[3] = (emit_sec){p->a, p->n_a, false, 0, 0};
+        sec[4] = (emit_sec){p->b_g1, p->n_b_g1, false, 0, 0};
+        sec[5] = (emit_sec){p->b_g2, p->n_b_g2, true, 0, 0};
         nsec = 6;
     }
+    uint64_t pos = sizeof head;
+    size_t nchunks = 0;
     for (int k = 0; k < nsec; k++) {
         if (k > 0) { /* vk.ic's count went out with the vk head */
-            put_u32be(buf, n[k]);
-            if (write_all(fd, buf, 4)) return -1;
+            uint8_t cnt[4];
+            put_u32be(cnt, sec[k].n);
+            if (pwrite_all(fd, cnt, 4, pos)) return -1;
+            pos += 4;
         }
-        for (size_t i = 0; i < n[k]; i += CHUNK_POINTS) {
-            size_t m = n[k] - i < CHUNK_POINTS ? n[k] - i : CHUNK_POINTS, o = 0;
-            for (size_t t = 0; t < m; t++)
-                if (k == 5) cuzk_g2_serialize(buf + o, (const cuzk_g2_affine *)arr[k] + i + t), o += G2B;
-                else cuzk_g1_serialize(buf + o, (const cuzk_g1_affine *)arr[k] + i + t), o += G1B;
-            if (write_all(fd, buf, o)) return -1;
-        }
+        sec[k].off = pos;
+        sec[k].chunk0 = nchunks;
+        pos += (uint64_t)sec[k].n * (sec[k].g2 ? G2B : G1B);
+        nchunks += (sec[k].n + CHUNK_POINTS - 1) / CHUNK_POINTS;
+    }
+    emit_job job = {fd, sec, nsec, nchunks, 0, 0};
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t nthreads = ncpu > 1 ? (size_t)ncpu : 1;
+    if (nthreads > EMIT_MAX_THREADS) nthreads = EMIT_MAX_THREADS;
+    if (nthreads > nchunks) nthreads = nchunks ? nchunks : 1;
+    pthread_t tid[EMIT_MAX_THREADS];
+    bool started[EMIT_MAX_THREADS] = {0};
+    for (size_t t = 1; t < nthreads; t++) started[t] = pthread_create(&tid[t], NULL, emit_chunks, &job) == 0;
+    emit_chunks(&job); /* chunks no thread took are taken here */
+    for (size_t t = 1; t < nthreads; t++)
+        if (started[t]) pthread_join(tid[t], NULL);
+    if (job.failed) {
+        errno = job.failed;
+        return -1;
     }
     return 0;
 }
@@ -159,9 +230,7 @@ static int write_atomic(const char *path, const cuzk_groth16_vk *vk, const cuzk_
 {
     size_t pl = strlen(path);
     char *tmp = malloc(pl + 16);
-    uint8_t *buf = malloc(CHUNK_POINTS * G2B);
-    if (!tmp || !buf) {
-        free(tmp), free(buf);
+    if (!tmp) {
         return set_err(err, path, CUZK_ERR_NO_MEMORY, CUZK_GROTH16_FAIL_IO, 0, "", "out of memory");
     }
     memcpy(tmp, path, pl);
@@ -169,10 +238,10 @@ static int write_atomic(const char *path, const cuzk_groth16_vk *vk, const cuzk_
     int fd = mkstemp(tmp);
     if (fd < 0) {
         int e = errno;
-        free(tmp), free(buf);
+        free(tmp);
         return set_err(err, path, CUZK_ERR_IO, CUZK_GROTH16_FAIL_IO, 0, "", "create temp file: %s", strerror(e));
     }
-    if (emit(fd, vk, p, buf) != 0) goto fail;
+    if (emit(fd, vk, p) != 0) goto fail;
     if (fchmod(fd, 0644) != 0 || fsync(fd) != 0) goto fail;
     if (close(fd) != 0) {
         fd = -1;
@@ -190,13 +259,13 @@ static int write_atomic(const char *path, const cuzk_groth16_vk *vk, const cuzk_
             free(dir);
         }
     }
-    free(tmp), free(buf);
+    free(tmp);
     return CUZK_OK;
 fail : {
     int e = errno;
     if (fd >= 0) close(fd);
     unlink(tmp);
-    free(tmp), free(buf);
+    free(tmp);
     return set_err(err, path, CUZK_ERR_IO, CUZK_GROTH16_FAIL_IO, 0, "", "write: %s", strerror(e));
 }
 }
