@@ -290,7 +290,7 @@ typedef struct cuzk_engine_config {
     unsigned job_retention;      /* finished jobs kept for duplicate ids; 0: 4096 */
     const cuzk_engine_prover *prover; /* NULL: the CPU prover */
     const cuzk_engine_pce *pce;       /* NULL: always full synthesis */
-    /* level 0 error, 1 warning, 2 info; NULL: errors and warnings to stderr */
+    /* level 0 error, 1 warning, 2 info, 3 debug; NULL: errors and warnings to stderr */
     void (*log)(void *ctx, int level, const char *msg);
     void *log_ctx;
     /* Test hook: called by a worker before each stage of a partition. */

@@ -772,6 +772,9 @@ static void *prove_worker_main(void *arg)
         const char *detail =
             err && pv->last_error ? pv->last_error(pv->ctx, e->devs[w->device], (unsigned)w->slot) : NULL;
 
+        if (err == CUZK_OK)
+            eng_log(e, 3, "job %s partition %u%s proved on device %d worker %d in %.3f s", js[0]->request_id,
+                    ps[0]->index, n > 1 ? " (and the rest of a batch)" : "", w->device, w->id, t2 - t1);
         pthread_mutex_lock(&e->mu);
         w->busy_s += t2 - t0;
         e->c.prove_busy_s += t2 - t1;

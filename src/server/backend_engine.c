@@ -60,8 +60,8 @@ static int errf(char *err, size_t errlen, int code, const char *fmt, ...)
 static void engine_log(void *ctx, int level, const char *msg)
 {
     srv_backend *b = ctx;
-    /* engine: 0 error, 1 warning, 2 info */
-    int l = level <= 0 ? CFG_LOG_ERROR : level == 1 ? CFG_LOG_WARN : CFG_LOG_INFO;
+    /* engine: 0 error, 1 warning, 2 info, 3 debug */
+    int l = level <= 0 ? CFG_LOG_ERROR : level == 1 ? CFG_LOG_WARN : level == 2 ? CFG_LOG_INFO : CFG_LOG_DEBUG;
     if (b->log) b->log(l, msg);
     else fprintf(stderr, "cuzk engine: %s\n", msg);
 }

@@ -1,0 +1,138 @@
+#!/bin/bash
+# PoRep C2 end to end at one sector size through the daemon, on the device
+# machine (run from the repository root; binaries carried in $1, default
+# devgpu, their libraries in $1/lib). SIZE=32GiB by default; SIZE=2KiB
+# DEVICE=cpu checks the script on any machine.
+#  1. TEST parameters with `cuzk setup --device $DEVICE`, unless $W/params
+#     has them (32GiB: ≈ 47 GB, so the disk needs the room);
+#  2. a synthetic C1 (`cuzk gen-vanilla porep --synthetic`: one sector's
+#     vanilla proofs, no sealing);
+#  3. the PCE extracted into $W/params, `cuzk pce inspect`;
+#  4. for each gpu_workers:partition_workers pair of CONFIGS (default "2:0",
+#     0 = from cores and memory), the daemon on a unix socket: one proof
+#     alone (the first one uploads the parameters to the GPU), then PROOFS
+#     proofs at concurrency 2 (steady state); every partition is verified
+#     by the daemon before it answers and the counters must show 0 invalid.
+# Logs go to $OUT; each prove line of the daemon's debug log is one
+# partition's GPU time; host and device memory peaks are sampled.
+set -u
+B=$(cd "${1:-devgpu}" && pwd)
+OUT=${OUT:-/tmp/out}
+SIZE=${SIZE:-32GiB}
+DEVICE=${DEVICE:-gpu}
+PROOFS=${PROOFS:-2}
+CONFIGS=${CONFIGS:-2:0}
+W=${SCALE_DIR:-/tmp/scale}
+mkdir -p "$OUT" "$W/params"
+export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+cuzk=$B/cuzk
+case $SIZE in
+2KiB) id=porep-2k ;; 8MiB) id=porep-8m ;; 512MiB) id=porep-512m ;; 32GiB) id=porep-32g ;; 64GiB) id=porep-64g ;;
+*) echo "SIZE: 2KiB, 8MiB, 512MiB, 32GiB or 64GiB" >&2; exit 2 ;;
+esac
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+{ nproc; free -g | head -2; df -h "$W" | tail -1; nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null; } |
+    tee "$OUT/e2e_machine.log"
+rc=0
+
+# Peak device memory in use, sampled every half second while $1 runs.
+gpu_mem_watch() {
+    command -v nvidia-smi > /dev/null || return 0
+    while kill -0 "$1" 2> /dev/null; do
+        nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits 2> /dev/null | head -1
+        sleep 0.5
+    done | sort -n | tail -1 > "$2"
+}
+
+if ! ls "$W"/params/v28-stacked-proof-of-replication-*.params > /dev/null 2>&1; then
+    echo "== cuzk setup --kind porep --sector-size $SIZE --device $DEVICE"
+    t=$(now)
+    timeout "${SETUP_TIMEOUT:-480}" /usr/bin/time -v "$cuzk" setup --kind porep --sector-size "$SIZE" \
+        --device "$DEVICE" --out "$W/params" > "$OUT/e2e_setup.log" 2>&1 || rc=1
+    grep -E "^setup: (recorded|parameters|wrote|total)|Elapsed|Maximum resident|cuzk:" "$OUT/e2e_setup.log"
+    echo "setup wall $(since "$t") s"
+    ls -la "$W/params"
+    [ $rc = 0 ] || exit $rc
+fi
+
+echo "== synthetic C1, $SIZE"
+"$cuzk" gen-vanilla porep --synthetic --sector-size "$SIZE" --out "$W/S" > "$OUT/e2e_c1.log" 2>&1 || { cat "$OUT/e2e_c1.log"; exit 1; }
+ls -la "$W/S"
+
+echo "== cuzk pce extract --circuit $id"
+t=$(now)
+/usr/bin/time -v "$cuzk" pce extract --circuit "$id" --dir "$W/params" > "$OUT/e2e_pce.log" 2>&1 || rc=1
+grep -vE "^\s+(Average|Exit|Swaps|File|Socket|Signals|Page size|Minor|Major|Voluntary|Involuntary|Percent|System|User)" \
+    "$OUT/e2e_pce.log" | head -40
+echo "pce wall $(since "$t") s"
+
+sock="$W/d.sock"
+for cfg in $CONFIGS; do
+    gw=${cfg%%:*} sw=${cfg##*:}
+    tag="gw$gw-sw$sw"
+    echo "== daemon: gpu_workers_per_device $gw, partition_workers $sw ($tag)"
+    cat > "$W/c.toml" << TOML
+[daemon]
+listen = "unix://$sock"
+[gpus]
+gpu_workers_per_device = $gw
+[synthesis]
+partition_workers = $sw
+[srs]
+param_cache = "$W/params"
+preload = ["$id"]
+[logging]
+level = "debug"
+TOML
+    rm -f "$sock"
+    t=$(now)
+    /usr/bin/time -v "$cuzk" daemon --config "$W/c.toml" 2> "$OUT/e2e_daemon_$tag.log" &
+    pid=$!
+    gpu_mem_watch $pid "$OUT/e2e_gpumem_$tag.txt" &
+    watch=$!
+    for _ in $(seq 1 1200); do
+        grep -q "serving on" "$OUT/e2e_daemon_$tag.log" && break
+        kill -0 $pid 2> /dev/null || break
+        sleep 0.1
+    done
+    echo "serving after $(since "$t") s"
+    # the preload runs in the background: wait until the parameters are resident
+    for _ in $(seq 1 1200); do
+        grep -q "loaded parameters of $id" "$OUT/e2e_daemon_$tag.log" && break
+        kill -0 $pid 2> /dev/null || break
+        sleep 0.25
+    done
+    echo "parameters resident after $(since "$t") s"
+    t=$(now)
+    timeout "${PROOF_TIMEOUT:-300}" "$cuzk" bench single --addr "unix://$sock" --request "$W/S/request.json" \
+        --timeout 1800 > "$OUT/e2e_single_$tag.log" 2>&1 || rc=1
+    cat "$OUT/e2e_single_$tag.log"
+    echo "first proof wall $(since "$t") s"
+    if [ "$PROOFS" -gt 0 ]; then
+        t=$(now)
+        timeout "${BATCH_TIMEOUT:-400}" "$cuzk" bench batch --addr "unix://$sock" --request "$W/S/request.json" \
+            --count "$PROOFS" --concurrency 2 --timeout 1800 > "$OUT/e2e_batch_$tag.log" 2>&1 || rc=1
+        grep -vE "^\[batch\] " "$OUT/e2e_batch_$tag.log" | tail -12
+        echo "batch wall $(since "$t") s"
+    fi
+    m=$("$cuzk" bench metrics --addr "unix://$sock")
+    echo "$m" > "$OUT/e2e_metrics_$tag.txt"
+    pkill -TERM -P $pid # the daemon under time(1), which reports its peak on the daemon's exit
+    wait $pid
+    wait $watch
+    get() { awk -v k="$1" '$1 == k {print $2}' <<< "$m"; }
+    inv=$(get cuzk_partitions_invalid_total)
+    [ "${inv:-1}" = 0 ] || rc=1
+    echo "partitions proved $(get cuzk_partitions_proved_total) verified $(get cuzk_partitions_verified_total)" \
+        "invalid ${inv:-?} reproved $(get cuzk_partitions_reproved_total)"
+    echo "busy: prove $(get cuzk_prove_busy_seconds_total) s, synthesis $(get cuzk_synthesis_busy_seconds_total) s," \
+        "verify $(get cuzk_verify_busy_seconds_total) s"
+    grep -oE "proved on device [0-9]+ worker [0-9]+ in [0-9.]+ s" "$OUT/e2e_daemon_$tag.log" |
+        awk '{ t = $(NF - 1); s += t; n++; if (min == "" || t < min) min = t; if (t > max) max = t }
+             END { if (n) printf "per-partition prove: n %d, mean %.3f s, min %.3f, max %.3f\n", n, s / n, min, max }'
+    grep -E "synthesis workers|loaded parameters|device|WARN|ERROR" "$OUT/e2e_daemon_$tag.log" | head -12
+    grep -E "Maximum resident" "$OUT/e2e_daemon_$tag.log" | sed 's/^\s*/daemon peak host: /'
+    [ -s "$OUT/e2e_gpumem_$tag.txt" ] && echo "daemon peak device memory: $(cat "$OUT/e2e_gpumem_$tag.txt") MiB"
+done
+exit $rc
