@@ -39,7 +39,9 @@ fuzz:
 	@for f in $(BUILD_FUZZ)/fuzz_*; do \
 	    name=$$(basename $$f); mkdir -p $(BUILD_FUZZ)/corpus/$$name; \
 	    echo "== $$name ($(FUZZ_SECONDS) s)"; \
-	    $$f -max_total_time=$(FUZZ_SECONDS) $(BUILD_FUZZ)/corpus/$$name fuzz/corpus/$$name 2>&1 | tail -n 3 || exit 1; \
+	    $$f -max_total_time=$(FUZZ_SECONDS) $(BUILD_FUZZ)/corpus/$$name fuzz/corpus/$$name \
+	        > $(BUILD_FUZZ)/$$name.log 2>&1; rc=$$?; tail -n 3 $(BUILD_FUZZ)/$$name.log; \
+	    [ $$rc = 0 ] || { echo "$$name failed (exit $$rc): $(BUILD_FUZZ)/$$name.log"; exit 1; }; \
 	done
 
 clean:
