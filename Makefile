@@ -36,12 +36,14 @@ fuzz:
 	@scripts/deps.sh fuzz
 	CC=clang CXX=clang++ cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUZK_FUZZ=ON -DCUZK_CUDA=OFF $(CMAKE_ARGS)
 	cmake --build $(BUILD_FUZZ) -j $(JOBS)
-	@for f in $(BUILD_FUZZ)/fuzz_*; do \
+	@mkdir -p $(BUILD_FUZZ)/logs; for f in $(BUILD_FUZZ)/fuzz_*; do \
+	    [ -f $$f ] && [ -x $$f ] || continue; \
 	    name=$$(basename $$f); mkdir -p $(BUILD_FUZZ)/corpus/$$name; \
 	    echo "== $$name ($(FUZZ_SECONDS) s)"; \
-	    $$f -max_total_time=$(FUZZ_SECONDS) $(BUILD_FUZZ)/corpus/$$name fuzz/corpus/$$name \
-	        > $(BUILD_FUZZ)/$$name.log 2>&1; rc=$$?; tail -n 3 $(BUILD_FUZZ)/$$name.log; \
-	    [ $$rc = 0 ] || { echo "$$name failed (exit $$rc): $(BUILD_FUZZ)/$$name.log"; exit 1; }; \
+	    seeds=fuzz/corpus/$$name; [ -d $$seeds ] || seeds=; \
+	    $$f -max_total_time=$(FUZZ_SECONDS) $(BUILD_FUZZ)/corpus/$$name $$seeds \
+	        > $(BUILD_FUZZ)/logs/$$name.log 2>&1; rc=$$?; tail -n 3 $(BUILD_FUZZ)/logs/$$name.log; \
+	    [ $$rc = 0 ] || { echo "$$name failed (exit $$rc): $(BUILD_FUZZ)/logs/$$name.log"; exit 1; }; \
 	done
 
 clean:
