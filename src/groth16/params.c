@@ -171,7 +171,7 @@ static void *emit_chunks(void *arg)
 /* Writes the vk head and the counts, then (when p is set) the lists, each
  * chunk serialized by one of up to EMIT_MAX_THREADS threads into its own
  * bounded buffer: tens of GiB go out at the disk's pace (one thread spends
- * about a minute per 47 GB file just converting coordinates out of
+ * over a minute per 47 GB file just converting coordinates out of
  * Montgomery form), and no second copy of the file is ever in memory. */
 static int emit(int fd, const cuzk_groth16_vk *vk, const cuzk_groth16_params *p)
 {
