@@ -45,6 +45,15 @@ gpu_mem_watch() {
     done | sort -n | tail -1 > "$2"
 }
 
+# Waits (1200 polls, $4 s apart) until the log $2 has the line $1 or the daemon $3 is gone.
+daemon_log_wait() {
+    for _ in $(seq 1 1200); do
+        grep -q "$1" "$2" && return
+        kill -0 "$3" 2> /dev/null || return
+        sleep "$4"
+    done
+}
+
 if ! ls "$W"/params/v28-stacked-proof-of-replication-*.params > /dev/null 2>&1; then
     echo "== cuzk setup --kind porep --sector-size $SIZE --device $DEVICE"
     t=$(now)
@@ -91,18 +100,10 @@ TOML
     pid=$!
     gpu_mem_watch $pid "$OUT/e2e_gpumem_$tag.txt" &
     watch=$!
-    for _ in $(seq 1 1200); do
-        grep -q "serving on" "$OUT/e2e_daemon_$tag.log" && break
-        kill -0 $pid 2> /dev/null || break
-        sleep 0.1
-    done
+    daemon_log_wait "serving on" "$OUT/e2e_daemon_$tag.log" $pid 0.1
     echo "serving after $(since "$t") s"
     # the preload runs in the background: wait until the parameters are resident
-    for _ in $(seq 1 1200); do
-        grep -q "loaded parameters of $id" "$OUT/e2e_daemon_$tag.log" && break
-        kill -0 $pid 2> /dev/null || break
-        sleep 0.25
-    done
+    daemon_log_wait "loaded parameters of $id" "$OUT/e2e_daemon_$tag.log" $pid 0.25
     echo "parameters resident after $(since "$t") s"
     t=$(now)
     timeout "${PROOF_TIMEOUT:-300}" "$cuzk" bench single --addr "unix://$sock" --request "$W/S/request.json" \
