@@ -25,6 +25,25 @@ static void run_jobs(cuzk_engine *e, tkind *k, const char *prefix, int n, uint64
     }
 }
 
+
+/* A prover that takes deferred PCE assignments (as the GPU prover does),
+ * over the CPU prover: it counts the assignments whose a, b, c it was left
+ * to evaluate, and the PCEs whose device copies it was told to drop. */
+static cuzk_engine_prover cpu_inner;
+static atomic_int deferred_seen, plain_seen, evicted_seen;
+static const void *evicted_last;
+static int dp_prove(void *ctx, void *dev, unsigned worker, const cuzk_groth16_params *params, size_t n,
+                    const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_proof *out)
+{
+    for (size_t i = 0; i < n; i++) atomic_fetch_add(as[i].pce && !as[i].a ? &deferred_seen : &plain_seen, 1);
+    return cpu_inner.prove(cpu_inner.ctx, dev, worker, params, n, as, r, s, out);
+}
+static void dp_evicted(void *ctx, void *dev, const void *pce)
+{
+    atomic_fetch_add(&evicted_seen, 1);
+    evicted_last = pce;
+}
+
 int main(void)
 {
     cuzk_rng rng;
@@ -102,6 +121,34 @@ int main(void)
     CHECK_MSG(c0.pce_fast_path == c1.pce_fast_path + 5, "%llu fast-path partitions of 5; log %s",
               (unsigned long long)(c0.pce_fast_path - c1.pce_fast_path), log_buf);
     cuzk_engine_destroy(e);
+
+    /* a prover that evaluates a, b, c itself (defer_pce_eval, the GPU
+     * prover's mode): fast-path partitions reach it as the witness alone,
+     * every proof still verifies, and an evicted PCE is announced to it
+     * before it is freed */
+    {
+        cuzk_engine_cpu_prover(&cpu_inner, 1);
+        cuzk_engine_prover dp = cpu_inner;
+        dp.prove = dp_prove, dp.defer_pce_eval = true, dp.pce_evicted = dp_evicted;
+        cuzk_engine_config dcfg = cfg;
+        dcfg.prover = &dp;
+        CHECK(cuzk_engine_create(&e, &dcfg) == CUZK_OK);
+        CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+        CHECK(cuzk_engine_register_kind(e, &ko) == CUZK_OK);
+        CHECK(cuzk_engine_pce_state(e, "porep-c", &ps) == CUZK_OK && ps == CUZK_PCE_RESIDENT);
+        run_jobs(e, &k, "deferred", 2, 700);
+        cuzk_engine_get_counters(e, &c1);
+        CHECK_MSG(atomic_load(&deferred_seen) == 10 && atomic_load(&plain_seen) == 0 && c1.pce_fast_path == 10,
+                  "deferred %d plain %d fast %llu", atomic_load(&deferred_seen), atomic_load(&plain_seen),
+                  (unsigned long long)c1.pce_fast_path);
+        CHECK(cuzk_engine_srs_preload(e, "other-c") == CUZK_OK); /* evicts the idle PCE, as above */
+        CHECK(cuzk_engine_pce_state(e, "porep-c", &ps) == CUZK_OK && ps == CUZK_PCE_NONE);
+        CHECK_MSG(atomic_load(&evicted_seen) == 1 && evicted_last != NULL, "evicted %d", atomic_load(&evicted_seen));
+        run_jobs(e, &k, "deferred-after", 1, 800); /* full synthesis, then the PCE again */
+        CHECK(cuzk_engine_wait_idle(e, -1) == CUZK_OK);
+        cuzk_engine_destroy(e);
+        CHECK(atomic_load(&plain_seen) >= 1); /* the full syntheses came as plain assignments */
+    }
 
     /* pce_verify = "background": a flipped byte the structure checks cannot
      * see (a coefficient's low bit) is found by the verifier thread started at

@@ -240,6 +240,7 @@ static void test_prove(bool sha)
     {
         cuzk_pce_eval_buf db;
         cuzk_groth16_assignment as;
+        cuzk_groth16_proof again_d;
         CHECK(cuzk_pce_eval_buf_alloc_domain(&db, pce) == CUZK_OK);
         CHECK(cuzk_pce_eval(pce, w, &db, 2, NULL) == CUZK_OK);
         CHECK(cuzk_groth16_assignment_from_pce(&as, pce, w, &db) == CUZK_OK);
@@ -250,6 +251,29 @@ static void test_prove(bool sha)
             CHECK(cuzk_g1_affine_eq(&again.a, &via_pa.a) && cuzk_g2_affine_eq(&again.b, &via_pa.b) &&
                   cuzk_g1_affine_eq(&again.c, &via_pa.c));
         }
+        /* a, b, c left to the prover (the GPU prover's input; the CPU
+         * evaluates them itself): the same proof, refused when the view and
+         * the PCE disagree */
+        cuzk_groth16_assignment dv;
+        CHECK(cuzk_groth16_assignment_deferred(&dv, pce, w) == CUZK_OK);
+        CHECK(dv.pce == pce && !dv.a && !dv.abc);
+        cuzk_groth16_prove_timing dtm;
+        cuzk_pce_counters_get(&c0);
+        CHECK(cuzk_groth16_prove_assignment(&again_d, &params, &dv, &rr, &ss, 2, &dtm) == CUZK_OK);
+        cuzk_pce_counters_get(&c1);
+        CHECK(c1.evals == c0.evals + 1);
+        CHECK_MSG(cuzk_g1_affine_eq(&again_d.a, &via_pa.a) && cuzk_g2_affine_eq(&again_d.b, &via_pa.b) &&
+                      cuzk_g1_affine_eq(&again_d.c, &via_pa.c),
+                  "deferred assignment: proof differs");
+        cuzk_groth16_assignment dbad = dv;
+        dbad.b_aux = &p->b_aux;
+        CHECK(cuzk_groth16_prove_assignment(&again_d, &params, &dbad, &rr, &ss, 1, NULL) == CUZK_ERR_INVALID_ARG);
+        dbad = dv;
+        dbad.num_constraints++;
+        CHECK(cuzk_groth16_prove_assignment(&again_d, &params, &dbad, &rr, &ss, 1, NULL) == CUZK_ERR_INVALID_ARG);
+        dbad = dv;
+        dbad.abc = db.a;
+        CHECK(cuzk_groth16_prove_assignment(&again_d, &params, &dbad, &rr, &ss, 1, NULL) == CUZK_ERR_INVALID_ARG);
         /* a block that is not a | b | c of the domain layout is refused */
         cuzk_groth16_assignment bad_as = as;
         bad_as.b = as.abc + 1;

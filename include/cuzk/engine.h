@@ -167,6 +167,14 @@ int cuzk_engine_filecoin_pce_check(const cuzk_pce *pce, const char *circuit_id, 
  *  - device_name: a description of an opened device for the status (may
  *    be NULL; also called with the scheduler lock held, when a device is
  *    marked failed: no engine calls from it).
+ *  - defer_pce_eval: prove takes assignments whose a, b, c are left to it
+ *    (the assignment's pce field, cuzk/groth16.h): a partition through a
+ *    PCE then holds only its witness until it is proved, and the prover
+ *    evaluates (the GPU prover on the device, from matrices kept there).
+ *  - pce_evicted (may be NULL): drop device copies of a PCE (the PCE
+ *    hook's object, which is the cuzk_pce the assignments carry) before it
+ *    is freed; never called while a prove with it runs (scheduler lock
+ *    held: no engine calls from it).
  *  A prove error or an invalid proof counts against the device once the
  *  partition proves valid elsewhere; device_max_errors of those in a row,
  *  or CUZK_ERR_DEVICE once, mark it failed.
@@ -183,6 +191,8 @@ typedef struct cuzk_engine_prover {
     const char *(*last_error)(void *ctx, void *dev, unsigned worker);
     void *ctx;
     const char *(*device_name)(void *ctx, void *dev);
+    bool defer_pce_eval;
+    void (*pce_evicted)(void *ctx, void *dev, const void *pce);
 } cuzk_engine_prover;
 
 /* Fills *out with the CPU prover: cuzk_groth16_prove_assignment with
@@ -219,7 +229,9 @@ typedef enum cuzk_pce_state {
  * inputs of the job whose full synthesis triggered it (the circuit's shape
  * must not depend on them).
  * witness: witness-only synthesis plus the matrix-vector products for one
- * partition; CUZK_ERR_FORMAT means the PCE itself turned out invalid (a
+ * partition (with CUZK_ENGINE_WITNESS_DEFER_EVAL in flags: the witness
+ * alone, a, b, c left to the prover, cuzk_groth16_assignment_deferred);
+ * CUZK_ERR_FORMAT means the PCE itself turned out invalid (a
  * checksum verified after load failed): the engine drops it, makes that
  * witness by full synthesis and extracts again. estimate_bytes (may be NULL) sizes the reservation made before
  * an extraction. free: a PCE the engine no longer uses (an idle PCE evicted
@@ -227,12 +239,14 @@ typedef enum cuzk_pce_state {
  * must not call the engine. An evicted PCE is extracted again (extract) by
  * the next full synthesis of its circuit.
  */
+#define CUZK_ENGINE_WITNESS_DEFER_EVAL 1u /* the prover evaluates (defer_pce_eval) */
+
 typedef struct cuzk_engine_pce {
     int (*load)(void *ctx, const cuzk_engine_kind *kind, void **pce, uint64_t *bytes);
     int (*extract)(void *ctx, const cuzk_engine_kind *kind, const void *inputs, size_t inputs_len,
                    void **pce, uint64_t *bytes);
     int (*witness)(void *ctx, void *pce, const cuzk_engine_kind *kind, const void *inputs,
-                   size_t inputs_len, uint32_t partition, cuzk_engine_witness *out);
+                   size_t inputs_len, uint32_t partition, unsigned flags, cuzk_engine_witness *out);
     uint64_t (*estimate_bytes)(void *ctx, const cuzk_engine_kind *kind);
     void (*free)(void *ctx, void *pce);
     void *ctx;

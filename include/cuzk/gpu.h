@@ -116,6 +116,12 @@ void cuzk_gpu_setup_fixed_base(cuzk_groth16_fixed_base *fb, cuzk_gpu_worker *w);
  * timing (may be NULL) gets the phases of the last proof (ntt_h_s is the
  * upload plus H, msm_*_s the device MSMs one by one and msm_s their sum,
  * total_s the whole proof).
+ * An assignment with pce set (a, b, c not evaluated, see groth16.h) sends
+ * only its witness: the PCE's matrices and A/B query index lists are
+ * uploaded on its first proof on the device (keyed by address, like params;
+ * cuzk_gpu_device_release_pce drops them) and a, b, c and the A/B scalars
+ * are computed on the device (timing: upload_s the witness upload, eval_s
+ * the products and gathers).
  * An assignment with abc set (a, b, c already in the NTT layout, see
  * groth16.h) is uploaded as one block, with no zero fill on the device; a
  * caller that keeps that block page-locked (e.g. a PCE evaluation buffer
@@ -130,6 +136,11 @@ int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_groth
 /* Drops the device copy of params (no-op if none). No worker may be proving
  * with these params during the call. */
 void cuzk_gpu_device_release_params(cuzk_gpu_device *dev, const cuzk_groth16_params *params);
+
+/* Drops the device copy of a PCE (no-op if none): the matrices and query
+ * index lists uploaded by the first proof of an assignment with that pce
+ * (see cuzk_groth16_assignment). No worker may be proving with it. */
+void cuzk_gpu_device_release_pce(cuzk_gpu_device *dev, const struct cuzk_pce *pce);
 
 /* ---- circom / snarkjs ------------------------------------------------------ */
 

@@ -43,6 +43,8 @@
 #include "cuzk/groth16_verify.h"
 #include "cuzk/rng.h"
 
+struct cuzk_pce; /* cuzk/pce.h */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -133,6 +135,9 @@ typedef struct cuzk_groth16_prove_timing {
     double msm_h_s, msm_l_s, msm_a_s; /* G1 MSMs */
     double msm_b_g1_s, msm_b_g2_s;
     double total_s;                  /* including copies and the final combination */
+    /* a, b, c evaluated from a PCE by the prover (the assignment's pce):
+     * the witness upload (GPU) and the evaluation; 0 otherwise. */
+    double upload_s, eval_s;
 } cuzk_groth16_prove_timing;
 
 /* As cuzk_groth16_prove_rs, filling *timing (may be NULL). */
@@ -163,6 +168,15 @@ typedef struct cuzk_groth16_assignment {
      */
     cuzk_fr *abc;
     bool abc_consumable;
+    /*
+     * Optional (NULL: not given). a, b, c are not evaluated yet (a, b, c and
+     * abc are NULL): they are pce·(input | aux), computed by the prover that
+     * takes the assignment: into a scratch block by cuzk_pce_eval_raw on the
+     * CPU, by a sparse product on the device from the PCE's matrices kept
+     * resident there on the GPU (only the witness travels). The density
+     * bitmaps must be the PCE's. The PCE must outlive the prove call.
+     */
+    const struct cuzk_pce *pce;
 } cuzk_groth16_assignment;
 
 /* The view of a finalized ProvingAssignment (CUZK_ERR_INVALID_ARG otherwise). */

@@ -24,6 +24,11 @@ extern "C" {
  * CUZK_ERR_INVALID_ARG on size mismatch. */
 int cuzk_groth16_assignment_from_pce(cuzk_groth16_assignment *out, const cuzk_pce *pce,
                                      const cuzk_witness_cs *w, const cuzk_pce_eval_buf *buf);
+/* The view of (pce, w) with a, b, c not evaluated: the prover evaluates
+ * them (the assignment's pce field, see groth16.h), so the caller holds only
+ * the witness until then. CUZK_ERR_INVALID_ARG on size mismatch. */
+int cuzk_groth16_assignment_deferred(cuzk_groth16_assignment *out, const cuzk_pce *pce,
+                                     const cuzk_witness_cs *w);
 
 /*
  * Evaluates and proves. scratch (may be NULL: allocated and wiped here) is

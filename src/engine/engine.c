@@ -555,7 +555,8 @@ static void run_synth(cuzk_engine *e, worker *w, task *t)
         if (e->cfg.stage_hook)
             e->cfg.stage_hook(e->cfg.hook_ctx, CUZK_STAGE_SYNTHESIS, j->request_id, p->index);
         if (t->pce)
-            err = e->pce.witness(e->pce.ctx, t->pce, &k->k, job_inputs(j), job_inputs_len(j), p->index, &wit);
+            err = e->pce.witness(e->pce.ctx, t->pce, &k->k, job_inputs(j), job_inputs_len(j), p->index,
+                                 e->prover.defer_pce_eval ? CUZK_ENGINE_WITNESS_DEFER_EVAL : 0, &wit);
         if (t->pce && err == CUZK_ERR_FORMAT) pce_bad = true; /* failed its checksums after load */
         if (!t->pce || pce_bad) err = witness_full(k, job_inputs(j), job_inputs_len(j), p->index, &wit);
     }

@@ -98,7 +98,7 @@ static void pc_witness_free(void *owner)
 }
 
 static int pc_witness_fn(void *ctx, void *pce, const cuzk_engine_kind *kind, const void *inputs, size_t len,
-                         uint32_t partition, cuzk_engine_witness *out)
+                         uint32_t partition, unsigned flags, cuzk_engine_witness *out)
 {
     pce_cache_ctx *c = ctx;
     memset(out, 0, sizeof *out);
@@ -109,10 +109,17 @@ static int pc_witness_fn(void *ctx, void *pce, const cuzk_engine_kind *kind, con
     if (!err) err = kind->synthesize(kind->ctx, &pw->w->base, inputs, len, partition);
     if (!err) err = cuzk_cs_error(&pw->w->base);
     if (!err) err = cuzk_cs_finalize(&pw->w->base);
-    /* the prover's layout: the GPU uploads it in one piece, the CPU copies it in one */
-    if (!err) err = cuzk_pce_eval_buf_alloc_domain(&pw->buf, pce);
-    if (!err) err = cuzk_pce_eval(pce, pw->w, &pw->buf, c->nthreads, NULL);
-    if (!err) err = cuzk_groth16_assignment_from_pce(&out->as, pce, pw->w, &pw->buf);
+    const bool defer = flags & CUZK_ENGINE_WITNESS_DEFER_EVAL;
+    if (defer) { /* the prover evaluates: only the witness is held until then */
+        if (!err) err = cuzk_pce_ready(pce, NULL); /* a corrupt PCE falls back here, as below */
+        if (!err) err = cuzk_pce_check_witness(pce, pw->w, NULL);
+        if (!err) err = cuzk_groth16_assignment_deferred(&out->as, pce, pw->w);
+    } else {
+        /* the prover's layout: the GPU uploads it in one piece, the CPU copies it in one */
+        if (!err) err = cuzk_pce_eval_buf_alloc_domain(&pw->buf, pce);
+        if (!err) err = cuzk_pce_eval(pce, pw->w, &pw->buf, c->nthreads, NULL);
+        if (!err) err = cuzk_groth16_assignment_from_pce(&out->as, pce, pw->w, &pw->buf);
+    }
     if (err) {
         pc_witness_free(pw);
         memset(out, 0, sizeof *out);

@@ -73,6 +73,11 @@ static void gpu_srs_evicted(void *ctx, void *d, const cuzk_groth16_params *param
     cuzk_gpu_device_release_params(((gpu_dev *)d)->dev, params);
 }
 
+static void gpu_pce_evicted(void *ctx, void *d, const void *pce)
+{
+    cuzk_gpu_device_release_pce(((gpu_dev *)d)->dev, pce);
+}
+
 static const char *gpu_last_error(void *ctx, void *d, unsigned worker)
 {
     gpu_dev *g = d;
@@ -107,6 +112,10 @@ int cuzk_engine_gpu_prover(cuzk_engine_prover *out, const unsigned *ordinals, un
     out->device_close = gpu_device_close;
     out->prove = gpu_prove;
     out->srs_evicted = gpu_srs_evicted;
+    /* a, b, c computed on the device from the PCE's resident matrices: the
+     * host holds and uploads the witness alone */
+    out->defer_pce_eval = true;
+    out->pce_evicted = gpu_pce_evicted;
     out->last_error = gpu_last_error;
     out->device_name = gpu_device_name;
     out->ctx = c;

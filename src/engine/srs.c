@@ -369,11 +369,19 @@ void srs_unref(cuzk_engine *e, srs_entry *s)
     pthread_cond_broadcast(&e->done_cv);
 }
 
+/* The prover's device copies of a PCE go before the PCE does. */
+static void pce_evict_devices(cuzk_engine *e, const void *pce)
+{
+    if (pce && e->prover.pce_evicted)
+        for (unsigned d = 0; d < e->n_devices; d++) e->prover.pce_evicted(e->prover.ctx, e->devs[d], pce);
+}
+
 void srs_free_all(cuzk_engine *e)
 {
     for (size_t i = 0; i < e->nsrs; i++) {
         srs_entry *s = e->srs[i];
         srs_drop(e, s, true);
+        pce_evict_devices(e, s->pce);
         if (s->pce && e->pce.free) e->pce.free(e->pce.ctx, s->pce);
         for (size_t r = 0; r < s->n_pce_retired; r++)
             if (e->pce.free) e->pce.free(e->pce.ctx, s->pce_retired[r]);
@@ -586,6 +594,7 @@ void pce_unref(cuzk_engine *e, srs_entry *s)
 void pce_drop(cuzk_engine *e, srs_entry *s)
 {
     if (s->pce_state != CUZK_PCE_RESIDENT || s->pce_refs) return;
+    pce_evict_devices(e, s->pce);
     if (s->pce && e->pce.free) e->pce.free(e->pce.ctx, s->pce);
     s->pce = NULL;
     mem_release(e, s->pce_bytes);
@@ -603,6 +612,7 @@ void pce_drop_invalid(cuzk_engine *e, srs_entry *s, void *pce)
     if (!r) return; /* keep it resident: every witness through it falls back to full synthesis */
     s->pce_retired = r;
     r[s->n_pce_retired++] = pce;
+    pce_evict_devices(e, pce);
     s->pce = NULL;
     mem_release(e, s->pce_bytes);
     s->pce_last_bytes = s->pce_bytes;

@@ -11,14 +11,22 @@
 
 #include "cuzk/gpu.h"
 #include "cuzk/ntt.h"
+#include "cuzk/pce.h"
 #include "gpu_internal.cuh"
 
 using namespace cuzk_gpu;
 
-/* Parameter points of one parameter set (Groth16 params or a circom zkey),
- * resident on one device: the five queries and, for a zkey, the wire index
- * of each point of A, B1, B2. */
-enum { SRS_H, SRS_L, SRS_A, SRS_B1, SRS_B2, SRS_IA, SRS_IB1, SRS_IB2, SRS_N };
+/* Read-only arrays resident on one device, uploaded once per set and keyed
+ * by the host object's address: a parameter set (Groth16 params or a circom
+ * zkey: the five queries and, for a zkey, the wire index of each point of
+ * A, B1, B2), or a pre-compiled circuit (the CSR arrays of A, B, C, the
+ * general coefficients, and the unified witness index of each scalar of the
+ * A and B queries, from the density bitmaps). */
+enum {
+    SRS_H, SRS_L, SRS_A, SRS_B1, SRS_B2, SRS_IA, SRS_IB1, SRS_IB2, /* parameters */
+    PCE_RP, PCE_COL = PCE_RP + 3, PCE_CODE = PCE_COL + 3, PCE_COEFFS = PCE_CODE + 3, PCE_IA, PCE_IB, /* PCE */
+    SRS_N
+};
 struct srs_entry {
     const void *key;
     void *p[SRS_N];
@@ -26,7 +34,10 @@ struct srs_entry {
     size_t bytes[SRS_N];    /* arrays changed is a new parameter set */
     srs_entry *next;
 };
-static const char *const srs_name[SRS_N] = {"h", "l", "a", "b_g1", "b_g2", "a index", "b_g1 index", "b_g2 index"};
+static const char *const srs_name[SRS_N] = {"h", "l", "a", "b_g1", "b_g2", "a index", "b_g1 index", "b_g2 index",
+                                            "PCE row_ptr A", "PCE row_ptr B", "PCE row_ptr C", "PCE col A",
+                                            "PCE col B", "PCE col C", "PCE code A", "PCE code B", "PCE code C",
+                                            "PCE coefficients", "PCE A query index", "PCE B query index"};
 
 static void srs_entry_free(srs_entry *e)
 {
@@ -412,10 +423,16 @@ static int srs_copy(const ctx &c, void **dst, const void *src, size_t bytes, con
 }
 
 /* The device copy of a parameter set (key: its address), uploaded by the
- * first worker that needs it; src/bytes per SRS_* slot (bytes 0: unused). */
+ * first worker that needs it; src/bytes per SRS_* slot (bytes 0: unused).
+ * src identifies the host arrays (a set whose arrays changed is stale);
+ * data (may be NULL) gives, per slot, other bytes to upload in src's place
+ * (arrays derived on the host for the upload, identified by their source).
+ * *made says whether this call uploaded it (may be NULL). */
 static int srs_get(cuzk_gpu_worker *w, const ctx &c, const void *key, const void *const src[SRS_N],
-                   const size_t bytes[SRS_N], srs_entry **out)
+                   const size_t bytes[SRS_N], srs_entry **out, const void *const *data = NULL,
+                   bool *made = NULL)
 {
+    if (made) *made = false;
     cuzk_gpu_device *d = w->dev;
     pthread_mutex_lock(&d->srs_mu);
     srs_entry *e, **pe;
@@ -439,7 +456,7 @@ static int srs_get(cuzk_gpu_worker *w, const ctx &c, const void *key, const void
         memcpy(e->src, src, sizeof e->src);
         memcpy(e->bytes, bytes, sizeof e->bytes);
         for (int i = 0; i < SRS_N && !rc; i++)
-            if (src[i]) rc = srs_copy(c, &e->p[i], src[i], bytes[i], srs_name[i]);
+            if (src[i]) rc = srs_copy(c, &e->p[i], data && data[i] ? data[i] : src[i], bytes[i], srs_name[i]);
         if (!rc) {
             cudaError_t ce = cudaStreamSynchronize(c.st);
             if (ce != cudaSuccess) rc = fail(c, ce, "cudaStreamSynchronize(SRS upload)");
@@ -451,6 +468,7 @@ static int srs_get(cuzk_gpu_worker *w, const ctx &c, const void *key, const void
         }
         e->next = d->srs;
         d->srs = e;
+        if (made) *made = true;
     }
     pthread_mutex_unlock(&d->srs_mu);
     *out = e;
@@ -485,9 +503,85 @@ extern "C" void cuzk_gpu_device_release_params(cuzk_gpu_device *d, const cuzk_gr
     srs_release(d, p);
 }
 
+extern "C" void cuzk_gpu_device_release_pce(cuzk_gpu_device *d, const cuzk_pce *p)
+{
+    srs_release(d, p);
+}
+
 extern "C" void cuzk_gpu_device_release_zkey(cuzk_gpu_device *d, const cuzk_circom_zkey *z)
 {
     srs_release(d, z);
+}
+
+/* out[k] = wit[idx[k]]: a query's scalars by wire (circom's plain integers,
+ * a PCE witness's Montgomery values). */
+static __global__ void gather_wires(fr_t *__restrict__ out, const fr_t *__restrict__ wit,
+                                    const uint32_t *__restrict__ idx, size_t n)
+{
+    size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < n) out[k] = wit[idx[k]];
+}
+
+static int gather_on_device(const ctx &c, dbuf *dst, const fr_t *wit, const void *idx, size_t n,
+                            const char *what)
+{
+    int rc = buf_reserve(c, dst, n * sizeof(fr_t), what);
+    if (rc || n == 0) return rc;
+    gather_wires<<<(unsigned)((n + 255) / 256), 256, 0, c.st>>>(bp<fr_t>(*dst), wit, (const uint32_t *)idx, n);
+    GPU_LAUNCHED(c, "gather_wires");
+    return CUZK_OK;
+}
+
+/* The device copy of a PCE (key: its address): the CSR arrays as they lie
+ * in its image, and the A and B query index lists built here from the
+ * density bitmaps (A: every input, then the aux in A's density; B: the
+ * inputs in B's input density, then the aux in B's: cuzk_groth16_gather_ab's
+ * order) over the unified witness (input i -> i, aux j -> num_inputs + j). */
+static int pce_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, srs_entry **out)
+{
+    const void *src[SRS_N] = {};
+    size_t bytes[SRS_N] = {};
+    const size_t ni = (size_t)p->num_inputs, na = (size_t)p->num_aux, m = (size_t)p->num_constraints;
+    for (int k = 0; k < 3; k++) {
+        const cuzk_pce_matrix *mx = &p->m[k];
+        src[PCE_RP + k] = mx->row_ptr32 ? (const void *)mx->row_ptr32 : (const void *)mx->row_ptr64;
+        bytes[PCE_RP + k] = (m + 1) * (mx->row_ptr32 ? 4 : 8);
+        src[PCE_COL + k] = mx->col, bytes[PCE_COL + k] = mx->nnz * 4;
+        src[PCE_CODE + k] = mx->code, bytes[PCE_CODE + k] = mx->nnz * 4;
+    }
+    if (p->num_coeffs) src[PCE_COEFFS] = p->coeffs, bytes[PCE_COEFFS] = p->num_coeffs * sizeof(cuzk_fr);
+    const size_t n_a = ni + p->a_aux.total, n_b = p->b_input.total + p->b_aux.total;
+    src[PCE_IA] = p->a_aux.bits, bytes[PCE_IA] = n_a * 4;
+    src[PCE_IB] = p->b_aux.bits, bytes[PCE_IB] = n_b * 4;
+    if (ni + na > 0xffffffffull) return fail_msg(c, CUZK_ERR_UNSUPPORTED, "PCE: 2^32 or more variables");
+    { /* resident already: no index lists to build */
+        cuzk_gpu_device *d = w->dev;
+        pthread_mutex_lock(&d->srs_mu);
+        srs_entry *e = d->srs;
+        while (e && (e->key != p || memcmp(e->src, src, sizeof src) || memcmp(e->bytes, bytes, sizeof bytes)))
+            e = e->next;
+        pthread_mutex_unlock(&d->srs_mu);
+        if (e) return *out = e, CUZK_OK;
+    }
+    uint32_t *ia = (uint32_t *)malloc((n_a ? n_a : 1) * 4), *ib = (uint32_t *)malloc((n_b ? n_b : 1) * 4);
+    if (!ia || !ib) {
+        free(ia), free(ib);
+        return fail_msg(c, CUZK_ERR_NO_MEMORY, "PCE: host query index lists");
+    }
+    size_t ka = 0, kb = 0;
+    for (size_t i = 0; i < ni; i++) {
+        ia[ka++] = (uint32_t)i;
+        if (cuzk_density_get(&p->b_input, i)) ib[kb++] = (uint32_t)i;
+    }
+    for (size_t j = 0; j < na; j++) {
+        if (cuzk_density_get(&p->a_aux, j)) ia[ka++] = (uint32_t)(ni + j);
+        if (cuzk_density_get(&p->b_aux, j)) ib[kb++] = (uint32_t)(ni + j);
+    }
+    const void *data[SRS_N] = {};
+    data[PCE_IA] = ia, data[PCE_IB] = ib;
+    int rc = srs_get(w, c, p, src, bytes, out, data);
+    free(ia), free(ib);
+    return rc;
 }
 
 static void wipe(void *p, size_t len)
@@ -496,11 +590,109 @@ static void wipe(void *p, size_t len)
     while (p && len--) *v++ = 0;
 }
 
+/* The kernel region of one Groth16 proof (entered with the device lock
+ * held, released here): H from a, b, c in abc (the NTT layout), then the
+ * five MSMs: H, L over the aux values l (na of them), A and B over the
+ * worker's gathered scalars sa and sb; then the proof. */
+static int prove_region(cuzk_gpu_worker *w, const ctx &c, srs_entry *srs, cuzk_groth16_proof *out,
+                        const cuzk_groth16_params *params, const cuzk_fr *r, const cuzk_fr *s,
+                        cuzk_groth16_prove_timing *tm, unsigned log_n, fr_t *abc, const fr_t *l, size_t na,
+                        double t0)
+{
+    const size_t n = (size_t)1 << log_n, n_a = params->n_a, n_b = params->n_b_g1;
+    cuzk_groth16_msm_sums sums;
+    cuzk_gpu_device *d = w->dev;
+    double t = now_s();
+    fr_t *h = NULL;
+    int rc = ntt_groth16_h(c, &d->ntt, abc, abc + n, abc + 2 * n, log_n, &h);
+    if (!rc) {
+        cudaError_t e = cudaStreamSynchronize(c.st);
+        if (e != cudaSuccess) rc = fail(c, e, "ntt_groth16_h");
+    }
+    tm->ntt_h_s = now_s() - t, t = now_s();
+    if (!rc) rc = msm_g1(c, &d->msm, &sums.h, (const void *)srs->p[SRS_H], h, n - 1);
+    tm->msm_h_s = now_s() - t, t = now_s();
+    if (!rc) rc = msm_g1(c, &d->msm, &sums.l, srs->p[SRS_L], l, na);
+    tm->msm_l_s = now_s() - t, t = now_s();
+    if (!rc) rc = msm_g1(c, &d->msm, &sums.a, srs->p[SRS_A], bp<fr_t>(w->sa), n_a);
+    tm->msm_a_s = now_s() - t, t = now_s();
+    if (!rc) rc = msm_g1(c, &d->msm, &sums.b_g1, srs->p[SRS_B1], bp<fr_t>(w->sb), n_b);
+    tm->msm_b_g1_s = now_s() - t, t = now_s();
+    if (!rc) rc = msm_g2(c, &d->msm, &sums.b_g2, srs->p[SRS_B2], bp<fr_t>(w->sb), n_b);
+    tm->msm_b_g2_s = now_s() - t;
+    tm->msm_s = tm->msm_h_s + tm->msm_l_s + tm->msm_a_s + tm->msm_b_g1_s + tm->msm_b_g2_s;
+    rc = region_unlock(w, c, rc);
+    if (rc) return rc;
+    cuzk_groth16_finish(out, params, &sums, r, s);
+    tm->total_s = now_s() - t0;
+    return CUZK_OK;
+}
+
+/* A proof whose a, b, c come from a PCE (as->pce): only the witness goes
+ * up, as one unified vector (inputs, then aux: the PCE's column order);
+ * in the kernel region the three sparse products fill the NTT buffers and
+ * the A and B scalars are gathered from the witness by the PCE's index
+ * lists, then the region continues as for any assignment. */
+static int prove_one_pce(cuzk_gpu_worker *w, const ctx &c, srs_entry *srs, cuzk_groth16_proof *out,
+                         const cuzk_groth16_params *params, const cuzk_groth16_assignment *as,
+                         const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_prove_timing *tm, unsigned log_n,
+                         double t0)
+{
+    const cuzk_pce *p = as->pce;
+    const size_t n = (size_t)1 << log_n, m = as->num_constraints, ni = as->num_inputs, na = as->num_aux;
+    const size_t n_a = params->n_a, n_b = params->n_b_g1, fb = sizeof(cuzk_fr);
+    if (cuzk_pce_ready(p, NULL) != CUZK_OK) /* its checksums, verified in the background, failed */
+        return fail_msg(c, CUZK_ERR_FORMAT, "prove: the PCE failed verification");
+    srs_entry *pe;
+    int rc = pce_get(w, c, p, &pe);
+    if (rc) return rc;
+    if ((rc = buf_reserve(c, &w->aux, (ni + na) * fb, "PCE witness")) ||
+        (rc = buf_reserve(c, &w->sa, n_a * fb, "A scalars")) || (rc = buf_reserve(c, &w->sb, n_b * fb, "B scalars")))
+        return rc;
+    fr_t *wit = bp<fr_t>(w->aux), *abc = bp<fr_t>(w->abc);
+    double t = now_s();
+    if (ni) GPU_TRY(c, cudaMemcpyAsync(wit, as->input, ni * fb, cudaMemcpyHostToDevice, c.st));
+    if (na) GPU_TRY(c, cudaMemcpyAsync(wit + ni, as->aux, na * fb, cudaMemcpyHostToDevice, c.st));
+    GPU_TRY(c, cudaStreamSynchronize(c.st));
+    tm->upload_s = now_s() - t;
+
+    region_lock(w);
+    t = now_s();
+    for (int k = 0; k < 3 && !rc; k++) {
+        fr_t *o = abc + k * n;
+        rc = pce_spmv(c, o, pe->p[PCE_RP + k], p->m[k].row_ptr64 != NULL, (const uint32_t *)pe->p[PCE_COL + k],
+                      (const uint32_t *)pe->p[PCE_CODE + k], (const fr_t *)pe->p[PCE_COEFFS], wit, m);
+        if (!rc && n > m) {
+            cudaError_t e = cudaMemsetAsync(o + m, 0, (n - m) * fb, c.st);
+            if (e != cudaSuccess) rc = fail(c, e, "cudaMemsetAsync(a, b, c tail)");
+        }
+    }
+    if (!rc && n_a) {
+        gather_wires<<<(unsigned)((n_a + 255) / 256), 256, 0, c.st>>>(bp<fr_t>(w->sa), wit,
+                                                                      (const uint32_t *)pe->p[PCE_IA], n_a);
+        cudaError_t e = cudaPeekAtLastError();
+        if (e != cudaSuccess) rc = fail(c, e, "gather_wires(A)");
+    }
+    if (!rc && n_b) {
+        gather_wires<<<(unsigned)((n_b + 255) / 256), 256, 0, c.st>>>(bp<fr_t>(w->sb), wit,
+                                                                      (const uint32_t *)pe->p[PCE_IB], n_b);
+        cudaError_t e = cudaPeekAtLastError();
+        if (e != cudaSuccess) rc = fail(c, e, "gather_wires(B)");
+    }
+    if (!rc) {
+        cudaError_t e = cudaStreamSynchronize(c.st);
+        if (e != cudaSuccess) rc = fail(c, e, "pce_spmv");
+    }
+    tm->eval_s = now_s() - t;
+    if (rc) return region_unlock(w, c, rc);
+    return prove_region(w, c, srs, out, params, r, s, tm, log_n, abc, wit + ni, na, t0);
+}
+
 static int prove_one(cuzk_gpu_worker *w, const ctx &c, srs_entry *srs, cuzk_groth16_proof *out,
                      const cuzk_groth16_params *params, const cuzk_groth16_assignment *as,
                      const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_prove_timing *tm)
 {
-    double t0 = now_s(), t;
+    const double t0 = now_s();
     unsigned log_n;
     int rc = cuzk_groth16_check_sizes(params, as, &log_n);
     if (rc) return fail_msg(c, rc, "prove: assignment does not fit the parameters");
@@ -508,10 +700,10 @@ static int prove_one(cuzk_gpu_worker *w, const ctx &c, srs_entry *srs, cuzk_grot
     const size_t n_a = params->n_a, n_b = params->n_b_g1, fb = sizeof(cuzk_fr);
 
     /* uploads into this worker's buffers: no lock needed */
-    if ((rc = buf_reserve(c, &w->abc, 3 * n * fb, "H a, b, c")) ||
-        (rc = upload(c, &w->aux, as->aux, na * fb, 0, "aux witness")))
-        return rc;
+    if ((rc = buf_reserve(c, &w->abc, 3 * n * fb, "H a, b, c"))) return rc;
     fr_t *abc = bp<fr_t>(w->abc);
+    if (as->pce) return prove_one_pce(w, c, srs, out, params, as, r, s, tm, log_n, t0);
+    if ((rc = upload(c, &w->aux, as->aux, na * fb, 0, "aux witness"))) return rc;
     if (as->abc) { /* already in the NTT layout (zero tail): one transfer, a DMA when pinned */
         GPU_TRY(c, cudaMemcpyAsync(abc, as->abc, 3 * n * fb, cudaMemcpyHostToDevice, c.st));
     } else {
@@ -534,33 +726,8 @@ static int prove_one(cuzk_gpu_worker *w, const ctx &c, srs_entry *srs, cuzk_grot
     free(hsa);
     if (rc) return rc;
 
-    cuzk_groth16_msm_sums sums;
-    cuzk_gpu_device *d = w->dev;
     region_lock(w);
-    t = now_s();
-    fr_t *h = NULL;
-    rc = ntt_groth16_h(c, &d->ntt, abc, abc + n, abc + 2 * n, log_n, &h);
-    if (!rc) {
-        cudaError_t e = cudaStreamSynchronize(c.st);
-        if (e != cudaSuccess) rc = fail(c, e, "ntt_groth16_h");
-    }
-    tm->ntt_h_s = now_s() - t, t = now_s();
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.h, (const void *)srs->p[SRS_H], h, n - 1);
-    tm->msm_h_s = now_s() - t, t = now_s();
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.l, srs->p[SRS_L], bp<fr_t>(w->aux), na);
-    tm->msm_l_s = now_s() - t, t = now_s();
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.a, srs->p[SRS_A], bp<fr_t>(w->sa), n_a);
-    tm->msm_a_s = now_s() - t, t = now_s();
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.b_g1, srs->p[SRS_B1], bp<fr_t>(w->sb), n_b);
-    tm->msm_b_g1_s = now_s() - t, t = now_s();
-    if (!rc) rc = msm_g2(c, &d->msm, &sums.b_g2, srs->p[SRS_B2], bp<fr_t>(w->sb), n_b);
-    tm->msm_b_g2_s = now_s() - t;
-    tm->msm_s = tm->msm_h_s + tm->msm_l_s + tm->msm_a_s + tm->msm_b_g1_s + tm->msm_b_g2_s;
-    rc = region_unlock(w, c, rc);
-    if (rc) return rc;
-    cuzk_groth16_finish(out, params, &sums, r, s);
-    tm->total_s = now_s() - t0;
-    return CUZK_OK;
+    return prove_region(w, c, srs, out, params, r, s, tm, log_n, abc, bp<fr_t>(w->aux), na, t0);
 }
 
 extern "C" int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out,
@@ -587,24 +754,6 @@ extern "C" int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out,
 }
 
 /* ---- circom / snarkjs ---------------------------------------------------- */
-
-/* out[k] = wit[idx[k]]: a query's scalars (plain integers) by wire. */
-static __global__ void gather_wires(fr_t *__restrict__ out, const fr_t *__restrict__ wit,
-                                    const uint32_t *__restrict__ idx, size_t n)
-{
-    size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (k < n) out[k] = wit[idx[k]];
-}
-
-static int gather_on_device(const ctx &c, dbuf *dst, const fr_t *wit, const void *idx, size_t n,
-                            const char *what)
-{
-    int rc = buf_reserve(c, dst, n * sizeof(fr_t), what);
-    if (rc || n == 0) return rc;
-    gather_wires<<<(unsigned)((n + 255) / 256), 256, 0, c.st>>>(bp<fr_t>(*dst), wit, (const uint32_t *)idx, n);
-    GPU_LAUNCHED(c, "gather_wires");
-    return CUZK_OK;
-}
 
 extern "C" int cuzk_gpu_circom_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_circom_zkey *z,
                                      const cuzk_circom_wtns *wt, const cuzk_fr *r, const cuzk_fr *s,

@@ -98,6 +98,13 @@ int msm_g1(const ctx &c, msm_scratch *s, cuzk_g1_jac *out, const void *bases, co
 int msm_g2(const ctx &c, msm_scratch *s, cuzk_g2_jac *out, const void *bases, const fr_t *scalars,
            size_t n, bool mont = true);
 
+/* ---- pre-compiled circuits (pce_spmv.cu) -------------------------------- */
+/* out[i] = row i of one PCE matrix (CSR: row_ptr u64 when wide, else u32)
+ * times the unified witness w (inputs, then aux), for i < rows; all device
+ * arrays. Bit-identical to cuzk_pce_eval. */
+int pce_spmv(const ctx &c, fr_t *out, const void *row_ptr, bool wide, const uint32_t *col, const uint32_t *code,
+             const fr_t *coeffs, const fr_t *w, size_t rows);
+
 /* ---- fixed-base multiplications (fixed_base.cu) ------------------------- */
 #define CUZK_GPU_FB_NWIN 32 /* comb windows of 8 bits */
 #define CUZK_GPU_FB_DIG 255 /* table entries per window: d·2^(8w)·G, d = 1..255 */

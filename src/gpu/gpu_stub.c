@@ -56,6 +56,10 @@ void cuzk_gpu_device_release_params(cuzk_gpu_device *dev, const cuzk_groth16_par
 {
     (void)dev, (void)params;
 }
+void cuzk_gpu_device_release_pce(cuzk_gpu_device *dev, const struct cuzk_pce *pce)
+{
+    (void)dev, (void)pce;
+}
 int cuzk_gpu_circom_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_circom_zkey *z,
                           const cuzk_circom_wtns *wt, const cuzk_fr *r, const cuzk_fr *s,
                           cuzk_circom_prove_timing *timing)

@@ -19,6 +19,21 @@ int cuzk_groth16_assignment_from_pce(cuzk_groth16_assignment *out, const cuzk_pc
     return CUZK_OK;
 }
 
+int cuzk_groth16_assignment_deferred(cuzk_groth16_assignment *out, const cuzk_pce *pce,
+                                     const cuzk_witness_cs *w)
+{
+    if (!out || cuzk_pce_check_witness(pce, w, NULL) != CUZK_OK) return CUZK_ERR_INVALID_ARG;
+    *out = (cuzk_groth16_assignment){
+        .num_constraints = (size_t)pce->num_constraints,
+        .num_inputs = (size_t)pce->num_inputs,
+        .num_aux = (size_t)pce->num_aux,
+        .input = w->input.v, .aux = w->aux.v,
+        .a_aux = &pce->a_aux, .b_input = &pce->b_input, .b_aux = &pce->b_aux,
+        .pce = pce,
+    };
+    return CUZK_OK;
+}
+
 int cuzk_groth16_prove_pce(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
                            const cuzk_pce *pce, const cuzk_witness_cs *w, const cuzk_fr *r,
                            const cuzk_fr *s, unsigned nthreads, cuzk_pce_eval_buf *scratch,

@@ -10,6 +10,7 @@
 #include "cuzk/groth16.h"
 #include "cuzk/msm.h"
 #include "cuzk/ntt.h"
+#include "cuzk/pce.h"
 
 static void wipe(void *p, size_t len)
 {
@@ -48,8 +49,15 @@ int cuzk_groth16_check_sizes(const cuzk_groth16_params *params, const cuzk_groth
 {
     if (!params || !as) return CUZK_ERR_INVALID_ARG;
     const size_t m = as->num_constraints, ni = as->num_inputs, na = as->num_aux;
-    if ((m && (!as->a || !as->b || !as->c)) || (ni && !as->input) || (na && !as->aux) ||
-        !as->a_aux || !as->b_input || !as->b_aux)
+    if (as->pce) { /* a, b, c left to the prover: the PCE must be this circuit's */
+        const cuzk_pce *p = as->pce;
+        if (as->a || as->b || as->c || as->abc || p->num_constraints != m || p->num_inputs != ni ||
+            p->num_aux != na || as->a_aux != &p->a_aux || as->b_input != &p->b_input || as->b_aux != &p->b_aux)
+            return CUZK_ERR_INVALID_ARG;
+    } else if (m && (!as->a || !as->b || !as->c)) {
+        return CUZK_ERR_INVALID_ARG;
+    }
+    if ((ni && !as->input) || (na && !as->aux) || !as->a_aux || !as->b_input || !as->b_aux)
         return CUZK_ERR_INVALID_ARG;
     if (as->a_aux->len != na || as->b_input->len != ni || as->b_aux->len != na)
         return CUZK_ERR_INVALID_ARG;
@@ -147,6 +155,7 @@ int cuzk_groth16_prove_assignment(cuzk_groth16_proof *out, const cuzk_groth16_pa
     memset(&dom, 0, sizeof dom);
     /* a, b, c already in the NTT layout and ours to overwrite: no buffer, no copy */
     const bool in_place = as->abc && as->abc_consumable;
+    const bool eval = as->pce != NULL; /* evaluated here, into the buffer */
     cuzk_fr *abc = in_place ? as->abc : malloc(3 * n * sizeof *abc);
     cuzk_fr *sa = malloc((n_a ? n_a : 1) * sizeof *sa);
     cuzk_fr *sb = malloc((n_b ? n_b : 1) * sizeof *sb);
@@ -162,6 +171,13 @@ int cuzk_groth16_prove_assignment(cuzk_groth16_proof *out, const cuzk_groth16_pa
     cuzk_fr_set_u64(&zero, 0);
     if (in_place) {
         /* nothing to move */
+    } else if (eval) {
+        t = now_s();
+        cuzk_pce_eval_buf buf;
+        if ((rc = cuzk_pce_eval_buf_wrap(&buf, as->pce, abc, 3 * n)) ||
+            (rc = cuzk_pce_eval_raw(as->pce, as->input, as->aux, &buf, nthreads)))
+            goto done;
+        tm->eval_s = now_s() - t;
     } else if (as->abc) {
         memcpy(abc, as->abc, 3 * n * sizeof *abc);
     } else {

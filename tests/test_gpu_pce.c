@@ -1,0 +1,225 @@
+/* GPU proofs from a pre-compiled circuit with a, b, c left to the prover
+ * (cuzk_groth16_assignment_deferred): the device evaluates A·w, B·w, C·w
+ * from the PCE's resident matrices and gathers the A/B scalars itself.
+ * For random circuits with every coefficient class (±1, ±small up to the
+ * 2^29 boundary, general, zero terms, long rows, a SHA-256 block), u32 and
+ * u64 row pointers, a PCE built in memory and one mmap'ed from a file:
+ * the GPU proof is byte-identical to the CPU prover's on the
+ * ProvingAssignment of the same circuit (the independent oracle for a, b,
+ * c), verifies, a tampered witness value gives a rejected proof; the device
+ * copy is released and re-uploaded with the same result; two workers prove
+ * partitions concurrently from one resident PCE; a PCE of another circuit
+ * is refused. Without a CUDA device: "skipped: no CUDA device". */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cuzk/error.h"
+#include "cuzk/gpu.h"
+#include "cuzk/groth16.h"
+#include "cuzk/groth16_pce.h"
+#include "cuzk/pce.h"
+#include "test_pce_circuit.h"
+#include "testutil.h"
+
+static cuzk_rng rng;
+
+static bool proof_eq(const cuzk_groth16_proof *a, const cuzk_groth16_proof *b)
+{
+    uint8_t x[CUZK_GROTH16_PROOF_BYTES], y[CUZK_GROTH16_PROOF_BYTES];
+    cuzk_groth16_proof_encode(x, a);
+    cuzk_groth16_proof_encode(y, b);
+    return memcmp(x, y, sizeof x) == 0;
+}
+
+static int verify(const cuzk_groth16_pvk *pvk, const cuzk_groth16_proof *pf, const cuzk_witness_cs *w)
+{
+    return cuzk_groth16_verify(pvk, pf, w->input.v + 1, w->input.len - 1);
+}
+
+#define NPART 6
+typedef struct conc {
+    cuzk_gpu_worker *w[2];
+    const cuzk_groth16_params *p;
+    cuzk_groth16_assignment as[NPART];
+    cuzk_groth16_proof out[NPART];
+    cuzk_fr r[NPART], s[NPART];
+    int rc[NPART];
+    pthread_mutex_t mu;
+    int next;
+} conc;
+typedef struct carg {
+    conc *c;
+    int id;
+} carg;
+
+static void *conc_worker(void *arg)
+{
+    carg *a = arg;
+    conc *c = a->c;
+    for (;;) {
+        pthread_mutex_lock(&c->mu);
+        int i = c->next++;
+        pthread_mutex_unlock(&c->mu);
+        if (i >= NPART) break;
+        c->rc[i] = cuzk_gpu_prove(c->w[a->id], &c->out[i], c->p, &c->as[i], &c->r[i], &c->s[i], 1, NULL);
+    }
+    return NULL;
+}
+
+/* One circuit shape (cfg), PCE from `variant` (bit 0: u64 row pointers,
+ * bit 1: saved and mmap'ed back). */
+static void one_circuit(cuzk_gpu_worker *w[2], cuzk_gpu_device *dev, pc_cfg cfg, int variant, const char *dir)
+{
+    cuzk_recording_cs *r = (cuzk_recording_cs *)pc_build(CUZK_CS_RECORDING, &cfg);
+    cuzk_proving_cs *p = (cuzk_proving_cs *)pc_build(CUZK_CS_PROVING, &cfg);
+    cuzk_witness_cs *wit[NPART];
+    cuzk_proving_cs *pp[NPART];
+    CHECK(r && p);
+    if (!r || !p) return;
+    cuzk_groth16_params params;
+    CHECK(cuzk_groth16_setup(&params, r, &rng, 2) == CUZK_OK);
+    cuzk_groth16_pvk pvk;
+    CHECK(cuzk_groth16_prepare_vk(&pvk, &params.vk) == CUZK_OK);
+    cuzk_pce *pce = NULL, *built = NULL;
+    cuzk_pce_error e;
+    int rc = cuzk_pce_from_recording(&built, r, "gpu-pce", NULL, (variant & 1) ? CUZK_PCE_WIDE_ROWPTR : 0, 2, &e);
+    CHECK_MSG(rc == CUZK_OK, "extraction: %s", rc ? e.msg : "");
+    if (rc) return;
+    pce = built;
+    char path[512];
+    snprintf(path, sizeof path, "%s/v%d.pce", dir, variant);
+    if (variant & 2) {
+        CHECK(cuzk_pce_save(built, path, &e) == CUZK_OK);
+        cuzk_pce_expect ex = {.circuit_id = "gpu-pce"};
+        rc = cuzk_pce_load_file(&pce, path, &ex, 0, 2, &e);
+        CHECK_MSG(rc == CUZK_OK && pce->mapped, "load: %s", rc ? e.msg : "");
+        if (rc) pce = built;
+    }
+    printf("circuit seed %#llx: %zu constraints, %zu aux, nnz %llu/%llu/%llu, %s row pointers%s\n",
+           (unsigned long long)cfg.seed, r->base.num_constraints, r->base.num_aux,
+           (unsigned long long)pce->m[0].nnz, (unsigned long long)pce->m[1].nnz, (unsigned long long)pce->m[2].nnz,
+           pce->m[0].row_ptr64 ? "u64" : "u32", pce->mapped ? ", mmap'ed" : "");
+
+    /* NPART partitions of one circuit (its shape and values both come from
+     * the seed: the same witness each time, each proof with its own r, s) */
+    conc *c = calloc(1, sizeof *c);
+    pthread_mutex_init(&c->mu, NULL);
+    c->w[0] = w[0], c->w[1] = w[1], c->p = &params;
+    for (int i = 0; i < NPART; i++) {
+        wit[i] = (cuzk_witness_cs *)pc_build(CUZK_CS_WITNESS, &cfg);
+        pp[i] = (cuzk_proving_cs *)pc_build(CUZK_CS_PROVING, &cfg);
+        CHECK(wit[i] && pp[i] && cuzk_groth16_assignment_deferred(&c->as[i], pce, wit[i]) == CUZK_OK);
+        cuzk_fr_random(&c->r[i], &rng), cuzk_fr_random(&c->s[i], &rng);
+    }
+
+    /* GPU from the PCE against the CPU from the ProvingAssignment */
+    cuzk_groth16_assignment pa;
+    CHECK(cuzk_groth16_assignment_from_cs(&pa, p) == CUZK_OK);
+    cuzk_groth16_proof gp, cp;
+    cuzk_groth16_prove_timing tm;
+    rc = cuzk_gpu_prove(w[0], &gp, &params, &c->as[0], &c->r[0], &c->s[0], 1, &tm);
+    CHECK_MSG(rc == CUZK_OK, "gpu prove (PCE) %d: %s", rc, cuzk_gpu_worker_error(w[0]));
+    CHECK(cuzk_groth16_prove_assignment(&cp, &params, &pa, &c->r[0], &c->s[0], 2, NULL) == CUZK_OK);
+    CHECK_MSG(proof_eq(&gp, &cp), "GPU proof from the PCE differs from the CPU proof");
+    CHECK_MSG(verify(&pvk, &gp, wit[0]) == CUZK_OK, "GPU proof from the PCE does not verify");
+    CHECK(tm.eval_s > 0 && tm.upload_s > 0);
+    /* the CPU prover takes the same deferred assignment (the CPU fallback) */
+    cuzk_groth16_proof cd;
+    CHECK(cuzk_groth16_prove_assignment(&cd, &params, &c->as[0], &c->r[0], &c->s[0], 2, NULL) == CUZK_OK);
+    CHECK_MSG(proof_eq(&cd, &cp), "CPU proof from the deferred assignment differs");
+
+    /* a tampered witness value: the proof does not verify */
+    {
+        cuzk_groth16_assignment bad = c->as[0];
+        cuzk_fr *aux = malloc(bad.num_aux * sizeof *aux);
+        memcpy(aux, bad.aux, bad.num_aux * sizeof *aux);
+        /* one of the first aux values: the x_i and s_i of x_i·x_i = s_i
+         * (test_pce_circuit.h), so the witness no longer satisfies */
+        size_t k = (size_t)(cuzk_rng_u64(&rng) % 8);
+        cuzk_fr_add(&aux[k], &aux[k], &cuzk_fr_one);
+        bad.aux = aux;
+        cuzk_groth16_proof bp;
+        CHECK(cuzk_gpu_prove(w[1], &bp, &params, &bad, &c->r[0], &c->s[0], 1, NULL) == CUZK_OK);
+        CHECK_MSG(verify(&pvk, &bp, wit[0]) != CUZK_OK, "tampered aux %zu: proof accepted", k);
+        free(aux);
+    }
+    /* released and uploaded again: the same proof */
+    cuzk_gpu_device_release_pce(dev, pce);
+    {
+        cuzk_groth16_proof again;
+        CHECK(cuzk_gpu_prove(w[1], &again, &params, &c->as[0], &c->r[0], &c->s[0], 1, NULL) == CUZK_OK);
+        CHECK_MSG(proof_eq(&again, &cp), "after release: GPU proof differs");
+    }
+    /* inconsistent assignments are refused */
+    {
+        cuzk_groth16_assignment bad = c->as[0];
+        cuzk_groth16_proof bp;
+        bad.a = bad.input; /* a given as well as pce */
+        CHECK(cuzk_gpu_prove(w[0], &bp, &params, &bad, &c->r[0], &c->s[0], 1, NULL) == CUZK_ERR_INVALID_ARG);
+        bad = c->as[0];
+        bad.a_aux = &p->a_aux; /* density not the PCE's */
+        CHECK(cuzk_gpu_prove(w[0], &bp, &params, &bad, &c->r[0], &c->s[0], 1, NULL) == CUZK_ERR_INVALID_ARG);
+        CHECK(cuzk_groth16_prove_assignment(&bp, &params, &bad, &c->r[0], &c->s[0], 1, NULL) == CUZK_ERR_INVALID_ARG);
+    }
+
+    /* two workers, NPART partitions, one resident PCE */
+    pthread_t th[2];
+    carg ca[2] = {{c, 0}, {c, 1}};
+    for (int t = 0; t < 2; t++) pthread_create(&th[t], NULL, conc_worker, &ca[t]);
+    for (int t = 0; t < 2; t++) pthread_join(th[t], NULL);
+    unsigned bad = 0;
+    for (int i = 0; i < NPART; i++) {
+        cuzk_groth16_assignment ai;
+        bool ok = c->rc[i] == CUZK_OK && verify(&pvk, &c->out[i], wit[i]) == CUZK_OK;
+        ok = ok && cuzk_groth16_assignment_from_cs(&ai, pp[i]) == CUZK_OK &&
+             cuzk_groth16_prove_assignment(&cp, &params, &ai, &c->r[i], &c->s[i], 2, NULL) == CUZK_OK &&
+             proof_eq(&cp, &c->out[i]);
+        bad += !ok;
+    }
+    CHECK_MSG(bad == 0, "concurrent: %u of %d partitions wrong", bad, NPART);
+    printf("  gpu: upload %.4fs eval %.4fs H %.4fs msm %.4fs total %.4fs; concurrent %d partitions, %u wrong\n",
+           tm.upload_s, tm.eval_s, tm.ntt_h_s, tm.msm_s, tm.total_s, NPART, bad);
+
+    cuzk_gpu_device_release_pce(dev, pce);
+    for (int i = 0; i < NPART; i++) cuzk_cs_free(&wit[i]->base), cuzk_cs_free(&pp[i]->base);
+    free(c);
+    if (pce != built) cuzk_pce_free(pce);
+    cuzk_pce_free(built);
+    unlink(path);
+    cuzk_groth16_pvk_free(&pvk);
+    cuzk_groth16_params_free(&params);
+    cuzk_cs_free(&r->base), cuzk_cs_free(&p->base);
+}
+
+int main(void)
+{
+    tu_init(&rng, "test_gpu_pce");
+    int count = 0;
+    if (cuzk_gpu_device_count(&count) != CUZK_OK || count == 0) {
+        printf("test_gpu_pce: skipped: no CUDA device\n");
+        return 0;
+    }
+    char msg[256];
+    cuzk_gpu_device *dev;
+    int rc = cuzk_gpu_device_open(&dev, 0, msg, sizeof msg);
+    CHECK_MSG(rc == CUZK_OK, "open: %s", msg);
+    if (rc) return tu_finish("test_gpu_pce");
+    cuzk_gpu_worker *w[2];
+    for (int i = 0; i < 2; i++) CHECK(cuzk_gpu_worker_create(&w[i], dev) == CUZK_OK);
+    char dir[] = "/tmp/cuzk_gpu_pce_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    const char *re = getenv("CUZK_GPU_ROUNDS");
+    int rounds = re ? atoi(re) : 1;
+    for (int round = 0; round < rounds; round++)
+        for (int variant = 0; variant < 4; variant++) {
+            pc_cfg cfg = {.seed = cuzk_rng_u64(&rng), .rows = 300 + 700 * (variant & 1), .long_every = 13,
+                          .satisfied = true, .sha = variant >= 2};
+            one_circuit(w, dev, cfg, variant, dir);
+        }
+    rmdir(dir);
+    for (int i = 0; i < 2; i++) cuzk_gpu_worker_destroy(w[i]);
+    cuzk_gpu_device_close(dev);
+    return tu_finish("test_gpu_pce");
+}
