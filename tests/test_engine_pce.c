@@ -32,11 +32,20 @@ static void run_jobs(cuzk_engine *e, tkind *k, const char *prefix, int n, uint64
 static cuzk_engine_prover cpu_inner;
 static atomic_int deferred_seen, plain_seen, evicted_seen;
 static const void *evicted_last;
+static cuzk_groth16_prove_timing dp_tm[8];
 static int dp_prove(void *ctx, void *dev, unsigned worker, const cuzk_groth16_params *params, size_t n,
                     const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_proof *out)
 {
-    for (size_t i = 0; i < n; i++) atomic_fetch_add(as[i].pce && !as[i].a ? &deferred_seen : &plain_seen, 1);
-    return cpu_inner.prove(cpu_inner.ctx, dev, worker, params, n, as, r, s, out);
+    for (size_t i = 0; i < n; i++) {
+        atomic_fetch_add(as[i].pce && !as[i].a ? &deferred_seen : &plain_seen, 1);
+        int err = cuzk_groth16_prove_assignment(&out[i], params, &as[i], &r[i], &s[i], 1, &dp_tm[worker & 7]);
+        if (err) return err;
+    }
+    return CUZK_OK;
+}
+static void dp_timing(void *ctx, void *dev, unsigned worker, cuzk_groth16_prove_timing *out)
+{
+    *out = dp_tm[worker & 7];
 }
 static void dp_evicted(void *ctx, void *dev, const void *pce)
 {
@@ -129,9 +138,10 @@ int main(void)
     {
         cuzk_engine_cpu_prover(&cpu_inner, 1);
         cuzk_engine_prover dp = cpu_inner;
-        dp.prove = dp_prove, dp.defer_pce_eval = true, dp.pce_evicted = dp_evicted;
+        dp.prove = dp_prove, dp.defer_pce_eval = true, dp.pce_evicted = dp_evicted, dp.last_timing = dp_timing;
         cuzk_engine_config dcfg = cfg;
         dcfg.prover = &dp;
+        log_clear();
         CHECK(cuzk_engine_create(&e, &dcfg) == CUZK_OK);
         CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
         CHECK(cuzk_engine_register_kind(e, &ko) == CUZK_OK);
@@ -141,6 +151,18 @@ int main(void)
         CHECK_MSG(atomic_load(&deferred_seen) == 10 && atomic_load(&plain_seen) == 0 && c1.pce_fast_path == 10,
                   "deferred %d plain %d fast %llu", atomic_load(&deferred_seen), atomic_load(&plain_seen),
                   (unsigned long long)c1.pce_fast_path);
+        /* the phases the prover reported: every proof counted once, the
+         * evaluation it did, and each phase's histogram adding up */
+        CHECK_MSG(c1.phase_count == 10 && c1.phase_sum_s[CUZK_PHASE_EVAL] > 0 && c1.phase_sum_s[CUZK_PHASE_NTT] > 0,
+                  "phases: %llu proofs, eval %.4f s", (unsigned long long)c1.phase_count,
+                  c1.phase_sum_s[CUZK_PHASE_EVAL]);
+        for (unsigned ph = 0; ph < CUZK_PHASES; ph++) {
+            uint64_t tot = 0;
+            for (unsigned b = 0; b < CUZK_PHASE_BUCKETS; b++) tot += c1.phase_hist[ph][b];
+            CHECK_MSG(tot == c1.phase_count, "phase %s: %llu in buckets", cuzk_engine_phase_name(ph),
+                      (unsigned long long)tot);
+        }
+        CHECK(log_count("eval ") >= 10); /* the per-partition debug line names the phases */
         CHECK(cuzk_engine_srs_preload(e, "other-c") == CUZK_OK); /* evicts the idle PCE, as above */
         CHECK(cuzk_engine_pce_state(e, "porep-c", &ps) == CUZK_OK && ps == CUZK_PCE_NONE);
         CHECK_MSG(atomic_load(&evicted_seen) == 1 && evicted_last != NULL, "evicted %d", atomic_load(&evicted_seen));

@@ -175,6 +175,9 @@ int cuzk_engine_filecoin_pce_check(const cuzk_pce *pce, const char *circuit_id, 
  *    hook's object, which is the cuzk_pce the assignments carry) before it
  *    is freed; never called while a prove with it runs (scheduler lock
  *    held: no engine calls from it).
+ *  - last_timing (may be NULL): the phases of the worker's last successful
+ *    prove (its last proof when n > 1), for the per-partition log line and
+ *    the phase counters (cuzk_engine_counters).
  *  A prove error or an invalid proof counts against the device once the
  *  partition proves valid elsewhere; device_max_errors of those in a row,
  *  or CUZK_ERR_DEVICE once, mark it failed.
@@ -193,6 +196,7 @@ typedef struct cuzk_engine_prover {
     const char *(*device_name)(void *ctx, void *dev);
     bool defer_pce_eval;
     void (*pce_evicted)(void *ctx, void *dev, const void *pce);
+    void (*last_timing)(void *ctx, void *dev, unsigned worker, cuzk_groth16_prove_timing *out);
 } cuzk_engine_prover;
 
 /* Fills *out with the CPU prover: cuzk_groth16_prove_assignment with
@@ -453,6 +457,20 @@ int cuzk_engine_pce_state(cuzk_engine *e, const char *circuit_id, cuzk_pce_state
 
 /* ---- metrics and status ------------------------------------------------ */
 
+/* Phases of a proof as the provers that report them (last_timing) measure
+ * them: the witness upload, a, b, c from the PCE, H (the NTTs), the five
+ * MSMs, waiting for the device (another worker's kernel region), and host:
+ * the rest of the call (host copies and gathers, the final combination). */
+enum {
+    CUZK_PHASE_UPLOAD, CUZK_PHASE_EVAL, CUZK_PHASE_NTT, CUZK_PHASE_MSM_H, CUZK_PHASE_MSM_L, CUZK_PHASE_MSM_A,
+    CUZK_PHASE_MSM_B_G1, CUZK_PHASE_MSM_B_G2, CUZK_PHASE_WAIT, CUZK_PHASE_HOST, CUZK_PHASES
+};
+/* Histogram buckets of a phase (seconds, upper bounds; the last is +Inf). */
+#define CUZK_PHASE_BUCKETS 12
+extern const double cuzk_engine_phase_le[CUZK_PHASE_BUCKETS - 1];
+/* "upload", "eval", "ntt", "msm_h", ... (NULL out of range). */
+const char *cuzk_engine_phase_name(unsigned phase);
+
 typedef struct cuzk_engine_counters {
     uint64_t jobs_submitted, jobs_duplicate, jobs_done, jobs_failed, jobs_cancelled, jobs_timed_out;
     uint64_t partitions_synthesized, partitions_proved, partitions_verified;
@@ -473,6 +491,11 @@ typedef struct cuzk_engine_counters {
      * left pageable because they were over the limit */
     uint64_t memory_pinned, memory_pinned_limit, memory_pinned_peak, pin_over_limit;
     uint64_t pce_resident_bytes;
+    /* per phase: proofs timed, seconds summed, proofs per bucket (not
+     * cumulative; bucket i holds le[i-1] < t <= le[i]) */
+    uint64_t phase_count;
+    double phase_sum_s[CUZK_PHASES];
+    uint64_t phase_hist[CUZK_PHASES][CUZK_PHASE_BUCKETS];
 } cuzk_engine_counters;
 void cuzk_engine_get_counters(cuzk_engine *e, cuzk_engine_counters *out);
 

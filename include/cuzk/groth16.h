@@ -138,6 +138,8 @@ typedef struct cuzk_groth16_prove_timing {
     /* a, b, c evaluated from a PCE by the prover (the assignment's pce):
      * the witness upload (GPU) and the evaluation; 0 otherwise. */
     double upload_s, eval_s;
+    /* GPU: waiting for the device while another worker's kernel region ran */
+    double wait_s;
 } cuzk_groth16_prove_timing;
 
 /* As cuzk_groth16_prove_rs, filling *timing (may be NULL). */

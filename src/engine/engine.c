@@ -533,6 +533,38 @@ static size_t claim_ready(cuzk_engine *e, worker *w, part **ps, cuzk_job **js, s
     return n;
 }
 
+/* ---- prove phases -------------------------------------------------------- */
+
+const double cuzk_engine_phase_le[CUZK_PHASE_BUCKETS - 1] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                                                              0.5,   1,    2.5,   5,    10};
+static const char *const phase_names[CUZK_PHASES] = {"upload", "eval",     "ntt",      "msm_h", "msm_l",
+                                                     "msm_a",  "msm_b_g1", "msm_b_g2", "wait",  "host"};
+const char *cuzk_engine_phase_name(unsigned phase) { return phase < CUZK_PHASES ? phase_names[phase] : NULL; }
+
+/* A prover's timing as phases; host is what the named ones leave of the call. */
+static void prove_phases(double ph[CUZK_PHASES], const cuzk_groth16_prove_timing *tm)
+{
+    ph[CUZK_PHASE_UPLOAD] = tm->upload_s, ph[CUZK_PHASE_EVAL] = tm->eval_s, ph[CUZK_PHASE_NTT] = tm->ntt_h_s;
+    ph[CUZK_PHASE_MSM_H] = tm->msm_h_s, ph[CUZK_PHASE_MSM_L] = tm->msm_l_s, ph[CUZK_PHASE_MSM_A] = tm->msm_a_s;
+    ph[CUZK_PHASE_MSM_B_G1] = tm->msm_b_g1_s, ph[CUZK_PHASE_MSM_B_G2] = tm->msm_b_g2_s;
+    ph[CUZK_PHASE_WAIT] = tm->wait_s;
+    /* the CPU prover times its five MSMs only together */
+    const double msms = tm->msm_h_s + tm->msm_l_s + tm->msm_a_s + tm->msm_b_g1_s + tm->msm_b_g2_s;
+    double host = tm->total_s - tm->upload_s - tm->eval_s - tm->ntt_h_s - tm->wait_s - (msms > 0 ? msms : tm->msm_s);
+    ph[CUZK_PHASE_HOST] = host > 0 ? host : 0;
+}
+
+static void phases_count(cuzk_engine_counters *c, const double ph[CUZK_PHASES])
+{
+    c->phase_count++;
+    for (unsigned k = 0; k < CUZK_PHASES; k++) {
+        unsigned b = 0;
+        while (b < CUZK_PHASE_BUCKETS - 1 && ph[k] > cuzk_engine_phase_le[b]) b++;
+        c->phase_sum_s[k] += ph[k];
+        c->phase_hist[k][b]++;
+    }
+}
+
 /* ---- CPU worker: synthesis and verification ---------------------------- */
 
 static void run_synth(cuzk_engine *e, worker *w, task *t)
@@ -773,10 +805,26 @@ static void *prove_worker_main(void *arg)
         const char *detail =
             err && pv->last_error ? pv->last_error(pv->ctx, e->devs[w->device], (unsigned)w->slot) : NULL;
 
-        if (err == CUZK_OK)
+        double ph[CUZK_PHASES];
+        const bool timed = err == CUZK_OK && pv->last_timing;
+        if (timed) {
+            cuzk_groth16_prove_timing tm;
+            memset(&tm, 0, sizeof tm);
+            pv->last_timing(pv->ctx, e->devs[w->device], (unsigned)w->slot, &tm);
+            prove_phases(ph, &tm);
+            eng_log(e, 3,
+                    "job %s partition %u%s proved on device %d worker %d in %.3f s (upload %.3f, eval %.3f, "
+                    "ntt %.3f, msm h %.3f l %.3f a %.3f b_g1 %.3f b_g2 %.3f, wait %.3f, host %.3f)",
+                    js[0]->request_id, ps[0]->index, n > 1 ? " (and the rest of a batch)" : "", w->device, w->id,
+                    t2 - t1, ph[CUZK_PHASE_UPLOAD], ph[CUZK_PHASE_EVAL], ph[CUZK_PHASE_NTT], ph[CUZK_PHASE_MSM_H],
+                    ph[CUZK_PHASE_MSM_L], ph[CUZK_PHASE_MSM_A], ph[CUZK_PHASE_MSM_B_G1], ph[CUZK_PHASE_MSM_B_G2],
+                    ph[CUZK_PHASE_WAIT], ph[CUZK_PHASE_HOST]);
+        } else if (err == CUZK_OK) {
             eng_log(e, 3, "job %s partition %u%s proved on device %d worker %d in %.3f s", js[0]->request_id,
                     ps[0]->index, n > 1 ? " (and the rest of a batch)" : "", w->device, w->id, t2 - t1);
+        }
         pthread_mutex_lock(&e->mu);
+        if (timed) phases_count(&e->c, ph);
         w->busy_s += t2 - t0;
         e->c.prove_busy_s += t2 - t1;
         if (err != CUZK_OK) {

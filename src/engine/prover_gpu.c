@@ -22,6 +22,7 @@ typedef struct gpu_dev {
     cuzk_gpu_device *dev;
     unsigned n_workers;
     cuzk_gpu_worker **w;
+    cuzk_groth16_prove_timing *tm; /* per worker: its last proof */
     char msg[256]; /* why the open failed */
 } gpu_dev;
 
@@ -33,6 +34,7 @@ static void gpu_device_close(void *ctx, void *d)
     if (!g) return;
     for (unsigned i = 0; i < g->n_workers; i++) cuzk_gpu_worker_destroy(g->w[i]);
     free(g->w);
+    free(g->tm);
     cuzk_gpu_device_close(g->dev);
     free(g);
 }
@@ -43,7 +45,8 @@ static int gpu_device_open(void *ctx, unsigned device, unsigned workers, void **
     *out = NULL;
     if (device >= c->n) return CUZK_ERR_INVALID_ARG;
     gpu_dev *g = calloc(1, sizeof *g);
-    if (!g || !(g->w = calloc(workers, sizeof *g->w))) {
+    if (!g || !(g->w = calloc(workers, sizeof *g->w)) || !(g->tm = calloc(workers, sizeof *g->tm))) {
+        if (g) free(g->w);
         free(g);
         return CUZK_ERR_NO_MEMORY;
     }
@@ -65,7 +68,13 @@ static int gpu_prove(void *ctx, void *d, unsigned worker, const cuzk_groth16_par
 {
     gpu_dev *g = d;
     if (worker >= g->n_workers) return CUZK_ERR_INVALID_ARG;
-    return cuzk_gpu_prove(g->w[worker], out, params, as, r, s, n, NULL);
+    return cuzk_gpu_prove(g->w[worker], out, params, as, r, s, n, &g->tm[worker]);
+}
+
+static void gpu_last_timing(void *ctx, void *d, unsigned worker, cuzk_groth16_prove_timing *out)
+{
+    gpu_dev *g = d;
+    if (worker < g->n_workers) *out = g->tm[worker];
 }
 
 static void gpu_srs_evicted(void *ctx, void *d, const cuzk_groth16_params *params)
@@ -116,6 +125,7 @@ int cuzk_engine_gpu_prover(cuzk_engine_prover *out, const unsigned *ordinals, un
      * host holds and uploads the witness alone */
     out->defer_pce_eval = true;
     out->pce_evicted = gpu_pce_evicted;
+    out->last_timing = gpu_last_timing;
     out->last_error = gpu_last_error;
     out->device_name = gpu_device_name;
     out->ctx = c;

@@ -253,10 +253,12 @@ static int upload(const ctx &c, dbuf *b, const void *src, size_t bytes, size_t r
 /* Kernel region: the device lock is held from lock() to unlock(), and the
  * worker's stream is drained before the lock is released so that the next
  * holder never overlaps with kernels still using the shared scratch. */
-static void region_lock(cuzk_gpu_worker *w)
+static double region_lock(cuzk_gpu_worker *w)
 {
+    const double t = now_s();
     pthread_mutex_lock(&w->dev->lock);
     w->region_s = now_s();
+    return w->region_s - t; /* the wait */
 }
 static int region_unlock(cuzk_gpu_worker *w, const ctx &c, int rc)
 {
@@ -656,7 +658,7 @@ static int prove_one_pce(cuzk_gpu_worker *w, const ctx &c, srs_entry *srs, cuzk_
     GPU_TRY(c, cudaStreamSynchronize(c.st));
     tm->upload_s = now_s() - t;
 
-    region_lock(w);
+    tm->wait_s = region_lock(w);
     t = now_s();
     for (int k = 0; k < 3 && !rc; k++) {
         fr_t *o = abc + k * n;
@@ -725,8 +727,9 @@ static int prove_one(cuzk_gpu_worker *w, const ctx &c, srs_entry *srs, cuzk_grot
     wipe(hsa, (n_a + n_b) * fb);
     free(hsa);
     if (rc) return rc;
+    tm->upload_s = now_s() - t0;
 
-    region_lock(w);
+    tm->wait_s = region_lock(w);
     return prove_region(w, c, srs, out, params, r, s, tm, log_n, abc, bp<fr_t>(w->aux), na, t0);
 }
 
