@@ -45,6 +45,21 @@ gpu_mem_watch() {
     done | sort -n | tail -1 > "$2"
 }
 
+# Peak RssAnon (anonymous resident memory, kB) of the process $1, sampled every half second while it runs.
+rss_anon_watch() {
+    while [ -r "/proc/$1/status" ]; do
+        awk '$1 == "RssAnon:" { print $2 }' "/proc/$1/status" 2> /dev/null
+        sleep 0.5
+    done | sort -n | tail -1 > "$2"
+}
+
+# GPU utilization samples (percent of the last sample period with a kernel running), every 200 ms
+# into $1 until killed.
+gpu_util_watch() {
+    command -v nvidia-smi > /dev/null || return 0
+    exec nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits -lms 200 > "$1" 2> /dev/null
+}
+
 # Waits (1200 polls, $4 s apart) until the log $2 has the line $1 or the daemon $3 is gone.
 daemon_log_wait() {
     for _ in $(seq 1 1200); do
@@ -100,6 +115,10 @@ TOML
     pid=$!
     gpu_mem_watch $pid "$OUT/e2e_gpumem_$tag.txt" &
     watch=$!
+    sleep 0.2
+    dpid=$(pgrep -P $pid | head -1) # the daemon itself, under time(1)
+    rss_anon_watch "${dpid:-$pid}" "$OUT/e2e_rssanon_$tag.txt" &
+    rwatch=$!
     daemon_log_wait "serving on" "$OUT/e2e_daemon_$tag.log" $pid 0.1
     echo "serving after $(since "$t") s"
     # the preload runs in the background: wait until the parameters are resident
@@ -112,16 +131,24 @@ TOML
     echo "first proof wall $(since "$t") s"
     if [ "$PROOFS" -gt 0 ]; then
         t=$(now)
+        gpu_util_watch "$W/gpu_util_$tag.txt" &
+        uwatch=$!
         timeout "${BATCH_TIMEOUT:-400}" "$cuzk" bench batch --addr "unix://$sock" --request "$W/S/request.json" \
             --count "$PROOFS" --concurrency 2 --timeout 1800 > "$OUT/e2e_batch_$tag.log" 2>&1 || rc=1
         grep -vE "^\[batch\] " "$OUT/e2e_batch_$tag.log" | tail -12
         echo "batch wall $(since "$t") s"
+        kill $uwatch 2> /dev/null
+        wait $uwatch 2> /dev/null
+        awk '$1 ~ /^[0-9]+$/ { s += $1; n++; if ($1 >= 50) b++ }
+             END { if (n) printf "GPU utilization during the batch: mean %.1f %%, samples >= 50 %%: %.1f %% (%d samples, 200 ms)\n", s / n, 100 * b / n, n }' \
+            "$W/gpu_util_$tag.txt"
     fi
     m=$("$cuzk" bench metrics --addr "unix://$sock")
     echo "$m" > "$OUT/e2e_metrics_$tag.txt"
     pkill -TERM -P $pid # the daemon under time(1), which reports its peak on the daemon's exit
     wait $pid
     wait $watch
+    wait $rwatch
     get() { awk -v k="$1" '$1 == k {print $2}' <<< "$m"; }
     inv=$(get cuzk_partitions_invalid_total)
     [ "${inv:-1}" = 0 ] || rc=1
@@ -132,8 +159,14 @@ TOML
     grep -oE "proved on device [0-9]+ worker [0-9]+ in [0-9.]+ s" "$OUT/e2e_daemon_$tag.log" |
         awk '{ t = $(NF - 1); s += t; n++; if (min == "" || t < min) min = t; if (t > max) max = t }
              END { if (n) printf "per-partition prove: n %d, mean %.3f s, min %.3f, max %.3f\n", n, s / n, min, max }'
-    grep -E "synthesis workers|loaded parameters|device|WARN|ERROR" "$OUT/e2e_daemon_$tag.log" | head -12
+    # mean of each phase named in the prove lines: "(upload 0.43, eval 0.15, ntt ..., host 0.00)"
+    grep -oE "proved on device .*\(upload.*\)" "$OUT/e2e_daemon_$tag.log" | sed -E 's/.*\((.*)\)/\1/; s/msm //; s/,//g' |
+        awk '{ for (i = 1; i < NF; i += 2) { s[$i] += $(i + 1); if (!(($i) in o)) o[$i] = ++k; name[o[$i]] = $i } n++ }
+             END { if (n) { printf "per-partition phases (mean of %d, s):", n; for (j = 1; j <= k; j++) printf " %s %.3f", name[j], s[name[j]] / n; print "" } }'
+    grep -E "synthesis workers|loaded parameters|device|WARN|ERROR" "$OUT/e2e_daemon_$tag.log" | grep -v "proved on device" | head -12
     grep -E "Maximum resident" "$OUT/e2e_daemon_$tag.log" | sed 's/^\s*/daemon peak host: /'
     [ -s "$OUT/e2e_gpumem_$tag.txt" ] && echo "daemon peak device memory: $(cat "$OUT/e2e_gpumem_$tag.txt") MiB"
+    [ -s "$OUT/e2e_rssanon_$tag.txt" ] &&
+        awk '{ printf "daemon peak RssAnon: %.1f GiB\n", $1 / 1048576 }' "$OUT/e2e_rssanon_$tag.txt"
 done
 exit $rc

@@ -43,6 +43,13 @@ static int dp_prove(void *ctx, void *dev, unsigned worker, const cuzk_groth16_pa
     }
     return CUZK_OK;
 }
+static atomic_int warm_seen, warm_with_pce;
+static int dp_warm(void *ctx, void *dev, const cuzk_groth16_params *params, const void *pce, char *msg, size_t len)
+{
+    atomic_fetch_add(&warm_seen, 1);
+    if (pce && params) atomic_fetch_add(&warm_with_pce, 1);
+    return CUZK_OK;
+}
 static void dp_timing(void *ctx, void *dev, unsigned worker, cuzk_groth16_prove_timing *out)
 {
     *out = dp_tm[worker & 7];
@@ -139,6 +146,7 @@ int main(void)
         cuzk_engine_cpu_prover(&cpu_inner, 1);
         cuzk_engine_prover dp = cpu_inner;
         dp.prove = dp_prove, dp.defer_pce_eval = true, dp.pce_evicted = dp_evicted, dp.last_timing = dp_timing;
+        dp.warm = dp_warm;
         cuzk_engine_config dcfg = cfg;
         dcfg.prover = &dp;
         log_clear();
@@ -146,6 +154,10 @@ int main(void)
         CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
         CHECK(cuzk_engine_register_kind(e, &ko) == CUZK_OK);
         CHECK(cuzk_engine_pce_state(e, "porep-c", &ps) == CUZK_OK && ps == CUZK_PCE_RESIDENT);
+        /* a preload hands the parameters and the resident PCE to the device */
+        CHECK(cuzk_engine_srs_preload(e, "porep-c") == CUZK_OK);
+        CHECK_MSG(atomic_load(&warm_seen) == 1 && atomic_load(&warm_with_pce) == 1, "warm %d, with PCE %d",
+                  atomic_load(&warm_seen), atomic_load(&warm_with_pce));
         run_jobs(e, &k, "deferred", 2, 700);
         cuzk_engine_get_counters(e, &c1);
         CHECK_MSG(atomic_load(&deferred_seen) == 10 && atomic_load(&plain_seen) == 0 && c1.pce_fast_path == 10,

@@ -175,6 +175,10 @@ int cuzk_engine_filecoin_pce_check(const cuzk_pce *pce, const char *circuit_id, 
  *    hook's object, which is the cuzk_pce the assignments carry) before it
  *    is freed; never called while a prove with it runs (scheduler lock
  *    held: no engine calls from it).
+ *  - warm (may be NULL): make params (and the PCE, may be NULL) resident on
+ *    a device now, as a first prove would; called by cuzk_engine_srs_preload
+ *    once the parameters are loaded, outside the scheduler lock, while
+ *    proves may run; a failure is logged and left to the first prove.
  *  - last_timing (may be NULL): the phases of the worker's last successful
  *    prove (its last proof when n > 1), for the per-partition log line and
  *    the phase counters (cuzk_engine_counters).
@@ -197,6 +201,8 @@ typedef struct cuzk_engine_prover {
     bool defer_pce_eval;
     void (*pce_evicted)(void *ctx, void *dev, const void *pce);
     void (*last_timing)(void *ctx, void *dev, unsigned worker, cuzk_groth16_prove_timing *out);
+    int (*warm)(void *ctx, void *dev, const cuzk_groth16_params *params, const void *pce, char *msg,
+                size_t msg_len);
 } cuzk_engine_prover;
 
 /* Fills *out with the CPU prover: cuzk_groth16_prove_assignment with

@@ -137,6 +137,13 @@ int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_groth
  * with these params during the call. */
 void cuzk_gpu_device_release_params(cuzk_gpu_device *dev, const cuzk_groth16_params *params);
 
+/* Uploads params and (when not NULL) the PCE's matrices and index lists
+ * to the device now, as the first proof with them would (a daemon's
+ * preload: the first proof then starts at once). msg (may be NULL) says
+ * why on failure. Safe while workers prove. */
+int cuzk_gpu_device_preload(cuzk_gpu_device *dev, const cuzk_groth16_params *params, const struct cuzk_pce *pce,
+                            char *msg, size_t msg_len);
+
 /* Drops the device copy of a PCE (no-op if none): the matrices and query
  * index lists uploaded by the first proof of an assignment with that pce
  * (see cuzk_groth16_assignment). No worker may be proving with it. */

@@ -71,6 +71,12 @@ static int gpu_prove(void *ctx, void *d, unsigned worker, const cuzk_groth16_par
     return cuzk_gpu_prove(g->w[worker], out, params, as, r, s, n, &g->tm[worker]);
 }
 
+static int gpu_warm(void *ctx, void *d, const cuzk_groth16_params *params, const void *pce, char *msg,
+                    size_t msg_len)
+{
+    return cuzk_gpu_device_preload(((gpu_dev *)d)->dev, params, pce, msg, msg_len);
+}
+
 static void gpu_last_timing(void *ctx, void *d, unsigned worker, cuzk_groth16_prove_timing *out)
 {
     gpu_dev *g = d;
@@ -126,6 +132,7 @@ int cuzk_engine_gpu_prover(cuzk_engine_prover *out, const unsigned *ordinals, un
     out->defer_pce_eval = true;
     out->pce_evicted = gpu_pce_evicted;
     out->last_timing = gpu_last_timing;
+    out->warm = gpu_warm;
     out->last_error = gpu_last_error;
     out->device_name = gpu_device_name;
     out->ctx = c;

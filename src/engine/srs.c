@@ -396,6 +396,31 @@ void srs_free_all(cuzk_engine *e)
     e->nsrs = e->srs_cap = 0;
 }
 
+/* The prover's devices take the parameters (and the resident PCE) now,
+ * so that the first proof does not upload them. Called and returns with
+ * e->mu held; both stay referenced (neither evictable) while it runs. */
+static void srs_warm_devices(cuzk_engine *e, srs_entry *s)
+{
+    if (s->state != CUZK_SRS_HOT) return;
+    const bool pce = s->pce_state == CUZK_PCE_RESIDENT && s->pce;
+    s->refs++;
+    if (pce) s->pce_refs++;
+    void *p = pce ? s->pce : NULL;
+    pthread_mutex_unlock(&e->mu);
+    for (unsigned d = 0; d < e->n_devices; d++) {
+        char msg[256] = "";
+        double t0 = eng_now();
+        int err = e->prover.warm(e->prover.ctx, e->devs[d], &s->params, p, msg, sizeof msg);
+        if (err) eng_log(e, 1, "device %u: uploading %s ahead of the first proof: %s (%s)", d, s->circuit_id,
+                         cuzk_strerror(err), msg);
+        else eng_log(e, 2, "device %u: parameters%s of %s resident in %.3f s", d, pce ? " and PCE" : "",
+                     s->circuit_id, eng_now() - t0);
+    }
+    pthread_mutex_lock(&e->mu);
+    if (pce) pce_unref(e, s);
+    srs_unref(e, s);
+}
+
 int cuzk_engine_srs_preload(cuzk_engine *e, const char *circuit_id)
 {
     if (!e || !circuit_id) return CUZK_ERR_INVALID_ARG;
@@ -439,6 +464,7 @@ int cuzk_engine_srs_preload(cuzk_engine *e, const char *circuit_id)
         if (err != CUZK_OK) eng_log(e, 0, "preloading parameters of %s: %s", circuit_id, msg);
         break;
     }
+    if (err == CUZK_OK && s && e->prover.warm && !e->shutdown) srs_warm_devices(e, s);
     pthread_mutex_unlock(&e->mu);
     return err;
 }

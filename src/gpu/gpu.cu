@@ -24,7 +24,9 @@ using namespace cuzk_gpu;
  * A and B queries, from the density bitmaps). */
 enum {
     SRS_H, SRS_L, SRS_A, SRS_B1, SRS_B2, SRS_IA, SRS_IB1, SRS_IB2, /* parameters */
-    PCE_RP, PCE_COL = PCE_RP + 3, PCE_CODE = PCE_COL + 3, PCE_COEFFS = PCE_CODE + 3, PCE_IA, PCE_IB, /* PCE */
+    PCE_RP, PCE_COL = PCE_RP + 3, PCE_CODE = PCE_COL + 3, PCE_COEFFS = PCE_CODE + 3, /* PCE, as in its image */
+    PCE_IA, PCE_IB, PCE_LONG, /* PCE, derived here: query index lists, long rows of A, B, C */
+    PCE_LONG_END = PCE_LONG + 3 - 1,
     SRS_N
 };
 struct srs_entry {
@@ -37,7 +39,8 @@ struct srs_entry {
 static const char *const srs_name[SRS_N] = {"h", "l", "a", "b_g1", "b_g2", "a index", "b_g1 index", "b_g2 index",
                                             "PCE row_ptr A", "PCE row_ptr B", "PCE row_ptr C", "PCE col A",
                                             "PCE col B", "PCE col C", "PCE code A", "PCE code B", "PCE code C",
-                                            "PCE coefficients", "PCE A query index", "PCE B query index"};
+                                            "PCE coefficients", "PCE A query index", "PCE B query index",
+                                            "PCE long rows A", "PCE long rows B", "PCE long rows C"};
 
 static void srs_entry_free(srs_entry *e)
 {
@@ -505,6 +508,31 @@ extern "C" void cuzk_gpu_device_release_params(cuzk_gpu_device *d, const cuzk_gr
     srs_release(d, p);
 }
 
+static int pce_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, srs_entry **out);
+
+extern "C" int cuzk_gpu_device_preload(cuzk_gpu_device *d, const cuzk_groth16_params *params,
+                                       const cuzk_pce *p, char *msg, size_t msg_len)
+{
+    if (!d || !params) return CUZK_ERR_INVALID_ARG;
+    cuzk_gpu_worker *w; /* its own stream and message buffer, for this call */
+    int rc = cuzk_gpu_worker_create(&w, d);
+    if (rc) {
+        if (msg && msg_len) snprintf(msg, msg_len, "%s", d->err);
+        return rc;
+    }
+    ctx c;
+    srs_entry *e;
+    rc = begin(w, &c);
+    if (!rc) rc = srs_get_params(w, c, params, &e);
+    if (!rc && p) {
+        if (cuzk_pce_ready(p, NULL) != CUZK_OK) rc = fail_msg(c, CUZK_ERR_FORMAT, "preload: the PCE failed verification");
+        else rc = pce_get(w, c, p, &e);
+    }
+    if (rc && msg && msg_len) snprintf(msg, msg_len, "%s", w->err);
+    cuzk_gpu_worker_destroy(w);
+    return rc;
+}
+
 extern "C" void cuzk_gpu_device_release_pce(cuzk_gpu_device *d, const cuzk_pce *p)
 {
     srs_release(d, p);
@@ -535,10 +563,11 @@ static int gather_on_device(const ctx &c, dbuf *dst, const fr_t *wit, const void
 }
 
 /* The device copy of a PCE (key: its address): the CSR arrays as they lie
- * in its image, and the A and B query index lists built here from the
+ * in its image, and, built here, the A and B query index lists from the
  * density bitmaps (A: every input, then the aux in A's density; B: the
  * inputs in B's input density, then the aux in B's: cuzk_groth16_gather_ab's
- * order) over the unified witness (input i -> i, aux j -> num_inputs + j). */
+ * order) over the unified witness (input i -> i, aux j -> num_inputs + j),
+ * and each matrix's rows longer than PCE_SPMV_LONG. */
 static int pce_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, srs_entry **out)
 {
     const void *src[SRS_N] = {};
@@ -556,19 +585,34 @@ static int pce_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, srs_entr
     src[PCE_IA] = p->a_aux.bits, bytes[PCE_IA] = n_a * 4;
     src[PCE_IB] = p->b_aux.bits, bytes[PCE_IB] = n_b * 4;
     if (ni + na > 0xffffffffull) return fail_msg(c, CUZK_ERR_UNSUPPORTED, "PCE: 2^32 or more variables");
-    { /* resident already: no index lists to build */
+    { /* resident already: nothing to build (the image's arrays identify it) */
         cuzk_gpu_device *d = w->dev;
         pthread_mutex_lock(&d->srs_mu);
         srs_entry *e = d->srs;
-        while (e && (e->key != p || memcmp(e->src, src, sizeof src) || memcmp(e->bytes, bytes, sizeof bytes)))
+        while (e && (e->key != p || memcmp(e->src, src, PCE_IA * sizeof *src) ||
+                     memcmp(e->bytes, bytes, PCE_IA * sizeof *bytes)))
             e = e->next;
         pthread_mutex_unlock(&d->srs_mu);
         if (e) return *out = e, CUZK_OK;
     }
     uint32_t *ia = (uint32_t *)malloc((n_a ? n_a : 1) * 4), *ib = (uint32_t *)malloc((n_b ? n_b : 1) * 4);
-    if (!ia || !ib) {
-        free(ia), free(ib);
-        return fail_msg(c, CUZK_ERR_NO_MEMORY, "PCE: host query index lists");
+    uint32_t *lr[3] = {};
+    size_t nl[3] = {};
+    for (int k = 0; k < 3; k++) {
+        for (size_t i = 0; i < m; i++)
+            nl[k] += cuzk_pce_row_start(&p->m[k], i + 1) - cuzk_pce_row_start(&p->m[k], i) > PCE_SPMV_LONG;
+        lr[k] = (uint32_t *)malloc((nl[k] ? nl[k] : 1) * 4);
+    }
+    if (!ia || !ib || !lr[0] || !lr[1] || !lr[2]) {
+        free(ia), free(ib), free(lr[0]), free(lr[1]), free(lr[2]);
+        return fail_msg(c, CUZK_ERR_NO_MEMORY, "PCE: host index lists");
+    }
+    for (int k = 0; k < 3; k++) {
+        size_t j = 0;
+        for (size_t i = 0; i < m; i++)
+            if (cuzk_pce_row_start(&p->m[k], i + 1) - cuzk_pce_row_start(&p->m[k], i) > PCE_SPMV_LONG)
+                lr[k][j++] = (uint32_t)i;
+        if (nl[k]) src[PCE_LONG + k] = src[PCE_RP + k], bytes[PCE_LONG + k] = nl[k] * 4;
     }
     size_t ka = 0, kb = 0;
     for (size_t i = 0; i < ni; i++) {
@@ -581,8 +625,9 @@ static int pce_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, srs_entr
     }
     const void *data[SRS_N] = {};
     data[PCE_IA] = ia, data[PCE_IB] = ib;
+    for (int k = 0; k < 3; k++) data[PCE_LONG + k] = lr[k];
     int rc = srs_get(w, c, p, src, bytes, out, data);
-    free(ia), free(ib);
+    free(ia), free(ib), free(lr[0]), free(lr[1]), free(lr[2]);
     return rc;
 }
 
@@ -663,7 +708,8 @@ static int prove_one_pce(cuzk_gpu_worker *w, const ctx &c, srs_entry *srs, cuzk_
     for (int k = 0; k < 3 && !rc; k++) {
         fr_t *o = abc + k * n;
         rc = pce_spmv(c, o, pe->p[PCE_RP + k], p->m[k].row_ptr64 != NULL, (const uint32_t *)pe->p[PCE_COL + k],
-                      (const uint32_t *)pe->p[PCE_CODE + k], (const fr_t *)pe->p[PCE_COEFFS], wit, m);
+                      (const uint32_t *)pe->p[PCE_CODE + k], (const fr_t *)pe->p[PCE_COEFFS], wit, m,
+                      (const uint32_t *)pe->p[PCE_LONG + k], pe->bytes[PCE_LONG + k] / 4);
         if (!rc && n > m) {
             cudaError_t e = cudaMemsetAsync(o + m, 0, (n - m) * fb, c.st);
             if (e != cudaSuccess) rc = fail(c, e, "cudaMemsetAsync(a, b, c tail)");

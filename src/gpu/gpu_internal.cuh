@@ -99,11 +99,14 @@ int msm_g2(const ctx &c, msm_scratch *s, cuzk_g2_jac *out, const void *bases, co
            size_t n, bool mont = true);
 
 /* ---- pre-compiled circuits (pce_spmv.cu) -------------------------------- */
+/* Rows with more entries than this take a warp each (their indices listed). */
+#define PCE_SPMV_LONG 32u
 /* out[i] = row i of one PCE matrix (CSR: row_ptr u64 when wide, else u32)
- * times the unified witness w (inputs, then aux), for i < rows; all device
- * arrays. Bit-identical to cuzk_pce_eval. */
+ * times the unified witness w (inputs, then aux), for i < rows; long_rows
+ * lists the n_long rows longer than PCE_SPMV_LONG; all device arrays.
+ * Bit-identical to cuzk_pce_eval. */
 int pce_spmv(const ctx &c, fr_t *out, const void *row_ptr, bool wide, const uint32_t *col, const uint32_t *code,
-             const fr_t *coeffs, const fr_t *w, size_t rows);
+             const fr_t *coeffs, const fr_t *w, size_t rows, const uint32_t *long_rows, size_t n_long);
 
 /* ---- fixed-base multiplications (fixed_base.cu) ------------------------- */
 #define CUZK_GPU_FB_NWIN 32 /* comb windows of 8 bits */

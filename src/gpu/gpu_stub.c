@@ -56,6 +56,13 @@ void cuzk_gpu_device_release_params(cuzk_gpu_device *dev, const cuzk_groth16_par
 {
     (void)dev, (void)params;
 }
+int cuzk_gpu_device_preload(cuzk_gpu_device *dev, const cuzk_groth16_params *params, const struct cuzk_pce *pce,
+                            char *msg, size_t msg_len)
+{
+    (void)dev, (void)params, (void)pce;
+    if (msg && msg_len) snprintf(msg, msg_len, "built without CUDA");
+    return CUZK_ERR_NO_DEVICE;
+}
 void cuzk_gpu_device_release_pce(cuzk_gpu_device *dev, const struct cuzk_pce *pce)
 {
     (void)dev, (void)pce;
