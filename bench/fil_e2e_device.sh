@@ -139,7 +139,7 @@ TOML
         echo "batch wall $(since "$t") s"
         kill $uwatch 2> /dev/null
         wait $uwatch 2> /dev/null
-        awk '$1 ~ /^[0-9]+$/ { s += $1; n++; if ($1 >= 50) b++ }
+        [ -s "$W/gpu_util_$tag.txt" ] && awk '$1 ~ /^[0-9]+$/ { s += $1; n++; if ($1 >= 50) b++ }
              END { if (n) printf "GPU utilization during the batch: mean %.1f %%, samples >= 50 %%: %.1f %% (%d samples, 200 ms)\n", s / n, 100 * b / n, n }' \
             "$W/gpu_util_$tag.txt"
     fi

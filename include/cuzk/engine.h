@@ -306,7 +306,10 @@ typedef struct cuzk_engine_config {
     unsigned workers_per_device; /* 0: 2 */
     unsigned prover_threads;     /* CPU prover threads per call; 0: CPUs / prover workers */
     unsigned queue_depth;        /* partitions synthesized ahead of the provers, counted per
-                                    priority and above; 0: 2 per prover worker */
+                                    priority and above; 0: at least 2 per prover worker, and
+                                    as many as keep the provers fed (mean synthesis time over
+                                    the interval between proofs, plus one per worker), learned
+                                    as partitions complete; memory bounds it in any case */
     unsigned max_batch_size;     /* partitions per prove call; 0 or 1: no batching */
     unsigned max_batch_wait_ms;  /* how long a worker waits to fill a batch */
     uint64_t memory_budget;      /* bytes; 0: physical memory minus a margin */

@@ -331,7 +331,7 @@ static task pick_cpu(cuzk_engine *e)
         }
         unsigned above = 0;
         for (int q = j->priority; q <= CUZK_PRIORITY_CRITICAL; q++) above += ahead[q];
-        if (above >= e->queue_depth) break; /* later jobs have this priority or lower */
+        if (above >= queue_limit(e)) break; /* later jobs have this priority or lower */
         kind_entry *k = j->kind;
         srs_entry *s = k->srs;
         if (k->witness_bytes == 0 && k->probing) continue;
@@ -533,6 +533,30 @@ static size_t claim_ready(cuzk_engine *e, worker *w, part **ps, cuzk_job **js, s
     return n;
 }
 
+/* ---- how far synthesis runs ahead ----------------------------------------- */
+
+static void ewma(double *m, double x) { *m = *m > 0 ? 0.8 * *m + 0.2 * x : x; }
+
+/* Partitions synthesizing or waiting for a prover, at most. Configured: that
+ * many. Default: at least 2 per prover worker, and as many as keep the
+ * provers fed: while one partition synthesizes (synth_mean_s), the provers
+ * finish one every prove_mean_s / workers, so that many must be in
+ * synthesis at once, plus one waiting per worker. (32 GiB PoRep on one
+ * H200: 6 s of synthesis against a partition every 1.4 s needs 7, where
+ * 2 per worker gave 4 and left the GPU idle a fifth of the time.) Memory
+ * bounds it in any case: each one reserves its witness under the budget. */
+unsigned queue_limit(const cuzk_engine *e)
+{
+    if (e->cfg.queue_depth) return e->cfg.queue_depth;
+    unsigned base = e->queue_depth; /* 2 per prover worker */
+    if (e->synth_mean_s <= 0 || e->prove_mean_s <= 0 || e->n_prove_workers == 0) return base;
+    const double interval = e->prove_mean_s / e->n_prove_workers;
+    double need = e->synth_mean_s / interval;
+    if (need > 4096) need = 4096;
+    unsigned n = (unsigned)need + (need > (unsigned)need) + e->n_prove_workers;
+    return n > base ? n : base;
+}
+
 /* ---- prove phases -------------------------------------------------------- */
 
 const double cuzk_engine_phase_le[CUZK_PHASE_BUCKETS - 1] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
@@ -627,6 +651,7 @@ static void run_synth(cuzk_engine *e, worker *w, task *t)
         mem_force(e, (int64_t)actual - (int64_t)p->wit_reserved);
         p->wit_reserved = actual;
         j->synth_s += te - ts;
+        ewma(&e->synth_mean_s, te - ts);
         e->c.partitions_synthesized++;
         if (t->pce && !pce_bad) e->c.pce_fast_path++;
         else if (j->prepared) pce_maybe_extract(e, k, NULL, 0);
@@ -827,6 +852,7 @@ static void *prove_worker_main(void *arg)
         if (timed) phases_count(&e->c, ph);
         w->busy_s += t2 - t0;
         e->c.prove_busy_s += t2 - t1;
+        if (err == CUZK_OK) ewma(&e->prove_mean_s, (t2 - t1) / (double)n);
         if (err != CUZK_OK) {
             e->c.prover_errors++;
             eng_log(e, 1, "prover error on device %d worker %d (%zu partitions): %s%s%s", w->device, w->id, n,

@@ -165,6 +165,9 @@ struct cuzk_engine {
     bool have_pce;
     unsigned ncpu, n_cpu_workers, n_devices, per_device, n_prove_workers;
     unsigned queue_depth, batch_max, batch_wait_ms, retention;
+    /* running means (EWMA) of a partition's synthesis and of a prove call
+     * per partition, for the default depth (queue_limit in engine.c) */
+    double synth_mean_s, prove_mean_s;
     void **devs;                 /* n_devices + 1: the fallback's is NULL */
     cuzk_engine_prover fallback; /* the CPU prover behind failed devices */
     unsigned n_fb_workers;       /* its workers (0: no fallback) */
@@ -219,6 +222,8 @@ srs_entry *srs_get_or_add(cuzk_engine *e, const char *circuit_id, const char *pa
                           cuzk_groth16_read_mode mode, const cuzk_groth16_params *src, int *err);
 int srs_load(cuzk_engine *e, srs_entry *s, char *msg, size_t msg_len); /* no lock; s LOADING */
 void srs_load_done(cuzk_engine *e, srs_entry *s, int err, double secs);
+/* Partitions synthesizing or waiting for a prover, at most (engine.c). */
+unsigned queue_limit(const cuzk_engine *e);
 void srs_unref(cuzk_engine *e, srs_entry *s);
 void srs_drop(cuzk_engine *e, srs_entry *s, bool to_cold); /* HOT -> WARM/COLD */
 void srs_free_all(cuzk_engine *e);

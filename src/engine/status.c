@@ -149,7 +149,9 @@ char *cuzk_engine_status_json(cuzk_engine *e)
     kv_u64(&w, "devices", e->n_devices);
     kv_u64(&w, "workers_per_device", e->per_device);
     kv_str(&w, "prover", e->prover.name);
-    kv_u64(&w, "queue_depth", e->queue_depth);
+    kv_u64(&w, "queue_depth", queue_limit(e));
+    kv_dbl(&w, "synthesis_mean_s", e->synth_mean_s);
+    kv_dbl(&w, "prove_mean_s", e->prove_mean_s);
     kv_u64(&w, "max_batch_size", e->batch_max);
     kv_u64(&w, "max_batch_wait_ms", e->batch_wait_ms);
     kv_bool(&w, "pce", e->have_pce);
