@@ -324,6 +324,26 @@ check('cuzk_device_failed{device="0",reason=""} 0' in m and "cuzk_memory_pinned_
       and "cuzk_synthesis_limit " in m, "metrics: device health, pinned memory, synthesis limit")
 done = [float(l.split()[1]) for l in m.splitlines() if l.startswith("cuzk_jobs_completed_total ")]
 check(done and done[0] >= 8, f"completed jobs counted: {done}")
+# curio's metric names and shapes, beside ours
+for name in ("cuzk_proofs_completed_total", "cuzk_proofs_failed_total", "cuzk_queue_depth", "cuzk_running_jobs",
+             "cuzk_gpu_workers", "cuzk_uptime_seconds"):
+    check(any(l.startswith(name + " ") for l in m.splitlines()), f"metrics: curio's {name}")
+check("# TYPE cuzk_proof_duration_seconds histogram" in m, "metrics: cuzk_proof_duration_seconds is a histogram")
+per_kind = {}
+for l in m.splitlines():
+    for fam in ("cuzk_proofs_completed{", "cuzk_proof_duration_seconds_count{", "cuzk_proof_duration_seconds_bucket{"):
+        if l.startswith(fam):
+            per_kind.setdefault(fam, []).append((l.split("}")[0] + "}", float(l.split()[-1])))
+comp = dict(per_kind.get("cuzk_proofs_completed{", []))
+cnt = {k.replace("cuzk_proof_duration_seconds_count", "cuzk_proofs_completed"): v
+       for k, v in per_kind.get("cuzk_proof_duration_seconds_count{", [])}
+check(comp and comp == cnt and sum(comp.values()) >= 8 and comp.get('cuzk_proofs_completed{proof_kind="test-porep"}', 0) >= 1,
+      f"metrics: completions per kind, and the histogram counts them: {comp} {cnt}")
+for kind in ("test-porep", "test-window", "test-winning"):
+    b = [v for k, v in per_kind.get("cuzk_proof_duration_seconds_bucket{", []) if f'proof_kind="{kind}"' in k]
+    check(len(b) == 11 and all(x <= y for x, y in zip(b, b[1:])), f"histogram buckets of {kind} are cumulative: {b}")
+total = [float(l.split()[1]) for l in m.splitlines() if l.startswith("cuzk_proofs_completed_total ")]
+check(total and total == done, f"cuzk_proofs_completed_total = cuzk_jobs_completed_total: {total} {done}")
 import re  # noqa: E402
 sample = re.compile(r'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="[^"\\]*",?)*\})? -?[0-9.e+-]+$')
 badlines = [l for l in m.splitlines() if l and not l.startswith("# ") and not sample.match(l)]
