@@ -202,6 +202,64 @@ if FULL:
     # overtaken too); 1 and 2 are queued behind it.
     check(set(later) >= {1, 2}, f"the WinningPoSt finished before the queued PoRep jobs (PoRep jobs after it: {later})")
 
+# ---- curio's request shapes (lib/ffi/cuzk_funcs.go, tasks/proofshare/task_prove.go) ----
+# ids built as curio's Go code builds them: %d of a byte slice prints
+# "[12 34 ...]", with spaces; every proof is verified by the daemon before
+# it answers COMPLETED.
+def go_d(bs):
+    return "[" + " ".join(str(b) for b in bs) + "]"
+
+
+w = request("W")
+wid = f"wdpost-{w.miner_id}-{w.partition_index}-{go_d(w.randomness[:8])}"
+w.request_id, w.priority = wid, pb.HIGH
+prove(w, f"curio WindowPoSt, id {wid!r}")
+win = request("WIN")
+win.request_id = f"winpost-{win.miner_id}-{win.randomness[:8].hex()}"
+prove(win, f"curio WinningPoSt, id {win.request_id!r}")
+if FULL:
+    # ProofShare SnapDeals: no sector_size, raw 32-byte commitments, ps-snap-M-N-task
+    u = request("U")
+    u.ClearField("sector_size")
+    u.request_id = f"ps-snap-{u.miner_id}-{u.sector_number}-{rng.randrange(1, 1 << 40)}"
+    prove(u, f"curio ProofShare SnapDeals without sector_size ({u.request_id})")
+    u2 = request("U", registered_proof=3)  # 32 GiB update proof: 16 partitions, this request has 1
+    u2.ClearField("sector_size")
+    refused(u2, "registered_proof", "SnapDeals without sector_size whose registered_proof disagrees with its vanilla proofs")
+# a retry of a failed id: the first attempt fails (its parameter file is gone,
+# as when an operator's fetch is incomplete), the same curio id proves once it is back
+st.EvictSRS(pb.EvictSrsRequest(circuit_id="wpost-2k"))
+listing = run("params", "list", "--param-cache", params).splitlines()
+wpost_params = [l.split()[4] for l in listing if l.split()[:3] == ["window-post", "2KiB", "params"]]
+check(len(wpost_params) == 1, f"the WindowPoSt 2KiB parameter file: {wpost_params}")
+hidden = os.path.join(tmp, "hidden.params")
+os.rename(os.path.join(params, wpost_params[0]), hidden)
+w = request("W")
+w.request_id = f"wdpost-{w.miner_id}-{w.partition_index}-{go_d(w.randomness[:8])}-retry"
+r = st.Prove(pb.ProveRequest(submit=w), timeout=900).result
+check(r.status == S.FAILED and r.error_message, f"first attempt without its parameters: {S.Status.Name(r.status)} "
+      f"{r.error_message}")
+os.rename(hidden, os.path.join(params, wpost_params[0]))
+prove(w, "the same curio id retried after a failure")
+a = st.AwaitProof(pb.AwaitProofRequest(job_id=w.request_id))
+check(a.status == S.COMPLETED, "the id now names the completed attempt")
+if FULL:
+    # a cancelled id resubmitted: curio's Prove past its deadline (ProveTimeout)
+    # cancels the job; curio then retries the sector under the same porep-M-N
+    p = request("S0")
+    p.request_id = f"porep-{p.miner_id}-{p.sector_number}"
+    try:
+        st.Prove(pb.ProveRequest(submit=p), timeout=0.3)
+        check(False, "PoRep within 0.3 s (the test needs it cancelled)")
+    except grpc.RpcError as e:
+        check(e.code() == grpc.StatusCode.DEADLINE_EXCEEDED, f"PoRep past its deadline: {e.code()}")
+    a = st.AwaitProof(pb.AwaitProofRequest(job_id=p.request_id, timeout_ms=600000))
+    check(a.status in (S.CANCELLED, S.TIMEOUT), f"the deadline cancelled the job: {S.Status.Name(a.status)}")
+    prove(p, f"the cancelled id {p.request_id} resubmitted")
+else:
+    print("daemon_filecoin: no PoRep/SnapDeals parameters: curio's SnapDeals and cancelled-PoRep shapes not tested",
+          flush=True)
+
 # ---- refusals: INVALID_ARGUMENT naming the field ---------------------------
 w = request("W")
 blob = bytearray(w.vanilla_proofs[0])

@@ -228,6 +228,32 @@ wait_known(st, cc.request_id)
 fut.cancel()
 a = st.AwaitProof(pb.AwaitProofRequest(job_id=cc.request_id, timeout_ms=60000))
 check(a.status == S.CANCELLED, f"client cancel reached the job: {a.status}")
+# curio reuses a sector's id when it retries: a cancelled id (client cancel,
+# or the deadline, as curio's ProveTimeout) starts a new attempt that proves
+for what, q in (("client-cancelled", cc), ("deadline-cancelled", dl)):
+    r = st.Prove(pb.ProveRequest(submit=q), timeout=120).result
+    check(r.status == S.COMPLETED and len(r.proof) == 1920, f"{what} id resubmitted: {S.Status.Name(r.status)} "
+          f"{r.error_message}")
+    a = st.AwaitProof(pb.AwaitProofRequest(job_id=q.request_id))
+    check(a.status == S.COMPLETED and a.proof == r.proof, f"{what} id now names the new attempt")
+# the queued job cancelled above, resubmitted with other inputs: also a new attempt
+q = pb.SubmitProofRequest()
+q.CopyFrom(jobs[-1])
+q.vanilla_proof = seed8()
+check(st.SubmitProof(q).job_id == q.request_id and
+      st.AwaitProof(pb.AwaitProofRequest(job_id=q.request_id, timeout_ms=120000)).status == S.COMPLETED,
+      "cancelled id with other inputs: a new attempt, completed")
+# curio's ids, as its Go code builds them (fmt %d of a byte slice: spaces, brackets),
+# and one with a newline: proved, and the log keeps one record per line
+rnd = bytes(rng.getrandbits(8) for _ in range(8))
+curio_ids = [f"wdpost-{rng.randrange(1, 1 << 20)}-{rng.randrange(4)}-[{' '.join(str(b) for b in rnd)}]",
+             f"winpost-{rng.randrange(1, 1 << 20)}-{rnd.hex()}", f"line\nbreak-{rng.getrandbits(32):x} ✓"]
+for cid in curio_ids:
+    r = st.Prove(pb.ProveRequest(submit=submit_req(pb.TEST_WINDOW_POST, request_id=cid)), timeout=60).result
+    check(r.status == S.COMPLETED and len(r.proof) == 192, f"curio-style id {cid!r}: {S.Status.Name(r.status)}")
+    check(st.AwaitProof(pb.AwaitProofRequest(job_id=cid)).status == S.COMPLETED, f"Await by id {cid!r}")
+check("line\\x0abreak-" in A.logtext() and "\nbreak-" not in A.logtext(),
+      "a newline in an id is escaped in the log")
 for f in fillers:
     code_of(st.CancelProof, pb.CancelProofRequest(job_id=f.request_id))
 
@@ -243,7 +269,7 @@ bad = [
     ("5-byte seed", submit_req(vanilla_proof=b"12345"), grpc.StatusCode.INVALID_ARGUMENT),
     ("31-byte randomness", submit_req(randomness=b"r" * 31), grpc.StatusCode.INVALID_ARGUMENT),
     ("bad priority", submit_req(priority=9), grpc.StatusCode.INVALID_ARGUMENT),
-    ("request id with spaces", submit_req(request_id="a b"), grpc.StatusCode.INVALID_ARGUMENT),
+    ("request id of 257 bytes", submit_req(request_id="é" * 128 + "x"), grpc.StatusCode.INVALID_ARGUMENT),
 ]
 for what, q, want in bad:
     c, d = code_of(st.SubmitProof, q)
@@ -257,6 +283,13 @@ for what, payload in [("garbage bytes", bytes([0xff] * 7)), ("truncated varint",
     check(c == grpc.StatusCode.INVALID_ARGUMENT, f"{what}: {c} {d}")
 c, d = code_of(raw, b"")
 check(c == grpc.StatusCode.INVALID_ARGUMENT, f"empty payload: {c} {d}")
+# a request id that is not UTF-8 (Python's protobuf cannot build one: patch the bytes)
+good_id = rid("utf8")
+wire = submit_req(request_id=good_id).SerializeToString()
+for bad_id in (b"\xff" + good_id.encode()[1:], good_id.encode()[:-2] + b"\xed\xa0"):
+    c, d = code_of(raw, wire.replace(good_id.encode(), bad_id))
+    check(c == grpc.StatusCode.INVALID_ARGUMENT and ("UTF-8" in d or "utf-8" in d.lower()),
+          f"request id not UTF-8 {bad_id[:4]!r}: {c} {d}")
 huge = submit_req(vanilla_proof=b"\0" * (200 << 20))
 c, d = code_of(st.SubmitProof, huge, timeout=60)
 del huge
@@ -291,6 +324,26 @@ check('cuzk_device_failed{device="0",reason=""} 0' in m and "cuzk_memory_pinned_
       and "cuzk_synthesis_limit " in m, "metrics: device health, pinned memory, synthesis limit")
 done = [float(l.split()[1]) for l in m.splitlines() if l.startswith("cuzk_jobs_completed_total ")]
 check(done and done[0] >= 8, f"completed jobs counted: {done}")
+# curio's metric names and shapes, beside ours
+for name in ("cuzk_proofs_completed_total", "cuzk_proofs_failed_total", "cuzk_queue_depth", "cuzk_running_jobs",
+             "cuzk_gpu_workers", "cuzk_uptime_seconds"):
+    check(any(l.startswith(name + " ") for l in m.splitlines()), f"metrics: curio's {name}")
+check("# TYPE cuzk_proof_duration_seconds histogram" in m, "metrics: cuzk_proof_duration_seconds is a histogram")
+per_kind = {}
+for l in m.splitlines():
+    for fam in ("cuzk_proofs_completed{", "cuzk_proof_duration_seconds_count{", "cuzk_proof_duration_seconds_bucket{"):
+        if l.startswith(fam):
+            per_kind.setdefault(fam, []).append((l.split("}")[0] + "}", float(l.split()[-1])))
+comp = dict(per_kind.get("cuzk_proofs_completed{", []))
+cnt = {k.replace("cuzk_proof_duration_seconds_count", "cuzk_proofs_completed"): v
+       for k, v in per_kind.get("cuzk_proof_duration_seconds_count{", [])}
+check(comp and comp == cnt and sum(comp.values()) >= 8 and comp.get('cuzk_proofs_completed{proof_kind="test-porep"}', 0) >= 1,
+      f"metrics: completions per kind, and the histogram counts them: {comp} {cnt}")
+for kind in ("test-porep", "test-window", "test-winning"):
+    b = [v for k, v in per_kind.get("cuzk_proof_duration_seconds_bucket{", []) if f'proof_kind="{kind}"' in k]
+    check(len(b) == 11 and all(x <= y for x, y in zip(b, b[1:])), f"histogram buckets of {kind} are cumulative: {b}")
+total = [float(l.split()[1]) for l in m.splitlines() if l.startswith("cuzk_proofs_completed_total ")]
+check(total and total == done, f"cuzk_proofs_completed_total = cuzk_jobs_completed_total: {total} {done}")
 import re  # noqa: E402
 sample = re.compile(r'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="[^"\\]*",?)*\})? -?[0-9.e+-]+$')
 badlines = [l for l in m.splitlines() if l and not l.startswith("# ") and not sample.match(l)]
@@ -370,11 +423,15 @@ try:
           "JSON log lines")
 except ValueError as e:
     check(False, f"JSON log lines: {e}")
-bad_conf = os.path.join(tmp, "notoken.toml")
-with open(bad_conf, "w") as f:
-    f.write(f'[daemon]\nlisten = "127.0.0.1:{port}"\n')
-pr = subprocess.run([CUZK, "daemon", "--config", bad_conf], capture_output=True, text=True, timeout=30)
-check(pr.returncode == 2 and "auth_token" in pr.stderr, f"TCP without a token refuses to start: {pr.stderr}")
+# TCP without a token: protected mode, loopback clients served without one
+# (the refusal of remote ones: daemon_curio, from a network namespace)
+P = Daemon("protected", f"127.0.0.1:{port}").start()
+check("protected mode" in P.logtext(), "the log at start names protected mode")
+pch = channel(f"127.0.0.1:{port}")
+r = pbg.ProvingEngineStub(pch).Prove(pb.ProveRequest(submit=submit_req()), timeout=60).result
+check(r.status == S.COMPLETED, "protected mode: a loopback client proves without a token")
+pch.close()
+check(P.stop() == 0, "protected-mode daemon exits 0")
 
 # ---- SIGTERM drain with jobs in flight, then restart ---------------------------
 drain_reqs = [submit_req(pb.TEST_POREP) for _ in range(2)]

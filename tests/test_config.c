@@ -1,7 +1,9 @@
 /*
  * The daemon's configuration: defaults, every key's parsing and range
  * checks with random values, errors that name the key, and agreement of the
- * key table with docs/configuration.md and deploy/cuzk.example.toml.
+ * key table with docs/configuration.md and deploy/cuzk.example.toml; the
+ * parameter cache from the environment, curio's deprecated keys, and
+ * curio's example file (deploy/curio-example.toml).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +55,8 @@ static void test_defaults(void)
     CHECK(c.max_batch_size == 1 && c.max_batch_wait_ms == 10000 && c.sort_by_type);
     CHECK(c.threads == 0 && c.pipeline_enabled && c.synthesis_lookahead == 1);
     CHECK(c.synthesis_concurrency == 1 && c.max_parallel_synthesis == 18);
-    CHECK(!strcmp(c.param_cache, "/data/zk/params"));
+    CHECK(!strcmp(c.param_cache, "/var/tmp/filecoin-proof-parameters") && !c.param_cache_set);
+    CHECK(c.n_warnings == 0);
     CHECK(!c.pce_verify_background); /* sync unless asked */
     CHECK(c.log_level == CFG_LOG_INFO && !c.log_json);
     CHECK(!strncmp(c.listen, "unix:///", 8));
@@ -146,12 +149,13 @@ static void test_errors(void)
     expect_error("[daemon\n", "line 1");
     expect_error("[pipeline]\nenabled = tru\n", "line 2");
 
-    /* TCP needs a token unless explicitly allowed */
+    /* TCP without a token loads (the service then serves loopback peers
+     * only: protected mode, tested in test_peer and the daemon tests) */
     cuzk_config c;
     char err[384];
     cfg_defaults(&c);
-    CHECK(apply(&c, "[daemon]\nlisten = \"127.0.0.1:9820\"\n", err) == 0);
-    CHECK(cfg_finish(&c, err, sizeof err) != 0 && strstr(err, "auth_token"));
+    CHECK(apply(&c, "[daemon]\nlisten = \"0.0.0.0:9820\"\n", err) == 0);
+    CHECK_MSG(cfg_finish(&c, err, sizeof err) == 0, "%s", err);
     CHECK(apply(&c, "[daemon]\nauth_token = \"s3cret\"\n", err) == 0);
     CHECK(cfg_finish(&c, err, sizeof err) == 0);
     CHECK(apply(&c, "[daemon]\nauth_token = \"has space\"\n", err) == 0);
@@ -164,6 +168,116 @@ static void test_errors(void)
     CHECK(cfg_parse_size("17179869183GiB", &v) && v == 17179869183ull << 30);
     CHECK(!cfg_parse_size("17179869184GiB", &v));
     CHECK(!cfg_parse_duration_ms("-5s", &v) && !cfg_parse_duration_ms("5d", &v));
+}
+
+/* srs.param_cache: the file's, else $FIL_PROOFS_PARAMETER_CACHE, else
+ * /var/tmp/filecoin-proof-parameters (as the rest of the Filecoin stack). */
+static void test_param_cache(void)
+{
+    char *saved = getenv("FIL_PROOFS_PARAMETER_CACHE") ? strdup(getenv("FIL_PROOFS_PARAMETER_CACHE")) : NULL;
+    char dir[64], err[384];
+    snprintf(dir, sizeof dir, "/srv/params-%llx", (unsigned long long)cuzk_rng_u64(&rng));
+    cuzk_config c;
+    unsetenv("FIL_PROOFS_PARAMETER_CACHE");
+    cfg_defaults(&c);
+    CHECK(cfg_finish(&c, err, sizeof err) == 0 && !strcmp(c.param_cache, "/var/tmp/filecoin-proof-parameters"));
+    setenv("FIL_PROOFS_PARAMETER_CACHE", dir, 1);
+    cfg_defaults(&c);
+    CHECK(cfg_finish(&c, err, sizeof err) == 0 && !strcmp(c.param_cache, dir));
+    /* the file wins over the environment */
+    cfg_defaults(&c);
+    CHECK(apply(&c, "[srs]\nparam_cache = \"/data/zk/params\"\n", err) == 0);
+    CHECK(cfg_finish(&c, err, sizeof err) == 0 && !strcmp(c.param_cache, "/data/zk/params"));
+    /* an empty variable is unset; a relative one is an error naming it */
+    setenv("FIL_PROOFS_PARAMETER_CACHE", "", 1);
+    cfg_defaults(&c);
+    CHECK(cfg_finish(&c, err, sizeof err) == 0 && !strcmp(c.param_cache, "/var/tmp/filecoin-proof-parameters"));
+    setenv("FIL_PROOFS_PARAMETER_CACHE", "params", 1);
+    cfg_defaults(&c);
+    CHECK(cfg_finish(&c, err, sizeof err) != 0 && strstr(err, "FIL_PROOFS_PARAMETER_CACHE"));
+    if (saved) setenv("FIL_PROOFS_PARAMETER_CACHE", saved, 1);
+    else unsetenv("FIL_PROOFS_PARAMETER_CACHE");
+    free(saved);
+}
+
+/* Keys curio deprecated load with a warning; curio's keys this daemon does
+ * not act on warn when set to anything but their default; bad values of
+ * either are still errors. */
+static void test_curio_keys(void)
+{
+    cuzk_config c;
+    char err[384], text[256];
+    uint64_t gib = 1 + cuzk_rng_u64(&rng) % 512;
+    cfg_defaults(&c);
+    snprintf(text, sizeof text, "[memory]\npinned_budget = \"%lluGiB\"\nworking_memory_budget = %llu\n",
+             (unsigned long long)gib, (unsigned long long)(gib << 30));
+    CHECK_MSG(apply(&c, text, err) == 0, "%s", err);
+    bool pb_first = c.n_warnings == 2 && strstr(c.warnings[0], "pinned_budget");
+    CHECK_MSG(c.n_warnings == 2 && strstr(c.warnings[pb_first ? 0 : 1], "line 2: memory.pinned_budget is deprecated") &&
+                  strstr(c.warnings[pb_first ? 1 : 0], "line 3: memory.working_memory_budget is deprecated"),
+              "%zu warnings: %s", c.n_warnings, c.n_warnings ? c.warnings[0] : "");
+    CHECK(c.total_budget == 0); /* ignored: the budget is unchanged */
+    expect_error("[memory]\npinned_budget = \"lots\"\n", "memory.pinned_budget");
+    expect_error("[memory]\nworking_memory_budget = true\n", "memory.working_memory_budget");
+    expect_error("[memory]\npinned_budgets = \"1GiB\"\n", "memory.pinned_budgets");
+    /* no-effect keys: the default is silent, another value is warned about */
+    cfg_defaults(&c);
+    CHECK(apply(&c, "[pipeline]\nsynthesis_lookahead = 1\nenabled = true\n[scheduler]\nsort_by_type = true\n", err) == 0);
+    CHECK_MSG(c.n_warnings == 0, "%s", c.n_warnings ? c.warnings[0] : "");
+    unsigned la = 2 + (unsigned)(cuzk_rng_u64(&rng) % 30);
+    snprintf(text, sizeof text, "[pipeline]\nsynthesis_lookahead = %u\n[memory]\neviction_min_idle = \"%us\"\n", la,
+             (unsigned)(1 + cuzk_rng_u64(&rng) % 299));
+    CHECK(apply(&c, text, err) == 0 && c.synthesis_lookahead == la);
+    /* (toml++ visits tables in its own order, not the file's) */
+    bool la_first = c.n_warnings == 2 && strstr(c.warnings[0], "pipeline.synthesis_lookahead");
+    CHECK_MSG(c.n_warnings == 2 && strstr(c.warnings[la_first ? 0 : 1], "line 2: pipeline.synthesis_lookahead has no effect") &&
+                  strstr(c.warnings[la_first ? 1 : 0], "line 4: memory.eviction_min_idle has no effect"),
+              "%zu warnings: %s / %s", c.n_warnings, c.warnings[0], c.warnings[1]);
+    expect_error("[pipeline]\nsynthesis_lookahead = -1\n", "pipeline.synthesis_lookahead");
+    /* the warnings are bounded */
+    cfg_defaults(&c);
+    for (int i = 0; i < CFG_MAX_WARNINGS + 5; i++) CHECK(apply(&c, "[memory]\npinned_budget = \"1GiB\"\n", err) == 0);
+    CHECK(c.n_warnings == CFG_MAX_WARNINGS);
+}
+
+/* curio's example configuration (its keys and values) loads, serves TCP
+ * without a token in protected mode, and every key either acts or warns:
+ * here every key is at a value this daemon honours, so none warns. */
+static void test_curio_example(void)
+{
+    const char *root = getenv("CUZK_SOURCE_DIR") ? getenv("CUZK_SOURCE_DIR") : CUZK_SOURCE_DIR;
+    char path[1024], err[384];
+    snprintf(path, sizeof path, "%s/deploy/curio-example.toml", root);
+    cuzk_config c;
+    cfg_defaults(&c);
+    CHECK_MSG(cfg_apply_file(&c, path, err, sizeof err) == 0, "%s", err);
+    CHECK_MSG(cfg_finish(&c, err, sizeof err) == 0, "%s", err);
+    CHECK(!strcmp(c.listen, "0.0.0.0:9820") && !c.auth_token[0] && !c.allow_unauthenticated_tcp);
+    CHECK(!strcmp(c.param_cache, "/data/zk/params") && c.gpu_threads == 32 && c.gpu_workers_per_device == 2);
+    CHECK(c.total_budget == 0 && c.safety_margin == 5ull << 30 && c.max_batch_wait_ms == 10000);
+    CHECK(c.log_level == CFG_LOG_INFO && c.threads == 0 && c.pipeline_enabled);
+    CHECK_MSG(c.n_warnings == 0, "%s", c.n_warnings ? c.warnings[0] : "");
+    /* curio's file with the deprecated keys its older versions wrote */
+    char *text = slurp(path);
+    CHECK(text != NULL);
+    if (!text) return;
+    size_t n = strlen(text);
+    cfg_defaults(&c);
+    /* [memory] appears once in the file: the deprecated keys go inside it */
+    CHECK(strstr(text, "[memory]\n") != NULL);
+    if (!strstr(text, "[memory]\n")) {
+        free(text);
+        return;
+    }
+    char *more = malloc(n + 256);
+    size_t at = (size_t)(strstr(text, "[memory]\n") - text) + strlen("[memory]\n");
+    memcpy(more, text, at);
+    int k = sprintf(more + at, "pinned_budget = \"64GiB\"\nworking_memory_budget = \"128GiB\"\n");
+    strcpy(more + at + (size_t)k, text + at);
+    CHECK_MSG(apply(&c, more, err) == 0, "%s", err);
+    CHECK(c.n_warnings == 2);
+    free(more);
+    free(text);
 }
 
 static void test_reload_diff(void)
@@ -220,5 +334,8 @@ int main(void)
     test_errors();
     test_reload_diff();
     test_docs();
+    test_param_cache();
+    test_curio_keys();
+    test_curio_example();
     return tu_finish("test_config");
 }

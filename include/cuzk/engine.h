@@ -403,8 +403,8 @@ typedef struct cuzk_job_request {
 /*
  * Submits a job, or finds the job already submitted under request_id (then
  * *duplicate = true; the kind and inputs must be the same, otherwise
- * CUZK_ERR_INVALID_ARG). *out is a new reference: cuzk_job_release it.
- * duplicate may be NULL.
+ * CUZK_ERR_INVALID_ARG). An id whose job failed, was cancelled or timed out
+ * starts a new job, with any inputs (a retry; *duplicate = false). *out is a new reference: cuzk_job_release it. duplicate may be NULL.
  */
 int cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *req, cuzk_job **out, bool *duplicate);
 /* The job known under request_id (a new reference), or NULL. */

@@ -53,9 +53,10 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: cuzk daemon [--config FILE] [--listen ADDR] [--status-listen HOST:PORT]\n"
             "                   [--log-level LEVEL] [--test-kinds [--test-constraints N]\n"
-            "                   [--test-post-constraints N]] [--check-config]\n\n"
-            "  --config FILE   TOML configuration (default %s if it exists)\n"
-            "  --listen ADDR   unix:///path or host:port (overrides daemon.listen)\n"
+            "                   [--test-post-constraints N]] [--check-config]\n"
+            "       cuzk --config FILE [options]   (the same, as curio's unit runs its daemon)\n\n"
+            "  -c, --config FILE  TOML configuration (default %s if it exists)\n"
+            "  -l, --listen ADDR  unix:///path or host:port (overrides daemon.listen)\n"
             "  --log-level L   trace, debug, info, warn, error (overrides logging.level)\n"
             "  --test-kinds    register the built-in synthetic kinds test-porep (10\n"
             "                  partitions), test-window and test-winning\n"
@@ -108,6 +109,16 @@ static void preload_all(srv_backend *b, const cuzk_config *c)
 
 static double now_s(void) { return cli_now(); }
 
+/* Who the gRPC listener serves, for the log at start. */
+static const char *access_mode(const cuzk_config *c)
+{
+    if (!strncmp(c->listen, "unix:", 5)) return "unix socket: file permissions decide";
+    if (c->auth_token[0]) return "TCP: bearer token required";
+    if (c->allow_unauthenticated_tcp) return "TCP: NO token, every client served (allow_unauthenticated_tcp)";
+    return "TCP without auth_token: protected mode, loopback clients served, remote ones refused "
+           "(set auth_token, or allow_unauthenticated_tcp behind a firewall)";
+}
+
 int cmd_daemon(int argc, char **argv)
 {
     const char *config_path = DEFAULT_CONFIG, *listen = NULL, *status_listen = NULL, *level = NULL;
@@ -116,15 +127,23 @@ int cmd_daemon(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        /* --opt=value, as clap (curio's daemon) takes it */
+        char opt[32];
+        const char *eq = strncmp(a, "--", 2) ? NULL : strchr(a, '=');
+        if (eq && (size_t)(eq - a) < sizeof opt) {
+            memcpy(opt, a, (size_t)(eq - a));
+            opt[eq - a] = '\0';
+            a = opt, v = eq + 1, i--; /* the i++ below steps over nothing */
+        }
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
-        } else if (!strcmp(a, "--config") && v) config_path = v, path_given = true, i++;
-        else if (!strcmp(a, "--listen") && v) listen = v, i++;
+        } else if ((!strcmp(a, "--config") || !strcmp(a, "-c")) && v) config_path = v, path_given = true, i++;
+        else if ((!strcmp(a, "--listen") || !strcmp(a, "-l")) && v) listen = v, i++;
         else if (!strcmp(a, "--status-listen") && v) status_listen = v, i++;
         else if (!strcmp(a, "--log-level") && v) level = v, i++;
-        else if (!strcmp(a, "--test-kinds")) test_kinds = true;
-        else if (!strcmp(a, "--check-config")) check_only = true;
+        else if (!strcmp(a, "--test-kinds") && !eq) test_kinds = true;
+        else if (!strcmp(a, "--check-config") && !eq) check_only = true;
         else if (!strcmp(a, "--test-constraints") && v && cli_parse_u64(v, &test_c) && test_c >= 16) i++;
         else if (!strcmp(a, "--test-post-constraints") && v && cli_parse_u64(v, &test_post_c) && test_post_c >= 16) i++;
         else {
@@ -140,11 +159,13 @@ int cmd_daemon(int argc, char **argv)
         return 2;
     }
     if (check_only) {
-        printf("configuration OK: listen %s, param_cache %s, log level %s\n", cfg.listen,
+        for (size_t i = 0; i < cfg.n_warnings; i++) printf("warning: %s: %s\n", config_path, cfg.warnings[i]);
+        printf("configuration OK: listen %s (%s), param_cache %s, log level %s\n", cfg.listen, access_mode(&cfg),
                cfg.param_cache, cfg_log_level_name(cfg.log_level));
         return 0;
     }
     log_configure(cfg.log_level, cfg.log_json);
+    for (size_t i = 0; i < cfg.n_warnings; i++) LOG_WARN("%s: %s", config_path, cfg.warnings[i]);
 
     /* Signals are taken synchronously by this thread only. */
     sigset_t sigs;
@@ -173,6 +194,7 @@ int cmd_daemon(int argc, char **argv)
     preload_all(b, &cfg);
     srv_service *svc = service_create(b);
     service_set_token(svc, cfg.auth_token);
+    service_set_open_tcp(svc, cfg.allow_unauthenticated_tcp);
     rpc_server_opts ro = {.listen = cfg.listen, .max_message_size = cfg.max_message_size,
                           .max_concurrent_calls = cfg.max_concurrent_calls,
                           .handler = service_handle, .ud = svc};
@@ -186,9 +208,8 @@ int cmd_daemon(int argc, char **argv)
     http_status *http = NULL;
     if (cfg.status_listen[0] && !(http = http_status_start(cfg.status_listen, svc, err, sizeof err)))
         LOG_ERROR("%s (continuing without it)", err);
-    LOG_INFO("serving on %s%s%s (max message %llu bytes%s)", cfg.listen, http ? ", status on http://" : "",
-             http ? cfg.status_listen : "", (unsigned long long)cfg.max_message_size,
-             strncmp(cfg.listen, "unix:", 5) ? (cfg.auth_token[0] ? ", bearer token required" : ", NO token") : "");
+    LOG_INFO("serving on %s%s%s (max message %llu bytes; %s)", cfg.listen, http ? ", status on http://" : "",
+             http ? cfg.status_listen : "", (unsigned long long)cfg.max_message_size, access_mode(&cfg));
     notify("READY=1\nSTATUS=serving on %s", cfg.listen);
 
     /* ---- the signal loop ---- */
@@ -207,6 +228,7 @@ int cmd_daemon(int argc, char **argv)
                     LOG_WARN("reload: these keys changed and need a restart: %s", changed);
                 cfg_apply_reloadable(&cfg, &next);
                 log_configure(cfg.log_level, cfg.log_json);
+                for (size_t i = 0; i < next.n_warnings; i++) LOG_WARN("%s: %s", config_path, next.warnings[i]);
                 service_set_token(svc, cfg.auth_token);
                 preload_all(b, &cfg);
                 LOG_INFO("configuration reloaded from %s", config_path);

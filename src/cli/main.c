@@ -111,8 +111,11 @@ int cmd_version(int argc, char **argv)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: cuzk <command> [options]   (cuzk <command> --help for its options)\n\n"
-               "commands:\n");
+    fprintf(f, "usage: cuzk <command> [options]   (cuzk <command> --help for its options)\n"
+#ifdef CUZK_HAVE_SERVER
+               "       cuzk --config FILE [-l ADDR] [--log-level L]   (the daemon, as curio runs it)\n"
+#endif
+               "\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-14s %s\n", commands[i].name, commands[i].summary);
 }
@@ -133,6 +136,16 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+#ifdef CUZK_HAVE_SERVER
+    /* curio's invocation of its daemon, `cuzk --config FILE` (-c, -l/--listen,
+     * --log-level): the daemon, with the same options as `cuzk daemon` */
+    static const char *const daemon_flags[] = {"--config", "-c", "--listen", "-l", "--log-level", "--status-listen"};
+    for (size_t i = 0; i < sizeof daemon_flags / sizeof daemon_flags[0]; i++) {
+        size_t n = strlen(daemon_flags[i]);
+        if (!strncmp(argv[1], daemon_flags[i], n) && (argv[1][n] == '\0' || argv[1][n] == '='))
+            return cmd_daemon(argc, argv);
+    }
+#endif
     cli_errorf("unknown command '%s'", argv[1]);
     usage(stderr);
     return 2;

@@ -1199,10 +1199,19 @@ int cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *req, cuzk_job **o
 
     pthread_mutex_lock(&e->mu);
     cuzk_job *old = map_get(e, req->request_id);
+    bool same = old && old->kind == k && old->inputs_len == req->inputs_len &&
+                !memcmp(old->inputs, j->inputs, req->inputs_len);
+    if (old && job_final(old) && old->state != CUZK_JOB_DONE) {
+        /* a retry: a job that failed, was cancelled or timed out leaves its
+         * id to a new attempt (inputs may differ); the old job stays in the
+         * retention ring until it rotates out */
+        eng_log(e, 2, "job %s: new attempt (the previous one %s)", req->request_id,
+                cuzk_job_state_name(old->state));
+        map_del(e, old);
+        old = NULL;
+    }
     if (old) {
         /* the same request again: the same job; anything else is refused */
-        bool same = old->kind == k && old->inputs_len == req->inputs_len &&
-                    !memcmp(old->inputs, j->inputs, req->inputs_len);
         if (same) {
             atomic_fetch_add(&old->refs, 1);
             e->c.jobs_duplicate++;

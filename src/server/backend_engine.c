@@ -25,6 +25,14 @@
 #include "server/grpc_adapter.h"
 
 #define MAX_KINDS 32
+/* cuzk_proof_duration_seconds buckets (curio's dashboards read this name) */
+static const double dur_le[] = {1, 5, 10, 30, 60, 120, 300, 600, 1800, 3600};
+#define NBUCKETS (sizeof dur_le / sizeof dur_le[0])
+
+typedef struct kind_stats {
+    uint64_t completed, failed, buckets[NBUCKETS];
+    double dur_sum; /* seconds, completed jobs */
+} kind_stats;
 
 typedef struct live_job {
     cuzk_job *job;
@@ -38,6 +46,8 @@ struct srv_backend {
     size_t n_live, cap_live;
     char kinds[MAX_KINDS][64], circuits[MAX_KINDS][64];
     size_t n_kinds;
+    kind_stats stats[MAX_KINDS]; /* guarded by mu: jobs this binding submitted, counted when pruned */
+    unsigned workers_per_device;
     void (*log)(int level, const char *msg);
     cuzk_engine_prover gpu; /* valid when on_gpu */
     bool on_gpu;
@@ -157,6 +167,7 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
     if (!b) return errf(err, errlen, 0, "out of memory"), NULL;
     pthread_mutex_init(&b->mu, NULL);
     b->log = o->log;
+    b->workers_per_device = c->gpu_workers_per_device;
     cuzk_engine_config ec = {
         .synthesis_workers = c->partition_workers,
         .num_devices = (unsigned)c->n_devices,
@@ -273,8 +284,19 @@ static void prune(srv_backend *b)
     for (size_t i = 0; i < b->n_live; i++) {
         cuzk_job_info info;
         cuzk_job_get_info(b->live[i].job, &info);
-        if (info.state == CUZK_JOB_QUEUED || info.state == CUZK_JOB_RUNNING) b->live[w++] = b->live[i];
-        else cuzk_job_release(b->live[i].job);
+        if (info.state == CUZK_JOB_QUEUED || info.state == CUZK_JOB_RUNNING) {
+            b->live[w++] = b->live[i];
+            continue;
+        }
+        kind_stats *ks = &b->stats[b->live[i].kind];
+        if (info.state == CUZK_JOB_DONE) {
+            ks->completed++;
+            ks->dur_sum += info.total_s;
+            for (size_t k = 0; k < NBUCKETS; k++) ks->buckets[k] += info.total_s <= dur_le[k];
+        } else if (info.state == CUZK_JOB_FAILED) {
+            ks->failed++;
+        }
+        cuzk_job_release(b->live[i].job);
     }
     b->n_live = w;
 }
@@ -469,6 +491,70 @@ int srv_get_status(srv_backend *b, srv_status *out)
     return RPC_OK;
 }
 
+/* curio's daemon's metric names and shapes, beside ours: dashboards built on
+ * it read these. Appends to p (capacity *cap, length *len). */
+static char *curio_metrics(srv_backend *b, const cuzk_engine_counters *c, char *p, size_t *len, size_t *cap)
+{
+    pthread_mutex_lock(&b->mu);
+    prune(b);
+    uint32_t queued = 0, running = 0;
+    for (size_t i = 0; i < b->n_live; i++) {
+        cuzk_job_info info;
+        cuzk_job_get_info(b->live[i].job, &info);
+        queued += info.state == CUZK_JOB_QUEUED;
+        running += info.state == CUZK_JOB_RUNNING;
+    }
+    kind_stats st[MAX_KINDS];
+    memcpy(st, b->stats, sizeof st);
+    pthread_mutex_unlock(&b->mu);
+    size_t need = *len + 2048 + b->n_kinds * (256 + NBUCKETS * 96);
+    if (need > *cap) {
+        char *q = realloc(p, need);
+        if (!q) {
+            free(p);
+            return NULL;
+        }
+        p = q, *cap = need;
+    }
+#define APP(...)                                                                     \
+    do {                                                                             \
+        int n_ = snprintf(p + *len, *cap - *len, __VA_ARGS__);                       \
+        if (n_ > 0 && *len + (size_t)n_ < *cap) *len += (size_t)n_;                  \
+    } while (0)
+    APP("# HELP cuzk_proofs_completed_total Proofs completed (curio's name; = cuzk_jobs_completed_total).\n"
+        "# TYPE cuzk_proofs_completed_total counter\ncuzk_proofs_completed_total %llu\n",
+        (unsigned long long)c->jobs_done);
+    APP("# HELP cuzk_proofs_failed_total Proofs failed (curio's name; = cuzk_jobs_failed_total).\n"
+        "# TYPE cuzk_proofs_failed_total counter\ncuzk_proofs_failed_total %llu\n", (unsigned long long)c->jobs_failed);
+    APP("# HELP cuzk_queue_depth Jobs waiting to start (curio's name).\n# TYPE cuzk_queue_depth gauge\n"
+        "cuzk_queue_depth %u\n", queued);
+    APP("# HELP cuzk_running_jobs Jobs being proved (curio's name).\n# TYPE cuzk_running_jobs gauge\n"
+        "cuzk_running_jobs %u\n", running);
+    APP("# HELP cuzk_gpu_workers Prover workers (curio's name).\n# TYPE cuzk_gpu_workers gauge\ncuzk_gpu_workers %u\n",
+        cuzk_engine_num_devices(b->e) * b->workers_per_device);
+    APP("# HELP cuzk_proofs_completed Completions per proof kind (curio's name).\n"
+        "# TYPE cuzk_proofs_completed counter\n");
+    for (size_t k = 0; k < b->n_kinds; k++)
+        APP("cuzk_proofs_completed{proof_kind=\"%s\"} %llu\n", b->kinds[k], (unsigned long long)st[k].completed);
+    APP("# HELP cuzk_proofs_failed Failures per proof kind (curio's name).\n# TYPE cuzk_proofs_failed counter\n");
+    for (size_t k = 0; k < b->n_kinds; k++)
+        APP("cuzk_proofs_failed{proof_kind=\"%s\"} %llu\n", b->kinds[k], (unsigned long long)st[k].failed);
+    APP("# HELP cuzk_proof_duration_seconds Wall time of completed proofs, submit to proof, per kind.\n"
+        "# TYPE cuzk_proof_duration_seconds histogram\n");
+    for (size_t k = 0; k < b->n_kinds; k++) {
+        for (size_t i = 0; i < NBUCKETS; i++)
+            APP("cuzk_proof_duration_seconds_bucket{proof_kind=\"%s\",le=\"%g\"} %llu\n", b->kinds[k], dur_le[i],
+                (unsigned long long)st[k].buckets[i]);
+        APP("cuzk_proof_duration_seconds_bucket{proof_kind=\"%s\",le=\"+Inf\"} %llu\n", b->kinds[k],
+            (unsigned long long)st[k].completed);
+        APP("cuzk_proof_duration_seconds_sum{proof_kind=\"%s\"} %.3f\n", b->kinds[k], st[k].dur_sum);
+        APP("cuzk_proof_duration_seconds_count{proof_kind=\"%s\"} %llu\n", b->kinds[k],
+            (unsigned long long)st[k].completed);
+    }
+#undef APP
+    return p;
+}
+
 char *srv_metrics_text(srv_backend *b, char *buf)
 {
     cuzk_engine_counters c;
@@ -538,7 +624,7 @@ char *srv_metrics_text(srv_backend *b, char *buf)
         n = snprintf(p + len, cap - len, "cuzk_device_failed{device=\"%u\",reason=\"%s\"} %d\n", d, esc, failed);
         if (n > 0 && len + (size_t)n < cap) len += (size_t)n;
     }
-    return p;
+    return curio_metrics(b, &c, p, &len, &cap);
 }
 
 char *srv_status_json(srv_backend *b) { return cuzk_engine_status_json(b->e); }

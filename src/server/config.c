@@ -8,10 +8,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stddef.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuzk/fil_params.h"
 #include "server/toml_adapter.h"
 
 typedef enum cfg_type {
@@ -37,16 +39,19 @@ typedef struct cfg_entry {
     cfg_type type;
     size_t off;
     uint64_t min, max; /* T_U32/T_U64 */
+    bool no_effect;    /* accepted for curio's files; a value other than the default is warned about */
 } cfg_entry;
 
 #define O(field) offsetof(cuzk_config, field)
 #define E(sec, key, type, field, min, max, def, reload, doc) \
-    {{sec, key, def, doc, reload}, type, O(field), min, max}
+    {{sec, key, def, doc, reload}, type, O(field), min, max, false}
+#define NOEFFECT(sec, key, type, field, min, max, def, reload, doc) \
+    {{sec, key, def, doc, reload}, type, O(field), min, max, true}
 
 /* The single source of truth for keys and defaults. */
 static const cfg_entry table[] = {
     E("daemon", "listen", T_LISTEN, listen, 0, 0, "\"unix:///run/cuzk/cuzk.sock\"", false,
-      "gRPC listener: unix:///path (mode 0660) or host:port (needs auth_token)"),
+      "gRPC listener: unix:///path (mode 0660) or host:port (auth_token, else loopback clients only)"),
     E("daemon", "status_listen", T_LISTEN0, status_listen, 0, 0, "\"\"", false,
       "HTTP listener host:port for /metrics and /status; empty = off"),
     E("daemon", "auth_token", T_STR, auth_token, 0, 0, "\"\"", true,
@@ -54,7 +59,7 @@ static const cfg_entry table[] = {
     E("daemon", "auth_token_file", T_STR, auth_token_file, 0, 0, "\"\"", true,
       "file holding the token (first line); overrides auth_token"),
     E("daemon", "allow_unauthenticated_tcp", T_BOOL, allow_unauthenticated_tcp, 0, 0, "false", false,
-      "serve a TCP listener without auth_token (only behind a firewall: for clients that send no token)"),
+      "without auth_token, serve remote TCP clients too (only behind a firewall); false: loopback clients only (protected mode)"),
     E("daemon", "max_message_size", T_SIZE, max_message_size, 0, 0, "\"128MiB\"", false,
       "largest request accepted; larger ones get RESOURCE_EXHAUSTED"),
     E("daemon", "shutdown_grace", T_DURATION, shutdown_grace_ms, 0, 0, "\"30s\"", true,
@@ -67,7 +72,7 @@ static const cfg_entry table[] = {
       "left to the system when total_budget is auto"),
     E("memory", "pinned_limit", T_SIZE0, pinned_limit, 0, 0, "\"auto\"", false,
       "page-locked host memory for resident parameters (direct GPU uploads); auto = total_budget"),
-    E("memory", "eviction_min_idle", T_DURATION, eviction_min_idle_ms, 0, 0, "\"5m\"", false,
+    NOEFFECT("memory", "eviction_min_idle", T_DURATION, eviction_min_idle_ms, 0, 0, "\"5m\"", false,
       "idle time before resident parameters may be evicted under pressure"),
     E("gpus", "devices", T_U32_LIST, devices, 0, 0, "[]", false,
       "GPU ordinals to use; empty = all"),
@@ -83,26 +88,27 @@ static const cfg_entry table[] = {
       "same-circuit proofs proved in one GPU pass; 1 = no batching"),
     E("scheduler", "max_batch_wait_ms", T_U64, max_batch_wait_ms, 0, 3600000, "10000", false,
       "how long a batch waits to fill"),
-    E("scheduler", "sort_by_type", T_BOOL, sort_by_type, 0, 0, "true", false,
+    NOEFFECT("scheduler", "sort_by_type", T_BOOL, sort_by_type, 0, 0, "true", false,
       "group NORMAL-priority work by circuit to limit parameter switches"),
     E("synthesis", "threads", T_U32, threads, 0, 4096, "0", false,
       "CPU threads for synthesis; 0 = all"),
     E("synthesis", "partition_workers", T_U32, partition_workers, 0, 1024, "0", false,
       "partitions synthesized at once; 0 = from cores and memory budget"),
-    E("pipeline", "enabled", T_BOOL, pipeline_enabled, 0, 0, "true", false,
+    NOEFFECT("pipeline", "enabled", T_BOOL, pipeline_enabled, 0, 0, "true", false,
       "overlap synthesis of the next partitions with GPU proving"),
-    E("pipeline", "synthesis_lookahead", T_U32, synthesis_lookahead, 0, 1024, "1", false,
+    NOEFFECT("pipeline", "synthesis_lookahead", T_U32, synthesis_lookahead, 0, 1024, "1", false,
       "synthesized partitions that may wait for a GPU worker"),
-    E("pipeline", "synthesis_concurrency", T_U32, synthesis_concurrency, 1, 1024, "1", false,
+    NOEFFECT("pipeline", "synthesis_concurrency", T_U32, synthesis_concurrency, 1, 1024, "1", false,
       "jobs whose synthesis may run at once"),
-    E("pipeline", "max_parallel_synthesis", T_U32, max_parallel_synthesis, 0, 1024, "18", false,
+    NOEFFECT("pipeline", "max_parallel_synthesis", T_U32, max_parallel_synthesis, 0, 1024, "18", false,
       "cap on partition syntheses running at once; 0 = no cap"),
-    E("pipeline", "slot_size", T_U32, slot_size, 0, 1024, "0", false,
+    NOEFFECT("pipeline", "slot_size", T_U32, slot_size, 0, 1024, "0", false,
       "partitions queued for the GPU per job; 0 = all of the job"),
     E("pipeline", "max_gpu_queue_depth", T_U32, max_gpu_queue_depth, 0, 1024, "0", false,
       "partitions kept waiting for the GPUs; 0 = unlimited"),
-    E("srs", "param_cache", T_PATH, param_cache, 0, 0, "\"/data/zk/params\"", false,
-      "directory with .params/.vk files (and PCE caches)"),
+    E("srs", "param_cache", T_PATH, param_cache, 0, 0, "\"/var/tmp/filecoin-proof-parameters\"", false,
+      "directory with .params/.vk files (and PCE caches); when unset, $FIL_PROOFS_PARAMETER_CACHE if set, "
+      "else the default shown (as lotus and curio)"),
     E("srs", "pce", T_BOOL, pce, 0, 0, "true", false,
       "pre-compiled circuits: extract each circuit's R1CS once (cached in param_cache as <circuit id>.pce), "
       "then per proof only the witness and three sparse products"),
@@ -226,7 +232,30 @@ typedef struct apply_ctx {
     cuzk_config *c;
     char *err;
     size_t errlen;
+    bool warn; /* collect warnings (a user's file; not the defaults) */
 } apply_ctx;
+
+static bool entry_equal(const cuzk_config *a, const cuzk_config *b, const cfg_entry *e);
+static int apply_toml(cuzk_config *c, const char *text, size_t len, bool warn, char *err, size_t errlen);
+
+static void add_warning(cuzk_config *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_warning(cuzk_config *c, const char *fmt, ...)
+{
+    if (c->n_warnings >= CFG_MAX_WARNINGS) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->warnings[c->n_warnings++], sizeof c->warnings[0], fmt, ap);
+    va_end(ap);
+}
+
+/* Keys curio's daemon still reads and ignores (its config.rs marks them
+ * deprecated): they load with a warning here too. */
+static const struct {
+    const char *section, *key, *why;
+} deprecated[] = {
+    {"memory", "pinned_budget", "[memory] total_budget is the one memory budget (pinned_limit caps page-locked memory)"},
+    {"memory", "working_memory_budget", "[memory] total_budget is the one memory budget"},
+};
 
 #define FAIL(...) (snprintf(err, errlen, __VA_ARGS__), -1)
 
@@ -354,6 +383,18 @@ static int apply_visit(void *ud, const char *section, const char *key, const tom
             return FAIL("line %u: unknown section [%s]", v->line, key);
         return FAIL("line %u: key '%s' is outside any [section]", v->line, key);
     }
+    for (size_t i = 0; i < sizeof deprecated / sizeof deprecated[0]; i++) {
+        if (strcmp(deprecated[i].section, section) || strcmp(deprecated[i].key, key)) continue;
+        uint64_t ignored;
+        if (!(v->type == TOMLA_STRING && (cfg_parse_size(v->str, &ignored) || !strcmp(v->str, "auto"))) &&
+            !(v->type == TOMLA_INT && v->i >= 0))
+            return FAIL("line %u: %s.%s: expected a size like \"64GiB\" (the key is deprecated and ignored)",
+                        v->line, section, key);
+        if (a->warn)
+            add_warning(a->c, "line %u: %s.%s is deprecated and ignored (as in curio): %s", v->line, section, key,
+                        deprecated[i].why);
+        return 0;
+    }
     bool known_section = false;
     for (size_t i = 0; i < NKEYS; i++) {
         if (strcmp(table[i].info.section, section)) continue;
@@ -366,17 +407,33 @@ static int apply_visit(void *ud, const char *section, const char *key, const tom
             snprintf(a->err, a->errlen, "%s", tmp);
             return -1;
         }
+        if (a->warn && table[i].no_effect) {
+            cuzk_config def;
+            char derr[128], doc[160];
+            memset(&def, 0, sizeof def);
+            int n = snprintf(doc, sizeof doc, "[%s]\n%s = %s\n", section, key, table[i].info.default_toml);
+            if (n > 0 && (size_t)n < sizeof doc && !apply_toml(&def, doc, (size_t)n, false, derr, sizeof derr) &&
+                !entry_equal(a->c, &def, &table[i]))
+                add_warning(a->c, "line %u: %s.%s has no effect in this daemon (accepted for curio's files; "
+                            "default %s)", v->line, section, key, table[i].info.default_toml);
+        }
+        if (!strcmp(section, "srs") && !strcmp(key, "param_cache")) a->c->param_cache_set = true;
         return 0;
     }
     if (!known_section) return FAIL("line %u: unknown section [%s]", v->line, section);
     return FAIL("line %u: unknown key %s.%s", v->line, section, key);
 }
 
-int cfg_apply_toml(cuzk_config *c, const char *text, size_t len, char *err, size_t errlen)
+static int apply_toml(cuzk_config *c, const char *text, size_t len, bool warn, char *err, size_t errlen)
 {
-    apply_ctx a = {c, err, errlen};
+    apply_ctx a = {c, err, errlen, warn};
     if (memchr(text, '\0', len)) return FAIL("NUL byte in configuration");
     return tomla_walk(text, len, apply_visit, &a, err, errlen) ? -1 : 0;
+}
+
+int cfg_apply_toml(cuzk_config *c, const char *text, size_t len, char *err, size_t errlen)
+{
+    return apply_toml(c, text, len, true, err, errlen);
 }
 
 int cfg_set(cuzk_config *c, const char *section, const char *key, const char *toml_value,
@@ -385,7 +442,7 @@ int cfg_set(cuzk_config *c, const char *section, const char *key, const char *to
     char doc[CFG_STR_MAX + 128];
     int n = snprintf(doc, sizeof doc, "[%s]\n%s = %s\n", section, key, toml_value);
     if (n < 0 || (size_t)n >= sizeof doc) return FAIL("%s.%s: value too long", section, key);
-    return cfg_apply_toml(c, doc, (size_t)n, err, errlen);
+    return apply_toml(c, doc, (size_t)n, false, err, errlen);
 }
 
 void cfg_defaults(cuzk_config *c)
@@ -398,6 +455,7 @@ void cfg_defaults(cuzk_config *c)
             fprintf(stderr, "cuzk: internal: bad default: %s\n", err);
             abort();
         }
+    c->param_cache_set = false; /* the default stands in for the environment's until cfg_finish */
 }
 
 int cfg_apply_file(cuzk_config *c, const char *path, char *err, size_t errlen)
@@ -426,6 +484,17 @@ int cfg_apply_file(cuzk_config *c, const char *path, char *err, size_t errlen)
 
 int cfg_finish(cuzk_config *c, char *err, size_t errlen)
 {
+    /* the Filecoin stack's parameter cache: FIL_PROOFS_PARAMETER_CACHE, else
+     * /var/tmp/filecoin-proof-parameters (rust-fil-proofs, lotus, curio) */
+    if (!c->param_cache_set) {
+        const char *dir = cuzk_fil_param_cache_dir();
+        if (dir[0] != '/')
+            return FAIL("srs.param_cache: $%s = \"%s\" is not an absolute path (set srs.param_cache, or fix the "
+                        "variable)", CUZK_FIL_PARAM_CACHE_ENV, dir);
+        if (strlen(dir) >= CFG_STR_MAX)
+            return FAIL("srs.param_cache: $%s is longer than %d bytes", CUZK_FIL_PARAM_CACHE_ENV, CFG_STR_MAX - 1);
+        strcpy(c->param_cache, dir);
+    }
     if (c->auth_token_file[0]) {
         FILE *f = fopen(c->auth_token_file, "r");
         if (!f) return FAIL("daemon.auth_token_file: %s: %s", c->auth_token_file, strerror(errno));
@@ -439,9 +508,6 @@ int cfg_finish(cuzk_config *c, char *err, size_t errlen)
     for (const char *q = c->auth_token; *q; q++)
         if ((unsigned char)*q <= ' ' || (unsigned char)*q >= 0x7f)
             return FAIL("daemon.auth_token: only printable ASCII without spaces");
-    if (strncmp(c->listen, "unix:", 5) && !c->auth_token[0] && !c->allow_unauthenticated_tcp)
-        return FAIL("daemon.listen: %s is TCP: set daemon.auth_token (or auth_token_file), or "
-                    "daemon.allow_unauthenticated_tcp = true behind a firewall", c->listen);
     if (c->status_listen[0] && !strncmp(c->status_listen, "unix:", 5))
         return FAIL("daemon.status_listen: must be host:port (HTTP)");
     return 0;

@@ -16,6 +16,7 @@
 #define CFG_STR_MAX 512
 #define CFG_MAX_DEVICES 64
 #define CFG_MAX_PRELOAD 16
+#define CFG_MAX_WARNINGS 16
 
 typedef enum cfg_log_level {
     CFG_LOG_TRACE,
@@ -63,6 +64,7 @@ typedef struct cuzk_config {
     uint32_t max_gpu_queue_depth;
     /* [srs] */
     char param_cache[CFG_STR_MAX];
+    bool param_cache_set;            /* named by the file; else cfg_finish takes the environment's */
     bool pce;                        /* srs.pce: pre-compiled circuits in param_cache */
     bool pce_verify_background;      /* srs.pce_verify = "background" */
     char preload[CFG_MAX_PRELOAD][64];
@@ -70,6 +72,10 @@ typedef struct cuzk_config {
     /* [logging] */
     cfg_log_level log_level;
     bool log_json;
+    /* what loaded but deserves a word in the log: keys curio deprecated,
+     * curio's keys set to values this daemon does not act on */
+    char warnings[CFG_MAX_WARNINGS][256];
+    size_t n_warnings;
 } cuzk_config;
 
 /* One key of the table, for documentation checks and `cuzk daemon --help`. */
@@ -92,7 +98,11 @@ int cfg_apply_file(cuzk_config *c, const char *path, char *err, size_t errlen);
 /* Sets one key from a TOML value literal ("\"unix:///x\"", "4", "true"). */
 int cfg_set(cuzk_config *c, const char *section, const char *key, const char *toml_value,
             char *err, size_t errlen);
-/* Final checks across keys (reads auth_token_file). */
+/* Final checks across keys (reads auth_token_file); an unset
+ * srs.param_cache becomes $FIL_PROOFS_PARAMETER_CACHE or
+ * /var/tmp/filecoin-proof-parameters. A TCP listener without a token is
+ * allowed: the service then serves loopback peers only (protected mode)
+ * unless allow_unauthenticated_tcp. */
 int cfg_finish(cuzk_config *c, char *err, size_t errlen);
 /* Writes to out (comma-separated) the keys that differ between a and b and
  * that SIGHUP cannot change; returns their number. */

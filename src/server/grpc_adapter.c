@@ -30,6 +30,8 @@
 #include <grpc/support/alloc.h>
 #include <grpc/support/time.h>
 
+#include "server/peer.h"
+
 const char *rpc_status_name(int code)
 {
     static const char *names[] = {"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT",
@@ -60,6 +62,8 @@ struct rpc_call {
     atomic_bool closed, replied;
     atomic_int refs;
     bool local;
+    int peer_kind;       /* srv_peer_kind */
+    char peer[96];       /* as the core reports it, for messages */
     tag t_new, t_recv, t_close, t_send;
     grpc_byte_buffer *send_buf;
     grpc_slice status_details;
@@ -145,6 +149,8 @@ void rpc_call_reply(rpc_call *c, int code, const char *message, const uint8_t *r
 }
 
 bool rpc_call_is_local(const rpc_call *c) { return c->local; }
+srv_peer_kind rpc_call_peer_kind(const rpc_call *c) { return (srv_peer_kind)c->peer_kind; }
+const char *rpc_call_peer(const rpc_call *c) { return c->peer; }
 
 bool rpc_call_cancelled(const rpc_call *c)
 {
@@ -210,7 +216,9 @@ static void *handler_thread(void *arg)
 static void on_new_call(rpc_server *s, rpc_call *c)
 {
     char *peer = grpc_call_get_peer(c->call);
-    c->local = peer && !strncmp(peer, "unix:", 5);
+    c->peer_kind = (int)srv_peer_classify(peer);
+    c->local = c->peer_kind == SRV_PEER_UNIX;
+    snprintf(c->peer, sizeof c->peer, "%s", peer ? peer : "?");
     gpr_free(peer);
 
     grpc_op op;

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "server/peer.h"
+
 /* gRPC status codes (the subset cuzk uses; values are the wire values). */
 enum {
     RPC_OK = 0,
@@ -60,6 +62,10 @@ void rpc_server_stop(rpc_server *s, uint64_t wait_ms);
 
 /* True when the call came over a unix socket (trusted by file permissions). */
 bool rpc_call_is_local(const rpc_call *c);
+/* Unix socket, loopback TCP or remote TCP (server/peer.h), and the peer
+ * address as the gRPC core reports it ("ipv4:10.0.0.2:41234"). */
+srv_peer_kind rpc_call_peer_kind(const rpc_call *c);
+const char *rpc_call_peer(const rpc_call *c);
 /* Copies the first value of request metadata `key` (lower case) into out;
  * false when absent or too long. */
 bool rpc_call_metadata(const rpc_call *c, const char *key, char *out, size_t outlen);

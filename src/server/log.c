@@ -51,7 +51,16 @@ void log_msg(cfg_log_level level, const char *fmt, ...)
         snprintf(line, sizeof line, "{\"ts\":\"%s\",\"level\":\"%s\",\"msg\":\"%s\"}\n", when,
                  cfg_log_level_name(level), esc);
     } else {
-        snprintf(line, sizeof line, "%s %-5s %s\n", when, cfg_log_level_name(level), msg);
+        /* one record, one line: control bytes (from a client's request id,
+         * say) are written as \xNN so they cannot forge or split lines */
+        char esc[2100];
+        size_t o = 0;
+        for (const unsigned char *p = (const unsigned char *)msg; *p && o + 5 < sizeof esc; p++) {
+            if (*p < 0x20 || *p == 0x7f || *p == '\\') o += (size_t)snprintf(esc + o, sizeof esc - o, "\\x%02x", *p);
+            else esc[o++] = (char)*p;
+        }
+        esc[o] = '\0';
+        snprintf(line, sizeof line, "%s %-5s %s\n", when, cfg_log_level_name(level), esc);
     }
     fputs(line, stderr); /* stderr is unbuffered: one write per line */
 }

@@ -12,6 +12,7 @@
 
 #include "cuzk/fil_request.h"
 #include "cuzk/fil_vanilla.h"
+#include "cuzk/filecoin.h"
 #include "cuzk/v1/proving.pb-c.h"
 #include "server/log.h"
 
@@ -24,6 +25,7 @@ struct srv_service {
     srv_backend *b;
     pthread_mutex_t mu; /* guards token */
     char token[CFG_STR_MAX];
+    atomic_bool open_tcp; /* allow_unauthenticated_tcp: no token, every TCP peer */
     atomic_bool draining;
     struct timespec start;
     atomic_uint_fast64_t calls[M_COUNT + 1][NCODES]; /* last row: unknown methods */
@@ -53,6 +55,8 @@ void service_set_token(srv_service *s, const char *token)
     snprintf(s->token, sizeof s->token, "%s", token ? token : "");
     pthread_mutex_unlock(&s->mu);
 }
+
+void service_set_open_tcp(srv_service *s, bool on) { atomic_store(&s->open_tcp, on); }
 
 void service_set_draining(srv_service *s, bool on) { atomic_store(&s->draining, on); }
 bool service_draining(const srv_service *s) { return atomic_load(&s->draining); }
@@ -105,14 +109,27 @@ static bool token_equal(const char *a, const char *b)
     return d == 0;
 }
 
+/* Unix sockets: file permissions decide. TCP with a token: the token.
+ * TCP without one: every peer with allow_unauthenticated_tcp, otherwise
+ * loopback peers only (protected mode, as Redis does it). */
 static bool authorized(srv_service *s, rpc_call *c, reply *r)
 {
-    if (rpc_call_is_local(c)) return true;
+    srv_peer_kind pk = rpc_call_peer_kind(c);
+    if (pk == SRV_PEER_UNIX) return true;
     char want[CFG_STR_MAX];
     pthread_mutex_lock(&s->mu);
     memcpy(want, s->token, sizeof want);
     pthread_mutex_unlock(&s->mu);
-    if (!want[0]) return true; /* allow_unauthenticated_tcp */
+    if (!want[0]) {
+        if (atomic_load(&s->open_tcp) || pk == SRV_PEER_LOOPBACK) return true;
+        fail(r, RPC_UNAUTHENTICATED,
+             "protected mode: this daemon has no auth_token, so it serves only loopback and unix-socket "
+             "clients, and %.80s is neither. To serve remote clients set [daemon] auth_token (or "
+             "auth_token_file; clients send `authorization: Bearer <token>`), or, on a firewalled network, "
+             "allow_unauthenticated_tcp = true; then restart the daemon",
+             rpc_call_peer(c));
+        return false;
+    }
     char got[CFG_STR_MAX + 16];
     if (!rpc_call_metadata(c, "authorization", got, sizeof got)) {
         fail(r, RPC_UNAUTHENTICATED, "missing `authorization: Bearer <token>` metadata (TCP callers need the daemon's auth_token)");
@@ -158,12 +175,77 @@ bool service_kind_name(int proof_kind, uint64_t sector_size, char *out, size_t o
     return false;
 }
 
-static bool printable_id(const char *s, size_t max)
+bool service_valid_request_id(const char *id, char *why, size_t whylen)
 {
-    size_t n = strlen(s);
-    if (n == 0 || n > max) return false;
-    for (; *s; s++)
-        if ((unsigned char)*s <= ' ' || (unsigned char)*s >= 0x7f) return false;
+    size_t n = strlen(id);
+    if (n == 0 || n > SERVICE_MAX_ID) {
+        snprintf(why, whylen, "request_id is %zu bytes; ids are 1-%d bytes of UTF-8", n, SERVICE_MAX_ID);
+        return false;
+    }
+    const unsigned char *p = (const unsigned char *)id, *end = p + n;
+    while (p < end) {
+        unsigned c = *p;
+        size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+        uint32_t cp = len == 1 ? c : len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
+        bool ok = len && (size_t)(end - p) >= len;
+        for (size_t i = 1; ok && i < len; i++) {
+            ok = (p[i] & 0xc0) == 0x80;
+            cp = cp << 6 | (p[i] & 0x3f);
+        }
+        /* shortest form only, no surrogates, at most U+10FFFF */
+        static const uint32_t min_cp[5] = {0, 0, 0x80, 0x800, 0x10000};
+        if (ok) ok = cp >= min_cp[len] && cp <= 0x10ffff && (cp < 0xd800 || cp > 0xdfff);
+        if (!ok) {
+            snprintf(why, whylen, "request_id is not valid UTF-8 (byte %zu)", (size_t)(p - (const unsigned char *)id));
+            return false;
+        }
+        p += len;
+    }
+    return true;
+}
+
+bool service_sector_size(int proof_kind, uint64_t registered_proof, size_t n_vanilla_proofs, uint64_t *size,
+                         char *why, size_t whylen)
+{
+    uint64_t from_proof = 0;
+    const char *what = "";
+    switch (proof_kind) {
+    case CUZK__V1__PROOF_KIND__POREP_SEAL_COMMIT: {
+        const cuzk_fil_seal_proof *sp = cuzk_fil_seal_proof_get(registered_proof);
+        from_proof = sp ? sp->sector_size : 0;
+        what = "seal proof";
+        break;
+    }
+    case CUZK__V1__PROOF_KIND__WINDOW_POST_PARTITION:
+    case CUZK__V1__PROOF_KIND__WINNING_POST: {
+        const cuzk_fil_post_proof *pp = cuzk_fil_post_proof_get(registered_proof);
+        from_proof = pp ? pp->sector_size : 0;
+        what = "PoSt proof";
+        break;
+    }
+    case CUZK__V1__PROOF_KIND__SNAP_DEALS_UPDATE: {
+        from_proof = cuzk_fil_update_proof_sector_size(registered_proof);
+        what = "update proof";
+        /* a SnapDeals request carries one vanilla proof per partition */
+        unsigned parts = from_proof ? cuzk_fil_snap_partitions(registered_proof) : 0;
+        if (parts && n_vanilla_proofs && n_vanilla_proofs != parts) {
+            snprintf(why, whylen, "sector_size is not set and registered_proof %llu (a %llu-byte update proof, %u "
+                     "partitions) disagrees with the %zu vanilla_proofs",
+                     (unsigned long long)registered_proof, (unsigned long long)from_proof, parts, n_vanilla_proofs);
+            return false;
+        }
+        break;
+    }
+    default:
+        snprintf(why, whylen, "sector_size is not set");
+        return false;
+    }
+    if (!from_proof) {
+        snprintf(why, whylen, "sector_size is not set and registered_proof %llu is not a known %s to derive it from",
+                 (unsigned long long)registered_proof, what);
+        return false;
+    }
+    *size = from_proof;
     return true;
 }
 
@@ -215,18 +297,24 @@ static uint8_t *fil_request_encode(const Cuzk__V1__SubmitProofRequest *q, const 
 }
 
 /* Validates a SubmitProofRequest and submits it. job_id receives the id. */
-static int do_submit(srv_service *s, rpc_call *c, const Cuzk__V1__SubmitProofRequest *q,
+static int do_submit(srv_service *s, rpc_call *c, Cuzk__V1__SubmitProofRequest *q,
                      char *job_id, size_t job_id_len, uint32_t *queue_pos, bool *duplicate,
                      uint32_t timeout_ms, reply *r)
 {
     if (service_draining(s))
         return fail(r, RPC_UNAVAILABLE, "the daemon is shutting down and takes no new proofs; retry on another instance or after restart");
     char kind[64], why[256];
+    /* curio's ProofShare SnapDeals requests carry no sector_size: the
+     * registered proof says it (the engine's kind then checks the rest) */
+    bool fil = q->proof_kind >= CUZK__V1__PROOF_KIND__POREP_SEAL_COMMIT &&
+               q->proof_kind <= CUZK__V1__PROOF_KIND__WINNING_POST;
+    if (fil && q->sector_size == 0 &&
+        !service_sector_size(q->proof_kind, q->registered_proof, q->n_vanilla_proofs, &q->sector_size, why, sizeof why))
+        return fail(r, RPC_INVALID_ARGUMENT, "%s", why);
     if (!service_kind_name(q->proof_kind, q->sector_size, kind, sizeof kind, why, sizeof why))
         return fail(r, RPC_INVALID_ARGUMENT, "%s", why);
     if (q->request_id && q->request_id[0]) {
-        if (!printable_id(q->request_id, 128))
-            return fail(r, RPC_INVALID_ARGUMENT, "request_id must be 1-128 printable ASCII characters without spaces");
+        if (!service_valid_request_id(q->request_id, why, sizeof why)) return fail(r, RPC_INVALID_ARGUMENT, "%s", why);
         snprintf(job_id, job_id_len, "%s", q->request_id);
     } else {
         snprintf(job_id, job_id_len, "job-%llx-%llu", (unsigned long long)time(NULL),
@@ -327,7 +415,7 @@ static int64_t wait_limit(rpc_call *c, uint64_t req_ms)
 static int m_submit(srv_service *s, rpc_call *c, const uint8_t *req, size_t len, reply *r)
 {
     DECODE(Cuzk__V1__SubmitProofRequest, cuzk__v1__submit_proof_request, q);
-    char job_id[160];
+    char job_id[SERVICE_MAX_ID + 1];
     uint32_t pos = 0;
     bool dup = false;
     int code = do_submit(s, c, q, job_id, sizeof job_id, &pos, &dup, 0, r);
@@ -367,13 +455,25 @@ static int await_and_reply(srv_service *s, rpc_call *c, const char *job_id, int6
     return RPC_OK;
 }
 
+/* A job id from a request into out (SERVICE_MAX_ID + 1 bytes); false when
+ * it is longer (never truncated: a prefix could name another job). */
+static bool copy_job_id(char *out, const char *id)
+{
+    size_t n = id ? strlen(id) : 0;
+    if (n > SERVICE_MAX_ID) n = 0;
+    memcpy(out, id ? id : "", n);
+    out[n] = '\0';
+    return !id || strlen(id) <= SERVICE_MAX_ID;
+}
+
 static int m_await(srv_service *s, rpc_call *c, const uint8_t *req, size_t len, reply *r)
 {
     DECODE(Cuzk__V1__AwaitProofRequest, cuzk__v1__await_proof_request, q);
-    char job_id[160];
-    snprintf(job_id, sizeof job_id, "%s", q->job_id ? q->job_id : "");
+    char job_id[SERVICE_MAX_ID + 1];
+    bool fits = copy_job_id(job_id, q->job_id);
     uint64_t t = q->timeout_ms;
     cuzk__v1__await_proof_request__free_unpacked(q, NULL);
+    if (!fits) return fail(r, RPC_INVALID_ARGUMENT, "job_id is longer than %d bytes", SERVICE_MAX_ID);
     if (!job_id[0]) return fail(r, RPC_INVALID_ARGUMENT, "job_id is empty");
     /* A client giving up on Await leaves the job running: it may await again. */
     return await_and_reply(s, c, job_id, wait_limit(c, t), false, false, r);
@@ -386,7 +486,7 @@ static int m_prove(srv_service *s, rpc_call *c, const uint8_t *req, size_t len, 
         cuzk__v1__prove_request__free_unpacked(q, NULL);
         return fail(r, RPC_INVALID_ARGUMENT, "ProveRequest.submit is missing");
     }
-    char job_id[160];
+    char job_id[SERVICE_MAX_ID + 1];
     uint32_t pos = 0;
     bool dup = false;
     int64_t d = rpc_call_deadline_ms(c);
@@ -406,9 +506,10 @@ static int m_prove(srv_service *s, rpc_call *c, const uint8_t *req, size_t len, 
 static int m_cancel(srv_service *s, rpc_call *c, const uint8_t *req, size_t len, reply *r)
 {
     DECODE(Cuzk__V1__CancelProofRequest, cuzk__v1__cancel_proof_request, q);
-    char job_id[160], err[384];
-    snprintf(job_id, sizeof job_id, "%s", q->job_id ? q->job_id : "");
+    char job_id[SERVICE_MAX_ID + 1], err[384];
+    bool fits = copy_job_id(job_id, q->job_id);
     cuzk__v1__cancel_proof_request__free_unpacked(q, NULL);
+    if (!fits) return fail(r, RPC_INVALID_ARGUMENT, "job_id is longer than %d bytes", SERVICE_MAX_ID);
     if (!job_id[0]) return fail(r, RPC_INVALID_ARGUMENT, "job_id is empty");
     bool was = false;
     int code = srv_cancel(s->b, job_id, &was, err, sizeof err);

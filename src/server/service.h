@@ -19,6 +19,9 @@ srv_service *service_create(srv_backend *b);
 void service_destroy(srv_service *s);
 /* Bearer token required from non-local callers ("" = none required). */
 void service_set_token(srv_service *s, const char *token);
+/* allow_unauthenticated_tcp: without a token, serve every TCP peer (else
+ * loopback peers only: protected mode). */
+void service_set_open_tcp(srv_service *s, bool on);
 /* While draining, SubmitProof and Prove get UNAVAILABLE. */
 void service_set_draining(srv_service *s, bool on);
 bool service_draining(const srv_service *s);
@@ -34,5 +37,16 @@ char *service_status_json(srv_service *s);
  * "porep-32g" or "test-porep"; false with a reason for unknown values. */
 bool service_kind_name(int proof_kind, uint64_t sector_size, char *out, size_t outlen,
                        char *why, size_t whylen);
+
+/* Request ids are opaque to clients (curio's WindowPoSt ids hold spaces
+ * and brackets): 1 to SERVICE_MAX_ID bytes of valid UTF-8 (shortest forms,
+ * no surrogates). False with a reason otherwise. Logs escape them. */
+#define SERVICE_MAX_ID 256
+bool service_valid_request_id(const char *id, char *why, size_t whylen);
+/* The sector size of a Filecoin request that carries none, from its
+ * registered proof (seal, PoSt or update proof by proof_kind); for SnapDeals
+ * the number of vanilla proofs must match the proof's partitions. */
+bool service_sector_size(int proof_kind, uint64_t registered_proof, size_t n_vanilla_proofs, uint64_t *size,
+                         char *why, size_t whylen);
 
 #endif
