@@ -101,7 +101,11 @@ conf = os.path.join(tmp, "cuzk.toml")
 with open(conf, "w") as f:
     f.write(f'[daemon]\nlisten = "unix://{sock}"\nmax_message_size = "64MiB"\n'
             f'[srs]\nparam_cache = "{params}"\npce = true\n'
-            f'[synthesis]\npartition_workers = 1\n')
+            f'[synthesis]\npartition_workers = 1\n'
+            # one prover worker: "the first PoRep is being proved, the others wait"
+            # below holds whatever the machine's speed (with two, the second PoRep
+            # could start proving before the WinningPoSt arrives)
+            f'[gpus]\ngpu_workers_per_device = 1\n')
 log = os.path.join(tmp, "daemon.log")
 daemon = subprocess.Popen([CUZK, "daemon", "--config", conf], stdout=subprocess.DEVNULL, stderr=open(log, "w"))
 deadline = time.time() + 60
