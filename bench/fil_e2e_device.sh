@@ -159,8 +159,8 @@ TOML
     grep -oE "proved on device [0-9]+ worker [0-9]+ in [0-9.]+ s" "$OUT/e2e_daemon_$tag.log" |
         awk '{ t = $(NF - 1); s += t; n++; if (min == "" || t < min) min = t; if (t > max) max = t }
              END { if (n) printf "per-partition prove: n %d, mean %.3f s, min %.3f, max %.3f\n", n, s / n, min, max }'
-    # mean of each phase named in the prove lines: "(upload 0.43, eval 0.15, ntt ..., host 0.00)"
-    grep -oE "proved on device .*\(upload.*\)" "$OUT/e2e_daemon_$tag.log" | sed -E 's/.*\((.*)\)/\1/; s/msm //; s/,//g' |
+    # mean of each phase named in the prove lines: "(upload 0.43, eval 0.02, ntt 0.33, msm 1.01: h 0.84 l ..., host 0.00)"
+    grep -oE "proved on device .*\(upload.*\)" "$OUT/e2e_daemon_$tag.log" | sed -E 's/.*\((.*)\)/\1/; s/msm ([0-9.]+):/msm \1/; s/,//g' |
         awk '{ for (i = 1; i < NF; i += 2) { s[$i] += $(i + 1); if (!(($i) in o)) o[$i] = ++k; name[o[$i]] = $i } n++ }
              END { if (n) { printf "per-partition phases (mean of %d, s):", n; for (j = 1; j <= k; j++) printf " %s %.3f", name[j], s[name[j]] / n; print "" } }'
     grep -E "synthesis workers|loaded parameters|device|WARN|ERROR" "$OUT/e2e_daemon_$tag.log" | grep -v "proved on device" | head -12

@@ -38,6 +38,9 @@ A="unix://$work/cuzk.sock"
 start unix "$A"
 expect "single" 0 "COMPLETED, 1920-byte proof" -- "$cuzk" bench single --addr "$A" --type test-porep
 expect "batch table" 0 "test-winning: 4 proofs, 4 ok, 0 failed" -- "$cuzk" bench batch --addr "$A" --type test-winning --count 4 --concurrency 2
+# the daemon's per-partition phases over the run, mean per prove call (the CPU prover times NTT and MSMs)
+expect "single phases" 0 "mean of 10 prove calls, s: upload 0.000 eval 0.000 ntt [0-9.]* msm [0-9.]*" -- "$cuzk" bench single --addr "$A" --type test-porep
+expect "batch phases" 0 "mean of 4 prove calls, s: upload" -- "$cuzk" bench batch --addr "$A" --type test-winning --count 4 --concurrency 2
 expect "stress" 0 "test-window: [0-9]+ proofs, [0-9]+ ok, 0 failed" -- "$cuzk" bench stress --addr "$A" --mix test-winning:4,test-window:2 --duration 2
 expect "status" 0 "test-porep +0 +0" -- "$cuzk" bench status --addr "$A"
 expect "metrics" 0 'cuzk_rpc_requests_total\{method="Prove",code="OK"\}' -- "$cuzk" bench metrics --addr "$A"

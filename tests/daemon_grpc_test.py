@@ -2,6 +2,7 @@
 
 Binds only unix sockets and 127.0.0.1. Witness seeds are fresh per run (the
 seed is printed; CUZK_SEED replays it)."""
+import re
 import os
 import signal
 import socket
@@ -342,9 +343,26 @@ check(comp and comp == cnt and sum(comp.values()) >= 8 and comp.get('cuzk_proofs
 for kind in ("test-porep", "test-window", "test-winning"):
     b = [v for k, v in per_kind.get("cuzk_proof_duration_seconds_bucket{", []) if f'proof_kind="{kind}"' in k]
     check(len(b) == 11 and all(x <= y for x, y in zip(b, b[1:])), f"histogram buckets of {kind} are cumulative: {b}")
+# per-partition prove phases: one histogram with a phase label, cumulative buckets, counted once
+# per prove call (the CPU prover times NTTs and MSMs; upload and eval are the GPU's)
+phase = {}
+for l in m.splitlines():
+    mm = re.match(r'^cuzk_prove_phase_seconds_(bucket|sum|count)\{phase="([a-z_0-9]+)"(?:,le="([^"]+)")?\} (\S+)$', l)
+    if mm:
+        phase.setdefault(mm.group(2), {}).setdefault(mm.group(1), []).append(float(mm.group(4)))
+proved = [float(l.split()[1]) for l in m.splitlines() if l.startswith("cuzk_partitions_proved_total ")]
+check(set(phase) >= {"upload", "eval", "ntt", "msm", "msm_h", "wait", "host"}, f"metrics: prove phases {sorted(phase)}")
+for name, f in phase.items():
+    b, cnt = f.get("bucket", []), f.get("count", [0])[0]
+    check(len(b) == 12 and all(x <= y for x, y in zip(b, b[1:])) and b[-1] == cnt,
+          f"phase {name}: cumulative buckets ending at the count: {b} {cnt}")
+ntt_n = phase.get("ntt", {}).get("count", [0])[0]
+# every successful prove call is timed, also one whose job was cancelled meanwhile (not counted as proved)
+check(proved and 8 <= ntt_n and abs(ntt_n - proved[0]) <= 8 and len({f["count"][0] for f in phase.values()}) == 1
+      and phase["ntt"]["sum"][0] > 0 and phase["msm"]["sum"][0] > 0,
+      f"phases counted once per prove call ({ntt_n}, partitions proved {proved}), NTT and MSM time > 0")
 total = [float(l.split()[1]) for l in m.splitlines() if l.startswith("cuzk_proofs_completed_total ")]
 check(total and total == done, f"cuzk_proofs_completed_total = cuzk_jobs_completed_total: {total} {done}")
-import re  # noqa: E402
 sample = re.compile(r'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="[^"\\]*",?)*\})? -?[0-9.e+-]+$')
 badlines = [l for l in m.splitlines() if l and not l.startswith("# ") and not sample.match(l)]
 check(not badlines, f"Prometheus exposition format: {badlines[:3]}")

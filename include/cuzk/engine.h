@@ -468,11 +468,13 @@ int cuzk_engine_pce_state(cuzk_engine *e, const char *circuit_id, cuzk_pce_state
 
 /* Phases of a proof as the provers that report them (last_timing) measure
  * them: the witness upload, a, b, c from the PCE, H (the NTTs), the five
- * MSMs, waiting for the device (another worker's kernel region), and host:
- * the rest of the call (host copies and gathers, the final combination). */
+ * MSMs together and each one (the CPU prover runs them as one task list:
+ * its single ones stay 0), waiting for the device (another worker's kernel
+ * region), and host: the rest of the call (host copies and gathers, the
+ * final combination). */
 enum {
-    CUZK_PHASE_UPLOAD, CUZK_PHASE_EVAL, CUZK_PHASE_NTT, CUZK_PHASE_MSM_H, CUZK_PHASE_MSM_L, CUZK_PHASE_MSM_A,
-    CUZK_PHASE_MSM_B_G1, CUZK_PHASE_MSM_B_G2, CUZK_PHASE_WAIT, CUZK_PHASE_HOST, CUZK_PHASES
+    CUZK_PHASE_UPLOAD, CUZK_PHASE_EVAL, CUZK_PHASE_NTT, CUZK_PHASE_MSM, CUZK_PHASE_MSM_H, CUZK_PHASE_MSM_L,
+    CUZK_PHASE_MSM_A, CUZK_PHASE_MSM_B_G1, CUZK_PHASE_MSM_B_G2, CUZK_PHASE_WAIT, CUZK_PHASE_HOST, CUZK_PHASES
 };
 /* Histogram buckets of a phase (seconds, upper bounds; the last is +Inf). */
 #define CUZK_PHASE_BUCKETS 12

@@ -222,6 +222,54 @@ static void summary(const record *rs, size_t n, int kind_ix, double wall_s)
         }
 }
 
+/* ---- prove phases (the daemon's cuzk_prove_phase_seconds histogram) ---------- */
+
+#define NPHASES 16
+typedef struct phases {
+    int n;
+    char name[NPHASES][16];
+    double sum[NPHASES], count;
+} phases;
+
+/* The phase sums and the count of timed prove calls now; n = 0 when the
+ * daemon has none (an older daemon, or metrics refused). */
+static void phases_get(phases *ph)
+{
+    memset(ph, 0, sizeof *ph);
+    Cuzk__V1__GetMetricsRequest q = CUZK__V1__GET_METRICS_REQUEST__INIT;
+    ProtobufCMessage *resp = NULL;
+    char msg[256];
+    if (call("GetMetrics", &q.base, &cuzk__v1__get_metrics_response__descriptor, &resp, O.timeout_ms, msg,
+             sizeof msg) != RPC_OK)
+        return;
+    const char *t = ((Cuzk__V1__GetMetricsResponse *)resp)->prometheus_text;
+    static const char sum_p[] = "cuzk_prove_phase_seconds_sum{phase=\"", cnt_p[] = "cuzk_prove_phase_seconds_count{phase=\"";
+    for (const char *l = t; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+        const bool is_sum = !strncmp(l, sum_p, sizeof sum_p - 1), is_cnt = !strncmp(l, cnt_p, sizeof cnt_p - 1);
+        if (!is_sum && !is_cnt) continue;
+        const char *name = l + (is_sum ? sizeof sum_p : sizeof cnt_p) - 1, *end = strchr(name, '"');
+        if (!end || (size_t)(end - name) >= sizeof ph->name[0] || end[1] != '}') continue;
+        const double v = strtod(end + 2, NULL);
+        if (is_cnt) {
+            ph->count = v;
+        } else if (ph->n < NPHASES) {
+            memcpy(ph->name[ph->n], name, (size_t)(end - name));
+            ph->sum[ph->n++] = v;
+        }
+    }
+    protobuf_c_message_free_unpacked(resp, NULL);
+}
+
+/* Mean seconds per prove call of each phase between two snapshots. */
+static void phases_print(const phases *a, const phases *b)
+{
+    const double calls = b->count - a->count;
+    if (b->n == 0 || a->n != b->n || calls <= 0) return;
+    printf("  prove phases on the daemon (all its work meanwhile), mean of %.0f prove calls, s:", calls);
+    for (int i = 0; i < b->n; i++) printf(" %s %.3f", b->name[i], (b->sum[i] - a->sum[i]) / calls);
+    printf("\n");
+}
+
 /* ---- batch ------------------------------------------------------------------ */
 
 typedef struct batch_state {
@@ -260,6 +308,8 @@ static int run_batch(int kind_ix, uint32_t count, uint32_t conc)
     b.rs = calloc(count ? count : 1, sizeof *b.rs);
     pthread_t *th = calloc(conc, sizeof *th);
     if (!b.rs || !th) return cli_errorf("out of memory"), 1;
+    phases ph0, ph1;
+    phases_get(&ph0);
     double t0 = cli_now();
     uint32_t started = 0;
     for (uint32_t j = 0; j < conc; j++)
@@ -274,6 +324,8 @@ static int run_batch(int kind_ix, uint32_t count, uint32_t conc)
     double wall = cli_now() - t0;
     progress("batch", atomic_load(&b.done), count, 0, atomic_load(&b.failed), wall, true);
     summary(b.rs, count, kind_ix, wall);
+    phases_get(&ph1);
+    phases_print(&ph0, &ph1);
     int rc = atomic_load(&b.failed) ? 1 : 0;
     free(b.rs);
     free(th);
@@ -392,14 +444,18 @@ static int report(int code, const char *msg)
 static int run_single(int kind_ix)
 {
     record r;
+    phases ph0, ph1;
+    phases_get(&ph0);
     prove_one(kind_ix, 0, &r);
     if (r.grpc != RPC_OK) return report(r.grpc, r.msg);
+    phases_get(&ph1);
     printf("%s: %s, %zu-byte proof (%zu partitions of 192 bytes), each partition verified by the daemon before the reply\n",
            kinds[kind_ix].name, status_name(r.status), r.proof_len, r.proof_len / 192);
     if (r.msg[0]) printf("  message: %s\n", r.msg);
     printf("  client round trip %.1f ms; daemon: queue %llu ms, synthesis %llu ms, prove %llu ms, verify %llu ms, total %llu ms\n",
            r.client_ms, (unsigned long long)r.queue, (unsigned long long)r.synth, (unsigned long long)r.prove,
            (unsigned long long)r.verify, (unsigned long long)r.total);
+    phases_print(&ph0, &ph1);
     return record_ok(&r) ? 0 : 1;
 }
 

@@ -491,6 +491,42 @@ int srv_get_status(srv_backend *b, srv_status *out)
     return RPC_OK;
 }
 
+/* Per-partition prove phases (the engine's counters): one histogram with a
+ * phase label, cumulative buckets as Prometheus wants them. Appends to p. */
+static char *phase_metrics(const cuzk_engine_counters *c, char *p, size_t *len, size_t *cap)
+{
+    size_t need = *len + 1024 + (size_t)CUZK_PHASES * (CUZK_PHASE_BUCKETS + 2) * 96;
+    if (need > *cap) {
+        char *q = realloc(p, need);
+        if (!q) {
+            free(p);
+            return NULL;
+        }
+        p = q, *cap = need;
+    }
+#define APP(...)                                                                     \
+    do {                                                                             \
+        int n_ = snprintf(p + *len, *cap - *len, __VA_ARGS__);                       \
+        if (n_ > 0 && *len + (size_t)n_ < *cap) *len += (size_t)n_;                  \
+    } while (0)
+    APP("# HELP cuzk_prove_phase_seconds Per-partition prove phases: witness upload, PCE evaluation, NTTs, "
+        "MSMs (together and each), waiting for the device, host.\n# TYPE cuzk_prove_phase_seconds histogram\n");
+    for (unsigned ph = 0; ph < CUZK_PHASES; ph++) {
+        const char *name = cuzk_engine_phase_name(ph);
+        unsigned long long cum = 0;
+        for (unsigned k = 0; k + 1 < CUZK_PHASE_BUCKETS; k++) {
+            cum += c->phase_hist[ph][k];
+            APP("cuzk_prove_phase_seconds_bucket{phase=\"%s\",le=\"%g\"} %llu\n", name, cuzk_engine_phase_le[k], cum);
+        }
+        cum += c->phase_hist[ph][CUZK_PHASE_BUCKETS - 1];
+        APP("cuzk_prove_phase_seconds_bucket{phase=\"%s\",le=\"+Inf\"} %llu\n", name, cum);
+        APP("cuzk_prove_phase_seconds_sum{phase=\"%s\"} %.6f\n", name, c->phase_sum_s[ph]);
+        APP("cuzk_prove_phase_seconds_count{phase=\"%s\"} %llu\n", name, (unsigned long long)c->phase_count);
+    }
+#undef APP
+    return p;
+}
+
 /* curio's daemon's metric names and shapes, beside ours: dashboards built on
  * it read these. Appends to p (capacity *cap, length *len). */
 static char *curio_metrics(srv_backend *b, const cuzk_engine_counters *c, char *p, size_t *len, size_t *cap)
@@ -624,6 +660,7 @@ char *srv_metrics_text(srv_backend *b, char *buf)
         n = snprintf(p + len, cap - len, "cuzk_device_failed{device=\"%u\",reason=\"%s\"} %d\n", d, esc, failed);
         if (n > 0 && len + (size_t)n < cap) len += (size_t)n;
     }
+    if (!(p = phase_metrics(&c, p, &len, &cap))) return NULL;
     return curio_metrics(b, &c, p, &len, &cap);
 }
 
