@@ -491,45 +491,61 @@ int srv_get_status(srv_backend *b, srv_status *out)
     return RPC_OK;
 }
 
-/* Per-partition prove phases (the engine's counters): one histogram with a
- * phase label, cumulative buckets as Prometheus wants them. Appends to p. */
-static char *phase_metrics(const cuzk_engine_counters *c, char *p, size_t *len, size_t *cap)
+/* The metrics text, grown as it is written; out of memory frees it and
+ * sets p to NULL (every later append is then a no-op). */
+typedef struct mtext {
+    char *p;
+    size_t len, cap;
+} mtext;
+
+static void __attribute__((format(printf, 2, 3))) mt_printf(mtext *t, const char *fmt, ...)
 {
-    size_t need = *len + 1024 + (size_t)CUZK_PHASES * (CUZK_PHASE_BUCKETS + 2) * 96;
-    if (need > *cap) {
-        char *q = realloc(p, need);
-        if (!q) {
-            free(p);
-            return NULL;
+    if (!t->p) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(t->p + t->len, t->cap - t->len, fmt, ap);
+        va_end(ap);
+        if (n < 0) return;
+        if (t->len + (size_t)n < t->cap) {
+            t->len += (size_t)n;
+            return;
         }
-        p = q, *cap = need;
+        size_t cap = 2 * t->cap + (size_t)n + 1;
+        char *q = realloc(t->p, cap);
+        if (!q) {
+            free(t->p);
+            t->p = NULL;
+            return;
+        }
+        t->p = q, t->cap = cap;
     }
-#define APP(...)                                                                     \
-    do {                                                                             \
-        int n_ = snprintf(p + *len, *cap - *len, __VA_ARGS__);                       \
-        if (n_ > 0 && *len + (size_t)n_ < *cap) *len += (size_t)n_;                  \
-    } while (0)
-    APP("# HELP cuzk_prove_phase_seconds Per-partition prove phases: witness upload, PCE evaluation, NTTs, "
-        "MSMs (together and each), waiting for the device, host.\n# TYPE cuzk_prove_phase_seconds histogram\n");
+}
+
+/* Per-partition prove phases (the engine's counters): one histogram with a
+ * phase label, cumulative buckets as Prometheus wants them. */
+static void phase_metrics(const cuzk_engine_counters *c, mtext *t)
+{
+    mt_printf(t, "# HELP cuzk_prove_phase_seconds Per-partition prove phases: witness upload, PCE evaluation, NTTs, "
+                 "MSMs (together and each), waiting for the device, host.\n# TYPE cuzk_prove_phase_seconds histogram\n");
     for (unsigned ph = 0; ph < CUZK_PHASES; ph++) {
         const char *name = cuzk_engine_phase_name(ph);
         unsigned long long cum = 0;
         for (unsigned k = 0; k + 1 < CUZK_PHASE_BUCKETS; k++) {
             cum += c->phase_hist[ph][k];
-            APP("cuzk_prove_phase_seconds_bucket{phase=\"%s\",le=\"%g\"} %llu\n", name, cuzk_engine_phase_le[k], cum);
+            mt_printf(t, "cuzk_prove_phase_seconds_bucket{phase=\"%s\",le=\"%g\"} %llu\n", name,
+                      cuzk_engine_phase_le[k], cum);
         }
         cum += c->phase_hist[ph][CUZK_PHASE_BUCKETS - 1];
-        APP("cuzk_prove_phase_seconds_bucket{phase=\"%s\",le=\"+Inf\"} %llu\n", name, cum);
-        APP("cuzk_prove_phase_seconds_sum{phase=\"%s\"} %.6f\n", name, c->phase_sum_s[ph]);
-        APP("cuzk_prove_phase_seconds_count{phase=\"%s\"} %llu\n", name, (unsigned long long)c->phase_count);
+        mt_printf(t, "cuzk_prove_phase_seconds_bucket{phase=\"%s\",le=\"+Inf\"} %llu\n", name, cum);
+        mt_printf(t, "cuzk_prove_phase_seconds_sum{phase=\"%s\"} %.6f\n", name, c->phase_sum_s[ph]);
+        mt_printf(t, "cuzk_prove_phase_seconds_count{phase=\"%s\"} %llu\n", name, (unsigned long long)c->phase_count);
     }
-#undef APP
-    return p;
 }
 
 /* curio's daemon's metric names and shapes, beside ours: dashboards built on
- * it read these. Appends to p (capacity *cap, length *len). */
-static char *curio_metrics(srv_backend *b, const cuzk_engine_counters *c, char *p, size_t *len, size_t *cap)
+ * it read these. */
+static void curio_metrics(srv_backend *b, const cuzk_engine_counters *c, mtext *t)
 {
     pthread_mutex_lock(&b->mu);
     prune(b);
@@ -543,52 +559,36 @@ static char *curio_metrics(srv_backend *b, const cuzk_engine_counters *c, char *
     kind_stats st[MAX_KINDS];
     memcpy(st, b->stats, sizeof st);
     pthread_mutex_unlock(&b->mu);
-    size_t need = *len + 2048 + b->n_kinds * (256 + NBUCKETS * 96);
-    if (need > *cap) {
-        char *q = realloc(p, need);
-        if (!q) {
-            free(p);
-            return NULL;
-        }
-        p = q, *cap = need;
-    }
-#define APP(...)                                                                     \
-    do {                                                                             \
-        int n_ = snprintf(p + *len, *cap - *len, __VA_ARGS__);                       \
-        if (n_ > 0 && *len + (size_t)n_ < *cap) *len += (size_t)n_;                  \
-    } while (0)
-    APP("# HELP cuzk_proofs_completed_total Proofs completed (curio's name; = cuzk_jobs_completed_total).\n"
+    mt_printf(t, "# HELP cuzk_proofs_completed_total Proofs completed (curio's name; = cuzk_jobs_completed_total).\n"
         "# TYPE cuzk_proofs_completed_total counter\ncuzk_proofs_completed_total %llu\n",
         (unsigned long long)c->jobs_done);
-    APP("# HELP cuzk_proofs_failed_total Proofs failed (curio's name; = cuzk_jobs_failed_total).\n"
+    mt_printf(t, "# HELP cuzk_proofs_failed_total Proofs failed (curio's name; = cuzk_jobs_failed_total).\n"
         "# TYPE cuzk_proofs_failed_total counter\ncuzk_proofs_failed_total %llu\n", (unsigned long long)c->jobs_failed);
-    APP("# HELP cuzk_queue_depth Jobs waiting to start (curio's name).\n# TYPE cuzk_queue_depth gauge\n"
+    mt_printf(t, "# HELP cuzk_queue_depth Jobs waiting to start (curio's name).\n# TYPE cuzk_queue_depth gauge\n"
         "cuzk_queue_depth %u\n", queued);
-    APP("# HELP cuzk_running_jobs Jobs being proved (curio's name).\n# TYPE cuzk_running_jobs gauge\n"
+    mt_printf(t, "# HELP cuzk_running_jobs Jobs being proved (curio's name).\n# TYPE cuzk_running_jobs gauge\n"
         "cuzk_running_jobs %u\n", running);
-    APP("# HELP cuzk_gpu_workers Prover workers (curio's name).\n# TYPE cuzk_gpu_workers gauge\ncuzk_gpu_workers %u\n",
+    mt_printf(t, "# HELP cuzk_gpu_workers Prover workers (curio's name).\n# TYPE cuzk_gpu_workers gauge\ncuzk_gpu_workers %u\n",
         cuzk_engine_num_devices(b->e) * b->workers_per_device);
-    APP("# HELP cuzk_proofs_completed Completions per proof kind (curio's name).\n"
+    mt_printf(t, "# HELP cuzk_proofs_completed Completions per proof kind (curio's name).\n"
         "# TYPE cuzk_proofs_completed counter\n");
     for (size_t k = 0; k < b->n_kinds; k++)
-        APP("cuzk_proofs_completed{proof_kind=\"%s\"} %llu\n", b->kinds[k], (unsigned long long)st[k].completed);
-    APP("# HELP cuzk_proofs_failed Failures per proof kind (curio's name).\n# TYPE cuzk_proofs_failed counter\n");
+        mt_printf(t, "cuzk_proofs_completed{proof_kind=\"%s\"} %llu\n", b->kinds[k], (unsigned long long)st[k].completed);
+    mt_printf(t, "# HELP cuzk_proofs_failed Failures per proof kind (curio's name).\n# TYPE cuzk_proofs_failed counter\n");
     for (size_t k = 0; k < b->n_kinds; k++)
-        APP("cuzk_proofs_failed{proof_kind=\"%s\"} %llu\n", b->kinds[k], (unsigned long long)st[k].failed);
-    APP("# HELP cuzk_proof_duration_seconds Wall time of completed proofs, submit to proof, per kind.\n"
+        mt_printf(t, "cuzk_proofs_failed{proof_kind=\"%s\"} %llu\n", b->kinds[k], (unsigned long long)st[k].failed);
+    mt_printf(t, "# HELP cuzk_proof_duration_seconds Wall time of completed proofs, submit to proof, per kind.\n"
         "# TYPE cuzk_proof_duration_seconds histogram\n");
     for (size_t k = 0; k < b->n_kinds; k++) {
         for (size_t i = 0; i < NBUCKETS; i++)
-            APP("cuzk_proof_duration_seconds_bucket{proof_kind=\"%s\",le=\"%g\"} %llu\n", b->kinds[k], dur_le[i],
+            mt_printf(t, "cuzk_proof_duration_seconds_bucket{proof_kind=\"%s\",le=\"%g\"} %llu\n", b->kinds[k], dur_le[i],
                 (unsigned long long)st[k].buckets[i]);
-        APP("cuzk_proof_duration_seconds_bucket{proof_kind=\"%s\",le=\"+Inf\"} %llu\n", b->kinds[k],
+        mt_printf(t, "cuzk_proof_duration_seconds_bucket{proof_kind=\"%s\",le=\"+Inf\"} %llu\n", b->kinds[k],
             (unsigned long long)st[k].completed);
-        APP("cuzk_proof_duration_seconds_sum{proof_kind=\"%s\"} %.3f\n", b->kinds[k], st[k].dur_sum);
-        APP("cuzk_proof_duration_seconds_count{proof_kind=\"%s\"} %llu\n", b->kinds[k],
+        mt_printf(t, "cuzk_proof_duration_seconds_sum{proof_kind=\"%s\"} %.3f\n", b->kinds[k], st[k].dur_sum);
+        mt_printf(t, "cuzk_proof_duration_seconds_count{proof_kind=\"%s\"} %llu\n", b->kinds[k],
             (unsigned long long)st[k].completed);
     }
-#undef APP
-    return p;
 }
 
 char *srv_metrics_text(srv_backend *b, char *buf)
@@ -632,21 +632,18 @@ char *srv_metrics_text(srv_backend *b, char *buf)
         {"cuzk_synthesis_limit", "gauge", "Partitions synthesized at once at most.", (double)c.synthesis_limit},
     };
     unsigned nd = cuzk_engine_num_devices(b->e);
-    size_t len = buf ? strlen(buf) : 0, cap = len + 8192 + (size_t)nd * 512; /* a device line < 512 */
-    char *p = realloc(buf, cap);
-    if (!p) {
+    mtext t = {.len = buf ? strlen(buf) : 0};
+    t.cap = t.len + 16384;
+    if (!(t.p = realloc(buf, t.cap))) {
         free(buf);
         return NULL;
     }
-    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
-        int n = snprintf(p + len, cap - len, "# HELP %s %s\n# TYPE %s %s\n%s %.17g\n", m[i].name,
-                         m[i].help, m[i].name, m[i].type, m[i].name, m[i].v);
-        if (n > 0 && len + (size_t)n < cap) len += (size_t)n;
-    }
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+        mt_printf(&t, "# HELP %s %s\n# TYPE %s %s\n%s %.17g\n", m[i].name, m[i].help, m[i].name, m[i].type,
+                  m[i].name, m[i].v);
     /* one series per device: 1 when failed, with the reason as a label */
-    int n = snprintf(p + len, cap - len, "# HELP cuzk_device_failed Prover device marked failed (1) or not (0).\n"
-                                         "# TYPE cuzk_device_failed gauge\n");
-    if (n > 0 && len + (size_t)n < cap) len += (size_t)n;
+    mt_printf(&t, "# HELP cuzk_device_failed Prover device marked failed (1) or not (0).\n"
+                  "# TYPE cuzk_device_failed gauge\n");
     for (unsigned d = 0; d < nd; d++) {
         char why[224], esc[2 * sizeof why];
         bool failed = cuzk_engine_device_failed(b->e, d, why, sizeof why);
@@ -657,11 +654,11 @@ char *srv_metrics_text(srv_backend *b, char *buf)
             else esc[k++] = *q;
         }
         esc[k] = 0;
-        n = snprintf(p + len, cap - len, "cuzk_device_failed{device=\"%u\",reason=\"%s\"} %d\n", d, esc, failed);
-        if (n > 0 && len + (size_t)n < cap) len += (size_t)n;
+        mt_printf(&t, "cuzk_device_failed{device=\"%u\",reason=\"%s\"} %d\n", d, esc, failed);
     }
-    if (!(p = phase_metrics(&c, p, &len, &cap))) return NULL;
-    return curio_metrics(b, &c, p, &len, &cap);
+    phase_metrics(&c, &t);
+    curio_metrics(b, &c, &t);
+    return t.p;
 }
 
 char *srv_status_json(srv_backend *b) { return cuzk_engine_status_json(b->e); }
