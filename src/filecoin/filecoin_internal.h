@@ -5,10 +5,41 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cuzk/fil_vanilla.h"
+
 /* SHA-256 over n concatenated parts (zeros on an OpenSSL failure, which needs no handling:
  * the inputs are fixed-size and in memory). */
 void fil_sha256_parts(uint8_t out[32], const void *const *parts, const size_t *lens, int n);
 
+/* ---- synthetic sectors (sparse.c) ---- */
+
+/* SHA-256 of tag || a || b || c (little-endian u64s): deterministic bytes from a seed. */
+void fil_tagged_hash(uint8_t out[32], const char *tag, uint64_t a, uint64_t b, uint64_t c);
+/* A deterministic canonical element (top two bits cleared, as fr32). */
+void fil_det_fr(cuzk_fr *out, const char *tag, uint64_t a, uint64_t b, uint64_t c);
+/* qsort comparison of u64s; the index of x in sorted v (n entries), or -1. */
+int fil_u64cmp(const void *a, const void *b);
+ptrdiff_t fil_u64_find(const uint64_t *v, size_t n, uint64_t x);
+
+/* A sparse tree over some opened leaves: per level the touched groups' children (the opened
+ * nodes' values, the others filled), so every opened path reaches one root. */
+typedef struct fil_sparse {
+    const cuzk_tree_shape *shape;
+    uint64_t nodes;
+    size_t levels;
+    uint64_t *gid[64]; /* sorted group ids per level */
+    cuzk_fr *ch[64];   /* arity children per group */
+    size_t ng[64];
+    cuzk_fr root;
+} fil_sparse;
+/* The value of an unopened node (level, index): any deterministic filler. */
+typedef void (*fil_sparse_fill)(void *ctx, size_t level, uint64_t index, cuzk_fr *out);
+/* idx: sorted unique leaf indexes, val their leaves (n of them). */
+int fil_sparse_build(fil_sparse *t, const cuzk_tree_shape *shape, uint64_t nodes, const uint64_t *idx,
+                     const cuzk_fr *val, size_t n, fil_sparse_fill fill, void *fctx);
+/* The siblings of an opened leaf's path, leaf to root (CUZK_ERR_INVALID_ARG: not opened). */
+int fil_sparse_path(const fil_sparse *t, uint64_t leaf, cuzk_fr *sib);
+void fil_sparse_free(fil_sparse *t);
 
 static inline uint64_t fil_rd_le64(const uint8_t *p) {
     uint64_t v = 0;

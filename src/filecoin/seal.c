@@ -22,32 +22,10 @@ static const cuzk_tree_shape TREE_D = {CUZK_TREE_SHA256, 2, 0, 0};
 
 /* ---- small helpers ------------------------------------------------------------------------ */
 
-static void tagged_hash(uint8_t out[32], const char *tag, uint64_t a, uint64_t b, uint64_t c)
-{
-    uint8_t n[24];
-    for (int i = 0; i < 8; i++) {
-        n[i] = (uint8_t)(a >> (8 * i));
-        n[8 + i] = (uint8_t)(b >> (8 * i));
-        n[16 + i] = (uint8_t)(c >> (8 * i));
-    }
-    const void *p[2] = {tag, n};
-    const size_t l[2] = {strlen(tag), sizeof n};
-    fil_sha256_parts(out, p, l, 2);
-}
-
 void cuzk_seal_randomness(uint64_t seed, uint8_t ticket[32], uint8_t interactive_seed[32])
 {
-    tagged_hash(ticket, "cuzk-seal ticket", seed, 0, 0);
-    tagged_hash(interactive_seed, "cuzk-seal seed", seed, 0, 0);
-}
-
-/* A deterministic canonical element (top two bits cleared, as fr32). */
-static void det_fr(cuzk_fr *out, const char *tag, uint64_t a, uint64_t b, uint64_t c)
-{
-    uint8_t h[32];
-    tagged_hash(h, tag, a, b, c);
-    h[31] &= 0x3f;
-    cuzk_fr_from_le32(out, h);
+    fil_tagged_hash(ticket, "cuzk-seal ticket", seed, 0, 0);
+    fil_tagged_hash(interactive_seed, "cuzk-seal seed", seed, 0, 0);
 }
 
 static unsigned nthreads_of(unsigned n)
@@ -172,7 +150,7 @@ int cuzk_seal(cuzk_sealed_sector *s, const cuzk_seal_params *p)
     /* data: ChaCha8 keyed by a hash of the seed, 32 bytes a node, fr32 */
     {
         uint8_t key[32], b[32];
-        tagged_hash(key, "cuzk-seal data", p->seed, 0, 0);
+        fil_tagged_hash(key, "cuzk-seal data", p->seed, 0, 0);
         cuzk_fil_chacha8_rng r;
         cuzk_fil_chacha8_rng_init(&r, key);
         for (uint64_t n = 0; n < N; n++) {
@@ -368,110 +346,6 @@ int cuzk_seal_write_dir(const cuzk_sealed_sector *s, const char *dir)
 
 /* ---- the synthetic full-size C1 ----------------------------------------------------------- */
 
-/* A sparse tree over some opened leaves: per level the touched groups' children (the opened
- * nodes' values, the others filled), so every opened path reaches one root. */
-typedef struct sparse {
-    const cuzk_tree_shape *shape;
-    uint64_t nodes;
-    size_t levels;
-    uint64_t *gid[64]; /* sorted group ids per level */
-    cuzk_fr *ch[64];   /* arity children per group */
-    size_t ng[64];
-    cuzk_fr root;
-} sparse;
-
-typedef void (*fill_fn)(void *ctx, size_t level, uint64_t index, cuzk_fr *out);
-
-static int u64cmp(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static ptrdiff_t find(const uint64_t *v, size_t n, uint64_t x)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t m = (lo + hi) / 2;
-        if (v[m] < x) lo = m + 1;
-        else hi = m;
-    }
-    return lo < n && v[lo] == x ? (ptrdiff_t)lo : -1;
-}
-
-/* idx: sorted unique leaf indexes, val their leaves (n of them). */
-static int sparse_build(sparse *t, const cuzk_tree_shape *shape, uint64_t nodes, const uint64_t *idx,
-                        const cuzk_fr *val, size_t n, fill_fn fill, void *fctx)
-{
-    memset(t, 0, sizeof *t);
-    t->shape = shape;
-    t->nodes = nodes;
-    t->levels = cuzk_tree_levels(shape, nodes);
-    if (!t->levels || t->levels > 64) return CUZK_ERR_INVALID_ARG;
-    uint64_t *ci = malloc(sizeof(uint64_t) * n);
-    cuzk_fr *cv = malloc(sizeof(cuzk_fr) * n);
-    if (!ci || !cv) {
-        free(ci);
-        free(cv);
-        return CUZK_ERR_NO_MEMORY;
-    }
-    memcpy(ci, idx, sizeof(uint64_t) * n);
-    memcpy(cv, val, sizeof(cuzk_fr) * n);
-    int rc = 0;
-    for (size_t l = 0; l < t->levels && !rc; l++) {
-        unsigned a = cuzk_tree_level_arity(shape, nodes, l);
-        size_t ng = 0;
-        for (size_t i = 0; i < n; i++)
-            if (i == 0 || ci[i] / a != ci[i - 1] / a) ng++;
-        t->gid[l] = malloc(sizeof(uint64_t) * ng);
-        t->ch[l] = malloc(sizeof(cuzk_fr) * ng * a);
-        if (!t->gid[l] || !t->ch[l]) {
-            rc = CUZK_ERR_NO_MEMORY;
-            break;
-        }
-        t->ng[l] = ng;
-        size_t g = 0, i = 0;
-        while (i < n) {
-            uint64_t gi = ci[i] / a;
-            t->gid[l][g] = gi;
-            for (unsigned j = 0; j < a; j++) {
-                uint64_t x = gi * a + j;
-                if (i < n && ci[i] == x) t->ch[l][g * a + j] = cv[i++];
-                else fill(fctx, l, x, &t->ch[l][g * a + j]);
-            }
-            cuzk_tree_hash_node(&cv[g], shape->hash, &t->ch[l][g * a], a);
-            ci[g] = gi;
-            g++;
-        }
-        n = ng;
-    }
-    if (!rc) t->root = cv[0];
-    free(ci);
-    free(cv);
-    return rc;
-}
-
-static int sparse_path(const sparse *t, uint64_t leaf, cuzk_fr *sib)
-{
-    for (size_t l = 0; l < t->levels; l++) {
-        unsigned a = cuzk_tree_level_arity(t->shape, t->nodes, l);
-        ptrdiff_t g = find(t->gid[l], t->ng[l], leaf / a);
-        if (g < 0) return CUZK_ERR_INVALID_ARG;
-        for (unsigned j = 0; j < a; j++)
-            if (j != leaf % a) *sib++ = t->ch[l][(size_t)g * a + j];
-        leaf /= a;
-    }
-    return 0;
-}
-
-static void sparse_free(sparse *t)
-{
-    for (size_t l = 0; l < 64; l++) {
-        free(t->gid[l]);
-        free(t->ch[l]);
-    }
-}
-
 typedef struct synth {
     const cuzk_porep_config *cfg;
     uint64_t seed;
@@ -479,19 +353,19 @@ typedef struct synth {
     size_t n;
     cuzk_fr *cols;   /* n x layers */
     cuzk_fr zero[64];
-    sparse c, r;
+    fil_sparse c, r;
 } synth;
 
 static void fill_random(void *ctx, size_t level, uint64_t index, cuzk_fr *out)
 {
     const synth *s = ctx;
-    det_fr(out, "cuzk-synth filler", s->seed, level, index);
+    fil_det_fr(out, "cuzk-synth filler", s->seed, level, index);
 }
 
 static void synth_column(void *ctx, uint64_t node, cuzk_fr *rows)
 {
     const synth *s = ctx;
-    ptrdiff_t i = find(s->nodes, s->n, node);
+    ptrdiff_t i = fil_u64_find(s->nodes, s->n, node);
     memcpy(rows, &s->cols[(size_t)i * s->cfg->layers], sizeof(cuzk_fr) * s->cfg->layers);
 }
 
@@ -509,7 +383,7 @@ static int synth_path(void *ctx, int tree, uint64_t node, cuzk_fr *sib)
         for (size_t l = 0; (1ull << l) < s->cfg->nodes; l++) sib[l] = s->zero[l];
         return 0;
     }
-    return sparse_path(tree == 1 ? &s->c : &s->r, node, sib);
+    return fil_sparse_path(tree == 1 ? &s->c : &s->r, node, sib);
 }
 
 int cuzk_seal_synthetic_c1(const cuzk_seal_params *p, cuzk_fil_c1 **out)
@@ -561,13 +435,13 @@ int cuzk_seal_synthetic_c1(const cuzk_seal_params *p, cuzk_fil_c1 **out)
         s.nodes[s.n++] = chs[i];
         for (int j = 0; j < CUZK_FIL_DEGREE; j++) s.nodes[s.n++] = par[j];
     }
-    qsort(s.nodes, s.n, sizeof(uint64_t), u64cmp);
+    qsort(s.nodes, s.n, sizeof(uint64_t), fil_u64cmp);
     size_t u = 0;
     for (size_t i = 0; i < s.n; i++)
         if (!u || s.nodes[u - 1] != s.nodes[i]) s.nodes[u++] = s.nodes[i];
     s.n = u;
     memcpy(sorted_ch, chs, sizeof(uint64_t) * nch);
-    qsort(sorted_ch, nch, sizeof(uint64_t), u64cmp);
+    qsort(sorted_ch, nch, sizeof(uint64_t), fil_u64cmp);
     u = 0;
     for (size_t i = 0; i < nch; i++)
         if (!u || sorted_ch[u - 1] != sorted_ch[i]) sorted_ch[u++] = sorted_ch[i];
@@ -581,7 +455,7 @@ int cuzk_seal_synthetic_c1(const cuzk_seal_params *p, cuzk_fil_c1 **out)
         goto out;
     }
     for (size_t i = 0; i < s.n; i++)
-        for (unsigned l = 0; l < L; l++) det_fr(&s.cols[i * L + l], "cuzk-synth label", p->seed, s.nodes[i], l);
+        for (unsigned l = 0; l < L; l++) fil_det_fr(&s.cols[i * L + l], "cuzk-synth label", p->seed, s.nodes[i], l);
     for (unsigned l = 1; l <= L; l++) {
         progress(p, "labels", (uint64_t)(l - 1) * nuch, (uint64_t)L * nuch);
         for (size_t i = 0; i < nuch; i++) {
@@ -589,19 +463,19 @@ int cuzk_seal_synthetic_c1(const cuzk_seal_params *p, cuzk_fil_c1 **out)
             uint32_t par[CUZK_FIL_DEGREE];
             cuzk_fil_graph_parents(&g, (uint32_t)node, par);
             cuzk_fr drg[6], exp[8], parents[NPAR];
-            for (int j = 0; j < 6; j++) drg[j] = s.cols[(size_t)find(s.nodes, s.n, par[j]) * L + l - 1];
+            for (int j = 0; j < 6; j++) drg[j] = s.cols[(size_t)fil_u64_find(s.nodes, s.n, par[j]) * L + l - 1];
             for (int j = 0; j < 8; j++)
-                exp[j] = l > 1 ? s.cols[(size_t)find(s.nodes, s.n, par[6 + j]) * L + l - 2] : cuzk_fr_zero;
+                exp[j] = l > 1 ? s.cols[(size_t)fil_u64_find(s.nodes, s.n, par[6 + j]) * L + l - 2] : cuzk_fr_zero;
             cuzk_porep_expand_parents(parents, l, drg, exp);
-            cuzk_porep_label(&s.cols[(size_t)find(s.nodes, s.n, node) * L + l - 1], &rid_fr, l, node, parents);
+            cuzk_porep_label(&s.cols[(size_t)fil_u64_find(s.nodes, s.n, node) * L + l - 1], &rid_fr, l, node, parents);
         }
     }
     progress(p, "tree C", 0, 1);
     for (size_t i = 0; i < s.n; i++) cuzk_poseidon_hash(&leaves[i], L, &s.cols[i * L]);
-    if ((rc = sparse_build(&s.c, &cfg->tree, cfg->nodes, s.nodes, leaves, s.n, fill_random, &s))) goto out;
+    if ((rc = fil_sparse_build(&s.c, &cfg->tree, cfg->nodes, s.nodes, leaves, s.n, fill_random, &s))) goto out;
     progress(p, "tree R", 0, 1);
-    for (size_t i = 0; i < nuch; i++) leaves[i] = s.cols[(size_t)find(s.nodes, s.n, sorted_ch[i]) * L + L - 1];
-    if ((rc = sparse_build(&s.r, &cfg->tree, cfg->nodes, sorted_ch, leaves, nuch, fill_random, &s))) goto out;
+    for (size_t i = 0; i < nuch; i++) leaves[i] = s.cols[(size_t)fil_u64_find(s.nodes, s.n, sorted_ch[i]) * L + L - 1];
+    if ((rc = fil_sparse_build(&s.r, &cfg->tree, cfg->nodes, sorted_ch, leaves, nuch, fill_random, &s))) goto out;
     cuzk_fr pair[2] = {s.c.root, s.r.root}, cr;
     cuzk_poseidon_hash(&cr, 2, pair);
     cuzk_fr_to_le32(comm_r, &cr);
@@ -617,8 +491,8 @@ out:
     free(s.nodes);
     free(s.cols);
     free(leaves);
-    sparse_free(&s.c);
-    sparse_free(&s.r);
+    fil_sparse_free(&s.c);
+    fil_sparse_free(&s.r);
     if (rc) {
         cuzk_fil_c1_free(c1);
         *out = NULL;
