@@ -205,6 +205,14 @@ void cuzk_fil_sector_free(cuzk_fil_sector *s);
  * generate_single_vanilla_proof with generate_fallback_sector_challenges). *out malloc'd. */
 int cuzk_fil_post_vanilla_generate(uint8_t **out, size_t *len, uint64_t post_proof_id, const cuzk_fil_sector *s,
                                    const uint8_t randomness[32], uint64_t sector_index);
+/* The same without a sector on disk, for sizes that take hours to seal (32 GiB): the
+ * challenged leaves and every unopened node are deterministic values of (seed, sector_id)
+ * in a sparse tree R over the opened leaves only, comm_c likewise, comm_r = H(comm_c,
+ * comm_r_last). Consistent: it prepares and satisfies the circuit as a real sector's does
+ * (the PoSt circuit sees only the openings). *comm_r (may be NULL) receives comm_r. */
+int cuzk_fil_post_vanilla_synthetic(uint8_t **out, size_t *len, uint64_t post_proof_id, uint64_t sector_id,
+                                    const uint8_t randomness[32], uint64_t sector_index, uint64_t seed,
+                                    uint8_t comm_r[32]);
 
 /*
  * SnapDeals encoding of old with random new data from rng: tree D (binary SHA-256) over the
