@@ -1,8 +1,11 @@
 #!/bin/bash
-# PoRep C2 end to end at one sector size through the daemon, on the device
-# machine (run from the repository root; binaries carried in $1, default
-# devgpu, their libraries in $1/lib). SIZE=32GiB by default; SIZE=2KiB
-# DEVICE=cpu checks the script on any machine.
+# PoRep C2 (or, with KIND=window-post | winning-post, a PoSt) end to end at
+# one sector size through the daemon, on the device machine (run from the
+# repository root; binaries carried in $1, default devgpu, their libraries
+# in $1/lib). SIZE=32GiB by default; SIZE=2KiB DEVICE=cpu checks the script
+# on any machine. PoSt inputs are synthetic vanilla proofs (`cuzk
+# gen-vanilla KIND --synthetic`: a full WindowPoSt partition of stand-in
+# sectors, no sealing).
 #  1. TEST parameters with `cuzk setup --device $DEVICE`, unless $W/params
 #     has them (32GiB: ≈ 47 GB, so the disk needs the room);
 #  2. a synthetic C1 (`cuzk gen-vanilla porep --synthetic`: one sector's
@@ -23,12 +26,19 @@ DEVICE=${DEVICE:-gpu}
 PROOFS=${PROOFS:-2}
 CONFIGS=${CONFIGS:-2:0}
 W=${SCALE_DIR:-/tmp/scale}
+KIND=${KIND:-porep}
 mkdir -p "$OUT" "$W/params"
 export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 cuzk=$B/cuzk
 case $SIZE in
-2KiB) id=porep-2k ;; 8MiB) id=porep-8m ;; 512MiB) id=porep-512m ;; 32GiB) id=porep-32g ;; 64GiB) id=porep-64g ;;
+2KiB) sz=2k ;; 8MiB) sz=8m ;; 512MiB) sz=512m ;; 32GiB) sz=32g ;; 64GiB) sz=64g ;;
 *) echo "SIZE: 2KiB, 8MiB, 512MiB, 32GiB or 64GiB" >&2; exit 2 ;;
+esac
+case $KIND in
+porep) id=porep-$sz; pfx=v28-stacked-proof-of-replication ;;
+window-post) id=wpost-$sz; pfx=v28-proof-of-spacetime-fallback ;;
+winning-post) id=winning-$sz; pfx=v28-proof-of-spacetime-fallback ;;
+*) echo "KIND: porep, window-post or winning-post" >&2; exit 2 ;;
 esac
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
@@ -69,10 +79,10 @@ daemon_log_wait() {
     done
 }
 
-if ! ls "$W"/params/v28-stacked-proof-of-replication-*.params > /dev/null 2>&1; then
-    echo "== cuzk setup --kind porep --sector-size $SIZE --device $DEVICE"
+if ! ls "$W"/params/$pfx-*.params > /dev/null 2>&1; then
+    echo "== cuzk setup --kind $KIND --sector-size $SIZE --device $DEVICE"
     t=$(now)
-    timeout "${SETUP_TIMEOUT:-480}" /usr/bin/time -v "$cuzk" setup --kind porep --sector-size "$SIZE" \
+    timeout "${SETUP_TIMEOUT:-480}" /usr/bin/time -v "$cuzk" setup --kind "$KIND" --sector-size "$SIZE" \
         --device "$DEVICE" --out "$W/params" > "$OUT/e2e_setup.log" 2>&1 || rc=1
     grep -E "^setup: (recorded|parameters|wrote|total)|Elapsed|Maximum resident|cuzk:" "$OUT/e2e_setup.log"
     echo "setup wall $(since "$t") s"
@@ -80,8 +90,12 @@ if ! ls "$W"/params/v28-stacked-proof-of-replication-*.params > /dev/null 2>&1; 
     [ $rc = 0 ] || exit $rc
 fi
 
-echo "== synthetic C1, $SIZE"
-"$cuzk" gen-vanilla porep --synthetic --sector-size "$SIZE" --out "$W/S" > "$OUT/e2e_c1.log" 2>&1 || { cat "$OUT/e2e_c1.log"; exit 1; }
+echo "== synthetic inputs: $KIND, $SIZE"
+if [ "$KIND" = porep ]; then
+    "$cuzk" gen-vanilla porep --synthetic --sector-size "$SIZE" --out "$W/S" > "$OUT/e2e_c1.log" 2>&1
+else
+    "$cuzk" gen-vanilla "$KIND" --synthetic --sector-size "$SIZE" --seed 7 --out "$W/S" > "$OUT/e2e_c1.log" 2>&1
+fi || { cat "$OUT/e2e_c1.log"; exit 1; }
 ls -la "$W/S"
 
 echo "== cuzk pce extract --circuit $id"
@@ -99,6 +113,7 @@ for cfg in $CONFIGS; do
     cat > "$W/c.toml" << TOML
 [daemon]
 listen = "unix://$sock"
+max_message_size = "256MiB" # a 32 GiB WindowPoSt partition: 2,349 vanilla proofs of 25 KB
 [gpus]
 gpu_workers_per_device = $gw
 [synthesis]
