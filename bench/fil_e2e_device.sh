@@ -79,7 +79,13 @@ daemon_log_wait() {
     done
 }
 
-if ! ls "$W"/params/$pfx-*.params > /dev/null 2>&1; then
+# a kind's parameters are there: this script made them (the marker), or the PoRep file exists
+# (drive-32g.sh's setup; WindowPoSt and WinningPoSt files share their name's prefix)
+have_params() {
+    [ -f "$W/params/.setup-$KIND-$SIZE" ] && return 0
+    [ "$KIND" = porep ] && ls "$W"/params/$pfx-*.params > /dev/null 2>&1
+}
+if ! have_params; then
     echo "== cuzk setup --kind $KIND --sector-size $SIZE --device $DEVICE"
     t=$(now)
     timeout "${SETUP_TIMEOUT:-480}" /usr/bin/time -v "$cuzk" setup --kind "$KIND" --sector-size "$SIZE" \
@@ -88,6 +94,7 @@ if ! ls "$W"/params/$pfx-*.params > /dev/null 2>&1; then
     echo "setup wall $(since "$t") s"
     ls -la "$W/params"
     [ $rc = 0 ] || exit $rc
+    touch "$W/params/.setup-$KIND-$SIZE"
 fi
 
 echo "== synthetic inputs: $KIND, $SIZE"
