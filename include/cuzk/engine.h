@@ -427,7 +427,7 @@ int cuzk_job_cancel(cuzk_job *job);
 typedef struct cuzk_job_info {
     cuzk_job_state state;
     int error;          /* CUZK_OK unless FAILED, CANCELLED, TIMED_OUT */
-    char message[256];  /* why it failed */
+    const char *message; /* why it failed, whole ("" when nothing failed); valid while the job is held */
     cuzk_priority priority;
     uint32_t num_partitions, partitions_done, partitions_reproved;
     uint64_t finish_seq; /* order in which jobs finished (1, 2, ...); 0 while running */

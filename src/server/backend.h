@@ -52,7 +52,7 @@ typedef struct srv_result {
     bool still_running;     /* SRV_TIMEOUT from the wait, the job goes on */
     uint8_t *proof;         /* malloc'd; free() it */
     size_t proof_len;
-    char message[256];
+    char *message;          /* malloc'd, whole (free() it); NULL: none */
     uint64_t queue_ms, srs_ms, synthesis_ms, prove_ms, verify_ms, total_ms;
 } srv_result;
 
