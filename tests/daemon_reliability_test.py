@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import grpc
@@ -140,6 +141,59 @@ log = A.logtext()
 line = next((l for l in log.splitlines() if f"job {q.request_id} failed" in l), "")
 check(line.endswith(": " + msg) and head in line and line.endswith(reason), f"the log's failure line is whole: {line!r}")
 check(A.stop() == 0, "daemon exits 0")
+
+# ---- item 5: max_concurrent_calls is exact, counted from a call's arrival -------
+# The job's parameter file is a FIFO: its load blocks in open() until this
+# test opens the other end, so the AwaitProof calls on it stay in the daemon
+# (slow calls) for as long as the test wants, whatever the machine's speed.
+PC = os.path.join(tmp, "calls-params")
+B = Daemon("calls", PC, daemon_keys="max_concurrent_calls = 4\n").start()
+porep = os.path.join(PC, "cuzk-test-porep-512.params")
+os.remove(porep)
+os.mkfifo(porep)
+q = submit_req(pb.TEST_POREP)
+B.stub.SubmitProof(q)
+# Each call is slow twice: its request message comes only once the test lets
+# it (a unary method called as a client stream: the headers go first), and
+# its answer waits on the job. A call must take its slot when it arrives:
+# counted only once its message is in, all 8 would be admitted.
+send = threading.Event()
+
+
+def held(req):
+    send.wait()
+    yield req
+
+
+await_held = B.ch.stream_unary("/cuzk.v1.ProvingEngine/AwaitProof",
+                               request_serializer=pb.AwaitProofRequest.SerializeToString,
+                               response_deserializer=pb.AwaitProofResponse.FromString)
+futs = [await_held.future(held(pb.AwaitProofRequest(job_id=q.request_id, timeout_ms=0)), timeout=300)
+        for _ in range(8)]
+
+
+def refused(f):
+    return f.done() and f.exception() is not None and f.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+until = time.time() + 60  # a bound on the wait only: an over-admitting daemon refuses fewer than 4
+while sum(map(refused, futs)) < 4 and time.time() < until:
+    time.sleep(0.02)
+send.set()  # the admitted calls' messages go; they wait on the job
+os.close(os.open(porep, os.O_WRONLY))  # the load sees an empty file and fails: the waits end
+codes = []
+for f in futs:
+    try:
+        f.result()
+        codes.append(grpc.StatusCode.OK)
+    except grpc.RpcError as e:
+        codes.append(e.code())
+ok, ex = codes.count(grpc.StatusCode.OK), codes.count(grpc.StatusCode.RESOURCE_EXHAUSTED)
+check(ok == 4 and ex == 4, f"limit 4, 8 concurrent slow calls: exactly 4 accepted ({ok} OK, {ex} RESOURCE_EXHAUSTED: {codes})")
+details = [f.exception().details() for f in futs if f.exception() is not None]
+check(all("max_concurrent_calls = 4" in d for d in details), f"the refusal names the limit: {details[:1]}")
+check(B.stub.GetStatus(pb.GetStatusRequest()).uptime_seconds >= 0, "calls are served once the slow ones ended")
+check(B.stop() == 0, "daemon exits 0")
 
 print(f"daemon_reliability: {H.checks - len(failures)} checks passed, {len(failures)} failed", flush=True)
 if not failures:
