@@ -2,12 +2,15 @@
 daemon_reliability.test.sh). Binds only unix sockets. Inputs that are random
 (witness seeds, where a parameter file is cut) are fresh per run: the seed is
 printed, CUZK_SEED replays it. No check depends on timing."""
+import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
+import urllib.request
 
 import grpc
 
@@ -194,6 +197,49 @@ details = [f.exception().details() for f in futs if f.exception() is not None]
 check(all("max_concurrent_calls = 4" in d for d in details), f"the refusal names the limit: {details[:1]}")
 check(B.stub.GetStatus(pb.GetStatusRequest()).uptime_seconds >= 0, "calls are served once the slow ones ended")
 check(B.stop() == 0, "daemon exits 0")
+
+# ---- item 6: shutdown at the grace deadline --------------------------------------
+# A job's parameter load hangs (a FIFO no one writes): at the grace deadline
+# the job is cancelled saying why, and the daemon exits without waiting for
+# the load in hand (before, it joined the loading thread: it never exited).
+PC = os.path.join(tmp, "stop-params")
+with socket.socket() as so:
+    so.bind(("127.0.0.1", 0))
+    http = so.getsockname()[1]
+C = Daemon("stop", PC, daemon_keys=f'shutdown_grace = "1s"\nstatus_listen = "127.0.0.1:{http}"\n').start()
+porep = os.path.join(PC, "cuzk-test-porep-512.params")
+os.remove(porep)
+os.mkfifo(porep)
+q = submit_req(pb.TEST_POREP)
+fut = C.stub.Prove.future(pb.ProveRequest(submit=q), timeout=300)
+
+
+def srs_state(circuit):
+    st = json.load(urllib.request.urlopen(f"http://127.0.0.1:{http}/status", timeout=30))
+    return next((c["srs"] for c in st["engine"]["circuits"] if c["circuit_id"] == circuit), None)
+
+
+until = time.time() + 60
+while srs_state("test-porep") != "loading" and time.time() < until:
+    time.sleep(0.02)
+check(srs_state("test-porep") == "loading", "the job's parameter load is in hand (blocked on the FIFO)")
+C.p.send_signal(signal.SIGTERM)
+try:
+    r = fut.result().result
+    check(r.status == S.CANCELLED and r.error_message == "cancelled: daemon shutting down",
+          f"a job cancelled at the grace deadline says why: {r.status} {r.error_message!r}")
+except grpc.RpcError as e:
+    check(False, f"Prove over the grace deadline: {e.code()} {e.details()}")
+try:
+    rc = C.p.wait(60)  # a bound on the wait only: the daemon that joins the load never exits
+except subprocess.TimeoutExpired:
+    rc = None
+check(rc == 0, f"the daemon exits 0 with the load in hand abandoned: {rc}")
+check("parameter load or PCE extraction unfinished" in C.logtext(), "the log says what was abandoned")
+if rc is None:
+    C.p.kill()
+os.close(os.open(porep, os.O_WRONLY | os.O_NONBLOCK)) if rc is None else None
+C.ch.close()
 
 print(f"daemon_reliability: {H.checks - len(failures)} checks passed, {len(failures)} failed", flush=True)
 if not failures:

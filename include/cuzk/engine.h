@@ -446,6 +446,16 @@ int cuzk_job_proof(cuzk_job *job, const uint8_t **proof, size_t *len);
 /* Waits until no job is running and no work is in flight (tests, drain). */
 int cuzk_engine_wait_idle(cuzk_engine *e, int64_t timeout_ms);
 
+/*
+ * The first half of cuzk_engine_destroy, returning at once: every unfinished
+ * job is cancelled with the message "cancelled: <why>" (why NULL: "engine
+ * shut down"), no new work starts (workers finish the task in hand and exit;
+ * no new parameter load, PCE extraction or preload; submits are refused).
+ * A load or extraction already running is not interrupted:
+ * cuzk_engine_wait_idle says when it is over, cuzk_engine_destroy waits for it.
+ */
+void cuzk_engine_shutdown(cuzk_engine *e, const char *why);
+
 /* ---- SRS management ---------------------------------------------------- */
 
 typedef enum cuzk_srs_state {

@@ -1109,17 +1109,27 @@ int cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg)
     return CUZK_OK;
 }
 
-void cuzk_engine_destroy(cuzk_engine *e)
+void cuzk_engine_shutdown(cuzk_engine *e, const char *why)
 {
     if (!e) return;
     pthread_mutex_lock(&e->mu);
     for (size_t i = e->nactive; i-- > 0;)
-        if (i < e->nactive && !job_final(e->active[i]))
-            job_finish(e, e->active[i], CUZK_JOB_CANCELLED, CUZK_ERR_CANCELLED, "engine shut down");
-    e->shutdown = true;
+        if (i < e->nactive && !job_final(e->active[i])) {
+            if (why)
+                job_finish(e, e->active[i], CUZK_JOB_CANCELLED, CUZK_ERR_CANCELLED, "cancelled: %s", why);
+            else
+                job_finish(e, e->active[i], CUZK_JOB_CANCELLED, CUZK_ERR_CANCELLED, "engine shut down");
+        }
+    e->shutdown = true; /* workers, extractions and preloads start nothing new */
     eng_wake_all(e);
     pthread_cond_broadcast(&e->timer_cv);
     pthread_mutex_unlock(&e->mu);
+}
+
+void cuzk_engine_destroy(cuzk_engine *e)
+{
+    if (!e) return;
+    cuzk_engine_shutdown(e, NULL);
     for (unsigned i = 0; i < n_threads(e); i++) pthread_join(e->workers[i].thread, NULL);
     if (e->timer_live) pthread_join(e->timer, NULL);
     pce_join_all(e);

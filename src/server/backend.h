@@ -103,5 +103,9 @@ int srv_evict(srv_backend *b, const char *circuit_id, bool *was_loaded, uint64_t
 bool srv_drain(srv_backend *b, uint64_t timeout_ms);
 /* Cancels every job not finished. */
 void srv_cancel_all(srv_backend *b);
+/* The grace deadline: every job cancelled with "cancelled: <why>", no new
+ * work (loads, extractions) starts; returns at once (srv_drain: until the
+ * work in hand is over). */
+void srv_shutdown(srv_backend *b, const char *why);
 
 #endif

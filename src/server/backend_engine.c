@@ -712,3 +712,5 @@ void srv_cancel_all(srv_backend *b)
     for (size_t i = 0; i < b->n_live; i++) cuzk_job_cancel(b->live[i].job);
     pthread_mutex_unlock(&b->mu);
 }
+
+void srv_shutdown(srv_backend *b, const char *why) { cuzk_engine_shutdown(b->e, why); }
