@@ -427,7 +427,7 @@ int cuzk_job_cancel(cuzk_job *job);
 typedef struct cuzk_job_info {
     cuzk_job_state state;
     int error;          /* CUZK_OK unless FAILED, CANCELLED, TIMED_OUT */
-    char message[256];  /* why it failed */
+    const char *message; /* why it failed, whole ("" when nothing failed); valid while the job is held */
     cuzk_priority priority;
     uint32_t num_partitions, partitions_done, partitions_reproved;
     uint64_t finish_seq; /* order in which jobs finished (1, 2, ...); 0 while running */
@@ -445,6 +445,16 @@ int cuzk_job_proof(cuzk_job *job, const uint8_t **proof, size_t *len);
 
 /* Waits until no job is running and no work is in flight (tests, drain). */
 int cuzk_engine_wait_idle(cuzk_engine *e, int64_t timeout_ms);
+
+/*
+ * The first half of cuzk_engine_destroy, returning at once: every unfinished
+ * job is cancelled with the message "cancelled: <why>" (why NULL: "engine
+ * shut down"), no new work starts (workers finish the task in hand and exit;
+ * no new parameter load, PCE extraction or preload; submits are refused).
+ * A load or extraction already running is not interrupted:
+ * cuzk_engine_wait_idle says when it is over, cuzk_engine_destroy waits for it.
+ */
+void cuzk_engine_shutdown(cuzk_engine *e, const char *why);
 
 /* ---- SRS management ---------------------------------------------------- */
 

@@ -82,7 +82,9 @@ typedef struct cuzk_groth16_error {
     cuzk_groth16_fail fail;
     uint64_t offset;     /* byte offset of the offending item in the input */
     char section[32];    /* e.g. "h[1234]" */
-    char msg[512];
+    /* source (a path: at most PATH_MAX, or "<memory>") + section + offset +
+     * reason (< 256): never cut */
+    char msg[4096 + 32 + 320];
 } cuzk_groth16_error;
 
 /* Byte sizes of the serializations. */

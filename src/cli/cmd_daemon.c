@@ -262,8 +262,8 @@ int cmd_daemon(int argc, char **argv)
         }
     }
     if (!idle) {
-        LOG_WARN("grace period over: cancelling the jobs still running");
-        srv_cancel_all(b);
+        LOG_WARN("grace period over: cancelling the jobs still running, starting no new parameter load or PCE extraction");
+        srv_shutdown(b, "daemon shutting down");
     }
     /* Let waiting callers receive their results before the listener goes. */
     for (int i = 0; i < 100 && rpc_server_active_calls(srv); i++) {
@@ -273,6 +273,14 @@ int cmd_daemon(int argc, char **argv)
     rpc_server_stop(srv, 1000);
     http_status_stop(http);
     service_destroy(svc);
+    /* A parameter load or PCE extraction in hand cannot be interrupted and
+     * may take minutes (a 47 GB file): past the grace the daemon does not
+     * wait for it. The process exit frees its memory; files are written
+     * atomically, so nothing is left half-written under its name. */
+    if (!idle && !srv_drain(b, 1000)) {
+        LOG_WARN("stopped with a parameter load or PCE extraction unfinished (abandoned at the grace deadline)");
+        return 0;
+    }
     srv_backend_close(b);
     LOG_INFO("stopped");
     return 0;

@@ -27,17 +27,39 @@ double eng_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-void eng_log(cuzk_engine *e, int level, const char *fmt, ...)
+char *eng_vstrf(const char *fmt, va_list ap)
 {
-    char buf[512];
+    va_list aq;
+    va_copy(aq, ap);
+    int n = vsnprintf(NULL, 0, fmt, aq);
+    va_end(aq);
+    char *s = n < 0 ? NULL : malloc((size_t)n + 1);
+    if (s) vsnprintf(s, (size_t)n + 1, fmt, ap);
+    return s;
+}
+
+char *eng_strf(const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    char *s = eng_vstrf(fmt, ap);
     va_end(ap);
+    return s;
+}
+
+void eng_log(cuzk_engine *e, int level, const char *fmt, ...)
+{
+    /* allocated: a line naming a long path and a parser's reason is never cut */
+    va_list ap;
+    va_start(ap, fmt);
+    char *buf = eng_vstrf(fmt, ap);
+    va_end(ap);
+    const char *line = buf ? buf : fmt; /* out of memory: the format still says what happened */
     if (e->cfg.log)
-        e->cfg.log(e->cfg.log_ctx, level, buf);
+        e->cfg.log(e->cfg.log_ctx, level, line);
     else if (level <= 1)
-        fprintf(stderr, "cuzk engine: %s\n", buf);
+        fprintf(stderr, "cuzk engine: %s\n", line);
+    free(buf);
 }
 
 void eng_wake_all(cuzk_engine *e)
@@ -137,6 +159,7 @@ static void job_free(cuzk_job *j)
     free(j->inputs);
     free(j->parts);
     free(j->proof);
+    free(j->message);
     free(j);
 }
 
@@ -186,10 +209,10 @@ static void job_finish(cuzk_engine *e, cuzk_job *j, cuzk_job_state st, int err, 
     if (job_final(j)) return;
     j->state = st;
     j->error = err;
-    if (fmt) {
+    if (fmt) { /* whole, however long (a path and a parser's reason); set once */
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(j->message, sizeof j->message, fmt, ap);
+        j->message = eng_vstrf(fmt, ap);
         va_end(ap);
     }
     j->t_end = eng_now();
@@ -213,7 +236,7 @@ static void job_finish(cuzk_engine *e, cuzk_job *j, cuzk_job_state st, int err, 
     }
     if (st != CUZK_JOB_DONE)
         eng_log(e, st == CUZK_JOB_FAILED ? 0 : 2, "job %s %s: %s", j->request_id,
-                cuzk_job_state_name(st), j->message);
+                cuzk_job_state_name(st), j->message ? j->message : "");
     /* retention: the table keeps the newest finished jobs for duplicate ids */
     if (e->fin_len == e->fin_cap) {
         cuzk_job *old = e->finished[e->fin_head];
@@ -599,10 +622,10 @@ static void run_synth(cuzk_engine *e, worker *w, task *t)
     srs_entry *s = k->srs;
     part *p = t->p;
     int err = CUZK_OK, lerr = CUZK_OK;
-    char lmsg[256] = "";
+    char *lmsg = NULL;
     double t0 = eng_now(), tl = 0;
     if (t->load_srs) {
-        lerr = srs_load(e, s, lmsg, sizeof lmsg);
+        lerr = srs_load(e, s, &lmsg);
         tl = eng_now() - t0;
     }
     cuzk_engine_witness wit = {0};
@@ -631,9 +654,11 @@ static void run_synth(cuzk_engine *e, worker *w, task *t)
         if (lerr != CUZK_OK) {
             part_release(e, p); /* the witness reservation */
             p->state = P_DROPPED;
-            job_finish(e, j, CUZK_JOB_FAILED, lerr, "loading parameters of %s: %s", s->circuit_id, lmsg);
+            job_finish(e, j, CUZK_JOB_FAILED, lerr, "loading parameters of %s: %s", s->circuit_id,
+                       lmsg ? lmsg : cuzk_strerror(lerr));
             job_maybe_retire(e, j);
             pthread_mutex_unlock(&e->mu);
+            free(lmsg);
             return;
         }
     }
@@ -1084,17 +1109,27 @@ int cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg)
     return CUZK_OK;
 }
 
-void cuzk_engine_destroy(cuzk_engine *e)
+void cuzk_engine_shutdown(cuzk_engine *e, const char *why)
 {
     if (!e) return;
     pthread_mutex_lock(&e->mu);
     for (size_t i = e->nactive; i-- > 0;)
-        if (i < e->nactive && !job_final(e->active[i]))
-            job_finish(e, e->active[i], CUZK_JOB_CANCELLED, CUZK_ERR_CANCELLED, "engine shut down");
-    e->shutdown = true;
+        if (i < e->nactive && !job_final(e->active[i])) {
+            if (why)
+                job_finish(e, e->active[i], CUZK_JOB_CANCELLED, CUZK_ERR_CANCELLED, "cancelled: %s", why);
+            else
+                job_finish(e, e->active[i], CUZK_JOB_CANCELLED, CUZK_ERR_CANCELLED, "engine shut down");
+        }
+    e->shutdown = true; /* workers, extractions and preloads start nothing new */
     eng_wake_all(e);
     pthread_cond_broadcast(&e->timer_cv);
     pthread_mutex_unlock(&e->mu);
+}
+
+void cuzk_engine_destroy(cuzk_engine *e)
+{
+    if (!e) return;
+    cuzk_engine_shutdown(e, NULL);
     for (unsigned i = 0; i < n_threads(e); i++) pthread_join(e->workers[i].thread, NULL);
     if (e->timer_live) pthread_join(e->timer, NULL);
     pce_join_all(e);
@@ -1299,7 +1334,7 @@ void cuzk_job_get_info(cuzk_job *j, cuzk_job_info *o)
     pthread_mutex_lock(&e->mu);
     o->state = j->state;
     o->error = j->error;
-    memcpy(o->message, j->message, sizeof o->message);
+    o->message = j->message ? j->message : ""; /* set once, freed with the job */
     o->priority = j->priority;
     o->num_partitions = j->nparts;
     o->partitions_done = j->done;

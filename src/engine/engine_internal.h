@@ -13,6 +13,7 @@
 #define CUZK_ENGINE_INTERNAL_H
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -110,7 +111,7 @@ struct cuzk_job {
     cuzk_priority priority;
     cuzk_job_state state;
     int error;
-    char message[256];
+    char *message;     /* why it failed (malloc'd, set once when it finishes), or NULL */
     uint32_t nparts, done, reproved;
     part *parts;
     unsigned busy;     /* partitions a thread is working on */
@@ -209,6 +210,9 @@ struct cuzk_engine {
 /* time and logging */
 double eng_now(void);
 void eng_log(cuzk_engine *e, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A malloc'd formatted string of any length (NULL when out of memory). */
+char *eng_vstrf(const char *fmt, va_list ap);
+char *eng_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void eng_wake_all(cuzk_engine *e);
 
 /* memory budget (srs.c) */
@@ -220,7 +224,8 @@ void mem_release(cuzk_engine *e, uint64_t bytes);
 srs_entry *srs_find(cuzk_engine *e, const char *circuit_id);
 srs_entry *srs_get_or_add(cuzk_engine *e, const char *circuit_id, const char *path,
                           cuzk_groth16_read_mode mode, const cuzk_groth16_params *src, int *err);
-int srs_load(cuzk_engine *e, srs_entry *s, char *msg, size_t msg_len); /* no lock; s LOADING */
+/* no lock; s LOADING. On failure *msg is the reason, malloc'd (free it), or NULL. */
+int srs_load(cuzk_engine *e, srs_entry *s, char **msg);
 void srs_load_done(cuzk_engine *e, srs_entry *s, int err, double secs);
 /* Partitions synthesizing or waiting for a prover, at most (engine.c). */
 unsigned queue_limit(const cuzk_engine *e);

@@ -268,7 +268,7 @@ static void srs_unpin(cuzk_engine *e, srs_entry *s)
 
 /* Decodes or copies the parameters; the caller set LOADING, so this thread
  * owns params, pvk and map until srs_load_done. */
-int srs_load(cuzk_engine *e, srs_entry *s, char *msg, size_t msg_len)
+int srs_load(cuzk_engine *e, srs_entry *s, char **msg)
 {
     int err;
     if (s->path) {
@@ -277,13 +277,13 @@ int srs_load(cuzk_engine *e, srs_entry *s, char *msg, size_t msg_len)
             struct stat st;
             if (fd < 0 || fstat(fd, &st) != 0 || st.st_size == 0) {
                 if (fd >= 0) close(fd);
-                snprintf(msg, msg_len, "%s: cannot open or empty", s->path);
+                *msg = eng_strf("%s: cannot open or empty", s->path);
                 return CUZK_ERR_IO;
             }
             void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
             close(fd);
             if (m == MAP_FAILED) {
-                snprintf(msg, msg_len, "%s: mmap failed", s->path);
+                *msg = eng_strf("%s: mmap failed", s->path);
                 return CUZK_ERR_IO;
             }
             madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
@@ -294,20 +294,20 @@ int srs_load(cuzk_engine *e, srs_entry *s, char *msg, size_t msg_len)
         memset(&gerr, 0, sizeof gerr);
         err = cuzk_groth16_params_read_mem(&s->params, s->map, s->map_len, s->mode, e->ncpu, NULL, &gerr);
         if (err != CUZK_OK) {
-            snprintf(msg, msg_len, "%s: %s", s->path, gerr.msg[0] ? gerr.msg : cuzk_strerror(err));
+            *msg = eng_strf("%s: %s", s->path, gerr.msg[0] ? gerr.msg : cuzk_strerror(err));
             return err;
         }
     } else {
         err = params_copy(&s->params, s->src);
         if (err != CUZK_OK) {
-            snprintf(msg, msg_len, "copying parameters: %s", cuzk_strerror(err));
+            *msg = eng_strf("copying parameters: %s", cuzk_strerror(err));
             return err;
         }
     }
     err = cuzk_groth16_prepare_vk(&s->pvk, &s->params.vk);
     if (err != CUZK_OK) {
         cuzk_groth16_params_free(&s->params);
-        snprintf(msg, msg_len, "preparing the verifying key: %s", cuzk_strerror(err));
+        *msg = eng_strf("preparing the verifying key: %s", cuzk_strerror(err));
         return err;
     }
     srs_pin(e, s);
@@ -454,14 +454,16 @@ int cuzk_engine_srs_preload(cuzk_engine *e, const char *circuit_id)
         s->bytes = s->est_bytes;
         s->refs++;
         pthread_mutex_unlock(&e->mu);
-        char msg[256] = "";
+        char *msg = NULL;
         double t0 = eng_now();
-        err = srs_load(e, s, msg, sizeof msg);
+        err = srs_load(e, s, &msg);
         double t1 = eng_now();
         pthread_mutex_lock(&e->mu);
         srs_load_done(e, s, err, t1 - t0);
         srs_unref(e, s);
-        if (err != CUZK_OK) eng_log(e, 0, "preloading parameters of %s: %s", circuit_id, msg);
+        if (err != CUZK_OK)
+            eng_log(e, 0, "preloading parameters of %s: %s", circuit_id, msg ? msg : cuzk_strerror(err));
+        free(msg);
         break;
     }
     if (err == CUZK_OK && s && e->prover.warm && !e->shutdown) srs_warm_devices(e, s);

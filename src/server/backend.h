@@ -52,7 +52,7 @@ typedef struct srv_result {
     bool still_running;     /* SRV_TIMEOUT from the wait, the job goes on */
     uint8_t *proof;         /* malloc'd; free() it */
     size_t proof_len;
-    char message[256];
+    char *message;          /* malloc'd, whole (free() it); NULL: none */
     uint64_t queue_ms, srs_ms, synthesis_ms, prove_ms, verify_ms, total_ms;
 } srv_result;
 
@@ -103,5 +103,9 @@ int srv_evict(srv_backend *b, const char *circuit_id, bool *was_loaded, uint64_t
 bool srv_drain(srv_backend *b, uint64_t timeout_ms);
 /* Cancels every job not finished. */
 void srv_cancel_all(srv_backend *b);
+/* The grace deadline: every job cancelled with "cancelled: <why>", no new
+ * work (loads, extractions) starts; returns at once (srv_drain: until the
+ * work in hand is over). */
+void srv_shutdown(srv_backend *b, const char *why);
 
 #endif

@@ -402,8 +402,9 @@ int srv_await(srv_backend *b, const char *job_id, int64_t timeout_ms, bool (*sto
     if (rc == CUZK_ERR_NOT_READY) {
         out->outcome = SRV_TIMEOUT;
         out->still_running = true;
-        snprintf(out->message, sizeof out->message, "not finished after %lld ms (%u of %u partitions done); the job goes on",
-                 (long long)timeout_ms, info.partitions_done, info.num_partitions);
+        if (asprintf(&out->message, "not finished after %lld ms (%u of %u partitions done); the job goes on",
+                     (long long)timeout_ms, info.partitions_done, info.num_partitions) < 0)
+            out->message = NULL;
     } else if (rc == CUZK_OK) {
         const uint8_t *p;
         size_t n;
@@ -417,7 +418,7 @@ int srv_await(srv_backend *b, const char *job_id, int64_t timeout_ms, bool (*sto
         }
     } else {
         out->outcome = rc == CUZK_ERR_CANCELLED ? SRV_CANCELLED : rc == CUZK_ERR_TIMEOUT ? SRV_TIMEOUT : SRV_FAILED;
-        snprintf(out->message, sizeof out->message, "%s", info.message[0] ? info.message : cuzk_strerror(rc));
+        out->message = strdup(info.message[0] ? info.message : cuzk_strerror(rc)); /* whole: not cut */
     }
     cuzk_job_release(job);
     return RPC_OK;
@@ -711,3 +712,5 @@ void srv_cancel_all(srv_backend *b)
     for (size_t i = 0; i < b->n_live; i++) cuzk_job_cancel(b->live[i].job);
     pthread_mutex_unlock(&b->mu);
 }
+
+void srv_shutdown(srv_backend *b, const char *why) { cuzk_engine_shutdown(b->e, why); }

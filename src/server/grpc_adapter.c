@@ -77,7 +77,7 @@ struct rpc_server {
     rpc_handler_fn handler;
     void *ud;
     uint32_t max_calls;
-    atomic_uint active;  /* handler threads running */
+    atomic_uint active;  /* calls admitted: from arrival until their handler ends */
     atomic_bool stopping;
     atomic_bool shutdown_done;
     tag t_shutdown;
@@ -114,11 +114,27 @@ static void request_next(rpc_server *s)
         call_unref(c);
 }
 
-static void start_batch(rpc_call *c, const grpc_op *ops, size_t n, tag *t)
+static bool start_batch(rpc_call *c, const grpc_op *ops, size_t n, tag *t)
 {
     atomic_fetch_add(&c->refs, 1);
-    if (grpc_call_start_batch(c->call, ops, n, t, NULL) != GRPC_CALL_OK) call_unref(c);
+    if (grpc_call_start_batch(c->call, ops, n, t, NULL) == GRPC_CALL_OK) return true;
+    call_unref(c);
+    return false;
 }
+
+/* A slot of max_concurrent_calls, taken the moment a call arrives (before
+ * its message, which may be slow to come), so that no more than the limit
+ * are ever admitted; false when all are taken. */
+static bool slot_take(rpc_server *s)
+{
+    unsigned n = atomic_load(&s->active);
+    do {
+        if (n >= s->max_calls) return false;
+    } while (!atomic_compare_exchange_weak(&s->active, &n, n + 1));
+    return true;
+}
+
+static void slot_give(rpc_server *s) { atomic_fetch_sub(&s->active, 1); }
 
 void rpc_call_reply(rpc_call *c, int code, const char *message, const uint8_t *resp,
                     size_t resp_len)
@@ -209,7 +225,7 @@ static void *handler_thread(void *arg)
     free(req);
     if (!atomic_load(&c->replied)) rpc_call_reply(c, RPC_INTERNAL, "handler gave no reply", NULL, 0);
     call_unref(c);
-    atomic_fetch_sub(&s->active, 1);
+    slot_give(s);
     return NULL;
 }
 
@@ -227,15 +243,18 @@ static void on_new_call(rpc_server *s, rpc_call *c)
     op.data.recv_close_on_server.cancelled = &c->cancelled_flag;
     start_batch(c, &op, 1, &c->t_close);
 
-    if (atomic_load(&s->active) >= s->max_calls) {
-        rpc_call_reply(c, RPC_RESOURCE_EXHAUSTED, "too many calls in progress (daemon.max_concurrent_calls)", NULL, 0);
+    if (!slot_take(s)) {
+        char m[96];
+        snprintf(m, sizeof m, "too many calls in progress (daemon.max_concurrent_calls = %u)", s->max_calls);
+        rpc_call_reply(c, RPC_RESOURCE_EXHAUSTED, m, NULL, 0);
         call_unref(c);
         return;
     }
+    /* the slot is given back by the handler, or where the message never comes */
     memset(&op, 0, sizeof op);
     op.op = GRPC_OP_RECV_MESSAGE;
     op.data.recv_message.recv_message = &c->recv;
-    start_batch(c, &op, 1, &c->t_recv);
+    if (!start_batch(c, &op, 1, &c->t_recv)) slot_give(s);
     call_unref(c); /* the reference held since request_call */
 }
 
@@ -262,15 +281,15 @@ static void *poller(void *arg)
                 /* The client went away or half-closed without a message. */
                 rpc_call_reply(c, RPC_INVALID_ARGUMENT, "no request message", NULL, 0);
                 call_unref(c);
+                slot_give(s);
                 break;
             }
-            atomic_fetch_add(&s->active, 1);
             pthread_t th;
             pthread_attr_t at;
             pthread_attr_init(&at);
             pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
             if (pthread_create(&th, &at, handler_thread, c)) {
-                atomic_fetch_sub(&s->active, 1);
+                slot_give(s);
                 rpc_call_reply(c, RPC_RESOURCE_EXHAUSTED, "cannot start a handler thread", NULL, 0);
                 call_unref(c);
             }

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -33,11 +34,19 @@ void log_json_escape(char *out, size_t outlen, const char *s)
 void log_msg(cfg_log_level level, const char *fmt, ...)
 {
     if (!log_enabled(level)) return;
-    char msg[1024], line[2300];
-    va_list ap;
+    /* Every buffer is sized from the message: a line naming a long path and a
+     * parser's reason is never cut. An escaped byte takes at most 6 (JSON
+     * \u00NN) or 4 (text \xNN) bytes. */
+    va_list ap, aq;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_copy(aq, ap);
+    int n = vsnprintf(NULL, 0, fmt, aq);
+    va_end(aq);
+    char *msg = n < 0 ? NULL : malloc((size_t)n + 1);
+    if (msg) vsnprintf(msg, (size_t)n + 1, fmt, ap);
     va_end(ap);
+    const char *m = msg ? msg : fmt; /* out of memory: the format still says what happened */
+    size_t mlen = strlen(m);
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     struct tm tm;
@@ -45,22 +54,28 @@ void log_msg(cfg_log_level level, const char *fmt, ...)
     char when[40];
     size_t w = strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(when + w, sizeof when - w, ".%03ldZ", ts.tv_nsec / 1000000);
-    if (atomic_load(&cur_json)) {
-        char esc[2100];
-        log_json_escape(esc, sizeof esc, msg);
-        snprintf(line, sizeof line, "{\"ts\":\"%s\",\"level\":\"%s\",\"msg\":\"%s\"}\n", when,
+    size_t esc_len = 6 * mlen + 8;
+    char *esc = malloc(esc_len), *line = malloc(esc_len + 128);
+    if (!esc || !line) {
+        fprintf(stderr, "%s %-5s %s\n", when, cfg_log_level_name(level), m);
+    } else if (atomic_load(&cur_json)) {
+        log_json_escape(esc, esc_len, m);
+        snprintf(line, esc_len + 128, "{\"ts\":\"%s\",\"level\":\"%s\",\"msg\":\"%s\"}\n", when,
                  cfg_log_level_name(level), esc);
+        fputs(line, stderr); /* stderr is unbuffered: one write per line */
     } else {
         /* one record, one line: control bytes (from a client's request id,
          * say) are written as \xNN so they cannot forge or split lines */
-        char esc[2100];
         size_t o = 0;
-        for (const unsigned char *p = (const unsigned char *)msg; *p && o + 5 < sizeof esc; p++) {
-            if (*p < 0x20 || *p == 0x7f || *p == '\\') o += (size_t)snprintf(esc + o, sizeof esc - o, "\\x%02x", *p);
+        for (const unsigned char *p = (const unsigned char *)m; *p; p++) {
+            if (*p < 0x20 || *p == 0x7f || *p == '\\') o += (size_t)snprintf(esc + o, esc_len - o, "\\x%02x", *p);
             else esc[o++] = (char)*p;
         }
         esc[o] = '\0';
-        snprintf(line, sizeof line, "%s %-5s %s\n", when, cfg_log_level_name(level), esc);
+        snprintf(line, esc_len + 128, "%s %-5s %s\n", when, cfg_log_level_name(level), esc);
+        fputs(line, stderr);
     }
-    fputs(line, stderr); /* stderr is unbuffered: one write per line */
+    free(line);
+    free(esc);
+    free(msg);
 }

@@ -72,7 +72,7 @@ static uint64_t uptime_s(const srv_service *s)
 
 typedef struct reply {
     int code;
-    char msg[512];
+    char *msg; /* malloc'd, whole: a status message is never cut */
 } reply;
 
 static int fail(reply *r, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -80,7 +80,8 @@ static int fail(reply *r, int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->msg, sizeof r->msg, fmt, ap);
+    free(r->msg);
+    if (vasprintf(&r->msg, fmt, ap) < 0) r->msg = NULL;
     va_end(ap);
     r->code = code;
     return code;
@@ -385,7 +386,7 @@ static void fill_await(Cuzk__V1__AwaitProofResponse *a, const char *job_id, cons
     }
     a->proof.data = res->proof;
     a->proof.len = res->proof_len;
-    a->error_message = (char *)res->message;
+    a->error_message = res->message ? res->message : (char *)"";
     a->queue_wait_ms = res->queue_ms;
     a->srs_load_ms = res->srs_ms;
     a->synthesis_ms = res->synthesis_ms;
@@ -452,6 +453,7 @@ static int await_and_reply(srv_service *s, rpc_call *c, const char *job_id, int6
         send_msg(c, &a.base);
     }
     free(res.proof);
+    free(res.message);
     return RPC_OK;
 }
 
@@ -625,7 +627,7 @@ static const method_fn methods[M_COUNT] = {m_submit, m_await,   m_prove,   m_can
 void service_handle(void *ud, rpc_call *c, const char *method, const uint8_t *req, size_t len)
 {
     srv_service *s = ud;
-    reply r = {RPC_OK, ""};
+    reply r = {RPC_OK, NULL};
     int m = M_COUNT;
     static const char prefix[] = "/cuzk.v1.ProvingEngine/";
     if (!strncmp(method, prefix, sizeof prefix - 1))
@@ -636,10 +638,12 @@ void service_handle(void *ud, rpc_call *c, const char *method, const uint8_t *re
     else if (!authorized(s, c, &r)) code = r.code;
     else code = methods[m](s, c, req, len, &r);
     if (code != RPC_OK) {
-        rpc_call_reply(c, code, r.msg, NULL, 0);
+        const char *msg = r.msg ? r.msg : rpc_status_name(code);
+        rpc_call_reply(c, code, msg, NULL, 0);
         log_msg(code == RPC_INTERNAL ? CFG_LOG_ERROR : CFG_LOG_DEBUG, "%s: %s: %s",
-                m < M_COUNT ? method_names[m] : method, rpc_status_name(code), r.msg);
+                m < M_COUNT ? method_names[m] : method, rpc_status_name(code), msg);
     }
+    free(r.msg);
     atomic_fetch_add(&s->calls[m][code < NCODES && code >= 0 ? code : RPC_UNKNOWN], 1);
 }
 

@@ -1,0 +1,252 @@
+"""cuzk daemon reliability (issue 24), driven by Python's grpcio (see
+daemon_reliability.test.sh). Binds only unix sockets. Inputs that are random
+(witness seeds, where a parameter file is cut) are fresh per run: the seed is
+printed, CUZK_SEED replays it. No check depends on timing."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+import grpc
+
+CUZK, PROTO_DIR = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from grpc_harness import Harness  # noqa: E402
+
+H = Harness("daemon_reliability", PROTO_DIR)
+rng, tmp, failures, check = H.rng, H.tmp, H.failures, H.check
+from cuzk.v1 import proving_pb2 as pb  # noqa: E402
+from cuzk.v1 import proving_pb2_grpc as pbg  # noqa: E402
+
+S = pb.AwaitProofResponse
+OPTS = [("grpc.use_local_subchannel_pool", 1)]
+daemons = []
+
+
+def on_error(kind, value, tb):
+    import traceback
+    traceback.print_exception(kind, value, tb)
+    for n in daemons:
+        if n.p.poll() is None:
+            n.p.kill()
+        print(f"--- {n.name} log tail ---\n" + n.logtext()[-3000:])
+    sys.exit(1)
+
+
+sys.excepthook = on_error
+
+
+class Daemon:
+    """A daemon on a unix socket with the test kinds; `conf` is extra TOML
+    (whole sections), `params` its param cache."""
+
+    def __init__(self, name, params, conf="", daemon_keys="", preload=()):
+        self.name, self.params = name, params
+        self.sock = os.path.join(tmp, f"{name}.sock")
+        self.conf = os.path.join(tmp, f"{name}.toml")
+        self.log = os.path.join(tmp, f"{name}.log")
+        with open(self.conf, "w") as f:
+            f.write(f'[daemon]\nlisten = "unix://{self.sock}"\n{daemon_keys}'
+                    f'[srs]\nparam_cache = "{params}"\npreload = {list(preload)!r}\n'.replace("'", '"')
+                    + f'[synthesis]\npartition_workers = 2\n{conf}')
+
+    def start(self, env=None, wait=True):
+        daemons.append(self)
+        self.p = subprocess.Popen([CUZK, "daemon", "--config", self.conf, "--test-kinds",
+                                   "--test-constraints", "512", "--test-post-constraints", "256"],
+                                  stdout=subprocess.DEVNULL, stderr=open(self.log, "ab"),
+                                  env=dict(os.environ, **(env or {})))
+        if not wait:
+            return self
+        until = time.time() + 120
+        while "serving on" not in self.logtext():
+            if self.p.poll() is not None:
+                raise RuntimeError(f"{self.name} exited: " + self.logtext())
+            if time.time() > until:
+                raise RuntimeError(f"{self.name} did not start")
+            time.sleep(0.05)
+        self.ch = grpc.insecure_channel(f"unix://{self.sock}", options=OPTS)
+        self.stub = pbg.ProvingEngineStub(self.ch)
+        return self
+
+    def logtext(self):
+        return open(self.log).read() if os.path.exists(self.log) else ""
+
+    def stop(self, sig=signal.SIGTERM, timeout=120):
+        self.p.send_signal(sig)
+        rc = self.p.wait(timeout)
+        self.ch.close()
+        return rc
+
+
+def seed8():
+    return rng.getrandbits(64).to_bytes(8, "little")
+
+
+def rid(tag):
+    return f"r-{tag}-{rng.getrandbits(48):012x}"
+
+
+def submit_req(kind=pb.TEST_WINNING_POST, **kw):
+    kw.setdefault("request_id", rid("x"))
+    kw.setdefault("vanilla_proof", seed8())
+    return pb.SubmitProofRequest(proof_kind=kind, **kw)
+
+
+def params_cut_reason(data):
+    """What the parameter reader must say about a cut bellperson .params file
+    (vk fixed points, then the vk.ic, h, l, a, b_g1, b_g2 lists, each a
+    big-endian u32 count and uncompressed points), worked out here on its own."""
+    pos = 3 * 96 + 3 * 192
+    for name in ("vk.ic", "h", "l", "a", "b_g1", "b_g2"):
+        esz = 192 if name == "b_g2" else 96
+        if len(data) - pos < 4:
+            return f"truncated ({len(data) - pos} bytes left, need 4)"
+        c, left = int.from_bytes(data[pos:pos + 4], "big"), len(data) - pos - 4
+        if c * esz > left:
+            return f"truncated: {name} count {c} needs {c * esz} bytes, {left} left"
+        pos += 4 + c * esz
+    return None
+
+
+def long_param_cache(tag):
+    """A param cache whose path is long (as deep deployments have): messages
+    naming a file in it run well past 255 characters."""
+    d = os.path.join(tmp, tag + "-" + "p" * 120, "filecoin-proof-parameters-" + "q" * 60)
+    os.makedirs(d)
+    return d
+
+
+# ---- item 3: no error message is cut -------------------------------------------
+PC = long_param_cache("cut")
+A = Daemon("cut", PC).start()
+win = os.path.join(PC, "cuzk-test-window-256.params")
+data = open(win, "rb").read()
+cut = rng.randrange(3 * 96 + 3 * 192 + 4, len(data))  # past the fixed vk points
+with open(win, "r+b") as f:
+    f.truncate(cut)
+reason = params_cut_reason(data[:cut])
+q = submit_req(pb.TEST_WINDOW_POST)
+A.stub.SubmitProof(q)
+r = A.stub.AwaitProof(pb.AwaitProofRequest(job_id=q.request_id, timeout_ms=60000), timeout=90)
+head = f"loading parameters of test-window: {win}: "
+msg = r.error_message
+check(r.status == S.FAILED, f"a job on a cut .params file fails: {r.status}")
+check(len(msg) > 255 and msg.startswith(head) and msg.endswith(reason),
+      f"AwaitProof.error_message whole ({len(msg)} chars, cut at byte {cut} of {len(data)}): {msg!r}, "
+      f"expected {head!r} ... {reason!r}")
+log = A.logtext()
+line = next((l for l in log.splitlines() if f"job {q.request_id} failed" in l), "")
+check(line.endswith(": " + msg) and head in line and line.endswith(reason), f"the log's failure line is whole: {line!r}")
+check(A.stop() == 0, "daemon exits 0")
+
+# ---- item 5: max_concurrent_calls is exact, counted from a call's arrival -------
+# The job's parameter file is a FIFO: its load blocks in open() until this
+# test opens the other end, so the AwaitProof calls on it stay in the daemon
+# (slow calls) for as long as the test wants, whatever the machine's speed.
+PC = os.path.join(tmp, "calls-params")
+B = Daemon("calls", PC, daemon_keys="max_concurrent_calls = 4\n").start()
+porep = os.path.join(PC, "cuzk-test-porep-512.params")
+os.remove(porep)
+os.mkfifo(porep)
+q = submit_req(pb.TEST_POREP)
+B.stub.SubmitProof(q)
+# Each call is slow twice: its request message comes only once the test lets
+# it (a unary method called as a client stream: the headers go first), and
+# its answer waits on the job. A call must take its slot when it arrives:
+# counted only once its message is in, all 8 would be admitted.
+send = threading.Event()
+
+
+def held(req):
+    send.wait()
+    yield req
+
+
+await_held = B.ch.stream_unary("/cuzk.v1.ProvingEngine/AwaitProof",
+                               request_serializer=pb.AwaitProofRequest.SerializeToString,
+                               response_deserializer=pb.AwaitProofResponse.FromString)
+futs = [await_held.future(held(pb.AwaitProofRequest(job_id=q.request_id, timeout_ms=0)), timeout=300)
+        for _ in range(8)]
+
+
+def refused(f):
+    return f.done() and f.exception() is not None and f.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+until = time.time() + 60  # a bound on the wait only: an over-admitting daemon refuses fewer than 4
+while sum(map(refused, futs)) < 4 and time.time() < until:
+    time.sleep(0.02)
+send.set()  # the admitted calls' messages go; they wait on the job
+os.close(os.open(porep, os.O_WRONLY))  # the load sees an empty file and fails: the waits end
+codes = []
+for f in futs:
+    try:
+        f.result()
+        codes.append(grpc.StatusCode.OK)
+    except grpc.RpcError as e:
+        codes.append(e.code())
+ok, ex = codes.count(grpc.StatusCode.OK), codes.count(grpc.StatusCode.RESOURCE_EXHAUSTED)
+check(ok == 4 and ex == 4, f"limit 4, 8 concurrent slow calls: exactly 4 accepted ({ok} OK, {ex} RESOURCE_EXHAUSTED: {codes})")
+details = [f.exception().details() for f in futs if f.exception() is not None]
+check(all("max_concurrent_calls = 4" in d for d in details), f"the refusal names the limit: {details[:1]}")
+check(B.stub.GetStatus(pb.GetStatusRequest()).uptime_seconds >= 0, "calls are served once the slow ones ended")
+check(B.stop() == 0, "daemon exits 0")
+
+# ---- item 6: shutdown at the grace deadline --------------------------------------
+# A job's parameter load hangs (a FIFO no one writes): at the grace deadline
+# the job is cancelled saying why, and the daemon exits without waiting for
+# the load in hand (before, it joined the loading thread: it never exited).
+PC = os.path.join(tmp, "stop-params")
+with socket.socket() as so:
+    so.bind(("127.0.0.1", 0))
+    http = so.getsockname()[1]
+C = Daemon("stop", PC, daemon_keys=f'shutdown_grace = "1s"\nstatus_listen = "127.0.0.1:{http}"\n').start()
+porep = os.path.join(PC, "cuzk-test-porep-512.params")
+os.remove(porep)
+os.mkfifo(porep)
+q = submit_req(pb.TEST_POREP)
+fut = C.stub.Prove.future(pb.ProveRequest(submit=q), timeout=300)
+
+
+def srs_state(circuit):
+    st = json.load(urllib.request.urlopen(f"http://127.0.0.1:{http}/status", timeout=30))
+    return next((c["srs"] for c in st["engine"]["circuits"] if c["circuit_id"] == circuit), None)
+
+
+until = time.time() + 60
+while srs_state("test-porep") != "loading" and time.time() < until:
+    time.sleep(0.02)
+check(srs_state("test-porep") == "loading", "the job's parameter load is in hand (blocked on the FIFO)")
+C.p.send_signal(signal.SIGTERM)
+try:
+    r = fut.result().result
+    check(r.status == S.CANCELLED and r.error_message == "cancelled: daemon shutting down",
+          f"a job cancelled at the grace deadline says why: {r.status} {r.error_message!r}")
+except grpc.RpcError as e:
+    check(False, f"Prove over the grace deadline: {e.code()} {e.details()}")
+try:
+    rc = C.p.wait(60)  # a bound on the wait only: the daemon that joins the load never exits
+except subprocess.TimeoutExpired:
+    rc = None
+check(rc == 0, f"the daemon exits 0 with the load in hand abandoned: {rc}")
+check("parameter load or PCE extraction unfinished" in C.logtext(), "the log says what was abandoned")
+if rc is None:
+    C.p.kill()
+os.close(os.open(porep, os.O_WRONLY | os.O_NONBLOCK)) if rc is None else None
+C.ch.close()
+
+print(f"daemon_reliability: {H.checks - len(failures)} checks passed, {len(failures)} failed", flush=True)
+if not failures:
+    import shutil
+    shutil.rmtree(tmp, ignore_errors=True)
+else:
+    print(f"kept {tmp} for inspection")
+    for n in daemons:
+        print(f"--- {n.name} log tail ---\n" + n.logtext()[-3000:])
+    sys.exit(1)
