@@ -60,6 +60,23 @@ static int write_file(const char *path, const uint8_t *b, size_t n)
     return fclose(f) == 0 && ok ? 0 : -1;
 }
 
+/* OUT/vanilla-<k>.bin from the blob b (freed); its name into *name for the request. */
+static int write_vanilla(const char *out, size_t k, char **name, uint8_t *b, size_t n)
+{
+    char path[4096];
+    int rc = (*name = malloc(48)) ? 0 : 1;
+    if (!rc) {
+        snprintf(*name, 48, "vanilla-%zu.bin", k);
+        snprintf(path, sizeof path, "%s/%s", out, *name);
+        if (write_file(path, b, n)) {
+            cli_errorf("%s: %s", path, strerror(errno));
+            rc = 1;
+        }
+    }
+    free(b);
+    return rc;
+}
+
 /* Writes request.json (vanilla-<k>.bin for k < count) and sectors.json (ids, comm_r, dirs or NULL). */
 static int write_outputs(const char *out, bool winning, const cuzk_fil_post_proof *p, uint64_t proof_id,
                          uint64_t miner, uint64_t partition, const uint8_t rnd[32], size_t count, char **names,
@@ -138,25 +155,14 @@ static int gen_post_synthetic(const char *cmd, bool winning, uint64_t size, uint
     for (size_t k = 0; k < count && !rc; k++) {
         uint8_t *b;
         size_t n;
-        char path[4096];
         ids[k] = first + k;
-        if (!(names[k] = malloc(48))) {
-            rc = 1;
-            break;
-        }
-        snprintf(names[k], 48, "vanilla-%zu.bin", k);
-        snprintf(path, sizeof path, "%s/%s", out, names[k]);
         uint64_t sector_index = winning ? 0 : partition * p->sector_count + k;
         if (cuzk_fil_post_vanilla_synthetic(&b, &n, proof_id, ids[k], rnd, sector_index, seed, comm_r[k])) {
             cli_errorf("sector %llu: generation failed", (unsigned long long)ids[k]);
             rc = 1;
             break;
         }
-        if (write_file(path, b, n)) {
-            cli_errorf("%s: %s", path, strerror(errno));
-            rc = 1;
-        }
-        free(b);
+        rc = write_vanilla(out, k, &names[k], b, n);
         if (k + 1 == count || (k & 255) == 0)
             fprintf(stderr, "%s: synthetic sector %llu (%zu/%llu), %zu bytes, %.1f s\n", cmd,
                     (unsigned long long)ids[k], k + 1, (unsigned long long)count, n, cli_now() - t0);
@@ -279,10 +285,6 @@ int cmd_gen_post(int argc, char **argv)
         size_t i = first + k;
         uint8_t *b;
         size_t n;
-        char path[4096];
-        names[k] = malloc(48);
-        snprintf(names[k], 48, "vanilla-%zu.bin", k);
-        snprintf(path, sizeof path, "%s/%s", out, names[k]);
         /* the sector's position in the whole PoSt (API 1.0/1.1 challenges depend on it) */
         uint64_t sector_index = winning ? 0 : partition * p->sector_count + k;
         if (cuzk_fil_post_vanilla_generate(&b, &n, proof_id, &sec[i], rnd, sector_index)) {
@@ -290,11 +292,7 @@ int cmd_gen_post(int argc, char **argv)
             rc = 1;
             break;
         }
-        if (write_file(path, b, n)) {
-            cli_errorf("%s: %s", path, strerror(errno));
-            rc = 1;
-        }
-        free(b);
+        rc = write_vanilla(out, k, &names[k], b, n);
         fprintf(stderr, "%s: sector %llu (%zu/%zu), %zu bytes, %.1f s\n", argv[0],
                 (unsigned long long)sec[i].sector_id, k + 1, count, n, cli_now() - t0);
     }
