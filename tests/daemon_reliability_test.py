@@ -241,6 +241,39 @@ if rc is None:
 os.close(os.open(porep, os.O_WRONLY | os.O_NONBLOCK)) if rc is None else None
 C.ch.close()
 
+# ---- item 4: a corrupt PCE cache file, through the daemon's JSON logger ----------
+# Twice: the cached PCE of test-window is corrupted (one random byte: every
+# byte of the file is covered by a checksum or a zero-padding check), the
+# daemon restarted with JSON logs: the corruption is a JSON log line, the file
+# is set aside and re-extracted, and one set-aside copy is kept, not one per time.
+PC = os.path.join(tmp, "pce-params")
+pce = os.path.join(PC, "test-window.pce")
+for rnd in range(3):
+    D = Daemon(f"pce{rnd}", PC, conf='[logging]\nformat = "json"\n').start()
+    r = D.stub.Prove(pb.ProveRequest(submit=submit_req(pb.TEST_WINDOW_POST)), timeout=120).result
+    check(r.status == S.COMPLETED, f"round {rnd}: test-window proves: {r.status} {r.error_message}")
+    until = time.time() + 60  # a bound on the wait only
+    while not os.path.exists(pce) and time.time() < until:
+        time.sleep(0.02)
+    check(D.stop() == 0, f"round {rnd}: daemon exits 0")
+    lines = D.logtext().splitlines()
+    try:
+        msgs = [json.loads(ln)["msg"] for ln in lines]
+        check(True, "JSON log")
+    except ValueError:
+        check(False, f"round {rnd}: every log line is JSON: {[ln for ln in lines if not ln.startswith('{')][:3]}")
+        msgs = lines
+    if rnd:
+        check(any("set aside" in m and pce in m for m in msgs),
+              f"round {rnd}: the corrupt PCE is reported in the JSON log: {[m for m in msgs if 'pce' in m.lower()][:4]}")
+    if rnd < 2:
+        data = bytearray(open(pce, "rb").read())
+        off = rng.randrange(len(data))
+        data[off] ^= 1 + rng.randrange(255)
+        open(pce, "wb").write(bytes(data))
+aside = [f for f in os.listdir(PC) if f.startswith("test-window.pce.rejected")]
+check(len(aside) == 1, f"one set-aside copy kept after two corruptions: {aside}")
+
 print(f"daemon_reliability: {H.checks - len(failures)} checks passed, {len(failures)} failed", flush=True)
 if not failures:
     import shutil

@@ -24,6 +24,7 @@
 #endif
 
 #include "cli/cli.h"
+#include "cuzk/pce.h"
 #include "server/backend.h"
 #include "server/config.h"
 #include "server/grpc_adapter.h"
@@ -32,6 +33,14 @@
 #include "server/service.h"
 
 #define DEFAULT_CONFIG "/data/zk/cuzk.toml"
+
+/* The PCE layer's messages (a corrupt cache file set aside, a failed save)
+ * go through the daemon's logger, so that logging.format = "json" covers them. */
+static void pce_log(const char *line, void *ctx)
+{
+    (void)ctx;
+    log_msg(CFG_LOG_WARN, "pce: %s", line);
+}
 
 static void notify(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void notify(const char *fmt, ...)
@@ -165,6 +174,7 @@ int cmd_daemon(int argc, char **argv)
         return 0;
     }
     log_configure(cfg.log_level, cfg.log_json);
+    cuzk_pce_set_log(pce_log, NULL);
     for (size_t i = 0; i < cfg.n_warnings; i++) LOG_WARN("%s: %s", config_path, cfg.warnings[i]);
 
     /* Signals are taken synchronously by this thread only. */

@@ -92,15 +92,21 @@ void cuzk_pce_set_log(cuzk_pce_log_fn fn, void *ctx)
 
 void pce_logf(const char *fmt, ...)
 {
-    char line[512];
-    va_list ap;
+    /* allocated: a message naming a long path and its reason is never cut */
+    va_list ap, aq;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    va_copy(aq, ap);
+    int n = vsnprintf(NULL, 0, fmt, aq);
+    va_end(aq);
+    char *line = n < 0 ? NULL : malloc((size_t)n + 1);
+    if (line) vsnprintf(line, (size_t)n + 1, fmt, ap);
     va_end(ap);
+    const char *l = line ? line : fmt; /* out of memory: the format still says what happened */
     pthread_mutex_lock(&log_mu);
-    if (log_fn) log_fn(line, log_ctx);
-    else fprintf(stderr, "cuzk pce: %s\n", line);
+    if (log_fn) log_fn(l, log_ctx);
+    else fprintf(stderr, "cuzk pce: %s\n", l);
     pthread_mutex_unlock(&log_mu);
+    free(line);
 }
 
 /* ---- threads and hashing ---- */
