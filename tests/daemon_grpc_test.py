@@ -323,6 +323,9 @@ check('cuzk_rpc_requests_total{method="Prove",code="OK"}' in m, "metrics count P
 check('code="INVALID_ARGUMENT"' in m and "cuzk_jobs_completed_total" in m, "metrics: errors and engine counters")
 check('cuzk_device_failed{device="0",reason=""} 0' in m and "cuzk_memory_pinned_bytes " in m
       and "cuzk_synthesis_limit " in m, "metrics: device health, pinned memory, synthesis limit")
+rss = [float(l.split()[1]) for l in m.splitlines() if l.startswith("cuzk_memory_rss_anon_bytes ")]
+budget = [float(l.split()[1]) for l in m.splitlines() if l.startswith("cuzk_memory_budget_bytes ")]
+check(rss and budget and 0 < rss[0] < budget[0], f"metrics: the daemon's RssAnon beside its budget: {rss} {budget}")
 done = [float(l.split()[1]) for l in m.splitlines() if l.startswith("cuzk_jobs_completed_total ")]
 check(done and done[0] >= 8, f"completed jobs counted: {done}")
 # curio's metric names and shapes, beside ours

@@ -340,6 +340,20 @@ typedef struct cuzk_engine_config {
     uint64_t pinned_limit;
 } cuzk_engine_config;
 
+/*
+ * Memory this process may use: physical RAM, lowered to its cgroup's limit
+ * (the smallest cgroup v2 memory.max from its cgroup up, else the v1
+ * memory.limit_in_bytes) where it has one: the OOM killer acts on that.
+ * root prefixes every path read ("" or NULL: the real files; tests point it
+ * at a fake tree). from (may be NULL) says which it is. 0: unknown.
+ */
+uint64_t cuzk_engine_memory_limit(const char *root, char *from, size_t from_len);
+/* The default budget under limit: limit less headroom for the OS and the page
+ * cache, max(margin, limit / 10); half of it when that leaves less. */
+uint64_t cuzk_engine_memory_budget_default(uint64_t limit, uint64_t margin);
+/* Anonymous resident memory of this process (RssAnon), bytes; 0: unknown. */
+uint64_t cuzk_engine_rss_anon(void);
+
 /* The default number of concurrent syntheses: min(cores, budget /
  * footprint) and at least 1 (footprint 0, not known yet: cores). */
 unsigned cuzk_engine_synthesis_workers_default(unsigned cores, uint64_t budget, uint64_t footprint);
@@ -512,6 +526,7 @@ typedef struct cuzk_engine_counters {
      * left pageable because they were over the limit */
     uint64_t memory_pinned, memory_pinned_limit, memory_pinned_peak, pin_over_limit;
     uint64_t pce_resident_bytes;
+    uint64_t memory_rss_anon; /* the process's anonymous resident memory, read now */
     /* per phase: proofs timed, seconds summed, proofs per bucket (not
      * cumulative; bucket i holds le[i-1] < t <= le[i]) */
     uint64_t phase_count;

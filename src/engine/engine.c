@@ -978,11 +978,8 @@ void synth_limit_update(cuzk_engine *e)
 
 static uint64_t auto_budget(void)
 {
-    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || psz <= 0) return (uint64_t)4 << 30;
-    uint64_t phys = (uint64_t)pages * (uint64_t)psz;
-    uint64_t margin = phys / 10 > ((uint64_t)1 << 30) ? phys / 10 : ((uint64_t)1 << 30);
-    return phys > 2 * margin ? phys - margin : phys / 2;
+    uint64_t limit = cuzk_engine_memory_limit(NULL, NULL, 0);
+    return limit ? cuzk_engine_memory_budget_default(limit, (uint64_t)1 << 30) : (uint64_t)4 << 30;
 }
 
 int cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg)
@@ -1410,6 +1407,7 @@ void cuzk_engine_get_counters(cuzk_engine *e, cuzk_engine_counters *out)
     for (size_t i = 0; i < e->nsrs; i++)
         if (e->srs[i]->pce_state == CUZK_PCE_RESIDENT) out->pce_resident_bytes += e->srs[i]->pce_bytes;
     pthread_mutex_unlock(&e->mu);
+    out->memory_rss_anon = cuzk_engine_rss_anon(); /* what the reservations stand for, measured */
 }
 
 bool cuzk_engine_device_failed(cuzk_engine *e, unsigned d, char *reason, size_t reason_len)

@@ -161,6 +161,7 @@ char *cuzk_engine_status_json(cuzk_engine *e)
     kv_u64(&w, "budget", e->budget);
     kv_u64(&w, "reserved", e->reserved);
     kv_u64(&w, "peak", e->peak);
+    kv_u64(&w, "rss_anon", c.memory_rss_anon);
     kv_u64(&w, "pinned_memory_bytes", e->pinned);
     kv_u64(&w, "pinned_memory_limit_bytes", e->pin_off ? 0 : e->pin_limit);
     kv_u64(&w, "pinned_peak", e->pinned_peak);

@@ -76,14 +76,20 @@ static void engine_log(void *ctx, int level, const char *msg)
     else fprintf(stderr, "cuzk engine: %s\n", msg);
 }
 
-/* "auto": physical memory minus the safety margin. */
-static uint64_t memory_budget(const cuzk_config *c)
+/* "auto": what the machine and the daemon's cgroup allow, less headroom
+ * (safety_margin, at least a tenth); the log says where the limit came from. */
+static uint64_t memory_budget(const cuzk_config *c, srv_backend *b)
 {
     if (c->total_budget) return c->total_budget;
-    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-    uint64_t phys = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
-    if (phys > c->safety_margin + (1ull << 30)) return phys - c->safety_margin;
-    return phys / 2 ? phys / 2 : 1ull << 30;
+    char from[4200];
+    uint64_t limit = cuzk_engine_memory_limit(NULL, from, sizeof from);
+    if (!limit) return 1ull << 30;
+    uint64_t budget = cuzk_engine_memory_budget_default(limit, c->safety_margin);
+    char msg[4400];
+    snprintf(msg, sizeof msg, "memory budget %.1f GiB: %s %.1f GiB less headroom", budget / 1073741824.0, from,
+             limit / 1073741824.0);
+    engine_log(b, 2, msg);
+    return budget;
 }
 
 static void add_kind(srv_backend *b, const char *name, const char *circuit)
@@ -176,7 +182,7 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
         .queue_depth = c->max_gpu_queue_depth,
         .max_batch_size = c->max_batch_size,
         .max_batch_wait_ms = (unsigned)c->max_batch_wait_ms,
-        .memory_budget = memory_budget(c),
+        .memory_budget = memory_budget(c, b),
         .log = engine_log,
         .log_ctx = b,
         .device_max_errors = c->max_device_errors,
@@ -625,6 +631,7 @@ char *srv_metrics_text(srv_backend *b, char *buf)
         {"cuzk_memory_budget_bytes", "gauge", "Memory budget.", (double)c.memory_budget},
         {"cuzk_memory_reserved_bytes", "gauge", "Memory reserved now.", (double)c.memory_reserved},
         {"cuzk_memory_peak_bytes", "gauge", "Largest reservation seen.", (double)c.memory_peak},
+        {"cuzk_memory_rss_anon_bytes", "gauge", "Anonymous resident memory of the daemon (RssAnon), beside the reservations.", (double)c.memory_rss_anon},
         {"cuzk_memory_pinned_bytes", "gauge", "Page-locked parameter memory.", (double)c.memory_pinned},
         {"cuzk_memory_pinned_limit_bytes", "gauge", "Limit on page-locked parameter memory.", (double)c.memory_pinned_limit},
         {"cuzk_pce_evictions_total", "counter", "Idle pre-compiled circuits freed for memory.", (double)c.pce_evictions},

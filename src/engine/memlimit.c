@@ -1,0 +1,110 @@
+/*
+ * How much memory the process may use: physical RAM, lowered to its cgroup's
+ * limit (a container or a systemd unit with MemoryMax), since the OOM killer
+ * acts on the cgroup's limit, not on the machine's RAM; and how much
+ * anonymous memory it holds (what that limit is charged with, beside the
+ * page cache that the kernel can reclaim).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cuzk/engine.h"
+
+/* A limit file: a byte count, or "max" / an absurdly large value for none (0). */
+static uint64_t read_limit(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char buf[64] = "";
+    uint64_t v = 0;
+    if (fgets(buf, sizeof buf, f) && strncmp(buf, "max", 3) != 0) {
+        char *end;
+        unsigned long long x = strtoull(buf, &end, 10);
+        if (end != buf && x < (1ull << 60)) v = x; /* cgroup v1 says "none" with ~2^63 */
+    }
+    fclose(f);
+    return v;
+}
+
+/* The cgroup limit of this process under root: the smallest memory.max on the path
+ * from its cgroup v2 up to the hierarchy's root, else its cgroup v1 memory limit. */
+static uint64_t cgroup_limit(const char *root, char *from, size_t from_len)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/proc/self/cgroup", root);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char line[2048], v2[2048] = "", v1[2048] = "";
+    bool have_v2 = false, have_v1 = false;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        /* "hierarchy-id:controllers:path"; v2 is "0::path" */
+        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (!c2) continue;
+        *c1 = 0, *c2 = 0;
+        const char *ctrl = c1 + 1, *cg = c2 + 1;
+        if (!strcmp(line, "0") && !*ctrl) snprintf(v2, sizeof v2, "%s", cg), have_v2 = true;
+        else if (strstr(ctrl, "memory")) snprintf(v1, sizeof v1, "%s", cg), have_v1 = true;
+    }
+    fclose(f);
+    uint64_t best = 0;
+    if (have_v2) {
+        /* memory.max of the process's cgroup and of each ancestor (the root has none) */
+        for (char *end = v2 + strlen(v2);;) {
+            *end = 0;
+            snprintf(path, sizeof path, "%s/sys/fs/cgroup%s/memory.max", root, v2);
+            uint64_t l = read_limit(path);
+            if (l && (!best || l < best)) {
+                best = l;
+                if (from) snprintf(from, from_len, "cgroup %s", path + strlen(root));
+            }
+            char *slash = strrchr(v2, '/');
+            if (!slash || slash == v2) break;
+            end = slash;
+        }
+    }
+    if (!best && have_v1) {
+        snprintf(path, sizeof path, "%s/sys/fs/cgroup/memory%s/memory.limit_in_bytes", root, v1);
+        if ((best = read_limit(path)) && from) snprintf(from, from_len, "cgroup %s", path + strlen(root));
+    }
+    return best;
+}
+
+uint64_t cuzk_engine_memory_limit(const char *root, char *from, size_t from_len)
+{
+    if (!root) root = "";
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    uint64_t phys = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
+    if (from && from_len) snprintf(from, from_len, "physical memory");
+    char cfrom[4200] = "";
+    uint64_t cg = cgroup_limit(root, cfrom, sizeof cfrom);
+    if (cg && (!phys || cg < phys)) {
+        if (from && from_len) snprintf(from, from_len, "%s", cfrom);
+        return cg;
+    }
+    return phys;
+}
+
+uint64_t cuzk_engine_memory_budget_default(uint64_t limit, uint64_t margin)
+{
+    /* headroom for the OS, the page cache (parameter and PCE files are mapped) and
+     * what the engine does not account (gRPC buffers, a request in parsing): at least
+     * margin and a tenth of the limit; half the limit on a small machine */
+    uint64_t head = limit / 10 > margin ? limit / 10 : margin;
+    return limit > 2 * head ? limit - head : limit / 2;
+}
+
+uint64_t cuzk_engine_rss_anon(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) return 0;
+    char line[256];
+    uint64_t kb = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "RssAnon: %" SCNu64 " kB", &kb) == 1) break;
+    fclose(f);
+    return kb * 1024;
+}

@@ -1,0 +1,104 @@
+/* The memory limit the engine budgets under: physical RAM, lowered to the
+ * cgroup's limit where there is one (cgroup v2: the smallest memory.max from
+ * the process's cgroup up to the root, "max" meaning none; cgroup v1:
+ * memory.limit_in_bytes, a huge value meaning none), read from fake trees
+ * with random limits; the default budget's headroom; RssAnon grows with
+ * memory touched. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cuzk/engine.h"
+#include "testutil.h"
+
+static char root[] = "/tmp/cuzk_memlimit_XXXXXX";
+
+static void put(const char *rel, const char *text)
+{
+    char path[512], dir[512];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    snprintf(dir, sizeof dir, "%s", path);
+    for (char *p = dir + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+        *p = 0;
+        mkdir(dir, 0755);
+        *p = '/';
+    }
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) fputs(text, f), fclose(f);
+}
+
+int main(void)
+{
+    cuzk_rng rng;
+    tu_init(&rng, "test_memlimit");
+    CHECK(mkdtemp(root) != NULL);
+    char from[4300];
+    const uint64_t phys = cuzk_engine_memory_limit("/nonexistent-root", from, sizeof from);
+    CHECK_MSG(phys > (64ull << 20) && !strcmp(from, "physical memory"), "physical %llu from %s",
+              (unsigned long long)phys, from);
+
+    /* cgroup v2: the parent's limit is the smaller one; the leaf says "max" */
+    const uint64_t lim = (1ull << 28) + (cuzk_rng_u64(&rng) % (phys / 2));
+    char num[64];
+    put("proc/self/cgroup", "0::/system.slice/cuzk.service\n");
+    put("sys/fs/cgroup/system.slice/cuzk.service/memory.max", "max\n");
+    snprintf(num, sizeof num, "%llu\n", (unsigned long long)lim);
+    put("sys/fs/cgroup/system.slice/memory.max", num);
+    uint64_t got = cuzk_engine_memory_limit(root, from, sizeof from);
+    CHECK_MSG(got == lim && strstr(from, "/sys/fs/cgroup/system.slice/memory.max"), "v2 parent: %llu from %s",
+              (unsigned long long)got, from);
+    /* the leaf tighter still */
+    snprintf(num, sizeof num, "%llu\n", (unsigned long long)(lim / 2));
+    put("sys/fs/cgroup/system.slice/cuzk.service/memory.max", num);
+    got = cuzk_engine_memory_limit(root, from, sizeof from);
+    CHECK_MSG(got == lim / 2 && strstr(from, "cuzk.service/memory.max"), "v2 leaf: %llu from %s",
+              (unsigned long long)got, from);
+    /* a limit above the RAM is no limit */
+    snprintf(num, sizeof num, "%llu\n", (unsigned long long)(phys * 4));
+    put("sys/fs/cgroup/system.slice/cuzk.service/memory.max", num);
+    put("sys/fs/cgroup/system.slice/memory.max", "max\n");
+    got = cuzk_engine_memory_limit(root, from, sizeof from);
+    CHECK_MSG(got == phys && !strcmp(from, "physical memory"), "v2 above RAM: %llu from %s",
+              (unsigned long long)got, from);
+
+    /* cgroup v1: memory.limit_in_bytes; ~2^63 means none */
+    put("proc/self/cgroup", "12:pids:/x\n4:memory:/docker/abc\n1:name=systemd:/x\n");
+    snprintf(num, sizeof num, "%llu\n", (unsigned long long)lim);
+    put("sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes", num);
+    got = cuzk_engine_memory_limit(root, from, sizeof from);
+    CHECK_MSG(got == lim && strstr(from, "memory.limit_in_bytes"), "v1: %llu from %s", (unsigned long long)got,
+              from);
+    put("sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes", "9223372036854771712\n");
+    CHECK(cuzk_engine_memory_limit(root, NULL, 0) == phys);
+    /* garbage is no limit either */
+    put("sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes", "lots\n");
+    CHECK(cuzk_engine_memory_limit(root, NULL, 0) == phys);
+
+    /* the default budget: headroom max(margin, a tenth), half on a small machine */
+    const uint64_t G = 1ull << 30;
+    CHECK(cuzk_engine_memory_budget_default(125 * G, 5 * G) == 125 * G - 125 * G / 10);
+    CHECK(cuzk_engine_memory_budget_default(24 * G, 5 * G) == 19 * G);
+    CHECK(cuzk_engine_memory_budget_default(8 * G, 5 * G) == 4 * G);
+    uint64_t l = G + cuzk_rng_u64(&rng) % (512 * G), m = cuzk_rng_u64(&rng) % (16 * G);
+    uint64_t b = cuzk_engine_memory_budget_default(l, m);
+    CHECK_MSG(b < l && (b == l / 2 || (l - b >= m && l - b >= l / 10)), "budget %llu of %llu, margin %llu",
+              (unsigned long long)b, (unsigned long long)l, (unsigned long long)m);
+
+    /* RssAnon follows memory touched */
+    uint64_t r0 = cuzk_engine_rss_anon();
+    size_t n = 64u << 20;
+    unsigned char *p = malloc(n);
+    if (p) memset(p, 0x5a, n);
+    uint64_t r1 = cuzk_engine_rss_anon();
+    CHECK_MSG(r0 > 0 && r1 >= r0 + n / 2, "RssAnon %llu -> %llu after touching %zu bytes", (unsigned long long)r0,
+              (unsigned long long)r1, n);
+    free(p);
+
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    CHECK(system(cmd) == 0);
+    return tu_finish("test_memlimit");
+}
