@@ -32,18 +32,7 @@ OPTS = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length"
         ("grpc.use_local_subchannel_pool", 1)]
 daemons = []
 
-
-def on_error(kind, value, tb):
-    import traceback
-    traceback.print_exception(kind, value, tb)
-    for n in daemons:
-        if n.p.poll() is None:
-            n.p.kill()
-        print(f"--- {n.name} log tail ---\n" + n.logtext()[-3000:])
-    sys.exit(1)
-
-
-sys.excepthook = on_error
+H.kill_daemons_on_error(daemons)
 
 
 def free_port():

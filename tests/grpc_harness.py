@@ -1,6 +1,7 @@
-"""What the daemon tests share (daemon_grpc_test.py, daemon_filecoin_test.py):
-the run's seed, a scratch directory, counted checks, and Python stubs
-generated at run time from our proto (so a proto change is tested as is)."""
+"""What the daemon tests share (daemon_grpc_test.py, daemon_filecoin_test.py,
+daemon_reliability_test.py): the run's seed, a scratch directory, counted
+checks, daemons killed (their logs shown) on an uncaught exception, and Python
+stubs generated at run time from our proto (so a proto change is tested as is)."""
 import os
 import random
 import sys
@@ -24,6 +25,19 @@ class Harness:
                           os.path.join(proto_dir, "cuzk/v1/proving.proto")])
         assert rc == 0, "grpc_tools.protoc failed"
         sys.path.insert(0, gen)
+
+    def kill_daemons_on_error(self, daemons):
+        """On an uncaught exception: the traceback, every daemon in the list
+        (objects with .name, .p, .logtext()) killed, its log's tail, exit 1."""
+        def on_error(kind, value, tb):
+            import traceback
+            traceback.print_exception(kind, value, tb)
+            for n in daemons:
+                if getattr(n, "p", None) is not None and n.p.poll() is None:
+                    n.p.kill()
+                print(f"--- {n.name} log tail ---\n" + n.logtext()[-3000:])
+            sys.exit(1)
+        sys.excepthook = on_error
 
     def check(self, cond, what, verbose=False):
         self.checks += 1
