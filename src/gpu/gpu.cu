@@ -715,18 +715,8 @@ static int prove_one_pce(cuzk_gpu_worker *w, const ctx &c, srs_entry *srs, cuzk_
             if (e != cudaSuccess) rc = fail(c, e, "cudaMemsetAsync(a, b, c tail)");
         }
     }
-    if (!rc && n_a) {
-        gather_wires<<<(unsigned)((n_a + 255) / 256), 256, 0, c.st>>>(bp<fr_t>(w->sa), wit,
-                                                                      (const uint32_t *)pe->p[PCE_IA], n_a);
-        cudaError_t e = cudaPeekAtLastError();
-        if (e != cudaSuccess) rc = fail(c, e, "gather_wires(A)");
-    }
-    if (!rc && n_b) {
-        gather_wires<<<(unsigned)((n_b + 255) / 256), 256, 0, c.st>>>(bp<fr_t>(w->sb), wit,
-                                                                      (const uint32_t *)pe->p[PCE_IB], n_b);
-        cudaError_t e = cudaPeekAtLastError();
-        if (e != cudaSuccess) rc = fail(c, e, "gather_wires(B)");
-    }
+    if (!rc) rc = gather_on_device(c, &w->sa, wit, pe->p[PCE_IA], n_a, "A scalars");
+    if (!rc) rc = gather_on_device(c, &w->sb, wit, pe->p[PCE_IB], n_b, "B scalars");
     if (!rc) {
         cudaError_t e = cudaStreamSynchronize(c.st);
         if (e != cudaSuccess) rc = fail(c, e, "pce_spmv");
