@@ -8,6 +8,7 @@
 
 #include "cuzk/c1.h"
 #include "cuzk/error.h"
+#include "cuzk/json_arena.h"
 #include "cuzk/merkle.h"
 #include "cuzk/poseidon.h"
 #include "filecoin_internal.h"
@@ -677,7 +678,8 @@ static int parse_inner(pctx *p, const json_t *root, cuzk_fil_c1 **out)
 static int parse_json(const uint8_t *buf, size_t len, pctx *p, cuzk_fil_c1 **out, int depth)
 {
     json_error_t je;
-    json_t *root = json_loadb((const char *)buf, len, JSON_REJECT_DUPLICATES, &je);
+    cuzk_json_arena *arena; /* ~10 M nodes for a 32 GiB C1: one arena, not 10 M mallocs */
+    json_t *root = cuzk_json_loadb_arena((const char *)buf, len, JSON_REJECT_DUPLICATES, &je, &arena);
     if (!root) return fail(p, "malformed JSON at line %d column %d: %s", je.line, je.column, je.text);
     int rc;
     const json_t *ph = json_is_object(root) ? json_object_get(root, "Phase1Out") : NULL;
@@ -713,7 +715,7 @@ static int parse_json(const uint8_t *buf, size_t len, pctx *p, cuzk_fil_c1 **out
     } else {
         rc = parse_inner(p, root, out);
     }
-    json_decref(root);
+    cuzk_json_arena_free(arena);
     return rc;
 }
 
