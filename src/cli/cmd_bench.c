@@ -478,8 +478,15 @@ static int run_status(void)
     for (size_t i = 0; i < s->n_loaded_srs; i++)
         printf("  srs %-12s %s\n", s->loaded_srs[i]->circuit_id,
                (unsigned)s->loaded_srs[i]->tier < 3 ? tiers[s->loaded_srs[i]->tier] : "?");
-    for (size_t i = 0; i < s->n_gpus; i++)
-        printf("  gpu %u %s: %s\n", s->gpus[i]->ordinal, s->gpus[i]->name, s->gpus[i]->current_job_id);
+    for (size_t i = 0; i < s->n_gpus; i++) {
+        const Cuzk__V1__GPUStatus *g = s->gpus[i];
+        printf("  gpu %u %s: ", g->ordinal, g->name);
+        if (g->vram_total_bytes)
+            printf("%llu / %llu MiB free, ", (unsigned long long)(g->vram_free_bytes >> 20),
+                   (unsigned long long)(g->vram_total_bytes >> 20));
+        printf("%s%s%s\n", g->current_job_id[0] ? g->current_job_id : "idle", g->current_proof_kind[0] ? " " : "",
+               g->current_proof_kind);
+    }
     protobuf_c_message_free_unpacked(resp, NULL);
     return 0;
 }

@@ -535,11 +535,15 @@ static int m_status(srv_service *s, rpc_call *c, const uint8_t *req, size_t len,
     Cuzk__V1__GetStatusResponse a = CUZK__V1__GET_STATUS_RESPONSE__INIT;
     Cuzk__V1__QueueStatus qs[32], *qp[32];
     Cuzk__V1__SRSStatus ss[32], *sp[32];
-    Cuzk__V1__GPUStatus gs[16], *gp[16];
+    Cuzk__V1__GPUStatus gs[64], *gp[64];
     for (size_t i = 0; i < st.n_gpus; i++) {
         cuzk__v1__gpustatus__init(&gs[i]);
         gs[i].ordinal = st.gpus[i].ordinal;
         gs[i].name = st.gpus[i].name;
+        gs[i].vram_total_bytes = st.gpus[i].vram_total;
+        gs[i].vram_free_bytes = st.gpus[i].vram_free;
+        gs[i].current_job_id = st.gpus[i].job_id;
+        gs[i].current_proof_kind = st.gpus[i].kind;
         gp[i] = &gs[i];
     }
     a.n_gpus = st.n_gpus;
