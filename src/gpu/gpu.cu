@@ -197,6 +197,23 @@ extern "C" void cuzk_gpu_device_close(cuzk_gpu_device *d)
 
 extern "C" const char *cuzk_gpu_device_describe(const cuzk_gpu_device *d) { return d ? d->desc : ""; }
 
+/* For the status: sets this thread's current device (as every entry point
+ * here does) and asks the driver; the device is not marked failed on error. */
+extern "C" int cuzk_gpu_device_memory(cuzk_gpu_device *d, uint64_t *total, uint64_t *free_bytes)
+{
+    if (!d || !total || !free_bytes) return CUZK_ERR_INVALID_ARG;
+    *total = *free_bytes = 0;
+    if (d->failed) return CUZK_ERR_DEVICE;
+    size_t f = 0, t = 0;
+    if (cudaSetDevice(d->ordinal) != cudaSuccess || cudaMemGetInfo(&f, &t) != cudaSuccess) {
+        cudaGetLastError();
+        return CUZK_ERR_DEVICE;
+    }
+    *total = t;
+    *free_bytes = f;
+    return CUZK_OK;
+}
+
 extern "C" int cuzk_gpu_worker_create(cuzk_gpu_worker **out, cuzk_gpu_device *d)
 {
     if (!out || !d) return CUZK_ERR_INVALID_ARG;
