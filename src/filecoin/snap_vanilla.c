@@ -318,6 +318,9 @@ int cuzk_fil_snap_generate(cuzk_fil_sector *out_new, uint8_t ***blobs, size_t **
                            const cuzk_fil_sector *old, cuzk_rng *rng,
                            void (*progress)(void *ctx, unsigned done, unsigned total), void *ctx)
 {
+    *blobs = NULL;
+    *lens = NULL;
+    *n = 0;
     int64_t id = cuzk_fil_update_proof_for_size(old->sector_size);
     snap_shape s;
     if (id < 0 || snap_shape_for(&s, (uint64_t)id) || old->nodes != s.cfg.nodes) return CUZK_ERR_INVALID_ARG;
