@@ -1,15 +1,16 @@
 #!/bin/bash
-# PoRep C2 (or, with KIND=window-post | winning-post, a PoSt) end to end at
-# one sector size through the daemon, on the device machine (run from the
-# repository root; binaries carried in $1, default devgpu, their libraries
-# in $1/lib). SIZE=32GiB by default; SIZE=2KiB DEVICE=cpu checks the script
-# on any machine. PoSt inputs are synthetic vanilla proofs (`cuzk
-# gen-vanilla KIND --synthetic`: a full WindowPoSt partition of stand-in
-# sectors, no sealing).
+# PoRep C2 (or, with KIND=window-post | winning-post, a PoSt, with KIND=snap
+# a SnapDeals update) end to end at one sector size through the daemon, on
+# the device machine (run from the repository root; binaries carried in $1,
+# default devgpu, their libraries in $1/lib). SIZE=32GiB by default;
+# SIZE=2KiB DEVICE=cpu checks the script on any machine. PoSt and SnapDeals
+# inputs are synthetic vanilla proofs (`cuzk gen-vanilla KIND --synthetic`:
+# a full WindowPoSt partition of stand-in sectors; every partition of a
+# stand-in update, 16 at 32GiB; no sealing, no encoding).
 #  1. TEST parameters with `cuzk setup --device $DEVICE`, unless $W/params
 #     has them (32GiB: ≈ 47 GB, so the disk needs the room);
 #  2. a synthetic C1 (`cuzk gen-vanilla porep --synthetic`: one sector's
-#     vanilla proofs, no sealing);
+#     vanilla proofs, no sealing), or the kind's synthetic vanilla proofs;
 #  3. the PCE extracted into $W/params, `cuzk pce inspect`;
 #  4. for each gpu_workers:partition_workers pair of CONFIGS (default "2:0",
 #     0 = from cores and memory), the daemon on a unix socket: one proof
@@ -38,7 +39,8 @@ case $KIND in
 porep) id=porep-$sz; pfx=v28-stacked-proof-of-replication ;;
 window-post) id=wpost-$sz; pfx=v28-proof-of-spacetime-fallback ;;
 winning-post) id=winning-$sz; pfx=v28-proof-of-spacetime-fallback ;;
-*) echo "KIND: porep, window-post or winning-post" >&2; exit 2 ;;
+snap) id=snap-$sz; pfx=v28-empty-sector-update ;;
+*) echo "KIND: porep, window-post, winning-post or snap" >&2; exit 2 ;;
 esac
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
@@ -79,11 +81,11 @@ daemon_log_wait() {
     done
 }
 
-# a kind's parameters are there: this script made them (the marker), or the PoRep file exists
-# (drive-32g.sh's setup; WindowPoSt and WinningPoSt files share their name's prefix)
+# a kind's parameters are there: this script made them (the marker), or the PoRep or SnapDeals
+# file exists (drive-32g.sh's setup; WindowPoSt and WinningPoSt files share their name's prefix)
 have_params() {
     [ -f "$W/params/.setup-$KIND-$SIZE" ] && return 0
-    [ "$KIND" = porep ] && ls "$W"/params/$pfx-*.params > /dev/null 2>&1
+    case $KIND in porep | snap) ls "$W"/params/$pfx-*.params > /dev/null 2>&1 ;; *) return 1 ;; esac
 }
 if ! have_params; then
     echo "== cuzk setup --kind $KIND --sector-size $SIZE --device $DEVICE"
@@ -98,12 +100,15 @@ if ! have_params; then
 fi
 
 echo "== synthetic inputs: $KIND, $SIZE"
+rm -rf "$W/S"
+t=$(now)
 if [ "$KIND" = porep ]; then
     "$cuzk" gen-vanilla porep --synthetic --sector-size "$SIZE" --out "$W/S" > "$OUT/e2e_c1.log" 2>&1
 else
     "$cuzk" gen-vanilla "$KIND" --synthetic --sector-size "$SIZE" --seed 7 --out "$W/S" > "$OUT/e2e_c1.log" 2>&1
 fi || { cat "$OUT/e2e_c1.log"; exit 1; }
-ls -la "$W/S"
+echo "inputs wall $(since "$t") s"
+ls -la "$W/S" | head -24
 
 echo "== cuzk pce extract --circuit $id"
 t=$(now)
@@ -120,7 +125,7 @@ for cfg in $CONFIGS; do
     cat > "$W/c.toml" << TOML
 [daemon]
 listen = "unix://$sock"
-max_message_size = "256MiB" # a 32 GiB WindowPoSt partition: 2,349 vanilla proofs of 25 KB
+max_message_size = "256MiB" # a 32 GiB WindowPoSt partition: 2,349 vanilla proofs of 25 KB; SnapDeals 16 x 550 KB
 [gpus]
 gpu_workers_per_device = $gw
 [synthesis]

@@ -2,7 +2,8 @@
 
 2KiB sectors sealed natively by `cuzk gen-vanilla` from a fresh seed (printed;
 CUZK_SEED replays it), TEST parameters from the fixture directory. Every kind
-(PoRep C2, SnapDeals, WindowPoSt, WinningPoSt) must come back COMPLETED with
+(PoRep C2, SnapDeals, WindowPoSt, WinningPoSt; SnapDeals also from `gen-vanilla snap
+--synthetic`) must come back COMPLETED with
 192 bytes per partition (the daemon verifies each partition before it
 answers); a WinningPoSt submitted behind queued PoRep jobs must finish before
 them; invalid vanilla proofs and fields are refused with INVALID_ARGUMENT
@@ -68,6 +69,9 @@ post_seed = str(rng.getrandbits(32))
 run("gen-vanilla", "window-post", "--sector", "S0", "--sector", "S1", "--seed", post_seed, "--out", "W")
 run("gen-vanilla", "winning-post", "--sector", "S0", "--sector", "S1", "--seed", post_seed, "--out", "WIN")
 run("gen-vanilla", "snap", "--sector", "S1", "--seed", str(rng.getrandbits(32)), "--out", "U")
+# the stand-in update the 32 GiB runs use (no sector): the daemon must prove and verify it as well
+run("gen-vanilla", "snap", "--synthetic", "--sector-size", "2KiB", "--seed", str(rng.getrandbits(32)),
+    "--sector-id", str(rng.randrange(1, 1 << 30)), "--miner", str(miner), "--out", "USYN")
 
 
 def request(d, **override):
@@ -149,6 +153,7 @@ prove(request("W"), "WindowPoSt 2KiB")
 prove(request("WIN"), "WinningPoSt 2KiB")
 if FULL:
     prove(request("U"), "SnapDeals 2KiB")
+    prove(request("USYN"), "SnapDeals 2KiB, synthetic (gen-vanilla snap --synthetic)")
     prove(request("S0"), "PoRep C2 2KiB (C1 JSON)")
 # curio's wrapper form of the C1 output, and a commitment given as its CID bytes
 

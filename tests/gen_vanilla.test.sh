@@ -2,7 +2,8 @@
 # `cuzk gen-vanilla window-post | winning-post | snap` on 2KiB stand-in sealed sectors (written
 # by tool_fil_vanilla): the request files and vanilla proofs they write prepare and satisfy
 # the circuit (tool_fil_vanilla check); the same --seed gives the same bytes; snap's output
-# directory is a sector WindowPoSt then runs on; bad options exit 2, bad randomness and a
+# directory is a sector WindowPoSt then runs on; the --synthetic forms (no sector) at 2KiB and
+# 8MiB likewise, in the real commands' file layout; bad options exit 2, bad randomness and a
 # broken sector directory are refused. Usage: gen_vanilla.test.sh BUILD_DIR
 set -euo pipefail
 build=${1:?usage: gen_vanilla.test.sh BUILD_DIR}
@@ -75,6 +76,40 @@ printf "$(printf '\\x%02x' $(( ($(od -An -tu1 -j $off -N1 "$tmp/sw/vanilla-0.bin
     dd of="$tmp/swbad/vanilla-0.bin" bs=1 seek=$off conv=notrunc 2>/dev/null
 "$tool" check "$tmp/swbad/request.json" >/dev/null 2>&1 && fail "synthetic: a flipped byte at $off accepted"
 
+# snap --synthetic: a stand-in update without a sector, the real command's files (request.json and
+# vanilla-p<k>.bin, no sector), accepted and satisfying the circuit, deterministic in its seed
+sid=$((seed % 100000 + 3))
+"$cuzk" gen-vanilla snap --synthetic --sector-size 2KiB --seed "$seed" --sector-id $sid --miner 4321 \
+    --out "$tmp/ssnap" 2>"$tmp/ssnap.log" || fail "synthetic snap exited $?"
+out=$("$tool" check "$tmp/ssnap/request.json") || fail "synthetic snap refused"
+grep -q "^ok snap 1 1705039$" <<<"$out" || fail "synthetic snap: $out"
+[ "$(cd "$tmp/ssnap" && ls | tr '\n' ' ')" = "request.json vanilla-p0.bin " ] || fail "synthetic snap files: $(ls "$tmp/ssnap")"
+[ "$(cd "$tmp/snap" && ls vanilla-p*.bin)" = "vanilla-p0.bin" ] || fail "real snap's vanilla file names differ"
+cmp -s <(stat -c %s "$tmp/snap/vanilla-p0.bin") <(stat -c %s "$tmp/ssnap/vanilla-p0.bin") \
+    || fail "synthetic and real 2KiB vanilla proofs differ in size"
+for k in proof_kind registered_proof sector_size comm_r_old comm_r_new comm_d_new vanilla_proofs; do
+    grep -q "\"$k\"" "$tmp/ssnap/request.json" || fail "synthetic snap request.json lacks $k"
+done
+grep -q "\"sector_number\": $sid," "$tmp/ssnap/request.json" && grep -q '"miner_id": 4321' "$tmp/ssnap/request.json" \
+    || fail "synthetic snap: --sector-id / --miner not in request.json"
+"$cuzk" gen-vanilla snap --synthetic --sector-size 2KiB --seed "$seed" --sector-id $sid --miner 4321 \
+    --out "$tmp/ssnap2" 2>/dev/null
+cmp -s "$tmp/ssnap/vanilla-p0.bin" "$tmp/ssnap2/vanilla-p0.bin" && cmp -s "$tmp/ssnap/request.json" "$tmp/ssnap2/request.json" \
+    || fail "synthetic snap: same --seed, different bytes"
+"$cuzk" gen-vanilla snap --synthetic --sector-size 2KiB --seed $((seed + 1)) --out "$tmp/ssnap3" 2>/dev/null
+cmp -s "$tmp/ssnap/vanilla-p0.bin" "$tmp/ssnap3/vanilla-p0.bin" && fail "synthetic snap: another --seed, same bytes"
+# 8MiB: 4 partitions, every one prepares and satisfies the circuit
+"$cuzk" gen-vanilla snap --synthetic --sector-size 8MiB --seed "$seed" --out "$tmp/ssnap8" 2>/dev/null \
+    || fail "synthetic 8MiB snap exited $?"
+out=$("$tool" check "$tmp/ssnap8/request.json") || fail "synthetic 8MiB snap refused"
+grep -q "^ok snap 4 " <<<"$out" || fail "synthetic 8MiB snap: $out"
+cp -r "$tmp/ssnap" "$tmp/ssnapbad"
+len=$(stat -c %s "$tmp/ssnap/vanilla-p0.bin")
+off=$(( 400 + seed % (len - 800) ))
+printf "$(printf '\\x%02x' $(( ($(od -An -tu1 -j $off -N1 "$tmp/ssnap/vanilla-p0.bin") + 1) % 256 )))" |
+    dd of="$tmp/ssnapbad/vanilla-p0.bin" bs=1 seek=$off conv=notrunc 2>/dev/null
+"$tool" check "$tmp/ssnapbad/request.json" >/dev/null 2>&1 && fail "synthetic snap: a flipped byte at $off accepted"
+
 set +e
 "$cuzk" gen-vanilla window-post --synthetic --sector "$tmp/s0" --sector-size 2KiB --seed 1 --out "$tmp/x" 2>/dev/null
 [ $? = 2 ] || fail "--synthetic with --sector: want 2"
@@ -84,6 +119,13 @@ set +e
 [ $? = 2 ] || fail "--synthetic at an unregistered size: want 2"
 "$cuzk" gen-vanilla window-post --sector "$tmp/s0" --out "$tmp/x" 2>/dev/null; [ $? = 2 ] || fail "no seed: want 2"
 "$cuzk" gen-vanilla snap --sector "$tmp/s0" --seed 1 --bogus 2>/dev/null; [ $? = 2 ] || fail "bad option: want 2"
+"$cuzk" gen-vanilla snap --synthetic --sector "$tmp/s0" --sector-size 2KiB --seed 1 --out "$tmp/x" 2>/dev/null
+[ $? = 2 ] || fail "snap --synthetic with --sector: want 2"
+"$cuzk" gen-vanilla snap --sector "$tmp/s0" --sector-id 3 --seed 1 --out "$tmp/x" 2>/dev/null
+[ $? = 2 ] || fail "snap --sector-id without --synthetic: want 2"
+"$cuzk" gen-vanilla snap --synthetic --sector-size 16MiB --seed 1 --out "$tmp/x" 2>"$tmp/err"
+[ $? = 2 ] && grep -q "no SnapDeals proof" "$tmp/err" || fail "snap --synthetic at an unregistered size: want 2"
+"$cuzk" gen-vanilla snap --synthetic --sector-size 2KiB --out "$tmp/x" 2>/dev/null; [ $? = 2 ] || fail "snap no seed: want 2"
 "$cuzk" gen-vanilla window-post --sector "$tmp/s0" --randomness "$(printf 'f%.0s' $(seq 64))" --out "$tmp/x" \
     2>"$tmp/err"; [ $? = 2 ] && grep -q randomness "$tmp/err" || fail "non-canonical randomness accepted"
 head -c 100 "$tmp/s1/replica.bin" >"$tmp/s1/replica.short" && mv "$tmp/s1/replica.short" "$tmp/s1/replica.bin"

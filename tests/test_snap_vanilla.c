@@ -9,7 +9,8 @@
  * and not against altered ones. The four constraint-system backends agree on the system.
  * Tampering (comm_r_new, comm_r_old, comm_d_new, the partition index, a leaf, an apex leaf,
  * the witness) and malformed blobs are refused with the field named. Commitments also arrive
- * as curio's CID bytes.
+ * as curio's CID bytes. Synthetic updates (cuzk_fil_snap_synthetic, no sector): 2KiB and 8MiB
+ * satisfy TestCS, 32GiB and 64GiB prepare, deterministic in their seed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,12 +100,91 @@ static void progress(void *ctx, unsigned done, unsigned total)
     CHECK(done <= total);
 }
 
+/* Partition k of a synthetic update through prepare (the daemon's checks); TestCS when full. */
+static void synth_partition(uint64_t id, uint32_t k, const uint8_t *blob, size_t len, const uint8_t ro[32],
+                            const uint8_t dn[32], const uint8_t rn[32], bool satisfy, const char *what)
+{
+    cuzk_fil_snap_job j;
+    char err[256] = "";
+    int rc = cuzk_fil_snap_prepare(&j, id, k, ro, rn, dn, blob, len, err, sizeof err);
+    CHECK_MSG(rc == 0, "%s partition %u: %s", what, k, err);
+    if (rc) return;
+    /* a realistic witness: no zero leaves, distinct challenges open distinct old leaves at 2KiB */
+    for (unsigned i = 0; i < j.cfg.challenges; i++) {
+        const cuzk_update_challenge *c = &j.w.challenges[i];
+        CHECK(!cuzk_fr_is_zero(&c->leaf_r_old) && !cuzk_fr_is_zero(&c->leaf_d_new));
+        for (unsigned i2 = 0; j.cfg.nodes == 64 && i2 < i; i2++)
+            CHECK(j.v.ch[i].r_old.index == j.v.ch[i2].r_old.index ||
+                  !cuzk_fr_eq(&c->leaf_r_old, &j.w.challenges[i2].leaf_r_old));
+    }
+    if (satisfy) {
+        char w[96];
+        snprintf(w, sizeof w, "%s partition %u", what, k);
+        size_t nc = fj_satisfied(snap_synth, &j, j.inputs, 4, w);
+        CHECK_MSG(j.cfg.nodes != 64 || nc == 1705039, "%s: %zu constraints", w, nc);
+    }
+    cuzk_fil_snap_job_free(&j);
+}
+
+/*
+ * cuzk_fil_snap_synthetic: no sector, any size. 2KiB and 8MiB satisfy TestCS (one random 8MiB
+ * partition; all of them prepare), 32GiB and 64GiB (16 partitions of 86 challenges, sub and top
+ * tree levels) prepare; the same seed gives the same bytes, another seed others (the daemon
+ * proves one: daemon_filecoin_test.py).
+ */
+static void synthetic(cuzk_rng *rng)
+{
+    static const struct {
+        uint64_t id, size;
+        const char *name;
+    } sizes[] = {{0, 2048, "2KiB"}, {1, 8u << 20, "8MiB"}, {3, 32ull << 30, "32GiB"}, {4, 64ull << 30, "64GiB"}};
+    uint64_t seed = cuzk_rng_u64(rng), sector = 1 + cuzk_rng_u64(rng) % 1000000;
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+        uint8_t **b, **b2, ro[32], dn[32], rn[32], ro2[32], dn2[32], rn2[32];
+        size_t *l, *l2, n, n2;
+        CHECK(cuzk_fil_update_proof_for_size(sizes[z].size) == (int64_t)sizes[z].id);
+        int rc = cuzk_fil_snap_synthetic(&b, &l, &n, sizes[z].id, sector, seed, ro, dn, rn);
+        CHECK_MSG(rc == 0 && n == cuzk_fil_snap_partitions(sizes[z].id), "%s: %d", sizes[z].name, rc);
+        if (rc) continue;
+        uint32_t pick = (uint32_t)(cuzk_rng_u64(rng) % n);
+        for (uint32_t k = 0; k < n; k++)
+            synth_partition(sizes[z].id, k, b[k], l[k], ro, dn, rn, sizes[z].size <= (8u << 20) && k == pick,
+                            sizes[z].name);
+        if (z == 0) {
+            /* the seed decides everything: again the same bytes, another seed (or sector) others */
+            CHECK(cuzk_fil_snap_synthetic(&b2, &l2, &n2, 0, sector, seed, ro2, dn2, rn2) == 0);
+            CHECK(n2 == 1 && l2[0] == l[0] && !memcmp(b2[0], b[0], l[0]) && !memcmp(rn, rn2, 32));
+            free(b2[0]), free(b2), free(l2);
+            CHECK(cuzk_fil_snap_synthetic(&b2, &l2, &n2, 0, sector, seed + 1, ro2, dn2, rn2) == 0);
+            CHECK(memcmp(ro, ro2, 32) && memcmp(dn, dn2, 32) && memcmp(rn, rn2, 32) && memcmp(b2[0], b[0], l[0]));
+            free(b2[0]), free(b2), free(l2);
+            CHECK(cuzk_fil_snap_synthetic(&b2, &l2, &n2, 0, sector + 1, seed, ro2, dn2, rn2) == 0);
+            CHECK(memcmp(rn, rn2, 32));
+            free(b2[0]), free(b2), free(l2);
+            /* the request's commitments are bound: one flipped bit in comm_r_new is refused */
+            req q;
+            memcpy(q.r_old, ro, 32);
+            memcpy(q.r_new, rn, 32);
+            memcpy(q.d_new, dn, 32);
+            q.r_new[cuzk_rng_u64(rng) % 16] ^= (uint8_t)(1u << cuzk_rng_u64(rng) % 8); /* stays canonical */
+            refused(&q, 0, b[0], l[0], CUZK_ERR_VERIFY_FAILED, "comm_r_new");
+        }
+        for (size_t k = 0; k < n; k++) free(b[k]);
+        free(b);
+        free(l);
+    }
+    uint8_t **b, x[32];
+    size_t *l, n;
+    CHECK(cuzk_fil_snap_synthetic(&b, &l, &n, 9, sector, seed, x, x, x) == CUZK_ERR_INVALID_ARG && !b && !n);
+}
+
 int main(void)
 {
     cuzk_rng rng;
     tu_init(&rng, "test_snap_vanilla");
     const char *lg = getenv("CUZK_LONG");
     bool long_run = lg && !strcmp(lg, "1");
+    synthetic(&rng);
     char dir[] = "/tmp/cuzk_snap_vanilla_XXXXXX", d[128], err[256] = "";
     CHECK(mkdtemp(dir) != NULL);
     cuzk_fil_sector s0, old, nw, nw2;

@@ -2,10 +2,11 @@
  * Driver for gen_vanilla.test.sh:
  *   tool_fil_vanilla sector DIR SEAL_PROOF_ID SECTOR_ID MINER_ID SEED
  *       writes a stand-in sealed sector (cuzk_fil_sector_random) as a directory;
- *   tool_fil_vanilla check REQUEST_JSON
+ *   tool_fil_vanilla check REQUEST_JSON [PARTITION]
  *       reads a request file written by `cuzk gen-vanilla` and the vanilla proofs it names,
  *       prepares every partition (fil_vanilla.h) and checks that the witness satisfies TestCS
- *       with exactly the rebuilt public inputs; prints "ok KIND PARTITIONS CONSTRAINTS".
+ *       with exactly the rebuilt public inputs (SnapDeals: only PARTITION on TestCS when given,
+ *       e.g. one 81M-constraint 32 GiB partition); prints "ok KIND PARTITIONS CONSTRAINTS".
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -61,7 +62,7 @@ static size_t satisfied(int post, const void *job, const cuzk_fr *inputs, size_t
     return c;
 }
 
-static int check(const char *path)
+static int check(const char *path, long only)
 {
     json_error_t je;
     json_t *o = json_load_file(path, 0, &je);
@@ -101,12 +102,13 @@ static int check(const char *path)
         }
     } else if (!rc && !strcmp(kind, "snap")) {
         uint8_t ro[32], rn[32], dn[32];
-        rc = unhex32(ro, o, "comm_r_old") || unhex32(rn, o, "comm_r_new") || unhex32(dn, o, "comm_d_new");
+        rc = unhex32(ro, o, "comm_r_old") || unhex32(rn, o, "comm_r_new") || unhex32(dn, o, "comm_d_new") ||
+             (only >= 0 && (size_t)only >= n);
         for (size_t k = 0; k < n && !rc; k++) {
             cuzk_fil_snap_job j;
             rc = cuzk_fil_snap_prepare(&j, id, (uint32_t)k, ro, rn, dn, b[k].data, b[k].len, err, sizeof err);
             if (!rc) {
-                rc = !(cons = satisfied(0, &j, j.inputs, 4));
+                if (only < 0 || (size_t)only == k) rc = !(cons = satisfied(0, &j, j.inputs, 4));
                 cuzk_fil_snap_job_free(&j);
             }
         }
@@ -134,7 +136,8 @@ int main(int argc, char **argv)
         cuzk_fil_sector_free(&s);
         return 0;
     }
-    if (argc == 3 && !strcmp(argv[1], "check")) return check(argv[2]);
-    fprintf(stderr, "usage: tool_fil_vanilla sector DIR SEAL_ID SECTOR_ID MINER SEED | check REQUEST_JSON\n");
+    if ((argc == 3 || argc == 4) && !strcmp(argv[1], "check"))
+        return check(argv[2], argc == 4 ? strtol(argv[3], NULL, 10) : -1);
+    fprintf(stderr, "usage: tool_fil_vanilla sector DIR SEAL_ID SECTOR_ID MINER SEED | check REQUEST_JSON [PARTITION]\n");
     return 2;
 }

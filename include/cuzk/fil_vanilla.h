@@ -224,6 +224,21 @@ int cuzk_fil_post_vanilla_synthetic(uint8_t **out, size_t *len, uint64_t post_pr
 int cuzk_fil_snap_generate(cuzk_fil_sector *out_new, uint8_t ***blobs, size_t **lens, size_t *n,
                            const cuzk_fil_sector *old, cuzk_rng *rng,
                            void (*progress)(void *ctx, unsigned done, unsigned total), void *ctx);
+/*
+ * The same request without a sector, for sizes whose sectors take hours to seal and minutes
+ * to encode (32 GiB): registered update proof update_proof_id, everything from (seed,
+ * sector_id). The old replica and the new data are constant over 4096 aligned runs of
+ * leaves (each run's value drawn from the seed; every leaf its own below 4096 nodes), so
+ * the new replica old + data·rho is too (a run lies inside one rho group) and the three
+ * trees cost O(runs x levels) hashes (fil_runtree); the roots come first, then the
+ * challenges from comm_r_new, whose paths are read off the trees. Consistent as
+ * cuzk_fil_snap_generate's output: prepare accepts it and the witness satisfies the
+ * circuit. blobs[k] (malloc'd, *n = partitions) are the partition vanilla proofs; the
+ * request's commitments come back as 32 bytes each.
+ */
+int cuzk_fil_snap_synthetic(uint8_t ***blobs, size_t **lens, size_t *n, uint64_t update_proof_id,
+                            uint64_t sector_id, uint64_t seed, uint8_t comm_r_old[32], uint8_t comm_d_new[32],
+                            uint8_t comm_r_new[32]);
 
 #ifdef __cplusplus
 }

@@ -24,7 +24,7 @@ static const cuzk_cli_command gen_commands[] = {
     {"porep", cmd_gen_porep, "seal a sector natively and write its C1 output (JSON)"},
     {"window-post", cmd_gen_post, "WindowPoSt vanilla proofs for sealed sectors"},
     {"winning-post", cmd_gen_post, "WinningPoSt vanilla proof for a sealed sector"},
-    {"snap", cmd_gen_snap, "SnapDeals: re-encode a sealed sector with new data, vanilla proofs"},
+    {"snap", cmd_gen_snap, "SnapDeals: re-encode a sealed sector with new data (or --synthetic), vanilla proofs"},
 };
 
 int cmd_gen_vanilla(int argc, char **argv)

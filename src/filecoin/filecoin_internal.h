@@ -41,6 +41,28 @@ int fil_sparse_build(fil_sparse *t, const cuzk_tree_shape *shape, uint64_t nodes
 int fil_sparse_path(const fil_sparse *t, uint64_t leaf, cuzk_fr *sib);
 void fil_sparse_free(fil_sparse *t);
 
+/* A whole tree whose leaves are constant over aligned runs of 2^run_bits leaves (leaf i is
+ * run_leaf[i >> run_bits]): a node whose span lies inside one run has a value that depends on
+ * its run and level only, so the tree costs O(runs x levels) hashes however many leaves it has
+ * (a 32 GiB sector's trees in a second), and any node can be read back. Its fil_runtree_fill
+ * is a fil_sparse_fill (ctx: the run tree) whose sparse trees open real paths of it. */
+typedef struct fil_runtree {
+    const cuzk_tree_shape *shape;
+    uint64_t nodes;
+    size_t levels;
+    unsigned run_bits;
+    unsigned span_bits[65]; /* log2 of the leaves under a node of level l */
+    cuzk_fr *v[65];         /* level l: one value per run while span <= run, then one per node */
+    cuzk_fr root;
+} fil_runtree;
+/* nodes a power of two, 2^run_bits <= nodes, run_leaf[nodes >> run_bits]. */
+int fil_runtree_build(fil_runtree *t, const cuzk_tree_shape *shape, uint64_t nodes, unsigned run_bits,
+                      const cuzk_fr *run_leaf);
+/* The node at (level, index), level 0 the leaves, level t->levels the root. */
+void fil_runtree_node(const fil_runtree *t, size_t level, uint64_t index, cuzk_fr *out);
+void fil_runtree_fill(void *ctx, size_t level, uint64_t index, cuzk_fr *out);
+void fil_runtree_free(fil_runtree *t);
+
 static inline uint64_t fil_rd_le64(const uint8_t *p) {
     uint64_t v = 0;
     for (int i = 7; i >= 0; i--) v = v << 8 | p[i];

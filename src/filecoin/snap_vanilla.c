@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cuzk/error.h"
+#include "filecoin_internal.h"
 #include "vanilla_internal.h"
 
 typedef struct snap_shape {
@@ -243,10 +244,83 @@ int cuzk_fil_snap_prepare(cuzk_fil_snap_job *job, uint64_t update_proof_id, uint
     return 0;
 }
 
+/* Where a generator's partition proofs come from: open fills m (leaf, root, index and the path
+ * in m's storage) at leaf of tree 0 (R old), 1 (D new) or 2 (R new); apex writes partition k's
+ * apex leaves (tree D nodes at apex_height). */
+typedef struct snap_source {
+    int (*open)(void *ctx, int tree, uint64_t leaf, cuzk_fil_mproof *m);
+    int (*apex)(void *ctx, unsigned k, cuzk_fr *out);
+    void *ctx;
+} snap_source;
+
+typedef void (*snap_progress)(void *ctx, unsigned done, unsigned total);
+
+/* Every partition's vanilla proof into *blobs / *lens (malloc'd, *n = partitions; none left
+ * on failure), the challenges drawn from comm_r_new as prepare draws them. */
+static int snap_partitions(uint8_t ***blobs, size_t **lens, size_t *n, const snap_shape *s, uint64_t id,
+                           const cuzk_fr *comm_c, const cuzk_fr *comm_r_new, const snap_source *src,
+                           snap_progress progress, void *pctx)
+{
+    const cuzk_update_config *cfg = &s->cfg;
+    cuzk_fil_snap_vanilla v = {0};
+    *n = cfg->partitions;
+    *blobs = calloc(cfg->partitions, sizeof **blobs);
+    *lens = calloc(cfg->partitions, sizeof **lens);
+    int rc = !*blobs || !*lens ? CUZK_ERR_NO_MEMORY : cfg->challenges > 128 ? CUZK_ERR_INTERNAL : snap_alloc(&v, s);
+    for (unsigned k = 0; !rc && k < cfg->partitions; k++) {
+        uint64_t chs[128];
+        v.comm_c = *comm_c;
+        rc = cuzk_update_challenges(chs, cfg, comm_r_new, k);
+        if (!rc) rc = src->apex(src->ctx, k, v.apex_leaves);
+        for (unsigned i = 0; !rc && i < cfg->challenges; i++) {
+            rc = src->open(src->ctx, 0, chs[i], &v.ch[i].r_old);
+            if (!rc) rc = src->open(src->ctx, 1, chs[i], &v.ch[i].d_new);
+            if (!rc) rc = src->open(src->ctx, 2, chs[i], &v.ch[i].r_new);
+        }
+        if (!rc) rc = cuzk_fil_snap_vanilla_encode(&(*blobs)[k], &(*lens)[k], id, &v);
+        if (!rc && progress) progress(pctx, k + 1, cfg->partitions);
+    }
+    cuzk_fil_snap_vanilla_free(&v);
+    if (rc) {
+        for (size_t k = 0; *blobs && k < *n; k++) free((*blobs)[k]);
+        free(*blobs);
+        free(*lens);
+        *blobs = NULL;
+        *lens = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+/* ---- from a sector: whole trees in memory ---- */
+
+typedef struct snap_full {
+    const cuzk_merkle_tree *t[3];
+    const cuzk_fr *leaves[3];
+    const cuzk_fr *apex_row; /* tree D row apex_height (layers stored leaves first) */
+    unsigned apex_leaves;
+} snap_full;
+
+static int full_open(void *ctx, int tree, uint64_t leaf, cuzk_fil_mproof *m)
+{
+    const snap_full *f = ctx;
+    return mproof_from_tree(m, f->t[tree], f->leaves[tree], leaf);
+}
+
+static int full_apex(void *ctx, unsigned k, cuzk_fr *out)
+{
+    const snap_full *f = ctx;
+    memcpy(out, &f->apex_row[(size_t)k * f->apex_leaves], sizeof(cuzk_fr) * f->apex_leaves);
+    return 0;
+}
+
 int cuzk_fil_snap_generate(cuzk_fil_sector *out_new, uint8_t ***blobs, size_t **lens, size_t *n,
                            const cuzk_fil_sector *old, cuzk_rng *rng,
                            void (*progress)(void *ctx, unsigned done, unsigned total), void *ctx)
 {
+    *blobs = NULL;
+    *lens = NULL;
+    *n = 0;
     int64_t id = cuzk_fil_update_proof_for_size(old->sector_size);
     snap_shape s;
     if (id < 0 || snap_shape_for(&s, (uint64_t)id) || old->nodes != s.cfg.nodes) return CUZK_ERR_INVALID_ARG;
@@ -256,12 +330,8 @@ int cuzk_fil_snap_generate(cuzk_fil_sector *out_new, uint8_t ***blobs, size_t **
     *out_new = *old;
     out_new->data = malloc(sizeof(cuzk_fr) * N);
     out_new->replica = malloc(sizeof(cuzk_fr) * N);
-    *blobs = calloc(cfg->partitions, sizeof **blobs);
-    *lens = calloc(cfg->partitions, sizeof **lens);
-    *n = cfg->partitions;
     cuzk_merkle_tree td = {0}, tro = {0}, trn = {0};
-    cuzk_fil_snap_vanilla v = {0};
-    int rc = out_new->data && out_new->replica && *blobs && *lens ? 0 : CUZK_ERR_NO_MEMORY;
+    int rc = out_new->data && out_new->replica ? 0 : CUZK_ERR_NO_MEMORY;
     cuzk_fr comm_c, comm_r_old, comm_d_new, comm_r_new, phi;
     if (!rc) {
         for (uint64_t i = 0; i < N; i++) cuzk_fr_random(&out_new->data[i], rng);
@@ -290,38 +360,136 @@ int cuzk_fil_snap_generate(cuzk_fil_sector *out_new, uint8_t ***blobs, size_t **
         cuzk_fr_to_le32(out_new->comm_d, &comm_d_new);
         cuzk_fr_to_le32(out_new->comm_r, &comm_r_new);
         cuzk_fr_to_le32(out_new->comm_r_last, &trn.root);
-        rc = snap_alloc(&v, &s);
+        size_t row = 0;
+        for (unsigned l = 0; l < apex_height(cfg); l++) row += N >> l;
+        snap_full f = {{&tro, &td, &trn}, {old->replica, out_new->data, out_new->replica}, &td.base[row],
+                       cfg->apex_leaves};
+        snap_source src = {full_open, full_apex, &f};
+        rc = snap_partitions(blobs, lens, n, &s, (uint64_t)id, &comm_c, &comm_r_new, &src, progress, ctx);
     }
-    /* apex leaves: tree D row apex_height (layers stored leaves first), partition k's slice */
-    size_t row = 0;
-    for (unsigned l = 0; l < apex_height(cfg); l++) row += N >> l;
-    for (unsigned k = 0; !rc && k < cfg->partitions; k++) {
-        uint64_t chs[128];
-        rc = cfg->challenges > 128 ? CUZK_ERR_INTERNAL : cuzk_update_challenges(chs, cfg, &comm_r_new, k);
-        v.comm_c = comm_c;
-        memcpy(v.apex_leaves, &td.base[row + (size_t)k * cfg->apex_leaves], sizeof(cuzk_fr) * cfg->apex_leaves);
-        for (unsigned i = 0; !rc && i < cfg->challenges; i++) {
-            rc = mproof_from_tree(&v.ch[i].r_old, &tro, old->replica, chs[i]);
-            if (!rc) rc = mproof_from_tree(&v.ch[i].d_new, &td, out_new->data, chs[i]);
-            if (!rc) rc = mproof_from_tree(&v.ch[i].r_new, &trn, out_new->replica, chs[i]);
-        }
-        if (!rc) rc = cuzk_fil_snap_vanilla_encode(&(*blobs)[k], &(*lens)[k], (uint64_t)id, &v);
-        if (!rc && progress) progress(ctx, k + 1, cfg->partitions);
-    }
-    cuzk_fil_snap_vanilla_free(&v);
     cuzk_merkle_tree_free(&td);
     cuzk_merkle_tree_free(&tro);
     cuzk_merkle_tree_free(&trn);
     if (rc) {
-        for (size_t k = 0; *blobs && k < *n; k++) free((*blobs)[k]);
-        free(*blobs);
-        free(*lens);
-        *blobs = NULL;
-        *lens = NULL;
-        *n = 0;
         free(out_new->data);
         free(out_new->replica);
         memset(out_new, 0, sizeof *out_new);
+    }
+    return rc;
+}
+
+/* ---- synthetic: run trees, no sector ---- */
+
+/* log2 of the runs of equal leaves in a synthetic sector's trees (at least the 2^h rho groups):
+ * every leaf distinct up to 4096 nodes (128 KiB), runs of 2^18 leaves at 32 GiB. */
+#define SNAP_SYNTH_RUNS_LOG2 12
+
+typedef struct snap_synth {
+    fil_runtree rt[3]; /* R old, D new, R new */
+    fil_sparse sp[3];  /* the same trees over the challenged leaves */
+    unsigned apex_height, apex_leaves;
+} snap_synth;
+
+static int synth_open(void *ctx, int tree, uint64_t leaf, cuzk_fil_mproof *m)
+{
+    const snap_synth *y = ctx;
+    m->index = leaf;
+    m->root = y->rt[tree].root;
+    fil_runtree_node(&y->rt[tree], 0, leaf, &m->leaf);
+    return fil_sparse_path(&y->sp[tree], leaf, m->path);
+}
+
+static int synth_apex(void *ctx, unsigned k, cuzk_fr *out)
+{
+    const snap_synth *y = ctx;
+    for (unsigned i = 0; i < y->apex_leaves; i++)
+        fil_runtree_node(&y->rt[1], y->apex_height, (uint64_t)k * y->apex_leaves + i, &out[i]);
+    return 0;
+}
+
+/* The sparse trees over every partition's challenged leaves, filled from the run trees. */
+static int synth_sparse(snap_synth *y, const snap_shape *s, const cuzk_fr *comm_r_new)
+{
+    const cuzk_update_config *cfg = &s->cfg;
+    size_t nch = (size_t)cfg->partitions * cfg->challenges, u = 0;
+    uint64_t *idx = malloc(sizeof(uint64_t) * nch);
+    cuzk_fr *val = malloc(sizeof(cuzk_fr) * nch);
+    int rc = idx && val ? 0 : CUZK_ERR_NO_MEMORY;
+    for (unsigned k = 0; !rc && k < cfg->partitions; k++)
+        rc = cuzk_update_challenges(&idx[(size_t)k * cfg->challenges], cfg, comm_r_new, k);
+    if (!rc) {
+        qsort(idx, nch, sizeof(uint64_t), fil_u64cmp);
+        for (size_t i = 0; i < nch; i++)
+            if (!u || idx[u - 1] != idx[i]) idx[u++] = idx[i];
+    }
+    for (int t = 0; t < 3 && !rc; t++) {
+        for (size_t i = 0; i < u; i++) fil_runtree_node(&y->rt[t], 0, idx[i], &val[i]);
+        const cuzk_tree_shape *shape = t == 1 ? &s->d.tree : &s->r.tree;
+        rc = fil_sparse_build(&y->sp[t], shape, cfg->nodes, idx, val, u, fil_runtree_fill, &y->rt[t]);
+        /* the opened paths rebuilt from the leaves reach the run tree's root */
+        if (!rc && !cuzk_fr_eq(&y->sp[t].root, &y->rt[t].root)) rc = CUZK_ERR_INTERNAL;
+    }
+    free(idx);
+    free(val);
+    return rc;
+}
+
+int cuzk_fil_snap_synthetic(uint8_t ***blobs, size_t **lens, size_t *n, uint64_t update_proof_id,
+                            uint64_t sector_id, uint64_t seed, uint8_t comm_r_old[32], uint8_t comm_d_new[32],
+                            uint8_t comm_r_new[32])
+{
+    *blobs = NULL;
+    *lens = NULL;
+    *n = 0;
+    snap_shape s;
+    if (snap_shape_for(&s, update_proof_id)) return CUZK_ERR_INVALID_ARG;
+    const cuzk_update_config *cfg = &s.cfg;
+    const unsigned h = cuzk_fil_snap_default_h(cfg), cb = cfg->challenge_bits;
+    const unsigned r = h > SNAP_SYNTH_RUNS_LOG2 ? h : cb < SNAP_SYNTH_RUNS_LOG2 ? cb : SNAP_SYNTH_RUNS_LOG2;
+    const uint64_t runs = 1ull << r;
+    snap_synth y = {.apex_height = apex_height(cfg), .apex_leaves = cfg->apex_leaves};
+    cuzk_fr *leaf[3], comm_c, c_r_old, c_r_new, phi;
+    for (int t = 0; t < 3; t++) leaf[t] = malloc(sizeof(cuzk_fr) * runs);
+    int rc = leaf[0] && leaf[1] && leaf[2] ? 0 : CUZK_ERR_NO_MEMORY;
+    if (!rc) {
+        /* old replica and new data (fr32, as pieces are) per run, from the seed */
+        fil_det_fr(&comm_c, "cuzk-synth-snap comm_c", seed, sector_id, 0);
+        for (uint64_t j = 0; j < runs; j++) {
+            fil_det_fr(&leaf[0][j], "cuzk-synth-snap old replica", seed, sector_id, j);
+            fil_det_fr(&leaf[1][j], "cuzk-synth-snap data", seed, sector_id, j);
+        }
+        rc = fil_runtree_build(&y.rt[0], &s.r.tree, cfg->nodes, cb - r, leaf[0]);
+    }
+    if (!rc) rc = fil_runtree_build(&y.rt[1], &s.d.tree, cfg->nodes, cb - r, leaf[1]);
+    if (!rc) {
+        /* the encoding: run j lies in rho group j >> (r - h), whose rho is its first node's */
+        vanilla_h2(&c_r_old, &comm_c, &y.rt[0].root);
+        cuzk_update_phi(&phi, &y.rt[1].root, &c_r_old);
+        cuzk_fr rho;
+        for (uint64_t j = 0; j < runs; j++) {
+            if ((j & ((1ull << (r - h)) - 1)) == 0) cuzk_update_rho(&rho, cfg, &phi, j << (cb - r), h);
+            cuzk_fr_mul(&leaf[2][j], &leaf[1][j], &rho);
+            cuzk_fr_add(&leaf[2][j], &leaf[2][j], &leaf[0][j]);
+        }
+        rc = fil_runtree_build(&y.rt[2], &s.r.tree, cfg->nodes, cb - r, leaf[2]);
+    }
+    if (!rc) {
+        vanilla_h2(&c_r_new, &comm_c, &y.rt[2].root);
+        rc = synth_sparse(&y, &s, &c_r_new);
+    }
+    if (!rc) {
+        snap_source src = {synth_open, synth_apex, &y};
+        rc = snap_partitions(blobs, lens, n, &s, update_proof_id, &comm_c, &c_r_new, &src, NULL, NULL);
+    }
+    if (!rc) {
+        cuzk_fr_to_le32(comm_r_old, &c_r_old);
+        cuzk_fr_to_le32(comm_d_new, &y.rt[1].root);
+        cuzk_fr_to_le32(comm_r_new, &c_r_new);
+    }
+    for (int t = 0; t < 3; t++) {
+        free(leaf[t]);
+        fil_runtree_free(&y.rt[t]);
+        fil_sparse_free(&y.sp[t]);
     }
     return rc;
 }

@@ -1,5 +1,7 @@
-/* Helpers of the synthetic (sparse) sectors: deterministic values and Merkle trees built
- * over the opened leaves only (filecoin_internal.h). */
+/* Helpers of the synthetic (sparse) sectors: deterministic values, Merkle trees built over
+ * the opened leaves only, and whole trees of runs of equal leaves that fill them
+ * (filecoin_internal.h). */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,3 +119,66 @@ void fil_sparse_free(fil_sparse *t)
     }
 }
 
+
+int fil_runtree_build(fil_runtree *t, const cuzk_tree_shape *shape, uint64_t nodes, unsigned run_bits,
+                      const cuzk_fr *run_leaf)
+{
+    memset(t, 0, sizeof *t);
+    t->shape = shape;
+    t->nodes = nodes;
+    t->run_bits = run_bits;
+    t->levels = cuzk_tree_levels(shape, nodes);
+    if (!t->levels || t->levels > 64 || nodes & (nodes - 1) || run_bits > 63 || !(nodes >> run_bits))
+        return CUZK_ERR_INVALID_ARG;
+    for (size_t l = 0; l < t->levels; l++) {
+        unsigned a = cuzk_tree_level_arity(shape, nodes, l);
+        if (a & (a - 1)) return CUZK_ERR_INVALID_ARG; /* spans stay powers of two */
+        t->span_bits[l + 1] = t->span_bits[l] + (unsigned)__builtin_ctz(a);
+    }
+    const uint64_t runs = nodes >> run_bits;
+    int rc = 0;
+    for (size_t l = 0; l <= t->levels && !rc; l++) {
+        /* a node inside one run: one value per run; above the runs: one per node */
+        bool per_run = t->span_bits[l] <= run_bits;
+        uint64_t count = per_run ? runs : nodes >> t->span_bits[l];
+        if (!(t->v[l] = malloc(sizeof(cuzk_fr) * count))) {
+            rc = CUZK_ERR_NO_MEMORY;
+            break;
+        }
+        if (l == 0) {
+            memcpy(t->v[0], run_leaf, sizeof(cuzk_fr) * runs);
+            continue;
+        }
+        unsigned a = cuzk_tree_level_arity(shape, nodes, l - 1);
+        cuzk_fr ch[64];
+        for (uint64_t x = 0; x < count && !rc; x++) {
+            for (unsigned j = 0; j < a; j++) {
+                if (per_run) ch[j] = t->v[l - 1][x]; /* a children, all inside run x */
+                else fil_runtree_node(t, l - 1, x * a + j, &ch[j]);
+            }
+            rc = cuzk_tree_hash_node(&t->v[l][x], shape->hash, ch, a);
+        }
+    }
+    if (!rc) t->root = t->v[t->levels][0];
+    else fil_runtree_free(t);
+    return rc;
+}
+
+void fil_runtree_node(const fil_runtree *t, size_t level, uint64_t index, cuzk_fr *out)
+{
+    unsigned sb = t->span_bits[level];
+    *out = t->v[level][sb <= t->run_bits ? (index << sb) >> t->run_bits : index];
+}
+
+void fil_runtree_fill(void *ctx, size_t level, uint64_t index, cuzk_fr *out)
+{
+    fil_runtree_node(ctx, level, index, out);
+}
+
+void fil_runtree_free(fil_runtree *t)
+{
+    for (size_t l = 0; l < 65; l++) {
+        free(t->v[l]);
+        t->v[l] = NULL;
+    }
+}
