@@ -753,7 +753,10 @@ static int prove_one(cuzk_gpu_worker *w, const ctx &c, srs_entry *srs, cuzk_grot
     }
     cuzk_fr *hsa = (cuzk_fr *)malloc((n_a + n_b + 1) * fb);
     if (!hsa) return fail_msg(c, CUZK_ERR_NO_MEMORY, "prove: host scalar buffer");
-    cuzk_groth16_gather_ab(hsa, hsa + n_a, as);
+    cuzk_groth16_job j;
+    cuzk_groth16_job_init(&j, params, as);
+    cuzk_groth16_gather(hsa, &j, &j.q_a);
+    cuzk_groth16_gather(hsa + n_a, &j, &j.q_b_g1);
     rc = upload(c, &w->sa, hsa, n_a * fb, 0, "A scalars");
     if (!rc) rc = upload(c, &w->sb, hsa + n_a, n_b * fb, 0, "B scalars");
     if (!rc) {
