@@ -52,6 +52,11 @@ int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_groth
     return (void)w, (void)out, (void)params, (void)as, (void)r, (void)s, (void)count, (void)timing,
            CUZK_ERR_NO_DEVICE;
 }
+int cuzk_gpu_prove_job(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_groth16_job *job,
+                       const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_prove_timing *timing)
+{
+    return (void)w, (void)out, (void)job, (void)r, (void)s, (void)timing, CUZK_ERR_NO_DEVICE;
+}
 void cuzk_gpu_device_release_params(cuzk_gpu_device *dev, const cuzk_groth16_params *params)
 {
     (void)dev, (void)params;
