@@ -32,7 +32,6 @@
 
 #include <stddef.h>
 
-#include "cuzk/circom.h"
 #include "cuzk/fr.h"
 #include "cuzk/g1.h"
 #include "cuzk/g2.h"
@@ -151,32 +150,16 @@ void cuzk_gpu_device_release_params(cuzk_gpu_device *dev, const cuzk_groth16_par
 int cuzk_gpu_device_preload(cuzk_gpu_device *dev, const cuzk_groth16_params *params, const struct cuzk_pce *pce,
                             char *msg, size_t msg_len);
 
+/* Drops whatever the device keeps under key (a job's key, as
+ * cuzk_gpu_prove_job uploaded it; no-op if nothing). No worker may be
+ * proving with it. */
+void cuzk_gpu_device_release(cuzk_gpu_device *dev, const void *key);
+
 /* Drops the device copy of a PCE (no-op if none): the matrices and query
  * index lists uploaded by the first proof of an assignment with that pce
  * (see cuzk_groth16_assignment). No worker may be proving with it. */
 void cuzk_gpu_device_release_pce(cuzk_gpu_device *dev, const struct cuzk_pce *pce);
 
-/* ---- circom / snarkjs ------------------------------------------------------ */
-
-/*
- * The snarkjs-style proof of cuzk_circom_prove_rs (include/cuzk/circom.h),
- * on the device: the same checks, the same bytes for the same r, s. The rows
- * a, b, c come from section 4 on the CPU; the six NTTs of H run on the
- * device over generator 5's domain (coset by the 2n-th root of unity), the
- * witness is uploaded once and gathered per query there, and the five MSMs
- * take the plain witness values as scalars. The zkey's points (and wire
- * indices) are uploaded on the first call with this zkey (keyed by address:
- * it must stay alive and unchanged until cuzk_gpu_device_release_zkey or
- * the device is closed; a zkey at a released-or-not address whose arrays or
- * sizes differ from the resident copy's replaces it). timing (may be NULL): abc_s is the CPU row step,
- * ntt_s and msm_*_s the device phases (msm_s the MSMs' sum), total_s the
- * whole call.
- */
-int cuzk_gpu_circom_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_circom_zkey *z,
-                          const cuzk_circom_wtns *wt, const cuzk_fr *r, const cuzk_fr *s,
-                          cuzk_circom_prove_timing *timing);
-/* Drops the device copy of z (no-op if none); no worker may be using it. */
-void cuzk_gpu_device_release_zkey(cuzk_gpu_device *dev, const cuzk_circom_zkey *z);
 /* ---- page-locked host memory -------------------------------------------- */
 
 /*

@@ -11,6 +11,7 @@
 
 #include "circom/circom_internal.h"
 #include "cuzk/error.h"
+#include "cuzk/gpu.h"
 #include "cuzk/groth16.h"
 
 static double now_s(void)
@@ -94,9 +95,9 @@ static int prove_check(const cuzk_circom_zkey *z, const cuzk_circom_wtns *w)
     return CUZK_OK;
 }
 
-/* One proof on the CPU. */
+/* One proof on the GPU worker gw, or on the CPU (gw NULL). */
 static int prove(cuzk_groth16_proof *out, const cuzk_circom_zkey *z, const cuzk_circom_wtns *w, const cuzk_fr *r,
-                 const cuzk_fr *s, unsigned nthreads, cuzk_circom_prove_timing *tm)
+                 const cuzk_fr *s, cuzk_gpu_worker *gw, unsigned nthreads, cuzk_circom_prove_timing *tm)
 {
     const double t0 = now_s();
     cuzk_groth16_job j;
@@ -106,7 +107,7 @@ static int prove(cuzk_groth16_proof *out, const cuzk_circom_zkey *z, const cuzk_
     cuzk_fr *buf = NULL;
     int rc = circom_job(&j, &params, &buf, z, w);
     tm->abc_s = now_s() - t0;
-    if (!rc) rc = cuzk_groth16_prove_job(out, &j, r, s, nthreads, &gt);
+    if (!rc) rc = gw ? cuzk_gpu_prove_job(gw, out, &j, r, s, &gt) : cuzk_groth16_prove_job(out, &j, r, s, nthreads, &gt);
     if (buf) wipe(buf, (3 * (size_t)z->domain_size + z->n_vars) * sizeof *buf); /* the witness is secret */
     free(buf);
     tm->ntt_s = gt.ntt_h_s, tm->msm_s = gt.msm_s, tm->msm_h_s = gt.msm_h_s, tm->msm_c_s = gt.msm_l_s;
@@ -126,28 +127,21 @@ int cuzk_circom_prove_rs(cuzk_groth16_proof *out, const cuzk_circom_zkey *z,
     if (!out || !r || !s) return CUZK_ERR_INVALID_ARG;
     int rc = prove_check(z, w);
     if (rc) return rc;
-    /* the GPU prover needs a worker: cuzk_circom_prove_gpu */
     if (device == CUZK_CIRCOM_GPU) return CUZK_ERR_NO_DEVICE;
     if (device != CUZK_CIRCOM_CPU) return CUZK_ERR_INVALID_ARG;
-    return prove(out, z, w, r, s, nthreads ? nthreads : 1, tm);
+    return prove(out, z, w, r, s, NULL, nthreads ? nthreads : 1, tm);
 }
 
-/* Until the GPU prover goes through the job (its last users). */
-int cuzk_circom_prove_check(const cuzk_circom_zkey *z, const cuzk_circom_wtns *w) { return prove_check(z, w); }
-void cuzk_circom_rows(const cuzk_circom_zkey *z, const cuzk_circom_wtns *w, cuzk_fr *wm, cuzk_fr *a,
-                      cuzk_fr *b, cuzk_fr *c)
+int cuzk_circom_prove_gpu(cuzk_gpu_worker *gw, cuzk_groth16_proof *out, const cuzk_circom_zkey *z,
+                          const cuzk_circom_wtns *w, const cuzk_fr *r, const cuzk_fr *s,
+                          cuzk_circom_prove_timing *timing)
 {
-    rows(z, w, wm, a, b, c);
-}
-void cuzk_circom_finish(cuzk_groth16_proof *out, const cuzk_circom_zkey *z,
-                        const cuzk_groth16_msm_sums *sums, const cuzk_fr *r, const cuzk_fr *s)
-{
-    cuzk_groth16_params vk_only;
-    memset(&vk_only, 0, sizeof vk_only);
-    vk_only.vk.alpha_g1 = z->alpha_g1, vk_only.vk.beta_g1 = z->beta_g1;
-    vk_only.vk.beta_g2 = z->beta_g2, vk_only.vk.delta_g1 = z->delta_g1;
-    vk_only.vk.delta_g2 = z->delta_g2;
-    cuzk_groth16_finish(out, &vk_only, sums, r, s);
+    cuzk_circom_prove_timing tdummy;
+    cuzk_circom_prove_timing *tm = timing ? timing : &tdummy;
+    memset(tm, 0, sizeof *tm);
+    if (!gw || !out || !r || !s) return CUZK_ERR_INVALID_ARG;
+    int rc = prove_check(z, w);
+    return rc ? rc : prove(out, z, w, r, s, gw, 0, tm);
 }
 
 int cuzk_circom_random_rs(cuzk_fr *r, cuzk_fr *s)

@@ -17,9 +17,9 @@
 using namespace cuzk_gpu;
 
 /* Read-only arrays resident on one device, uploaded once per set and keyed
- * by the host object's address: a parameter set (Groth16 params or a circom
- * zkey: the five queries and, for a zkey, the wire index of each point of
- * A, B1, B2), or a pre-compiled circuit (the CSR arrays of A, B, C, the
+ * by the host object's address: a parameter set (a job's key: the five
+ * queries' points and, for queries by index, the witness index of each point
+ * of A, B1, B2), or a pre-compiled circuit (the CSR arrays of A, B, C, the
  * general coefficients, and the unified witness index of each scalar of the
  * A and B queries, from the density bitmaps). */
 enum {
@@ -547,13 +547,13 @@ extern "C" void cuzk_gpu_device_release_pce(cuzk_gpu_device *d, const cuzk_pce *
     srs_release(d, p);
 }
 
-extern "C" void cuzk_gpu_device_release_zkey(cuzk_gpu_device *d, const cuzk_circom_zkey *z)
+extern "C" void cuzk_gpu_device_release(cuzk_gpu_device *d, const void *key)
 {
-    srs_release(d, z);
+    srs_release(d, key);
 }
 
-/* out[k] = wit[idx[k]]: a query's scalars by wire (circom's plain integers,
- * a PCE witness's Montgomery values). */
+/* out[k] = wit[idx[k]]: a query's scalars by index into the witness (plain
+ * integers or Montgomery values alike). */
 static __global__ void gather_wires(fr_t *__restrict__ out, const fr_t *__restrict__ wit,
                                     const uint32_t *__restrict__ idx, size_t n)
 {
@@ -574,7 +574,7 @@ static int gather_on_device(const ctx &c, dbuf *dst, const fr_t *wit, const void
 /* The device copy of a PCE (key: its address): the CSR arrays as they lie
  * in its image, and, built here, the A and B query index lists from the
  * density bitmaps (A: every input, then the aux in A's density; B: the
- * inputs in B's input density, then the aux in B's: cuzk_groth16_gather_ab's
+ * inputs in B's input density, then the aux in B's: cuzk_groth16_gather's
  * order) over the unified witness (input i -> i, aux j -> num_inputs + j),
  * and each matrix's rows longer than PCE_SPMV_LONG. */
 static int pce_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, srs_entry **out)
@@ -805,83 +805,6 @@ extern "C" int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out,
             return fail_msg(c, rc, "prove: assignment does not fit the parameters");
         if ((rc = prove_job(w, c, &out[i], &j, &r[i], &s[i], tm))) return rc;
     }
-    return CUZK_OK;
-}
-
-/* ---- circom / snarkjs ---------------------------------------------------- */
-
-extern "C" int cuzk_gpu_circom_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_circom_zkey *z,
-                                     const cuzk_circom_wtns *wt, const cuzk_fr *r, const cuzk_fr *s,
-                                     cuzk_circom_prove_timing *timing)
-{
-    cuzk_circom_prove_timing tdummy;
-    cuzk_circom_prove_timing *tm = timing ? timing : &tdummy;
-    memset(tm, 0, sizeof *tm);
-    if (!w || !out || !r || !s) return CUZK_ERR_INVALID_ARG;
-    int rc = cuzk_circom_prove_check(z, wt);
-    if (rc) return rc;
-    ctx c;
-    if ((rc = begin(w, &c))) return rc;
-    const double t0 = now_s();
-    const size_t n = z->domain_size, nv = z->n_vars, np1 = (size_t)z->n_public + 1, fb = sizeof(cuzk_fr);
-    if (z->log_n >= CUZK_FR_TWO_ADICITY || n != (size_t)1 << z->log_n || nv < np1)
-        return fail_msg(c, CUZK_ERR_INVALID_ARG, "circom prove: zkey sizes");
-    srs_entry *srs;
-    {
-        const void *src[SRS_N] = {z->h, z->c, z->a.p, z->b_g1.p, z->b_g2.p, z->a.idx, z->b_g1.idx, z->b_g2.idx};
-        const size_t bytes[SRS_N] = {n * sizeof *z->h, (nv - np1) * sizeof *z->c, z->a.n * sizeof *z->a.p,
-                                     z->b_g1.n * sizeof *z->b_g1.p, z->b_g2.n * sizeof *z->b_g2.p,
-                                     z->a.n * 4, z->b_g1.n * 4, z->b_g2.n * 4};
-        if ((rc = srs_get(w, c, z, src, bytes, &srs))) return rc;
-    }
-    /* rows on the CPU (section 4 is a sparse product), then uploads into
-     * this worker's buffers: no lock needed */
-    double t = now_s();
-    cuzk_fr *habc = (cuzk_fr *)malloc((3 * n + nv) * fb);
-    if (!habc) return fail_msg(c, CUZK_ERR_NO_MEMORY, "circom prove: host row buffer");
-    cuzk_circom_rows(z, wt, habc + 3 * n, habc, habc + n, habc + 2 * n);
-    tm->abc_s = now_s() - t;
-    rc = upload(c, &w->abc, habc, 3 * n * fb, 0, "H a, b, c");
-    if (!rc) rc = upload(c, &w->aux, wt->values, nv * fb, 0, "circom witness");
-    if (!rc) {
-        cudaError_t e = cudaStreamSynchronize(c.st); /* habc is wiped next */
-        if (e != cudaSuccess) rc = fail(c, e, "cudaStreamSynchronize(uploads)");
-    }
-    wipe(habc, (3 * n + nv) * fb);
-    free(habc);
-    if (rc) return rc;
-    const fr_t *wit = bp<fr_t>(w->aux);
-    if ((rc = gather_on_device(c, &w->sa, wit, srs->p[SRS_IA], z->a.n, "A scalars")) ||
-        (rc = gather_on_device(c, &w->sb, wit, srs->p[SRS_IB1], z->b_g1.n, "B1 scalars")) ||
-        (rc = gather_on_device(c, &w->tmp, wit, srs->p[SRS_IB2], z->b_g2.n, "B2 scalars")))
-        return rc;
-
-    cuzk_groth16_msm_sums sums;
-    cuzk_gpu_device *d = w->dev;
-    fr_t *abc = bp<fr_t>(w->abc);
-    region_lock(w);
-    t = now_s();
-    rc = ntt_groth16_h_odd(c, &d->ntt, abc, abc + n, abc + 2 * n, z->log_n);
-    if (!rc) {
-        cudaError_t e = cudaStreamSynchronize(c.st);
-        if (e != cudaSuccess) rc = fail(c, e, "ntt_groth16_h_odd");
-    }
-    tm->ntt_s = now_s() - t, t = now_s();
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.h, srs->p[SRS_H], abc, n, true);
-    tm->msm_h_s = now_s() - t, t = now_s();
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.l, srs->p[SRS_L], wit + np1, nv - np1, false);
-    tm->msm_c_s = now_s() - t, t = now_s();
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.a, srs->p[SRS_A], bp<fr_t>(w->sa), z->a.n, false);
-    tm->msm_a_s = now_s() - t, t = now_s();
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.b_g1, srs->p[SRS_B1], bp<fr_t>(w->sb), z->b_g1.n, false);
-    tm->msm_b_g1_s = now_s() - t, t = now_s();
-    if (!rc) rc = msm_g2(c, &d->msm, &sums.b_g2, srs->p[SRS_B2], bp<fr_t>(w->tmp), z->b_g2.n, false);
-    tm->msm_b_g2_s = now_s() - t;
-    tm->msm_s = tm->msm_h_s + tm->msm_c_s + tm->msm_a_s + tm->msm_b_g1_s + tm->msm_b_g2_s;
-    rc = region_unlock(w, c, rc);
-    if (rc) return rc;
-    cuzk_circom_finish(out, z, &sums, r, s);
-    tm->total_s = now_s() - t0;
     return CUZK_OK;
 }
 
