@@ -252,8 +252,8 @@ typedef struct cuzk_groth16_job {
     const void *key;
 } cuzk_groth16_job;
 
-/* The job of an assignment against bellperson parameters (the checks of
- * cuzk_groth16_check_sizes; CUZK_ERR_INVALID_ARG). */
+/* The job of an assignment against bellperson parameters, checked as
+ * cuzk_groth16_check_sizes says (CUZK_ERR_INVALID_ARG). */
 int cuzk_groth16_job_init(cuzk_groth16_job *job, const cuzk_groth16_params *params,
                           const cuzk_groth16_assignment *as);
 /* The checks every back end makes: sizes agree, one row source, queries

@@ -44,59 +44,38 @@ int cuzk_groth16_assignment_from_cs(cuzk_groth16_assignment *out, const cuzk_pro
     return CUZK_OK;
 }
 
-int cuzk_groth16_check_sizes(const cuzk_groth16_params *params, const cuzk_groth16_assignment *as,
-                             unsigned *log_n_out)
-{
-    if (!params || !as) return CUZK_ERR_INVALID_ARG;
-    const size_t m = as->num_constraints, ni = as->num_inputs, na = as->num_aux;
-    if (as->pce) { /* a, b, c left to the prover: the PCE must be this circuit's */
-        const cuzk_pce *p = as->pce;
-        if (as->a || as->b || as->c || as->abc || p->num_constraints != m || p->num_inputs != ni ||
-            p->num_aux != na || as->a_aux != &p->a_aux || as->b_input != &p->b_input || as->b_aux != &p->b_aux)
-            return CUZK_ERR_INVALID_ARG;
-    } else if (m && (!as->a || !as->b || !as->c)) {
-        return CUZK_ERR_INVALID_ARG;
-    }
-    if ((ni && !as->input) || (na && !as->aux) || !as->a_aux || !as->b_input || !as->b_aux)
-        return CUZK_ERR_INVALID_ARG;
-    if (as->a_aux->len != na || as->b_input->len != ni || as->b_aux->len != na)
-        return CUZK_ERR_INVALID_ARG;
-    unsigned log_n = 0;
-    while (((size_t)1 << log_n) < m)
-        if (++log_n > CUZK_NTT_MAX_LOG) return CUZK_ERR_INVALID_ARG;
-    const size_t n = (size_t)1 << log_n;
-    if (as->abc && (as->a != as->abc || as->b != as->abc + n || as->c != as->abc + 2 * n))
-        return CUZK_ERR_INVALID_ARG;
-    const size_t n_a = ni + as->a_aux->total, n_b = as->b_input->total + as->b_aux->total;
-    if (params->n_h != n - 1 || params->n_l != na || params->vk.n_ic != ni || params->n_a != n_a ||
-        params->n_b_g1 != n_b || params->n_b_g2 != n_b)
-        return CUZK_ERR_INVALID_ARG;
-    if (cuzk_g1_affine_is_infinity(&params->vk.delta_g1) ||
-        cuzk_g2_affine_is_infinity(&params->vk.delta_g2)) /* bellperson: UnexpectedIdentity */
-        return CUZK_ERR_INVALID_ARG;
-    if (log_n_out) *log_n_out = log_n;
-    return CUZK_OK;
-}
-
 int cuzk_groth16_job_init(cuzk_groth16_job *job, const cuzk_groth16_params *params,
                           const cuzk_groth16_assignment *as)
 {
-    unsigned log_n;
-    int rc = cuzk_groth16_check_sizes(params, as, &log_n);
-    if (rc || !job) return rc ? rc : CUZK_ERR_INVALID_ARG;
+    if (!job || !params || !as || !as->a_aux || !as->b_input || !as->b_aux) return CUZK_ERR_INVALID_ARG;
+    unsigned log_n = 0;
+    while (((size_t)1 << log_n) < as->num_constraints)
+        if (++log_n > CUZK_NTT_MAX_LOG) return CUZK_ERR_INVALID_ARG;
     /* bellperson's queries: A takes every input (dense through the input
      * constraints), then the aux in A's density; both B MSMs the inputs and
      * aux in B's densities. */
-    const cuzk_groth16_query qb = {params->n_b_g1, NULL, as->b_input, as->b_aux};
+    const cuzk_groth16_query qb = {as->b_input->total + as->b_aux->total, NULL, as->b_input, as->b_aux};
     *job = (cuzk_groth16_job){
         .log_n = log_n, .form = CUZK_GROTH16_H_COSET,
         .num_constraints = as->num_constraints, .num_inputs = as->num_inputs, .num_aux = as->num_aux,
         .input = as->input, .aux = as->aux,
         .a = as->a, .b = as->b, .c = as->c, .abc = as->abc, .abc_consumable = as->abc_consumable, .pce = as->pce,
-        .q_a = {params->n_a, NULL, NULL, as->a_aux}, .q_b_g1 = qb, .q_b_g2 = qb,
+        .q_a = {as->num_inputs + as->a_aux->total, NULL, NULL, as->a_aux}, .q_b_g1 = qb, .q_b_g2 = qb,
         .params = params, .key = params,
     };
-    return CUZK_OK;
+    if (params->vk.n_ic != as->num_inputs || cuzk_g1_affine_is_infinity(&params->vk.delta_g1) ||
+        cuzk_g2_affine_is_infinity(&params->vk.delta_g2)) /* bellperson: UnexpectedIdentity */
+        return CUZK_ERR_INVALID_ARG;
+    return cuzk_groth16_job_check(job);
+}
+
+int cuzk_groth16_check_sizes(const cuzk_groth16_params *params, const cuzk_groth16_assignment *as,
+                             unsigned *log_n)
+{
+    cuzk_groth16_job job;
+    int rc = cuzk_groth16_job_init(&job, params, as);
+    if (!rc && log_n) *log_n = job.log_n;
+    return rc;
 }
 
 static bool query_ok(const cuzk_groth16_query *q, const cuzk_groth16_job *j)
