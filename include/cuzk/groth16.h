@@ -239,7 +239,7 @@ typedef struct cuzk_groth16_job {
     const cuzk_fr *a, *b, *c;
     cuzk_fr *abc;
     bool abc_consumable;
-    const struct cuzk_pce *pce;      /* queries then the PCE's densities */
+    const struct cuzk_pce *pce;      /* (the queries are then its densities) */
     /* All three by index or all three by density; q_b_g2 equal to q_b_g1
      * member for member means one set of B scalars for both MSMs. Indices
      * must lie below num_inputs + num_aux (not checked: the source's). */
