@@ -11,7 +11,7 @@
  * not verify). The G1 random rows run again with the batch-affine rounds
  * (CUZK_GPU_MSM_AFFINE = CUZK_BENCH_AFFINE, default 6; 0 skips the rows),
  * every result compared with the plain run's.
- * circom: the snarkjs-style prove (cuzk_gpu_circom_prove) on synthetic zkeys
+ * circom: the snarkjs-style prove (cuzk_circom_prove_gpu) on synthetic zkeys
  * (tests/circom_synth.h) of domains 2^CUZK_BENCH_CIRCOM_MIN (10) ..
  * 2^CUZK_BENCH_CIRCOM (14), against the CPU prover with CUZK_BENCH_THREADS
  * (16) threads, and whether the two proofs are equal for the same r, s. */
@@ -82,7 +82,7 @@ static void circom_rows(cuzk_gpu_device *dev, cuzk_gpu_worker *w)
         double tv[16];
         int bad = 0;
         for (unsigned rep = 0; rep <= reps; rep++) {
-            bad |= cuzk_gpu_circom_prove(w, &gp, &z, &wt, &r, &s, &tm);
+            bad |= cuzk_circom_prove_gpu(w, &gp, &z, &wt, &r, &s, &tm);
             if (rep) tv[rep - 1] = tm.total_s;
         }
         if (bad) printf("circom prove error: %s\n", cuzk_gpu_worker_error(w));
@@ -93,7 +93,7 @@ static void circom_rows(cuzk_gpu_device *dev, cuzk_gpu_worker *w)
                median(tv, (int)reps) * 1e3, tm.abc_s * 1e3, tm.ntt_s * 1e3, tm.msm_h_s * 1e3, tm.msm_c_s * 1e3,
                tm.msm_a_s * 1e3, tm.msm_b_g1_s * 1e3, tm.msm_b_g2_s * 1e3, ct.total_s * 1e3, eq ? "yes" : "NO");
         fflush(stdout);
-        cuzk_gpu_device_release_zkey(dev, &z);
+        cuzk_gpu_device_release(dev, &z);
         cuzk_circom_zkey_free(&z);
         cuzk_circom_wtns_free(&wt);
     }

@@ -92,9 +92,12 @@ static void bench_prove(unsigned max_k)
 
         /* scalar mixes: L = aux, A/B gathered by density, H: n - 1 general */
         cuzk_groth16_assignment as;
+        cuzk_groth16_job job;
         cuzk_groth16_assignment_from_cs(&as, pc);
+        cuzk_groth16_job_init(&job, &p, &as);
         cuzk_fr *sa = malloc(p.n_a * sizeof *sa), *sb = malloc(p.n_b_g1 * sizeof *sb);
-        cuzk_groth16_gather_ab(sa, sb, &as);
+        cuzk_groth16_gather(sa, &job, &job.q_a);
+        cuzk_groth16_gather(sb, &job, &job.q_b_g1);
         mix ml = mix_of(pc->aux.v, cs->num_aux), ma = mix_of(sa, p.n_a), mb = mix_of(sb, p.n_b_g1);
         mix mh = {0, 0, p.n_h, 0, 0};
         mh.c = cuzk_msm_window_bits(p.n_h, 255, &mh.adds);

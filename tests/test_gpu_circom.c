@@ -1,4 +1,4 @@
-/* GPU circom prover (cuzk_gpu_circom_prove) against the CPU one:
+/* GPU circom prover (cuzk_circom_prove_gpu) against the CPU one:
  *   - synthetic zkeys (tests/circom_synth.h: random points, so no proof
  *     verifies) at domains 2^1..2^12: the GPU proof equals the CPU proof byte
  *     for byte for the same r, s; a second call (zkey resident) too, and
@@ -37,7 +37,7 @@ static bool prove_both(cuzk_gpu_worker *gw, cuzk_groth16_proof *gp, const cuzk_c
     cuzk_fr_random(&r, &rng), cuzk_fr_random(&s, &rng);
     cuzk_groth16_proof cp;
     cuzk_circom_prove_timing tm;
-    int rc = cuzk_gpu_circom_prove(gw, gp, z, w, &r, &s, &tm);
+    int rc = cuzk_circom_prove_gpu(gw, gp, z, w, &r, &s, &tm);
     CHECK_MSG(rc == CUZK_OK, "%s: gpu prove %d: %s", what, rc, cuzk_gpu_worker_error(gw));
     int rc2 = cuzk_circom_prove_rs(&cp, z, w, &r, &s, CUZK_CIRCOM_CPU, 2, NULL);
     CHECK_MSG(rc2 == CUZK_OK, "%s: cpu prove %d", what, rc2);
@@ -74,12 +74,12 @@ static void synthetic(cuzk_gpu_device *dev, cuzk_gpu_worker *gw)
         cuzk_fr r, s;
         cuzk_fr_random(&r, &rng), cuzk_fr_random(&s, &rng);
         w.n--;
-        CHECK(cuzk_gpu_circom_prove(gw, &p2, &z, &w, &r, &s, NULL) == CUZK_ERR_INVALID_ARG);
+        CHECK(cuzk_circom_prove_gpu(gw, &p2, &z, &w, &r, &s, NULL) == CUZK_ERR_INVALID_ARG);
         w.n++;
         w.values[0][0] = 2;
-        CHECK(cuzk_gpu_circom_prove(gw, &p2, &z, &w, &r, &s, NULL) == CUZK_ERR_INVALID_ARG);
+        CHECK(cuzk_circom_prove_gpu(gw, &p2, &z, &w, &r, &s, NULL) == CUZK_ERR_INVALID_ARG);
         w.values[0][0] = 1;
-        cuzk_gpu_device_release_zkey(dev, &z);
+        cuzk_gpu_device_release(dev, &z);
         cuzk_circom_zkey_free(&z);
         cuzk_circom_wtns_free(&w);
     }
@@ -168,7 +168,7 @@ static void fixtures(cuzk_gpu_device *dev, cuzk_gpu_worker *gw, const char *dir)
                 write_json(out, name, "public", cuzk_circom_public_to_json(w.values + 1, z.n_public));
             }
         }
-        cuzk_gpu_device_release_zkey(dev, &z);
+        cuzk_gpu_device_release(dev, &z);
         cuzk_circom_zkey_free(&z);
         cuzk_circom_wtns_free(&w);
     }

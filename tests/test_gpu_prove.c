@@ -1,9 +1,9 @@
 /* GPU Groth16 prover: proofs verify (independent verifier), equal the CPU
- * prover's bytes for the same r, s, several circuits per call, a tampered
- * witness gives a rejected proof; and the concurrency case: 2 workers on one
- * device proving 20 partitions of one circuit concurrently for
- * $CUZK_GPU_ROUNDS rounds (default 3; the device script runs 50), every
- * partition checked. Without a CUDA device: "skipped: no CUDA device". */
+ * prover's bytes for the same r, s, several circuits per call, also as a job
+ * with queries by index, a tampered witness gives a rejected proof; and the
+ * concurrency case: 2 workers on one device proving 20 partitions of one
+ * circuit concurrently for $CUZK_GPU_ROUNDS rounds (default 3; the device
+ * script runs 50), every partition checked. Without a CUDA device: "skipped: no CUDA device". */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +12,7 @@
 #include "cuzk/gadgets.h"
 #include "cuzk/gpu.h"
 #include "cuzk/groth16.h"
+#include "job_by_index.h"
 #include "testutil.h"
 
 static cuzk_rng rng;
@@ -192,6 +193,21 @@ int main(void)
         lay.b = abc + 1; /* not the layout: refused */
         CHECK(cuzk_gpu_prove(sh->w[1], &bp, &p, &lay, &sh->r[0], &sh->s[0], 1, NULL) == CUZK_ERR_INVALID_ARG);
         free(abc), free(copy);
+    }
+    /* the job with its queries by index (gathered on the device, B2 from its
+     * own list): the proof of the density path; under a key of its own, as
+     * the index lists go with the points */
+    {
+        cuzk_groth16_job job;
+        uint32_t *idx[3] = {NULL, NULL, NULL};
+        CHECK(cuzk_groth16_job_init(&job, &p, &sh->as[0]) == CUZK_OK && job_by_index(&job, idx));
+        job.key = idx[0];
+        cuzk_groth16_proof bp;
+        rc = cuzk_gpu_prove_job(sh->w[1], &bp, &job, &sh->r[0], &sh->s[0], NULL);
+        CHECK_MSG(rc == CUZK_OK, "job by index: %s", cuzk_gpu_worker_error(sh->w[1]));
+        CHECK_MSG(proof_eq(&bp, &gp[0]), "job by index: GPU proof differs");
+        cuzk_gpu_device_release(dev, job.key);
+        for (int k = 0; k < 3; k++) free(idx[k]);
     }
     /* a size mismatch is refused with a message */
     {

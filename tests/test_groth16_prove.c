@@ -11,6 +11,7 @@
 #include "cuzk/error.h"
 #include "cuzk/gadgets.h"
 #include "cuzk/groth16.h"
+#include "job_by_index.h"
 #include "testutil.h"
 
 static cuzk_rng rng;
@@ -342,6 +343,17 @@ static void test_roundtrip(const circ_cfg *cfg0, bool full, bool timed)
         CHECK(cuzk_groth16_prove_rs(&pf2, &p, pc, &rr, &ss, 3) == CUZK_OK);
         CHECK(proof_eq(&pf, &pf2));
         CHECK(verify(&p.vk, &pf, pub, npub) == CUZK_OK);
+        /* the same job with its queries by index, B2's list not B1's: the
+         * same proof; a job whose queries mix index and density is refused */
+        cuzk_groth16_assignment as;
+        cuzk_groth16_job job;
+        uint32_t *idx[3] = {NULL, NULL, NULL};
+        CHECK(cuzk_groth16_assignment_from_cs(&as, pc) == CUZK_OK && cuzk_groth16_job_init(&job, &p, &as) == CUZK_OK);
+        CHECK(job_by_index(&job, idx) && !cuzk_groth16_job_b_shared(&job));
+        CHECK(cuzk_groth16_prove_job(&pf2, &job, &rr, &ss, 2, NULL) == CUZK_OK && proof_eq(&pf, &pf2));
+        job.q_b_g2 = (cuzk_groth16_query){job.q_b_g2.n, NULL, as.b_input, as.b_aux};
+        CHECK(cuzk_groth16_prove_job(&pf2, &job, &rr, &ss, 1, NULL) == CUZK_ERR_INVALID_ARG);
+        for (int k = 0; k < 3; k++) free(idx[k]);
 
         /* tampered proofs */
         cuzk_groth16_proof bad = pf;

@@ -28,6 +28,7 @@
 #include "cuzk/fr.h"
 #include "cuzk/g1.h"
 #include "cuzk/g2.h"
+#include "cuzk/gpu.h"
 #include "cuzk/groth16.h"
 #include "cuzk/groth16_params.h"
 #include "cuzk/groth16_verify.h"
@@ -161,10 +162,11 @@ typedef struct cuzk_circom_prove_timing {
  *   pi_c = sum w_priv·C + sum h·H + s·pi_a + r·b1 - r·s·delta1.
  * r and s are the caller's (cuzk_circom_prove draws them from the OS).
  * w must have n_vars values with w[0] = 1; public signals are w[1..n_public].
+ * The rows are computed here, the rest by the Groth16 layer's prove
+ * pipeline (a cuzk_groth16_job with H_ODD, plain scalars, queries by wire).
  * Returns CUZK_OK, CUZK_ERR_INVALID_ARG (sizes, w[0] != 1),
- * CUZK_ERR_NO_DEVICE (device GPU: the GPU prover is cuzk_gpu_circom_prove in
- * include/cuzk/gpu.h, a layer above this one), CUZK_ERR_NO_MEMORY,
- * CUZK_ERR_IO (OS entropy).
+ * CUZK_ERR_NO_DEVICE (device GPU: the GPU prover needs a worker,
+ * cuzk_circom_prove_gpu), CUZK_ERR_NO_MEMORY, CUZK_ERR_IO (OS entropy).
  */
 int cuzk_circom_prove_rs(cuzk_groth16_proof *out, const cuzk_circom_zkey *z,
                          const cuzk_circom_wtns *w, const cuzk_fr *r, const cuzk_fr *s,
@@ -173,18 +175,27 @@ int cuzk_circom_prove_rs(cuzk_groth16_proof *out, const cuzk_circom_zkey *z,
 int cuzk_circom_prove(cuzk_groth16_proof *out, const cuzk_circom_zkey *z, const cuzk_circom_wtns *w,
                       cuzk_circom_device device, unsigned nthreads, cuzk_circom_prove_timing *timing);
 
-/* Pieces of the prover shared with the GPU prover (cuzk_gpu_circom_prove). */
-/* CUZK_OK when w fits z (n_vars values, w[0] = 1), else CUZK_ERR_INVALID_ARG. */
-int cuzk_circom_prove_check(const cuzk_circom_zkey *z, const cuzk_circom_wtns *w);
-/* Step 1: wm (n_vars) <- the witness in Montgomery form; a, b, c (domain_size
- * each, overwritten) <- the row evaluations a_i, b_i and c_i = a_i·b_i. */
-void cuzk_circom_rows(const cuzk_circom_zkey *z, const cuzk_circom_wtns *w, cuzk_fr *wm, cuzk_fr *a,
-                      cuzk_fr *b, cuzk_fr *c);
+/*
+ * The same proof on a GPU worker (cuzk_gpu_prove_job, include/cuzk/gpu.h):
+ * the same checks, the same bytes for the same r, s. The rows are computed
+ * on the CPU (section 4 is a sparse product) and go up with the witness;
+ * H's six NTTs run on the device over generator 5's domain, the A, B1, B2
+ * scalars are gathered there by the queries' wire indices, and the MSMs take
+ * the plain witness values. The zkey's points and wire indices stay resident
+ * on the device under the zkey's address: it must stay alive and unchanged
+ * until cuzk_gpu_device_release(dev, z) or the device is closed (a zkey at
+ * that address whose arrays or sizes differ replaces the resident copy).
+ * timing (may be NULL): abc_s the CPU rows, ntt_s and msm_*_s the device
+ * phases (msm_s the MSMs' sum), total_s the whole call. Error codes as
+ * cuzk_circom_prove_rs; device failures as include/cuzk/gpu.h says
+ * (cuzk_gpu_worker_error explains them).
+ */
+int cuzk_circom_prove_gpu(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_circom_zkey *z,
+                          const cuzk_circom_wtns *wt, const cuzk_fr *r, const cuzk_fr *s,
+                          cuzk_circom_prove_timing *timing);
+
 /* Fresh r, s from OS entropy (CUZK_ERR_IO without it). */
 int cuzk_circom_random_rs(cuzk_fr *r, cuzk_fr *s);
-/* Step 4 from the five sums (sums->l = ΣC). */
-void cuzk_circom_finish(cuzk_groth16_proof *out, const cuzk_circom_zkey *z,
-                        const cuzk_groth16_msm_sums *sums, const cuzk_fr *r, const cuzk_fr *s);
 
 /* ---- JSON (jansson) -------------------------------------------------------- */
 

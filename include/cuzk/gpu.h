@@ -33,7 +33,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cuzk/circom.h"
 #include "cuzk/fr.h"
 #include "cuzk/g1.h"
 #include "cuzk/g2.h"
@@ -111,28 +110,35 @@ void cuzk_gpu_setup_fixed_base(cuzk_groth16_fixed_base *fb, cuzk_gpu_worker *w);
 /* ---- Groth16 ------------------------------------------------------------ */
 
 /*
- * count proofs, proof i from assignment as[i] with randomisers r[i], s[i],
- * all against one parameter set, with the same checks and the same result
- * as cuzk_groth16_prove_assignment (the same r, s give the same bytes).
- * The parameter points are uploaded to the device on the first call with
- * these params (keyed by address: params must stay alive and unchanged
- * until the device is closed) and shared by all workers of the device.
- * timing (may be NULL) gets the phases of the last proof (ntt_h_s is the
- * upload plus H, msm_*_s the device MSMs one by one and msm_s their sum,
- * total_s the whole proof).
- * An assignment with pce set (a, b, c not evaluated, see groth16.h) sends
- * only its witness: the PCE's matrices and A/B query index lists are
- * uploaded on its first proof on the device (keyed by address, like params;
- * cuzk_gpu_device_release_pce drops them) and a, b, c and the A/B scalars
- * are computed on the device (timing: upload_s the witness upload, eval_s
- * the products and gathers).
- * An assignment with abc set (a, b, c already in the NTT layout, see
- * groth16.h) is uploaded as one block, with no zero fill on the device; a
- * caller that keeps that block page-locked (e.g. a PCE evaluation buffer
- * over pinned memory, cuzk_pce_eval_buf_wrap) makes it one DMA. Host data
- * is never modified.
- * Stops at the first error; earlier proofs are then valid.
+ * The GPU back end of the prove pipeline (cuzk_groth16_job, groth16.h): the
+ * same checks and the same proof as cuzk_groth16_prove_job (the same r, s
+ * give the same bytes). The job's points, and its queries' index lists when
+ * it has them, are uploaded on the first proof with its key (an address:
+ * what it names must stay alive and unchanged until the device copy is
+ * released or the device closed; a key whose arrays or sizes changed is a
+ * new set) and shared by all workers of the device. Host data is never
+ * modified.
+ * Without the device lock go up: the witness (only the aux when the A and B
+ * scalars are gathered on the host), and a, b, c when given (an abc block in
+ * one transfer: one DMA when page-locked, e.g. a PCE evaluation buffer over
+ * pinned memory, cuzk_pce_eval_buf_wrap). A job with a pce sends only its
+ * witness: the PCE's matrices and A/B index lists (from its densities) are
+ * uploaded on its first proof on the device (keyed by the PCE's address;
+ * cuzk_gpu_device_release_pce drops them) and a, b, c are computed on the
+ * device. Queries by index (and a PCE's) are gathered on the device, by
+ * density on the host.
+ * timing (may be NULL): upload_s the uploads, wait_s the wait for the device
+ * lock, eval_s the PCE products and gathers, ntt_h_s H, msm_*_s the device
+ * MSMs one by one and msm_s their sum, total_s the whole proof.
  */
+int cuzk_gpu_prove_job(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_groth16_job *job,
+                       const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_prove_timing *timing);
+
+/* count proofs, proof i from assignment as[i] with randomisers r[i], s[i],
+ * all against one parameter set (the jobs of cuzk_groth16_job_init, keyed
+ * by params), with the same result as cuzk_groth16_prove_assignment. timing
+ * (may be NULL) gets the phases of the last proof. Stops at the first error;
+ * earlier proofs are then valid. */
 int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_groth16_params *params,
                    const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s,
                    size_t count, cuzk_groth16_prove_timing *timing);
@@ -148,32 +154,16 @@ void cuzk_gpu_device_release_params(cuzk_gpu_device *dev, const cuzk_groth16_par
 int cuzk_gpu_device_preload(cuzk_gpu_device *dev, const cuzk_groth16_params *params, const struct cuzk_pce *pce,
                             char *msg, size_t msg_len);
 
+/* Drops whatever the device keeps under key (a job's key, as
+ * cuzk_gpu_prove_job uploaded it; no-op if nothing). No worker may be
+ * proving with it. */
+void cuzk_gpu_device_release(cuzk_gpu_device *dev, const void *key);
+
 /* Drops the device copy of a PCE (no-op if none): the matrices and query
  * index lists uploaded by the first proof of an assignment with that pce
  * (see cuzk_groth16_assignment). No worker may be proving with it. */
 void cuzk_gpu_device_release_pce(cuzk_gpu_device *dev, const struct cuzk_pce *pce);
 
-/* ---- circom / snarkjs ------------------------------------------------------ */
-
-/*
- * The snarkjs-style proof of cuzk_circom_prove_rs (include/cuzk/circom.h),
- * on the device: the same checks, the same bytes for the same r, s. The rows
- * a, b, c come from section 4 on the CPU; the six NTTs of H run on the
- * device over generator 5's domain (coset by the 2n-th root of unity), the
- * witness is uploaded once and gathered per query there, and the five MSMs
- * take the plain witness values as scalars. The zkey's points (and wire
- * indices) are uploaded on the first call with this zkey (keyed by address:
- * it must stay alive and unchanged until cuzk_gpu_device_release_zkey or
- * the device is closed; a zkey at a released-or-not address whose arrays or
- * sizes differ from the resident copy's replaces it). timing (may be NULL): abc_s is the CPU row step,
- * ntt_s and msm_*_s the device phases (msm_s the MSMs' sum), total_s the
- * whole call.
- */
-int cuzk_gpu_circom_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_circom_zkey *z,
-                          const cuzk_circom_wtns *wt, const cuzk_fr *r, const cuzk_fr *s,
-                          cuzk_circom_prove_timing *timing);
-/* Drops the device copy of z (no-op if none); no worker may be using it. */
-void cuzk_gpu_device_release_zkey(cuzk_gpu_device *dev, const cuzk_circom_zkey *z);
 /* ---- page-locked host memory -------------------------------------------- */
 
 /*

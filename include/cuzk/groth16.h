@@ -191,18 +191,90 @@ int cuzk_groth16_assignment_from_cs(cuzk_groth16_assignment *out, const cuzk_pro
 int cuzk_groth16_check_sizes(const cuzk_groth16_params *params, const cuzk_groth16_assignment *as,
                              unsigned *log_n);
 
-/* One proof from an assignment: the prover behind every cuzk_groth16_prove*. */
+/* One proof from an assignment: the prover behind every cuzk_groth16_prove*
+ * (cuzk_groth16_job_init, then cuzk_groth16_prove_job). */
 int cuzk_groth16_prove_assignment(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
                                   const cuzk_groth16_assignment *as, const cuzk_fr *r,
                                   const cuzk_fr *s, unsigned nthreads,
                                   cuzk_groth16_prove_timing *timing);
 
-/*
- * Building blocks shared with other provers (GPU): the scalars of the A
- * query (params->n_a of them) and the B queries (params->n_b_g1) gathered
- * by density; and the proof from the five MSM sums with randomisers r, s.
+/* ---- the prove pipeline ----------------------------------------------------
+ *
+ * Every Groth16 prover runs one sequence: the rows a, b, c (given, or
+ * evaluated from a pre-compiled circuit), H by NTTs, the A and B scalars
+ * gathered from the witness, five MSMs (H, L, A, B in G1 and in G2) and the
+ * final combination with r, s. A cuzk_groth16_job describes its inputs; the
+ * back ends are cuzk_groth16_prove_job (CPU, here) and cuzk_gpu_prove_job
+ * (include/cuzk/gpu.h). The sources build jobs: cuzk_groth16_job_init from
+ * bellperson parameters and an assignment (a ProvingAssignment, a witness
+ * and its PCE), the circom layer from a snarkjs zkey and witness.
  */
-void cuzk_groth16_gather_ab(cuzk_fr *sa, cuzk_fr *sb, const cuzk_groth16_assignment *as);
+
+/* Which H: bellperson's (domain generator 7, the coset g·omega^i, divided by
+ * Z, the n - 1 coefficients of H) or snarkjs's (generator 5, A·B - C at the
+ * n odd points of the doubled domain, cuzk_ntt_groth16_h_odd). */
+typedef enum cuzk_groth16_h_form { CUZK_GROTH16_H_COSET = 0, CUZK_GROTH16_H_ODD = 1 } cuzk_groth16_h_form;
+
+/* The n scalars of a query, in its points' order, picked from the witness
+ * (input | aux): by index into it (idx), or, with idx NULL, by density: the
+ * inputs whose bit is set in input (NULL: every input), then the aux whose
+ * bit is set in aux. */
+typedef struct cuzk_groth16_query {
+    size_t n;
+    const uint32_t *idx;
+    const cuzk_density *input, *aux;
+} cuzk_groth16_query;
+
+/* A view: nothing is owned, everything must outlive the prove call. */
+typedef struct cuzk_groth16_job {
+    unsigned log_n;                  /* the domain: n = 2^log_n >= num_constraints */
+    cuzk_groth16_h_form form;
+    size_t num_constraints, num_inputs, num_aux;
+    /* The witness (input[0] is ONE): Montgomery form, or plain integers when
+     * plain (the scalars of L, A and B are then taken as they are). */
+    const cuzk_fr *input, *aux;
+    bool plain;
+    /* The rows, from exactly one of: a, b, c; abc (then also a, b, c) with
+     * abc_consumable; pce. As in cuzk_groth16_assignment. */
+    const cuzk_fr *a, *b, *c;
+    cuzk_fr *abc;
+    bool abc_consumable;
+    const struct cuzk_pce *pce;      /* (the queries are then its densities) */
+    /* All three by index or all three by density; q_b_g2 equal to q_b_g1
+     * member for member means one set of B scalars for both MSMs. Indices
+     * must lie below num_inputs + num_aux (not checked: the source's). */
+    cuzk_groth16_query q_a, q_b_g1, q_b_g2;
+    /* The points (h: n - 1 for COSET, n for ODD; l: num_aux; a, b_g1, b_g2:
+     * their query's n) and the key elements of the final combination (vk's
+     * alpha, beta, delta; ic unused). key names the object that owns the
+     * points (and the index lists): a GPU keeps its device copy under it. */
+    const cuzk_groth16_params *params;
+    const void *key;
+} cuzk_groth16_job;
+
+/* The job of an assignment against bellperson parameters, checked as
+ * cuzk_groth16_check_sizes says (CUZK_ERR_INVALID_ARG). */
+int cuzk_groth16_job_init(cuzk_groth16_job *job, const cuzk_groth16_params *params,
+                          const cuzk_groth16_assignment *as);
+/* The checks every back end makes: sizes agree, one row source, queries
+ * well formed (a PCE's are its densities). CUZK_OK or CUZK_ERR_INVALID_ARG. */
+int cuzk_groth16_job_check(const cuzk_groth16_job *job);
+/* Whether B's G2 MSM takes the scalars of B's G1 MSM (see q_b_g2). */
+static inline bool cuzk_groth16_job_b_shared(const cuzk_groth16_job *j)
+{
+    return j->q_b_g2.n == j->q_b_g1.n && j->q_b_g2.idx == j->q_b_g1.idx &&
+           j->q_b_g2.input == j->q_b_g1.input && j->q_b_g2.aux == j->q_b_g1.aux;
+}
+/* dst (q->n) <- the scalars of query q. */
+void cuzk_groth16_gather(cuzk_fr *dst, const cuzk_groth16_job *job, const cuzk_groth16_query *q);
+
+/* The CPU back end: one proof of a job. timing's eval_s is the PCE
+ * evaluation when the job has one; upload_s and wait_s stay 0. */
+int cuzk_groth16_prove_job(cuzk_groth16_proof *out, const cuzk_groth16_job *job, const cuzk_fr *r,
+                           const cuzk_fr *s, unsigned nthreads, cuzk_groth16_prove_timing *timing);
+
+/* The last step of every back end: the proof from the five MSM sums with
+ * randomisers r, s (only params->vk's alpha, beta and delta are read). */
 typedef struct cuzk_groth16_msm_sums {
     cuzk_g1_jac h, l, a, b_g1; /* Σh·H, Σl·aux, ΣA, ΣB (G1) */
     cuzk_g2_jac b_g2;          /* ΣB (G2) */

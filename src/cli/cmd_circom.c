@@ -184,7 +184,7 @@ static int do_prove(const opts *o)
     if (gw) {
         cuzk_fr rs[2];
         rc = cuzk_circom_random_rs(&rs[0], &rs[1]);
-        if (!rc) rc = cuzk_gpu_circom_prove(gw, &proof, &z, &w, &rs[0], &rs[1], &tm);
+        if (!rc) rc = cuzk_circom_prove_gpu(gw, &proof, &z, &w, &rs[0], &rs[1], &tm);
         memset(rs, 0, sizeof rs);
         if (rc && rc != CUZK_ERR_INVALID_ARG && *cuzk_gpu_worker_error(gw))
             cli_errorf("circom prove: %s", cuzk_gpu_worker_error(gw));

@@ -17,9 +17,9 @@
 using namespace cuzk_gpu;
 
 /* Read-only arrays resident on one device, uploaded once per set and keyed
- * by the host object's address: a parameter set (Groth16 params or a circom
- * zkey: the five queries and, for a zkey, the wire index of each point of
- * A, B1, B2), or a pre-compiled circuit (the CSR arrays of A, B, C, the
+ * by the host object's address: a parameter set (a job's key: the five
+ * queries' points and, for queries by index, the witness index of each point
+ * of A, B1, B2), or a pre-compiled circuit (the CSR arrays of A, B, C, the
  * general coefficients, and the unified witness index of each scalar of the
  * A and B queries, from the density bitmaps). */
 enum {
@@ -498,12 +498,19 @@ static int srs_get(cuzk_gpu_worker *w, const ctx &c, const void *key, const void
     return CUZK_OK;
 }
 
-static int srs_get_params(cuzk_gpu_worker *w, const ctx &c, const cuzk_groth16_params *p, srs_entry **out)
+/* The device copy of a job's parameter set (key: job->key): the points of
+ * the five MSMs and the queries' index lists when they have them (B2's only
+ * when its scalars are not B1's). */
+static int srs_get_job(cuzk_gpu_worker *w, const ctx &c, const cuzk_groth16_job *j, srs_entry **out)
 {
+    const cuzk_groth16_params *p = j->params;
+    const cuzk_groth16_query *q[3] = {&j->q_a, &j->q_b_g1, cuzk_groth16_job_b_shared(j) ? NULL : &j->q_b_g2};
     const void *src[SRS_N] = {p->h, p->l, p->a, p->b_g1, p->b_g2};
-    const size_t bytes[SRS_N] = {p->n_h * sizeof *p->h, p->n_l * sizeof *p->l, p->n_a * sizeof *p->a,
-                                 p->n_b_g1 * sizeof *p->b_g1, p->n_b_g2 * sizeof *p->b_g2};
-    return srs_get(w, c, p, src, bytes, out);
+    size_t bytes[SRS_N] = {p->n_h * sizeof *p->h, p->n_l * sizeof *p->l, p->n_a * sizeof *p->a,
+                           p->n_b_g1 * sizeof *p->b_g1, p->n_b_g2 * sizeof *p->b_g2};
+    for (int k = 0; k < 3; k++)
+        if (q[k] && q[k]->idx) src[SRS_IA + k] = q[k]->idx, bytes[SRS_IA + k] = q[k]->n * 4;
+    return srs_get(w, c, j->key, src, bytes, out);
 }
 
 static void srs_release(cuzk_gpu_device *d, const void *key)
@@ -540,8 +547,10 @@ extern "C" int cuzk_gpu_device_preload(cuzk_gpu_device *d, const cuzk_groth16_pa
     }
     ctx c;
     srs_entry *e;
+    cuzk_groth16_job j = {}; /* the points of params as a job of them keeps them */
+    j.params = params, j.key = params;
     rc = begin(w, &c);
-    if (!rc) rc = srs_get_params(w, c, params, &e);
+    if (!rc) rc = srs_get_job(w, c, &j, &e);
     if (!rc && p) {
         if (cuzk_pce_ready(p, NULL) != CUZK_OK) rc = fail_msg(c, CUZK_ERR_FORMAT, "preload: the PCE failed verification");
         else rc = pce_get(w, c, p, &e);
@@ -556,13 +565,13 @@ extern "C" void cuzk_gpu_device_release_pce(cuzk_gpu_device *d, const cuzk_pce *
     srs_release(d, p);
 }
 
-extern "C" void cuzk_gpu_device_release_zkey(cuzk_gpu_device *d, const cuzk_circom_zkey *z)
+extern "C" void cuzk_gpu_device_release(cuzk_gpu_device *d, const void *key)
 {
-    srs_release(d, z);
+    srs_release(d, key);
 }
 
-/* out[k] = wit[idx[k]]: a query's scalars by wire (circom's plain integers,
- * a PCE witness's Montgomery values). */
+/* out[k] = wit[idx[k]]: a query's scalars by index into the witness (plain
+ * integers or Montgomery values alike). */
 static __global__ void gather_wires(fr_t *__restrict__ out, const fr_t *__restrict__ wit,
                                     const uint32_t *__restrict__ idx, size_t n)
 {
@@ -583,7 +592,7 @@ static int gather_on_device(const ctx &c, dbuf *dst, const fr_t *wit, const void
 /* The device copy of a PCE (key: its address): the CSR arrays as they lie
  * in its image, and, built here, the A and B query index lists from the
  * density bitmaps (A: every input, then the aux in A's density; B: the
- * inputs in B's input density, then the aux in B's: cuzk_groth16_gather_ab's
+ * inputs in B's input density, then the aux in B's: cuzk_groth16_gather's
  * order) over the unified witness (input i -> i, aux j -> num_inputs + j),
  * and each matrix's rows longer than PCE_SPMV_LONG. */
 static int pce_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, srs_entry **out)
@@ -655,75 +664,83 @@ static void wipe(void *p, size_t len)
     while (p && len--) *v++ = 0;
 }
 
-/* The kernel region of one Groth16 proof (entered with the device lock
- * held, released here): H from a, b, c in abc (the NTT layout), then the
- * five MSMs: H, L over the aux values l (na of them), A and B over the
- * worker's gathered scalars sa and sb; then the proof. */
-static int prove_region(cuzk_gpu_worker *w, const ctx &c, srs_entry *srs, cuzk_groth16_proof *out,
-                        const cuzk_groth16_params *params, const cuzk_fr *r, const cuzk_fr *s,
-                        cuzk_groth16_prove_timing *tm, unsigned log_n, fr_t *abc, const fr_t *l, size_t na,
-                        double t0)
+/*
+ * The GPU back end: one proof of a job (cuzk/groth16.h). Without the lock,
+ * into this worker's buffers: the witness (inputs and aux as one vector when
+ * the A and B scalars are gathered on the device, else the aux alone), a, b,
+ * c unless a PCE gives them, and the A and B scalars gathered on the host
+ * unless the device has index lists for them (a PCE's, from its densities,
+ * or the queries' own). Then the kernel region, the device lock held: the
+ * PCE's sparse products into the NTT buffers, the device gathers, H and the
+ * five MSMs. The proof is finished on the host.
+ */
+static int prove_job(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *out, const cuzk_groth16_job *j,
+                     const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_prove_timing *tm)
 {
-    const size_t n = (size_t)1 << log_n, n_a = params->n_a, n_b = params->n_b_g1;
-    cuzk_groth16_msm_sums sums;
-    cuzk_gpu_device *d = w->dev;
-    double t = now_s();
-    fr_t *h = NULL;
-    int rc = ntt_groth16_h(c, &d->ntt, abc, abc + n, abc + 2 * n, log_n, &h);
-    if (!rc) {
-        cudaError_t e = cudaStreamSynchronize(c.st);
-        if (e != cudaSuccess) rc = fail(c, e, "ntt_groth16_h");
-    }
-    tm->ntt_h_s = now_s() - t, t = now_s();
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.h, (const void *)srs->p[SRS_H], h, n - 1);
-    tm->msm_h_s = now_s() - t, t = now_s();
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.l, srs->p[SRS_L], l, na);
-    tm->msm_l_s = now_s() - t, t = now_s();
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.a, srs->p[SRS_A], bp<fr_t>(w->sa), n_a);
-    tm->msm_a_s = now_s() - t, t = now_s();
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.b_g1, srs->p[SRS_B1], bp<fr_t>(w->sb), n_b);
-    tm->msm_b_g1_s = now_s() - t, t = now_s();
-    if (!rc) rc = msm_g2(c, &d->msm, &sums.b_g2, srs->p[SRS_B2], bp<fr_t>(w->sb), n_b);
-    tm->msm_b_g2_s = now_s() - t;
-    tm->msm_s = tm->msm_h_s + tm->msm_l_s + tm->msm_a_s + tm->msm_b_g1_s + tm->msm_b_g2_s;
-    rc = region_unlock(w, c, rc);
-    if (rc) return rc;
-    cuzk_groth16_finish(out, params, &sums, r, s);
-    tm->total_s = now_s() - t0;
-    return CUZK_OK;
-}
+    int rc = cuzk_groth16_job_check(j);
+    if (rc) return fail_msg(c, rc, "prove: the job's sizes do not agree");
+    srs_entry *srs, *pe = NULL;
+    if ((rc = srs_get_job(w, c, j, &srs))) return rc;
+    const double t0 = now_s();
+    const cuzk_pce *p = j->pce;
+    const size_t n = (size_t)1 << j->log_n, m = j->num_constraints, ni = j->num_inputs, na = j->num_aux;
+    const size_t fb = sizeof(cuzk_fr);
+    const bool on_device = p || j->q_a.idx, share_b = cuzk_groth16_job_b_shared(j);
+    const cuzk_groth16_query *q[3] = {&j->q_a, &j->q_b_g1, share_b ? NULL : &j->q_b_g2}; /* NULL: shared */
+    dbuf *sc[3] = {&w->sa, &w->sb, &w->tmp};
+    static const char *const sc_name[3] = {"A scalars", "B scalars", "B2 scalars"};
 
-/* A proof whose a, b, c come from a PCE (as->pce): only the witness goes
- * up, as one unified vector (inputs, then aux: the PCE's column order);
- * in the kernel region the three sparse products fill the NTT buffers and
- * the A and B scalars are gathered from the witness by the PCE's index
- * lists, then the region continues as for any assignment. */
-static int prove_one_pce(cuzk_gpu_worker *w, const ctx &c, srs_entry *srs, cuzk_groth16_proof *out,
-                         const cuzk_groth16_params *params, const cuzk_groth16_assignment *as,
-                         const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_prove_timing *tm, unsigned log_n,
-                         double t0)
-{
-    const cuzk_pce *p = as->pce;
-    const size_t n = (size_t)1 << log_n, m = as->num_constraints, ni = as->num_inputs, na = as->num_aux;
-    const size_t n_a = params->n_a, n_b = params->n_b_g1, fb = sizeof(cuzk_fr);
-    if (cuzk_pce_ready(p, NULL) != CUZK_OK) /* its checksums, verified in the background, failed */
+    /* uploads into this worker's buffers: no lock needed */
+    if ((rc = buf_reserve(c, &w->abc, 3 * n * fb, "H a, b, c"))) return rc;
+    fr_t *abc = bp<fr_t>(w->abc);
+    if (p && cuzk_pce_ready(p, NULL) != CUZK_OK) /* its checksums, verified in the background, failed */
         return fail_msg(c, CUZK_ERR_FORMAT, "prove: the PCE failed verification");
-    srs_entry *pe;
-    int rc = pce_get(w, c, p, &pe);
-    if (rc) return rc;
-    if ((rc = buf_reserve(c, &w->aux, (ni + na) * fb, "PCE witness")) ||
-        (rc = buf_reserve(c, &w->sa, n_a * fb, "A scalars")) || (rc = buf_reserve(c, &w->sb, n_b * fb, "B scalars")))
+    if (p && (rc = pce_get(w, c, p, &pe))) return rc;
+    double t = t0;
+    if (on_device) {
+        if ((rc = buf_reserve(c, &w->aux, (ni + na) * fb, "witness"))) return rc;
+        for (int k = 0; k < 3 && q[k]; k++)
+            if ((rc = buf_reserve(c, sc[k], q[k]->n * fb, sc_name[k]))) return rc;
+        t = now_s();
+        if (ni) GPU_TRY(c, cudaMemcpyAsync(w->aux.p, j->input, ni * fb, cudaMemcpyHostToDevice, c.st));
+        if (na) GPU_TRY(c, cudaMemcpyAsync(bp<fr_t>(w->aux) + ni, j->aux, na * fb, cudaMemcpyHostToDevice, c.st));
+    } else if ((rc = upload(c, &w->aux, j->aux, na * fb, 0, "aux witness"))) {
         return rc;
-    fr_t *wit = bp<fr_t>(w->aux), *abc = bp<fr_t>(w->abc);
-    double t = now_s();
-    if (ni) GPU_TRY(c, cudaMemcpyAsync(wit, as->input, ni * fb, cudaMemcpyHostToDevice, c.st));
-    if (na) GPU_TRY(c, cudaMemcpyAsync(wit + ni, as->aux, na * fb, cudaMemcpyHostToDevice, c.st));
-    GPU_TRY(c, cudaStreamSynchronize(c.st));
+    }
+    if (!p && j->abc) { /* already in the NTT layout (zero tail): one transfer, a DMA when pinned */
+        GPU_TRY(c, cudaMemcpyAsync(abc, j->abc, 3 * n * fb, cudaMemcpyHostToDevice, c.st));
+    } else if (!p) {
+        const cuzk_fr *src[3] = {j->a, j->b, j->c};
+        for (int i = 0; i < 3; i++) {
+            if (m) GPU_TRY(c, cudaMemcpyAsync(abc + i * n, src[i], m * fb, cudaMemcpyHostToDevice, c.st));
+            if (n > m) GPU_TRY(c, cudaMemsetAsync(abc + i * n + m, 0, (n - m) * fb, c.st));
+        }
+    }
+    if (on_device) {
+        GPU_TRY(c, cudaStreamSynchronize(c.st));
+    } else {
+        const size_t nsc = j->q_a.n + j->q_b_g1.n + (share_b ? 0 : j->q_b_g2.n);
+        cuzk_fr *hs = (cuzk_fr *)malloc((nsc + 1) * fb), *h = hs;
+        if (!hs) return fail_msg(c, CUZK_ERR_NO_MEMORY, "prove: host scalar buffer");
+        for (int k = 0; k < 3 && q[k] && !rc; h += q[k]->n, k++) {
+            cuzk_groth16_gather(h, j, q[k]);
+            rc = upload(c, sc[k], h, q[k]->n * fb, 0, sc_name[k]);
+        }
+        if (!rc) {
+            cudaError_t e = cudaStreamSynchronize(c.st); /* hs is wiped next */
+            if (e != cudaSuccess) rc = fail(c, e, "cudaStreamSynchronize(uploads)");
+        }
+        wipe(hs, nsc * fb);
+        free(hs);
+        if (rc) return rc;
+    }
     tm->upload_s = now_s() - t;
 
     tm->wait_s = region_lock(w);
+    cuzk_gpu_device *d = w->dev;
+    const fr_t *wit = bp<fr_t>(w->aux);
     t = now_s();
-    for (int k = 0; k < 3 && !rc; k++) {
+    for (int k = 0; p && k < 3 && !rc; k++) {
         fr_t *o = abc + k * n;
         rc = pce_spmv(c, o, pe->p[PCE_RP + k], p->m[k].row_ptr64 != NULL, (const uint32_t *)pe->p[PCE_COL + k],
                       (const uint32_t *)pe->p[PCE_CODE + k], (const fr_t *)pe->p[PCE_COEFFS], wit, m,
@@ -733,58 +750,59 @@ static int prove_one_pce(cuzk_gpu_worker *w, const ctx &c, srs_entry *srs, cuzk_
             if (e != cudaSuccess) rc = fail(c, e, "cudaMemsetAsync(a, b, c tail)");
         }
     }
-    if (!rc) rc = gather_on_device(c, &w->sa, wit, pe->p[PCE_IA], n_a, "A scalars");
-    if (!rc) rc = gather_on_device(c, &w->sb, wit, pe->p[PCE_IB], n_b, "B scalars");
+    const void *const ix[3] = {p ? pe->p[PCE_IA] : srs->p[SRS_IA], p ? pe->p[PCE_IB] : srs->p[SRS_IB1], srs->p[SRS_IB2]};
+    for (int k = 0; on_device && k < 3 && q[k] && !rc; k++)
+        rc = gather_on_device(c, sc[k], wit, ix[k], q[k]->n, sc_name[k]);
+    if (p) {
+        if (!rc) {
+            cudaError_t e = cudaStreamSynchronize(c.st);
+            if (e != cudaSuccess) rc = fail(c, e, "pce_spmv");
+        }
+        tm->eval_s = now_s() - t;
+    }
+    if (rc) return region_unlock(w, c, rc);
+
+    /* H, then the five MSMs: H, L over the aux, A and B over the gathered scalars */
+    const size_t n_h = j->params->n_h, n_a = j->q_a.n, n_b = j->q_b_g1.n, n_b2 = j->q_b_g2.n;
+    const bool mont = !j->plain;
+    cuzk_groth16_msm_sums sums;
+    t = now_s();
+    fr_t *h = abc;
+    if (j->form == CUZK_GROTH16_H_COSET) rc = ntt_groth16_h(c, &d->ntt, abc, abc + n, abc + 2 * n, j->log_n, &h);
+    else rc = ntt_groth16_h_odd(c, &d->ntt, abc, abc + n, abc + 2 * n, j->log_n);
     if (!rc) {
         cudaError_t e = cudaStreamSynchronize(c.st);
-        if (e != cudaSuccess) rc = fail(c, e, "pce_spmv");
+        if (e != cudaSuccess) rc = fail(c, e, "ntt_groth16_h");
     }
-    tm->eval_s = now_s() - t;
-    if (rc) return region_unlock(w, c, rc);
-    return prove_region(w, c, srs, out, params, r, s, tm, log_n, abc, wit + ni, na, t0);
+    tm->ntt_h_s = now_s() - t, t = now_s();
+    if (!rc) rc = msm_g1(c, &d->msm, &sums.h, srs->p[SRS_H], h, n_h);
+    tm->msm_h_s = now_s() - t, t = now_s();
+    if (!rc) rc = msm_g1(c, &d->msm, &sums.l, srs->p[SRS_L], on_device ? wit + ni : wit, na, mont);
+    tm->msm_l_s = now_s() - t, t = now_s();
+    if (!rc) rc = msm_g1(c, &d->msm, &sums.a, srs->p[SRS_A], bp<fr_t>(w->sa), n_a, mont);
+    tm->msm_a_s = now_s() - t, t = now_s();
+    if (!rc) rc = msm_g1(c, &d->msm, &sums.b_g1, srs->p[SRS_B1], bp<fr_t>(w->sb), n_b, mont);
+    tm->msm_b_g1_s = now_s() - t, t = now_s();
+    if (!rc) rc = msm_g2(c, &d->msm, &sums.b_g2, srs->p[SRS_B2], bp<fr_t>(share_b ? w->sb : w->tmp), n_b2, mont);
+    tm->msm_b_g2_s = now_s() - t;
+    tm->msm_s = tm->msm_h_s + tm->msm_l_s + tm->msm_a_s + tm->msm_b_g1_s + tm->msm_b_g2_s;
+    rc = region_unlock(w, c, rc);
+    if (rc) return rc;
+    cuzk_groth16_finish(out, j->params, &sums, r, s);
+    tm->total_s = now_s() - t0;
+    return CUZK_OK;
 }
 
-static int prove_one(cuzk_gpu_worker *w, const ctx &c, srs_entry *srs, cuzk_groth16_proof *out,
-                     const cuzk_groth16_params *params, const cuzk_groth16_assignment *as,
-                     const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_prove_timing *tm)
+extern "C" int cuzk_gpu_prove_job(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_groth16_job *job,
+                                  const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_prove_timing *timing)
 {
-    const double t0 = now_s();
-    unsigned log_n;
-    int rc = cuzk_groth16_check_sizes(params, as, &log_n);
-    if (rc) return fail_msg(c, rc, "prove: assignment does not fit the parameters");
-    const size_t n = (size_t)1 << log_n, m = as->num_constraints, na = as->num_aux;
-    const size_t n_a = params->n_a, n_b = params->n_b_g1, fb = sizeof(cuzk_fr);
-
-    /* uploads into this worker's buffers: no lock needed */
-    if ((rc = buf_reserve(c, &w->abc, 3 * n * fb, "H a, b, c"))) return rc;
-    fr_t *abc = bp<fr_t>(w->abc);
-    if (as->pce) return prove_one_pce(w, c, srs, out, params, as, r, s, tm, log_n, t0);
-    if ((rc = upload(c, &w->aux, as->aux, na * fb, 0, "aux witness"))) return rc;
-    if (as->abc) { /* already in the NTT layout (zero tail): one transfer, a DMA when pinned */
-        GPU_TRY(c, cudaMemcpyAsync(abc, as->abc, 3 * n * fb, cudaMemcpyHostToDevice, c.st));
-    } else {
-        const cuzk_fr *src[3] = {as->a, as->b, as->c};
-        for (int i = 0; i < 3; i++) {
-            if (m) GPU_TRY(c, cudaMemcpyAsync(abc + i * n, src[i], m * fb, cudaMemcpyHostToDevice, c.st));
-            if (n > m) GPU_TRY(c, cudaMemsetAsync(abc + i * n + m, 0, (n - m) * fb, c.st));
-        }
-    }
-    cuzk_fr *hsa = (cuzk_fr *)malloc((n_a + n_b + 1) * fb);
-    if (!hsa) return fail_msg(c, CUZK_ERR_NO_MEMORY, "prove: host scalar buffer");
-    cuzk_groth16_gather_ab(hsa, hsa + n_a, as);
-    rc = upload(c, &w->sa, hsa, n_a * fb, 0, "A scalars");
-    if (!rc) rc = upload(c, &w->sb, hsa + n_a, n_b * fb, 0, "B scalars");
-    if (!rc) {
-        cudaError_t e = cudaStreamSynchronize(c.st); /* hsa is wiped next */
-        if (e != cudaSuccess) rc = fail(c, e, "cudaStreamSynchronize(uploads)");
-    }
-    wipe(hsa, (n_a + n_b) * fb);
-    free(hsa);
-    if (rc) return rc;
-    tm->upload_s = now_s() - t0;
-
-    tm->wait_s = region_lock(w);
-    return prove_region(w, c, srs, out, params, r, s, tm, log_n, abc, bp<fr_t>(w->aux), na, t0);
+    if (!w || !out || !job || !r || !s) return CUZK_ERR_INVALID_ARG;
+    cuzk_groth16_prove_timing tdummy;
+    cuzk_groth16_prove_timing *tm = timing ? timing : &tdummy;
+    memset(tm, 0, sizeof *tm);
+    ctx c;
+    int rc = begin(w, &c);
+    return rc ? rc : prove_job(w, c, out, job, r, s, tm);
 }
 
 extern "C" int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out,
@@ -799,91 +817,12 @@ extern "C" int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out,
     ctx c;
     int rc = begin(w, &c);
     if (rc) return rc;
-    srs_entry *srs = NULL;
     for (size_t i = 0; i < count; i++) {
-        unsigned log_n;
-        if ((rc = cuzk_groth16_check_sizes(params, &as[i], &log_n)))
+        cuzk_groth16_job j;
+        if ((rc = cuzk_groth16_job_init(&j, params, &as[i])))
             return fail_msg(c, rc, "prove: assignment does not fit the parameters");
-        if (!srs && (rc = srs_get_params(w, c, params, &srs))) return rc;
-        if ((rc = prove_one(w, c, srs, &out[i], params, &as[i], &r[i], &s[i], tm))) return rc;
+        if ((rc = prove_job(w, c, &out[i], &j, &r[i], &s[i], tm))) return rc;
     }
-    return CUZK_OK;
-}
-
-/* ---- circom / snarkjs ---------------------------------------------------- */
-
-extern "C" int cuzk_gpu_circom_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_circom_zkey *z,
-                                     const cuzk_circom_wtns *wt, const cuzk_fr *r, const cuzk_fr *s,
-                                     cuzk_circom_prove_timing *timing)
-{
-    cuzk_circom_prove_timing tdummy;
-    cuzk_circom_prove_timing *tm = timing ? timing : &tdummy;
-    memset(tm, 0, sizeof *tm);
-    if (!w || !out || !r || !s) return CUZK_ERR_INVALID_ARG;
-    int rc = cuzk_circom_prove_check(z, wt);
-    if (rc) return rc;
-    ctx c;
-    if ((rc = begin(w, &c))) return rc;
-    const double t0 = now_s();
-    const size_t n = z->domain_size, nv = z->n_vars, np1 = (size_t)z->n_public + 1, fb = sizeof(cuzk_fr);
-    if (z->log_n >= CUZK_FR_TWO_ADICITY || n != (size_t)1 << z->log_n || nv < np1)
-        return fail_msg(c, CUZK_ERR_INVALID_ARG, "circom prove: zkey sizes");
-    srs_entry *srs;
-    {
-        const void *src[SRS_N] = {z->h, z->c, z->a.p, z->b_g1.p, z->b_g2.p, z->a.idx, z->b_g1.idx, z->b_g2.idx};
-        const size_t bytes[SRS_N] = {n * sizeof *z->h, (nv - np1) * sizeof *z->c, z->a.n * sizeof *z->a.p,
-                                     z->b_g1.n * sizeof *z->b_g1.p, z->b_g2.n * sizeof *z->b_g2.p,
-                                     z->a.n * 4, z->b_g1.n * 4, z->b_g2.n * 4};
-        if ((rc = srs_get(w, c, z, src, bytes, &srs))) return rc;
-    }
-    /* rows on the CPU (section 4 is a sparse product), then uploads into
-     * this worker's buffers: no lock needed */
-    double t = now_s();
-    cuzk_fr *habc = (cuzk_fr *)malloc((3 * n + nv) * fb);
-    if (!habc) return fail_msg(c, CUZK_ERR_NO_MEMORY, "circom prove: host row buffer");
-    cuzk_circom_rows(z, wt, habc + 3 * n, habc, habc + n, habc + 2 * n);
-    tm->abc_s = now_s() - t;
-    rc = upload(c, &w->abc, habc, 3 * n * fb, 0, "H a, b, c");
-    if (!rc) rc = upload(c, &w->aux, wt->values, nv * fb, 0, "circom witness");
-    if (!rc) {
-        cudaError_t e = cudaStreamSynchronize(c.st); /* habc is wiped next */
-        if (e != cudaSuccess) rc = fail(c, e, "cudaStreamSynchronize(uploads)");
-    }
-    wipe(habc, (3 * n + nv) * fb);
-    free(habc);
-    if (rc) return rc;
-    const fr_t *wit = bp<fr_t>(w->aux);
-    if ((rc = gather_on_device(c, &w->sa, wit, srs->p[SRS_IA], z->a.n, "A scalars")) ||
-        (rc = gather_on_device(c, &w->sb, wit, srs->p[SRS_IB1], z->b_g1.n, "B1 scalars")) ||
-        (rc = gather_on_device(c, &w->tmp, wit, srs->p[SRS_IB2], z->b_g2.n, "B2 scalars")))
-        return rc;
-
-    cuzk_groth16_msm_sums sums;
-    cuzk_gpu_device *d = w->dev;
-    fr_t *abc = bp<fr_t>(w->abc);
-    region_lock(w);
-    t = now_s();
-    rc = ntt_groth16_h_odd(c, &d->ntt, abc, abc + n, abc + 2 * n, z->log_n);
-    if (!rc) {
-        cudaError_t e = cudaStreamSynchronize(c.st);
-        if (e != cudaSuccess) rc = fail(c, e, "ntt_groth16_h_odd");
-    }
-    tm->ntt_s = now_s() - t, t = now_s();
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.h, srs->p[SRS_H], abc, n, true);
-    tm->msm_h_s = now_s() - t, t = now_s();
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.l, srs->p[SRS_L], wit + np1, nv - np1, false);
-    tm->msm_c_s = now_s() - t, t = now_s();
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.a, srs->p[SRS_A], bp<fr_t>(w->sa), z->a.n, false);
-    tm->msm_a_s = now_s() - t, t = now_s();
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.b_g1, srs->p[SRS_B1], bp<fr_t>(w->sb), z->b_g1.n, false);
-    tm->msm_b_g1_s = now_s() - t, t = now_s();
-    if (!rc) rc = msm_g2(c, &d->msm, &sums.b_g2, srs->p[SRS_B2], bp<fr_t>(w->tmp), z->b_g2.n, false);
-    tm->msm_b_g2_s = now_s() - t;
-    tm->msm_s = tm->msm_h_s + tm->msm_c_s + tm->msm_a_s + tm->msm_b_g1_s + tm->msm_b_g2_s;
-    rc = region_unlock(w, c, rc);
-    if (rc) return rc;
-    cuzk_circom_finish(out, z, &sums, r, s);
-    tm->total_s = now_s() - t0;
     return CUZK_OK;
 }
 

@@ -93,7 +93,7 @@ struct msm_scratch {
 };
 void msm_scratch_free(msm_scratch *s);
 /* out = sum scalars[i]·bases[i]; bases and scalars on the device, scalars in
- * Montgomery form when mont, plain integers (circom witness values) if not. */
+ * Montgomery form when mont, plain integers (a plain witness) if not. */
 int msm_g1(const ctx &c, msm_scratch *s, cuzk_g1_jac *out, const void *bases, const fr_t *scalars,
            size_t n, bool mont = true);
 int msm_g2(const ctx &c, msm_scratch *s, cuzk_g2_jac *out, const void *bases, const fr_t *scalars,

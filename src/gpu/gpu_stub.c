@@ -58,6 +58,11 @@ int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_groth
     return (void)w, (void)out, (void)params, (void)as, (void)r, (void)s, (void)count, (void)timing,
            CUZK_ERR_NO_DEVICE;
 }
+int cuzk_gpu_prove_job(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_groth16_job *job,
+                       const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_prove_timing *timing)
+{
+    return (void)w, (void)out, (void)job, (void)r, (void)s, (void)timing, CUZK_ERR_NO_DEVICE;
+}
 void cuzk_gpu_device_release_params(cuzk_gpu_device *dev, const cuzk_groth16_params *params)
 {
     (void)dev, (void)params;
@@ -73,16 +78,7 @@ void cuzk_gpu_device_release_pce(cuzk_gpu_device *dev, const struct cuzk_pce *pc
 {
     (void)dev, (void)pce;
 }
-int cuzk_gpu_circom_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_circom_zkey *z,
-                          const cuzk_circom_wtns *wt, const cuzk_fr *r, const cuzk_fr *s,
-                          cuzk_circom_prove_timing *timing)
-{
-    return (void)w, (void)out, (void)z, (void)wt, (void)r, (void)s, (void)timing, CUZK_ERR_NO_DEVICE;
-}
-void cuzk_gpu_device_release_zkey(cuzk_gpu_device *dev, const cuzk_circom_zkey *z)
-{
-    (void)dev, (void)z;
-}
+void cuzk_gpu_device_release(cuzk_gpu_device *dev, const void *key) { (void)dev, (void)key; }
 int cuzk_gpu_host_register(void *ptr, size_t len, char *msg, size_t msg_len)
 {
     if (msg && msg_len) snprintf(msg, msg_len, "cuzk was built without CUDA");

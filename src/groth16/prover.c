@@ -44,55 +44,85 @@ int cuzk_groth16_assignment_from_cs(cuzk_groth16_assignment *out, const cuzk_pro
     return CUZK_OK;
 }
 
-int cuzk_groth16_check_sizes(const cuzk_groth16_params *params, const cuzk_groth16_assignment *as,
-                             unsigned *log_n_out)
+int cuzk_groth16_job_init(cuzk_groth16_job *job, const cuzk_groth16_params *params,
+                          const cuzk_groth16_assignment *as)
 {
-    if (!params || !as) return CUZK_ERR_INVALID_ARG;
-    const size_t m = as->num_constraints, ni = as->num_inputs, na = as->num_aux;
-    if (as->pce) { /* a, b, c left to the prover: the PCE must be this circuit's */
-        const cuzk_pce *p = as->pce;
-        if (as->a || as->b || as->c || as->abc || p->num_constraints != m || p->num_inputs != ni ||
-            p->num_aux != na || as->a_aux != &p->a_aux || as->b_input != &p->b_input || as->b_aux != &p->b_aux)
-            return CUZK_ERR_INVALID_ARG;
-    } else if (m && (!as->a || !as->b || !as->c)) {
-        return CUZK_ERR_INVALID_ARG;
-    }
-    if ((ni && !as->input) || (na && !as->aux) || !as->a_aux || !as->b_input || !as->b_aux)
-        return CUZK_ERR_INVALID_ARG;
-    if (as->a_aux->len != na || as->b_input->len != ni || as->b_aux->len != na)
-        return CUZK_ERR_INVALID_ARG;
+    if (!job || !params || !as || !as->a_aux || !as->b_input || !as->b_aux) return CUZK_ERR_INVALID_ARG;
     unsigned log_n = 0;
-    while (((size_t)1 << log_n) < m)
+    while (((size_t)1 << log_n) < as->num_constraints)
         if (++log_n > CUZK_NTT_MAX_LOG) return CUZK_ERR_INVALID_ARG;
-    const size_t n = (size_t)1 << log_n;
-    if (as->abc && (as->a != as->abc || as->b != as->abc + n || as->c != as->abc + 2 * n))
-        return CUZK_ERR_INVALID_ARG;
-    const size_t n_a = ni + as->a_aux->total, n_b = as->b_input->total + as->b_aux->total;
-    if (params->n_h != n - 1 || params->n_l != na || params->vk.n_ic != ni || params->n_a != n_a ||
-        params->n_b_g1 != n_b || params->n_b_g2 != n_b)
-        return CUZK_ERR_INVALID_ARG;
-    if (cuzk_g1_affine_is_infinity(&params->vk.delta_g1) ||
+    /* bellperson's queries: A takes every input (dense through the input
+     * constraints), then the aux in A's density; both B MSMs the inputs and
+     * aux in B's densities. */
+    const cuzk_groth16_query qb = {as->b_input->total + as->b_aux->total, NULL, as->b_input, as->b_aux};
+    *job = (cuzk_groth16_job){
+        .log_n = log_n, .form = CUZK_GROTH16_H_COSET,
+        .num_constraints = as->num_constraints, .num_inputs = as->num_inputs, .num_aux = as->num_aux,
+        .input = as->input, .aux = as->aux,
+        .a = as->a, .b = as->b, .c = as->c, .abc = as->abc, .abc_consumable = as->abc_consumable, .pce = as->pce,
+        .q_a = {as->num_inputs + as->a_aux->total, NULL, NULL, as->a_aux}, .q_b_g1 = qb, .q_b_g2 = qb,
+        .params = params, .key = params,
+    };
+    if (params->vk.n_ic != as->num_inputs || cuzk_g1_affine_is_infinity(&params->vk.delta_g1) ||
         cuzk_g2_affine_is_infinity(&params->vk.delta_g2)) /* bellperson: UnexpectedIdentity */
         return CUZK_ERR_INVALID_ARG;
-    if (log_n_out) *log_n_out = log_n;
+    return cuzk_groth16_job_check(job);
+}
+
+int cuzk_groth16_check_sizes(const cuzk_groth16_params *params, const cuzk_groth16_assignment *as,
+                             unsigned *log_n)
+{
+    cuzk_groth16_job job;
+    int rc = cuzk_groth16_job_init(&job, params, as);
+    if (!rc && log_n) *log_n = job.log_n;
+    return rc;
+}
+
+static bool query_ok(const cuzk_groth16_query *q, const cuzk_groth16_job *j)
+{
+    if (q->idx) return !q->input && !q->aux;
+    if (!q->aux || q->aux->len != j->num_aux || (q->input && q->input->len != j->num_inputs)) return false;
+    return (q->input ? q->input->total : j->num_inputs) + q->aux->total == q->n;
+}
+
+int cuzk_groth16_job_check(const cuzk_groth16_job *j)
+{
+    if (!j || !j->params || j->log_n > CUZK_NTT_MAX_LOG || (unsigned)j->form > CUZK_GROTH16_H_ODD)
+        return CUZK_ERR_INVALID_ARG;
+    const size_t n = (size_t)1 << j->log_n, m = j->num_constraints, ni = j->num_inputs, na = j->num_aux;
+    const cuzk_groth16_params *p = j->params;
+    const cuzk_pce *pce = j->pce;
+    if (m > n || (ni && !j->input) || (na && !j->aux)) return CUZK_ERR_INVALID_ARG;
+    if (pce) { /* evaluated by the back end, with the PCE's index lists on a GPU */
+        if (j->a || j->b || j->c || j->abc || j->plain || pce->num_constraints != m || pce->num_inputs != ni ||
+            pce->num_aux != na || j->q_a.idx || j->q_a.input || j->q_a.aux != &pce->a_aux || j->q_b_g1.idx ||
+            j->q_b_g1.input != &pce->b_input || j->q_b_g1.aux != &pce->b_aux || !cuzk_groth16_job_b_shared(j))
+            return CUZK_ERR_INVALID_ARG;
+    } else if (j->abc ? (j->a != j->abc || j->b != j->abc + n || j->c != j->abc + 2 * n)
+                      : (m && (!j->a || !j->b || !j->c))) {
+        return CUZK_ERR_INVALID_ARG;
+    }
+    if (!query_ok(&j->q_a, j) || !query_ok(&j->q_b_g1, j) || !query_ok(&j->q_b_g2, j) ||
+        !j->q_a.idx != !j->q_b_g1.idx || !j->q_a.idx != !j->q_b_g2.idx)
+        return CUZK_ERR_INVALID_ARG;
+    if (p->n_h != (j->form == CUZK_GROTH16_H_COSET ? n - 1 : n) || p->n_l != na || p->n_a != j->q_a.n ||
+        p->n_b_g1 != j->q_b_g1.n || p->n_b_g2 != j->q_b_g2.n)
+        return CUZK_ERR_INVALID_ARG;
     return CUZK_OK;
 }
 
-void cuzk_groth16_gather_ab(cuzk_fr *sa, cuzk_fr *sb, const cuzk_groth16_assignment *as)
+void cuzk_groth16_gather(cuzk_fr *dst, const cuzk_groth16_job *j, const cuzk_groth16_query *q)
 {
-    const size_t ni = as->num_inputs, na = as->num_aux;
-    /* A query: every input (dense through the input constraints), then the
-     * aux in A's density. */
+    const size_t ni = j->num_inputs;
+    if (q->idx) {
+        for (size_t k = 0; k < q->n; k++) dst[k] = q->idx[k] < ni ? j->input[q->idx[k]] : j->aux[q->idx[k] - ni];
+        return;
+    }
     size_t k = 0;
-    for (size_t i = 0; i < ni; i++) sa[k++] = as->input[i];
-    for (size_t j = 0; j < na; j++)
-        if (cuzk_density_get(as->a_aux, j)) sa[k++] = as->aux[j];
-    /* B query: inputs in B's input density, then aux in B's aux density. */
-    k = 0;
     for (size_t i = 0; i < ni; i++)
-        if (cuzk_density_get(as->b_input, i)) sb[k++] = as->input[i];
-    for (size_t j = 0; j < na; j++)
-        if (cuzk_density_get(as->b_aux, j)) sb[k++] = as->aux[j];
+        if (!q->input || cuzk_density_get(q->input, i)) dst[k++] = j->input[i];
+    for (size_t i = 0; i < j->num_aux; i++)
+        if (cuzk_density_get(q->aux, i)) dst[k++] = j->aux[i];
 }
 
 void cuzk_groth16_finish(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
@@ -133,61 +163,63 @@ void cuzk_groth16_finish(cuzk_groth16_proof *out, const cuzk_groth16_params *par
     cuzk_g1_jac_to_affine(&out->c, &gc);
 }
 
-int cuzk_groth16_prove_assignment(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
-                                  const cuzk_groth16_assignment *as, const cuzk_fr *r,
-                                  const cuzk_fr *s, unsigned nthreads,
-                                  cuzk_groth16_prove_timing *tm)
+int cuzk_groth16_prove_job(cuzk_groth16_proof *out, const cuzk_groth16_job *job, const cuzk_fr *r,
+                           const cuzk_fr *s, unsigned nthreads, cuzk_groth16_prove_timing *tm)
 {
     cuzk_groth16_prove_timing tdummy;
     if (!tm) tm = &tdummy;
     memset(tm, 0, sizeof *tm);
     double t0 = now_s(), t;
     if (!out || !r || !s) return CUZK_ERR_INVALID_ARG;
-    unsigned log_n;
-    int rc = cuzk_groth16_check_sizes(params, as, &log_n);
+    int rc = cuzk_groth16_job_check(job);
     if (rc) return rc;
     if (nthreads == 0) nthreads = 1;
-    const size_t m = as->num_constraints, na = as->num_aux;
-    const size_t n = (size_t)1 << log_n;
-    const size_t n_a = params->n_a, n_b = params->n_b_g1;
+    const cuzk_groth16_params *params = job->params;
+    const size_t m = job->num_constraints, na = job->num_aux, n = (size_t)1 << job->log_n;
+    const bool share_b = cuzk_groth16_job_b_shared(job);
+    const size_t n_a = job->q_a.n, n_b1 = job->q_b_g1.n, n_b2 = job->q_b_g2.n;
+    const size_t nsc = n_a + n_b1 + (share_b ? 0 : n_b2); /* scalars gathered */
 
     cuzk_ntt_domain dom;
     memset(&dom, 0, sizeof dom);
     /* a, b, c already in the NTT layout and ours to overwrite: no buffer, no copy */
-    const bool in_place = as->abc && as->abc_consumable;
-    const bool eval = as->pce != NULL; /* evaluated here, into the buffer */
-    cuzk_fr *abc = in_place ? as->abc : malloc(3 * n * sizeof *abc);
-    cuzk_fr *sa = malloc((n_a ? n_a : 1) * sizeof *sa);
-    cuzk_fr *sb = malloc((n_b ? n_b : 1) * sizeof *sb);
-    if (!abc || !sa || !sb) {
+    const bool in_place = job->abc && job->abc_consumable;
+    cuzk_fr *abc = in_place ? job->abc : malloc(3 * n * sizeof *abc);
+    cuzk_fr *sc = malloc((nsc ? nsc : 1) * sizeof *sc);
+    bool gathered = false;
+    if (!abc || !sc) {
         rc = CUZK_ERR_NO_MEMORY;
         goto done;
     }
-    if ((rc = cuzk_ntt_domain_init(&dom, log_n, CUZK_FR_GEN_FILECOIN, nthreads))) goto done;
+    const bool odd = job->form == CUZK_GROTH16_H_ODD;
+    if ((rc = cuzk_ntt_domain_init(&dom, job->log_n, odd ? CUZK_FR_GEN_SNARKJS : CUZK_FR_GEN_FILECOIN, nthreads)))
+        goto done;
 
-    /* H = (A·B - C)/Z, n - 1 coefficients */
+    /* the rows, then H: (A·B - C)/Z, n - 1 coefficients (COSET), or A·B - C
+     * at the n odd points (ODD) */
     cuzk_fr *a = abc, *b = abc + n, *c = abc + 2 * n;
-    cuzk_fr zero;
-    cuzk_fr_set_u64(&zero, 0);
     if (in_place) {
         /* nothing to move */
-    } else if (eval) {
+    } else if (job->pce) { /* evaluated here, into the buffer */
         t = now_s();
         cuzk_pce_eval_buf buf;
-        if ((rc = cuzk_pce_eval_buf_wrap(&buf, as->pce, abc, 3 * n)) ||
-            (rc = cuzk_pce_eval_raw(as->pce, as->input, as->aux, &buf, nthreads)))
+        if ((rc = cuzk_pce_eval_buf_wrap(&buf, job->pce, abc, 3 * n)) ||
+            (rc = cuzk_pce_eval_raw(job->pce, job->input, job->aux, &buf, nthreads)))
             goto done;
         tm->eval_s = now_s() - t;
-    } else if (as->abc) {
-        memcpy(abc, as->abc, 3 * n * sizeof *abc);
+    } else if (job->abc) {
+        memcpy(abc, job->abc, 3 * n * sizeof *abc);
     } else {
-        memcpy(a, as->a, m * sizeof *a);
-        memcpy(b, as->b, m * sizeof *b);
-        memcpy(c, as->c, m * sizeof *c);
-        for (size_t i = m; i < n; i++) a[i] = b[i] = c[i] = zero;
+        memcpy(a, job->a, m * sizeof *a);
+        memcpy(b, job->b, m * sizeof *b);
+        memcpy(c, job->c, m * sizeof *c);
+        memset(a + m, 0, (n - m) * sizeof *a), memset(b + m, 0, (n - m) * sizeof *b);
+        memset(c + m, 0, (n - m) * sizeof *c);
     }
     t = now_s();
-    size_t nh = cuzk_ntt_groth16_h(&dom, a, b, c, nthreads);
+    size_t nh = n;
+    if (odd) cuzk_ntt_groth16_h_odd(&dom, a, b, c, nthreads);
+    else nh = cuzk_ntt_groth16_h(&dom, a, b, c, nthreads);
     tm->ntt_h_s = now_s() - t;
     if (nh != params->n_h) {
         rc = CUZK_ERR_INTERNAL;
@@ -195,15 +227,24 @@ int cuzk_groth16_prove_assignment(cuzk_groth16_proof *out, const cuzk_groth16_pa
     }
 
     /* the five MSMs as one task list: no thread idles between them */
-    cuzk_groth16_gather_ab(sa, sb, as);
+    cuzk_fr *sa = sc, *sb1 = sa + n_a, *sb2 = share_b ? sb1 : sb1 + n_b1;
+    cuzk_groth16_gather(sa, job, &job->q_a);
+    cuzk_groth16_gather(sb1, job, &job->q_b_g1);
+    if (!share_b) cuzk_groth16_gather(sb2, job, &job->q_b_g2);
+    gathered = true;
     cuzk_groth16_msm_sums sums;
-    const cuzk_msm_job jobs[5] = {
+    cuzk_msm_job jobs[5] = {
         {.g1_out = &sums.h, .g1_bases = params->h, .fr = a, .n = nh},
-        {.g1_out = &sums.l, .g1_bases = params->l, .fr = as->aux, .n = na},
-        {.g1_out = &sums.a, .g1_bases = params->a, .fr = sa, .n = n_a},
-        {.g1_out = &sums.b_g1, .g1_bases = params->b_g1, .fr = sb, .n = n_b},
-        {.g2_out = &sums.b_g2, .g2_bases = params->b_g2, .fr = sb, .n = n_b},
+        {.g1_out = &sums.l, .g1_bases = params->l, .n = na},
+        {.g1_out = &sums.a, .g1_bases = params->a, .n = n_a},
+        {.g1_out = &sums.b_g1, .g1_bases = params->b_g1, .n = n_b1},
+        {.g2_out = &sums.b_g2, .g2_bases = params->b_g2, .n = n_b2},
     };
+    const cuzk_fr *scalars[5] = {a, job->aux, sa, sb1, sb2};
+    for (int i = 1; i < 5; i++) {
+        if (job->plain) jobs[i].plain = (const uint64_t(*)[4])scalars[i];
+        else jobs[i].fr = scalars[i];
+    }
     t = now_s();
     if ((rc = cuzk_msm_batch(jobs, 5, nthreads))) goto done;
     tm->msm_s = now_s() - t;
@@ -216,12 +257,23 @@ done:
         wipe(abc, 3 * n * sizeof *abc);
         free(abc);
     }
-    if (sa) wipe(sa, n_a * sizeof *sa);
-    if (sb) wipe(sb, n_b * sizeof *sb);
-    free(sa), free(sb);
+    if (gathered) wipe(sc, nsc * sizeof *sc); /* else never written (nor faulted in) */
+    free(sc);
     cuzk_ntt_domain_free(&dom);
     tm->total_s = now_s() - t0;
     return rc;
+}
+
+int cuzk_groth16_prove_assignment(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
+                                  const cuzk_groth16_assignment *as, const cuzk_fr *r,
+                                  const cuzk_fr *s, unsigned nthreads,
+                                  cuzk_groth16_prove_timing *tm)
+{
+    if (tm) memset(tm, 0, sizeof *tm);
+    if (!out || !r || !s) return CUZK_ERR_INVALID_ARG;
+    cuzk_groth16_job job;
+    int rc = cuzk_groth16_job_init(&job, params, as);
+    return rc ? rc : cuzk_groth16_prove_job(out, &job, r, s, nthreads, tm);
 }
 
 int cuzk_groth16_prove_timed(cuzk_groth16_proof *out, const cuzk_groth16_params *params,
