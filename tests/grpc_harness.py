@@ -4,10 +4,31 @@ checks, daemons killed (their logs shown) on an uncaught exception, and Python
 stubs generated at run time from our proto (so a proto change is tested as is)."""
 import os
 import random
+import socket
 import sys
 import tempfile
+import time
 
 from grpc_tools import protoc
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_log(p, logtext, text, name, timeout=120):
+    """Until `text` is in logtext() (a daemon's log); RuntimeError, with the
+    log, when the process p exits first or the time runs out."""
+    until = time.time() + timeout
+    while text not in logtext():
+        if p.poll() is not None:
+            raise RuntimeError(f"{name} exited: " + logtext())
+        if time.time() > until:
+            raise RuntimeError(f"{name}: no {text!r} in its log after {timeout} s")
+        time.sleep(0.05)
 
 
 class Harness:

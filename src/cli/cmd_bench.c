@@ -20,11 +20,13 @@
 #include "cuzk/v1/proving.pb-c.h"
 #include "request_file.h"
 #include "server/grpc_adapter.h"
+#include "server/tls.h"
 
 #define SVC "/cuzk.v1.ProvingEngine/"
 
 typedef struct opts {
     const char *addr, *token, *kind, *vanilla, *request, *mix, *circuit_id, *job_id;
+    const char *tls_ca, *tls_cert, *tls_key, *tls_name; /* --tls-*: TLS to the daemon */
     uint64_t sector_size, registered_proof, timeout_ms;
     int priority;
     uint32_t count, concurrency, max_inflight;
@@ -532,6 +534,10 @@ static void usage(FILE *f)
             "  status | metrics | preload --circuit-id ID | evict --circuit-id ID | cancel --job-id ID\n\n"
             "  --addr   unix:///path, host:port or http://host:port (default unix:///run/cuzk/cuzk.sock)\n"
             "  --token  bearer token for TCP (default $CUZK_TOKEN)\n"
+            "  --tls-ca FILE     speak TLS, verifying the daemon's certificate with these CA certificates (PEM)\n"
+            "  --tls-cert FILE --tls-key FILE   this client's certificate and key (mutual TLS; implies TLS,\n"
+            "                    with the system's CA certificates unless --tls-ca)\n"
+            "  --tls-server-name NAME   the name to expect in the daemon's certificate (default: ADDR's host)\n"
             "  KIND     test-porep, test-window, test-winning (daemon --test-kinds), or\n"
             "           porep, snap, wpost, winning (with --sector-size, default 32 GiB)\n");
 }
@@ -554,6 +560,10 @@ int cmd_bench(int argc, char **argv)
         i++;
         if (!strcmp(a, "--addr") || !strcmp(a, "-a")) O.addr = v;
         else if (!strcmp(a, "--token")) O.token = v;
+        else if (!strcmp(a, "--tls-ca")) O.tls_ca = v;
+        else if (!strcmp(a, "--tls-cert")) O.tls_cert = v;
+        else if (!strcmp(a, "--tls-key")) O.tls_key = v;
+        else if (!strcmp(a, "--tls-server-name")) O.tls_name = v;
         else if (!strcmp(a, "--type") || !strcmp(a, "-t")) O.kind = v;
         else if (!strcmp(a, "--vanilla") || !strcmp(a, "--c1")) O.vanilla = v;
         else if (!strcmp(a, "--request")) O.request = v;
@@ -594,7 +604,16 @@ int cmd_bench(int argc, char **argv)
     if (O.vanilla && !(vanilla_data = read_file(O.vanilla, &vanilla_len)))
         return cli_errorf("bench: cannot read %s", O.vanilla), 1;
     cuzk_rng_seed_os(&rng);
-    if (!(cl = rpc_client_open(O.addr, O.token, err, sizeof err))) return cli_errorf("bench: %s", err), 1;
+    static const char *const tls_names[3] = {"--tls-cert", "--tls-key", "--tls-ca"};
+    tls_pem pem;
+    bool use_tls = O.tls_ca || O.tls_cert || O.tls_key || O.tls_name;
+    if (use_tls && tls_load(O.tls_cert, O.tls_key, O.tls_ca, tls_names, &pem, err, sizeof err))
+        return cli_errorf("bench: %s", err), 2;
+    rpc_tls tls = {.cert = use_tls ? pem.cert : NULL, .key = use_tls ? pem.key : NULL,
+                   .ca = use_tls ? pem.ca : NULL, .server_name = O.tls_name};
+    cl = rpc_client_open(O.addr, O.token, use_tls ? &tls : NULL, err, sizeof err);
+    if (use_tls) tls_pem_free(&pem); /* the channel keeps its own copy */
+    if (!cl) return cli_errorf("bench: %s", err), 1;
     int rc;
     if (!strcmp(verb, "single")) rc = run_single(kind_ix);
     else if (!strcmp(verb, "batch")) rc = run_batch(kind_ix, O.count, O.concurrency < O.count ? O.concurrency : O.count);
