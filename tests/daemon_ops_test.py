@@ -28,7 +28,7 @@ import grpc
 
 CUZK, PROTO_DIR = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from grpc_harness import Harness, free_port, wait_for_log  # noqa: E402
+from grpc_harness import Harness, free_port, make_pki, wait_for_log  # noqa: E402
 
 H = Harness("daemon_ops", PROTO_DIR)
 rng, tmp, check = H.rng, H.tmp, H.check
@@ -268,43 +268,15 @@ for fmt in ("text", "json"):
 
 
 # ---- item 8: auth, TLS ---------------------------------------------------------------
-def openssl(*args, cwd=None):
-    r = subprocess.run(["openssl", *args], capture_output=True, text=True, cwd=cwd, timeout=60)
-    if r.returncode:
-        raise RuntimeError(f"openssl {' '.join(args)}: {r.stderr}")
-
-
 PKI = os.path.join(tmp, "pki")
-os.makedirs(PKI)
+client_cn = f"client-{rng.getrandbits(32):08x}"
+make_pki(PKI, rng, "IP:127.0.0.1,DNS:localhost", client_cn)
 
 
 def pki(name):
     return os.path.join(PKI, name)
 
 
-def make_ca(name):
-    openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-            "-keyout", pki(f"{name}.key"), "-out", pki(f"{name}.crt"), "-days", "2",
-            "-subj", f"/CN={name} {rng.getrandbits(32):08x}",
-            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign")
-
-
-def make_cert(name, ca, cn, ext):
-    with open(pki(f"{name}.ext"), "w") as f:
-        f.write("basicConstraints=CA:FALSE\n" + ext)
-    openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-            "-keyout", pki(f"{name}.key"), "-out", pki(f"{name}.csr"), "-subj", f"/CN={cn}")
-    openssl("x509", "-req", "-in", pki(f"{name}.csr"), "-CA", pki(f"{ca}.crt"), "-CAkey", pki(f"{ca}.key"),
-            "-set_serial", str(rng.getrandbits(63)), "-days", "2", "-out", pki(f"{name}.crt"),
-            "-extfile", pki(f"{name}.ext"))
-
-
-make_ca("ca")
-make_ca("rogue-ca")
-make_cert("server", "ca", "localhost", "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n")
-client_cn = f"client-{rng.getrandbits(32):08x}"
-make_cert("client", "ca", client_cn, "extendedKeyUsage=clientAuth\n")
-make_cert("rogue", "rogue-ca", "rogue", "extendedKeyUsage=clientAuth\n")
 pem = {n: open(pki(n), "rb").read() for n in ("ca.crt", "server.crt", "client.crt", "client.key", "rogue.crt",
                                               "rogue.key", "rogue-ca.crt")}
 token = f"t{rng.getrandbits(96):x}"
