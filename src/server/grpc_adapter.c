@@ -61,7 +61,6 @@ struct rpc_call {
     int cancelled_flag; /* written by the core for RECV_CLOSE_ON_SERVER */
     atomic_bool closed, replied;
     atomic_int refs;
-    bool local;
     int peer_kind;       /* srv_peer_kind */
     char peer[192];      /* as the core reports it, and a client certificate's name, for messages */
     tag t_new, t_recv, t_close, t_send;
@@ -166,7 +165,6 @@ void rpc_call_reply(rpc_call *c, int code, const char *message, const uint8_t *r
     start_batch(c, ops, n, &c->t_send);
 }
 
-bool rpc_call_is_local(const rpc_call *c) { return c->local; }
 srv_peer_kind rpc_call_peer_kind(const rpc_call *c) { return (srv_peer_kind)c->peer_kind; }
 const char *rpc_call_peer(const rpc_call *c) { return c->peer; }
 
@@ -255,7 +253,6 @@ static void on_new_call(rpc_server *s, rpc_call *c)
 {
     char *peer = grpc_call_get_peer(c->call);
     c->peer_kind = (int)srv_peer_classify(peer);
-    c->local = c->peer_kind == SRV_PEER_UNIX;
     /* a unix-socket client's address has no path: say what it is */
     snprintf(c->peer, sizeof c->peer, "%s", !peer ? "?" : !strcmp(peer, "unix:") ? "unix socket" : peer);
     gpr_free(peer);

@@ -77,8 +77,6 @@ uint32_t rpc_server_active_calls(const rpc_server *s);
  * handler to return, and frees the server. */
 void rpc_server_stop(rpc_server *s, uint64_t wait_ms);
 
-/* True when the call came over a unix socket (trusted by file permissions). */
-bool rpc_call_is_local(const rpc_call *c);
 /* Unix socket, loopback TCP or remote TCP (server/peer.h), and the peer
  * address as the gRPC core reports it ("ipv4:10.0.0.2:41234"), followed
  * over mutual TLS by its certificate's name (" cn=curio-1"). */
