@@ -334,6 +334,12 @@ blank = pki("blank-token")
 with open(blank, "w") as f:
     f.write(rng.choice([" ", "\t", "  \t "]) + "\n" + token + "\n")
 missing = pki(f"missing-{rng.getrandbits(32):x}.crt")
+# the server's request signed again, valid until yesterday; its key under a passphrase
+for args in (["x509", "-req", "-in", pki("server.csr"), "-CA", pki("ca.crt"), "-CAkey", pki("ca.key"), "-set_serial",
+              str(rng.getrandbits(63)), "-days", "-1", "-out", pki("expired.crt")],
+             ["pkey", "-in", pki("server.key"), "-aes256", "-passout", f"pass:p{rng.getrandbits(32):x}",
+              "-out", pki("encrypted.key")]):
+    subprocess.run(["openssl", *args], check=True, capture_output=True, timeout=60)
 tls_keys = 'tls_cert = "{}"\ntls_key = "{}"\n'
 cases = [
     ("an unreadable certificate", f"127.0.0.1:{free_port()}", tls_keys.format(missing, pki("server.key")),
@@ -342,6 +348,10 @@ cases = [
      ["daemon.tls_cert", "daemon.tls_key"]),
     ("a key of another certificate", f"127.0.0.1:{free_port()}", tls_keys.format(pki("server.crt"), pki("client.key")),
      ["daemon.tls_key", pki("client.key"), "does not belong"]),
+    ("an expired certificate", f"127.0.0.1:{free_port()}", tls_keys.format(pki("expired.crt"), pki("server.key")),
+     ["daemon.tls_cert", pki("expired.crt"), "has expired"]),
+    ("a key under a passphrase", f"127.0.0.1:{free_port()}", tls_keys.format(pki("server.crt"), pki("encrypted.key")),
+     ["daemon.tls_key", pki("encrypted.key"), "encrypted"]),
     ("a file that is not PEM", f"127.0.0.1:{free_port()}", tls_keys.format(junk, pki("server.key")),
      ["daemon.tls_cert", junk, "no PEM certificate"]),
     ("a client CA that is not PEM", f"127.0.0.1:{free_port()}",

@@ -583,7 +583,7 @@ int cmd_bench(int argc, char **argv)
     if (!verb) return usage(stderr), 2;
     int kind_ix = -1;
     bool needs_kind = !strcmp(verb, "single") || !strcmp(verb, "batch");
-    char err[256];
+    char err[2048]; /* a TLS error names two paths */
     if (O.request) {
         if (cli_request_read(O.request, &request, err, sizeof err)) return cli_errorf("bench: %s", err), 1;
         O.kind = request.proof_kind;

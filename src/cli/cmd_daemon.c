@@ -179,7 +179,7 @@ int cmd_daemon(int argc, char **argv)
         }
     }
     cuzk_config cfg;
-    char err[512];
+    char err[2 * CFG_STR_MAX + 512]; /* a TLS error names two paths */
     if (load_config(&cfg, config_path, path_given, listen, status_listen, level, err, sizeof err)) {
         cli_errorf("daemon: %s", err);
         return 2;
