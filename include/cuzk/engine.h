@@ -412,7 +412,7 @@ typedef struct cuzk_job_request {
     uint32_t timeout_ms;    /* 0: the engine default */
     char *error;            /* optional: why a submit was refused */
     size_t error_len;
-    const char *origin;     /* optional: who submitted, for the log line ("a TCP peer 10.0.0.2:5000") */
+    const char *origin;     /* optional: who submitted, for the log line ("ipv4:10.0.0.2:5000") */
 } cuzk_job_request;
 
 /*
