@@ -13,8 +13,9 @@ pkgs_build=(build-essential cmake pkg-config libssl-dev libjansson-dev libgrpc-d
 # python3-grpcio/grpc-tools/protobuf: a gRPC client that is not ours, for the daemon tests
 # (python3-protobuf: descriptors for the reflection test);
 # iproute2 + util-linux (ip, unshare, nsenter): daemon_curio's remote client in a
-# network namespace; systemd (systemd-analyze): unit_file verifies deploy/cuzk.service
-pkgs_test=(libgmp-dev nodejs npm python3 python3-grpcio python3-grpc-tools python3-protobuf iproute2 util-linux systemd)
+# network namespace; systemd (systemd-analyze): unit_file verifies deploy/cuzk.service;
+# openssl: daemon_ops makes a CA and certificates for its TLS checks
+pkgs_test=(libgmp-dev nodejs npm python3 python3-grpcio python3-grpc-tools python3-protobuf iproute2 util-linux systemd openssl)
 pkgs_fuzz=(clang libclang-rt-dev)
 
 need=()

@@ -22,7 +22,7 @@ import time
 CUZK, PROTO_DIR, SRC = sys.argv[1], sys.argv[2], sys.argv[3]
 IN_NETNS = len(sys.argv) > 4 and sys.argv[4] == "--in-netns"
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from grpc_harness import Harness  # noqa: E402
+from grpc_harness import Harness, make_pki  # noqa: E402
 
 import grpc  # noqa: E402
 
@@ -57,7 +57,8 @@ def finish():
 REMOTE_CLIENT = r'''
 import json, sys, grpc
 target, token = sys.argv[1], sys.argv[2]
-ch = grpc.insecure_channel(target)
+tls = [open(f, "rb").read() if f else None for f in sys.argv[3:6]]  # CA, client key, client certificate
+ch = grpc.secure_channel(target, grpc.ssl_channel_credentials(*tls)) if tls else grpc.insecure_channel(target)
 md = [("authorization", "Bearer " + token)] if token else None
 try:
     ch.unary_unary("/cuzk.v1.ProvingEngine/GetStatus")(b"", timeout=20, metadata=md)
@@ -88,9 +89,11 @@ def netns_part():
         peer_ns.wait()
 
 
-def remote(pid, token=""):
-    r = subprocess.run(["nsenter", "-t", str(pid), "-n", sys.executable, "-c", REMOTE_CLIENT, "10.203.0.1:9820", token],
-                       capture_output=True, text=True, timeout=60)
+def remote(pid, token="", tls=()):
+    """GetStatus from the other namespace; tls: (CA, client key, client
+    certificate) paths, "" for none, or () for plaintext."""
+    r = subprocess.run(["nsenter", "-t", str(pid), "-n", sys.executable, "-c", REMOTE_CLIENT, "10.203.0.1:9820", token,
+                        *tls], capture_output=True, text=True, timeout=60)
     try:
         return json.loads(r.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
@@ -156,6 +159,34 @@ def run_daemons(peer_pid):
     check(code == "OK", f"auth_token: a remote client with it is served: {code} {details}")
     p.send_signal(signal.SIGTERM)
     p.wait(60)
+    if shutil.which("openssl"):
+        tls_remote(peer_pid, conf, log, moved)
+    else:
+        print("SKIP remote TLS part: no openssl command", flush=True)
+
+
+def tls_remote(peer_pid, conf, log, moved):
+    """Without a token, TLS alone keeps protected mode; mutual TLS serves a
+    remote client that holds a certificate from tls_client_ca, and no other."""
+    d = os.path.join(tmp, "pki")
+    make_pki(d, rng, "IP:10.203.0.1", "remote-client")
+    ca, key, crt = (os.path.join(d, n) for n in ("ca.crt", "client.key", "client.crt"))
+    keys = f'tls_cert = "{d}/server.crt"\ntls_key = "{d}/server.key"\n'
+    for mutual in (False, True):
+        with open(conf, "w") as f:
+            f.write(moved.replace('listen = "0.0.0.0:9820"', 'listen = "0.0.0.0:9820"\n' + keys +
+                                  (f'tls_client_ca = "{ca}"' if mutual else "")))
+        p = start(conf, log)
+        code, details = remote(peer_pid, tls=(ca, key, crt) if mutual else (ca, "", ""))
+        if mutual:
+            check(code == "OK", f"mutual TLS, no token: a remote client with a certificate is served: {code} {details}")
+            code, details = remote(peer_pid, tls=(ca, "", ""))
+            check(code == "UNAVAILABLE", f"mutual TLS: a remote client without one is not: {code} {details}")
+        else:
+            check(code == "UNAUTHENTICATED" and "protected mode" in details,
+                  f"TLS without a token or client CA: a remote client is refused (protected mode): {code} {details}")
+        p.send_signal(signal.SIGTERM)
+        check(p.wait(60) == 0, f"daemon ({'mutual ' if mutual else ''}TLS) exits 0")
 
 
 if IN_NETNS:

@@ -16,7 +16,7 @@ import grpc
 
 CUZK, PROTO_DIR = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from grpc_harness import Harness  # noqa: E402
+from grpc_harness import Harness, free_port  # noqa: E402
 
 H = Harness("daemon_grpc", PROTO_DIR)
 seed, rng, tmp, failures = H.seed, H.rng, H.tmp, H.failures
@@ -33,12 +33,6 @@ OPTS = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length"
 daemons = []
 
 H.kill_daemons_on_error(daemons)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Daemon:

@@ -4,10 +4,69 @@ checks, daemons killed (their logs shown) on an uncaught exception, and Python
 stubs generated at run time from our proto (so a proto change is tested as is)."""
 import os
 import random
+import socket
 import sys
 import tempfile
+import time
 
 from grpc_tools import protoc
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_log(p, logtext, text, name, timeout=120):
+    """Until `text` is in logtext() (a daemon's log); RuntimeError, with the
+    log, when the process p exits first or the time runs out."""
+    until = time.time() + timeout
+    while text not in logtext():
+        if p.poll() is not None:
+            raise RuntimeError(f"{name} exited: " + logtext())
+        if time.time() > until:
+            raise RuntimeError(f"{name}: no {text!r} in its log after {timeout} s")
+        time.sleep(0.05)
+
+
+def make_pki(d, rng, server_san, client_cn):
+    """A test PKI made by the openssl command in directory d (EC P-256, valid
+    2 days, fresh keys): ca.crt/key; server.crt/key signed by it for
+    server_san ("IP:127.0.0.1,DNS:localhost"); client.crt/key (CN client_cn)
+    signed by it; rogue-ca.crt and rogue.crt/key, a client of another CA."""
+    import subprocess
+    os.makedirs(d)
+
+    def openssl(*args):
+        r = subprocess.run(["openssl", *args], capture_output=True, text=True, timeout=60)
+        if r.returncode:
+            raise RuntimeError(f"openssl {' '.join(args)}: {r.stderr}")
+
+    def path(name):
+        return os.path.join(d, name)
+
+    def ca(name):
+        openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", path(f"{name}.key"), "-out", path(f"{name}.crt"), "-days", "2",
+                "-subj", f"/CN={name} {rng.getrandbits(32):08x}",
+                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+
+    def cert(name, signer, cn, ext):
+        with open(path(f"{name}.ext"), "w") as f:
+            f.write("basicConstraints=CA:FALSE\n" + ext)
+        openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", path(f"{name}.key"), "-out", path(f"{name}.csr"), "-subj", f"/CN={cn}")
+        openssl("x509", "-req", "-in", path(f"{name}.csr"), "-CA", path(f"{signer}.crt"), "-CAkey",
+                path(f"{signer}.key"), "-set_serial", str(rng.getrandbits(63)), "-days", "2",
+                "-out", path(f"{name}.crt"), "-extfile", path(f"{name}.ext"))
+
+    ca("ca")
+    ca("rogue-ca")
+    cert("server", "ca", "cuzk-daemon", f"subjectAltName={server_san}\nextendedKeyUsage=serverAuth\n")
+    cert("client", "ca", client_cn, "extendedKeyUsage=clientAuth\n")
+    cert("rogue", "rogue-ca", "rogue", "extendedKeyUsage=clientAuth\n")
 
 
 class Harness:

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "server/config.h"
 #include "testutil.h"
@@ -110,6 +111,44 @@ static void test_random_values(void)
     }
 }
 
+/* auth_token_file: the first line, blanks around it dropped; a blank line or
+ * a bad token is an error naming auth_token_file, not auth_token. */
+static void test_token_file(cuzk_config *c)
+{
+    char path[] = "/tmp/cuzk-test-token-XXXXXX", tok[40], doc[128], err[384];
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0) return;
+    close(fd);
+    snprintf(tok, sizeof tok, "t%016llx", (unsigned long long)cuzk_rng_u64(&rng));
+    static const char *blanks[] = {"", " ", "\t", " \t "};
+    const char *pre = blanks[cuzk_rng_u64(&rng) % 4], *post = blanks[cuzk_rng_u64(&rng) % 4];
+    const struct {
+        const char *fmt; /* the file's text: %s blank, %s token, %s blank */
+        bool ok;
+        const char *why;
+    } cases[] = {
+        {"%s%s%s\r\nsecond line\n", true, NULL},
+        {"%s%.0s%s\n%s\n", false, "blank"}, /* the token on line 2: line 1 is blank */
+        {"%sa b%.0s%s\n", false, "printable ASCII"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        FILE *f = fopen(path, "w");
+        fprintf(f, cases[i].fmt, pre, tok, post, tok);
+        fclose(f);
+        cfg_defaults(c);
+        snprintf(doc, sizeof doc, "[daemon]\nauth_token_file = \"%s\"\n", path);
+        CHECK(apply(c, doc, err) == 0);
+        int rc = cfg_finish(c, err, sizeof err);
+        if (cases[i].ok)
+            CHECK_MSG(rc == 0 && !strcmp(c->auth_token, tok), "case %zu: %s [%s]", i, err, c->auth_token);
+        else
+            CHECK_MSG(rc != 0 && strstr(err, "daemon.auth_token_file") && strstr(err, cases[i].why), "case %zu: %s", i,
+                      err);
+    }
+    unlink(path);
+}
+
 static void test_errors(void)
 {
     expect_error("[daemon]\nlisen = \"x\"\n", "unknown key daemon.lisen");
@@ -160,6 +199,16 @@ static void test_errors(void)
     CHECK(cfg_finish(&c, err, sizeof err) == 0);
     CHECK(apply(&c, "[daemon]\nauth_token = \"has space\"\n", err) == 0);
     CHECK(cfg_finish(&c, err, sizeof err) != 0 && strstr(err, "daemon.auth_token"));
+    test_token_file(&c);
+
+    /* TLS keys: the cross-key rules (the files are checked by server/tls.c) */
+    cfg_defaults(&c);
+    CHECK(apply(&c, "[daemon]\nlisten = \"127.0.0.1:9820\"\ntls_client_ca = \"/x/ca.crt\"\n", err) == 0);
+    CHECK_MSG(cfg_finish(&c, err, sizeof err) != 0 && strstr(err, "daemon.tls_client_ca"), "%s", err);
+    cfg_defaults(&c);
+    CHECK(apply(&c, "[daemon]\ntls_cert = \"/x/s.crt\"\ntls_key = \"/x/s.key\"\n", err) == 0);
+    CHECK_MSG(cfg_finish(&c, err, sizeof err) != 0 && strstr(err, "daemon.tls_cert") && strstr(err, "unix socket"),
+              "%s", err);
 
     /* NUL bytes and size/duration parsers at their limits */
     CHECK(cfg_apply_toml(&c, "[a]\0", 4, err, sizeof err) != 0);

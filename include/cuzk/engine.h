@@ -416,6 +416,7 @@ typedef struct cuzk_job_request {
     uint32_t timeout_ms;    /* 0: the engine default */
     char *error;            /* optional: why a submit was refused */
     size_t error_len;
+    const char *origin;     /* optional: who submitted, for the log line ("ipv4:10.0.0.2:5000") */
 } cuzk_job_request;
 
 /*
@@ -423,6 +424,8 @@ typedef struct cuzk_job_request {
  * *duplicate = true; the kind and inputs must be the same, otherwise
  * CUZK_ERR_INVALID_ARG). An id whose job failed, was cancelled or timed out
  * starts a new job, with any inputs (a retry; *duplicate = false). *out is a new reference: cuzk_job_release it. duplicate may be NULL.
+ * The job's "submitted" line is logged (info) before any worker can see the
+ * job, so that its later lines (failed at once, say) never come first.
  */
 int cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *req, cuzk_job **out, bool *duplicate);
 /* The job known under request_id (a new reference), or NULL. */
@@ -441,6 +444,9 @@ int cuzk_job_await(cuzk_job *job, int64_t timeout_ms);
  * Queued partitions are dropped now; running ones at their next stage
  * boundary. Waiters wake at once with CUZK_ERR_CANCELLED. */
 int cuzk_job_cancel(cuzk_job *job);
+/* The same, the job's message "cancelled: <why>" (who or what cancelled it;
+ * the job's last log line says it). why NULL: as cuzk_job_cancel. */
+int cuzk_job_cancel_why(cuzk_job *job, const char *why);
 
 typedef struct cuzk_job_info {
     cuzk_job_state state;

@@ -29,11 +29,13 @@
 #include "cuzk/v1/proving.pb-c.h"
 #include "request_file.h"
 #include "server/grpc_adapter.h"
+#include "server/tls.h"
 
 #define SVC "/cuzk.v1.ProvingEngine/"
 
 typedef struct opts {
     const char *addr, *token, *kind, *vanilla, *c1, *request, *mix, *circuit_id, *job_id;
+    const char *tls_ca, *tls_cert, *tls_key, *tls_name; /* --tls-*: TLS to the daemon */
     uint64_t sector_size, registered_proof, timeout_ms;
     bool sector_size_set, registered_proof_set;
     /* the request's fields as options (curio's cuzk-bench); fields: the
@@ -610,6 +612,10 @@ static void usage(FILE *f)
             "  status | metrics | preload --circuit-id ID | evict --circuit-id ID | cancel --job-id ID\n\n"
             "  --addr   unix:///path, host:port or http://host:port (default unix:///run/cuzk/cuzk.sock)\n"
             "  --token  bearer token for TCP (default $CUZK_TOKEN)\n"
+            "  --tls-ca FILE     speak TLS, verifying the daemon's certificate with these CA certificates (PEM)\n"
+            "  --tls-cert FILE --tls-key FILE   this client's certificate and key (mutual TLS; implies TLS,\n"
+            "                    with the system's CA certificates unless --tls-ca)\n"
+            "  --tls-server-name NAME   the name to expect in the daemon's certificate (default: ADDR's host)\n"
             "  KIND     test-porep, test-window, test-winning (daemon --test-kinds), or\n"
             "           porep, snap, wpost, winning (curio's names too: porep-c2, snap-deals, window-post, ...)\n"
             "  --c1     PoRep: the C1 output (JSON); --vanilla: a JSON array of base64 proofs (PoSt, SnapDeals)\n"
@@ -645,6 +651,10 @@ int cmd_bench(int argc, char **argv)
         }
         else if (!strcmp(a, "--addr") || !strcmp(a, "-a")) O.addr = v;
         else if (!strcmp(a, "--token")) O.token = v;
+        else if (!strcmp(a, "--tls-ca")) O.tls_ca = v;
+        else if (!strcmp(a, "--tls-cert")) O.tls_cert = v;
+        else if (!strcmp(a, "--tls-key")) O.tls_key = v;
+        else if (!strcmp(a, "--tls-server-name")) O.tls_name = v;
         else if (!strcmp(a, "--type") || !strcmp(a, "-t")) O.kind = v;
         else if (!strcmp(a, "--vanilla")) O.vanilla = v;
         else if (!strcmp(a, "--c1")) O.c1 = v;
@@ -669,7 +679,7 @@ int cmd_bench(int argc, char **argv)
     if (!verb) return usage(stderr), 2;
     int kind_ix = -1;
     bool needs_kind = !strcmp(verb, "single") || !strcmp(verb, "batch");
-    char err[256];
+    char err[2048]; /* a TLS error names two paths */
     if (O.request) {
         if (cli_request_read(O.request, &request, err, sizeof err)) return cli_errorf("bench: %s", err), 1;
         O.kind = request.proof_kind;
@@ -701,7 +711,16 @@ int cmd_bench(int argc, char **argv)
     if (O.c1 && O.vanilla) return cli_errorf("bench: --c1 (PoRep) and --vanilla (PoSt, SnapDeals): one of them"), 2;
     if (vanilla_data && vanilla_parse(O.vanilla)) return 1;
     cuzk_rng_seed_os(&rng);
-    if (!(cl = rpc_client_open(O.addr, O.token, err, sizeof err))) return cli_errorf("bench: %s", err), 1;
+    static const char *const tls_names[3] = {"--tls-cert", "--tls-key", "--tls-ca"};
+    tls_pem pem;
+    bool use_tls = O.tls_ca || O.tls_cert || O.tls_key || O.tls_name;
+    if (use_tls && tls_load(O.tls_cert, O.tls_key, O.tls_ca, tls_names, &pem, err, sizeof err))
+        return cli_errorf("bench: %s", err), 2;
+    rpc_tls tls = {.cert = use_tls ? pem.cert : NULL, .key = use_tls ? pem.key : NULL,
+                   .ca = use_tls ? pem.ca : NULL, .server_name = O.tls_name};
+    cl = rpc_client_open(O.addr, O.token, use_tls ? &tls : NULL, err, sizeof err);
+    if (use_tls) tls_pem_free(&pem); /* the channel keeps its own copy */
+    if (!cl) return cli_errorf("bench: %s", err), 1;
     int rc;
     if (!strcmp(verb, "single")) rc = run_single(kind_ix);
     else if (!strcmp(verb, "batch")) rc = run_batch(kind_ix, O.count, O.concurrency < O.count ? O.concurrency : O.count);

@@ -31,6 +31,7 @@
 #include "server/http_status.h"
 #include "server/log.h"
 #include "server/service.h"
+#include "server/tls.h"
 
 #define DEFAULT_CONFIG "/data/zk/cuzk.toml"
 
@@ -122,10 +123,26 @@ static double now_s(void) { return cli_now(); }
 static const char *access_mode(const cuzk_config *c)
 {
     if (!strncmp(c->listen, "unix:", 5)) return "unix socket: file permissions decide";
-    if (c->auth_token[0]) return "TCP: bearer token required";
+    if (c->tls_client_ca[0])
+        return c->auth_token[0] ? "mutual TLS: a client certificate signed by tls_client_ca and the bearer token required"
+                                : "mutual TLS: every client with a certificate signed by tls_client_ca served";
+    if (c->auth_token[0])
+        return c->tls_cert[0] ? "TLS: bearer token required"
+                              : "TCP in plaintext: bearer token required (it crosses the network in clear: set "
+                                "tls_cert and tls_key)";
     if (c->allow_unauthenticated_tcp) return "TCP: NO token, every client served (allow_unauthenticated_tcp)";
-    return "TCP without auth_token: protected mode, loopback clients served, remote ones refused "
-           "(set auth_token, or allow_unauthenticated_tcp behind a firewall)";
+    return c->tls_cert[0] ? "TLS without auth_token: protected mode, loopback clients served, remote ones refused "
+                            "(set auth_token, or tls_client_ca for mutual TLS)"
+                          : "TCP without auth_token: protected mode, loopback clients served, remote ones refused "
+                            "(set auth_token, or allow_unauthenticated_tcp behind a firewall)";
+}
+
+/* The listener's TLS files, read and checked now: a wrong file stops the
+ * start with its key named, not every handshake later. */
+static int load_tls(const cuzk_config *c, tls_pem *pem, char *err, size_t errlen)
+{
+    static const char *const names[3] = {"daemon.tls_cert", "daemon.tls_key", "daemon.tls_client_ca"};
+    return tls_load(c->tls_cert, c->tls_key, c->tls_client_ca, names, pem, err, errlen);
 }
 
 int cmd_daemon(int argc, char **argv)
@@ -162,12 +179,18 @@ int cmd_daemon(int argc, char **argv)
         }
     }
     cuzk_config cfg;
-    char err[512];
+    char err[2 * CFG_STR_MAX + 512]; /* a TLS error names two paths */
     if (load_config(&cfg, config_path, path_given, listen, status_listen, level, err, sizeof err)) {
         cli_errorf("daemon: %s", err);
         return 2;
     }
+    tls_pem pem;
+    if (load_tls(&cfg, &pem, err, sizeof err)) {
+        cli_errorf("daemon: %s", err);
+        return 2;
+    }
     if (check_only) {
+        tls_pem_free(&pem);
         for (size_t i = 0; i < cfg.n_warnings; i++) printf("warning: %s: %s\n", config_path, cfg.warnings[i]);
         printf("configuration OK: listen %s (%s), param_cache %s, log level %s\n", cfg.listen, access_mode(&cfg),
                cfg.param_cache, cfg_log_level_name(cfg.log_level));
@@ -195,6 +218,7 @@ int cmd_daemon(int argc, char **argv)
     srv_backend *b = srv_backend_open(&so, err, sizeof err);
     if (!b) {
         LOG_ERROR("%s", err);
+        tls_pem_free(&pem);
         return 1;
     }
     if (test_kinds)
@@ -205,10 +229,13 @@ int cmd_daemon(int argc, char **argv)
     srv_service *svc = service_create(b);
     service_set_token(svc, cfg.auth_token);
     service_set_open_tcp(svc, cfg.allow_unauthenticated_tcp);
-    rpc_server_opts ro = {.listen = cfg.listen, .max_message_size = cfg.max_message_size,
+    service_set_mutual_tls(svc, pem.ca != NULL);
+    rpc_tls tls = {.cert = pem.cert, .key = pem.key, .ca = pem.ca};
+    rpc_server_opts ro = {.listen = cfg.listen, .tls = pem.cert ? &tls : NULL, .max_message_size = cfg.max_message_size,
                           .max_concurrent_calls = cfg.max_concurrent_calls,
-                          .handler = service_handle, .ud = svc};
+                          .handler = service_handle, .refused = service_refused, .ud = svc};
     rpc_server *srv = rpc_server_start(&ro, err, sizeof err);
+    tls_pem_free(&pem); /* the core keeps its own copy */
     if (!srv) {
         LOG_ERROR("%s", err);
         service_destroy(svc);
@@ -247,6 +274,7 @@ int cmd_daemon(int argc, char **argv)
         } else if (sig == SIGTERM || sig == SIGINT) {
             break;
         } else {
+            service_flush_log(svc, false);
             srv_status st;
             srv_get_status(b, &st);
             uint32_t pend = 0, run = 0;

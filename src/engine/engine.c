@@ -202,6 +202,38 @@ static void job_maybe_retire(cuzk_engine *e, cuzk_job *j)
     cuzk_job_release(j); /* the active list's reference */
 }
 
+/* A job's times as cuzk_job_get_info reports them (e->mu held). */
+static void job_times(const cuzk_job *j, cuzk_job_info *o)
+{
+    double now = eng_now();
+    o->queue_wait_s = (j->t_start ? j->t_start : now) - j->t_submit;
+    o->srs_load_s = j->srs_load_s;
+    o->synthesis_s = j->synth_s;
+    o->prove_s = j->prove_s;
+    o->verify_s = j->verify_s;
+    o->total_s = (j->t_end ? j->t_end : now) - j->t_submit;
+}
+
+static unsigned long long ms_of(double s) { return s > 0 ? (unsigned long long)(s * 1000.0 + 0.5) : 0; }
+
+/* One line per finished job, whatever the outcome, with what an operator
+ * asks first: which kind, how far it got, where the time went, and (last,
+ * whole) why it did not complete. Logged under e->mu, as the submit line
+ * is: a job's lines are in the order its events happened. */
+static void job_log_end(cuzk_engine *e, const cuzk_job *j)
+{
+    cuzk_job_info t;
+    job_times(j, &t);
+    bool done = j->state == CUZK_JOB_DONE;
+    eng_log(e, j->state == CUZK_JOB_FAILED ? 0 : 2,
+            "job %s %s: kind=%s partitions=%u proved=%u queue_ms=%llu srs_ms=%llu synthesis_ms=%llu prove_ms=%llu "
+            "verify_ms=%llu total_ms=%llu%s%s",
+            j->request_id, cuzk_job_state_name(j->state), j->kind->k.name, j->nparts, j->done,
+            ms_of(t.queue_wait_s), ms_of(t.srs_load_s), ms_of(t.synthesis_s), ms_of(t.prove_s),
+            ms_of(t.verify_s), ms_of(t.total_s), done ? "" : ": ",
+            done ? "" : j->message ? j->message : cuzk_strerror(j->error));
+}
+
 static void job_finish(cuzk_engine *e, cuzk_job *j, cuzk_job_state st, int err, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 static void job_finish(cuzk_engine *e, cuzk_job *j, cuzk_job_state st, int err, const char *fmt, ...)
@@ -234,9 +266,7 @@ static void job_finish(cuzk_engine *e, cuzk_job *j, cuzk_job_state st, int err, 
     case CUZK_JOB_TIMED_OUT: e->c.jobs_timed_out++; break;
     default: e->c.jobs_failed++; break;
     }
-    if (st != CUZK_JOB_DONE)
-        eng_log(e, st == CUZK_JOB_FAILED ? 0 : 2, "job %s %s: %s", j->request_id,
-                cuzk_job_state_name(st), j->message ? j->message : "");
+    job_log_end(e, j);
     /* retention: the table keeps the newest finished jobs for duplicate ids */
     if (e->fin_len == e->fin_cap) {
         cuzk_job *old = e->finished[e->fin_head];
@@ -1251,6 +1281,8 @@ int cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *req, cuzk_job **o
         if (same) {
             atomic_fetch_add(&old->refs, 1);
             e->c.jobs_duplicate++;
+            eng_log(e, 2, "job %s: submitted again%s%s: the same job (%s)", req->request_id,
+                    req->origin ? " by " : "", req->origin ? req->origin : "", cuzk_job_state_name(old->state));
             *out = old;
             if (duplicate) *duplicate = true;
         }
@@ -1279,6 +1311,9 @@ int cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *req, cuzk_job **o
     e->active[pos] = j;
     e->nactive++;
     e->c.jobs_submitted++;
+    eng_log(e, 2, "job %s: %s submitted%s%s (%u partition%s, priority %s)", j->request_id, k->k.name,
+            req->origin ? " by " : "", req->origin ? req->origin : "", j->nparts, j->nparts == 1 ? "" : "s",
+            cuzk_priority_name(j->priority));
     pthread_cond_broadcast(&e->cpu_cv);
     pthread_cond_broadcast(&e->timer_cv);
     pthread_mutex_unlock(&e->mu);
@@ -1311,14 +1346,16 @@ int cuzk_job_await(cuzk_job *j, int64_t timeout_ms)
     return r;
 }
 
-int cuzk_job_cancel(cuzk_job *j)
+int cuzk_job_cancel(cuzk_job *j) { return cuzk_job_cancel_why(j, NULL); }
+
+int cuzk_job_cancel_why(cuzk_job *j, const char *why)
 {
     if (!j) return CUZK_ERR_INVALID_ARG;
     cuzk_engine *e = j->e;
     pthread_mutex_lock(&e->mu);
     int r = CUZK_ERR_INVALID_ARG;
     if (!job_final(j)) {
-        job_finish(e, j, CUZK_JOB_CANCELLED, CUZK_ERR_CANCELLED, "cancelled");
+        job_finish(e, j, CUZK_JOB_CANCELLED, CUZK_ERR_CANCELLED, "cancelled%s%s", why ? ": " : "", why ? why : "");
         r = CUZK_OK;
     }
     pthread_mutex_unlock(&e->mu);
@@ -1339,13 +1376,7 @@ void cuzk_job_get_info(cuzk_job *j, cuzk_job_info *o)
     o->partitions_done = j->done;
     o->partitions_reproved = j->reproved;
     o->finish_seq = j->finish_seq;
-    double now = eng_now();
-    o->queue_wait_s = (j->t_start ? j->t_start : now) - j->t_submit;
-    o->srs_load_s = j->srs_load_s;
-    o->synthesis_s = j->synth_s;
-    o->prove_s = j->prove_s;
-    o->verify_s = j->verify_s;
-    o->total_s = (j->t_end ? j->t_end : now) - j->t_submit;
+    job_times(j, o);
     pthread_mutex_unlock(&e->mu);
 }
 

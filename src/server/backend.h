@@ -34,6 +34,7 @@ typedef struct srv_submit_req {
     size_t inputs_len;
     int priority;           /* the proto's values: 0 the kind's default, 1 LOW .. 4 CRITICAL */
     uint32_t timeout_ms;    /* job deadline; 0: none */
+    const char *origin;     /* the caller, for the job's "submitted" line (may be NULL) */
 } srv_submit_req;
 
 int srv_submit(srv_backend *b, const srv_submit_req *r, uint32_t *queue_position,
@@ -61,7 +62,8 @@ typedef struct srv_result {
  * RPC_NOT_FOUND for an unknown job. */
 int srv_await(srv_backend *b, const char *job_id, int64_t timeout_ms, bool (*stop)(void *),
               void *stop_ud, srv_result *out, char *err, size_t errlen);
-int srv_cancel(srv_backend *b, const char *job_id, bool *was_running, char *err, size_t errlen);
+/* why: who or what cancels it, for the job's message and log line ("cancelled: <why>"). */
+int srv_cancel(srv_backend *b, const char *job_id, const char *why, bool *was_running, char *err, size_t errlen);
 
 typedef struct srv_queue {
     char kind[64];

@@ -331,6 +331,7 @@ int srv_submit(srv_backend *b, const srv_submit_req *r, uint32_t *queue_position
         .inputs_len = r->inputs_len,
         .priority = engine_priority(r->priority),
         .timeout_ms = r->timeout_ms,
+        .origin = r->origin,
     };
     char why[512] = "";
     req.error = why;
@@ -430,14 +431,14 @@ int srv_await(srv_backend *b, const char *job_id, int64_t timeout_ms, bool (*sto
     return RPC_OK;
 }
 
-int srv_cancel(srv_backend *b, const char *job_id, bool *was_running, char *err, size_t errlen)
+int srv_cancel(srv_backend *b, const char *job_id, const char *why, bool *was_running, char *err, size_t errlen)
 {
     cuzk_job *job = cuzk_engine_find(b->e, job_id);
     if (!job) return errf(err, errlen, RPC_NOT_FOUND, "no job %s", job_id);
     cuzk_job_info info;
     cuzk_job_get_info(job, &info);
     *was_running = info.state == CUZK_JOB_RUNNING;
-    int rc = cuzk_job_cancel(job);
+    int rc = cuzk_job_cancel_why(job, why);
     if (rc != CUZK_OK) {
         cuzk_job_get_info(job, &info);
         cuzk_job_release(job);

@@ -60,6 +60,13 @@ static const cfg_entry table[] = {
       "file holding the token (first line); overrides auth_token"),
     E("daemon", "allow_unauthenticated_tcp", T_BOOL, allow_unauthenticated_tcp, 0, 0, "false", false,
       "without auth_token, serve remote TCP clients too (only behind a firewall); false: loopback clients only (protected mode)"),
+    E("daemon", "tls_cert", T_STR, tls_cert, 0, 0, "\"\"", false,
+      "PEM certificate chain: the TCP listener speaks TLS (with tls_key); empty = plaintext"),
+    E("daemon", "tls_key", T_STR, tls_key, 0, 0, "\"\"", false,
+      "PEM private key of tls_cert, without a passphrase"),
+    E("daemon", "tls_client_ca", T_STR, tls_client_ca, 0, 0, "\"\"", false,
+      "PEM CA certificates: mutual TLS, clients must present a certificate they signed; "
+      "then remote clients are served without auth_token"),
     E("daemon", "max_message_size", T_SIZE, max_message_size, 0, 0, "\"128MiB\"", false,
       "largest request accepted; larger ones get RESOURCE_EXHAUSTED"),
     E("daemon", "shutdown_grace", T_DURATION, shutdown_grace_ms, 0, 0, "\"30s\"", true,
@@ -495,19 +502,32 @@ int cfg_finish(cuzk_config *c, char *err, size_t errlen)
             return FAIL("srs.param_cache: $%s is longer than %d bytes", CUZK_FIL_PARAM_CACHE_ENV, CFG_STR_MAX - 1);
         strcpy(c->param_cache, dir);
     }
+    /* the key the token came from is the one an error names */
+    const char *token_key = "daemon.auth_token";
     if (c->auth_token_file[0]) {
         FILE *f = fopen(c->auth_token_file, "r");
         if (!f) return FAIL("daemon.auth_token_file: %s: %s", c->auth_token_file, strerror(errno));
         char line[CFG_STR_MAX];
         if (!fgets(line, sizeof line, f)) line[0] = '\0';
         fclose(f);
-        line[strcspn(line, "\r\n")] = '\0';
-        if (!line[0]) return FAIL("daemon.auth_token_file: %s: empty", c->auth_token_file);
-        strcpy(c->auth_token, line);
+        /* the first line, less the blanks around it (an editor's trailing space, CR LF) */
+        char *t = line + strspn(line, " \t");
+        size_t n = strcspn(t, "\r\n");
+        while (n && (t[n - 1] == ' ' || t[n - 1] == '\t')) n--;
+        t[n] = '\0';
+        if (!t[0]) return FAIL("daemon.auth_token_file: %s: the first line is empty or blank: no token", c->auth_token_file);
+        memmove(c->auth_token, t, n + 1);
+        token_key = "daemon.auth_token_file";
     }
     for (const char *q = c->auth_token; *q; q++)
         if ((unsigned char)*q <= ' ' || (unsigned char)*q >= 0x7f)
-            return FAIL("daemon.auth_token: only printable ASCII without spaces");
+            return FAIL("%s: the token must be printable ASCII without spaces", token_key);
+    /* TLS: the files themselves are read and checked at start (server/tls.h) */
+    bool tls = c->tls_cert[0] || c->tls_key[0];
+    if (c->tls_client_ca[0] && !tls)
+        return FAIL("daemon.tls_client_ca: mutual TLS needs daemon.tls_cert and daemon.tls_key too");
+    if (tls && !strncmp(c->listen, "unix:", 5))
+        return FAIL("daemon.tls_cert: daemon.listen is a unix socket; TLS is for a TCP listener (host:port)");
     if (c->status_listen[0] && !strncmp(c->status_listen, "unix:", 5))
         return FAIL("daemon.status_listen: must be host:port (HTTP)");
     return 0;

@@ -33,6 +33,9 @@ typedef struct cuzk_config {
     char auth_token[CFG_STR_MAX];    /* bearer token for TCP listeners */
     char auth_token_file[CFG_STR_MAX];
     bool allow_unauthenticated_tcp;
+    char tls_cert[CFG_STR_MAX];      /* PEM files; "" = plaintext */
+    char tls_key[CFG_STR_MAX];
+    char tls_client_ca[CFG_STR_MAX]; /* "" = no client certificates (mutual TLS off) */
     uint64_t max_message_size;       /* bytes */
     uint64_t shutdown_grace_ms;
     uint32_t max_concurrent_calls;

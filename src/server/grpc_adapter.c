@@ -64,9 +64,8 @@ struct rpc_call {
     int cancelled_flag; /* written by the core for RECV_CLOSE_ON_SERVER */
     atomic_bool closed, replied;
     atomic_int refs;
-    bool local;
     int peer_kind;       /* srv_peer_kind */
-    char peer[96];       /* as the core reports it, for messages */
+    char peer[192];      /* as the core reports it, and a client certificate's name, for messages */
     tag t_new, t_recv, t_close, t_send, t_stream;
     grpc_byte_buffer *send_buf;
     grpc_slice status_details;
@@ -82,8 +81,10 @@ struct rpc_server {
     grpc_completion_queue *cq;
     pthread_t poller;
     rpc_handler_fn handler;
+    rpc_refused_fn refused;
     void *ud;
     uint32_t max_calls;
+    bool mutual_tls;
     atomic_uint active;  /* calls admitted: from arrival until their handler ends */
     atomic_bool stopping;
     atomic_bool shutdown_done;
@@ -202,7 +203,7 @@ static uint8_t *buffer_bytes(grpc_byte_buffer *bb, size_t *len)
 {
     grpc_byte_buffer_reader rd;
     *len = 0;
-    if (!grpc_byte_buffer_reader_init(&rd, bb)) return NULL;
+    if (!bb || !grpc_byte_buffer_reader_init(&rd, bb)) return NULL;
     grpc_slice all = grpc_byte_buffer_reader_readall(&rd);
     grpc_byte_buffer_reader_destroy(&rd);
     *len = GRPC_SLICE_LENGTH(all);
@@ -250,7 +251,6 @@ bool rpc_call_write(rpc_call *c, const uint8_t *msg, size_t len)
     return ok;
 }
 
-bool rpc_call_is_local(const rpc_call *c) { return c->local; }
 srv_peer_kind rpc_call_peer_kind(const rpc_call *c) { return (srv_peer_kind)c->peer_kind; }
 const char *rpc_call_peer(const rpc_call *c) { return c->peer; }
 
@@ -284,6 +284,15 @@ bool rpc_call_metadata(const rpc_call *c, const char *key, char *out, size_t out
     return false;
 }
 
+/* The call's method path ("/cuzk.v1.ProvingEngine/Prove"), cut to fit. */
+static void call_method(const rpc_call *c, char *out, size_t cap)
+{
+    size_t n = GRPC_SLICE_LENGTH(c->details.method);
+    if (n >= cap) n = cap - 1;
+    memcpy(out, GRPC_SLICE_START_PTR(c->details.method), n);
+    out[n] = '\0';
+}
+
 static void *handler_thread(void *arg)
 {
     rpc_call *c = arg;
@@ -293,10 +302,7 @@ static void *handler_thread(void *arg)
     grpc_byte_buffer_destroy(c->recv);
     c->recv = NULL;
     char method[128];
-    size_t mlen = GRPC_SLICE_LENGTH(c->details.method);
-    if (mlen >= sizeof method) mlen = sizeof method - 1;
-    memcpy(method, GRPC_SLICE_START_PTR(c->details.method), mlen);
-    method[mlen] = '\0';
+    call_method(c, method, sizeof method);
     if (!req) rpc_call_reply(c, RPC_RESOURCE_EXHAUSTED, "out of memory for the request", NULL, 0);
     else s->handler(s->ud, c, method, req, len);
     free(req);
@@ -306,13 +312,28 @@ static void *handler_thread(void *arg)
     return NULL;
 }
 
+/* Over mutual TLS, the client certificate's common name after the address:
+ * the log then says which client called, not only from where. */
+static void append_cert_name(rpc_call *c)
+{
+    grpc_auth_context *ac = grpc_call_auth_context(c->call);
+    if (!ac) return;
+    grpc_auth_property_iterator it = grpc_auth_context_find_properties_by_name(ac, GRPC_X509_CN_PROPERTY_NAME);
+    const grpc_auth_property *p = grpc_auth_property_iterator_next(&it);
+    size_t n = strlen(c->peer);
+    if (p && n + 5 < sizeof c->peer)
+        snprintf(c->peer + n, sizeof c->peer - n, " cn=%.*s", (int)p->value_length, p->value);
+    grpc_auth_context_release(ac);
+}
+
 static void on_new_call(rpc_server *s, rpc_call *c)
 {
     char *peer = grpc_call_get_peer(c->call);
     c->peer_kind = (int)srv_peer_classify(peer);
-    c->local = c->peer_kind == SRV_PEER_UNIX;
-    snprintf(c->peer, sizeof c->peer, "%s", peer ? peer : "?");
+    /* a unix-socket client's address has no path: say what it is */
+    snprintf(c->peer, sizeof c->peer, "%s", !peer ? "?" : !strcmp(peer, "unix:") ? "unix socket" : peer);
     gpr_free(peer);
+    if (s->mutual_tls) append_cert_name(c);
 
     grpc_op op;
     memset(&op, 0, sizeof op);
@@ -324,6 +345,11 @@ static void on_new_call(rpc_server *s, rpc_call *c)
         char m[96];
         snprintf(m, sizeof m, "too many calls in progress (daemon.max_concurrent_calls = %u)", s->max_calls);
         rpc_call_reply(c, RPC_RESOURCE_EXHAUSTED, m, NULL, 0);
+        if (s->refused) {
+            char method[128];
+            call_method(c, method, sizeof method);
+            s->refused(s->ud, method, RPC_RESOURCE_EXHAUSTED, c->peer, m);
+        }
         call_unref(c);
         return;
     }
@@ -400,11 +426,26 @@ static void set_err(char *err, size_t errlen, const char *fmt, const char *a)
     if (err && errlen) snprintf(err, errlen, fmt, a);
 }
 
+/* gRPC core's own TLS (its OpenSSL/BoringSSL binding): the certificate and
+ * key, and with a client CA, every client must present a certificate it
+ * signed, verified before any call is seen. */
+static grpc_server_credentials *server_credentials(const rpc_tls *tls)
+{
+    if (!tls) return grpc_insecure_server_credentials_create();
+    grpc_ssl_pem_key_cert_pair pair = {tls->key, tls->cert};
+    grpc_ssl_server_certificate_config *cc = grpc_ssl_server_certificate_config_create(tls->ca, &pair, 1);
+    grpc_ssl_server_credentials_options *opt = grpc_ssl_server_credentials_create_options_using_config(
+        tls->ca ? GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY : GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE,
+        cc); /* takes cc */
+    return grpc_ssl_server_credentials_create_with_options(opt); /* takes opt */
+}
+
 rpc_server *rpc_server_start(const rpc_server_opts *o, char *err, size_t errlen)
 {
     rpc_server *s = calloc(1, sizeof *s);
     if (!s) return set_err(err, errlen, "%s", "out of memory"), NULL;
     s->handler = o->handler;
+    s->refused = o->refused;
     s->ud = o->ud;
     s->max_calls = o->max_concurrent_calls ? o->max_concurrent_calls : 1024;
     s->t_shutdown = (tag){TAG_SHUTDOWN, NULL};
@@ -445,12 +486,16 @@ rpc_server *rpc_server_start(const rpc_server_opts *o, char *err, size_t errlen)
     }
     /* The socket is created by bind(): the umask makes it 0660 from the start. */
     mode_t old = umask(0117);
-    grpc_server_credentials *creds = grpc_insecure_server_credentials_create();
+    grpc_server_credentials *creds = server_credentials(o->tls);
+    s->mutual_tls = o->tls && o->tls->ca;
     int port = grpc_server_add_http2_port(s->server, o->listen, creds);
     grpc_server_credentials_release(creds);
     umask(old);
     if (port == 0) {
-        set_err(err, errlen, "cannot listen on %s (address in use, bad address or no permission)", o->listen);
+        set_err(err, errlen, o->tls ? "cannot listen on %s (address in use, bad address, no permission, or the TLS "
+                                      "certificate and key were refused by the gRPC core)"
+                                    : "cannot listen on %s (address in use, bad address or no permission)",
+                o->listen);
         goto fail;
     }
     grpc_server_start(s->server);
@@ -516,14 +561,14 @@ struct rpc_client {
     bool has_auth;
 };
 
-rpc_client *rpc_client_open(const char *addr, const char *token, char *err, size_t errlen)
+rpc_client *rpc_client_open(const char *addr, const char *token, const rpc_tls *tls, char *err, size_t errlen)
 {
     if (!strncmp(addr, "http://", 7)) addr += 7;
     if (token && strlen(token) > 400) return set_err(err, errlen, "%s", "token too long"), NULL;
     rpc_client *cl = calloc(1, sizeof *cl);
     if (!cl) return set_err(err, errlen, "%s", "out of memory"), NULL;
     grpc_init();
-    grpc_arg args[2];
+    grpc_arg args[3];
     memset(args, 0, sizeof args);
     args[0].type = GRPC_ARG_INTEGER;
     args[0].key = (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
@@ -531,8 +576,17 @@ rpc_client *rpc_client_open(const char *addr, const char *token, char *err, size
     args[1].type = GRPC_ARG_INTEGER;
     args[1].key = (char *)GRPC_ARG_MAX_SEND_MESSAGE_LENGTH;
     args[1].value.integer = -1;
-    grpc_channel_args ca = {2, args};
-    grpc_channel_credentials *creds = grpc_insecure_credentials_create();
+    args[2].type = GRPC_ARG_STRING;
+    args[2].key = (char *)GRPC_SSL_TARGET_NAME_OVERRIDE_ARG;
+    args[2].value.string = tls && tls->server_name ? (char *)tls->server_name : NULL;
+    grpc_channel_args ca = {args[2].value.string ? 3 : 2, args};
+    grpc_channel_credentials *creds;
+    if (tls) {
+        grpc_ssl_pem_key_cert_pair pair = {tls->key, tls->cert};
+        creds = grpc_ssl_credentials_create_ex(tls->ca, tls->cert ? &pair : NULL, NULL, NULL);
+    } else {
+        creds = grpc_insecure_credentials_create();
+    }
     cl->ch = grpc_channel_create(addr, creds, &ca);
     grpc_channel_credentials_release(creds);
     if (!cl->ch) {

@@ -43,11 +43,28 @@ typedef struct rpc_call rpc_call;
 typedef void (*rpc_handler_fn)(void *ud, rpc_call *call, const char *method,
                                const uint8_t *req, size_t req_len);
 
+/* A call the adapter answers itself, before any handler (over
+ * max_concurrent_calls), for the server's log and counters; ud as the handler's. */
+typedef void (*rpc_refused_fn)(void *ud, const char *method, int code, const char *peer, const char *message);
+
+/* TLS for a listener or a channel: PEM text (server/tls.h reads and checks
+ * the files). Server: cert and key required, ca set = mutual TLS (clients
+ * must present a certificate ca signed, verified in the handshake). Client:
+ * ca verifies the server (NULL: the system's roots), cert and key are the
+ * client's own for mutual TLS (NULL: none); server_name overrides the name
+ * checked against the server's certificate (NULL: the address's host). */
+typedef struct rpc_tls {
+    const char *cert, *key, *ca;
+    const char *server_name;
+} rpc_tls;
+
 typedef struct rpc_server_opts {
     const char *listen;       /* "unix:///path" or "host:port" */
+    const rpc_tls *tls;       /* NULL: plaintext */
     uint64_t max_message_size;
     uint32_t max_concurrent_calls;
     rpc_handler_fn handler;
+    rpc_refused_fn refused;   /* may be NULL */
     void *ud;
 } rpc_server_opts;
 
@@ -60,10 +77,9 @@ uint32_t rpc_server_active_calls(const rpc_server *s);
  * handler to return, and frees the server. */
 void rpc_server_stop(rpc_server *s, uint64_t wait_ms);
 
-/* True when the call came over a unix socket (trusted by file permissions). */
-bool rpc_call_is_local(const rpc_call *c);
 /* Unix socket, loopback TCP or remote TCP (server/peer.h), and the peer
- * address as the gRPC core reports it ("ipv4:10.0.0.2:41234"). */
+ * address as the gRPC core reports it ("ipv4:10.0.0.2:41234"), followed
+ * over mutual TLS by its certificate's name (" cn=curio-1"). */
 srv_peer_kind rpc_call_peer_kind(const rpc_call *c);
 const char *rpc_call_peer(const rpc_call *c);
 /* Copies the first value of request metadata `key` (lower case) into out;
@@ -93,8 +109,9 @@ bool rpc_call_write(rpc_call *c, const uint8_t *msg, size_t len);
 typedef struct rpc_client rpc_client;
 
 /* addr: "unix:///path", "host:port" or "http://host:port". token may be
- * NULL; when set it is sent as `authorization: Bearer <token>`. */
-rpc_client *rpc_client_open(const char *addr, const char *token, char *err, size_t errlen);
+ * NULL; when set it is sent as `authorization: Bearer <token>`. tls NULL:
+ * plaintext. */
+rpc_client *rpc_client_open(const char *addr, const char *token, const rpc_tls *tls, char *err, size_t errlen);
 void rpc_client_close(rpc_client *cl);
 /* One unary call (thread-safe: calls may run concurrently). timeout_ms 0 =
  * none. Returns the gRPC status; on RPC_OK *resp (malloc'd, caller frees)

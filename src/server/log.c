@@ -79,3 +79,60 @@ void log_msg(cfg_log_level level, const char *fmt, ...)
     free(esc);
     free(msg);
 }
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void log_limit_init(log_limit *l, unsigned burst, double window_s)
+{
+    memset(l, 0, sizeof *l);
+    pthread_mutex_init(&l->mu, NULL);
+    l->burst = burst;
+    l->window_s = window_s;
+    l->window_start = mono_s();
+}
+
+void log_limit_destroy(log_limit *l) { pthread_mutex_destroy(&l->mu); }
+
+/* A new window when the last one is over (l->mu held). */
+static void limit_roll(log_limit *l, double now)
+{
+    if (now - l->window_start < l->window_s) return;
+    l->window_start = now;
+    l->used = 0;
+}
+
+bool log_limit_take(log_limit *l, uint64_t *held)
+{
+    pthread_mutex_lock(&l->mu);
+    limit_roll(l, mono_s());
+    bool ok = l->used < l->burst;
+    *held = 0;
+    if (ok) {
+        l->used++;
+        *held = l->held;
+        l->held = 0;
+    } else {
+        l->held++;
+    }
+    pthread_mutex_unlock(&l->mu);
+    return ok;
+}
+
+uint64_t log_limit_flush(log_limit *l, bool force)
+{
+    pthread_mutex_lock(&l->mu);
+    double now = mono_s();
+    uint64_t n = 0;
+    if (force || now - l->window_start >= l->window_s) {
+        n = l->held;
+        l->held = 0;
+        limit_roll(l, now);
+    }
+    pthread_mutex_unlock(&l->mu);
+    return n;
+}

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "cuzk/fil_request.h"
@@ -28,11 +29,19 @@ struct srv_service {
     pthread_mutex_t mu; /* guards token */
     char token[CFG_STR_MAX];
     atomic_bool open_tcp; /* allow_unauthenticated_tcp: no token, every TCP peer */
+    atomic_bool mutual_tls; /* every TCP peer proved a client certificate in the handshake */
     atomic_bool draining;
     struct timespec start;
     atomic_uint_fast64_t calls[M_COUNT + 1][NCODES]; /* last row: unknown methods */
     atomic_uint_fast64_t job_seq;
+    log_limit rejects; /* lines for rejected calls */
 };
+
+/* Rejected calls are logged (a client's mistakes, a wrong token, a full
+ * daemon are an operator's business), at most this many a minute: a client
+ * in a loop must not flood the journal. */
+#define REJECT_LOG_BURST 20
+#define REJECT_LOG_WINDOW_S 60.0
 
 srv_service *service_create(srv_backend *b)
 {
@@ -41,12 +50,15 @@ srv_service *service_create(srv_backend *b)
     s->b = b;
     pthread_mutex_init(&s->mu, NULL);
     clock_gettime(CLOCK_MONOTONIC, &s->start);
+    log_limit_init(&s->rejects, REJECT_LOG_BURST, REJECT_LOG_WINDOW_S);
     return s;
 }
 
 void service_destroy(srv_service *s)
 {
     if (!s) return;
+    service_flush_log(s, true);
+    log_limit_destroy(&s->rejects);
     pthread_mutex_destroy(&s->mu);
     free(s);
 }
@@ -59,6 +71,7 @@ void service_set_token(srv_service *s, const char *token)
 }
 
 void service_set_open_tcp(srv_service *s, bool on) { atomic_store(&s->open_tcp, on); }
+void service_set_mutual_tls(srv_service *s, bool on) { atomic_store(&s->mutual_tls, on); }
 
 void service_set_draining(srv_service *s, bool on) { atomic_store(&s->draining, on); }
 bool service_draining(const srv_service *s) { return atomic_load(&s->draining); }
@@ -112,9 +125,12 @@ static bool token_equal(const char *a, const char *b)
     return d == 0;
 }
 
-/* Unix sockets: file permissions decide. TCP with a token: the token.
- * TCP without one: every peer with allow_unauthenticated_tcp, otherwise
- * loopback peers only (protected mode, as Redis does it). */
+/* Unix sockets: file permissions decide. TCP with a token: the token (over
+ * mutual TLS, the certificate too). TCP without one: every peer with
+ * allow_unauthenticated_tcp or over mutual TLS (the certificate is the
+ * credential: the handshake let no one else in), otherwise loopback peers
+ * only (protected mode, as Redis does it; TLS alone proves the server to the
+ * client, not the client to the server). */
 static bool authorized(srv_service *s, rpc_call *c, reply *r)
 {
     srv_peer_kind pk = rpc_call_peer_kind(c);
@@ -124,12 +140,12 @@ static bool authorized(srv_service *s, rpc_call *c, reply *r)
     memcpy(want, s->token, sizeof want);
     pthread_mutex_unlock(&s->mu);
     if (!want[0]) {
-        if (atomic_load(&s->open_tcp) || pk == SRV_PEER_LOOPBACK) return true;
+        if (atomic_load(&s->open_tcp) || atomic_load(&s->mutual_tls) || pk == SRV_PEER_LOOPBACK) return true;
         fail(r, RPC_UNAUTHENTICATED,
              "protected mode: this daemon has no auth_token, so it serves only loopback and unix-socket "
              "clients, and %.80s is neither. To serve remote clients set [daemon] auth_token (or "
-             "auth_token_file; clients send `authorization: Bearer <token>`), or, on a firewalled network, "
-             "allow_unauthenticated_tcp = true; then restart the daemon",
+             "auth_token_file; clients send `authorization: Bearer <token>`), or tls_client_ca (mutual TLS), "
+             "or, on a firewalled network, allow_unauthenticated_tcp = true; then restart the daemon",
              rpc_call_peer(c));
         return false;
     }
@@ -138,7 +154,14 @@ static bool authorized(srv_service *s, rpc_call *c, reply *r)
         fail(r, RPC_UNAUTHENTICATED, "missing `authorization: Bearer <token>` metadata (TCP callers need the daemon's auth_token)");
         return false;
     }
-    if (strncmp(got, "Bearer ", 7) || !token_equal(got + 7, want)) {
+    /* the scheme is case-insensitive and one or more spaces follow it (RFC 7235) */
+    const char *tok = got + 6;
+    if (strncasecmp(got, "Bearer", 6) || *tok != ' ') {
+        fail(r, RPC_UNAUTHENTICATED, "`authorization` metadata is not `Bearer <token>`");
+        return false;
+    }
+    tok += strspn(tok, " ");
+    if (!token_equal(tok, want)) {
         fail(r, RPC_UNAUTHENTICATED, "wrong bearer token");
         return false;
     }
@@ -341,7 +364,8 @@ static int do_submit(srv_service *s, rpc_call *c, Cuzk__V1__SubmitProofRequest *
     }
 
     uint8_t seed[8], *fil_inputs = NULL;
-    srv_submit_req sr = {.request_id = job_id, .kind = kind, .priority = prio, .timeout_ms = timeout_ms};
+    srv_submit_req sr = {.request_id = job_id, .kind = kind, .priority = prio, .timeout_ms = timeout_ms,
+                         .origin = rpc_call_peer(c)};
     if (!strncmp(kind, "test-", 5)) {
         if (q->vanilla_proof.len == 8) {
             sr.inputs = q->vanilla_proof.data;
@@ -369,10 +393,8 @@ static int do_submit(srv_service *s, rpc_call *c, Cuzk__V1__SubmitProofRequest *
     char err[640];
     int code = srv_submit(s->b, &sr, queue_pos, duplicate, err, sizeof err);
     free(fil_inputs);
-    if (code != RPC_OK) return fail(r, code, "%s", err);
-    LOG_INFO("job %s: %s submitted%s by %s caller", job_id, kind, *duplicate ? " (duplicate id: same job)" : "",
-             rpc_call_is_local(c) ? "a local" : "a TCP");
-    return RPC_OK;
+    /* the "submitted" line is the engine's, written before the job can run */
+    return code == RPC_OK ? RPC_OK : fail(r, code, "%s", err);
 }
 
 static bool call_gone(void *ud) { return rpc_call_cancelled(ud); }
@@ -440,8 +462,7 @@ static int await_and_reply(srv_service *s, rpc_call *c, const char *job_id, int6
     if (code == RPC_CANCELLED) {
         bool was;
         char e2[128];
-        if (cancel_on_gone && srv_cancel(s->b, job_id, &was, e2, sizeof e2) == RPC_OK)
-            LOG_INFO("job %s: cancelled because its Prove call ended (client cancel or deadline)", job_id);
+        if (cancel_on_gone) srv_cancel(s->b, job_id, "its Prove call ended (client cancel or deadline)", &was, e2, sizeof e2);
         return fail(r, rpc_call_deadline_ms(c) <= 0 ? RPC_DEADLINE_EXCEEDED : RPC_CANCELLED, "call ended before the proof was ready");
     }
     if (code != RPC_OK) return fail(r, code, "%s", err);
@@ -516,9 +537,10 @@ static int m_cancel(srv_service *s, rpc_call *c, const uint8_t *req, size_t len,
     if (!fits) return fail(r, RPC_INVALID_ARGUMENT, "job_id is longer than %d bytes", SERVICE_MAX_ID);
     if (!job_id[0]) return fail(r, RPC_INVALID_ARGUMENT, "job_id is empty");
     bool was = false;
-    int code = srv_cancel(s->b, job_id, &was, err, sizeof err);
+    char why[240];
+    snprintf(why, sizeof why, "CancelProof from %s", rpc_call_peer(c)); /* said in the job's own last line */
+    int code = srv_cancel(s->b, job_id, why, &was, err, sizeof err);
     if (code != RPC_OK) return fail(r, code, "%s", err);
-    LOG_INFO("job %s: cancelled by request (%s)", job_id, was ? "was running" : "was queued");
     Cuzk__V1__CancelProofResponse a = CUZK__V1__CANCEL_PROOF_RESPONSE__INIT;
     a.was_running = was;
     send_msg(c, &a.base);
@@ -638,28 +660,61 @@ typedef int (*method_fn)(srv_service *, rpc_call *, const uint8_t *, size_t, rep
 static const method_fn methods[M_COUNT] = {m_submit, m_await,   m_prove,   m_cancel, m_status,
                                            m_metrics, m_preload, m_evict, m_reflect};
 
+static void say_held(uint64_t held)
+{
+    if (held)
+        LOG_WARN("%llu more rejected calls were not logged (at most %d a minute are)", (unsigned long long)held,
+                 REJECT_LOG_BURST);
+}
+
+void service_flush_log(srv_service *s, bool force) { say_held(log_limit_flush(&s->rejects, force)); }
+
+/* A call that ends without its answer: counted; logged with its code and
+ * peer (rate limited) unless the client itself ended it. */
+static void account(srv_service *s, int m, const char *method, int code, const char *peer, const char *msg)
+{
+    atomic_fetch_add(&s->calls[m][code < NCODES && code >= 0 ? code : RPC_UNKNOWN], 1);
+    if (code == RPC_OK) return;
+    const char *name = m < M_COUNT ? method_names[m] : method;
+    if (code == RPC_CANCELLED || code == RPC_DEADLINE_EXCEEDED) {
+        LOG_DEBUG("%s from %s: %s: %s", name, peer, rpc_status_name(code), msg);
+        return;
+    }
+    uint64_t held;
+    if (!log_limit_take(&s->rejects, &held)) return;
+    say_held(held);
+    log_msg(code == RPC_INTERNAL ? CFG_LOG_ERROR : CFG_LOG_WARN, "rejected %s from %s: %s: %s", name, peer,
+            rpc_status_name(code), msg);
+}
+
+static int method_index(const char *method)
+{
+    static const char prefix[] = "/cuzk.v1.ProvingEngine/";
+    if (reflection_method(method)) return M_REFLECT;
+    if (!strncmp(method, prefix, sizeof prefix - 1))
+        for (int i = 0; i < M_REFLECT; i++) /* ProvingEngine's own */
+            if (!strcmp(method + sizeof prefix - 1, method_names[i])) return i;
+    return M_COUNT;
+}
+
+void service_refused(void *ud, const char *method, int code, const char *peer, const char *msg)
+{
+    account(ud, method_index(method), method, code, peer, msg);
+}
+
 void service_handle(void *ud, rpc_call *c, const char *method, const uint8_t *req, size_t len)
 {
     srv_service *s = ud;
     reply r = {RPC_OK, NULL};
-    int m = M_COUNT;
-    static const char prefix[] = "/cuzk.v1.ProvingEngine/";
-    if (!strncmp(method, prefix, sizeof prefix - 1))
-        for (int i = 0; i < M_REFLECT; i++) /* ProvingEngine's own */
-            if (!strcmp(method + sizeof prefix - 1, method_names[i])) m = i;
-    if (reflection_method(method)) m = M_REFLECT;
+    int m = method_index(method);
     int code;
     if (m == M_COUNT) code = fail(&r, RPC_UNIMPLEMENTED, "unknown method %s", method);
     else if (!authorized(s, c, &r)) code = r.code;
     else code = methods[m](s, c, req, len, &r);
-    if (code != RPC_OK) {
-        const char *msg = r.msg ? r.msg : rpc_status_name(code);
-        rpc_call_reply(c, code, msg, NULL, 0);
-        log_msg(code == RPC_INTERNAL ? CFG_LOG_ERROR : CFG_LOG_DEBUG, "%s: %s: %s",
-                m < M_COUNT ? method_names[m] : method, rpc_status_name(code), msg);
-    }
+    const char *msg = r.msg ? r.msg : rpc_status_name(code);
+    if (code != RPC_OK) rpc_call_reply(c, code, msg, NULL, 0);
+    account(s, m, method, code, rpc_call_peer(c), msg);
     free(r.msg);
-    atomic_fetch_add(&s->calls[m][code < NCODES && code >= 0 ? code : RPC_UNKNOWN], 1);
 }
 
 /* ---- metrics and status -------------------------------------------------- */

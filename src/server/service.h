@@ -22,12 +22,21 @@ void service_set_token(srv_service *s, const char *token);
 /* allow_unauthenticated_tcp: without a token, serve every TCP peer (else
  * loopback peers only: protected mode). */
 void service_set_open_tcp(srv_service *s, bool on);
+/* The listener is mutual TLS (tls_client_ca): without a token, every TCP
+ * peer is served, since each has a verified client certificate. */
+void service_set_mutual_tls(srv_service *s, bool on);
 /* While draining, SubmitProof and Prove get UNAVAILABLE. */
 void service_set_draining(srv_service *s, bool on);
 bool service_draining(const srv_service *s);
 /* An rpc_handler_fn (ud = the service). */
 void service_handle(void *ud, rpc_call *call, const char *method, const uint8_t *req,
                     size_t req_len);
+/* A call the transport refused before service_handle (an rpc_refused_fn):
+ * counted and logged as rejected calls are. */
+void service_refused(void *ud, const char *method, int code, const char *peer, const char *msg);
+/* Says how many rejected calls the rate limit kept out of the log, once its
+ * window is over (force: now). The daemon calls it now and then and at exit. */
+void service_flush_log(srv_service *s, bool force);
 /* Prometheus text: engine counters plus RPC counters (malloc'd). */
 char *service_metrics(srv_service *s);
 /* JSON for the HTTP /status page (malloc'd). */
