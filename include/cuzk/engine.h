@@ -486,6 +486,16 @@ int cuzk_engine_srs_preload(cuzk_engine *e, const char *circuit_id);
 /* Drops a circuit's parameters to cold now, or as soon as no job uses them. */
 int cuzk_engine_srs_evict(cuzk_engine *e, const char *circuit_id);
 int cuzk_engine_srs_state(cuzk_engine *e, const char *circuit_id, cuzk_srs_state *state);
+/*
+ * Whether a circuit's parameters failed to load (a truncated or unreadable
+ * file; running out of memory or a cancellation does not count): *msg is
+ * the reason, whole and malloc'd (free it), and *when (may be NULL) the
+ * Unix time of the failure; *msg NULL when they did not. While failed,
+ * jobs needing the parameters fail at once with that reason; a successful
+ * load (cuzk_engine_srs_preload retries) or a change of the file (size,
+ * mtime or inode) ends it.
+ */
+int cuzk_engine_srs_failure(cuzk_engine *e, const char *circuit_id, char **msg, int64_t *when);
 int cuzk_engine_pce_state(cuzk_engine *e, const char *circuit_id, cuzk_pce_state *state);
 
 /* ---- metrics and status ------------------------------------------------ */

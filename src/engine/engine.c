@@ -363,6 +363,18 @@ static task pick_cpu(cuzk_engine *e)
         if (!j->srs_held) {
             /* behind a job waiting for memory for its SRS, none starts */
             if (srs_blocked || s->state == CUZK_SRS_LOADING) continue;
+            if (s->state != CUZK_SRS_HOT && srs_failed(s)) {
+                char when[32];
+                struct tm tm;
+                time_t t = (time_t)s->fail_time;
+                strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+                job_finish(e, j, CUZK_JOB_FAILED, CUZK_ERR_IO,
+                           "parameters of %s failed to load at %s (fix or replace the file, or call PreloadSRS "
+                           "%s to retry): %s",
+                           s->circuit_id, when, s->circuit_id, s->fail_msg);
+                i--; /* the job may have left the active list */
+                continue;
+            }
             if (s->state != CUZK_SRS_HOT) {
                 if (s->est_bytes + wb > e->budget) {
                     job_finish(e, j, CUZK_JOB_FAILED, CUZK_ERR_NO_MEMORY,
@@ -649,7 +661,7 @@ static void run_synth(cuzk_engine *e, worker *w, task *t)
     j->busy--;
     if (t->probe) k->probing = false;
     if (t->load_srs) {
-        srs_load_done(e, s, lerr, tl);
+        srs_load_done(e, s, lerr, tl, lmsg);
         j->srs_load_s += tl;
         if (lerr != CUZK_OK) {
             part_release(e, p); /* the witness reservation */

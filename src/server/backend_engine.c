@@ -453,6 +453,21 @@ static int tier_of(cuzk_srs_state s)
     return s == CUZK_SRS_HOT ? 0 : s == CUZK_SRS_COLD ? 2 : 1;
 }
 
+/* "failed to load at <UTC>: <reason>" (malloc'd) when circuit's parameters
+ * failed to load, else NULL. */
+static char *srs_failure(srv_backend *b, const char *circuit)
+{
+    char *why = NULL, *out = NULL, when[32];
+    int64_t t = 0;
+    if (cuzk_engine_srs_failure(b->e, circuit, &why, &t) != CUZK_OK || !why) return NULL;
+    time_t tt = (time_t)t;
+    struct tm tm;
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&tt, &tm));
+    if (asprintf(&out, "failed to load at %s: %s", when, why) < 0) out = NULL;
+    free(why);
+    return out;
+}
+
 int srv_get_status(srv_backend *b, srv_status *out)
 {
     memset(out, 0, sizeof *out);
@@ -476,6 +491,8 @@ int srv_get_status(srv_backend *b, srv_status *out)
         srv_srs *s = &out->srs[out->n_srs++];
         snprintf(s->circuit_id, sizeof s->circuit_id, "%s", b->circuits[i]);
         s->tier = tier_of(st);
+        if (st != CUZK_SRS_HOT && st != CUZK_SRS_LOADING && (s->error = srs_failure(b, b->circuits[i])))
+            s->tier = 3;
     }
     cuzk_engine_counters c;
     cuzk_engine_get_counters(b->e, &c);
@@ -496,6 +513,14 @@ int srv_get_status(srv_backend *b, srv_status *out)
             snprintf(g->name, sizeof g->name, "%s", cuzk_engine_device_name(b->e, d));
     }
     return RPC_OK;
+}
+
+void srv_status_free(srv_status *st)
+{
+    for (size_t i = 0; i < st->n_srs; i++) {
+        free(st->srs[i].error);
+        st->srs[i].error = NULL;
+    }
 }
 
 /* The metrics text, grown as it is written; out of memory frees it and
@@ -664,6 +689,17 @@ char *srv_metrics_text(srv_backend *b, char *buf)
         esc[k] = 0;
         mt_printf(&t, "cuzk_device_failed{device=\"%u\",reason=\"%s\"} %d\n", d, esc, failed);
     }
+    /* one series per kind: 1 while its parameters cannot be loaded (the
+     * reason is in GetStatus, /status and the log) */
+    mt_printf(&t, "# HELP cuzk_kind_failed Proof kind whose parameters failed to load (1): its jobs fail at once.\n"
+                  "# TYPE cuzk_kind_failed gauge\n");
+    for (size_t k = 0; k < b->n_kinds; k++) {
+        char *why = NULL;
+        cuzk_engine_srs_failure(b->e, b->circuits[k], &why, NULL);
+        mt_printf(&t, "cuzk_kind_failed{proof_kind=\"%s\",circuit=\"%s\"} %d\n", b->kinds[k], b->circuits[k],
+                  why != NULL);
+        free(why);
+    }
     phase_metrics(&c, &t);
     curio_metrics(b, &c, &t);
     return t.p;
@@ -671,11 +707,21 @@ char *srv_metrics_text(srv_backend *b, char *buf)
 
 char *srv_status_json(srv_backend *b) { return cuzk_engine_status_json(b->e); }
 
-int srv_preload(srv_backend *b, const char *circuit_id, bool *already, uint64_t *load_ms, char *err,
-                size_t errlen)
+/* A malloc'd message for *err and the code, as errf does for a buffer. */
+static int errm(char **err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int errm(char **err, int code, const char *fmt, ...)
 {
-    if (circuit_index(b, circuit_id) < 0)
-        return errf(err, errlen, RPC_NOT_FOUND, "unknown circuit id %s", circuit_id);
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(err, fmt, ap) < 0) *err = NULL;
+    va_end(ap);
+    return code;
+}
+
+int srv_preload(srv_backend *b, const char *circuit_id, bool *already, uint64_t *load_ms, char **err)
+{
+    *err = NULL;
+    if (circuit_index(b, circuit_id) < 0) return errm(err, RPC_NOT_FOUND, "unknown circuit id %s", circuit_id);
     cuzk_srs_state st = CUZK_SRS_COLD;
     cuzk_engine_srs_state(b->e, circuit_id, &st);
     *already = st == CUZK_SRS_HOT;
@@ -685,8 +731,16 @@ int srv_preload(srv_backend *b, const char *circuit_id, bool *already, uint64_t 
     clock_gettime(CLOCK_MONOTONIC, &t1);
     *load_ms = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000);
     if (rc == CUZK_ERR_NO_MEMORY)
-        return errf(err, errlen, RPC_RESOURCE_EXHAUSTED, "%s does not fit in the memory budget", circuit_id);
-    if (rc != CUZK_OK) return errf(err, errlen, RPC_INTERNAL, "loading %s: %s", circuit_id, cuzk_strerror(rc));
+        return errm(err, RPC_RESOURCE_EXHAUSTED, "%s does not fit in the memory budget", circuit_id);
+    if (rc == CUZK_ERR_CANCELLED) return errm(err, RPC_UNAVAILABLE, "the daemon is shutting down");
+    if (rc != CUZK_OK) {
+        /* the file is bad, not the daemon: the reason names it and what is wrong */
+        char *why = srs_failure(b, circuit_id);
+        errm(err, 0, "parameters of %s %s%s", circuit_id, why ? why : "could not be loaded: ",
+             why ? "" : cuzk_strerror(rc));
+        free(why);
+        return RPC_FAILED_PRECONDITION;
+    }
     return RPC_OK;
 }
 
