@@ -373,6 +373,77 @@ for rnd in range(3):
 aside = [f for f in os.listdir(PC) if f.startswith("test-window.pce.rejected")]
 check(len(aside) == 1, f"one set-aside copy kept after two corruptions: {aside}")
 
+# ---- item 9: after a crash, the job journal ----------------------------------------
+# Jobs accepted and not finished when the daemon is killed (kill -9) are
+# answered after the restart as lost, saying when; a job that finished
+# before (completed, or cancelled) is not; a torn or garbled journal is
+# logged and skipped, never fatal.
+PC = os.path.join(tmp, "journal-params")
+state = os.path.join(tmp, "journal-state")
+os.makedirs(state)
+jconf = f'state_dir = "{state}"\n'
+G = Daemon("journal1", PC, daemon_keys=jconf).start()
+done_q = submit_req(pb.TEST_WINNING_POST)
+r = G.stub.Prove(pb.ProveRequest(submit=done_q), timeout=120).result
+check(r.status == S.COMPLETED, f"journal: a job completes before the crash: {r.status} {r.error_message}")
+porep = os.path.join(PC, "cuzk-test-porep-512.params")
+os.remove(porep)
+os.mkfifo(porep)  # the jobs' parameter load blocks: they stay unfinished until the kill
+slow = [submit_req(pb.TEST_POREP) for _ in range(2 + rng.randrange(3))]
+for q in slow:
+    G.stub.SubmitProof(q)
+cancelled = slow.pop(rng.randrange(len(slow)))
+G.stub.CancelProof(pb.CancelProofRequest(job_id=cancelled.request_id))
+G.p.kill()
+G.p.wait(60)
+G.ch.close()
+os.remove(porep)  # the restarted daemon writes its test parameters again
+G = Daemon("journal2", PC, daemon_keys=jconf).start()
+
+
+def await_status(d, job_id):
+    try:
+        r = d.stub.AwaitProof(pb.AwaitProofRequest(job_id=job_id, timeout_ms=1000), timeout=60)
+        return r.status, r.error_message
+    except grpc.RpcError as e:
+        return e.code(), e.details()
+
+
+for q in slow:
+    st, msg = await_status(G, q.request_id)
+    check(st == S.FAILED and f"job {q.request_id} was accepted at " in msg and "lost in a restart at " in msg
+          and msg.endswith("resubmit it"), f"journal: a job accepted before the kill is lost in a restart: {st} {msg!r}")
+for q, what in ((done_q, "completed"), (cancelled, "cancelled"), (submit_req(), "never submitted")):
+    st, msg = await_status(G, q.request_id)
+    check(st == grpc.StatusCode.NOT_FOUND and "lost" not in msg, f"journal: a job {what} is not called lost: {st} {msg!r}")
+again = slow.pop(0)
+r = G.stub.Prove(pb.ProveRequest(submit=again), timeout=120).result
+check(r.status == S.COMPLETED, f"journal: a lost job resubmitted proves: {r.status} {r.error_message}")
+check(G.stop() == 0, "journal: daemon exits 0")
+# A garbled line and a torn one appended (a disk error, a write cut by a
+# crash): logged, skipped; the ids lost earlier are still lost.
+jpath = os.path.join(state, "cuzk-journal")
+garbage = bytes(rng.randrange(32, 127) for _ in range(1 + rng.randrange(80)))
+torn = f"A {int(time.time() * 1000)} {rid('torn').encode().hex()}".encode()[:1 + rng.randrange(40)]
+with open(jpath, "ab") as f:
+    f.write(garbage + b"\n" + torn)
+G = Daemon("journal3", PC, daemon_keys=jconf).start()
+log = G.logtext()
+check("1 unreadable lines ignored" in log and "is torn" in log, f"journal: the garbled and the torn line are logged: "
+      f"{[ln for ln in log.splitlines() if 'journal' in ln][-3:]}")
+for q in slow:
+    st, msg = await_status(G, q.request_id)
+    check(st == S.FAILED and "lost in a restart" in msg, f"journal: still lost after another restart: {st} {msg!r}")
+st, msg = await_status(G, again.request_id)
+check(st == grpc.StatusCode.NOT_FOUND, f"journal: the resubmitted job that completed is not lost: {st} {msg!r}")
+check(G.stop() == 0, "journal: daemon exits 0")
+# A journal of random bytes: the daemon starts and says so.
+with open(jpath, "wb") as f:
+    f.write(bytes(rng.randrange(256) for _ in range(1 + rng.randrange(4096))))
+G = Daemon("journal4", PC, daemon_keys=jconf).start()
+check("no \"cuzk-journal 1\" header" in G.logtext(), "journal: random bytes are reported, not fatal")
+check(G.stop() == 0, "journal: daemon exits 0")
+
 print(f"daemon_reliability: {H.checks - len(failures)} checks passed, {len(failures)} failed", flush=True)
 if not failures:
     import shutil

@@ -51,6 +51,15 @@ typedef enum cuzk_priority {
     CUZK_PRIORITY_CRITICAL = 4  /* WinningPoSt */
 } cuzk_priority;
 
+typedef enum cuzk_job_state {
+    CUZK_JOB_QUEUED = 0,
+    CUZK_JOB_RUNNING = 1,
+    CUZK_JOB_DONE = 2,
+    CUZK_JOB_FAILED = 3,
+    CUZK_JOB_CANCELLED = 4,
+    CUZK_JOB_TIMED_OUT = 5
+} cuzk_job_state;
+
 /* ---- what a prover consumes -------------------------------------------- */
 
 /* A synthesized partition: the assignment view and who owns its memory. */
@@ -338,6 +347,13 @@ typedef struct cuzk_engine_config {
      * bytes (0: the memory budget); sets over the limit stay pageable. */
     cuzk_engine_pin pin;
     uint64_t pinned_limit;
+    /* Job events, for a journal of accepted jobs (may be NULL): state
+     * CUZK_JOB_QUEUED when a job is accepted (a new job, or a new attempt
+     * under the id of a failed one; not a duplicate), then its final state
+     * when it finishes. Called with the scheduler lock held, in the order
+     * the events happen: no engine calls, nothing slow (no fsync). */
+    void (*job_event)(void *ctx, const char *request_id, cuzk_job_state state);
+    void *job_event_ctx;
 } cuzk_engine_config;
 
 /*
@@ -393,15 +409,6 @@ int cuzk_engine_register_test_kinds(cuzk_engine *e, uint64_t porep_constraints,
                                     uint64_t post_constraints, unsigned setup_threads);
 
 /* ---- jobs -------------------------------------------------------------- */
-
-typedef enum cuzk_job_state {
-    CUZK_JOB_QUEUED = 0,
-    CUZK_JOB_RUNNING = 1,
-    CUZK_JOB_DONE = 2,
-    CUZK_JOB_FAILED = 3,
-    CUZK_JOB_CANCELLED = 4,
-    CUZK_JOB_TIMED_OUT = 5
-} cuzk_job_state;
 
 typedef struct cuzk_job_request {
     const char *request_id; /* non-empty; idempotency key */

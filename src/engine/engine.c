@@ -218,6 +218,7 @@ static void job_finish(cuzk_engine *e, cuzk_job *j, cuzk_job_state st, int err, 
     j->t_end = eng_now();
     if (j->t_start == 0) j->t_start = j->t_end;
     j->finish_seq = ++e->next_finish;
+    if (e->cfg.job_event) e->cfg.job_event(e->cfg.job_event_ctx, j->request_id, st);
     /* drop what no thread holds: queued witnesses free their memory now */
     for (uint32_t i = 0; i < j->nparts; i++) {
         part *p = &j->parts[i];
@@ -1289,6 +1290,7 @@ int cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *req, cuzk_job **o
     e->active[pos] = j;
     e->nactive++;
     e->c.jobs_submitted++;
+    if (e->cfg.job_event) e->cfg.job_event(e->cfg.job_event_ctx, j->request_id, CUZK_JOB_QUEUED);
     pthread_cond_broadcast(&e->cpu_cv);
     pthread_cond_broadcast(&e->timer_cv);
     pthread_mutex_unlock(&e->mu);

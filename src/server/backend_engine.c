@@ -23,6 +23,7 @@
 #include "cuzk/engine.h"
 #include "cuzk/error.h"
 #include "server/grpc_adapter.h"
+#include "server/journal.h"
 
 #define MAX_KINDS 32
 /* cuzk_proof_duration_seconds buckets (curio's dashboards read this name) */
@@ -54,6 +55,7 @@ struct srv_backend {
     cuzk_engine_pce pce; /* valid when has_pce */
     bool has_pce;
     unsigned ordinals[CFG_MAX_DEVICES]; /* engine device -> GPU ordinal */
+    srv_journal *journal; /* accepted and finished job ids; NULL: none */
 };
 
 static int errf(char *err, size_t errlen, int code, const char *fmt, ...)
@@ -92,6 +94,45 @@ static uint64_t memory_budget(const cuzk_config *c, srv_backend *b)
     return budget;
 }
 
+/* The param cache as a place to write (test parameters, PCE files): created if missing. */
+static bool param_cache_writable(const cuzk_config *c)
+{
+    bool dir = mkdir(c->param_cache, 0750) == 0 || errno == EEXIST;
+    return dir && access(c->param_cache, W_OK) == 0;
+}
+
+/* The engine's job events into the journal (under the engine's lock: one
+ * write each; srv_submit fsyncs before the caller hears "accepted"). */
+static void job_event(void *ctx, const char *request_id, cuzk_job_state state)
+{
+    srv_backend *b = ctx;
+    if (state == CUZK_JOB_QUEUED) journal_accepted(b->journal, request_id);
+    else journal_finished(b->journal, request_id);
+}
+
+/* The journal in [daemon] state_dir, else $STATE_DIRECTORY (its first
+ * entry: systemd's StateDirectory=), else the param cache. Without one the
+ * daemon still proves; only its answer after a crash is poorer. */
+static void journal_start(srv_backend *b, const cuzk_config *c)
+{
+    char dir[CFG_STR_MAX];
+    const char *env = getenv("STATE_DIRECTORY");
+    if (c->state_dir[0]) snprintf(dir, sizeof dir, "%s", c->state_dir);
+    else if (env && env[0] == '/') snprintf(dir, sizeof dir, "%.*s", (int)strcspn(env, ":"), env);
+    else if (param_cache_writable(c)) snprintf(dir, sizeof dir, "%s", c->param_cache);
+    else dir[0] = '\0';
+    char err[CFG_STR_MAX + 128] = "no writable state_dir or param_cache";
+    if (dir[0]) b->journal = journal_open(dir, b->log, err, sizeof err);
+    char m[sizeof err + 160];
+    if (b->journal)
+        snprintf(m, sizeof m, "job journal %s (%zu jobs lost in an earlier run remembered)", journal_path(b->journal),
+                 journal_lost_count(b->journal));
+    else
+        snprintf(m, sizeof m, "no job journal (%s): after a crash, jobs accepted before it are unknown, not "
+                 "reported lost", err);
+    engine_log(b, b->journal ? 2 : 1, m);
+}
+
 static void add_kind(srv_backend *b, const char *name, const char *circuit)
 {
     if (b->n_kinds >= MAX_KINDS) return;
@@ -101,13 +142,6 @@ static void add_kind(srv_backend *b, const char *name, const char *circuit)
 }
 
 static void on_filecoin_kind(void *ud, const char *name, const char *circuit) { add_kind(ud, name, circuit); }
-
-/* The param cache as a place to write (test parameters, PCE files): created if missing. */
-static bool param_cache_writable(const cuzk_config *c)
-{
-    bool dir = mkdir(c->param_cache, 0750) == 0 || errno == EEXIST;
-    return dir && access(c->param_cache, W_OK) == 0;
-}
 
 /* Every Filecoin kind whose parameters are in the param cache. */
 static int register_filecoin_kinds(srv_backend *b, const cuzk_config *c, char *err, size_t errlen)
@@ -188,7 +222,10 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
         .device_max_errors = c->max_device_errors,
         .cpu_fallback = c->cpu_fallback, /* used with the GPU prover only */
         .pinned_limit = c->pinned_limit,
+        .job_event = job_event,
+        .job_event_ctx = b,
     };
+    journal_start(b, c);
     /* [srs] pce: pre-compiled circuits cached beside the parameters. Without
      * a usable directory the daemon still proves, through full synthesis. */
     if (c->pce) {
@@ -229,6 +266,7 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
         errf(err, errlen, 0, "cannot start the engine: %s", cuzk_strerror(rc));
         if (b->on_gpu) cuzk_engine_gpu_prover_free(&b->gpu);
         if (b->has_pce) cuzk_engine_pce_cache_free(&b->pce);
+        journal_close(b->journal);
         free(b);
         return NULL;
     }
@@ -262,6 +300,7 @@ void srv_backend_close(srv_backend *b)
     cuzk_engine_destroy(b->e);
     if (b->on_gpu) cuzk_engine_gpu_prover_free(&b->gpu);
     if (b->has_pce) cuzk_engine_pce_cache_free(&b->pce);
+    journal_close(b->journal); /* after the engine: its last events are in */
     free(b->live);
     pthread_mutex_destroy(&b->mu);
     free(b);
@@ -347,6 +386,7 @@ int srv_submit(srv_backend *b, const srv_submit_req *r, uint32_t *queue_position
     if (rc == CUZK_ERR_NO_MEMORY)
         return errf(err, errlen, RPC_RESOURCE_EXHAUSTED, "no memory to queue the job");
     if (rc != CUZK_OK) return errf(err, errlen, RPC_INTERNAL, "submit failed: %s", cuzk_strerror(rc));
+    journal_sync(b->journal); /* the id is on disk before the caller hears it was accepted */
     *duplicate = dup;
     pthread_mutex_lock(&b->mu);
     prune(b);
@@ -377,6 +417,10 @@ int srv_await(srv_backend *b, const char *job_id, int64_t timeout_ms, bool (*sto
 {
     memset(out, 0, sizeof *out);
     cuzk_job *job = cuzk_engine_find(b->e, job_id);
+    if (!job && (out->message = journal_lost(b->journal, job_id))) {
+        out->outcome = SRV_FAILED; /* curio's client resubmits a FAILED proof */
+        return RPC_OK;
+    }
     if (!job)
         return errf(err, errlen, RPC_NOT_FOUND, "no job %s (never submitted, or finished long ago)", job_id);
     struct timespec t0, now;
@@ -433,6 +477,11 @@ int srv_await(srv_backend *b, const char *job_id, int64_t timeout_ms, bool (*sto
 int srv_cancel(srv_backend *b, const char *job_id, bool *was_running, char *err, size_t errlen)
 {
     cuzk_job *job = cuzk_engine_find(b->e, job_id);
+    char *lost = job ? NULL : journal_lost(b->journal, job_id);
+    if (lost) {
+        free(lost);
+        return errf(err, errlen, RPC_FAILED_PRECONDITION, "job %s was lost in a restart: nothing to cancel", job_id);
+    }
     if (!job) return errf(err, errlen, RPC_NOT_FOUND, "no job %s", job_id);
     cuzk_job_info info;
     cuzk_job_get_info(job, &info);
