@@ -372,6 +372,28 @@ for rnd in range(3):
         open(pce, "wb").write(bytes(data))
 aside = [f for f in os.listdir(PC) if f.startswith("test-window.pce.rejected")]
 check(len(aside) == 1, f"one set-aside copy kept after two corruptions: {aside}")
+# Verified at start, in the background: a byte flipped while the daemon was
+# down is reported (JSON log) and the file set aside with no proof asking for
+# the PCE (before, only the first proof through it found out).
+data = bytearray(open(pce, "rb").read())
+off = rng.randrange(len(data))
+data[off] ^= 1 + rng.randrange(255)
+open(pce, "wb").write(bytes(data))
+D = Daemon("pce-start", PC, conf='[logging]\nformat = "json"\n').start()
+
+
+def pce_reported():
+    return [ln for ln in D.logtext().splitlines() if "set aside" in ln and pce in ln]
+
+
+until = time.time() + 60  # a bound on the wait only
+while not pce_reported() and time.time() < until:
+    time.sleep(0.05)
+check(len(pce_reported()) == 1 and not os.path.exists(pce),
+      f"a PCE corrupted at byte {off} is reported and set aside at start: {pce_reported()}")
+jobs = D.stub.GetMetrics(pb.GetMetricsRequest()).prometheus_text
+check("\ncuzk_jobs_submitted_total 0\n" in jobs, "... with no job submitted")
+check(D.stop() == 0, "daemon exits 0")
 
 # ---- item 9: after a crash, the job journal ----------------------------------------
 # Jobs accepted and not finished when the daemon is killed (kill -9) are

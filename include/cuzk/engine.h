@@ -288,6 +288,15 @@ int cuzk_engine_pce_cache(cuzk_engine_pce *out, const char *dir, unsigned nthrea
  * engine drops the PCE, synthesizes that partition in full and re-extracts.
  */
 int cuzk_engine_pce_cache_verify_background(cuzk_engine_pce *hooks, bool on);
+/*
+ * Cached files loaded when a kind is registered (a daemon's start): with
+ * background on, their section checksums are always verified on a thread,
+ * whatever pce_verify says, so that the start never waits for hashing
+ * gigabytes; a mismatch is logged and the file set aside as soon as the
+ * thread finds it, and no proof uses the PCE before its verdict. A file that
+ * fails its other checks is logged and set aside at registration either way.
+ */
+int cuzk_engine_pce_cache_verify_at_start(cuzk_engine_pce *hooks, bool background);
 void cuzk_engine_pce_cache_free(cuzk_engine_pce *hooks);
 
 /* ---- configuration ----------------------------------------------------- */

@@ -233,6 +233,8 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
         if (param_cache_writable(c) && cuzk_engine_pce_cache(&b->pce, c->param_cache, pt) == CUZK_OK) {
             b->has_pce = true;
             if (c->pce_verify_background) cuzk_engine_pce_cache_verify_background(&b->pce, true);
+            /* the cached files found at start: checked without delaying readiness */
+            cuzk_engine_pce_cache_verify_at_start(&b->pce, true);
             ec.pce = &b->pce;
         } else {
             char m[CFG_STR_MAX + 96];

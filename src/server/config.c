@@ -121,8 +121,9 @@ static const cfg_entry table[] = {
       "pre-compiled circuits: extract each circuit's R1CS once (cached in param_cache as <circuit id>.pce), "
       "then per proof only the witness and three sparse products"),
     CHOICE("srs", "pce_verify", pce_verify_background, "sync", "background", "\"sync\"", false,
-      "when a cached PCE file's section checksums are verified: sync = before it is used (load waits), "
-      "background = on a thread started at load, the first proof through it waits for the result"),
+      "when a cached PCE file loaded after start is checksummed: sync = before it is used (load waits), "
+      "background = on a thread started at load, the first proof through it waits for the result; "
+      "files found at start: always in the background"),
     E("srs", "preload", T_ID_LIST, preload, 0, 0, "[]", true,
       "circuit ids made resident at start (e.g. \"porep-32g\")"),
     E("logging", "level", T_LEVEL, log_level, 0, 0, "\"info\"", true,
