@@ -1,7 +1,8 @@
 /* The memory limit the engine budgets under: physical RAM, lowered to the
  * cgroup's limit where there is one (cgroup v2: the smallest memory.max from
  * the process's cgroup up to the root, "max" meaning none; cgroup v1:
- * memory.limit_in_bytes, a huge value meaning none), read from fake trees
+ * memory.limit_in_bytes up the tree, a huge value meaning none; the hybrid
+ * layout, v1 controllers beside /sys/fs/cgroup/unified), read from fake trees
  * with random limits; the default budget's headroom; RssAnon grows with
  * memory touched. */
 #include <stdio.h>
@@ -77,6 +78,44 @@ int main(void)
     put("sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes", "lots\n");
     CHECK(cuzk_engine_memory_limit(root, NULL, 0) == phys);
 
+    /* v1: a parent's limit binds its children */
+    snprintf(num, sizeof num, "%llu\n", (unsigned long long)(lim / 3));
+    put("sys/fs/cgroup/memory/docker/memory.limit_in_bytes", num);
+    got = cuzk_engine_memory_limit(root, from, sizeof from);
+    CHECK_MSG(got == lim / 3 && strstr(from, "/memory/docker/memory.limit_in_bytes"), "v1 parent: %llu from %s",
+              (unsigned long long)got, from);
+
+    /* the hybrid layout: v1 controllers in /sys/fs/cgroup/<controller>, the
+     * unified hierarchy in /sys/fs/cgroup/unified */
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/sys'", root);
+    CHECK(system(cmd) == 0);
+    put("proc/self/cgroup", "11:memory:/system.slice/cuzk.service\n3:pids:/system.slice/cuzk.service\n"
+                            "1:name=systemd:/system.slice/cuzk.service\n0::/system.slice/cuzk.service\n");
+    put("sys/fs/cgroup/unified/cgroup.controllers", "\n"); /* no controller on the unified side */
+    put("sys/fs/cgroup/pids/system.slice/cuzk.service/pids.max", "max\n");
+    const uint64_t lim1 = (1ull << 28) + cuzk_rng_u64(&rng) % (phys / 2);
+    snprintf(num, sizeof num, "%llu\n", (unsigned long long)lim1);
+    put("sys/fs/cgroup/memory/system.slice/cuzk.service/memory.limit_in_bytes", num);
+    got = cuzk_engine_memory_limit(root, from, sizeof from);
+    CHECK_MSG(got == lim1 && strstr(from, "/sys/fs/cgroup/memory/system.slice/cuzk.service/memory.limit_in_bytes"),
+              "hybrid, memory on v1: %llu from %s", (unsigned long long)got, from);
+    /* the memory controller on the unified side (no v1 memory hierarchy) */
+    put("proc/self/cgroup", "3:pids:/system.slice/cuzk.service\n0::/system.slice/cuzk.service\n");
+    put("sys/fs/cgroup/unified/cgroup.controllers", "memory pids\n");
+    const uint64_t lim2 = (1ull << 28) + cuzk_rng_u64(&rng) % (phys / 2);
+    snprintf(num, sizeof num, "%llu\n", (unsigned long long)lim2);
+    put("sys/fs/cgroup/unified/system.slice/cuzk.service/memory.max", num);
+    got = cuzk_engine_memory_limit(root, from, sizeof from);
+    CHECK_MSG(got == lim2 && strstr(from, "/sys/fs/cgroup/unified/system.slice/cuzk.service/memory.max"),
+              "hybrid, memory on v2: %llu from %s", (unsigned long long)got, from);
+    /* both sides limited: the smaller binds */
+    put("proc/self/cgroup", "11:memory:/system.slice/cuzk.service\n0::/system.slice/cuzk.service\n");
+    got = cuzk_engine_memory_limit(root, from, sizeof from);
+    CHECK_MSG(got == (lim1 < lim2 ? lim1 : lim2) && strstr(from, lim1 < lim2 ? "limit_in_bytes" : "memory.max"),
+              "hybrid, both (%llu, %llu): %llu from %s", (unsigned long long)lim1, (unsigned long long)lim2,
+              (unsigned long long)got, from);
+
     /* the default budget: headroom max(margin, a tenth), half on a small machine */
     const uint64_t G = 1ull << 30;
     CHECK(cuzk_engine_memory_budget_default(125 * G, 5 * G) == 125 * G - 125 * G / 10);
@@ -97,7 +136,6 @@ int main(void)
               (unsigned long long)r1, n);
     free(p);
 
-    char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     CHECK(system(cmd) == 0);
     return tu_finish("test_memlimit");
