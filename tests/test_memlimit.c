@@ -31,6 +31,25 @@ static void put(const char *rel, const char *text)
     if (f) fputs(text, f), fclose(f);
 }
 
+/* A random limit (256 MiB up to half the RAM) written as a limit file. */
+static uint64_t put_limit(cuzk_rng *rng, uint64_t phys, const char *rel)
+{
+    uint64_t v = (1ull << 28) + cuzk_rng_u64(rng) % (phys / 2);
+    char num[32];
+    snprintf(num, sizeof num, "%llu\n", (unsigned long long)v);
+    put(rel, num);
+    return v;
+}
+
+/* The limit read under root is want, from the file named by in_from. */
+static void expect_limit(uint64_t want, const char *in_from, const char *what)
+{
+    char from[4300];
+    uint64_t got = cuzk_engine_memory_limit(root, from, sizeof from);
+    CHECK_MSG(got == want && strstr(from, in_from), "%s: %llu (want %llu) from %s", what, (unsigned long long)got,
+              (unsigned long long)want, from);
+}
+
 int main(void)
 {
     cuzk_rng rng;
@@ -94,27 +113,18 @@ int main(void)
                             "1:name=systemd:/system.slice/cuzk.service\n0::/system.slice/cuzk.service\n");
     put("sys/fs/cgroup/unified/cgroup.controllers", "\n"); /* no controller on the unified side */
     put("sys/fs/cgroup/pids/system.slice/cuzk.service/pids.max", "max\n");
-    const uint64_t lim1 = (1ull << 28) + cuzk_rng_u64(&rng) % (phys / 2);
-    snprintf(num, sizeof num, "%llu\n", (unsigned long long)lim1);
-    put("sys/fs/cgroup/memory/system.slice/cuzk.service/memory.limit_in_bytes", num);
-    got = cuzk_engine_memory_limit(root, from, sizeof from);
-    CHECK_MSG(got == lim1 && strstr(from, "/sys/fs/cgroup/memory/system.slice/cuzk.service/memory.limit_in_bytes"),
-              "hybrid, memory on v1: %llu from %s", (unsigned long long)got, from);
+    const char *v1leaf = "sys/fs/cgroup/memory/system.slice/cuzk.service/memory.limit_in_bytes";
+    const uint64_t lim1 = put_limit(&rng, phys, v1leaf);
+    expect_limit(lim1, v1leaf, "hybrid, memory on v1");
     /* the memory controller on the unified side (no v1 memory hierarchy) */
     put("proc/self/cgroup", "3:pids:/system.slice/cuzk.service\n0::/system.slice/cuzk.service\n");
     put("sys/fs/cgroup/unified/cgroup.controllers", "memory pids\n");
-    const uint64_t lim2 = (1ull << 28) + cuzk_rng_u64(&rng) % (phys / 2);
-    snprintf(num, sizeof num, "%llu\n", (unsigned long long)lim2);
-    put("sys/fs/cgroup/unified/system.slice/cuzk.service/memory.max", num);
-    got = cuzk_engine_memory_limit(root, from, sizeof from);
-    CHECK_MSG(got == lim2 && strstr(from, "/sys/fs/cgroup/unified/system.slice/cuzk.service/memory.max"),
-              "hybrid, memory on v2: %llu from %s", (unsigned long long)got, from);
+    const char *v2leaf = "sys/fs/cgroup/unified/system.slice/cuzk.service/memory.max";
+    const uint64_t lim2 = put_limit(&rng, phys, v2leaf);
+    expect_limit(lim2, v2leaf, "hybrid, memory on v2");
     /* both sides limited: the smaller binds */
     put("proc/self/cgroup", "11:memory:/system.slice/cuzk.service\n0::/system.slice/cuzk.service\n");
-    got = cuzk_engine_memory_limit(root, from, sizeof from);
-    CHECK_MSG(got == (lim1 < lim2 ? lim1 : lim2) && strstr(from, lim1 < lim2 ? "limit_in_bytes" : "memory.max"),
-              "hybrid, both (%llu, %llu): %llu from %s", (unsigned long long)lim1, (unsigned long long)lim2,
-              (unsigned long long)got, from);
+    expect_limit(lim1 < lim2 ? lim1 : lim2, lim1 < lim2 ? v1leaf : v2leaf, "hybrid, both");
 
     /* the default budget: headroom max(margin, a tenth), half on a small machine */
     const uint64_t G = 1ull << 30;
