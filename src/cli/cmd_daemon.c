@@ -133,23 +133,29 @@ static size_t preload_all(srv_backend *b, const cuzk_config *c, bool fatal)
 
 /* systemd's STATUS= line: what is served and which circuits cannot be
  * (`systemctl status cuzk` shows it beside "active"). */
-static void notify_status(srv_backend *b, const char *listen, const char *prefix)
+static void notify_status(const srv_status *st, const char *listen, const char *prefix)
 {
-    srv_status st;
-    srv_get_status(b, &st);
     uint32_t pend = 0, run = 0;
-    for (size_t i = 0; i < st.n_queues; i++) pend += st.queues[i].pending, run += st.queues[i].in_progress;
+    for (size_t i = 0; i < st->n_queues; i++) pend += st->queues[i].pending, run += st->queues[i].in_progress;
     char failed[320] = "";
     size_t nf = 0, used = 0;
-    for (size_t i = 0; i < st.n_srs; i++) {
-        if (st.srs[i].tier != 3) continue;
-        int w = snprintf(failed + used, sizeof failed - used, "%s%s", nf ? ", " : "", st.srs[i].circuit_id);
+    for (size_t i = 0; i < st->n_srs; i++) {
+        if (st->srs[i].tier != 3) continue;
+        int w = snprintf(failed + used, sizeof failed - used, "%s%s", nf ? ", " : "", st->srs[i].circuit_id);
         if (w > 0 && used + (size_t)w < sizeof failed) used += (size_t)w;
         nf++;
     }
     notify("%sSTATUS=serving on %s: %zu of %zu circuits usable%s%s%s; %u queued, %u running, %llu proved", prefix,
-           listen, st.n_srs - nf, st.n_srs, nf ? " (FAILED to load: " : "", failed, nf ? ")" : "", pend, run,
-           (unsigned long long)st.proofs_completed);
+           listen, st->n_srs - nf, st->n_srs, nf ? " (FAILED to load: " : "", failed, nf ? ")" : "", pend, run,
+           (unsigned long long)st->proofs_completed);
+}
+
+/* READY=1 with the status line. */
+static void notify_ready(srv_backend *b, const char *listen)
+{
+    srv_status st;
+    srv_get_status(b, &st);
+    notify_status(&st, listen, "READY=1\n");
     srv_status_free(&st);
 }
 
@@ -260,7 +266,7 @@ int cmd_daemon(int argc, char **argv)
         LOG_ERROR("%s (continuing without it)", err);
     LOG_INFO("serving on %s%s%s (max message %llu bytes; %s)", cfg.listen, http ? ", status on http://" : "",
              http ? cfg.status_listen : "", (unsigned long long)cfg.max_message_size, access_mode(&cfg));
-    notify_status(b, cfg.listen, "READY=1\n");
+    notify_ready(b, cfg.listen);
 
     /* ---- the signal loop ---- */
     int sig = 0;
@@ -283,11 +289,14 @@ int cmd_daemon(int argc, char **argv)
                 preload_all(b, &cfg, false); /* a running daemon is never stopped by a reload */
                 LOG_INFO("configuration reloaded from %s", config_path);
             }
-            notify_status(b, cfg.listen, "READY=1\n");
+            notify_ready(b, cfg.listen);
         } else if (sig == SIGTERM || sig == SIGINT) {
             break;
         } else {
-            notify_status(b, cfg.listen, "");
+            srv_status st;
+            srv_get_status(b, &st);
+            notify_status(&st, cfg.listen, "");
+            srv_status_free(&st);
         }
     }
 

@@ -1283,6 +1283,7 @@ int cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *req, cuzk_job **o
         return err;
     }
     j->seq = ++e->next_seq;
+    if (e->cfg.job_event) e->cfg.job_event(e->cfg.job_event_ctx, j->request_id, CUZK_JOB_QUEUED);
     atomic_init(&j->refs, 3); /* the table, the active list, the caller */
     size_t pos = e->nactive;
     while (pos > 0 && e->active[pos - 1]->priority < j->priority) pos--;
@@ -1290,7 +1291,6 @@ int cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *req, cuzk_job **o
     e->active[pos] = j;
     e->nactive++;
     e->c.jobs_submitted++;
-    if (e->cfg.job_event) e->cfg.job_event(e->cfg.job_event_ctx, j->request_id, CUZK_JOB_QUEUED);
     pthread_cond_broadcast(&e->cpu_cv);
     pthread_cond_broadcast(&e->timer_cv);
     pthread_mutex_unlock(&e->mu);
