@@ -420,7 +420,7 @@ int srv_await(srv_backend *b, const char *job_id, int64_t timeout_ms, bool (*sto
     memset(out, 0, sizeof *out);
     cuzk_job *job = cuzk_engine_find(b->e, job_id);
     if (!job && (out->message = journal_lost(b->journal, job_id))) {
-        out->outcome = SRV_FAILED; /* curio's client resubmits a FAILED proof */
+        out->outcome = SRV_FAILED; /* a failed proof: clients submit it again */
         return RPC_OK;
     }
     if (!job)
