@@ -199,6 +199,9 @@ def preload_refused(d, circuit, reason):
 
 
 preload_refused(E, "wpost-2k", reason)
+out = subprocess.run([CUZK, "bench", "status", "--addr", f"unix://{E.sock}"], capture_output=True, text=True).stdout
+line = next((ln for ln in out.splitlines() if ln.split()[:2] == ["srs", "wpost-2k"]), "")
+check("FAILED: failed to load at " in line and line.endswith(reason), f"cuzk bench status shows it: {line!r}")
 # systemd readiness (a build with libsystemd): READY=1 with a STATUS= naming the failed circuit
 if b"libsystemd" in subprocess.run(["ldd", CUZK], capture_output=True).stdout:
     notify.settimeout(60)  # a bound on the wait only: READY=1 was sent before "serving on" was logged
