@@ -404,8 +404,7 @@ check(D.stop() == 0, "daemon exits 0")
 # before (completed, or cancelled) is not; a torn or garbled journal is
 # logged and skipped, never fatal.
 PC = os.path.join(tmp, "journal-params")
-state = os.path.join(tmp, "journal-state")
-os.makedirs(state)
+state = os.path.join(tmp, "journal-state")  # made by the daemon
 jconf = f'state_dir = "{state}"\n'
 G = Daemon("journal1", PC, daemon_keys=jconf).start()
 done_q = submit_req(pb.TEST_WINNING_POST)

@@ -122,6 +122,7 @@ static void journal_start(srv_backend *b, const cuzk_config *c)
     else if (param_cache_writable(c)) snprintf(dir, sizeof dir, "%s", c->param_cache);
     else dir[0] = '\0';
     char err[CFG_STR_MAX + 128] = "no writable state_dir or param_cache";
+    if (c->state_dir[0]) mkdir(dir, 0750); /* a directory the operator named: made if missing */
     if (dir[0]) b->journal = journal_open(dir, b->log, err, sizeof err);
     char m[sizeof err + 160];
     if (b->journal)
