@@ -5,9 +5,12 @@
  * (pageable memory). Median of CUZK_BENCH_REPS (3) runs after a warm-up.
  * Limits (log2): CUZK_BENCH_G1 (26), CUZK_BENCH_G2 (24), CUZK_BENCH_NTT (27),
  * CUZK_BENCH_PROVE (24); CUZK_BENCH_MIN (20) is the smallest size.
- * Bases are copies of 4096 random points (generating 2^26 distinct points
- * on the CPU takes hours; the memory traffic is the same); the prove uses
- * random parameters of the right shape (timing only, proofs do not verify).
+ * MSM bases are distinct, k_i·G for random k_i from the GPU fixed-base
+ * kernel (copies of a small pool let the L2 cache flatter the figures); the
+ * prove uses random parameters of the right shape (timing only, proofs do
+ * not verify). The G1 random rows run again with the batch-affine rounds
+ * (CUZK_GPU_MSM_AFFINE = CUZK_BENCH_AFFINE, default 6; 0 skips the rows),
+ * every result compared with the plain run's.
  * circom: the snarkjs-style prove (cuzk_gpu_circom_prove) on synthetic zkeys
  * (tests/circom_synth.h) of domains 2^CUZK_BENCH_CIRCOM_MIN (10) ..
  * 2^CUZK_BENCH_CIRCOM (14), against the CPU prover with CUZK_BENCH_THREADS
@@ -139,24 +142,49 @@ int main(void)
     cuzk_g1_affine *b1 = malloc(((size_t)1 << lg1) * sizeof *b1);
     cuzk_g2_affine *b2 = malloc(((size_t)1 << lg2) * sizeof *b2);
     if (!k || !b1 || !b2) return 1;
-    for (size_t i = 0; i < ((size_t)1 << lg1); i++) b1[i] = pool1[cuzk_rng_u64(&rng) % (POOL / 4)];
-    for (size_t i = 0; i < ((size_t)1 << lg2); i++) b2[i] = pool2[cuzk_rng_u64(&rng) % (POOL / 4)];
+    /* distinct bases k_i·G, made on the device */
+    scalars(k, (size_t)1 << lg1, 0);
+    if (cuzk_gpu_g1_fixed_base(w, b1, &cuzk_g1_generator, k, (size_t)1 << lg1)) {
+        fprintf(stderr, "bench_gpu: G1 bases: %s\n", cuzk_gpu_worker_error(w));
+        return 1;
+    }
+    scalars(k, (size_t)1 << lg2, 0);
+    if (cuzk_gpu_g2_fixed_base(w, b2, &cuzk_g2_generator, k, (size_t)1 << lg2)) {
+        fprintf(stderr, "bench_gpu: G2 bases: %s\n", cuzk_gpu_worker_error(w));
+        return 1;
+    }
     double dv[16], cv[16];
 
-    for (int boolean = 0; boolean < 2; boolean++)
+    const unsigned aff = env_u("CUZK_BENCH_AFFINE", 6);
+    for (int mode = 0; mode < 3; mode++) { /* random, bool-heavy, random with affine rounds */
+        if (mode == 2 && !aff) break;
+        const int boolean = mode == 1;
         for (unsigned lg = lmin; lg <= lg1; lg += 2) {
             size_t n = (size_t)1 << lg;
+            cuzk_rng_seed(&rng, 777 + lg + 100 * boolean); /* the affine rows redo the random rows' scalars */
             scalars(k, n, boolean);
-            cuzk_g1_jac o;
+            cuzk_g1_jac o, plain;
             int bad = 0;
+            if (mode == 2) {
+                bad |= cuzk_gpu_g1_msm(w, &plain, b1, k, n);
+                char v[16];
+                snprintf(v, sizeof v, "%u", aff);
+                setenv("CUZK_GPU_MSM_AFFINE", v, 1);
+            }
             for (unsigned r = 0; r <= reps; r++) {
                 double t = bench_now();
                 bad |= cuzk_gpu_g1_msm(w, &o, b1, k, n);
                 if (r) cv[r - 1] = bench_now() - t, dv[r - 1] = cuzk_gpu_worker_region_s(w);
             }
+            if (mode == 2) {
+                unsetenv("CUZK_GPU_MSM_AFFINE");
+                if (!bad && !cuzk_g1_jac_eq(&o, &plain)) printf("G1 MSM 2^%u: the affine rounds' result differs\n", lg);
+            }
             if (bad) printf("G1 MSM error: %s\n", cuzk_gpu_worker_error(w));
-            row(boolean ? "G1 MSM bool-heavy" : "G1 MSM random", lg, median(dv, reps), median(cv, reps));
+            row(mode == 0 ? "G1 MSM random" : mode == 1 ? "G1 MSM bool-heavy" : "G1 MSM random, affine", lg,
+                median(dv, reps), median(cv, reps));
         }
+    }
     for (unsigned lg = lmin; lg <= lg2; lg += 2) {
         size_t n = (size_t)1 << lg;
         scalars(k, n, 0);

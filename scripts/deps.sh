@@ -10,10 +10,11 @@ what=${1:-build}
 # dependency), libsystemd (sd_notify).
 pkgs_build=(build-essential cmake pkg-config libssl-dev libjansson-dev libgrpc-dev protobuf-compiler
             protobuf-c-compiler libprotobuf-c-dev libtomlplusplus-dev libsystemd-dev)
-# python3-grpcio/grpc-tools: a gRPC client that is not ours, for the daemon tests;
+# python3-grpcio/grpc-tools/protobuf: a gRPC client that is not ours, for the daemon tests
+# (python3-protobuf: descriptors for the reflection test);
 # iproute2 + util-linux (ip, unshare, nsenter): daemon_curio's remote client in a
 # network namespace; systemd (systemd-analyze): unit_file verifies deploy/cuzk.service
-pkgs_test=(libgmp-dev nodejs npm python3 python3-grpcio python3-grpc-tools iproute2 util-linux systemd)
+pkgs_test=(libgmp-dev nodejs npm python3 python3-grpcio python3-grpc-tools python3-protobuf iproute2 util-linux systemd)
 pkgs_fuzz=(clang libclang-rt-dev)
 
 need=()

@@ -1,5 +1,6 @@
 # cmake -DIN=file -DOUT=file.c -DSYM=name -P embed.cmake: a C array of IN's bytes (NUL-terminated)
-# and its length, so a data file (filecoin-proofs' parameters.json) is part of the library.
+# and its length, so a data file is part of a library (filecoin-proofs' parameters.json, the daemon's
+# .proto descriptors).
 file(READ ${IN} hex HEX)
 string(LENGTH "${hex}" n)
 math(EXPR len "${n} / 2")

@@ -9,17 +9,7 @@ work=$(mktemp -d /tmp/cuzk-bench-test.XXXXXX)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
-fail=0
-expect() { # expect <what> <want-rc> <grep-pattern> -- cmd...
-    local what=$1 want=$2 pat=$3; shift 4
-    local out rc=0
-    out=$("$@" 2>&1) || rc=$?
-    if [ "$rc" != "$want" ] || ! grep -qE -- "$pat" <<<"$out"; then
-        echo "FAIL: $what (rc $rc, want $want; pattern '$pat')"; echo "$out" | tail -5; fail=1
-    else
-        echo "ok: $what"
-    fi
-}
+. "$(dirname "$0")/expect.sh"
 start() { # start <name> <listen> [extra toml]
     cat > "$work/$1.toml" <<TOML
 [daemon]

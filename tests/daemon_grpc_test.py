@@ -187,6 +187,31 @@ check(a.status == S.COMPLETED, "the job went on after the Await timeout")
 c, _ = code_of(st.AwaitProof, pb.AwaitProofRequest(job_id="no-such-job"))
 check(c == grpc.StatusCode.NOT_FOUND, "Await unknown job: NOT_FOUND")
 
+# GetStatus.gpus, curio's shape: one entry per prover worker (the CPU prover's
+# two here: no device memory), each with the job it proves. Polled while
+# 10-partition jobs run, one at a time until a worker is caught proving one.
+def gpus_consistent(s):
+    return (len(s.gpus) == 2 and all(g.ordinal == 0 and g.name == "CPU prover (no GPU)" and g.vram_total_bytes == 0
+                                     and g.vram_free_bytes == 0 and bool(g.current_job_id) == bool(g.current_proof_kind)
+                                     for g in s.gpus))
+
+
+snaps, mine = [], set()
+for i in range(8):
+    j = submit_req(pb.TEST_POREP, request_id=rid(f"busy{i}"))
+    mine.add(j.request_id)
+    fut = st.Prove.future(pb.ProveRequest(submit=j), timeout=120)
+    while not fut.done():
+        snaps.append(st.GetStatus(pb.GetStatusRequest()))
+    if any(g.current_job_id in mine and g.current_proof_kind == "test-porep" for s in snaps for g in s.gpus):
+        break
+check(all(gpus_consistent(s) for s in snaps), f"GetStatus.gpus: two CPU prover workers in {len(snaps)} snapshots "
+      f"(first: {list(snaps[0].gpus) if snaps else None})")
+seen = {(g.current_job_id, g.current_proof_kind) for s in snaps for g in s.gpus if g.current_job_id}
+check(seen and seen <= {(m, "test-porep") for m in mine}, f"GetStatus.gpus names the jobs being proved: {sorted(seen)[:4]}")
+idle = st.GetStatus(pb.GetStatusRequest())
+check(gpus_consistent(idle) and not any(g.current_job_id for g in idle.gpus), "GetStatus.gpus: idle workers name no job")
+
 # Cancel: queue several 10-partition jobs, cancel the last (still queued)
 jobs = [submit_req(pb.TEST_POREP, request_id=rid(f"q{i}")) for i in range(3)]
 for j in jobs:

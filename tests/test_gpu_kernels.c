@@ -207,7 +207,13 @@ int main(void)
          * chunks and several partial levels (this found a real bug) */
         setenv("CUZK_GPU_MSM_C", "2", 1);
         test_msm(w, false);
+        /* the batch-affine rounds (off by default): long runs at C = 2 (P + P
+         * and P - P from the repeated pool points), then the usual windows */
+        setenv("CUZK_GPU_MSM_AFFINE", "8", 1);
+        test_msm(w, false);
         unsetenv("CUZK_GPU_MSM_C");
+        test_msm(w, b);
+        unsetenv("CUZK_GPU_MSM_AFFINE");
     }
     test_errors(dev, w);
     cuzk_gpu_worker_destroy(w);

@@ -188,6 +188,9 @@ int cuzk_engine_filecoin_pce_check(const cuzk_pce *pce, const char *circuit_id, 
  *    a device now, as a first prove would; called by cuzk_engine_srs_preload
  *    once the parameters are loaded, outside the scheduler lock, while
  *    proves may run; a failure is logged and left to the first prove.
+ *  - device_memory (may be NULL): the device's memory now, total and free
+ *    bytes, for the status (called without the engine's lock, from any
+ *    thread).
  *  - last_timing (may be NULL): the phases of the worker's last successful
  *    prove (its last proof when n > 1), for the per-partition log line and
  *    the phase counters (cuzk_engine_counters).
@@ -212,6 +215,7 @@ typedef struct cuzk_engine_prover {
     void (*last_timing)(void *ctx, void *dev, unsigned worker, cuzk_groth16_prove_timing *out);
     int (*warm)(void *ctx, void *dev, const cuzk_groth16_params *params, const void *pce, char *msg,
                 size_t msg_len);
+    int (*device_memory)(void *ctx, void *dev, uint64_t *total, uint64_t *free_bytes);
 } cuzk_engine_prover;
 
 /* Fills *out with the CPU prover: cuzk_groth16_prove_assignment with
@@ -567,6 +571,23 @@ unsigned cuzk_engine_num_devices(cuzk_engine *e);
 const char *cuzk_engine_device_name(cuzk_engine *e, unsigned d);
 /* Whether device d was marked failed; reason (may be NULL) gets why. */
 bool cuzk_engine_device_failed(cuzk_engine *e, unsigned d, char *reason, size_t reason_len);
+/* Device d's memory now (the backend's device_memory): CUZK_OK with total
+ * and free bytes, or CUZK_ERR_NO_DEVICE where the backend has none to report
+ * (the CPU prover). */
+int cuzk_engine_device_memory(cuzk_engine *e, unsigned d, uint64_t *total, uint64_t *free_bytes);
+
+/* A prover worker now: its device (cuzk_engine_num_devices(): the CPU
+ * fallback) and index there, what it does ("idle", "prove", "standby",
+ * "failed", "stopped"), and while it proves, the job's request id and kind. */
+typedef struct cuzk_engine_prover_worker {
+    unsigned device, slot;
+    char doing[16];
+    char job_id[260]; /* "" when not proving; longer ids are cut */
+    char kind[64];
+} cuzk_engine_prover_worker;
+/* Fills out with up to max prover workers (devices' in order, then the
+ * fallback's); returns how many. */
+size_t cuzk_engine_prover_workers(cuzk_engine *e, cuzk_engine_prover_worker *out, size_t max);
 
 /* A JSON snapshot (config, counters, queues, workers, devices, SRS and PCE
  * residency, memory, active jobs); malloc'd, free() it. NULL on no memory. */

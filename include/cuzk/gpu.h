@@ -31,6 +31,7 @@
 #define CUZK_GPU_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cuzk/circom.h"
 #include "cuzk/fr.h"
@@ -56,6 +57,9 @@ int cuzk_gpu_device_open(cuzk_gpu_device **out, int ordinal, char *msg, size_t m
 void cuzk_gpu_device_close(cuzk_gpu_device *dev);
 /* "NVIDIA H200 (device 0, 132 SMs, 139.8 GiB)"-style description. */
 const char *cuzk_gpu_device_describe(const cuzk_gpu_device *dev);
+/* The GPU's memory now, in bytes: total and free (cudaMemGetInfo; free
+ * counts every process's allocations). CUZK_ERR_DEVICE on a failed device. */
+int cuzk_gpu_device_memory(cuzk_gpu_device *dev, uint64_t *total, uint64_t *free_bytes);
 
 int cuzk_gpu_worker_create(cuzk_gpu_worker **out, cuzk_gpu_device *dev);
 void cuzk_gpu_worker_destroy(cuzk_gpu_worker *w);

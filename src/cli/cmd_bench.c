@@ -5,6 +5,10 @@
  *   batch    --count N proofs, --concurrency J at a time, a summary table
  *   stress   --mix kind:rate,... for --duration, then a table per kind
  *   status | metrics | preload | evict | cancel
+ * curio's cuzk-bench forms work too: its type names, --c1 FILE, --vanilla
+ * FILE as a JSON array of base64 proofs, the request fields as options
+ * (--sector-num, --miner-id, --partition, --randomness HEX, --comm-* HEX),
+ * -a http://host:port, and --log-level (accepted, nothing to log here).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -15,7 +19,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+#include <strings.h>
+
 #include "cli/cli.h"
+#include "cuzk/base64.h"
+#include "cuzk/hex.h"
 #include "cuzk/rng.h"
 #include "cuzk/v1/proving.pb-c.h"
 #include "request_file.h"
@@ -24,8 +33,14 @@
 #define SVC "/cuzk.v1.ProvingEngine/"
 
 typedef struct opts {
-    const char *addr, *token, *kind, *vanilla, *request, *mix, *circuit_id, *job_id;
+    const char *addr, *token, *kind, *vanilla, *c1, *request, *mix, *circuit_id, *job_id;
     uint64_t sector_size, registered_proof, timeout_ms;
+    bool sector_size_set, registered_proof_set;
+    /* the request's fields as options (curio's cuzk-bench); fields: the
+     * CUZK_FIL_REQ_* bits of the 32-byte values given */
+    uint64_t sector_number, miner_id;
+    uint32_t partition, fields;
+    uint8_t value[4][32]; /* randomness, comm_r_old, comm_r_new, comm_d_new */
     int priority;
     uint32_t count, concurrency, max_inflight;
     double duration_s;
@@ -61,10 +76,21 @@ static const struct {
     {"winning", CUZK__V1__PROOF_KIND__WINNING_POST},
 };
 
-static int kind_code(const char *name)
+/* curio's cuzk-bench names for the Filecoin kinds */
+static const struct {
+    const char *alias, *name;
+} kind_aliases[] = {
+    {"porep-c2", "porep"},    {"seal-commit", "porep"}, {"snap-deals", "snap"},     {"update", "snap"},
+    {"window-post", "wpost"}, {"windowpost", "wpost"},  {"winning-post", "winning"}, {"winningpost", "winning"},
+};
+
+/* The index in kinds of a type name (either case, curio's names too), or -1. */
+static int kind_index(const char *name)
 {
+    for (size_t i = 0; i < sizeof kind_aliases / sizeof kind_aliases[0]; i++)
+        if (!strcasecmp(kind_aliases[i].alias, name)) name = kind_aliases[i].name;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        if (!strcmp(kinds[i].name, name)) return kinds[i].kind;
+        if (!strcasecmp(kinds[i].name, name)) return (int)i;
     return -1;
 }
 
@@ -109,8 +135,41 @@ static uint8_t *read_file(const char *path, size_t *len)
     return b;
 }
 
-static uint8_t *vanilla_data;
-static size_t vanilla_len;
+static uint8_t *vanilla_data, *c1_data;
+static size_t vanilla_len, c1_len;
+static ProtobufCBinaryData *vanilla_list; /* --vanilla as a JSON array of base64 proofs */
+static size_t vanilla_n;
+
+/* --vanilla FILE in curio's form, a JSON array of base64 strings (Go's
+ * json.Marshal of [][]byte), becomes vanilla_proofs; any other file is one
+ * proof, sent whole (curio's cuzk-bench falls back the same way). 0, or -1
+ * with a message for an array that is not all base64. */
+static int vanilla_parse(const char *path)
+{
+    json_t *root = json_loadb((const char *)vanilla_data, vanilla_len, 0, NULL);
+    if (!json_is_array(root)) {
+        json_decref(root);
+        return 0;
+    }
+    int rc = 0;
+    vanilla_n = json_array_size(root);
+    vanilla_list = calloc(vanilla_n ? vanilla_n : 1, sizeof *vanilla_list);
+    if (!vanilla_list) rc = (cli_errorf("bench: out of memory"), -1);
+    for (size_t i = 0; rc == 0 && i < vanilla_n; i++) {
+        json_t *v = json_array_get(root, i);
+        size_t n = 0;
+        uint8_t *b = json_is_string(v) ? cuzk_base64_decode(json_string_value(v), json_string_length(v), &n) : NULL;
+        if (!b) {
+            rc = (cli_errorf("bench: %s: entry %zu of the JSON array is not a base64 string", path, i), -1);
+            vanilla_n = i;
+            break;
+        }
+        vanilla_list[i] = (ProtobufCBinaryData){n, b};
+    }
+    if (rc == 0 && vanilla_n == 0) rc = (cli_errorf("bench: %s: an empty JSON array", path), -1);
+    json_decref(root);
+    return rc;
+}
 static cli_request request; /* --request FILE */
 static ProtobufCBinaryData *request_blobs;
 
@@ -150,9 +209,21 @@ static void prove_one(int kind_ix, uint64_t index, record *r)
             s.n_vanilla_proofs = q->num_blobs;
             s.vanilla_proofs = request_blobs;
         }
-    } else if (vanilla_data) {
-        s.vanilla_proof.data = vanilla_data;
-        s.vanilla_proof.len = vanilla_len;
+    } else if (c1_data || vanilla_data || O.fields || O.sector_number || O.miner_id || O.partition) {
+        s.sector_number = O.sector_number;
+        s.miner_id = O.miner_id;
+        s.partition_index = O.partition;
+        ProtobufCBinaryData *vals[4] = {&s.randomness, &s.comm_r_old, &s.comm_r_new, &s.comm_d_new};
+        for (int i = 0; i < 4; i++)
+            if (O.fields & (1u << i)) *vals[i] = (ProtobufCBinaryData){32, O.value[i]};
+        if (c1_data) {
+            s.vanilla_proof = (ProtobufCBinaryData){c1_len, c1_data};
+        } else if (vanilla_list) {
+            s.n_vanilla_proofs = vanilla_n;
+            s.vanilla_proofs = vanilla_list;
+        } else if (vanilla_data) {
+            s.vanilla_proof = (ProtobufCBinaryData){vanilla_len, vanilla_data};
+        }
     } else if (kinds[kind_ix].kind >= CUZK__V1__PROOF_KIND__TEST_POREP) {
         s.vanilla_proof.data = seed; /* a fresh witness per proof */
         s.vanilla_proof.len = sizeof seed;
@@ -363,9 +434,7 @@ static int run_stress(void)
         char *colon = strchr(tok, ':');
         if (!colon) return cli_errorf("stress: --mix entries are kind:rate (proofs/s), got '%s'", tok), free(mix), 2;
         *colon = '\0';
-        int k = -1;
-        for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-            if (!strcmp(kinds[i].name, tok)) k = (int)i;
+        int k = kind_index(tok);
         char *end;
         double r = strtod(colon + 1, &end);
         if (k < 0 || *end || !(r > 0 && r <= 1000))
@@ -479,8 +548,15 @@ static int run_status(void)
         printf("  srs %-12s %s%s%s\n", s->loaded_srs[i]->circuit_id,
                (unsigned)s->loaded_srs[i]->tier < 4 ? tiers[s->loaded_srs[i]->tier] : "?",
                s->loaded_srs[i]->error[0] ? ": " : "", s->loaded_srs[i]->error);
-    for (size_t i = 0; i < s->n_gpus; i++)
-        printf("  gpu %u %s: %s\n", s->gpus[i]->ordinal, s->gpus[i]->name, s->gpus[i]->current_job_id);
+    for (size_t i = 0; i < s->n_gpus; i++) {
+        const Cuzk__V1__GPUStatus *g = s->gpus[i];
+        printf("  gpu %u %s: ", g->ordinal, g->name);
+        if (g->vram_total_bytes)
+            printf("%llu / %llu MiB free, ", (unsigned long long)(g->vram_free_bytes >> 20),
+                   (unsigned long long)(g->vram_total_bytes >> 20));
+        printf("%s%s%s\n", g->current_job_id[0] ? g->current_job_id : "idle", g->current_proof_kind[0] ? " " : "",
+               g->current_proof_kind);
+    }
     protobuf_c_message_free_unpacked(resp, NULL);
     return 0;
 }
@@ -527,6 +603,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: cuzk bench <verb> [--addr ADDR] [--token T] [--timeout SECONDS] [options]\n\n"
             "  single  --type KIND [--vanilla FILE] [--sector-size BYTES] [--registered-proof N] [--priority 0-4]\n"
+            "          [--c1 FILE] [--sector-num N] [--miner-id N] [--partition N] [--randomness HEX]\n"
+            "          [--comm-r-old HEX] [--comm-r-new HEX] [--comm-d-new HEX]   (curio's cuzk-bench form)\n"
             "          or --request FILE (a request written by `cuzk gen-vanilla`: kind, fields, vanilla proofs)\n"
             "  batch   --type KIND [--count N (3)] [--concurrency J (1)]\n"
             "  stress  --mix KIND:RATE[,KIND:RATE...] (proofs/s) [--duration SECONDS (30)] [--max-inflight N (64)]\n"
@@ -534,7 +612,11 @@ static void usage(FILE *f)
             "  --addr   unix:///path, host:port or http://host:port (default unix:///run/cuzk/cuzk.sock)\n"
             "  --token  bearer token for TCP (default $CUZK_TOKEN)\n"
             "  KIND     test-porep, test-window, test-winning (daemon --test-kinds), or\n"
-            "           porep, snap, wpost, winning (with --sector-size, default 32 GiB)\n");
+            "           porep, snap, wpost, winning (curio's names too: porep-c2, snap-deals, window-post, ...)\n"
+            "  --c1     PoRep: the C1 output (JSON); --vanilla: a JSON array of base64 proofs (PoSt, SnapDeals)\n"
+            "           or one proof file sent whole\n"
+            "  sizes    --sector-size, else the daemon's reading of --registered-proof, else 32 GiB\n"
+            "  HEX      32 bytes as 64 hex digits; PoSt without --randomness sends zeros (as curio's cuzk-bench)\n");
 }
 
 int cmd_bench(int argc, char **argv)
@@ -553,16 +635,30 @@ int cmd_bench(int argc, char **argv)
         }
         if (!v) return cli_errorf("bench: %s needs a value", a), 2;
         i++;
-        if (!strcmp(a, "--addr") || !strcmp(a, "-a")) O.addr = v;
+        static const char *const value_opts[4] = {"--randomness", "--comm-r-old", "--comm-r-new", "--comm-d-new"};
+        int vi = -1;
+        for (int k = 0; k < 4; k++)
+            if (!strcmp(a, value_opts[k])) vi = k;
+        if (vi >= 0) {
+            if (cuzk_hex_decode(O.value[vi], 32, v))
+                return cli_errorf("bench: %s: want 32 bytes as 64 hex digits, got '%s'", a, v), 2;
+            O.fields |= 1u << vi;
+        }
+        else if (!strcmp(a, "--addr") || !strcmp(a, "-a")) O.addr = v;
         else if (!strcmp(a, "--token")) O.token = v;
         else if (!strcmp(a, "--type") || !strcmp(a, "-t")) O.kind = v;
-        else if (!strcmp(a, "--vanilla") || !strcmp(a, "--c1")) O.vanilla = v;
+        else if (!strcmp(a, "--vanilla")) O.vanilla = v;
+        else if (!strcmp(a, "--c1")) O.c1 = v;
+        else if (!strcmp(a, "--sector-num") && cli_parse_u64(v, &x)) O.sector_number = x;
+        else if (!strcmp(a, "--miner-id") && cli_parse_u64(v, &x)) O.miner_id = x;
+        else if (!strcmp(a, "--partition") && cli_parse_u64(v, &x) && x <= UINT32_MAX) O.partition = (uint32_t)x;
+        else if (!strcmp(a, "--log-level")) continue; /* curio's global option: nothing to log here */
         else if (!strcmp(a, "--request")) O.request = v;
         else if (!strcmp(a, "--mix")) O.mix = v;
         else if (!strcmp(a, "--circuit-id")) O.circuit_id = v;
         else if (!strcmp(a, "--job-id")) O.job_id = v;
-        else if (!strcmp(a, "--sector-size") && cli_parse_u64(v, &x)) O.sector_size = x;
-        else if (!strcmp(a, "--registered-proof") && cli_parse_u64(v, &x)) O.registered_proof = x;
+        else if (!strcmp(a, "--sector-size") && cli_parse_u64(v, &x)) O.sector_size = x, O.sector_size_set = true;
+        else if (!strcmp(a, "--registered-proof") && cli_parse_u64(v, &x)) O.registered_proof = x, O.registered_proof_set = true;
         else if (!strcmp(a, "--priority") && cli_parse_u64(v, &x) && x <= 4) O.priority = (int)x;
         else if ((!strcmp(a, "--count") || !strcmp(a, "-c")) && cli_parse_u64(v, &x) && x && x < 1000000) O.count = (uint32_t)x;
         else if ((!strcmp(a, "--concurrency") || !strcmp(a, "-j")) && cli_parse_u64(v, &x) && x && x <= 1024) O.concurrency = (uint32_t)x;
@@ -584,9 +680,17 @@ int cmd_bench(int argc, char **argv)
             request_blobs[i] = (ProtobufCBinaryData){request.blob_lens[i], request.blobs[i]};
     }
     if (needs_kind) {
-        if (!O.kind || kind_code(O.kind) < 0) return cli_errorf("bench %s: --type KIND is required (see --help)", verb), 2;
-        for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-            if (!strcmp(kinds[i].name, O.kind)) kind_ix = (int)i;
+        if (!O.kind) return cli_errorf("bench %s: --type KIND is required (see --help)", verb), 2;
+        if ((kind_ix = kind_index(O.kind)) < 0) return cli_errorf("bench %s: unknown --type '%s' (see --help)", verb, O.kind), 2;
+    }
+    /* without --sector-size, a registered proof says the size (the daemon
+     * reads it from a size of 0) */
+    if (!O.sector_size_set && O.registered_proof_set) O.sector_size = 0;
+    int kc = kind_ix >= 0 ? kinds[kind_ix].kind : -1;
+    if (!O.request && !(O.fields & CUZK_FIL_REQ_RANDOMNESS) &&
+        (kc == CUZK__V1__PROOF_KIND__WINDOW_POST_PARTITION || kc == CUZK__V1__PROOF_KIND__WINNING_POST)) {
+        fprintf(stderr, "bench: no --randomness: sending 32 zero bytes (as curio's cuzk-bench does)\n");
+        O.fields |= CUZK_FIL_REQ_RANDOMNESS;
     }
     if (!strcmp(verb, "stress") && !O.mix) return cli_errorf("bench stress: --mix is required"), 2;
     if ((!strcmp(verb, "preload") || !strcmp(verb, "evict")) && !O.circuit_id)
@@ -594,6 +698,9 @@ int cmd_bench(int argc, char **argv)
     if (!strcmp(verb, "cancel") && !O.job_id) return cli_errorf("bench cancel: --job-id is required"), 2;
     if (O.vanilla && !(vanilla_data = read_file(O.vanilla, &vanilla_len)))
         return cli_errorf("bench: cannot read %s", O.vanilla), 1;
+    if (O.c1 && !(c1_data = read_file(O.c1, &c1_len))) return cli_errorf("bench: cannot read %s", O.c1), 1;
+    if (O.c1 && O.vanilla) return cli_errorf("bench: --c1 (PoRep) and --vanilla (PoSt, SnapDeals): one of them"), 2;
+    if (vanilla_data && vanilla_parse(O.vanilla)) return 1;
     cuzk_rng_seed_os(&rng);
     if (!(cl = rpc_client_open(O.addr, O.token, err, sizeof err))) return cli_errorf("bench: %s", err), 1;
     int rc;
@@ -606,6 +713,9 @@ int cmd_bench(int argc, char **argv)
     else rc = (cli_errorf("bench: unknown verb '%s'", verb), usage(stderr), 2);
     rpc_client_close(cl);
     free(vanilla_data);
+    free(c1_data);
+    for (size_t i = 0; i < vanilla_n; i++) free(vanilla_list[i].data);
+    free(vanilla_list);
     free(request_blobs);
     cli_request_free(&request);
     return rc;

@@ -848,6 +848,7 @@ static void *prove_worker_main(void *arg)
         }
         w->doing = "prove";
         w->job_seq = js[0]->seq;
+        w->job = js[0];
         w->partition = ps[0]->index;
         w->tasks++;
         if (n > 1) e->c.batches++, e->c.batched_partitions += n;
@@ -927,7 +928,8 @@ static void *prove_worker_main(void *arg)
             }
             job_maybe_retire(e, j);
         }
-        if (!worker_usable(e, w)) w->doing = "failed";
+        w->job = NULL; /* jobs may be retired now: not proving any */
+        w->doing = worker_usable(e, w) ? "idle" : "failed";
         pthread_cond_broadcast(&e->cpu_cv);
     }
     w->doing = "stopped";

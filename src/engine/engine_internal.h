@@ -153,6 +153,7 @@ typedef struct worker {
     pthread_t thread;
     const char *doing;   /* "idle", "synthesis", "srs-load", "prove", "verify" */
     uint64_t job_seq;
+    struct cuzk_job *job; /* prover workers: the job being proved, while doing is "prove" */
     uint32_t partition;
     double busy_s;
     uint64_t tasks;

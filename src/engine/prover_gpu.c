@@ -104,6 +104,11 @@ static const char *gpu_device_name(void *ctx, void *d)
     return cuzk_gpu_device_describe(((gpu_dev *)d)->dev);
 }
 
+static int gpu_device_memory(void *ctx, void *d, uint64_t *total, uint64_t *free_bytes)
+{
+    return cuzk_gpu_device_memory(((gpu_dev *)d)->dev, total, free_bytes);
+}
+
 int cuzk_engine_gpu_prover(cuzk_engine_prover *out, const unsigned *ordinals, unsigned n)
 {
     memset(out, 0, sizeof *out);
@@ -135,6 +140,7 @@ int cuzk_engine_gpu_prover(cuzk_engine_prover *out, const unsigned *ordinals, un
     out->warm = gpu_warm;
     out->last_error = gpu_last_error;
     out->device_name = gpu_device_name;
+    out->device_memory = gpu_device_memory;
     out->ctx = c;
     return CUZK_OK;
 }

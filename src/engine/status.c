@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuzk/error.h"
 #include "engine/engine_internal.h"
 
 typedef struct jw {
@@ -294,6 +295,36 @@ char *cuzk_engine_status_json(cuzk_engine *e)
 }
 
 unsigned cuzk_engine_num_devices(cuzk_engine *e) { return e ? e->n_devices : 0; }
+
+int cuzk_engine_device_memory(cuzk_engine *e, unsigned d, uint64_t *total, uint64_t *free_bytes)
+{
+    *total = *free_bytes = 0;
+    if (!e || d >= e->n_devices || !e->devs[d] || !e->prover.device_memory) return CUZK_ERR_NO_DEVICE;
+    return e->prover.device_memory(e->prover.ctx, e->devs[d], total, free_bytes);
+}
+
+size_t cuzk_engine_prover_workers(cuzk_engine *e, cuzk_engine_prover_worker *out, size_t max)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&e->mu);
+    for (unsigned i = 0; i < e->n_cpu_workers + e->n_prove_workers + e->n_fb_workers && n < max; i++) {
+        const worker *wk = &e->workers[i];
+        if (wk->kind != W_PROVE) continue;
+        cuzk_engine_prover_worker *o = &out[n++];
+        memset(o, 0, sizeof *o);
+        o->device = (unsigned)wk->device;
+        o->slot = (unsigned)wk->slot;
+        snprintf(o->doing, sizeof o->doing, "%s", wk->doing);
+        /* set with doing = "prove" and cleared when the prove is over, both
+         * under this lock: the job is alive while it is here */
+        if (wk->job) {
+            snprintf(o->job_id, sizeof o->job_id, "%s", wk->job->request_id);
+            snprintf(o->kind, sizeof o->kind, "%s", wk->job->kind->k.name);
+        }
+    }
+    pthread_mutex_unlock(&e->mu);
+    return n;
+}
 
 /* devs and the backend are fixed between create and destroy: no lock. */
 const char *cuzk_engine_device_name(cuzk_engine *e, unsigned d)

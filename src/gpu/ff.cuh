@@ -329,6 +329,7 @@ struct fp2_t {
 __device__ __forceinline__ void f_zero(fp2_t &r) { f_zero(r.c0), f_zero(r.c1); }
 __device__ __forceinline__ void f_one(fp2_t &r) { f_one(r.c0), f_zero(r.c1); }
 __device__ __forceinline__ bool f_is_zero(const fp2_t &a) { return f_is_zero(a.c0) && f_is_zero(a.c1); }
+__device__ __forceinline__ bool f_eq(const fp2_t &a, const fp2_t &b) { return f_eq(a.c0, b.c0) && f_eq(a.c1, b.c1); }
 __device__ __forceinline__ void f_add(fp2_t &r, const fp2_t &a, const fp2_t &b) { f_add(r.c0, a.c0, b.c0), f_add(r.c1, a.c1, b.c1); }
 __device__ __forceinline__ void f_sub(fp2_t &r, const fp2_t &a, const fp2_t &b) { f_sub(r.c0, a.c0, b.c0), f_sub(r.c1, a.c1, b.c1); }
 __device__ __forceinline__ void f_dbl(fp2_t &r, const fp2_t &a) { f_dbl(r.c0, a.c0), f_dbl(r.c1, a.c1); }
@@ -362,6 +363,37 @@ static __device__ __noinline__ fp2_t fp2_sqr(fp2_t a)
 }
 __device__ __forceinline__ void f_mul(fp2_t &r, const fp2_t &a, const fp2_t &b) { r = fp2_mul(a, b); }
 __device__ __forceinline__ void f_sqr(fp2_t &r, const fp2_t &a) { r = fp2_sqr(a); }
+
+/* ---- inversion (Fermat), for the Montgomery batch tricks of the
+ * fixed-base conversion and the MSM's batch-affine rounds ------------------ */
+/* a^(p-2) in Fp by square-and-multiply over p - 2's bits (p - 2 differs from
+ * p only in limb 0, which is >= 2). */
+static __device__ __noinline__ fp_t fp_inv(fp_t a)
+{
+    fp_t r;
+    f_one(r);
+    for (int i = fp_params::N - 1; i >= 0; i--) {
+        const uint32_t e = i == 0 ? fp_params::m(0) - 2 : fp_params::m(i);
+        for (int b = 31; b >= 0; b--) {
+            f_sqr(r, r);
+            if ((e >> b) & 1) f_mul(r, r, a);
+        }
+    }
+    return r;
+}
+__device__ __forceinline__ void f_inv(fp_t &r, const fp_t &a) { r = fp_inv(a); }
+/* (c0 + c1·u)^-1 = (c0 - c1·u) / (c0^2 + c1^2) since u^2 = -1 */
+__device__ __forceinline__ void f_inv(fp2_t &r, const fp2_t &a)
+{
+    fp_t t0, t1;
+    f_mul(t0, a.c0, a.c0);
+    f_mul(t1, a.c1, a.c1);
+    f_add(t0, t0, t1);
+    f_inv(t1, t0);
+    f_mul(r.c0, a.c0, t1);
+    f_mul(r.c1, a.c1, t1);
+    f_neg(r.c1, r.c1);
+}
 
 } // namespace cuzk_gpu
 #endif

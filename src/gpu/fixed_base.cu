@@ -20,35 +20,6 @@ namespace cuzk_gpu {
 #define FB_CHUNK 64
 #define FB_BATCH ((size_t)1 << 22)
 
-/* a^(p-2) in Fp by square-and-multiply over p - 2's bits (p - 2 differs from
- * p only in limb 0, which is >= 2). */
-__device__ __noinline__ fp_t fp_inv(fp_t a)
-{
-    fp_t r;
-    f_one(r);
-    for (int i = fp_params::N - 1; i >= 0; i--) {
-        const uint32_t e = i == 0 ? fp_params::m(0) - 2 : fp_params::m(i);
-        for (int b = 31; b >= 0; b--) {
-            f_sqr(r, r);
-            if ((e >> b) & 1) f_mul(r, r, a);
-        }
-    }
-    return r;
-}
-__device__ __forceinline__ void f_inv(fp_t &r, const fp_t &a) { r = fp_inv(a); }
-/* (c0 + c1·u)^-1 = (c0 - c1·u) / (c0^2 + c1^2) since u^2 = -1 */
-__device__ __forceinline__ void f_inv(fp2_t &r, const fp2_t &a)
-{
-    fp_t t0, t1;
-    f_mul(t0, a.c0, a.c0);
-    f_mul(t1, a.c1, a.c1);
-    f_add(t0, t0, t1);
-    f_inv(t1, t0);
-    f_mul(r.c0, a.c0, t1);
-    f_mul(r.c1, a.c1, t1);
-    f_neg(r.c1, r.c1);
-}
-
 template <class F>
 __global__ void fb_mul(const affine_t<F> *__restrict__ tab, const fr_t *__restrict__ k, size_t n,
                        xyzz_t<F> *__restrict__ out)

@@ -122,7 +122,8 @@ void msm_scratch_free(msm_scratch *s)
 {
     dbuf *all[] = {&s->plain, &s->flags, &s->pos, &s->ones, &s->gen, &s->keys, &s->vals, &s->keys2,
                    &s->vals2, &s->cub, &s->buckets, &s->part_k[0], &s->part_k[1], &s->part_p[0],
-                   &s->part_p[1], &s->segs, &s->wins, &s->onesp, &s->host_tot};
+                   &s->part_p[1], &s->segs, &s->wins, &s->onesp, &s->host_tot,
+                   &s->aff_pos,   &s->aff_src, &s->aff_k[0], &s->aff_k[1], &s->aff_p[0], &s->aff_p[1]};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) buf_free(all[i]);
 }
 
@@ -195,6 +196,23 @@ extern "C" void cuzk_gpu_device_close(cuzk_gpu_device *d)
 }
 
 extern "C" const char *cuzk_gpu_device_describe(const cuzk_gpu_device *d) { return d ? d->desc : ""; }
+
+/* For the status: sets this thread's current device (as every entry point
+ * here does) and asks the driver; the device is not marked failed on error. */
+extern "C" int cuzk_gpu_device_memory(cuzk_gpu_device *d, uint64_t *total, uint64_t *free_bytes)
+{
+    if (!d || !total || !free_bytes) return CUZK_ERR_INVALID_ARG;
+    *total = *free_bytes = 0;
+    if (d->failed) return CUZK_ERR_DEVICE;
+    size_t f = 0, t = 0;
+    if (cudaSetDevice(d->ordinal) != cudaSuccess || cudaMemGetInfo(&f, &t) != cudaSuccess) {
+        cudaGetLastError();
+        return CUZK_ERR_DEVICE;
+    }
+    *total = t;
+    *free_bytes = f;
+    return CUZK_OK;
+}
 
 extern "C" int cuzk_gpu_worker_create(cuzk_gpu_worker **out, cuzk_gpu_device *d)
 {

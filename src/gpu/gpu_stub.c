@@ -19,6 +19,12 @@ int cuzk_gpu_device_open(cuzk_gpu_device **out, int ordinal, char *msg, size_t m
 }
 void cuzk_gpu_device_close(cuzk_gpu_device *dev) { (void)dev; }
 const char *cuzk_gpu_device_describe(const cuzk_gpu_device *dev) { return (void)dev, ""; }
+int cuzk_gpu_device_memory(cuzk_gpu_device *dev, uint64_t *total, uint64_t *free_bytes)
+{
+    if (total) *total = 0;
+    if (free_bytes) *free_bytes = 0;
+    return (void)dev, CUZK_ERR_NO_DEVICE;
+}
 int cuzk_gpu_worker_create(cuzk_gpu_worker **out, cuzk_gpu_device *dev)
 {
     if (out) *out = NULL;

@@ -10,6 +10,10 @@
  *      times its own top bit; key = window·B + |digit| (B = 2^(c-1) + 1
  *      buckets per window), value = point index | sign << 31.
  *   3. sort the (key, value) pairs by key (CUB radix sort on the key bits).
+ *   3b. optional batch-affine rounds (CUZK_GPU_MSM_AFFINE=R): each round adds
+ *      the entries of a bucket's run two by two in affine coordinates, the
+ *      inversions of a block's pairs sharing one field inversion, halving
+ *      the runs before step 4 sums what is left.
  *   4. accumulate: the sorted array is cut into equal chunks of L entries,
  *      one thread each (load balanced whatever the bucket sizes: a skewed
  *      bucket spreads over many chunks). A run of one key that lies inside
@@ -48,6 +52,8 @@ namespace cuzk_gpu {
 #define MSM_LARGE (1ull << 26)
 #define MSM_MAX_BATCH (1ull << 28) /* sorted entries per window batch */
 #define MSM_SUM_THREADS 128
+#define MSM_AFF_MIN_RUN 4u             /* affine rounds only where runs average >= 4 entries */
+#define MSM_AFF_MAX_BATCH (1ull << 26) /* sorted entries per window batch with affine rounds */
 
 /* 1. plain scalar and its class flag: 1 << 32 for general, 1 for one. */
 static __global__ void msm_classify(const fr_t *__restrict__ sc, size_t n, bool mont,
@@ -150,7 +156,7 @@ __global__ void msm_accumulate(const uint32_t *__restrict__ keys, const uint32_t
             xyzz_set_inf(acc);
         }
         if (LEVEL0) {
-            const uint32_t v = vals[e];
+            const uint32_t v = vals ? vals[e] : (uint32_t)e; /* none: bases[e] (after affine rounds) */
             if (v != MSM_SKIP) {
                 affine_t<F> p;
                 load_signed(p, bases, v);
@@ -172,6 +178,192 @@ __global__ void msm_accumulate(const uint32_t *__restrict__ keys, const uint32_t
         pk[2 * t + 1] = key, xyzz_set_inf(pp[2 * t + 1]);
     } else {
         pk[2 * t + 1] = key, pp[2 * t + 1] = acc;
+    }
+}
+
+/* 3b. Batch-affine rounds. A round pairs the entries of each run of one key
+ * from the run's start, (0, 1), (2, 3), ..., an odd last one alone, and
+ * writes one affine point per pair: P + Q, or P passed through. An affine
+ * addition costs 1/(x2 - x1) (1/(2y) for a doubling) and three
+ * multiplications; the inversions are shared by Montgomery's trick: each
+ * thread chains the denominators of its MSM_AFF_K pairs, the block chains its
+ * threads by a prefix and a suffix product in shared memory, and one thread
+ * inverts the block's product. About 6 multiplications per addition against
+ * about 11 for step 4's mixed XYZZ addition; the cost is a pass over the
+ * points per round, so the rounds run only where runs are long (the H MSM:
+ * ~64 entries per bucket at 2^27 scalars, 22-bit windows). */
+#define MSM_AFF_K 8u
+template <class F> struct aff_threads {
+    static constexpr unsigned value = 128; /* G2: 2 x 128 x 96 B of shared memory */
+};
+template <> struct aff_threads<fp_t> {
+    static constexpr unsigned value = 256;
+};
+
+/* rs[j] = j where a run of one key starts, else 0 (a max-scan then gives every
+ * entry its run's start) */
+static __global__ void msm_aff_starts(const uint32_t *__restrict__ keys, size_t n, uint32_t *__restrict__ rs)
+{
+    const size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < n) rs[j] = (j == 0 || keys[j] != keys[j - 1]) ? (uint32_t)j : 0u;
+}
+/* ph[j] = 1 when entry j heads a pair: an even offset from its run's start */
+static __global__ void msm_aff_heads(const uint32_t *__restrict__ start, size_t n, uint32_t *__restrict__ ph)
+{
+    const size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < n) ph[j] = (((uint32_t)j - start[j]) & 1u) == 0;
+}
+/* src[pos[j]] = j for the pair heads (pos: exclusive sum of ph) */
+static __global__ void msm_aff_src(const uint32_t *__restrict__ ph, const uint32_t *__restrict__ pos, size_t n,
+                                   uint32_t *__restrict__ src)
+{
+    const size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < n && ph[j]) src[pos[j]] = (uint32_t)j;
+}
+
+/* Entry j of a round's input: a signed base (round 0: MSM_SKIP is the point
+ * at infinity) or a point of the previous round. */
+template <class F, bool LEVEL0>
+__device__ __forceinline__ void aff_point(affine_t<F> &p, const uint32_t *vals, const affine_t<F> *pin,
+                                          const affine_t<F> *bases, size_t j)
+{
+    if (LEVEL0) {
+        const uint32_t v = vals[j];
+        if (v == MSM_SKIP)
+            f_zero(p.x), f_zero(p.y);
+        else
+            load_signed(p, bases, v);
+    } else {
+        load16(p, pin + j);
+    }
+}
+
+/* Pair o: P, its partner Q (infinity when the run ends at P), their key. */
+template <class F, bool LEVEL0>
+__device__ __forceinline__ void aff_pair(affine_t<F> &P, affine_t<F> &Q, uint32_t &key, const uint32_t *keys,
+                                         const uint32_t *vals, const affine_t<F> *pin, const affine_t<F> *bases,
+                                         size_t n, const uint32_t *src, size_t o)
+{
+    const size_t j = src[o];
+    key = keys[j];
+    aff_point<F, LEVEL0>(P, vals, pin, bases, j);
+    if (j + 1 < n && keys[j + 1] == key)
+        aff_point<F, LEVEL0>(Q, vals, pin, bases, j + 1);
+    else
+        f_zero(Q.x), f_zero(Q.y);
+}
+
+enum { AFF_P, AFF_Q, AFF_ADD, AFF_DBL, AFF_INF };
+/* What P + Q needs, and its denominator d (1 when there is nothing to invert:
+ * an operand at infinity, or P = -Q). */
+template <class F> __device__ __forceinline__ int aff_case(const affine_t<F> &P, const affine_t<F> &Q, F &d)
+{
+    if (aff_is_inf(Q)) {
+        f_one(d);
+        return AFF_P;
+    }
+    if (aff_is_inf(P)) {
+        f_one(d);
+        return AFF_Q;
+    }
+    f_sub(d, Q.x, P.x);
+    if (!f_is_zero(d)) return AFF_ADD;
+    if (f_eq(P.y, Q.y) && !f_is_zero(P.y)) {
+        f_dbl(d, P.y);
+        return AFF_DBL;
+    }
+    f_one(d);
+    return AFF_INF;
+}
+
+template <class F, bool LEVEL0>
+__global__ void __launch_bounds__(aff_threads<F>::value)
+    msm_aff_round(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
+                  const affine_t<F> *__restrict__ pin, const affine_t<F> *__restrict__ bases, size_t n,
+                  const uint32_t *__restrict__ src, size_t nout, uint32_t *__restrict__ kout,
+                  affine_t<F> *__restrict__ pout)
+{
+    constexpr unsigned T = aff_threads<F>::value;
+    __shared__ F tree[2 * T]; /* node i's children 2i, 2i + 1; the threads' products at T + t */
+    const unsigned tid = threadIdx.x;
+    const size_t o0 = ((size_t)blockIdx.x * T + tid) * MSM_AFF_K;
+    const size_t o1 = o0 >= nout ? o0 : (o0 + MSM_AFF_K < nout ? o0 + MSM_AFF_K : nout);
+    F chain[MSM_AFF_K]; /* chain[i] = d_0 ... d_i of this thread's pairs */
+    F acc;
+    f_one(acc);
+    for (size_t o = o0; o < o1; o++) {
+        affine_t<F> P, Q;
+        uint32_t key;
+        F d;
+        aff_pair<F, LEVEL0>(P, Q, key, keys, vals, pin, bases, n, src, o);
+        aff_case(P, Q, d);
+        f_mul(acc, acc, d);
+        chain[o - o0] = acc;
+    }
+    /* Product tree up (T - 1 multiplications), one inversion at the root, and
+     * down in place: a node's children become the inverses of their products,
+     * child = 1/parent · sibling (2(T - 1) multiplications). */
+    tree[T + tid] = acc;
+    __syncthreads();
+    for (unsigned w = T / 2; w >= 1; w >>= 1) {
+        if (tid < w) f_mul(tree[w + tid], tree[2 * (w + tid)], tree[2 * (w + tid) + 1]);
+        __syncthreads();
+    }
+    if (tid == 0) {
+        F t;
+        f_inv(t, tree[1]); /* a product of non-zero denominators */
+        tree[1] = t;
+    }
+    __syncthreads();
+    for (unsigned w = 1; w < T; w <<= 1) {
+        if (tid < w) {
+            const unsigned i = w + tid;
+            const F l = tree[2 * i], r = tree[2 * i + 1], a = tree[i];
+            f_mul(tree[2 * i], a, r);
+            f_mul(tree[2 * i + 1], a, l);
+        }
+        __syncthreads();
+    }
+    F inv = tree[T + tid]; /* 1/acc */
+    for (size_t o = o1; o-- > o0;) {
+        affine_t<F> P, Q, R;
+        uint32_t key;
+        F d, id;
+        aff_pair<F, LEVEL0>(P, Q, key, keys, vals, pin, bases, n, src, o);
+        const int cs = aff_case(P, Q, d);
+        if (o > o0)
+            f_mul(id, inv, chain[o - o0 - 1]); /* 1/d_o */
+        else
+            id = inv;
+        f_mul(inv, inv, d);
+        if (cs == AFF_P) {
+            R = P;
+        } else if (cs == AFF_Q) {
+            R = Q;
+        } else if (cs == AFF_INF) {
+            f_zero(R.x), f_zero(R.y);
+        } else {
+            /* lambda = (y2 - y1)/(x2 - x1), or 3x^2/(2y); x3 = lambda^2 - x1 - x2,
+             * y3 = lambda (x1 - x3) - y1 (x2 = x1 when doubling) */
+            F lam, t;
+            if (cs == AFF_ADD) {
+                f_sub(t, Q.y, P.y);
+            } else {
+                F t2;
+                f_sqr(t, P.x);
+                f_dbl(t2, t);
+                f_add(t, t2, t);
+            }
+            f_mul(lam, t, id);
+            f_sqr(R.x, lam);
+            f_sub(R.x, R.x, P.x);
+            f_sub(R.x, R.x, Q.x);
+            f_sub(t, P.x, R.x);
+            f_mul(R.y, lam, t);
+            f_sub(R.y, R.y, P.y);
+        }
+        kout[o] = key;
+        pout[o] = R;
     }
 }
 
@@ -257,6 +449,84 @@ template <class HX, class HJ> struct host_ops {
     void (*to_jac)(HJ *, const HX *);
 };
 
+struct max_u32 {
+    __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
+};
+
+/* Up to R batch-affine rounds (3b) over the n = *cnt sorted entries (*kin,
+ * *vin: keys and signed base indices into *pts) of at most nbuckets distinct
+ * keys. On return *kin, *pts, *cnt describe the points left, *vin = NULL
+ * (entry e is (*pts)[e]). A round that leaves more than 4/5 of its input is
+ * the last (the runs are too short to pay for another pass over the points).
+ * Without room on the device for the rounds' points, nothing changes. */
+template <class F>
+static int msm_affine_rounds(const ctx &c, msm_scratch *s, unsigned R, size_t nbuckets, const uint32_t **kin,
+                             const uint32_t **vin, const affine_t<F> **pts, size_t *cnt)
+{
+    typedef affine_t<F> A;
+    const unsigned T = 256;
+    int rc;
+    size_t n = *cnt;
+    const size_t runs = nbuckets < n ? nbuckets : n;
+    const size_t n0 = (n + runs) / 2 + 1, n1 = (n0 + runs) / 2 + 1; /* bounds of two rounds' outputs */
+    size_t have = s->aff_pos.cap + s->aff_src.cap + s->aff_k[0].cap + s->aff_k[1].cap + s->aff_p[0].cap +
+                  s->aff_p[1].cap, freeb = 0, total = 0;
+    const size_t need = 2 * n * 4 + (n0 + n1) * (sizeof(A) + 4);
+    if (need > have && (cudaMemGetInfo(&freeb, &total) != cudaSuccess || freeb + have < need + ((size_t)1 << 30)))
+        return CUZK_OK; /* step 4 alone, as without the rounds */
+    /* the unsorted pairs (s->keys, s->vals) are free once sorted: run starts, pair heads */
+    uint32_t *starts = bp<uint32_t>(s->keys), *heads = bp<uint32_t>(s->vals);
+    if ((rc = buf_reserve(c, &s->aff_pos, n * 4, "msm affine positions")) ||
+        (rc = buf_reserve(c, &s->aff_src, n * 4, "msm affine pairs")))
+        return rc;
+    size_t scan_bytes = 0, b2 = 0;
+    GPU_TRY(c, cub::DeviceScan::InclusiveScan(nullptr, scan_bytes, starts, bp<uint32_t>(s->aff_pos), max_u32(),
+                                              n, c.st));
+    GPU_TRY(c, cub::DeviceScan::ExclusiveSum(nullptr, b2, heads, bp<uint32_t>(s->aff_pos), n, c.st));
+    if (b2 > scan_bytes) scan_bytes = b2;
+    if ((rc = buf_reserve(c, &s->cub, scan_bytes, "msm scan temp"))) return rc;
+    for (unsigned r = 0; r < R; r++) {
+        uint32_t *pos = bp<uint32_t>(s->aff_pos);
+        msm_aff_starts<<<blocks_for(n, T), T, 0, c.st>>>(*kin, n, starts);
+        GPU_LAUNCHED(c, "msm_aff_starts");
+        size_t sb = s->cub.cap;
+        GPU_TRY(c, cub::DeviceScan::InclusiveScan(s->cub.p, sb, starts, pos, max_u32(), n, c.st));
+        msm_aff_heads<<<blocks_for(n, T), T, 0, c.st>>>(pos, n, heads);
+        GPU_LAUNCHED(c, "msm_aff_heads");
+        sb = s->cub.cap;
+        GPU_TRY(c, cub::DeviceScan::ExclusiveSum(s->cub.p, sb, heads, pos, n, c.st));
+        uint32_t last[2];
+        GPU_TRY(c, cudaMemcpyAsync(&last[0], pos + n - 1, 4, cudaMemcpyDeviceToHost, c.st));
+        GPU_TRY(c, cudaMemcpyAsync(&last[1], heads + n - 1, 4, cudaMemcpyDeviceToHost, c.st));
+        GPU_TRY(c, cudaStreamSynchronize(c.st));
+        const size_t nout = (size_t)last[0] + last[1];
+        msm_aff_src<<<blocks_for(n, T), T, 0, c.st>>>(heads, pos, n, bp<uint32_t>(s->aff_src));
+        GPU_LAUNCHED(c, "msm_aff_src");
+        const int o = r & 1; /* round r reads round r - 1's buffers, the other pair */
+        if ((rc = buf_reserve(c, &s->aff_k[o], nout * 4, "msm affine keys")) ||
+            (rc = buf_reserve(c, &s->aff_p[o], nout * sizeof(A), "msm affine points")))
+            return rc;
+        const unsigned TB = aff_threads<F>::value;
+        const size_t per_block = (size_t)TB * MSM_AFF_K;
+        const unsigned nb = (unsigned)((nout + per_block - 1) / per_block);
+        if (r == 0)
+            msm_aff_round<F, true><<<nb, TB, 0, c.st>>>(*kin, *vin, nullptr, *pts, n, bp<uint32_t>(s->aff_src), nout,
+                                                        bp<uint32_t>(s->aff_k[o]), bp<A>(s->aff_p[o]));
+        else
+            msm_aff_round<F, false><<<nb, TB, 0, c.st>>>(*kin, nullptr, *pts, nullptr, n, bp<uint32_t>(s->aff_src),
+                                                         nout, bp<uint32_t>(s->aff_k[o]), bp<A>(s->aff_p[o]));
+        GPU_LAUNCHED(c, "msm_aff_round");
+        *kin = bp<uint32_t>(s->aff_k[o]);
+        *vin = nullptr;
+        *pts = bp<A>(s->aff_p[o]);
+        const size_t prev = n;
+        n = nout;
+        if (n * 5 > prev * 4) break;
+    }
+    *cnt = n;
+    return CUZK_OK;
+}
+
 template <class F, class HX, class HJ>
 int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, const fr_t *scalars,
             size_t n, bool mont, const host_ops<HX, HJ> &ops)
@@ -331,7 +601,14 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
         if (force && atoi(force) >= 2 && atoi(force) <= 24) cw = (unsigned)atoi(force);
         const unsigned nwin = (255 + 1 + cw - 1) / cw;
         const uint32_t B = (1u << (cw - 1)) + 1;
-        unsigned wb = (unsigned)(MSM_MAX_BATCH / m);
+        /* batch-affine rounds before step 4 (CUZK_GPU_MSM_AFFINE=R, R <= 8; off
+         * until measured on the H200): their points need (M + buckets)/2 and
+         * half that again, so their batches hold fewer entries */
+        unsigned aff_rounds = 0;
+        const char *aff = getenv("CUZK_GPU_MSM_AFFINE");
+        if (aff && atoi(aff) > 0) aff_rounds = atoi(aff) > 8 ? 8u : (unsigned)atoi(aff);
+        const size_t max_batch = aff_rounds ? MSM_AFF_MAX_BATCH : MSM_MAX_BATCH;
+        unsigned wb = (unsigned)(max_batch / m);
         if (wb < 1) wb = 1;
         if (wb > nwin) wb = nwin;
         const size_t Mmax = (size_t)wb * m;
@@ -380,22 +657,38 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
                                                        bp<uint32_t>(s->keys2), bp<uint32_t>(s->vals),
                                                        bp<uint32_t>(s->vals2), M, 0, key_bits, c.st));
             GPU_TRY(c, cudaMemsetAsync(s->buckets.p, 0, (size_t)nw * B * sizeof(X), c.st));
-            /* level 0 from the sorted pairs, then partial levels */
+            /* 3b. batch-affine rounds: (kin, vin, pts) become the rounds' keys and points */
+            const uint32_t *kin = bp<uint32_t>(s->keys2), *vin = bp<uint32_t>(s->vals2);
+            const affine_t<F> *pts = bases;
             size_t cnt = M;
-            bool fin = cnt <= L;
-            size_t nt = (cnt + L - 1) / L;
+            unsigned Lf = L;
+            if (aff_rounds && M >= MSM_AFF_MIN_RUN * (size_t)nw * B) {
+                if ((rc = msm_affine_rounds<F>(c, s, aff_rounds, (size_t)wb * B, &kin, &vin, &pts, &cnt)))
+                    return rc;
+                Lf = cnt >= MSM_LARGE ? MSM_CHUNK_LARGE : cnt >= MSM_SMALL ? MSM_CHUNK : MSM_CHUNK_SMALL;
+                if (force_l && atoi(force_l) >= 4 && atoi(force_l) <= 4096) Lf = (unsigned)atoi(force_l);
+                const size_t np = 2 * ((cnt + Lf - 1) / Lf);
+                if ((rc = buf_reserve(c, &s->part_k[0], np * 4, "msm partial keys")) ||
+                    (rc = buf_reserve(c, &s->part_p[0], np * sizeof(X), "msm partial sums")) ||
+                    (rc = buf_reserve(c, &s->part_k[1], np * 4, "msm partial keys")) ||
+                    (rc = buf_reserve(c, &s->part_p[1], np * sizeof(X), "msm partial sums")))
+                    return rc;
+            }
+            /* level 0 from the sorted pairs (or the rounds' points), then partial levels */
+            bool fin = cnt <= Lf;
+            size_t nt = (cnt + Lf - 1) / Lf;
             msm_accumulate<F, true><<<blocks_for(nt, 64), 64, 0, c.st>>>(
-                bp<uint32_t>(s->keys2), bp<uint32_t>(s->vals2), nullptr, bases, cnt, L, fin,
-                bp<X>(s->buckets), bp<uint32_t>(s->part_k[0]), bp<X>(s->part_p[0]));
+                kin, vin, nullptr, pts, cnt, Lf, fin, bp<X>(s->buckets), bp<uint32_t>(s->part_k[0]),
+                bp<X>(s->part_p[0]));
             GPU_LAUNCHED(c, "msm_accumulate(level 0)");
             int cur = 0;
             while (!fin) {
                 cnt = 2 * nt;
-                fin = cnt <= L;
-                nt = (cnt + L - 1) / L;
+                fin = cnt <= Lf;
+                nt = (cnt + Lf - 1) / Lf;
                 msm_accumulate<F, false><<<blocks_for(nt, 64), 64, 0, c.st>>>(
                     bp<uint32_t>(s->part_k[cur]), nullptr, bp<X>(s->part_p[cur]), nullptr, cnt,
-                    L, fin, bp<X>(s->buckets), bp<uint32_t>(s->part_k[cur ^ 1]),
+                    Lf, fin, bp<X>(s->buckets), bp<uint32_t>(s->part_k[cur ^ 1]),
                     bp<X>(s->part_p[cur ^ 1]));
                 GPU_LAUNCHED(c, "msm_accumulate(partials)");
                 cur ^= 1;

@@ -74,12 +74,16 @@ typedef struct srv_srs {
     uint32_t ref_count;
     char *error;            /* tier 3: "failed to load at <UTC time>: <reason>", malloc'd */
 } srv_srs;
+/* A prover worker, as curio's daemon lists them in GetStatus: a GPU with
+ * two workers appears twice. */
 typedef struct srv_gpu {
-    uint32_t ordinal;
+    uint32_t ordinal;            /* the GPU's (the CPU prover's workers: 0) */
     char name[128];
+    uint64_t vram_total, vram_free; /* 0 where there is no device memory (the CPU prover) */
+    char job_id[260], kind[64];  /* the job being proved, "" when none */
 } srv_gpu;
 typedef struct srv_status {
-    srv_gpu gpus[16]; /* the GPU prover's devices (none on the CPU prover) */
+    srv_gpu gpus[64]; /* the prover's workers (the CPU fallback's are not listed) */
     size_t n_gpus;
     srv_queue queues[32];
     size_t n_queues;

@@ -554,15 +554,23 @@ int srv_get_status(srv_backend *b, srv_status *out)
     out->memory_budget = c.memory_budget;
     out->memory_pinned = c.memory_pinned;
     out->memory_pinned_limit = c.memory_pinned_limit;
-    for (unsigned d = 0; b->on_gpu && d < cuzk_engine_num_devices(b->e) && out->n_gpus < 16; d++) {
+    cuzk_engine_prover_worker pw[64];
+    size_t npw = cuzk_engine_prover_workers(b->e, pw, 64);
+    const unsigned ndev = cuzk_engine_num_devices(b->e);
+    for (size_t i = 0; i < npw && out->n_gpus < 64; i++) {
+        const unsigned d = pw[i].device;
+        if (d >= ndev) continue; /* the CPU fallback behind failed GPUs */
         srv_gpu *g = &out->gpus[out->n_gpus++];
-        g->ordinal = b->ordinals[d];
+        g->ordinal = b->on_gpu && d < CFG_MAX_DEVICES ? b->ordinals[d] : 0;
         char why[224];
         /* GPUStatus has no state field: a failed device says so in its name */
         if (cuzk_engine_device_failed(b->e, d, why, sizeof why))
             snprintf(g->name, sizeof g->name, "%.56s [failed: %.56s]", cuzk_engine_device_name(b->e, d), why);
         else
-            snprintf(g->name, sizeof g->name, "%s", cuzk_engine_device_name(b->e, d));
+            snprintf(g->name, sizeof g->name, "%s", b->on_gpu ? cuzk_engine_device_name(b->e, d) : "CPU prover (no GPU)");
+        cuzk_engine_device_memory(b->e, d, &g->vram_total, &g->vram_free); /* zeros when none */
+        memcpy(g->job_id, pw[i].job_id, sizeof g->job_id);
+        memcpy(g->kind, pw[i].kind, sizeof g->kind);
     }
     return RPC_OK;
 }

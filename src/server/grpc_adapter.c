@@ -8,6 +8,9 @@
  * block in the engine; its reply is started from that thread (the C core
  * allows batches from any thread) and completes on the poller. A call is
  * freed when its last batch and its handler are done (reference count).
+ * A streaming handler reads and writes one message at a time: it starts the
+ * batch and waits on the call's condition variable until the poller sees
+ * it complete.
  */
 #define _GNU_SOURCE
 #include "server/grpc_adapter.h"
@@ -45,7 +48,7 @@ const char *rpc_status_name(int code)
 
 /* grpc_init/grpc_shutdown are reference counted by the core itself. */
 
-enum tag_kind { TAG_NEW, TAG_RECV, TAG_CLOSE, TAG_SEND, TAG_SHUTDOWN };
+enum tag_kind { TAG_NEW, TAG_RECV, TAG_CLOSE, TAG_SEND, TAG_STREAM, TAG_SHUTDOWN };
 
 typedef struct tag {
     enum tag_kind kind;
@@ -64,10 +67,14 @@ struct rpc_call {
     bool local;
     int peer_kind;       /* srv_peer_kind */
     char peer[96];       /* as the core reports it, for messages */
-    tag t_new, t_recv, t_close, t_send;
+    tag t_new, t_recv, t_close, t_send, t_stream;
     grpc_byte_buffer *send_buf;
     grpc_slice status_details;
     bool have_status_details;
+    bool md_sent;         /* initial metadata went out with a stream message */
+    pthread_mutex_t smu;  /* a stream batch's completion, for the handler */
+    pthread_cond_t scv;
+    bool s_done, s_ok;
 };
 
 struct rpc_server {
@@ -93,6 +100,8 @@ static void call_unref(rpc_call *c)
     if (c->recv) grpc_byte_buffer_destroy(c->recv);
     if (c->send_buf) grpc_byte_buffer_destroy(c->send_buf);
     if (c->have_status_details) grpc_slice_unref(c->status_details);
+    pthread_mutex_destroy(&c->smu);
+    pthread_cond_destroy(&c->scv);
     free(c);
 }
 
@@ -109,6 +118,9 @@ static void request_next(rpc_server *s)
     c->t_recv = (tag){TAG_RECV, c};
     c->t_close = (tag){TAG_CLOSE, c};
     c->t_send = (tag){TAG_SEND, c};
+    c->t_stream = (tag){TAG_STREAM, c};
+    pthread_mutex_init(&c->smu, NULL);
+    pthread_cond_init(&c->scv, NULL);
     if (grpc_server_request_call(s->server, &c->call, &c->details, &c->md, s->cq, s->cq,
                                  &c->t_new) != GRPC_CALL_OK)
         call_unref(c);
@@ -136,17 +148,24 @@ static bool slot_take(rpc_server *s)
 
 static void slot_give(rpc_server *s) { atomic_fetch_sub(&s->active, 1); }
 
+/* The (empty) initial metadata, once per call: with its first message or
+ * its status. 1 when *op was filled. */
+static size_t initial_md_op(const rpc_call *c, grpc_op *op)
+{
+    if (c->md_sent) return 0;
+    op->op = GRPC_OP_SEND_INITIAL_METADATA;
+    op->data.send_initial_metadata.count = 0;
+    return 1;
+}
+
 void rpc_call_reply(rpc_call *c, int code, const char *message, const uint8_t *resp,
                     size_t resp_len)
 {
     if (atomic_exchange(&c->replied, true)) return;
     grpc_op ops[3];
     memset(ops, 0, sizeof ops);
-    size_t n = 0;
-    ops[n].op = GRPC_OP_SEND_INITIAL_METADATA;
-    ops[n].data.send_initial_metadata.count = 0;
-    n++;
-    if (code == RPC_OK) {
+    size_t n = initial_md_op(c, &ops[0]);
+    if (code == RPC_OK && resp) {
         grpc_slice sl = grpc_slice_from_copied_buffer((const char *)resp, resp_len);
         c->send_buf = grpc_raw_byte_buffer_create(&sl, 1);
         grpc_slice_unref(sl);
@@ -162,6 +181,73 @@ void rpc_call_reply(rpc_call *c, int code, const char *message, const uint8_t *r
     ops[n].data.send_status_from_server.status_details = &c->status_details;
     n++;
     start_batch(c, ops, n, &c->t_send);
+}
+
+/* Runs one batch of a stream and waits for the poller to see it complete. */
+static bool stream_batch(rpc_call *c, const grpc_op *ops, size_t n)
+{
+    pthread_mutex_lock(&c->smu);
+    c->s_done = false;
+    pthread_mutex_unlock(&c->smu);
+    if (!start_batch(c, ops, n, &c->t_stream)) return false;
+    pthread_mutex_lock(&c->smu);
+    while (!c->s_done) pthread_cond_wait(&c->scv, &c->smu);
+    bool ok = c->s_ok;
+    pthread_mutex_unlock(&c->smu);
+    return ok;
+}
+
+/* The whole message of a byte buffer, malloc'd (NULL on no memory). */
+static uint8_t *buffer_bytes(grpc_byte_buffer *bb, size_t *len)
+{
+    grpc_byte_buffer_reader rd;
+    *len = 0;
+    if (!grpc_byte_buffer_reader_init(&rd, bb)) return NULL;
+    grpc_slice all = grpc_byte_buffer_reader_readall(&rd);
+    grpc_byte_buffer_reader_destroy(&rd);
+    *len = GRPC_SLICE_LENGTH(all);
+    uint8_t *out = malloc(*len ? *len : 1);
+    if (out) memcpy(out, GRPC_SLICE_START_PTR(all), *len);
+    grpc_slice_unref(all);
+    return out;
+}
+
+int rpc_call_read(rpc_call *c, uint8_t **msg, size_t *len)
+{
+    *msg = NULL;
+    *len = 0;
+    if (atomic_load(&c->replied)) return -1;
+    grpc_byte_buffer *bb = NULL;
+    grpc_op op;
+    memset(&op, 0, sizeof op);
+    op.op = GRPC_OP_RECV_MESSAGE;
+    op.data.recv_message.recv_message = &bb;
+    if (!stream_batch(c, &op, 1)) {
+        if (bb) grpc_byte_buffer_destroy(bb);
+        return -1;
+    }
+    if (!bb) return 0; /* the client half-closed */
+    *msg = buffer_bytes(bb, len);
+    grpc_byte_buffer_destroy(bb);
+    return *msg ? 1 : -1;
+}
+
+bool rpc_call_write(rpc_call *c, const uint8_t *msg, size_t len)
+{
+    if (atomic_load(&c->replied)) return false;
+    grpc_slice sl = grpc_slice_from_copied_buffer((const char *)msg, len);
+    grpc_byte_buffer *bb = grpc_raw_byte_buffer_create(&sl, 1);
+    grpc_slice_unref(sl);
+    grpc_op ops[2];
+    memset(ops, 0, sizeof ops);
+    size_t n = initial_md_op(c, &ops[0]);
+    ops[n].op = GRPC_OP_SEND_MESSAGE;
+    ops[n].data.send_message.send_message = bb;
+    n++;
+    bool ok = stream_batch(c, ops, n);
+    c->md_sent = true; /* sent or failed, never again: the core refuses a second */
+    grpc_byte_buffer_destroy(bb);
+    return ok;
 }
 
 bool rpc_call_is_local(const rpc_call *c) { return c->local; }
@@ -202,19 +288,10 @@ static void *handler_thread(void *arg)
 {
     rpc_call *c = arg;
     rpc_server *s = c->srv;
-    uint8_t *req = NULL;
     size_t len = 0;
-    grpc_byte_buffer_reader rd;
-    if (c->recv && grpc_byte_buffer_reader_init(&rd, c->recv)) {
-        grpc_slice all = grpc_byte_buffer_reader_readall(&rd);
-        grpc_byte_buffer_reader_destroy(&rd);
-        len = GRPC_SLICE_LENGTH(all);
-        req = malloc(len ? len : 1);
-        if (req) memcpy(req, GRPC_SLICE_START_PTR(all), len);
-        grpc_slice_unref(all);
-        grpc_byte_buffer_destroy(c->recv);
-        c->recv = NULL;
-    }
+    uint8_t *req = buffer_bytes(c->recv, &len);
+    grpc_byte_buffer_destroy(c->recv);
+    c->recv = NULL;
     char method[128];
     size_t mlen = GRPC_SLICE_LENGTH(c->details.method);
     if (mlen >= sizeof method) mlen = sizeof method - 1;
@@ -300,6 +377,14 @@ static void *poller(void *arg)
             call_unref(c);
             break;
         case TAG_SEND:
+            call_unref(c);
+            break;
+        case TAG_STREAM:
+            pthread_mutex_lock(&c->smu);
+            c->s_done = true;
+            c->s_ok = ev.success;
+            pthread_cond_signal(&c->scv);
+            pthread_mutex_unlock(&c->smu);
             call_unref(c);
             break;
         case TAG_SHUTDOWN:
@@ -523,16 +608,7 @@ int rpc_client_call(rpc_client *cl, const char *method, const uint8_t *req, size
         grpc_completion_queue_pluck(cq, &t, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
         if (msglen) snprintf(msg, msglen, "%.*s", (int)GRPC_SLICE_LENGTH(details), (const char *)GRPC_SLICE_START_PTR(details));
         if (status == GRPC_STATUS_OK && recv) {
-            grpc_byte_buffer_reader rd;
-            if (grpc_byte_buffer_reader_init(&rd, recv)) {
-                grpc_slice all = grpc_byte_buffer_reader_readall(&rd);
-                grpc_byte_buffer_reader_destroy(&rd);
-                *resp_len = GRPC_SLICE_LENGTH(all);
-                *resp = malloc(*resp_len ? *resp_len : 1);
-                if (*resp) memcpy(*resp, GRPC_SLICE_START_PTR(all), *resp_len);
-                else status = GRPC_STATUS_RESOURCE_EXHAUSTED;
-                grpc_slice_unref(all);
-            }
+            if (!(*resp = buffer_bytes(recv, resp_len))) status = GRPC_STATUS_RESOURCE_EXHAUSTED;
         } else if (status == GRPC_STATUS_OK) {
             status = GRPC_STATUS_INTERNAL;
             snprintf(msg, msglen, "OK status without a reply message");

@@ -73,9 +73,20 @@ bool rpc_call_metadata(const rpc_call *c, const char *key, char *out, size_t out
 int64_t rpc_call_deadline_ms(const rpc_call *c);
 /* True once the client cancelled, went away, or the deadline passed. */
 bool rpc_call_cancelled(const rpc_call *c);
-/* Sends the reply: the message (only when code is RPC_OK) and the status. */
+/* Sends the reply: the message (only when code is RPC_OK and resp is not
+ * NULL) and the status. A stream ends with rpc_call_reply(c, code, msg, NULL, 0). */
 void rpc_call_reply(rpc_call *c, int code, const char *message, const uint8_t *resp,
                     size_t resp_len);
+
+/* Streams (gRPC server reflection is a bidirectional stream). The handler
+ * gets the first request as for a unary call; these block its thread.
+ * rpc_call_read: the next request, 1 with *msg (malloc'd) and *len; 0 when
+ * the client has sent its last (the core may report a client's cancel after
+ * its last message so too); -1 when the call is gone (cancelled, past its
+ * deadline, server stopping). rpc_call_write: one response message,
+ * false when the call is gone. */
+int rpc_call_read(rpc_call *c, uint8_t **msg, size_t *len);
+bool rpc_call_write(rpc_call *c, const uint8_t *msg, size_t len);
 
 /* ---- client -------------------------------------------------------------- */
 

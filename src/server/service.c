@@ -15,10 +15,12 @@
 #include "cuzk/filecoin.h"
 #include "cuzk/v1/proving.pb-c.h"
 #include "server/log.h"
+#include "server/reflection.h"
 
-enum { M_SUBMIT, M_AWAIT, M_PROVE, M_CANCEL, M_STATUS, M_METRICS, M_PRELOAD, M_EVICT, M_COUNT };
-static const char *method_names[M_COUNT] = {"SubmitProof", "AwaitProof", "Prove",     "CancelProof",
-                                            "GetStatus",   "GetMetrics", "PreloadSRS", "EvictSRS"};
+enum { M_SUBMIT, M_AWAIT, M_PROVE, M_CANCEL, M_STATUS, M_METRICS, M_PRELOAD, M_EVICT, M_REFLECT, M_COUNT };
+static const char *method_names[M_COUNT] = {"SubmitProof", "AwaitProof", "Prove",      "CancelProof",
+                                            "GetStatus",   "GetMetrics", "PreloadSRS", "EvictSRS",
+                                            "ServerReflectionInfo"};
 #define NCODES 17
 
 struct srv_service {
@@ -533,11 +535,15 @@ static int m_status(srv_service *s, rpc_call *c, const uint8_t *req, size_t len,
     Cuzk__V1__GetStatusResponse a = CUZK__V1__GET_STATUS_RESPONSE__INIT;
     Cuzk__V1__QueueStatus qs[32], *qp[32];
     Cuzk__V1__SRSStatus ss[32], *sp[32];
-    Cuzk__V1__GPUStatus gs[16], *gp[16];
+    Cuzk__V1__GPUStatus gs[64], *gp[64];
     for (size_t i = 0; i < st.n_gpus; i++) {
         cuzk__v1__gpustatus__init(&gs[i]);
         gs[i].ordinal = st.gpus[i].ordinal;
         gs[i].name = st.gpus[i].name;
+        gs[i].vram_total_bytes = st.gpus[i].vram_total;
+        gs[i].vram_free_bytes = st.gpus[i].vram_free;
+        gs[i].current_job_id = st.gpus[i].job_id;
+        gs[i].current_proof_kind = st.gpus[i].kind;
         gp[i] = &gs[i];
     }
     a.n_gpus = st.n_gpus;
@@ -626,9 +632,17 @@ static int m_evict(srv_service *s, rpc_call *c, const uint8_t *req, size_t len, 
     return RPC_OK;
 }
 
+/* gRPC server reflection (grpcurl), v1alpha and v1: a stream of requests */
+static int m_reflect(srv_service *s, rpc_call *c, const uint8_t *req, size_t len, reply *r)
+{
+    char why[160];
+    int code = reflection_serve(c, req, len, why, sizeof why);
+    return code == RPC_OK ? code : fail(r, code, "%s", why);
+}
+
 typedef int (*method_fn)(srv_service *, rpc_call *, const uint8_t *, size_t, reply *);
-static const method_fn methods[M_COUNT] = {m_submit, m_await,   m_prove,   m_cancel,
-                                           m_status, m_metrics, m_preload, m_evict};
+static const method_fn methods[M_COUNT] = {m_submit, m_await,   m_prove,   m_cancel, m_status,
+                                           m_metrics, m_preload, m_evict, m_reflect};
 
 void service_handle(void *ud, rpc_call *c, const char *method, const uint8_t *req, size_t len)
 {
@@ -637,8 +651,9 @@ void service_handle(void *ud, rpc_call *c, const char *method, const uint8_t *re
     int m = M_COUNT;
     static const char prefix[] = "/cuzk.v1.ProvingEngine/";
     if (!strncmp(method, prefix, sizeof prefix - 1))
-        for (int i = 0; i < M_COUNT; i++)
+        for (int i = 0; i < M_REFLECT; i++) /* ProvingEngine's own */
             if (!strcmp(method + sizeof prefix - 1, method_names[i])) m = i;
+    if (reflection_method(method)) m = M_REFLECT;
     int code;
     if (m == M_COUNT) code = fail(&r, RPC_UNIMPLEMENTED, "unknown method %s", method);
     else if (!authorized(s, c, &r)) code = r.code;
