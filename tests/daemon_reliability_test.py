@@ -134,6 +134,119 @@ line = next((l for l in log.splitlines() if f"job {q.request_id} failed" in l), 
 check(line.endswith(": " + msg) and head in line and line.endswith(reason), f"the log's failure line is whole: {line!r}")
 check(A.stop() == 0, "daemon exits 0")
 
+# ---- item 2: a preloaded kind whose parameters cannot be loaded -----------------
+# The WindowPoSt 2KiB parameter file is a cut copy of a test .params file
+# (cut at a random byte): the daemon serves the other kinds and says, in
+# GetStatus, /status, metrics, PreloadSRS and systemd's STATUS=, that this
+# one failed and why; jobs of a failed kind fail at once with that reason
+# until the file is fixed; preload_failure = "fatal" makes it an exit.
+PC = os.path.join(tmp, "preload-params")
+os.makedirs(PC)
+listing = subprocess.run([CUZK, "params", "list", "--param-cache", PC], capture_output=True, text=True,
+                         check=True).stdout
+wname = next(ln.split()[4] for ln in listing.splitlines() if ln.split()[:3] == ["window-post", "2KiB", "params"])
+cut = rng.randrange(3 * 96 + 3 * 192 + 4, len(data))
+with open(os.path.join(PC, wname), "wb") as f:
+    f.write(data[:cut])
+reason = params_cut_reason(data[:cut])
+with socket.socket() as so:
+    so.bind(("127.0.0.1", 0))
+    http = so.getsockname()[1]
+notify_path = os.path.join(tmp, "notify.sock")
+notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+notify.bind(notify_path)
+E = Daemon("preload", PC, daemon_keys=f'status_listen = "127.0.0.1:{http}"\n',
+           preload=["wpost-2k", "test-winning"]).start(env={"NOTIFY_SOCKET": notify_path})
+line = next((ln for ln in E.logtext().splitlines() if "preload wpost-2k:" in ln), "")
+check(reason in line and wname in line, f"the log says why wpost-2k cannot be preloaded (cut at {cut}): {line!r}")
+
+
+def srs_entry(d, circuit):
+    return next((x for x in d.stub.GetStatus(pb.GetStatusRequest()).loaded_srs if x.circuit_id == circuit), None)
+
+
+def http_circuit(circuit):
+    st = json.load(urllib.request.urlopen(f"http://127.0.0.1:{http}/status", timeout=30))
+    return next((c for c in st["engine"]["circuits"] if c["circuit_id"] == circuit), {})
+
+
+def kind_failed_metric(d, kind):
+    text = d.stub.GetMetrics(pb.GetMetricsRequest()).prometheus_text
+    return next((ln.rsplit(" ", 1)[1] for ln in text.splitlines()
+                 if ln.startswith(f'cuzk_kind_failed{{proof_kind="{kind}",')), None)
+
+
+ent = srs_entry(E, "wpost-2k")
+check(ent is not None and ent.tier == pb.SRSStatus.FAILED and ent.error.startswith("failed to load at ")
+      and ent.error.endswith(reason), f"GetStatus: wpost-2k FAILED with its cause: {ent}")
+ent = srs_entry(E, "test-winning")
+check(ent is not None and ent.tier == pb.SRSStatus.HOT and not ent.error, f"GetStatus: test-winning HOT: {ent}")
+c = http_circuit("wpost-2k")
+check(c.get("srs") == "failed" and c.get("srs_error", "").endswith(reason), f"/status: wpost-2k failed: {c}")
+check(kind_failed_metric(E, "wpost-2k") == "1" and kind_failed_metric(E, "test-winning") == "0",
+      f"cuzk_kind_failed: wpost-2k 1, test-winning 0: {kind_failed_metric(E, 'wpost-2k')}, "
+      f"{kind_failed_metric(E, 'test-winning')}")
+
+
+def preload_refused(d, circuit, reason):
+    """PreloadSRS of a circuit whose file is bad: FAILED_PRECONDITION with the reader's reason."""
+    try:
+        d.stub.PreloadSRS(pb.PreloadSrsRequest(circuit_id=circuit))
+        check(False, f"PreloadSRS {circuit} of a cut file fails")
+    except grpc.RpcError as e:
+        check(e.code() == grpc.StatusCode.FAILED_PRECONDITION and e.details().endswith(reason),
+              f"PreloadSRS {circuit} says why: {e.code()} {e.details()!r}")
+
+
+preload_refused(E, "wpost-2k", reason)
+out = subprocess.run([CUZK, "bench", "status", "--addr", f"unix://{E.sock}"], capture_output=True, text=True).stdout
+line = next((ln for ln in out.splitlines() if ln.split()[:2] == ["srs", "wpost-2k"]), "")
+check("FAILED: failed to load at " in line and line.endswith(reason), f"cuzk bench status shows it: {line!r}")
+# systemd readiness (a build with libsystemd): READY=1 with a STATUS= naming the failed circuit
+if b"libsystemd" in subprocess.run(["ldd", CUZK], capture_output=True).stdout:
+    notify.settimeout(60)  # a bound on the wait only: READY=1 was sent before "serving on" was logged
+    msgs = []
+    while not any("READY=1" in m for m in msgs):
+        msgs.append(notify.recv(4096).decode())
+    ready = next(m for m in msgs if "READY=1" in m)
+    check("FAILED to load: wpost-2k" in ready and "circuits usable" in ready,
+          f"sd_notify STATUS= names the failed circuit: {ready!r}")
+notify.close()
+
+# A kind whose load failed: its jobs fail at once with the reason; fixing the
+# file (it changes) and PreloadSRS make it usable again.
+twin = os.path.join(PC, "cuzk-test-window-256.params")
+good = open(twin, "rb").read()
+cut = rng.randrange(3 * 96 + 3 * 192 + 4, len(good))
+with open(twin, "r+b") as f:
+    f.truncate(cut)
+reason = params_cut_reason(good[:cut])
+preload_refused(E, "test-window", reason)
+for n in range(2):
+    r = E.stub.Prove(pb.ProveRequest(submit=submit_req(pb.TEST_WINDOW_POST)), timeout=120).result
+    check(r.status == S.FAILED and "failed to load at" in r.error_message and r.error_message.endswith(reason),
+          f"job {n} of the failed kind fails at once with the load's reason: {r.status} {r.error_message!r}")
+with open(twin, "wb") as f:
+    f.write(good)
+E.stub.PreloadSRS(pb.PreloadSrsRequest(circuit_id="test-window"))
+ent = srs_entry(E, "test-window")
+check(ent.tier == pb.SRSStatus.HOT and not ent.error and kind_failed_metric(E, "test-window") == "0",
+      f"fixed and preloaded: test-window HOT, not failed: {ent}")
+r = E.stub.Prove(pb.ProveRequest(submit=submit_req(pb.TEST_WINDOW_POST)), timeout=120).result
+check(r.status == S.COMPLETED, f"a test-window job proves again: {r.status} {r.error_message}")
+check(E.stop() == 0, "daemon exits 0")
+
+F = Daemon("preload-fatal", PC, daemon_keys='preload_failure = "fatal"\n', preload=["wpost-2k"]).start(wait=False)
+try:
+    rc = F.p.wait(120)  # a bound on the wait only
+except subprocess.TimeoutExpired:
+    F.p.kill()
+    rc = None
+log = F.logtext()
+check(rc not in (0, None) and "serving on" not in log, f"preload_failure = \"fatal\": exits non-zero before serving: {rc}")
+check(any("preload wpost-2k:" in ln and wname in ln and "exiting" in ln for ln in log.splitlines()),
+      f"... saying why: {log[-600:]!r}")
+
 # ---- item 5: max_concurrent_calls is exact, counted from a call's arrival -------
 # The job's parameter file is a FIFO: its load blocks in open() until this
 # test opens the other end, so the AwaitProof calls on it stay in the daemon
@@ -262,6 +375,98 @@ for rnd in range(3):
         open(pce, "wb").write(bytes(data))
 aside = [f for f in os.listdir(PC) if f.startswith("test-window.pce.rejected")]
 check(len(aside) == 1, f"one set-aside copy kept after two corruptions: {aside}")
+# Verified at start, in the background: a byte flipped while the daemon was
+# down is reported (JSON log) and the file set aside with no proof asking for
+# the PCE (before, only the first proof through it found out).
+data = bytearray(open(pce, "rb").read())
+off = rng.randrange(len(data))
+data[off] ^= 1 + rng.randrange(255)
+open(pce, "wb").write(bytes(data))
+D = Daemon("pce-start", PC, conf='[logging]\nformat = "json"\n').start()
+
+
+def pce_reported():
+    return [ln for ln in D.logtext().splitlines() if "set aside" in ln and pce in ln]
+
+
+until = time.time() + 60  # a bound on the wait only
+while not pce_reported() and time.time() < until:
+    time.sleep(0.05)
+check(len(pce_reported()) == 1 and not os.path.exists(pce),
+      f"a PCE corrupted at byte {off} is reported and set aside at start: {pce_reported()}")
+jobs = D.stub.GetMetrics(pb.GetMetricsRequest()).prometheus_text
+check("\ncuzk_jobs_submitted_total 0\n" in jobs, "... with no job submitted")
+check(D.stop() == 0, "daemon exits 0")
+
+# ---- item 9: after a crash, the job journal ----------------------------------------
+# Jobs accepted and not finished when the daemon is killed (kill -9) are
+# answered after the restart as lost, saying when; a job that finished
+# before (completed, or cancelled) is not; a torn or garbled journal is
+# logged and skipped, never fatal.
+PC = os.path.join(tmp, "journal-params")
+state = os.path.join(tmp, "journal-state")  # made by the daemon
+jconf = f'state_dir = "{state}"\n'
+G = Daemon("journal1", PC, daemon_keys=jconf).start()
+done_q = submit_req(pb.TEST_WINNING_POST)
+r = G.stub.Prove(pb.ProveRequest(submit=done_q), timeout=120).result
+check(r.status == S.COMPLETED, f"journal: a job completes before the crash: {r.status} {r.error_message}")
+porep = os.path.join(PC, "cuzk-test-porep-512.params")
+os.remove(porep)
+os.mkfifo(porep)  # the jobs' parameter load blocks: they stay unfinished until the kill
+slow = [submit_req(pb.TEST_POREP) for _ in range(2 + rng.randrange(3))]
+for q in slow:
+    G.stub.SubmitProof(q)
+cancelled = slow.pop(rng.randrange(len(slow)))
+G.stub.CancelProof(pb.CancelProofRequest(job_id=cancelled.request_id))
+G.p.kill()
+G.p.wait(60)
+G.ch.close()
+os.remove(porep)  # the restarted daemon writes its test parameters again
+G = Daemon("journal2", PC, daemon_keys=jconf).start()
+
+
+def await_status(d, job_id):
+    try:
+        r = d.stub.AwaitProof(pb.AwaitProofRequest(job_id=job_id, timeout_ms=1000), timeout=60)
+        return r.status, r.error_message
+    except grpc.RpcError as e:
+        return e.code(), e.details()
+
+
+for q in slow:
+    st, msg = await_status(G, q.request_id)
+    check(st == S.FAILED and f"job {q.request_id} was accepted at " in msg and "lost in a restart at " in msg
+          and msg.endswith("resubmit it"), f"journal: a job accepted before the kill is lost in a restart: {st} {msg!r}")
+for q, what in ((done_q, "completed"), (cancelled, "cancelled"), (submit_req(), "never submitted")):
+    st, msg = await_status(G, q.request_id)
+    check(st == grpc.StatusCode.NOT_FOUND and "lost" not in msg, f"journal: a job {what} is not called lost: {st} {msg!r}")
+again = slow.pop(0)
+r = G.stub.Prove(pb.ProveRequest(submit=again), timeout=120).result
+check(r.status == S.COMPLETED, f"journal: a lost job resubmitted proves: {r.status} {r.error_message}")
+check(G.stop() == 0, "journal: daemon exits 0")
+# A garbled line and a torn one appended (a disk error, a write cut by a
+# crash): logged, skipped; the ids lost earlier are still lost.
+jpath = os.path.join(state, "cuzk-journal")
+garbage = bytes(rng.randrange(32, 127) for _ in range(1 + rng.randrange(80)))
+torn = f"A {int(time.time() * 1000)} {rid('torn').encode().hex()}".encode()[:1 + rng.randrange(40)]
+with open(jpath, "ab") as f:
+    f.write(garbage + b"\n" + torn)
+G = Daemon("journal3", PC, daemon_keys=jconf).start()
+log = G.logtext()
+check("1 unreadable lines ignored" in log and "is torn" in log, f"journal: the garbled and the torn line are logged: "
+      f"{[ln for ln in log.splitlines() if 'journal' in ln][-3:]}")
+for q in slow:
+    st, msg = await_status(G, q.request_id)
+    check(st == S.FAILED and "lost in a restart" in msg, f"journal: still lost after another restart: {st} {msg!r}")
+st, msg = await_status(G, again.request_id)
+check(st == grpc.StatusCode.NOT_FOUND, f"journal: the resubmitted job that completed is not lost: {st} {msg!r}")
+check(G.stop() == 0, "journal: daemon exits 0")
+# A journal of random bytes: the daemon starts and says so.
+with open(jpath, "wb") as f:
+    f.write(bytes(rng.randrange(256) for _ in range(1 + rng.randrange(4096))))
+G = Daemon("journal4", PC, daemon_keys=jconf).start()
+check("no \"cuzk-journal 1\" header" in G.logtext(), "journal: random bytes are reported, not fatal")
+check(G.stop() == 0, "journal: daemon exits 0")
 
 print(f"daemon_reliability: {H.checks - len(failures)} checks passed, {len(failures)} failed", flush=True)
 if not failures:

@@ -209,7 +209,8 @@ static void critical_jumps_full_queue(tkind *k, tkind *k1)
 }
 
 /* File-backed parameters: cold -> (preload) hot -> (evict) cold -> a job
- * loads them -> hot; a corrupt file fails only its job. */
+ * loads them -> hot; a corrupt file fails its job, then the next ones at
+ * once with the same reason, until the file is fixed. */
 static void file_srs(tkind *k)
 {
     char dir[] = "/tmp/cuzk_engine_XXXXXX";
@@ -263,15 +264,41 @@ static void file_srs(tkind *k)
     CHECK_MSG(r == CUZK_ERR_FORMAT && inf.state == CUZK_JOB_FAILED && strstr(inf.message, "bad.params"),
               "%s: %s", cuzk_strerror(r), inf.message);
     CHECK(cuzk_engine_srs_state(e, "file-c", &st) == CUZK_OK && st == CUZK_SRS_HOT);
-    CHECK(cuzk_engine_srs_state(e, "bad-c", &st) == CUZK_OK && st == CUZK_SRS_WARM); /* mapped, not decoded */
+    CHECK(cuzk_engine_srs_state(e, "bad-c", &st) == CUZK_OK && st == CUZK_SRS_COLD); /* unmapped: reopened next time */
     cuzk_engine_counters c;
     cuzk_engine_get_counters(e, &c);
     CHECK(c.srs_loads == 2 && c.jobs_failed == 1 && c.jobs_done == 1);
     cuzk_job_release(j);
     cuzk_job_release(jb);
+    /* the failure is kept with its reason: the next job fails at once with
+     * it, a preload retries and says the same, until the file changes */
+    char *why = NULL, *why2 = NULL;
+    int64_t when = 0;
+    CHECK(cuzk_engine_srs_failure(e, "bad-c", &why, &when) == CUZK_OK && why && when > 0);
+    CHECK_MSG(why && strstr(why, "bad.params") && strstr(inf.message, why), "%s", why ? why : "(none)");
+    CHECK(cuzk_engine_srs_failure(e, "file-c", &why2, NULL) == CUZK_OK && !why2);
+    CHECK(tk_submit(e, "badkind", "bad-2", 7, CUZK_PRIORITY_DEFAULT, 0, &jb) == CUZK_OK);
+    r = cuzk_job_await(jb, -1);
+    cuzk_job_get_info(jb, &inf);
+    CHECK_MSG(r != CUZK_OK && strstr(inf.message, "failed to load at") && why && strstr(inf.message, why), "%s",
+              inf.message);
+    cuzk_job_release(jb);
+    CHECK(cuzk_engine_srs_preload(e, "bad-c") == CUZK_ERR_FORMAT);
+    free(why);
+    why = NULL;
+    CHECK(cuzk_engine_srs_failure(e, "bad-c", &why, NULL) == CUZK_OK && why);
+    free(why);
+    why = NULL;
+    in = fopen(good, "rb"), out = fopen(bad, "wb"); /* fixed: a copy of the whole file */
+    while (in && out && (n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, out);
+    if (in) fclose(in);
+    if (out) fclose(out);
+    CHECK(cuzk_engine_srs_failure(e, "bad-c", &why, NULL) == CUZK_OK && !why); /* changed: no longer failed */
+    CHECK(tk_submit(e, "badkind", "bad-3", 8, CUZK_PRIORITY_DEFAULT, 0, &jb) == CUZK_OK);
+    CHECK(cuzk_job_await(jb, -1) == CUZK_OK && tk_proof_ok(k, jb, 8, 3));
+    cuzk_job_release(jb);
     const char *circ[] = {"file-c", "bad-c"};
     check_reserved_drains(e, circ, 2);
-    CHECK(cuzk_engine_srs_state(e, "bad-c", &st) == CUZK_OK && st == CUZK_SRS_COLD);
     cuzk_engine_destroy(e);
     unlink(good);
     unlink(bad);

@@ -1,7 +1,8 @@
 /* The memory limit the engine budgets under: physical RAM, lowered to the
  * cgroup's limit where there is one (cgroup v2: the smallest memory.max from
  * the process's cgroup up to the root, "max" meaning none; cgroup v1:
- * memory.limit_in_bytes, a huge value meaning none), read from fake trees
+ * memory.limit_in_bytes up the tree, a huge value meaning none; the hybrid
+ * layout, v1 controllers beside /sys/fs/cgroup/unified), read from fake trees
  * with random limits; the default budget's headroom; RssAnon grows with
  * memory touched. */
 #include <stdio.h>
@@ -28,6 +29,25 @@ static void put(const char *rel, const char *text)
     FILE *f = fopen(path, "w");
     CHECK(f != NULL);
     if (f) fputs(text, f), fclose(f);
+}
+
+/* A random limit (256 MiB up to half the RAM) written as a limit file. */
+static uint64_t put_limit(cuzk_rng *rng, uint64_t phys, const char *rel)
+{
+    uint64_t v = (1ull << 28) + cuzk_rng_u64(rng) % (phys / 2);
+    char num[32];
+    snprintf(num, sizeof num, "%llu\n", (unsigned long long)v);
+    put(rel, num);
+    return v;
+}
+
+/* The limit read under root is want, from the file named by in_from. */
+static void expect_limit(uint64_t want, const char *in_from, const char *what)
+{
+    char from[4300];
+    uint64_t got = cuzk_engine_memory_limit(root, from, sizeof from);
+    CHECK_MSG(got == want && strstr(from, in_from), "%s: %llu (want %llu) from %s", what, (unsigned long long)got,
+              (unsigned long long)want, from);
 }
 
 int main(void)
@@ -77,6 +97,35 @@ int main(void)
     put("sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes", "lots\n");
     CHECK(cuzk_engine_memory_limit(root, NULL, 0) == phys);
 
+    /* v1: a parent's limit binds its children */
+    snprintf(num, sizeof num, "%llu\n", (unsigned long long)(lim / 3));
+    put("sys/fs/cgroup/memory/docker/memory.limit_in_bytes", num);
+    got = cuzk_engine_memory_limit(root, from, sizeof from);
+    CHECK_MSG(got == lim / 3 && strstr(from, "/memory/docker/memory.limit_in_bytes"), "v1 parent: %llu from %s",
+              (unsigned long long)got, from);
+
+    /* the hybrid layout: v1 controllers in /sys/fs/cgroup/<controller>, the
+     * unified hierarchy in /sys/fs/cgroup/unified */
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/sys'", root);
+    CHECK(system(cmd) == 0);
+    put("proc/self/cgroup", "11:memory:/system.slice/cuzk.service\n3:pids:/system.slice/cuzk.service\n"
+                            "1:name=systemd:/system.slice/cuzk.service\n0::/system.slice/cuzk.service\n");
+    put("sys/fs/cgroup/unified/cgroup.controllers", "\n"); /* no controller on the unified side */
+    put("sys/fs/cgroup/pids/system.slice/cuzk.service/pids.max", "max\n");
+    const char *v1leaf = "sys/fs/cgroup/memory/system.slice/cuzk.service/memory.limit_in_bytes";
+    const uint64_t lim1 = put_limit(&rng, phys, v1leaf);
+    expect_limit(lim1, v1leaf, "hybrid, memory on v1");
+    /* the memory controller on the unified side (no v1 memory hierarchy) */
+    put("proc/self/cgroup", "3:pids:/system.slice/cuzk.service\n0::/system.slice/cuzk.service\n");
+    put("sys/fs/cgroup/unified/cgroup.controllers", "memory pids\n");
+    const char *v2leaf = "sys/fs/cgroup/unified/system.slice/cuzk.service/memory.max";
+    const uint64_t lim2 = put_limit(&rng, phys, v2leaf);
+    expect_limit(lim2, v2leaf, "hybrid, memory on v2");
+    /* both sides limited: the smaller binds */
+    put("proc/self/cgroup", "11:memory:/system.slice/cuzk.service\n0::/system.slice/cuzk.service\n");
+    expect_limit(lim1 < lim2 ? lim1 : lim2, lim1 < lim2 ? v1leaf : v2leaf, "hybrid, both");
+
     /* the default budget: headroom max(margin, a tenth), half on a small machine */
     const uint64_t G = 1ull << 30;
     CHECK(cuzk_engine_memory_budget_default(125 * G, 5 * G) == 125 * G - 125 * G / 10);
@@ -97,7 +146,6 @@ int main(void)
               (unsigned long long)r1, n);
     free(p);
 
-    char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     CHECK(system(cmd) == 0);
     return tu_finish("test_memlimit");

@@ -642,6 +642,52 @@ static void test_background(void)
     free(buf);
 }
 
+/* cuzk_pce_cache_load (a daemon's start): absent, nothing said; a valid file
+ * loaded (its sections verified in the background when asked); a file with a
+ * random byte flipped reported and set aside at once, never extracted: by
+ * the load when the synchronous checks see it, else by the background
+ * verifier before any use. */
+static void test_load_only(void)
+{
+    const uint8_t *img = ref_pce->image;
+    const size_t len = ref_pce->image_len;
+    char dir[300], path[512], aside[512];
+    new_dir(dir, sizeof dir);
+    path_of(path, sizeof path, dir, "");
+    path_of(aside, sizeof aside, dir, ".rejected");
+    cuzk_pce_cache_opts o = {.dir = dir, .nthreads = 2};
+    cuzk_pce *p = NULL;
+    int l0 = log_lines;
+    CHECK(cuzk_pce_cache_load(&p, &o, ID, fp, NULL) == CUZK_ERR_IO && !p && log_lines == l0);
+    write_file(path, img, len);
+    CHECK(cuzk_pce_cache_load(&p, &o, ID, fp, NULL) == CUZK_OK && pce_good(p) && !p->verify && log_lines == l0);
+    cuzk_pce_free(p);
+    uint8_t *buf = malloc(len);
+    for (int round = 0; round < 8; round++) {
+        memcpy(buf, img, len);
+        size_t at = cuzk_rng_u64(&rng) % len;
+        buf[at] ^= (uint8_t)(1 + cuzk_rng_u64(&rng) % 255);
+        write_file(path, buf, len);
+        unlink(aside);
+        o.verify_background = round % 2;
+        cuzk_pce_counters c0, c1;
+        cuzk_pce_counters_get(&c0);
+        int a0 = log_aside;
+        p = NULL;
+        cuzk_pce_error e;
+        int rc = cuzk_pce_cache_load(&p, &o, ID, fp, &e);
+        if (rc == CUZK_OK) /* only the section hashes can see it: the background verifier's verdict */
+            CHECK_MSG(o.verify_background && p && cuzk_pce_ready(p, NULL) == CUZK_ERR_FORMAT, "flip at %zu", at);
+        else
+            CHECK_MSG(rc == CUZK_ERR_FORMAT && !p, "flip at %zu: rc %d", at, rc);
+        cuzk_pce_free(p);
+        cuzk_pce_counters_get(&c1);
+        CHECK_MSG(log_aside == a0 + 1 && exists(aside) && !exists(path) && c1.extractions == c0.extractions,
+                  "flip at %zu (background %d): reported once, set aside, not extracted", at, o.verify_background);
+    }
+    free(buf);
+}
+
 static void rm_rf(const char *d)
 {
     DIR *dd = opendir(d);
@@ -683,6 +729,7 @@ int main(void)
     test_concurrency();
     test_kill9();
     test_background();
+    test_load_only();
 
     cuzk_pce_free(ref_pce);
     cuzk_groth16_params_free(&params);

@@ -51,6 +51,15 @@ typedef enum cuzk_priority {
     CUZK_PRIORITY_CRITICAL = 4  /* WinningPoSt */
 } cuzk_priority;
 
+typedef enum cuzk_job_state {
+    CUZK_JOB_QUEUED = 0,
+    CUZK_JOB_RUNNING = 1,
+    CUZK_JOB_DONE = 2,
+    CUZK_JOB_FAILED = 3,
+    CUZK_JOB_CANCELLED = 4,
+    CUZK_JOB_TIMED_OUT = 5
+} cuzk_job_state;
+
 /* ---- what a prover consumes -------------------------------------------- */
 
 /* A synthesized partition: the assignment view and who owns its memory. */
@@ -283,6 +292,15 @@ int cuzk_engine_pce_cache(cuzk_engine_pce *out, const char *dir, unsigned nthrea
  * engine drops the PCE, synthesizes that partition in full and re-extracts.
  */
 int cuzk_engine_pce_cache_verify_background(cuzk_engine_pce *hooks, bool on);
+/*
+ * Cached files loaded when a kind is registered (a daemon's start): with
+ * background on, their section checksums are always verified on a thread,
+ * whatever pce_verify says, so that the start never waits for hashing
+ * gigabytes; a mismatch is logged and the file set aside as soon as the
+ * thread finds it, and no proof uses the PCE before its verdict. A file that
+ * fails its other checks is logged and set aside at registration either way.
+ */
+int cuzk_engine_pce_cache_verify_at_start(cuzk_engine_pce *hooks, bool background);
 void cuzk_engine_pce_cache_free(cuzk_engine_pce *hooks);
 
 /* ---- configuration ----------------------------------------------------- */
@@ -342,6 +360,13 @@ typedef struct cuzk_engine_config {
      * bytes (0: the memory budget); sets over the limit stay pageable. */
     cuzk_engine_pin pin;
     uint64_t pinned_limit;
+    /* Job events, for a journal of accepted jobs (may be NULL): state
+     * CUZK_JOB_QUEUED when a job is accepted (a new job, or a new attempt
+     * under the id of a failed one; not a duplicate), then its final state
+     * when it finishes. Called with the scheduler lock held, in the order
+     * the events happen: no engine calls, nothing slow (no fsync). */
+    void (*job_event)(void *ctx, const char *request_id, cuzk_job_state state);
+    void *job_event_ctx;
 } cuzk_engine_config;
 
 /*
@@ -397,15 +422,6 @@ int cuzk_engine_register_test_kinds(cuzk_engine *e, uint64_t porep_constraints,
                                     uint64_t post_constraints, unsigned setup_threads);
 
 /* ---- jobs -------------------------------------------------------------- */
-
-typedef enum cuzk_job_state {
-    CUZK_JOB_QUEUED = 0,
-    CUZK_JOB_RUNNING = 1,
-    CUZK_JOB_DONE = 2,
-    CUZK_JOB_FAILED = 3,
-    CUZK_JOB_CANCELLED = 4,
-    CUZK_JOB_TIMED_OUT = 5
-} cuzk_job_state;
 
 typedef struct cuzk_job_request {
     const char *request_id; /* non-empty; idempotency key */
@@ -496,6 +512,16 @@ int cuzk_engine_srs_preload(cuzk_engine *e, const char *circuit_id);
 /* Drops a circuit's parameters to cold now, or as soon as no job uses them. */
 int cuzk_engine_srs_evict(cuzk_engine *e, const char *circuit_id);
 int cuzk_engine_srs_state(cuzk_engine *e, const char *circuit_id, cuzk_srs_state *state);
+/*
+ * Whether a circuit's parameters failed to load (a truncated or unreadable
+ * file; running out of memory or a cancellation does not count): *msg is
+ * the reason, whole and malloc'd (free it), and *when (may be NULL) the
+ * Unix time of the failure; *msg NULL when they did not. While failed,
+ * jobs needing the parameters fail at once with that reason; a successful
+ * load (cuzk_engine_srs_preload retries) or a change of the file (size,
+ * mtime or inode) ends it.
+ */
+int cuzk_engine_srs_failure(cuzk_engine *e, const char *circuit_id, char **msg, int64_t *when);
 int cuzk_engine_pce_state(cuzk_engine *e, const char *circuit_id, cuzk_pce_state *state);
 
 /* ---- metrics and status ------------------------------------------------ */

@@ -318,6 +318,17 @@ int cuzk_pce_cache_get(cuzk_pce **out, const cuzk_pce_cache_opts *opts, const ch
                        const uint8_t fingerprint[CUZK_PCE_HASH_BYTES], cuzk_pce_synth_fn synth,
                        void *ctx, cuzk_pce_cache_outcome *outcome, cuzk_pce_error *err);
 
+/*
+ * The cached "<dir>/<id>.pce" alone, never extracting (a daemon's start):
+ * CUZK_OK with *out when it is valid (with verify_background its section
+ * checksums are then hashed on a thread, and a mismatch is logged and the
+ * file set aside as soon as it is found, not at its first use); a file that
+ * fails a check is logged and set aside now (under its lock) and
+ * CUZK_ERR_FORMAT returned; CUZK_ERR_IO, nothing logged, when there is none.
+ */
+int cuzk_pce_cache_load(cuzk_pce **out, const cuzk_pce_cache_opts *opts, const char *circuit_id,
+                        const uint8_t fingerprint[CUZK_PCE_HASH_BYTES], cuzk_pce_error *err);
+
 /* Removes temporaries "<id>.pce.tmp.*" in dir whose writer is gone (its id
  * lock is free); call at start. Returns the number removed, or -1. */
 int cuzk_pce_cache_clean(const char *dir);

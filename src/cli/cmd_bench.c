@@ -545,10 +545,11 @@ static int run_status(void)
     printf("  %-16s %8s %12s\n", "queue", "pending", "in progress");
     for (size_t i = 0; i < s->n_queues; i++)
         printf("  %-16s %8u %12u\n", s->queues[i]->proof_kind, s->queues[i]->pending, s->queues[i]->in_progress);
-    static const char *tiers[] = {"hot", "warm", "cold"};
+    static const char *tiers[] = {"hot", "warm", "cold", "FAILED"};
     for (size_t i = 0; i < s->n_loaded_srs; i++)
-        printf("  srs %-12s %s\n", s->loaded_srs[i]->circuit_id,
-               (unsigned)s->loaded_srs[i]->tier < 3 ? tiers[s->loaded_srs[i]->tier] : "?");
+        printf("  srs %-12s %s%s%s\n", s->loaded_srs[i]->circuit_id,
+               (unsigned)s->loaded_srs[i]->tier < 4 ? tiers[s->loaded_srs[i]->tier] : "?",
+               s->loaded_srs[i]->error[0] ? ": " : "", s->loaded_srs[i]->error);
     for (size_t i = 0; i < s->n_gpus; i++) {
         const Cuzk__V1__GPUStatus *g = s->gpus[i];
         printf("  gpu %u %s: ", g->ordinal, g->name);

@@ -6,7 +6,8 @@
  *                   daemon.shutdown_grace to finish, the rest are cancelled,
  *                   exit 0. A second signal skips the rest of the grace.
  *   SIGHUP          re-read the file and apply what can change live.
- * systemd: READY=1 once serving, STATUS= lines, RELOADING=1, STOPPING=1.
+ * systemd: READY=1 once serving, STATUS= lines (which circuits are usable,
+ * the queues), RELOADING=1, STOPPING=1.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -104,17 +105,59 @@ static int load_config(cuzk_config *c, const char *path, bool path_given, const 
     return cfg_finish(c, err, errlen);
 }
 
-static void preload_all(srv_backend *b, const cuzk_config *c)
+/* [srs] preload; returns how many failed. With fatal, stops at the first
+ * failure (the caller exits). */
+static size_t preload_all(srv_backend *b, const cuzk_config *c, bool fatal)
 {
+    size_t failed = 0;
     for (size_t i = 0; i < c->n_preload; i++) {
         bool already;
         uint64_t ms;
-        char err[384];
-        if (srv_preload(b, c->preload[i], &already, &ms, err, sizeof err) != RPC_OK)
-            LOG_WARN("preload %s: %s", c->preload[i], err);
-        else if (!already)
+        char *err = NULL;
+        if (srv_preload(b, c->preload[i], &already, &ms, &err) != RPC_OK) {
+            failed++;
+            if (fatal)
+                LOG_ERROR("preload %s: %s; exiting (daemon.preload_failure = \"fatal\")", c->preload[i],
+                          err ? err : "out of memory");
+            else
+                LOG_ERROR("preload %s: %s; serving the other kinds, its jobs fail at once until the file is "
+                          "fixed (then PreloadSRS %s, or SIGHUP)", c->preload[i], err ? err : "out of memory",
+                          c->preload[i]);
+        } else if (!already) {
             LOG_INFO("preload %s: resident after %llu ms", c->preload[i], (unsigned long long)ms);
+        }
+        free(err);
+        if (failed && fatal) break;
     }
+    return failed;
+}
+
+/* systemd's STATUS= line: what is served and which circuits cannot be
+ * (`systemctl status cuzk` shows it beside "active"). */
+static void notify_status(const srv_status *st, const char *listen, const char *prefix)
+{
+    uint32_t pend = 0, run = 0;
+    for (size_t i = 0; i < st->n_queues; i++) pend += st->queues[i].pending, run += st->queues[i].in_progress;
+    char failed[320] = "";
+    size_t nf = 0, used = 0;
+    for (size_t i = 0; i < st->n_srs; i++) {
+        if (st->srs[i].tier != 3) continue;
+        int w = snprintf(failed + used, sizeof failed - used, "%s%s", nf ? ", " : "", st->srs[i].circuit_id);
+        if (w > 0 && used + (size_t)w < sizeof failed) used += (size_t)w;
+        nf++;
+    }
+    notify("%sSTATUS=serving on %s: %zu of %zu circuits usable%s%s%s; %u queued, %u running, %llu proved", prefix,
+           listen, st->n_srs - nf, st->n_srs, nf ? " (FAILED to load: " : "", failed, nf ? ")" : "", pend, run,
+           (unsigned long long)st->proofs_completed);
+}
+
+/* READY=1 with the status line. */
+static void notify_ready(srv_backend *b, const char *listen)
+{
+    srv_status st;
+    srv_get_status(b, &st);
+    notify_status(&st, listen, "READY=1\n");
+    srv_status_free(&st);
 }
 
 static double now_s(void) { return cli_now(); }
@@ -225,7 +268,11 @@ int cmd_daemon(int argc, char **argv)
         LOG_INFO("test kinds registered (test-porep: 10 x %llu constraints, test-window/test-winning: %llu) in %.2f s",
                  (unsigned long long)test_c, (unsigned long long)test_post_c, now_s() - t0);
     /* Resident before READY: the first proofs never wait for a load. */
-    preload_all(b, &cfg);
+    if (preload_all(b, &cfg, cfg.preload_fatal) && cfg.preload_fatal) {
+        srv_backend_close(b);
+        tls_pem_free(&pem);
+        return 1;
+    }
     srv_service *svc = service_create(b);
     service_set_token(svc, cfg.auth_token);
     service_set_open_tcp(svc, cfg.allow_unauthenticated_tcp);
@@ -247,7 +294,7 @@ int cmd_daemon(int argc, char **argv)
         LOG_ERROR("%s (continuing without it)", err);
     LOG_INFO("serving on %s%s%s (max message %llu bytes; %s)", cfg.listen, http ? ", status on http://" : "",
              http ? cfg.status_listen : "", (unsigned long long)cfg.max_message_size, access_mode(&cfg));
-    notify("READY=1\nSTATUS=serving on %s", cfg.listen);
+    notify_ready(b, cfg.listen);
 
     /* ---- the signal loop ---- */
     int sig = 0;
@@ -267,20 +314,18 @@ int cmd_daemon(int argc, char **argv)
                 log_configure(cfg.log_level, cfg.log_json);
                 for (size_t i = 0; i < next.n_warnings; i++) LOG_WARN("%s: %s", config_path, next.warnings[i]);
                 service_set_token(svc, cfg.auth_token);
-                preload_all(b, &cfg);
+                preload_all(b, &cfg, false); /* a running daemon is never stopped by a reload */
                 LOG_INFO("configuration reloaded from %s", config_path);
             }
-            notify("READY=1\nSTATUS=serving on %s (reloaded)", cfg.listen);
+            notify_ready(b, cfg.listen);
         } else if (sig == SIGTERM || sig == SIGINT) {
             break;
         } else {
             service_flush_log(svc, false);
             srv_status st;
             srv_get_status(b, &st);
-            uint32_t pend = 0, run = 0;
-            for (size_t i = 0; i < st.n_queues; i++) pend += st.queues[i].pending, run += st.queues[i].in_progress;
-            notify("STATUS=serving on %s: %u queued, %u running, %llu proved", cfg.listen, pend, run,
-                   (unsigned long long)st.proofs_completed);
+            notify_status(&st, cfg.listen, "");
+            srv_status_free(&st);
         }
     }
 

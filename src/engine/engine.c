@@ -250,6 +250,7 @@ static void job_finish(cuzk_engine *e, cuzk_job *j, cuzk_job_state st, int err, 
     j->t_end = eng_now();
     if (j->t_start == 0) j->t_start = j->t_end;
     j->finish_seq = ++e->next_finish;
+    if (e->cfg.job_event) e->cfg.job_event(e->cfg.job_event_ctx, j->request_id, st);
     /* drop what no thread holds: queued witnesses free their memory now */
     for (uint32_t i = 0; i < j->nparts; i++) {
         part *p = &j->parts[i];
@@ -393,6 +394,18 @@ static task pick_cpu(cuzk_engine *e)
         if (!j->srs_held) {
             /* behind a job waiting for memory for its SRS, none starts */
             if (srs_blocked || s->state == CUZK_SRS_LOADING) continue;
+            if (s->state != CUZK_SRS_HOT && srs_failed(s)) {
+                char when[32];
+                struct tm tm;
+                time_t t = (time_t)s->fail_time;
+                strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+                job_finish(e, j, CUZK_JOB_FAILED, CUZK_ERR_IO,
+                           "parameters of %s failed to load at %s (fix or replace the file, or call PreloadSRS "
+                           "%s to retry): %s",
+                           s->circuit_id, when, s->circuit_id, s->fail_msg);
+                i--; /* the job may have left the active list */
+                continue;
+            }
             if (s->state != CUZK_SRS_HOT) {
                 if (s->est_bytes + wb > e->budget) {
                     job_finish(e, j, CUZK_JOB_FAILED, CUZK_ERR_NO_MEMORY,
@@ -679,7 +692,7 @@ static void run_synth(cuzk_engine *e, worker *w, task *t)
     j->busy--;
     if (t->probe) k->probing = false;
     if (t->load_srs) {
-        srs_load_done(e, s, lerr, tl);
+        srs_load_done(e, s, lerr, tl, lmsg);
         j->srs_load_s += tl;
         if (lerr != CUZK_OK) {
             part_release(e, p); /* the witness reservation */
@@ -1304,6 +1317,7 @@ int cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *req, cuzk_job **o
         return err;
     }
     j->seq = ++e->next_seq;
+    if (e->cfg.job_event) e->cfg.job_event(e->cfg.job_event_ctx, j->request_id, CUZK_JOB_QUEUED);
     atomic_init(&j->refs, 3); /* the table, the active list, the caller */
     size_t pos = e->nactive;
     while (pos > 0 && e->active[pos - 1]->priority < j->priority) pos--;

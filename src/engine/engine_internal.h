@@ -42,6 +42,13 @@ typedef struct srs_entry {
     bool evict_pending;
     uint64_t loads, hits;
     double load_s;
+    /* The last load failed (not for memory, not cancelled): why, whole, and
+     * when (Unix seconds). Jobs then fail at once with it instead of reading
+     * a bad file again, until a load succeeds (a preload retries) or the
+     * file changes (fail_id: its device, inode, size and mtime). */
+    char *fail_msg;
+    int64_t fail_time;
+    uint64_t fail_id[4];
     /* HOT only: how the parameter arrays are page-locked (pin_how) and the
      * bytes counted against the pinned limit; set by the loading thread
      * (outside the lock, after reserving pinned bytes under it). */
@@ -227,7 +234,11 @@ srs_entry *srs_get_or_add(cuzk_engine *e, const char *circuit_id, const char *pa
                           cuzk_groth16_read_mode mode, const cuzk_groth16_params *src, int *err);
 /* no lock; s LOADING. On failure *msg is the reason, malloc'd (free it), or NULL. */
 int srs_load(cuzk_engine *e, srs_entry *s, char **msg);
-void srs_load_done(cuzk_engine *e, srs_entry *s, int err, double secs);
+/* Under the lock; msg: srs_load's reason (kept as the entry's failure). */
+void srs_load_done(cuzk_engine *e, srs_entry *s, int err, double secs, const char *msg);
+/* Under the lock: true when s failed to load and its file is unchanged
+ * since (a changed file clears the failure: the next job tries it). */
+bool srs_failed(srs_entry *s);
 /* Partitions synthesizing or waiting for a prover, at most (engine.c). */
 unsigned queue_limit(const cuzk_engine *e);
 void srs_unref(cuzk_engine *e, srs_entry *s);

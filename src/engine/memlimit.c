@@ -29,8 +29,45 @@ static uint64_t read_limit(const char *path)
     return v;
 }
 
-/* The cgroup limit of this process under root: the smallest memory.max on the path
- * from its cgroup v2 up to the hierarchy's root, else its cgroup v1 memory limit. */
+/* The smallest limit in file `name` of cgroup cg and of each ancestor, in
+ * the hierarchy mounted at root + mnt (the top has none to read); 0: none. */
+static uint64_t walk_up(const char *root, const char *mnt, const char *cg, const char *name, char *from,
+                        size_t from_len)
+{
+    char dir[2048], path[4096];
+    snprintf(dir, sizeof dir, "%s", cg);
+    uint64_t best = 0;
+    for (char *end = dir + strlen(dir);;) {
+        *end = 0;
+        snprintf(path, sizeof path, "%s%s%s/%s", root, mnt, dir, name);
+        uint64_t l = read_limit(path);
+        if (l && (!best || l < best)) {
+            best = l;
+            if (from) snprintf(from, from_len, "cgroup %s", path + strlen(root));
+        }
+        char *slash = strrchr(dir, '/');
+        if (!slash || slash == dir) break;
+        end = slash;
+    }
+    return best;
+}
+
+static bool exists(const char *root, const char *rel)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s%s", root, rel);
+    return access(path, F_OK) == 0;
+}
+
+/*
+ * The cgroup limit of this process under root, the smaller of:
+ *  - cgroup v2: memory.max of its cgroup and each ancestor, in the unified
+ *    hierarchy: /sys/fs/cgroup (v2 only), or /sys/fs/cgroup/unified (the
+ *    hybrid layout systemd used to set up: v1 controllers beside it, the
+ *    memory controller usually on the v1 side, so no memory.max there);
+ *  - cgroup v1: memory.limit_in_bytes of its memory cgroup and each ancestor
+ *    (a parent's limit binds its children), in /sys/fs/cgroup/memory.
+ */
 static uint64_t cgroup_limit(const char *root, char *from, size_t from_len)
 {
     char path[4096];
@@ -52,23 +89,18 @@ static uint64_t cgroup_limit(const char *root, char *from, size_t from_len)
     fclose(f);
     uint64_t best = 0;
     if (have_v2) {
-        /* memory.max of the process's cgroup and of each ancestor (the root has none) */
-        for (char *end = v2 + strlen(v2);;) {
-            *end = 0;
-            snprintf(path, sizeof path, "%s/sys/fs/cgroup%s/memory.max", root, v2);
-            uint64_t l = read_limit(path);
-            if (l && (!best || l < best)) {
-                best = l;
-                if (from) snprintf(from, from_len, "cgroup %s", path + strlen(root));
-            }
-            char *slash = strrchr(v2, '/');
-            if (!slash || slash == v2) break;
-            end = slash;
-        }
+        const char *mnt = exists(root, "/sys/fs/cgroup/cgroup.controllers") ? "/sys/fs/cgroup"
+                          : exists(root, "/sys/fs/cgroup/unified/cgroup.controllers") ? "/sys/fs/cgroup/unified"
+                                                                                        : "/sys/fs/cgroup";
+        best = walk_up(root, mnt, v2, "memory.max", from, from_len);
     }
-    if (!best && have_v1) {
-        snprintf(path, sizeof path, "%s/sys/fs/cgroup/memory%s/memory.limit_in_bytes", root, v1);
-        if ((best = read_limit(path)) && from) snprintf(from, from_len, "cgroup %s", path + strlen(root));
+    if (have_v1) {
+        char f1[4200] = "";
+        uint64_t l = walk_up(root, "/sys/fs/cgroup/memory", v1, "memory.limit_in_bytes", f1, sizeof f1);
+        if (l && (!best || l < best)) {
+            best = l;
+            if (from) snprintf(from, from_len, "%s", f1);
+        }
     }
     return best;
 }

@@ -18,6 +18,7 @@ typedef struct pce_cache_ctx {
     char *dir;
     unsigned nthreads;
     bool verify_background; /* pce_verify = "background" */
+    bool verify_start;      /* files found at registration: in the background whatever pce_verify says */
 } pce_cache_ctx;
 
 /* The circuit id names the topology; its fingerprint is what files carry. */
@@ -33,21 +34,19 @@ static void pc_fingerprint(uint8_t fp[CUZK_PCE_HASH_BYTES], const cuzk_engine_ki
     pce_engine_fingerprint(fp, kind->circuit_id);
 }
 
+/* A kind's registration (a daemon's start): the cached file only. A file
+ * that fails a check is reported and set aside now; with verify_start its
+ * section checksums are hashed in the background, so that the start does
+ * not wait for them and a mismatch is still reported at once. */
 static int pc_load(void *ctx, const cuzk_engine_kind *kind, void **out, uint64_t *bytes)
 {
     pce_cache_ctx *c = ctx;
-    char path[4096];
-    if ((size_t)snprintf(path, sizeof path, "%s/%s.pce", c->dir, kind->circuit_id) >= sizeof path)
-        return CUZK_ERR_INVALID_ARG;
     uint8_t fp[CUZK_PCE_HASH_BYTES];
     pc_fingerprint(fp, kind);
-    cuzk_pce_expect expect = {kind->circuit_id, fp};
+    cuzk_pce_cache_opts opts = {
+        .dir = c->dir, .nthreads = c->nthreads, .verify_background = c->verify_background || c->verify_start};
     cuzk_pce *p = NULL;
-    FILE *f = fopen(path, "rb"); /* absent: nothing to say */
-    if (!f) return CUZK_ERR_IO;
-    fclose(f);
-    int err = cuzk_pce_load_file(&p, path, &expect, c->verify_background ? CUZK_PCE_LOAD_VERIFY_BACKGROUND : 0,
-                                 c->nthreads, NULL);
+    int err = cuzk_pce_cache_load(&p, &opts, kind->circuit_id, fp, NULL);
     if (err) return err; /* extraction will replace it through the cache */
     *out = p;
     *bytes = cuzk_pce_memory_bytes(p);
@@ -155,6 +154,13 @@ int cuzk_engine_pce_cache_verify_background(cuzk_engine_pce *hooks, bool on)
 {
     if (!hooks || !hooks->ctx || hooks->load != pc_load) return CUZK_ERR_INVALID_ARG;
     ((pce_cache_ctx *)hooks->ctx)->verify_background = on;
+    return CUZK_OK;
+}
+
+int cuzk_engine_pce_cache_verify_at_start(cuzk_engine_pce *hooks, bool background)
+{
+    if (!hooks || !hooks->ctx || hooks->load != pc_load) return CUZK_ERR_INVALID_ARG;
+    ((pce_cache_ctx *)hooks->ctx)->verify_start = background;
     return CUZK_OK;
 }
 

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cuzk/error.h"
@@ -314,8 +315,51 @@ int srs_load(cuzk_engine *e, srs_entry *s, char **msg)
     return CUZK_OK;
 }
 
-void srs_load_done(cuzk_engine *e, srs_entry *s, int err, double secs)
+/* What identifies the file's content for srs_failed: device, inode, size,
+ * mtime (ns); zeros for a memory source or a file that cannot be stat'ed. */
+static void srs_file_id(const srs_entry *s, uint64_t id[4])
 {
+    struct stat st;
+    memset(id, 0, 4 * sizeof *id);
+    if (!s->path || stat(s->path, &st) != 0) return;
+    id[0] = (uint64_t)st.st_dev, id[1] = (uint64_t)st.st_ino, id[2] = (uint64_t)st.st_size;
+    id[3] = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+}
+
+static void srs_fail_clear(srs_entry *s)
+{
+    free(s->fail_msg);
+    s->fail_msg = NULL;
+    s->fail_time = 0;
+}
+
+bool srs_failed(srs_entry *s)
+{
+    if (!s->fail_msg) return false;
+    /* a stat under the lock, only for a kind whose load failed: cheap next
+     * to reading the file again, and what lets a fixed file be used without
+     * a restart */
+    uint64_t id[4];
+    srs_file_id(s, id);
+    if (!memcmp(id, s->fail_id, sizeof id)) return true;
+    srs_fail_clear(s);
+    return false;
+}
+
+void srs_load_done(cuzk_engine *e, srs_entry *s, int err, double secs, const char *msg)
+{
+    if (err == CUZK_OK) srs_fail_clear(s);
+    else if (err != CUZK_ERR_NO_MEMORY && err != CUZK_ERR_CANCELLED) {
+        /* the file (or its copy) is bad: remembered, so that jobs fail at
+         * once saying why instead of each reading it again */
+        char *m = strdup(msg ? msg : cuzk_strerror(err));
+        if (m) {
+            free(s->fail_msg);
+            s->fail_msg = m;
+            s->fail_time = (int64_t)time(NULL);
+            srs_file_id(s, s->fail_id);
+        }
+    }
     if (err == CUZK_OK) {
         uint64_t actual = params_bytes(&s->params);
         mem_force(e, (int64_t)actual - (int64_t)s->bytes);
@@ -329,7 +373,12 @@ void srs_load_done(cuzk_engine *e, srs_entry *s, int err, double secs)
         eng_log(e, 2, "loaded parameters of %s (%llu bytes) in %.3f s", s->circuit_id,
                 (unsigned long long)actual, secs);
     } else {
-        s->state = s->map ? CUZK_SRS_WARM : CUZK_SRS_COLD;
+        /* unmapped: the next load opens the file again, which may have
+         * been fixed meanwhile (a mapping keeps the old length) */
+        if (s->map) munmap(s->map, s->map_len);
+        s->map = NULL;
+        s->map_len = 0;
+        s->state = CUZK_SRS_COLD;
         mem_release(e, s->bytes);
         s->bytes = 0;
     }
@@ -386,6 +435,7 @@ void srs_free_all(cuzk_engine *e)
         for (size_t r = 0; r < s->n_pce_retired; r++)
             if (e->pce.free) e->pce.free(e->pce.ctx, s->pce_retired[r]);
         free(s->pce_retired);
+        free(s->fail_msg);
         if (s->pce_state == CUZK_PCE_RESIDENT || s->pce_state == CUZK_PCE_EXTRACTING) mem_release(e, s->pce_bytes);
         free(s->circuit_id);
         free(s->path);
@@ -459,7 +509,7 @@ int cuzk_engine_srs_preload(cuzk_engine *e, const char *circuit_id)
         err = srs_load(e, s, &msg);
         double t1 = eng_now();
         pthread_mutex_lock(&e->mu);
-        srs_load_done(e, s, err, t1 - t0);
+        srs_load_done(e, s, err, t1 - t0, msg);
         srs_unref(e, s);
         if (err != CUZK_OK)
             eng_log(e, 0, "preloading parameters of %s: %s", circuit_id, msg ? msg : cuzk_strerror(err));
@@ -467,6 +517,21 @@ int cuzk_engine_srs_preload(cuzk_engine *e, const char *circuit_id)
         break;
     }
     if (err == CUZK_OK && s && e->prover.warm && !e->shutdown) srs_warm_devices(e, s);
+    pthread_mutex_unlock(&e->mu);
+    return err;
+}
+
+int cuzk_engine_srs_failure(cuzk_engine *e, const char *circuit_id, char **msg, int64_t *when)
+{
+    if (!e || !circuit_id || !msg) return CUZK_ERR_INVALID_ARG;
+    *msg = NULL;
+    pthread_mutex_lock(&e->mu);
+    srs_entry *s = srs_find(e, circuit_id);
+    int err = s ? CUZK_OK : CUZK_ERR_INVALID_ARG;
+    if (s && srs_failed(s)) {
+        if (!(*msg = strdup(s->fail_msg))) err = CUZK_ERR_NO_MEMORY;
+        if (when) *when = s->fail_time;
+    }
     pthread_mutex_unlock(&e->mu);
     return err;
 }

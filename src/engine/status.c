@@ -250,7 +250,12 @@ char *cuzk_engine_status_json(cuzk_engine *e)
         jw_open(&w, NULL, '{');
         kv_str(&w, "circuit_id", s->circuit_id);
         kv_str(&w, "source", s->path ? s->path : "<memory>");
-        kv_str(&w, "srs", srs_state_name(s->state));
+        bool failed = s->state != CUZK_SRS_HOT && s->state != CUZK_SRS_LOADING && srs_failed(s);
+        kv_str(&w, "srs", failed ? "failed" : srs_state_name(s->state));
+        if (failed) {
+            kv_str(&w, "srs_error", s->fail_msg);
+            kv_u64(&w, "srs_failed_at", (uint64_t)s->fail_time);
+        }
         kv_u64(&w, "srs_bytes", s->bytes);
         kv_u64(&w, "refs", s->refs);
         kv_u64(&w, "loads", s->loads);

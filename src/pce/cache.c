@@ -125,6 +125,52 @@ static int extract(cuzk_pce **out, const char *id, const uint8_t *fp, cuzk_pce_s
     return rc;
 }
 
+/* The checks both cache entry points make; path = "<dir>/<id>.pce". */
+static int cache_args(cuzk_pce **out, const cuzk_pce_cache_opts *o, const char *id, const uint8_t *fingerprint,
+                      char path[PATH_MAX], cuzk_pce_error *err)
+{
+    if (!out || !o || !o->dir || !id || !fingerprint || strlen(id) >= CUZK_PCE_ID_MAX || strchr(id, '/') || !*id)
+        return pce_set_err(err, CUZK_ERR_INVALID_ARG, CUZK_PCE_FAIL_ARG, id, 0, NULL, "bad cache arguments");
+    *out = NULL;
+    if (snprintf(path, PATH_MAX, "%s/%s.pce", o->dir, id) >= PATH_MAX - 16 /* room for ".rejected" */)
+        return pce_set_err(err, CUZK_ERR_INVALID_ARG, CUZK_PCE_FAIL_ARG, id, 0, NULL, "path too long");
+    return CUZK_OK;
+}
+
+int cuzk_pce_cache_load(cuzk_pce **out, const cuzk_pce_cache_opts *o, const char *id,
+                        const uint8_t fingerprint[CUZK_PCE_HASH_BYTES], cuzk_pce_error *err)
+{
+    char path[PATH_MAX];
+    int rc = cache_args(out, o, id, fingerprint, path, err);
+    if (rc) return rc;
+    struct stat st;
+    if (stat(path, &st) != 0) /* none cached: nothing to say */
+        return pce_set_err(err, CUZK_ERR_IO, CUZK_PCE_FAIL_IO, path, 0, NULL, "%s", strerror(errno));
+    const cuzk_pce_expect ex = {.circuit_id = id, .fingerprint = fingerprint};
+    const unsigned nt = o->nthreads ? o->nthreads : 1, flags = o->verify_background ? CUZK_PCE_LOAD_VERIFY_BACKGROUND : 0;
+    cuzk_pce_error le;
+    memset(&le, 0, sizeof le);
+    rc = cuzk_pce_load_file(out, path, &ex, flags, nt, &le);
+    if (rc != CUZK_ERR_FORMAT) {
+        if (rc && err) *err = le;
+        return rc;
+    }
+    /* judged again under the lock (a writer may have replaced it), then
+     * reported and set aside now, not at the first proof */
+    int lfd = lock_open(o->dir, id);
+    if (lfd < 0 || lock_take(lfd, true) != 0) {
+        if (lfd >= 0) close(lfd);
+        if (err) *err = le;
+        return rc;
+    }
+    memset(&le, 0, sizeof le);
+    rc = cuzk_pce_load_file(out, path, &ex, flags, nt, &le);
+    if (rc == CUZK_ERR_FORMAT) pce_cache_set_aside(path, 0, 0, &le, false);
+    close(lfd);
+    if (rc && err) *err = le;
+    return rc;
+}
+
 int cuzk_pce_cache_get(cuzk_pce **out, const cuzk_pce_cache_opts *o, const char *id,
                        const uint8_t fingerprint[CUZK_PCE_HASH_BYTES], cuzk_pce_synth_fn synth, void *ctx,
                        cuzk_pce_cache_outcome *outcome, cuzk_pce_error *err)
@@ -132,13 +178,11 @@ int cuzk_pce_cache_get(cuzk_pce **out, const cuzk_pce_cache_opts *o, const char 
     cuzk_pce_cache_outcome dummy;
     if (!outcome) outcome = &dummy;
     *outcome = 0;
-    if (!out || !o || !o->dir || !id || !fingerprint || !synth || strlen(id) >= CUZK_PCE_ID_MAX ||
-        strchr(id, '/') || !*id)
-        return pce_set_err(err, CUZK_ERR_INVALID_ARG, CUZK_PCE_FAIL_ARG, id, 0, NULL, "bad cache arguments");
-    *out = NULL;
     char path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s/%s.pce", o->dir, id) >= (int)sizeof path - 16 /* room for ".rejected" */)
-        return pce_set_err(err, CUZK_ERR_INVALID_ARG, CUZK_PCE_FAIL_ARG, id, 0, NULL, "path too long");
+    if (!synth)
+        return pce_set_err(err, CUZK_ERR_INVALID_ARG, CUZK_PCE_FAIL_ARG, id, 0, NULL, "bad cache arguments");
+    int arc = cache_args(out, o, id, fingerprint, path, err);
+    if (arc) return arc;
     const cuzk_pce_expect ex = {.circuit_id = id, .fingerprint = fingerprint};
     const unsigned nt = o->nthreads ? o->nthreads : 1;
 

@@ -71,9 +71,10 @@ typedef struct srv_queue {
 } srv_queue;
 typedef struct srv_srs {
     char circuit_id[64];
-    int tier;               /* 0 hot, 1 warm, 2 cold (the proto's Tier) */
+    int tier;               /* 0 hot, 1 warm, 2 cold, 3 failed (the proto's Tier) */
     uint64_t size_bytes;
     uint32_t ref_count;
+    char *error;            /* tier 3: "failed to load at <UTC time>: <reason>", malloc'd */
 } srv_srs;
 /* A prover worker, as curio's daemon lists them in GetStatus: a GPU with
  * two workers appears twice. */
@@ -95,14 +96,17 @@ typedef struct srv_status {
     uint64_t memory_pinned, memory_pinned_limit; /* page-locked parameters and their limit */
 } srv_status;
 int srv_get_status(srv_backend *b, srv_status *out);
+/* Frees what srv_get_status allocated (the srs errors). */
+void srv_status_free(srv_status *st);
 /* Appends Prometheus text for the engine's counters to a malloc'd buffer
  * (*buf may be NULL); returns the new buffer or NULL on no memory. */
 char *srv_metrics_text(srv_backend *b, char *buf);
 /* The engine's JSON snapshot (malloc'd) or NULL. */
 char *srv_status_json(srv_backend *b);
 
-int srv_preload(srv_backend *b, const char *circuit_id, bool *already, uint64_t *load_ms,
-                char *err, size_t errlen);
+/* Makes a circuit's parameters resident. Parameters that cannot be loaded:
+ * RPC_FAILED_PRECONDITION; *err (malloc'd, free it) is then the whole reason. */
+int srv_preload(srv_backend *b, const char *circuit_id, bool *already, uint64_t *load_ms, char **err);
 int srv_evict(srv_backend *b, const char *circuit_id, bool *was_loaded, uint64_t *freed,
               char *err, size_t errlen);
 /* Waits up to timeout_ms for running jobs to finish; true when idle. */

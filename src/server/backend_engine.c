@@ -23,6 +23,7 @@
 #include "cuzk/engine.h"
 #include "cuzk/error.h"
 #include "server/grpc_adapter.h"
+#include "server/journal.h"
 
 #define MAX_KINDS 32
 /* cuzk_proof_duration_seconds buckets (curio's dashboards read this name) */
@@ -54,6 +55,7 @@ struct srv_backend {
     cuzk_engine_pce pce; /* valid when has_pce */
     bool has_pce;
     unsigned ordinals[CFG_MAX_DEVICES]; /* engine device -> GPU ordinal */
+    srv_journal *journal; /* accepted and finished job ids; NULL: none */
 };
 
 static int errf(char *err, size_t errlen, int code, const char *fmt, ...)
@@ -92,6 +94,46 @@ static uint64_t memory_budget(const cuzk_config *c, srv_backend *b)
     return budget;
 }
 
+/* The param cache as a place to write (test parameters, PCE files): created if missing. */
+static bool param_cache_writable(const cuzk_config *c)
+{
+    bool dir = mkdir(c->param_cache, 0750) == 0 || errno == EEXIST;
+    return dir && access(c->param_cache, W_OK) == 0;
+}
+
+/* The engine's job events into the journal (under the engine's lock: one
+ * write each; srv_submit fsyncs before the caller hears "accepted"). */
+static void job_event(void *ctx, const char *request_id, cuzk_job_state state)
+{
+    srv_backend *b = ctx;
+    if (state == CUZK_JOB_QUEUED) journal_accepted(b->journal, request_id);
+    else journal_finished(b->journal, request_id);
+}
+
+/* The journal in [daemon] state_dir, else $STATE_DIRECTORY (its first
+ * entry: systemd's StateDirectory=), else the param cache. Without one the
+ * daemon still proves; only its answer after a crash is poorer. */
+static void journal_start(srv_backend *b, const cuzk_config *c)
+{
+    char dir[CFG_STR_MAX];
+    const char *env = getenv("STATE_DIRECTORY");
+    if (c->state_dir[0]) snprintf(dir, sizeof dir, "%s", c->state_dir);
+    else if (env && env[0] == '/') snprintf(dir, sizeof dir, "%.*s", (int)strcspn(env, ":"), env);
+    else if (param_cache_writable(c)) snprintf(dir, sizeof dir, "%s", c->param_cache);
+    else dir[0] = '\0';
+    char err[CFG_STR_MAX + 128] = "no writable state_dir or param_cache";
+    if (c->state_dir[0]) mkdir(dir, 0750); /* a directory the operator named: made if missing */
+    if (dir[0]) b->journal = journal_open(dir, b->log, err, sizeof err);
+    char m[sizeof err + 160];
+    if (b->journal)
+        snprintf(m, sizeof m, "job journal %s (%zu jobs lost in an earlier run remembered)", journal_path(b->journal),
+                 journal_lost_count(b->journal));
+    else
+        snprintf(m, sizeof m, "no job journal (%s): after a crash, jobs accepted before it are unknown, not "
+                 "reported lost", err);
+    engine_log(b, b->journal ? 2 : 1, m);
+}
+
 static void add_kind(srv_backend *b, const char *name, const char *circuit)
 {
     if (b->n_kinds >= MAX_KINDS) return;
@@ -101,13 +143,6 @@ static void add_kind(srv_backend *b, const char *name, const char *circuit)
 }
 
 static void on_filecoin_kind(void *ud, const char *name, const char *circuit) { add_kind(ud, name, circuit); }
-
-/* The param cache as a place to write (test parameters, PCE files): created if missing. */
-static bool param_cache_writable(const cuzk_config *c)
-{
-    bool dir = mkdir(c->param_cache, 0750) == 0 || errno == EEXIST;
-    return dir && access(c->param_cache, W_OK) == 0;
-}
 
 /* Every Filecoin kind whose parameters are in the param cache. */
 static int register_filecoin_kinds(srv_backend *b, const cuzk_config *c, char *err, size_t errlen)
@@ -188,7 +223,10 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
         .device_max_errors = c->max_device_errors,
         .cpu_fallback = c->cpu_fallback, /* used with the GPU prover only */
         .pinned_limit = c->pinned_limit,
+        .job_event = job_event,
+        .job_event_ctx = b,
     };
+    journal_start(b, c);
     /* [srs] pce: pre-compiled circuits cached beside the parameters. Without
      * a usable directory the daemon still proves, through full synthesis. */
     if (c->pce) {
@@ -196,6 +234,8 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
         if (param_cache_writable(c) && cuzk_engine_pce_cache(&b->pce, c->param_cache, pt) == CUZK_OK) {
             b->has_pce = true;
             if (c->pce_verify_background) cuzk_engine_pce_cache_verify_background(&b->pce, true);
+            /* the cached files found at start: checked without delaying readiness */
+            cuzk_engine_pce_cache_verify_at_start(&b->pce, true);
             ec.pce = &b->pce;
         } else {
             char m[CFG_STR_MAX + 96];
@@ -229,6 +269,7 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
         errf(err, errlen, 0, "cannot start the engine: %s", cuzk_strerror(rc));
         if (b->on_gpu) cuzk_engine_gpu_prover_free(&b->gpu);
         if (b->has_pce) cuzk_engine_pce_cache_free(&b->pce);
+        journal_close(b->journal);
         free(b);
         return NULL;
     }
@@ -262,6 +303,7 @@ void srv_backend_close(srv_backend *b)
     cuzk_engine_destroy(b->e);
     if (b->on_gpu) cuzk_engine_gpu_prover_free(&b->gpu);
     if (b->has_pce) cuzk_engine_pce_cache_free(&b->pce);
+    journal_close(b->journal); /* after the engine: its last events are in */
     free(b->live);
     pthread_mutex_destroy(&b->mu);
     free(b);
@@ -348,6 +390,7 @@ int srv_submit(srv_backend *b, const srv_submit_req *r, uint32_t *queue_position
     if (rc == CUZK_ERR_NO_MEMORY)
         return errf(err, errlen, RPC_RESOURCE_EXHAUSTED, "no memory to queue the job");
     if (rc != CUZK_OK) return errf(err, errlen, RPC_INTERNAL, "submit failed: %s", cuzk_strerror(rc));
+    journal_sync(b->journal); /* the id is on disk before the caller hears it was accepted */
     *duplicate = dup;
     pthread_mutex_lock(&b->mu);
     prune(b);
@@ -378,6 +421,10 @@ int srv_await(srv_backend *b, const char *job_id, int64_t timeout_ms, bool (*sto
 {
     memset(out, 0, sizeof *out);
     cuzk_job *job = cuzk_engine_find(b->e, job_id);
+    if (!job && (out->message = journal_lost(b->journal, job_id))) {
+        out->outcome = SRV_FAILED; /* a failed proof: clients submit it again */
+        return RPC_OK;
+    }
     if (!job)
         return errf(err, errlen, RPC_NOT_FOUND, "no job %s (never submitted, or finished long ago)", job_id);
     struct timespec t0, now;
@@ -434,6 +481,11 @@ int srv_await(srv_backend *b, const char *job_id, int64_t timeout_ms, bool (*sto
 int srv_cancel(srv_backend *b, const char *job_id, const char *why, bool *was_running, char *err, size_t errlen)
 {
     cuzk_job *job = cuzk_engine_find(b->e, job_id);
+    char *lost = job ? NULL : journal_lost(b->journal, job_id);
+    if (lost) {
+        free(lost);
+        return errf(err, errlen, RPC_FAILED_PRECONDITION, "job %s was lost in a restart: nothing to cancel", job_id);
+    }
     if (!job) return errf(err, errlen, RPC_NOT_FOUND, "no job %s", job_id);
     cuzk_job_info info;
     cuzk_job_get_info(job, &info);
@@ -452,6 +504,21 @@ int srv_cancel(srv_backend *b, const char *job_id, const char *why, bool *was_ru
 static int tier_of(cuzk_srs_state s)
 {
     return s == CUZK_SRS_HOT ? 0 : s == CUZK_SRS_COLD ? 2 : 1;
+}
+
+/* "failed to load at <UTC>: <reason>" (malloc'd) when circuit's parameters
+ * failed to load, else NULL. */
+static char *srs_failure(srv_backend *b, const char *circuit)
+{
+    char *why = NULL, *out = NULL, when[32];
+    int64_t t = 0;
+    if (cuzk_engine_srs_failure(b->e, circuit, &why, &t) != CUZK_OK || !why) return NULL;
+    time_t tt = (time_t)t;
+    struct tm tm;
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&tt, &tm));
+    if (asprintf(&out, "failed to load at %s: %s", when, why) < 0) out = NULL;
+    free(why);
+    return out;
 }
 
 int srv_get_status(srv_backend *b, srv_status *out)
@@ -477,6 +544,8 @@ int srv_get_status(srv_backend *b, srv_status *out)
         srv_srs *s = &out->srs[out->n_srs++];
         snprintf(s->circuit_id, sizeof s->circuit_id, "%s", b->circuits[i]);
         s->tier = tier_of(st);
+        if (st != CUZK_SRS_HOT && st != CUZK_SRS_LOADING && (s->error = srs_failure(b, b->circuits[i])))
+            s->tier = 3;
     }
     cuzk_engine_counters c;
     cuzk_engine_get_counters(b->e, &c);
@@ -505,6 +574,14 @@ int srv_get_status(srv_backend *b, srv_status *out)
         memcpy(g->kind, pw[i].kind, sizeof g->kind);
     }
     return RPC_OK;
+}
+
+void srv_status_free(srv_status *st)
+{
+    for (size_t i = 0; i < st->n_srs; i++) {
+        free(st->srs[i].error);
+        st->srs[i].error = NULL;
+    }
 }
 
 /* The metrics text, grown as it is written; out of memory frees it and
@@ -673,6 +750,17 @@ char *srv_metrics_text(srv_backend *b, char *buf)
         esc[k] = 0;
         mt_printf(&t, "cuzk_device_failed{device=\"%u\",reason=\"%s\"} %d\n", d, esc, failed);
     }
+    /* one series per kind: 1 while its parameters cannot be loaded (the
+     * reason is in GetStatus, /status and the log) */
+    mt_printf(&t, "# HELP cuzk_kind_failed Proof kind whose parameters failed to load (1): its jobs fail at once.\n"
+                  "# TYPE cuzk_kind_failed gauge\n");
+    for (size_t k = 0; k < b->n_kinds; k++) {
+        char *why = NULL;
+        cuzk_engine_srs_failure(b->e, b->circuits[k], &why, NULL);
+        mt_printf(&t, "cuzk_kind_failed{proof_kind=\"%s\",circuit=\"%s\"} %d\n", b->kinds[k], b->circuits[k],
+                  why != NULL);
+        free(why);
+    }
     phase_metrics(&c, &t);
     curio_metrics(b, &c, &t);
     return t.p;
@@ -680,11 +768,21 @@ char *srv_metrics_text(srv_backend *b, char *buf)
 
 char *srv_status_json(srv_backend *b) { return cuzk_engine_status_json(b->e); }
 
-int srv_preload(srv_backend *b, const char *circuit_id, bool *already, uint64_t *load_ms, char *err,
-                size_t errlen)
+/* A malloc'd message for *err and the code, as errf does for a buffer. */
+static int errm(char **err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int errm(char **err, int code, const char *fmt, ...)
 {
-    if (circuit_index(b, circuit_id) < 0)
-        return errf(err, errlen, RPC_NOT_FOUND, "unknown circuit id %s", circuit_id);
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(err, fmt, ap) < 0) *err = NULL;
+    va_end(ap);
+    return code;
+}
+
+int srv_preload(srv_backend *b, const char *circuit_id, bool *already, uint64_t *load_ms, char **err)
+{
+    *err = NULL;
+    if (circuit_index(b, circuit_id) < 0) return errm(err, RPC_NOT_FOUND, "unknown circuit id %s", circuit_id);
     cuzk_srs_state st = CUZK_SRS_COLD;
     cuzk_engine_srs_state(b->e, circuit_id, &st);
     *already = st == CUZK_SRS_HOT;
@@ -694,8 +792,16 @@ int srv_preload(srv_backend *b, const char *circuit_id, bool *already, uint64_t 
     clock_gettime(CLOCK_MONOTONIC, &t1);
     *load_ms = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000);
     if (rc == CUZK_ERR_NO_MEMORY)
-        return errf(err, errlen, RPC_RESOURCE_EXHAUSTED, "%s does not fit in the memory budget", circuit_id);
-    if (rc != CUZK_OK) return errf(err, errlen, RPC_INTERNAL, "loading %s: %s", circuit_id, cuzk_strerror(rc));
+        return errm(err, RPC_RESOURCE_EXHAUSTED, "%s does not fit in the memory budget", circuit_id);
+    if (rc == CUZK_ERR_CANCELLED) return errm(err, RPC_UNAVAILABLE, "the daemon is shutting down");
+    if (rc != CUZK_OK) {
+        /* the file is bad, not the daemon: the reason names it and what is wrong */
+        char *why = srs_failure(b, circuit_id);
+        errm(err, 0, "parameters of %s %s%s", circuit_id, why ? why : "could not be loaded: ",
+             why ? "" : cuzk_strerror(rc));
+        free(why);
+        return RPC_FAILED_PRECONDITION;
+    }
     return RPC_OK;
 }
 

@@ -30,8 +30,7 @@ typedef enum cfg_type {
     T_U32_LIST, /* devices */
     T_ID_LIST,  /* circuit ids */
     T_LEVEL,
-    T_FORMAT,
-    T_PCE_VERIFY /* "sync" or "background" (stored as bool: background) */
+    T_CHOICE    /* one of two strings, choice[0] or choice[1], stored as bool: choice[1] */
 } cfg_type;
 
 typedef struct cfg_entry {
@@ -40,13 +39,16 @@ typedef struct cfg_entry {
     size_t off;
     uint64_t min, max; /* T_U32/T_U64 */
     bool no_effect;    /* accepted for curio's files; a value other than the default is warned about */
+    const char *choice[2]; /* T_CHOICE */
 } cfg_entry;
 
 #define O(field) offsetof(cuzk_config, field)
 #define E(sec, key, type, field, min, max, def, reload, doc) \
-    {{sec, key, def, doc, reload}, type, O(field), min, max, false}
+    {{sec, key, def, doc, reload}, type, O(field), min, max, false, {NULL, NULL}}
 #define NOEFFECT(sec, key, type, field, min, max, def, reload, doc) \
-    {{sec, key, def, doc, reload}, type, O(field), min, max, true}
+    {{sec, key, def, doc, reload}, type, O(field), min, max, true, {NULL, NULL}}
+#define CHOICE(sec, key, field, no, yes, def, reload, doc) \
+    {{sec, key, def, doc, reload}, T_CHOICE, O(field), 0, 0, false, {no, yes}}
 
 /* The single source of truth for keys and defaults. */
 static const cfg_entry table[] = {
@@ -73,6 +75,12 @@ static const cfg_entry table[] = {
       "on SIGTERM, how long running jobs may finish before they are cancelled"),
     E("daemon", "max_concurrent_calls", T_U32, max_concurrent_calls, 1, 1000000, "1024", false,
       "calls served at once; more get RESOURCE_EXHAUSTED"),
+    CHOICE("daemon", "preload_failure", preload_fatal, "degrade", "fatal", "\"degrade\"", false,
+      "a [srs] preload circuit whose parameters cannot be loaded: degrade = serve the other kinds (that one "
+      "shown FAILED, its jobs fail at once), fatal = exit non-zero at start"),
+    E("daemon", "state_dir", T_STR, state_dir, 0, 0, "\"\"", false,
+      "directory for the job journal (ids of accepted jobs, so a restart can say which were lost); "
+      "empty = $STATE_DIRECTORY (systemd's StateDirectory=), else param_cache"),
     E("memory", "total_budget", T_SIZE0, total_budget, 0, 0, "\"auto\"", false,
       "memory for parameters, PCE and working set; auto = RAM or the cgroup limit, less max(safety_margin, 10%)"),
     E("memory", "safety_margin", T_SIZE, safety_margin, 0, 0, "\"5GiB\"", false,
@@ -119,14 +127,15 @@ static const cfg_entry table[] = {
     E("srs", "pce", T_BOOL, pce, 0, 0, "true", false,
       "pre-compiled circuits: extract each circuit's R1CS once (cached in param_cache as <circuit id>.pce), "
       "then per proof only the witness and three sparse products"),
-    E("srs", "pce_verify", T_PCE_VERIFY, pce_verify_background, 0, 0, "\"sync\"", false,
-      "when a cached PCE file's section checksums are verified: sync = before it is used (load waits), "
-      "background = on a thread started at load, the first proof through it waits for the result"),
+    CHOICE("srs", "pce_verify", pce_verify_background, "sync", "background", "\"sync\"", false,
+      "when a cached PCE file loaded after start is checksummed: sync = before it is used (load waits), "
+      "background = on a thread started at load, the first proof through it waits for the result; "
+      "files found at start: always in the background"),
     E("srs", "preload", T_ID_LIST, preload, 0, 0, "[]", true,
       "circuit ids made resident at start (e.g. \"porep-32g\")"),
     E("logging", "level", T_LEVEL, log_level, 0, 0, "\"info\"", true,
       "trace, debug, info, warn or error"),
-    E("logging", "format", T_FORMAT, log_json, 0, 0, "\"text\"", true,
+    CHOICE("logging", "format", log_json, "text", "json", "\"text\"", true,
       "text or json (one object per line)"),
 };
 #define NKEYS (sizeof table / sizeof table[0])
@@ -287,8 +296,7 @@ static int set_entry(cuzk_config *c, const cfg_entry *e, const tomla_value *v, c
     case T_LISTEN:
     case T_LISTEN0:
     case T_LEVEL:
-    case T_FORMAT:
-    case T_PCE_VERIFY:
+    case T_CHOICE:
         if (v->type != TOMLA_STRING) return FAIL("%s: expected a string, got %s", name, type_name(v->type));
         if (e->type == T_PATH && !v->str[0]) return FAIL("%s: must not be empty", name);
         if ((e->type == T_LISTEN || (e->type == T_LISTEN0 && v->str[0])) &&
@@ -302,16 +310,10 @@ static int set_entry(cuzk_config *c, const cfg_entry *e, const tomla_value *v, c
                 }
             return FAIL("%s: \"%s\" is not one of trace, debug, info, warn, error", name, v->str);
         }
-        if (e->type == T_FORMAT) {
-            if (strcmp(v->str, "text") && strcmp(v->str, "json"))
-                return FAIL("%s: \"%s\" is not text or json", name, v->str);
-            *(bool *)p = !strcmp(v->str, "json");
-            return 0;
-        }
-        if (e->type == T_PCE_VERIFY) {
-            if (strcmp(v->str, "sync") && strcmp(v->str, "background"))
-                return FAIL("%s: \"%s\" is not sync or background", name, v->str);
-            *(bool *)p = !strcmp(v->str, "background");
+        if (e->type == T_CHOICE) {
+            if (strcmp(v->str, e->choice[0]) && strcmp(v->str, e->choice[1]))
+                return FAIL("%s: \"%s\" is not %s or %s", name, v->str, e->choice[0], e->choice[1]);
+            *(bool *)p = !strcmp(v->str, e->choice[1]);
             return 0;
         }
         return copy_str(p, CFG_STR_MAX, v->str, name, err, errlen);
@@ -545,7 +547,7 @@ static bool entry_equal(const cuzk_config *a, const cuzk_config *b, const cfg_en
     case T_STR: case T_PATH: case T_LISTEN: case T_LISTEN0:
         return !strcmp((const char *)a + e->off, (const char *)b + e->off);
     case T_U32: return *(const uint32_t *)((const char *)a + e->off) == *(const uint32_t *)((const char *)b + e->off);
-    case T_BOOL: case T_FORMAT: case T_PCE_VERIFY: return *(const bool *)((const char *)a + e->off) == *(const bool *)((const char *)b + e->off);
+    case T_BOOL: case T_CHOICE: return *(const bool *)((const char *)a + e->off) == *(const bool *)((const char *)b + e->off);
     case T_LEVEL: return a->log_level == b->log_level;
     default: return *(const uint64_t *)((const char *)a + e->off) == *(const uint64_t *)((const char *)b + e->off);
     }

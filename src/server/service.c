@@ -583,6 +583,7 @@ static int m_status(srv_service *s, rpc_call *c, const uint8_t *req, size_t len,
         ss[i].tier = (Cuzk__V1__SRSStatus__Tier)st.srs[i].tier;
         ss[i].size_bytes = st.srs[i].size_bytes;
         ss[i].ref_count = st.srs[i].ref_count;
+        if (st.srs[i].error) ss[i].error = st.srs[i].error;
         sp[i] = &ss[i];
     }
     a.n_queues = st.n_queues;
@@ -596,6 +597,7 @@ static int m_status(srv_service *s, rpc_call *c, const uint8_t *req, size_t len,
     a.pinned_memory_limit_bytes = st.memory_pinned_limit;
     a.draining = service_draining(s);
     send_msg(c, &a.base);
+    srv_status_free(&st);
     return RPC_OK;
 }
 
@@ -615,14 +617,18 @@ static int m_metrics(srv_service *s, rpc_call *c, const uint8_t *req, size_t len
 static int m_preload(srv_service *s, rpc_call *c, const uint8_t *req, size_t len, reply *r)
 {
     DECODE(Cuzk__V1__PreloadSrsRequest, cuzk__v1__preload_srs_request, q);
-    char id[96], err[384];
+    char id[96], *err = NULL;
     snprintf(id, sizeof id, "%s", q->circuit_id ? q->circuit_id : "");
     cuzk__v1__preload_srs_request__free_unpacked(q, NULL);
     if (!id[0]) return fail(r, RPC_INVALID_ARGUMENT, "circuit_id is empty");
     bool already = false;
     uint64_t ms = 0;
-    int code = srv_preload(s->b, id, &already, &ms, err, sizeof err);
-    if (code != RPC_OK) return fail(r, code, "%s", err);
+    int code = srv_preload(s->b, id, &already, &ms, &err);
+    if (code != RPC_OK) {
+        fail(r, code, "%s", err ? err : "out of memory");
+        free(err);
+        return code;
+    }
     Cuzk__V1__PreloadSrsResponse a = CUZK__V1__PRELOAD_SRS_RESPONSE__INIT;
     a.already_loaded = already;
     a.load_time_ms = ms;
