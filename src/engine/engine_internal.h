@@ -113,6 +113,7 @@ struct cuzk_job {
     int error;
     char *message;     /* why it failed (malloc'd, set once when it finishes), or NULL */
     uint32_t nparts, done, reproved;
+    bool one_partition; /* parts[0] is partition parts[0].index of the kind (a cluster's share) */
     part *parts;
     unsigned busy;     /* partitions a thread is working on */
     bool srs_held, retired;
