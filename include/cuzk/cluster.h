@@ -196,6 +196,9 @@ typedef struct cuzk_cluster_node_opts {
 /* Connects, joins (waiting up to one lease for a previous daemon of the
  * same name to be seen dead) and starts the node's thread. */
 int cuzk_cluster_node_start(const cuzk_cluster_node_opts *o, cuzk_cluster_node **out, char *err, size_t errlen);
+/* Stops claiming; the partitions in hand are still proved and written back
+ * (a daemon's drain: cuzk_engine_wait_idle says when they are). */
+void cuzk_cluster_node_drain(cuzk_cluster_node *n);
 /* Stops claiming, cancels the engine jobs in hand, gives their partitions
  * back to the queue, leaves, joins the thread. NULL-safe. */
 void cuzk_cluster_node_stop(cuzk_cluster_node *n);

@@ -183,10 +183,13 @@ static const char *const *const migrations[CUZK_CLUSTER_SCHEMA] = {migration_1};
  * daemon raced us to it. */
 static int migrate_once(cuzk_cluster_db *db, bool *retry, char *err, size_t errlen)
 {
-    *retry = false;
-    if (!exec0(db, "CREATE TABLE IF NOT EXISTS cuzk_meta (k text PRIMARY KEY, v bigint NOT NULL)", 0, NULL, retry,
+    /* two daemons creating it at once: one of them gets "already exists"
+     * (its type or its index) and tries again, finding it there */
+    *retry = true;
+    if (!exec0(db, "CREATE TABLE IF NOT EXISTS cuzk_meta (k text PRIMARY KEY, v bigint NOT NULL)", 0, NULL, NULL,
                err, errlen))
         return CUZK_ERR_IO;
+    *retry = false;
     if (!begin(db, err, errlen)) return CUZK_ERR_IO;
     int rc = CUZK_ERR_IO;
     if (!exec0(db, "INSERT INTO cuzk_meta VALUES ('schema', 0) ON CONFLICT (k) DO NOTHING", 0, NULL, retry, err,

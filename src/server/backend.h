@@ -94,6 +94,9 @@ int srv_get_status(srv_backend *b, srv_status *out);
 char *srv_metrics_text(srv_backend *b, char *buf);
 /* The engine's JSON snapshot (malloc'd) or NULL. */
 char *srv_status_json(srv_backend *b);
+/* The cluster's JSON snapshot (malloc'd); NULL without [cluster] (or when
+ * the database does not answer). */
+char *srv_cluster_json(srv_backend *b);
 
 int srv_preload(srv_backend *b, const char *circuit_id, bool *already, uint64_t *load_ms,
                 char *err, size_t errlen);

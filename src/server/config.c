@@ -117,6 +117,18 @@ static const cfg_entry table[] = {
       "background = on a thread started at load, the first proof through it waits for the result"),
     E("srs", "preload", T_ID_LIST, preload, 0, 0, "[]", true,
       "circuit ids made resident at start (e.g. \"porep-32g\")"),
+    E("cluster", "conninfo", T_STR, cluster_conninfo, 0, 0, "\"\"", false,
+      "libpq connection string of the cluster's PostgreSQL (or YugabyteDB); empty = no cluster, this daemon alone"),
+    E("cluster", "password_file", T_STR, cluster_password_file, 0, 0, "\"\"", false,
+      "file holding the database password (first line); else libpq's $PGPASSWORD or ~/.pgpass; never in conninfo"),
+    E("cluster", "host", T_STR, cluster_host, 0, 0, "\"\"", false,
+      "this daemon's name in the cluster (claims carry it); empty = the machine's host name"),
+    E("cluster", "lease", T_DURATION, cluster_lease_ms, 0, 0, "\"30s\"", false,
+      "how long a claimed partition stays this daemon's without a heartbeat; a dead host's partitions go to others after it"),
+    E("cluster", "slots", T_U32, cluster_slots, 0, 1024, "0", false,
+      "partitions this daemon holds at once; 0 = twice its prover workers"),
+    E("cluster", "max_attempts", T_U32, cluster_max_attempts, 1, 100, "5", false,
+      "claims of one partition (lost leases, host errors) before its job fails"),
     E("logging", "level", T_LEVEL, log_level, 0, 0, "\"info\"", true,
       "trace, debug, info, warn or error"),
     E("logging", "format", T_FORMAT, log_json, 0, 0, "\"text\"", true,
@@ -505,6 +517,22 @@ int cfg_finish(cuzk_config *c, char *err, size_t errlen)
         if (!line[0]) return FAIL("daemon.auth_token_file: %s: empty", c->auth_token_file);
         strcpy(c->auth_token, line);
     }
+    if (c->cluster_password_file[0]) {
+        FILE *f = fopen(c->cluster_password_file, "r");
+        if (!f) return FAIL("cluster.password_file: %s: %s", c->cluster_password_file, strerror(errno));
+        char line[CFG_STR_MAX];
+        if (!fgets(line, sizeof line, f)) line[0] = '\0';
+        fclose(f);
+        line[strcspn(line, "\r\n")] = '\0';
+        if (!line[0]) return FAIL("cluster.password_file: %s: empty", c->cluster_password_file);
+        strcpy(c->cluster_password, line);
+        memset(line, 0, sizeof line);
+    }
+    if (strlen(c->cluster_host) > 63 || strspn(c->cluster_host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                                "0123456789._-") != strlen(c->cluster_host))
+        return FAIL("cluster.host: at most 63 letters, digits, '.', '_' or '-'");
+    if (c->cluster_conninfo[0] && c->cluster_lease_ms < 1000)
+        return FAIL("cluster.lease: at least 1s (heartbeats come every third of it)");
     for (const char *q = c->auth_token; *q; q++)
         if ((unsigned char)*q <= ' ' || (unsigned char)*q >= 0x7f)
             return FAIL("daemon.auth_token: only printable ASCII without spaces");
