@@ -237,33 +237,11 @@ int srv_cluster_cancel(srv_cluster *cl, const char *job_id, bool *was_running, c
 
 void srv_cluster_drain(srv_cluster *cl) { cuzk_cluster_node_drain(cl->node); }
 
-char *srv_cluster_metrics(srv_cluster *cl, char *buf)
+void srv_cluster_get_stats(srv_cluster *cl, srv_cluster_stats *out)
 {
     cuzk_cluster_host_stats st;
     cuzk_cluster_node_stats(cl->node, &st);
-    const struct {
-        const char *name, *type, *help;
-        uint64_t v;
-    } m[] = {
-        {"cuzk_cluster_slots", "gauge", "Partitions this daemon holds at once in the cluster.", st.slots},
-        {"cuzk_cluster_busy", "gauge", "Partitions this daemon holds now.", st.busy},
-        {"cuzk_cluster_claims_total", "counter", "Partitions this daemon claimed.", st.claims},
-        {"cuzk_cluster_completed_total", "counter", "Partition results this daemon wrote back.", st.completed},
-        {"cuzk_cluster_discarded_total", "counter", "Results discarded: the lease had been lost.", st.discarded},
-        {"cuzk_cluster_leases_expired_total", "counter", "Other hosts' leases this daemon expired.", st.expired},
-    };
-    size_t len = buf ? strlen(buf) : 0, cap = len + 2048;
-    char *p = realloc(buf, cap);
-    if (!p) {
-        free(buf);
-        return NULL;
-    }
-    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
-        int n = snprintf(p + len, cap - len, "# HELP %s %s\n# TYPE %s %s\n%s %llu\n", m[i].name, m[i].help,
-                         m[i].name, m[i].type, m[i].name, (unsigned long long)m[i].v);
-        if (n > 0 && (size_t)n < cap - len) len += (size_t)n;
-    }
-    return p;
+    *out = (srv_cluster_stats){st.slots, st.busy, st.claims, st.completed, st.discarded, st.expired};
 }
 
 char *srv_cluster_status_json(srv_cluster *cl)

@@ -29,8 +29,11 @@ int srv_cluster_await(srv_cluster *cl, const char *job_id, int64_t timeout_ms, b
 int srv_cluster_cancel(srv_cluster *cl, const char *job_id, bool *was_running, char *err, size_t errlen);
 /* No new claims; the partitions in hand finish. */
 void srv_cluster_drain(srv_cluster *cl);
-/* Appends the node's counters (Prometheus text) to buf; NULL on no memory. */
-char *srv_cluster_metrics(srv_cluster *cl, char *buf);
+/* The node's counters (cuzk_cluster_host_stats, through backend.h's types). */
+typedef struct srv_cluster_stats {
+    uint64_t slots, busy, claims, completed, discarded, expired;
+} srv_cluster_stats;
+void srv_cluster_get_stats(srv_cluster *cl, srv_cluster_stats *out);
 /* The cluster's JSON snapshot (cuzk_cluster_status_json), malloc'd, or NULL. */
 char *srv_cluster_status_json(srv_cluster *cl);
 

@@ -625,14 +625,39 @@ static void curio_metrics(srv_backend *b, const cuzk_engine_counters *c, mtext *
     }
 }
 
+typedef struct metric {
+    const char *name, *type, *help;
+    double v;
+} metric;
+
+static void metric_rows(mtext *t, const metric *m, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        mt_printf(t, "# HELP %s %s\n# TYPE %s %s\n%s %.17g\n", m[i].name, m[i].help, m[i].name, m[i].type, m[i].name,
+                  m[i].v);
+}
+
+/* This daemon's part in the cluster. */
+static void cluster_metrics(srv_backend *b, mtext *t)
+{
+    srv_cluster_stats st;
+    srv_cluster_get_stats(b->cl, &st);
+    const metric m[] = {
+        {"cuzk_cluster_slots", "gauge", "Partitions this daemon holds at once in the cluster.", (double)st.slots},
+        {"cuzk_cluster_busy", "gauge", "Partitions this daemon holds now.", (double)st.busy},
+        {"cuzk_cluster_claims_total", "counter", "Partitions this daemon claimed.", (double)st.claims},
+        {"cuzk_cluster_completed_total", "counter", "Partition results this daemon wrote back.", (double)st.completed},
+        {"cuzk_cluster_discarded_total", "counter", "Results discarded: the lease had been lost.", (double)st.discarded},
+        {"cuzk_cluster_leases_expired_total", "counter", "Other hosts' leases this daemon expired.", (double)st.expired},
+    };
+    metric_rows(t, m, sizeof m / sizeof m[0]);
+}
+
 char *srv_metrics_text(srv_backend *b, char *buf)
 {
     cuzk_engine_counters c;
     cuzk_engine_get_counters(b->e, &c);
-    const struct {
-        const char *name, *type, *help;
-        double v;
-    } m[] = {
+    const metric m[] = {
         {"cuzk_jobs_submitted_total", "counter", "Jobs submitted (duplicates excluded).", (double)c.jobs_submitted},
         {"cuzk_jobs_duplicate_total", "counter", "Submits that named a known request id.", (double)c.jobs_duplicate},
         {"cuzk_jobs_completed_total", "counter", "Jobs that returned a verified proof.", (double)c.jobs_done},
@@ -673,9 +698,7 @@ char *srv_metrics_text(srv_backend *b, char *buf)
         free(buf);
         return NULL;
     }
-    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
-        mt_printf(&t, "# HELP %s %s\n# TYPE %s %s\n%s %.17g\n", m[i].name, m[i].help, m[i].name, m[i].type,
-                  m[i].name, m[i].v);
+    metric_rows(&t, m, sizeof m / sizeof m[0]);
     /* one series per device: 1 when failed, with the reason as a label */
     mt_printf(&t, "# HELP cuzk_device_failed Prover device marked failed (1) or not (0).\n"
                   "# TYPE cuzk_device_failed gauge\n");
@@ -693,7 +716,8 @@ char *srv_metrics_text(srv_backend *b, char *buf)
     }
     phase_metrics(&c, &t);
     curio_metrics(b, &c, &t);
-    return b->cl && t.p ? srv_cluster_metrics(b->cl, t.p) : t.p;
+    if (b->cl) cluster_metrics(b, &t);
+    return t.p;
 }
 
 char *srv_status_json(srv_backend *b) { return cuzk_engine_status_json(b->e); }

@@ -494,6 +494,23 @@ int cfg_apply_file(cuzk_config *c, const char *path, char *err, size_t errlen)
     return 0;
 }
 
+/* The first line of a file holding a secret (a token, a password) into out
+ * (CFG_STR_MAX bytes); path "" leaves out alone. */
+static int secret_file(const char *path, const char *key, char *out, char *err, size_t errlen)
+{
+    if (!path[0]) return 0;
+    FILE *f = fopen(path, "r");
+    if (!f) return FAIL("%s: %s: %s", key, path, strerror(errno));
+    char line[CFG_STR_MAX];
+    if (!fgets(line, sizeof line, f)) line[0] = '\0';
+    fclose(f);
+    line[strcspn(line, "\r\n")] = '\0';
+    if (!line[0]) return FAIL("%s: %s: empty", key, path);
+    strcpy(out, line);
+    memset(line, 0, sizeof line);
+    return 0;
+}
+
 int cfg_finish(cuzk_config *c, char *err, size_t errlen)
 {
     /* the Filecoin stack's parameter cache: FIL_PROOFS_PARAMETER_CACHE, else
@@ -507,27 +524,9 @@ int cfg_finish(cuzk_config *c, char *err, size_t errlen)
             return FAIL("srs.param_cache: $%s is longer than %d bytes", CUZK_FIL_PARAM_CACHE_ENV, CFG_STR_MAX - 1);
         strcpy(c->param_cache, dir);
     }
-    if (c->auth_token_file[0]) {
-        FILE *f = fopen(c->auth_token_file, "r");
-        if (!f) return FAIL("daemon.auth_token_file: %s: %s", c->auth_token_file, strerror(errno));
-        char line[CFG_STR_MAX];
-        if (!fgets(line, sizeof line, f)) line[0] = '\0';
-        fclose(f);
-        line[strcspn(line, "\r\n")] = '\0';
-        if (!line[0]) return FAIL("daemon.auth_token_file: %s: empty", c->auth_token_file);
-        strcpy(c->auth_token, line);
-    }
-    if (c->cluster_password_file[0]) {
-        FILE *f = fopen(c->cluster_password_file, "r");
-        if (!f) return FAIL("cluster.password_file: %s: %s", c->cluster_password_file, strerror(errno));
-        char line[CFG_STR_MAX];
-        if (!fgets(line, sizeof line, f)) line[0] = '\0';
-        fclose(f);
-        line[strcspn(line, "\r\n")] = '\0';
-        if (!line[0]) return FAIL("cluster.password_file: %s: empty", c->cluster_password_file);
-        strcpy(c->cluster_password, line);
-        memset(line, 0, sizeof line);
-    }
+    if (secret_file(c->auth_token_file, "daemon.auth_token_file", c->auth_token, err, errlen) ||
+        secret_file(c->cluster_password_file, "cluster.password_file", c->cluster_password, err, errlen))
+        return -1;
     if (strlen(c->cluster_host) > 63 || strspn(c->cluster_host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                                                 "0123456789._-") != strlen(c->cluster_host))
         return FAIL("cluster.host: at most 63 letters, digits, '.', '_' or '-'");
