@@ -11,7 +11,6 @@ driven by Python's grpcio; the database is inspected with psql.
 - the 2KiB Filecoin kinds whose parameters the fixture made, through the
   cluster.
 Seeds are fresh per run (printed; CUZK_SEED replays them)."""
-import json
 import os
 import signal
 import subprocess
@@ -24,7 +23,7 @@ CUZK, PROTO_DIR, PARAMS = sys.argv[1], sys.argv[2], sys.argv[3]
 PG = os.environ["CUZK_PG"]
 PSQL = os.path.join(os.environ["CUZK_PG_BIN"], "psql")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from grpc_harness import Harness  # noqa: E402
+from grpc_harness import Harness, fil_request  # noqa: E402
 
 H = Harness("daemon_cluster", PROTO_DIR)
 rng, tmp, failures = H.rng, H.tmp, H.failures
@@ -288,8 +287,6 @@ row = sql("SELECT stopped_at IS NULL, heartbeat_at > now() - interval '3 seconds
 check(row == [["t", "t"]], f"host-b is a live member again: {row} (claims before {before})")
 
 # ---- the 2KiB Filecoin kinds the fixture made ---------------------------------
-KINDS = {"porep": pb.POREP_SEAL_COMMIT, "snap": pb.SNAP_DEALS_UPDATE, "wpost": pb.WINDOW_POST_PARTITION,
-         "winning": pb.WINNING_POST}
 stamp = {"window-post": "W", "winning-post": "WIN", "snap": "U", "porep": "S1"}
 have = [k for k in stamp if os.path.exists(os.path.join(PARAMS, f".done-{k}-2KiB"))]
 print(f"Filecoin kinds with parameters: {have}", flush=True)
@@ -307,19 +304,7 @@ if have:
         run("gen-vanilla", "snap", "--sector", "S1", "--seed", str(rng.getrandbits(32)), "--out", "U")
     fil = []
     for k in have:
-        d = stamp[k]
-        qj = json.load(open(os.path.join(tmp, d, "request.json")))
-        kw = dict(proof_kind=KINDS[qj["proof_kind"]], sector_size=qj["sector_size"],
-                  registered_proof=qj["registered_proof"], sector_number=qj["sector_number"],
-                  miner_id=qj["miner_id"], partition_index=qj.get("partition_index", 0), request_id=rid(k))
-        for f in ("randomness", "comm_r_old", "comm_r_new", "comm_d_new"):
-            if f in qj:
-                kw[f] = bytes.fromhex(qj[f])
-        if "vanilla_proof" in qj:
-            kw["vanilla_proof"] = open(os.path.join(tmp, d, qj["vanilla_proof"]), "rb").read()
-        if "vanilla_proofs" in qj:
-            kw["vanilla_proofs"] = [open(os.path.join(tmp, d, f), "rb").read() for f in qj["vanilla_proofs"]]
-        q = pb.SubmitProofRequest(**kw)
+        q = fil_request(pb, os.path.join(tmp, stamp[k]), rid(k))
         [A, B, C][len(fil) % 3].st.SubmitProof(q)
         fil.append((k, q))
     for i, (k, q) in enumerate(fil):
