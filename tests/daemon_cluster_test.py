@@ -286,6 +286,29 @@ check(n_b > 0, f"the restarted host-b proved {n_b} partitions")
 row = sql("SELECT stopped_at IS NULL, heartbeat_at > now() - interval '3 seconds' FROM cuzk_hosts WHERE name = 'host-b'")
 check(row == [["t", "t"]], f"host-b is a live member again: {row} (claims before {before})")
 
+# ---- the database restarted under load -----------------------------------------
+# the daemons reconnect; awaits in flight ride it out; no job lost, none completed twice
+rs = [porep_req(f"dbrestart{i}") for i in range(3)]
+for i, q in enumerate(rs):
+    [A, B, C][i].st.SubmitProof(q)
+wait_for(lambda: int(sql("SELECT count(*) FROM cuzk_partitions p JOIN cuzk_jobs j ON j.seq = p.job_seq "
+                         "WHERE j.id LIKE 'dbrestart%' AND p.state = 'done'")[0][0]) >= 2, "some partitions done")
+futures = [[C, A, B][i].st.AwaitProof.future(pb.AwaitProofRequest(job_id=q.request_id, timeout_ms=600000),
+                                             timeout=630) for i, q in enumerate(rs)]
+r = subprocess.run(["bash", os.path.join(os.path.dirname(os.path.abspath(__file__)), "pg.sh"), "restart",
+                    os.environ["CUZK_PG_HOST"]], capture_output=True, text=True)
+check(r.returncode == 0, f"the database restarted {r.stderr}")
+for q, f in zip(rs, futures):
+    a = f.result()
+    check(a.status == S.COMPLETED and len(a.proof) == 1920,
+          f"{q.request_id}: awaited across the restart: {S.Status.Name(a.status)} {a.error_message}")
+    ps = show(q.request_id)
+    row = sql(f"SELECT parts_done, num_partitions, state FROM cuzk_jobs WHERE id = '{q.request_id}'")
+    check(row == [["10", "10", "done"]] and all(v[0] == "done" and v[4] for v in ps.values()),
+          f"{q.request_id}: completed once, every partition done and verified: {row}")
+check(sum("database" in line and ("server closed" in line or "terminat" in line or "connect" in line)
+          for d in (A, B, C) for line in d.logtext().splitlines()) > 0, "the daemons saw the database go away")
+
 # ---- the 2KiB Filecoin kinds the fixture made ---------------------------------
 stamp = {"window-post": "W", "winning-post": "WIN", "snap": "U", "porep": "S1"}
 have = [k for k in stamp if os.path.exists(os.path.join(PARAMS, f".done-{k}-2KiB"))]

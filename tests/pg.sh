@@ -5,6 +5,7 @@
 # (postgres refuses root).
 #   tests/pg.sh start DIR   start a server in DIR (prints CUZK_PG_HOST=DIR)
 #   tests/pg.sh stop DIR    stop it and remove DIR
+#   tests/pg.sh restart DIR stop it (fast: connections are cut) and start it again
 #   tests/pg.sh run CMD...  CMD with CUZK_PG set to the conninfo of a fresh
 #                           database: on the server at $CUZK_PG_HOST when set
 #                           (.ci/run starts one), else on a private server;
@@ -49,6 +50,13 @@ stop() {
     rm -rf "$dir"
 }
 
+restart() {
+    local dir=$1 bin
+    bin=$(bindir) || exit 77
+    as_db_user "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m fast -w -t 60 restart >/dev/null ||
+        { cat "$dir/server.log" >&2; exit 1; }
+}
+
 run() {
     local own="" db rc=0 bin
     bin=$(bindir) || { echo "SKIP: PostgreSQL server binaries not found (apt-get install postgresql)"; exit 77; }
@@ -70,6 +78,7 @@ run() {
 case "${1:-}" in
 start) start "${2:?directory}" ;;
 stop) stop "${2:?directory}" ;;
+restart) restart "${2:?directory}" ;;
 run) shift; run "$@" ;;
-*) echo "usage: $0 start DIR | stop DIR | run CMD..." >&2; exit 2 ;;
+*) echo "usage: $0 start DIR | stop DIR | restart DIR | run CMD..." >&2; exit 2 ;;
 esac

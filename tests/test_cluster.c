@@ -315,6 +315,21 @@ static void leases(void)
     cuzk_cluster_job_info_free(&in);
     CHECK(cuzk_cluster_claim(a, "kb", 1, ca, &na, err, sizeof err) == CUZK_OK && na == 0);
 
+    /* a claim the host stops listing (it gave it up) runs out; the listed one stays */
+    snprintf(id, sizeof id, "drop-%016llx", (unsigned long long)cuzk_rng_u64(&rng));
+    job = one_job(id, "kb", CUZK_PRIORITY_HIGH, 2, payload, sizeof payload);
+    CHECK(cuzk_cluster_submit(a, &job, &dup, NULL, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_cluster_claim(a, "kb", 2, ca, &na, err, sizeof err) == CUZK_OK && na == 2);
+    for (int i = 0; i < 8; i++) {
+        sleep_ms(LEASE / 5);
+        CHECK(cuzk_cluster_heartbeat(a, &st, ca, 1, lost, err, sizeof err) == CUZK_OK && !lost[0]);
+    }
+    CHECK(cuzk_cluster_expire(b, &exp, &tmo, err, sizeof err) == CUZK_OK && exp == 1);
+    CHECK(cuzk_cluster_heartbeat(a, &st, ca, 2, lost, err, sizeof err) == CUZK_OK && !lost[0] && lost[1]);
+    CHECK(cuzk_cluster_claim(b, "kb", 2, cb, &nb, err, sizeof err) == CUZK_OK && nb == 1 && cb[0].partition == 1);
+    CHECK(cuzk_cluster_complete(a, &ca[0], r1, 1, &acc, &done, err, sizeof err) == CUZK_OK && acc && !done);
+    CHECK(cuzk_cluster_complete(b, &cb[0], r2, 1, &acc, &done, err, sizeof err) == CUZK_OK && acc && done);
+
     /* a deadline */
     snprintf(id, sizeof id, "deadline-%016llx", (unsigned long long)cuzk_rng_u64(&rng));
     job = one_job(id, "kb", CUZK_PRIORITY_HIGH, 3, payload, sizeof payload);

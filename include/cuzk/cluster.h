@@ -76,9 +76,9 @@ typedef struct cuzk_cluster_lease {
     int priority;       /* cuzk_priority */
 } cuzk_cluster_lease;
 
-/* The host's liveness and its claims' leases: renews the lease of every
- * partition this host still holds (lease not run out), and says which of
- * held[0..n) it no longer holds (lost[i] true: expired, or its job was
+/* The host's liveness and its claims' leases: renews the lease of each of
+ * held[0..n) this host still holds (lease not run out; a claim left out of
+ * the list runs out), and says which of them it no longer holds (lost[i] true: expired, or its job was
  * cancelled or failed). CUZK_ERR_INVALID_ARG when another daemon has taken
  * this host's name (stop claiming). Counters are this host's totals. */
 typedef struct cuzk_cluster_host_stats {

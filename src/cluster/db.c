@@ -62,7 +62,8 @@ static qres run(cuzk_cluster_db *db, const char *sql, int n, const char *const *
     if (PQstatus(db->conn) != CONNECTION_OK) {
         PQreset(db->conn);
         if (PQstatus(db->conn) != CONNECTION_OK) {
-            errf(err, errlen, 0, "database %s: %s", db->where, PQerrorMessage(db->conn));
+            const char *m = PQerrorMessage(db->conn);
+            errf(err, errlen, 0, "database %s: %.*s", db->where, (int)strcspn(m, "\n"), m);
             q.retry = false;
             return q;
         }
@@ -368,13 +369,30 @@ int cuzk_cluster_heartbeat(cuzk_cluster_db *db, const cuzk_cluster_host_stats *s
     PQclear(q.r);
     if (!mine)
         return errf(err, errlen, CUZK_ERR_INVALID_ARG, "cluster: host name %s was taken by another daemon", db->host);
-    /* a lease that ran out is not revived: the partition may be another's now */
-    const char *p2[2] = {db->host, db->lease};
+    /* only the claims listed (a claim the host gave up must run out), and a
+     * lease that ran out is not revived: the partition may be another's now */
+    size_t cap = 3 + 24 * (n + 1);
+    char *arr[3] = {malloc(cap), malloc(cap), malloc(cap)};
+    if (!arr[0] || !arr[1] || !arr[2]) {
+        free(arr[0]), free(arr[1]), free(arr[2]);
+        return errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
+    }
+    size_t len[3] = {1, 1, 1};
+    for (int k = 0; k < 3; k++) arr[k][0] = '{';
+    for (size_t i = 0; i < n; i++) {
+        len[0] += (size_t)snprintf(arr[0] + len[0], cap - len[0], "%s%lld", i ? "," : "", (long long)held[i].job_seq);
+        len[1] += (size_t)snprintf(arr[1] + len[1], cap - len[1], "%s%u", i ? "," : "", held[i].partition);
+        len[2] += (size_t)snprintf(arr[2] + len[2], cap - len[2], "%s%u", i ? "," : "", held[i].attempt);
+    }
+    for (int k = 0; k < 3; k++) snprintf(arr[k] + len[k], cap - len[k], "}");
+    const char *p2[5] = {db->host, db->lease, arr[0], arr[1], arr[2]};
     q = run(db,
             "UPDATE cuzk_partitions SET lease_until = now() + $2::bigint * interval '1 millisecond' "
             "WHERE claimed_by = $1 AND state = 'claimed' AND lease_until >= now() "
+            " AND (job_seq, part, attempt) IN (SELECT * FROM unnest($3::bigint[], $4::integer[], $5::integer[])) "
             "RETURNING job_seq, part, attempt",
-            2, p2, NULL, false, err, errlen);
+            5, p2, NULL, false, err, errlen);
+    free(arr[0]), free(arr[1]), free(arr[2]);
     if (!q.ok) return CUZK_ERR_IO;
     for (size_t i = 0; i < n; i++) {
         lost[i] = true;

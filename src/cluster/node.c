@@ -26,6 +26,8 @@ typedef struct held {
     cuzk_cluster_lease l;
     cuzk_job *job;
     bool lost; /* the claim is no longer ours: the engine job was cancelled, its end is not reported */
+    bool unwritten; /* its end could not be written (database unreachable): said once */
+    double retry_at; /* then, when to try again */
 } held;
 
 struct cuzk_cluster_node {
@@ -76,13 +78,15 @@ static bool host_error(int err)
            err == CUZK_ERR_IO || err == CUZK_ERR_CANCELLED || err == CUZK_ERR_INTERNAL;
 }
 
-/* An engine job of ours finished: its result (or why not) goes back. */
-static void report(cuzk_cluster_node *n, held *h, int rc)
+/* An engine job of ours finished: its result (or why not) goes back. false:
+ * the database did not take it (unreachable): tried again next turn, while
+ * the claim is still ours. */
+static bool report(cuzk_cluster_node *n, held *h, int rc)
 {
     char err[512];
     cuzk_job_info info;
     cuzk_job_get_info(h->job, &info);
-    if (h->lost) return;
+    if (h->lost) return true;
     if (rc == CUZK_OK) {
         const uint8_t *proof;
         size_t len;
@@ -91,9 +95,11 @@ static void report(cuzk_cluster_node *n, held *h, int rc)
             rc = CUZK_ERR_INTERNAL;
         } else if (cuzk_cluster_complete(n->db, &h->l, proof, (uint64_t)(info.prove_s * 1000), &acc, &done, err,
                                          sizeof err) != CUZK_OK) {
-            /* unknown outcome: the lease runs out and another host proves it again */
-            nlog(n, 1, "job %s partition %u: result not written: %s", h->l.job_id, h->l.partition, err);
-            return;
+            if (!h->unwritten)
+                nlog(n, 1, "job %s partition %u: result not written yet (trying every second while the lease "
+                     "lasts): %s", h->l.job_id, h->l.partition, err);
+            h->unwritten = true;
+            return false;
         } else {
             pthread_mutex_lock(&n->mu);
             if (acc) n->st.completed++;
@@ -102,15 +108,20 @@ static void report(cuzk_cluster_node *n, held *h, int rc)
             nlog(n, acc ? 2 : 1, "job %s partition %u (attempt %u): %s%s", h->l.job_id, h->l.partition,
                  h->l.attempt, acc ? "proved and verified here, written back" : "result discarded: the lease was lost",
                  done ? "; the job is complete" : "");
-            return;
+            return true;
         }
     }
     bool retry = host_error(rc);
     const char *why = info.message && info.message[0] ? info.message : cuzk_strerror(rc);
-    nlog(n, 1, "job %s partition %u: %s (%s)", h->l.job_id, h->l.partition, why,
-         retry ? "back to the queue" : "the job fails");
-    if (cuzk_cluster_fail(n->db, &h->l, retry, why, err, sizeof err) != CUZK_OK)
-        nlog(n, 1, "job %s partition %u: failure not written: %s", h->l.job_id, h->l.partition, err);
+    if (!h->unwritten)
+        nlog(n, 1, "job %s partition %u: %s (%s)", h->l.job_id, h->l.partition, why,
+             retry ? "back to the queue" : "the job fails");
+    if (cuzk_cluster_fail(n->db, &h->l, retry, why, err, sizeof err) != CUZK_OK) {
+        if (!h->unwritten) nlog(n, 1, "job %s partition %u: failure not written yet: %s", h->l.job_id, h->l.partition, err);
+        h->unwritten = true;
+        return false;
+    }
+    return true;
 }
 
 static void reap(cuzk_cluster_node *n, bool *progressed)
@@ -118,12 +129,16 @@ static void reap(cuzk_cluster_node *n, bool *progressed)
     size_t w = 0;
     for (size_t i = 0; i < n->n_held; i++) {
         held *h = &n->held[i];
-        int rc = cuzk_job_await(h->job, 0);
+        int rc = h->retry_at > now_s() ? CUZK_ERR_NOT_READY : cuzk_job_await(h->job, 0);
         if (rc == CUZK_ERR_NOT_READY) {
             n->held[w++] = *h;
             continue;
         }
-        report(n, h, rc);
+        if (!report(n, h, rc)) {
+            h->retry_at = now_s() + 1.0;
+            n->held[w++] = *h;
+            continue;
+        }
         cuzk_job_release(h->job);
         *progressed = true;
     }

@@ -172,7 +172,13 @@ int srv_cluster_await(srv_cluster *cl, const char *job_id, int64_t timeout_ms, b
     int rc;
     for (;;) {
         rc = cuzk_cluster_job_get(db, job_id, &in, why, sizeof why);
-        if (rc != CUZK_OK) {
+        bool down = rc == CUZK_ERR_IO && (timeout_ms < 0 || mono_ms() - t0 < timeout_ms);
+        if (down) {
+            /* the database restarting: keep waiting (the connection is reset
+             * at the next poll) while the caller's wait lasts */
+            memset(&in, 0, sizeof in);
+            in.state = CUZK_JOB_RUNNING;
+        } else if (rc != CUZK_OK) {
             db_put(cl, db);
             if (rc == CUZK_ERR_INVALID_ARG)
                 return errf(err, errlen, RPC_NOT_FOUND, "no job %s (never submitted to the cluster, or replaced)",
