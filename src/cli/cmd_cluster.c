@@ -30,14 +30,16 @@ static void usage(FILE *f)
             "usage: cuzk cluster status [--config FILE | --conninfo STR]\n"
             "       cuzk cluster job ID [--config FILE | --conninfo STR]\n"
             "       cuzk cluster load [--config FILE | --conninfo STR] [--hosts N] [--jobs N]\n"
-            "                         [--partitions N] [--batch N]\n\n"
+            "                         [--partitions N] [--batch N] [--payload BYTES]\n\n"
             "  --config FILE    the daemon's configuration: [cluster] conninfo, password_file\n"
             "                   (default /data/zk/cuzk.toml)\n"
             "  --conninfo STR   libpq connection string instead (password: $PGPASSWORD, ~/.pgpass)\n"
             "  load: N simulated hosts (default 8) claim and complete the partitions of\n"
             "  --jobs (default 200) jobs of --partitions (default 10) each, --batch claims\n"
-            "  at a time (default 1), without proving; use a database of its own (it adds\n"
-            "  jobs of kind cuzk-load, completed by the end)\n");
+            "  at a time (default 1), without proving; with --payload (e.g. 50M, a 32 GiB\n"
+            "  C1) each job stores that many bytes and a host fetches them from the first\n"
+            "  partition of a job it claims, as a daemon does. Use a database of its own\n"
+            "  (it adds jobs of kind cuzk-load, completed by the end)\n");
 }
 
 /* The connection options from --conninfo or the configuration file. */
@@ -89,7 +91,10 @@ typedef struct loader {
     const cuzk_cluster_opts *o;
     char host[32];
     unsigned batch;
-    uint64_t claims, completions, claim_calls, errors;
+    bool fetch;
+    int64_t last_seq;
+    uint64_t claims, completions, claim_calls, errors, fetched;
+    double fetch_s;
     double *lat; /* seconds per claim call */
     size_t n_lat, cap_lat;
 } loader;
@@ -135,6 +140,17 @@ static void *load_main(void *arg)
         }
         empty = 0;
         l->claims += n;
+        for (size_t i = 0; i < n && l->fetch; i++) {
+            if (ls[i].job_seq == l->last_seq) continue;
+            uint8_t *pl = NULL;
+            size_t pll = 0;
+            double f0 = cli_now();
+            if (cuzk_cluster_payload(db, ls[i].job_seq, &pl, &pll, err, sizeof err)) l->errors++;
+            l->fetch_s += cli_now() - f0;
+            l->fetched += pll;
+            l->last_seq = ls[i].job_seq;
+            free(pl);
+        }
         for (size_t i = 0; i < n; i++) {
             bool acc, done;
             if (cuzk_cluster_complete(db, &ls[i], proof, 0, &acc, &done, err, sizeof err) || !acc) l->errors++;
@@ -153,7 +169,8 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int load(const cuzk_cluster_opts *o, unsigned hosts, unsigned jobs, unsigned parts, unsigned batch)
+static int load(const cuzk_cluster_opts *o, unsigned hosts, unsigned jobs, unsigned parts, unsigned batch,
+                uint64_t payload_len)
 {
     char err[512];
     cuzk_cluster_opts so = *o;
@@ -162,36 +179,43 @@ static int load(const cuzk_cluster_opts *o, unsigned hosts, unsigned jobs, unsig
     if (cuzk_cluster_db_open(&so, &db, err, sizeof err)) return cli_errorf("%s", err), 1;
     uint64_t tag = (uint64_t)getpid() << 20 ^ (uint64_t)(cli_now() * 1e6);
     double t0 = cli_now();
-    uint8_t payload[256];
-    for (size_t i = 0; i < sizeof payload; i++) payload[i] = (uint8_t)(i * 7);
+    size_t plen = payload_len ? (size_t)payload_len : 256;
+    uint8_t *payload = malloc(plen);
+    if (!payload) return cli_errorf("out of memory for a %zu-byte payload", plen), 1;
+    for (size_t i = 0; i < plen; i++) payload[i] = (uint8_t)(i * 7 + (i >> 12));
     for (unsigned j = 0; j < jobs; j++) {
         char id[64];
         snprintf(id, sizeof id, "load-%016llx-%u", (unsigned long long)tag, j);
+        payload[0] = (uint8_t)j; /* each job its own digest */
         cuzk_cluster_job job = {.id = id, .kind = "cuzk-load", .priority = CUZK_PRIORITY_NORMAL,
-                                .num_partitions = parts, .payload = payload, .payload_len = sizeof payload};
+                                .num_partitions = parts, .payload = payload, .payload_len = plen};
         bool dup;
         if (cuzk_cluster_submit(db, &job, &dup, NULL, err, sizeof err)) {
+            free(payload);
             cuzk_cluster_db_close(db);
             return cli_errorf("submit: %s", err), 1;
         }
     }
+    free(payload);
     double t_submit = cli_now() - t0;
     loader *ls = calloc(hosts, sizeof *ls);
     pthread_t *th = calloc(hosts, sizeof *th);
     if (!ls || !th) return cli_errorf("out of memory"), 1;
     for (unsigned i = 0; i < hosts; i++) {
-        ls[i].o = o, ls[i].batch = batch;
+        ls[i].o = o, ls[i].batch = batch, ls[i].fetch = payload_len > 0;
         snprintf(ls[i].host, sizeof ls[i].host, "load-%u-%u", (unsigned)getpid(), i);
         pthread_create(&th[i], NULL, load_main, &ls[i]);
     }
     usleep(200000); /* connected and joined */
     t0 = cli_now();
     atomic_store(&load_go, true);
-    uint64_t claims = 0, done = 0, calls = 0, errors = 0;
+    uint64_t claims = 0, done = 0, calls = 0, errors = 0, fetched = 0;
+    double fetch_s = 0;
     size_t nl = 0;
     for (unsigned i = 0; i < hosts; i++) {
         pthread_join(th[i], NULL);
         claims += ls[i].claims, done += ls[i].completions, calls += ls[i].claim_calls, errors += ls[i].errors;
+        fetched += ls[i].fetched, fetch_s += ls[i].fetch_s;
         nl += ls[i].n_lat;
     }
     double secs = cli_now() - t0;
@@ -215,13 +239,17 @@ static int load(const cuzk_cluster_opts *o, unsigned hosts, unsigned jobs, unsig
     }
     printf("load: %s, %u hosts, %u jobs x %u partitions, claims of %u\n", cuzk_cluster_db_where(db), hosts, jobs,
            parts, batch);
-    printf("  submit: %u jobs in %.2f s (%.0f jobs/s)\n", jobs, t_submit, jobs / t_submit);
+    printf("  submit: %u jobs of %zu bytes in %.2f s (%.0f jobs/s)\n", jobs, plen, t_submit, jobs / t_submit);
     printf("  %llu claims, %llu completions in %.2f s: %.0f claims/s, %.0f completions/s (%llu errors)\n",
            (unsigned long long)claims, (unsigned long long)done, secs, claims / secs, done / secs,
            (unsigned long long)errors);
     if (lat && nl)
         printf("  claim latency over %zu calls: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms\n", nl,
                lat[nl / 2] * 1e3, lat[nl * 9 / 10] * 1e3, lat[nl * 99 / 100] * 1e3, lat[nl - 1] * 1e3);
+    if (payload_len)
+        printf("  payloads fetched: %.1f MB in %.2f s of the hosts' time (%.0f MB/s per host while fetching), "
+               "%.0f MB/s over the run\n", fetched / 1e6, fetch_s, fetch_s > 0 ? fetched / 1e6 / fetch_s : 0,
+               fetched / 1e6 / secs);
     printf("  jobs complete: %u of %u\n", complete, jobs);
     (void)calls;
     free(lat);
@@ -234,7 +262,7 @@ static int load(const cuzk_cluster_opts *o, unsigned hosts, unsigned jobs, unsig
 int cmd_cluster(int argc, char **argv)
 {
     const char *config = "/data/zk/cuzk.toml", *conninfo = NULL, *sub = argc > 1 ? argv[1] : NULL, *id = NULL;
-    uint64_t hosts = 8, jobs = 200, parts = 10, batch = 1;
+    uint64_t hosts = 8, jobs = 200, parts = 10, batch = 1, payload = 0;
     if (!sub || !strcmp(sub, "--help") || !strcmp(sub, "-h")) {
         usage(sub ? stdout : stderr);
         return sub ? 0 : 2;
@@ -253,6 +281,9 @@ int cmd_cluster(int argc, char **argv)
         uint64_t *num = !strcmp(a, "--hosts") ? &hosts : !strcmp(a, "--jobs") ? &jobs
                         : !strcmp(a, "--partitions") ? &parts : !strcmp(a, "--batch") ? &batch : NULL;
         if (!strcmp(a, "--config") && v) config = v, i++;
+        else if (!strcmp(a, "--payload") && !strcmp(sub, "load") && v && cli_parse_size(v, &payload) &&
+                 payload <= (512ull << 20))
+            i++;
         else if (!strcmp(a, "--conninfo") && v) conninfo = v, i++;
         else if (num && !strcmp(sub, "load") && v && cli_parse_u64(v, num) && *num >= 1 && *num <= 100000) i++;
         else {
@@ -264,7 +295,8 @@ int cmd_cluster(int argc, char **argv)
     cuzk_config cfg;
     cuzk_cluster_opts o;
     if (options(config, conninfo, &cfg, &o, "cuzk-cli")) return 2;
-    if (!strcmp(sub, "load")) return load(&o, (unsigned)hosts, (unsigned)jobs, (unsigned)parts, (unsigned)batch);
+    if (!strcmp(sub, "load"))
+        return load(&o, (unsigned)hosts, (unsigned)jobs, (unsigned)parts, (unsigned)batch, payload);
     char err[512];
     cuzk_cluster_db *db = NULL;
     if (cuzk_cluster_db_open(&o, &db, err, sizeof err)) return cli_errorf("%s", err), 1;
