@@ -358,7 +358,10 @@ void cuzk_cluster_node_stop(cuzk_cluster_node *n)
     pthread_cond_broadcast(&n->cv);
     pthread_mutex_unlock(&n->mu);
     pthread_join(n->thread, NULL);
-    /* what is still in hand goes back to the queue for the others */
+    /* results finished since the last turn (a drain) are written; what is
+     * still in hand goes back to the queue for the others */
+    bool progressed = false;
+    reap(n, &progressed);
     for (size_t i = 0; i < n->n_held; i++) {
         cuzk_job_cancel(n->held[i].job);
         cuzk_job_release(n->held[i].job);
