@@ -129,7 +129,7 @@ static void field_scenario(tkind *k, cuzk_rng *rng)
 static void one_partition(tkind *k, cuzk_rng *rng)
 {
     cuzk_engine_config cfg = {.synthesis_workers = 2, .num_devices = 1, .workers_per_device = 2,
-                              .prover_threads = 1, .log = log_capture};
+                              .prover_threads = 1, .log = log_capture, .stage_hook = gate_hook, .hook_ctx = &G};
     cuzk_engine *e;
     CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
     enum { NP = 6 };
@@ -179,12 +179,31 @@ static void one_partition(tkind *k, cuzk_rng *rng)
               "partition proofs assembled in order do not verify");
     /* and the check can fail: partition 0's proof against partition 1's inputs */
     CHECK(cuzk_groth16_verify(&k->pvk, &proofs[0], pub + k->ni, k->ni) != CUZK_OK);
-    /* the same id names the same partition */
-    cuzk_job *dup = NULL;
+    /* while it runs, the same id names the same partition */
+    cuzk_job *held = NULL, *dup = NULL;
     bool was_dup = false;
+    cuzk_job_request hq = {.request_id = "share/held", .kind = "porep", .inputs = &seed, .inputs_len = 8,
+                           .one_partition = true, .partition = 4};
+    gate_arm(&G, CUZK_STAGE_PROVE, "share/held");
+    CHECK(cuzk_engine_submit(e, &hq, &held, NULL) == CUZK_OK);
+    gate_wait(&G);
+    CHECK(cuzk_engine_submit(e, &hq, &dup, &was_dup) == CUZK_OK && dup == held && was_dup);
+    cuzk_job_release(dup);
+    hq.partition = 5;
+    CHECK(cuzk_engine_submit(e, &hq, &dup, &was_dup) == CUZK_ERR_INVALID_ARG && !dup);
+    gate_release(&G);
+    CHECK(cuzk_job_await(held, -1) == CUZK_OK);
+    cuzk_job_release(held);
     cuzk_job_request rq = {.request_id = "share/2", .kind = "porep", .inputs = &seed, .inputs_len = 8,
                            .one_partition = true, .partition = 2};
-    CHECK(cuzk_engine_submit(e, &rq, &dup, &was_dup) == CUZK_OK && dup == jobs[2] && was_dup);
+    /* finished, it keeps no inputs: the same id is refused, and the job still answers */
+    CHECK(cuzk_engine_wait_idle(e, -1) == CUZK_OK);
+    CHECK(cuzk_engine_submit(e, &rq, &dup, &was_dup) == CUZK_ERR_INVALID_ARG && !dup);
+    dup = cuzk_engine_find(e, "share/2");
+    const uint8_t *again;
+    size_t again_len;
+    CHECK(dup == jobs[2] && cuzk_job_proof(dup, &again, &again_len) == CUZK_OK &&
+          !memcmp(again, whole + 2 * CUZK_GROTH16_PROOF_BYTES, CUZK_GROTH16_PROOF_BYTES));
     cuzk_job_release(dup);
     rq.partition = 3;
     CHECK(cuzk_engine_submit(e, &rq, &dup, &was_dup) == CUZK_ERR_INVALID_ARG && !dup);

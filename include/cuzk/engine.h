@@ -415,7 +415,9 @@ typedef struct cuzk_job_request {
     /* A cluster spreads one request's partitions over hosts: with
      * one_partition the job proves and verifies only partition `partition`
      * of the kind (< its num_partitions), its proof is that partition's 192
-     * bytes, and the same id submitted again must name the same partition. */
+     * bytes, and the same id submitted again must name the same partition.
+     * Such a job keeps no inputs once it finished (a cluster makes one per
+     * partition): its id submitted again is then refused. */
     bool one_partition;
     uint32_t partition;
 } cuzk_job_request;

@@ -202,8 +202,10 @@ static bool start_claim(cuzk_cluster_node *n, const cuzk_cluster_lease *l)
         n->cache = NULL;
         n->cache_seq = 0;
         if (cuzk_cluster_payload(n->db, l->job_seq, &n->cache, &n->cache_len, err, sizeof err) != CUZK_OK) {
+            char err2[512];
             nlog(n, 1, "job %s: payload: %s", l->job_id, err);
-            cuzk_cluster_fail(n->db, l, true, err, err, sizeof err);
+            /* not written: the lease runs out instead */
+            cuzk_cluster_fail(n->db, l, true, err, err2, sizeof err2);
             return false;
         }
         n->cache_seq = l->job_seq;

@@ -190,6 +190,14 @@ static void job_maybe_retire(cuzk_engine *e, cuzk_job *j)
 {
     if (!job_final(j) || j->busy || j->retired) return;
     j->retired = true;
+    if (j->one_partition) {
+        /* a cluster makes one such job per partition, each with a copy of the
+         * request (a 50 MB C1): the retention ring keeps none of them */
+        if (j->prepared) j->kind->k.prepared_free(j->kind->k.ctx, j->prepared);
+        free(j->inputs);
+        j->prepared = NULL, j->inputs = NULL, j->inputs_len = 0;
+        j->inputs_dropped = true;
+    }
     if (j->srs_held) srs_unref(e, j->kind->srs);
     j->srs_held = false;
     for (size_t i = 0; i < e->nactive; i++)
@@ -1274,7 +1282,7 @@ int cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *req, cuzk_job **o
 
     pthread_mutex_lock(&e->mu);
     cuzk_job *old = map_get(e, req->request_id);
-    bool same = old && old->kind == k && old->inputs_len == req->inputs_len &&
+    bool same = old && !old->inputs_dropped && old->kind == k && old->inputs_len == req->inputs_len &&
                 !memcmp(old->inputs, j->inputs, req->inputs_len) && old->one_partition == j->one_partition &&
                 old->parts[0].index == j->parts[0].index;
     if (old && job_final(old) && old->state != CUZK_JOB_DONE) {

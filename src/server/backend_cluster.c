@@ -42,6 +42,8 @@ static int errf(char *err, size_t errlen, int code, const char *fmt, ...)
     return code;
 }
 
+/* The daemon's logger for the node's lines: one backend per process, and a
+ * function pointer does not travel through the node's void * context. */
 static void (*node_logger)(int level, const char *msg);
 static void node_log(void *ctx, int level, const char *msg)
 {
@@ -160,26 +162,37 @@ static int64_t mono_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* One look at a job through a pooled connection, held only for the query:
+ * a thousand waiting calls must not hold a thousand connections. */
+static int job_get(srv_cluster *cl, const char *job_id, cuzk_cluster_job_info *in, char *why, size_t whylen)
+{
+    memset(in, 0, sizeof *in);
+    cuzk_cluster_db *db = db_get(cl, why, whylen);
+    if (!db) return CUZK_ERR_IO;
+    int rc = cuzk_cluster_job_get(db, job_id, in, why, whylen);
+    db_put(cl, db);
+    return rc;
+}
+
 int srv_cluster_await(srv_cluster *cl, const char *job_id, int64_t timeout_ms, bool (*stop)(void *), void *stop_ud,
                       srv_result *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    cuzk_cluster_db *db = db_get(cl, err, errlen);
-    if (!db) return RPC_UNAVAILABLE;
     int64_t t0 = mono_ms(), pause = 20;
     cuzk_cluster_job_info in;
     char why[512];
     int rc;
     for (;;) {
-        rc = cuzk_cluster_job_get(db, job_id, &in, why, sizeof why);
+        rc = job_get(cl, job_id, &in, why, sizeof why);
         bool down = rc == CUZK_ERR_IO && (timeout_ms < 0 || mono_ms() - t0 < timeout_ms);
         if (down) {
             /* the database restarting: keep waiting (the connection is reset
              * at the next poll) while the caller's wait lasts */
+            cuzk_cluster_job_info_free(&in);
             memset(&in, 0, sizeof in);
             in.state = CUZK_JOB_RUNNING;
         } else if (rc != CUZK_OK) {
-            db_put(cl, db);
+            cuzk_cluster_job_info_free(&in);
             if (rc == CUZK_ERR_INVALID_ARG)
                 return errf(err, errlen, RPC_NOT_FOUND, "no job %s (never submitted to the cluster, or replaced)",
                             job_id);
@@ -192,10 +205,7 @@ int srv_cluster_await(srv_cluster *cl, const char *job_id, int64_t timeout_ms, b
         /* slices of at most 50 ms: a call that ended is noticed promptly */
         int64_t left = pause;
         while (left > 0) {
-            if (stop && stop(stop_ud)) {
-                db_put(cl, db);
-                return errf(err, errlen, RPC_CANCELLED, "call cancelled");
-            }
+            if (stop && stop(stop_ud)) return errf(err, errlen, RPC_CANCELLED, "call cancelled");
             int64_t s = left < 50 ? left : 50;
             if (timeout_ms >= 0 && timeout_ms - (mono_ms() - t0) < s) s = timeout_ms - (mono_ms() - t0);
             if (s <= 0) break;
@@ -204,7 +214,6 @@ int srv_cluster_await(srv_cluster *cl, const char *job_id, int64_t timeout_ms, b
         }
         pause = pause * 2 > 250 ? 250 : pause * 2;
     }
-    db_put(cl, db);
     out->total_ms = in.total_s > 0 ? (uint64_t)(in.total_s * 1000 + 0.5) : 0;
     switch (in.state) {
     case CUZK_JOB_DONE:
