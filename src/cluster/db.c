@@ -316,9 +316,9 @@ int cuzk_cluster_host_join(cuzk_cluster_db *db, unsigned slots, const char *kind
     bool got = f && fread(rnd, 1, 8, f) == 8;
     if (f) fclose(f);
     if (!got) return errf(err, errlen, CUZK_ERR_IO, "cluster: /dev/urandom: %s", strerror(errno));
-    int64_t inc = 0;
-    for (int i = 0; i < 8; i++) inc = inc << 8 | rnd[i];
-    inc &= INT64_MAX;
+    uint64_t u = 0;
+    for (int i = 0; i < 8; i++) u = u << 8 | rnd[i];
+    int64_t inc = (int64_t)(u >> 1); /* a positive bigint */
     char incs[24], sl[16];
     snprintf(incs, sizeof incs, "%lld", (long long)inc);
     snprintf(sl, sizeof sl, "%u", slots);
