@@ -7,15 +7,16 @@ cd "$(dirname "$0")/.."
 
 what=${1:-build}
 # The daemon: gRPC C core, protobuf-c (+ protoc-c), toml++ (the one C++17
-# dependency), libsystemd (sd_notify).
+# dependency), libsystemd (sd_notify), libpq (the cluster's PostgreSQL queue).
 pkgs_build=(build-essential cmake pkg-config libssl-dev libjansson-dev libgrpc-dev protobuf-compiler
-            protobuf-c-compiler libprotobuf-c-dev libtomlplusplus-dev libsystemd-dev)
+            protobuf-c-compiler libprotobuf-c-dev libtomlplusplus-dev libsystemd-dev libpq-dev)
 # python3-grpcio/grpc-tools/protobuf: a gRPC client that is not ours, for the daemon tests
 # (python3-protobuf: descriptors for the reflection test);
 # iproute2 + util-linux (ip, unshare, nsenter): daemon_curio's remote client in a
 # network namespace; systemd (systemd-analyze): unit_file verifies deploy/cuzk.service;
-# openssl: daemon_ops makes a CA and certificates for its TLS checks
-pkgs_test=(libgmp-dev nodejs npm python3 python3-grpcio python3-grpc-tools python3-protobuf iproute2 util-linux systemd openssl)
+# openssl: daemon_ops makes a CA and certificates for its TLS checks;
+# postgresql: the server the cluster tests start (tests/pg.sh; initdb, pg_ctl)
+pkgs_test=(libgmp-dev nodejs npm python3 python3-grpcio python3-grpc-tools python3-protobuf iproute2 util-linux systemd openssl postgresql)
 pkgs_fuzz=(clang libclang-rt-dev)
 
 need=()

@@ -8,7 +8,6 @@ CUZK_SEED replays it), TEST parameters from the fixture directory. Every kind
 answers); a WinningPoSt submitted behind queued PoRep jobs must finish before
 them; invalid vanilla proofs and fields are refused with INVALID_ARGUMENT
 naming the field."""
-import json
 import os
 import subprocess
 import sys
@@ -19,7 +18,7 @@ import grpc
 
 CUZK, PROTO_DIR, PARAMS = sys.argv[1], sys.argv[2], sys.argv[3]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from grpc_harness import Harness  # noqa: E402
+from grpc_harness import Harness, fil_request  # noqa: E402
 
 H = Harness("daemon_filecoin", PROTO_DIR, seed_bits=31)
 rng, tmp, failures = H.rng, H.tmp, H.failures
@@ -33,8 +32,6 @@ from cuzk.v1 import proving_pb2 as pb  # noqa: E402
 from cuzk.v1 import proving_pb2_grpc as pbg  # noqa: E402
 
 S = pb.AwaitProofResponse
-KINDS = {"porep": pb.POREP_SEAL_COMMIT, "snap": pb.SNAP_DEALS_UPDATE, "wpost": pb.WINDOW_POST_PARTITION,
-         "winning": pb.WINNING_POST}
 daemon = None
 
 
@@ -76,20 +73,7 @@ run("gen-vanilla", "snap", "--synthetic", "--sector-size", "2KiB", "--seed", str
 
 def request(d, **override):
     """A SubmitProofRequest from a request.json that gen-vanilla wrote."""
-    q = json.load(open(os.path.join(tmp, d, "request.json")))
-    kw = dict(proof_kind=KINDS[q["proof_kind"]], sector_size=q["sector_size"],
-              registered_proof=q["registered_proof"], sector_number=q["sector_number"],
-              miner_id=q["miner_id"], partition_index=q.get("partition_index", 0))
-    for f in ("randomness", "comm_r_old", "comm_r_new", "comm_d_new"):
-        if f in q:
-            kw[f] = bytes.fromhex(q[f])
-    if "vanilla_proof" in q:
-        kw["vanilla_proof"] = open(os.path.join(tmp, d, q["vanilla_proof"]), "rb").read()
-    if "vanilla_proofs" in q:
-        kw["vanilla_proofs"] = [open(os.path.join(tmp, d, f), "rb").read() for f in q["vanilla_proofs"]]
-    kw["request_id"] = f"{d}-{rng.getrandbits(48):012x}"
-    kw.update(override)
-    return pb.SubmitProofRequest(**kw)
+    return fil_request(pb, os.path.join(tmp, d), f"{d}-{rng.getrandbits(48):012x}", **override)
 
 
 # ---- the daemon: parameters linked from the fixture, PCE files of its own

@@ -104,3 +104,25 @@ class Harness:
             self.failures.append(what)
         if verbose or not cond:
             print(f"{'ok  ' if cond else 'FAIL'}: {what}", flush=True)
+
+
+def fil_request(pb, d, request_id, **override):
+    """A SubmitProofRequest from the request.json that `cuzk gen-vanilla` wrote
+    in directory d (its vanilla proof files read from there)."""
+    import json
+    kinds = {"porep": pb.POREP_SEAL_COMMIT, "snap": pb.SNAP_DEALS_UPDATE, "wpost": pb.WINDOW_POST_PARTITION,
+             "winning": pb.WINNING_POST}
+    q = json.load(open(os.path.join(d, "request.json")))
+    kw = dict(proof_kind=kinds[q["proof_kind"]], sector_size=q["sector_size"],
+              registered_proof=q["registered_proof"], sector_number=q["sector_number"],
+              miner_id=q["miner_id"], partition_index=q.get("partition_index", 0))
+    for f in ("randomness", "comm_r_old", "comm_r_new", "comm_d_new"):
+        if f in q:
+            kw[f] = bytes.fromhex(q[f])
+    if "vanilla_proof" in q:
+        kw["vanilla_proof"] = open(os.path.join(d, q["vanilla_proof"]), "rb").read()
+    if "vanilla_proofs" in q:
+        kw["vanilla_proofs"] = [open(os.path.join(d, f), "rb").read() for f in q["vanilla_proofs"]]
+    kw["request_id"] = request_id
+    kw.update(override)
+    return pb.SubmitProofRequest(**kw)

@@ -120,6 +120,105 @@ static void field_scenario(tkind *k, cuzk_rng *rng)
     cuzk_engine_destroy(e);
 }
 
+/* A cluster's share of a request: jobs of one partition each, in a random
+ * order, whose 192-byte proofs assemble (in partition order) into a proof of
+ * the whole request that the test verifies itself; a partition's proof does
+ * not pass for another's; the same id with another partition is refused, a
+ * partition out of range is refused with a message; kind_info and
+ * check_request answer as submit would. */
+static void one_partition(tkind *k, cuzk_rng *rng)
+{
+    cuzk_engine_config cfg = {.synthesis_workers = 2, .num_devices = 1, .workers_per_device = 2,
+                              .prover_threads = 1, .log = log_capture, .stage_hook = gate_hook, .hook_ctx = &G};
+    cuzk_engine *e;
+    CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
+    enum { NP = 6 };
+    cuzk_engine_kind kd = tk_kind(k, "porep", "porep-c", NP, CUZK_PRIORITY_NORMAL);
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    uint32_t np = 0;
+    cuzk_priority prio = CUZK_PRIORITY_DEFAULT;
+    CHECK(cuzk_engine_kind_info(e, "porep", &np, &prio) == CUZK_OK && np == NP && prio == CUZK_PRIORITY_NORMAL);
+    CHECK(cuzk_engine_kind_info(e, "nope", &np, NULL) == CUZK_ERR_INVALID_ARG);
+    uint64_t seed = cuzk_rng_u64(rng) >> 1;
+    uint32_t order[NP];
+    for (uint32_t i = 0; i < NP; i++) order[i] = i;
+    for (uint32_t i = NP - 1; i > 0; i--) { /* Fisher-Yates */
+        uint32_t j = (uint32_t)(cuzk_rng_u64(rng) % (i + 1)), t = order[i];
+        order[i] = order[j], order[j] = t;
+    }
+    cuzk_job *jobs[NP];
+    char id[48], why[160];
+    for (uint32_t i = 0; i < NP; i++) {
+        snprintf(id, sizeof id, "share/%u", order[i]);
+        cuzk_job_request rq = {.request_id = id, .kind = "porep", .inputs = &seed, .inputs_len = 8,
+                               .one_partition = true, .partition = order[i]};
+        CHECK(cuzk_engine_check_request(e, &rq) == CUZK_OK);
+        CHECK(cuzk_engine_submit(e, &rq, &jobs[order[i]], NULL) == CUZK_OK);
+    }
+    uint8_t whole[NP * CUZK_GROTH16_PROOF_BYTES];
+    for (uint32_t p = 0; p < NP; p++) {
+        cuzk_job_info inf;
+        CHECK(cuzk_job_await(jobs[p], -1) == CUZK_OK);
+        cuzk_job_get_info(jobs[p], &inf);
+        CHECK(inf.num_partitions == 1 && inf.partitions_done == 1);
+        const uint8_t *pr;
+        size_t len;
+        CHECK(cuzk_job_proof(jobs[p], &pr, &len) == CUZK_OK && len == CUZK_GROTH16_PROOF_BYTES);
+        memcpy(whole + p * CUZK_GROTH16_PROOF_BYTES, pr, CUZK_GROTH16_PROOF_BYTES);
+    }
+    /* the assembled proof, verified by the test as a whole job's */
+    cuzk_groth16_proof proofs[NP];
+    cuzk_fr pub[NP * 8];
+    CHECK(k->ni <= 8);
+    CHECK(cuzk_groth16_proofs_decode(proofs, NP, whole, sizeof whole, NULL) == CUZK_OK);
+    for (uint32_t p = 0; p < NP; p++) {
+        cuzk_synthetic_spec sp = tk_spec(k, &seed, p);
+        CHECK(cuzk_synthetic_public_inputs(pub + p * k->ni, &sp) == CUZK_OK);
+    }
+    CHECK_MSG(cuzk_groth16_verify_batch(&k->pvk, proofs, NP, pub, k->ni) == CUZK_OK,
+              "partition proofs assembled in order do not verify");
+    /* and the check can fail: partition 0's proof against partition 1's inputs */
+    CHECK(cuzk_groth16_verify(&k->pvk, &proofs[0], pub + k->ni, k->ni) != CUZK_OK);
+    /* while it runs, the same id names the same partition */
+    cuzk_job *held = NULL, *dup = NULL;
+    bool was_dup = false;
+    cuzk_job_request hq = {.request_id = "share/held", .kind = "porep", .inputs = &seed, .inputs_len = 8,
+                           .one_partition = true, .partition = 4};
+    gate_arm(&G, CUZK_STAGE_PROVE, "share/held");
+    CHECK(cuzk_engine_submit(e, &hq, &held, NULL) == CUZK_OK);
+    gate_wait(&G);
+    CHECK(cuzk_engine_submit(e, &hq, &dup, &was_dup) == CUZK_OK && dup == held && was_dup);
+    cuzk_job_release(dup);
+    hq.partition = 5;
+    CHECK(cuzk_engine_submit(e, &hq, &dup, &was_dup) == CUZK_ERR_INVALID_ARG && !dup);
+    gate_release(&G);
+    CHECK(cuzk_job_await(held, -1) == CUZK_OK);
+    cuzk_job_release(held);
+    cuzk_job_request rq = {.request_id = "share/2", .kind = "porep", .inputs = &seed, .inputs_len = 8,
+                           .one_partition = true, .partition = 2};
+    /* finished, it keeps no inputs: the same id is refused, and the job still answers */
+    CHECK(cuzk_engine_wait_idle(e, -1) == CUZK_OK);
+    CHECK(cuzk_engine_submit(e, &rq, &dup, &was_dup) == CUZK_ERR_INVALID_ARG && !dup);
+    dup = cuzk_engine_find(e, "share/2");
+    const uint8_t *again;
+    size_t again_len;
+    CHECK(dup == jobs[2] && cuzk_job_proof(dup, &again, &again_len) == CUZK_OK &&
+          !memcmp(again, whole + 2 * CUZK_GROTH16_PROOF_BYTES, CUZK_GROTH16_PROOF_BYTES));
+    cuzk_job_release(dup);
+    rq.partition = 3;
+    CHECK(cuzk_engine_submit(e, &rq, &dup, &was_dup) == CUZK_ERR_INVALID_ARG && !dup);
+    rq.request_id = "share/out", rq.partition = NP, rq.error = why, rq.error_len = sizeof why;
+    why[0] = 0;
+    CHECK(cuzk_engine_check_request(e, &rq) == CUZK_ERR_INVALID_ARG);
+    CHECK_MSG(strstr(why, "partition 6 of 6"), "%s", why);
+    CHECK(cuzk_engine_submit(e, &rq, &dup, NULL) == CUZK_ERR_INVALID_ARG && !dup);
+    rq.partition = 0, rq.inputs_len = 3;
+    CHECK(cuzk_engine_check_request(e, &rq) == CUZK_ERR_BAD_LENGTH);
+    CHECK(cuzk_engine_find(e, "share/out") == NULL); /* checks queue nothing */
+    for (uint32_t p = 0; p < NP; p++) cuzk_job_release(jobs[p]);
+    cuzk_engine_destroy(e);
+}
+
 /* A CRITICAL job submitted behind many NORMAL ones finishes first; a LOW job
  * submitted first finishes last. One worker per stage makes the order exact. */
 static void priority_order(tkind *k, tkind *k1)
@@ -456,6 +555,7 @@ int main(void)
     tk_setup(&k, NC, NI, &rng);
     tk_setup(&k1, NC / 2, 2, &rng);
     field_scenario(&k, &rng);
+    one_partition(&k, &rng);
     priority_order(&k, &k1);
     critical_jumps_full_queue(&k, &k1);
     file_srs(&k);

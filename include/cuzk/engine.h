@@ -433,6 +433,14 @@ typedef struct cuzk_job_request {
     char *error;            /* optional: why a submit was refused */
     size_t error_len;
     const char *origin;     /* optional: who submitted, for the log line ("ipv4:10.0.0.2:5000") */
+    /* A cluster spreads one request's partitions over hosts: with
+     * one_partition the job proves and verifies only partition `partition`
+     * of the kind (< its num_partitions), its proof is that partition's 192
+     * bytes, and the same id submitted again must name the same partition.
+     * Such a job keeps no inputs once it finished (a cluster makes one per
+     * partition): its id submitted again is then refused. */
+    bool one_partition;
+    uint32_t partition;
 } cuzk_job_request;
 
 /*
@@ -444,6 +452,13 @@ typedef struct cuzk_job_request {
  * job, so that its later lines (failed at once, say) never come first.
  */
 int cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *req, cuzk_job **out, bool *duplicate);
+/* What cuzk_engine_submit checks of a request (its kind, check_inputs,
+ * prepare), with the same result and message, without queuing a job: for a
+ * daemon that stores the request for other hosts to prove. */
+int cuzk_engine_check_request(cuzk_engine *e, const cuzk_job_request *req);
+/* A registered kind's partitions and default priority; CUZK_ERR_INVALID_ARG
+ * for an unknown kind. Either output may be NULL. */
+int cuzk_engine_kind_info(cuzk_engine *e, const char *kind, uint32_t *num_partitions, cuzk_priority *priority);
 /* The job known under request_id (a new reference), or NULL. */
 cuzk_job *cuzk_engine_find(cuzk_engine *e, const char *request_id);
 void cuzk_job_release(cuzk_job *job); /* NULL-safe */

@@ -25,6 +25,7 @@ int cmd_c1(int argc, char **argv);
 #ifdef CUZK_HAVE_SERVER
 int cmd_daemon(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_cluster(int argc, char **argv);
 #endif
 
 static const cuzk_cli_command commands[] = {
@@ -41,6 +42,7 @@ static const cuzk_cli_command commands[] = {
 #ifdef CUZK_HAVE_SERVER
     {"daemon", cmd_daemon, "run the proving daemon (gRPC; see docs/install.md)"},
     {"bench", cmd_bench, "client: prove, batch, stress, status, metrics, preload, evict, cancel"},
+    {"cluster", cmd_cluster, "the cluster's PostgreSQL queue: status, a job's partitions, load generator"},
 #endif
 };
 

@@ -190,6 +190,14 @@ static void job_maybe_retire(cuzk_engine *e, cuzk_job *j)
 {
     if (!job_final(j) || j->busy || j->retired) return;
     j->retired = true;
+    if (j->one_partition) {
+        /* a cluster makes one such job per partition, each with a copy of the
+         * request (a 50 MB C1): the retention ring keeps none of them */
+        if (j->prepared) j->kind->k.prepared_free(j->kind->k.ctx, j->prepared);
+        free(j->inputs);
+        j->prepared = NULL, j->inputs = NULL, j->inputs_len = 0;
+        j->inputs_dropped = true;
+    }
     if (j->srs_held) srs_unref(e, j->kind->srs);
     j->srs_held = false;
     for (size_t i = 0; i < e->nactive; i++)
@@ -1216,11 +1224,13 @@ void cuzk_engine_destroy(cuzk_engine *e)
 
 /* ---- the job API ------------------------------------------------------- */
 
-int cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *req, cuzk_job **out, bool *duplicate)
+/* The checks every submit makes: arguments, kind, partition, the kind's
+ * check_inputs and prepare (on success *prepared is the parsed inputs, or
+ * NULL when the kind has no prepare: the caller frees it). */
+static int request_check(cuzk_engine *e, const cuzk_job_request *req, kind_entry **kind, void **prepared)
 {
-    if (out) *out = NULL;
-    if (duplicate) *duplicate = false;
-    if (!e || !req || !out || !req->request_id || !*req->request_id || !req->kind ||
+    *prepared = NULL;
+    if (!e || !req || !req->request_id || !*req->request_id || !req->kind ||
         (!req->inputs && req->inputs_len) || req->priority < CUZK_PRIORITY_DEFAULT ||
         req->priority > CUZK_PRIORITY_CRITICAL)
         return CUZK_ERR_INVALID_ARG;
@@ -1228,6 +1238,12 @@ int cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *req, cuzk_job **o
     kind_entry *k = kind_find(e, req->kind);
     pthread_mutex_unlock(&e->mu);
     if (!k) return CUZK_ERR_INVALID_ARG;
+    if (req->one_partition && req->partition >= k->k.num_partitions) {
+        if (req->error && req->error_len)
+            snprintf(req->error, req->error_len, "%s: partition %u of %u", req->kind, req->partition,
+                     k->k.num_partitions);
+        return CUZK_ERR_INVALID_ARG;
+    }
     if (k->k.check_inputs) {
         int err = k->k.check_inputs(k->k.ctx, req->inputs, req->inputs_len);
         if (err != CUZK_OK) {
@@ -1236,16 +1252,48 @@ int cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *req, cuzk_job **o
             return err;
         }
     }
-    void *prepared = NULL;
     if (k->k.prepare) {
         char msg[512] = "";
-        int err = k->k.prepare(k->k.ctx, req->inputs, req->inputs_len, &prepared, msg, sizeof msg);
+        int err = k->k.prepare(k->k.ctx, req->inputs, req->inputs_len, prepared, msg, sizeof msg);
         if (err != CUZK_OK) {
             if (req->error && req->error_len)
                 snprintf(req->error, req->error_len, "%s", msg[0] ? msg : cuzk_strerror(err));
             return err;
         }
     }
+    *kind = k;
+    return CUZK_OK;
+}
+
+int cuzk_engine_check_request(cuzk_engine *e, const cuzk_job_request *req)
+{
+    kind_entry *k = NULL;
+    void *prepared = NULL;
+    int err = request_check(e, req, &k, &prepared);
+    if (prepared) k->k.prepared_free(k->k.ctx, prepared);
+    return err;
+}
+
+int cuzk_engine_kind_info(cuzk_engine *e, const char *kind, uint32_t *num_partitions, cuzk_priority *priority)
+{
+    if (!e || !kind) return CUZK_ERR_INVALID_ARG;
+    pthread_mutex_lock(&e->mu);
+    kind_entry *k = kind_find(e, kind);
+    if (k && num_partitions) *num_partitions = k->k.num_partitions;
+    if (k && priority) *priority = k->k.default_priority;
+    pthread_mutex_unlock(&e->mu);
+    return k ? CUZK_OK : CUZK_ERR_INVALID_ARG;
+}
+
+int cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *req, cuzk_job **out, bool *duplicate)
+{
+    if (out) *out = NULL;
+    if (duplicate) *duplicate = false;
+    if (!out) return CUZK_ERR_INVALID_ARG;
+    kind_entry *k = NULL;
+    void *prepared = NULL;
+    int cerr = request_check(e, req, &k, &prepared);
+    if (cerr != CUZK_OK) return cerr;
     cuzk_job *j = calloc(1, sizeof *j);
     if (!j) {
         if (prepared) k->k.prepared_free(k->k.ctx, prepared);
@@ -1255,7 +1303,8 @@ int cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *req, cuzk_job **o
     j->prepared = prepared;
     j->request_id = strdup(req->request_id);
     j->inputs = malloc(req->inputs_len ? req->inputs_len : 1);
-    j->nparts = k->k.num_partitions;
+    j->nparts = req->one_partition ? 1 : k->k.num_partitions;
+    j->one_partition = req->one_partition;
     j->parts = calloc(j->nparts, sizeof *j->parts);
     if (!j->request_id || !j->inputs || !j->parts) {
         job_free(j);
@@ -1267,7 +1316,7 @@ int cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *req, cuzk_job **o
     j->kind = k;
     j->priority = req->priority == CUZK_PRIORITY_DEFAULT ? k->k.default_priority : req->priority;
     for (uint32_t i = 0; i < j->nparts; i++) {
-        j->parts[i].index = i;
+        j->parts[i].index = req->one_partition ? req->partition : i;
         j->parts[i].last_device = j->parts[i].last_worker = -1;
         j->parts[i].avoid_device = j->parts[i].avoid_worker = -1;
         j->parts[i].blame_device = -1;
@@ -1278,8 +1327,9 @@ int cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *req, cuzk_job **o
 
     pthread_mutex_lock(&e->mu);
     cuzk_job *old = map_get(e, req->request_id);
-    bool same = old && old->kind == k && old->inputs_len == req->inputs_len &&
-                !memcmp(old->inputs, j->inputs, req->inputs_len);
+    bool same = old && !old->inputs_dropped && old->kind == k && old->inputs_len == req->inputs_len &&
+                !memcmp(old->inputs, j->inputs, req->inputs_len) && old->one_partition == j->one_partition &&
+                old->parts[0].index == j->parts[0].index;
     if (old && job_final(old) && old->state != CUZK_JOB_DONE) {
         /* a retry: a job that failed, was cancelled or timed out leaves its
          * id to a new attempt (inputs may differ); the old job stays in the

@@ -120,6 +120,8 @@ struct cuzk_job {
     int error;
     char *message;     /* why it failed (malloc'd, set once when it finishes), or NULL */
     uint32_t nparts, done, reproved;
+    bool one_partition; /* parts[0] is partition parts[0].index of the kind (a cluster's share) */
+    bool inputs_dropped; /* a retired one-partition job: inputs freed (the same id again is refused) */
     part *parts;
     unsigned busy;     /* partitions a thread is working on */
     bool srs_held, retired;

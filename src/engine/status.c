@@ -280,6 +280,7 @@ char *cuzk_engine_status_json(cuzk_engine *e)
         kv_str(&w, "state", cuzk_job_state_name(j->state));
         kv_str(&w, "priority", cuzk_priority_name(j->priority));
         kv_u64(&w, "partitions", j->nparts);
+        if (j->one_partition) kv_u64(&w, "partition", j->parts[0].index);
         kv_u64(&w, "done", j->done);
         jw_close(&w, '}');
     }

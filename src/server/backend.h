@@ -103,6 +103,9 @@ void srv_status_free(srv_status *st);
 char *srv_metrics_text(srv_backend *b, char *buf);
 /* The engine's JSON snapshot (malloc'd) or NULL. */
 char *srv_status_json(srv_backend *b);
+/* The cluster's JSON snapshot (malloc'd); NULL without [cluster] (or when
+ * the database does not answer). */
+char *srv_cluster_json(srv_backend *b);
 
 /* Makes a circuit's parameters resident. Parameters that cannot be loaded:
  * RPC_FAILED_PRECONDITION; *err (malloc'd, free it) is then the whole reason. */

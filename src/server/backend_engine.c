@@ -1,6 +1,10 @@
 /*
  * The binding of the daemon's backend interface (backend.h) to the proving
- * engine (cuzk/engine.h). Nothing else in src/server includes engine.h.
+ * engine (cuzk/engine.h). Nothing else in src/server includes engine.h but
+ * backend_cluster.c, the binding of the cluster layer: with [cluster]
+ * configured, jobs are stored in the cluster's queue (after the engine's
+ * checks, so bad input gets the same errors) and awaited there, and this
+ * engine proves the partitions its node claims.
  *
  * Job ids are the engine's request ids. The binding keeps a reference to
  * every unfinished job it submitted, to report queues per kind and to cancel
@@ -22,6 +26,7 @@
 
 #include "cuzk/engine.h"
 #include "cuzk/error.h"
+#include "server/backend_cluster.h"
 #include "server/grpc_adapter.h"
 #include "server/journal.h"
 
@@ -56,6 +61,7 @@ struct srv_backend {
     bool has_pce;
     unsigned ordinals[CFG_MAX_DEVICES]; /* engine device -> GPU ordinal */
     srv_journal *journal; /* accepted and finished job ids; NULL: none */
+    srv_cluster *cl; /* [cluster] configured: jobs live in the cluster's queue */
 };
 
 static int errf(char *err, size_t errlen, int code, const char *fmt, ...)
@@ -289,12 +295,23 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
         srv_backend_close(b);
         return NULL;
     }
+    if (c->cluster_conninfo[0]) {
+        char kinds[MAX_KINDS * 65] = "";
+        for (size_t i = 0; i < b->n_kinds; i++)
+            snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", i ? "," : "", b->kinds[i]);
+        unsigned workers = cuzk_engine_num_devices(b->e) * (c->gpu_workers_per_device ? c->gpu_workers_per_device : 2);
+        if (!(b->cl = srv_cluster_open(c, b->e, kinds, workers, b->log, err, errlen))) {
+            srv_backend_close(b);
+            return NULL;
+        }
+    }
     return b;
 }
 
 void srv_backend_close(srv_backend *b)
 {
     if (!b) return;
+    srv_cluster_close(b->cl); /* the partitions in hand go back to the cluster */
     srv_cancel_all(b);
     pthread_mutex_lock(&b->mu);
     for (size_t i = 0; i < b->n_live; i++) cuzk_job_release(b->live[i].job);
@@ -380,7 +397,8 @@ int srv_submit(srv_backend *b, const srv_submit_req *r, uint32_t *queue_position
     req.error_len = sizeof why;
     cuzk_job *job = NULL;
     bool dup = false;
-    int rc = cuzk_engine_submit(b->e, &req, &job, &dup);
+    /* the cluster stores the request for any host: here only its checks */
+    int rc = b->cl ? cuzk_engine_check_request(b->e, &req) : cuzk_engine_submit(b->e, &req, &job, &dup);
     if (rc != CUZK_OK && rc != CUZK_ERR_NO_MEMORY && why[0])
         return errf(err, errlen, RPC_INVALID_ARGUMENT, "%s", why);
     if (rc == CUZK_ERR_INVALID_ARG)
@@ -391,6 +409,13 @@ int srv_submit(srv_backend *b, const srv_submit_req *r, uint32_t *queue_position
         return errf(err, errlen, RPC_RESOURCE_EXHAUSTED, "no memory to queue the job");
     if (rc != CUZK_OK) return errf(err, errlen, RPC_INTERNAL, "submit failed: %s", cuzk_strerror(rc));
     journal_sync(b->journal); /* the id is on disk before the caller hears it was accepted */
+    if (b->cl) {
+        uint32_t parts = 0;
+        cuzk_priority prio = CUZK_PRIORITY_DEFAULT;
+        cuzk_engine_kind_info(b->e, r->kind, &parts, &prio);
+        if (req.priority != CUZK_PRIORITY_DEFAULT) prio = req.priority;
+        return srv_cluster_submit(b->cl, r, parts, (int)prio, queue_position, duplicate, err, errlen);
+    }
     *duplicate = dup;
     pthread_mutex_lock(&b->mu);
     prune(b);
@@ -419,6 +444,7 @@ static uint64_t ms(double s) { return s > 0 ? (uint64_t)(s * 1000.0 + 0.5) : 0; 
 int srv_await(srv_backend *b, const char *job_id, int64_t timeout_ms, bool (*stop)(void *),
               void *stop_ud, srv_result *out, char *err, size_t errlen)
 {
+    if (b->cl) return srv_cluster_await(b->cl, job_id, timeout_ms, stop, stop_ud, out, err, errlen);
     memset(out, 0, sizeof *out);
     cuzk_job *job = cuzk_engine_find(b->e, job_id);
     if (!job && (out->message = journal_lost(b->journal, job_id))) {
@@ -480,6 +506,7 @@ int srv_await(srv_backend *b, const char *job_id, int64_t timeout_ms, bool (*sto
 
 int srv_cancel(srv_backend *b, const char *job_id, const char *why, bool *was_running, char *err, size_t errlen)
 {
+    if (b->cl) return srv_cluster_cancel(b->cl, job_id, was_running, err, errlen);
     cuzk_job *job = cuzk_engine_find(b->e, job_id);
     char *lost = job ? NULL : journal_lost(b->journal, job_id);
     if (lost) {
@@ -684,14 +711,39 @@ static void curio_metrics(srv_backend *b, const cuzk_engine_counters *c, mtext *
     }
 }
 
+typedef struct metric {
+    const char *name, *type, *help;
+    double v;
+} metric;
+
+static void metric_rows(mtext *t, const metric *m, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        mt_printf(t, "# HELP %s %s\n# TYPE %s %s\n%s %.17g\n", m[i].name, m[i].help, m[i].name, m[i].type, m[i].name,
+                  m[i].v);
+}
+
+/* This daemon's part in the cluster. */
+static void cluster_metrics(srv_backend *b, mtext *t)
+{
+    srv_cluster_stats st;
+    srv_cluster_get_stats(b->cl, &st);
+    const metric m[] = {
+        {"cuzk_cluster_slots", "gauge", "Partitions this daemon holds at once in the cluster.", (double)st.slots},
+        {"cuzk_cluster_busy", "gauge", "Partitions this daemon holds now.", (double)st.busy},
+        {"cuzk_cluster_claims_total", "counter", "Partitions this daemon claimed.", (double)st.claims},
+        {"cuzk_cluster_completed_total", "counter", "Partition results this daemon wrote back.", (double)st.completed},
+        {"cuzk_cluster_discarded_total", "counter", "Results discarded: the lease had been lost.", (double)st.discarded},
+        {"cuzk_cluster_leases_expired_total", "counter", "Other hosts' leases this daemon expired.", (double)st.expired},
+    };
+    metric_rows(t, m, sizeof m / sizeof m[0]);
+}
+
 char *srv_metrics_text(srv_backend *b, char *buf)
 {
     cuzk_engine_counters c;
     cuzk_engine_get_counters(b->e, &c);
-    const struct {
-        const char *name, *type, *help;
-        double v;
-    } m[] = {
+    const metric m[] = {
         {"cuzk_jobs_submitted_total", "counter", "Jobs submitted (duplicates excluded).", (double)c.jobs_submitted},
         {"cuzk_jobs_duplicate_total", "counter", "Submits that named a known request id.", (double)c.jobs_duplicate},
         {"cuzk_jobs_completed_total", "counter", "Jobs that returned a verified proof.", (double)c.jobs_done},
@@ -732,9 +784,7 @@ char *srv_metrics_text(srv_backend *b, char *buf)
         free(buf);
         return NULL;
     }
-    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
-        mt_printf(&t, "# HELP %s %s\n# TYPE %s %s\n%s %.17g\n", m[i].name, m[i].help, m[i].name, m[i].type,
-                  m[i].name, m[i].v);
+    metric_rows(&t, m, sizeof m / sizeof m[0]);
     /* one series per device: 1 when failed, with the reason as a label */
     mt_printf(&t, "# HELP cuzk_device_failed Prover device marked failed (1) or not (0).\n"
                   "# TYPE cuzk_device_failed gauge\n");
@@ -763,10 +813,13 @@ char *srv_metrics_text(srv_backend *b, char *buf)
     }
     phase_metrics(&c, &t);
     curio_metrics(b, &c, &t);
+    if (b->cl) cluster_metrics(b, &t);
     return t.p;
 }
 
 char *srv_status_json(srv_backend *b) { return cuzk_engine_status_json(b->e); }
+
+char *srv_cluster_json(srv_backend *b) { return b->cl ? srv_cluster_status_json(b->cl) : NULL; }
 
 /* A malloc'd message for *err and the code, as errf does for a buffer. */
 static int errm(char **err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -824,6 +877,7 @@ int srv_evict(srv_backend *b, const char *circuit_id, bool *was_loaded, uint64_t
 
 bool srv_drain(srv_backend *b, uint64_t timeout_ms)
 {
+    if (b->cl) srv_cluster_drain(b->cl); /* no new claims: the engine can go idle */
     return cuzk_engine_wait_idle(b->e, (int64_t)timeout_ms) == CUZK_OK;
 }
 

@@ -133,6 +133,18 @@ static const cfg_entry table[] = {
       "files found at start: always in the background"),
     E("srs", "preload", T_ID_LIST, preload, 0, 0, "[]", true,
       "circuit ids made resident at start (e.g. \"porep-32g\")"),
+    E("cluster", "conninfo", T_STR, cluster_conninfo, 0, 0, "\"\"", false,
+      "libpq connection string of the cluster's PostgreSQL (or YugabyteDB); empty = no cluster, this daemon alone"),
+    E("cluster", "password_file", T_STR, cluster_password_file, 0, 0, "\"\"", false,
+      "file holding the database password (first line); else libpq's $PGPASSWORD or ~/.pgpass; never in conninfo"),
+    E("cluster", "host", T_STR, cluster_host, 0, 0, "\"\"", false,
+      "this daemon's name in the cluster (claims carry it); empty = the machine's host name"),
+    E("cluster", "lease", T_DURATION, cluster_lease_ms, 0, 0, "\"30s\"", false,
+      "how long a claimed partition stays this daemon's without a heartbeat; a dead host's partitions go to others after it"),
+    E("cluster", "slots", T_U32, cluster_slots, 0, 1024, "0", false,
+      "partitions this daemon holds at once; 0 = twice its prover workers"),
+    E("cluster", "max_attempts", T_U32, cluster_max_attempts, 1, 100, "5", false,
+      "claims of one partition (lost leases, host errors) before its job fails"),
     E("logging", "level", T_LEVEL, log_level, 0, 0, "\"info\"", true,
       "trace, debug, info, warn or error"),
     CHOICE("logging", "format", log_json, "text", "json", "\"text\"", true,
@@ -491,6 +503,27 @@ int cfg_apply_file(cuzk_config *c, const char *path, char *err, size_t errlen)
     return 0;
 }
 
+/* The first line of a file holding a secret (a token, a password) into out
+ * (CFG_STR_MAX bytes), less the blanks around it (an editor's trailing
+ * space, CR LF); path "" leaves out alone. Errors name key, never the secret. */
+static int secret_file(const char *path, const char *key, char *out, char *err, size_t errlen)
+{
+    if (!path[0]) return 0;
+    FILE *f = fopen(path, "r");
+    if (!f) return FAIL("%s: %s: %s", key, path, strerror(errno));
+    char line[CFG_STR_MAX];
+    if (!fgets(line, sizeof line, f)) line[0] = '\0';
+    fclose(f);
+    char *t = line + strspn(line, " \t");
+    size_t n = strcspn(t, "\r\n");
+    while (n && (t[n - 1] == ' ' || t[n - 1] == '\t')) n--;
+    t[n] = '\0';
+    if (!t[0]) return FAIL("%s: %s: the first line is empty or blank: no secret in it", key, path);
+    memmove(out, t, n + 1);
+    memset(line, 0, sizeof line);
+    return 0;
+}
+
 int cfg_finish(cuzk_config *c, char *err, size_t errlen)
 {
     /* the Filecoin stack's parameter cache: FIL_PROOFS_PARAMETER_CACHE, else
@@ -505,22 +538,15 @@ int cfg_finish(cuzk_config *c, char *err, size_t errlen)
         strcpy(c->param_cache, dir);
     }
     /* the key the token came from is the one an error names */
-    const char *token_key = "daemon.auth_token";
-    if (c->auth_token_file[0]) {
-        FILE *f = fopen(c->auth_token_file, "r");
-        if (!f) return FAIL("daemon.auth_token_file: %s: %s", c->auth_token_file, strerror(errno));
-        char line[CFG_STR_MAX];
-        if (!fgets(line, sizeof line, f)) line[0] = '\0';
-        fclose(f);
-        /* the first line, less the blanks around it (an editor's trailing space, CR LF) */
-        char *t = line + strspn(line, " \t");
-        size_t n = strcspn(t, "\r\n");
-        while (n && (t[n - 1] == ' ' || t[n - 1] == '\t')) n--;
-        t[n] = '\0';
-        if (!t[0]) return FAIL("daemon.auth_token_file: %s: the first line is empty or blank: no token", c->auth_token_file);
-        memmove(c->auth_token, t, n + 1);
-        token_key = "daemon.auth_token_file";
-    }
+    const char *token_key = c->auth_token_file[0] ? "daemon.auth_token_file" : "daemon.auth_token";
+    if (secret_file(c->auth_token_file, "daemon.auth_token_file", c->auth_token, err, errlen) ||
+        secret_file(c->cluster_password_file, "cluster.password_file", c->cluster_password, err, errlen))
+        return -1;
+    if (strlen(c->cluster_host) > 63 || strspn(c->cluster_host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                                "0123456789._-") != strlen(c->cluster_host))
+        return FAIL("cluster.host: at most 63 letters, digits, '.', '_' or '-'");
+    if (c->cluster_conninfo[0] && c->cluster_lease_ms < 1000)
+        return FAIL("cluster.lease: at least 1s (heartbeats come every third of it)");
     for (const char *q = c->auth_token; *q; q++)
         if ((unsigned char)*q <= ' ' || (unsigned char)*q >= 0x7f)
             return FAIL("%s: the token must be printable ASCII without spaces", token_key);

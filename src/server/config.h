@@ -1,7 +1,7 @@
 /*
  * Daemon configuration: the TOML file's keys follow curio's cuzk.toml
  * ([daemon], [memory], [gpus], [scheduler], [synthesis], [pipeline], [srs],
- * [logging]). Every key, its type, default and whether SIGHUP reloads it
+ * [logging]) and [cluster] (docs/cluster.md). Every key, its type, default and whether SIGHUP reloads it
  * live in one table in config.c; docs/configuration.md documents them and a
  * test checks the two agree. Unknown keys and bad values are errors that
  * name the key.
@@ -74,6 +74,14 @@ typedef struct cuzk_config {
     bool pce_verify_background;      /* srs.pce_verify = "background" */
     char preload[CFG_MAX_PRELOAD][64];
     size_t n_preload;
+    /* [cluster] */
+    char cluster_conninfo[CFG_STR_MAX];  /* "" = no cluster */
+    char cluster_password_file[CFG_STR_MAX];
+    char cluster_password[CFG_STR_MAX];  /* read from the file by cfg_finish; never logged */
+    char cluster_host[CFG_STR_MAX];      /* "" = gethostname() */
+    uint64_t cluster_lease_ms;
+    uint32_t cluster_slots;              /* 0 = twice the prover workers */
+    uint32_t cluster_max_attempts;
     /* [logging] */
     cfg_log_level log_level;
     bool log_json;

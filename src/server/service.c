@@ -779,12 +779,13 @@ char *service_metrics(srv_service *s)
 
 char *service_status_json(srv_service *s)
 {
-    char *engine = srv_status_json(s->b);
+    char *engine = srv_status_json(s->b), *cluster = srv_cluster_json(s->b);
     sbuf b = {0};
-    sb_printf(&b, "{\"uptime_seconds\":%llu,\"draining\":%s,\"engine\":%s}\n",
+    sb_printf(&b, "{\"uptime_seconds\":%llu,\"draining\":%s,\"engine\":%s%s%s}\n",
               (unsigned long long)uptime_s(s), service_draining(s) ? "true" : "false",
-              engine ? engine : "null");
+              engine ? engine : "null", cluster ? ",\"cluster\":" : "", cluster ? cluster : "");
     free(engine);
+    free(cluster);
     if (b.oom) {
         free(b.p);
         return NULL;

@@ -1,0 +1,210 @@
+/*
+ * A cluster of daemons sharing one PostgreSQL queue (docs/cluster.md): a
+ * request stored once, its partitions claimed by every host with a free
+ * prover slot, proved and verified there, the 192-byte results written back;
+ * leases renewed by heartbeats, so a host that dies loses its claims to the
+ * others after one lease. Only what PostgreSQL 15 and YugabyteDB both serve:
+ * FOR UPDATE SKIP LOCKED, INSERT ... ON CONFLICT, sequences; no LISTEN/NOTIFY
+ * (callers poll with back-off). Every time is the database's clock.
+ *
+ * Two levels. cuzk_cluster_db is one connection and the queue's operations
+ * (the SQL lives in src/cluster/db.c only). cuzk_cluster_node is a host's
+ * share of the work: a thread that claims partitions while the engine has
+ * free slots, proves each as a one-partition engine job, writes it back,
+ * heart-beats and expires dead hosts' leases. The engine knows nothing of
+ * this layer; the daemon (src/server) calls it when [cluster] is configured.
+ *
+ * A db handle is not thread-safe (one libpq connection): one per thread.
+ * Functions return CUZK_OK or an error with a message in err:
+ * CUZK_ERR_IO (the database: unreachable, or an SQL error, quoted),
+ * CUZK_ERR_INVALID_ARG (the caller's input), CUZK_ERR_UNSUPPORTED (a schema
+ * newer than this build).
+ */
+#ifndef CUZK_CLUSTER_H
+#define CUZK_CLUSTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk/engine.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CUZK_CLUSTER_SCHEMA 1        /* the schema version this build creates and reads */
+#define CUZK_CLUSTER_ID_MAX 256      /* job ids, as the daemon's request ids */
+#define CUZK_CLUSTER_NAME_MAX 63     /* host and kind names */
+#define CUZK_CLUSTER_PROOF_BYTES 192 /* one partition's result */
+
+typedef struct cuzk_cluster_db cuzk_cluster_db;
+
+typedef struct cuzk_cluster_opts {
+    const char *conninfo; /* libpq: "host=/run/postgresql dbname=cuzk sslmode=require" or a URI */
+    const char *password; /* NULL: libpq's own (PGPASSWORD, ~/.pgpass); never logged */
+    const char *host;     /* this host's name: claims carry it */
+    uint32_t lease_ms;    /* a claim lasts this long unless renewed (0: 30000) */
+    uint32_t max_attempts; /* claims of one partition before its job fails (0: 5) */
+} cuzk_cluster_opts;
+
+/* Connects and creates or migrates the schema (versioned; concurrent
+ * daemons serialize on the version row). A conninfo that carries a password
+ * is refused: it would show wherever the configuration does. */
+int cuzk_cluster_db_open(const cuzk_cluster_opts *o, cuzk_cluster_db **out, char *err, size_t errlen);
+void cuzk_cluster_db_close(cuzk_cluster_db *db); /* NULL-safe */
+/* "host:port/dbname" (or the socket directory) of the connection, for logs. */
+const char *cuzk_cluster_db_where(cuzk_cluster_db *db);
+
+/* ---- hosts ------------------------------------------------------------- */
+
+/*
+ * Registers this host under o->host with a new incarnation. A name whose
+ * previous holder still heart-beats (within a lease, not stopped) is
+ * refused (CUZK_ERR_INVALID_ARG, saying how long ago it was seen): two
+ * daemons must not share a name. Claims left by a previous incarnation go
+ * back to the queue. kinds: the kinds this host can prove, comma-separated.
+ */
+int cuzk_cluster_host_join(cuzk_cluster_db *db, unsigned slots, const char *kinds, char *err, size_t errlen);
+
+typedef struct cuzk_cluster_lease {
+    char job_id[CUZK_CLUSTER_ID_MAX + 1];
+    char kind[CUZK_CLUSTER_NAME_MAX + 1];
+    int64_t job_seq;    /* the job's incarnation: a retried id gets a new one */
+    uint32_t partition;
+    uint32_t attempt;   /* 1 for the first claim of a partition */
+    int priority;       /* cuzk_priority */
+} cuzk_cluster_lease;
+
+/* The host's liveness and its claims' leases: renews the lease of each of
+ * held[0..n) this host still holds (lease not run out; a claim left out of
+ * the list runs out), and says which of them it no longer holds (lost[i] true: expired, or its job was
+ * cancelled or failed). CUZK_ERR_INVALID_ARG when another daemon has taken
+ * this host's name (stop claiming). Counters are this host's totals. */
+typedef struct cuzk_cluster_host_stats {
+    unsigned slots, busy;
+    uint64_t claims, completed, discarded, expired;
+} cuzk_cluster_host_stats;
+int cuzk_cluster_heartbeat(cuzk_cluster_db *db, const cuzk_cluster_host_stats *st, const cuzk_cluster_lease *held,
+                           size_t n, bool *lost, char *err, size_t errlen);
+/* A clean stop: this host's claims back to the queue, the host marked stopped. */
+int cuzk_cluster_host_leave(cuzk_cluster_db *db, char *err, size_t errlen);
+
+/* ---- the queue ---------------------------------------------------------- */
+
+typedef struct cuzk_cluster_job {
+    const char *id;          /* 1..CUZK_CLUSTER_ID_MAX bytes */
+    const char *kind;
+    int priority;            /* cuzk_priority, resolved (not DEFAULT) */
+    uint32_t num_partitions;
+    const uint8_t *payload;  /* the engine's inputs for the kind, stored once */
+    size_t payload_len;
+    uint32_t timeout_ms;     /* 0: none */
+} cuzk_cluster_job;
+
+/* Stores a job and its partitions (pending). The same id again: *duplicate,
+ * nothing stored, when kind and payload are the same; CUZK_ERR_INVALID_ARG
+ * when they differ, unless the job under that id failed, was cancelled or
+ * timed out: then it is replaced (a retry). *queue_position: active jobs
+ * submitted before it (may be NULL). */
+int cuzk_cluster_submit(cuzk_cluster_db *db, const cuzk_cluster_job *job, bool *duplicate, uint32_t *queue_position,
+                        char *err, size_t errlen);
+
+/* Claims up to max pending partitions of the given kinds (comma-separated),
+ * highest priority first, then oldest job, then lowest partition, each
+ * leased to this host for lease_ms. *n: how many. Concurrent claimers never
+ * get the same partition (FOR UPDATE SKIP LOCKED). */
+int cuzk_cluster_claim(cuzk_cluster_db *db, const char *kinds, size_t max, cuzk_cluster_lease *out, size_t *n,
+                       char *err, size_t errlen);
+
+/* The payload of a job incarnation (malloc'd; free it). CUZK_ERR_INVALID_ARG
+ * when it is gone (the job was replaced). */
+int cuzk_cluster_payload(cuzk_cluster_db *db, int64_t job_seq, uint8_t **payload, size_t *len, char *err,
+                         size_t errlen);
+
+/* A verified partition result. *accepted false: the claim is no longer
+ * this host's (its lease ran out, another host claimed it, its job ended):
+ * the result is discarded. *job_done: this result completed the job (true
+ * for exactly one result per job). */
+int cuzk_cluster_complete(cuzk_cluster_db *db, const cuzk_cluster_lease *c, const uint8_t proof[192],
+                          uint64_t prove_ms, bool *accepted, bool *job_done, char *err, size_t errlen);
+
+/* A partition that could not be proved here. retry: back to the queue for
+ * any host (a device or memory problem of this host), unless it was claimed
+ * max_attempts times; else the job fails with message (bad inputs fail
+ * everywhere). Ignored when the claim is no longer this host's. */
+int cuzk_cluster_fail(cuzk_cluster_db *db, const cuzk_cluster_lease *c, bool retry, const char *message, char *err,
+                      size_t errlen);
+
+/* Any host's housekeeping: claims whose lease ran out go back to the queue
+ * (a partition claimed max_attempts times fails its job instead), active
+ * jobs past their deadline time out. Counts into the outputs (may be NULL). */
+int cuzk_cluster_expire(cuzk_cluster_db *db, unsigned *leases_expired, unsigned *jobs_timed_out, char *err,
+                        size_t errlen);
+
+/* ---- jobs, as the daemon's RPCs see them -------------------------------- */
+
+typedef struct cuzk_cluster_job_info {
+    cuzk_job_state state; /* QUEUED: nothing claimed yet; RUNNING: some claimed or done */
+    int error;            /* CUZK_OK, CUZK_ERR_CANCELLED, CUZK_ERR_TIMEOUT or CUZK_ERR_INTERNAL (failed) */
+    char *message;        /* malloc'd ("" when none); free it */
+    char kind[CUZK_CLUSTER_NAME_MAX + 1];
+    int priority;
+    uint32_t num_partitions, partitions_done, partitions_claimed;
+    double total_s;       /* submit to finish (or now) */
+    uint8_t *proof;       /* DONE: num_partitions * 192 bytes in partition order, malloc'd; else NULL */
+    size_t proof_len;
+} cuzk_cluster_job_info;
+/* CUZK_ERR_INVALID_ARG with "no job" in err for an unknown id. */
+int cuzk_cluster_job_get(cuzk_cluster_db *db, const char *id, cuzk_cluster_job_info *out, char *err, size_t errlen);
+void cuzk_cluster_job_info_free(cuzk_cluster_job_info *info);
+/* Cancels an active job: its pending partitions are dropped, hosts holding
+ * the others see it at their next heartbeat and stop. CUZK_ERR_INVALID_ARG
+ * when it already finished (err says how) or is unknown. */
+int cuzk_cluster_cancel(cuzk_cluster_db *db, const char *id, bool *was_running, char *err, size_t errlen);
+
+/* One partition's record (tests, `cuzk cluster status`). */
+typedef struct cuzk_cluster_part_info {
+    uint32_t partition, attempt, expirations;
+    char state[16];     /* pending, claimed, done, failed, cancelled */
+    char claimed_by[CUZK_CLUSTER_NAME_MAX + 1], proved_by[CUZK_CLUSTER_NAME_MAX + 1];
+    bool verified;
+} cuzk_cluster_part_info;
+/* The partitions of the job under id (malloc'd array in partition order). */
+int cuzk_cluster_job_parts(cuzk_cluster_db *db, const char *id, cuzk_cluster_part_info **out, size_t *n, char *err,
+                           size_t errlen);
+
+/* A JSON snapshot of the cluster: hosts (slots, busy, claims held, last
+ * heartbeat, counters), partitions per state, expirations, active jobs per
+ * kind. malloc'd; free it. */
+int cuzk_cluster_status_json(cuzk_cluster_db *db, char **json, char *err, size_t errlen);
+
+/* ---- a host's share of the work ---------------------------------------- */
+
+typedef struct cuzk_cluster_node cuzk_cluster_node;
+
+typedef struct cuzk_cluster_node_opts {
+    cuzk_cluster_opts db;
+    cuzk_engine *engine;  /* kinds registered; outlives the node */
+    unsigned slots;       /* partitions held at once (0: 2) */
+    const char *kinds;    /* comma-separated kinds this host proves */
+    /* level 0 error, 1 warning, 2 info, 3 debug; NULL: errors to stderr */
+    void (*log)(void *ctx, int level, const char *msg);
+    void *log_ctx;
+} cuzk_cluster_node_opts;
+
+/* Connects, joins (waiting up to one lease for a previous daemon of the
+ * same name to be seen dead) and starts the node's thread. */
+int cuzk_cluster_node_start(const cuzk_cluster_node_opts *o, cuzk_cluster_node **out, char *err, size_t errlen);
+/* Stops claiming; the partitions in hand are still proved and written back
+ * (a daemon's drain: cuzk_engine_wait_idle says when they are). */
+void cuzk_cluster_node_drain(cuzk_cluster_node *n);
+/* Stops claiming, cancels the engine jobs in hand, gives their partitions
+ * back to the queue, leaves, joins the thread. NULL-safe. */
+void cuzk_cluster_node_stop(cuzk_cluster_node *n);
+void cuzk_cluster_node_stats(cuzk_cluster_node *n, cuzk_cluster_host_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,1003 @@
+/*
+ * The cluster's queue in PostgreSQL (cuzk/cluster.h): the schema and its
+ * migrations, and every statement the daemons run. Times are the database's
+ * (now()), never a host's clock. Statements that must hold together run in
+ * one transaction, retried from the start when the database reports a
+ * serialization failure, a deadlock or (for concurrent first inserts) a
+ * unique violation: YugabyteDB raises the first freely.
+ */
+#define _GNU_SOURCE
+#include "cuzk/cluster.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <libpq-fe.h>
+#include <endian.h>
+#include <openssl/evp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cuzk/error.h"
+
+struct cuzk_cluster_db {
+    PGconn *conn;
+    char host[CUZK_CLUSTER_NAME_MAX + 1];
+    int64_t incarnation;
+    uint32_t lease_ms, max_attempts;
+    char lease[24], max_att[12]; /* as text parameters */
+    char where[256];
+};
+
+static int errf(char *err, size_t errlen, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int errf(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+/* ---- statements ---------------------------------------------------------- */
+
+/* A statement's outcome: ok, or why not; retry: worth running the
+ * transaction again (serialization failure, deadlock, unique violation). */
+typedef struct qres {
+    PGresult *r;
+    bool ok, retry;
+} qres;
+
+/* One statement with text parameters (NULL: SQL NULL) except those whose
+ * lens[i] > 0, which are binary (bytea). binary_out: results in binary
+ * (bytea columns read raw). A broken connection is reset first. */
+static qres run(cuzk_cluster_db *db, const char *sql, int n, const char *const *vals, const int *lens,
+                bool binary_out, char *err, size_t errlen)
+{
+    qres q = {0};
+    if (PQstatus(db->conn) != CONNECTION_OK) {
+        PQreset(db->conn);
+        if (PQstatus(db->conn) != CONNECTION_OK) {
+            const char *m = PQerrorMessage(db->conn);
+            errf(err, errlen, 0, "database %s: %.*s", db->where, (int)strcspn(m, "\n"), m);
+            q.retry = false;
+            return q;
+        }
+    }
+    int fmts[16] = {0};
+    for (int i = 0; i < n && i < 16; i++) fmts[i] = lens && lens[i] > 0;
+    q.r = PQexecParams(db->conn, sql, n, NULL, vals, lens, fmts, binary_out ? 1 : 0);
+    ExecStatusType st = PQresultStatus(q.r);
+    q.ok = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
+    if (!q.ok) {
+        const char *code = PQresultErrorField(q.r, PG_DIAG_SQLSTATE);
+        q.retry = code && (!strcmp(code, "40001") || !strcmp(code, "40P01") || !strcmp(code, "23505"));
+        const char *msg = PQresultErrorMessage(q.r);
+        if (!msg || !*msg) msg = PQerrorMessage(db->conn);
+        errf(err, errlen, 0, "database %s: %.*s", db->where, (int)strcspn(msg, "\n"), msg);
+        PQclear(q.r);
+        q.r = NULL;
+    }
+    return q;
+}
+
+/* A statement whose rows do not matter. */
+static bool exec0(cuzk_cluster_db *db, const char *sql, int n, const char *const *vals, bool *retry, char *err,
+                  size_t errlen)
+{
+    qres q = run(db, sql, n, vals, NULL, false, err, errlen);
+    if (retry) *retry = q.retry;
+    PQclear(q.r);
+    return q.ok;
+}
+
+static void rollback(cuzk_cluster_db *db)
+{
+    if (PQstatus(db->conn) != CONNECTION_OK) return;
+    PGresult *r = PQexec(db->conn, "ROLLBACK");
+    PQclear(r);
+}
+
+static bool begin(cuzk_cluster_db *db, char *err, size_t errlen)
+{
+    return exec0(db, "BEGIN", 0, NULL, NULL, err, errlen);
+}
+
+static bool commit(cuzk_cluster_db *db, bool *retry, char *err, size_t errlen)
+{
+    return exec0(db, "COMMIT", 0, NULL, retry, err, errlen);
+}
+
+/* A pause before a transaction is tried again: 10-40 ms, longer each time. */
+static void backoff(int attempt)
+{
+    struct timespec ts = {0, (long)(10 + (rand() % 10) * (attempt + 1)) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+#define TX_TRIES 8
+
+static int64_t i64(PGresult *r, int row, int col) { return strtoll(PQgetvalue(r, row, col), NULL, 10); }
+
+/* ---- the schema ---------------------------------------------------------- */
+
+/* Migration i brings the schema from version i to i + 1. Never edit a
+ * released one: add the next. */
+static const char *const migration_1[] = {
+    "CREATE SEQUENCE cuzk_job_seq",
+    "CREATE TABLE cuzk_jobs ("
+    " id text PRIMARY KEY,"
+    " seq bigint NOT NULL UNIQUE DEFAULT nextval('cuzk_job_seq'),"
+    " kind text NOT NULL,"
+    " priority smallint NOT NULL,"
+    " num_partitions integer NOT NULL,"
+    " digest bytea NOT NULL," /* SHA-256 of kind and payload: idempotency */
+    " payload bytea NOT NULL,"
+    " state text NOT NULL DEFAULT 'active'," /* active, done, failed, cancelled, timed_out */
+    " error text NOT NULL DEFAULT '',"
+    " parts_done integer NOT NULL DEFAULT 0,"
+    " submitted_by text NOT NULL,"
+    " submitted_at timestamptz NOT NULL DEFAULT now(),"
+    " deadline timestamptz,"
+    " finished_at timestamptz)",
+    "CREATE TABLE cuzk_partitions ("
+    " job_seq bigint NOT NULL,"
+    " part integer NOT NULL,"
+    " job_id text NOT NULL,"
+    " kind text NOT NULL,"
+    " priority smallint NOT NULL,"
+    " state text NOT NULL DEFAULT 'pending'," /* pending, claimed, done, failed, cancelled */
+    " claimed_by text,"
+    " lease_until timestamptz,"
+    " attempt integer NOT NULL DEFAULT 0,"
+    " expirations integer NOT NULL DEFAULT 0,"
+    " result bytea,"
+    " verified boolean NOT NULL DEFAULT false,"
+    " proved_by text,"
+    " prove_ms bigint,"
+    " finished_at timestamptz,"
+    " PRIMARY KEY (job_seq, part))",
+    "CREATE INDEX cuzk_partitions_queue ON cuzk_partitions (state, priority DESC, job_seq, part)",
+    "CREATE INDEX cuzk_partitions_holder ON cuzk_partitions (claimed_by)",
+    "CREATE TABLE cuzk_hosts ("
+    " name text PRIMARY KEY,"
+    " incarnation bigint NOT NULL,"
+    " slots integer NOT NULL DEFAULT 0,"
+    " busy integer NOT NULL DEFAULT 0,"
+    " kinds text NOT NULL DEFAULT '',"
+    " claims bigint NOT NULL DEFAULT 0,"
+    " completed bigint NOT NULL DEFAULT 0,"
+    " discarded bigint NOT NULL DEFAULT 0,"
+    " expired bigint NOT NULL DEFAULT 0,"
+    " started_at timestamptz NOT NULL DEFAULT now(),"
+    " heartbeat_at timestamptz NOT NULL DEFAULT now(),"
+    " stopped_at timestamptz)",
+    NULL,
+};
+static const char *const *const migrations[CUZK_CLUSTER_SCHEMA] = {migration_1};
+
+/* One attempt at bringing the schema up to date; *retry when another
+ * daemon raced us to it. */
+static int migrate_once(cuzk_cluster_db *db, bool *retry, char *err, size_t errlen)
+{
+    /* two daemons creating it at once: one of them gets "already exists"
+     * (its type or its index) and tries again, finding it there */
+    *retry = true;
+    if (!exec0(db, "CREATE TABLE IF NOT EXISTS cuzk_meta (k text PRIMARY KEY, v bigint NOT NULL)", 0, NULL, NULL,
+               err, errlen))
+        return CUZK_ERR_IO;
+    *retry = false;
+    if (!begin(db, err, errlen)) return CUZK_ERR_IO;
+    int rc = CUZK_ERR_IO;
+    if (!exec0(db, "INSERT INTO cuzk_meta VALUES ('schema', 0) ON CONFLICT (k) DO NOTHING", 0, NULL, retry, err,
+               errlen))
+        goto out;
+    /* the version row's lock serializes daemons migrating at once */
+    qres q = run(db, "SELECT v FROM cuzk_meta WHERE k = 'schema' FOR UPDATE", 0, NULL, NULL, false, err, errlen);
+    if (!q.ok) {
+        *retry = q.retry;
+        goto out;
+    }
+    int64_t v = i64(q.r, 0, 0);
+    PQclear(q.r);
+    if (v > CUZK_CLUSTER_SCHEMA) {
+        rc = errf(err, errlen, CUZK_ERR_UNSUPPORTED,
+                  "database %s: schema version %lld is newer than this daemon's (%d): upgrade the daemon", db->where,
+                  (long long)v, CUZK_CLUSTER_SCHEMA);
+        goto out;
+    }
+    for (int64_t m = v; m < CUZK_CLUSTER_SCHEMA; m++) {
+        for (const char *const *s = migrations[m]; *s; s++)
+            if (!exec0(db, *s, 0, NULL, retry, err, errlen)) goto out;
+        char ver[24];
+        snprintf(ver, sizeof ver, "%lld", (long long)(m + 1));
+        const char *p[1] = {ver};
+        if (!exec0(db, "UPDATE cuzk_meta SET v = $1 WHERE k = 'schema'", 1, p, retry, err, errlen)) goto out;
+    }
+    if (!commit(db, retry, err, errlen)) return CUZK_ERR_IO;
+    return CUZK_OK;
+out:
+    rollback(db);
+    return rc;
+}
+
+/* ---- connection ---------------------------------------------------------- */
+
+int cuzk_cluster_db_open(const cuzk_cluster_opts *o, cuzk_cluster_db **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (!o || !o->conninfo || !o->host || !o->host[0] || strlen(o->host) > CUZK_CLUSTER_NAME_MAX)
+        return errf(err, errlen, CUZK_ERR_INVALID_ARG, "cluster: a conninfo and a host name (1-%d bytes) are needed",
+                    CUZK_CLUSTER_NAME_MAX);
+    char *perr = NULL;
+    PQconninfoOption *opts = PQconninfoParse(o->conninfo, &perr);
+    if (!opts) {
+        /* libpq's message quotes no value it parsed */
+        int rc = errf(err, errlen, CUZK_ERR_INVALID_ARG, "cluster.conninfo: %s",
+                      perr ? perr : "out of memory");
+        PQfreemem(perr);
+        return rc;
+    }
+    bool has_password = false;
+    for (PQconninfoOption *p = opts; p->keyword; p++)
+        if (!strcmp(p->keyword, "password") && p->val && p->val[0]) has_password = true;
+    PQconninfoFree(opts);
+    if (has_password)
+        return errf(err, errlen, CUZK_ERR_INVALID_ARG,
+                    "cluster.conninfo carries a password: put it in cluster.password_file or $PGPASSWORD "
+                    "(the configuration is shown in logs and checks)");
+    cuzk_cluster_db *db = calloc(1, sizeof *db);
+    if (!db) return errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
+    snprintf(db->host, sizeof db->host, "%s", o->host);
+    db->lease_ms = o->lease_ms ? o->lease_ms : 30000;
+    db->max_attempts = o->max_attempts ? o->max_attempts : 5;
+    snprintf(db->lease, sizeof db->lease, "%u", db->lease_ms);
+    snprintf(db->max_att, sizeof db->max_att, "%u", db->max_attempts);
+    const char *keys[] = {"dbname", "password", "application_name", NULL};
+    const char *vals[] = {o->conninfo, o->password, "cuzk", NULL};
+    if (!o->password) keys[1] = "application_name", vals[1] = "cuzk", keys[2] = NULL;
+    db->conn = PQconnectdbParams(keys, vals, 1); /* expand_dbname: conninfo may be a URI */
+    if (!db->conn || PQstatus(db->conn) != CONNECTION_OK) {
+        const char *m = db->conn ? PQerrorMessage(db->conn) : "out of memory";
+        errf(err, errlen, CUZK_ERR_IO, "cluster: cannot connect to the database: %.*s", (int)strcspn(m, "\n"), m);
+        cuzk_cluster_db_close(db);
+        return CUZK_ERR_IO;
+    }
+    const char *h = PQhost(db->conn), *port = PQport(db->conn);
+    snprintf(db->where, sizeof db->where, "%s%s%s/%s", h ? h : "?", port && port[0] ? ":" : "", port ? port : "",
+             PQdb(db->conn));
+    /* quiet: "relation already exists, skipping" notices */
+    PQclear(PQexec(db->conn, "SET client_min_messages = warning"));
+    int rc = CUZK_ERR_IO;
+    for (int t = 0; t < TX_TRIES; t++) {
+        bool retry = false;
+        rc = migrate_once(db, &retry, err, errlen);
+        if (rc == CUZK_OK || !retry) break;
+        backoff(t);
+    }
+    if (rc != CUZK_OK) {
+        cuzk_cluster_db_close(db);
+        return rc;
+    }
+    *out = db;
+    return CUZK_OK;
+}
+
+void cuzk_cluster_db_close(cuzk_cluster_db *db)
+{
+    if (!db) return;
+    if (db->conn) PQfinish(db->conn);
+    free(db);
+}
+
+const char *cuzk_cluster_db_where(cuzk_cluster_db *db) { return db->where; }
+
+/* ---- hosts ---------------------------------------------------------------- */
+
+/* Claims of this host's name go back to the queue (a previous incarnation's,
+ * or ours at a clean stop). */
+static bool release_claims(cuzk_cluster_db *db, char *err, size_t errlen)
+{
+    const char *p[1] = {db->host};
+    return exec0(db,
+                 "UPDATE cuzk_partitions SET state = 'pending', claimed_by = NULL, lease_until = NULL "
+                 "WHERE claimed_by = $1 AND state = 'claimed'",
+                 1, p, NULL, err, errlen);
+}
+
+int cuzk_cluster_host_join(cuzk_cluster_db *db, unsigned slots, const char *kinds, char *err, size_t errlen)
+{
+    uint8_t rnd[8];
+    FILE *f = fopen("/dev/urandom", "rb");
+    bool got = f && fread(rnd, 1, 8, f) == 8;
+    if (f) fclose(f);
+    if (!got) return errf(err, errlen, CUZK_ERR_IO, "cluster: /dev/urandom: %s", strerror(errno));
+    uint64_t u = 0;
+    for (int i = 0; i < 8; i++) u = u << 8 | rnd[i];
+    int64_t inc = (int64_t)(u >> 1); /* a positive bigint */
+    char incs[24], sl[16];
+    snprintf(incs, sizeof incs, "%lld", (long long)inc);
+    snprintf(sl, sizeof sl, "%u", slots);
+    const char *p[5] = {db->host, incs, sl, kinds ? kinds : "", db->lease};
+    /* the name is free when nobody holds it, its holder stopped, or its
+     * holder's heartbeat is older than a lease */
+    qres q = run(db,
+                 "INSERT INTO cuzk_hosts (name, incarnation, slots, kinds) VALUES ($1, $2, $3, $4) "
+                 "ON CONFLICT (name) DO UPDATE SET incarnation = EXCLUDED.incarnation, slots = EXCLUDED.slots, "
+                 " kinds = EXCLUDED.kinds, busy = 0, claims = 0, completed = 0, discarded = 0, expired = 0, "
+                 " started_at = now(), heartbeat_at = now(), stopped_at = NULL "
+                 "WHERE cuzk_hosts.stopped_at IS NOT NULL "
+                 " OR cuzk_hosts.heartbeat_at < now() - $5::bigint * interval '1 millisecond' "
+                 "RETURNING 1",
+                 5, p, NULL, false, err, errlen);
+    if (!q.ok) return CUZK_ERR_IO;
+    bool joined = PQntuples(q.r) == 1;
+    PQclear(q.r);
+    if (!joined) {
+        q = run(db, "SELECT extract(epoch FROM now() - heartbeat_at) FROM cuzk_hosts WHERE name = $1", 1, p, NULL,
+                false, err, errlen);
+        double ago = q.ok && PQntuples(q.r) ? strtod(PQgetvalue(q.r, 0, 0), NULL) : 0;
+        PQclear(q.r);
+        return errf(err, errlen, CUZK_ERR_INVALID_ARG,
+                    "cluster: host name %s is in use by a running daemon (heartbeat %.1f s ago); give this one "
+                    "another cluster.host, or wait one lease after the other stops",
+                    db->host, ago);
+    }
+    db->incarnation = inc;
+    return release_claims(db, err, errlen) ? CUZK_OK : CUZK_ERR_IO;
+}
+
+int cuzk_cluster_heartbeat(cuzk_cluster_db *db, const cuzk_cluster_host_stats *st, const cuzk_cluster_lease *held,
+                           size_t n, bool *lost, char *err, size_t errlen)
+{
+    char incs[24], v[6][24];
+    snprintf(incs, sizeof incs, "%lld", (long long)db->incarnation);
+    uint64_t vals[6] = {st->slots, st->busy, st->claims, st->completed, st->discarded, st->expired};
+    for (int i = 0; i < 6; i++) snprintf(v[i], sizeof v[i], "%llu", (unsigned long long)vals[i]);
+    const char *p[8] = {db->host, incs, v[0], v[1], v[2], v[3], v[4], v[5]};
+    qres q = run(db,
+                 "UPDATE cuzk_hosts SET heartbeat_at = now(), slots = $3, busy = $4, claims = $5, completed = $6, "
+                 " discarded = $7, expired = $8 WHERE name = $1 AND incarnation = $2 AND stopped_at IS NULL "
+                 "RETURNING 1",
+                 8, p, NULL, false, err, errlen);
+    if (!q.ok) return CUZK_ERR_IO;
+    bool mine = PQntuples(q.r) == 1;
+    PQclear(q.r);
+    if (!mine)
+        return errf(err, errlen, CUZK_ERR_INVALID_ARG, "cluster: host name %s was taken by another daemon", db->host);
+    /* only the claims listed (a claim the host gave up must run out), and a
+     * lease that ran out is not revived: the partition may be another's now */
+    size_t cap = 3 + 24 * (n + 1);
+    char *arr[3] = {malloc(cap), malloc(cap), malloc(cap)};
+    if (!arr[0] || !arr[1] || !arr[2]) {
+        free(arr[0]), free(arr[1]), free(arr[2]);
+        return errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
+    }
+    size_t len[3] = {1, 1, 1};
+    for (int k = 0; k < 3; k++) arr[k][0] = '{';
+    for (size_t i = 0; i < n; i++) {
+        len[0] += (size_t)snprintf(arr[0] + len[0], cap - len[0], "%s%lld", i ? "," : "", (long long)held[i].job_seq);
+        len[1] += (size_t)snprintf(arr[1] + len[1], cap - len[1], "%s%u", i ? "," : "", held[i].partition);
+        len[2] += (size_t)snprintf(arr[2] + len[2], cap - len[2], "%s%u", i ? "," : "", held[i].attempt);
+    }
+    for (int k = 0; k < 3; k++) snprintf(arr[k] + len[k], cap - len[k], "}");
+    const char *p2[5] = {db->host, db->lease, arr[0], arr[1], arr[2]};
+    q = run(db,
+            "UPDATE cuzk_partitions SET lease_until = now() + $2::bigint * interval '1 millisecond' "
+            "WHERE claimed_by = $1 AND state = 'claimed' AND lease_until >= now() "
+            " AND (job_seq, part, attempt) IN (SELECT * FROM unnest($3::bigint[], $4::integer[], $5::integer[])) "
+            "RETURNING job_seq, part, attempt",
+            5, p2, NULL, false, err, errlen);
+    free(arr[0]), free(arr[1]), free(arr[2]);
+    if (!q.ok) return CUZK_ERR_IO;
+    for (size_t i = 0; i < n; i++) {
+        lost[i] = true;
+        for (int r = 0; r < PQntuples(q.r); r++)
+            if (i64(q.r, r, 0) == held[i].job_seq && (uint32_t)i64(q.r, r, 1) == held[i].partition &&
+                (uint32_t)i64(q.r, r, 2) == held[i].attempt)
+                lost[i] = false;
+    }
+    PQclear(q.r);
+    return CUZK_OK;
+}
+
+int cuzk_cluster_host_leave(cuzk_cluster_db *db, char *err, size_t errlen)
+{
+    if (!release_claims(db, err, errlen)) return CUZK_ERR_IO;
+    char incs[24];
+    snprintf(incs, sizeof incs, "%lld", (long long)db->incarnation);
+    const char *p[2] = {db->host, incs};
+    return exec0(db, "UPDATE cuzk_hosts SET stopped_at = now(), busy = 0 WHERE name = $1 AND incarnation = $2", 2, p,
+                 NULL, err, errlen)
+               ? CUZK_OK
+               : CUZK_ERR_IO;
+}
+
+/* ---- the queue ------------------------------------------------------------ */
+
+static bool digest_of(uint8_t out[32], const char *kind, const uint8_t *payload, size_t len)
+{
+    EVP_MD_CTX *c = EVP_MD_CTX_new();
+    unsigned n = 32;
+    bool ok = c && EVP_DigestInit_ex(c, EVP_sha256(), NULL) &&
+              EVP_DigestUpdate(c, kind, strlen(kind) + 1) && /* the NUL separates kind from payload */
+              EVP_DigestUpdate(c, payload, len) && EVP_DigestFinal_ex(c, out, &n);
+    EVP_MD_CTX_free(c);
+    return ok;
+}
+
+/* Ends an active job (failed, cancelled, timed_out) with a message; its
+ * unfinished partitions are dropped. Inside the caller's transaction. */
+static bool job_end(cuzk_cluster_db *db, const char *seq, const char *state, const char *message, bool *ended,
+                    bool *retry, char *err, size_t errlen)
+{
+    const char *p[3] = {seq, state, message};
+    qres q = run(db,
+                 "UPDATE cuzk_jobs SET state = $2, error = $3, finished_at = now() "
+                 "WHERE seq = $1 AND state = 'active' RETURNING 1",
+                 3, p, NULL, false, err, errlen);
+    if (!q.ok) {
+        *retry = q.retry;
+        return false;
+    }
+    *ended = PQntuples(q.r) == 1;
+    PQclear(q.r);
+    return !*ended || exec0(db,
+                            "UPDATE cuzk_partitions SET state = 'cancelled', lease_until = NULL "
+                            "WHERE job_seq = $1 AND state IN ('pending', 'claimed')",
+                            1, p, retry, err, errlen);
+}
+
+/* One attempt at a submit (see cuzk_cluster_submit). */
+static int submit_once(cuzk_cluster_db *db, const cuzk_cluster_job *j, const uint8_t dg[32], bool *duplicate,
+                       uint32_t *pos, bool *retry, char *err, size_t errlen)
+{
+    *retry = false;
+    if (!begin(db, err, errlen)) return CUZK_ERR_IO;
+    int rc = CUZK_ERR_IO;
+    const char *p1[1] = {j->id};
+    qres q = run(db, "SELECT seq, kind, digest, state FROM cuzk_jobs WHERE id = $1 FOR UPDATE", 1, p1, NULL, true,
+                 err, errlen);
+    if (!q.ok) {
+        *retry = q.retry;
+        goto out;
+    }
+    if (PQntuples(q.r) == 1) {
+        char seq[24];
+        uint64_t be;
+        memcpy(&be, PQgetvalue(q.r, 0, 0), 8);
+        snprintf(seq, sizeof seq, "%lld", (long long)be64toh(be));
+        bool same = !strcmp(PQgetvalue(q.r, 0, 1), j->kind) && PQgetlength(q.r, 0, 2) == 32 &&
+                    !memcmp(PQgetvalue(q.r, 0, 2), dg, 32);
+        char state[16];
+        snprintf(state, sizeof state, "%s", PQgetvalue(q.r, 0, 3));
+        PQclear(q.r);
+        if (!strcmp(state, "active") || !strcmp(state, "done")) {
+            if (!same) {
+                rc = errf(err, errlen, CUZK_ERR_INVALID_ARG,
+                          "request_id %s already names a job with another kind or other inputs", j->id);
+                goto out;
+            }
+            *duplicate = true;
+            if (!commit(db, retry, err, errlen)) return CUZK_ERR_IO;
+            if (pos) *pos = 0;
+            return CUZK_OK;
+        }
+        /* a retry of a job that failed, was cancelled or timed out */
+        const char *p2[1] = {seq};
+        if (!exec0(db, "DELETE FROM cuzk_partitions WHERE job_seq = $1", 1, p2, retry, err, errlen) ||
+            !exec0(db, "DELETE FROM cuzk_jobs WHERE seq = $1", 1, p2, retry, err, errlen))
+            goto out;
+    } else {
+        PQclear(q.r);
+    }
+    char prio[8], np[16], to[16];
+    snprintf(prio, sizeof prio, "%d", j->priority);
+    snprintf(np, sizeof np, "%u", j->num_partitions);
+    snprintf(to, sizeof to, "%u", j->timeout_ms);
+    const char *p3[8] = {j->id, j->kind, prio, np, (const char *)dg, (const char *)j->payload, db->host, to};
+    int lens[8] = {0, 0, 0, 0, 32, (int)j->payload_len, 0, 0};
+    /* a zero-length payload is still binary: lens 0 would send it as text "" (the same bytes) */
+    q = run(db,
+            "INSERT INTO cuzk_jobs (id, kind, priority, num_partitions, digest, payload, submitted_by, deadline) "
+            "VALUES ($1, $2, $3, $4, $5, $6, $7, "
+            " CASE WHEN $8::bigint > 0 THEN now() + $8::bigint * interval '1 millisecond' END) RETURNING seq",
+            8, p3, lens, false, err, errlen);
+    if (!q.ok) {
+        *retry = q.retry;
+        goto out;
+    }
+    char seq[24];
+    snprintf(seq, sizeof seq, "%s", PQgetvalue(q.r, 0, 0));
+    PQclear(q.r);
+    const char *p4[5] = {seq, j->id, j->kind, prio, np};
+    if (!exec0(db,
+               "INSERT INTO cuzk_partitions (job_seq, part, job_id, kind, priority) "
+               "SELECT $1, g, $2, $3, $4 FROM generate_series(0, $5::integer - 1) g",
+               5, p4, retry, err, errlen))
+        goto out;
+    q = run(db, "SELECT count(*) FROM cuzk_jobs WHERE state = 'active' AND seq < $1", 1, p4, NULL, false, err,
+            errlen);
+    if (!q.ok) goto out;
+    if (pos) *pos = (uint32_t)i64(q.r, 0, 0);
+    PQclear(q.r);
+    *duplicate = false;
+    if (!commit(db, retry, err, errlen)) return CUZK_ERR_IO;
+    return CUZK_OK;
+out:
+    rollback(db);
+    return rc;
+}
+
+int cuzk_cluster_submit(cuzk_cluster_db *db, const cuzk_cluster_job *j, bool *duplicate, uint32_t *queue_position,
+                        char *err, size_t errlen)
+{
+    bool dup = false;
+    if (!j->id || !j->id[0] || strlen(j->id) > CUZK_CLUSTER_ID_MAX || !j->kind || !j->kind[0] ||
+        strlen(j->kind) > CUZK_CLUSTER_NAME_MAX || !j->num_partitions || j->payload_len > INT32_MAX / 2)
+        return errf(err, errlen, CUZK_ERR_INVALID_ARG, "cluster: bad job (id, kind, partitions or payload size)");
+    uint8_t dg[32];
+    static const uint8_t none[1];
+    if (!digest_of(dg, j->kind, j->payload ? j->payload : none, j->payload_len))
+        return errf(err, errlen, CUZK_ERR_NO_MEMORY, "cluster: out of memory hashing the payload");
+    cuzk_cluster_job jj = *j;
+    if (!jj.payload) jj.payload = none;
+    int rc = CUZK_ERR_IO;
+    for (int t = 0; t < TX_TRIES; t++) {
+        bool retry = false;
+        rc = submit_once(db, &jj, dg, &dup, queue_position, &retry, err, errlen);
+        if (rc == CUZK_OK || !retry) break;
+        backoff(t);
+    }
+    if (duplicate) *duplicate = dup;
+    return rc;
+}
+
+int cuzk_cluster_claim(cuzk_cluster_db *db, const char *kinds, size_t max, cuzk_cluster_lease *out, size_t *n,
+                       char *err, size_t errlen)
+{
+    *n = 0;
+    if (!max) return CUZK_OK;
+    /* kinds as an array literal: names are [a-z0-9-] (the engine's) */
+    size_t kl = strlen(kinds ? kinds : "");
+    char *arr = malloc(kl + 3);
+    if (!arr) return errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
+    snprintf(arr, kl + 3, "{%s}", kinds ? kinds : "");
+    for (const char *c = kinds; c && *c; c++)
+        if (!(*c == ',' || *c == '-' || *c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9'))) {
+            free(arr);
+            return errf(err, errlen, CUZK_ERR_INVALID_ARG, "cluster: bad kind list %s", kinds);
+        }
+    char lim[24];
+    snprintf(lim, sizeof lim, "%zu", max);
+    const char *p[4] = {db->host, arr, lim, db->lease};
+    qres q = run(db,
+                 "WITH c AS (SELECT job_seq, part FROM cuzk_partitions "
+                 " WHERE state = 'pending' AND kind = ANY($2::text[]) "
+                 " ORDER BY priority DESC, job_seq, part LIMIT $3 FOR UPDATE SKIP LOCKED) "
+                 "UPDATE cuzk_partitions p SET state = 'claimed', claimed_by = $1, attempt = p.attempt + 1, "
+                 " lease_until = now() + $4::bigint * interval '1 millisecond' "
+                 "FROM c WHERE p.job_seq = c.job_seq AND p.part = c.part "
+                 "RETURNING p.job_id, p.kind, p.job_seq, p.part, p.attempt, p.priority",
+                 4, p, NULL, false, err, errlen);
+    free(arr);
+    if (!q.ok) return CUZK_ERR_IO;
+    int rows = PQntuples(q.r);
+    for (int r = 0; r < rows && (size_t)r < max; r++) {
+        cuzk_cluster_lease *c = &out[r];
+        memset(c, 0, sizeof *c);
+        snprintf(c->job_id, sizeof c->job_id, "%s", PQgetvalue(q.r, r, 0));
+        snprintf(c->kind, sizeof c->kind, "%s", PQgetvalue(q.r, r, 1));
+        c->job_seq = i64(q.r, r, 2);
+        c->partition = (uint32_t)i64(q.r, r, 3);
+        c->attempt = (uint32_t)i64(q.r, r, 4);
+        c->priority = (int)i64(q.r, r, 5);
+    }
+    /* the statement runs alone, so the claims are committed: the caller
+     * must hold every one it was given */
+    *n = (size_t)rows;
+    PQclear(q.r);
+    return CUZK_OK;
+}
+
+int cuzk_cluster_payload(cuzk_cluster_db *db, int64_t job_seq, uint8_t **payload, size_t *len, char *err,
+                         size_t errlen)
+{
+    *payload = NULL;
+    *len = 0;
+    char seq[24];
+    snprintf(seq, sizeof seq, "%lld", (long long)job_seq);
+    const char *p[1] = {seq};
+    qres q = run(db, "SELECT payload FROM cuzk_jobs WHERE seq = $1", 1, p, NULL, true, err, errlen);
+    if (!q.ok) return CUZK_ERR_IO;
+    if (PQntuples(q.r) != 1) {
+        PQclear(q.r);
+        return errf(err, errlen, CUZK_ERR_INVALID_ARG, "cluster: job %s is gone", seq);
+    }
+    size_t n = (size_t)PQgetlength(q.r, 0, 0);
+    *payload = malloc(n ? n : 1);
+    if (!*payload) {
+        PQclear(q.r);
+        return errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory for a %zu-byte payload", n);
+    }
+    memcpy(*payload, PQgetvalue(q.r, 0, 0), n);
+    *len = n;
+    PQclear(q.r);
+    return CUZK_OK;
+}
+
+/* The claim as text parameters: job_seq, part, attempt, host. */
+typedef struct claim_params {
+    char seq[24], part[12], att[12];
+} claim_params;
+
+static void claim_text(claim_params *cp, const cuzk_cluster_lease *c)
+{
+    snprintf(cp->seq, sizeof cp->seq, "%lld", (long long)c->job_seq);
+    snprintf(cp->part, sizeof cp->part, "%u", c->partition);
+    snprintf(cp->att, sizeof cp->att, "%u", c->attempt);
+}
+
+/* The claim as this host holds it: the WHERE clause shared by complete and fail. */
+#define HELD "job_seq = $1 AND part = $2 AND attempt = $3 AND claimed_by = $4 AND state = 'claimed' " \
+             "AND lease_until >= now()"
+
+static int complete_once(cuzk_cluster_db *db, const cuzk_cluster_lease *c, const uint8_t proof[192],
+                         uint64_t prove_ms, bool *accepted, bool *job_done, bool *retry, char *err, size_t errlen)
+{
+    *retry = false;
+    *accepted = *job_done = false;
+    claim_params cp;
+    claim_text(&cp, c);
+    char pms[24];
+    snprintf(pms, sizeof pms, "%llu", (unsigned long long)prove_ms);
+    if (!begin(db, err, errlen)) return CUZK_ERR_IO;
+    const char *p[6] = {cp.seq, cp.part, cp.att, db->host, (const char *)proof, pms};
+    int lens[6] = {0, 0, 0, 0, CUZK_CLUSTER_PROOF_BYTES, 0};
+    qres q = run(db,
+                 "UPDATE cuzk_partitions SET state = 'done', result = $5, verified = true, proved_by = $4, "
+                 " prove_ms = $6, finished_at = now(), lease_until = NULL WHERE " HELD " RETURNING 1",
+                 6, p, lens, false, err, errlen);
+    if (!q.ok) {
+        *retry = q.retry;
+        rollback(db);
+        return CUZK_ERR_IO;
+    }
+    *accepted = PQntuples(q.r) == 1;
+    PQclear(q.r);
+    if (*accepted) {
+        /* the job row's lock orders concurrent completions: exactly one
+         * brings parts_done to num_partitions */
+        q = run(db,
+                "UPDATE cuzk_jobs SET parts_done = parts_done + 1, "
+                " state = CASE WHEN parts_done + 1 >= num_partitions THEN 'done' ELSE state END, "
+                " finished_at = CASE WHEN parts_done + 1 >= num_partitions THEN now() END "
+                "WHERE seq = $1 AND state = 'active' RETURNING state",
+                1, p, NULL, false, err, errlen);
+        if (!q.ok) {
+            *retry = q.retry;
+            rollback(db);
+            return CUZK_ERR_IO;
+        }
+        *job_done = PQntuples(q.r) == 1 && !strcmp(PQgetvalue(q.r, 0, 0), "done");
+        PQclear(q.r);
+    }
+    if (!commit(db, retry, err, errlen)) {
+        *accepted = *job_done = false;
+        return CUZK_ERR_IO;
+    }
+    return CUZK_OK;
+}
+
+int cuzk_cluster_complete(cuzk_cluster_db *db, const cuzk_cluster_lease *c, const uint8_t proof[192],
+                          uint64_t prove_ms, bool *accepted, bool *job_done, char *err, size_t errlen)
+{
+    int rc = CUZK_ERR_IO;
+    for (int t = 0; t < TX_TRIES; t++) {
+        bool retry = false;
+        rc = complete_once(db, c, proof, prove_ms, accepted, job_done, &retry, err, errlen);
+        if (rc == CUZK_OK || !retry) break;
+        backoff(t);
+    }
+    return rc;
+}
+
+static int fail_once(cuzk_cluster_db *db, const cuzk_cluster_lease *c, bool requeue, const char *message,
+                     bool *retry, char *err, size_t errlen)
+{
+    *retry = false;
+    claim_params cp;
+    claim_text(&cp, c);
+    if (!begin(db, err, errlen)) return CUZK_ERR_IO;
+    const char *p[6] = {cp.seq, cp.part, cp.att, db->host, db->max_att, requeue ? "true" : "false"};
+    /* back to the queue while attempts are left; otherwise 'failed' */
+    qres q = run(db,
+                 "UPDATE cuzk_partitions SET claimed_by = NULL, lease_until = NULL, "
+                 " state = CASE WHEN $6::boolean AND attempt < $5::integer THEN 'pending' ELSE 'failed' END "
+                 "WHERE " HELD " RETURNING state",
+                 6, p, NULL, false, err, errlen);
+    if (!q.ok) {
+        *retry = q.retry;
+        rollback(db);
+        return CUZK_ERR_IO;
+    }
+    bool failed = PQntuples(q.r) == 1 && !strcmp(PQgetvalue(q.r, 0, 0), "failed");
+    PQclear(q.r);
+    if (failed) {
+        char *msg = NULL;
+        if (asprintf(&msg, "partition %u%s: %s", c->partition, requeue ? " (its last attempt)" : "",
+                     message ? message : "failed") < 0)
+            msg = NULL;
+        bool ended = false;
+        bool ok = job_end(db, cp.seq, "failed", msg ? msg : "failed", &ended, retry, err, errlen);
+        free(msg);
+        if (!ok) {
+            rollback(db);
+            return CUZK_ERR_IO;
+        }
+    }
+    return commit(db, retry, err, errlen) ? CUZK_OK : CUZK_ERR_IO;
+}
+
+int cuzk_cluster_fail(cuzk_cluster_db *db, const cuzk_cluster_lease *c, bool retry, const char *message, char *err,
+                      size_t errlen)
+{
+    int rc = CUZK_ERR_IO;
+    for (int t = 0; t < TX_TRIES; t++) {
+        bool again = false;
+        rc = fail_once(db, c, retry, message, &again, err, errlen);
+        if (rc == CUZK_OK || !again) break;
+        backoff(t);
+    }
+    return rc;
+}
+
+int cuzk_cluster_expire(cuzk_cluster_db *db, unsigned *leases_expired, unsigned *jobs_timed_out, char *err,
+                        size_t errlen)
+{
+    if (leases_expired) *leases_expired = 0;
+    if (jobs_timed_out) *jobs_timed_out = 0;
+    /* leases that ran out: back to the queue, or 'failed' after max_attempts */
+    const char *p[1] = {db->max_att};
+    qres q = run(db,
+                 "WITH x AS (SELECT job_seq, part FROM cuzk_partitions "
+                 " WHERE state = 'claimed' AND lease_until < now() FOR UPDATE SKIP LOCKED) "
+                 "UPDATE cuzk_partitions p SET claimed_by = NULL, lease_until = NULL, "
+                 " expirations = p.expirations + 1, "
+                 " state = CASE WHEN p.attempt < $1::integer THEN 'pending' ELSE 'failed' END "
+                 "FROM x WHERE p.job_seq = x.job_seq AND p.part = x.part "
+                 "RETURNING p.job_seq, p.part, p.state, p.attempt",
+                 1, p, NULL, false, err, errlen);
+    if (!q.ok) return CUZK_ERR_IO;
+    int rows = PQntuples(q.r);
+    if (leases_expired) *leases_expired = (unsigned)rows;
+    int rc = CUZK_OK;
+    for (int r = 0; r < rows && rc == CUZK_OK; r++) {
+        if (strcmp(PQgetvalue(q.r, r, 2), "failed")) continue;
+        char *msg = NULL;
+        if (asprintf(&msg, "partition %s: claimed %s times and never finished (the hosts holding it died or "
+                           "stalled past their lease)", PQgetvalue(q.r, r, 1), PQgetvalue(q.r, r, 3)) < 0)
+            msg = NULL;
+        bool ended = false, retry = false;
+        if (!begin(db, err, errlen) ||
+            !job_end(db, PQgetvalue(q.r, r, 0), "failed", msg ? msg : "lost", &ended, &retry, err, errlen) ||
+            !commit(db, &retry, err, errlen)) {
+            rollback(db);
+            rc = CUZK_ERR_IO;
+        }
+        free(msg);
+    }
+    PQclear(q.r);
+    if (rc != CUZK_OK) return rc;
+    /* jobs past their deadline */
+    q = run(db, "SELECT seq FROM cuzk_jobs WHERE state = 'active' AND deadline < now()", 0, NULL, NULL, false, err,
+            errlen);
+    if (!q.ok) return CUZK_ERR_IO;
+    for (int r = 0; r < PQntuples(q.r) && rc == CUZK_OK; r++) {
+        bool ended = false, retry = false;
+        if (!begin(db, err, errlen) ||
+            !job_end(db, PQgetvalue(q.r, r, 0), "timed_out", "deadline passed", &ended, &retry, err, errlen) ||
+            !commit(db, &retry, err, errlen)) {
+            rollback(db);
+            rc = CUZK_ERR_IO;
+        }
+        if (ended && jobs_timed_out) ++*jobs_timed_out;
+    }
+    PQclear(q.r);
+    return rc;
+}
+
+/* ---- jobs ------------------------------------------------------------------ */
+
+static cuzk_job_state state_of(const char *s, bool started)
+{
+    if (!strcmp(s, "done")) return CUZK_JOB_DONE;
+    if (!strcmp(s, "failed")) return CUZK_JOB_FAILED;
+    if (!strcmp(s, "cancelled")) return CUZK_JOB_CANCELLED;
+    if (!strcmp(s, "timed_out")) return CUZK_JOB_TIMED_OUT;
+    return started ? CUZK_JOB_RUNNING : CUZK_JOB_QUEUED;
+}
+
+int cuzk_cluster_job_get(cuzk_cluster_db *db, const char *id, cuzk_cluster_job_info *o, char *err, size_t errlen)
+{
+    memset(o, 0, sizeof *o);
+    const char *p[1] = {id};
+    qres q = run(db,
+                 "SELECT j.seq, j.kind, j.priority, j.num_partitions, j.state, j.error, j.parts_done, "
+                 " extract(epoch FROM coalesce(j.finished_at, now()) - j.submitted_at), "
+                 " (SELECT count(*) FROM cuzk_partitions p WHERE p.job_seq = j.seq AND p.state = 'claimed') "
+                 "FROM cuzk_jobs j WHERE j.id = $1",
+                 1, p, NULL, false, err, errlen);
+    if (!q.ok) return CUZK_ERR_IO;
+    if (PQntuples(q.r) != 1) {
+        PQclear(q.r);
+        return errf(err, errlen, CUZK_ERR_INVALID_ARG, "no job %s in the cluster", id);
+    }
+    char seq[24];
+    snprintf(seq, sizeof seq, "%s", PQgetvalue(q.r, 0, 0));
+    snprintf(o->kind, sizeof o->kind, "%s", PQgetvalue(q.r, 0, 1));
+    o->priority = (int)i64(q.r, 0, 2);
+    o->num_partitions = (uint32_t)i64(q.r, 0, 3);
+    o->partitions_done = (uint32_t)i64(q.r, 0, 6);
+    o->total_s = strtod(PQgetvalue(q.r, 0, 7), NULL);
+    o->partitions_claimed = (uint32_t)i64(q.r, 0, 8);
+    o->state = state_of(PQgetvalue(q.r, 0, 4), o->partitions_done + o->partitions_claimed > 0);
+    o->error = o->state == CUZK_JOB_CANCELLED   ? CUZK_ERR_CANCELLED
+               : o->state == CUZK_JOB_TIMED_OUT ? CUZK_ERR_TIMEOUT
+               : o->state == CUZK_JOB_FAILED    ? CUZK_ERR_INTERNAL
+                                                : CUZK_OK;
+    o->message = strdup(PQgetvalue(q.r, 0, 5));
+    PQclear(q.r);
+    if (!o->message) return errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
+    if (o->state != CUZK_JOB_DONE) return CUZK_OK;
+    /* the proof: every partition's verified result, in order */
+    const char *p2[1] = {seq};
+    q = run(db, "SELECT result, verified FROM cuzk_partitions WHERE job_seq = $1 AND state = 'done' ORDER BY part",
+            1, p2, NULL, true, err, errlen);
+    if (!q.ok) return CUZK_ERR_IO;
+    int rows = PQntuples(q.r);
+    bool whole = (uint32_t)rows == o->num_partitions;
+    for (int r = 0; r < rows && whole; r++)
+        whole = PQgetlength(q.r, r, 0) == CUZK_CLUSTER_PROOF_BYTES && PQgetvalue(q.r, r, 1)[0] == 1;
+    if (!whole) {
+        PQclear(q.r);
+        return errf(err, errlen, CUZK_ERR_INTERNAL,
+                    "cluster: job %s is done but %d of its %u partition results are verified 192-byte proofs", id,
+                    rows, o->num_partitions);
+    }
+    o->proof_len = (size_t)rows * CUZK_CLUSTER_PROOF_BYTES;
+    o->proof = malloc(o->proof_len);
+    if (!o->proof) {
+        PQclear(q.r);
+        return errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
+    }
+    for (int r = 0; r < rows; r++)
+        memcpy(o->proof + (size_t)r * CUZK_CLUSTER_PROOF_BYTES, PQgetvalue(q.r, r, 0), CUZK_CLUSTER_PROOF_BYTES);
+    PQclear(q.r);
+    return CUZK_OK;
+}
+
+void cuzk_cluster_job_info_free(cuzk_cluster_job_info *info)
+{
+    if (!info) return;
+    free(info->message);
+    free(info->proof);
+    info->message = NULL;
+    info->proof = NULL;
+}
+
+static int cancel_once(cuzk_cluster_db *db, const char *id, bool *was_running, bool *retry, char *err,
+                       size_t errlen)
+{
+    *retry = false;
+    if (!begin(db, err, errlen)) return CUZK_ERR_IO;
+    const char *p[1] = {id};
+    qres q = run(db,
+                 "SELECT j.seq, j.state, EXISTS (SELECT 1 FROM cuzk_partitions p WHERE p.job_seq = j.seq "
+                 " AND p.state IN ('claimed', 'done')) FROM cuzk_jobs j WHERE j.id = $1 FOR UPDATE",
+                 1, p, NULL, false, err, errlen);
+    int rc = CUZK_ERR_IO;
+    if (!q.ok) {
+        *retry = q.retry;
+        goto out;
+    }
+    if (PQntuples(q.r) != 1) {
+        PQclear(q.r);
+        rc = errf(err, errlen, CUZK_ERR_INVALID_ARG, "no job %s in the cluster", id);
+        goto out;
+    }
+    char seq[24], state[16];
+    snprintf(seq, sizeof seq, "%s", PQgetvalue(q.r, 0, 0));
+    snprintf(state, sizeof state, "%s", PQgetvalue(q.r, 0, 1));
+    *was_running = PQgetvalue(q.r, 0, 2)[0] == 't';
+    PQclear(q.r);
+    if (strcmp(state, "active")) {
+        rc = errf(err, errlen, CUZK_ERR_INVALID_ARG, "job %s already finished (%s)", id, state);
+        goto out;
+    }
+    bool ended = false;
+    if (!job_end(db, seq, "cancelled", "cancelled", &ended, retry, err, errlen)) goto out;
+    return commit(db, retry, err, errlen) ? CUZK_OK : CUZK_ERR_IO;
+out:
+    rollback(db);
+    return rc;
+}
+
+int cuzk_cluster_cancel(cuzk_cluster_db *db, const char *id, bool *was_running, char *err, size_t errlen)
+{
+    int rc = CUZK_ERR_IO;
+    for (int t = 0; t < TX_TRIES; t++) {
+        bool retry = false;
+        rc = cancel_once(db, id, was_running, &retry, err, errlen);
+        if (rc == CUZK_OK || !retry) break;
+        backoff(t);
+    }
+    return rc;
+}
+
+int cuzk_cluster_job_parts(cuzk_cluster_db *db, const char *id, cuzk_cluster_part_info **out, size_t *n, char *err,
+                           size_t errlen)
+{
+    *out = NULL;
+    *n = 0;
+    const char *p[1] = {id};
+    qres q = run(db,
+                 "SELECT p.part, p.attempt, p.expirations, p.state, coalesce(p.claimed_by, ''), "
+                 " coalesce(p.proved_by, ''), p.verified FROM cuzk_partitions p JOIN cuzk_jobs j ON j.seq = p.job_seq "
+                 "WHERE j.id = $1 ORDER BY p.part",
+                 1, p, NULL, false, err, errlen);
+    if (!q.ok) return CUZK_ERR_IO;
+    int rows = PQntuples(q.r);
+    cuzk_cluster_part_info *a = calloc(rows ? (size_t)rows : 1, sizeof *a);
+    if (!a) {
+        PQclear(q.r);
+        return errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
+    }
+    for (int r = 0; r < rows; r++) {
+        a[r].partition = (uint32_t)i64(q.r, r, 0);
+        a[r].attempt = (uint32_t)i64(q.r, r, 1);
+        a[r].expirations = (uint32_t)i64(q.r, r, 2);
+        snprintf(a[r].state, sizeof a[r].state, "%s", PQgetvalue(q.r, r, 3));
+        snprintf(a[r].claimed_by, sizeof a[r].claimed_by, "%s", PQgetvalue(q.r, r, 4));
+        snprintf(a[r].proved_by, sizeof a[r].proved_by, "%s", PQgetvalue(q.r, r, 5));
+        a[r].verified = PQgetvalue(q.r, r, 6)[0] == 't';
+    }
+    PQclear(q.r);
+    *out = a;
+    *n = (size_t)rows;
+    return CUZK_OK;
+}
+
+int cuzk_cluster_status_json(cuzk_cluster_db *db, char **json, char *err, size_t errlen)
+{
+    *json = NULL;
+    /* built by the database: json_build_object and json_agg are in both */
+    qres q = run(db,
+                 "SELECT json_build_object("
+                 " 'schema', (SELECT v FROM cuzk_meta WHERE k = 'schema'),"
+                 " 'hosts', coalesce((SELECT json_agg(json_build_object("
+                 "   'name', h.name, 'slots', h.slots, 'busy', h.busy, 'kinds', h.kinds,"
+                 "   'held', (SELECT count(*) FROM cuzk_partitions p WHERE p.claimed_by = h.name"
+                 "            AND p.state = 'claimed'),"
+                 "   'claims', h.claims, 'completed', h.completed, 'discarded', h.discarded,"
+                 "   'expired', h.expired, 'stopped', h.stopped_at IS NOT NULL,"
+                 "   'heartbeat_age_s', round(extract(epoch FROM now() - h.heartbeat_at)::numeric, 3))"
+                 "   ORDER BY h.name) FROM cuzk_hosts h), '[]'::json),"
+                 " 'partitions', coalesce((SELECT json_object_agg(state, n) FROM"
+                 "   (SELECT state, count(*) AS n FROM cuzk_partitions GROUP BY state) s), '{}'::json),"
+                 " 'expirations', (SELECT coalesce(sum(expirations), 0) FROM cuzk_partitions),"
+                 " 'jobs', coalesce((SELECT json_object_agg(state, n) FROM"
+                 "   (SELECT state, count(*) AS n FROM cuzk_jobs GROUP BY state) s), '{}'::json),"
+                 " 'queue', coalesce((SELECT json_object_agg(kind, n) FROM"
+                 "   (SELECT kind, count(*) AS n FROM cuzk_partitions WHERE state = 'pending' GROUP BY kind) s),"
+                 "   '{}'::json))",
+                 0, NULL, NULL, false, err, errlen);
+    if (!q.ok) return CUZK_ERR_IO;
+    *json = strdup(PQgetvalue(q.r, 0, 0));
+    PQclear(q.r);
+    return *json ? CUZK_OK : errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
+}

@@ -1,0 +1,270 @@
+/*
+ * The daemon's cluster binding (backend_cluster.h). RPC handlers run on
+ * many threads and a database connection serves one at a time, so they
+ * take connections from a small pool (opened on demand, kept for the next
+ * call); the node has its own. AwaitProof polls the job's row with back-off
+ * (20 ms doubling to 250 ms): any daemon answers for any job.
+ */
+#define _GNU_SOURCE
+#include "server/backend_cluster.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cuzk/cluster.h"
+#include "cuzk/error.h"
+#include "server/grpc_adapter.h"
+
+#define POOL_MAX 16
+
+struct srv_cluster {
+    cuzk_cluster_opts opts;
+    char host[CUZK_CLUSTER_NAME_MAX + 1];
+    cuzk_cluster_node *node;
+    pthread_mutex_t mu; /* guards pool */
+    cuzk_cluster_db *pool[POOL_MAX];
+    size_t n_pool;
+    const cuzk_config *cfg;
+};
+
+static int errf(char *err, size_t errlen, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int errf(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+/* The daemon's logger for the node's lines: one backend per process, and a
+ * function pointer does not travel through the node's void * context. */
+static void (*node_logger)(int level, const char *msg);
+static void node_log(void *ctx, int level, const char *msg)
+{
+    (void)ctx;
+    /* node: 0 error, 1 warning, 2 info, 3 debug; as the engine's */
+    int l = level <= 0 ? CFG_LOG_ERROR : level == 1 ? CFG_LOG_WARN : level == 2 ? CFG_LOG_INFO : CFG_LOG_DEBUG;
+    if (node_logger) node_logger(l, msg);
+    else fprintf(stderr, "cuzk cluster: %s\n", msg);
+}
+
+srv_cluster *srv_cluster_open(const cuzk_config *c, cuzk_engine *e, const char *kinds, unsigned prover_workers,
+                              void (*log)(int level, const char *msg), char *err, size_t errlen)
+{
+    srv_cluster *cl = calloc(1, sizeof *cl);
+    if (!cl) return errf(err, errlen, 0, "out of memory"), NULL;
+    pthread_mutex_init(&cl->mu, NULL);
+    cl->cfg = c;
+    if (c->cluster_host[0]) snprintf(cl->host, sizeof cl->host, "%.63s", c->cluster_host); /* checked by cfg_finish */
+    else if (gethostname(cl->host, sizeof cl->host) != 0 || !cl->host[0]) snprintf(cl->host, sizeof cl->host, "cuzk");
+    cl->host[sizeof cl->host - 1] = '\0';
+    cl->opts = (cuzk_cluster_opts){
+        .conninfo = c->cluster_conninfo,
+        .password = c->cluster_password[0] ? c->cluster_password : NULL,
+        .host = cl->host,
+        .lease_ms = (uint32_t)c->cluster_lease_ms,
+        .max_attempts = c->cluster_max_attempts,
+    };
+    node_logger = log;
+    cuzk_cluster_node_opts no = {
+        .db = cl->opts,
+        .engine = e,
+        .slots = c->cluster_slots ? c->cluster_slots : 2 * (prover_workers ? prover_workers : 1),
+        .kinds = kinds,
+        .log = node_log,
+    };
+    char why[512];
+    if (cuzk_cluster_node_start(&no, &cl->node, why, sizeof why) != CUZK_OK) {
+        errf(err, errlen, 0, "cluster: %s", why);
+        pthread_mutex_destroy(&cl->mu);
+        free(cl);
+        return NULL;
+    }
+    return cl;
+}
+
+void srv_cluster_close(srv_cluster *cl)
+{
+    if (!cl) return;
+    cuzk_cluster_node_stop(cl->node);
+    for (size_t i = 0; i < cl->n_pool; i++) cuzk_cluster_db_close(cl->pool[i]);
+    pthread_mutex_destroy(&cl->mu);
+    free(cl);
+}
+
+static cuzk_cluster_db *db_get(srv_cluster *cl, char *err, size_t errlen)
+{
+    pthread_mutex_lock(&cl->mu);
+    cuzk_cluster_db *db = cl->n_pool ? cl->pool[--cl->n_pool] : NULL;
+    pthread_mutex_unlock(&cl->mu);
+    if (db) return db;
+    char why[512];
+    if (cuzk_cluster_db_open(&cl->opts, &db, why, sizeof why) != CUZK_OK) {
+        errf(err, errlen, 0, "%s", why);
+        return NULL;
+    }
+    return db;
+}
+
+static void db_put(srv_cluster *cl, cuzk_cluster_db *db)
+{
+    pthread_mutex_lock(&cl->mu);
+    if (cl->n_pool < POOL_MAX) cl->pool[cl->n_pool++] = db, db = NULL;
+    pthread_mutex_unlock(&cl->mu);
+    cuzk_cluster_db_close(db);
+}
+
+/* The cluster layer's error as an RPC status: unknown ids and refused
+ * inputs are the caller's; the database unreachable is UNAVAILABLE (retry). */
+static int rpc_code(int rc)
+{
+    switch (rc) {
+    case CUZK_OK: return RPC_OK;
+    case CUZK_ERR_INVALID_ARG: return RPC_INVALID_ARGUMENT;
+    case CUZK_ERR_NO_MEMORY: return RPC_RESOURCE_EXHAUSTED;
+    case CUZK_ERR_IO: return RPC_UNAVAILABLE;
+    default: return RPC_INTERNAL;
+    }
+}
+
+int srv_cluster_submit(srv_cluster *cl, const srv_submit_req *r, uint32_t num_partitions, int priority,
+                       uint32_t *queue_position, bool *duplicate, char *err, size_t errlen)
+{
+    cuzk_cluster_db *db = db_get(cl, err, errlen);
+    if (!db) return RPC_UNAVAILABLE;
+    cuzk_cluster_job j = {.id = r->request_id, .kind = r->kind, .priority = priority,
+                          .num_partitions = num_partitions, .payload = r->inputs, .payload_len = r->inputs_len,
+                          .timeout_ms = r->timeout_ms};
+    char why[512];
+    int rc = cuzk_cluster_submit(db, &j, duplicate, queue_position, why, sizeof why);
+    db_put(cl, db);
+    if (rc != CUZK_OK)
+        return errf(err, errlen, rpc_code(rc), "%s%s", rc == CUZK_ERR_INVALID_ARG ? "" : "cluster: ", why);
+    return RPC_OK;
+}
+
+static void sleep_ms(int64_t ms)
+{
+    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* One look at a job through a pooled connection, held only for the query:
+ * a thousand waiting calls must not hold a thousand connections. */
+static int job_get(srv_cluster *cl, const char *job_id, cuzk_cluster_job_info *in, char *why, size_t whylen)
+{
+    memset(in, 0, sizeof *in);
+    cuzk_cluster_db *db = db_get(cl, why, whylen);
+    if (!db) return CUZK_ERR_IO;
+    int rc = cuzk_cluster_job_get(db, job_id, in, why, whylen);
+    db_put(cl, db);
+    return rc;
+}
+
+int srv_cluster_await(srv_cluster *cl, const char *job_id, int64_t timeout_ms, bool (*stop)(void *), void *stop_ud,
+                      srv_result *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    int64_t t0 = mono_ms(), pause = 20;
+    cuzk_cluster_job_info in;
+    char why[512];
+    int rc;
+    for (;;) {
+        rc = job_get(cl, job_id, &in, why, sizeof why);
+        bool down = rc == CUZK_ERR_IO && (timeout_ms < 0 || mono_ms() - t0 < timeout_ms);
+        if (down) {
+            /* the database restarting: keep waiting (the connection is reset
+             * at the next poll) while the caller's wait lasts */
+            cuzk_cluster_job_info_free(&in);
+            memset(&in, 0, sizeof in);
+            in.state = CUZK_JOB_RUNNING;
+        } else if (rc != CUZK_OK) {
+            cuzk_cluster_job_info_free(&in);
+            if (rc == CUZK_ERR_INVALID_ARG)
+                return errf(err, errlen, RPC_NOT_FOUND, "no job %s (never submitted to the cluster, or replaced)",
+                            job_id);
+            return errf(err, errlen, rpc_code(rc), "cluster: %s", why);
+        }
+        if (in.state >= CUZK_JOB_DONE) break;
+        int64_t used = mono_ms() - t0;
+        if (timeout_ms >= 0 && used >= timeout_ms) break;
+        cuzk_cluster_job_info_free(&in);
+        /* slices of at most 50 ms: a call that ended is noticed promptly */
+        int64_t left = pause;
+        while (left > 0) {
+            if (stop && stop(stop_ud)) return errf(err, errlen, RPC_CANCELLED, "call cancelled");
+            int64_t s = left < 50 ? left : 50;
+            if (timeout_ms >= 0 && timeout_ms - (mono_ms() - t0) < s) s = timeout_ms - (mono_ms() - t0);
+            if (s <= 0) break;
+            sleep_ms(s);
+            left -= s;
+        }
+        pause = pause * 2 > 250 ? 250 : pause * 2;
+    }
+    out->total_ms = in.total_s > 0 ? (uint64_t)(in.total_s * 1000 + 0.5) : 0;
+    switch (in.state) {
+    case CUZK_JOB_DONE:
+        out->outcome = SRV_COMPLETED;
+        out->proof = in.proof, out->proof_len = in.proof_len;
+        in.proof = NULL;
+        break;
+    case CUZK_JOB_CANCELLED: out->outcome = SRV_CANCELLED; break;
+    case CUZK_JOB_TIMED_OUT: out->outcome = SRV_TIMEOUT; break;
+    case CUZK_JOB_FAILED: out->outcome = SRV_FAILED; break;
+    default:
+        out->outcome = SRV_TIMEOUT;
+        out->still_running = true;
+        if (asprintf(&out->message, "not finished after %lld ms (%u of %u partitions done, %u being proved in the "
+                                    "cluster); the job goes on",
+                     (long long)timeout_ms, in.partitions_done, in.num_partitions, in.partitions_claimed) < 0)
+            out->message = NULL;
+    }
+    if (in.state >= CUZK_JOB_FAILED) out->message = strdup(in.message[0] ? in.message : "failed");
+    cuzk_cluster_job_info_free(&in);
+    return RPC_OK;
+}
+
+int srv_cluster_cancel(srv_cluster *cl, const char *job_id, bool *was_running, char *err, size_t errlen)
+{
+    cuzk_cluster_db *db = db_get(cl, err, errlen);
+    if (!db) return RPC_UNAVAILABLE;
+    char why[512];
+    int rc = cuzk_cluster_cancel(db, job_id, was_running, why, sizeof why);
+    db_put(cl, db);
+    if (rc == CUZK_ERR_INVALID_ARG)
+        return errf(err, errlen, strstr(why, "no job") ? RPC_NOT_FOUND : RPC_FAILED_PRECONDITION, "%s", why);
+    if (rc != CUZK_OK) return errf(err, errlen, rpc_code(rc), "cluster: %s", why);
+    return RPC_OK;
+}
+
+void srv_cluster_drain(srv_cluster *cl) { cuzk_cluster_node_drain(cl->node); }
+
+void srv_cluster_get_stats(srv_cluster *cl, srv_cluster_stats *out)
+{
+    cuzk_cluster_host_stats st;
+    cuzk_cluster_node_stats(cl->node, &st);
+    *out = (srv_cluster_stats){st.slots, st.busy, st.claims, st.completed, st.discarded, st.expired};
+}
+
+char *srv_cluster_status_json(srv_cluster *cl)
+{
+    char err[512], *js = NULL;
+    cuzk_cluster_db *db = db_get(cl, err, sizeof err);
+    if (!db) return NULL;
+    if (cuzk_cluster_status_json(db, &js, err, sizeof err) != CUZK_OK) js = NULL;
+    db_put(cl, db);
+    return js;
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# `cuzk cluster` against a real PostgreSQL (tests/pg.sh): the load generator's
+# simulated hosts complete every partition exactly once (it exits 1 otherwise),
+# status and job show what the database holds, bad input is refused clearly.
+# Skips (77) without the daemon's build or the PostgreSQL server binaries.
+set -euo pipefail
+build=$(cd "${1:?build dir}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+"$build/cuzk" cluster --help >/dev/null 2>&1 || { echo "SKIP: cuzk built without the daemon (libpq, gRPC)"; exit 77; }
+if [ -z "${CUZK_PG:-}" ]; then exec bash "$here/pg.sh" run bash "$0" "$@"; fi
+fail=0
+check() { if eval "$2"; then echo "ok  : $1"; else echo "FAIL: $1"; fail=1; fi; }
+hosts=$((2 + RANDOM % 5)) jobs=$((10 + RANDOM % 30)) parts=$((1 + RANDOM % 10)) batch=$((1 + RANDOM % 3))
+echo "cluster_cli: $hosts hosts, $jobs jobs x $parts partitions, claims of $batch"
+out=$("$build/cuzk" cluster load --conninfo "$CUZK_PG" --hosts $hosts --jobs $jobs --partitions $parts --batch $batch) &&
+    rc=0 || rc=$?
+echo "$out"
+check "load: every job complete" "[ $rc = 0 ] && grep -q 'jobs complete: $jobs of $jobs' <<<\"\$out\""
+check "load: $((jobs * parts)) completions" "grep -q '$((jobs * parts)) completions' <<<\"\$out\""
+st=$("$build/cuzk" cluster status --conninfo "$CUZK_PG")
+check "status: the simulated hosts, stopped" "[ \$(grep -o '\"stopped\" : true' <<<\"\$st\" | wc -l) = $hosts ]"
+check "status: $((jobs * parts)) partitions done" "grep -q '\"done\" : $((jobs * parts))' <<<\"\$st\""
+id=$("$CUZK_PG_BIN/psql" -X -At -d "$CUZK_PG" -c "SELECT id FROM cuzk_jobs ORDER BY random() LIMIT 1")
+tab=$("$build/cuzk" cluster job "$id" --conninfo "$CUZK_PG")
+echo "$tab" | head -4
+check "job: $parts partitions done and verified" "[ \$(grep -cE '^[0-9]+ +done +1 +0 .* yes$' <<<\"\$tab\") = $parts ]"
+check "job: an unknown id is an error" "! \"$build/cuzk\" cluster job no-such-job --conninfo \"$CUZK_PG\" 2>/dev/null"
+err=$("$build/cuzk" cluster status --conninfo "$CUZK_PG password=s3cret-$RANDOM" 2>&1) && rc=0 || rc=$?
+check "a password in the conninfo is refused without echoing it" "[ $rc != 0 ] && grep -q password_file <<<\"\$err\" && ! grep -q s3cret <<<\"\$err\""
+err=$("$build/cuzk" cluster load --conninfo "$CUZK_PG" --hosts 0 2>&1) && rc=0 || rc=$?
+check "--hosts 0 is refused" "[ $rc = 2 ] && grep -q -- '--hosts' <<<\"\$err\""
+exit $fail

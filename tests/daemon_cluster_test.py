@@ -1,0 +1,353 @@
+"""Three cuzk daemons sharing one PostgreSQL queue (see daemon_cluster.test.sh),
+driven by Python's grpcio; the database is inspected with psql.
+
+- jobs submitted to one daemon are proved by partitions on all three (the
+  test prints which host proved which partition) and any daemon answers
+  AwaitProof; the same request id through another daemon is the same job;
+- bad input through the cluster gets the errors one daemon gives;
+- a cancel on one daemon stops the job's partitions on all;
+- kill -9 of a daemon holding claims: its jobs still complete from the other
+  two, every partition exactly once; restarted, it rejoins and proves again;
+- the 2KiB Filecoin kinds whose parameters the fixture made, through the
+  cluster.
+Seeds are fresh per run (printed; CUZK_SEED replays them)."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import grpc
+
+CUZK, PROTO_DIR, PARAMS = sys.argv[1], sys.argv[2], sys.argv[3]
+PG = os.environ["CUZK_PG"]
+PSQL = os.path.join(os.environ["CUZK_PG_BIN"], "psql")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from grpc_harness import Harness, fil_request  # noqa: E402
+
+H = Harness("daemon_cluster", PROTO_DIR)
+rng, tmp, failures = H.rng, H.tmp, H.failures
+
+
+def check(cond, what):
+    H.check(cond, what, verbose=True)
+
+
+from cuzk.v1 import proving_pb2 as pb  # noqa: E402
+from cuzk.v1 import proving_pb2_grpc as pbg  # noqa: E402
+
+S = pb.AwaitProofResponse
+OPTS = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1),
+        ("grpc.use_local_subchannel_pool", 1)]
+LEASE_S = 3
+daemons = []
+H.kill_daemons_on_error(daemons)
+SECRET = f"pw-{rng.getrandbits(64):016x}"
+PWFILE = os.path.join(tmp, "db-password")
+with open(PWFILE, "w") as f:
+    f.write(SECRET + "\n")
+
+
+def sql(q):
+    r = subprocess.run([PSQL, "-X", "-q", "-At", "-F", "|", "-d", PG, "-c", q], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"psql: {q}: {r.stderr}")
+    return [line.split("|") for line in r.stdout.splitlines() if line]
+
+
+def run(*args):
+    r = subprocess.run([CUZK, *args], cwd=tmp, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"cuzk {' '.join(args)}: exit {r.returncode}\n{r.stdout}{r.stderr}")
+    return r.stdout + r.stderr
+
+
+class Daemon:
+    def __init__(self, name):
+        self.name = name
+        self.sock = os.path.join(tmp, f"{name}.sock")
+        self.log = os.path.join(tmp, f"{name}.log")
+        self.conf = os.path.join(tmp, f"{name}.toml")
+        # parameters of its own (test kinds are made at start), Filecoin's linked
+        self.params = os.path.join(tmp, f"params-{name}")
+        os.makedirs(self.params)
+        for f in os.listdir(PARAMS):
+            if f.startswith("v28-"):
+                os.symlink(os.path.join(PARAMS, f), os.path.join(self.params, f))
+        with open(self.conf, "w") as f:
+            f.write(f'[daemon]\nlisten = "unix://{self.sock}"\nmax_message_size = "64MiB"\nshutdown_grace = "20s"\n'
+                    f'[srs]\nparam_cache = "{self.params}"\n'
+                    f'preload = ["test-porep", "test-winning"]\n'
+                    f'[synthesis]\npartition_workers = 1\n'
+                    f'[gpus]\ngpu_workers_per_device = 1\n'
+                    f'[cluster]\nconninfo = "{PG}"\nhost = "{name}"\nlease = "{LEASE_S}s"\nslots = 2\n'
+                    # the database trusts the socket; the password must still never show
+                    f'password_file = "{PWFILE}"\n')
+        self.p = None
+
+    def start(self):
+        if self not in daemons:
+            daemons.append(self)
+        at = os.path.getsize(self.log) if os.path.exists(self.log) else 0
+        self.p = subprocess.Popen([CUZK, "daemon", "--config", self.conf, "--test-kinds",
+                                   "--test-constraints", "8192", "--test-post-constraints", "256"],
+                                  stdout=subprocess.DEVNULL, stderr=open(self.log, "ab"))
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            if self.p.poll() is not None:
+                raise RuntimeError(f"{self.name} exited: " + open(self.log).read()[-3000:])
+            if "serving on" in open(self.log).read()[at:]:
+                self.ch = grpc.insecure_channel(f"unix://{self.sock}", options=OPTS)
+                self.st = pbg.ProvingEngineStub(self.ch)
+                return self
+            time.sleep(0.05)
+        raise RuntimeError(f"{self.name} did not start")
+
+    def logtext(self):
+        return open(self.log).read() if os.path.exists(self.log) else ""
+
+
+def seed8():
+    return rng.getrandbits(64).to_bytes(8, "little")
+
+
+def rid(tag):
+    return f"{tag}-{rng.getrandbits(48):012x}"
+
+
+def porep_req(tag="porep"):
+    return pb.SubmitProofRequest(proof_kind=pb.TEST_POREP, request_id=rid(tag), vanilla_proof=seed8())
+
+
+def await_ok(d, job_id, parts, what, timeout_ms=600000):
+    r = d.st.AwaitProof(pb.AwaitProofRequest(job_id=job_id, timeout_ms=timeout_ms), timeout=timeout_ms / 1000 + 30)
+    check(r.status == S.COMPLETED and len(r.proof) == 192 * parts,
+          f"{what}: {S.Status.Name(r.status)} on {d.name}, {len(r.proof)} bytes {r.error_message}")
+    return r
+
+
+def parts_of(job_id):
+    """partition -> (state, proved_by, attempt, expirations, verified) from the database."""
+    rows = sql(f"SELECT p.part, p.state, coalesce(p.proved_by, ''), p.attempt, p.expirations, p.verified "
+               f"FROM cuzk_partitions p JOIN cuzk_jobs j ON j.seq = p.job_seq WHERE j.id = '{job_id}' ORDER BY p.part")
+    return {int(r[0]): (r[1], r[2], int(r[3]), int(r[4]), r[5] == "t") for r in rows}
+
+
+def show(job_id):
+    ps = parts_of(job_id)
+    print(f"  {job_id}: " + " ".join(f"p{k}:{v[1] or v[0]}" + (f"(attempt {v[2]})" if v[2] > 1 else "")
+                                     for k, v in sorted(ps.items())), flush=True)
+    return ps
+
+
+def wait_for(cond, what, timeout=120):
+    until = time.time() + timeout
+    while time.time() < until:
+        v = cond()
+        if v:
+            return v
+        time.sleep(0.1)
+    raise RuntimeError(f"timed out waiting for {what}")
+
+
+# ---- three daemons, one database -------------------------------------------
+A, B, C = Daemon("host-a").start(), Daemon("host-b").start(), Daemon("host-c").start()
+live = wait_for(lambda: len(sql(f"SELECT name FROM cuzk_hosts WHERE stopped_at IS NULL AND "
+                                f"heartbeat_at > now() - interval '{LEASE_S} seconds'")) == 3, "three hosts")
+check(sql("SELECT v FROM cuzk_meta WHERE k = 'schema'") == [["1"]], "the daemons created schema version 1")
+
+# jobs submitted to one daemon each, awaited on another: proved on all three
+jobs = []
+for i in range(6):
+    q = porep_req(f"spread{i}")
+    j = [A, B, C][i % 3].st.SubmitProof(q)
+    check(j.job_id == q.request_id, f"SubmitProof through {[A, B, C][i % 3].name} stores {j.job_id}")
+    jobs.append(q)
+win = pb.SubmitProofRequest(proof_kind=pb.TEST_WINNING_POST, request_id=rid("win"), vanilla_proof=seed8())
+r = C.st.Prove(pb.ProveRequest(submit=win), timeout=600).result
+check(r.status == S.COMPLETED and len(r.proof) == 192, f"Prove test-winning through host-c: {S.Status.Name(r.status)}")
+proofs = {}
+provers = set()
+print("which host proved which partition:", flush=True)
+for i, q in enumerate(jobs):
+    r = await_ok([B, C, A][i % 3], q.request_id, 10, f"job {q.request_id} awaited on another daemon")
+    proofs[q.request_id] = r.proof
+    ps = show(q.request_id)
+    check(len(ps) == 10 and all(v[0] == "done" and v[4] for v in ps.values()),
+          f"{q.request_id}: 10 partitions done and verified")
+    provers |= {v[1] for v in ps.values()}
+check(provers == {"host-a", "host-b", "host-c"}, f"partitions were proved on all three hosts: {sorted(provers)}")
+# the proof is the partition results in order, as stored
+q = jobs[0]
+stored = b"".join(bytes.fromhex(row[0]) for row in sql(
+    f"SELECT encode(p.result, 'hex') FROM cuzk_partitions p JOIN cuzk_jobs j ON j.seq = p.job_seq "
+    f"WHERE j.id = '{q.request_id}' ORDER BY p.part"))
+check(stored == proofs[q.request_id], "AwaitProof's proof is the stored partition results in partition order")
+
+# the same request id through another daemon: the same job, the same proof
+j = C.st.SubmitProof(jobs[0])
+r = C.st.AwaitProof(pb.AwaitProofRequest(job_id=j.job_id, timeout_ms=10000))
+check(j.job_id == jobs[0].request_id and r.proof == proofs[jobs[0].request_id],
+      "the same request through another daemon is the same job (same proof)")
+check(sql(f"SELECT count(*) FROM cuzk_jobs WHERE id = '{jobs[0].request_id}'") == [["1"]], "stored once")
+
+# ---- bad input through the cluster: the errors of one daemon ---------------
+other = pb.SubmitProofRequest()
+other.CopyFrom(jobs[1])
+other.vanilla_proof = bytes(b ^ 1 for b in other.vanilla_proof)
+try:
+    B.st.SubmitProof(other)
+    check(False, "the same id with other inputs is refused")
+except grpc.RpcError as e:
+    check(e.code() == grpc.StatusCode.INVALID_ARGUMENT and "other inputs" in e.details(),
+          f"the same id with other inputs: {e.code()} {e.details()}")
+for what, req, code, text in [
+        ("5-byte seed", pb.SubmitProofRequest(proof_kind=pb.TEST_POREP, request_id=rid("bad"), vanilla_proof=b"12345"),
+         grpc.StatusCode.INVALID_ARGUMENT, "8-byte"),
+        ("garbage WindowPoSt vanilla proofs",
+         pb.SubmitProofRequest(proof_kind=pb.WINDOW_POST_PARTITION, sector_size=2048, registered_proof=5,
+                               request_id=rid("bad"), randomness=b"\1" * 32, vanilla_proofs=[b"\0" * 17]),
+         grpc.StatusCode.INVALID_ARGUMENT, "vanilla")]:
+    try:
+        A.st.SubmitProof(req)
+        check(False, f"{what} is refused")
+    except grpc.RpcError as e:
+        check(e.code() == code and text in e.details(), f"{what}: {e.code()} {e.details()}")
+        check(sql(f"SELECT count(*) FROM cuzk_jobs WHERE id = '{req.request_id}'") == [["0"]], f"{what}: not stored")
+try:
+    B.st.AwaitProof(pb.AwaitProofRequest(job_id="no-such-job", timeout_ms=10))
+    check(False, "an unknown job is NOT_FOUND")
+except grpc.RpcError as e:
+    check(e.code() == grpc.StatusCode.NOT_FOUND, f"an unknown job: {e.code()} {e.details()}")
+
+# ---- cancel on one daemon stops the job everywhere --------------------------
+q = porep_req("cancel")
+A.st.SubmitProof(q)
+wait_for(lambda: sql(f"SELECT count(*) FROM cuzk_partitions p JOIN cuzk_jobs j ON j.seq = p.job_seq "
+                     f"WHERE j.id = '{q.request_id}' AND p.state = 'claimed'") != [["0"]], "claims of the job")
+c = B.st.CancelProof(pb.CancelProofRequest(job_id=q.request_id))
+check(c.was_running, "CancelProof on another daemon: was running")
+r = C.st.AwaitProof(pb.AwaitProofRequest(job_id=q.request_id, timeout_ms=10000))
+check(r.status == S.CANCELLED, f"AwaitProof on a third daemon: {S.Status.Name(r.status)}")
+ps = parts_of(q.request_id)
+check(all(v[0] in ("cancelled", "done") for v in ps.values()), "no partition of the cancelled job is pending or held")
+# each partition held at the cancel: its holder stopped it at its next
+# heartbeat ("claim lost"), or its result came first and was discarded
+held_then = [k for k, v in ps.items() if v[0] == "cancelled" and v[2] >= 1]
+
+
+def holders_let_go():
+    text = "".join(d.logtext() for d in (A, B, C)).splitlines()
+    return all(any(f"job {q.request_id} partition {k}" in line and ("claim lost" in line or "discarded" in line)
+                   for line in text) for k in held_then)
+
+
+check(held_then, f"partitions {held_then} of the cancelled job were held when it was cancelled")
+wait_for(holders_let_go, "the holders of the cancelled partitions letting go")
+check(True, "every holder of a cancelled partition stopped it or had its result discarded")
+try:
+    A.st.CancelProof(pb.CancelProofRequest(job_id=q.request_id))
+    check(False, "cancelling a cancelled job is refused")
+except grpc.RpcError as e:
+    check(e.code() == grpc.StatusCode.FAILED_PRECONDITION, f"cancel again: {e.code()} {e.details()}")
+
+# ---- kill -9 of a daemon holding claims --------------------------------------
+kjobs = [porep_req(f"kill{i}") for i in range(3)]
+for q in kjobs:
+    A.st.SubmitProof(q)
+held = wait_for(lambda: sql("SELECT count(*) FROM cuzk_partitions WHERE claimed_by = 'host-b' "
+                            "AND state = 'claimed'") != [["0"]], "host-b holding claims")
+B.p.send_signal(signal.SIGKILL)
+B.p.wait()
+print(f"killed host-b (-9) while it held {sql('SELECT count(*) FROM cuzk_partitions WHERE claimed_by = ' + chr(39) + 'host-b' + chr(39) + ' AND state = ' + chr(39) + 'claimed' + chr(39))[0][0]} claims", flush=True)
+expired = 0
+for q in kjobs:
+    await_ok(C, q.request_id, 10, f"{q.request_id} completes without host-b")
+    ps = show(q.request_id)
+    check(len(ps) == 10 and all(v[0] == "done" and v[4] and v[1] in ("host-a", "host-b", "host-c")
+                                for v in ps.values()), f"{q.request_id}: every partition done once, verified")
+    expired += sum(v[3] for v in ps.values())
+    row = sql(f"SELECT parts_done, num_partitions, state FROM cuzk_jobs WHERE id = '{q.request_id}'")
+    check(row == [["10", "10", "done"]], f"{q.request_id}: completed once, 10 of 10 partitions counted: {row}")
+check(expired >= 1, f"host-b's leases ran out and its partitions were proved by the others ({expired} expirations)")
+check(any("lease(s) ran out" in d.logtext() for d in (A, C)), "a surviving daemon logged the expired leases")
+
+# restarted, it takes its name back and proves again
+B.start()
+before = sql("SELECT claims FROM cuzk_hosts WHERE name = 'host-b'")
+rj = [porep_req(f"rejoin{i}") for i in range(3)]
+for q in rj:
+    B.st.SubmitProof(q)
+for q in rj:
+    await_ok(A, q.request_id, 10, f"{q.request_id} (submitted to the restarted host-b)")
+    show(q.request_id)
+n_b = sum(1 for q in rj for v in parts_of(q.request_id).values() if v[1] == "host-b")
+check(n_b > 0, f"the restarted host-b proved {n_b} partitions")
+row = sql("SELECT stopped_at IS NULL, heartbeat_at > now() - interval '3 seconds' FROM cuzk_hosts WHERE name = 'host-b'")
+check(row == [["t", "t"]], f"host-b is a live member again: {row} (claims before {before})")
+
+# ---- the database restarted under load -----------------------------------------
+# the daemons reconnect; awaits in flight ride it out; no job lost, none completed twice
+rs = [porep_req(f"dbrestart{i}") for i in range(3)]
+for i, q in enumerate(rs):
+    [A, B, C][i].st.SubmitProof(q)
+wait_for(lambda: int(sql("SELECT count(*) FROM cuzk_partitions p JOIN cuzk_jobs j ON j.seq = p.job_seq "
+                         "WHERE j.id LIKE 'dbrestart%' AND p.state = 'done'")[0][0]) >= 2, "some partitions done")
+futures = [[C, A, B][i].st.AwaitProof.future(pb.AwaitProofRequest(job_id=q.request_id, timeout_ms=600000),
+                                             timeout=630) for i, q in enumerate(rs)]
+r = subprocess.run(["bash", os.path.join(os.path.dirname(os.path.abspath(__file__)), "pg.sh"), "restart",
+                    os.environ["CUZK_PG_HOST"]], capture_output=True, text=True)
+check(r.returncode == 0, f"the database restarted {r.stderr}")
+for q, f in zip(rs, futures):
+    a = f.result()
+    check(a.status == S.COMPLETED and len(a.proof) == 1920,
+          f"{q.request_id}: awaited across the restart: {S.Status.Name(a.status)} {a.error_message}")
+    ps = show(q.request_id)
+    row = sql(f"SELECT parts_done, num_partitions, state FROM cuzk_jobs WHERE id = '{q.request_id}'")
+    check(row == [["10", "10", "done"]] and all(v[0] == "done" and v[4] for v in ps.values()),
+          f"{q.request_id}: completed once, every partition done and verified: {row}")
+check(sum("database" in line and ("server closed" in line or "terminat" in line or "connect" in line)
+          for d in (A, B, C) for line in d.logtext().splitlines()) > 0, "the daemons saw the database go away")
+
+# ---- the 2KiB Filecoin kinds the fixture made ---------------------------------
+stamp = {"window-post": "W", "winning-post": "WIN", "snap": "U", "porep": "S1"}
+have = [k for k in stamp if os.path.exists(os.path.join(PARAMS, f".done-{k}-2KiB"))]
+print(f"Filecoin kinds with parameters: {have}", flush=True)
+if have:
+    miner = 1000 + rng.randrange(1 << 20)
+    for i in range(2):
+        run("gen-vanilla", "porep", "--sector-size", "2KiB", "--out", f"S{i}", "--seed", str(rng.getrandbits(32)),
+            "--miner-id", str(miner), "--sector-id", str(rng.randrange(1, 1 << 30)), "--threads", "1")
+    ps_seed = str(rng.getrandbits(32))
+    if "window-post" in have:
+        run("gen-vanilla", "window-post", "--sector", "S0", "--sector", "S1", "--seed", ps_seed, "--out", "W")
+    if "winning-post" in have:
+        run("gen-vanilla", "winning-post", "--sector", "S0", "--sector", "S1", "--seed", ps_seed, "--out", "WIN")
+    if "snap" in have:
+        run("gen-vanilla", "snap", "--sector", "S1", "--seed", str(rng.getrandbits(32)), "--out", "U")
+    fil = []
+    for k in have:
+        q = fil_request(pb, os.path.join(tmp, stamp[k]), rid(k))
+        [A, B, C][len(fil) % 3].st.SubmitProof(q)
+        fil.append((k, q))
+    for i, (k, q) in enumerate(fil):
+        n = sql(f"SELECT num_partitions FROM cuzk_jobs WHERE id = '{q.request_id}'")
+        parts = int(n[0][0]) if n else 0
+        await_ok([B, C, A][i % 3], q.request_id, parts, f"Filecoin {k} 2KiB through the cluster")
+        show(q.request_id)
+
+# ---- status, metrics, clean stop -------------------------------------------------
+m = A.st.GetMetrics(pb.GetMetricsRequest()).prometheus_text
+claims = [float(line.split()[1]) for line in m.splitlines() if line.startswith("cuzk_cluster_claims_total ")]
+check(claims and claims[0] >= 1, f"metrics: cuzk_cluster_claims_total of host-a {claims}")
+for d in (A, B, C):
+    d.p.send_signal(signal.SIGTERM)
+for d in (A, B, C):
+    check(d.p.wait(60) == 0, f"{d.name} stopped cleanly")
+check(sql("SELECT count(*) FROM cuzk_hosts WHERE stopped_at IS NULL") == [["0"]], "every host marked stopped")
+check(sql("SELECT count(*) FROM cuzk_partitions WHERE state = 'claimed'") == [["0"]], "no claim left behind")
+leaked = [line for d in (A, B, C) for line in d.logtext().splitlines() if SECRET in line]
+check(not leaked, "no password in any log")
+
+print(f"daemon_cluster: {H.checks - len(failures)}/{H.checks} checks passed", flush=True)
+sys.exit(1 if failures else 0)

@@ -1,0 +1,463 @@
+/*
+ * The cluster's queue (cuzk/cluster.h) against a real PostgreSQL (started by
+ * tests/pg.sh when $CUZK_PG is not set; skipped only when the server
+ * binaries are not installed): schema created by daemons connecting at
+ * once; idempotent submits; concurrent claimers on their own connections
+ * never get the same partition and together get every one; concurrent
+ * completions finish a job exactly once with the results in partition
+ * order; leases that run out are claimed again and the late result is
+ * discarded; max_attempts, failures, cancellation, retries of an id,
+ * priorities, deadlines, host names held by a live daemon.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cuzk/cluster.h"
+#include "cuzk/error.h"
+#include "testutil.h"
+
+static const char *conninfo;
+static cuzk_rng rng;
+
+static void sleep_ms(unsigned ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static cuzk_cluster_db *open_host(const char *host, uint32_t lease_ms, uint32_t max_attempts, bool join)
+{
+    cuzk_cluster_opts o = {.conninfo = conninfo, .host = host, .lease_ms = lease_ms, .max_attempts = max_attempts};
+    cuzk_cluster_db *db = NULL;
+    char err[512];
+    int rc = cuzk_cluster_db_open(&o, &db, err, sizeof err);
+    CHECK_MSG(rc == CUZK_OK, "open %s: %s", host, err);
+    if (rc == CUZK_OK && join) {
+        rc = cuzk_cluster_host_join(db, 4, "k,kb", err, sizeof err);
+        CHECK_MSG(rc == CUZK_OK, "join %s: %s", host, err);
+    }
+    return db;
+}
+
+/* ---- concurrent schema creation ------------------------------------------ */
+
+static atomic_int opened;
+static void *open_main(void *arg)
+{
+    cuzk_cluster_opts o = {.conninfo = conninfo, .host = arg};
+    cuzk_cluster_db *db = NULL;
+    char err[512];
+    if (cuzk_cluster_db_open(&o, &db, err, sizeof err) == CUZK_OK) atomic_fetch_add(&opened, 1);
+    else fprintf(stderr, "open: %s\n", err);
+    cuzk_cluster_db_close(db);
+    return NULL;
+}
+
+static void schema_and_options(void)
+{
+    pthread_t t[4];
+    char names[4][8];
+    for (int i = 0; i < 4; i++) {
+        snprintf(names[i], sizeof names[i], "m%d", i);
+        pthread_create(&t[i], NULL, open_main, names[i]);
+    }
+    for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
+    CHECK_MSG(atomic_load(&opened) == 4, "%d of 4 daemons connecting at once got the schema", atomic_load(&opened));
+    char err[512], *js = NULL;
+    cuzk_cluster_db *db = open_host("s", 0, 0, false);
+    CHECK(db && cuzk_cluster_status_json(db, &js, err, sizeof err) == CUZK_OK && js && strstr(js, "\"schema\" : 1"));
+    if (js) fprintf(stderr, "fresh status: %s\n", js);
+    free(js);
+    cuzk_cluster_db_close(db);
+    /* a password in the conninfo is refused without echoing it */
+    char ci[600];
+    snprintf(ci, sizeof ci, "%s password=hunter2secret", conninfo);
+    cuzk_cluster_opts o = {.conninfo = ci, .host = "x"};
+    db = NULL;
+    CHECK(cuzk_cluster_db_open(&o, &db, err, sizeof err) == CUZK_ERR_INVALID_ARG && !db);
+    CHECK_MSG(strstr(err, "password_file") && !strstr(err, "hunter2"), "%s", err);
+    o.conninfo = "host= = =";
+    CHECK(cuzk_cluster_db_open(&o, &db, err, sizeof err) == CUZK_ERR_INVALID_ARG && !db);
+    CHECK_MSG(strstr(err, "cluster.conninfo"), "%s", err);
+    o.conninfo = "host=/nonexistent-cuzk-dir dbname=x";
+    CHECK(cuzk_cluster_db_open(&o, &db, err, sizeof err) == CUZK_ERR_IO && !db);
+    CHECK_MSG(strstr(err, "cannot connect"), "%s", err);
+}
+
+/* ---- concurrent claimers --------------------------------------------------- */
+
+enum { NJOBS = 3, NPART = 60, NCLAIMERS = 6 };
+static char job_ids[NJOBS][40];
+static uint8_t results[NJOBS][NPART][192]; /* what partition p of job j proves to */
+
+typedef struct claimer {
+    char host[16];
+    cuzk_cluster_lease got[NJOBS * NPART];
+    size_t n;
+    unsigned done_flags, accepted, errors;
+    unsigned seed;
+} claimer;
+
+static pthread_barrier_t bar;
+
+static int job_index(const char *id)
+{
+    for (int j = 0; j < NJOBS; j++)
+        if (!strcmp(job_ids[j], id)) return j;
+    return -1;
+}
+
+static void *claim_main(void *arg)
+{
+    claimer *c = arg;
+    cuzk_cluster_opts o = {.conninfo = conninfo, .host = c->host, .lease_ms = 600000};
+    cuzk_cluster_db *db = NULL;
+    char err[512];
+    if (cuzk_cluster_db_open(&o, &db, err, sizeof err) || cuzk_cluster_host_join(db, 4, "k", err, sizeof err)) {
+        fprintf(stderr, "%s: %s\n", c->host, err);
+        c->errors++;
+        pthread_barrier_wait(&bar);
+        pthread_barrier_wait(&bar);
+        cuzk_cluster_db_close(db);
+        return NULL;
+    }
+    pthread_barrier_wait(&bar);
+    /* claim in random batches until the queue is empty */
+    for (;;) {
+        size_t want = 1 + rand_r(&c->seed) % 5, n = 0;
+        if (cuzk_cluster_claim(db, "k", want, c->got + c->n, &n, err, sizeof err)) {
+            fprintf(stderr, "%s: claim: %s\n", c->host, err);
+            c->errors++;
+            break;
+        }
+        c->n += n;
+        if (n == 0) break;
+    }
+    pthread_barrier_wait(&bar);
+    /* complete them all, concurrently with the other claimers */
+    for (size_t i = 0; i < c->n; i++) {
+        int j = job_index(c->got[i].job_id);
+        bool acc = false, done = false;
+        if (j < 0 || cuzk_cluster_complete(db, &c->got[i], results[j][c->got[i].partition], 1, &acc, &done, err,
+                                           sizeof err)) {
+            fprintf(stderr, "%s: complete: %s\n", c->host, j < 0 ? "unknown job" : err);
+            c->errors++;
+            continue;
+        }
+        c->accepted += acc;
+        if (done) c->done_flags |= 1u << j;
+    }
+    cuzk_cluster_db_close(db);
+    return NULL;
+}
+
+static void concurrent_claims(void)
+{
+    cuzk_cluster_db *db = open_host("submitter", 0, 0, true);
+    char err[512];
+    uint64_t tag = cuzk_rng_u64(&rng);
+    for (int j = 0; j < NJOBS; j++) {
+        snprintf(job_ids[j], sizeof job_ids[j], "conc-%d-%016llx", j, (unsigned long long)tag);
+        for (int p = 0; p < NPART; p++)
+            for (int b = 0; b < 192; b += 8) {
+                uint64_t v = cuzk_rng_u64(&rng);
+                memcpy(results[j][p] + b, &v, 8);
+            }
+        uint8_t payload[333];
+        for (size_t b = 0; b < sizeof payload; b++) payload[b] = (uint8_t)cuzk_rng_u64(&rng);
+        cuzk_cluster_job job = {.id = job_ids[j], .kind = "k", .priority = CUZK_PRIORITY_NORMAL,
+                                .num_partitions = NPART, .payload = payload, .payload_len = sizeof payload};
+        bool dup = true;
+        uint32_t pos = 99;
+        CHECK_MSG(cuzk_cluster_submit(db, &job, &dup, &pos, err, sizeof err) == CUZK_OK, "%s", err);
+        CHECK(!dup && pos == (uint32_t)j);
+        /* the same again: the same job; other inputs: refused */
+        CHECK(cuzk_cluster_submit(db, &job, &dup, NULL, err, sizeof err) == CUZK_OK && dup);
+        payload[cuzk_rng_u64(&rng) % sizeof payload] ^= 1;
+        CHECK(cuzk_cluster_submit(db, &job, &dup, NULL, err, sizeof err) == CUZK_ERR_INVALID_ARG);
+        CHECK_MSG(strstr(err, "other inputs"), "%s", err);
+        job.kind = "kb";
+        payload[0] ^= 0; /* (kind differs as well) */
+        CHECK(cuzk_cluster_submit(db, &job, &dup, NULL, err, sizeof err) == CUZK_ERR_INVALID_ARG);
+    }
+    claimer cl[NCLAIMERS];
+    pthread_t t[NCLAIMERS];
+    pthread_barrier_init(&bar, NULL, NCLAIMERS);
+    for (int i = 0; i < NCLAIMERS; i++) {
+        memset(&cl[i], 0, sizeof cl[i]);
+        snprintf(cl[i].host, sizeof cl[i].host, "c%d", i);
+        cl[i].seed = (unsigned)cuzk_rng_u64(&rng);
+        pthread_create(&t[i], NULL, claim_main, &cl[i]);
+    }
+    for (int i = 0; i < NCLAIMERS; i++) pthread_join(t[i], NULL);
+    pthread_barrier_destroy(&bar);
+    /* every partition claimed exactly once, each first attempt */
+    unsigned seen[NJOBS][NPART] = {{0}}, total = 0, accepted = 0, errors = 0, busy_claimers = 0;
+    unsigned done_count[NJOBS] = {0};
+    for (int i = 0; i < NCLAIMERS; i++) {
+        for (size_t k = 0; k < cl[i].n; k++) {
+            int j = job_index(cl[i].got[k].job_id);
+            if (j >= 0 && cl[i].got[k].partition < NPART) seen[j][cl[i].got[k].partition]++;
+            CHECK(cl[i].got[k].attempt == 1 && !strcmp(cl[i].got[k].kind, "k"));
+        }
+        total += (unsigned)cl[i].n, accepted += cl[i].accepted, errors += cl[i].errors;
+        busy_claimers += cl[i].n > 0;
+        for (int j = 0; j < NJOBS; j++) done_count[j] += (cl[i].done_flags >> j) & 1;
+    }
+    unsigned twice = 0, never = 0;
+    for (int j = 0; j < NJOBS; j++)
+        for (int p = 0; p < NPART; p++) twice += seen[j][p] > 1, never += seen[j][p] == 0;
+    fprintf(stderr, "concurrent claims: %u claims by %u of %d claimers, %u accepted, %u double, %u never\n", total,
+            busy_claimers, NCLAIMERS, accepted, twice, never);
+    CHECK(errors == 0 && twice == 0 && never == 0 && total == NJOBS * NPART && accepted == total);
+    for (int j = 0; j < NJOBS; j++) {
+        CHECK_MSG(done_count[j] == 1, "job %d completed %u times", j, done_count[j]);
+        cuzk_cluster_job_info in;
+        CHECK(cuzk_cluster_job_get(db, job_ids[j], &in, err, sizeof err) == CUZK_OK);
+        CHECK(in.state == CUZK_JOB_DONE && in.partitions_done == NPART && in.proof_len == NPART * 192);
+        CHECK_MSG(in.proof && !memcmp(in.proof, results[j], sizeof results[j]),
+                  "job %d's proof is not its results in partition order", j);
+        cuzk_cluster_job_info_free(&in);
+        cuzk_cluster_part_info *parts = NULL;
+        size_t np = 0;
+        CHECK(cuzk_cluster_job_parts(db, job_ids[j], &parts, &np, err, sizeof err) == CUZK_OK && np == NPART);
+        for (size_t p = 0; p < np; p++)
+            CHECK(parts[p].partition == p && !strcmp(parts[p].state, "done") && parts[p].verified &&
+                  parts[p].proved_by[0] == 'c');
+        free(parts);
+    }
+    cuzk_cluster_db_close(db);
+}
+
+/* ---- leases ------------------------------------------------------------------ */
+
+static cuzk_cluster_job one_job(const char *id, const char *kind, int prio, uint32_t parts, const uint8_t *payload,
+                                size_t len)
+{
+    cuzk_cluster_job j = {.id = id, .kind = kind, .priority = prio, .num_partitions = parts, .payload = payload,
+                          .payload_len = len};
+    return j;
+}
+
+static void leases(void)
+{
+    enum { LEASE = 1000 }; /* heartbeats every LEASE / 5: a loaded machine may stall a while */
+    cuzk_cluster_db *a = open_host("lease-a", LEASE, 3, true), *b = open_host("lease-b", LEASE, 3, true);
+    char err[512], id[48];
+    snprintf(id, sizeof id, "lease-%016llx", (unsigned long long)cuzk_rng_u64(&rng));
+    uint8_t payload[64], r1[192], r2[192];
+    for (size_t i = 0; i < sizeof payload; i++) payload[i] = (uint8_t)cuzk_rng_u64(&rng);
+    for (size_t i = 0; i < 192; i++) r1[i] = (uint8_t)cuzk_rng_u64(&rng), r2[i] = r1[i] ^ 0x5a;
+    cuzk_cluster_job job = one_job(id, "kb", CUZK_PRIORITY_HIGH, 2, payload, sizeof payload);
+    bool dup;
+    CHECK(cuzk_cluster_submit(a, &job, &dup, NULL, err, sizeof err) == CUZK_OK);
+    uint8_t *pl = NULL;
+    size_t pll = 0;
+    cuzk_cluster_lease ca[2], cb[2];
+    size_t na = 0, nb = 0;
+    CHECK(cuzk_cluster_claim(a, "kb", 2, ca, &na, err, sizeof err) == CUZK_OK && na == 2);
+    CHECK(cuzk_cluster_payload(a, ca[0].job_seq, &pl, &pll, err, sizeof err) == CUZK_OK && pll == sizeof payload &&
+          !memcmp(pl, payload, pll));
+    free(pl);
+    /* a heart-beating host keeps its claims past the lease */
+    cuzk_cluster_host_stats st = {.slots = 4, .busy = 2};
+    bool lost[2] = {true, true};
+    for (int i = 0; i < 6; i++) {
+        sleep_ms(LEASE / 5);
+        CHECK(cuzk_cluster_heartbeat(a, &st, ca, 2, lost, err, sizeof err) == CUZK_OK && !lost[0] && !lost[1]);
+    }
+    unsigned exp = 99, tmo = 99;
+    CHECK(cuzk_cluster_expire(b, &exp, &tmo, err, sizeof err) == CUZK_OK && exp == 0 && tmo == 0);
+    CHECK(cuzk_cluster_claim(b, "kb", 2, cb, &nb, err, sizeof err) == CUZK_OK && nb == 0);
+    /* silent for longer than a lease: partition 0's result comes late and is discarded ... */
+    sleep_ms(2 * LEASE);
+    bool acc = true, done = true;
+    CHECK(cuzk_cluster_complete(a, &ca[0], r1, 1, &acc, &done, err, sizeof err) == CUZK_OK && !acc && !done);
+    CHECK(cuzk_cluster_heartbeat(a, &st, ca, 2, lost, err, sizeof err) == CUZK_OK && lost[0] && lost[1]);
+    /* ... both go back to the queue and to another host, second attempt */
+    CHECK(cuzk_cluster_expire(b, &exp, &tmo, err, sizeof err) == CUZK_OK && exp == 2);
+    CHECK(cuzk_cluster_claim(b, "kb", 4, cb, &nb, err, sizeof err) == CUZK_OK && nb == 2);
+    CHECK(nb == 2 && cb[0].attempt == 2 && cb[1].attempt == 2 && cb[0].partition == 0);
+    /* the first host's late result for partition 1 is discarded too */
+    CHECK(cuzk_cluster_complete(a, &ca[1], r1, 1, &acc, &done, err, sizeof err) == CUZK_OK && !acc);
+    CHECK(cuzk_cluster_complete(b, &cb[0], r1, 1, &acc, &done, err, sizeof err) == CUZK_OK && acc && !done);
+    CHECK(cuzk_cluster_complete(b, &cb[0], r2, 1, &acc, &done, err, sizeof err) == CUZK_OK && !acc); /* twice */
+    CHECK(cuzk_cluster_complete(b, &cb[1], r2, 1, &acc, &done, err, sizeof err) == CUZK_OK && acc && done);
+    cuzk_cluster_job_info in;
+    CHECK(cuzk_cluster_job_get(a, id, &in, err, sizeof err) == CUZK_OK && in.state == CUZK_JOB_DONE);
+    CHECK(in.proof_len == 384 && !memcmp(in.proof, r1, 192) && !memcmp(in.proof + 192, r2, 192));
+    cuzk_cluster_job_info_free(&in);
+    cuzk_cluster_part_info *parts = NULL;
+    size_t np = 0;
+    CHECK(cuzk_cluster_job_parts(a, id, &parts, &np, err, sizeof err) == CUZK_OK && np == 2);
+    for (size_t p = 0; p < np; p++)
+        CHECK(!strcmp(parts[p].proved_by, "lease-b") && parts[p].expirations == 1 && parts[p].attempt == 2);
+    free(parts);
+
+    /* a partition whose holders keep dying fails its job after max_attempts (3) */
+    snprintf(id, sizeof id, "lost-%016llx", (unsigned long long)cuzk_rng_u64(&rng));
+    job = one_job(id, "kb", CUZK_PRIORITY_HIGH, 1, payload, sizeof payload);
+    CHECK(cuzk_cluster_submit(a, &job, &dup, NULL, err, sizeof err) == CUZK_OK);
+    for (int att = 1; att <= 3; att++) {
+        CHECK(cuzk_cluster_claim(att % 2 ? a : b, "kb", 1, ca, &na, err, sizeof err) == CUZK_OK && na == 1);
+        CHECK(na == 1 && ca[0].attempt == (uint32_t)att);
+        sleep_ms(2 * LEASE);
+        CHECK(cuzk_cluster_expire(b, &exp, &tmo, err, sizeof err) == CUZK_OK && exp == 1);
+    }
+    CHECK(cuzk_cluster_job_get(a, id, &in, err, sizeof err) == CUZK_OK && in.state == CUZK_JOB_FAILED);
+    CHECK_MSG(strstr(in.message, "claimed 3 times"), "%s", in.message);
+    cuzk_cluster_job_info_free(&in);
+    CHECK(cuzk_cluster_claim(a, "kb", 1, ca, &na, err, sizeof err) == CUZK_OK && na == 0);
+
+    /* a claim the host stops listing (it gave it up) runs out; the listed one stays */
+    snprintf(id, sizeof id, "drop-%016llx", (unsigned long long)cuzk_rng_u64(&rng));
+    job = one_job(id, "kb", CUZK_PRIORITY_HIGH, 2, payload, sizeof payload);
+    CHECK(cuzk_cluster_submit(a, &job, &dup, NULL, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_cluster_claim(a, "kb", 2, ca, &na, err, sizeof err) == CUZK_OK && na == 2);
+    for (int i = 0; i < 8; i++) {
+        sleep_ms(LEASE / 5);
+        CHECK(cuzk_cluster_heartbeat(a, &st, ca, 1, lost, err, sizeof err) == CUZK_OK && !lost[0]);
+    }
+    CHECK(cuzk_cluster_expire(b, &exp, &tmo, err, sizeof err) == CUZK_OK && exp == 1);
+    CHECK(cuzk_cluster_heartbeat(a, &st, ca, 2, lost, err, sizeof err) == CUZK_OK && !lost[0] && lost[1]);
+    CHECK(cuzk_cluster_claim(b, "kb", 2, cb, &nb, err, sizeof err) == CUZK_OK && nb == 1 && cb[0].partition == 1);
+    CHECK(cuzk_cluster_complete(a, &ca[0], r1, 1, &acc, &done, err, sizeof err) == CUZK_OK && acc && !done);
+    CHECK(cuzk_cluster_complete(b, &cb[0], r2, 1, &acc, &done, err, sizeof err) == CUZK_OK && acc && done);
+
+    /* a deadline */
+    snprintf(id, sizeof id, "deadline-%016llx", (unsigned long long)cuzk_rng_u64(&rng));
+    job = one_job(id, "kb", CUZK_PRIORITY_HIGH, 3, payload, sizeof payload);
+    job.timeout_ms = LEASE / 2;
+    CHECK(cuzk_cluster_submit(a, &job, &dup, NULL, err, sizeof err) == CUZK_OK);
+    sleep_ms(LEASE);
+    CHECK(cuzk_cluster_expire(b, &exp, &tmo, err, sizeof err) == CUZK_OK && tmo == 1);
+    CHECK(cuzk_cluster_job_get(a, id, &in, err, sizeof err) == CUZK_OK && in.state == CUZK_JOB_TIMED_OUT &&
+          in.error == CUZK_ERR_TIMEOUT);
+    cuzk_cluster_job_info_free(&in);
+    CHECK(cuzk_cluster_claim(a, "kb", 3, ca, &na, err, sizeof err) == CUZK_OK && na == 0);
+    cuzk_cluster_db_close(a);
+    cuzk_cluster_db_close(b);
+}
+
+/* ---- failures, cancellation, retries, priorities, hosts ---------------------- */
+
+static void lifecycle(void)
+{
+    cuzk_cluster_db *a = open_host("life-a", 60000, 0, true), *b = open_host("life-b", 60000, 0, true);
+    char err[512], id[48];
+    uint8_t payload[16], r[192] = {1};
+    for (size_t i = 0; i < sizeof payload; i++) payload[i] = (uint8_t)cuzk_rng_u64(&rng);
+    bool dup, acc, done, lost[4];
+    cuzk_cluster_lease ca[4], cb[4];
+    size_t na, nb;
+    cuzk_cluster_job_info in;
+    cuzk_cluster_host_stats st = {.slots = 4};
+
+    /* a partition that fails for good fails the job; the other holder learns it */
+    snprintf(id, sizeof id, "fail-%016llx", (unsigned long long)cuzk_rng_u64(&rng));
+    cuzk_cluster_job job = one_job(id, "k", CUZK_PRIORITY_NORMAL, 2, payload, sizeof payload);
+    CHECK(cuzk_cluster_submit(a, &job, &dup, NULL, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_cluster_claim(a, "k", 1, ca, &na, err, sizeof err) == CUZK_OK && na == 1);
+    CHECK(cuzk_cluster_claim(b, "k", 1, cb, &nb, err, sizeof err) == CUZK_OK && nb == 1);
+    CHECK(cuzk_cluster_fail(a, &ca[0], false, "synthesis failed: bad replica", err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_cluster_heartbeat(b, &st, cb, 1, lost, err, sizeof err) == CUZK_OK && lost[0]);
+    CHECK(cuzk_cluster_complete(b, &cb[0], r, 1, &acc, &done, err, sizeof err) == CUZK_OK && !acc);
+    CHECK(cuzk_cluster_job_get(a, id, &in, err, sizeof err) == CUZK_OK && in.state == CUZK_JOB_FAILED);
+    CHECK_MSG(strstr(in.message, "partition 0: synthesis failed: bad replica"), "%s", in.message);
+    cuzk_cluster_job_info_free(&in);
+    /* the same id again is a new attempt, with any inputs; old claims stay void */
+    payload[3] ^= 0xff;
+    CHECK(cuzk_cluster_submit(a, &job, &dup, NULL, err, sizeof err) == CUZK_OK && !dup);
+    CHECK(cuzk_cluster_complete(b, &cb[0], r, 1, &acc, &done, err, sizeof err) == CUZK_OK && !acc);
+    /* a retryable failure puts the partition back for another host */
+    CHECK(cuzk_cluster_claim(a, "k", 2, ca, &na, err, sizeof err) == CUZK_OK && na == 2);
+    CHECK(na == 2 && ca[0].job_seq != cb[0].job_seq && ca[0].attempt == 1);
+    CHECK(cuzk_cluster_fail(a, &ca[1], true, "out of device memory", err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_cluster_claim(b, "k", 2, cb, &nb, err, sizeof err) == CUZK_OK && nb == 1);
+    CHECK(nb == 1 && cb[0].partition == 1 && cb[0].attempt == 2);
+    CHECK(cuzk_cluster_complete(a, &ca[0], r, 1, &acc, &done, err, sizeof err) == CUZK_OK && acc && !done);
+    CHECK(cuzk_cluster_complete(b, &cb[0], r, 1, &acc, &done, err, sizeof err) == CUZK_OK && acc && done);
+
+    /* cancellation: the pending part is dropped, the holder learns it */
+    snprintf(id, sizeof id, "cancel-%016llx", (unsigned long long)cuzk_rng_u64(&rng));
+    job = one_job(id, "k", CUZK_PRIORITY_NORMAL, 3, payload, sizeof payload);
+    CHECK(cuzk_cluster_submit(a, &job, &dup, NULL, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_cluster_job_get(b, id, &in, err, sizeof err) == CUZK_OK && in.state == CUZK_JOB_QUEUED);
+    cuzk_cluster_job_info_free(&in);
+    CHECK(cuzk_cluster_claim(a, "k", 1, ca, &na, err, sizeof err) == CUZK_OK && na == 1);
+    CHECK(cuzk_cluster_job_get(b, id, &in, err, sizeof err) == CUZK_OK && in.state == CUZK_JOB_RUNNING &&
+          in.partitions_claimed == 1);
+    cuzk_cluster_job_info_free(&in);
+    bool was = false;
+    CHECK(cuzk_cluster_cancel(b, id, &was, err, sizeof err) == CUZK_OK && was);
+    CHECK(cuzk_cluster_heartbeat(a, &st, ca, 1, lost, err, sizeof err) == CUZK_OK && lost[0]);
+    CHECK(cuzk_cluster_claim(b, "k", 3, cb, &nb, err, sizeof err) == CUZK_OK && nb == 0);
+    CHECK(cuzk_cluster_complete(a, &ca[0], r, 1, &acc, &done, err, sizeof err) == CUZK_OK && !acc);
+    CHECK(cuzk_cluster_job_get(b, id, &in, err, sizeof err) == CUZK_OK && in.state == CUZK_JOB_CANCELLED &&
+          in.error == CUZK_ERR_CANCELLED && !in.proof);
+    cuzk_cluster_job_info_free(&in);
+    CHECK(cuzk_cluster_cancel(b, id, &was, err, sizeof err) == CUZK_ERR_INVALID_ARG);
+    CHECK_MSG(strstr(err, "already finished (cancelled)"), "%s", err);
+    CHECK(cuzk_cluster_cancel(b, "no-such-job", &was, err, sizeof err) == CUZK_ERR_INVALID_ARG);
+    CHECK(cuzk_cluster_job_get(b, "no-such-job", &in, err, sizeof err) == CUZK_ERR_INVALID_ARG);
+    CHECK_MSG(strstr(err, "no job no-such-job"), "%s", err);
+
+    /* priorities: CRITICAL first, then the older job, lower partitions first */
+    char lo[48], crit[48];
+    snprintf(lo, sizeof lo, "lo-%016llx", (unsigned long long)cuzk_rng_u64(&rng));
+    snprintf(crit, sizeof crit, "crit-%016llx", (unsigned long long)cuzk_rng_u64(&rng));
+    job = one_job(lo, "k", CUZK_PRIORITY_LOW, 2, payload, sizeof payload);
+    CHECK(cuzk_cluster_submit(a, &job, &dup, NULL, err, sizeof err) == CUZK_OK);
+    job = one_job(crit, "kb", CUZK_PRIORITY_CRITICAL, 1, payload, sizeof payload);
+    CHECK(cuzk_cluster_submit(a, &job, &dup, NULL, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_cluster_claim(b, "k,kb", 2, cb, &nb, err, sizeof err) == CUZK_OK && nb == 2);
+    CHECK(nb == 2 && !strcmp(cb[0].job_id, crit) && cb[0].priority == CUZK_PRIORITY_CRITICAL &&
+          !strcmp(cb[1].job_id, lo) && cb[1].partition == 0);
+    /* a host claims only kinds it names */
+    CHECK(cuzk_cluster_claim(a, "kb", 2, ca, &na, err, sizeof err) == CUZK_OK && na == 0);
+    CHECK(cuzk_cluster_claim(a, "k'); DROP TABLE x; --", 2, ca, &na, err, sizeof err) == CUZK_ERR_INVALID_ARG);
+
+    /* a host name held by a live daemon is refused; a clean leave frees it
+     * and gives its claims back */
+    cuzk_cluster_db *b2 = open_host("life-b", 60000, 0, false);
+    CHECK(b2 && cuzk_cluster_host_join(b2, 2, "k", err, sizeof err) == CUZK_ERR_INVALID_ARG);
+    CHECK_MSG(strstr(err, "in use"), "%s", err);
+    CHECK(cuzk_cluster_host_leave(b, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_cluster_heartbeat(b, &st, cb, 2, lost, err, sizeof err) == CUZK_ERR_INVALID_ARG);
+    CHECK(b2 && cuzk_cluster_host_join(b2, 2, "k", err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_cluster_claim(a, "k,kb", 4, ca, &na, err, sizeof err) == CUZK_OK && na == 3);
+    CHECK(na == 3 && !strcmp(ca[0].job_id, crit) && ca[0].attempt == 2 && !strcmp(ca[1].job_id, lo) &&
+          ca[1].partition == 0 && ca[1].attempt == 2 && ca[2].partition == 1 && ca[2].attempt == 1);
+    char *js = NULL;
+    CHECK(cuzk_cluster_status_json(a, &js, err, sizeof err) == CUZK_OK && js && strstr(js, "\"life-a\"") &&
+          strstr(js, "\"held\" : 3"));
+    if (js) fprintf(stderr, "status: %.600s...\n", js);
+    free(js);
+    cuzk_cluster_db_close(b2);
+    cuzk_cluster_db_close(a);
+    cuzk_cluster_db_close(b);
+}
+
+int main(int argc, char **argv)
+{
+    conninfo = getenv("CUZK_PG");
+    if (!conninfo) {
+        /* a real database around this program: tests/pg.sh starts one */
+        (void)argc;
+        execlp("bash", "bash", CUZK_SOURCE_DIR "/tests/pg.sh", "run", argv[0], (char *)NULL);
+        perror("bash tests/pg.sh");
+        return 1;
+    }
+    tu_init(&rng, "test_cluster");
+    schema_and_options();
+    concurrent_claims();
+    leases();
+    lifecycle();
+    return tu_finish("test_cluster");
+}
