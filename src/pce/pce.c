@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 
 #include "cuzk/error.h"
+#include "cuzk/parallel.h"
 #include "pce_internal.h"
 
 #ifndef CUZK_LIB_VERSION
@@ -111,38 +112,6 @@ void pce_logf(const char *fmt, ...)
 
 /* ---- threads and hashing ---- */
 
-typedef struct par_ctx {
-    size_t n, next;
-    pce_task_fn fn;
-    void *ctx;
-} par_ctx;
-
-static void *par_worker(void *arg)
-{
-    par_ctx *p = arg;
-    for (;;) {
-        size_t i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
-        if (i >= p->n) return NULL;
-        p->fn(i, p->ctx);
-    }
-}
-
-void pce_parallel(size_t n, pce_task_fn fn, void *ctx, unsigned nthreads)
-{
-    par_ctx p = {.n = n, .next = 0, .fn = fn, .ctx = ctx};
-    if (nthreads > n) nthreads = (unsigned)n;
-    if (nthreads <= 1) {
-        par_worker(&p);
-        return;
-    }
-    pthread_t th[nthreads];
-    unsigned started = 0;
-    for (; started < nthreads - 1; started++)
-        if (pthread_create(&th[started], NULL, par_worker, &p)) break;
-    par_worker(&p); /* the caller works too; tasks left by failed creates run here */
-    for (unsigned t = 0; t < started; t++) pthread_join(th[t], NULL);
-}
-
 void pce_sha256(uint8_t out[32], const void *data, size_t len)
 {
     unsigned int olen = 32;
@@ -180,26 +149,28 @@ typedef struct sec_hash_ctx {
 
 #define SEC_HASH_CHUNK ((size_t)16 << 20)
 
-static void sec_hash_task(size_t s, void *arg)
+static void sec_hash_task(void *arg, unsigned worker, size_t lo, size_t hi)
 {
-    sec_hash_ctx *c = arg;
-    const uint8_t *e = c->hdr + PCE_OFF_SECTIONS + s * PCE_SECTION_ENTRY_BYTES;
-    const uint8_t *p = c->img + pce_rd64(e + 8);
-    size_t left = pce_rd64(e + 16);
-    uint8_t h[32];
-    unsigned hl = 32;
-    /* in chunks, so that a cancelled background verification stops soon */
-    EVP_MD_CTX *md = EVP_MD_CTX_new();
-    bool ok = md && EVP_DigestInit_ex(md, EVP_sha256(), NULL);
-    while (ok && left) {
-        if (c->cancel && __atomic_load_n(c->cancel, __ATOMIC_RELAXED)) ok = false;
-        size_t n = left < SEC_HASH_CHUNK ? left : SEC_HASH_CHUNK;
-        ok = ok && EVP_DigestUpdate(md, p, n);
-        p += n, left -= n;
+    for (size_t s = lo; s < hi; s++) {
+        sec_hash_ctx *c = arg;
+        const uint8_t *e = c->hdr + PCE_OFF_SECTIONS + s * PCE_SECTION_ENTRY_BYTES;
+        const uint8_t *p = c->img + pce_rd64(e + 8);
+        size_t left = pce_rd64(e + 16);
+        uint8_t h[32];
+        unsigned hl = 32;
+        /* in chunks, so that a cancelled background verification stops soon */
+        EVP_MD_CTX *md = EVP_MD_CTX_new();
+        bool ok = md && EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+        while (ok && left) {
+            if (c->cancel && __atomic_load_n(c->cancel, __ATOMIC_RELAXED)) ok = false;
+            size_t n = left < SEC_HASH_CHUNK ? left : SEC_HASH_CHUNK;
+            ok = ok && EVP_DigestUpdate(md, p, n);
+            p += n, left -= n;
+        }
+        ok = ok && EVP_DigestFinal_ex(md, h, &hl);
+        EVP_MD_CTX_free(md);
+        c->bad[s] = !ok || memcmp(h, e + 24, 32) != 0;
     }
-    ok = ok && EVP_DigestFinal_ex(md, h, &hl);
-    EVP_MD_CTX_free(md);
-    c->bad[s] = !ok || memcmp(h, e + 24, 32) != 0;
 }
 
 #define FMT_ERR(fail, off, sec, ...) pce_set_err(err, CUZK_ERR_FORMAT, fail, src, off, sec, __VA_ARGS__)
@@ -208,7 +179,7 @@ int pce_check_sections(const uint8_t *img, unsigned nthreads, const int *cancel,
                        cuzk_pce_error *err)
 {
     sec_hash_ctx hc = {.img = img, .hdr = img, .cancel = cancel};
-    pce_parallel(PCE_NUM_SECTIONS, sec_hash_task, &hc, nthreads ? nthreads : 1);
+    cuzk_parallel_for(PCE_NUM_SECTIONS, 1, nthreads ? nthreads : 1, sec_hash_task, &hc);
     if (cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED))
         return pce_set_err(err, CUZK_ERR_CANCELLED, CUZK_PCE_FAIL_NONE, src, 0, NULL, "verification cancelled");
     for (unsigned s = 0; s < PCE_NUM_SECTIONS; s++)
@@ -237,7 +208,7 @@ static inline void dens_set(cuzk_density *d, uint64_t i)
     if (!(__atomic_load_n(w, __ATOMIC_RELAXED) & m)) __atomic_fetch_or(w, m, __ATOMIC_RELAXED);
 }
 
-static void scan_task(size_t t, void *arg)
+static void scan_one(size_t t, void *arg)
 {
     scan_ctx *c = arg;
     cuzk_pce *p = c->p;
@@ -303,6 +274,11 @@ static void scan_task(size_t t, void *arg)
             else dens_set(&p->b_aux, colv[i] - ni);
         }
     }
+}
+
+static void scan_task(void *arg, unsigned worker, size_t lo, size_t hi)
+{
+    for (size_t t = lo; t < hi; t++) scan_one(t, arg);
 }
 
 static bool dens_alloc(cuzk_density *d, uint64_t n)
@@ -508,7 +484,7 @@ int pce_view(cuzk_pce *p, const uint8_t *img, size_t len, const cuzk_pce_expect 
     if (!sc.hist || !sc.bad || !sc.bad_at) {
         rc = pce_set_err(err, CUZK_ERR_NO_MEMORY, CUZK_PCE_FAIL_NONE, src, 0, NULL, "out of memory");
     } else {
-        pce_parallel(3 * sc.nblocks, scan_task, &sc, nthreads);
+        cuzk_parallel_for(3 * sc.nblocks, 1, nthreads, scan_task, &sc);
         for (size_t t = 0; t < 3 * sc.nblocks && !rc; t++) {
             if (!sc.bad[t]) continue;
             unsigned k = (unsigned)(t / sc.nblocks), s = 3 * k + (unsigned)sc.bad[t] - 1;
@@ -568,36 +544,40 @@ typedef struct fill_ctx {
 
 #define FILL_CHUNK ((size_t)1 << 22)
 
-static void fill_task(size_t t, void *arg)
+static void fill_task(void *arg, unsigned worker, size_t lo, size_t hi)
 {
-    fill_ctx *f = arg;
-    const size_t k = t / f->chunks, ch = t % f->chunks;
-    const cuzk_csr *m = &f->cs->m[k];
-    const size_t rows = f->cs->base.num_constraints + 1;
-    /* row pointers */
-    size_t lo = ch * FILL_CHUNK, hi = lo + FILL_CHUNK;
-    if (lo < rows) {
-        if (hi > rows) hi = rows;
-        if (f->esz[3 * k] == 4) {
-            uint32_t *rp = (uint32_t *)(f->img + f->off[3 * k]);
-            for (size_t r = lo; r < hi; r++) rp[r] = (uint32_t)m->row_ptr[r];
-        } else {
-            memcpy(f->img + f->off[3 * k] + lo * 8, m->row_ptr + lo, (hi - lo) * 8);
+    for (size_t t = lo; t < hi; t++) {
+        fill_ctx *f = arg;
+        const size_t k = t / f->chunks, ch = t % f->chunks;
+        const cuzk_csr *m = &f->cs->m[k];
+        const size_t rows = f->cs->base.num_constraints + 1;
+        /* row pointers */
+        size_t lo = ch * FILL_CHUNK, hi = lo + FILL_CHUNK;
+        if (lo < rows) {
+            if (hi > rows) hi = rows;
+            if (f->esz[3 * k] == 4) {
+                uint32_t *rp = (uint32_t *)(f->img + f->off[3 * k]);
+                for (size_t r = lo; r < hi; r++) rp[r] = (uint32_t)m->row_ptr[r];
+            } else {
+                memcpy(f->img + f->off[3 * k] + lo * 8, m->row_ptr + lo, (hi - lo) * 8);
+            }
         }
-    }
-    lo = ch * FILL_CHUNK, hi = lo + FILL_CHUNK;
-    if (lo < m->nnz) {
-        if (hi > m->nnz) hi = m->nnz;
-        memcpy(f->img + f->off[3 * k + 1] + lo * 4, m->col + lo, (hi - lo) * 4);
-        uint32_t *code = (uint32_t *)(f->img + f->off[3 * k + 2]);
-        for (size_t i = lo; i < hi; i++) code[i] = f->tcode[m->coeff[i]];
+        lo = ch * FILL_CHUNK, hi = lo + FILL_CHUNK;
+        if (lo < m->nnz) {
+            if (hi > m->nnz) hi = m->nnz;
+            memcpy(f->img + f->off[3 * k + 1] + lo * 4, m->col + lo, (hi - lo) * 4);
+            uint32_t *code = (uint32_t *)(f->img + f->off[3 * k + 2]);
+            for (size_t i = lo; i < hi; i++) code[i] = f->tcode[m->coeff[i]];
+        }
     }
 }
 
-static void hash_task(size_t s, void *arg)
+static void hash_task(void *arg, unsigned worker, size_t lo, size_t hi)
 {
-    fill_ctx *f = arg;
-    pce_sha256(f->sha[s], f->img + f->off[s], pce_rd64(f->img + PCE_OFF_SECTIONS + s * PCE_SECTION_ENTRY_BYTES + 16));
+    for (size_t s = lo; s < hi; s++) {
+        fill_ctx *f = arg;
+        pce_sha256(f->sha[s], f->img + f->off[s], pce_rd64(f->img + PCE_OFF_SECTIONS + s * PCE_SECTION_ENTRY_BYTES + 16));
+    }
 }
 
 static bool id_ok(const char *id)
@@ -701,14 +681,14 @@ int cuzk_pce_from_recording(cuzk_pce **out, const cuzk_recording_cs *cs, const c
     uint8_t sha[PCE_NUM_SECTIONS][32];
     fill_ctx f = {.cs = cs, .tcode = tcode, .img = img, .off = off, .esz = esz, .sha = sha,
                   .chunks = (maxn + FILL_CHUNK - 1) / FILL_CHUNK};
-    pce_parallel(3 * f.chunks, fill_task, &f, nthreads);
+    cuzk_parallel_for(3 * f.chunks, 1, nthreads, fill_task, &f);
     cuzk_fr *gen = (cuzk_fr *)(img + off[PCE_SEC_COEFFS - 1]);
     for (size_t i = 0; i < ct->len; i++)
         if (cuzk_pce_code_class(tcode[i]) == CUZK_PCE_GENERAL) gen[tcode[i] & CUZK_PCE_PAYLOAD_MASK] = ct->v[i];
     free(tcode);
 
     /* checksums */
-    pce_parallel(PCE_NUM_SECTIONS, hash_task, &f, nthreads);
+    cuzk_parallel_for(PCE_NUM_SECTIONS, 1, nthreads, hash_task, &f);
     for (unsigned s = 0; s < PCE_NUM_SECTIONS; s++)
         memcpy(img + PCE_OFF_SECTIONS + s * PCE_SECTION_ENTRY_BYTES + 24, sha[s], 32);
     content_hash(img + PCE_OFF_CONTENT, img);

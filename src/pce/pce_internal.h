@@ -68,10 +68,6 @@ void pce_release(cuzk_pce *p);
 int pce_set_err(cuzk_pce_error *err, int code, cuzk_pce_fail fail, const char *src, uint64_t off,
                 const char *section, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 
-/* Runs fn(i, ctx) for i < n on up to nthreads threads (inline for 1). */
-typedef void (*pce_task_fn)(size_t i, void *ctx);
-void pce_parallel(size_t n, pce_task_fn fn, void *ctx, unsigned nthreads);
-
 void pce_sha256(uint8_t out[32], const void *data, size_t len);
 
 /* Counters. */
