@@ -58,8 +58,10 @@ void pce_verify_free(struct pce_verify *v);
 
 /* Renames path to "<path>.rejected" under "<path>.lock" when it is still
  * the file (dev, ino) (any file when dev = ino = 0), logging why. Returns
- * true when it was set aside. (cache.c) */
-bool pce_cache_set_aside(const char *path, uint64_t dev, uint64_t ino, const cuzk_pce_error *why, bool lock);
+ * true when it was set aside. (reject.c) */
+bool pce_set_aside(const char *path, uint64_t dev, uint64_t ino, const cuzk_pce_error *why, bool lock);
+/* flock(LOCK_EX) on fd, waiting or not; 0 or -1 with errno. (reject.c) */
+int pce_lock_take(int fd, bool wait);
 
 /* Frees what pce_view allocated and the image by its ownership. */
 void pce_release(cuzk_pce *p);
