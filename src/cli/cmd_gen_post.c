@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "cuzk/size.h"
 #include "cuzk/fil_vanilla.h"
 #include "cuzk/hex.h"
 #include "request_file.h"
@@ -193,7 +194,7 @@ int cmd_gen_post(int argc, char **argv)
             synthetic = true;
             continue;
         } else if (!strcmp(a, "--sector") && v && nd < MAX_SECTORS) dirs[nd++] = v;
-        else if (!strcmp(a, "--sector-size") && v) ok = cli_parse_size(v, &syn_size);
+        else if (!strcmp(a, "--sector-size") && v) ok = cuzk_size_parse(v, &syn_size);
         else if (!strcmp(a, "--sectors") && v) ok = cli_parse_u64(v, &syn_count) && syn_count > 0;
         else if (!strcmp(a, "--sector-id") && v) ok = cli_parse_u64(v, &syn_first);
         else if (!strcmp(a, "--out") && v) out = v;

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "cuzk/size.h"
 #include "cuzk/fil_vanilla.h"
 #include "request_file.h"
 
@@ -129,7 +130,7 @@ int cmd_gen_snap(int argc, char **argv)
         } else if (!strcmp(a, "--sector") && v) dir = v;
         else if (!strcmp(a, "--out") && v) out = v;
         else if (!strcmp(a, "--seed") && v) ok = have_seed = cli_parse_u64(v, &seed);
-        else if (!strcmp(a, "--sector-size") && v) ok = cli_parse_size(v, &size);
+        else if (!strcmp(a, "--sector-size") && v) ok = cuzk_size_parse(v, &size);
         else if (!strcmp(a, "--sector-id") && v) ok = have_sector = cli_parse_u64(v, &sector);
         else if (!strcmp(a, "--miner") && v) ok = have_miner = cli_parse_u64(v, &miner);
         else ok = false;

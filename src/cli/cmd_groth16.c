@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cuzk/size.h"
 #include "cuzk/error.h"
 #include "cuzk/fil_params.h"
 #include "cuzk/gpu.h"
@@ -179,27 +180,6 @@ static unsigned log2_ceil(uint64_t m)
 }
 
 /* ---- small file helpers ------------------------------------------------- */
-
-static uint8_t *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return cli_errorf("%s: cannot open: %m", path), NULL;
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        return cli_errorf("%s: not a regular file", path), NULL;
-    }
-    size_t n = (size_t)st.st_size;
-    uint8_t *buf = malloc(n ? n : 1);
-    if (!buf || fread(buf, 1, n, f) != n) {
-        free(buf);
-        fclose(f);
-        return cli_errorf("%s: read failed", path), NULL;
-    }
-    fclose(f);
-    *len = n;
-    return buf;
-}
 
 static int write_all(const char *path, const uint8_t *buf, size_t len)
 {
@@ -364,7 +344,7 @@ int cmd_setup(int argc, char **argv)
         case OPT_OUT: fs.out = optarg; continue;
         case OPT_DEVICE: device = optarg; continue;
         case OPT_SECTOR_SIZE:
-            if (!cli_parse_size(optarg, &fs.sector_size) || !fs.sector_size)
+            if (!cuzk_size_parse(optarg, &fs.sector_size) || !fs.sector_size)
                 return cli_errorf("--sector-size: expected e.g. 2KiB, got '%s'", optarg), usage_error("setup");
             continue;
         case OPT_REG_PROOF:
@@ -639,7 +619,7 @@ int cmd_verify(int argc, char **argv)
         goto out;
     }
     size_t plen;
-    if (!(pbytes = read_all(f.proof, &plen))) goto out;
+    if (!(pbytes = cli_read_file("verify", f.proof, &plen))) goto out;
     if (plen == 0 || plen % CUZK_GROTH16_PROOF_BYTES) {
         cli_errorf("%s: %zu bytes is not a positive multiple of %d (one proof)", f.proof, plen,
                    CUZK_GROTH16_PROOF_BYTES);
@@ -662,7 +642,7 @@ int cmd_verify(int argc, char **argv)
     }
     if (from_file) {
         size_t len;
-        if (!(pubbytes = read_all(f.pub, &len))) goto out;
+        if (!(pubbytes = cli_read_file("verify", f.pub, &len))) goto out;
         if (len != count * npub * CUZK_FR_BYTES) {
             cli_errorf("%s: %zu bytes, expected %zu (%zu proofs x %zu inputs x 32)", f.pub, len,
                        count * npub * CUZK_FR_BYTES, count, npub);

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "cuzk/fil_request.h"
+#include "cuzk/error.h"
+#include "cuzk/file.h"
 #include "cuzk/hex.h"
 
 static const char *const value_names[4] = {"randomness", "comm_r_old", "comm_r_new", "comm_d_new"};
@@ -25,22 +27,6 @@ static int fail(char *err, size_t err_len, const char *path, const char *fmt, co
     snprintf(m, sizeof m, fmt, what);
     snprintf(err, err_len, "%s: %s", path, m);
     return -1;
-}
-
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    uint8_t *b = NULL;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        long n = ftell(f);
-        if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (b = malloc((size_t)n + 1))) {
-            if (fread(b, 1, (size_t)n, f) != (size_t)n) free(b), b = NULL;
-            else *len = (size_t)n;
-        }
-    }
-    fclose(f);
-    return b;
 }
 
 static int u64_field(json_t *o, const char *name, uint64_t *out, char *err, size_t err_len, const char *path)
@@ -128,8 +114,10 @@ int cli_request_read(const char *path, cli_request *r, char *err, size_t err_len
         char full[4096];
         if (name[0] == '/') snprintf(full, sizeof full, "%s", name);
         else snprintf(full, sizeof full, "%.*s/%s", dirlen, dir, name);
-        if (!r->blob_files[i] || !(r->blobs[i] = slurp(full, &r->blob_lens[i]))) {
-            snprintf(err, err_len, "%s: cannot read %s: %s", path, full, strerror(errno));
+        int frc = r->blob_files[i] ? cuzk_file_read(full, 0, &r->blobs[i], &r->blob_lens[i]) : CUZK_ERR_NO_MEMORY;
+        if (frc) {
+            snprintf(err, err_len, "%s: cannot read %s: %s", path, full,
+                     frc == CUZK_ERR_IO ? strerror(errno) : cuzk_strerror(frc));
             goto out;
         }
     }
