@@ -28,7 +28,7 @@
 #include "cuzk/hex.h"
 #include "cuzk/rng.h"
 #include "cuzk/v1/proving.pb-c.h"
-#include "request_file.h"
+#include "cuzk/fil_request_file.h"
 #include "server/grpc_adapter.h"
 
 #define SVC "/cuzk.v1.ProvingEngine/"
@@ -157,7 +157,7 @@ static int vanilla_parse(const char *path)
     json_decref(root);
     return rc;
 }
-static cli_request request; /* --request FILE */
+static cuzk_fil_request_file request; /* --request FILE */
 static ProtobufCBinaryData *request_blobs;
 
 /* One Prove call; fills r. */
@@ -180,7 +180,7 @@ static void prove_one(int kind_ix, uint64_t index, record *r)
     s.registered_proof = O.registered_proof;
     s.priority = (Cuzk__V1__Priority)O.priority;
     if (O.request) {
-        const cli_request *q = &request;
+        const cuzk_fil_request_file *q = &request;
         s.sector_size = q->sector_size;
         s.registered_proof = q->registered_proof;
         s.sector_number = q->sector_number;
@@ -658,7 +658,7 @@ int cmd_bench(int argc, char **argv)
     bool needs_kind = !strcmp(verb, "single") || !strcmp(verb, "batch");
     char err[256];
     if (O.request) {
-        if (cli_request_read(O.request, &request, err, sizeof err)) return cli_errorf("bench: %s", err), 1;
+        if (cuzk_fil_request_file_read(O.request, &request, err, sizeof err)) return cli_errorf("bench: %s", err), 1;
         O.kind = request.proof_kind;
         request_blobs = calloc(request.num_blobs, sizeof *request_blobs);
         if (!request_blobs) return cli_errorf("bench: out of memory"), 1;
@@ -702,6 +702,6 @@ int cmd_bench(int argc, char **argv)
     for (size_t i = 0; i < vanilla_n; i++) free(vanilla_list[i].data);
     free(vanilla_list);
     free(request_blobs);
-    cli_request_free(&request);
+    cuzk_fil_request_file_free(&request);
     return rc;
 }

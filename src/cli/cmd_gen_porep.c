@@ -15,7 +15,7 @@
 #include "cuzk/size.h"
 #include "cuzk/error.h"
 #include "cuzk/seal.h"
-#include "request_file.h"
+#include "cuzk/fil_request_file.h"
 
 typedef struct prog {
     double t0, last;
@@ -59,7 +59,7 @@ static int write_c1_files(const cuzk_fil_c1 *c1, const char *dir, uint64_t secto
     if (f && fclose(f)) rc = CUZK_ERR_IO;
     if (rc) return rc;
     char *files[1] = {"c1.json"};
-    cli_request r = {.proof_kind = "porep",
+    cuzk_fil_request_file r = {.proof_kind = "porep",
                      .sector_size = c1->cfg.sector_size,
                      .registered_proof = c1->registered_proof,
                      .sector_number = sector_id,
@@ -68,7 +68,7 @@ static int write_c1_files(const cuzk_fil_c1 *c1, const char *dir, uint64_t secto
                      .num_blobs = 1,
                      .blob_files = files};
     snprintf(path, sizeof path, "%s/request.json", dir);
-    return cli_request_write(path, &r) ? CUZK_ERR_IO : 0;
+    return cuzk_fil_request_file_write(path, &r) ? CUZK_ERR_IO : 0;
 }
 
 static void usage(void)

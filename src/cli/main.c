@@ -65,6 +65,16 @@ uint8_t *cli_read_file(const char *what, const char *path, size_t *len)
     return rc ? NULL : b;
 }
 
+int cli_write_file(const char *path, const void *buf, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return cli_errorf("%s: cannot create: %s", path, strerror(errno)), -1;
+    bool ok = fwrite(buf, 1, len, f) == len;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok) return cli_errorf("%s: write failed", path), -1;
+    return 0;
+}
+
 double cli_now(void)
 {
     struct timespec ts;

@@ -71,6 +71,10 @@ int pce_set_err(cuzk_pce_error *err, int code, cuzk_pce_fail fail, const char *s
                 const char *section, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 
 void pce_sha256(uint8_t out[32], const void *data, size_t len);
+/* The content hash of an image's header: counts plus (id, element size,
+ * length, SHA-256) of every section, so equal matrices in the same encoding
+ * hash equal whatever the file offsets. */
+void pce_content_hash(uint8_t out[32], const uint8_t *hdr);
 
 /* Counters. */
 extern cuzk_pce_counters pce_counters;
