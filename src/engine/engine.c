@@ -169,9 +169,6 @@ void cuzk_job_release(cuzk_job *j)
 }
 
 static bool job_final(const cuzk_job *j) { return j->state >= CUZK_JOB_DONE; }
-/* What the kind's callbacks receive: its parsed inputs, or the raw bytes. */
-static const void *job_inputs(const cuzk_job *j) { return j->prepared ? j->prepared : j->inputs; }
-static size_t job_inputs_len(const cuzk_job *j) { return j->prepared ? 0 : j->inputs_len; }
 
 static void part_release(cuzk_engine *e, part *p)
 {
@@ -635,10 +632,10 @@ static void run_synth(cuzk_engine *e, worker *w, task *t)
         if (e->cfg.stage_hook)
             e->cfg.stage_hook(e->cfg.hook_ctx, CUZK_STAGE_SYNTHESIS, j->request_id, p->index);
         if (t->pce)
-            err = e->pce.witness(e->pce.ctx, t->pce, &k->k, job_inputs(j), job_inputs_len(j), p->index,
+            err = e->pce.witness(e->pce.ctx, t->pce, &k->k, j->inputs, j->inputs_len, j->prepared, p->index,
                                  e->prover.defer_pce_eval ? CUZK_ENGINE_WITNESS_DEFER_EVAL : 0, &wit);
         if (t->pce && err == CUZK_ERR_FORMAT) pce_bad = true; /* failed its checksums after load */
-        if (!t->pce || pce_bad) err = witness_full(k, job_inputs(j), job_inputs_len(j), p->index, &wit);
+        if (!t->pce || pce_bad) err = witness_full(k, j->inputs, j->inputs_len, j->prepared, p->index, &wit);
     }
     double te = eng_now();
 
@@ -711,7 +708,7 @@ static void run_verify(cuzk_engine *e, worker *w, task *t)
     if (e->cfg.stage_hook) e->cfg.stage_hook(e->cfg.hook_ctx, CUZK_STAGE_VERIFY, j->request_id, p->index);
     uint32_t npub = k->k.num_public_inputs;
     cuzk_fr *pub = malloc((npub ? npub : 1) * sizeof *pub);
-    int err = pub ? k->k.public_inputs(k->k.ctx, pub, job_inputs(j), job_inputs_len(j), p->index)
+    int err = pub ? k->k.public_inputs(k->k.ctx, pub, j->inputs, j->inputs_len, j->prepared, p->index)
                   : CUZK_ERR_NO_MEMORY;
     int verr = CUZK_ERR_INTERNAL;
     if (err == CUZK_OK) verr = cuzk_groth16_verify(&k->srs->pvk, &p->proof, pub, npub);
@@ -1173,6 +1170,26 @@ void cuzk_engine_destroy(cuzk_engine *e)
 
 /* ---- the job API ------------------------------------------------------- */
 
+/* A request id the table already holds for a job still running or done: the
+ * same kind and bytes are that job (CUZK_OK, *out referenced), anything else
+ * is refused (CUZK_ERR_INVALID_ARG). Decided before the inputs are checked,
+ * parsed and copied (a 50 MB C1 is parsed in seconds); -1 when the id is new
+ * or its job failed, was cancelled or timed out (a retry). The check under
+ * the lock in cuzk_engine_submit stays for ids that arrive meanwhile.
+ * Called with e->mu held. */
+static int submit_known_id(cuzk_engine *e, const kind_entry *k, const cuzk_job_request *req, cuzk_job **out)
+{
+    cuzk_job *old = map_get(e, req->request_id);
+    if (!old || (job_final(old) && old->state != CUZK_JOB_DONE)) return -1;
+    if (old->kind != k || old->inputs_len != req->inputs_len ||
+        (req->inputs_len && memcmp(old->inputs, req->inputs, req->inputs_len)))
+        return CUZK_ERR_INVALID_ARG;
+    atomic_fetch_add(&old->refs, 1);
+    e->c.jobs_duplicate++;
+    *out = old;
+    return CUZK_OK;
+}
+
 int cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *req, cuzk_job **out, bool *duplicate)
 {
     if (out) *out = NULL;
@@ -1183,8 +1200,13 @@ int cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *req, cuzk_job **o
         return CUZK_ERR_INVALID_ARG;
     pthread_mutex_lock(&e->mu);
     kind_entry *k = kind_find(e, req->kind);
+    int dup = k ? submit_known_id(e, k, req, out) : -1;
     pthread_mutex_unlock(&e->mu);
     if (!k) return CUZK_ERR_INVALID_ARG;
+    if (dup >= 0) {
+        if (duplicate) *duplicate = dup == CUZK_OK;
+        return dup;
+    }
     if (k->k.check_inputs) {
         int err = k->k.check_inputs(k->k.ctx, req->inputs, req->inputs_len);
         if (err != CUZK_OK) {
