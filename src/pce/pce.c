@@ -1,7 +1,8 @@
 /* What the PCE files share: the library version and counters, errors and
- * their names, the log, SHA-256 and the content hash. The checked view of an
- * image: view.c; extraction from a RecordingCS: extract.c; files: file.c;
- * the cache directory: cache.c; evaluation: eval.c (layout: docs/pce.md). */
+ * their names, the log, SHA-256, the content hash and the section checksums.
+ * The checked view of an image: view.c; extraction from a RecordingCS:
+ * extract.c; files: file.c; the cache directory: cache.c; evaluation:
+ * eval.c (layout: docs/pce.md). */
 #define _GNU_SOURCE
 #include <openssl/evp.h>
 #include <pthread.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "cuzk/error.h"
+#include "cuzk/parallel.h"
 #include "pce_internal.h"
 
 #ifndef CUZK_LIB_VERSION
@@ -137,4 +139,55 @@ void pce_content_hash(uint8_t out[32], const uint8_t *hdr)
         memcpy(o, e + 16, 8 + 32), o += 40; /* length, sha256 */
     }
     pce_sha256(out, buf, (size_t)(o - buf));
+}
+
+/* ---- section checksums (the view checks them at load, verify.c in the background) ---- */
+
+typedef struct sec_hash_ctx {
+    const uint8_t *img, *hdr;
+    const int *cancel;
+    int bad[PCE_NUM_SECTIONS];
+} sec_hash_ctx;
+
+#define SEC_HASH_CHUNK ((size_t)16 << 20)
+
+static void sec_hash_task(void *arg, unsigned worker, size_t lo, size_t hi)
+{
+    for (size_t s = lo; s < hi; s++) {
+        sec_hash_ctx *c = arg;
+        const uint8_t *e = c->hdr + PCE_OFF_SECTIONS + s * PCE_SECTION_ENTRY_BYTES;
+        const uint8_t *p = c->img + pce_rd64(e + 8);
+        size_t left = pce_rd64(e + 16);
+        uint8_t h[32];
+        unsigned hl = 32;
+        /* in chunks, so that a cancelled background verification stops soon */
+        EVP_MD_CTX *md = EVP_MD_CTX_new();
+        bool ok = md && EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+        while (ok && left) {
+            if (c->cancel && __atomic_load_n(c->cancel, __ATOMIC_RELAXED)) ok = false;
+            size_t n = left < SEC_HASH_CHUNK ? left : SEC_HASH_CHUNK;
+            ok = ok && EVP_DigestUpdate(md, p, n);
+            p += n, left -= n;
+        }
+        ok = ok && EVP_DigestFinal_ex(md, h, &hl);
+        EVP_MD_CTX_free(md);
+        c->bad[s] = !ok || memcmp(h, e + 24, 32) != 0;
+    }
+}
+
+int pce_check_sections(const uint8_t *img, unsigned nthreads, const int *cancel, const char *src,
+                       cuzk_pce_error *err)
+{
+    sec_hash_ctx hc = {.img = img, .hdr = img, .cancel = cancel};
+    cuzk_parallel_for(PCE_NUM_SECTIONS, 1, nthreads ? nthreads : 1, sec_hash_task, &hc);
+    if (cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED))
+        return pce_set_err(err, CUZK_ERR_CANCELLED, CUZK_PCE_FAIL_NONE, src, 0, NULL, "verification cancelled");
+    for (unsigned s = 0; s < PCE_NUM_SECTIONS; s++)
+        if (hc.bad[s]) {
+            const uint8_t *e = img + PCE_OFF_SECTIONS + s * PCE_SECTION_ENTRY_BYTES;
+            return pce_set_err(err, CUZK_ERR_FORMAT, CUZK_PCE_FAIL_SECTION_CHECKSUM, src, pce_rd64(e + 8),
+                               pce_section_names[s + 1],
+                           "SHA-256 mismatch over %llu bytes", (unsigned long long)pce_rd64(e + 16));
+        }
+    return CUZK_OK;
 }

@@ -1,9 +1,9 @@
 /* The checked view of a PCE image (docs/pce.md): header, section table and
- * checksums, then the sections' contents scanned for the densities, so that
+ * checksums (pce_check_sections, pce.c), then the sections' contents scanned
+ * for the densities, so that
  * nothing that evaluates a PCE reads out of bounds or meets a value it does
  * not expect. */
 #define _GNU_SOURCE
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,55 +13,7 @@
 #include "cuzk/parallel.h"
 #include "pce_internal.h"
 
-typedef struct sec_hash_ctx {
-    const uint8_t *img, *hdr;
-    const int *cancel;
-    int bad[PCE_NUM_SECTIONS];
-} sec_hash_ctx;
-
-#define SEC_HASH_CHUNK ((size_t)16 << 20)
-
-static void sec_hash_task(void *arg, unsigned worker, size_t lo, size_t hi)
-{
-    for (size_t s = lo; s < hi; s++) {
-        sec_hash_ctx *c = arg;
-        const uint8_t *e = c->hdr + PCE_OFF_SECTIONS + s * PCE_SECTION_ENTRY_BYTES;
-        const uint8_t *p = c->img + pce_rd64(e + 8);
-        size_t left = pce_rd64(e + 16);
-        uint8_t h[32];
-        unsigned hl = 32;
-        /* in chunks, so that a cancelled background verification stops soon */
-        EVP_MD_CTX *md = EVP_MD_CTX_new();
-        bool ok = md && EVP_DigestInit_ex(md, EVP_sha256(), NULL);
-        while (ok && left) {
-            if (c->cancel && __atomic_load_n(c->cancel, __ATOMIC_RELAXED)) ok = false;
-            size_t n = left < SEC_HASH_CHUNK ? left : SEC_HASH_CHUNK;
-            ok = ok && EVP_DigestUpdate(md, p, n);
-            p += n, left -= n;
-        }
-        ok = ok && EVP_DigestFinal_ex(md, h, &hl);
-        EVP_MD_CTX_free(md);
-        c->bad[s] = !ok || memcmp(h, e + 24, 32) != 0;
-    }
-}
-
 #define FMT_ERR(fail, off, sec, ...) pce_set_err(err, CUZK_ERR_FORMAT, fail, src, off, sec, __VA_ARGS__)
-
-int pce_check_sections(const uint8_t *img, unsigned nthreads, const int *cancel, const char *src,
-                       cuzk_pce_error *err)
-{
-    sec_hash_ctx hc = {.img = img, .hdr = img, .cancel = cancel};
-    cuzk_parallel_for(PCE_NUM_SECTIONS, 1, nthreads ? nthreads : 1, sec_hash_task, &hc);
-    if (cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED))
-        return pce_set_err(err, CUZK_ERR_CANCELLED, CUZK_PCE_FAIL_NONE, src, 0, NULL, "verification cancelled");
-    for (unsigned s = 0; s < PCE_NUM_SECTIONS; s++)
-        if (hc.bad[s]) {
-            const uint8_t *e = img + PCE_OFF_SECTIONS + s * PCE_SECTION_ENTRY_BYTES;
-            return FMT_ERR(CUZK_PCE_FAIL_SECTION_CHECKSUM, pce_rd64(e + 8), pce_section_names[s + 1],
-                           "SHA-256 mismatch over %llu bytes", (unsigned long long)pce_rd64(e + 16));
-        }
-    return CUZK_OK;
-}
 
 /* One structure pass over a row block of one matrix: row pointers
  * monotone, columns in range, codes canonical; histogram and density. */
