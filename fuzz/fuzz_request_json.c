@@ -1,4 +1,4 @@
-/* libFuzzer: request files (request.json, src/cli/request_file.c) — any
+/* libFuzzer: request files (request.json, src/filecoin/request_file.c) — any
  * bytes must give a request or a clear error, never a crash or a leak. The
  * vanilla-proof files it names are looked up beside it (mostly absent). */
 #include <stdint.h>
@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/request_file.h"
+#include "cuzk/fil_request_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -28,8 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!f) return 0;
     fwrite(data, 1, size, f);
     fclose(f);
-    cli_request r;
+    cuzk_fil_request_file r;
     char err[512];
-    if (cli_request_read(path, &r, err, sizeof err) == 0) cli_request_free(&r);
+    if (cuzk_fil_request_file_read(path, &r, err, sizeof err) == 0) cuzk_fil_request_file_free(&r);
     return 0;
 }

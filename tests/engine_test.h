@@ -44,7 +44,7 @@ static cuzk_synthetic_spec tk_spec(const tkind *k, const void *in, uint32_t part
 
 static int tk_check(void *ctx, const void *in, size_t len) { return len == 8 ? CUZK_OK : CUZK_ERR_BAD_LENGTH; }
 
-static int tk_synth(void *ctx, cuzk_cs *cs, const void *in, size_t len, uint32_t part)
+static int tk_synth(void *ctx, cuzk_cs *cs, const void *in, size_t len, const void *prepared, uint32_t part)
 {
     uint64_t seed;
     memcpy(&seed, in, 8);
@@ -53,7 +53,7 @@ static int tk_synth(void *ctx, cuzk_cs *cs, const void *in, size_t len, uint32_t
     return cuzk_synthetic_synthesize(cs, &s);
 }
 
-static int tk_public(void *ctx, cuzk_fr *out, const void *in, size_t len, uint32_t part)
+static int tk_public(void *ctx, cuzk_fr *out, const void *in, size_t len, const void *prepared, uint32_t part)
 {
     cuzk_synthetic_spec s = tk_spec(ctx, in, part);
     return cuzk_synthetic_public_inputs(out, &s);

@@ -20,6 +20,17 @@ static void check_reserved_drains(cuzk_engine *e, const char *const *circuits, s
     CHECK(c.memory_peak <= c.memory_budget);
 }
 
+/* prepare of the field scenario's kind: counts the parses (a duplicate id is
+ * answered before its inputs are parsed) and prepares nothing. */
+static atomic_uint field_prepares;
+static int count_prepare(void *ctx, const void *inputs, size_t len, void **prepared, char *err, size_t err_len)
+{
+    atomic_fetch_add(&field_prepares, 1);
+    *prepared = NULL;
+    return CUZK_OK;
+}
+static void no_free(void *ctx, void *prepared) {}
+
 static void field_scenario(tkind *k, cuzk_rng *rng)
 {
     cuzk_engine_config cfg = {.synthesis_workers = 6, .num_devices = 2, .workers_per_device = 2,
@@ -27,6 +38,8 @@ static void field_scenario(tkind *k, cuzk_rng *rng)
     cuzk_engine *e;
     CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
     cuzk_engine_kind kd = tk_kind(k, "porep", "porep-c", 10, CUZK_PRIORITY_NORMAL);
+    kd.prepare = count_prepare, kd.prepared_free = no_free;
+    atomic_store(&field_prepares, 0);
     CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
     CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_ERR_INVALID_ARG); /* duplicate name */
 
@@ -53,6 +66,8 @@ static void field_scenario(tkind *k, cuzk_rng *rng)
         rq.inputs = &other;
         CHECK(cuzk_engine_submit(e, &rq, &dup, &was_dup) == CUZK_ERR_INVALID_ARG && dup == NULL);
     }
+    /* neither the duplicates nor the refused ones were parsed */
+    CHECK_MSG(atomic_load(&field_prepares) == NJOBS, "%u parses for %d jobs", atomic_load(&field_prepares), NJOBS);
     unsigned ok = 0;
     for (int i = 0; i < NJOBS; i++) {
         int r = cuzk_job_await(jobs[i], -1);

@@ -11,13 +11,13 @@
 static atomic_int in_synth, max_in_synth;
 
 /* Synthesis far slower (120 ms) than proving this small circuit (ms, more under load). */
-static int slow_synth(void *ctx, cuzk_cs *cs, const void *in, size_t len, uint32_t part)
+static int slow_synth(void *ctx, cuzk_cs *cs, const void *in, size_t len, const void *prepared, uint32_t part)
 {
     int now = atomic_fetch_add(&in_synth, 1) + 1;
     for (int m = atomic_load(&max_in_synth); now > m && !atomic_compare_exchange_weak(&max_in_synth, &m, now);)
         ;
     usleep(120000);
-    int rc = tk_synth(ctx, cs, in, len, part);
+    int rc = tk_synth(ctx, cs, in, len, prepared, part);
     atomic_fetch_sub(&in_synth, 1);
     return rc;
 }

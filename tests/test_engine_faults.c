@@ -638,7 +638,7 @@ static void fw_release(void *owner)
 
 /* Stands in for witness-only synthesis plus the mat-vec: same assignment. */
 static int fp_witness(void *ctx, void *pce, const cuzk_engine_kind *kind, const void *in, size_t len,
-                      uint32_t part, unsigned flags, cuzk_engine_witness *out)
+                      const void *prepared, uint32_t part, unsigned flags, cuzk_engine_witness *out)
 {
     (void)flags; /* a full assignment either way */
     atomic_fetch_add(&P.witnesses, 1);
@@ -648,7 +648,7 @@ static int fp_witness(void *ctx, void *pce, const cuzk_engine_kind *kind, const 
     memset(out, 0, sizeof *out);
     cuzk_proving_cs *cs = cuzk_proving_cs_new();
     int err = cs ? cuzk_cs_alloc_one(&cs->base) : CUZK_ERR_NO_MEMORY;
-    if (!err) err = kind->synthesize(kind->ctx, &cs->base, in, len, part);
+    if (!err) err = kind->synthesize(kind->ctx, &cs->base, in, len, prepared, part);
     if (!err) err = cuzk_cs_finalize(&cs->base);
     if (!err) err = cuzk_groth16_assignment_from_cs(&out->as, cs);
     atomic_fetch_sub(&o->users, 1);

@@ -7,7 +7,7 @@
  * partition: $CUZK_ENGINE_GPU_JOBS (default 12), $CUZK_ENGINE_GPU_NC
  * (default 16384). Without a CUDA device the GPU prover must refuse with
  * CUZK_ERR_NO_DEVICE (the daemon then falls back to the CPU prover) and the
- * test prints "skipped: no CUDA device".
+ * test prints "SKIPPED: no CUDA device" (CTest: Skipped).
  */
 #include "cuzk/gpu.h"
 #include "engine_test.h"
@@ -175,8 +175,7 @@ int main(void)
         unsigned zero = 0;
         CHECK(cuzk_engine_gpu_prover(&p, NULL, 0) == CUZK_ERR_NO_DEVICE);
         CHECK(cuzk_engine_gpu_prover(&p, &zero, 1) == CUZK_ERR_NO_DEVICE);
-        printf("skipped: no CUDA device\n");
-        return tu_finish("test_engine_gpu");
+        return tu_skip("test_engine_gpu", "no CUDA device (the CPU fallback's refusals were checked)");
     }
     unsigned bad = (unsigned)count; /* an ordinal that does not exist */
     CHECK(cuzk_engine_gpu_prover(&p, &bad, 1) == CUZK_ERR_NO_DEVICE);

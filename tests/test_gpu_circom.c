@@ -10,7 +10,7 @@
  *     verifier, a tampered proof and a tampered public input are rejected.
  *     With $CUZK_CIRCOM_OUT set, NAME.gpu.proof.json and NAME.gpu.public.json
  *     are written there for snarkjs to verify on another machine.
- * Without a CUDA device: "skipped: no CUDA device". */
+ * Without a CUDA device: "SKIPPED: no CUDA device" (CTest: Skipped). */
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,8 +182,7 @@ int main(void)
     tu_init(&rng, "test_gpu_circom");
     int count = 0;
     if (cuzk_gpu_device_count(&count) != CUZK_OK || count == 0) {
-        printf("test_gpu_circom: skipped: no CUDA device\n");
-        return 0;
+        return tu_skip("test_gpu_circom", "no CUDA device");
     }
     char msg[256];
     cuzk_gpu_device *dev;

@@ -3,7 +3,7 @@
  * multiplication the kernels use (f_mul), both versions it can be (the
  * even/odd CIOS and the single-accumulator one), squaring, addition and
  * subtraction, in Fp and Fr; limbs must be bit-identical. Without a CUDA
- * device: prints "skipped: no CUDA device" and passes. */
+ * device: prints "SKIPPED: no CUDA device" (CTest: Skipped). */
 #include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,8 +116,7 @@ int main(void)
 {
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        printf("test_gpu_ff: skipped: no CUDA device\n");
-        return 0;
+        return tu_skip("test_gpu_ff", "no CUDA device");
     }
     cuzk_rng rng;
     tu_init(&rng, "test_gpu_ff");

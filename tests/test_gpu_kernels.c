@@ -4,7 +4,7 @@
  * limbs), Groth16's H (bit-identical), G1/G2 MSMs for many sizes including
  * non-powers of two, all-zero, all-one, boolean-heavy and small scalars,
  * repeated bases and points at infinity. Without a CUDA device: prints
- * "skipped: no CUDA device" and passes. CUZK_GPU_BIG=1 adds larger sizes. */
+ * "SKIPPED: no CUDA device" (CTest: Skipped). CUZK_GPU_BIG=1 adds larger sizes. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,8 +186,7 @@ int main(void)
     tu_init(&rng, "test_gpu_kernels");
     int count = 0;
     if (cuzk_gpu_device_count(&count) != CUZK_OK || count == 0) {
-        printf("test_gpu_kernels: skipped: no CUDA device\n");
-        return 0;
+        return tu_skip("test_gpu_kernels", "no CUDA device");
     }
     char msg[256];
     cuzk_gpu_device *dev;

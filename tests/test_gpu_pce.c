@@ -9,7 +9,7 @@
  * c), verifies, a tampered witness value gives a rejected proof; the device
  * copy is released and re-uploaded with the same result; two workers prove
  * partitions concurrently from one resident PCE; a PCE of another circuit
- * is refused. Without a CUDA device: "skipped: no CUDA device". */
+ * is refused. Without a CUDA device: "SKIPPED: no CUDA device" (CTest: Skipped). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,8 +198,7 @@ int main(void)
     tu_init(&rng, "test_gpu_pce");
     int count = 0;
     if (cuzk_gpu_device_count(&count) != CUZK_OK || count == 0) {
-        printf("test_gpu_pce: skipped: no CUDA device\n");
-        return 0;
+        return tu_skip("test_gpu_pce", "no CUDA device");
     }
     char msg[256];
     cuzk_gpu_device *dev;

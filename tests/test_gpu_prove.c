@@ -3,7 +3,7 @@
  * with queries by index, a tampered witness gives a rejected proof; and the
  * concurrency case: 2 workers on one device proving 20 partitions of one
  * circuit concurrently for $CUZK_GPU_ROUNDS rounds (default 3; the device
- * script runs 50), every partition checked. Without a CUDA device: "skipped: no CUDA device". */
+ * script runs 50), every partition checked. Without a CUDA device: "SKIPPED: no CUDA device" (CTest: Skipped). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,8 +112,7 @@ int main(void)
     tu_init(&rng, "test_gpu_prove");
     int count = 0;
     if (cuzk_gpu_device_count(&count) != CUZK_OK || count == 0) {
-        printf("test_gpu_prove: skipped: no CUDA device\n");
-        return 0;
+        return tu_skip("test_gpu_prove", "no CUDA device");
     }
     const char *re = getenv("CUZK_GPU_ROUNDS");
     int rounds = re ? atoi(re) : 3;

@@ -5,7 +5,7 @@
  * circuit with the same toxic waste on the CPU and through the GPU backend:
  * the .params and .vk bytes must be identical, and a proof made with the GPU
  * parameters must verify while a tampered one must not. Without a CUDA
- * device: prints "skipped: no CUDA device" and passes. */
+ * device: prints "SKIPPED: no CUDA device" (CTest: Skipped). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,8 +124,7 @@ int main(void)
     tu_init(&rng, "test_gpu_setup");
     int count = 0;
     if (cuzk_gpu_device_count(&count) != CUZK_OK || count == 0) {
-        printf("test_gpu_setup: skipped: no CUDA device\n");
-        return 0;
+        return tu_skip("test_gpu_setup", "no CUDA device");
     }
     char msg[256];
     cuzk_gpu_device *dev;

@@ -18,6 +18,13 @@ int tu_finish(const char *test_name)
     return (tu_failed == 0 && tu_passed > 0) ? 0 : 1;
 }
 
+int tu_skip(const char *test_name, const char *why)
+{
+    if (tu_failed) return tu_finish(test_name);
+    printf("%s: SKIPPED: %s\n", test_name, why);
+    return TU_SKIP;
+}
+
 void tu_hex(char *out, const uint8_t *in, size_t len) { cuzk_hex_encode(out, in, len); }
 
 static int nibble(char c)

@@ -45,6 +45,12 @@ extern unsigned long tu_passed, tu_failed;
 void tu_init(cuzk_rng *rng, const char *test_name);
 /* Prints the summary line; returns the process exit code. */
 int tu_finish(const char *test_name);
+/* What did not run and why: prints "<test>: SKIPPED: <why>" and returns
+ * TU_SKIP, which CTest reports as Skipped (SKIP_RETURN_CODE). A test that
+ * checked something before it had to stop passes those checks' verdict:
+ * a failure stays a failure. */
+#define TU_SKIP 77
+int tu_skip(const char *test_name, const char *why);
 /* out = k·G for the standard generators (test points with known discrete logs). */
 void tu_g1_mul_gen(cuzk_g1_affine *out, const cuzk_fr *k);
 void tu_g2_mul_gen(cuzk_g2_affine *out, const cuzk_fr *k);

@@ -1,5 +1,5 @@
 /*
- * R1CS constraint systems: one synthesis interface, four backends.
+ * R1CS constraint systems: one synthesis interface, five backends.
  *
  * Circuits are written once against cuzk_cs and run on any backend:
  *   WitnessCS          values only, enforce is a no-op (fast witness path)
@@ -172,7 +172,7 @@ void cuzk_cs_push_ns(cuzk_cs *cs, const char *fmt, ...) __attribute__((format(pr
 void cuzk_cs_pop_ns(cuzk_cs *cs);
 /* Current path ("" at the root); meaningful only where names are kept. */
 const char *cuzk_cs_ns_path(const cuzk_cs *cs);
-/* All four backends are extensible. */
+/* All five backends are extensible. */
 bool cuzk_cs_is_extensible(const cuzk_cs *cs);
 /*
  * Appends child to parent (same kind, neither finalized): child's input 0

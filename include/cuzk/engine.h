@@ -88,20 +88,23 @@ typedef struct cuzk_engine_kind {
      * 0: learned from the largest partition seen so far. */
     uint64_t witness_bytes;
     /* Partition `partition` of the circuit into cs (any backend; ONE is
-     * allocated, the engine finalizes). Returns CUZK_OK or an error. */
-    int (*synthesize)(void *ctx, cuzk_cs *cs, const void *inputs, size_t inputs_len,
+     * allocated, the engine finalizes). inputs are the job's bytes as
+     * submitted; prepared is what prepare made of them (NULL for a kind
+     * without prepare, and for a background PCE extraction, which may
+     * outlive the job: the blank circuit). Returns CUZK_OK or an error. */
+    int (*synthesize)(void *ctx, cuzk_cs *cs, const void *inputs, size_t inputs_len, const void *prepared,
                       uint32_t partition);
-    /* The num_public_inputs public inputs of a partition, computed natively. */
-    int (*public_inputs)(void *ctx, cuzk_fr *out, const void *inputs, size_t inputs_len,
+    /* The num_public_inputs public inputs of a partition, computed natively
+     * (inputs and prepared as for synthesize). */
+    int (*public_inputs)(void *ctx, cuzk_fr *out, const void *inputs, size_t inputs_len, const void *prepared,
                          uint32_t partition);
     /* Optional: rejects malformed inputs at submit (CUZK_OK or an error). */
     int (*check_inputs)(void *ctx, const void *inputs, size_t inputs_len);
     /* Optional, for inputs worth parsing once (a 50 MB C1 JSON): called at
-     * submit; on success *prepared is the job's parsed inputs and synthesize
-     * and public_inputs receive it as `inputs` with inputs_len 0 (the raw
-     * bytes still decide idempotency). On failure a message naming the bad
-     * field goes to err. Background PCE extraction, which may outlive the
-     * job, gets inputs NULL (the blank circuit). prepared_free releases it. */
+     * submit; on success *prepared is the job's parsed inputs, which
+     * synthesize and public_inputs receive as `prepared` (the raw bytes
+     * still decide idempotency). On failure a message naming the bad field
+     * goes to err. prepared_free releases it. */
     int (*prepare)(void *ctx, const void *inputs, size_t inputs_len, void **prepared, char *err,
                    size_t err_len);
     void (*prepared_free)(void *ctx, void *prepared);
@@ -269,7 +272,8 @@ typedef struct cuzk_engine_pce {
     int (*extract)(void *ctx, const cuzk_engine_kind *kind, const void *inputs, size_t inputs_len,
                    void **pce, uint64_t *bytes);
     int (*witness)(void *ctx, void *pce, const cuzk_engine_kind *kind, const void *inputs,
-                   size_t inputs_len, uint32_t partition, unsigned flags, cuzk_engine_witness *out);
+                   size_t inputs_len, const void *prepared, uint32_t partition, unsigned flags,
+                   cuzk_engine_witness *out);
     uint64_t (*estimate_bytes)(void *ctx, const cuzk_engine_kind *kind);
     void (*free)(void *ctx, void *pce);
     void *ctx;

@@ -10,7 +10,7 @@
 #include "cuzk/error.h"
 #include "cuzk/fp.h"
 #include "cuzk/ntt.h"
-#include "groth16/groth16_internal.h"
+#include "cuzk/parallel.h"
 
 #define G1_BYTES 96
 #define G2_BYTES 192
@@ -74,7 +74,7 @@ typedef struct {
     size_t first_bad; /* n when none */
 } pts_job;
 
-static void pts_chunk(void *p, size_t lo, size_t hi)
+static void pts_chunk(void *p, unsigned worker, size_t lo, size_t hi)
 {
     pts_job *j = p;
     const size_t sz = j->g2 ? G2_BYTES : G1_BYTES;
@@ -95,7 +95,7 @@ static int read_points(void *dst, const uint8_t *buf, uint64_t off, size_t n, bo
 {
     pts_job j = {.src = buf + off, .dst = dst, .g2 = g2, .subgroup = subgroup, .first_bad = n};
     pthread_mutex_init(&j.mu, NULL);
-    cuzk_g16_par_for(n, nthreads, pts_chunk, &j);
+    cuzk_parallel_for(n, 0, nthreads, pts_chunk, &j);
     pthread_mutex_destroy(&j.mu);
     if (j.first_bad == n) return CUZK_OK;
     const size_t i = j.first_bad, sz = g2 ? G2_BYTES : G1_BYTES;

@@ -6,6 +6,7 @@
 #define CUZK_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* A command's entry point: argv[0] is the command's own name. Returns the
@@ -20,12 +21,17 @@ typedef struct cuzk_cli_command {
 
 /* Prints "cuzk: <msg>\n" on stderr. */
 void cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The whole file (cuzk_file_read, NUL-terminated) or NULL after printing
+ * "cuzk: <what>: cannot read <path>: <why>". free() it. */
+uint8_t *cli_read_file(const char *what, const char *path, size_t *len);
+/* Writes len bytes to path (created or truncated): 0, or -1 after printing why. */
+int cli_write_file(const char *path, const void *buf, size_t len);
 /* Wall-clock seconds (monotonic). */
 double cli_now(void);
-/* Parses an unsigned integer with optional K/M/G (powers of 1024) suffix. */
+/* A count: an unsigned integer with an optional K/M/G multiplier (powers
+ * of 1024: "--constraints 1M"). Byte sizes are cuzk_size_parse's
+ * (include/cuzk/size.h: "2KiB", "32GiB"). */
 bool cli_parse_u64(const char *s, uint64_t *out);
-/* A byte size: "2KiB", "32GiB", "8M", "2048" (powers of 1024). */
-bool cli_parse_size(const char *s, uint64_t *out);
 /* Worker threads: CUZK_THREADS or the online CPU count. */
 unsigned cli_default_threads(void);
 

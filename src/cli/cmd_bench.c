@@ -23,11 +23,12 @@
 #include <strings.h>
 
 #include "cli/cli.h"
+#include "cuzk/size.h"
 #include "cuzk/base64.h"
 #include "cuzk/hex.h"
 #include "cuzk/rng.h"
 #include "cuzk/v1/proving.pb-c.h"
-#include "request_file.h"
+#include "cuzk/fil_request_file.h"
 #include "server/grpc_adapter.h"
 #include "server/tls.h"
 
@@ -123,20 +124,6 @@ static int call(const char *method, const ProtobufCMessage *req, const ProtobufC
     return code;
 }
 
-static uint8_t *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) free(b), b = NULL;
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
-
 static uint8_t *vanilla_data, *c1_data;
 static size_t vanilla_len, c1_len;
 static ProtobufCBinaryData *vanilla_list; /* --vanilla as a JSON array of base64 proofs */
@@ -172,7 +159,7 @@ static int vanilla_parse(const char *path)
     json_decref(root);
     return rc;
 }
-static cli_request request; /* --request FILE */
+static cuzk_fil_request_file request; /* --request FILE */
 static ProtobufCBinaryData *request_blobs;
 
 /* One Prove call; fills r. */
@@ -195,7 +182,7 @@ static void prove_one(int kind_ix, uint64_t index, record *r)
     s.registered_proof = O.registered_proof;
     s.priority = (Cuzk__V1__Priority)O.priority;
     if (O.request) {
-        const cli_request *q = &request;
+        const cuzk_fil_request_file *q = &request;
         s.sector_size = q->sector_size;
         s.registered_proof = q->registered_proof;
         s.sector_number = q->sector_number;
@@ -604,7 +591,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: cuzk bench <verb> [--addr ADDR] [--token T] [--timeout SECONDS] [options]\n\n"
-            "  single  --type KIND [--vanilla FILE] [--sector-size BYTES] [--registered-proof N] [--priority 0-4]\n"
+            "  single  --type KIND [--vanilla FILE] [--sector-size SIZE] [--registered-proof N] [--priority 0-4]\n"
             "          [--c1 FILE] [--sector-num N] [--miner-id N] [--partition N] [--randomness HEX]\n"
             "          [--comm-r-old HEX] [--comm-r-new HEX] [--comm-d-new HEX]   (curio's cuzk-bench form)\n"
             "          or --request FILE (a request written by `cuzk gen-vanilla`: kind, fields, vanilla proofs)\n"
@@ -667,7 +654,7 @@ int cmd_bench(int argc, char **argv)
         else if (!strcmp(a, "--mix")) O.mix = v;
         else if (!strcmp(a, "--circuit-id")) O.circuit_id = v;
         else if (!strcmp(a, "--job-id")) O.job_id = v;
-        else if (!strcmp(a, "--sector-size") && cli_parse_u64(v, &x)) O.sector_size = x, O.sector_size_set = true;
+        else if (!strcmp(a, "--sector-size") && cuzk_size_parse(v, &x)) O.sector_size = x, O.sector_size_set = true;
         else if (!strcmp(a, "--registered-proof") && cli_parse_u64(v, &x)) O.registered_proof = x, O.registered_proof_set = true;
         else if (!strcmp(a, "--priority") && cli_parse_u64(v, &x) && x <= 4) O.priority = (int)x;
         else if ((!strcmp(a, "--count") || !strcmp(a, "-c")) && cli_parse_u64(v, &x) && x && x < 1000000) O.count = (uint32_t)x;
@@ -682,7 +669,7 @@ int cmd_bench(int argc, char **argv)
     bool needs_kind = !strcmp(verb, "single") || !strcmp(verb, "batch");
     char err[2048]; /* a TLS error names two paths */
     if (O.request) {
-        if (cli_request_read(O.request, &request, err, sizeof err)) return cli_errorf("bench: %s", err), 1;
+        if (cuzk_fil_request_file_read(O.request, &request, err, sizeof err)) return cli_errorf("bench: %s", err), 1;
         O.kind = request.proof_kind;
         request_blobs = calloc(request.num_blobs, sizeof *request_blobs);
         if (!request_blobs) return cli_errorf("bench: out of memory"), 1;
@@ -706,9 +693,8 @@ int cmd_bench(int argc, char **argv)
     if ((!strcmp(verb, "preload") || !strcmp(verb, "evict")) && !O.circuit_id)
         return cli_errorf("bench %s: --circuit-id is required", verb), 2;
     if (!strcmp(verb, "cancel") && !O.job_id) return cli_errorf("bench cancel: --job-id is required"), 2;
-    if (O.vanilla && !(vanilla_data = read_file(O.vanilla, &vanilla_len)))
-        return cli_errorf("bench: cannot read %s", O.vanilla), 1;
-    if (O.c1 && !(c1_data = read_file(O.c1, &c1_len))) return cli_errorf("bench: cannot read %s", O.c1), 1;
+    if (O.vanilla && !(vanilla_data = cli_read_file("bench", O.vanilla, &vanilla_len))) return 1;
+    if (O.c1 && !(c1_data = cli_read_file("bench", O.c1, &c1_len))) return 1;
     if (O.c1 && O.vanilla) return cli_errorf("bench: --c1 (PoRep) and --vanilla (PoSt, SnapDeals): one of them"), 2;
     if (vanilla_data && vanilla_parse(O.vanilla)) return 1;
     cuzk_rng_seed_os(&rng);
@@ -736,6 +722,6 @@ int cmd_bench(int argc, char **argv)
     for (size_t i = 0; i < vanilla_n; i++) free(vanilla_list[i].data);
     free(vanilla_list);
     free(request_blobs);
-    cli_request_free(&request);
+    cuzk_fil_request_file_free(&request);
     return rc;
 }

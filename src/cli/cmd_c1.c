@@ -8,25 +8,6 @@
 #include "cuzk/c1.h"
 #include "cuzk/error.h"
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 1 << 20, n = 0;
-    uint8_t *b = malloc(cap);
-    for (size_t r; b && (r = fread(b + n, 1, cap - n, f)) > 0;) {
-        n += r;
-        if (n == cap) {
-            uint8_t *nb = realloc(b, cap *= 2);
-            if (!nb) free(b);
-            b = nb;
-        }
-    }
-    fclose(f);
-    *len = n;
-    return b;
-}
-
 static int c1_check(int argc, char **argv)
 {
     const char *file = NULL;
@@ -48,11 +29,8 @@ static int c1_check(int argc, char **argv)
         return 2;
     }
     size_t len = 0;
-    uint8_t *buf = slurp(file, &len);
-    if (!buf) {
-        cli_errorf("c1 check: cannot read %s", file);
-        return 1;
-    }
+    uint8_t *buf = cli_read_file("c1 check", file, &len);
+    if (!buf) return 1;
     char err[512];
     cuzk_fil_c1 *c1;
     double t0 = cli_now();

@@ -78,35 +78,6 @@ static bool need(const char *v, const char *name)
     return false;
 }
 
-/* Whole file into a malloc'd buffer. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        cli_errorf("circom: cannot open %s: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *b = malloc(cap);
-    for (size_t got; b && (got = fread(b + n, 1, cap - n, f)) > 0;) {
-        n += got;
-        if (n == cap) {
-            char *nb = realloc(b, cap *= 2);
-            if (!nb) free(b);
-            b = nb;
-        }
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (!b || bad) {
-        free(b);
-        cli_errorf("circom: cannot read %s", path);
-        return NULL;
-    }
-    *len = n;
-    return b;
-}
-
 static bool spit(const char *path, const char *text)
 {
     FILE *f = text ? fopen(path, "wb") : NULL;
@@ -223,7 +194,9 @@ static int do_verify(const opts *o)
 {
     if (!need(o->vk, "--vk") || !need(o->pub, "--public") || !need(o->proof, "--proof")) return 2;
     size_t lv, lp, lq;
-    char *bv = slurp(o->vk, &lv), *bp = bv ? slurp(o->pub, &lp) : NULL, *bq = bp ? slurp(o->proof, &lq) : NULL;
+    char *bv = (char *)cli_read_file("circom", o->vk, &lv);
+    char *bp = bv ? (char *)cli_read_file("circom", o->pub, &lp) : NULL;
+    char *bq = bp ? (char *)cli_read_file("circom", o->proof, &lq) : NULL;
     int ret = 1;
     cuzk_circom_error e;
     cuzk_groth16_vk vk = {0};

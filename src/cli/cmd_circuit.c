@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cuzk/size.h"
 #include "cuzk/cs.h"
 #include "cuzk/error.h"
 #include "cuzk/porep.h"
@@ -40,7 +41,7 @@ static int circuit_info(int argc, char **argv)
         } else if (!strcmp(argv[i], "--kind") && i + 1 < argc) {
             kind = argv[++i];
         } else if (!strcmp(argv[i], "--sector-size") && i + 1 < argc) {
-            if (!cli_parse_size(argv[++i], &size)) {
+            if (!cuzk_size_parse(argv[++i], &size)) {
                 cli_errorf("bad sector size '%s'", argv[i]);
                 return 2;
             }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cuzk/size.h"
 #include "cuzk/cluster.h"
 #include "cuzk/error.h"
 #include "server/config.h"
@@ -281,7 +282,7 @@ int cmd_cluster(int argc, char **argv)
         uint64_t *num = !strcmp(a, "--hosts") ? &hosts : !strcmp(a, "--jobs") ? &jobs
                         : !strcmp(a, "--partitions") ? &parts : !strcmp(a, "--batch") ? &batch : NULL;
         if (!strcmp(a, "--config") && v) config = v, i++;
-        else if (!strcmp(a, "--payload") && !strcmp(sub, "load") && v && cli_parse_size(v, &payload) &&
+        else if (!strcmp(a, "--payload") && !strcmp(sub, "load") && v && cuzk_size_parse(v, &payload) &&
                  payload <= (512ull << 20))
             i++;
         else if (!strcmp(a, "--conninfo") && v) conninfo = v, i++;

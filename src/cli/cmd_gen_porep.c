@@ -12,9 +12,10 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "cuzk/size.h"
 #include "cuzk/error.h"
 #include "cuzk/seal.h"
-#include "request_file.h"
+#include "cuzk/fil_request_file.h"
 
 typedef struct prog {
     double t0, last;
@@ -28,18 +29,6 @@ static void on_progress(void *ctx, const char *phase, uint64_t done, uint64_t to
     p->last = t;
     fprintf(stderr, "porep: %-14s %5.1f%%  (%.1f s)\n", phase, total ? 100.0 * (double)done / (double)total : 0.0,
             t - p->t0);
-}
-
-/* "2KiB", "8MiB", "32GiB", "2048", "2K" */
-static int parse_size(const char *s, uint64_t *out)
-{
-    char buf[32];
-    size_t n = strlen(s);
-    if (n == 0 || n >= sizeof buf) return 0;
-    memcpy(buf, s, n + 1);
-    if (n > 2 && !strcmp(buf + n - 2, "iB")) buf[n - 2] = 0;
-    else if (n > 1 && buf[n - 1] == 'B') buf[n - 1] = 0;
-    return cli_parse_u64(buf, out);
 }
 
 /* StackedDrg<size>V1_1 for a registered size; for the test-only sizes the 2KiB proof. */
@@ -70,7 +59,7 @@ static int write_c1_files(const cuzk_fil_c1 *c1, const char *dir, uint64_t secto
     if (f && fclose(f)) rc = CUZK_ERR_IO;
     if (rc) return rc;
     char *files[1] = {"c1.json"};
-    cli_request r = {.proof_kind = "porep",
+    cuzk_fil_request_file r = {.proof_kind = "porep",
                      .sector_size = c1->cfg.sector_size,
                      .registered_proof = c1->registered_proof,
                      .sector_number = sector_id,
@@ -79,7 +68,7 @@ static int write_c1_files(const cuzk_fil_c1 *c1, const char *dir, uint64_t secto
                      .num_blobs = 1,
                      .blob_files = files};
     snprintf(path, sizeof path, "%s/request.json", dir);
-    return cli_request_write(path, &r) ? CUZK_ERR_IO : 0;
+    return cuzk_fil_request_file_write(path, &r) ? CUZK_ERR_IO : 0;
 }
 
 static void usage(void)
@@ -117,7 +106,7 @@ int cmd_gen_porep(int argc, char **argv)
         }
         i++;
         if (!strcmp(a, "--out")) out = v;
-        else if (!strcmp(a, "--sector-size") && parse_size(v, &size)) continue;
+        else if (!strcmp(a, "--sector-size") && cuzk_size_parse(v, &size)) continue;
         else if (!strcmp(a, "--seed") && cli_parse_u64(v, &p.seed)) continue;
         else if (!strcmp(a, "--registered-proof") && cli_parse_u64(v, &rp)) continue;
         else if (!strcmp(a, "--miner-id") && cli_parse_u64(v, &p.miner_id)) continue;

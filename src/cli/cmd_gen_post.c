@@ -3,7 +3,7 @@
  * directories (cmd_gen.c), laid out as filecoin-proofs-api's generate_single_vanilla_proof
  * returns them (fil_vanilla.h), plus the request that proves them:
  *   OUT/vanilla-<i>.bin  one per sector (WinningPoSt: the sector cuzk selects)
- *   OUT/request.json     the request file (request_file.h)
+ *   OUT/request.json     the request file (include/cuzk/fil_request_file.h)
  *   OUT/sectors.json     {"sectors": [{"sector_id", "comm_r", "dir"}], "selected"} for verifiers
  * Deterministic: the randomness is --randomness or drawn from --seed.
  * --synthetic: no sector directories; the vanilla proofs of --sectors consistent stand-in sectors
@@ -18,9 +18,10 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "cuzk/size.h"
 #include "cuzk/fil_vanilla.h"
 #include "cuzk/hex.h"
-#include "request_file.h"
+#include "cuzk/fil_request_file.h"
 
 #define MAX_SECTORS 4096
 
@@ -83,7 +84,7 @@ static int write_outputs(const char *out, bool winning, const cuzk_fil_post_proo
                          const uint64_t *ids, const uint8_t (*comm_r)[32], const char *const *dirs, long selected)
 {
     int rc = 0;
-    cli_request r = {.proof_kind = winning ? "winning" : "wpost",
+    cuzk_fil_request_file r = {.proof_kind = winning ? "winning" : "wpost",
                      .sector_size = p->sector_size,
                      .registered_proof = proof_id,
                      .sector_number = ids[0],
@@ -95,7 +96,7 @@ static int write_outputs(const char *out, bool winning, const cuzk_fil_post_proo
     memcpy(r.randomness, rnd, 32);
     char path[4096];
     snprintf(path, sizeof path, "%s/request.json", out);
-    if (cli_request_write(path, &r)) {
+    if (cuzk_fil_request_file_write(path, &r)) {
         cli_errorf("%s: %s", path, strerror(errno));
         rc = 1;
     }
@@ -193,7 +194,7 @@ int cmd_gen_post(int argc, char **argv)
             synthetic = true;
             continue;
         } else if (!strcmp(a, "--sector") && v && nd < MAX_SECTORS) dirs[nd++] = v;
-        else if (!strcmp(a, "--sector-size") && v) ok = cli_parse_size(v, &syn_size);
+        else if (!strcmp(a, "--sector-size") && v) ok = cuzk_size_parse(v, &syn_size);
         else if (!strcmp(a, "--sectors") && v) ok = cli_parse_u64(v, &syn_count) && syn_count > 0;
         else if (!strcmp(a, "--sector-id") && v) ok = cli_parse_u64(v, &syn_first);
         else if (!strcmp(a, "--out") && v) out = v;

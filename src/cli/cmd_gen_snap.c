@@ -4,7 +4,7 @@
  * the updated sector's directory (so PoSt can run on it) and holds the request that proves it:
  *   OUT/sector.json, data.bin, replica.bin   the updated sector (comm_d, comm_r new)
  *   OUT/vanilla-p<k>.bin                     partition k's vanilla proof (PartitionProof bincode)
- *   OUT/request.json                         the request file (request_file.h)
+ *   OUT/request.json                         the request file (include/cuzk/fil_request_file.h)
  * --synthetic: no sector directory; a stand-in update of --sector-size (any registered size,
  * e.g. 32GiB, which takes hours to seal) from --seed (cuzk_fil_snap_synthetic: trees of runs
  * of equal leaves, seconds at any size). OUT then holds only the vanilla proofs and
@@ -17,8 +17,9 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "cuzk/size.h"
 #include "cuzk/fil_vanilla.h"
-#include "request_file.h"
+#include "cuzk/fil_request_file.h"
 
 static void usage(void)
 {
@@ -59,7 +60,7 @@ static int write_request(const char *out, uint64_t size, uint64_t id, uint64_t s
         if (rc) cli_errorf("%s: cannot write", path);
     }
     if (!rc) {
-        cli_request r = {.proof_kind = "snap",
+        cuzk_fil_request_file r = {.proof_kind = "snap",
                          .sector_size = size,
                          .registered_proof = id,
                          .sector_number = sector,
@@ -71,7 +72,7 @@ static int write_request(const char *out, uint64_t size, uint64_t id, uint64_t s
         memcpy(r.comm_r_new, comm_r_new, 32);
         memcpy(r.comm_d_new, comm_d_new, 32);
         snprintf(path, sizeof path, "%s/request.json", out);
-        if (cli_request_write(path, &r)) {
+        if (cuzk_fil_request_file_write(path, &r)) {
             cli_errorf("%s: cannot write", path);
             rc = 1;
         }
@@ -129,7 +130,7 @@ int cmd_gen_snap(int argc, char **argv)
         } else if (!strcmp(a, "--sector") && v) dir = v;
         else if (!strcmp(a, "--out") && v) out = v;
         else if (!strcmp(a, "--seed") && v) ok = have_seed = cli_parse_u64(v, &seed);
-        else if (!strcmp(a, "--sector-size") && v) ok = cli_parse_size(v, &size);
+        else if (!strcmp(a, "--sector-size") && v) ok = cuzk_size_parse(v, &size);
         else if (!strcmp(a, "--sector-id") && v) ok = have_sector = cli_parse_u64(v, &sector);
         else if (!strcmp(a, "--miner") && v) ok = have_miner = cli_parse_u64(v, &miner);
         else ok = false;

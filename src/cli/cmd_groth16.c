@@ -17,8 +17,9 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/setup.h"
+#include "cuzk/size.h"
 #include "cuzk/error.h"
-#include "cuzk/fil_params.h"
 #include "cuzk/gpu.h"
 #include "cuzk/groth16.h"
 #include "cuzk/test_circuits.h"
@@ -171,46 +172,6 @@ static int circ_public_inputs(const circ *c, uint64_t seed, cuzk_fr *out)
     return cuzk_sha256_chain_public_inputs(out, &s);
 }
 
-static unsigned log2_ceil(uint64_t m)
-{
-    unsigned k = 0;
-    while (((uint64_t)1 << k) < m) k++;
-    return k;
-}
-
-/* ---- small file helpers ------------------------------------------------- */
-
-static uint8_t *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return cli_errorf("%s: cannot open: %m", path), NULL;
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        return cli_errorf("%s: not a regular file", path), NULL;
-    }
-    size_t n = (size_t)st.st_size;
-    uint8_t *buf = malloc(n ? n : 1);
-    if (!buf || fread(buf, 1, n, f) != n) {
-        free(buf);
-        fclose(f);
-        return cli_errorf("%s: read failed", path), NULL;
-    }
-    fclose(f);
-    *len = n;
-    return buf;
-}
-
-static int write_all(const char *path, const uint8_t *buf, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f) return cli_errorf("%s: cannot create: %m", path), -1;
-    bool ok = fwrite(buf, 1, len, f) == len;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok) return cli_errorf("%s: write failed", path), -1;
-    return 0;
-}
-
 static int usage_error(const char *cmd)
 {
     fprintf(stderr, "(cuzk %s --help for the options)\n", cmd);
@@ -218,109 +179,6 @@ static int usage_error(const char *cmd)
 }
 
 /* ---- setup -------------------------------------------------------------- */
-
-static void setup_progress(void *ctx, const char *phase, uint64_t done, uint64_t total)
-{
-    double *last = ctx, t = cli_now();
-    if (t - last[0] < 2.0 && done < total) return; /* at most one line every 2 s */
-    last[0] = t;
-    fprintf(stderr, "setup: %5.1f%% (%s) %.1f s\n", 100.0 * (double)done / (double)(total ? total : 1),
-            phase, t - last[1]);
-}
-
-static const char test_params_banner[] =
-    "**********************************************************************\n"
-    "* TEST PARAMETERS. The toxic waste was drawn on this machine and only *\n"
-    "* wiped from memory: whoever could read it can forge proofs. Never a  *\n"
-    "* substitute for a multi-party ceremony (Filecoin's parameter files). *\n"
-    "**********************************************************************\n";
-
-/* Setup of a recorded circuit (freed here), then .params, .vk (and .meta when meta_path). */
-static int setup_and_write(cuzk_cs *cs, const char *params_path, const char *vk_path, const char *meta_path,
-                           const char *meta_json, unsigned threads, const cuzk_groth16_fixed_base *fb,
-                           double t0, double t1)
-{
-    cuzk_rng rng;
-    if (cuzk_rng_seed_os(&rng)) return cli_errorf("no OS entropy for the toxic waste"), cuzk_cs_free(cs), 1;
-    cuzk_groth16_params p;
-    double last[2] = {t1, t1};
-    int rc = cuzk_groth16_setup_with(&p, (const cuzk_recording_cs *)cs, &rng, threads, setup_progress, last, fb);
-    if (rc && fb) cli_errorf("GPU: %s", cuzk_gpu_worker_error((cuzk_gpu_worker *)fb->ctx));
-    memset(&rng, 0, sizeof rng);
-    cuzk_cs_free(cs);
-    if (rc) return cli_errorf("setup failed: %s", cuzk_strerror(rc)), 1;
-    double t2 = cli_now();
-    printf("setup: parameters (h %zu, l %zu, a %zu, b %zu) in %.2f s\n", p.n_h, p.n_l, p.n_a, p.n_b_g1, t2 - t1);
-
-    cuzk_groth16_error err;
-    rc = cuzk_groth16_params_write_file(&p, params_path, &err);
-    if (!rc) rc = cuzk_groth16_vk_write_file(&p.vk, vk_path, &err);
-    if (rc) cli_errorf("%s", err.msg);
-    if (!rc && meta_path) rc = write_all(meta_path, (const uint8_t *)meta_json, strlen(meta_json));
-    double t3 = cli_now();
-    if (!rc) {
-        printf("setup: wrote %s (%zu bytes) and %s (%zu bytes)%s%s in %.2f s\n", params_path,
-               cuzk_groth16_params_serialized_size(&p), vk_path, cuzk_groth16_vk_serialized_size(&p.vk),
-               meta_path ? " and " : "", meta_path ? meta_path : "", t3 - t2);
-        printf("setup: total %.2f s. These are TEST parameters, not a ceremony.\n", t3 - t0);
-    }
-    cuzk_groth16_params_free(&p);
-    return rc ? 1 : 0;
-}
-
-/* Options of `cuzk setup --kind`: a Filecoin circuit under its rust-fil-proofs file names. */
-typedef struct fil_setup {
-    const char *kind, *out;
-    uint64_t sector_size, proof;
-    bool have_proof;
-} fil_setup;
-
-static int setup_filecoin(const fil_setup *o, unsigned threads, const cuzk_groth16_fixed_base *fb)
-{
-    cuzk_fil_circuit c;
-    if (cuzk_fil_circuit_parse(o->kind, &c))
-        return cli_errorf("--kind: unknown '%s' (porep, window-post, winning-post, snap, snap-poseidon)", o->kind), 2;
-    uint64_t id = o->proof, size = o->sector_size;
-    if (o->have_proof) {
-        uint64_t ps = cuzk_fil_circuit_proof_sector_size(c, id);
-        if (!ps) return cli_errorf("--registered-proof: %llu is not a %s proof", (unsigned long long)id, o->kind), 2;
-        if (size && size != ps)
-            return cli_errorf("--sector-size %llu differs from registered proof %llu's %llu bytes",
-                              (unsigned long long)size, (unsigned long long)id, (unsigned long long)ps), 2;
-        size = ps;
-    } else if (!size) {
-        return cli_errorf("--kind needs --sector-size or --registered-proof"), 2;
-    } else if (cuzk_fil_circuit_default_proof(c, size, &id)) {
-        return cli_errorf("--sector-size: no registered %s proof has %llu-byte sectors", o->kind,
-                          (unsigned long long)size), 2;
-    }
-    const char *dir = o->out ? o->out : ".";
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) return cli_errorf("%s: cannot create: %m", dir), 1;
-    cuzk_fil_param_files pf;
-    if (cuzk_fil_param_files_for(&pf, c, id, dir)) return cli_errorf("%s: path too long", dir), 1;
-    char meta[64];
-    cuzk_fil_param_meta_json(meta, sizeof meta, size);
-    fputs(test_params_banner, stderr);
-    printf("setup: %s, %llu-byte sectors (registered proof %llu), %u threads: TEST parameters under the\n"
-           "       Filecoin name v28-%s\n",
-           o->kind, (unsigned long long)size, (unsigned long long)id, threads, pf.cache_id);
-
-    double t0 = cli_now();
-    cuzk_cs *cs = cuzk_cs_new(CUZK_CS_RECORDING);
-    if (!cs) return cli_errorf("out of memory"), 1;
-    int rc = cuzk_cs_alloc_one(cs);
-    if (!rc) rc = cuzk_fil_circuit_blank(cs, c, size, threads);
-    if (!rc) rc = cuzk_cs_error(cs);
-    if (!rc) rc = cuzk_cs_finalize(cs);
-    if (rc) {
-        cuzk_cs_free(cs);
-        return cli_errorf("synthesis of the blank %s circuit failed: %s", o->kind, cuzk_strerror(rc)), 1;
-    }
-    double t1 = cli_now();
-    printf("setup: recorded %zu constraints, %zu inputs, %zu aux, domain 2^%u in %.2f s\n", cs->num_constraints,
-           cs->num_inputs, cs->num_aux, log2_ceil(cs->num_constraints), t1 - t0);
-    return setup_and_write(cs, pf.params, pf.vk, pf.meta, meta, threads, fb, t0, t1);
-}
 
 int cmd_setup(int argc, char **argv)
 {
@@ -336,7 +194,7 @@ int cmd_setup(int argc, char **argv)
     circ c = {CIRC_SYNTHETIC, 0, 4, 1};
     const char *device = "cpu";
     files f = {0};
-    fil_setup fs = {0};
+    cli_fil_setup fs = {0};
     bool builtin_opts = false;
     unsigned threads = cli_default_threads();
     int opt;
@@ -364,7 +222,7 @@ int cmd_setup(int argc, char **argv)
         case OPT_OUT: fs.out = optarg; continue;
         case OPT_DEVICE: device = optarg; continue;
         case OPT_SECTOR_SIZE:
-            if (!cli_parse_size(optarg, &fs.sector_size) || !fs.sector_size)
+            if (!cuzk_size_parse(optarg, &fs.sector_size) || !fs.sector_size)
                 return cli_errorf("--sector-size: expected e.g. 2KiB, got '%s'", optarg), usage_error("setup");
             continue;
         case OPT_REG_PROOF:
@@ -410,25 +268,18 @@ int cmd_setup(int argc, char **argv)
     }
     int rc;
     if (fs.kind) {
-        rc = setup_filecoin(&fs, threads, gw ? &fb : NULL);
+        rc = cli_setup_filecoin(&fs, threads, gw ? &fb : NULL);
         if (rc == 2) rc = usage_error("setup");
     } else {
         circ_finish(&c, &f);
         char desc[160];
         circ_describe(&c, desc, sizeof desc);
-        fputs(test_params_banner, stderr);
+        fputs(cli_test_params_banner, stderr);
         printf("setup: %s, %u threads\n", desc, threads);
 
         double t0 = cli_now();
         cuzk_cs *cs = circ_build(&c, CUZK_CS_RECORDING, 0);
-        if (!cs) {
-            rc = 1;
-        } else {
-            double t1 = cli_now();
-            printf("setup: recorded %zu constraints, %zu inputs, %zu aux, domain 2^%u in %.2f s\n",
-                   cs->num_constraints, cs->num_inputs, cs->num_aux, log2_ceil(cs->num_constraints), t1 - t0);
-            rc = setup_and_write(cs, f.params, f.vk, NULL, NULL, threads, gw ? &fb : NULL, t0, t1);
-        }
+        rc = cs ? cli_setup_write(cs, f.params, f.vk, NULL, NULL, threads, gw ? &fb : NULL, t0) : 1;
     }
     if (gw) cuzk_gpu_worker_destroy(gw), cuzk_gpu_device_close(gd);
     return rc;
@@ -554,8 +405,8 @@ int cmd_prove(int argc, char **argv)
     printf("prove: %" PRIu64 " proof(s) in %.2f s (%.3f s each)\n", count, t3 - t2, (t3 - t2) / (double)count);
 
     for (uint64_t i = 0; i < count; i++) cuzk_groth16_proof_encode(pbytes + i * CUZK_GROTH16_PROOF_BYTES, &proofs[i]);
-    if (write_all(f.proof, pbytes, count * CUZK_GROTH16_PROOF_BYTES) ||
-        write_all(f.pub, pub, count * npub * CUZK_FR_BYTES))
+    if (cli_write_file(f.proof, pbytes, count * CUZK_GROTH16_PROOF_BYTES) ||
+        cli_write_file(f.pub, pub, count * npub * CUZK_FR_BYTES))
         goto out;
     printf("prove: wrote %s (%" PRIu64 " bytes) and %s\n", f.proof, count * CUZK_GROTH16_PROOF_BYTES, f.pub);
     ret = 0;
@@ -639,7 +490,7 @@ int cmd_verify(int argc, char **argv)
         goto out;
     }
     size_t plen;
-    if (!(pbytes = read_all(f.proof, &plen))) goto out;
+    if (!(pbytes = cli_read_file("verify", f.proof, &plen))) goto out;
     if (plen == 0 || plen % CUZK_GROTH16_PROOF_BYTES) {
         cli_errorf("%s: %zu bytes is not a positive multiple of %d (one proof)", f.proof, plen,
                    CUZK_GROTH16_PROOF_BYTES);
@@ -662,7 +513,7 @@ int cmd_verify(int argc, char **argv)
     }
     if (from_file) {
         size_t len;
-        if (!(pubbytes = read_all(f.pub, &len))) goto out;
+        if (!(pubbytes = cli_read_file("verify", f.pub, &len))) goto out;
         if (len != count * npub * CUZK_FR_BYTES) {
             cli_errorf("%s: %zu bytes, expected %zu (%zu proofs x %zu inputs x 32)", f.pub, len,
                        count * npub * CUZK_FR_BYTES, count, npub);

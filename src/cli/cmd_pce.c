@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/request_file.h"
+#include "cuzk/fil_request_file.h"
 #include "cuzk/fil_request.h"
 #include "cuzk/engine.h"
 #include "cuzk/error.h"
@@ -95,9 +95,9 @@ static int inspect(const char *path, bool verify, unsigned threads)
 static int check_request(const cuzk_pce *p, const char *circuit, const char *file, uint32_t partition,
                          unsigned threads)
 {
-    cli_request q;
+    cuzk_fil_request_file q;
     char err[640] = "";
-    if (cli_request_read(file, &q, err, sizeof err)) return cli_errorf("pce extract: %s", err), 1;
+    if (cuzk_fil_request_file_read(file, &q, err, sizeof err)) return cli_errorf("pce extract: %s", err), 1;
     cuzk_fil_request fr = {.kind = q.kind,
                            .partition_index = q.partition_index, .registered_proof = q.registered_proof,
                            .sector_size = q.sector_size, .sector_number = q.sector_number, .miner_id = q.miner_id,
@@ -135,7 +135,7 @@ static int check_request(const cuzk_pce *p, const char *circuit, const char *fil
     }
     free(enc);
     free(blobs);
-    cli_request_free(&q);
+    cuzk_fil_request_file_free(&q);
     return rc;
 }
 

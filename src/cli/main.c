@@ -2,6 +2,7 @@
  * cuzk: the command-line entry point. Dispatches `cuzk <command> ...` to the
  * command table below; each command parses its own options and has --help.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cuzk/error.h"
+#include "cuzk/file.h"
 
 /* Command entry points (cmd_*.c). */
 int cmd_version(int argc, char **argv);
@@ -56,6 +59,24 @@ void cli_errorf(const char *fmt, ...)
     va_end(ap);
 }
 
+uint8_t *cli_read_file(const char *what, const char *path, size_t *len)
+{
+    uint8_t *b;
+    int rc = cuzk_file_read(path, 0, &b, len);
+    if (rc) cli_errorf("%s: cannot read %s: %s", what, path, rc == CUZK_ERR_IO ? strerror(errno) : cuzk_strerror(rc));
+    return rc ? NULL : b;
+}
+
+int cli_write_file(const char *path, const void *buf, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return cli_errorf("%s: cannot create: %s", path, strerror(errno)), -1;
+    bool ok = fwrite(buf, 1, len, f) == len;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok) return cli_errorf("%s: write failed", path), -1;
+    return 0;
+}
+
 double cli_now(void)
 {
     struct timespec ts;
@@ -77,17 +98,6 @@ bool cli_parse_u64(const char *s, uint64_t *out)
     if (shift && v > (UINT64_MAX >> shift)) return false;
     *out = (uint64_t)v << shift;
     return true;
-}
-
-bool cli_parse_size(const char *s, uint64_t *out)
-{
-    char buf[32];
-    size_t n = s ? strlen(s) : 0;
-    if (n == 0 || n >= sizeof buf) return false;
-    memcpy(buf, s, n + 1);
-    if (n > 2 && (buf[n - 2] == 'i' || buf[n - 2] == 'I') && (buf[n - 1] == 'B' || buf[n - 1] == 'b'))
-        buf[n - 2] = 0; /* KiB -> K */
-    return cli_parse_u64(buf, out);
 }
 
 unsigned cli_default_threads(void)

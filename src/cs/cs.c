@@ -1,6 +1,5 @@
 /* Backend-independent parts of the constraint-system interface: counting,
  * namespaces, dispatch and the parallel synthesis driver. */
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 
 #include "cuzk/cs.h"
 #include "cuzk/error.h"
+#include "cuzk/parallel.h"
 #include "cs_internal.h"
 
 static bool cs_usable(cuzk_cs *cs)
@@ -240,27 +240,23 @@ void cuzk_cs_base_init(cuzk_cs *cs, const cuzk_cs_vtable *vt, bool needs_values,
 
 typedef struct par_job {
     cuzk_cs **children;
-    size_t n;
     cuzk_cs_segment_fn fn;
     void *ctx;
     int *rc;
-    size_t next; /* atomic segment counter */
     bool forked; /* children are forks: ONE is already there */
 } par_job;
 
-static void *par_worker(void *arg)
+/* Segments [lo, hi) into their children (one segment per chunk). */
+static void par_segments(void *arg, unsigned worker, size_t lo, size_t hi)
 {
     par_job *j = arg;
-    for (;;) {
-        size_t s = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
-        if (s >= j->n) break;
+    for (size_t s = lo; s < hi; s++) {
         cuzk_cs *c = j->children[s];
         int e = j->forked ? 0 : cuzk_cs_alloc_one(c);
         if (!e) e = j->fn(c, s, j->ctx);
         if (!e) e = c->err;
         j->rc[s] = e;
     }
-    return NULL;
 }
 
 static int synthesize_parallel(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn, void *ctx,
@@ -283,21 +279,16 @@ static int synthesize_parallel(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn,
         }
         return 0;
     }
-    par_job j = {.n = n, .fn = fn, .ctx = ctx, .next = 0, .forked = forked};
+    par_job j = {.fn = fn, .ctx = ctx, .forked = forked};
     j.children = calloc(n, sizeof *j.children);
     j.rc = calloc(n, sizeof *j.rc);
-    pthread_t *th = calloc(nthreads, sizeof *th);
     int err = 0;
-    if (!j.children || !j.rc || !th) err = CUZK_ERR_NO_MEMORY;
+    if (!j.children || !j.rc) err = CUZK_ERR_NO_MEMORY;
     for (size_t s = 0; s < n && !err; s++)
         if (!(j.children[s] = forked ? cuzk_cs_fork(parent) : cuzk_cs_new_like(parent)))
             err = CUZK_ERR_NO_MEMORY;
-    unsigned started = 0;
     if (!err) {
-        for (; started < nthreads; started++)
-            if (pthread_create(&th[started], NULL, par_worker, &j)) break;
-        if (started == 0) par_worker(&j); /* no threads: run inline */
-        for (unsigned t = 0; t < started; t++) pthread_join(th[t], NULL);
+        cuzk_parallel_for(n, 1, nthreads, par_segments, &j);
         /* Extend in segment order; free each child as soon as it is merged. */
         for (size_t s = 0; s < n; s++) {
             if (!err && j.rc[s]) err = j.rc[s];
@@ -310,7 +301,6 @@ static int synthesize_parallel(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn,
         for (size_t s = 0; s < n; s++) cuzk_cs_free(j.children[s]);
     free(j.children);
     free(j.rc);
-    free(th);
     if (err) cuzk_cs_set_error(parent, err);
     return err;
 }

@@ -169,9 +169,6 @@ void cuzk_job_release(cuzk_job *j)
 }
 
 static bool job_final(const cuzk_job *j) { return j->state >= CUZK_JOB_DONE; }
-/* What the kind's callbacks receive: its parsed inputs, or the raw bytes. */
-static const void *job_inputs(const cuzk_job *j) { return j->prepared ? j->prepared : j->inputs; }
-static size_t job_inputs_len(const cuzk_job *j) { return j->prepared ? 0 : j->inputs_len; }
 
 static void part_release(cuzk_engine *e, part *p)
 {
@@ -686,10 +683,10 @@ static void run_synth(cuzk_engine *e, worker *w, task *t)
         if (e->cfg.stage_hook)
             e->cfg.stage_hook(e->cfg.hook_ctx, CUZK_STAGE_SYNTHESIS, j->request_id, p->index);
         if (t->pce)
-            err = e->pce.witness(e->pce.ctx, t->pce, &k->k, job_inputs(j), job_inputs_len(j), p->index,
+            err = e->pce.witness(e->pce.ctx, t->pce, &k->k, j->inputs, j->inputs_len, j->prepared, p->index,
                                  e->prover.defer_pce_eval ? CUZK_ENGINE_WITNESS_DEFER_EVAL : 0, &wit);
         if (t->pce && err == CUZK_ERR_FORMAT) pce_bad = true; /* failed its checksums after load */
-        if (!t->pce || pce_bad) err = witness_full(k, job_inputs(j), job_inputs_len(j), p->index, &wit);
+        if (!t->pce || pce_bad) err = witness_full(k, j->inputs, j->inputs_len, j->prepared, p->index, &wit);
     }
     double te = eng_now();
 
@@ -762,7 +759,7 @@ static void run_verify(cuzk_engine *e, worker *w, task *t)
     if (e->cfg.stage_hook) e->cfg.stage_hook(e->cfg.hook_ctx, CUZK_STAGE_VERIFY, j->request_id, p->index);
     uint32_t npub = k->k.num_public_inputs;
     cuzk_fr *pub = malloc((npub ? npub : 1) * sizeof *pub);
-    int err = pub ? k->k.public_inputs(k->k.ctx, pub, job_inputs(j), job_inputs_len(j), p->index)
+    int err = pub ? k->k.public_inputs(k->k.ctx, pub, j->inputs, j->inputs_len, j->prepared, p->index)
                   : CUZK_ERR_NO_MEMORY;
     int verr = CUZK_ERR_INTERNAL;
     if (err == CUZK_OK) verr = cuzk_groth16_verify(&k->srs->pvk, &p->proof, pub, npub);
@@ -1224,20 +1221,48 @@ void cuzk_engine_destroy(cuzk_engine *e)
 
 /* ---- the job API ------------------------------------------------------- */
 
+/* A request id the table already holds for a job still running or done: the
+ * same kind, bytes and partition are that job (CUZK_OK, *out referenced),
+ * anything else is refused (CUZK_ERR_INVALID_ARG; a finished one-partition
+ * job keeps no inputs to compare, so its id is refused too). Decided before
+ * the inputs are checked, parsed and copied (a 50 MB C1 is parsed in
+ * seconds); -1 when the id is new or its job failed, was cancelled or timed
+ * out (a retry). The check under the lock in cuzk_engine_submit stays for ids
+ * that arrive meanwhile. Called with e->mu held. */
+static int submit_known_id(cuzk_engine *e, const kind_entry *k, const cuzk_job_request *req, cuzk_job **out)
+{
+    cuzk_job *old = map_get(e, req->request_id);
+    if (!old || (job_final(old) && old->state != CUZK_JOB_DONE)) return -1;
+    if (old->inputs_dropped || old->kind != k || old->inputs_len != req->inputs_len ||
+        (req->inputs_len && memcmp(old->inputs, req->inputs, req->inputs_len)) ||
+        old->one_partition != req->one_partition || (req->one_partition && old->parts[0].index != req->partition))
+        return CUZK_ERR_INVALID_ARG;
+    atomic_fetch_add(&old->refs, 1);
+    e->c.jobs_duplicate++;
+    *out = old;
+    return CUZK_OK;
+}
+
 /* The checks every submit makes: arguments, kind, partition, the kind's
  * check_inputs and prepare (on success *prepared is the parsed inputs, or
- * NULL when the kind has no prepare: the caller frees it). */
-static int request_check(cuzk_engine *e, const cuzk_job_request *req, kind_entry **kind, void **prepared)
+ * NULL when the kind has no prepare: the caller frees it). With known, an id
+ * that names a running or completed job is answered first (submit_known_id):
+ * *known is then that job and nothing else is checked. */
+static int request_check(cuzk_engine *e, const cuzk_job_request *req, kind_entry **kind, void **prepared,
+                         cuzk_job **known)
 {
     *prepared = NULL;
+    if (known) *known = NULL;
     if (!e || !req || !req->request_id || !*req->request_id || !req->kind ||
         (!req->inputs && req->inputs_len) || req->priority < CUZK_PRIORITY_DEFAULT ||
         req->priority > CUZK_PRIORITY_CRITICAL)
         return CUZK_ERR_INVALID_ARG;
     pthread_mutex_lock(&e->mu);
     kind_entry *k = kind_find(e, req->kind);
+    int dup = k && known ? submit_known_id(e, k, req, known) : -1;
     pthread_mutex_unlock(&e->mu);
     if (!k) return CUZK_ERR_INVALID_ARG;
+    if (dup >= 0) return dup; /* *known set when CUZK_OK */
     if (req->one_partition && req->partition >= k->k.num_partitions) {
         if (req->error && req->error_len)
             snprintf(req->error, req->error_len, "%s: partition %u of %u", req->kind, req->partition,
@@ -1269,7 +1294,7 @@ int cuzk_engine_check_request(cuzk_engine *e, const cuzk_job_request *req)
 {
     kind_entry *k = NULL;
     void *prepared = NULL;
-    int err = request_check(e, req, &k, &prepared);
+    int err = request_check(e, req, &k, &prepared, NULL);
     if (prepared) k->k.prepared_free(k->k.ctx, prepared);
     return err;
 }
@@ -1292,8 +1317,14 @@ int cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *req, cuzk_job **o
     if (!out) return CUZK_ERR_INVALID_ARG;
     kind_entry *k = NULL;
     void *prepared = NULL;
-    int cerr = request_check(e, req, &k, &prepared);
+    cuzk_job *known = NULL;
+    int cerr = request_check(e, req, &k, &prepared, &known);
     if (cerr != CUZK_OK) return cerr;
+    if (known) { /* the same request again: its job, without parsing the inputs anew */
+        *out = known;
+        if (duplicate) *duplicate = true;
+        return CUZK_OK;
+    }
     cuzk_job *j = calloc(1, sizeof *j);
     if (!j) {
         if (prepared) k->k.prepared_free(k->k.ctx, prepared);

@@ -84,14 +84,14 @@ void kinds_free_all(cuzk_engine *e)
 
 static void cs_release(void *owner) { cuzk_cs_free(owner); }
 
-int witness_full(const kind_entry *k, const void *inputs, size_t len, uint32_t partition,
+int witness_full(const kind_entry *k, const void *inputs, size_t len, const void *prepared, uint32_t partition,
                  cuzk_engine_witness *out)
 {
     memset(out, 0, sizeof *out);
     cuzk_proving_cs *cs = cuzk_proving_cs_new();
     if (!cs) return CUZK_ERR_NO_MEMORY;
     int err = cuzk_cs_alloc_one(&cs->base);
-    if (!err) err = k->k.synthesize(k->k.ctx, &cs->base, inputs, len, partition);
+    if (!err) err = k->k.synthesize(k->k.ctx, &cs->base, inputs, len, prepared, partition);
     if (!err) err = cuzk_cs_error(&cs->base);
     if (!err) err = cuzk_cs_finalize(&cs->base);
     if (!err) err = cuzk_groth16_assignment_from_cs(&out->as, cs);
@@ -177,14 +177,16 @@ static int synth_check(void *ctx, const void *inputs, size_t len)
     return len == 8 && inputs ? CUZK_OK : CUZK_ERR_BAD_LENGTH;
 }
 
-static int synth_synthesize(void *ctx, cuzk_cs *cs, const void *inputs, size_t len, uint32_t partition)
+static int synth_synthesize(void *ctx, cuzk_cs *cs, const void *inputs, size_t len, const void *prepared,
+                            uint32_t partition)
 {
     if (synth_check(ctx, inputs, len)) return CUZK_ERR_BAD_LENGTH;
     cuzk_synthetic_spec s = synth_spec(ctx, inputs, partition);
     return cuzk_synthetic_synthesize(cs, &s);
 }
 
-static int synth_public(void *ctx, cuzk_fr *out, const void *inputs, size_t len, uint32_t partition)
+static int synth_public(void *ctx, cuzk_fr *out, const void *inputs, size_t len, const void *prepared,
+                        uint32_t partition)
 {
     if (synth_check(ctx, inputs, len)) return CUZK_ERR_BAD_LENGTH;
     cuzk_synthetic_spec s = synth_spec(ctx, inputs, partition);
@@ -237,7 +239,7 @@ int cuzk_engine_register_synthetic(cuzk_engine *e, const cuzk_engine_synthetic_k
         kind_entry probe = {.k = k};
         cuzk_engine_witness w;
         uint8_t zero[8] = {0};
-        err = witness_full(&probe, zero, sizeof zero, 0, &w);
+        err = witness_full(&probe, zero, sizeof zero, NULL, 0, &w);
         if (!err) {
             k.witness_bytes = witness_bytes(&w);
             w.release(w.owner);

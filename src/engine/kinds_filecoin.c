@@ -77,10 +77,11 @@ static int fil_prepare(void *ctx, const void *inputs, size_t len, void **prepare
 
 /* ---- synthesis and public inputs --------------------------------------------- */
 
-static int fil_synthesize(void *ctx, cuzk_cs *cs, const void *inputs, size_t len, uint32_t partition)
+static int fil_synthesize(void *ctx, cuzk_cs *cs, const void *inputs, size_t len, const void *prepared,
+                          uint32_t partition)
 {
     const fil_kind *fk = ctx;
-    const fil_job *j = len == 0 ? inputs : NULL; /* NULL: the blank circuit */
+    const fil_job *j = prepared; /* NULL: the blank circuit */
     if (j && partition >= fk->partitions) return CUZK_ERR_INVALID_ARG;
     switch (fk->kind) {
     case CUZK_FIL_KIND_POREP:
@@ -94,11 +95,12 @@ static int fil_synthesize(void *ctx, cuzk_cs *cs, const void *inputs, size_t len
     return CUZK_ERR_INVALID_ARG;
 }
 
-static int fil_public_inputs(void *ctx, cuzk_fr *out, const void *inputs, size_t len, uint32_t partition)
+static int fil_public_inputs(void *ctx, cuzk_fr *out, const void *inputs, size_t len, const void *prepared,
+                             uint32_t partition)
 {
     const fil_kind *fk = ctx;
-    const fil_job *j = inputs;
-    if (!j || len != 0 || partition >= fk->partitions) return CUZK_ERR_INVALID_ARG;
+    const fil_job *j = prepared;
+    if (!j || partition >= fk->partitions) return CUZK_ERR_INVALID_ARG;
     memcpy(out, j->pub + (size_t)partition * fk->num_inputs, fk->num_inputs * sizeof *out);
     return CUZK_OK;
 }
@@ -158,7 +160,7 @@ static int kind_init(fil_kind *fk, int kind, size_t s, unsigned synth_threads)
     return kind_shape(fk);
 }
 
-static int pce_synth_blank(cuzk_cs *cs, void *ctx) { return fil_synthesize(ctx, cs, NULL, 0, 0); }
+static int pce_synth_blank(cuzk_cs *cs, void *ctx) { return fil_synthesize(ctx, cs, NULL, 0, NULL, 0); }
 
 /* fk for a circuit id ("porep-32g"); -1 with a message when there is none. */
 static int kind_by_name(fil_kind *fk, const char *circuit_id, unsigned synth_threads, char *err, size_t err_len)
@@ -207,7 +209,7 @@ int cuzk_engine_filecoin_pce_check(const cuzk_pce *pce, const char *circuit_id, 
     cuzk_fr *pub = calloc(fk.num_inputs ? fk.num_inputs : 1, sizeof *pub);
     rc = w && pub ? cuzk_cs_alloc_one(&w->base) : CUZK_ERR_NO_MEMORY;
     t = eng_now();
-    if (!rc) rc = fil_synthesize(&fk, &w->base, job, 0, partition);
+    if (!rc) rc = fil_synthesize(&fk, &w->base, request, len, job, partition);
     if (!rc) rc = cuzk_cs_error(&w->base);
     if (!rc) rc = cuzk_cs_finalize(&w->base);
     out->witness_s = eng_now() - t;
@@ -219,7 +221,7 @@ int cuzk_engine_filecoin_pce_check(const cuzk_pce *pce, const char *circuit_id, 
                  w->input.len, w->aux.len, (unsigned long long)pce->num_inputs, (unsigned long long)pce->num_aux);
     out->eval_s = eng_now() - t;
     /* the witness's public inputs (after ONE) are the ones cuzk rebuilt */
-    if (!rc && (rc = fil_public_inputs(&fk, pub, job, 0, partition)) == CUZK_OK) {
+    if (!rc && (rc = fil_public_inputs(&fk, pub, request, len, job, partition)) == CUZK_OK) {
         for (uint32_t i = 0; i < fk.num_inputs && !rc; i++)
             if (!cuzk_fr_eq(&pub[i], &w->input.v[1 + i])) {
                 snprintf(err, err_len, "public input %u: the witness's differs from the rebuilt one", i);

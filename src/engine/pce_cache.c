@@ -62,7 +62,7 @@ typedef struct pc_synth {
 static int pc_synth_fn(cuzk_cs *cs, void *ctx)
 {
     pc_synth *s = ctx;
-    return s->kind->synthesize(s->kind->ctx, cs, s->inputs, s->len, 0);
+    return s->kind->synthesize(s->kind->ctx, cs, s->inputs, s->len, NULL, 0); /* no prepared: the blank circuit */
 }
 
 static int pc_extract(void *ctx, const cuzk_engine_kind *kind, const void *inputs, size_t len, void **out,
@@ -97,7 +97,7 @@ static void pc_witness_free(void *owner)
 }
 
 static int pc_witness_fn(void *ctx, void *pce, const cuzk_engine_kind *kind, const void *inputs, size_t len,
-                         uint32_t partition, unsigned flags, cuzk_engine_witness *out)
+                         const void *prepared, uint32_t partition, unsigned flags, cuzk_engine_witness *out)
 {
     pce_cache_ctx *c = ctx;
     memset(out, 0, sizeof *out);
@@ -105,7 +105,7 @@ static int pc_witness_fn(void *ctx, void *pce, const cuzk_engine_kind *kind, con
     if (!pw) return CUZK_ERR_NO_MEMORY;
     pw->w = cuzk_witness_cs_new();
     int err = pw->w ? cuzk_cs_alloc_one(&pw->w->base) : CUZK_ERR_NO_MEMORY;
-    if (!err) err = kind->synthesize(kind->ctx, &pw->w->base, inputs, len, partition);
+    if (!err) err = kind->synthesize(kind->ctx, &pw->w->base, inputs, len, prepared, partition);
     if (!err) err = cuzk_cs_error(&pw->w->base);
     if (!err) err = cuzk_cs_finalize(&pw->w->base);
     const bool defer = flags & CUZK_ENGINE_WITNESS_DEFER_EVAL;

@@ -6,6 +6,15 @@
 #include <stdint.h>
 
 #include "cuzk/fil_vanilla.h"
+#include "cuzk/porep.h"
+
+/* ---- PoRep C1 output (c1*.c) ---- */
+
+/* Columns a challenge opens (its own, the DRG and expander parents'), parents of a label. */
+#define FIL_C1_NCOL (1 + CUZK_POREP_BASE_DEGREE + CUZK_POREP_EXP_DEGREE)
+#define FIL_C1_NPAR CUZK_POREP_TOTAL_PARENTS
+/* Tree D: binary SHA-256 over the unsealed data. */
+extern const cuzk_tree_shape fil_c1_tree_d;
 
 /* SHA-256 over n concatenated parts (zeros on an OpenSSL failure, which needs no handling:
  * the inputs are fixed-size and in memory). */

@@ -12,6 +12,7 @@
 
 #include "cuzk/blake2b.h"
 #include "cuzk/error.h"
+#include "cuzk/file.h"
 #include "cuzk/fil_params.h"
 #include "cuzk/porep.h"
 #include "cuzk/post.h"
@@ -268,33 +269,12 @@ done:
 int cuzk_fil_manifest_load(cuzk_fil_manifest *out, const char *path, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f) return failf(err, errlen, "%s: %s", path, strerror(errno));
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len == cap) {
-            if (cap >= ((size_t)64 << 20)) { /* a manifest is kilobytes */
-                free(buf), fclose(f);
-                return failf(err, errlen, "%s: larger than 64 MiB: not a parameters.json", path);
-            }
-            char *nb = realloc(buf, cap = cap ? 2 * cap : 65536);
-            if (!nb) {
-                free(buf), fclose(f);
-                return failf(err, errlen, "%s: out of memory", path);
-            }
-            buf = nb;
-        }
-        size_t r = fread(buf + len, 1, cap - len, f);
-        len += r;
-        if (r == 0) break;
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return failf(err, errlen, "%s: read error", path);
-    }
+    uint8_t *b;
+    size_t len;
+    int frc = cuzk_file_read(path, (size_t)64 << 20, &b, &len); /* a manifest is kilobytes */
+    if (frc == CUZK_ERR_BAD_LENGTH) return failf(err, errlen, "%s: larger than 64 MiB: not a parameters.json", path);
+    if (frc) return failf(err, errlen, "%s: %s", path, frc == CUZK_ERR_IO ? strerror(errno) : cuzk_strerror(frc));
+    char *buf = (char *)b;
     char inner[300];
     int rc = cuzk_fil_manifest_parse(out, buf, len, inner, sizeof inner);
     if (rc) failf(err, errlen, "%s: %s", path, inner);

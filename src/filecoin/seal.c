@@ -1,7 +1,6 @@
 /* Native sealing of small sectors, the synthetic full-size C1, and the vanilla proofs of both
  * (include/cuzk/seal.h; the facts are in docs/filecoin.md). */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include <openssl/evp.h>
 
 #include "cuzk/error.h"
+#include "cuzk/parallel.h"
 #include "cuzk/poseidon.h"
 #include "cuzk/seal.h"
 #include "cuzk/fil_vanilla.h"
@@ -40,41 +40,6 @@ static void progress(const cuzk_seal_params *p, const char *phase, uint64_t done
     if (p->progress) p->progress(p->progress_ctx, phase, done, total);
 }
 
-/* parallel for over [0, n) in contiguous slices */
-typedef void (*range_fn)(void *ctx, uint64_t lo, uint64_t hi);
-typedef struct prange {
-    range_fn fn;
-    void *ctx;
-    uint64_t lo, hi;
-} prange;
-
-static void *prange_run(void *a)
-{
-    prange *r = a;
-    r->fn(r->ctx, r->lo, r->hi);
-    return NULL;
-}
-
-static void parallel_for(uint64_t n, unsigned nt, range_fn fn, void *ctx)
-{
-    if (nt > 64) nt = 64;
-    if (nt < 2 || n < 1024) {
-        fn(ctx, 0, n);
-        return;
-    }
-    pthread_t th[64];
-    prange r[64];
-    int started[64] = {0};
-    for (unsigned t = 0; t < nt; t++) {
-        r[t] = (prange){fn, ctx, n * t / nt, n * (t + 1) / nt};
-        started[t] = t > 0 && pthread_create(&th[t], NULL, prange_run, &r[t]) == 0;
-        if (t > 0 && !started[t]) prange_run(&r[t]);
-    }
-    prange_run(&r[0]);
-    for (unsigned t = 1; t < nt; t++)
-        if (started[t]) pthread_join(th[t], NULL);
-}
-
 /* ---- labelling ---------------------------------------------------------------------------- */
 
 /* label(layer, node) from 32-byte parent labels (NULL for node 0: no parents). */
@@ -100,7 +65,7 @@ typedef struct par_ctx {
     uint32_t *par;
 } par_ctx;
 
-static void parents_range(void *vc, uint64_t lo, uint64_t hi)
+static void parents_range(void *vc, unsigned worker, size_t lo, size_t hi)
 {
     par_ctx *c = vc;
     for (uint64_t n = lo; n < hi; n++) cuzk_fil_graph_parents(c->g, (uint32_t)n, &c->par[n * CUZK_FIL_DEGREE]);
@@ -111,7 +76,7 @@ typedef struct col_ctx {
     cuzk_fr *out;
 } col_ctx;
 
-static void columns_range(void *vc, uint64_t lo, uint64_t hi)
+static void columns_range(void *vc, unsigned worker, size_t lo, size_t hi)
 {
     col_ctx *c = vc;
     const cuzk_porep_config *cfg = &c->s->cfg;
@@ -170,7 +135,7 @@ int cuzk_seal(cuzk_sealed_sector *s, const cuzk_seal_params *p)
 
     progress(p, "parents", 0, N);
     par_ctx pc = {&s->graph, par};
-    parallel_for(N, nt, parents_range, &pc);
+    cuzk_parallel_for(N, N < 1024 ? N : 0, nt, parents_range, &pc); /* small: one chunk, inline */
 
     /* labels: sequential within a layer (DRG parents precede the node) */
     for (unsigned l = 1; l <= L; l++) {
@@ -189,7 +154,7 @@ int cuzk_seal(cuzk_sealed_sector *s, const cuzk_seal_params *p)
 
     progress(p, "tree C", 0, 1);
     col_ctx cc = {s, tmp};
-    parallel_for(N, nt, columns_range, &cc);
+    cuzk_parallel_for(N, N < 1024 ? N : 0, nt, columns_range, &cc);
     if ((rc = cuzk_merkle_tree_build(&s->c, &s->cfg.tree, tmp, N))) goto out;
     progress(p, "tree R", 0, 1);
     for (uint64_t n = 0; n < N; n++) cuzk_fr_add(&tmp[n], &s->labels[(size_t)(L - 1) * N + n], &s->data[n]);

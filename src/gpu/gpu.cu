@@ -29,12 +29,14 @@ enum {
     PCE_LONG_END = PCE_LONG + 3 - 1,
     SRS_N
 };
-struct srs_entry {
+/* The device copies of one parameter set or PCE (key: its host object), listed per device.
+ * (The engine's srs_entry is the host side's bookkeeping of a parameter set.) */
+struct dev_resident {
     const void *key;
     void *p[SRS_N];
     const void *src[SRS_N]; /* host arrays and sizes uploaded: a key whose */
     size_t bytes[SRS_N];    /* arrays changed is a new parameter set */
-    srs_entry *next;
+    dev_resident *next;
 };
 static const char *const srs_name[SRS_N] = {"h", "l", "a", "b_g1", "b_g2", "a index", "b_g1 index", "b_g2 index",
                                             "PCE row_ptr A", "PCE row_ptr B", "PCE row_ptr C", "PCE col A",
@@ -42,7 +44,7 @@ static const char *const srs_name[SRS_N] = {"h", "l", "a", "b_g1", "b_g2", "a in
                                             "PCE coefficients", "PCE A query index", "PCE B query index",
                                             "PCE long rows A", "PCE long rows B", "PCE long rows C"};
 
-static void srs_entry_free(srs_entry *e)
+static void dev_resident_free(dev_resident *e)
 {
     for (int i = 0; i < SRS_N; i++)
         if (e->p[i]) cudaFree(e->p[i]);
@@ -58,7 +60,7 @@ struct cuzk_gpu_device {
     ntt_tables ntt;
     msm_scratch msm;
     pthread_mutex_t srs_mu;     /* the SRS list; entries are read-only once listed */
-    srs_entry *srs;
+    dev_resident *srs;
 };
 
 struct cuzk_gpu_worker {
@@ -186,9 +188,9 @@ extern "C" void cuzk_gpu_device_close(cuzk_gpu_device *d)
     cudaSetDevice(d->ordinal);
     ntt_tables_free(&d->ntt);
     msm_scratch_free(&d->msm);
-    for (srs_entry *e = d->srs, *nx; e; e = nx) {
+    for (dev_resident *e = d->srs, *nx; e; e = nx) {
         nx = e->next;
-        srs_entry_free(e);
+        dev_resident_free(e);
     }
     pthread_mutex_destroy(&d->lock);
     pthread_mutex_destroy(&d->srs_mu);
@@ -452,25 +454,25 @@ static int srs_copy(const ctx &c, void **dst, const void *src, size_t bytes, con
  * (arrays derived on the host for the upload, identified by their source).
  * *made says whether this call uploaded it (may be NULL). */
 static int srs_get(cuzk_gpu_worker *w, const ctx &c, const void *key, const void *const src[SRS_N],
-                   const size_t bytes[SRS_N], srs_entry **out, const void *const *data = NULL,
+                   const size_t bytes[SRS_N], dev_resident **out, const void *const *data = NULL,
                    bool *made = NULL)
 {
     if (made) *made = false;
     cuzk_gpu_device *d = w->dev;
     pthread_mutex_lock(&d->srs_mu);
-    srs_entry *e, **pe;
+    dev_resident *e, **pe;
     for (pe = &d->srs; (e = *pe) != NULL; pe = &e->next)
         if (e->key == key) break;
     if (e && (memcmp(e->src, src, sizeof e->src) || memcmp(e->bytes, bytes, sizeof e->bytes))) {
         /* the caller freed a parameter set without releasing it and built
          * another at the same address: the old copy is stale */
         *pe = e->next;
-        srs_entry_free(e);
+        dev_resident_free(e);
         e = NULL;
     }
     int rc = CUZK_OK;
     if (!e) {
-        e = (srs_entry *)calloc(1, sizeof *e);
+        e = (dev_resident *)calloc(1, sizeof *e);
         if (!e) {
             pthread_mutex_unlock(&d->srs_mu);
             return CUZK_ERR_NO_MEMORY;
@@ -485,7 +487,7 @@ static int srs_get(cuzk_gpu_worker *w, const ctx &c, const void *key, const void
             if (ce != cudaSuccess) rc = fail(c, ce, "cudaStreamSynchronize(SRS upload)");
         }
         if (rc) {
-            srs_entry_free(e);
+            dev_resident_free(e);
             pthread_mutex_unlock(&d->srs_mu);
             return rc;
         }
@@ -501,7 +503,7 @@ static int srs_get(cuzk_gpu_worker *w, const ctx &c, const void *key, const void
 /* The device copy of a job's parameter set (key: job->key): the points of
  * the five MSMs and the queries' index lists when they have them (B2's only
  * when its scalars are not B1's). */
-static int srs_get_job(cuzk_gpu_worker *w, const ctx &c, const cuzk_groth16_job *j, srs_entry **out)
+static int srs_get_job(cuzk_gpu_worker *w, const ctx &c, const cuzk_groth16_job *j, dev_resident **out)
 {
     const cuzk_groth16_params *p = j->params;
     const cuzk_groth16_query *q[3] = {&j->q_a, &j->q_b_g1, cuzk_groth16_job_b_shared(j) ? NULL : &j->q_b_g2};
@@ -518,11 +520,11 @@ static void srs_release(cuzk_gpu_device *d, const void *key)
     if (!d) return;
     cudaSetDevice(d->ordinal);
     pthread_mutex_lock(&d->srs_mu);
-    for (srs_entry **pe = &d->srs; *pe; pe = &(*pe)->next) {
-        srs_entry *e = *pe;
+    for (dev_resident **pe = &d->srs; *pe; pe = &(*pe)->next) {
+        dev_resident *e = *pe;
         if (e->key != key) continue;
         *pe = e->next;
-        srs_entry_free(e);
+        dev_resident_free(e);
         break;
     }
     pthread_mutex_unlock(&d->srs_mu);
@@ -533,7 +535,7 @@ extern "C" void cuzk_gpu_device_release_params(cuzk_gpu_device *d, const cuzk_gr
     srs_release(d, p);
 }
 
-static int pce_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, srs_entry **out);
+static int pce_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, dev_resident **out);
 
 extern "C" int cuzk_gpu_device_preload(cuzk_gpu_device *d, const cuzk_groth16_params *params,
                                        const cuzk_pce *p, char *msg, size_t msg_len)
@@ -546,7 +548,7 @@ extern "C" int cuzk_gpu_device_preload(cuzk_gpu_device *d, const cuzk_groth16_pa
         return rc;
     }
     ctx c;
-    srs_entry *e;
+    dev_resident *e;
     cuzk_groth16_job j = {}; /* the points of params as a job of them keeps them */
     j.params = params, j.key = params;
     rc = begin(w, &c);
@@ -595,7 +597,7 @@ static int gather_on_device(const ctx &c, dbuf *dst, const fr_t *wit, const void
  * inputs in B's input density, then the aux in B's: cuzk_groth16_gather's
  * order) over the unified witness (input i -> i, aux j -> num_inputs + j),
  * and each matrix's rows longer than PCE_SPMV_LONG. */
-static int pce_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, srs_entry **out)
+static int pce_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, dev_resident **out)
 {
     const void *src[SRS_N] = {};
     size_t bytes[SRS_N] = {};
@@ -615,7 +617,7 @@ static int pce_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, srs_entr
     { /* resident already: nothing to build (the image's arrays identify it) */
         cuzk_gpu_device *d = w->dev;
         pthread_mutex_lock(&d->srs_mu);
-        srs_entry *e = d->srs;
+        dev_resident *e = d->srs;
         while (e && (e->key != p || memcmp(e->src, src, PCE_IA * sizeof *src) ||
                      memcmp(e->bytes, bytes, PCE_IA * sizeof *bytes)))
             e = e->next;
@@ -679,7 +681,7 @@ static int prove_job(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *out, 
 {
     int rc = cuzk_groth16_job_check(j);
     if (rc) return fail_msg(c, rc, "prove: the job's sizes do not agree");
-    srs_entry *srs, *pe = NULL;
+    dev_resident *srs, *pe = NULL;
     if ((rc = srs_get_job(w, c, j, &srs))) return rc;
     const double t0 = now_s();
     const cuzk_pce *p = j->pce;

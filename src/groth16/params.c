@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include <unistd.h>
 
 #include "cuzk/error.h"
+#include "cuzk/parallel.h"
 
 #define G1B CUZK_G1_UNCOMPRESSED_BYTES
 #define G2B CUZK_G2_UNCOMPRESSED_BYTES
@@ -132,25 +132,27 @@ typedef struct emit_job {
     int fd;
     const emit_sec *sec;
     int nsec;
-    size_t nchunks;
-    size_t next;     /* next chunk to claim (atomic) */
+    uint8_t **buf;   /* per worker, made by its first chunk */
     int failed;      /* errno of the first failed write (atomic), 0 if none */
 } emit_job;
 
-/* Claims chunks until none are left or a write failed. Every chunk lands
- * at its own offset, so the order the threads finish in does not matter. */
-static void *emit_chunks(void *arg)
+static void emit_fail(emit_job *j, int e)
+{
+    int zero = 0;
+    __atomic_compare_exchange_n(&j->failed, &zero, e, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/* Chunks [lo, hi) until a write failed. Every chunk lands at its own offset,
+ * so the order the threads finish in does not matter. */
+static void emit_chunks(void *arg, unsigned worker, size_t lo, size_t hi)
 {
     emit_job *j = arg;
-    uint8_t *buf = malloc(CHUNK_POINTS * G2B);
+    uint8_t *buf = j->buf[worker] ? j->buf[worker] : (j->buf[worker] = malloc(CHUNK_POINTS * G2B));
     if (!buf) {
-        int zero = 0;
-        __atomic_compare_exchange_n(&j->failed, &zero, ENOMEM, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-        return NULL;
+        emit_fail(j, ENOMEM);
+        return;
     }
-    for (;;) {
-        size_t c = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
-        if (c >= j->nchunks || __atomic_load_n(&j->failed, __ATOMIC_RELAXED)) break;
+    for (size_t c = lo; c < hi && !__atomic_load_n(&j->failed, __ATOMIC_RELAXED); c++) {
         int k = 0;
         while (k + 1 < j->nsec && c >= j->sec[k + 1].chunk0) k++;
         const emit_sec *s = &j->sec[k];
@@ -159,13 +161,10 @@ static void *emit_chunks(void *arg)
             if (s->g2) cuzk_g2_serialize(buf + o, (const cuzk_g2_affine *)s->arr + i + t), o += G2B;
             else cuzk_g1_serialize(buf + o, (const cuzk_g1_affine *)s->arr + i + t), o += G1B;
         if (pwrite_all(j->fd, buf, o, s->off + (uint64_t)i * (s->g2 ? G2B : G1B))) {
-            int zero = 0, e = errno ? errno : EIO;
-            __atomic_compare_exchange_n(&j->failed, &zero, e, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-            break;
+            emit_fail(j, errno ? errno : EIO);
+            return;
         }
     }
-    free(buf);
-    return NULL;
 }
 
 /* Writes the vk head and the counts, then (when p is set) the lists, each
@@ -205,17 +204,13 @@ static int emit(int fd, const cuzk_groth16_vk *vk, const cuzk_groth16_params *p)
         pos += (uint64_t)sec[k].n * (sec[k].g2 ? G2B : G1B);
         nchunks += (sec[k].n + CHUNK_POINTS - 1) / CHUNK_POINTS;
     }
-    emit_job job = {fd, sec, nsec, nchunks, 0, 0};
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t nthreads = ncpu > 1 ? (size_t)ncpu : 1;
+    unsigned nthreads = ncpu > 1 ? (unsigned)ncpu : 1;
     if (nthreads > EMIT_MAX_THREADS) nthreads = EMIT_MAX_THREADS;
-    if (nthreads > nchunks) nthreads = nchunks ? nchunks : 1;
-    pthread_t tid[EMIT_MAX_THREADS];
-    bool started[EMIT_MAX_THREADS] = {0};
-    for (size_t t = 1; t < nthreads; t++) started[t] = pthread_create(&tid[t], NULL, emit_chunks, &job) == 0;
-    emit_chunks(&job); /* chunks no thread took are taken here */
-    for (size_t t = 1; t < nthreads; t++)
-        if (started[t]) pthread_join(tid[t], NULL);
+    uint8_t *bufs[EMIT_MAX_THREADS] = {0};
+    emit_job job = {fd, sec, nsec, bufs, 0};
+    cuzk_parallel_for(nchunks, 1, nthreads, emit_chunks, &job);
+    for (unsigned t = 0; t < EMIT_MAX_THREADS; t++) free(bufs[t]);
     if (job.failed) {
         errno = job.failed;
         return -1;
@@ -323,22 +318,30 @@ typedef struct section {
     void *dst;
 } section;
 
+/* The first bad entry a worker met: its global index (SIZE_MAX: none). */
+typedef struct decode_bad {
+    size_t at;
+    int code;
+    bool infinity;
+} decode_bad;
+
 typedef struct decode_job {
     const uint8_t *buf;
     section *sec;
     int nsec;
     bool checked;
-    size_t lo, hi;     /* global index range for this thread */
-    size_t bad;        /* global index of the first bad entry, or SIZE_MAX */
-    int code;
-    bool infinity;
+    decode_bad *bad; /* per worker */
 } decode_job;
 
-static void *decode_range(void *arg)
+/* Entries [lo, hi) (global indexes over the sections), stopping at the
+ * range's first bad one; a worker keeps the lowest it met. */
+static void decode_range(void *arg, unsigned worker, size_t lo, size_t hi)
 {
     decode_job *j = arg;
+    decode_bad *b = &j->bad[worker];
+    if (lo > b->at) return; /* an earlier entry of this worker's is already bad */
     int s = 0;
-    for (size_t g = j->lo; g < j->hi; g++) {
+    for (size_t g = lo; g < hi; g++) {
         while (g >= j->sec[s].g0 + j->sec[s].n) s++;
         const section *sc = &j->sec[s];
         size_t i = g - sc->g0;
@@ -356,13 +359,10 @@ static void *decode_range(void *arg)
             inf = r == CUZK_OK && cuzk_g1_affine_is_infinity(d);
         }
         if (r != CUZK_OK || inf) {
-            j->bad = g;
-            j->code = r;
-            j->infinity = inf;
-            return NULL;
+            if (g < b->at) *b = (decode_bad){g, r, inf};
+            return;
         }
     }
-    return NULL;
 }
 
 /* Reads a BE u32 count at *pos and checks that count entries of size esz
@@ -449,28 +449,19 @@ static int read_lists(const uint8_t *buf, size_t len, int skip, int nsec, void *
     if (nthreads == 0) nthreads = 1;
     if (nthreads > 256) nthreads = 256;
     if (total < (size_t)nthreads * 64) nthreads = total / 64 ? (unsigned)(total / 64) : 1;
-    decode_job jobs[256];
-    pthread_t tid[256];
-    bool started[256] = {0};
-    for (unsigned t = 0; t < nthreads; t++) {
-        jobs[t] = (decode_job){buf, sec, nsec, checked, total * t / nthreads, total * (t + 1) / nthreads,
-                               SIZE_MAX, 0, false};
-        if (t > 0) started[t] = pthread_create(&tid[t], NULL, decode_range, &jobs[t]) == 0;
-    }
-    decode_range(&jobs[0]);
-    for (unsigned t = 1; t < nthreads; t++) {
-        if (started[t]) pthread_join(tid[t], NULL);
-        else decode_range(&jobs[t]); /* no thread: do its share here */
-    }
+    decode_bad bads[256];
+    for (unsigned t = 0; t < nthreads; t++) bads[t] = (decode_bad){SIZE_MAX, 0, false};
+    decode_job job = {buf, sec, nsec, checked, bads};
+    cuzk_parallel_for(total, 0, nthreads, decode_range, &job);
     /* Each range stops at its own first failure, so the lowest over all
-     * ranges is the first failure in file order, whatever nthreads is. */
-    const decode_job *bad = NULL;
+     * workers is the first failure in file order, whatever nthreads is. */
+    const decode_bad *bad = NULL;
     for (unsigned t = 0; t < nthreads; t++)
-        if (jobs[t].bad != SIZE_MAX && (!bad || jobs[t].bad < bad->bad)) bad = &jobs[t];
+        if (bads[t].at != SIZE_MAX && (!bad || bads[t].at < bad->at)) bad = &bads[t];
     if (bad) {
         int k = 0;
-        while (bad->bad >= sec[k].g0 + sec[k].n) k++;
-        size_t i = bad->bad - sec[k].g0;
+        while (bad->at >= sec[k].g0 + sec[k].n) k++;
+        size_t i = bad->at - sec[k].g0;
         uint64_t off = sec[k].off + (uint64_t)i * (sec[k].g2 ? G2B : G1B);
         char name[32];
         snprintf(name, sizeof name, "%s[%zu]", sec_names[k], i);

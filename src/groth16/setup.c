@@ -8,7 +8,6 @@
  * done affine for FB_BATCH scalars at once with one shared inversion per
  * window. The table is 32·255 affine points (0.8 MiB in G1, 1.6 MiB in G2).
  */
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,56 +16,11 @@
 #include "cuzk/error.h"
 #include "cuzk/groth16.h"
 #include "cuzk/ntt.h"
-#include "groth16_internal.h"
+#include "cuzk/parallel.h"
 
 #define FB_WIN 8
 #define FB_NWIN 32 /* 32·8 = 256 bits >= 255 */
 #define FB_DIG ((1u << FB_WIN) - 1)
-
-/* ---- a small parallel for ---------------------------------------------- */
-
-typedef struct par_job {
-    void (*fn)(void *ctx, size_t lo, size_t hi);
-    void *ctx;
-    size_t n, chunk;
-    size_t next; /* protected by mu */
-    pthread_mutex_t mu;
-} par_job;
-
-static void *par_worker(void *arg)
-{
-    par_job *j = arg;
-    for (;;) {
-        pthread_mutex_lock(&j->mu);
-        size_t lo = j->next;
-        j->next = lo + j->chunk < j->n ? lo + j->chunk : j->n;
-        size_t hi = j->next;
-        pthread_mutex_unlock(&j->mu);
-        if (lo >= hi) return NULL;
-        j->fn(j->ctx, lo, hi);
-    }
-}
-
-void cuzk_g16_par_for(size_t n, unsigned nthreads, void (*fn)(void *, size_t, size_t), void *ctx)
-{
-    if (n == 0) return;
-    if (nthreads <= 1 || n < 2) {
-        fn(ctx, 0, n);
-        return;
-    }
-    if (nthreads > 64) nthreads = 64;
-    par_job j = {.fn = fn, .ctx = ctx, .n = n, .next = 0};
-    j.chunk = n / (4 * (size_t)nthreads);
-    if (j.chunk == 0) j.chunk = 1;
-    pthread_mutex_init(&j.mu, NULL);
-    pthread_t th[64];
-    unsigned started = 0;
-    for (unsigned t = 1; t < nthreads; t++)
-        if (pthread_create(&th[started], NULL, par_worker, &j) == 0) started++;
-    par_worker(&j); /* the caller works too; covers failed thread starts */
-    for (unsigned t = 0; t < started; t++) pthread_join(th[t], NULL);
-    pthread_mutex_destroy(&j.mu);
-}
 
 /* malloc for the large arrays of a setup (query points, scalars: up to ~47 GB
  * at 32 GiB), asking for transparent huge pages: each first touch of a 4 KiB
@@ -158,7 +112,7 @@ static void progress_add(progress *pg, const char *phase, uint64_t k)
      * window's additions acc += T are affine and share one inversion                            \
      * (Montgomery's trick), about 6 multiplications each instead of a mixed                     \
      * Jacobian addition's 11, and no conversion at the end. */                                  \
-    static void fb_##G##_chunk(void *ctx, size_t lo, size_t hi)                                    \
+    static void fb_##G##_chunk(void *ctx, unsigned w, size_t lo, size_t hi)                               \
     {                                                                                              \
         fbjob_##G *j = ctx;                                                                        \
         uint64_t l[FB_BATCH][CUZK_FR_LIMBS];                                                       \
@@ -228,7 +182,7 @@ static void progress_add(progress *pg, const char *phase, uint64_t k)
     static void fb_##G##_one(AFF *out, const fb_##G *fb, const cuzk_fr *k)                         \
     {                                                                                              \
         fbjob_##G j = {fb, k, out};                                                                \
-        fb_##G##_chunk(&j, 0, 1);                                                                  \
+        fb_##G##_chunk(&j, 0, 0, 1);                                                               \
     }                                                                                              \
                                                                                                    \
     /* out[i] = k[i]·gen in affine, in slices so that progress is reported. */                    \
@@ -238,7 +192,7 @@ static void progress_add(progress *pg, const char *phase, uint64_t k)
         for (size_t lo = 0; lo < n; lo += PROGRESS_SLICE) {                                        \
             size_t len = n - lo < PROGRESS_SLICE ? n - lo : PROGRESS_SLICE;                        \
             fbjob_##G j = {fb, k + lo, out + lo};                                                  \
-            cuzk_g16_par_for(len, nthreads, fb_##G##_chunk, &j);                                   \
+            cuzk_parallel_for(len, 0, nthreads, fb_##G##_chunk, &j);                                   \
             progress_add(pg, phase, (uint64_t)len * weight);                                       \
         }                                                                                          \
         return CUZK_OK;                                                                            \
@@ -291,7 +245,7 @@ typedef struct powers_ctx {
     const cuzk_fr *tau, *coeff;
     size_t n;
 } powers_ctx;
-static void powers_chunk(void *arg, size_t lo, size_t hi)
+static void powers_chunk(void *arg, unsigned worker, size_t lo, size_t hi)
 {
     powers_ctx *c = arg;
     uint64_t e = lo;
@@ -308,7 +262,7 @@ typedef struct uvw_ctx {
     size_t m, nv;
     int bad_col; /* a column >= nv (written by whichever task sees it) */
 } uvw_ctx;
-static void uvw_matrix(void *arg, size_t lo, size_t hi)
+static void uvw_matrix(void *arg, unsigned worker, size_t lo, size_t hi)
 {
     uvw_ctx *c = arg;
     for (size_t k = lo; k < hi; k++) {
@@ -402,13 +356,13 @@ static int setup_impl(cuzk_groth16_params *out, const cuzk_recording_cs *cs,
     cuzk_fr_mul(&coeff, &zt, &delta_inv); /* Z(tau) / delta */
 
     powers_ctx pc = {pt, hs, tau, &coeff, n};
-    cuzk_g16_par_for(n, nthreads, powers_chunk, &pc);
+    cuzk_parallel_for(n, 0, nthreads, powers_chunk, &pc);
     cuzk_ntt_inverse(&dom, pt, nthreads); /* pt[i] = L_i(tau) */
 
     /* u, v, w per variable (final columns: inputs, then aux): one task per
      * matrix, since a matrix's rows scatter into any column. */
     uvw_ctx uc = {cs, pt, uvw, m, nv, 0};
-    cuzk_g16_par_for(3, nthreads < 3 ? nthreads : 3, uvw_matrix, &uc);
+    cuzk_parallel_for(3, 0, nthreads < 3 ? nthreads : 3, uvw_matrix, &uc);
     if (uc.bad_col) {
         rc = CUZK_ERR_INVALID_ARG;
         goto done;

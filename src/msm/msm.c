@@ -1,13 +1,12 @@
 /* CPU multi-scalar multiplication for G1 and G2 (method: include/cuzk/msm.h). */
 #include "cuzk/msm.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuzk/error.h"
+#include "cuzk/parallel.h"
 #include "msm_internal.h"
 
 #define MSM_C_MIN 2
@@ -280,7 +279,6 @@ typedef struct msm_batch_ {
     size_t *prep_order; /* jobs by n, largest first */
     msm_btask_ *tasks;
     size_t ntasks;
-    atomic_size_t next;
 } msm_batch_;
 
 typedef struct msm_bthread_ {
@@ -290,46 +288,40 @@ typedef struct msm_bthread_ {
     cuzk_g2_msm_worker_ w2;
 } msm_bthread_;
 
-static void *msm_prep_thread_(void *arg)
+/* The three phases as loops of cuzk_parallel_for over the batch's th[]:
+ * worker w uses th[w] (its scratch and bucket views). */
+static void msm_prep_task_(void *arg, unsigned w, size_t lo, size_t hi)
 {
     msm_batch_ *b = ((msm_bthread_ *)arg)->b;
-    for (;;) {
-        size_t i = atomic_fetch_add(&b->next, 1);
-        if (i >= b->njobs) break;
+    for (size_t i = lo; i < hi; i++) {
         msm_bjob_ *j = &b->jobs[b->prep_order[i]];
         const cuzk_msm_job *d = j->job;
         j->err = j->g2 ? cuzk_g2_msm_prep_(&j->x.g2, d->g2_bases, d->fr, d->plain, d->n, b->flags)
                        : cuzk_g1_msm_prep_(&j->x.g1, d->g1_bases, d->fr, d->plain, d->n, b->flags);
     }
-    return NULL;
 }
 
-static void *msm_task_thread_(void *arg)
+static void msm_window_task_(void *arg, unsigned w, size_t lo, size_t hi)
 {
-    msm_bthread_ *th = arg;
+    msm_bthread_ *th = (msm_bthread_ *)arg + w;
     msm_batch_ *b = th->b;
-    for (;;) {
-        size_t i = atomic_fetch_add(&b->next, 1);
-        if (i >= b->ntasks) break;
+    for (size_t i = lo; i < hi; i++) {
         msm_bjob_ *j = &b->jobs[b->tasks[i].job];
         if (j->g2)
             cuzk_g2_msm_task_(&j->x.g2, &th->w2, b->tasks[i].t);
         else
             cuzk_g1_msm_task_(&j->x.g1, &th->w1, b->tasks[i].t);
     }
-    return NULL;
 }
 
 /* GLV entries are filled in chunks of this many general scalars, tasks of
  * their own between the classification and the windows. */
 #define MSM_GLV_CHUNK 4096
 
-static void *msm_glv_thread_(void *arg)
+static void msm_glv_task_(void *arg, unsigned w, size_t lo, size_t hi)
 {
     msm_batch_ *b = ((msm_bthread_ *)arg)->b;
-    for (;;) {
-        size_t i = atomic_fetch_add(&b->next, 1);
-        if (i >= b->ntasks) break;
+    for (size_t i = lo; i < hi; i++) {
         msm_bjob_ *j = &b->jobs[b->tasks[i].job];
         size_t lo = (size_t)b->tasks[i].t * MSM_GLV_CHUNK, m = j->g2 ? j->x.g2.m : j->x.g1.m;
         size_t hi = m - lo < MSM_GLV_CHUNK ? m : lo + MSM_GLV_CHUNK;
@@ -338,23 +330,6 @@ static void *msm_glv_thread_(void *arg)
         else
             cuzk_g1_msm_glv_fill_(&j->x.g1, lo, hi);
     }
-    return NULL;
-}
-
-/* Runs fn on n workers, worker 0 on this thread; a failed pthread_create
- * just leaves its share to the others (work is pulled from b->next). */
-static void msm_run_threads_(void *(*fn)(void *), msm_bthread_ *th, unsigned n)
-{
-    pthread_t *tid = n > 1 ? malloc(sizeof *tid * (n - 1)) : NULL;
-    unsigned started = 0;
-    atomic_store(&th[0].b->next, 0);
-    for (unsigned t = 1; tid && t < n; t++) {
-        if (pthread_create(&tid[started], NULL, fn, &th[t]) != 0) break;
-        started++;
-    }
-    fn(&th[0]);
-    for (unsigned t = 0; t < started; t++) pthread_join(tid[t], NULL);
-    free(tid);
 }
 
 static int msm_btask_cmp_(const void *pa, const void *pb)
@@ -426,7 +401,6 @@ static int msm_batch_flags_(const cuzk_msm_job *jobs, size_t njobs, unsigned nth
     if (nthreads == 0) nthreads = 1;
     int rc = CUZK_OK;
     msm_batch_ b = {.njobs = njobs, .flags = flags};
-    atomic_init(&b.next, 0);
     b.jobs = calloc(njobs, sizeof *b.jobs);
     b.prep_order = malloc(njobs * sizeof *b.prep_order);
     msm_bthread_ *th = calloc(nthreads, sizeof *th);
@@ -450,14 +424,14 @@ static int msm_batch_flags_(const cuzk_msm_job *jobs, size_t njobs, unsigned nth
         }
         b.prep_order[k] = v;
     }
-    msm_run_threads_(msm_prep_thread_, th, nthreads < njobs ? nthreads : (unsigned)njobs);
+    cuzk_parallel_for(njobs, 1, nthreads, msm_prep_task_, th);
     for (size_t i = 0; i < njobs; i++)
         if (b.jobs[i].err) rc = b.jobs[i].err;
     if (rc) goto done;
 
     /* GLV entries: chunks of all jobs on all threads (G2 ones first) */
     if ((rc = msm_tasks_build_(&b, true))) goto done;
-    if (b.ntasks) msm_run_threads_(msm_glv_thread_, th, nthreads < b.ntasks ? nthreads : (unsigned)b.ntasks);
+    cuzk_parallel_for(b.ntasks, 1, nthreads, msm_glv_task_, th);
 
     /* one task list, largest estimated cost first */
     if ((rc = msm_tasks_build_(&b, false))) goto done;
@@ -470,7 +444,7 @@ static int msm_batch_flags_(const cuzk_msm_job *jobs, size_t njobs, unsigned nth
             cuzk_g1_msm_needs_(&j->x.g1, &n1);
     }
 
-    unsigned nth = nthreads < b.ntasks ? nthreads : (unsigned)b.ntasks;
+    unsigned nth = b.ntasks ? cuzk_parallel_threads(b.ntasks, 1, nthreads) : 0;
     size_t s1 = cuzk_g1_msm_worker_carve_(&th[0].w1, NULL, &n1);
     size_t s2 = cuzk_g2_msm_worker_carve_(&th[0].w2, NULL, &n2);
     size_t sz = s1 > s2 ? s1 : s2;
@@ -483,7 +457,7 @@ static int msm_batch_flags_(const cuzk_msm_job *jobs, size_t njobs, unsigned nth
         cuzk_g1_msm_worker_carve_(&th[t].w1, th[t].scratch, &n1);
         cuzk_g2_msm_worker_carve_(&th[t].w2, th[t].scratch, &n2);
     }
-    msm_run_threads_(msm_task_thread_, th, nth);
+    cuzk_parallel_for(b.ntasks, 1, nth, msm_window_task_, th);
 
     /* outputs only now: on an error none is written */
     for (size_t i = 0; i < njobs; i++) {

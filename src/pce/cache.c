@@ -26,14 +26,6 @@ static int lock_open(const char *dir, const char *id)
     return open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 }
 
-static int lock_take(int fd, bool wait)
-{
-    for (;;) {
-        if (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) == 0) return 0;
-        if (errno != EINTR) return -1;
-    }
-}
-
 /* Removes "<id>.pce.tmp.*" (only id) or every "*.pce.tmp.*" whose id lock
  * can be taken now (id NULL). The caller holds id's lock in the first case. */
 static int remove_temps(const char *dir, const char *id)
@@ -56,7 +48,7 @@ static int remove_temps(const char *dir, const char *id)
         int lfd = -1;
         if (!id) { /* a live writer holds the lock: leave its temporary alone */
             lfd = lock_open(dir, tid);
-            if (lfd < 0 || lock_take(lfd, false) != 0) {
+            if (lfd < 0 || pce_lock_take(lfd, false) != 0) {
                 if (lfd >= 0) close(lfd);
                 continue;
             }
@@ -69,39 +61,6 @@ static int remove_temps(const char *dir, const char *id)
     }
     closedir(d);
     return removed;
-}
-
-bool pce_cache_set_aside(const char *path, uint64_t dev, uint64_t ino, const cuzk_pce_error *why, bool lock)
-{
-    char aside[PATH_MAX], lp[PATH_MAX];
-    if (snprintf(aside, sizeof aside, "%s.rejected", path) >= (int)sizeof aside ||
-        snprintf(lp, sizeof lp, "%s.lock", path) >= (int)sizeof lp)
-        return false;
-    int lfd = -1;
-    if (lock) {
-        lfd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-        if (lfd < 0 || lock_take(lfd, true) != 0) {
-            pce_logf("%s (%s); cannot lock %s to set it aside (%s)", why->msg, cuzk_pce_fail_name(why->fail), lp,
-                     strerror(errno));
-            if (lfd >= 0) close(lfd);
-            return false;
-        }
-    }
-    bool done = false;
-    struct stat st;
-    if ((dev || ino) && (stat(path, &st) != 0 || (uint64_t)st.st_dev != dev || (uint64_t)st.st_ino != ino)) {
-        /* replaced meanwhile (re-extracted by someone else): not ours to move */
-        pce_logf("%s (%s); the file was replaced meanwhile, left alone", why->msg, cuzk_pce_fail_name(why->fail));
-    } else if (rename(path, aside) == 0) {
-        PCE_COUNT(set_aside, 1);
-        pce_logf("%s (%s); set aside as %s, re-extracting", why->msg, cuzk_pce_fail_name(why->fail), aside);
-        done = true;
-    } else {
-        pce_logf("%s (%s); cannot set it aside (%s), re-extracting", why->msg, cuzk_pce_fail_name(why->fail),
-                 strerror(errno));
-    }
-    if (lfd >= 0) close(lfd);
-    return done;
 }
 
 int cuzk_pce_cache_clean(const char *dir) { return dir ? remove_temps(dir, NULL) : -1; }
@@ -158,14 +117,14 @@ int cuzk_pce_cache_load(cuzk_pce **out, const cuzk_pce_cache_opts *o, const char
     /* judged again under the lock (a writer may have replaced it), then
      * reported and set aside now, not at the first proof */
     int lfd = lock_open(o->dir, id);
-    if (lfd < 0 || lock_take(lfd, true) != 0) {
+    if (lfd < 0 || pce_lock_take(lfd, true) != 0) {
         if (lfd >= 0) close(lfd);
         if (err) *err = le;
         return rc;
     }
     memset(&le, 0, sizeof le);
     rc = cuzk_pce_load_file(out, path, &ex, flags, nt, &le);
-    if (rc == CUZK_ERR_FORMAT) pce_cache_set_aside(path, 0, 0, &le, false);
+    if (rc == CUZK_ERR_FORMAT) pce_set_aside(path, 0, 0, &le, false);
     close(lfd);
     if (rc && err) *err = le;
     return rc;
@@ -197,7 +156,7 @@ int cuzk_pce_cache_get(cuzk_pce **out, const cuzk_pce_cache_opts *o, const char 
     int lfd = lock_open(o->dir, id);
     if (lfd < 0)
         return pce_set_err(err, CUZK_ERR_IO, CUZK_PCE_FAIL_IO, path, 0, NULL, "lock file: %s", strerror(errno));
-    if (lock_take(lfd, !o->no_wait) != 0) {
+    if (pce_lock_take(lfd, !o->no_wait) != 0) {
         int e = errno;
         close(lfd);
         if (e == EWOULDBLOCK) {
@@ -219,7 +178,7 @@ int cuzk_pce_cache_get(cuzk_pce **out, const cuzk_pce_cache_opts *o, const char 
             *outcome = CUZK_PCE_CACHE_LOADED;
             return CUZK_OK;
         }
-        pce_cache_set_aside(path, 0, 0, &le, false); /* we hold the lock */
+        pce_set_aside(path, 0, 0, &le, false); /* we hold the lock */
     }
 
     rc = extract(out, id, fingerprint, synth, ctx, nt, err);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cuzk/error.h"
+#include "cuzk/parallel.h"
 #include "pce_internal.h"
 
 /* hi·2^256 mod r for small hi: the Montgomery form of hi. */
@@ -174,29 +175,31 @@ typedef struct eval_ctx {
         }                                                                                                    \
     } while (0)
 
-static void eval_task(size_t t, void *arg)
+static void eval_task(void *arg, unsigned worker, size_t lo, size_t hi)
 {
-    const eval_ctx *c = arg;
-    const cuzk_pce *p = c->p;
-    const size_t k = t / c->nblocks, blk = t % c->nblocks;
-    const cuzk_pce_matrix *m = &p->m[k];
-    const uint64_t r0 = (uint64_t)blk * EVAL_BLOCK_ROWS;
-    uint64_t r1 = r0 + EVAL_BLOCK_ROWS;
-    if (r1 > p->num_constraints) r1 = p->num_constraints;
-    const uint32_t ni = (uint32_t)p->num_inputs;
-    /* aux[col] for col >= ni (no aux: never indexed, but keep the base non-NULL) */
-    const cuzk_fr *input = c->input, *aux = (c->aux ? c->aux : c->input) - ni;
-    const uint32_t *col = m->col, *code = m->code;
-    const uint64_t nnz = m->nnz;
-    const cuzk_fr *coeffs = p->coeffs;
-    const uint64_t *one = cuzk_fr_one.l;
-    cuzk_fr *out = c->out[k];
-    if (m->row_ptr32) {
-        const uint32_t *rp = m->row_ptr32;
-        EVAL_ROWS(rp);
-    } else {
-        const uint64_t *rp = m->row_ptr64;
-        EVAL_ROWS(rp);
+    for (size_t t = lo; t < hi; t++) {
+        const eval_ctx *c = arg;
+        const cuzk_pce *p = c->p;
+        const size_t k = t / c->nblocks, blk = t % c->nblocks;
+        const cuzk_pce_matrix *m = &p->m[k];
+        const uint64_t r0 = (uint64_t)blk * EVAL_BLOCK_ROWS;
+        uint64_t r1 = r0 + EVAL_BLOCK_ROWS;
+        if (r1 > p->num_constraints) r1 = p->num_constraints;
+        const uint32_t ni = (uint32_t)p->num_inputs;
+        /* aux[col] for col >= ni (no aux: never indexed, but keep the base non-NULL) */
+        const cuzk_fr *input = c->input, *aux = (c->aux ? c->aux : c->input) - ni;
+        const uint32_t *col = m->col, *code = m->code;
+        const uint64_t nnz = m->nnz;
+        const cuzk_fr *coeffs = p->coeffs;
+        const uint64_t *one = cuzk_fr_one.l;
+        cuzk_fr *out = c->out[k];
+        if (m->row_ptr32) {
+            const uint32_t *rp = m->row_ptr32;
+            EVAL_ROWS(rp);
+        } else {
+            const uint64_t *rp = m->row_ptr64;
+            EVAL_ROWS(rp);
+        }
     }
 }
 
@@ -210,7 +213,7 @@ int cuzk_pce_eval_raw(const cuzk_pce *p, const cuzk_fr *input, const cuzk_fr *au
     pthread_once(&fold_once, fold_init);
     eval_ctx c = {.p = p, .input = input, .aux = aux, .out = {out->a, out->b, out->c}};
     c.nblocks = (size_t)((p->num_constraints + EVAL_BLOCK_ROWS - 1) / EVAL_BLOCK_ROWS);
-    pce_parallel(3 * c.nblocks, eval_task, &c, nthreads ? nthreads : 1);
+    cuzk_parallel_for(3 * c.nblocks, 1, nthreads ? nthreads : 1, eval_task, &c);
     if (out->domain > out->len) /* the prover's NTT reads the whole domain; a previous proof left its data */
         for (int k = 0; k < 3; k++) memset(c.out[k] + out->len, 0, (out->domain - out->len) * sizeof(cuzk_fr));
     PCE_COUNT(evals, 1);

@@ -1,14 +1,17 @@
-/* PCE extraction from a RecordingCS, the image layout (docs/pce.md) and its
- * checked view, shared helpers (threads, hashing, errors, counters). */
+/* What the PCE files share: the library version and counters, errors and
+ * their names, the log, SHA-256, the content hash and the section checksums.
+ * The checked view of an image: view.c; extraction from a RecordingCS:
+ * extract.c; files: file.c; the cache directory: cache.c; evaluation:
+ * eval.c (layout: docs/pce.md). */
 #define _GNU_SOURCE
 #include <openssl/evp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "cuzk/error.h"
+#include "cuzk/parallel.h"
 #include "pce_internal.h"
 
 #ifndef CUZK_LIB_VERSION
@@ -109,39 +112,7 @@ void pce_logf(const char *fmt, ...)
     free(line);
 }
 
-/* ---- threads and hashing ---- */
-
-typedef struct par_ctx {
-    size_t n, next;
-    pce_task_fn fn;
-    void *ctx;
-} par_ctx;
-
-static void *par_worker(void *arg)
-{
-    par_ctx *p = arg;
-    for (;;) {
-        size_t i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
-        if (i >= p->n) return NULL;
-        p->fn(i, p->ctx);
-    }
-}
-
-void pce_parallel(size_t n, pce_task_fn fn, void *ctx, unsigned nthreads)
-{
-    par_ctx p = {.n = n, .next = 0, .fn = fn, .ctx = ctx};
-    if (nthreads > n) nthreads = (unsigned)n;
-    if (nthreads <= 1) {
-        par_worker(&p);
-        return;
-    }
-    pthread_t th[nthreads];
-    unsigned started = 0;
-    for (; started < nthreads - 1; started++)
-        if (pthread_create(&th[started], NULL, par_worker, &p)) break;
-    par_worker(&p); /* the caller works too; tasks left by failed creates run here */
-    for (unsigned t = 0; t < started; t++) pthread_join(th[t], NULL);
-}
+/* ---- hashing ---- */
 
 void pce_sha256(uint8_t out[32], const void *data, size_t len)
 {
@@ -157,7 +128,7 @@ void cuzk_pce_fingerprint(uint8_t out[CUZK_PCE_HASH_BYTES], const char *identity
 /* The content hash: counts plus (id, element size, length, SHA-256) of every
  * section, so equal matrices in the same encoding hash equal whatever the
  * file offsets. */
-static void content_hash(uint8_t out[32], const uint8_t *hdr)
+void pce_content_hash(uint8_t out[32], const uint8_t *hdr)
 {
     uint8_t buf[16 + 24 + PCE_NUM_SECTIONS * 48], *o = buf;
     memcpy(o, "cuzk-pce-content", 16), o += 16;
@@ -170,7 +141,7 @@ static void content_hash(uint8_t out[32], const uint8_t *hdr)
     pce_sha256(out, buf, (size_t)(o - buf));
 }
 
-/* ---- the checked view of an image ---- */
+/* ---- section checksums (the view checks them at load, verify.c in the background) ---- */
 
 typedef struct sec_hash_ctx {
     const uint8_t *img, *hdr;
@@ -180,553 +151,43 @@ typedef struct sec_hash_ctx {
 
 #define SEC_HASH_CHUNK ((size_t)16 << 20)
 
-static void sec_hash_task(size_t s, void *arg)
+static void sec_hash_task(void *arg, unsigned worker, size_t lo, size_t hi)
 {
-    sec_hash_ctx *c = arg;
-    const uint8_t *e = c->hdr + PCE_OFF_SECTIONS + s * PCE_SECTION_ENTRY_BYTES;
-    const uint8_t *p = c->img + pce_rd64(e + 8);
-    size_t left = pce_rd64(e + 16);
-    uint8_t h[32];
-    unsigned hl = 32;
-    /* in chunks, so that a cancelled background verification stops soon */
-    EVP_MD_CTX *md = EVP_MD_CTX_new();
-    bool ok = md && EVP_DigestInit_ex(md, EVP_sha256(), NULL);
-    while (ok && left) {
-        if (c->cancel && __atomic_load_n(c->cancel, __ATOMIC_RELAXED)) ok = false;
-        size_t n = left < SEC_HASH_CHUNK ? left : SEC_HASH_CHUNK;
-        ok = ok && EVP_DigestUpdate(md, p, n);
-        p += n, left -= n;
+    for (size_t s = lo; s < hi; s++) {
+        sec_hash_ctx *c = arg;
+        const uint8_t *e = c->hdr + PCE_OFF_SECTIONS + s * PCE_SECTION_ENTRY_BYTES;
+        const uint8_t *p = c->img + pce_rd64(e + 8);
+        size_t left = pce_rd64(e + 16);
+        uint8_t h[32];
+        unsigned hl = 32;
+        /* in chunks, so that a cancelled background verification stops soon */
+        EVP_MD_CTX *md = EVP_MD_CTX_new();
+        bool ok = md && EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+        while (ok && left) {
+            if (c->cancel && __atomic_load_n(c->cancel, __ATOMIC_RELAXED)) ok = false;
+            size_t n = left < SEC_HASH_CHUNK ? left : SEC_HASH_CHUNK;
+            ok = ok && EVP_DigestUpdate(md, p, n);
+            p += n, left -= n;
+        }
+        ok = ok && EVP_DigestFinal_ex(md, h, &hl);
+        EVP_MD_CTX_free(md);
+        c->bad[s] = !ok || memcmp(h, e + 24, 32) != 0;
     }
-    ok = ok && EVP_DigestFinal_ex(md, h, &hl);
-    EVP_MD_CTX_free(md);
-    c->bad[s] = !ok || memcmp(h, e + 24, 32) != 0;
 }
-
-#define FMT_ERR(fail, off, sec, ...) pce_set_err(err, CUZK_ERR_FORMAT, fail, src, off, sec, __VA_ARGS__)
 
 int pce_check_sections(const uint8_t *img, unsigned nthreads, const int *cancel, const char *src,
                        cuzk_pce_error *err)
 {
     sec_hash_ctx hc = {.img = img, .hdr = img, .cancel = cancel};
-    pce_parallel(PCE_NUM_SECTIONS, sec_hash_task, &hc, nthreads ? nthreads : 1);
+    cuzk_parallel_for(PCE_NUM_SECTIONS, 1, nthreads ? nthreads : 1, sec_hash_task, &hc);
     if (cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED))
         return pce_set_err(err, CUZK_ERR_CANCELLED, CUZK_PCE_FAIL_NONE, src, 0, NULL, "verification cancelled");
     for (unsigned s = 0; s < PCE_NUM_SECTIONS; s++)
         if (hc.bad[s]) {
             const uint8_t *e = img + PCE_OFF_SECTIONS + s * PCE_SECTION_ENTRY_BYTES;
-            return FMT_ERR(CUZK_PCE_FAIL_SECTION_CHECKSUM, pce_rd64(e + 8), pce_section_names[s + 1],
+            return pce_set_err(err, CUZK_ERR_FORMAT, CUZK_PCE_FAIL_SECTION_CHECKSUM, src, pce_rd64(e + 8),
+                               pce_section_names[s + 1],
                            "SHA-256 mismatch over %llu bytes", (unsigned long long)pce_rd64(e + 16));
         }
-    return CUZK_OK;
-}
-
-/* One structure pass over a row block of one matrix: row pointers
- * monotone, columns in range, codes canonical; histogram and density. */
-#define SCAN_BLOCK_ROWS 65536u
-typedef struct scan_ctx {
-    cuzk_pce *p;
-    size_t nblocks;
-    uint64_t (*hist)[3][CUZK_PCE_HIST_N]; /* per block */
-    int *bad;                             /* per block: 0 ok, else 1 + section offset id */
-    uint64_t *bad_at;                     /* per block: entry or row index */
-} scan_ctx;
-
-static inline void dens_set(cuzk_density *d, uint64_t i)
-{
-    uint64_t m = 1ull << (i & 63), *w = &d->bits[i >> 6];
-    if (!(__atomic_load_n(w, __ATOMIC_RELAXED) & m)) __atomic_fetch_or(w, m, __ATOMIC_RELAXED);
-}
-
-static void scan_task(size_t t, void *arg)
-{
-    scan_ctx *c = arg;
-    cuzk_pce *p = c->p;
-    const size_t k = t / c->nblocks, blk = t % c->nblocks;
-    const cuzk_pce_matrix *m = &p->m[k];
-    const uint64_t r0 = (uint64_t)blk * SCAN_BLOCK_ROWS;
-    uint64_t r1 = r0 + SCAN_BLOCK_ROWS;
-    if (r1 > p->num_constraints) r1 = p->num_constraints;
-    const uint64_t nvars = p->num_inputs + p->num_aux, ni = p->num_inputs;
-    uint64_t *hist = c->hist[blk][k];
-    uint64_t prev = cuzk_pce_row_start(m, r0);
-    for (uint64_t r = r0; r < r1; r++) {
-        uint64_t nx = cuzk_pce_row_start(m, r + 1);
-        if (nx < prev || nx > m->nnz) {
-            c->bad[t] = 1, c->bad_at[t] = r + 1;
-            return;
-        }
-        prev = nx;
-    }
-    const uint64_t e0 = cuzk_pce_row_start(m, r0), e1 = prev;
-    const uint32_t *colv = m->col, *codev = m->code;
-    const uint64_t ncoef = p->num_coeffs;
-    /* Branch-free checks and counts in registers; the first bad entry is
-     * located by a second pass only when there is one. */
-    uint64_t h0 = 0, h1 = 0, h2 = 0, h3 = 0, hz = 0;
-    bool bad = false;
-    for (uint64_t i = e0; i < e1; i++) {
-        const uint32_t col = colv[i], code = codev[i];
-        const unsigned cls = code >> CUZK_PCE_CLASS_SHIFT;
-        const uint32_t pay = code & CUZK_PCE_PAYLOAD_MASK;
-        const bool zero = code == ((uint32_t)CUZK_PCE_SMALL << CUZK_PCE_CLASS_SHIFT);
-        bad |= col >= nvars;
-        bad |= (cls < 2) & (pay != 0);
-        bad |= code == ((uint32_t)CUZK_PCE_SMALL << CUZK_PCE_CLASS_SHIFT | CUZK_PCE_SMALL_NEG); /* "-0" */
-        bad |= (cls == 3) & (pay >= ncoef);
-        h0 += cls == 0, h1 += cls == 1, h2 += (cls == 2) & !zero, h3 += cls == 3, hz += zero;
-    }
-    if (bad) {
-        for (uint64_t i = e0; i < e1; i++) {
-            const uint32_t code = codev[i], pay = code & CUZK_PCE_PAYLOAD_MASK, cls = code >> CUZK_PCE_CLASS_SHIFT;
-            if (colv[i] >= nvars) {
-                c->bad[t] = 2, c->bad_at[t] = i;
-                return;
-            }
-            if ((cls < 2 && pay) || (cls == 3 && pay >= ncoef) ||
-                code == ((uint32_t)CUZK_PCE_SMALL << CUZK_PCE_CLASS_SHIFT | CUZK_PCE_SMALL_NEG)) {
-                c->bad[t] = 3, c->bad_at[t] = i;
-                return;
-            }
-        }
-    }
-    hist[CUZK_PCE_ONE] = h0, hist[CUZK_PCE_NEG_ONE] = h1, hist[CUZK_PCE_SMALL] = h2;
-    hist[CUZK_PCE_GENERAL] = h3, hist[CUZK_PCE_HIST_ZERO] = hz;
-    /* density: columns with a non-zero coefficient (C has none) */
-    const uint32_t zcode = (uint32_t)CUZK_PCE_SMALL << CUZK_PCE_CLASS_SHIFT;
-    if (k == 0) {
-        for (uint64_t i = e0; i < e1; i++)
-            if (colv[i] >= ni && codev[i] != zcode) dens_set(&p->a_aux, colv[i] - ni);
-    } else if (k == 1) {
-        for (uint64_t i = e0; i < e1; i++) {
-            if (codev[i] == zcode) continue;
-            if (colv[i] < ni) dens_set(&p->b_input, colv[i]);
-            else dens_set(&p->b_aux, colv[i] - ni);
-        }
-    }
-}
-
-static bool dens_alloc(cuzk_density *d, uint64_t n)
-{
-    size_t words = (size_t)((n + 63) / 64);
-    d->bits = calloc(words ? words : 1, sizeof *d->bits);
-    d->len = (size_t)n;
-    d->cap_words = words;
-    d->total = 0;
-    return d->bits != NULL;
-}
-
-static void dens_count(cuzk_density *d)
-{
-    size_t t = 0;
-    for (size_t w = 0; w < d->cap_words; w++) t += (size_t)__builtin_popcountll(d->bits[w]);
-    d->total = t;
-}
-
-void pce_release(cuzk_pce *p)
-{
-    pce_verify_free(p->verify); /* joins the verifier: it reads the image */
-    free(p->a_aux.bits), free(p->b_input.bits), free(p->b_aux.bits);
-    if (p->image) {
-        if (p->mapped) munmap((void *)p->image, p->image_len);
-        else free((void *)p->image);
-    }
-    memset(p, 0, sizeof *p);
-}
-
-void cuzk_pce_free(cuzk_pce *p)
-{
-    if (!p) return;
-    pce_release(p);
-    free(p);
-}
-
-size_t cuzk_pce_memory_bytes(const cuzk_pce *p)
-{
-    return p->image_len + 8 * (p->a_aux.cap_words + p->b_input.cap_words + p->b_aux.cap_words);
-}
-
-static bool is_zero(const uint8_t *b, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (b[i]) return false;
-    return true;
-}
-
-static bool fr_canonical(const cuzk_fr *x)
-{
-    for (int i = 3; i >= 0; i--) {
-        if (x->l[i] < cuzk_fr_modulus[i]) return true;
-        if (x->l[i] > cuzk_fr_modulus[i]) return false;
-    }
-    return false;
-}
-
-int pce_view(cuzk_pce *p, const uint8_t *img, size_t len, const cuzk_pce_expect *ex, unsigned flags,
-             bool trusted, unsigned nthreads, const char *src, cuzk_pce_error *err)
-{
-    memset(p, 0, sizeof *p);
-    if (nthreads == 0) nthreads = 1;
-    /* fixed header */
-    if (len < 16) return FMT_ERR(CUZK_PCE_FAIL_TRUNCATED, 0, "header", "%zu bytes, less than a header", len);
-    if (memcmp(img, PCE_MAGIC, 8)) return FMT_ERR(CUZK_PCE_FAIL_MAGIC, 0, "header", "not a cuzk PCE file");
-    uint32_t ver = pce_rd32(img + PCE_OFF_VERSION);
-    if (ver != CUZK_PCE_FORMAT_VERSION)
-        return FMT_ERR(CUZK_PCE_FAIL_VERSION, PCE_OFF_VERSION, "header", "format version %u, this build reads %u",
-                       ver, CUZK_PCE_FORMAT_VERSION);
-    if (len < PCE_HEADER_BYTES)
-        return FMT_ERR(CUZK_PCE_FAIL_TRUNCATED, len, "header", "%zu bytes, less than the %u-byte header", len,
-                       PCE_HEADER_BYTES);
-    if (pce_rd32(img + PCE_OFF_HEADER_BYTES) != PCE_HEADER_BYTES)
-        return FMT_ERR(CUZK_PCE_FAIL_STRUCTURE, PCE_OFF_HEADER_BYTES, "header", "header size %u",
-                       pce_rd32(img + PCE_OFF_HEADER_BYTES));
-    uint8_t h[32];
-    const bool verify = !trusted && !(flags & CUZK_PCE_LOAD_NO_CHECKSUMS);
-    if (verify) {
-        pce_sha256(h, img, PCE_OFF_HEADER_SHA);
-        if (memcmp(h, img + PCE_OFF_HEADER_SHA, 32))
-            return FMT_ERR(CUZK_PCE_FAIL_HEADER_CHECKSUM, PCE_OFF_HEADER_SHA, "header", "header checksum mismatch");
-    }
-    const char *lv = (const char *)img + PCE_OFF_LIBVER, *id = (const char *)img + PCE_OFF_ID;
-    if (!memchr(lv, 0, PCE_LIBVER_BYTES) || !memchr(id, 0, CUZK_PCE_ID_MAX))
-        return FMT_ERR(CUZK_PCE_FAIL_STRUCTURE, PCE_OFF_LIBVER, "header", "unterminated string");
-    if (!(flags & CUZK_PCE_LOAD_ANY_LIBRARY) && strcmp(lv, CUZK_LIB_VERSION))
-        return FMT_ERR(CUZK_PCE_FAIL_LIBRARY_VERSION, PCE_OFF_LIBVER, "header",
-                       "written by library %s, this is %s", lv, CUZK_LIB_VERSION);
-    if (ex && ex->circuit_id && strcmp(id, ex->circuit_id))
-        return FMT_ERR(CUZK_PCE_FAIL_CIRCUIT_ID, PCE_OFF_ID, "header", "circuit '%s', expected '%s'", id,
-                       ex->circuit_id);
-    if (ex && ex->fingerprint && memcmp(ex->fingerprint, img + PCE_OFF_FINGERPRINT, 32))
-        return FMT_ERR(CUZK_PCE_FAIL_FINGERPRINT, PCE_OFF_FINGERPRINT, "header",
-                       "circuit fingerprint differs (circuit changed since the file was written)");
-    const uint64_t ni = pce_rd64(img + PCE_OFF_NUM_INPUTS), na = pce_rd64(img + PCE_OFF_NUM_AUX);
-    const uint64_t nc = pce_rd64(img + PCE_OFF_NUM_CONSTRAINTS), fb = pce_rd64(img + PCE_OFF_FILE_BYTES);
-    if (fb != len)
-        return FMT_ERR(fb > len ? CUZK_PCE_FAIL_TRUNCATED : CUZK_PCE_FAIL_STRUCTURE, PCE_OFF_FILE_BYTES, "header",
-                       "file is %zu bytes, header says %llu", len, (unsigned long long)fb);
-    if (pce_rd32(img + PCE_OFF_NUM_SECTIONS) != PCE_NUM_SECTIONS || pce_rd32(img + PCE_OFF_FLAGS) != 0 ||
-        !is_zero(img + 216, PCE_OFF_SECTIONS - 216) ||
-        !is_zero(img + PCE_OFF_SECTIONS + PCE_NUM_SECTIONS * PCE_SECTION_ENTRY_BYTES,
-                 PCE_OFF_HEADER_SHA - PCE_OFF_SECTIONS - PCE_NUM_SECTIONS * PCE_SECTION_ENTRY_BYTES))
-        return FMT_ERR(CUZK_PCE_FAIL_STRUCTURE, PCE_OFF_NUM_SECTIONS, "header", "section count, flags or reserved bytes");
-    if (ni + na > (uint64_t)UINT32_MAX + 1 || ni < 1 || nc >= ((uint64_t)1 << 40))
-        return FMT_ERR(CUZK_PCE_FAIL_STRUCTURE, PCE_OFF_NUM_INPUTS, "header",
-                       "counts out of range (inputs %llu, aux %llu, constraints %llu)", (unsigned long long)ni,
-                       (unsigned long long)na, (unsigned long long)nc);
-
-    /* section table: fixed order, aligned, in bounds, zero padding between */
-    uint64_t pos = PCE_HEADER_BYTES;
-    const void *sec[PCE_NUM_SECTIONS];
-    uint64_t nnz[3] = {0, 0, 0};
-    for (unsigned s = 0; s < PCE_NUM_SECTIONS; s++) {
-        const uint8_t *e = img + PCE_OFF_SECTIONS + s * PCE_SECTION_ENTRY_BYTES;
-        const char *nm = pce_section_names[s + 1];
-        uint32_t sid = pce_rd32(e), esz = pce_rd32(e + 4);
-        uint64_t off = pce_rd64(e + 8), sl = pce_rd64(e + 16);
-        uint64_t eoff = PCE_OFF_SECTIONS + s * PCE_SECTION_ENTRY_BYTES;
-        if (sid != s + 1) return FMT_ERR(CUZK_PCE_FAIL_STRUCTURE, eoff, nm, "section id %u, expected %u", sid, s + 1);
-        if (off % PCE_ALIGN || off < pos || off > len || sl > len - off || off - pos >= PCE_ALIGN)
-            return FMT_ERR(off > len || sl > len - off ? CUZK_PCE_FAIL_TRUNCATED : CUZK_PCE_FAIL_STRUCTURE, eoff, nm,
-                           "section [%llu, +%llu) misplaced in a %zu-byte file", (unsigned long long)off,
-                           (unsigned long long)sl, len);
-        if (!is_zero(img + pos, off - pos)) return FMT_ERR(CUZK_PCE_FAIL_STRUCTURE, pos, nm, "non-zero padding");
-        unsigned kind = s < 9 ? s % 3 : 3; /* 0 row_ptr, 1 col, 2 code, 3 coeffs */
-        uint64_t want_esz = kind == 0 ? esz : kind == 3 ? 32 : 4;
-        if ((kind == 0 && esz != 4 && esz != 8) || esz != want_esz || sl % esz)
-            return FMT_ERR(CUZK_PCE_FAIL_STRUCTURE, eoff, nm, "element size %u, length %llu", esz,
-                           (unsigned long long)sl);
-        uint64_t count = sl / esz;
-        if (kind == 0 && count != nc + 1)
-            return FMT_ERR(CUZK_PCE_FAIL_STRUCTURE, eoff, nm, "%llu row pointers for %llu constraints",
-                           (unsigned long long)count, (unsigned long long)nc);
-        if (kind == 1) nnz[s / 3] = count;
-        if (kind == 2 && count != nnz[s / 3])
-            return FMT_ERR(CUZK_PCE_FAIL_STRUCTURE, eoff, nm, "%llu codes for %llu columns", (unsigned long long)count,
-                           (unsigned long long)nnz[s / 3]);
-        sec[s] = img + off;
-        pos = off + sl;
-    }
-    if (pos != len) return FMT_ERR(CUZK_PCE_FAIL_STRUCTURE, pos, "trailer", "%llu bytes after the last section",
-                                   (unsigned long long)(len - pos));
-
-    /* checksums: every section (unless deferred to a background thread, see
-     * verify.c), then the content hash over the table */
-    if (verify && !(flags & CUZK_PCE_LOAD_VERIFY_BACKGROUND)) {
-        int rc = pce_check_sections(img, nthreads, NULL, src, err);
-        if (rc) return rc;
-    }
-    if (verify) {
-        content_hash(h, img);
-        if (memcmp(h, img + PCE_OFF_CONTENT, 32))
-            return FMT_ERR(CUZK_PCE_FAIL_CONTENT_HASH, PCE_OFF_CONTENT, "header", "content hash mismatch");
-    }
-
-    /* fill the struct */
-    p->num_inputs = ni, p->num_aux = na, p->num_constraints = nc;
-    p->format_version = ver;
-    memcpy(p->circuit_id, id, CUZK_PCE_ID_MAX);
-    memcpy(p->library_version, lv, PCE_LIBVER_BYTES);
-    memcpy(p->fingerprint, img + PCE_OFF_FINGERPRINT, 32);
-    memcpy(p->content_hash, img + PCE_OFF_CONTENT, 32);
-    for (int k = 0; k < 3; k++) {
-        cuzk_pce_matrix *m = &p->m[k];
-        m->nnz = nnz[k];
-        if (pce_rd32(img + PCE_OFF_SECTIONS + 3 * k * PCE_SECTION_ENTRY_BYTES + 4) == 4)
-            m->row_ptr32 = sec[3 * k];
-        else
-            m->row_ptr64 = sec[3 * k];
-        m->col = sec[3 * k + 1];
-        m->code = sec[3 * k + 2];
-        if (cuzk_pce_row_start(m, 0) != 0 || cuzk_pce_row_start(m, nc) != m->nnz)
-            return FMT_ERR(CUZK_PCE_FAIL_STRUCTURE, (uint64_t)((const uint8_t *)sec[3 * k] - img),
-                           pce_section_names[3 * k + 1], "row pointers do not span [0, nnz]");
-    }
-    /* Work and memory derived from the counts stay proportional to the file:
-     * each input has its input constraint (an entry in A) and each aux
-     * occurs somewhere (Groth16 setup refuses unconstrained variables). */
-    if (ni > nnz[0] || na > nnz[0] + nnz[1] + nnz[2])
-        return FMT_ERR(CUZK_PCE_FAIL_STRUCTURE, PCE_OFF_NUM_INPUTS, "header",
-                       "%llu inputs and %llu aux for %llu matrix entries", (unsigned long long)ni,
-                       (unsigned long long)na, (unsigned long long)(nnz[0] + nnz[1] + nnz[2]));
-    p->coeffs = sec[9];
-    p->num_coeffs = pce_rd64(img + PCE_OFF_SECTIONS + 9 * PCE_SECTION_ENTRY_BYTES + 16) / 32;
-    for (uint64_t i = 0; i < p->num_coeffs; i++)
-        if (!fr_canonical(&p->coeffs[i]))
-            return FMT_ERR(CUZK_PCE_FAIL_STRUCTURE, (uint64_t)((const uint8_t *)&p->coeffs[i] - img), "coeffs",
-                           "coefficient %llu not canonical", (unsigned long long)i);
-
-    /* structure pass, histograms and density */
-    if (!dens_alloc(&p->a_aux, na) || !dens_alloc(&p->b_input, ni) || !dens_alloc(&p->b_aux, na)) {
-        pce_release(p);
-        return pce_set_err(err, CUZK_ERR_NO_MEMORY, CUZK_PCE_FAIL_NONE, src, 0, NULL, "out of memory");
-    }
-    scan_ctx sc = {.p = p, .nblocks = (size_t)((nc + SCAN_BLOCK_ROWS - 1) / SCAN_BLOCK_ROWS)};
-    if (sc.nblocks == 0) sc.nblocks = 1;
-    sc.hist = calloc(sc.nblocks, sizeof *sc.hist);
-    sc.bad = calloc(3 * sc.nblocks, sizeof *sc.bad);
-    sc.bad_at = calloc(3 * sc.nblocks, sizeof *sc.bad_at);
-    int rc = CUZK_OK;
-    if (!sc.hist || !sc.bad || !sc.bad_at) {
-        rc = pce_set_err(err, CUZK_ERR_NO_MEMORY, CUZK_PCE_FAIL_NONE, src, 0, NULL, "out of memory");
-    } else {
-        pce_parallel(3 * sc.nblocks, scan_task, &sc, nthreads);
-        for (size_t t = 0; t < 3 * sc.nblocks && !rc; t++) {
-            if (!sc.bad[t]) continue;
-            unsigned k = (unsigned)(t / sc.nblocks), s = 3 * k + (unsigned)sc.bad[t] - 1;
-            const cuzk_pce_matrix *m = &p->m[k];
-            const uint8_t *at = sc.bad[t] == 1 ? (m->row_ptr32 ? (const uint8_t *)&m->row_ptr32[sc.bad_at[t]]
-                                                               : (const uint8_t *)&m->row_ptr64[sc.bad_at[t]])
-                              : sc.bad[t] == 2 ? (const uint8_t *)&m->col[sc.bad_at[t]]
-                                               : (const uint8_t *)&m->code[sc.bad_at[t]];
-            rc = FMT_ERR(CUZK_PCE_FAIL_STRUCTURE, (uint64_t)(at - img), pce_section_names[s + 1], "%s at index %llu",
-                         sc.bad[t] == 1 ? "row pointer decreases or exceeds nnz"
-                         : sc.bad[t] == 2 ? "column out of range" : "invalid coefficient code",
-                         (unsigned long long)sc.bad_at[t]);
-        }
-        for (size_t b = 0; b < sc.nblocks && !rc; b++)
-            for (int k = 0; k < 3; k++)
-                for (int c = 0; c < CUZK_PCE_HIST_N; c++) p->m[k].hist[c] += sc.hist[b][k][c];
-    }
-    free(sc.hist), free(sc.bad), free(sc.bad_at);
-    if (rc) {
-        pce_release(p);
-        return rc;
-    }
-    dens_count(&p->a_aux), dens_count(&p->b_input), dens_count(&p->b_aux);
-    p->image = img;
-    p->image_len = len;
-    return CUZK_OK;
-}
-
-/* ---- extraction ---- */
-
-/* Code of one coefficient, or CUZK_PCE_GENERAL << 30 with no index yet. */
-static uint32_t classify(const cuzk_fr *v)
-{
-    uint64_t x[4], y[4];
-    cuzk_fr n;
-    cuzk_fr_to_limbs(x, v);
-    cuzk_fr_neg(&n, v);
-    cuzk_fr_to_limbs(y, &n);
-    const uint32_t small = (uint32_t)CUZK_PCE_SMALL << CUZK_PCE_CLASS_SHIFT;
-    if (!x[1] && !x[2] && !x[3] && x[0] <= CUZK_PCE_SMALL_MAX)
-        return x[0] == 1 ? (uint32_t)CUZK_PCE_ONE << CUZK_PCE_CLASS_SHIFT : small | (uint32_t)x[0];
-    if (!y[1] && !y[2] && !y[3] && y[0] <= CUZK_PCE_SMALL_MAX)
-        return y[0] == 1 ? (uint32_t)CUZK_PCE_NEG_ONE << CUZK_PCE_CLASS_SHIFT
-                         : small | CUZK_PCE_SMALL_NEG | (uint32_t)y[0];
-    return (uint32_t)CUZK_PCE_GENERAL << CUZK_PCE_CLASS_SHIFT;
-}
-
-typedef struct fill_ctx {
-    const cuzk_recording_cs *cs;
-    const uint32_t *tcode; /* code per RecordingCS table index */
-    uint8_t *img;
-    const uint64_t *off;
-    const uint8_t *esz;
-    uint8_t (*sha)[32];
-    size_t chunks; /* per matrix */
-} fill_ctx;
-
-#define FILL_CHUNK ((size_t)1 << 22)
-
-static void fill_task(size_t t, void *arg)
-{
-    fill_ctx *f = arg;
-    const size_t k = t / f->chunks, ch = t % f->chunks;
-    const cuzk_csr *m = &f->cs->m[k];
-    const size_t rows = f->cs->base.num_constraints + 1;
-    /* row pointers */
-    size_t lo = ch * FILL_CHUNK, hi = lo + FILL_CHUNK;
-    if (lo < rows) {
-        if (hi > rows) hi = rows;
-        if (f->esz[3 * k] == 4) {
-            uint32_t *rp = (uint32_t *)(f->img + f->off[3 * k]);
-            for (size_t r = lo; r < hi; r++) rp[r] = (uint32_t)m->row_ptr[r];
-        } else {
-            memcpy(f->img + f->off[3 * k] + lo * 8, m->row_ptr + lo, (hi - lo) * 8);
-        }
-    }
-    lo = ch * FILL_CHUNK, hi = lo + FILL_CHUNK;
-    if (lo < m->nnz) {
-        if (hi > m->nnz) hi = m->nnz;
-        memcpy(f->img + f->off[3 * k + 1] + lo * 4, m->col + lo, (hi - lo) * 4);
-        uint32_t *code = (uint32_t *)(f->img + f->off[3 * k + 2]);
-        for (size_t i = lo; i < hi; i++) code[i] = f->tcode[m->coeff[i]];
-    }
-}
-
-static void hash_task(size_t s, void *arg)
-{
-    fill_ctx *f = arg;
-    pce_sha256(f->sha[s], f->img + f->off[s], pce_rd64(f->img + PCE_OFF_SECTIONS + s * PCE_SECTION_ENTRY_BYTES + 16));
-}
-
-static bool id_ok(const char *id)
-{
-    size_t n = strlen(id);
-    if (n == 0 || n >= CUZK_PCE_ID_MAX || id[0] == '.') return false;
-    for (size_t i = 0; i < n; i++)
-        if (id[i] <= ' ' || id[i] > '~' || id[i] == '/') return false;
-    return true;
-}
-
-int cuzk_pce_from_recording(cuzk_pce **out, const cuzk_recording_cs *cs, const char *circuit_id,
-                            const uint8_t *fingerprint, unsigned flags, unsigned nthreads, cuzk_pce_error *err)
-{
-    const char *src = "<extraction>";
-    if (!out || !cs || !circuit_id || !id_ok(circuit_id))
-        return pce_set_err(err, CUZK_ERR_INVALID_ARG, CUZK_PCE_FAIL_ARG, src, 0, NULL,
-                           "circuit id must be 1-63 printable characters without '/' or spaces");
-    *out = NULL;
-    if (cs->base.vt->kind != CUZK_CS_RECORDING || !cs->base.finalized || cs->base.err || cs->base.num_inputs < 1)
-        return pce_set_err(err, CUZK_ERR_INVALID_ARG, CUZK_PCE_FAIL_ARG, src, 0, NULL,
-                           "need a finalized RecordingCS without errors, with ONE allocated");
-    if (nthreads == 0) nthreads = 1;
-    const size_t nc = cs->base.num_constraints;
-    if (cs->base.num_aux > cs->m[0].nnz + cs->m[1].nnz + cs->m[2].nnz) /* the loader's bound */
-        return pce_set_err(err, CUZK_ERR_UNSUPPORTED, CUZK_PCE_FAIL_ARG, src, 0, NULL,
-                           "%zu aux variables but only %zu matrix entries (unconstrained variables)",
-                           cs->base.num_aux, cs->m[0].nnz + cs->m[1].nnz + cs->m[2].nnz);
-
-    /* classify the coefficient table; general values keep table order */
-    const cuzk_coeff_table *ct = &cs->coeffs;
-    uint32_t *tcode = malloc((ct->len ? ct->len : 1) * sizeof *tcode);
-    if (!tcode) return pce_set_err(err, CUZK_ERR_NO_MEMORY, CUZK_PCE_FAIL_NONE, src, 0, NULL, "out of memory");
-    uint64_t ngen = 0;
-    for (size_t i = 0; i < ct->len; i++) {
-        tcode[i] = classify(&ct->v[i]);
-        if (cuzk_pce_code_class(tcode[i]) == CUZK_PCE_GENERAL) {
-            if (ngen > CUZK_PCE_PAYLOAD_MASK) {
-                free(tcode);
-                return pce_set_err(err, CUZK_ERR_UNSUPPORTED, CUZK_PCE_FAIL_ARG, src, 0, NULL,
-                                   "more than 2^30 distinct coefficients");
-            }
-            tcode[i] |= (uint32_t)ngen++;
-        }
-    }
-
-    /* layout */
-    uint64_t off[PCE_NUM_SECTIONS], len[PCE_NUM_SECTIONS];
-    uint8_t esz[PCE_NUM_SECTIONS];
-    uint64_t pos = PCE_HEADER_BYTES;
-    for (unsigned s = 0; s < PCE_NUM_SECTIONS; s++) {
-        unsigned k = s / 3, kind = s < 9 ? s % 3 : 3;
-        uint64_t nnz = s < 9 ? cs->m[k].nnz : 0;
-        if (kind == 0) {
-            esz[s] = (flags & CUZK_PCE_WIDE_ROWPTR) || nnz > UINT32_MAX ? 8 : 4;
-            len[s] = (uint64_t)(nc + 1) * esz[s];
-        } else if (kind < 3) {
-            esz[s] = 4, len[s] = nnz * 4;
-        } else {
-            esz[s] = 32, len[s] = ngen * 32;
-        }
-        pos = (pos + PCE_ALIGN - 1) / PCE_ALIGN * PCE_ALIGN;
-        off[s] = pos;
-        pos += len[s];
-    }
-    const size_t total = (size_t)pos;
-    uint8_t *img = aligned_alloc(PCE_ALIGN, (total + PCE_ALIGN - 1) / PCE_ALIGN * PCE_ALIGN);
-    if (!img) {
-        free(tcode);
-        return pce_set_err(err, CUZK_ERR_NO_MEMORY, CUZK_PCE_FAIL_NONE, src, 0, NULL,
-                           "out of memory (%zu-byte image)", total);
-    }
-    memset(img, 0, PCE_HEADER_BYTES);
-    for (unsigned s = 0; s + 1 < PCE_NUM_SECTIONS; s++) /* zero padding */
-        memset(img + off[s] + len[s], 0, off[s + 1] - off[s] - len[s]);
-
-    /* header */
-    memcpy(img, PCE_MAGIC, 8);
-    pce_wr32(img + PCE_OFF_VERSION, CUZK_PCE_FORMAT_VERSION);
-    pce_wr32(img + PCE_OFF_HEADER_BYTES, PCE_HEADER_BYTES);
-    snprintf((char *)img + PCE_OFF_LIBVER, PCE_LIBVER_BYTES, "%s", CUZK_LIB_VERSION);
-    memcpy(img + PCE_OFF_ID, circuit_id, strlen(circuit_id));
-    if (fingerprint) memcpy(img + PCE_OFF_FINGERPRINT, fingerprint, 32);
-    pce_wr64(img + PCE_OFF_NUM_INPUTS, cs->base.num_inputs);
-    pce_wr64(img + PCE_OFF_NUM_AUX, cs->base.num_aux);
-    pce_wr64(img + PCE_OFF_NUM_CONSTRAINTS, nc);
-    pce_wr64(img + PCE_OFF_FILE_BYTES, total);
-    pce_wr32(img + PCE_OFF_NUM_SECTIONS, PCE_NUM_SECTIONS);
-    for (unsigned s = 0; s < PCE_NUM_SECTIONS; s++) {
-        uint8_t *e = img + PCE_OFF_SECTIONS + s * PCE_SECTION_ENTRY_BYTES;
-        pce_wr32(e, s + 1);
-        pce_wr32(e + 4, esz[s]);
-        pce_wr64(e + 8, off[s]);
-        pce_wr64(e + 16, len[s]);
-    }
-
-    /* sections */
-    size_t maxn = nc + 1;
-    for (int k = 0; k < 3; k++)
-        if (cs->m[k].nnz > maxn) maxn = cs->m[k].nnz;
-    uint8_t sha[PCE_NUM_SECTIONS][32];
-    fill_ctx f = {.cs = cs, .tcode = tcode, .img = img, .off = off, .esz = esz, .sha = sha,
-                  .chunks = (maxn + FILL_CHUNK - 1) / FILL_CHUNK};
-    pce_parallel(3 * f.chunks, fill_task, &f, nthreads);
-    cuzk_fr *gen = (cuzk_fr *)(img + off[PCE_SEC_COEFFS - 1]);
-    for (size_t i = 0; i < ct->len; i++)
-        if (cuzk_pce_code_class(tcode[i]) == CUZK_PCE_GENERAL) gen[tcode[i] & CUZK_PCE_PAYLOAD_MASK] = ct->v[i];
-    free(tcode);
-
-    /* checksums */
-    pce_parallel(PCE_NUM_SECTIONS, hash_task, &f, nthreads);
-    for (unsigned s = 0; s < PCE_NUM_SECTIONS; s++)
-        memcpy(img + PCE_OFF_SECTIONS + s * PCE_SECTION_ENTRY_BYTES + 24, sha[s], 32);
-    content_hash(img + PCE_OFF_CONTENT, img);
-    pce_sha256(img + PCE_OFF_HEADER_SHA, img, PCE_OFF_HEADER_SHA);
-
-    cuzk_pce *p = malloc(sizeof *p);
-    if (!p) {
-        free(img);
-        return pce_set_err(err, CUZK_ERR_NO_MEMORY, CUZK_PCE_FAIL_NONE, src, 0, NULL, "out of memory");
-    }
-    int rc = pce_view(p, img, total, NULL, 0, true, nthreads, src, err);
-    if (rc) { /* our own image failed its structure checks: a bug */
-        free(img);
-        free(p);
-        return rc == CUZK_ERR_NO_MEMORY ? rc : CUZK_ERR_INTERNAL;
-    }
-    p->mapped = false;
-    PCE_COUNT(extractions, 1);
-    *out = p;
     return CUZK_OK;
 }

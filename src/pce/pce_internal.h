@@ -58,8 +58,10 @@ void pce_verify_free(struct pce_verify *v);
 
 /* Renames path to "<path>.rejected" under "<path>.lock" when it is still
  * the file (dev, ino) (any file when dev = ino = 0), logging why. Returns
- * true when it was set aside. (cache.c) */
-bool pce_cache_set_aside(const char *path, uint64_t dev, uint64_t ino, const cuzk_pce_error *why, bool lock);
+ * true when it was set aside. (reject.c) */
+bool pce_set_aside(const char *path, uint64_t dev, uint64_t ino, const cuzk_pce_error *why, bool lock);
+/* flock(LOCK_EX) on fd, waiting or not; 0 or -1 with errno. (reject.c) */
+int pce_lock_take(int fd, bool wait);
 
 /* Frees what pce_view allocated and the image by its ownership. */
 void pce_release(cuzk_pce *p);
@@ -68,11 +70,11 @@ void pce_release(cuzk_pce *p);
 int pce_set_err(cuzk_pce_error *err, int code, cuzk_pce_fail fail, const char *src, uint64_t off,
                 const char *section, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 
-/* Runs fn(i, ctx) for i < n on up to nthreads threads (inline for 1). */
-typedef void (*pce_task_fn)(size_t i, void *ctx);
-void pce_parallel(size_t n, pce_task_fn fn, void *ctx, unsigned nthreads);
-
 void pce_sha256(uint8_t out[32], const void *data, size_t len);
+/* The content hash of an image's header: counts plus (id, element size,
+ * length, SHA-256) of every section, so equal matrices in the same encoding
+ * hash equal whatever the file offsets. */
+void pce_content_hash(uint8_t out[32], const uint8_t *hdr);
 
 /* Counters. */
 extern cuzk_pce_counters pce_counters;

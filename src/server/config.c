@@ -13,7 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuzk/error.h"
+#include "cuzk/file.h"
 #include "cuzk/fil_params.h"
+#include "cuzk/size.h"
 #include "server/toml_adapter.h"
 
 typedef enum cfg_type {
@@ -159,29 +162,6 @@ static const char *level_names[] = {"trace", "debug", "info", "warn", "error"};
 const char *cfg_log_level_name(cfg_log_level l)
 {
     return (unsigned)l < 5 ? level_names[l] : "?";
-}
-
-bool cfg_parse_size(const char *s, uint64_t *out)
-{
-    static const struct {
-        const char *suffix;
-        uint64_t mul;
-    } units[] = {{"KiB", 1ull << 10}, {"MiB", 1ull << 20}, {"GiB", 1ull << 30},
-                 {"TiB", 1ull << 40}, {"KB", 1000ull},     {"MB", 1000000ull},
-                 {"GB", 1000000000ull}, {"TB", 1000000000000ull}, {"B", 1}, {"", 1}};
-    if (!s || !isdigit((unsigned char)s[0])) return false;
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno) return false;
-    while (*end == ' ') end++;
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-        if (strcmp(end, units[i].suffix)) continue;
-        if (v > UINT64_MAX / units[i].mul) return false;
-        *out = v * units[i].mul;
-        return true;
-    }
-    return false;
 }
 
 bool cfg_parse_duration_ms(const char *s, uint64_t *out)
@@ -334,7 +314,7 @@ static int set_entry(cuzk_config *c, const cfg_entry *e, const tomla_value *v, c
         uint64_t x;
         if (v->type == TOMLA_INT && v->i >= 0) x = (uint64_t)v->i;
         else if (v->type == TOMLA_STRING && e->type == T_SIZE0 && !strcmp(v->str, "auto")) x = 0;
-        else if (v->type != TOMLA_STRING || !cfg_parse_size(v->str, &x))
+        else if (v->type != TOMLA_STRING || !cuzk_size_parse(v->str, &x))
             return FAIL("%s: expected a size like \"5GiB\", \"512MiB\" or bytes%s", name,
                         e->type == T_SIZE0 ? ", or \"auto\"" : "");
         else if (e->type == T_SIZE0 && x == 0)
@@ -407,7 +387,7 @@ static int apply_visit(void *ud, const char *section, const char *key, const tom
     for (size_t i = 0; i < sizeof deprecated / sizeof deprecated[0]; i++) {
         if (strcmp(deprecated[i].section, section) || strcmp(deprecated[i].key, key)) continue;
         uint64_t ignored;
-        if (!(v->type == TOMLA_STRING && (cfg_parse_size(v->str, &ignored) || !strcmp(v->str, "auto"))) &&
+        if (!(v->type == TOMLA_STRING && (cuzk_size_parse(v->str, &ignored) || !strcmp(v->str, "auto"))) &&
             !(v->type == TOMLA_INT && v->i >= 0))
             return FAIL("line %u: %s.%s: expected a size like \"64GiB\" (the key is deprecated and ignored)",
                         v->line, section, key);
@@ -481,21 +461,12 @@ void cfg_defaults(cuzk_config *c)
 
 int cfg_apply_file(cuzk_config *c, const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return FAIL("%s: %s", path, strerror(errno));
-    enum { MAX = 1 << 20 };
-    char *buf = malloc(MAX + 1);
-    if (!buf) {
-        fclose(f);
-        return FAIL("%s: out of memory", path);
-    }
-    size_t n = fread(buf, 1, MAX + 1, f);
-    int rerr = ferror(f);
-    fclose(f);
-    if (rerr || n > MAX) {
-        free(buf);
-        return FAIL("%s: %s", path, rerr ? "read error" : "larger than 1 MiB");
-    }
+    uint8_t *b;
+    size_t n;
+    int frc = cuzk_file_read(path, (size_t)1 << 20, &b, &n);
+    if (frc == CUZK_ERR_BAD_LENGTH) return FAIL("%s: larger than 1 MiB", path);
+    if (frc) return FAIL("%s: %s", path, frc == CUZK_ERR_IO ? strerror(errno) : cuzk_strerror(frc));
+    char *buf = (char *)b;
     char inner[384];
     int rc = cfg_apply_toml(c, buf, n, inner, sizeof inner);
     free(buf);

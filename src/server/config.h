@@ -124,9 +124,8 @@ size_t cfg_unreloadable_changes(const cuzk_config *a, const cuzk_config *b, char
 /* Copies the reloadable keys of src into dst. */
 void cfg_apply_reloadable(cuzk_config *dst, const cuzk_config *src);
 
-/* Parsers shared with the CLI: "5GiB", "512MiB", "10GB", "1024" (bytes);
- * "5m", "300s", "250ms", "1h", "60" (seconds). Return false on bad input. */
-bool cfg_parse_size(const char *s, uint64_t *out);
+/* Durations: "5m", "300s", "250ms", "1h", "60" (seconds). False on bad
+ * input. (Sizes: cuzk_size_parse, include/cuzk/size.h.) */
 bool cfg_parse_duration_ms(const char *s, uint64_t *out);
 /* Listener syntax check: "unix:///abs/path" (or "unix:/abs/path") or
  * "host:port" / "[v6]:port". */

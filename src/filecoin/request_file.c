@@ -1,5 +1,5 @@
-/* Request files (request_file.h). */
-#include "request_file.h"
+/* Request files (include/cuzk/fil_request_file.h). */
+#include "cuzk/fil_request_file.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -9,11 +9,13 @@
 #include <unistd.h>
 
 #include "cuzk/fil_request.h"
+#include "cuzk/error.h"
+#include "cuzk/file.h"
 #include "cuzk/hex.h"
 
 static const char *const value_names[4] = {"randomness", "comm_r_old", "comm_r_new", "comm_d_new"};
 
-static uint8_t *value_ptr(cli_request *r, int i)
+static uint8_t *value_ptr(cuzk_fil_request_file *r, int i)
 {
     uint8_t *p[4] = {r->randomness, r->comm_r_old, r->comm_r_new, r->comm_d_new};
     return p[i];
@@ -27,22 +29,6 @@ static int fail(char *err, size_t err_len, const char *path, const char *fmt, co
     return -1;
 }
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    uint8_t *b = NULL;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        long n = ftell(f);
-        if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (b = malloc((size_t)n + 1))) {
-            if (fread(b, 1, (size_t)n, f) != (size_t)n) free(b), b = NULL;
-            else *len = (size_t)n;
-        }
-    }
-    fclose(f);
-    return b;
-}
-
 static int u64_field(json_t *o, const char *name, uint64_t *out, char *err, size_t err_len, const char *path)
 {
     json_t *v = json_object_get(o, name);
@@ -52,7 +38,7 @@ static int u64_field(json_t *o, const char *name, uint64_t *out, char *err, size
     return 0;
 }
 
-int cli_request_read(const char *path, cli_request *r, char *err, size_t err_len)
+int cuzk_fil_request_file_read(const char *path, cuzk_fil_request_file *r, char *err, size_t err_len)
 {
     memset(r, 0, sizeof *r);
     json_error_t je;
@@ -101,7 +87,7 @@ int cli_request_read(const char *path, cli_request *r, char *err, size_t err_len
     }
     json_t *one = json_object_get(o, "vanilla_proof"), *many = json_object_get(o, "vanilla_proofs");
     if (!one == !many || (one && !json_is_string(one)) || (many && (!json_is_array(many) || !json_array_size(many) ||
-                                                                   json_array_size(many) > CLI_REQ_MAX_BLOBS))) {
+                                                                   json_array_size(many) > CUZK_FIL_REQ_FILE_MAX_BLOBS))) {
         fail(err, err_len, path, "%s", "exactly one of vanilla_proof (a file name) or vanilla_proofs (1-4096 file names)");
         goto out;
     }
@@ -128,19 +114,21 @@ int cli_request_read(const char *path, cli_request *r, char *err, size_t err_len
         char full[4096];
         if (name[0] == '/') snprintf(full, sizeof full, "%s", name);
         else snprintf(full, sizeof full, "%.*s/%s", dirlen, dir, name);
-        if (!r->blob_files[i] || !(r->blobs[i] = slurp(full, &r->blob_lens[i]))) {
-            snprintf(err, err_len, "%s: cannot read %s: %s", path, full, strerror(errno));
+        int frc = r->blob_files[i] ? cuzk_file_read(full, 0, &r->blobs[i], &r->blob_lens[i]) : CUZK_ERR_NO_MEMORY;
+        if (frc) {
+            snprintf(err, err_len, "%s: cannot read %s: %s", path, full,
+                     frc == CUZK_ERR_IO ? strerror(errno) : cuzk_strerror(frc));
             goto out;
         }
     }
     rc = 0;
 out:
     json_decref(o);
-    if (rc) cli_request_free(r);
+    if (rc) cuzk_fil_request_file_free(r);
     return rc;
 }
 
-int cli_request_write(const char *path, const cli_request *r)
+int cuzk_fil_request_file_write(const char *path, const cuzk_fil_request_file *r)
 {
     json_t *o = json_object();
     json_object_set_new(o, "proof_kind", json_string(r->proof_kind));
@@ -152,7 +140,7 @@ int cli_request_write(const char *path, const cli_request *r)
     for (int i = 0; i < 4; i++)
         if (r->present & (1u << i)) {
             char h[65];
-            cuzk_hex_encode(h, value_ptr((cli_request *)r, i), 32);
+            cuzk_hex_encode(h, value_ptr((cuzk_fil_request_file *)r, i), 32);
             json_object_set_new(o, value_names[i], json_string(h));
         }
     if (r->single) {
@@ -171,7 +159,7 @@ int cli_request_write(const char *path, const cli_request *r)
     return rc ? -1 : 0;
 }
 
-void cli_request_free(cli_request *r)
+void cuzk_fil_request_file_free(cuzk_fil_request_file *r)
 {
     for (size_t i = 0; i < r->num_blobs; i++) {
         if (r->blob_files) free(r->blob_files[i]);

@@ -1,4 +1,4 @@
-/* StackedDrg labeling and encoding: native label and the circuit gadgets
+/* StackedDrg labeling and encoding: the native label and its circuit
  * (storage-proofs-porep create_label.rs, storage-proofs-core encode.rs). */
 #include <openssl/evp.h>
 #include <stdlib.h>

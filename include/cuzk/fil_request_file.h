@@ -9,17 +9,21 @@
  * 32-byte values are 64 hex digits of the bytes in wire order; FILEs are
  * relative to the request file's directory. Absent fields are zero/empty.
  */
-#ifndef CUZK_CLI_REQUEST_FILE_H
-#define CUZK_CLI_REQUEST_FILE_H
+#ifndef CUZK_FIL_REQUEST_FILE_H
+#define CUZK_FIL_REQUEST_FILE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "cuzk/fil_request.h"
 
-#define CLI_REQ_MAX_BLOBS 4096
+#ifdef __cplusplus
+extern "C" {
+#endif
 
-typedef struct cli_request {
+#define CUZK_FIL_REQ_FILE_MAX_BLOBS 4096
+
+typedef struct cuzk_fil_request_file {
     const char *proof_kind; /* "porep", "snap", "wpost", "winning" */
     cuzk_fil_proof_kind kind; /* read: proof_kind as the engine's enum */
     uint64_t sector_size, registered_proof, sector_number, miner_id;
@@ -31,12 +35,16 @@ typedef struct cli_request {
     char **blob_files;  /* as written in the file (write: the names to record) */
     uint8_t **blobs;    /* read: the files' contents */
     size_t *blob_lens;
-} cli_request;
+} cuzk_fil_request_file;
 
 /* Reads path and the files it names. 0, or -1 with a message in err. */
-int cli_request_read(const char *path, cli_request *r, char *err, size_t err_len);
+int cuzk_fil_request_file_read(const char *path, cuzk_fil_request_file *r, char *err, size_t err_len);
 /* Writes r to path (atomically: temporary, rename). 0, or -1 with errno set. */
-int cli_request_write(const char *path, const cli_request *r);
-void cli_request_free(cli_request *r);
+int cuzk_fil_request_file_write(const char *path, const cuzk_fil_request_file *r);
+void cuzk_fil_request_file_free(cuzk_fil_request_file *r);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

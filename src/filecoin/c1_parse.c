@@ -1,0 +1,413 @@
+/* PoRep C1 output parsed from SealCommitPhase1Output's serde_json (or curio's wrapper, or
+ * base64 of either): every field's type and length checked, errors naming the JSON path. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cuzk/base64.h"
+#include "cuzk/c1.h"
+#include "cuzk/error.h"
+#include "cuzk/json_arena.h"
+#include "cuzk/merkle.h"
+#include "filecoin_internal.h"
+
+typedef struct pctx {
+    char path[384];
+    size_t len;
+    char *err;
+    size_t errcap;
+    const cuzk_porep_config *cfg;
+} pctx;
+
+static size_t push(pctx *p, const char *fmt, ...)
+{
+    size_t old = p->len;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(p->path + p->len, sizeof p->path - p->len, fmt, ap);
+    va_end(ap);
+    if (n > 0) p->len = p->len + (size_t)n < sizeof p->path ? p->len + (size_t)n : sizeof p->path - 1;
+    return old;
+}
+
+static void pop(pctx *p, size_t old)
+{
+    p->len = old;
+    p->path[old] = 0;
+}
+
+static int fail(pctx *p, const char *fmt, ...)
+{
+    if (p->err && p->errcap) {
+        int n = snprintf(p->err, p->errcap, "%s: ", p->len ? p->path : "(top)");
+        if (n >= 0 && (size_t)n < p->errcap) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(p->err + n, p->errcap - (size_t)n, fmt, ap);
+            va_end(ap);
+        }
+    }
+    return CUZK_ERR_FORMAT;
+}
+
+static const char *jtype(const json_t *j)
+{
+    switch (json_typeof(j)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    default: return "null";
+    }
+}
+
+/* obj must be an object whose keys are all in the NULL-terminated list (and present unless optional). */
+static int want_obj(pctx *p, const json_t *o, const char *const *keys, const char *optional)
+{
+    if (!json_is_object(o)) return fail(p, "expected an object, got %s", jtype(o));
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)o, k, v) {
+        int ok = optional && !strcmp(k, optional);
+        for (const char *const *q = keys; *q && !ok; q++) ok = !strcmp(*q, k);
+        if (!ok) return fail(p, "unknown field \"%s\"", k);
+    }
+    for (const char *const *q = keys; *q; q++)
+        if (!json_object_get(o, *q)) return fail(p, "missing field \"%s\"", *q);
+    return 0;
+}
+
+static int get_u64(pctx *p, const json_t *o, const char *key, uint64_t max, uint64_t *out)
+{
+    const json_t *v = json_object_get(o, key);
+    size_t old = push(p, ".%s", key);
+    if (!json_is_integer(v)) return fail(p, "expected an integer, got %s", v ? jtype(v) : "nothing");
+    json_int_t x = json_integer_value(v);
+    if (x < 0 || (uint64_t)x > max) return fail(p, "%lld out of range [0, %llu]", (long long)x, (unsigned long long)max);
+    pop(p, old);
+    *out = (uint64_t)x;
+    return 0;
+}
+
+static int get_bytes(pctx *p, const json_t *a, uint8_t out[32])
+{
+    if (!json_is_array(a)) return fail(p, "expected an array of 32 bytes, got %s", a ? jtype(a) : "nothing");
+    if (json_array_size(a) != 32) return fail(p, "expected 32 bytes, got %zu", json_array_size(a));
+    for (size_t i = 0; i < 32; i++) {
+        const json_t *v = json_array_get(a, i);
+        json_int_t x = json_is_integer(v) ? json_integer_value(v) : -1;
+        if (x < 0 || x > 255) return fail(p, "element %zu is not a byte", i);
+        out[i] = (uint8_t)x;
+    }
+    return 0;
+}
+
+static int get_fr(pctx *p, const json_t *a, cuzk_fr *out)
+{
+    uint8_t b[32];
+    int rc = get_bytes(p, a, b);
+    if (rc) return rc;
+    if (cuzk_fr_from_le32(out, b) != 0) return fail(p, "not a canonical field element");
+    return 0;
+}
+
+static int field_fr(pctx *p, const json_t *o, const char *key, cuzk_fr *out)
+{
+    size_t old = push(p, ".%s", key);
+    int rc = get_fr(p, json_object_get(o, key), out);
+    if (!rc) pop(p, old);
+    return rc;
+}
+
+static int field_frs(pctx *p, const json_t *o, const char *key, cuzk_fr *out, size_t n)
+{
+    size_t old = push(p, ".%s", key);
+    const json_t *a = json_object_get(o, key);
+    if (!json_is_array(a)) return fail(p, "expected an array, got %s", a ? jtype(a) : "nothing");
+    if (json_array_size(a) != n) return fail(p, "expected %zu elements, got %zu", n, json_array_size(a));
+    for (size_t i = 0; i < n; i++) {
+        size_t o2 = push(p, "[%zu]", i);
+        int rc = get_fr(p, json_array_get(a, i), &out[i]);
+        if (rc) return rc;
+        pop(p, o2);
+    }
+    pop(p, old);
+    return 0;
+}
+
+/* InclusionPath over levels [l0, l1): siblings into m->path at the level's offset, positions into m->index. */
+static int ppath(pctx *p, const json_t *o, const char *key, const cuzk_tree_shape *s, uint64_t nodes,
+                 cuzk_fil_mproof *m, size_t l0, size_t l1, uint64_t *mult)
+{
+    static const char *const k_path[] = {"path", NULL}, *const k_el[] = {"hashes", "index", NULL};
+    size_t old = push(p, ".%s", key);
+    const json_t *ip = json_object_get(o, key);
+    int rc = want_obj(p, ip, k_path, NULL);
+    if (rc) return rc;
+    push(p, ".path");
+    const json_t *arr = json_object_get(ip, "path");
+    if (!json_is_array(arr)) return fail(p, "expected an array, got %s", jtype(arr));
+    if (json_array_size(arr) != l1 - l0)
+        return fail(p, "expected %zu levels, got %zu", l1 - l0, json_array_size(arr));
+    cuzk_fr *sib = m->path;
+    for (size_t l = 0; l < l0; l++) sib += cuzk_tree_level_arity(s, nodes, l) - 1;
+    for (size_t l = l0; l < l1; l++) {
+        unsigned a = cuzk_tree_level_arity(s, nodes, l);
+        size_t o2 = push(p, "[%zu]", l - l0);
+        const json_t *el = json_array_get(arr, l - l0);
+        uint64_t pos;
+        if ((rc = want_obj(p, el, k_el, NULL)) || (rc = field_frs(p, el, "hashes", sib, a - 1)) ||
+            (rc = get_u64(p, el, "index", a - 1, &pos)))
+            return rc;
+        m->index += pos * *mult;
+        *mult *= a;
+        sib += a - 1;
+        pop(p, o2);
+    }
+    pop(p, old);
+    return 0;
+}
+
+/* MerkleProof {"data":{"Single"|"Sub"|"Top":{..}}}, the variant fixed by the tree shape. */
+static int pmproof(pctx *p, const json_t *o, const char *key, const cuzk_tree_shape *s, uint64_t nodes,
+                   cuzk_fil_mproof *m)
+{
+    static const char *const k_data[] = {"data", NULL}, *const k_single[] = {"root", "leaf", "path", NULL},
+                             *const k_sub[] = {"base_proof", "sub_proof", "root", "leaf", NULL},
+                             *const k_top[] = {"base_proof", "sub_proof", "top_proof", "root", "leaf", NULL};
+    size_t old = push(p, ".%s", key);
+    const json_t *mp = json_object_get(o, key);
+    int rc = want_obj(p, mp, k_data, NULL);
+    if (rc) return rc;
+    push(p, ".data");
+    const json_t *d = json_object_get(mp, "data");
+    const char *variant = !s->sub_arity ? "Single" : !s->top_arity ? "Sub" : "Top";
+    static const char *const *const keys_of[3] = {k_single, k_sub, k_top};
+    const char *const vk[] = {variant, NULL};
+    if ((rc = want_obj(p, d, vk, NULL)))
+        return json_is_object(d) ? fail(p, "expected the %s variant for this tree shape", variant) : rc;
+    push(p, ".%s", variant);
+    const json_t *b = json_object_get(d, variant);
+    int vi = !s->sub_arity ? 0 : !s->top_arity ? 1 : 2;
+    if ((rc = want_obj(p, b, keys_of[vi], NULL))) return rc;
+    size_t lv = cuzk_tree_levels(s, nodes), bl = cuzk_tree_base_levels(s, nodes);
+    uint64_t mult = 1;
+    m->index = 0;
+    if (vi == 0) rc = ppath(p, b, "path", s, nodes, m, 0, lv, &mult);
+    else {
+        rc = ppath(p, b, "base_proof", s, nodes, m, 0, bl, &mult);
+        if (!rc) rc = ppath(p, b, "sub_proof", s, nodes, m, bl, bl + 1, &mult);
+        if (!rc && vi == 2) rc = ppath(p, b, "top_proof", s, nodes, m, bl + 1, bl + 2, &mult);
+    }
+    if (rc || (rc = field_fr(p, b, "root", &m->root)) || (rc = field_fr(p, b, "leaf", &m->leaf))) return rc;
+    pop(p, old);
+    return 0;
+}
+
+static int pcolumn(pctx *p, const json_t *o, cuzk_fil_column *col)
+{
+    static const char *const k_cp[] = {"column", "inclusion_proof", NULL}, *const k_col[] = {"index", "rows", NULL};
+    const cuzk_porep_config *c = p->cfg;
+    int rc = want_obj(p, o, k_cp, NULL);
+    if (rc) return rc;
+    size_t old = push(p, ".column");
+    const json_t *cj = json_object_get(o, "column");
+    uint64_t idx;
+    if ((rc = want_obj(p, cj, k_col, "_h"))) return rc;
+    const json_t *h = json_object_get(cj, "_h");
+    if (h && !json_is_null(h)) return fail(p, "field \"_h\" must be null");
+    if ((rc = get_u64(p, cj, "index", c->nodes - 1, &idx)) || (rc = field_frs(p, cj, "rows", col->rows, c->layers)))
+        return rc;
+    col->index = (uint32_t)idx;
+    pop(p, old);
+    return pmproof(p, o, "inclusion_proof", &c->tree, c->nodes, &col->proof);
+}
+
+/* LabelingProof / EncodingProof {"parents":[37],"layer_index":l,"node":n}. */
+static int plabel(pctx *p, const json_t *o, cuzk_fr *parents, unsigned layer, uint64_t *node)
+{
+    static const char *const k_lp[] = {"parents", "layer_index", "node", NULL};
+    uint64_t li, n;
+    int rc;
+    if ((rc = want_obj(p, o, k_lp, NULL)) || (rc = field_frs(p, o, "parents", parents, FIL_C1_NPAR)) ||
+        (rc = get_u64(p, o, "layer_index", UINT32_MAX, &li)) || (rc = get_u64(p, o, "node", p->cfg->nodes - 1, &n)))
+        return rc;
+    if (li != layer) {
+        push(p, ".layer_index");
+        return fail(p, "expected layer %u, got %llu", layer, (unsigned long long)li);
+    }
+    if (*node != UINT64_MAX && n != *node) {
+        push(p, ".node");
+        return fail(p, "node %llu differs from the proof's node %llu", (unsigned long long)n,
+                    (unsigned long long)*node);
+    }
+    *node = n;
+    return 0;
+}
+
+static int pproof(pctx *p, const json_t *o, cuzk_fil_vproof *v)
+{
+    static const char *const k_pr[] = {"comm_d_proofs", "comm_r_last_proof", "replica_column_proofs",
+                                       "labeling_proofs", "encoding_proof", NULL},
+                             *const k_rcp[] = {"c_x", "drg_parents", "exp_parents", NULL};
+    const cuzk_porep_config *c = p->cfg;
+    int rc;
+    if ((rc = want_obj(p, o, k_pr, NULL)) || (rc = pmproof(p, o, "comm_d_proofs", &fil_c1_tree_d, c->nodes, &v->comm_d)) ||
+        (rc = pmproof(p, o, "comm_r_last_proof", &c->tree, c->nodes, &v->comm_r_last)))
+        return rc;
+    size_t old = push(p, ".replica_column_proofs");
+    const json_t *r = json_object_get(o, "replica_column_proofs");
+    if ((rc = want_obj(p, r, k_rcp, NULL))) return rc;
+    size_t o2 = push(p, ".c_x");
+    if ((rc = pcolumn(p, json_object_get(r, "c_x"), &v->c_x))) return rc;
+    pop(p, o2);
+    static const char *const names[2] = {"drg_parents", "exp_parents"};
+    for (int t = 0; t < 2; t++) {
+        size_t n = t ? CUZK_POREP_EXP_DEGREE : CUZK_POREP_BASE_DEGREE;
+        o2 = push(p, ".%s", names[t]);
+        const json_t *a = json_object_get(r, names[t]);
+        if (!json_is_array(a)) return fail(p, "expected an array, got %s", jtype(a));
+        if (json_array_size(a) != n) return fail(p, "expected %zu parents, got %zu", n, json_array_size(a));
+        for (size_t j = 0; j < n; j++) {
+            size_t o3 = push(p, "[%zu]", j);
+            if ((rc = pcolumn(p, json_array_get(a, j), t ? &v->exp[j] : &v->drg[j]))) return rc;
+            pop(p, o3);
+        }
+        pop(p, o2);
+    }
+    pop(p, old);
+    old = push(p, ".labeling_proofs");
+    const json_t *lp = json_object_get(o, "labeling_proofs");
+    if (!json_is_array(lp)) return fail(p, "expected an array, got %s", jtype(lp));
+    if (json_array_size(lp) != c->layers) return fail(p, "expected %u layers, got %zu", c->layers, json_array_size(lp));
+    v->node = UINT64_MAX;
+    for (unsigned l = 0; l < c->layers; l++) {
+        o2 = push(p, "[%u]", l);
+        if ((rc = plabel(p, json_array_get(lp, l), &v->lab_parents[(size_t)l * FIL_C1_NPAR], l + 1, &v->node))) return rc;
+        pop(p, o2);
+    }
+    pop(p, old);
+    push(p, ".encoding_proof");
+    if ((rc = plabel(p, json_object_get(o, "encoding_proof"), v->enc_parents, c->layers, &v->node))) return rc;
+    pop(p, old);
+    return 0;
+}
+
+static int parse_inner(pctx *p, const json_t *root, cuzk_fil_c1 **out)
+{
+    static const char *const k_top[] = {"registered_proof", "vanilla_proofs", "comm_r", "comm_d",
+                                        "replica_id", "seed", "ticket", NULL};
+    const size_t base = p->len;
+    int rc = want_obj(p, root, k_top, NULL);
+    if (rc) return rc;
+    const json_t *rpj = json_object_get(root, "registered_proof");
+    push(p, "registered_proof");
+    if (!json_is_string(rpj)) return fail(p, "expected a string, got %s", jtype(rpj));
+    const cuzk_fil_seal_proof *rp = cuzk_fil_seal_proof_by_name(json_string_value(rpj));
+    if (!rp) return fail(p, "unknown registered proof \"%s\"", json_string_value(rpj));
+    pop(p, base);
+    const char *key = cuzk_fil_c1_size_key(rp->sector_size);
+    if (!key || (rc = cuzk_fil_c1_alloc(out, rp->id, 0)) == CUZK_ERR_INVALID_ARG) {
+        push(p, "registered_proof");
+        return fail(p, "%s has no C1 form", rp->name);
+    }
+    if (rc) return rc;
+    cuzk_fil_c1 *c1 = *out;
+    p->cfg = &c1->cfg;
+    static const char *const names[5] = {"comm_r", "comm_d", "replica_id", "seed", "ticket"};
+    uint8_t *dst[5] = {c1->comm_r, c1->comm_d, c1->replica_id, c1->seed, c1->ticket};
+    for (int i = 0; i < 5; i++) {
+        push(p, "%s", names[i]);
+        if ((rc = get_bytes(p, json_object_get(root, names[i]), dst[i]))) return rc;
+        pop(p, base);
+    }
+    push(p, "vanilla_proofs");
+    const json_t *vp = json_object_get(root, "vanilla_proofs");
+    const char *const vk[] = {key, NULL};
+    if ((rc = want_obj(p, vp, vk, NULL)))
+        return json_is_object(vp) ? fail(p, "the size class must be \"%s\" for %s", key, rp->name) : rc;
+    push(p, ".%s", key);
+    const json_t *parts = json_object_get(vp, key);
+    const cuzk_porep_config *c = &c1->cfg;
+    if (!json_is_array(parts)) return fail(p, "expected an array, got %s", jtype(parts));
+    if (json_array_size(parts) != c->partitions)
+        return fail(p, "expected %u partitions, got %zu", c->partitions, json_array_size(parts));
+    for (unsigned k = 0; k < c->partitions; k++) {
+        size_t o1 = push(p, "[%u]", k);
+        const json_t *pa = json_array_get(parts, k);
+        if (!json_is_array(pa)) return fail(p, "expected an array, got %s", jtype(pa));
+        if (json_array_size(pa) != c->challenges)
+            return fail(p, "expected %u challenges, got %zu", c->challenges, json_array_size(pa));
+        for (unsigned i = 0; i < c->challenges; i++) {
+            size_t o2 = push(p, "[%u]", i);
+            if ((rc = pproof(p, json_array_get(pa, i), &c1->proofs[(size_t)k * c->challenges + i]))) return rc;
+            pop(p, o2);
+        }
+        pop(p, o1);
+    }
+    return 0;
+}
+
+static int parse_json(const uint8_t *buf, size_t len, pctx *p, cuzk_fil_c1 **out, int depth)
+{
+    json_error_t je;
+    cuzk_json_arena *arena; /* ~10 M nodes for a 32 GiB C1: one arena, not 10 M mallocs */
+    json_t *root = cuzk_json_loadb_arena((const char *)buf, len, JSON_REJECT_DUPLICATES, &je, &arena);
+    if (!root) return fail(p, "malformed JSON at line %d column %d: %s", je.line, je.column, je.text);
+    int rc;
+    const json_t *ph = json_is_object(root) ? json_object_get(root, "Phase1Out") : NULL;
+    if (ph && depth == 0) {
+        static const char *const k_wrap[] = {"SectorNum", "Phase1Out", "SectorSize", NULL};
+        uint64_t num = 0, size = 0;
+        size_t n = 0;
+        uint8_t *inner = NULL;
+        rc = want_obj(p, root, k_wrap, NULL);
+        if (!rc) rc = get_u64(p, root, "SectorNum", INT64_MAX, &num);
+        if (!rc) rc = get_u64(p, root, "SectorSize", UINT64_MAX, &size);
+        if (!rc) {
+            push(p, "Phase1Out");
+            if (!json_is_string(ph)) rc = fail(p, "expected a base64 string, got %s", jtype(ph));
+            else if (!(inner = cuzk_base64_decode(json_string_value(ph), json_string_length(ph), &n)))
+                rc = fail(p, "not valid base64");
+        }
+        if (!rc) {
+            push(p, "/");
+            rc = parse_json(inner, n, p, out, 1);
+        }
+        free(inner);
+        if (!rc) {
+            (*out)->wrapped = 1;
+            (*out)->wrap_sector_num = num;
+            (*out)->wrap_sector_size = size;
+            if (size != (*out)->cfg.sector_size) {
+                pop(p, 0);
+                push(p, "SectorSize");
+                rc = fail(p, "%llu differs from %s's sector size", (unsigned long long)size, (*out)->rp->name);
+            }
+        }
+    } else {
+        rc = parse_inner(p, root, out);
+    }
+    cuzk_json_arena_free(arena);
+    return rc;
+}
+
+int cuzk_fil_c1_parse(const uint8_t *buf, size_t len, cuzk_fil_c1 **out, char *err, size_t errcap)
+{
+    pctx p = {.err = err, .errcap = errcap};
+    if (err && errcap) err[0] = 0;
+    *out = NULL;
+    if (!buf) return CUZK_ERR_INVALID_ARG;
+    int rc = parse_json(buf, len, &p, out, 0);
+    if (rc) {
+        cuzk_fil_c1_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
