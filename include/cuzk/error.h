@@ -39,6 +39,12 @@ typedef enum cuzk_err {
 /* Static string describing err; never NULL. */
 const char *cuzk_strerror(int err);
 
+#include <stddef.h>
+/* The formatted message into err (errlen bytes; err NULL or errlen 0: none),
+ * then code: `return cuzk_errf(err, errlen, CODE, "...", ...);` for every
+ * function that answers a code and a message buffer. */
+int cuzk_errf(char *err, size_t errlen, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 #ifdef __cplusplus
 }
 #endif

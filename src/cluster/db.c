@@ -14,7 +14,6 @@
 #include <libpq-fe.h>
 #include <endian.h>
 #include <openssl/evp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,17 +30,6 @@ struct cuzk_cluster_db {
     char where[256];
 };
 
-static int errf(char *err, size_t errlen, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int errf(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
 
 /* ---- statements ---------------------------------------------------------- */
 
@@ -63,7 +51,7 @@ static qres run(cuzk_cluster_db *db, const char *sql, int n, const char *const *
         PQreset(db->conn);
         if (PQstatus(db->conn) != CONNECTION_OK) {
             const char *m = PQerrorMessage(db->conn);
-            errf(err, errlen, 0, "database %s: %.*s", db->where, (int)strcspn(m, "\n"), m);
+            cuzk_errf(err, errlen, 0, "database %s: %.*s", db->where, (int)strcspn(m, "\n"), m);
             q.retry = false;
             return q;
         }
@@ -78,7 +66,7 @@ static qres run(cuzk_cluster_db *db, const char *sql, int n, const char *const *
         q.retry = code && (!strcmp(code, "40001") || !strcmp(code, "40P01") || !strcmp(code, "23505"));
         const char *msg = PQresultErrorMessage(q.r);
         if (!msg || !*msg) msg = PQerrorMessage(db->conn);
-        errf(err, errlen, 0, "database %s: %.*s", db->where, (int)strcspn(msg, "\n"), msg);
+        cuzk_errf(err, errlen, 0, "database %s: %.*s", db->where, (int)strcspn(msg, "\n"), msg);
         PQclear(q.r);
         q.r = NULL;
     }
@@ -205,7 +193,7 @@ static int migrate_once(cuzk_cluster_db *db, bool *retry, char *err, size_t errl
     int64_t v = i64(q.r, 0, 0);
     PQclear(q.r);
     if (v > CUZK_CLUSTER_SCHEMA) {
-        rc = errf(err, errlen, CUZK_ERR_UNSUPPORTED,
+        rc = cuzk_errf(err, errlen, CUZK_ERR_UNSUPPORTED,
                   "database %s: schema version %lld is newer than this daemon's (%d): upgrade the daemon", db->where,
                   (long long)v, CUZK_CLUSTER_SCHEMA);
         goto out;
@@ -231,13 +219,13 @@ int cuzk_cluster_db_open(const cuzk_cluster_opts *o, cuzk_cluster_db **out, char
 {
     *out = NULL;
     if (!o || !o->conninfo || !o->host || !o->host[0] || strlen(o->host) > CUZK_CLUSTER_NAME_MAX)
-        return errf(err, errlen, CUZK_ERR_INVALID_ARG, "cluster: a conninfo and a host name (1-%d bytes) are needed",
+        return cuzk_errf(err, errlen, CUZK_ERR_INVALID_ARG, "cluster: a conninfo and a host name (1-%d bytes) are needed",
                     CUZK_CLUSTER_NAME_MAX);
     char *perr = NULL;
     PQconninfoOption *opts = PQconninfoParse(o->conninfo, &perr);
     if (!opts) {
         /* libpq's message quotes no value it parsed */
-        int rc = errf(err, errlen, CUZK_ERR_INVALID_ARG, "cluster.conninfo: %s",
+        int rc = cuzk_errf(err, errlen, CUZK_ERR_INVALID_ARG, "cluster.conninfo: %s",
                       perr ? perr : "out of memory");
         PQfreemem(perr);
         return rc;
@@ -247,11 +235,11 @@ int cuzk_cluster_db_open(const cuzk_cluster_opts *o, cuzk_cluster_db **out, char
         if (!strcmp(p->keyword, "password") && p->val && p->val[0]) has_password = true;
     PQconninfoFree(opts);
     if (has_password)
-        return errf(err, errlen, CUZK_ERR_INVALID_ARG,
+        return cuzk_errf(err, errlen, CUZK_ERR_INVALID_ARG,
                     "cluster.conninfo carries a password: put it in cluster.password_file or $PGPASSWORD "
                     "(the configuration is shown in logs and checks)");
     cuzk_cluster_db *db = calloc(1, sizeof *db);
-    if (!db) return errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
+    if (!db) return cuzk_errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
     snprintf(db->host, sizeof db->host, "%s", o->host);
     db->lease_ms = o->lease_ms ? o->lease_ms : 30000;
     db->max_attempts = o->max_attempts ? o->max_attempts : 5;
@@ -263,7 +251,7 @@ int cuzk_cluster_db_open(const cuzk_cluster_opts *o, cuzk_cluster_db **out, char
     db->conn = PQconnectdbParams(keys, vals, 1); /* expand_dbname: conninfo may be a URI */
     if (!db->conn || PQstatus(db->conn) != CONNECTION_OK) {
         const char *m = db->conn ? PQerrorMessage(db->conn) : "out of memory";
-        errf(err, errlen, CUZK_ERR_IO, "cluster: cannot connect to the database: %.*s", (int)strcspn(m, "\n"), m);
+        cuzk_errf(err, errlen, CUZK_ERR_IO, "cluster: cannot connect to the database: %.*s", (int)strcspn(m, "\n"), m);
         cuzk_cluster_db_close(db);
         return CUZK_ERR_IO;
     }
@@ -315,7 +303,7 @@ int cuzk_cluster_host_join(cuzk_cluster_db *db, unsigned slots, const char *kind
     FILE *f = fopen("/dev/urandom", "rb");
     bool got = f && fread(rnd, 1, 8, f) == 8;
     if (f) fclose(f);
-    if (!got) return errf(err, errlen, CUZK_ERR_IO, "cluster: /dev/urandom: %s", strerror(errno));
+    if (!got) return cuzk_errf(err, errlen, CUZK_ERR_IO, "cluster: /dev/urandom: %s", strerror(errno));
     uint64_t u = 0;
     for (int i = 0; i < 8; i++) u = u << 8 | rnd[i];
     int64_t inc = (int64_t)(u >> 1); /* a positive bigint */
@@ -342,7 +330,7 @@ int cuzk_cluster_host_join(cuzk_cluster_db *db, unsigned slots, const char *kind
                 false, err, errlen);
         double ago = q.ok && PQntuples(q.r) ? strtod(PQgetvalue(q.r, 0, 0), NULL) : 0;
         PQclear(q.r);
-        return errf(err, errlen, CUZK_ERR_INVALID_ARG,
+        return cuzk_errf(err, errlen, CUZK_ERR_INVALID_ARG,
                     "cluster: host name %s is in use by a running daemon (heartbeat %.1f s ago); give this one "
                     "another cluster.host, or wait one lease after the other stops",
                     db->host, ago);
@@ -368,14 +356,14 @@ int cuzk_cluster_heartbeat(cuzk_cluster_db *db, const cuzk_cluster_host_stats *s
     bool mine = PQntuples(q.r) == 1;
     PQclear(q.r);
     if (!mine)
-        return errf(err, errlen, CUZK_ERR_INVALID_ARG, "cluster: host name %s was taken by another daemon", db->host);
+        return cuzk_errf(err, errlen, CUZK_ERR_INVALID_ARG, "cluster: host name %s was taken by another daemon", db->host);
     /* only the claims listed (a claim the host gave up must run out), and a
      * lease that ran out is not revived: the partition may be another's now */
     size_t cap = 3 + 24 * (n + 1);
     char *arr[3] = {malloc(cap), malloc(cap), malloc(cap)};
     if (!arr[0] || !arr[1] || !arr[2]) {
         free(arr[0]), free(arr[1]), free(arr[2]);
-        return errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
+        return cuzk_errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
     }
     size_t len[3] = {1, 1, 1};
     for (int k = 0; k < 3; k++) arr[k][0] = '{';
@@ -478,7 +466,7 @@ static int submit_once(cuzk_cluster_db *db, const cuzk_cluster_job *j, const uin
         PQclear(q.r);
         if (!strcmp(state, "active") || !strcmp(state, "done")) {
             if (!same) {
-                rc = errf(err, errlen, CUZK_ERR_INVALID_ARG,
+                rc = cuzk_errf(err, errlen, CUZK_ERR_INVALID_ARG,
                           "request_id %s already names a job with another kind or other inputs", j->id);
                 goto out;
             }
@@ -539,11 +527,11 @@ int cuzk_cluster_submit(cuzk_cluster_db *db, const cuzk_cluster_job *j, bool *du
     bool dup = false;
     if (!j->id || !j->id[0] || strlen(j->id) > CUZK_CLUSTER_ID_MAX || !j->kind || !j->kind[0] ||
         strlen(j->kind) > CUZK_CLUSTER_NAME_MAX || !j->num_partitions || j->payload_len > INT32_MAX / 2)
-        return errf(err, errlen, CUZK_ERR_INVALID_ARG, "cluster: bad job (id, kind, partitions or payload size)");
+        return cuzk_errf(err, errlen, CUZK_ERR_INVALID_ARG, "cluster: bad job (id, kind, partitions or payload size)");
     uint8_t dg[32];
     static const uint8_t none[1];
     if (!digest_of(dg, j->kind, j->payload ? j->payload : none, j->payload_len))
-        return errf(err, errlen, CUZK_ERR_NO_MEMORY, "cluster: out of memory hashing the payload");
+        return cuzk_errf(err, errlen, CUZK_ERR_NO_MEMORY, "cluster: out of memory hashing the payload");
     cuzk_cluster_job jj = *j;
     if (!jj.payload) jj.payload = none;
     int rc = CUZK_ERR_IO;
@@ -565,12 +553,12 @@ int cuzk_cluster_claim(cuzk_cluster_db *db, const char *kinds, size_t max, cuzk_
     /* kinds as an array literal: names are [a-z0-9-] (the engine's) */
     size_t kl = strlen(kinds ? kinds : "");
     char *arr = malloc(kl + 3);
-    if (!arr) return errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
+    if (!arr) return cuzk_errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
     snprintf(arr, kl + 3, "{%s}", kinds ? kinds : "");
     for (const char *c = kinds; c && *c; c++)
         if (!(*c == ',' || *c == '-' || *c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9'))) {
             free(arr);
-            return errf(err, errlen, CUZK_ERR_INVALID_ARG, "cluster: bad kind list %s", kinds);
+            return cuzk_errf(err, errlen, CUZK_ERR_INVALID_ARG, "cluster: bad kind list %s", kinds);
         }
     char lim[24];
     snprintf(lim, sizeof lim, "%zu", max);
@@ -616,13 +604,13 @@ int cuzk_cluster_payload(cuzk_cluster_db *db, int64_t job_seq, uint8_t **payload
     if (!q.ok) return CUZK_ERR_IO;
     if (PQntuples(q.r) != 1) {
         PQclear(q.r);
-        return errf(err, errlen, CUZK_ERR_INVALID_ARG, "cluster: job %s is gone", seq);
+        return cuzk_errf(err, errlen, CUZK_ERR_INVALID_ARG, "cluster: job %s is gone", seq);
     }
     size_t n = (size_t)PQgetlength(q.r, 0, 0);
     *payload = malloc(n ? n : 1);
     if (!*payload) {
         PQclear(q.r);
-        return errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory for a %zu-byte payload", n);
+        return cuzk_errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory for a %zu-byte payload", n);
     }
     memcpy(*payload, PQgetvalue(q.r, 0, 0), n);
     *len = n;
@@ -835,7 +823,7 @@ int cuzk_cluster_job_get(cuzk_cluster_db *db, const char *id, cuzk_cluster_job_i
     if (!q.ok) return CUZK_ERR_IO;
     if (PQntuples(q.r) != 1) {
         PQclear(q.r);
-        return errf(err, errlen, CUZK_ERR_INVALID_ARG, "no job %s in the cluster", id);
+        return cuzk_errf(err, errlen, CUZK_ERR_INVALID_ARG, "no job %s in the cluster", id);
     }
     char seq[24];
     snprintf(seq, sizeof seq, "%s", PQgetvalue(q.r, 0, 0));
@@ -852,7 +840,7 @@ int cuzk_cluster_job_get(cuzk_cluster_db *db, const char *id, cuzk_cluster_job_i
                                                 : CUZK_OK;
     o->message = strdup(PQgetvalue(q.r, 0, 5));
     PQclear(q.r);
-    if (!o->message) return errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
+    if (!o->message) return cuzk_errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
     if (o->state != CUZK_JOB_DONE) return CUZK_OK;
     /* the proof: every partition's verified result, in order */
     const char *p2[1] = {seq};
@@ -865,7 +853,7 @@ int cuzk_cluster_job_get(cuzk_cluster_db *db, const char *id, cuzk_cluster_job_i
         whole = PQgetlength(q.r, r, 0) == CUZK_CLUSTER_PROOF_BYTES && PQgetvalue(q.r, r, 1)[0] == 1;
     if (!whole) {
         PQclear(q.r);
-        return errf(err, errlen, CUZK_ERR_INTERNAL,
+        return cuzk_errf(err, errlen, CUZK_ERR_INTERNAL,
                     "cluster: job %s is done but %d of its %u partition results are verified 192-byte proofs", id,
                     rows, o->num_partitions);
     }
@@ -873,7 +861,7 @@ int cuzk_cluster_job_get(cuzk_cluster_db *db, const char *id, cuzk_cluster_job_i
     o->proof = malloc(o->proof_len);
     if (!o->proof) {
         PQclear(q.r);
-        return errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
+        return cuzk_errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
     }
     for (int r = 0; r < rows; r++)
         memcpy(o->proof + (size_t)r * CUZK_CLUSTER_PROOF_BYTES, PQgetvalue(q.r, r, 0), CUZK_CLUSTER_PROOF_BYTES);
@@ -907,7 +895,7 @@ static int cancel_once(cuzk_cluster_db *db, const char *id, bool *was_running, b
     }
     if (PQntuples(q.r) != 1) {
         PQclear(q.r);
-        rc = errf(err, errlen, CUZK_ERR_INVALID_ARG, "no job %s in the cluster", id);
+        rc = cuzk_errf(err, errlen, CUZK_ERR_INVALID_ARG, "no job %s in the cluster", id);
         goto out;
     }
     char seq[24], state[16];
@@ -916,7 +904,7 @@ static int cancel_once(cuzk_cluster_db *db, const char *id, bool *was_running, b
     *was_running = PQgetvalue(q.r, 0, 2)[0] == 't';
     PQclear(q.r);
     if (strcmp(state, "active")) {
-        rc = errf(err, errlen, CUZK_ERR_INVALID_ARG, "job %s already finished (%s)", id, state);
+        rc = cuzk_errf(err, errlen, CUZK_ERR_INVALID_ARG, "job %s already finished (%s)", id, state);
         goto out;
     }
     bool ended = false;
@@ -955,7 +943,7 @@ int cuzk_cluster_job_parts(cuzk_cluster_db *db, const char *id, cuzk_cluster_par
     cuzk_cluster_part_info *a = calloc(rows ? (size_t)rows : 1, sizeof *a);
     if (!a) {
         PQclear(q.r);
-        return errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
+        return cuzk_errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
     }
     for (int r = 0; r < rows; r++) {
         a[r].partition = (uint32_t)i64(q.r, r, 0);
@@ -999,5 +987,5 @@ int cuzk_cluster_status_json(cuzk_cluster_db *db, char **json, char *err, size_t
     if (!q.ok) return CUZK_ERR_IO;
     *json = strdup(PQgetvalue(q.r, 0, 0));
     PQclear(q.r);
-    return *json ? CUZK_OK : errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
+    return *json ? CUZK_OK : cuzk_errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
 }

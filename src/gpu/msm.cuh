@@ -449,6 +449,17 @@ template <class HX, class HJ> struct host_ops {
     void (*to_jac)(HJ *, const HX *);
 };
 
+/* Accumulation chunk length for M sorted entries. A level of chunks of L
+ * leaves 2 partials per L entries, so the sequential additions are about
+ * L·log_{L/2}(M): small MSMs are latency-bound and take short chunks.
+ * Benchmarks sweep it with CUZK_GPU_MSM_L. */
+static inline unsigned msm_chunk_len(size_t M)
+{
+    const char *force = getenv("CUZK_GPU_MSM_L");
+    if (force && atoi(force) >= 4 && atoi(force) <= 4096) return (unsigned)atoi(force);
+    return M >= MSM_LARGE ? MSM_CHUNK_LARGE : M >= MSM_SMALL ? MSM_CHUNK : MSM_CHUNK_SMALL;
+}
+
 struct max_u32 {
     __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
 };
@@ -617,13 +628,7 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
         if (nseg > B - 1) nseg = B - 1;
         const uint32_t S = (B - 1 + nseg - 1) / nseg;
         nseg = (B - 1 + S - 1) / S;
-        /* A level of chunks of L leaves 2 partials per L entries, so the
-         * sequential additions are about L·log_{L/2}(M): small MSMs are
-         * latency-bound and take short chunks. */
-        unsigned L = Mmax >= MSM_LARGE ? MSM_CHUNK_LARGE : Mmax >= MSM_SMALL ? MSM_CHUNK : MSM_CHUNK_SMALL;
-        /* benchmarks sweep the chunk length */
-        const char *force_l = getenv("CUZK_GPU_MSM_L");
-        if (force_l && atoi(force_l) >= 4 && atoi(force_l) <= 4096) L = (unsigned)atoi(force_l);
+        const unsigned L = msm_chunk_len(Mmax);
         const size_t np0 = 2 * ((Mmax + L - 1) / L);
         if ((rc = buf_reserve(c, &s->keys, Mmax * 4, "msm keys")) ||
             (rc = buf_reserve(c, &s->vals, Mmax * 4, "msm values")) ||
@@ -665,8 +670,7 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
             if (aff_rounds && M >= MSM_AFF_MIN_RUN * (size_t)nw * B) {
                 if ((rc = msm_affine_rounds<F>(c, s, aff_rounds, (size_t)wb * B, &kin, &vin, &pts, &cnt)))
                     return rc;
-                Lf = cnt >= MSM_LARGE ? MSM_CHUNK_LARGE : cnt >= MSM_SMALL ? MSM_CHUNK : MSM_CHUNK_SMALL;
-                if (force_l && atoi(force_l) >= 4 && atoi(force_l) <= 4096) Lf = (unsigned)atoi(force_l);
+                Lf = msm_chunk_len(cnt);
                 const size_t np = 2 * ((cnt + Lf - 1) / Lf);
                 if ((rc = buf_reserve(c, &s->part_k[0], np * 4, "msm partial keys")) ||
                     (rc = buf_reserve(c, &s->part_p[0], np * sizeof(X), "msm partial sums")) ||

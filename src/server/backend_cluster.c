@@ -9,7 +9,6 @@
 #include "server/backend_cluster.h"
 
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,15 +31,6 @@ struct srv_cluster {
     const cuzk_config *cfg;
 };
 
-static int errf(char *err, size_t errlen, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int errf(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return code;
-}
 
 /* The daemon's logger for the node's lines: one backend per process, and a
  * function pointer does not travel through the node's void * context. */
@@ -58,7 +48,7 @@ srv_cluster *srv_cluster_open(const cuzk_config *c, cuzk_engine *e, const char *
                               void (*log)(int level, const char *msg), char *err, size_t errlen)
 {
     srv_cluster *cl = calloc(1, sizeof *cl);
-    if (!cl) return errf(err, errlen, 0, "out of memory"), NULL;
+    if (!cl) return cuzk_errf(err, errlen, 0, "out of memory"), NULL;
     pthread_mutex_init(&cl->mu, NULL);
     cl->cfg = c;
     if (c->cluster_host[0]) snprintf(cl->host, sizeof cl->host, "%.63s", c->cluster_host); /* checked by cfg_finish */
@@ -81,7 +71,7 @@ srv_cluster *srv_cluster_open(const cuzk_config *c, cuzk_engine *e, const char *
     };
     char why[512];
     if (cuzk_cluster_node_start(&no, &cl->node, why, sizeof why) != CUZK_OK) {
-        errf(err, errlen, 0, "cluster: %s", why);
+        cuzk_errf(err, errlen, 0, "cluster: %s", why);
         pthread_mutex_destroy(&cl->mu);
         free(cl);
         return NULL;
@@ -106,7 +96,7 @@ static cuzk_cluster_db *db_get(srv_cluster *cl, char *err, size_t errlen)
     if (db) return db;
     char why[512];
     if (cuzk_cluster_db_open(&cl->opts, &db, why, sizeof why) != CUZK_OK) {
-        errf(err, errlen, 0, "%s", why);
+        cuzk_errf(err, errlen, 0, "%s", why);
         return NULL;
     }
     return db;
@@ -145,7 +135,7 @@ int srv_cluster_submit(srv_cluster *cl, const srv_submit_req *r, uint32_t num_pa
     int rc = cuzk_cluster_submit(db, &j, duplicate, queue_position, why, sizeof why);
     db_put(cl, db);
     if (rc != CUZK_OK)
-        return errf(err, errlen, rpc_code(rc), "%s%s", rc == CUZK_ERR_INVALID_ARG ? "" : "cluster: ", why);
+        return cuzk_errf(err, errlen, rpc_code(rc), "%s%s", rc == CUZK_ERR_INVALID_ARG ? "" : "cluster: ", why);
     return RPC_OK;
 }
 
@@ -194,9 +184,9 @@ int srv_cluster_await(srv_cluster *cl, const char *job_id, int64_t timeout_ms, b
         } else if (rc != CUZK_OK) {
             cuzk_cluster_job_info_free(&in);
             if (rc == CUZK_ERR_INVALID_ARG)
-                return errf(err, errlen, RPC_NOT_FOUND, "no job %s (never submitted to the cluster, or replaced)",
+                return cuzk_errf(err, errlen, RPC_NOT_FOUND, "no job %s (never submitted to the cluster, or replaced)",
                             job_id);
-            return errf(err, errlen, rpc_code(rc), "cluster: %s", why);
+            return cuzk_errf(err, errlen, rpc_code(rc), "cluster: %s", why);
         }
         if (in.state >= CUZK_JOB_DONE) break;
         int64_t used = mono_ms() - t0;
@@ -205,7 +195,7 @@ int srv_cluster_await(srv_cluster *cl, const char *job_id, int64_t timeout_ms, b
         /* slices of at most 50 ms: a call that ended is noticed promptly */
         int64_t left = pause;
         while (left > 0) {
-            if (stop && stop(stop_ud)) return errf(err, errlen, RPC_CANCELLED, "call cancelled");
+            if (stop && stop(stop_ud)) return cuzk_errf(err, errlen, RPC_CANCELLED, "call cancelled");
             int64_t s = left < 50 ? left : 50;
             if (timeout_ms >= 0 && timeout_ms - (mono_ms() - t0) < s) s = timeout_ms - (mono_ms() - t0);
             if (s <= 0) break;
@@ -245,8 +235,8 @@ int srv_cluster_cancel(srv_cluster *cl, const char *job_id, bool *was_running, c
     int rc = cuzk_cluster_cancel(db, job_id, was_running, why, sizeof why);
     db_put(cl, db);
     if (rc == CUZK_ERR_INVALID_ARG)
-        return errf(err, errlen, strstr(why, "no job") ? RPC_NOT_FOUND : RPC_FAILED_PRECONDITION, "%s", why);
-    if (rc != CUZK_OK) return errf(err, errlen, rpc_code(rc), "cluster: %s", why);
+        return cuzk_errf(err, errlen, strstr(why, "no job") ? RPC_NOT_FOUND : RPC_FAILED_PRECONDITION, "%s", why);
+    if (rc != CUZK_OK) return cuzk_errf(err, errlen, rpc_code(rc), "cluster: %s", why);
     return RPC_OK;
 }
 

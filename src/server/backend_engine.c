@@ -64,16 +64,6 @@ struct srv_backend {
     srv_cluster *cl; /* [cluster] configured: jobs live in the cluster's queue */
 };
 
-static int errf(char *err, size_t errlen, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int errf(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return code;
-}
 
 static void engine_log(void *ctx, int level, const char *msg)
 {
@@ -161,7 +151,7 @@ static int register_filecoin_kinds(srv_backend *b, const cuzk_config *c, char *e
     char why[512] = "";
     unsigned n = 0;
     int rc = cuzk_engine_register_filecoin(b->e, &fo, on_filecoin_kind, b, &n, why, sizeof why);
-    if (rc) return errf(err, errlen, -1, "Filecoin kinds: %s", why[0] ? why : cuzk_strerror(rc));
+    if (rc) return cuzk_errf(err, errlen, -1, "Filecoin kinds: %s", why[0] ? why : cuzk_strerror(rc));
     char m[CFG_STR_MAX + 96];
     if (n) snprintf(m, sizeof m, "%u Filecoin kinds registered from %s", n, c->param_cache);
     else snprintf(m, sizeof m, "no Filecoin parameters in %s: only test kinds can be proved", c->param_cache);
@@ -200,7 +190,7 @@ static int register_test_kinds(srv_backend *b, const srv_options *o, char *err, 
         };
         int rc = cuzk_engine_register_synthetic(b->e, &k, c->threads ? c->threads : 0);
         if (rc != CUZK_OK)
-            return errf(err, errlen, -1, "test kind %s (%llu constraints): %s", kinds[i].name,
+            return cuzk_errf(err, errlen, -1, "test kind %s (%llu constraints): %s", kinds[i].name,
                         (unsigned long long)kinds[i].constraints, cuzk_strerror(rc));
         add_kind(b, kinds[i].name, kinds[i].circuit);
     }
@@ -211,7 +201,7 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
 {
     const cuzk_config *c = o->cfg;
     srv_backend *b = calloc(1, sizeof *b);
-    if (!b) return errf(err, errlen, 0, "out of memory"), NULL;
+    if (!b) return cuzk_errf(err, errlen, 0, "out of memory"), NULL;
     pthread_mutex_init(&b->mu, NULL);
     b->log = o->log;
     b->workers_per_device = c->gpu_workers_per_device;
@@ -272,7 +262,7 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
         rc = cuzk_engine_create(&b->e, &ec);
     }
     if (rc != CUZK_OK) {
-        errf(err, errlen, 0, "cannot start the engine: %s", cuzk_strerror(rc));
+        cuzk_errf(err, errlen, 0, "cannot start the engine: %s", cuzk_strerror(rc));
         if (b->on_gpu) cuzk_engine_gpu_prover_free(&b->gpu);
         if (b->has_pce) cuzk_engine_pce_cache_free(&b->pce);
         journal_close(b->journal);
@@ -382,7 +372,7 @@ int srv_submit(srv_backend *b, const srv_submit_req *r, uint32_t *queue_position
                char *err, size_t errlen)
 {
     int k = kind_index(b, r->kind);
-    if (k < 0) return errf(err, errlen, RPC_UNIMPLEMENTED, "proof kind %s is not registered", r->kind);
+    if (k < 0) return cuzk_errf(err, errlen, RPC_UNIMPLEMENTED, "proof kind %s is not registered", r->kind);
     cuzk_job_request req = {
         .request_id = r->request_id,
         .kind = r->kind,
@@ -400,14 +390,14 @@ int srv_submit(srv_backend *b, const srv_submit_req *r, uint32_t *queue_position
     /* the cluster stores the request for any host: here only its checks */
     int rc = b->cl ? cuzk_engine_check_request(b->e, &req) : cuzk_engine_submit(b->e, &req, &job, &dup);
     if (rc != CUZK_OK && rc != CUZK_ERR_NO_MEMORY && why[0])
-        return errf(err, errlen, RPC_INVALID_ARGUMENT, "%s", why);
+        return cuzk_errf(err, errlen, RPC_INVALID_ARGUMENT, "%s", why);
     if (rc == CUZK_ERR_INVALID_ARG)
-        return errf(err, errlen, RPC_INVALID_ARGUMENT,
+        return cuzk_errf(err, errlen, RPC_INVALID_ARGUMENT,
                     "%s rejected the request: request_id %s already names a job with other inputs, or the inputs are malformed",
                     r->kind, r->request_id);
     if (rc == CUZK_ERR_NO_MEMORY)
-        return errf(err, errlen, RPC_RESOURCE_EXHAUSTED, "no memory to queue the job");
-    if (rc != CUZK_OK) return errf(err, errlen, RPC_INTERNAL, "submit failed: %s", cuzk_strerror(rc));
+        return cuzk_errf(err, errlen, RPC_RESOURCE_EXHAUSTED, "no memory to queue the job");
+    if (rc != CUZK_OK) return cuzk_errf(err, errlen, RPC_INTERNAL, "submit failed: %s", cuzk_strerror(rc));
     journal_sync(b->journal); /* the id is on disk before the caller hears it was accepted */
     if (b->cl) {
         uint32_t parts = 0;
@@ -452,7 +442,7 @@ int srv_await(srv_backend *b, const char *job_id, int64_t timeout_ms, bool (*sto
         return RPC_OK;
     }
     if (!job)
-        return errf(err, errlen, RPC_NOT_FOUND, "no job %s (never submitted, or finished long ago)", job_id);
+        return cuzk_errf(err, errlen, RPC_NOT_FOUND, "no job %s (never submitted, or finished long ago)", job_id);
     struct timespec t0, now;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc;
@@ -467,7 +457,7 @@ int srv_await(srv_backend *b, const char *job_id, int64_t timeout_ms, bool (*sto
         if (rc != CUZK_ERR_NOT_READY) break;
         if (stop && stop(stop_ud)) {
             cuzk_job_release(job);
-            return errf(err, errlen, RPC_CANCELLED, "call cancelled");
+            return cuzk_errf(err, errlen, RPC_CANCELLED, "call cancelled");
         }
         if (slice < 50 && timeout_ms >= 0) break; /* the wait ran out */
     }
@@ -494,7 +484,7 @@ int srv_await(srv_backend *b, const char *job_id, int64_t timeout_ms, bool (*sto
             out->outcome = SRV_COMPLETED;
         } else {
             cuzk_job_release(job);
-            return errf(err, errlen, RPC_RESOURCE_EXHAUSTED, "no memory for the proof");
+            return cuzk_errf(err, errlen, RPC_RESOURCE_EXHAUSTED, "no memory for the proof");
         }
     } else {
         out->outcome = rc == CUZK_ERR_CANCELLED ? SRV_CANCELLED : rc == CUZK_ERR_TIMEOUT ? SRV_TIMEOUT : SRV_FAILED;
@@ -511,9 +501,9 @@ int srv_cancel(srv_backend *b, const char *job_id, const char *why, bool *was_ru
     char *lost = job ? NULL : journal_lost(b->journal, job_id);
     if (lost) {
         free(lost);
-        return errf(err, errlen, RPC_FAILED_PRECONDITION, "job %s was lost in a restart: nothing to cancel", job_id);
+        return cuzk_errf(err, errlen, RPC_FAILED_PRECONDITION, "job %s was lost in a restart: nothing to cancel", job_id);
     }
-    if (!job) return errf(err, errlen, RPC_NOT_FOUND, "no job %s", job_id);
+    if (!job) return cuzk_errf(err, errlen, RPC_NOT_FOUND, "no job %s", job_id);
     cuzk_job_info info;
     cuzk_job_get_info(job, &info);
     *was_running = info.state == CUZK_JOB_RUNNING;
@@ -521,7 +511,7 @@ int srv_cancel(srv_backend *b, const char *job_id, const char *why, bool *was_ru
     if (rc != CUZK_OK) {
         cuzk_job_get_info(job, &info);
         cuzk_job_release(job);
-        return errf(err, errlen, RPC_FAILED_PRECONDITION, "job %s already finished (%s)", job_id,
+        return cuzk_errf(err, errlen, RPC_FAILED_PRECONDITION, "job %s already finished (%s)", job_id,
                     cuzk_job_state_name(info.state));
     }
     cuzk_job_release(job);
@@ -821,7 +811,7 @@ char *srv_status_json(srv_backend *b) { return cuzk_engine_status_json(b->e); }
 
 char *srv_cluster_json(srv_backend *b) { return b->cl ? srv_cluster_status_json(b->cl) : NULL; }
 
-/* A malloc'd message for *err and the code, as errf does for a buffer. */
+/* A malloc'd message for *err and the code, as cuzk_errf does for a buffer. */
 static int errm(char **err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int errm(char **err, int code, const char *fmt, ...)
 {
@@ -862,7 +852,7 @@ int srv_evict(srv_backend *b, const char *circuit_id, bool *was_loaded, uint64_t
               size_t errlen)
 {
     if (circuit_index(b, circuit_id) < 0)
-        return errf(err, errlen, RPC_NOT_FOUND, "unknown circuit id %s", circuit_id);
+        return cuzk_errf(err, errlen, RPC_NOT_FOUND, "unknown circuit id %s", circuit_id);
     cuzk_srs_state st = CUZK_SRS_COLD;
     cuzk_engine_srs_state(b->e, circuit_id, &st);
     *was_loaded = st == CUZK_SRS_HOT;
@@ -870,7 +860,7 @@ int srv_evict(srv_backend *b, const char *circuit_id, bool *was_loaded, uint64_t
     cuzk_engine_get_counters(b->e, &before);
     int rc = cuzk_engine_srs_evict(b->e, circuit_id);
     cuzk_engine_get_counters(b->e, &after);
-    if (rc != CUZK_OK) return errf(err, errlen, RPC_INTERNAL, "evicting %s: %s", circuit_id, cuzk_strerror(rc));
+    if (rc != CUZK_OK) return cuzk_errf(err, errlen, RPC_INTERNAL, "evicting %s: %s", circuit_id, cuzk_strerror(rc));
     *freed = before.memory_reserved > after.memory_reserved ? before.memory_reserved - after.memory_reserved : 0;
     return RPC_OK;
 }
