@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cuzk/backends.h"
 #include "cuzk/engine.h"
 #include "cuzk/error.h"
 #include "cuzk/gpu.h"

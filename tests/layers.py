@@ -21,31 +21,8 @@ GENERATED = re.compile(r"\.pb-c\.h$")
 
 # The engine's core knows jobs, partitions, priorities, workers and memory,
 # not Filecoin, the circuits, pre-compiled circuits, the GPU or circom,
-# although those layers are below it: they belong to a layer above the core.
-ENGINE_CORE_MAY_NOT = ("gadgets", "circuits", "filecoin", "pce", "gpu", "circom")
-# The edges that still break that rule: engine split, issue 23. Each entry is
-# (including file, included header); the list shrinks as the split lands and
-# an entry no longer in the tree is an error, so it cannot go stale.
-ENGINE_SPLIT_PENDING = {
-    ("include/cuzk/engine.h", "include/cuzk/pce.h"),
-    ("src/engine/engine_internal.h", "include/cuzk/gpu.h"),
-    ("src/engine/kinds.c", "include/cuzk/test_circuits.h"),
-    ("src/engine/kinds_filecoin.c", "include/cuzk/fil_request.h"),
-    ("src/engine/kinds_filecoin.c", "include/cuzk/filecoin.h"),
-    ("src/engine/kinds_filecoin.c", "include/cuzk/pce.h"),
-    ("src/engine/kinds_filecoin.c", "include/cuzk/porep.h"),
-    ("src/engine/kinds_filecoin.c", "include/cuzk/post.h"),
-    ("src/engine/kinds_filecoin.c", "include/cuzk/update.h"),
-    ("src/engine/kinds_filecoin.h", "include/cuzk/fil_request.h"),
-    ("src/engine/kinds_filecoin.h", "include/cuzk/filecoin.h"),
-    ("src/engine/kinds_filecoin.h", "include/cuzk/porep.h"),
-    ("src/engine/kinds_filecoin.h", "include/cuzk/post.h"),
-    ("src/engine/kinds_filecoin.h", "include/cuzk/update.h"),
-    ("src/engine/kinds_filecoin_parse.c", "include/cuzk/c1.h"),
-    ("src/engine/kinds_filecoin_parse.c", "include/cuzk/fil_vanilla.h"),
-    ("src/engine/pce_cache.c", "include/cuzk/pce.h"),
-    ("src/engine/prover_gpu.c", "include/cuzk/gpu.h"),
-}
+# although those layers are below it: they belong in src/backends, above it.
+ENGINE_CORE_MAY_NOT = ("poly", "msm", "gadgets", "circuits", "filecoin", "pce", "gpu", "circom")
 
 
 def read_table(root):
@@ -102,8 +79,8 @@ def scan(root):
     return edges
 
 
-def check_edges(root, layers, owner, edges, pending):
-    errors, used = [], set()
+def check_edges(root, layers, owner, edges):
+    errors = []
     rank = {name: i for i, name in enumerate(layers)}
     for path in sorted(edges):
         me = layer_of(path, owner)
@@ -126,14 +103,8 @@ def check_edges(root, layers, owner, edges, pending):
             elif them != me and re.search(r"_internal\.(h|cuh)$", target):
                 errors.append(f"{path}:{line}: {me} includes {target}, internal to {them}")
             elif me == "engine" and them in ENGINE_CORE_MAY_NOT:
-                if (path, target) in pending:
-                    used.add((path, target))
-                else:
-                    errors.append(f"{path}:{line}: the engine core includes {target} of {them} "
-                                  "(it belongs above the core: issue 23)")
-    for path, target in sorted(pending - used):
-        errors.append(f"tests/layers.py: ENGINE_SPLIT_PENDING lists {path} -> {target}, "
-                      "which the tree no longer has: remove it")
+                errors.append(f"{path}:{line}: the engine core includes {target} of {them} "
+                              "(it belongs in src/backends, above the core)")
     return errors
 
 
@@ -181,7 +152,7 @@ def self_test(root, layers, owner, edges):
     for path, name, want in cases:
         trial = dict(edges)
         trial[path] = [(1, name)]
-        errs = check_edges(root, layers, dict(owner), trial, set(ENGINE_SPLIT_PENDING))
+        errs = check_edges(root, layers, dict(owner), trial)
         if not any(path in e and want in e for e in errs):
             failed.append(f"self-test: {path} including \"{name}\" was not reported as '{want}'")
     return failed
@@ -196,7 +167,7 @@ def main():
     edges = scan(root)
     errors = self_test(root, layers, {k: v for k, v in owner.items() if v}, edges)
     errors += check_folders(root, layers)
-    errors += check_edges(root, layers, owner, edges, set(ENGINE_SPLIT_PENDING))
+    errors += check_edges(root, layers, owner, edges)
     errors += check_docs(root, layers)
     n = sum(len(v) for v in edges.values())
     for e in errors:

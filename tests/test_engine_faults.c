@@ -74,9 +74,27 @@ static void fault_reset(int mode)
     atomic_store(&F.dev_calls[1], 0);
 }
 
+/* A prover's own page-locking (host_pin): records what it was given. */
+static atomic_uint_fast64_t g_hook_live; /* bytes pinned by the hook and not unpinned */
+static atomic_uint g_hook_pins, g_hook_unpins;
+
+static cuzk_engine_pin_how f_host_pin(void *ctx, void *ptr, size_t len, char *msg, size_t msg_len)
+{
+    atomic_fetch_add(&g_hook_live, len);
+    atomic_fetch_add(&g_hook_pins, 1);
+    return CUZK_PIN_HOW_DEVICE;
+}
+
+static void f_host_unpin(void *ctx, void *ptr, size_t len, cuzk_engine_pin_how how)
+{
+    CHECK(how == CUZK_PIN_HOW_DEVICE);
+    atomic_fetch_sub(&g_hook_live, len);
+    atomic_fetch_add(&g_hook_unpins, 1);
+}
+
 /* engine options for make_engine: 0 / false = the defaults */
 static unsigned g_max_errors, g_synth_workers;
-static bool g_fallback;
+static bool g_fallback, g_pin_hooks;
 static cuzk_engine_pin g_pin;
 static uint64_t g_pin_limit;
 
@@ -87,6 +105,7 @@ static cuzk_engine *make_engine(unsigned synth, unsigned devices, unsigned per_d
     cuzk_engine_cpu_prover(&F.cpu, 1);
     fp = (cuzk_engine_prover){.name = "faulty-cpu", .num_devices = f_num_devices, .device_open = f_open,
                               .prove = f_prove, .last_error = f_last_error, .ctx = &F};
+    if (g_pin_hooks) fp.host_pin = f_host_pin, fp.host_unpin = f_host_unpin;
     atomic_store(&F.ndev, 2);
     cuzk_engine_config cfg = {.synthesis_workers = synth, .num_devices = devices, .workers_per_device = per_dev,
                               .memory_budget = budget, .prover = &fp, .pce = pce, .log = log_capture,
@@ -883,13 +902,15 @@ static void pinning(tkind *k, tkind *k2)
             (unsigned long long)c.memory_pinned_limit);
     CHECK(c.memory_pinned_limit == P1 + P2 / 2);
     if (!strcmp(how, "none")) {
-        /* neither CUDA nor mlock (RLIMIT_MEMLOCK): said so, nothing counted */
+        /* this prover pins nothing itself and mlock failed (RLIMIT_MEMLOCK):
+         * said so, nothing counted */
         char *js = cuzk_engine_status_json(e);
-        CHECK_MSG(js && strstr(js, "\"pinning_note\":\"pageable (no CUDA registration"), "%s", js ? js : "");
+        CHECK_MSG(js && strstr(js, "\"pinning_note\":\"pageable (mlock: "), "%s", js ? js : "");
         free(js);
         CHECK(c.memory_pinned == 0);
     } else {
-        CHECK_MSG(!strcmp(how, "cuda") || !strcmp(how, "mlock"), "%s", how);
+        /* the test prover has no host_pin: the engine's own mlock */
+        CHECK_MSG(!strcmp(how, "mlock"), "%s", how);
         CHECK(c.memory_pinned == P1 && c.memory_pinned_peak == P1);
         if (!strcmp(how, "mlock") && VMLCK_ORACLE)
             CHECK_MSG(vm_locked() >= lck0 + P1, "VmLck %llu", (unsigned long long)vm_locked());
@@ -917,6 +938,29 @@ static void pinning(tkind *k, tkind *k2)
     drain(e, circ, 2);
     cuzk_engine_get_counters(e, &c);
     CHECK(c.memory_pinned == 0);
+    cuzk_engine_destroy(e);
+
+    /* a prover that page-locks its own way (the GPU prover registers with
+     * CUDA): every array goes through its host_pin, none through mlock, and
+     * eviction hands each back to its host_unpin */
+    g_pin_hooks = true;
+    e = make_engine(1, 1, 1, 0, NULL);
+    g_pin_hooks = false;
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    lck0 = vm_locked();
+    CHECK(cuzk_engine_srs_preload(e, "porep-c") == CUZK_OK);
+    status_pinning(e, how, sizeof how);
+    cuzk_engine_get_counters(e, &c);
+    CHECK_MSG(!strcmp(how, "device"), "%s", how);
+    CHECK(c.memory_pinned == P1 && atomic_load(&g_hook_live) == P1 && atomic_load(&g_hook_pins) >= 4);
+    if (VMLCK_ORACLE) CHECK(vm_locked() == lck0);
+    CHECK(tk_submit(e, "porep", "hooked", 83, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+    CHECK(cuzk_job_await(j, -1) == CUZK_OK && tk_proof_ok(k, j, 83, 2));
+    cuzk_job_release(j);
+    drain(e, circ, 1);
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.memory_pinned == 0 && atomic_load(&g_hook_live) == 0);
+    CHECK(atomic_load(&g_hook_unpins) == atomic_load(&g_hook_pins));
     cuzk_engine_destroy(e);
 
     /* switched off: nothing pinned, the status says so */

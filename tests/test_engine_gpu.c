@@ -146,8 +146,8 @@ static void field_scenario(tkind *k, cuzk_rng *rng, const unsigned *ord, unsigne
     CHECK(total == parts);
     char *js = cuzk_engine_status_json(e);
     CHECK(js && strstr(js, "\"backend\":\"gpu\"") && strstr(js, "device 0"));
-    /* "mlock" when a small array shared a page CUDA had registered for another */
-    CHECK_MSG(js && (strstr(js, "\"pinning\":\"cuda\"") || strstr(js, "\"pinning\":\"mlock\"")), "%s",
+    /* "device": registered with CUDA; "mlock" when a small array shared a page CUDA had registered for another */
+    CHECK_MSG(js && (strstr(js, "\"pinning\":\"device\"") || strstr(js, "\"pinning\":\"mlock\"")), "%s",
               js ? js : "");
     free(js);
     CHECK_MSG(atomic_load(&w.unpinned) == 0, "%u prove calls with unregistered parameters",

@@ -19,9 +19,11 @@
  *  - Priorities order the work at partition granularity: a CRITICAL
  *    partition is the next one synthesized and the next one proved.
  *
- * Backends plug in through small tables: cuzk_engine_prover (devices with
- * workers; the CPU prover is built in) and cuzk_engine_pce (pre-compiled
- * circuits). The log callback and the stage hook are called from worker
+ * Everything else plugs in through small tables: cuzk_engine_kind (a
+ * circuit), cuzk_engine_prover (devices with workers; the CPU prover is
+ * built in) and cuzk_engine_pce (pre-compiled circuits); the core knows no
+ * Filecoin, GPU or PCE format. cuzk/backends.h fills those tables (the
+ * Filecoin and test kinds, the GPU prover, the PCE cache). The log callback and the stage hook are called from worker
  * threads and must not call back into the engine.
  */
 #ifndef CUZK_ENGINE_H
@@ -34,7 +36,6 @@
 #include "cuzk/cs.h"
 #include "cuzk/fr.h"
 #include "cuzk/groth16.h"
-#include "cuzk/pce.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -112,50 +113,6 @@ typedef struct cuzk_engine_kind {
     void (*ctx_free)(void *ctx); /* at engine destroy; may be NULL */
 } cuzk_engine_kind;
 
-/*
- * The Filecoin kinds (porep-, snap-, wpost-, winning- x 2k, 8m, 512m, 32g,
- * 64g), one per sector size whose .params file is in param_cache under
- * Filecoin's name (v28-<cache id>.params). Their inputs are a
- * cuzk_fil_request (cuzk/fil_request.h) parsed once at submit; every public
- * input is rebuilt by cuzk. on_kind (may be NULL) hears each name. Returns
- * the number registered (>= 0) or a CUZK_ERR_* with a message in err.
- */
-typedef struct cuzk_engine_filecoin_opts {
-    const char *param_cache;
-    cuzk_groth16_read_mode read_mode;
-    unsigned synth_threads; /* threads synthesizing one partition (0: 1) */
-} cuzk_engine_filecoin_opts;
-
-int cuzk_engine_register_filecoin(cuzk_engine *e, const cuzk_engine_filecoin_opts *o,
-                                  void (*on_kind)(void *ud, const char *name, const char *circuit_id), void *ud,
-                                  unsigned *registered, char *err, size_t err_len);
-
-/*
- * The PCE of one Filecoin circuit ("porep-32g", "wpost-2k", ...) as the
- * daemon's PCE cache keeps it: <dir>/<circuit id>.pce with the engine's
- * fingerprint, loaded when valid, else extracted from the blank circuit
- * (nthreads synthesis and extraction threads) and saved atomically. Needs no
- * parameter file: operators pre-extract before the first proof (`cuzk pce
- * extract`). *outcome as cuzk_pce_cache_get's; free *out with cuzk_pce_free.
- */
-int cuzk_engine_filecoin_pce(const char *dir, const char *circuit_id, unsigned nthreads, cuzk_pce **out,
-                             cuzk_pce_cache_outcome *outcome, char *err, size_t err_len);
-
-/*
- * One partition of a Filecoin request through a circuit's PCE, checked: the
- * request (cuzk_fil_request's encoding) parsed and its public inputs rebuilt,
- * the partition's witness synthesized (WitnessCS), a, b, c evaluated from the
- * PCE, then the witness's public inputs compared with the rebuilt ones and
- * a·b = c checked for every constraint. Timings into *out. CUZK_ERR_VERIFY
- * names the first failure in err. For operators and the scale run.
- */
-typedef struct cuzk_engine_pce_check {
-    double parse_s, witness_s, eval_s, check_s;
-    size_t constraints, aux;
-} cuzk_engine_pce_check;
-int cuzk_engine_filecoin_pce_check(const cuzk_pce *pce, const char *circuit_id, const void *request, size_t len,
-                                   uint32_t partition, unsigned nthreads, cuzk_engine_pce_check *out, char *err,
-                                   size_t err_len);
 
 /* ---- prover backends: devices with workers ----------------------------- */
 
@@ -197,10 +154,23 @@ int cuzk_engine_filecoin_pce_check(const cuzk_pce *pce, const char *circuit_id, 
  *  - last_timing (may be NULL): the phases of the worker's last successful
  *    prove (its last proof when n > 1), for the per-partition log line and
  *    the phase counters (cuzk_engine_counters).
+ *  - host_pin (may be NULL): page-lock len bytes at ptr, an array of a HOT
+ *    parameter set that the prover uploads again and again, its own way
+ *    (registered with its device driver, so that uploads are direct DMA):
+ *    how it went, msg (may be NULL) saying why unless DEVICE. host_unpin
+ *    undoes it (how as returned), with the scheduler lock held: no engine
+ *    calls. Without host_pin the engine mlocks the arrays.
  *  A prove error or an invalid proof counts against the device once the
  *  partition proves valid elsewhere; device_max_errors of those in a row,
  *  or CUZK_ERR_DEVICE once, mark it failed.
  */
+/* How a HOT parameter array is page-locked (host_pin). */
+typedef enum cuzk_engine_pin_how {
+    CUZK_PIN_HOW_NONE = 0,   /* pageable */
+    CUZK_PIN_HOW_DEVICE = 1, /* registered with the prover's device: direct DMA */
+    CUZK_PIN_HOW_MLOCK = 2   /* kept in RAM (mlock), unknown to a device */
+} cuzk_engine_pin_how;
+
 typedef struct cuzk_engine_prover {
     const char *name;
     unsigned (*num_devices)(void *ctx);
@@ -219,25 +189,14 @@ typedef struct cuzk_engine_prover {
     int (*warm)(void *ctx, void *dev, const cuzk_groth16_params *params, const void *pce, char *msg,
                 size_t msg_len);
     int (*device_memory)(void *ctx, void *dev, uint64_t *total, uint64_t *free_bytes);
+    cuzk_engine_pin_how (*host_pin)(void *ctx, void *ptr, size_t len, char *msg, size_t msg_len);
+    void (*host_unpin)(void *ctx, void *ptr, size_t len, cuzk_engine_pin_how how);
 } cuzk_engine_prover;
 
 /* Fills *out with the CPU prover: cuzk_groth16_prove_assignment with
  * `threads` threads per call (0: 1), no device state. Tests wrap it. */
 void cuzk_engine_cpu_prover(cuzk_engine_prover *out, unsigned threads);
 
-/*
- * Fills *out with the GPU prover (cuzk/gpu.h): engine device i is GPU
- * ordinals[i] (n == 0: every GPU, in order), each with one CUDA stream and
- * witness buffers per worker; parameters go to each device once and are
- * dropped there when the SRS is evicted. An ordinal may repeat: each entry
- * is its own device context on that GPU. CUZK_ERR_NO_DEVICE when built
- * without CUDA, with no GPU, or with an ordinal that does not exist: callers
- * fall back to the CPU prover (cuzk_engine_create also returns
- * CUZK_ERR_NO_DEVICE when a device cannot be opened). Free with
- * cuzk_engine_gpu_prover_free after the engine.
- */
-int cuzk_engine_gpu_prover(cuzk_engine_prover *out, const unsigned *ordinals, unsigned n);
-void cuzk_engine_gpu_prover_free(cuzk_engine_prover *p);
 
 /* ---- pre-compiled circuits (PCE) --------------------------------------- */
 
@@ -279,33 +238,6 @@ typedef struct cuzk_engine_pce {
     void *ctx;
 } cuzk_engine_pce;
 
-/*
- * The PCE layer (cuzk/pce.h) behind the hook: caches "<dir>/<circuit id>.pce"
- * (fingerprint of the circuit id) loaded at registration, extracted once and
- * saved by cuzk_pce_cache_get, witness-only synthesis plus cuzk_pce_eval on
- * the fast path. dir must exist; nthreads for loading, extraction and
- * evaluation (0: 1). Free with cuzk_engine_pce_cache_free after the engine.
- */
-int cuzk_engine_pce_cache(cuzk_engine_pce *out, const char *dir, unsigned nthreads);
-/*
- * pce_verify = "background" (on) or "sync" (off, the default): a cached
- * file's section checksums are verified on a thread started at load
- * (CUZK_PCE_LOAD_VERIFY_BACKGROUND) instead of before the load returns. The
- * first witness through the PCE waits for the result; a mismatch makes the
- * witness hook return CUZK_ERR_FORMAT, the file has been set aside, and the
- * engine drops the PCE, synthesizes that partition in full and re-extracts.
- */
-int cuzk_engine_pce_cache_verify_background(cuzk_engine_pce *hooks, bool on);
-/*
- * Cached files loaded when a kind is registered (a daemon's start): with
- * background on, their section checksums are always verified on a thread,
- * whatever pce_verify says, so that the start never waits for hashing
- * gigabytes; a mismatch is logged and the file set aside as soon as the
- * thread finds it, and no proof uses the PCE before its verdict. A file that
- * fails its other checks is logged and set aside at registration either way.
- */
-int cuzk_engine_pce_cache_verify_at_start(cuzk_engine_pce *hooks, bool background);
-void cuzk_engine_pce_cache_free(cuzk_engine_pce *hooks);
 
 /* ---- configuration ----------------------------------------------------- */
 
@@ -315,7 +247,7 @@ typedef enum cuzk_engine_stage {
     CUZK_STAGE_VERIFY = 2
 } cuzk_engine_stage;
 
-/* Page-locking of HOT parameter sets (cuzk_gpu_host_pin). */
+/* Page-locking of HOT parameter sets (the prover's host_pin, else mlock). */
 typedef enum cuzk_engine_pin {
     CUZK_PIN_AUTO = 0, /* on with a prover backend (it uploads), off for the built-in CPU prover */
     CUZK_PIN_ON = 1,
@@ -360,7 +292,7 @@ typedef struct cuzk_engine_config {
      * CUZK_ERR_NO_DEVICE. */
     unsigned device_max_errors;
     bool cpu_fallback;
-    /* HOT parameters are page-locked (cuzk_gpu_host_pin) up to pinned_limit
+    /* HOT parameters are page-locked (the prover's host_pin, else mlock) up to pinned_limit
      * bytes (0: the memory budget); sets over the limit stay pageable. */
     cuzk_engine_pin pin;
     uint64_t pinned_limit;
@@ -397,33 +329,19 @@ int cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg);
  * must have been released before. NULL-safe. */
 void cuzk_engine_destroy(cuzk_engine *e);
 
+/* The memory a partition of kind holds once synthesized in full, as the
+ * engine reserves it: synthesizes that partition of inputs now (prepared as
+ * for kind->synthesize). For a kind whose partitions all have one shape, to
+ * set witness_bytes before registering it. */
+int cuzk_engine_kind_witness_bytes(const cuzk_engine_kind *kind, const void *inputs, size_t inputs_len,
+                                   const void *prepared, uint32_t partition, uint64_t *bytes);
+
 /* Registers a kind (CUZK_ERR_INVALID_ARG for a duplicate name, missing
  * functions, or a circuit id already bound to other parameters; CUZK_ERR_IO
  * when the parameter file cannot be read). With a PCE
  * backend, a cache on disk is loaded now. */
 int cuzk_engine_register_kind(cuzk_engine *e, const cuzk_engine_kind *kind);
 
-/*
- * Built-in test kinds over the synthetic circuit (cuzk/test_circuits.h) with
- * test parameters made now by cuzk_groth16_setup (toxic waste from the OS;
- * test parameters only). Inputs are an 8-byte little-endian seed; partition
- * k uses a witness seed derived from (seed, k). With params_path the
- * parameters are written there and the kind loads them from the file.
- */
-typedef struct cuzk_engine_synthetic_kind {
-    const char *name, *circuit_id;
-    uint32_t num_partitions;
-    cuzk_priority priority;
-    uint64_t num_constraints;
-    uint32_t num_inputs;
-    const char *params_path; /* NULL: parameters in memory */
-} cuzk_engine_synthetic_kind;
-int cuzk_engine_register_synthetic(cuzk_engine *e, const cuzk_engine_synthetic_kind *spec,
-                                   unsigned setup_threads);
-/* "test-porep" (10 partitions, NORMAL), "test-window" (1, HIGH) and
- * "test-winning" (1, CRITICAL) with the given constraint counts. */
-int cuzk_engine_register_test_kinds(cuzk_engine *e, uint64_t porep_constraints,
-                                    uint64_t post_constraints, unsigned setup_threads);
 
 /* ---- jobs -------------------------------------------------------------- */
 

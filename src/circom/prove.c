@@ -10,23 +10,11 @@
 #include <time.h>
 
 #include "circom/circom_internal.h"
+#include "cuzk/clock.h"
 #include "cuzk/error.h"
 #include "cuzk/gpu.h"
 #include "cuzk/groth16.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void wipe(void *p, size_t len)
-{
-    if (!p) return;
-    volatile unsigned char *v = p;
-    while (len--) *v++ = 0;
-}
+#include "cuzk/mem.h"
 
 /* a, b (domain_size each, overwritten) <- the row evaluations a_i, b_i of
  * section 4 and c <- c_i = a_i·b_i, with wm (n_vars) the witness in
@@ -99,20 +87,20 @@ static int prove_check(const cuzk_circom_zkey *z, const cuzk_circom_wtns *w)
 static int prove(cuzk_groth16_proof *out, const cuzk_circom_zkey *z, const cuzk_circom_wtns *w, const cuzk_fr *r,
                  const cuzk_fr *s, cuzk_gpu_worker *gw, unsigned nthreads, cuzk_circom_prove_timing *tm)
 {
-    const double t0 = now_s();
+    const double t0 = cuzk_now();
     cuzk_groth16_job j;
     cuzk_groth16_params params;
     cuzk_groth16_prove_timing gt;
     memset(&gt, 0, sizeof gt);
     cuzk_fr *buf = NULL;
     int rc = circom_job(&j, &params, &buf, z, w);
-    tm->abc_s = now_s() - t0;
+    tm->abc_s = cuzk_now() - t0;
     if (!rc) rc = gw ? cuzk_gpu_prove_job(gw, out, &j, r, s, &gt) : cuzk_groth16_prove_job(out, &j, r, s, nthreads, &gt);
-    if (buf) wipe(buf, (3 * (size_t)z->domain_size + z->n_vars) * sizeof *buf); /* the witness is secret */
+    if (buf) cuzk_mem_wipe(buf, (3 * (size_t)z->domain_size + z->n_vars) * sizeof *buf); /* the witness is secret */
     free(buf);
     tm->ntt_s = gt.ntt_h_s, tm->msm_s = gt.msm_s, tm->msm_h_s = gt.msm_h_s, tm->msm_c_s = gt.msm_l_s;
     tm->msm_a_s = gt.msm_a_s, tm->msm_b_g1_s = gt.msm_b_g1_s, tm->msm_b_g2_s = gt.msm_b_g2_s;
-    tm->total_s = now_s() - t0;
+    tm->total_s = cuzk_now() - t0;
     return rc;
 }
 
@@ -150,7 +138,7 @@ int cuzk_circom_random_rs(cuzk_fr *r, cuzk_fr *s)
     if (cuzk_rng_seed_os(&rng)) return CUZK_ERR_IO;
     cuzk_fr_random(r, &rng);
     cuzk_fr_random(s, &rng);
-    wipe(&rng, sizeof rng);
+    cuzk_mem_wipe(&rng, sizeof rng);
     return CUZK_OK;
 }
 
@@ -160,6 +148,6 @@ int cuzk_circom_prove(cuzk_groth16_proof *out, const cuzk_circom_zkey *z, const 
     cuzk_fr rs[2];
     int rc = cuzk_circom_random_rs(&rs[0], &rs[1]);
     if (!rc) rc = cuzk_circom_prove_rs(out, z, w, &rs[0], &rs[1], device, nthreads, timing);
-    wipe(rs, sizeof rs);
+    cuzk_mem_wipe(rs, sizeof rs);
     return rc;
 }

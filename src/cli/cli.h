@@ -26,8 +26,6 @@ void cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 uint8_t *cli_read_file(const char *what, const char *path, size_t *len);
 /* Writes len bytes to path (created or truncated): 0, or -1 after printing why. */
 int cli_write_file(const char *path, const void *buf, size_t len);
-/* Wall-clock seconds (monotonic). */
-double cli_now(void);
 /* A count: an unsigned integer with an optional K/M/G multiplier (powers
  * of 1024: "--constraints 1M"). Byte sizes are cuzk_size_parse's
  * (include/cuzk/size.h: "2KiB", "32GiB"). */

@@ -23,6 +23,7 @@
 #include <strings.h>
 
 #include "cli/cli.h"
+#include "cuzk/clock.h"
 #include "cuzk/size.h"
 #include "cuzk/base64.h"
 #include "cuzk/hex.h"
@@ -220,10 +221,10 @@ static void prove_one(int kind_ix, uint64_t index, record *r)
     Cuzk__V1__ProveRequest p = CUZK__V1__PROVE_REQUEST__INIT;
     p.submit = &s;
     ProtobufCMessage *resp = NULL;
-    double t0 = cli_now();
+    double t0 = cuzk_now();
     r->grpc = call("Prove", &p.base, &cuzk__v1__prove_response__descriptor, &resp, O.timeout_ms,
                    r->msg, sizeof r->msg);
-    r->client_ms = (cli_now() - t0) * 1000.0;
+    r->client_ms = (cuzk_now() - t0) * 1000.0;
     if (r->grpc != RPC_OK) return;
     Cuzk__V1__ProveResponse *pr = (Cuzk__V1__ProveResponse *)resp;
     Cuzk__V1__AwaitProofResponse *a = pr->result;
@@ -370,7 +371,7 @@ static int run_batch(int kind_ix, uint32_t count, uint32_t conc)
     if (!b.rs || !th) return cli_errorf("out of memory"), 1;
     phases ph0, ph1;
     phases_get(&ph0);
-    double t0 = cli_now();
+    double t0 = cuzk_now();
     uint32_t started = 0;
     for (uint32_t j = 0; j < conc; j++)
         if (!pthread_create(&th[j], NULL, batch_worker, &b)) started++;
@@ -378,10 +379,10 @@ static int run_batch(int kind_ix, uint32_t count, uint32_t conc)
         struct timespec ts = {0, 250 * 1000000L};
         nanosleep(&ts, NULL);
         unsigned d = atomic_load(&b.done), nx = atomic_load(&b.next);
-        progress("batch", d, count, (nx < count ? nx : count) - d, atomic_load(&b.failed), cli_now() - t0, false);
+        progress("batch", d, count, (nx < count ? nx : count) - d, atomic_load(&b.failed), cuzk_now() - t0, false);
     }
     for (uint32_t j = 0; j < started; j++) pthread_join(th[j], NULL);
-    double wall = cli_now() - t0;
+    double wall = cuzk_now() - t0;
     progress("batch", atomic_load(&b.done), count, 0, atomic_load(&b.failed), wall, true);
     summary(b.rs, count, kind_ix, wall);
     phases_get(&ph1);
@@ -438,9 +439,9 @@ static int run_stress(void)
     record *rs = calloc(cap, sizeof *rs);
     if (!rs) return cli_errorf("out of memory"), 1;
     size_t n = 0, skipped = 0;
-    double t0 = cli_now();
+    double t0 = cuzk_now();
     for (;;) {
-        double now = cli_now() - t0;
+        double now = cuzk_now() - t0;
         if (now >= O.duration_s) break;
         /* fire every kind whose time has come (fixed intervals, 1/rate) */
         double soonest = O.duration_s;
@@ -468,22 +469,22 @@ static int run_stress(void)
             }
             if (next_t[i] < soonest) soonest = next_t[i];
         }
-        double sleep_s = soonest - (cli_now() - t0);
+        double sleep_s = soonest - (cuzk_now() - t0);
         if (sleep_s > 0.25) sleep_s = 0.25;
         if (sleep_s > 0) {
             struct timespec ts = {(time_t)sleep_s, (long)((sleep_s - (double)(time_t)sleep_s) * 1e9)};
             nanosleep(&ts, NULL);
         }
         progress("stress", atomic_load(&stress_done), (unsigned)n, atomic_load(&stress_inflight),
-                 atomic_load(&stress_failed), cli_now() - t0, false);
+                 atomic_load(&stress_failed), cuzk_now() - t0, false);
     }
     while (atomic_load(&stress_inflight)) {
         struct timespec ts = {0, 100 * 1000000L};
         nanosleep(&ts, NULL);
         progress("stress", atomic_load(&stress_done), (unsigned)n, atomic_load(&stress_inflight),
-                 atomic_load(&stress_failed), cli_now() - t0, false);
+                 atomic_load(&stress_failed), cuzk_now() - t0, false);
     }
-    double wall = cli_now() - t0;
+    double wall = cuzk_now() - t0;
     progress("stress", atomic_load(&stress_done), (unsigned)n, 0, atomic_load(&stress_failed), wall, true);
     if (skipped) printf("%zu requests not sent: --max-inflight %u reached\n", skipped, O.max_inflight);
     for (size_t i = 0; i < nk; i++) summary(rs, n, ix[i], wall);

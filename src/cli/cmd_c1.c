@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cuzk/clock.h"
 #include "cuzk/c1.h"
 #include "cuzk/error.h"
 
@@ -33,7 +34,7 @@ static int c1_check(int argc, char **argv)
     if (!buf) return 1;
     char err[512];
     cuzk_fil_c1 *c1;
-    double t0 = cli_now();
+    double t0 = cuzk_now();
     int rc = cuzk_fil_c1_parse(buf, len, &c1, err, sizeof err);
     free(buf);
     if (rc) {
@@ -42,13 +43,13 @@ static int c1_check(int argc, char **argv)
     }
     printf("%s: %s%s, %llu bytes, %u partition(s) x %u challenges, %u layers (parsed in %.2f s)\n", file,
            c1->rp->name, c1->wrapped ? " (curio wrapper)" : "", (unsigned long long)c1->cfg.sector_size,
-           c1->cfg.partitions, c1->cfg.challenges, c1->cfg.layers, cli_now() - t0);
+           c1->cfg.partitions, c1->cfg.challenges, c1->cfg.layers, cuzk_now() - t0);
     if (miner != UINT64_MAX && sector != UINT64_MAX) {
-        t0 = cli_now();
+        t0 = cuzk_now();
         rc = cuzk_fil_c1_check(c1, rp != UINT64_MAX ? rp : c1->registered_proof, miner, sector, err, sizeof err);
         if (rc) cli_errorf("c1 check: %s: %s", file, err);
         else printf("vanilla verification passed with rebuilt replica_id, challenges and parents (%.2f s)\n",
-                    cli_now() - t0);
+                    cuzk_now() - t0);
     }
     cuzk_fil_c1_free(c1);
     return rc ? 1 : 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cuzk/clock.h"
 #include "cuzk/circom.h"
 #include "cuzk/error.h"
 #include "cuzk/gpu.h"
@@ -132,20 +133,20 @@ static int do_prove(const opts *o)
     cuzk_circom_error e;
     cuzk_circom_zkey z;
     cuzk_circom_wtns w;
-    double t0 = cli_now();
+    double t0 = cuzk_now();
     if (cuzk_circom_zkey_read_file(&z, o->zkey, o->trusted ? CUZK_CIRCOM_TRUSTED : CUZK_CIRCOM_VALIDATE,
                                    o->threads, &e)) {
         cuzk_gpu_worker_destroy(gw), cuzk_gpu_device_close(gd);
         return report(o->zkey, &e);
     }
-    double t_zkey = cli_now() - t0;
-    t0 = cli_now();
+    double t_zkey = cuzk_now() - t0;
+    t0 = cuzk_now();
     if (cuzk_circom_wtns_read_file(&w, o->wtns, &e)) {
         cuzk_circom_zkey_free(&z);
         cuzk_gpu_worker_destroy(gw), cuzk_gpu_device_close(gd);
         return report(o->wtns, &e);
     }
-    double t_wtns = cli_now() - t0;
+    double t_wtns = cuzk_now() - t0;
     int ret = 1;
     cuzk_groth16_proof proof;
     cuzk_circom_prove_timing tm;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cuzk/clock.h"
 #include "cuzk/size.h"
 #include "cuzk/cs.h"
 #include "cuzk/error.h"
@@ -88,7 +89,7 @@ static int circuit_info(int argc, char **argv)
         return 1;
     }
     cuzk_cs *cs = &k->base;
-    double t0 = cli_now();
+    double t0 = cuzk_now();
     int e = cuzk_cs_alloc_one(cs);
     if (!e)
         e = porep    ? cuzk_porep_circuit(cs, &cfg, NULL)
@@ -96,7 +97,7 @@ static int circuit_info(int argc, char **argv)
                      : cuzk_post_circuit(cs, &pcfg, NULL, (unsigned)threads);
     size_t constraints = cs->num_constraints;
     if (!e) e = cuzk_cs_finalize(cs);
-    double dt = cli_now() - t0;
+    double dt = cuzk_now() - t0;
     if (e) {
         cli_errorf("synthesis failed: %s", cuzk_strerror(e));
         cuzk_cs_free(cs);

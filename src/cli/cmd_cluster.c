@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cuzk/clock.h"
 #include "cuzk/size.h"
 #include "cuzk/cluster.h"
 #include "cuzk/error.h"
@@ -121,12 +122,12 @@ static void *load_main(void *arg)
     memset(proof, 0x5a, sizeof proof);
     for (int empty = 0; ls && empty < 3;) {
         size_t n = 0;
-        double t0 = cli_now();
+        double t0 = cuzk_now();
         if (cuzk_cluster_claim(db, "cuzk-load", l->batch, ls, &n, err, sizeof err)) {
             l->errors++;
             break;
         }
-        double dt = cli_now() - t0;
+        double dt = cuzk_now() - t0;
         l->claim_calls++;
         if (l->n_lat == l->cap_lat) {
             size_t cap = l->cap_lat ? 2 * l->cap_lat : 1024;
@@ -145,9 +146,9 @@ static void *load_main(void *arg)
             if (ls[i].job_seq == l->last_seq) continue;
             uint8_t *pl = NULL;
             size_t pll = 0;
-            double f0 = cli_now();
+            double f0 = cuzk_now();
             if (cuzk_cluster_payload(db, ls[i].job_seq, &pl, &pll, err, sizeof err)) l->errors++;
-            l->fetch_s += cli_now() - f0;
+            l->fetch_s += cuzk_now() - f0;
             l->fetched += pll;
             l->last_seq = ls[i].job_seq;
             free(pl);
@@ -178,8 +179,8 @@ static int load(const cuzk_cluster_opts *o, unsigned hosts, unsigned jobs, unsig
     so.host = "cuzk-load-submitter";
     cuzk_cluster_db *db = NULL;
     if (cuzk_cluster_db_open(&so, &db, err, sizeof err)) return cli_errorf("%s", err), 1;
-    uint64_t tag = (uint64_t)getpid() << 20 ^ (uint64_t)(cli_now() * 1e6);
-    double t0 = cli_now();
+    uint64_t tag = (uint64_t)getpid() << 20 ^ (uint64_t)(cuzk_now() * 1e6);
+    double t0 = cuzk_now();
     size_t plen = payload_len ? (size_t)payload_len : 256;
     uint8_t *payload = malloc(plen);
     if (!payload) return cli_errorf("out of memory for a %zu-byte payload", plen), 1;
@@ -198,7 +199,7 @@ static int load(const cuzk_cluster_opts *o, unsigned hosts, unsigned jobs, unsig
         }
     }
     free(payload);
-    double t_submit = cli_now() - t0;
+    double t_submit = cuzk_now() - t0;
     loader *ls = calloc(hosts, sizeof *ls);
     pthread_t *th = calloc(hosts, sizeof *th);
     if (!ls || !th) return cli_errorf("out of memory"), 1;
@@ -208,7 +209,7 @@ static int load(const cuzk_cluster_opts *o, unsigned hosts, unsigned jobs, unsig
         pthread_create(&th[i], NULL, load_main, &ls[i]);
     }
     usleep(200000); /* connected and joined */
-    t0 = cli_now();
+    t0 = cuzk_now();
     atomic_store(&load_go, true);
     uint64_t claims = 0, done = 0, calls = 0, errors = 0, fetched = 0;
     double fetch_s = 0;
@@ -219,7 +220,7 @@ static int load(const cuzk_cluster_opts *o, unsigned hosts, unsigned jobs, unsig
         fetched += ls[i].fetched, fetch_s += ls[i].fetch_s;
         nl += ls[i].n_lat;
     }
-    double secs = cli_now() - t0;
+    double secs = cuzk_now() - t0;
     double *lat = malloc((nl ? nl : 1) * sizeof *lat);
     size_t k = 0;
     for (unsigned i = 0; i < hosts; i++) {

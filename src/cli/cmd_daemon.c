@@ -25,6 +25,7 @@
 #endif
 
 #include "cli/cli.h"
+#include "cuzk/clock.h"
 #include "cuzk/pce.h"
 #include "server/backend.h"
 #include "server/config.h"
@@ -160,8 +161,6 @@ static void notify_ready(srv_backend *b, const char *listen)
     srv_status_free(&st);
 }
 
-static double now_s(void) { return cli_now(); }
-
 /* Who the gRPC listener serves, for the log at start. */
 static const char *access_mode(const cuzk_config *c)
 {
@@ -255,7 +254,7 @@ int cmd_daemon(int argc, char **argv)
     LOG_INFO("cuzk %s starting (config %s%s)", CUZK_VERSION, config_path,
              path_given || access(config_path, F_OK) == 0 ? "" : ", absent: defaults");
     notify("STATUS=starting the engine");
-    double t0 = now_s();
+    double t0 = cuzk_now();
     srv_options so = {.cfg = &cfg, .test_kinds = test_kinds, .test_porep_constraints = test_c,
                       .test_post_constraints = test_post_c, .log = backend_log};
     srv_backend *b = srv_backend_open(&so, err, sizeof err);
@@ -266,7 +265,7 @@ int cmd_daemon(int argc, char **argv)
     }
     if (test_kinds)
         LOG_INFO("test kinds registered (test-porep: 10 x %llu constraints, test-window/test-winning: %llu) in %.2f s",
-                 (unsigned long long)test_c, (unsigned long long)test_post_c, now_s() - t0);
+                 (unsigned long long)test_c, (unsigned long long)test_post_c, cuzk_now() - t0);
     /* Resident before READY: the first proofs never wait for a load. */
     if (preload_all(b, &cfg, cfg.preload_fatal) && cfg.preload_fatal) {
         srv_backend_close(b);
@@ -334,9 +333,9 @@ int cmd_daemon(int argc, char **argv)
              (unsigned long long)cfg.shutdown_grace_ms);
     notify("STOPPING=1\nSTATUS=draining");
     service_set_draining(svc, true);
-    double deadline = now_s() + (double)cfg.shutdown_grace_ms / 1000.0;
+    double deadline = cuzk_now() + (double)cfg.shutdown_grace_ms / 1000.0;
     bool idle = false;
-    while (!(idle = srv_drain(b, 200)) && now_s() < deadline) {
+    while (!(idle = srv_drain(b, 200)) && cuzk_now() < deadline) {
         struct timespec zero = {0, 0};
         int s2 = sigtimedwait(&sigs, NULL, &zero);
         if (s2 == SIGTERM || s2 == SIGINT) {

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "cuzk/clock.h"
 #include "cuzk/size.h"
 #include "cuzk/error.h"
 #include "cuzk/seal.h"
@@ -24,7 +25,7 @@ typedef struct prog {
 static void on_progress(void *ctx, const char *phase, uint64_t done, uint64_t total)
 {
     prog *p = ctx;
-    double t = cli_now();
+    double t = cuzk_now();
     if (t - p->last < 1.0) return; /* quiet for runs under a second */
     p->last = t;
     fprintf(stderr, "porep: %-14s %5.1f%%  (%.1f s)\n", phase, total ? 100.0 * (double)done / (double)total : 0.0,
@@ -129,7 +130,7 @@ int cmd_gen_porep(int argc, char **argv)
     }
     if (!p.nthreads) p.nthreads = cli_default_threads();
     p.sector_size = size;
-    prog pr = {cli_now(), cli_now()};
+    prog pr = {cuzk_now(), cuzk_now()};
     p.progress = on_progress;
     p.progress_ctx = &pr;
     cuzk_fil_c1 *c1 = NULL;
@@ -174,7 +175,7 @@ int cmd_gen_porep(int argc, char **argv)
         else
             printf("%s: %s, %u partition(s) x %u challenges, miner %llu sector %llu (%.1f s)\n", out, sp->name,
                    c1->cfg.partitions, c1->cfg.challenges, (unsigned long long)p.miner_id,
-                   (unsigned long long)p.sector_id, cli_now() - pr.t0);
+                   (unsigned long long)p.sector_id, cuzk_now() - pr.t0);
         cuzk_fil_c1_free(c1);
     } else {
         printf("%s: sealed %llu bytes (test-only size: no C1 form)\n", out, (unsigned long long)size);

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "cuzk/clock.h"
 #include "cuzk/size.h"
 #include "cuzk/fil_vanilla.h"
 #include "cuzk/hex.h"
@@ -152,7 +153,7 @@ static int gen_post_synthetic(const char *cmd, bool winning, uint64_t size, uint
     uint64_t *ids = malloc(count * sizeof *ids);
     uint8_t (*comm_r)[32] = malloc(count * 32);
     int rc = names && ids && comm_r ? 0 : 1;
-    double t0 = cli_now();
+    double t0 = cuzk_now();
     for (size_t k = 0; k < count && !rc; k++) {
         uint8_t *b;
         size_t n;
@@ -166,7 +167,7 @@ static int gen_post_synthetic(const char *cmd, bool winning, uint64_t size, uint
         rc = write_vanilla(out, k, &names[k], b, n);
         if (k + 1 == count || (k & 255) == 0)
             fprintf(stderr, "%s: synthetic sector %llu (%zu/%llu), %zu bytes, %.1f s\n", cmd,
-                    (unsigned long long)ids[k], k + 1, (unsigned long long)count, n, cli_now() - t0);
+                    (unsigned long long)ids[k], k + 1, (unsigned long long)count, n, cuzk_now() - t0);
     }
     if (!rc)
         rc = write_outputs(out, winning, p, proof_id, miner, partition, rnd, count, names, ids,
@@ -238,7 +239,7 @@ int cmd_gen_post(int argc, char **argv)
                                              out, have_proof, proof_id, partition, have_miner ? miner : 1000);
     cuzk_fil_sector *sec = calloc(nd, sizeof *sec);
     int rc = sec ? 0 : 1;
-    double t0 = cli_now();
+    double t0 = cuzk_now();
     for (size_t i = 0; i < nd && !rc; i++) {
         char err[512];
         if (cuzk_fil_sector_read(&sec[i], dirs[i], err, sizeof err)) {
@@ -295,7 +296,7 @@ int cmd_gen_post(int argc, char **argv)
         }
         rc = write_vanilla(out, k, &names[k], b, n);
         fprintf(stderr, "%s: sector %llu (%zu/%zu), %zu bytes, %.1f s\n", argv[0],
-                (unsigned long long)sec[i].sector_id, k + 1, count, n, cli_now() - t0);
+                (unsigned long long)sec[i].sector_id, k + 1, count, n, cuzk_now() - t0);
     }
     if (!rc) {
         uint64_t *ids = malloc(count * sizeof *ids);

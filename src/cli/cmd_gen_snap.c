@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "cuzk/clock.h"
 #include "cuzk/size.h"
 #include "cuzk/fil_vanilla.h"
 #include "cuzk/fil_request_file.h"
@@ -35,7 +36,7 @@ static void usage(void)
 
 static void progress(void *ctx, unsigned done, unsigned total)
 {
-    fprintf(stderr, "snap: partition %u/%u, %.1f s\n", done, total, cli_now() - *(double *)ctx);
+    fprintf(stderr, "snap: partition %u/%u, %.1f s\n", done, total, cuzk_now() - *(double *)ctx);
 }
 
 /* OUT/vanilla-p<k>.bin for each blob and OUT/request.json naming them. */
@@ -100,7 +101,7 @@ static int gen_snap_synthetic(uint64_t size, uint64_t seed, uint64_t sector, uin
         cli_errorf("--out %s: %s", out, strerror(errno));
         return 1;
     }
-    double t0 = cli_now();
+    double t0 = cuzk_now();
     uint8_t **blobs = NULL, r_old[32], d_new[32], r_new[32];
     size_t *lens = NULL, n = 0;
     int rc = cuzk_fil_snap_synthetic(&blobs, &lens, &n, (uint64_t)id, sector, seed, r_old, d_new, r_new) ? 1 : 0;
@@ -108,7 +109,7 @@ static int gen_snap_synthetic(uint64_t size, uint64_t seed, uint64_t sector, uin
     if (!rc) rc = write_request(out, size, (uint64_t)id, sector, miner, r_old, r_new, d_new, blobs, lens, n);
     if (!rc)
         fprintf(stderr, "snap: synthetic sector %llu (%llu bytes), %zu partitions into %s, %.1f s\n",
-                (unsigned long long)sector, (unsigned long long)size, n, out, cli_now() - t0);
+                (unsigned long long)sector, (unsigned long long)size, n, out, cuzk_now() - t0);
     free_blobs(blobs, lens, n);
     return rc;
 }
@@ -170,7 +171,7 @@ int cmd_gen_snap(int argc, char **argv)
     }
     cuzk_rng rng;
     cuzk_rng_seed(&rng, seed);
-    double t0 = cli_now();
+    double t0 = cuzk_now();
     uint8_t **blobs = NULL;
     size_t *lens = NULL, n = 0;
     int rc = cuzk_fil_snap_generate(&nw, &blobs, &lens, &n, &old, &rng, progress, &t0) ? 1 : 0;
@@ -183,7 +184,7 @@ int cmd_gen_snap(int argc, char **argv)
         rc = write_request(out, old.sector_size, (uint64_t)id, old.sector_id, cuzk_fil_prover_miner(old.prover_id),
                            old.comm_r, nw.comm_r, nw.comm_d, blobs, lens, n);
     fprintf(stderr, "snap: sector %llu updated into %s, %zu partitions, %.1f s\n", (unsigned long long)old.sector_id,
-            out, n, cli_now() - t0);
+            out, n, cuzk_now() - t0);
     free_blobs(blobs, lens, n);
     cuzk_fil_sector_free(&old);
     cuzk_fil_sector_free(&nw);

@@ -18,6 +18,7 @@
 
 #include "cli/cli.h"
 #include "cli/setup.h"
+#include "cuzk/clock.h"
 #include "cuzk/size.h"
 #include "cuzk/error.h"
 #include "cuzk/gpu.h"
@@ -277,7 +278,7 @@ int cmd_setup(int argc, char **argv)
         fputs(cli_test_params_banner, stderr);
         printf("setup: %s, %u threads\n", desc, threads);
 
-        double t0 = cli_now();
+        double t0 = cuzk_now();
         cuzk_cs *cs = circ_build(&c, CUZK_CS_RECORDING, 0);
         rc = cs ? cli_setup_write(cs, f.params, f.vk, NULL, NULL, threads, gw ? &fb : NULL, t0) : 1;
     }
@@ -353,7 +354,7 @@ int cmd_prove(int argc, char **argv)
         goto out;
     }
 
-    double t0 = cli_now();
+    double t0 = cuzk_now();
     cuzk_groth16_error err;
     int rc = cuzk_groth16_params_read_file(&p, f.params, trusted ? CUZK_GROTH16_TRUSTED : CUZK_GROTH16_VALIDATE,
                                            threads, &err);
@@ -361,12 +362,12 @@ int cmd_prove(int argc, char **argv)
         cli_errorf("%s", err.msg);
         goto out;
     }
-    double t1 = cli_now();
+    double t1 = cuzk_now();
     printf("prove: loaded %s (%s) in %.2f s\n", f.params, trusted ? "trusted, no subgroup checks" : "validated",
            t1 - t0);
 
     for (uint64_t i = 0; i < count; i++) {
-        double ts = cli_now();
+        double ts = cuzk_now();
         if (!(cs[i] = circ_build(&c, CUZK_CS_PROVING, seed + i))) goto out;
         cuzk_groth16_assignment as;
         if (cuzk_groth16_assignment_from_cs(&as, (cuzk_proving_cs *)cs[i]) ||
@@ -382,7 +383,7 @@ int cmd_prove(int argc, char **argv)
             cuzk_fr_to_le32(pub + (i * npub + k) * CUZK_FR_BYTES, &pc->input.v[k + 1]);
         if (count <= 8 || i + 1 == count)
             printf("prove: witness %" PRIu64 " (seed %" PRIu64 ") synthesized in %.2f s\n", i, seed + i,
-                   cli_now() - ts);
+                   cuzk_now() - ts);
     }
 
     cuzk_rng rng;
@@ -390,10 +391,10 @@ int cmd_prove(int argc, char **argv)
         cli_errorf("no OS entropy for r, s");
         goto out;
     }
-    double t2 = cli_now();
+    double t2 = cuzk_now();
     rc = cuzk_groth16_prove_many_timed(proofs, &p, (const cuzk_proving_cs *const *)cs, count, &rng, threads, tm);
     memset(&rng, 0, sizeof rng);
-    double t3 = cli_now();
+    double t3 = cuzk_now();
     if (rc) {
         cli_errorf("prove failed: %s", cuzk_strerror(rc));
         goto out;
@@ -470,7 +471,7 @@ int cmd_verify(int argc, char **argv)
     circ_describe(&c, desc, sizeof desc);
 
     int ret = 1;
-    double t0 = cli_now();
+    double t0 = cuzk_now();
     cuzk_groth16_vk vk;
     cuzk_groth16_pvk pvk;
     memset(&vk, 0, sizeof vk);
@@ -536,10 +537,10 @@ int cmd_verify(int argc, char **argv)
         cli_errorf("%s: %s", f.vk, cuzk_strerror(rc));
         goto out;
     }
-    double t1 = cli_now();
+    double t1 = cuzk_now();
     rc = count == 1 ? cuzk_groth16_verify(&pvk, proofs, x, npub)
                     : cuzk_groth16_verify_batch(&pvk, proofs, count, x, npub);
-    double t2 = cli_now();
+    double t2 = cuzk_now();
     if (rc == CUZK_ERR_VERIFY_FAILED && count > 1) {
         /* Name the proofs that fail. */
         for (size_t i = 0; i < count; i++)

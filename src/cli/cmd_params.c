@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cuzk/clock.h"
 #include "cuzk/error.h"
 #include "cuzk/fil_params.h"
 
@@ -35,7 +36,7 @@ typedef struct progress {
 static void on_progress(void *ctx, uint64_t done, uint64_t total)
 {
     progress *p = ctx;
-    double t = cli_now();
+    double t = cuzk_now();
     if (t - p->last < 2.0) return; /* a line every 2 s on big files */
     p->last = t;
     fprintf(stderr, "  %s: %5.1f%% of %.2f GB (%.2f GB/s)\n", p->name, 100.0 * (double)done / (double)(total ? total : 1),
@@ -84,7 +85,7 @@ static int check(const char *dir, const cuzk_fil_manifest *m, char **names, size
             continue;
         }
         char hex[CUZK_FIL_DIGEST_HEX + 1], err[512];
-        progress p = {name, cli_now(), cli_now()};
+        progress p = {name, cuzk_now(), cuzk_now()};
         checked++;
         if (cuzk_fil_param_digest(hex, path, on_progress, &p, err, sizeof err)) {
             printf("BAD  %s: %s\n", name, err);
@@ -93,7 +94,7 @@ static int check(const char *dir, const cuzk_fil_manifest *m, char **names, size
             printf("BAD  %s: digest %s, parameters.json says %s\n", name, hex, e->digest);
             bad++;
         } else {
-            double dt = cli_now() - p.t0;
+            double dt = cuzk_now() - p.t0;
             printf("ok   %s (%llu bytes, %.1f s)\n", name, (unsigned long long)size, dt);
         }
     }

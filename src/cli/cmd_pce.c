@@ -5,8 +5,10 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cuzk/clock.h"
 #include "cuzk/fil_request_file.h"
 #include "cuzk/fil_request.h"
+#include "cuzk/backends.h"
 #include "cuzk/engine.h"
 #include "cuzk/error.h"
 #include "cuzk/pce.h"
@@ -49,9 +51,9 @@ static int inspect(const char *path, bool verify, unsigned threads)
     cuzk_pce *p = NULL;
     cuzk_pce_error err;
     unsigned flags = CUZK_PCE_LOAD_ANY_LIBRARY | (verify ? 0 : CUZK_PCE_LOAD_NO_CHECKSUMS);
-    double t0 = cli_now();
+    double t0 = cuzk_now();
     int rc = cuzk_pce_load_file(&p, path, NULL, flags, threads, &err);
-    double dt = cli_now() - t0;
+    double dt = cuzk_now() - t0;
     if (rc) {
         cli_errorf("%s (%s)", err.msg, cuzk_pce_fail_name(err.fail));
         return 1;
@@ -173,14 +175,14 @@ static int extract(int argc, char **argv)
     cuzk_pce *p = NULL;
     cuzk_pce_cache_outcome oc = 0;
     char err[512] = "";
-    double t0 = cli_now();
+    double t0 = cuzk_now();
     int rc = cuzk_engine_filecoin_pce(dir, circuit, threads, &p, &oc, err, sizeof err);
     if (rc) {
         cli_errorf("pce extract: %s", err);
         return rc == CUZK_ERR_INVALID_ARG ? 2 : 1;
     }
     printf("%s: %s in %.1f s (%u threads)\n", circuit,
-           oc == CUZK_PCE_CACHE_LOADED ? "a valid cached file loaded" : "extracted and saved", cli_now() - t0,
+           oc == CUZK_PCE_CACHE_LOADED ? "a valid cached file loaded" : "extracted and saved", cuzk_now() - t0,
            threads);
     rc = request ? check_request(p, circuit, request, partition, threads) : 0;
     cuzk_pce_free(p);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cuzk/clock.h"
 #include "cuzk/error.h"
 #include "cuzk/file.h"
 
@@ -75,13 +76,6 @@ int cli_write_file(const char *path, const void *buf, size_t len)
     ok = (fclose(f) == 0) && ok;
     if (!ok) return cli_errorf("%s: write failed", path), -1;
     return 0;
-}
-
-double cli_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 bool cli_parse_u64(const char *s, uint64_t *out)

@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/setup.h"
+#include "cuzk/clock.h"
 #include "cuzk/error.h"
 #include "cuzk/fil_params.h"
 #include "cuzk/gpu.h"
@@ -21,7 +22,7 @@ static unsigned log2_ceil(uint64_t m)
 
 static void setup_progress(void *ctx, const char *phase, uint64_t done, uint64_t total)
 {
-    double *last = ctx, t = cli_now();
+    double *last = ctx, t = cuzk_now();
     if (t - last[0] < 2.0 && done < total) return; /* at most one line every 2 s */
     last[0] = t;
     fprintf(stderr, "setup: %5.1f%% (%s) %.1f s\n", 100.0 * (double)done / (double)(total ? total : 1),
@@ -38,7 +39,7 @@ const char cli_test_params_banner[] =
 int cli_setup_write(cuzk_cs *cs, const char *params_path, const char *vk_path, const char *meta_path,
                     const char *meta_json, unsigned threads, const cuzk_groth16_fixed_base *fb, double t0)
 {
-    double t1 = cli_now();
+    double t1 = cuzk_now();
     printf("setup: recorded %zu constraints, %zu inputs, %zu aux, domain 2^%u in %.2f s\n", cs->num_constraints,
            cs->num_inputs, cs->num_aux, log2_ceil(cs->num_constraints), t1 - t0);
     cuzk_rng rng;
@@ -50,7 +51,7 @@ int cli_setup_write(cuzk_cs *cs, const char *params_path, const char *vk_path, c
     memset(&rng, 0, sizeof rng);
     cuzk_cs_free(cs);
     if (rc) return cli_errorf("setup failed: %s", cuzk_strerror(rc)), 1;
-    double t2 = cli_now();
+    double t2 = cuzk_now();
     printf("setup: parameters (h %zu, l %zu, a %zu, b %zu) in %.2f s\n", p.n_h, p.n_l, p.n_a, p.n_b_g1, t2 - t1);
 
     cuzk_groth16_error err;
@@ -58,7 +59,7 @@ int cli_setup_write(cuzk_cs *cs, const char *params_path, const char *vk_path, c
     if (!rc) rc = cuzk_groth16_vk_write_file(&p.vk, vk_path, &err);
     if (rc) cli_errorf("%s", err.msg);
     if (!rc && meta_path) rc = cli_write_file(meta_path, (const uint8_t *)meta_json, strlen(meta_json));
-    double t3 = cli_now();
+    double t3 = cuzk_now();
     if (!rc) {
         printf("setup: wrote %s (%zu bytes) and %s (%zu bytes)%s%s in %.2f s\n", params_path,
                cuzk_groth16_params_serialized_size(&p), vk_path, cuzk_groth16_vk_serialized_size(&p.vk),
@@ -99,7 +100,7 @@ int cli_setup_filecoin(const cli_fil_setup *o, unsigned threads, const cuzk_grot
            "       Filecoin name v28-%s\n",
            o->kind, (unsigned long long)size, (unsigned long long)id, threads, pf.cache_id);
 
-    double t0 = cli_now();
+    double t0 = cuzk_now();
     cuzk_cs *cs = cuzk_cs_new(CUZK_CS_RECORDING);
     if (!cs) return cli_errorf("out of memory"), 1;
     int rc = cuzk_cs_alloc_one(cs);

@@ -17,57 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cuzk/clock.h"
 #include "cuzk/error.h"
 #include "engine/engine_internal.h"
-
-double eng_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-char *eng_vstrf(const char *fmt, va_list ap)
-{
-    va_list aq;
-    va_copy(aq, ap);
-    int n = vsnprintf(NULL, 0, fmt, aq);
-    va_end(aq);
-    char *s = n < 0 ? NULL : malloc((size_t)n + 1);
-    if (s) vsnprintf(s, (size_t)n + 1, fmt, ap);
-    return s;
-}
-
-char *eng_strf(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = eng_vstrf(fmt, ap);
-    va_end(ap);
-    return s;
-}
-
-void eng_log(cuzk_engine *e, int level, const char *fmt, ...)
-{
-    /* allocated: a line naming a long path and a parser's reason is never cut */
-    va_list ap;
-    va_start(ap, fmt);
-    char *buf = eng_vstrf(fmt, ap);
-    va_end(ap);
-    const char *line = buf ? buf : fmt; /* out of memory: the format still says what happened */
-    if (e->cfg.log)
-        e->cfg.log(e->cfg.log_ctx, level, line);
-    else if (level <= 1)
-        fprintf(stderr, "cuzk engine: %s\n", line);
-    free(buf);
-}
-
-void eng_wake_all(cuzk_engine *e)
-{
-    pthread_cond_broadcast(&e->cpu_cv);
-    pthread_cond_broadcast(&e->prove_cv);
-    pthread_cond_broadcast(&e->done_cv);
-}
 
 static void abs_deadline(struct timespec *ts, double t)
 {
@@ -210,7 +162,7 @@ static void job_maybe_retire(cuzk_engine *e, cuzk_job *j)
 /* A job's times as cuzk_job_get_info reports them (e->mu held). */
 static void job_times(const cuzk_job *j, cuzk_job_info *o)
 {
-    double now = eng_now();
+    double now = cuzk_now();
     o->queue_wait_s = (j->t_start ? j->t_start : now) - j->t_submit;
     o->srs_load_s = j->srs_load_s;
     o->synthesis_s = j->synth_s;
@@ -252,7 +204,7 @@ static void job_finish(cuzk_engine *e, cuzk_job *j, cuzk_job_state st, int err, 
         j->message = eng_vstrf(fmt, ap);
         va_end(ap);
     }
-    j->t_end = eng_now();
+    j->t_end = cuzk_now();
     if (j->t_start == 0) j->t_start = j->t_end;
     j->finish_seq = ++e->next_finish;
     if (e->cfg.job_event) e->cfg.job_event(e->cfg.job_event_ctx, j->request_id, st);
@@ -449,7 +401,7 @@ static task pick_cpu(cuzk_engine *e)
         }
         if (j->state == CUZK_JOB_QUEUED) {
             j->state = CUZK_JOB_RUNNING;
-            j->t_start = eng_now();
+            j->t_start = cuzk_now();
         }
         p->state = P_SYNTH;
         p->inflight = true;
@@ -671,14 +623,14 @@ static void run_synth(cuzk_engine *e, worker *w, task *t)
     part *p = t->p;
     int err = CUZK_OK, lerr = CUZK_OK;
     char *lmsg = NULL;
-    double t0 = eng_now(), tl = 0;
+    double t0 = cuzk_now(), tl = 0;
     if (t->load_srs) {
         lerr = srs_load(e, s, &lmsg);
-        tl = eng_now() - t0;
+        tl = cuzk_now() - t0;
     }
     cuzk_engine_witness wit = {0};
     bool pce_bad = false;
-    double ts = eng_now();
+    double ts = cuzk_now();
     if (lerr == CUZK_OK) {
         if (e->cfg.stage_hook)
             e->cfg.stage_hook(e->cfg.hook_ctx, CUZK_STAGE_SYNTHESIS, j->request_id, p->index);
@@ -688,7 +640,7 @@ static void run_synth(cuzk_engine *e, worker *w, task *t)
         if (t->pce && err == CUZK_ERR_FORMAT) pce_bad = true; /* failed its checksums after load */
         if (!t->pce || pce_bad) err = witness_full(k, j->inputs, j->inputs_len, j->prepared, p->index, &wit);
     }
-    double te = eng_now();
+    double te = cuzk_now();
 
     pthread_mutex_lock(&e->mu);
     w->busy_s += te - t0;
@@ -755,7 +707,7 @@ static void run_verify(cuzk_engine *e, worker *w, task *t)
     cuzk_job *j = t->job;
     kind_entry *k = j->kind;
     part *p = t->p;
-    double t0 = eng_now();
+    double t0 = cuzk_now();
     if (e->cfg.stage_hook) e->cfg.stage_hook(e->cfg.hook_ctx, CUZK_STAGE_VERIFY, j->request_id, p->index);
     uint32_t npub = k->k.num_public_inputs;
     cuzk_fr *pub = malloc((npub ? npub : 1) * sizeof *pub);
@@ -764,7 +716,7 @@ static void run_verify(cuzk_engine *e, worker *w, task *t)
     int verr = CUZK_ERR_INTERNAL;
     if (err == CUZK_OK) verr = cuzk_groth16_verify(&k->srs->pvk, &p->proof, pub, npub);
     free(pub);
-    double t1 = eng_now();
+    double t1 = cuzk_now();
 
     pthread_mutex_lock(&e->mu);
     w->busy_s += t1 - t0;
@@ -875,8 +827,8 @@ static void *prove_worker_main(void *arg)
             continue;
         }
         if (n < cap && e->batch_wait_ms) {
-            double until = eng_now() + e->batch_wait_ms * 1e-3;
-            while (n < cap && !e->shutdown && eng_now() < until) {
+            double until = cuzk_now() + e->batch_wait_ms * 1e-3;
+            while (n < cap && !e->shutdown && cuzk_now() < until) {
                 cv_wait_until(&e->prove_cv, &e->mu, until);
                 n = claim_ready(e, w, ps, js, n, cap, &srs);
             }
@@ -890,7 +842,7 @@ static void *prove_worker_main(void *arg)
         for (size_t i = 0; i < n; i++) as[i] = ps[i]->wit.as;
         pthread_mutex_unlock(&e->mu);
 
-        double t0 = eng_now();
+        double t0 = cuzk_now();
         if (e->cfg.stage_hook)
             for (size_t i = 0; i < n; i++)
                 e->cfg.stage_hook(e->cfg.hook_ctx, CUZK_STAGE_PROVE, js[i]->request_id, ps[i]->index);
@@ -898,10 +850,10 @@ static void *prove_worker_main(void *arg)
             cuzk_fr_random(&r[i], &rng);
             cuzk_fr_random(&s[i], &rng);
         }
-        double t1 = eng_now();
+        double t1 = cuzk_now();
         const cuzk_engine_prover *pv = (unsigned)w->device == e->n_devices ? &e->fallback : &e->prover;
         int err = pv->prove(pv->ctx, e->devs[w->device], (unsigned)w->slot, &srs->params, n, as, r, s, out);
-        double t2 = eng_now();
+        double t2 = cuzk_now();
         const char *detail =
             err && pv->last_error ? pv->last_error(pv->ctx, e->devs[w->device], (unsigned)w->slot) : NULL;
 
@@ -980,7 +932,7 @@ static void *timer_main(void *arg)
     cuzk_engine *e = arg;
     pthread_mutex_lock(&e->mu);
     while (!e->shutdown) {
-        double now = eng_now(), next = 0;
+        double now = cuzk_now(), next = 0;
         for (size_t i = 0; i < e->nactive; i++) {
             cuzk_job *j = e->active[i];
             if (job_final(j) || j->deadline == 0) continue;
@@ -1002,29 +954,6 @@ static void *timer_main(void *arg)
 
 /* CPU workers, prover workers and the fallback's workers. */
 static unsigned n_threads(const cuzk_engine *e) { return e->n_cpu_workers + e->n_prove_workers + e->n_fb_workers; }
-
-unsigned cuzk_engine_synthesis_workers_default(unsigned cores, uint64_t budget, uint64_t footprint)
-{
-    unsigned n = cores ? cores : 1;
-    if (footprint && budget / footprint < n) n = (unsigned)(budget / footprint);
-    return n ? n : 1;
-}
-
-/* Unless configured: min(cores, budget / the largest partition footprint
- * of a registered kind), at least 1, logged when it changes. */
-void synth_limit_update(cuzk_engine *e)
-{
-    if (e->synth_fixed) return;
-    uint64_t fp = 0;
-    const char *which = NULL;
-    for (size_t i = 0; i < e->nkinds; i++)
-        if (e->kinds[i]->witness_bytes > fp) fp = e->kinds[i]->witness_bytes, which = e->kinds[i]->k.name;
-    unsigned n = cuzk_engine_synthesis_workers_default(e->n_cpu_workers, e->budget, fp);
-    if (n == e->synth_limit) return;
-    e->synth_limit = n;
-    eng_log(e, 2, "synthesis workers: %u = min(%u cores, budget %llu / %llu bytes per partition of %s)", n,
-            e->n_cpu_workers, (unsigned long long)e->budget, (unsigned long long)fp, which ? which : "?");
-}
 
 static uint64_t auto_budget(void)
 {
@@ -1352,7 +1281,7 @@ int cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *req, cuzk_job **o
         j->parts[i].avoid_device = j->parts[i].avoid_worker = -1;
         j->parts[i].blame_device = -1;
     }
-    j->t_submit = eng_now();
+    j->t_submit = cuzk_now();
     uint32_t to = req->timeout_ms ? req->timeout_ms : e->cfg.default_timeout_ms;
     if (to) j->deadline = j->t_submit + to * 1e-3;
 
@@ -1430,10 +1359,10 @@ int cuzk_job_await(cuzk_job *j, int64_t timeout_ms)
 {
     if (!j) return CUZK_ERR_INVALID_ARG;
     cuzk_engine *e = j->e;
-    double until = timeout_ms < 0 ? 0 : eng_now() + (double)timeout_ms * 1e-3;
+    double until = timeout_ms < 0 ? 0 : cuzk_now() + (double)timeout_ms * 1e-3;
     pthread_mutex_lock(&e->mu);
     while (!job_final(j)) {
-        if (until != 0 && eng_now() >= until) break;
+        if (until != 0 && cuzk_now() >= until) break;
         cv_wait_until(&e->done_cv, &e->mu, until);
     }
     int r = job_final(j) ? j->error : CUZK_ERR_NOT_READY;
@@ -1492,14 +1421,14 @@ int cuzk_job_proof(cuzk_job *j, const uint8_t **proof, size_t *len)
 int cuzk_engine_wait_idle(cuzk_engine *e, int64_t timeout_ms)
 {
     if (!e) return CUZK_ERR_INVALID_ARG;
-    double until = timeout_ms < 0 ? 0 : eng_now() + (double)timeout_ms * 1e-3;
+    double until = timeout_ms < 0 ? 0 : cuzk_now() + (double)timeout_ms * 1e-3;
     pthread_mutex_lock(&e->mu);
     for (;;) {
         bool busy = e->nactive > 0;
         for (size_t i = 0; i < e->nsrs && !busy; i++)
             busy = e->srs[i]->state == CUZK_SRS_LOADING || e->srs[i]->pce_state == CUZK_PCE_EXTRACTING;
         if (!busy) break;
-        if (until != 0 && eng_now() >= until) {
+        if (until != 0 && cuzk_now() >= until) {
             pthread_mutex_unlock(&e->mu);
             return CUZK_ERR_NOT_READY;
         }
@@ -1536,6 +1465,13 @@ void cuzk_engine_get_counters(cuzk_engine *e, cuzk_engine_counters *out)
         if (e->srs[i]->pce_state == CUZK_PCE_RESIDENT) out->pce_resident_bytes += e->srs[i]->pce_bytes;
     pthread_mutex_unlock(&e->mu);
     out->memory_rss_anon = cuzk_engine_rss_anon(); /* what the reservations stand for, measured */
+}
+
+const char *cuzk_engine_device_name(cuzk_engine *e, unsigned d)
+{
+    if (!e || d >= e->n_devices) return "";
+    const char *n = e->prover.device_name && e->devs[d] ? e->prover.device_name(e->prover.ctx, e->devs[d]) : NULL;
+    return n ? n : e->prover.name ? e->prover.name : "";
 }
 
 bool cuzk_engine_device_failed(cuzk_engine *e, unsigned d, char *reason, size_t reason_len)

@@ -1,7 +1,11 @@
 /*
- * Engine internals shared by engine.c (jobs, scheduling, workers), srs.c
- * (memory budget, SRS and PCE residency), kinds.c (registry, built-in
- * kinds, CPU prover) and status.c (JSON snapshot).
+ * The engine core's internals, shared by its files, lowest first (each
+ * calls only those before it): memlimit.c (what the machine allows),
+ * base.c (log line, strings), residency.c (memory budget, SRS and PCE
+ * residency, the synthesis limit), kinds.c (registry, full synthesis, the
+ * CPU prover), engine.c (jobs, scheduling, workers, devices) and status.c
+ * (JSON snapshot). None knows Filecoin, the GPU or a PCE's format: those
+ * come through the tables of cuzk/engine.h (cuzk/backends.h fills them).
  *
  * One scheduler lock, e->mu, guards every field below unless a comment says
  * otherwise. It is never held across synthesis, proving, verification, SRS
@@ -19,7 +23,6 @@
 #include <stdint.h>
 
 #include "cuzk/engine.h"
-#include "cuzk/gpu.h"
 
 /* ---- SRS and PCE residency, one entry per circuit id ------------------- */
 
@@ -52,8 +55,8 @@ typedef struct srs_entry {
     /* HOT only: how the parameter arrays are page-locked (pin_how) and the
      * bytes counted against the pinned limit; set by the loading thread
      * (outside the lock, after reserving pinned bytes under it). */
-    cuzk_gpu_pin_how pin_how;         /* CUDA when every array is; MLOCK when some are only mlocked */
-    cuzk_gpu_pin_how pin_arr[5];      /* h, l, a, b_g1, b_g2 */
+    cuzk_engine_pin_how pin_how;         /* DEVICE when every array is; MLOCK when some are only mlocked */
+    cuzk_engine_pin_how pin_arr[5];      /* h, l, a, b_g1, b_g2 */
     uint64_t pinned_bytes;
     /* PCE */
     cuzk_pce_state pce_state;
@@ -208,7 +211,7 @@ struct cuzk_engine {
     uint64_t budget, reserved, peak;
     uint64_t pin_limit, pinned, pinned_peak;
     bool pin_off;
-    cuzk_gpu_pin_how pin_last;   /* how the last pin went (status) */
+    cuzk_engine_pin_how pin_last;   /* how the last pin went (status) */
     char pin_note[160];          /* why pinning fell back or failed (status) */
 
     cuzk_engine_counters c;
@@ -217,20 +220,19 @@ struct cuzk_engine {
     bool timer_live;
 };
 
-/* time and logging */
-double eng_now(void);
+/* logging and strings (base.c); time is cuzk_now (cuzk/clock.h) */
 void eng_log(cuzk_engine *e, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A malloc'd formatted string of any length (NULL when out of memory). */
 char *eng_vstrf(const char *fmt, va_list ap);
 char *eng_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void eng_wake_all(cuzk_engine *e);
 
-/* memory budget (srs.c) */
+/* memory budget (residency.c) */
 bool mem_try(cuzk_engine *e, uint64_t bytes);     /* evicts idle SRS and PCEs if needed */
 void mem_force(cuzk_engine *e, int64_t delta);    /* adjust to actual sizes */
 void mem_release(cuzk_engine *e, uint64_t bytes);
 
-/* SRS (srs.c) */
+/* SRS (residency.c) */
 srs_entry *srs_find(cuzk_engine *e, const char *circuit_id);
 srs_entry *srs_get_or_add(cuzk_engine *e, const char *circuit_id, const char *path,
                           cuzk_groth16_read_mode mode, const cuzk_groth16_params *src, int *err);
@@ -249,11 +251,9 @@ void srs_free_all(cuzk_engine *e);
 uint64_t params_bytes(const cuzk_groth16_params *p);
 void srs_pin(cuzk_engine *e, srs_entry *s);   /* no lock; s LOADING, params decoded */
 
-/* PCE manager (srs.c) */
+/* PCE manager (residency.c) */
 void pce_load_cached(cuzk_engine *e, kind_entry *k); /* no lock */
 void pce_maybe_extract(cuzk_engine *e, kind_entry *k, const void *inputs, size_t inputs_len);
-/* The fingerprint the engine's PCE cache gives a circuit id (pce_cache.c). */
-void pce_engine_fingerprint(uint8_t fp[32], const char *circuit_id);
 /* The resident PCE pce turned out invalid (its witness hook said CUZK_ERR_FORMAT): back to
  * CUZK_PCE_NONE so the next full synthesis extracts again. Under the lock. */
 void pce_drop_invalid(cuzk_engine *e, srs_entry *s, void *pce);
@@ -261,7 +261,7 @@ void pce_join_all(cuzk_engine *e); /* no lock */
 void pce_unref(cuzk_engine *e, srs_entry *s); /* a fast-path witness was released */
 void pce_drop(cuzk_engine *e, srs_entry *s);  /* RESIDENT and idle -> NONE */
 
-/* synthesis limit (engine.c): recomputed when kinds or sizes change */
+/* synthesis limit (residency.c): recomputed when kinds or sizes change */
 void synth_limit_update(cuzk_engine *e);
 
 /* registry (kinds.c) */

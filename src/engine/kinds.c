@@ -1,13 +1,12 @@
 /*
- * The circuit registry, full synthesis into a ProvingAssignment, the CPU
- * prover, and the built-in synthetic test kinds.
+ * The circuit registry, full synthesis into a ProvingAssignment, and the
+ * CPU prover (the engine's default and its fallback behind failed devices).
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuzk/error.h"
-#include "cuzk/test_circuits.h"
 #include "engine/engine_internal.h"
 
 kind_entry *kind_find(cuzk_engine *e, const char *name)
@@ -115,6 +114,19 @@ uint64_t witness_bytes(const cuzk_engine_witness *w)
     return (3 * a->num_constraints + a->num_inputs + a->num_aux) * sizeof(cuzk_fr);
 }
 
+int cuzk_engine_kind_witness_bytes(const cuzk_engine_kind *kind, const void *inputs, size_t inputs_len,
+                                   const void *prepared, uint32_t partition, uint64_t *bytes)
+{
+    if (!kind || !kind->synthesize || !bytes) return CUZK_ERR_INVALID_ARG;
+    kind_entry probe = {.k = *kind};
+    cuzk_engine_witness w;
+    int err = witness_full(&probe, inputs, inputs_len, prepared, partition, &w);
+    if (err) return err;
+    *bytes = witness_bytes(&w);
+    w.release(w.owner);
+    return CUZK_OK;
+}
+
 /* ---- the CPU prover ------------------------------------------------------ */
 
 /* Each prover worker is its own thread and asks for its timing right after
@@ -145,130 +157,4 @@ void cuzk_engine_cpu_prover(cuzk_engine_prover *out, unsigned threads)
     out->prove = cpu_prove;
     out->last_timing = cpu_last_timing;
     out->ctx = (void *)(uintptr_t)(threads ? threads : 1);
-}
-
-/* ---- built-in synthetic kinds ------------------------------------------- */
-
-typedef struct synth_ctx {
-    uint64_t num_constraints;
-    uint32_t num_inputs;
-    cuzk_groth16_params params; /* in-memory source, or empty */
-} synth_ctx;
-
-static uint64_t mix64(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static cuzk_synthetic_spec synth_spec(const synth_ctx *c, const void *inputs, uint32_t partition)
-{
-    const uint8_t *b = inputs;
-    uint64_t seed = 0;
-    for (int i = 7; i >= 0; i--) seed = seed << 8 | b[i];
-    cuzk_synthetic_spec s = {c->num_constraints, c->num_inputs,
-                             mix64(seed + 0x9e3779b97f4a7c15ull * ((uint64_t)partition + 1))};
-    return s;
-}
-
-static int synth_check(void *ctx, const void *inputs, size_t len)
-{
-    return len == 8 && inputs ? CUZK_OK : CUZK_ERR_BAD_LENGTH;
-}
-
-static int synth_synthesize(void *ctx, cuzk_cs *cs, const void *inputs, size_t len, const void *prepared,
-                            uint32_t partition)
-{
-    if (synth_check(ctx, inputs, len)) return CUZK_ERR_BAD_LENGTH;
-    cuzk_synthetic_spec s = synth_spec(ctx, inputs, partition);
-    return cuzk_synthetic_synthesize(cs, &s);
-}
-
-static int synth_public(void *ctx, cuzk_fr *out, const void *inputs, size_t len, const void *prepared,
-                        uint32_t partition)
-{
-    if (synth_check(ctx, inputs, len)) return CUZK_ERR_BAD_LENGTH;
-    cuzk_synthetic_spec s = synth_spec(ctx, inputs, partition);
-    return cuzk_synthetic_public_inputs(out, &s);
-}
-
-static void synth_free(void *ctx)
-{
-    synth_ctx *c = ctx;
-    cuzk_groth16_params_free(&c->params);
-    free(c);
-}
-
-int cuzk_engine_register_synthetic(cuzk_engine *e, const cuzk_engine_synthetic_kind *spec,
-                                   unsigned setup_threads)
-{
-    if (!e || !spec || !spec->name || !spec->circuit_id || spec->num_constraints < spec->num_inputs ||
-        spec->num_constraints == 0)
-        return CUZK_ERR_INVALID_ARG;
-    synth_ctx *c = calloc(1, sizeof *c);
-    if (!c) return CUZK_ERR_NO_MEMORY;
-    c->num_constraints = spec->num_constraints;
-    c->num_inputs = spec->num_inputs;
-
-    /* the shape depends on the sizes only: record it once, make test params */
-    cuzk_recording_cs *rec = cuzk_recording_cs_new();
-    cuzk_synthetic_spec s0 = {spec->num_constraints, spec->num_inputs, 0};
-    int err = rec ? cuzk_cs_alloc_one(&rec->base) : CUZK_ERR_NO_MEMORY;
-    if (!err) err = cuzk_synthetic_synthesize(&rec->base, &s0);
-    if (!err) err = cuzk_cs_finalize(&rec->base);
-    cuzk_rng rng;
-    if (!err) err = cuzk_rng_seed_os(&rng);
-    if (!err) err = cuzk_groth16_setup(&c->params, rec, &rng, setup_threads);
-    if (rec) cuzk_cs_free(&rec->base);
-    cuzk_engine_kind k = {
-        .name = spec->name,
-        .circuit_id = spec->circuit_id,
-        .num_partitions = spec->num_partitions ? spec->num_partitions : 1,
-        .default_priority = spec->priority,
-        .num_public_inputs = spec->num_inputs,
-        .read_mode = CUZK_GROTH16_TRUSTED,
-        .synthesize = synth_synthesize,
-        .public_inputs = synth_public,
-        .check_inputs = synth_check,
-        .ctx = c,
-        .ctx_free = synth_free,
-    };
-    /* reserve exactly what a partition takes: measure one */
-    if (!err) {
-        kind_entry probe = {.k = k};
-        cuzk_engine_witness w;
-        uint8_t zero[8] = {0};
-        err = witness_full(&probe, zero, sizeof zero, NULL, 0, &w);
-        if (!err) {
-            k.witness_bytes = witness_bytes(&w);
-            w.release(w.owner);
-        }
-    }
-    if (!err && spec->params_path) {
-        cuzk_groth16_error gerr;
-        err = cuzk_groth16_params_write_file(&c->params, spec->params_path, &gerr);
-        cuzk_groth16_params_free(&c->params);
-        k.params_path = spec->params_path;
-    } else {
-        k.params = &c->params;
-    }
-    if (!err) err = cuzk_engine_register_kind(e, &k);
-    if (err) synth_free(c);
-    return err;
-}
-
-int cuzk_engine_register_test_kinds(cuzk_engine *e, uint64_t porep_constraints, uint64_t post_constraints,
-                                    unsigned setup_threads)
-{
-    const cuzk_engine_synthetic_kind kinds[3] = {
-        {"test-porep", "test-porep", 10, CUZK_PRIORITY_NORMAL, porep_constraints, 4, NULL},
-        {"test-window", "test-window", 1, CUZK_PRIORITY_HIGH, post_constraints, 2, NULL},
-        {"test-winning", "test-winning", 1, CUZK_PRIORITY_CRITICAL, post_constraints, 2, NULL},
-    };
-    for (int i = 0; i < 3; i++) {
-        int err = cuzk_engine_register_synthetic(e, &kinds[i], setup_threads);
-        if (err) return err;
-    }
-    return CUZK_OK;
 }

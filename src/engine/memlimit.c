@@ -140,3 +140,10 @@ uint64_t cuzk_engine_rss_anon(void)
     fclose(f);
     return kb * 1024;
 }
+
+unsigned cuzk_engine_synthesis_workers_default(unsigned cores, uint64_t budget, uint64_t footprint)
+{
+    unsigned n = cores ? cores : 1;
+    if (footprint && budget / footprint < n) n = (unsigned)(budget / footprint);
+    return n ? n : 1;
+}

@@ -131,6 +131,12 @@ const char *pce_state_name(cuzk_pce_state s)
     return (unsigned)s < 4 ? n[s] : "unknown";
 }
 
+static const char *pin_how_name(cuzk_engine_pin_how how)
+{
+    static const char *n[] = {"none", "device", "mlock"};
+    return (unsigned)how < 3 ? n[how] : "unknown";
+}
+
 char *cuzk_engine_status_json(cuzk_engine *e)
 {
     if (!e) return NULL;
@@ -168,7 +174,7 @@ char *cuzk_engine_status_json(cuzk_engine *e)
     kv_u64(&w, "pinned_peak", e->pinned_peak);
     /* how HOT parameters are page-locked: off, or the last pin's method
      * ("cuda"; "mlock" is the best-effort fallback without CUDA) */
-    kv_str(&w, "pinning", e->pin_off ? "off" : cuzk_gpu_pin_name(e->pin_last));
+    kv_str(&w, "pinning", e->pin_off ? "off" : pin_how_name(e->pin_last));
     kv_str(&w, "pinning_note", e->pin_note);
     kv_u64(&w, "pce_resident", c.pce_resident_bytes);
     jw_close(&w, '}');
@@ -261,7 +267,7 @@ char *cuzk_engine_status_json(cuzk_engine *e)
         kv_u64(&w, "loads", s->loads);
         kv_u64(&w, "hits", s->hits);
         kv_dbl(&w, "load_s", s->load_s);
-        kv_str(&w, "pinned", cuzk_gpu_pin_name(s->pin_how));
+        kv_str(&w, "pinned", pin_how_name(s->pin_how));
         kv_u64(&w, "pinned_bytes", s->pinned_bytes);
         kv_str(&w, "pce", pce_state_name(s->pce_state));
         kv_u64(&w, "pce_bytes", s->pce_bytes);
@@ -328,9 +334,3 @@ size_t cuzk_engine_prover_workers(cuzk_engine *e, cuzk_engine_prover_worker *out
 }
 
 /* devs and the backend are fixed between create and destroy: no lock. */
-const char *cuzk_engine_device_name(cuzk_engine *e, unsigned d)
-{
-    if (!e || d >= e->n_devices) return "";
-    const char *n = e->prover.device_name && e->devs[d] ? e->prover.device_name(e->prover.ctx, e->devs[d]) : NULL;
-    return n ? n : e->prover.name ? e->prover.name : "";
-}

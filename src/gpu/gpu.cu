@@ -9,7 +9,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "cuzk/clock.h"
 #include "cuzk/gpu.h"
+#include "cuzk/mem.h"
 #include "cuzk/ntt.h"
 #include "cuzk/pce.h"
 #include "gpu_internal.cuh"
@@ -130,13 +132,6 @@ void msm_scratch_free(msm_scratch *s)
 }
 
 } // namespace cuzk_gpu
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 extern "C" int cuzk_gpu_device_count(int *count)
 {
@@ -278,15 +273,15 @@ static int upload(const ctx &c, dbuf *b, const void *src, size_t bytes, size_t r
  * holder never overlaps with kernels still using the shared scratch. */
 static double region_lock(cuzk_gpu_worker *w)
 {
-    const double t = now_s();
+    const double t = cuzk_now();
     pthread_mutex_lock(&w->dev->lock);
-    w->region_s = now_s();
+    w->region_s = cuzk_now();
     return w->region_s - t; /* the wait */
 }
 static int region_unlock(cuzk_gpu_worker *w, const ctx &c, int rc)
 {
     cudaError_t e = cudaStreamSynchronize(w->st);
-    w->region_s = now_s() - w->region_s;
+    w->region_s = cuzk_now() - w->region_s;
     pthread_mutex_unlock(&w->dev->lock);
     if (e != cudaSuccess && rc == CUZK_OK) rc = fail(c, e, "cudaStreamSynchronize");
     return rc;
@@ -660,12 +655,6 @@ static int pce_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, dev_resi
     return rc;
 }
 
-static void wipe(void *p, size_t len)
-{
-    volatile unsigned char *v = (volatile unsigned char *)p;
-    while (p && len--) *v++ = 0;
-}
-
 /*
  * The GPU back end: one proof of a job (cuzk/groth16.h). Without the lock,
  * into this worker's buffers: the witness (inputs and aux as one vector when
@@ -683,7 +672,7 @@ static int prove_job(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *out, 
     if (rc) return fail_msg(c, rc, "prove: the job's sizes do not agree");
     dev_resident *srs, *pe = NULL;
     if ((rc = srs_get_job(w, c, j, &srs))) return rc;
-    const double t0 = now_s();
+    const double t0 = cuzk_now();
     const cuzk_pce *p = j->pce;
     const size_t n = (size_t)1 << j->log_n, m = j->num_constraints, ni = j->num_inputs, na = j->num_aux;
     const size_t fb = sizeof(cuzk_fr);
@@ -703,7 +692,7 @@ static int prove_job(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *out, 
         if ((rc = buf_reserve(c, &w->aux, (ni + na) * fb, "witness"))) return rc;
         for (int k = 0; k < 3 && q[k]; k++)
             if ((rc = buf_reserve(c, sc[k], q[k]->n * fb, sc_name[k]))) return rc;
-        t = now_s();
+        t = cuzk_now();
         if (ni) GPU_TRY(c, cudaMemcpyAsync(w->aux.p, j->input, ni * fb, cudaMemcpyHostToDevice, c.st));
         if (na) GPU_TRY(c, cudaMemcpyAsync(bp<fr_t>(w->aux) + ni, j->aux, na * fb, cudaMemcpyHostToDevice, c.st));
     } else if ((rc = upload(c, &w->aux, j->aux, na * fb, 0, "aux witness"))) {
@@ -732,16 +721,16 @@ static int prove_job(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *out, 
             cudaError_t e = cudaStreamSynchronize(c.st); /* hs is wiped next */
             if (e != cudaSuccess) rc = fail(c, e, "cudaStreamSynchronize(uploads)");
         }
-        wipe(hs, nsc * fb);
+        cuzk_mem_wipe(hs, nsc * fb);
         free(hs);
         if (rc) return rc;
     }
-    tm->upload_s = now_s() - t;
+    tm->upload_s = cuzk_now() - t;
 
     tm->wait_s = region_lock(w);
     cuzk_gpu_device *d = w->dev;
     const fr_t *wit = bp<fr_t>(w->aux);
-    t = now_s();
+    t = cuzk_now();
     for (int k = 0; p && k < 3 && !rc; k++) {
         fr_t *o = abc + k * n;
         rc = pce_spmv(c, o, pe->p[PCE_RP + k], p->m[k].row_ptr64 != NULL, (const uint32_t *)pe->p[PCE_COL + k],
@@ -760,7 +749,7 @@ static int prove_job(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *out, 
             cudaError_t e = cudaStreamSynchronize(c.st);
             if (e != cudaSuccess) rc = fail(c, e, "pce_spmv");
         }
-        tm->eval_s = now_s() - t;
+        tm->eval_s = cuzk_now() - t;
     }
     if (rc) return region_unlock(w, c, rc);
 
@@ -768,7 +757,7 @@ static int prove_job(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *out, 
     const size_t n_h = j->params->n_h, n_a = j->q_a.n, n_b = j->q_b_g1.n, n_b2 = j->q_b_g2.n;
     const bool mont = !j->plain;
     cuzk_groth16_msm_sums sums;
-    t = now_s();
+    t = cuzk_now();
     fr_t *h = abc;
     if (j->form == CUZK_GROTH16_H_COSET) rc = ntt_groth16_h(c, &d->ntt, abc, abc + n, abc + 2 * n, j->log_n, &h);
     else rc = ntt_groth16_h_odd(c, &d->ntt, abc, abc + n, abc + 2 * n, j->log_n);
@@ -776,22 +765,22 @@ static int prove_job(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *out, 
         cudaError_t e = cudaStreamSynchronize(c.st);
         if (e != cudaSuccess) rc = fail(c, e, "ntt_groth16_h");
     }
-    tm->ntt_h_s = now_s() - t, t = now_s();
+    tm->ntt_h_s = cuzk_now() - t, t = cuzk_now();
     if (!rc) rc = msm_g1(c, &d->msm, &sums.h, srs->p[SRS_H], h, n_h);
-    tm->msm_h_s = now_s() - t, t = now_s();
+    tm->msm_h_s = cuzk_now() - t, t = cuzk_now();
     if (!rc) rc = msm_g1(c, &d->msm, &sums.l, srs->p[SRS_L], on_device ? wit + ni : wit, na, mont);
-    tm->msm_l_s = now_s() - t, t = now_s();
+    tm->msm_l_s = cuzk_now() - t, t = cuzk_now();
     if (!rc) rc = msm_g1(c, &d->msm, &sums.a, srs->p[SRS_A], bp<fr_t>(w->sa), n_a, mont);
-    tm->msm_a_s = now_s() - t, t = now_s();
+    tm->msm_a_s = cuzk_now() - t, t = cuzk_now();
     if (!rc) rc = msm_g1(c, &d->msm, &sums.b_g1, srs->p[SRS_B1], bp<fr_t>(w->sb), n_b, mont);
-    tm->msm_b_g1_s = now_s() - t, t = now_s();
+    tm->msm_b_g1_s = cuzk_now() - t, t = cuzk_now();
     if (!rc) rc = msm_g2(c, &d->msm, &sums.b_g2, srs->p[SRS_B2], bp<fr_t>(share_b ? w->sb : w->tmp), n_b2, mont);
-    tm->msm_b_g2_s = now_s() - t;
+    tm->msm_b_g2_s = cuzk_now() - t;
     tm->msm_s = tm->msm_h_s + tm->msm_l_s + tm->msm_a_s + tm->msm_b_g1_s + tm->msm_b_g2_s;
     rc = region_unlock(w, c, rc);
     if (rc) return rc;
     cuzk_groth16_finish(out, j->params, &sums, r, s);
-    tm->total_s = now_s() - t0;
+    tm->total_s = cuzk_now() - t0;
     return CUZK_OK;
 }
 

@@ -3,14 +3,11 @@
  * is usable, mlock as the best-effort fallback. Shared by the CUDA and the
  * CPU-only builds; only cuzk_gpu_host_register differs between them.
  */
-#include <errno.h>
 #include <stdio.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/resource.h>
 
 #include "cuzk/error.h"
 #include "cuzk/gpu.h"
+#include "cuzk/mem.h"
 
 const char *cuzk_gpu_pin_name(cuzk_gpu_pin_how how)
 {
@@ -22,22 +19,13 @@ cuzk_gpu_pin_how cuzk_gpu_host_pin(void *ptr, size_t len, char *msg, size_t msg_
 {
     if (msg && msg_len) msg[0] = 0;
     if (!ptr || !len) return CUZK_GPU_PIN_NONE;
-    char why[160] = "";
+    char why[160] = "", lock[160] = "";
     if (cuzk_gpu_host_register(ptr, len, why, sizeof why) == CUZK_OK) return CUZK_GPU_PIN_CUDA;
-    if (mlock(ptr, len) == 0) {
+    if (cuzk_mem_lock(ptr, len, lock, sizeof lock) == CUZK_OK) {
         if (msg && msg_len) snprintf(msg, msg_len, "mlock only (no CUDA registration: %s)", why);
         return CUZK_GPU_PIN_MLOCK;
     }
-    int e = errno;
-    struct rlimit rl = {0, 0};
-    getrlimit(RLIMIT_MEMLOCK, &rl);
-    if (msg && msg_len) {
-        if (rl.rlim_cur == RLIM_INFINITY)
-            snprintf(msg, msg_len, "pageable (no CUDA registration: %s; mlock: %s)", why, strerror(e));
-        else
-            snprintf(msg, msg_len, "pageable (no CUDA registration: %s; mlock: %s, RLIMIT_MEMLOCK %llu bytes)",
-                     why, strerror(e), (unsigned long long)rl.rlim_cur);
-    }
+    if (msg && msg_len) snprintf(msg, msg_len, "pageable (no CUDA registration: %s; %s)", why, lock);
     return CUZK_GPU_PIN_NONE;
 }
 
@@ -45,5 +33,5 @@ void cuzk_gpu_host_unpin(void *ptr, size_t len, cuzk_gpu_pin_how how)
 {
     if (!ptr || !len) return;
     if (how == CUZK_GPU_PIN_CUDA) cuzk_gpu_host_unregister(ptr);
-    else if (how == CUZK_GPU_PIN_MLOCK) munlock(ptr, len);
+    else if (how == CUZK_GPU_PIN_MLOCK) cuzk_mem_unlock(ptr, len);
 }

@@ -6,25 +6,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "cuzk/clock.h"
 #include "cuzk/error.h"
 #include "cuzk/groth16.h"
+#include "cuzk/mem.h"
 #include "cuzk/msm.h"
 #include "cuzk/ntt.h"
 #include "cuzk/pce.h"
-
-static void wipe(void *p, size_t len)
-{
-    if (!p) return;
-    volatile unsigned char *v = p;
-    while (len--) *v++ = 0;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 int cuzk_groth16_assignment_from_cs(cuzk_groth16_assignment *out, const cuzk_proving_cs *cs)
 {
@@ -156,7 +144,7 @@ void cuzk_groth16_finish(cuzk_groth16_proof *out, const cuzk_groth16_params *par
     cuzk_g1_jac_add(&gc, &gc, &t1);
     cuzk_g1_jac_add(&gc, &gc, &sums->h);
     cuzk_g1_jac_add(&gc, &gc, &sums->l);
-    wipe(&rs, sizeof rs);
+    cuzk_mem_wipe(&rs, sizeof rs);
 
     cuzk_g1_jac_to_affine(&out->a, &ga);
     cuzk_g2_jac_to_affine(&out->b, &gb2);
@@ -169,7 +157,7 @@ int cuzk_groth16_prove_job(cuzk_groth16_proof *out, const cuzk_groth16_job *job,
     cuzk_groth16_prove_timing tdummy;
     if (!tm) tm = &tdummy;
     memset(tm, 0, sizeof *tm);
-    double t0 = now_s(), t;
+    double t0 = cuzk_now(), t;
     if (!out || !r || !s) return CUZK_ERR_INVALID_ARG;
     int rc = cuzk_groth16_job_check(job);
     if (rc) return rc;
@@ -201,12 +189,12 @@ int cuzk_groth16_prove_job(cuzk_groth16_proof *out, const cuzk_groth16_job *job,
     if (in_place) {
         /* nothing to move */
     } else if (job->pce) { /* evaluated here, into the buffer */
-        t = now_s();
+        t = cuzk_now();
         cuzk_pce_eval_buf buf;
         if ((rc = cuzk_pce_eval_buf_wrap(&buf, job->pce, abc, 3 * n)) ||
             (rc = cuzk_pce_eval_raw(job->pce, job->input, job->aux, &buf, nthreads)))
             goto done;
-        tm->eval_s = now_s() - t;
+        tm->eval_s = cuzk_now() - t;
     } else if (job->abc) {
         memcpy(abc, job->abc, 3 * n * sizeof *abc);
     } else {
@@ -216,11 +204,11 @@ int cuzk_groth16_prove_job(cuzk_groth16_proof *out, const cuzk_groth16_job *job,
         memset(a + m, 0, (n - m) * sizeof *a), memset(b + m, 0, (n - m) * sizeof *b);
         memset(c + m, 0, (n - m) * sizeof *c);
     }
-    t = now_s();
+    t = cuzk_now();
     size_t nh = n;
     if (odd) cuzk_ntt_groth16_h_odd(&dom, a, b, c, nthreads);
     else nh = cuzk_ntt_groth16_h(&dom, a, b, c, nthreads);
-    tm->ntt_h_s = now_s() - t;
+    tm->ntt_h_s = cuzk_now() - t;
     if (nh != params->n_h) {
         rc = CUZK_ERR_INTERNAL;
         goto done;
@@ -245,22 +233,22 @@ int cuzk_groth16_prove_job(cuzk_groth16_proof *out, const cuzk_groth16_job *job,
         if (job->plain) jobs[i].plain = (const uint64_t(*)[4])scalars[i];
         else jobs[i].fr = scalars[i];
     }
-    t = now_s();
+    t = cuzk_now();
     if ((rc = cuzk_msm_batch(jobs, 5, nthreads))) goto done;
-    tm->msm_s = now_s() - t;
+    tm->msm_s = cuzk_now() - t;
 
     cuzk_groth16_finish(out, params, &sums, r, s);
 
 done:
     /* The witness is secret too. */
     if (abc && !in_place) { /* in place: the owner of the block wipes it */
-        wipe(abc, 3 * n * sizeof *abc);
+        cuzk_mem_wipe(abc, 3 * n * sizeof *abc);
         free(abc);
     }
-    if (gathered) wipe(sc, nsc * sizeof *sc); /* else never written (nor faulted in) */
+    if (gathered) cuzk_mem_wipe(sc, nsc * sizeof *sc); /* else never written (nor faulted in) */
     free(sc);
     cuzk_ntt_domain_free(&dom);
-    tm->total_s = now_s() - t0;
+    tm->total_s = cuzk_now() - t0;
     return rc;
 }
 
@@ -303,7 +291,7 @@ int cuzk_groth16_prove(cuzk_groth16_proof *out, const cuzk_groth16_params *param
     cuzk_fr_random(&rs[0], rng);
     cuzk_fr_random(&rs[1], rng);
     int rc = cuzk_groth16_prove_rs(out, params, cs, &rs[0], &rs[1], nthreads);
-    wipe(rs, sizeof rs);
+    cuzk_mem_wipe(rs, sizeof rs);
     return rc;
 }
 
@@ -318,7 +306,7 @@ int cuzk_groth16_prove_many_timed(cuzk_groth16_proof *out, const cuzk_groth16_pa
         cuzk_fr_random(&rs[1], rng);
         int rc = cuzk_groth16_prove_timed(&out[i], params, cs[i], &rs[0], &rs[1], nthreads,
                                           timing ? &timing[i] : NULL);
-        wipe(rs, sizeof rs);
+        cuzk_mem_wipe(rs, sizeof rs);
         if (rc) return rc;
     }
     return CUZK_OK;

@@ -15,6 +15,7 @@
 
 #include "cuzk/error.h"
 #include "cuzk/groth16.h"
+#include "cuzk/mem.h"
 #include "cuzk/ntt.h"
 #include "cuzk/parallel.h"
 
@@ -209,13 +210,6 @@ static void fr_random_nonzero(cuzk_fr *x, cuzk_rng *rng)
     while (cuzk_fr_is_zero(x));
 }
 
-static void wipe(void *p, size_t len)
-{
-    if (!p) return;
-    volatile unsigned char *v = p;
-    while (len--) *v++ = 0;
-}
-
 /* Gathers k[i] for the nonzero entries of k[0..n): returns their count. */
 static size_t gather_nonzero(cuzk_fr *dst, const cuzk_fr *k, size_t n)
 {
@@ -329,7 +323,7 @@ static int setup_impl(cuzk_groth16_params *out, const cuzk_recording_cs *cs,
     cuzk_fr_pow(&zt, tau, &e, 1);
     cuzk_fr_sub(&zt, &zt, &one);
     if (cuzk_fr_is_zero(gamma) || cuzk_fr_is_zero(delta) || cuzk_fr_is_zero(&zt)) {
-        wipe(t, sizeof t), wipe(&zt, sizeof zt);
+        cuzk_mem_wipe(t, sizeof t), cuzk_mem_wipe(&zt, sizeof zt);
         return CUZK_ERR_INVALID_ARG;
     }
 
@@ -418,14 +412,14 @@ static int setup_impl(cuzk_groth16_params *out, const cuzk_recording_cs *cs,
     if ((rc = query_g1(out->h, &fb1, hs, n - 1, nthreads, pg, "h", be))) goto done;
 
 done:
-    wipe(t, sizeof t);
-    wipe(&gamma_inv, sizeof gamma_inv), wipe(&delta_inv, sizeof delta_inv);
-    wipe(&coeff, sizeof coeff), wipe(&zt, sizeof zt);
-    if (pt) wipe(pt, n * sizeof *pt);
-    if (hs) wipe(hs, n * sizeof *hs);
-    if (uvw) wipe(uvw, 3 * nv * sizeof *uvw);
-    if (ext) wipe(ext, nv * sizeof *ext);
-    if (sel) wipe(sel, nv * sizeof *sel);
+    cuzk_mem_wipe(t, sizeof t);
+    cuzk_mem_wipe(&gamma_inv, sizeof gamma_inv), cuzk_mem_wipe(&delta_inv, sizeof delta_inv);
+    cuzk_mem_wipe(&coeff, sizeof coeff), cuzk_mem_wipe(&zt, sizeof zt);
+    if (pt) cuzk_mem_wipe(pt, n * sizeof *pt);
+    if (hs) cuzk_mem_wipe(hs, n * sizeof *hs);
+    if (uvw) cuzk_mem_wipe(uvw, 3 * nv * sizeof *uvw);
+    if (ext) cuzk_mem_wipe(ext, nv * sizeof *ext);
+    if (sel) cuzk_mem_wipe(sel, nv * sizeof *sel);
     free(pt), free(hs), free(uvw), free(ext), free(sel);
     free(fb1.t), free(fb2.t);
     cuzk_ntt_domain_free(&dom);
@@ -475,6 +469,6 @@ int cuzk_groth16_setup_with(cuzk_groth16_params *out, const cuzk_recording_cs *c
     } while (toxic_bad(&t, cs));
     progress pg = {fn, ctx, 0, 0};
     int rc = setup_impl(out, cs, &t, nthreads, &pg, fb);
-    wipe(&t, sizeof t);
+    cuzk_mem_wipe(&t, sizeof t);
     return rc;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cuzk/error.h"
+#include "cuzk/mem.h"
 #include "cuzk/parallel.h"
 #include "pce_internal.h"
 
@@ -294,23 +295,16 @@ int cuzk_pce_eval_buf_alloc(cuzk_pce_eval_buf *buf, const cuzk_pce *p)
     return CUZK_OK;
 }
 
-static void wipe(void *p, size_t len)
-{
-    if (!p) return;
-    memset(p, 0, len);
-    __asm__ volatile("" : : "r"(p) : "memory"); /* keep the memset */
-}
-
 void cuzk_pce_eval_buf_free(cuzk_pce_eval_buf *buf)
 {
     if (!buf) return;
     if (buf->domain) { /* one block a | b | c */
-        wipe(buf->a, 3 * buf->domain * sizeof(cuzk_fr));
+        cuzk_mem_wipe(buf->a, 3 * buf->domain * sizeof(cuzk_fr));
         if (!buf->caller_owned) free(buf->a);
     } else {
-        wipe(buf->a, buf->len * sizeof(cuzk_fr));
-        wipe(buf->b, buf->len * sizeof(cuzk_fr));
-        wipe(buf->c, buf->len * sizeof(cuzk_fr));
+        cuzk_mem_wipe(buf->a, buf->len * sizeof(cuzk_fr));
+        cuzk_mem_wipe(buf->b, buf->len * sizeof(cuzk_fr));
+        cuzk_mem_wipe(buf->c, buf->len * sizeof(cuzk_fr));
         free(buf->a), free(buf->b), free(buf->c);
     }
     memset(buf, 0, sizeof *buf);

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cuzk/backends.h"
 #include "cuzk/engine.h"
 #include "cuzk/error.h"
 #include "server/backend_cluster.h"

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cuzk/clock.h"
 #include "cuzk/error.h"
 #include "cuzk/fil_request.h"
 #include "cuzk/pce.h"
@@ -20,8 +21,7 @@
 #include "cuzk/porep.h"
 #include "cuzk/post.h"
 #include "cuzk/update.h"
-#include "engine/engine_internal.h"
-#include "engine/kinds_filecoin.h"
+#include "backends/backends_internal.h"
 
 static const struct {
     uint64_t bytes;
@@ -199,27 +199,27 @@ int cuzk_engine_filecoin_pce_check(const cuzk_pce *pce, const char *circuit_id, 
         snprintf(err, err_len, "partition %u: %s has %u", partition, fk.name, fk.partitions);
         return CUZK_ERR_INVALID_ARG;
     }
-    double t = eng_now();
+    double t = cuzk_now();
     void *job = NULL;
     int rc = fil_prepare(&fk, request, len, &job, err, err_len);
-    out->parse_s = eng_now() - t;
+    out->parse_s = cuzk_now() - t;
     if (rc) return rc;
     cuzk_witness_cs *w = cuzk_witness_cs_new();
     cuzk_pce_eval_buf buf = {0};
     cuzk_fr *pub = calloc(fk.num_inputs ? fk.num_inputs : 1, sizeof *pub);
     rc = w && pub ? cuzk_cs_alloc_one(&w->base) : CUZK_ERR_NO_MEMORY;
-    t = eng_now();
+    t = cuzk_now();
     if (!rc) rc = fil_synthesize(&fk, &w->base, request, len, job, partition);
     if (!rc) rc = cuzk_cs_error(&w->base);
     if (!rc) rc = cuzk_cs_finalize(&w->base);
-    out->witness_s = eng_now() - t;
+    out->witness_s = cuzk_now() - t;
     if (rc) snprintf(err, err_len, "witness synthesis of partition %u: %s", partition, cuzk_strerror(rc));
     if (!rc && (rc = cuzk_pce_eval_buf_alloc(&buf, pce))) snprintf(err, err_len, "no memory for a, b, c");
-    t = eng_now();
+    t = cuzk_now();
     if (!rc && (rc = cuzk_pce_eval(pce, w, &buf, nthreads, NULL)))
         snprintf(err, err_len, "PCE evaluation: %s (witness %zu inputs, %zu aux; PCE %llu, %llu)", cuzk_strerror(rc),
                  w->input.len, w->aux.len, (unsigned long long)pce->num_inputs, (unsigned long long)pce->num_aux);
-    out->eval_s = eng_now() - t;
+    out->eval_s = cuzk_now() - t;
     /* the witness's public inputs (after ONE) are the ones cuzk rebuilt */
     if (!rc && (rc = fil_public_inputs(&fk, pub, request, len, job, partition)) == CUZK_OK) {
         for (uint32_t i = 0; i < fk.num_inputs && !rc; i++)
@@ -228,7 +228,7 @@ int cuzk_engine_filecoin_pce_check(const cuzk_pce *pce, const char *circuit_id, 
                 rc = CUZK_ERR_VERIFY_FAILED;
             }
     }
-    t = eng_now();
+    t = cuzk_now();
     for (size_t i = 0; !rc && i < buf.len; i++) {
         cuzk_fr ab;
         cuzk_fr_mul(&ab, &buf.a[i], &buf.b[i]);
@@ -237,7 +237,7 @@ int cuzk_engine_filecoin_pce_check(const cuzk_pce *pce, const char *circuit_id, 
             rc = CUZK_ERR_VERIFY_FAILED;
         }
     }
-    out->check_s = eng_now() - t;
+    out->check_s = cuzk_now() - t;
     out->constraints = buf.len;
     out->aux = w ? w->aux.len : 0;
     cuzk_pce_eval_buf_free(&buf);

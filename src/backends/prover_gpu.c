@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/engine.h"
+#include "cuzk/backends.h"
 #include "cuzk/error.h"
 #include "cuzk/gpu.h"
 
@@ -109,6 +109,24 @@ static int gpu_device_memory(void *ctx, void *d, uint64_t *total, uint64_t *free
     return cuzk_gpu_device_memory(((gpu_dev *)d)->dev, total, free_bytes);
 }
 
+/* HOT parameter arrays registered with CUDA (uploads from them are direct
+ * DMA), mlock where CUDA refuses: the GPU layer's page-locking. */
+static cuzk_engine_pin_how gpu_host_pin(void *ctx, void *ptr, size_t len, char *msg, size_t msg_len)
+{
+    switch (cuzk_gpu_host_pin(ptr, len, msg, msg_len)) {
+    case CUZK_GPU_PIN_CUDA: return CUZK_PIN_HOW_DEVICE;
+    case CUZK_GPU_PIN_MLOCK: return CUZK_PIN_HOW_MLOCK;
+    default: return CUZK_PIN_HOW_NONE;
+    }
+}
+
+static void gpu_host_unpin(void *ctx, void *ptr, size_t len, cuzk_engine_pin_how how)
+{
+    cuzk_gpu_host_unpin(ptr, len, how == CUZK_PIN_HOW_DEVICE ? CUZK_GPU_PIN_CUDA
+                                  : how == CUZK_PIN_HOW_MLOCK ? CUZK_GPU_PIN_MLOCK
+                                                              : CUZK_GPU_PIN_NONE);
+}
+
 int cuzk_engine_gpu_prover(cuzk_engine_prover *out, const unsigned *ordinals, unsigned n)
 {
     memset(out, 0, sizeof *out);
@@ -141,6 +159,8 @@ int cuzk_engine_gpu_prover(cuzk_engine_prover *out, const unsigned *ordinals, un
     out->last_error = gpu_last_error;
     out->device_name = gpu_device_name;
     out->device_memory = gpu_device_memory;
+    out->host_pin = gpu_host_pin;
+    out->host_unpin = gpu_host_unpin;
     out->ctx = c;
     return CUZK_OK;
 }

@@ -1,8 +1,12 @@
-/* The Filecoin kinds' internals (kinds_filecoin.c; parsing in kinds_filecoin_parse.c). */
-#ifndef CUZK_ENGINE_KINDS_FILECOIN_H
-#define CUZK_ENGINE_KINDS_FILECOIN_H
+/*
+ * The backends layer's internals: the Filecoin kinds (kinds_filecoin.c,
+ * parsing in kinds_filecoin_parse.c) and the PCE cache's fingerprint, which
+ * the Filecoin operator tools share (pce_cache.c).
+ */
+#ifndef CUZK_BACKENDS_INTERNAL_H
+#define CUZK_BACKENDS_INTERNAL_H
 
-#include "cuzk/engine.h"
+#include "cuzk/backends.h"
 #include "cuzk/fil_request.h"
 #include "cuzk/filecoin.h"
 #include "cuzk/porep.h"
@@ -43,5 +47,8 @@ typedef struct fil_job {
 /* Parses req's vanilla proofs into j (w, pub, parsed, release), rebuilding
  * every public input; a message naming the bad field into err. */
 int fil_parse(const fil_kind *fk, const cuzk_fil_request *req, fil_job *j, char *err, size_t err_len);
+
+/* The fingerprint the engine's PCE cache gives a circuit id (pce_cache.c). */
+void pce_engine_fingerprint(uint8_t fp[32], const char *circuit_id);
 
 #endif

@@ -22,7 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cuzk/clock.h"
 #include "cuzk/error.h"
+#include "cuzk/mem.h"
 #include "engine/engine_internal.h"
 
 /* ---- memory budget ------------------------------------------------------ */
@@ -200,6 +202,26 @@ static size_t pin_arrays(cuzk_groth16_params *p, void *ptr[5], size_t len[5])
     return 5;
 }
 
+/* One array the prover's way (its host_pin), else kept in RAM by mlock. */
+static cuzk_engine_pin_how host_pin(cuzk_engine *e, void *ptr, size_t len, char *msg, size_t msg_len)
+{
+    if (e->prover.host_pin) return e->prover.host_pin(e->prover.ctx, ptr, len, msg, msg_len);
+    char why[140];
+    if (cuzk_mem_lock(ptr, len, why, sizeof why) == CUZK_OK) {
+        snprintf(msg, msg_len, "mlock (the %s prover pins nothing itself)", e->prover.name);
+        return CUZK_PIN_HOW_MLOCK;
+    }
+    snprintf(msg, msg_len, "pageable (%s)", why);
+    return CUZK_PIN_HOW_NONE;
+}
+
+static void host_unpin(cuzk_engine *e, void *ptr, size_t len, cuzk_engine_pin_how how)
+{
+    if (!ptr || !len || how == CUZK_PIN_HOW_NONE) return;
+    if (e->prover.host_unpin) e->prover.host_unpin(e->prover.ctx, ptr, len, how);
+    else cuzk_mem_unlock(ptr, len);
+}
+
 /*
  * Page-locks the decoded parameters when they fit in the pinned limit
  * (reserved under the lock first, so concurrent loads never overshoot it);
@@ -234,16 +256,16 @@ void srs_pin(cuzk_engine *e, srs_entry *s)
     }
     char note[160] = "";
     uint64_t got = 0;
-    bool all_cuda = true;
+    bool all_device = true;
     for (size_t i = 0; i < n; i++) {
         if (!ptr[i] || !len[i]) continue;
         char m[160] = "";
-        s->pin_arr[i] = cuzk_gpu_host_pin(ptr[i], len[i], m, sizeof m);
-        if (s->pin_arr[i] != CUZK_GPU_PIN_NONE) got += len[i];
-        all_cuda = all_cuda && s->pin_arr[i] == CUZK_GPU_PIN_CUDA;
+        s->pin_arr[i] = host_pin(e, ptr[i], len[i], m, sizeof m);
+        if (s->pin_arr[i] != CUZK_PIN_HOW_NONE) got += len[i];
+        all_device = all_device && s->pin_arr[i] == CUZK_PIN_HOW_DEVICE;
         if (m[0] && !note[0]) memcpy(note, m, sizeof note);
     }
-    cuzk_gpu_pin_how how = got == 0 ? CUZK_GPU_PIN_NONE : all_cuda ? CUZK_GPU_PIN_CUDA : CUZK_GPU_PIN_MLOCK;
+    cuzk_engine_pin_how how = got == 0 ? CUZK_PIN_HOW_NONE : all_device ? CUZK_PIN_HOW_DEVICE : CUZK_PIN_HOW_MLOCK;
     pthread_mutex_lock(&e->mu);
     e->pinned -= total - got;
     s->pin_how = how;
@@ -252,7 +274,7 @@ void srs_pin(cuzk_engine *e, srs_entry *s)
     snprintf(e->pin_note, sizeof e->pin_note, "%s", note);
     pthread_mutex_unlock(&e->mu);
     if (note[0])
-        eng_log(e, how == CUZK_GPU_PIN_NONE ? 1 : 2, "parameters of %s: %s", s->circuit_id, note);
+        eng_log(e, how == CUZK_PIN_HOW_NONE ? 1 : 2, "parameters of %s: %s", s->circuit_id, note);
 }
 
 /* Under the lock, before the parameters are freed. */
@@ -260,11 +282,11 @@ static void srs_unpin(cuzk_engine *e, srs_entry *s)
 {
     void *ptr[5];
     size_t len[5], n = pin_arrays(&s->params, ptr, len);
-    for (size_t i = 0; i < n; i++) cuzk_gpu_host_unpin(ptr[i], len[i], s->pin_arr[i]);
+    for (size_t i = 0; i < n; i++) host_unpin(e, ptr[i], len[i], s->pin_arr[i]);
     memset(s->pin_arr, 0, sizeof s->pin_arr);
     e->pinned -= s->pinned_bytes;
     s->pinned_bytes = 0;
-    s->pin_how = CUZK_GPU_PIN_NONE;
+    s->pin_how = CUZK_PIN_HOW_NONE;
 }
 
 /* Decodes or copies the parameters; the caller set LOADING, so this thread
@@ -459,12 +481,12 @@ static void srs_warm_devices(cuzk_engine *e, srs_entry *s)
     pthread_mutex_unlock(&e->mu);
     for (unsigned d = 0; d < e->n_devices; d++) {
         char msg[256] = "";
-        double t0 = eng_now();
+        double t0 = cuzk_now();
         int err = e->prover.warm(e->prover.ctx, e->devs[d], &s->params, p, msg, sizeof msg);
         if (err) eng_log(e, 1, "device %u: uploading %s ahead of the first proof: %s (%s)", d, s->circuit_id,
                          cuzk_strerror(err), msg);
         else eng_log(e, 2, "device %u: parameters%s of %s resident in %.3f s", d, pce ? " and PCE" : "",
-                     s->circuit_id, eng_now() - t0);
+                     s->circuit_id, cuzk_now() - t0);
     }
     pthread_mutex_lock(&e->mu);
     if (pce) pce_unref(e, s);
@@ -505,9 +527,9 @@ int cuzk_engine_srs_preload(cuzk_engine *e, const char *circuit_id)
         s->refs++;
         pthread_mutex_unlock(&e->mu);
         char *msg = NULL;
-        double t0 = eng_now();
+        double t0 = cuzk_now();
         err = srs_load(e, s, &msg);
-        double t1 = eng_now();
+        double t1 = cuzk_now();
         pthread_mutex_lock(&e->mu);
         srs_load_done(e, s, err, t1 - t0, msg);
         srs_unref(e, s);
@@ -724,4 +746,22 @@ void pce_join_all(cuzk_engine *e)
             pthread_join(e->srs[i]->pce_thread, NULL);
             e->srs[i]->pce_thread_live = false;
         }
+}
+
+/* ---- how many synthesize at once ------------------------------------------ */
+
+/* Unless configured: min(cores, budget / the largest partition footprint
+ * of a registered kind), at least 1, logged when it changes. */
+void synth_limit_update(cuzk_engine *e)
+{
+    if (e->synth_fixed) return;
+    uint64_t fp = 0;
+    const char *which = NULL;
+    for (size_t i = 0; i < e->nkinds; i++)
+        if (e->kinds[i]->witness_bytes > fp) fp = e->kinds[i]->witness_bytes, which = e->kinds[i]->k.name;
+    unsigned n = cuzk_engine_synthesis_workers_default(e->n_cpu_workers, e->budget, fp);
+    if (n == e->synth_limit) return;
+    e->synth_limit = n;
+    eng_log(e, 2, "synthesis workers: %u = min(%u cores, budget %llu / %llu bytes per partition of %s)", n,
+            e->n_cpu_workers, (unsigned long long)e->budget, (unsigned long long)fp, which ? which : "?");
 }

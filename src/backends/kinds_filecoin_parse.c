@@ -11,7 +11,7 @@
 #include "cuzk/c1.h"
 #include "cuzk/error.h"
 #include "cuzk/fil_vanilla.h"
-#include "engine/kinds_filecoin.h"
+#include "backends/backends_internal.h"
 
 /* ---- PoRep --------------------------------------------------------------------- */
 

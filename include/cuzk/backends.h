@@ -1,0 +1,146 @@
+/*
+ * What the engine runs (cuzk/engine.h is the core: jobs, partitions,
+ * priorities, workers, memory, residency, and the small tables things plug
+ * in through). This layer fills those tables:
+ *  - kinds: the Filecoin proofs at every sector size, and synthetic test
+ *    kinds (cuzk_engine_kind);
+ *  - the GPU prover (cuzk_engine_prover; the CPU prover is the core's own);
+ *  - the PCE cache behind the PCE hook (cuzk_engine_pce), and the Filecoin
+ *    circuits' PCE for operators.
+ * The daemon, the CLI and the tests pick from here what the engine runs.
+ */
+#ifndef CUZK_BACKENDS_H
+#define CUZK_BACKENDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk/engine.h"
+#include "cuzk/pce.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- the Filecoin kinds ------------------------------------------------- */
+
+/*
+ * The Filecoin kinds (porep-, snap-, wpost-, winning- x 2k, 8m, 512m, 32g,
+ * 64g), one per sector size whose .params file is in param_cache under
+ * Filecoin's name (v28-<cache id>.params). Their inputs are a
+ * cuzk_fil_request (cuzk/fil_request.h) parsed once at submit; every public
+ * input is rebuilt by cuzk. on_kind (may be NULL) hears each name. Returns
+ * the number registered (>= 0) or a CUZK_ERR_* with a message in err.
+ */
+typedef struct cuzk_engine_filecoin_opts {
+    const char *param_cache;
+    cuzk_groth16_read_mode read_mode;
+    unsigned synth_threads; /* threads synthesizing one partition (0: 1) */
+} cuzk_engine_filecoin_opts;
+
+int cuzk_engine_register_filecoin(cuzk_engine *e, const cuzk_engine_filecoin_opts *o,
+                                  void (*on_kind)(void *ud, const char *name, const char *circuit_id), void *ud,
+                                  unsigned *registered, char *err, size_t err_len);
+
+/*
+ * The PCE of one Filecoin circuit ("porep-32g", "wpost-2k", ...) as the
+ * daemon's PCE cache keeps it: <dir>/<circuit id>.pce with the engine's
+ * fingerprint, loaded when valid, else extracted from the blank circuit
+ * (nthreads synthesis and extraction threads) and saved atomically. Needs no
+ * parameter file: operators pre-extract before the first proof (`cuzk pce
+ * extract`). *outcome as cuzk_pce_cache_get's; free *out with cuzk_pce_free.
+ */
+int cuzk_engine_filecoin_pce(const char *dir, const char *circuit_id, unsigned nthreads, cuzk_pce **out,
+                             cuzk_pce_cache_outcome *outcome, char *err, size_t err_len);
+
+/*
+ * One partition of a Filecoin request through a circuit's PCE, checked: the
+ * request (cuzk_fil_request's encoding) parsed and its public inputs rebuilt,
+ * the partition's witness synthesized (WitnessCS), a, b, c evaluated from the
+ * PCE, then the witness's public inputs compared with the rebuilt ones and
+ * a·b = c checked for every constraint. Timings into *out. CUZK_ERR_VERIFY
+ * names the first failure in err. For operators and the scale run.
+ */
+typedef struct cuzk_engine_pce_check {
+    double parse_s, witness_s, eval_s, check_s;
+    size_t constraints, aux;
+} cuzk_engine_pce_check;
+int cuzk_engine_filecoin_pce_check(const cuzk_pce *pce, const char *circuit_id, const void *request, size_t len,
+                                   uint32_t partition, unsigned nthreads, cuzk_engine_pce_check *out, char *err,
+                                   size_t err_len);
+
+/* ---- the GPU prover ----------------------------------------------------- */
+
+/*
+ * Fills *out with the GPU prover (cuzk/gpu.h): engine device i is GPU
+ * ordinals[i] (n == 0: every GPU, in order), each with one CUDA stream and
+ * witness buffers per worker; parameters go to each device once and are
+ * dropped there when the SRS is evicted. An ordinal may repeat: each entry
+ * is its own device context on that GPU. CUZK_ERR_NO_DEVICE when built
+ * without CUDA, with no GPU, or with an ordinal that does not exist: callers
+ * fall back to the CPU prover (cuzk_engine_create also returns
+ * CUZK_ERR_NO_DEVICE when a device cannot be opened). Free with
+ * cuzk_engine_gpu_prover_free after the engine.
+ */
+int cuzk_engine_gpu_prover(cuzk_engine_prover *out, const unsigned *ordinals, unsigned n);
+void cuzk_engine_gpu_prover_free(cuzk_engine_prover *p);
+
+/* ---- the PCE cache ------------------------------------------------------ */
+
+/*
+ * The PCE layer (cuzk/pce.h) behind the hook: caches "<dir>/<circuit id>.pce"
+ * (fingerprint of the circuit id) loaded at registration, extracted once and
+ * saved by cuzk_pce_cache_get, witness-only synthesis plus cuzk_pce_eval on
+ * the fast path. dir must exist; nthreads for loading, extraction and
+ * evaluation (0: 1). Free with cuzk_engine_pce_cache_free after the engine.
+ */
+int cuzk_engine_pce_cache(cuzk_engine_pce *out, const char *dir, unsigned nthreads);
+/*
+ * pce_verify = "background" (on) or "sync" (off, the default): a cached
+ * file's section checksums are verified on a thread started at load
+ * (CUZK_PCE_LOAD_VERIFY_BACKGROUND) instead of before the load returns. The
+ * first witness through the PCE waits for the result; a mismatch makes the
+ * witness hook return CUZK_ERR_FORMAT, the file has been set aside, and the
+ * engine drops the PCE, synthesizes that partition in full and re-extracts.
+ */
+int cuzk_engine_pce_cache_verify_background(cuzk_engine_pce *hooks, bool on);
+/*
+ * Cached files loaded when a kind is registered (a daemon's start): with
+ * background on, their section checksums are always verified on a thread,
+ * whatever pce_verify says, so that the start never waits for hashing
+ * gigabytes; a mismatch is logged and the file set aside as soon as the
+ * thread finds it, and no proof uses the PCE before its verdict. A file that
+ * fails its other checks is logged and set aside at registration either way.
+ */
+int cuzk_engine_pce_cache_verify_at_start(cuzk_engine_pce *hooks, bool background);
+void cuzk_engine_pce_cache_free(cuzk_engine_pce *hooks);
+
+/* ---- synthetic test kinds ----------------------------------------------- */
+
+/*
+ * Built-in test kinds over the synthetic circuit (cuzk/test_circuits.h) with
+ * test parameters made now by cuzk_groth16_setup (toxic waste from the OS;
+ * test parameters only). Inputs are an 8-byte little-endian seed; partition
+ * k uses a witness seed derived from (seed, k). With params_path the
+ * parameters are written there and the kind loads them from the file.
+ */
+typedef struct cuzk_engine_synthetic_kind {
+    const char *name, *circuit_id;
+    uint32_t num_partitions;
+    cuzk_priority priority;
+    uint64_t num_constraints;
+    uint32_t num_inputs;
+    const char *params_path; /* NULL: parameters in memory */
+} cuzk_engine_synthetic_kind;
+int cuzk_engine_register_synthetic(cuzk_engine *e, const cuzk_engine_synthetic_kind *spec,
+                                   unsigned setup_threads);
+/* "test-porep" (10 partitions, NORMAL), "test-window" (1, HIGH) and
+ * "test-winning" (1, CRITICAL) with the given constraint counts. */
+int cuzk_engine_register_test_kinds(cuzk_engine *e, uint64_t porep_constraints,
+                                    uint64_t post_constraints, unsigned setup_threads);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

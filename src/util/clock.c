@@ -1,0 +1,11 @@
+/* The monotonic clock (include/cuzk/clock.h). */
+#include "cuzk/clock.h"
+
+#include <time.h>
+
+double cuzk_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
