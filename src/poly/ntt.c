@@ -18,11 +18,12 @@
  * Cache blocking: the first stages (butterflies spanning more than NTT_BLK
  * elements) are radix-2 full passes over the vector, split over threads by
  * butterfly index (radix-4 full passes measured slower: see
- * ntt_full_stages_r2); the remaining log2(NTT_BLK) stages run radix-4 inside
+ * ntt_full_stage); the remaining log2(NTT_BLK) stages run radix-4 inside
  * independent blocks of NTT_BLK elements (128 KiB, L2-resident), each block
  * taken through all of them at once with a compact copy of its twiddles
  * (omega^(k·n/NTT_BLK), 64 KiB per thread), blocks shared out over threads.
- * Threads meet at a barrier between full passes.
+ * Each pass is a phase on the library's parallel loop, which joins its
+ * threads before the next pass starts (ntt_run).
  *
  * Floor. Radix-2: each stage does n/2 butterflies, one multiplication each
  * except the n/(2h) with twiddle 1, so one transform costs
@@ -42,11 +43,11 @@
  */
 #include "cuzk/ntt.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuzk/error.h"
+#include "cuzk/parallel.h"
 #include "poly/ntt_internal.h"
 
 #define NTT_LOG_BLK 12
@@ -55,66 +56,39 @@
 #define NTT_MIN_PER_THREAD ((size_t)1 << 12)
 #define NTT_MAX_THREADS 256
 
-/* ---- a tiny fork/join runner -------------------------------------------- */
+/* ---- phases over threads ------------------------------------------------ */
 
 typedef void (*ntt_task_fn)(void *ctx, unsigned tid, unsigned nt);
 
 typedef struct {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int go; /* 0 wait, 1 run, -1 give up (not all workers could be started) */
-} ntt_gate;
-
-typedef struct {
     ntt_task_fn fn;
     void *ctx;
-    unsigned tid, nt;
-    ntt_gate *gate;
-} ntt_thread_arg;
+    unsigned nt;
+} ntt_phase;
 
-static void *ntt_thread_main(void *p)
+static void ntt_phase_part(void *p, unsigned worker, size_t lo, size_t hi)
 {
-    ntt_thread_arg *a = p;
-    pthread_mutex_lock(&a->gate->mu);
-    while (a->gate->go == 0) pthread_cond_wait(&a->gate->cv, &a->gate->mu);
-    int go = a->gate->go;
-    pthread_mutex_unlock(&a->gate->mu);
-    if (go > 0) a->fn(a->ctx, a->tid, a->nt);
-    return NULL;
+    const ntt_phase *ph = p;
+    for (size_t t = lo; t < hi; t++) ph->fn(ph->ctx, (unsigned)t, ph->nt);
 }
 
 /*
- * Runs fn(ctx, tid, nt) for every tid < nt, tid 0 on the calling thread.
- * Workers start only once all of them exist, so the partition and the
- * barrier (bar, if given: initialised here for nt parties) never see a
- * missing thread; if a thread cannot be created everything runs with nt = 1.
+ * One phase: fn(ctx, tid, nt) once for every share tid < nt, on the
+ * library's parallel loop (one share per chunk, so the split by tid is the
+ * same whichever thread runs a share). The loop returns when every share
+ * is done: that is the barrier between one stage and the next, at the cost
+ * of starting the threads again (tens of microseconds, against milliseconds
+ * for a stage of the sizes that use threads at all, ntt_threads_for).
  */
-static void ntt_run(ntt_task_fn fn, void *ctx, unsigned nt, pthread_barrier_t *bar)
+static void ntt_run(ntt_task_fn fn, void *ctx, unsigned nt)
 {
     if (nt > NTT_MAX_THREADS) nt = NTT_MAX_THREADS;
-    if (nt > 1 && bar && pthread_barrier_init(bar, NULL, nt) != 0) nt = 1;
     if (nt <= 1) {
         fn(ctx, 0, 1);
         return;
     }
-    pthread_t th[NTT_MAX_THREADS];
-    ntt_thread_arg args[NTT_MAX_THREADS];
-    ntt_gate gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
-    unsigned started = 1;
-    for (unsigned t = 1; t < nt; t++, started++) {
-        args[t] = (ntt_thread_arg){fn, ctx, t, nt, &gate};
-        if (pthread_create(&th[t], NULL, ntt_thread_main, &args[t]) != 0) break;
-    }
-    pthread_mutex_lock(&gate.mu);
-    gate.go = started == nt ? 1 : -1;
-    pthread_cond_broadcast(&gate.cv);
-    pthread_mutex_unlock(&gate.mu);
-    if (started == nt) fn(ctx, 0, nt);
-    for (unsigned t = 1; t < started; t++) pthread_join(th[t], NULL);
-    if (bar) pthread_barrier_destroy(bar);
-    if (started != nt) fn(ctx, 0, 1); /* nt = 1 never touches the barrier */
-    pthread_mutex_destroy(&gate.mu);
-    pthread_cond_destroy(&gate.cv);
+    ntt_phase ph = {fn, ctx, nt};
+    cuzk_parallel_for(nt, 1, nt, ntt_phase_part, &ph);
 }
 
 static unsigned ntt_threads_for(size_t n, unsigned nthreads)
@@ -170,13 +144,8 @@ typedef struct {
     bool pre, post;              /* scalings before / after the butterflies */
     bool pre_s1, post_s1;        /* s == 1 */
     cuzk_fr pre_c, pre_s, post_c, post_s;
-    pthread_barrier_t bar;
+    size_t h; /* the full stage running (ntt_full_stage) */
 } ntt_ctx;
-
-static inline void ntt_sync(ntt_ctx *c, unsigned nt)
-{
-    if (nt > 1) pthread_barrier_wait(&c->bar);
-}
 
 /* Twiddle omega^(j·stride) (or its inverse) for a butterfly with j > 0. */
 static inline void ntt_butterfly(cuzk_fr *restrict u, cuzk_fr *restrict v, const cuzk_fr *tw, size_t half,
@@ -325,105 +294,118 @@ static void ntt_block_r4(cuzk_fr *x, unsigned log_b, const cuzk_fr *tab, bool in
 }
 
 /*
- * The radix-2 full passes shared by both networks: every stage whose
- * butterflies span more than a block (half-size h >= NTT_BLK), butterfly b
+ * One of the radix-2 full passes shared by both networks, half-size c->h:
+ * every stage whose butterflies span more than a block (h >= NTT_BLK) is
+ * one, butterfly b
  * -> group k = b / h, offset j = b % h, split over threads by b. Radix-4
  * full passes were measured slower here (on dev-2c, 2^18-2^20: +8..15 %
  * with j-major order, far more in butterfly order, where W^j, W^2j, W^3j
  * each read a new twiddle line per butterfly): these passes are bound by
  * memory access, which two sequential streams serve best.
  */
-static void ntt_full_stages_r2(ntt_ctx *c, unsigned tid, unsigned nt)
+static void ntt_full_stage(void *p, unsigned tid, unsigned nt)
 {
+    ntt_ctx *c = p;
     const cuzk_ntt_domain *d = c->d;
     cuzk_fr *x = c->x;
-    const size_t half = d->n / 2;
+    const size_t half = d->n / 2, h = c->h;
     const unsigned log_n = d->log_n;
-    unsigned log_h = log_n - 1;
+    unsigned log_h = 0;
+    while (((size_t)1 << log_h) < h) log_h++;
+    unsigned sh = log_n - 1 - log_h;
     size_t lo, hi;
-    for (size_t h = half; h >= NTT_BLK; h >>= 1, log_h--) {
-        unsigned sh = log_n - 1 - log_h;
-        ntt_range(half, tid, nt, &lo, &hi);
-        size_t k = lo >> log_h, j = lo & (h - 1);
-        for (size_t b = lo; b < hi; b++) {
-            size_t i = (k << (log_h + 1)) + j;
-            ntt_butterfly(&x[i], &x[i + h], d->tw, half, j << sh, c->inv);
-            if (++j == h) {
-                j = 0;
-                k++;
-            }
+    ntt_range(half, tid, nt, &lo, &hi);
+    size_t k = lo >> log_h, j = lo & (h - 1);
+    for (size_t b = lo; b < hi; b++) {
+        size_t i = (k << (log_h + 1)) + j;
+        ntt_butterfly(&x[i], &x[i + h], d->tw, half, j << sh, c->inv);
+        if (++j == h) {
+            j = 0;
+            k++;
         }
-        ntt_sync(c, nt);
     }
 }
 
-static void ntt_network_r4(ntt_ctx *c, unsigned tid, unsigned nt)
+/* The blocks of NTT_BLK (all of x when it is shorter): radix 4, twiddles
+ * omega^(k·n/NTT_BLK) copied close by. */
+static void ntt_blocks_r4(void *p, unsigned tid, unsigned nt)
 {
+    ntt_ctx *c = p;
     const cuzk_ntt_domain *d = c->d;
-    cuzk_fr *x = c->x;
     const size_t n = d->n;
     size_t lo, hi;
     if (n <= NTT_BLK) {
-        if (tid == 0) ntt_block_r4(x, d->log_n, d->tw, c->inv);
-        ntt_sync(c, nt);
+        if (tid == 0) ntt_block_r4(c->x, d->log_n, d->tw, c->inv);
         return;
     }
-    ntt_full_stages_r2(c, tid, nt);
-    /* Blocks of NTT_BLK, twiddles omega^(k·n/NTT_BLK) copied close by. */
     cuzk_fr tb[NTT_BLK / 2];
     const size_t stride = n / NTT_BLK;
     ntt_range(n / NTT_BLK, tid, nt, &lo, &hi);
     if (lo < hi)
         for (size_t k = 0; k < NTT_BLK / 2; k++) tb[k] = d->tw[k * stride];
-    for (size_t bi = lo; bi < hi; bi++) ntt_block_r4(x + bi * NTT_BLK, NTT_LOG_BLK, tb, c->inv);
-    ntt_sync(c, nt);
+    for (size_t bi = lo; bi < hi; bi++) ntt_block_r4(c->x + bi * NTT_BLK, NTT_LOG_BLK, tb, c->inv);
 }
 
 /* ---- radix 2 (reference) ------------------------------------------------ */
 
-static void ntt_network_r2(ntt_ctx *c, unsigned tid, unsigned nt)
-{
-    const cuzk_ntt_domain *d = c->d;
-    size_t n = d->n, lo, hi;
-    ntt_full_stages_r2(c, tid, nt);
-    size_t blk = n < NTT_BLK ? n : NTT_BLK;
-    ntt_range(n / blk, tid, nt, &lo, &hi);
-    for (size_t bi = lo; bi < hi; bi++) ntt_block(c->x + bi * blk, blk, d->tw, d->log_n, c->inv);
-    ntt_sync(c, nt);
-}
-
-static void ntt_task(void *p, unsigned tid, unsigned nt)
+static void ntt_blocks_r2(void *p, unsigned tid, unsigned nt)
 {
     ntt_ctx *c = p;
     const cuzk_ntt_domain *d = c->d;
-    cuzk_fr *x = c->x;
     size_t n = d->n, lo, hi;
-    unsigned log_n = d->log_n;
+    size_t blk = n < NTT_BLK ? n : NTT_BLK;
+    ntt_range(n / blk, tid, nt, &lo, &hi);
+    for (size_t bi = lo; bi < hi; bi++) ntt_block(c->x + bi * blk, blk, d->tw, d->log_n, c->inv);
+}
 
-    if (c->pre) {
-        ntt_range(n, tid, nt, &lo, &hi);
-        ntt_scale_range(x, lo, hi, &c->pre_c, &c->pre_s, c->pre_s1);
-        ntt_sync(c, nt);
-    }
-    if (n > 1) {
-        if (c->radix2) ntt_network_r2(c, tid, nt);
-        else ntt_network_r4(c, tid, nt);
-        /* Bit reversal: the pair (i, rev i) belongs to whoever owns min(i, rev i). */
-        ntt_range(n, tid, nt, &lo, &hi);
-        for (size_t i = lo; i < hi; i++) {
-            size_t r = ntt_bitrev(i, log_n);
-            if (i < r) {
-                cuzk_fr t = x[i];
-                x[i] = x[r];
-                x[r] = t;
-            }
+static void ntt_pre_scale(void *p, unsigned tid, unsigned nt)
+{
+    ntt_ctx *c = p;
+    size_t lo, hi;
+    ntt_range(c->d->n, tid, nt, &lo, &hi);
+    ntt_scale_range(c->x, lo, hi, &c->pre_c, &c->pre_s, c->pre_s1);
+}
+
+/* Bit reversal: the pair (i, rev i) belongs to whoever owns min(i, rev i). */
+static void ntt_bit_reverse(void *p, unsigned tid, unsigned nt)
+{
+    ntt_ctx *c = p;
+    cuzk_fr *x = c->x;
+    size_t lo, hi;
+    ntt_range(c->d->n, tid, nt, &lo, &hi);
+    for (size_t i = lo; i < hi; i++) {
+        size_t r = ntt_bitrev(i, c->d->log_n);
+        if (i < r) {
+            cuzk_fr t = x[i];
+            x[i] = x[r];
+            x[r] = t;
         }
     }
-    if (c->post) {
-        ntt_sync(c, nt);
-        ntt_range(n, tid, nt, &lo, &hi);
-        ntt_scale_range(x, lo, hi, &c->post_c, &c->post_s, c->post_s1);
+}
+
+static void ntt_post_scale(void *p, unsigned tid, unsigned nt)
+{
+    ntt_ctx *c = p;
+    size_t lo, hi;
+    ntt_range(c->d->n, tid, nt, &lo, &hi);
+    ntt_scale_range(c->x, lo, hi, &c->post_c, &c->post_s, c->post_s1);
+}
+
+/* The transform as phases, each over every thread and done before the next:
+ * the scaling before, the full stages, the blocks, the bit reversal, the
+ * scaling after. */
+static void ntt_phases(ntt_ctx *c, unsigned nt)
+{
+    const size_t n = c->d->n;
+    if (c->pre) ntt_run(ntt_pre_scale, c, nt);
+    if (n <= 1) {
+        if (c->post) ntt_run(ntt_post_scale, c, nt);
+        return;
     }
+    for (c->h = n / 2; c->h >= NTT_BLK; c->h >>= 1) ntt_run(ntt_full_stage, c, nt);
+    ntt_run(c->radix2 ? ntt_blocks_r2 : ntt_blocks_r4, c, !c->radix2 && n <= NTT_BLK ? 1 : nt);
+    ntt_run(ntt_bit_reverse, c, nt);
+    if (c->post) ntt_run(ntt_post_scale, c, nt);
 }
 
 static void ntt_transform_x(const cuzk_ntt_domain *d, cuzk_fr *x, bool inv, bool radix2, const cuzk_fr *pre_c,
@@ -448,7 +430,7 @@ static void ntt_transform_x(const cuzk_ntt_domain *d, cuzk_fr *x, bool inv, bool
         c.post_s1 = post_s == NULL;
         if (post_s) c.post_s = *post_s;
     }
-    ntt_run(ntt_task, &c, ntt_threads_for(d->n, nthreads), &c.bar);
+    ntt_phases(&c, ntt_threads_for(d->n, nthreads));
 }
 
 static void ntt_transform(const cuzk_ntt_domain *d, cuzk_fr *x, bool inv, const cuzk_fr *pre_c,
@@ -513,7 +495,7 @@ int cuzk_ntt_domain_init(cuzk_ntt_domain *d, unsigned log_n, cuzk_fr_generator g
         d->tw = malloc(m * sizeof(cuzk_fr));
         if (!d->tw) return CUZK_ERR_NO_MEMORY;
         tw_ctx c = {d->tw, m, d->omega};
-        ntt_run(tw_task, &c, ntt_threads_for(m, nthreads), NULL);
+        ntt_run(tw_task, &c, ntt_threads_for(m, nthreads));
     }
     return CUZK_OK;
 }
@@ -564,7 +546,7 @@ static void zdiv_task(void *p, unsigned tid, unsigned nt)
 void cuzk_ntt_divide_by_z_on_coset(const cuzk_ntt_domain *d, cuzk_fr *x, unsigned nthreads)
 {
     pw_ctx c = {x, NULL, NULL, d->n, d->z_inv};
-    ntt_run(zdiv_task, &c, ntt_threads_for(d->n, nthreads), NULL);
+    ntt_run(zdiv_task, &c, ntt_threads_for(d->n, nthreads));
 }
 
 /* a[i] <- a[i]·b[i] - c[i] */
@@ -590,7 +572,7 @@ size_t cuzk_ntt_groth16_h(const cuzk_ntt_domain *d, cuzk_fr *a, cuzk_fr *b, cuzk
         ntt_transform(d, v[k], false, &d->n_inv, &d->g, NULL, NULL, nthreads);
     }
     pw_ctx pc = {a, b, c, d->n, cuzk_fr_zero};
-    ntt_run(abc_task, &pc, ntt_threads_for(d->n, nthreads), NULL);
+    ntt_run(abc_task, &pc, ntt_threads_for(d->n, nthreads));
     /* Division by the constant Z on the coset commutes with the (linear)
      * inverse transform: fold z_inv into its final 1/n·g^-i scaling. */
     cuzk_fr k;
@@ -611,5 +593,5 @@ void cuzk_ntt_groth16_h_odd(const cuzk_ntt_domain *d, cuzk_fr *a, cuzk_fr *b, cu
         ntt_transform(d, v[k], false, &d->n_inv, &w, NULL, NULL, nthreads);
     }
     pw_ctx pc = {a, b, c, d->n, cuzk_fr_zero};
-    ntt_run(abc_task, &pc, ntt_threads_for(d->n, nthreads), NULL);
+    ntt_run(abc_task, &pc, ntt_threads_for(d->n, nthreads));
 }
