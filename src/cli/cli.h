@@ -1,6 +1,7 @@
 /*
  * The cuzk command line: one file per command family (cmd_*.c), each
- * exporting an entry point listed in the table in main.c.
+ * exporting an entry point listed in the table in main.c; the helpers
+ * below are in cli.c.
  */
 #ifndef CUZK_CLI_H
 #define CUZK_CLI_H

@@ -1,0 +1,68 @@
+/*
+ * The helpers every command shares (cli/cli.h): the error line, whole-file
+ * reads and writes, counts with K/M/G, the default thread count. Kept apart
+ * from main.c's command table, which calls the commands that call these.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cuzk/error.h"
+#include "cuzk/file.h"
+
+void cli_errorf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("cuzk: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+uint8_t *cli_read_file(const char *what, const char *path, size_t *len)
+{
+    uint8_t *b;
+    int rc = cuzk_file_read(path, 0, &b, len);
+    if (rc) cli_errorf("%s: cannot read %s: %s", what, path, rc == CUZK_ERR_IO ? strerror(errno) : cuzk_strerror(rc));
+    return rc ? NULL : b;
+}
+
+int cli_write_file(const char *path, const void *buf, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return cli_errorf("%s: cannot create: %s", path, strerror(errno)), -1;
+    bool ok = fwrite(buf, 1, len, f) == len;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok) return cli_errorf("%s: write failed", path), -1;
+    return 0;
+}
+
+bool cli_parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !*s) return false;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || s[0] == '-') return false;
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k') shift = 10, end++;
+    else if (*end == 'M' || *end == 'm') shift = 20, end++;
+    else if (*end == 'G' || *end == 'g') shift = 30, end++;
+    if (*end) return false;
+    if (shift && v > (UINT64_MAX >> shift)) return false;
+    *out = (uint64_t)v << shift;
+    return true;
+}
+
+unsigned cli_default_threads(void)
+{
+    const char *e = getenv("CUZK_THREADS");
+    uint64_t v;
+    if (e && cli_parse_u64(e, &v) && v > 0 && v < 4096) return (unsigned)v;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1;
+}
