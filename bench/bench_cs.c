@@ -11,19 +11,6 @@
 
 #include "bench_util.h"
 
-static int block_fn(cuzk_cs *cs, size_t s, void *ctx)
-{
-    (void)ctx;
-    cuzk_bool in[512], out[256];
-    uint64_t x = 0x9e3779b97f4a7c15ull * (s + 1);
-    for (int i = 0; i < 512; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        in[i] = cuzk_bool_alloc(cs, x & 1);
-    }
-    cuzk_sha256_block_no_padding(cs, in, out);
-    return cuzk_cs_error(cs);
-}
-
 int main(int argc, char **argv)
 {
     size_t blocks = argc > 1 ? (size_t)atol(argv[1]) : 16;
@@ -38,10 +25,10 @@ int main(int argc, char **argv)
             cuzk_cs *cs = cuzk_cs_new(kinds[k]);
             if (!cs) return 1;
             cuzk_cs_alloc_one(cs);
-            double t0 = bench_now();
-            int e = cuzk_cs_synthesize_parallel(cs, blocks, block_fn, NULL, tl[ti]);
+            double t0 = cuzk_now();
+            int e = cuzk_cs_synthesize_parallel(cs, blocks, bench_sha256_block, NULL, tl[ti]);
             if (!e) e = cuzk_cs_finalize(cs);
-            double dt = bench_now() - t0;
+            double dt = cuzk_now() - t0;
             if (e) {
                 fprintf(stderr, "error %d\n", e);
                 return 1;

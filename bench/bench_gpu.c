@@ -172,9 +172,9 @@ int main(void)
                 setenv("CUZK_GPU_MSM_AFFINE", v, 1);
             }
             for (unsigned r = 0; r <= reps; r++) {
-                double t = bench_now();
+                double t = cuzk_now();
                 bad |= cuzk_gpu_g1_msm(w, &o, b1, k, n);
-                if (r) cv[r - 1] = bench_now() - t, dv[r - 1] = cuzk_gpu_worker_region_s(w);
+                if (r) cv[r - 1] = cuzk_now() - t, dv[r - 1] = cuzk_gpu_worker_region_s(w);
             }
             if (mode == 2) {
                 unsetenv("CUZK_GPU_MSM_AFFINE");
@@ -191,9 +191,9 @@ int main(void)
         cuzk_g2_jac o;
         int bad = 0;
         for (unsigned r = 0; r <= reps; r++) {
-            double t = bench_now();
+            double t = cuzk_now();
             bad |= cuzk_gpu_g2_msm(w, &o, b2, k, n);
-            if (r) cv[r - 1] = bench_now() - t, dv[r - 1] = cuzk_gpu_worker_region_s(w);
+            if (r) cv[r - 1] = cuzk_now() - t, dv[r - 1] = cuzk_gpu_worker_region_s(w);
         }
         if (bad) printf("G2 MSM error: %s\n", cuzk_gpu_worker_error(w));
         row("G2 MSM random", lg, median(dv, reps), median(cv, reps));
@@ -208,10 +208,10 @@ int main(void)
             void *out = malloc(n * (g2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine)));
             int bad = !out;
             for (unsigned r = 0; r <= reps && !bad; r++) {
-                double t = bench_now();
+                double t = cuzk_now();
                 bad |= g2 ? cuzk_gpu_g2_fixed_base(w, out, &cuzk_g2_generator, k, n)
                           : cuzk_gpu_g1_fixed_base(w, out, &cuzk_g1_generator, k, n);
-                if (r) cv[r - 1] = bench_now() - t, dv[r - 1] = cuzk_gpu_worker_region_s(w);
+                if (r) cv[r - 1] = cuzk_now() - t, dv[r - 1] = cuzk_gpu_worker_region_s(w);
             }
             if (bad) printf("fixed-base error: %s\n", cuzk_gpu_worker_error(w));
             free(out);
@@ -222,9 +222,9 @@ int main(void)
         scalars(k, n, 0);
         int bad = 0;
         for (unsigned r = 0; r <= reps; r++) {
-            double t = bench_now();
+            double t = cuzk_now();
             bad |= cuzk_gpu_ntt(w, k, lg, CUZK_GPU_NTT_OUT_BITREV);
-            if (r) cv[r - 1] = bench_now() - t, dv[r - 1] = cuzk_gpu_worker_region_s(w);
+            if (r) cv[r - 1] = cuzk_now() - t, dv[r - 1] = cuzk_gpu_worker_region_s(w);
         }
         if (bad) printf("NTT error: %s\n", cuzk_gpu_worker_error(w));
         row("NTT (nat->bitrev)", lg, median(dv, reps), median(cv, reps));
@@ -270,9 +270,9 @@ int main(void)
         cuzk_groth16_prove_timing tm;
         int bad = 0;
         for (unsigned rep = 0; rep <= reps; rep++) {
-            double t = bench_now();
+            double t = cuzk_now();
             bad |= cuzk_gpu_prove(w, &pf, &p, &as, &r, &s, 1, &tm);
-            if (rep) cv[rep - 1] = bench_now() - t, dv[rep - 1] = cuzk_gpu_worker_region_s(w);
+            if (rep) cv[rep - 1] = cuzk_now() - t, dv[rep - 1] = cuzk_gpu_worker_region_s(w);
         }
         if (bad) printf("prove error: %s\n", cuzk_gpu_worker_error(w));
         row("prove (synthetic)", lg, median(dv, reps), median(cv, reps));

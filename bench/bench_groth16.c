@@ -72,9 +72,9 @@ static void bench_prove(unsigned max_k)
     printf("## Prove (synthetic circuit, 4 public inputs, domain 2^k filled)\n\n");
     for (unsigned k = 16; k <= max_k; k += 2) {
         cuzk_synthetic_spec spec = {((uint64_t)1 << k) - 5, 4, 1};
-        double t0 = bench_now();
+        double t0 = cuzk_now();
         cuzk_cs *rec = build(CUZK_CS_RECORDING, &spec);
-        double t1 = bench_now();
+        double t1 = cuzk_now();
         cuzk_groth16_params p;
         cuzk_rng rng;
         cuzk_rng_seed(&rng, k);
@@ -82,10 +82,10 @@ static void bench_prove(unsigned max_k)
             fprintf(stderr, "setup failed\n");
             exit(1);
         }
-        double t2 = bench_now();
+        double t2 = cuzk_now();
         cuzk_cs_free(rec);
         cuzk_cs *cs = build(CUZK_CS_PROVING, &spec);
-        double t3 = bench_now();
+        double t3 = cuzk_now();
         const cuzk_proving_cs *pc = (const cuzk_proving_cs *)cs;
         printf("2^%u: %zu constraints, %zu aux; record %.2f s, setup (2 threads) %.1f s, witness %.2f s\n", k,
                cs->num_constraints, cs->num_aux, t1 - t0, t2 - t1, t3 - t2);
@@ -162,9 +162,9 @@ static void bench_ntt(unsigned max_k)
             void (*fs[2])(const cuzk_ntt_domain *, cuzk_fr *, unsigned) = {cuzk_ntt_forward, radix2_forward};
             double ms[2], cms[2];
             for (int f = 0; f < 2; f++) {
-                double t0 = bench_now(), c0 = cpu_s();
+                double t0 = cuzk_now(), c0 = cpu_s();
                 fs[f](&d, x, t);
-                ms[f] = (bench_now() - t0) * 1e3;
+                ms[f] = (cuzk_now() - t0) * 1e3;
                 cms[f] = (cpu_s() - c0) * 1e3;
             }
             printf("| %5u | %7u | %10.1f | %10.1f | %14.1f | %14.1f |\n", k, t, ms[0], ms[1], cms[0], cms[1]);
@@ -224,7 +224,7 @@ static void bench_msm(unsigned max_g1, unsigned max_g2)
             uint64_t cost;
             unsigned c = cuzk_msm_window_bits(m, 255, &cost);
             for (unsigned t = 1; t <= 2; t++) {
-                double t0 = bench_now(), c0 = cpu_s();
+                double t0 = cuzk_now(), c0 = cpu_s();
                 int err;
                 if (grp == 1) {
                     cuzk_g1_jac o;
@@ -233,7 +233,7 @@ static void bench_msm(unsigned max_g1, unsigned max_g2)
                     cuzk_g2_jac o;
                     err = cuzk_g2_msm(&o, b2, k, m, t);
                 }
-                double ms = (bench_now() - t0) * 1e3, cms = (cpu_s() - c0) * 1e3;
+                double ms = (cuzk_now() - t0) * 1e3, cms = (cpu_s() - c0) * 1e3;
                 if (err) exit(1);
                 printf("| G%d | %u | %u | %llu | %u | %.0f | %.0f | %.0f |\n", grp, lg, c, (unsigned long long)cost, t,
                        ms, ms * 1e6 / (double)m, cms);

@@ -24,34 +24,21 @@
 
 #include "bench_util.h"
 
-static int block_fn(cuzk_cs *cs, size_t s, void *ctx)
-{
-    (void)ctx;
-    cuzk_bool in[512], out[256];
-    uint64_t x = 0x9e3779b97f4a7c15ull * (s + 1);
-    for (int i = 0; i < 512; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        in[i] = cuzk_bool_alloc(cs, x & 1);
-    }
-    cuzk_sha256_block_no_padding(cs, in, out);
-    return cuzk_cs_error(cs);
-}
-
 static double last_cpu;
 static bool synthetic; /* sizes are constraints of the synthetic circuit, not SHA-256 blocks */
 static cuzk_cs *synth(cuzk_cs_kind kind, size_t blocks, unsigned threads, double *secs)
 {
     cuzk_cs *cs = cuzk_cs_new(kind);
     cuzk_cs_alloc_one(cs);
-    double t0 = bench_now(), c0 = bench_cpu_now();
+    double t0 = cuzk_now(), c0 = bench_cpu_now();
     cuzk_synthetic_spec spec = {.num_constraints = blocks, .num_inputs = 16, .witness_seed = 42};
     int rc = synthetic ? cuzk_synthetic_synthesize(cs, &spec)
-                       : cuzk_cs_synthesize_parallel(cs, blocks, block_fn, NULL, threads);
+                       : cuzk_cs_synthesize_parallel(cs, blocks, bench_sha256_block, NULL, threads);
     if (rc || cuzk_cs_finalize(cs)) {
         fprintf(stderr, "synthesis failed\n");
         exit(1);
     }
-    *secs = bench_now() - t0;
+    *secs = cuzk_now() - t0;
     last_cpu = bench_cpu_now() - c0;
     return cs;
 }
@@ -79,14 +66,14 @@ static double read_bw(unsigned threads)
     for (int rep = 0; rep < 3; rep++) {
         pthread_t th[8];
         bw_arg a[8];
-        double t0 = bench_now();
+        double t0 = cuzk_now();
         for (unsigned t = 0; t < threads; t++) {
             a[t] = (bw_arg){buf + t * (n / threads), n / threads, 0};
             pthread_create(&th[t], NULL, bw_read, &a[t]);
         }
         uint64_t s = 0;
         for (unsigned t = 0; t < threads; t++) pthread_join(th[t], NULL), s += a[t].sum;
-        double gbs = n * 8.0 / (bench_now() - t0) / 1e9;
+        double gbs = n * 8.0 / (cuzk_now() - t0) / 1e9;
         if (gbs > best && s != 1) best = gbs;
     }
     free(buf);
@@ -127,41 +114,41 @@ int main(int argc, char **argv)
         cuzk_recording_cs *r = (cuzk_recording_cs *)synth(CUZK_CS_RECORDING, sizes[si], 2, &trec);
         cuzk_pce *pce = NULL;
         cuzk_pce_error e;
-        t0 = bench_now();
+        t0 = cuzk_now();
         if (cuzk_pce_from_recording(&pce, r, "bench-sha", NULL, 0, 2, &e)) {
             fprintf(stderr, "%s\n", e.msg);
             return 1;
         }
-        double text = bench_now() - t0;
+        double text = cuzk_now() - t0;
         cuzk_cs_free(&r->base);
         char path[512];
         snprintf(path, sizeof path, "%s/bench_pce.%d.pce", tmpd, (int)getpid());
-        t0 = bench_now();
+        t0 = cuzk_now();
         if (cuzk_pce_save(pce, path, &e)) {
             fprintf(stderr, "%s\n", e.msg);
             return 1;
         }
-        double tsave = bench_now() - t0;
+        double tsave = cuzk_now() - t0;
         cuzk_pce *l = NULL;
-        t0 = bench_now();
+        t0 = cuzk_now();
         if (cuzk_pce_load_file(&l, path, NULL, 0, 2, &e)) {
             fprintf(stderr, "%s\n", e.msg);
             return 1;
         }
-        double tload = bench_now() - t0;
+        double tload = cuzk_now() - t0;
         cuzk_pce_free(l);
         /* pce_verify = "background": when the load returns, and when the PCE is usable */
-        t0 = bench_now();
+        t0 = cuzk_now();
         if (cuzk_pce_load_file(&l, path, NULL, CUZK_PCE_LOAD_VERIFY_BACKGROUND, 2, &e)) {
             fprintf(stderr, "%s\n", e.msg);
             return 1;
         }
-        double tbg_ret = bench_now() - t0;
+        double tbg_ret = cuzk_now() - t0;
         if (cuzk_pce_ready(l, &e)) {
             fprintf(stderr, "%s\n", e.msg);
             return 1;
         }
-        double tbg_ready = bench_now() - t0;
+        double tbg_ready = cuzk_now() - t0;
         cuzk_pce_free(l);
         if (!getenv("BENCH_PCE_KEEP")) unlink(path);
         R->m = pce->num_constraints;
@@ -180,10 +167,10 @@ int main(int argc, char **argv)
             R->te[t] = 1e9;
             if (t == 1) R->ce = 1e9;
             for (int rep = 0; rep < 3; rep++) {
-                t0 = bench_now();
+                t0 = cuzk_now();
                 double c0 = bench_cpu_now();
                 cuzk_pce_eval(pce, w, &buf, t, NULL);
-                double d = bench_now() - t0, dc = bench_cpu_now() - c0;
+                double d = cuzk_now() - t0, dc = bench_cpu_now() - c0;
                 if (d < R->te[t]) R->te[t] = d;
                 if (t == 1 && dc < R->ce) R->ce = dc;
             }
@@ -197,18 +184,18 @@ int main(int argc, char **argv)
             R->td[t] = 1e9;
             if (t == 1) R->tc = 1e9;
             for (int rep = 0; rep < 3; rep++) {
-                t0 = bench_now();
+                t0 = cuzk_now();
                 cuzk_pce_eval(pce, w, &dbuf, t, NULL);
-                double d = bench_now() - t0;
+                double d = cuzk_now() - t0;
                 if (d < R->td[t]) R->td[t] = d;
                 if (t != 1) continue;
                 const size_t m = plain.len, n = dbuf.domain;
-                t0 = bench_now();
+                t0 = cuzk_now();
                 memcpy(dbuf.a, plain.a, m * sizeof(cuzk_fr));
                 memcpy(dbuf.b, plain.b, m * sizeof(cuzk_fr));
                 memcpy(dbuf.c, plain.c, m * sizeof(cuzk_fr));
                 for (size_t i = m; i < n; i++) memset(&dbuf.a[i], 0, 32), memset(&dbuf.b[i], 0, 32), memset(&dbuf.c[i], 0, 32);
-                d = bench_now() - t0;
+                d = cuzk_now() - t0;
                 if (d < R->tc) R->tc = d;
             }
             cuzk_pce_eval_buf_free(&dbuf);

@@ -63,7 +63,7 @@ int main(int argc, char **argv)
             unsigned np = mode == 1 ? 2 : 1, inner = mode == 2 ? 2 : 1;
             job jobs[2];
             pthread_t tid[2];
-            double t0 = bench_now();
+            double t0 = cuzk_now();
             for (unsigned i = 0; i < np; i++) {
                 jobs[i] = (job){kinds[k], &cfg, inner, 0, 0};
                 pthread_create(&tid[i], NULL, run, &jobs[i]);
@@ -77,7 +77,7 @@ int main(int argc, char **argv)
                 }
                 total += jobs[i].constraints;
             }
-            double dt = bench_now() - t0, rate = total / dt;
+            double dt = cuzk_now() - t0, rate = total / dt;
             double per_partition = (double)jobs[0].constraints / challenges * full;
             printf("%-18s %-13s %12zu %10.2f %14.0f %16.1f\n", names[k], modes[mode], total, dt, rate,
                    per_partition / (rate / np));

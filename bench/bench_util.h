@@ -1,16 +1,15 @@
-/* Clocks shared by the benchmark programs. */
+/* What the benchmark programs share: the thread CPU clock (wall time is
+ * the library's cuzk_now) and the SHA-256 block circuit of bench_cs and
+ * bench_pce. */
 #ifndef CUZK_BENCH_UTIL_H
 #define CUZK_BENCH_UTIL_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
-/* Wall-clock seconds (monotonic). */
-static inline double bench_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "cuzk/clock.h"
+#include "cuzk/gadgets.h"
 
 /* CPU seconds of the calling thread: 1-thread figures that hold on a
  * shared, oversubscribed box. */
@@ -19,6 +18,21 @@ static inline double bench_cpu_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* One SHA-256 block (no padding) over 512 pseudo-random bits from s: a
+ * synthesis function for cuzk_cs benchmarks (ctx unused). */
+static inline int bench_sha256_block(cuzk_cs *cs, size_t s, void *ctx)
+{
+    (void)ctx;
+    cuzk_bool in[512], out[256];
+    uint64_t x = 0x9e3779b97f4a7c15ull * (s + 1);
+    for (int i = 0; i < 512; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        in[i] = cuzk_bool_alloc(cs, x & 1);
+    }
+    cuzk_sha256_block_no_padding(cs, in, out);
+    return cuzk_cs_error(cs);
 }
 
 #endif

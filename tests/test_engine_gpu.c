@@ -9,6 +9,7 @@
  * CUZK_ERR_NO_DEVICE (the daemon then falls back to the CPU prover) and the
  * test prints "SKIPPED: no CUDA device" (CTest: Skipped).
  */
+#include "cuzk/clock.h"
 #include "cuzk/gpu.h"
 #include "engine_test.h"
 
@@ -16,13 +17,6 @@
 
 #define NI 4
 #define MAXDEV 4
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* Wraps the GPU prover to count proofs per engine device. */
 typedef struct wrap {
@@ -112,7 +106,7 @@ static void field_scenario(tkind *k, cuzk_rng *rng, const unsigned *ord, unsigne
     CHECK(jobs && seeds);
     cuzk_engine_counters c0, c1;
     cuzk_engine_get_counters(e, &c0);
-    double t0 = now_s();
+    double t0 = cuzk_now();
     char id[32];
     for (int i = 0; i < njobs; i++) {
         seeds[i] = cuzk_rng_u64(rng) >> 1;
@@ -131,7 +125,7 @@ static void field_scenario(tkind *k, cuzk_rng *rng, const unsigned *ord, unsigne
         ok += good;
         if (i == 0 && njobs > 1) CHECK(!tk_proof_ok(k, jobs[i], seeds[1], 10)); /* the check can fail */
     }
-    double wall = now_s() - t0;
+    double wall = cuzk_now() - t0;
     cuzk_engine_get_counters(e, &c1);
     uint64_t parts = c1.partitions_proved - c0.partitions_proved;
     CHECK(parts == (uint64_t)njobs * 10);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cuzk/clock.h"
 #include "cuzk/error.h"
 #include "cuzk/gadgets.h"
 #include "cuzk/groth16.h"
@@ -15,13 +16,6 @@
 #include "testutil.h"
 
 static cuzk_rng rng;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 typedef struct circ_cfg {
     uint64_t seed;
@@ -280,17 +274,17 @@ static void test_known_toxic(void)
 static void test_roundtrip(const circ_cfg *cfg0, bool full, bool timed)
 {
     circ_cfg cfg = *cfg0;
-    double t0 = now_s();
+    double t0 = cuzk_now();
     cuzk_recording_cs *rc = (cuzk_recording_cs *)build(CUZK_CS_RECORDING, &cfg, NULL);
-    double t1 = now_s();
+    double t1 = cuzk_now();
     cuzk_fr result;
     cuzk_proving_cs *pc = (cuzk_proving_cs *)build(CUZK_CS_PROVING, &cfg, &result);
-    double t2 = now_s();
+    double t2 = cuzk_now();
     CHECK(rc && pc);
     if (!rc || !pc) return;
     cuzk_groth16_params p;
     int r = cuzk_groth16_setup(&p, rc, &rng, 2);
-    double t3 = now_s();
+    double t3 = cuzk_now();
     CHECK_MSG(r == CUZK_OK, "setup %d", r);
     if (r) return;
     CHECK(p.n_a == pc->base.num_inputs + pc->a_aux.total);
@@ -305,10 +299,10 @@ static void test_roundtrip(const circ_cfg *cfg0, bool full, bool timed)
     cuzk_fr r0, s0;
     cuzk_fr_random(&r0, &rng), cuzk_fr_random(&s0, &rng);
     r = cuzk_groth16_prove_timed(&pf, &p, pc, &r0, &s0, 2, &tm);
-    double t4 = now_s();
+    double t4 = cuzk_now();
     CHECK_MSG(r == CUZK_OK, "prove %d", r);
     r = verify(&p.vk, &pf, pub, npub);
-    double t5 = now_s();
+    double t5 = cuzk_now();
     CHECK_MSG(r == CUZK_OK, "verify %d (constraints %zu, inputs %zu, aux %zu)", r,
               rc->base.num_constraints, rc->base.num_inputs, rc->base.num_aux);
     if (timed)

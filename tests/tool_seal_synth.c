@@ -11,17 +11,11 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "cuzk/clock.h"
 #include "cuzk/c1.h"
 #include "cuzk/cs.h"
 #include "cuzk/seal.h"
 #include "testutil.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 int main(int argc, char **argv)
 {
@@ -42,7 +36,7 @@ int main(int argc, char **argv)
     }
     cuzk_seal_params p = {.registered_proof = rp->id, .miner_id = 1000 + cuzk_rng_u64(&rng) % 100000,
                           .sector_id = cuzk_rng_u64(&rng) % 1000000, .seed = cuzk_rng_u64(&rng)};
-    double t0 = now();
+    double t0 = cuzk_now();
     cuzk_fil_c1 *c1 = NULL, *back = NULL;
     CHECK(cuzk_seal_synthetic_c1(&p, &c1) == 0);
     if (!c1) return tu_finish("tool_seal_synth");
@@ -51,12 +45,12 @@ int main(int argc, char **argv)
     FILE *f = open_memstream(&json, &len);
     CHECK(cuzk_fil_c1_write(c1, f) == 0);
     fclose(f);
-    double t1 = now();
+    double t1 = cuzk_now();
     CHECK_MSG(cuzk_fil_c1_parse((uint8_t *)json, len, &back, err, sizeof err) == 0, "%s", err);
-    double t2 = now();
+    double t2 = cuzk_now();
     if (!back) return tu_finish("tool_seal_synth");
     CHECK_MSG(cuzk_fil_c1_check(back, rp->id, p.miner_id, p.sector_id, err, sizeof err) == 0, "%s", err);
-    double t3 = now();
+    double t3 = cuzk_now();
     fprintf(stderr, "%s: C1 %zu bytes, generate+write %.1f s, parse %.1f s, check %.1f s\n", rp->name, len, t1 - t0,
             t2 - t1, t3 - t2);
     if (k < back->cfg.partitions) {
@@ -75,7 +69,7 @@ int main(int argc, char **argv)
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
         fprintf(stderr, "partition %u: %zu constraints, TestCS %.1f s, max RSS %.1f GiB\n", k,
-                t->base.num_constraints, now() - t3, ru.ru_maxrss / 1048576.0);
+                t->base.num_constraints, cuzk_now() - t3, ru.ru_maxrss / 1048576.0);
         free(pub);
         free(ch);
         cuzk_cs_free(&t->base);
