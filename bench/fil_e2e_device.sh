@@ -1,8 +1,9 @@
 #!/bin/bash
 # PoRep C2 (or, with KIND=window-post | winning-post, a PoSt, with KIND=snap
 # a SnapDeals update) end to end at one sector size through the daemon, on
-# the device machine (run from the repository root; binaries carried in $1,
-# default devgpu, their libraries in $1/lib). SIZE=32GiB by default;
+# the device machine (run from the repository root; binaries in $1, default
+# /tmp/devbin, unpacked from devgpu/devbin.tar.xz of bench/device_pack.sh,
+# their libraries in $1/lib). SIZE=32GiB by default;
 # SIZE=2KiB DEVICE=cpu checks the script on any machine. PoSt and SnapDeals
 # inputs are synthetic vanilla proofs (`cuzk gen-vanilla KIND --synthetic`:
 # a full WindowPoSt partition of stand-in sectors; every partition of a
@@ -20,7 +21,11 @@
 # Logs go to $OUT; each prove line of the daemon's debug log is one
 # partition's GPU time; host and device memory peaks are sampled.
 set -u
-B=$(cd "${1:-devgpu}" && pwd)
+B=${1:-/tmp/devbin}
+if [ ! -x "$B/cuzk" ] && [ -f devgpu/devbin.tar.xz ]; then # bench/device_pack.sh's archive
+    tar -C "$(dirname "$B")" -xJf devgpu/devbin.tar.xz
+fi
+B=$(cd "$B" && pwd)
 OUT=${OUT:-/tmp/out}
 SIZE=${SIZE:-32GiB}
 DEVICE=${DEVICE:-gpu}

@@ -1,0 +1,55 @@
+#!/bin/bash
+# The device machine's check of the GPU code, in one call of under ten
+# minutes (run from the repository root there; logs, gzipped, in $OUT):
+#   tests     the GPU tests (kernels bit-identical to the CPU, the pipeline,
+#             PCE on the device, circom, setup, the engine on the GPU);
+#   sanitize  compute-sanitizer memcheck and racecheck on one-round cases
+#             (CUZK_GPU_ROUNDS=1);
+#   bench     bench_gpu with the batch-affine MSM rows at 6 (its default),
+#             4 and 8 (CUZK_BENCH_AFFINE).
+# The three together may pass ten minutes: split them over calls, e.g.
+# STEPS="tests sanitize", then STEPS=bench.
+# STEPS picks (default "tests sanitize bench"); T bounds each test (s).
+# Binaries: $1 (default /tmp/devbin), unpacked from devgpu/devbin.tar.xz
+# (bench/device_pack.sh) when missing.
+set -u
+B=${1:-/tmp/devbin}
+OUT=${OUT:-/tmp/out}
+STEPS=${STEPS:-tests sanitize bench}
+T=${T:-240}
+mkdir -p "$OUT"
+if [ ! -x "$B/cuzk" ]; then
+    tar -C "$(dirname "$B")" -xJf devgpu/devbin.tar.xz || { echo "no $B and no devgpu/devbin.tar.xz" >&2; exit 2; }
+fi
+export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+S=$OUT/summary.txt
+{ echo "binaries of $(cat "$B/COMMIT" 2>/dev/null)"; nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader; } | tee -a "$S"
+run() { # name, log, command...
+    local name=$1 log=$2; shift 2
+    local t0=$(date +%s)
+    timeout "$T" "$@" > "$OUT/$log" 2>&1
+    local rc=$?
+    printf '%-40s rc=%-3s %4d s  %s\n' "$name" "$rc" "$(( $(date +%s) - t0 ))" \
+        "$(grep -Ea 'passed|failed|ERROR SUMMARY|SKIP' "$OUT/$log" | tail -1)" | tee -a "$S"
+}
+for step in $STEPS; do
+    case $step in
+    tests)
+        for t in test_gpu_ff test_gpu_kernels test_gpu_prove test_gpu_pce test_gpu_circom test_gpu_setup test_engine_gpu; do
+            run "$t" "$t.log" "$B/$t"
+        done
+        CUZK_GPU_MSM_AFFINE=8 run "test_gpu_prove (affine 8)" test_gpu_prove_affine.log "$B/test_gpu_prove" ;;
+    sanitize)
+        for tool in memcheck racecheck; do
+            for t in test_gpu_prove test_gpu_pce; do
+                CUZK_GPU_ROUNDS=1 run "$tool $t" "$tool-$t.log" compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/$t"
+            done
+        done ;;
+    bench)
+        run "bench_gpu (affine 6)" bench_gpu.log "$B/bench_gpu"
+        for a in 4 8; do CUZK_BENCH_AFFINE=$a run "bench_gpu affine $a" "bench_gpu_affine$a.log" "$B/bench_gpu"; done ;;
+    *) echo "unknown step $step" | tee -a "$S" ;;
+    esac
+done
+gzip -f "$OUT"/*.log 2>/dev/null
+exit 0

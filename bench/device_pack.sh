@@ -1,0 +1,31 @@
+#!/bin/bash
+# Packs what the device machine runs into one archive for `carry` (the
+# machine has no gRPC, protobuf-c, jansson, libpq, ...): the stripped GPU
+# tests, bench_gpu and cuzk of a CUDA build, the shared libraries they load
+# that are not glibc's, and the device scripts. Stripped binaries and their
+# libraries are ≈ 66 MB, over the 64 MiB a carry allows; xz makes it ≈ 13 MB.
+# Usage (here): bash bench/device_pack.sh [BUILD_DIR=build] [OUT_DIR=devgpu]
+# There: bench/device_check.sh and bench/fil_e2e_device.sh unpack it into
+# /tmp/devbin (BIN_DIR) when it is not there yet.
+set -eu
+BUILD=${1:-build}
+DEST=${2:-devgpu}
+BINS="cuzk bench_gpu test_gpu_ff test_gpu_kernels test_gpu_prove test_gpu_pce test_gpu_circom test_gpu_setup test_engine_gpu"
+STAGE=$(mktemp -d)
+trap 'rm -rf "$STAGE"' EXIT
+mkdir -p "$STAGE/devbin/lib" "$DEST"
+for b in $BINS; do
+    [ -x "$BUILD/$b" ] || { echo "device_pack: $BUILD/$b missing (a CUDA build: cmake --build $BUILD)" >&2; exit 1; }
+    cp "$BUILD/$b" "$STAGE/devbin/" && strip "$STAGE/devbin/$b"
+done
+# every library a binary loads, except the C library's own (the machine has
+# its glibc and GCC runtime; a copied glibc would not match its loader) and
+# the CUDA driver
+for b in $BINS; do ldd "$BUILD/$b"; done | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
+    grep -Ev '/(libc|libm|libpthread|libdl|librt|libresolv|libutil|ld-linux[^/]*|libcuda|libstdc\+\+|libgcc_s)\.so' |
+    while read -r lib; do cp -L "$lib" "$STAGE/devbin/lib/"; done
+cp bench/fil_e2e_device.sh bench/device_check.sh "$STAGE/devbin/"
+[ -f ../shared/device/drive-32g.sh ] && cp ../shared/device/drive-32g.sh "$STAGE/devbin/"
+git rev-parse --short HEAD > "$STAGE/devbin/COMMIT" 2>/dev/null || true
+tar -C "$STAGE" -cJf "$DEST/devbin.tar.xz" devbin
+du -sh "$STAGE/devbin" "$DEST/devbin.tar.xz"
