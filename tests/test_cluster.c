@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <libpq-fe.h>
 #include <openssl/evp.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -711,6 +712,65 @@ static void node_with_engine(void)
     CHECK(rmdir(dir) == 0);
 }
 
+/* ---- migrations --------------------------------------------------------------- */
+
+static void sql_exec(PGconn *c, const char *q)
+{
+    PGresult *r = PQexec(c, q);
+    CHECK_MSG(PQresultStatus(r) == PGRES_COMMAND_OK, "%s: %s", q, PQresultErrorMessage(r));
+    PQclear(r);
+}
+
+/* A database of schema 1 with a job in it (the tables as version 1 made
+ * them: version 2's additions dropped) is brought to version 2 by the next
+ * daemon to connect; a database newer than this build is refused. */
+static void migration(void)
+{
+    char err[512], id[48], dir[] = "/tmp/cuzk-migrate-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    cuzk_cluster_db *a = open_payload_host("mig-a", dir, 16);
+    uint8_t payload[12], big[64], *pl = NULL;
+    size_t len = 0;
+    for (size_t i = 0; i < sizeof payload; i++) payload[i] = (uint8_t)cuzk_rng_u64(&rng);
+    for (size_t i = 0; i < sizeof big; i++) big[i] = (uint8_t)cuzk_rng_u64(&rng);
+    snprintf(id, sizeof id, "mig-%016llx", (unsigned long long)cuzk_rng_u64(&rng));
+    cuzk_cluster_job job = one_job(id, "pk", CUZK_PRIORITY_NORMAL, 1, payload, sizeof payload);
+    bool dup;
+    CHECK(cuzk_cluster_submit(a, &job, &dup, NULL, err, sizeof err) == CUZK_OK);
+    cuzk_cluster_db_close(a);
+    PGconn *c = PQconnectdb(conninfo);
+    CHECK(PQstatus(c) == CONNECTION_OK);
+    sql_exec(c, "SET client_min_messages = warning");
+    sql_exec(c, "DROP TABLE cuzk_payloads");
+    sql_exec(c, "ALTER TABLE cuzk_jobs DROP COLUMN payload_file, DROP COLUMN payload_sha256, DROP COLUMN payload_len");
+    sql_exec(c, "UPDATE cuzk_meta SET v = 1 WHERE k = 'schema'");
+    a = open_payload_host("mig-b", dir, 16);
+    char *js = NULL;
+    CHECK(a && cuzk_cluster_status_json(a, &js, err, sizeof err) == CUZK_OK && js && strstr(js, "\"schema\" : 2"));
+    free(js);
+    cuzk_cluster_lease l;
+    CHECK(claimed_payload(a, &l, &pl, &len, err, sizeof err) == CUZK_OK && !strcmp(l.job_id, id));
+    CHECK_MSG(pl && len == sizeof payload && !memcmp(pl, payload, len), "the version 1 job's payload after the migration");
+    free(pl);
+    snprintf(id, sizeof id, "mig2-%016llx", (unsigned long long)cuzk_rng_u64(&rng));
+    job = one_job(id, "pk", CUZK_PRIORITY_NORMAL, 1, big, sizeof big);
+    CHECK(cuzk_cluster_submit(a, &job, &dup, NULL, err, sizeof err) == CUZK_OK && files_in(dir) == 1);
+    bool was;
+    CHECK(cuzk_cluster_cancel(a, id, &was, err, sizeof err) == CUZK_OK);
+    unsigned removed = 0;
+    CHECK(cuzk_cluster_payload_gc(a, &removed, err, sizeof err) == CUZK_OK && removed == 1 && files_in(dir) == 0);
+    cuzk_cluster_db_close(a);
+    /* newer than this build: refused, saying what to do */
+    sql_exec(c, "UPDATE cuzk_meta SET v = v + 1 WHERE k = 'schema'");
+    cuzk_cluster_opts o = {.conninfo = conninfo, .host = "mig-c"};
+    a = NULL;
+    CHECK(cuzk_cluster_db_open(&o, &a, err, sizeof err) == CUZK_ERR_UNSUPPORTED && !a);
+    CHECK_MSG(strstr(err, "newer than this daemon's") && strstr(err, "upgrade the daemon"), "%s", err);
+    sql_exec(c, "UPDATE cuzk_meta SET v = v - 1 WHERE k = 'schema'");
+    PQfinish(c);
+    CHECK(rmdir(dir) == 0);
+}
+
 int main(int argc, char **argv)
 {
     conninfo = getenv("CUZK_PG");
@@ -728,5 +788,6 @@ int main(int argc, char **argv)
     lifecycle();
     payload_files();
     node_with_engine();
+    migration();
     return tu_finish("test_cluster");
 }

@@ -48,14 +48,13 @@ typedef struct cuzk_cluster_opts {
     uint32_t max_attempts; /* claims of one partition before its job fails (0: 5) */
     /* Shared storage for large payloads (NFS or the like, mounted on every
      * host; NULL or "": none, every payload in the database). A payload
-     * over payload_threshold bytes (0: CUZK_CLUSTER_PAYLOAD_THRESHOLD) is
-     * written there under its SHA-256 (hex) and the job row holds the name
-     * and digest; the host claiming a partition reads it back and checks
-     * the digest. */
+     * of more than payload_threshold bytes (0: every payload) is written
+     * there under its SHA-256 (hex) and the job row holds the name and
+     * digest; the host claiming a partition reads it back and checks the
+     * digest. The daemon's default threshold is 1 MiB. */
     const char *payload_dir;
     size_t payload_threshold;
 } cuzk_cluster_opts;
-#define CUZK_CLUSTER_PAYLOAD_THRESHOLD ((size_t)1 << 20)
 
 /* Connects and creates or migrates the schema (versioned; concurrent
  * daemons serialize on the version row). A conninfo that carries a password

@@ -266,7 +266,7 @@ int cuzk_cluster_db_open(const cuzk_cluster_opts *o, cuzk_cluster_db **out, char
     db->max_attempts = o->max_attempts ? o->max_attempts : 5;
     snprintf(db->lease, sizeof db->lease, "%u", db->lease_ms);
     snprintf(db->max_att, sizeof db->max_att, "%u", db->max_attempts);
-    db->payload_threshold = o->payload_threshold ? o->payload_threshold : CUZK_CLUSTER_PAYLOAD_THRESHOLD;
+    db->payload_threshold = o->payload_threshold;
     if (o->payload_dir && o->payload_dir[0] && !(db->payload_dir = strdup(o->payload_dir))) {
         free(db);
         return cuzk_errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");

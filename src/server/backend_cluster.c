@@ -55,8 +55,7 @@ static cuzk_cluster_opts opts_of(const cuzk_config *c, const char *host)
         .lease_ms = (uint32_t)c->cluster_lease_ms,
         .max_attempts = c->cluster_max_attempts,
         .payload_dir = c->cluster_payload_dir[0] ? c->cluster_payload_dir : NULL,
-        /* the key's 0 is "every payload"; the layer's 0 is its default */
-        .payload_threshold = c->cluster_payload_threshold ? (size_t)c->cluster_payload_threshold : 1,
+        .payload_threshold = (size_t)c->cluster_payload_threshold,
     };
 }
 
