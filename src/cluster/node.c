@@ -6,8 +6,11 @@
  *   - heart-beats every third of a lease, renewing its claims' leases and
  *     cancelling the engine jobs of claims it lost;
  *   - expires dead hosts' leases every half lease (any host may);
- *   - claims partitions for its free slots, polling with back-off (50 ms
- *     after work, doubling to 1 s while the queue is empty: no LISTEN/NOTIFY).
+ *   - claims partitions for its free slots, of the kinds whose parameters
+ *     fit its engine's memory budget, polling with back-off (50 ms after
+ *     work, doubling to 1 s while the queue is empty: no LISTEN/NOTIFY);
+ *   - removes payload files no active job needs (after completing a job,
+ *     and with the housekeeping).
  * The database being unreachable only delays: every call is retried on the
  * next turn, with the connection reset.
  */
