@@ -54,7 +54,7 @@ int main(int argc, char **argv)
     }
     cuzk_engine *e;
     if (cuzk_engine_create(&e, &cfg) != CUZK_OK) return 1;
-    cuzk_engine_synthetic_kind kind = {"bench", "bench", 10, CUZK_PRIORITY_NORMAL, nc, 4, NULL};
+    cuzk_engine_synthetic_kind kind = {"bench", "bench", 10, CUZK_PRIORITY_NORMAL, nc, 4, NULL, 0};
     double t0 = eng_now();
     if (cuzk_engine_register_synthetic(e, &kind, (unsigned)(np > 0 ? np : 1)) != CUZK_OK) return 1;
     if (cuzk_engine_srs_preload(e, "bench") != CUZK_OK) return 1;

@@ -8,9 +8,17 @@ driven by Python's grpcio; the database is inspected with psql.
 - a cancel on one daemon stops the job's partitions on all;
 - kill -9 of a daemon holding claims: its jobs still complete from the other
   two, every partition exactly once; restarted, it rejoins and proves again;
+- every host makes the same test-kind parameters (a seed from the
+  database): an assembled proof verifies against one host's key (`cuzk
+  verify`, the public inputs recomputed here);
+- GetStatus on any daemon reports the cluster's queue and hosts;
+- SIGTERM of a daemon holding claims: it drains (writes back what it holds),
+  every job completes exactly once;
 - the 2KiB Filecoin kinds whose parameters the fixture made, through the
-  cluster.
+  cluster, their payloads through a shared payload_dir (files named by
+  SHA-256, gone once the jobs are).
 Seeds are fresh per run (printed; CUZK_SEED replays them)."""
+import hashlib
 import os
 import signal
 import subprocess
@@ -44,6 +52,8 @@ daemons = []
 H.kill_daemons_on_error(daemons)
 SECRET = f"pw-{rng.getrandbits(64):016x}"
 PWFILE = os.path.join(tmp, "db-password")
+PAYLOADS = os.path.join(tmp, "payloads")  # the "shared storage" every daemon mounts
+os.makedirs(PAYLOADS)
 with open(PWFILE, "w") as f:
     f.write(SECRET + "\n")
 
@@ -82,7 +92,10 @@ class Daemon:
                     f'[gpus]\ngpu_workers_per_device = 1\n'
                     f'[cluster]\nconninfo = "{PG}"\nhost = "{name}"\nlease = "{LEASE_S}s"\nslots = 2\n'
                     # the database trusts the socket; the password must still never show
-                    f'password_file = "{PWFILE}"\n')
+                    f'password_file = "{PWFILE}"\n'
+                    # the 2KiB Filecoin requests (kilobytes) through files, the
+                    # test kinds' 8-byte seeds in the database
+                    f'payload_dir = "{PAYLOADS}"\npayload_threshold = "1KiB"\n')
         self.p = None
 
     def start(self):
@@ -154,7 +167,7 @@ def wait_for(cond, what, timeout=120):
 A, B, C = Daemon("host-a").start(), Daemon("host-b").start(), Daemon("host-c").start()
 live = wait_for(lambda: len(sql(f"SELECT name FROM cuzk_hosts WHERE stopped_at IS NULL AND "
                                 f"heartbeat_at > now() - interval '{LEASE_S} seconds'")) == 3, "three hosts")
-check(sql("SELECT v FROM cuzk_meta WHERE k = 'schema'") == [["1"]], "the daemons created schema version 1")
+check(sql("SELECT v FROM cuzk_meta WHERE k = 'schema'") == [["2"]], "the daemons created schema version 2")
 
 # jobs submitted to one daemon each, awaited on another: proved on all three
 jobs = []
@@ -163,6 +176,43 @@ for i in range(6):
     j = [A, B, C][i % 3].st.SubmitProof(q)
     check(j.job_id == q.request_id, f"SubmitProof through {[A, B, C][i % 3].name} stores {j.job_id}")
     jobs.append(q)
+
+
+# GetStatus on any daemon: the cluster's queue (as its database has it) and hosts
+def db_queue():
+    rows = sql("SELECT j.kind, count(DISTINCT j.seq), count(*) FILTER (WHERE p.state = 'pending'), "
+               "count(*) FILTER (WHERE p.state = 'claimed') FROM cuzk_jobs j "
+               "JOIN cuzk_partitions p ON p.job_seq = j.seq WHERE j.state = 'active' GROUP BY j.kind")
+    return {r[0]: (int(r[1]), int(r[2]), int(r[3])) for r in rows}
+
+
+def rpc_queue(st):
+    out = {}
+    for q in st.cluster_queues:
+        a = out.get(q.proof_kind, (0, 0, 0))
+        out[q.proof_kind] = (a[0] + q.jobs_pending + q.jobs_in_progress, a[1] + q.partitions_pending,
+                             a[2] + q.partitions_claimed)
+    return out
+
+
+for _ in range(200):  # a moment when no claim or completion lands during the call
+    before = db_queue()
+    st = B.st.GetStatus(pb.GetStatusRequest())
+    if db_queue() == before:
+        break
+else:
+    raise RuntimeError("the queue never held still for one GetStatus")
+print(f"GetStatus: {rpc_queue(st)}; database: {before}", flush=True)
+check(before.get("test-porep", (0,))[0] >= 1 and rpc_queue(st) == before,
+      "GetStatus's cluster_queues are the database's active jobs and partitions per kind")
+check(all(q.priority == pb.NORMAL for q in st.cluster_queues if q.proof_kind == "test-porep"),
+      "test-porep jobs are queued at NORMAL")
+qs = {q.proof_kind: q.pending + q.in_progress for q in st.queues}
+check(qs.get("test-porep") == before["test-porep"][0],
+      f"`queues` (what curio's back-pressure sums) counts the cluster's jobs: {qs.get('test-porep')}")
+hosts = {h.name: h for h in st.cluster_hosts}
+check(set(hosts) == {"host-a", "host-b", "host-c"} and all(h.alive and h.slots == 2 for h in hosts.values()),
+      f"GetStatus lists the three live hosts: {sorted(hosts)}")
 win = pb.SubmitProofRequest(proof_kind=pb.TEST_WINNING_POST, request_id=rid("win"), vanilla_proof=seed8())
 r = C.st.Prove(pb.ProveRequest(submit=win), timeout=600).result
 check(r.status == S.COMPLETED and len(r.proof) == 192, f"Prove test-winning through host-c: {S.Status.Name(r.status)}")
@@ -183,6 +233,60 @@ stored = b"".join(bytes.fromhex(row[0]) for row in sql(
     f"SELECT encode(p.result, 'hex') FROM cuzk_partitions p JOIN cuzk_jobs j ON j.seq = p.job_seq "
     f"WHERE j.id = '{q.request_id}' ORDER BY p.part"))
 check(stored == proofs[q.request_id], "AwaitProof's proof is the stored partition results in partition order")
+
+# one parameter set for the test kinds on every host: the same files, and the
+# assembled proof (partitions from all three hosts) verifies against host-a's key
+pfiles = [os.path.join(d.params, "cuzk-test-porep-8192.params") for d in (A, B, C)]
+digests = {hashlib.sha256(open(f, "rb").read()).hexdigest() for f in pfiles}
+check(len(digests) == 1, f"the three hosts' test-porep parameters are one set ({len(digests)} distinct)")
+
+
+def vk_of(params_file):
+    """The verifying key: the prefix of a bellperson .params file (alpha, beta
+    G1, beta G2, gamma G2, delta G1, delta G2 uncompressed, then a u32 BE count
+    of IC points, 96 bytes each)."""
+    b = open(params_file, "rb").read()
+    n_ic = int.from_bytes(b[864:868], "big")
+    return b[:868 + 96 * n_ic]
+
+
+def mix64(z):
+    z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & (2**64 - 1)
+    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & (2**64 - 1)
+    return z ^ (z >> 31)
+
+
+def failing_partitions(proof, seed8, vk_file):
+    """The partitions that do not verify against the key, each checked by
+    `cuzk verify` with its public inputs recomputed from the partition's
+    witness seed (the test kinds' rule: a mix of the request's seed and the
+    partition number)."""
+    seed = int.from_bytes(seed8, "little")
+    bad = []
+    for k in range(len(proof) // 192):
+        pf = os.path.join(tmp, f"part{k}.proof")
+        with open(pf, "wb") as f:
+            f.write(proof[192 * k:192 * (k + 1)])
+        ws = mix64((seed + 0x9e3779b97f4a7c15 * (k + 1)) & (2**64 - 1))
+        r = subprocess.run([CUZK, "verify", "--constraints", "8192", "--inputs", "4", "--vk", vk_file,
+                            "--proof", pf, "--seed", str(ws)], cwd=tmp, capture_output=True, text=True)
+        if r.returncode != 0:
+            bad.append(k)
+    return bad
+
+
+VK = os.path.join(tmp, "host-a-test-porep.vk")
+with open(VK, "wb") as f:
+    f.write(vk_of(pfiles[0]))
+q = jobs[0]
+bad = failing_partitions(proofs[q.request_id], q.vanilla_proof, VK)
+check(not bad, f"{q.request_id}: the assembled proof verifies against host-a's key, partition by partition "
+               f"(failing: {bad})")
+# the check can fail: another job's partition in its place does not verify
+k = rng.randrange(10)
+wrong = bytearray(proofs[q.request_id])
+wrong[192 * k:192 * (k + 1)] = proofs[jobs[1].request_id][192 * k:192 * (k + 1)]
+check(failing_partitions(bytes(wrong), q.vanilla_proof, VK) == [k], f"a foreign partition {k} is caught")
 
 # the same request id through another daemon: the same job, the same proof
 j = C.st.SubmitProof(jobs[0])
@@ -309,6 +413,31 @@ for q, f in zip(rs, futures):
 check(sum("database" in line and ("server closed" in line or "terminat" in line or "connect" in line)
           for d in (A, B, C) for line in d.logtext().splitlines()) > 0, "the daemons saw the database go away")
 
+# ---- SIGTERM of a daemon holding claims: it drains ----------------------------------
+dj = [porep_req(f"drain{i}") for i in range(3)]
+for q in dj:
+    A.st.SubmitProof(q)
+wait_for(lambda: sql("SELECT count(*) FROM cuzk_partitions WHERE claimed_by = 'host-c' AND state = 'claimed'")
+         != [["0"]], "host-c holding claims")
+held_c = sql("SELECT j.id, p.part FROM cuzk_partitions p JOIN cuzk_jobs j ON j.seq = p.job_seq "
+             "WHERE p.claimed_by = 'host-c' AND p.state = 'claimed'")
+C.p.send_signal(signal.SIGTERM)
+check(C.p.wait(120) == 0, f"host-c drained and stopped cleanly, holding {len(held_c)} partitions at SIGTERM")
+for q in dj:
+    await_ok(A, q.request_id, 10, f"{q.request_id} (host-c drained during it)")
+    ps = show(q.request_id)
+    row = sql(f"SELECT parts_done, num_partitions, state FROM cuzk_jobs WHERE id = '{q.request_id}'")
+    check(row == [["10", "10", "done"]] and all(v[0] == "done" and v[4] for v in ps.values()),
+          f"{q.request_id}: completed once, every partition done and verified: {row}")
+back = [(j, k) for j, k in held_c if parts_of(j)[int(k)][1] == "host-c"]
+print(f"  of host-c's {len(held_c)} partitions at SIGTERM, {len(back)} written back by it while draining, the "
+      f"others proved by the rest", flush=True)
+check(back, "host-c finished and wrote back partitions it held when told to stop")
+check(sql("SELECT stopped_at IS NOT NULL FROM cuzk_hosts WHERE name = 'host-c'") == [["t"]] and
+      sql("SELECT count(*) FROM cuzk_partitions WHERE claimed_by = 'host-c' AND state = 'claimed'") == [["0"]],
+      "host-c left the cluster marked stopped, holding nothing")
+C.start()
+
 # ---- the 2KiB Filecoin kinds the fixture made ---------------------------------
 stamp = {"window-post": "W", "winning-post": "WIN", "snap": "U", "porep": "S1"}
 have = [k for k in stamp if os.path.exists(os.path.join(PARAMS, f".done-{k}-2KiB"))]
@@ -335,6 +464,12 @@ if have:
         parts = int(n[0][0]) if n else 0
         await_ok([B, C, A][i % 3], q.request_id, parts, f"Filecoin {k} 2KiB through the cluster")
         show(q.request_id)
+        row = sql(f"SELECT payload_file, length(payload), payload_len FROM cuzk_jobs WHERE id = '{q.request_id}'")
+        check(row and len(row[0][0]) == 64 and row[0][1] == "0" and int(row[0][2]) > 1024,
+              f"Filecoin {k}: its {row[0][2] if row else '?'}-byte payload went through payload_dir, not the row")
+    # files of finished jobs are removed by the host that completed them
+    wait_for(lambda: not os.listdir(PAYLOADS), "the payload files of finished jobs removed", timeout=30)
+    check(sql("SELECT count(*) FROM cuzk_payloads") == [["0"]], "no payload file left, none recorded")
 
 # ---- status, metrics, clean stop -------------------------------------------------
 m = A.st.GetMetrics(pb.GetMetricsRequest()).prometheus_text

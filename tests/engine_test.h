@@ -90,14 +90,11 @@ static cuzk_engine_kind tk_kind(tkind *k, const char *name, const char *circuit,
     return d;
 }
 
-/* The job's proof, checked by the test: length, decoding, and every
+/* A job's proof, checked by the test: length, decoding, and every
  * partition against natively computed public inputs (batch verification). */
-static bool tk_proof_ok(tkind *k, cuzk_job *j, uint64_t seed, uint32_t parts)
+static bool tk_bytes_ok(tkind *k, const uint8_t *pr, size_t len, uint64_t seed, uint32_t parts)
 {
-    const uint8_t *pr;
-    size_t len;
-    if (cuzk_job_proof(j, &pr, &len) != CUZK_OK || len != (size_t)parts * CUZK_GROTH16_PROOF_BYTES)
-        return false;
+    if (len != (size_t)parts * CUZK_GROTH16_PROOF_BYTES) return false;
     cuzk_groth16_proof *proofs = malloc(parts * sizeof *proofs);
     cuzk_fr *pub = malloc((size_t)parts * (k->ni ? k->ni : 1) * sizeof *pub);
     bool ok = proofs && pub && cuzk_groth16_proofs_decode(proofs, parts, pr, len, NULL) == CUZK_OK;
@@ -109,6 +106,13 @@ static bool tk_proof_ok(tkind *k, cuzk_job *j, uint64_t seed, uint32_t parts)
     free(proofs);
     free(pub);
     return ok;
+}
+
+static bool tk_proof_ok(tkind *k, cuzk_job *j, uint64_t seed, uint32_t parts)
+{
+    const uint8_t *pr;
+    size_t len;
+    return cuzk_job_proof(j, &pr, &len) == CUZK_OK && tk_bytes_ok(k, pr, len, seed, parts);
 }
 
 static int tk_submit(cuzk_engine *e, const char *kind, const char *id, uint64_t seed, cuzk_priority prio,

@@ -7,19 +7,30 @@
  * completions finish a job exactly once with the results in partition
  * order; leases that run out are claimed again and the late result is
  * discarded; max_attempts, failures, cancellation, retries of an id,
- * priorities, deadlines, host names held by a live daemon.
+ * priorities, deadlines, host names held by a live daemon; a completion is
+ * one round trip; payloads in payload_dir (written once under their
+ * SHA-256, read back checked, removed when no active job needs them); a
+ * node with a real engine claims only the kinds whose parameters fit its
+ * memory budget, and fails (never proves) partitions whose payload file is
+ * corrupt or missing.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <libpq-fe.h>
+#include <openssl/evp.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cuzk/cluster.h"
 #include "cuzk/error.h"
+#include "cuzk/file.h"
+#include "engine_test.h"
 #include "testutil.h"
 
 static const char *conninfo;
@@ -71,7 +82,7 @@ static void schema_and_options(void)
     CHECK_MSG(atomic_load(&opened) == 4, "%d of 4 daemons connecting at once got the schema", atomic_load(&opened));
     char err[512], *js = NULL;
     cuzk_cluster_db *db = open_host("s", 0, 0, false);
-    CHECK(db && cuzk_cluster_status_json(db, &js, err, sizeof err) == CUZK_OK && js && strstr(js, "\"schema\" : 1"));
+    CHECK(db && cuzk_cluster_status_json(db, &js, err, sizeof err) == CUZK_OK && js && strstr(js, "\"schema\" : 2"));
     if (js) fprintf(stderr, "fresh status: %s\n", js);
     free(js);
     cuzk_cluster_db_close(db);
@@ -286,9 +297,13 @@ static void leases(void)
     CHECK(nb == 2 && cb[0].attempt == 2 && cb[1].attempt == 2 && cb[0].partition == 0);
     /* the first host's late result for partition 1 is discarded too */
     CHECK(cuzk_cluster_complete(a, &ca[1], r1, 1, &acc, &done, err, sizeof err) == CUZK_OK && !acc);
+    /* each completion, taken or discarded, is one round trip */
+    uint64_t trips = cuzk_cluster_db_statements(b);
     CHECK(cuzk_cluster_complete(b, &cb[0], r1, 1, &acc, &done, err, sizeof err) == CUZK_OK && acc && !done);
     CHECK(cuzk_cluster_complete(b, &cb[0], r2, 1, &acc, &done, err, sizeof err) == CUZK_OK && !acc); /* twice */
     CHECK(cuzk_cluster_complete(b, &cb[1], r2, 1, &acc, &done, err, sizeof err) == CUZK_OK && acc && done);
+    trips = cuzk_cluster_db_statements(b) - trips;
+    CHECK_MSG(trips == 3, "three completions took %llu round trips", (unsigned long long)trips);
     cuzk_cluster_job_info in;
     CHECK(cuzk_cluster_job_get(a, id, &in, err, sizeof err) == CUZK_OK && in.state == CUZK_JOB_DONE);
     CHECK(in.proof_len == 384 && !memcmp(in.proof, r1, 192) && !memcmp(in.proof + 192, r2, 192));
@@ -444,6 +459,318 @@ static void lifecycle(void)
     cuzk_cluster_db_close(b);
 }
 
+/* ---- payloads in payload_dir ----------------------------------------------- */
+
+static void sha256(const uint8_t *p, size_t n, char hex[65])
+{
+    uint8_t d[32];
+    unsigned dl = 32;
+    CHECK(EVP_Digest(p, n, d, &dl, EVP_sha256(), NULL) == 1);
+    for (int i = 0; i < 32; i++) sprintf(hex + 2 * i, "%02x", d[i]);
+}
+
+static unsigned files_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    unsigned n = 0;
+    for (struct dirent *e; d && (e = readdir(d));) n += e->d_name[0] != '.';
+    if (d) closedir(d);
+    return n;
+}
+
+static bool file_is(const char *path, const uint8_t *p, size_t n)
+{
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    bool same = cuzk_file_read(path, 0, &buf, &len) == CUZK_OK && len == n && !memcmp(buf, p, n);
+    free(buf);
+    return same;
+}
+
+static void write_file(const char *path, const uint8_t *p, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    CHECK(f && fwrite(p, 1, n, f) == n);
+    if (f) fclose(f);
+}
+
+static cuzk_cluster_db *open_payload_host(const char *host, const char *dir, size_t threshold)
+{
+    cuzk_cluster_opts o = {.conninfo = conninfo, .host = host, .lease_ms = 60000, .payload_dir = dir,
+                           .payload_threshold = threshold};
+    cuzk_cluster_db *db = NULL;
+    char err[512];
+    int rc = cuzk_cluster_db_open(&o, &db, err, sizeof err);
+    CHECK_MSG(rc == CUZK_OK, "open %s: %s", host, err);
+    if (rc == CUZK_OK) CHECK_MSG(cuzk_cluster_host_join(db, 4, "pk", err, sizeof err) == CUZK_OK, "%s", err);
+    return db;
+}
+
+/* The payload of the job whose only partition db claims now. */
+static int claimed_payload(cuzk_cluster_db *db, cuzk_cluster_lease *l, uint8_t **pl, size_t *len, char *err,
+                           size_t errlen)
+{
+    size_t n = 0;
+    *pl = NULL;
+    CHECK(cuzk_cluster_claim(db, "pk", 1, l, &n, err, errlen) == CUZK_OK && n == 1);
+    return n == 1 ? cuzk_cluster_payload(db, l->job_seq, pl, len, err, errlen) : CUZK_ERR_INTERNAL;
+}
+
+static void payload_files(void)
+{
+    char dir[] = "/tmp/cuzk-payloads-XXXXXX", err[512], path[128], hex[65], id[64];
+    CHECK(mkdtemp(dir) != NULL);
+    cuzk_cluster_db *a = open_payload_host("pay-a", dir, 100), *none = open_payload_host("pay-n", NULL, 0);
+    uint8_t big[1000], small[100], *pl = NULL;
+    for (size_t i = 0; i < sizeof big; i++) big[i] = (uint8_t)cuzk_rng_u64(&rng);
+    for (size_t i = 0; i < sizeof small; i++) small[i] = (uint8_t)cuzk_rng_u64(&rng);
+    sha256(big, sizeof big, hex);
+    snprintf(path, sizeof path, "%s/%s", dir, hex);
+    uint64_t tag = cuzk_rng_u64(&rng);
+    char ids[6][64];
+    for (int i = 0; i < 6; i++) snprintf(ids[i], sizeof ids[i], "pay%d-%016llx", i, (unsigned long long)tag);
+    bool dup;
+    size_t len = 0;
+    cuzk_cluster_lease l;
+
+    /* over the threshold: a file named by its SHA-256, holding the payload */
+    cuzk_cluster_job job = one_job(ids[0], "pk", CUZK_PRIORITY_NORMAL, 1, big, sizeof big);
+    CHECK_MSG(cuzk_cluster_submit(a, &job, &dup, NULL, err, sizeof err) == CUZK_OK && !dup, "%s", err);
+    CHECK_MSG(file_is(path, big, sizeof big) && files_in(dir) == 1, "the payload in %s", path);
+    CHECK(cuzk_cluster_submit(a, &job, &dup, NULL, err, sizeof err) == CUZK_OK && dup);
+    /* at the threshold: in the row; the same payload under another id: the same file */
+    job = one_job(ids[1], "pk", CUZK_PRIORITY_NORMAL, 1, small, sizeof small);
+    CHECK(cuzk_cluster_submit(a, &job, &dup, NULL, err, sizeof err) == CUZK_OK && files_in(dir) == 1);
+    job = one_job(ids[2], "pk", CUZK_PRIORITY_NORMAL, 1, big, sizeof big);
+    CHECK(cuzk_cluster_submit(a, &job, &dup, NULL, err, sizeof err) == CUZK_OK && files_in(dir) == 1);
+    /* read back (job 0) and from the row (job 1) */
+    CHECK(claimed_payload(a, &l, &pl, &len, err, sizeof err) == CUZK_OK && !strcmp(l.job_id, ids[0]));
+    CHECK(pl && len == sizeof big && !memcmp(pl, big, len));
+    free(pl);
+    CHECK(claimed_payload(a, &l, &pl, &len, err, sizeof err) == CUZK_OK && !strcmp(l.job_id, ids[1]));
+    CHECK(pl && len == sizeof small && !memcmp(pl, small, len));
+    free(pl);
+    /* job 2's file, wrong: a host says what is wrong and gives no bytes */
+    CHECK(claimed_payload(a, &l, &pl, &len, err, sizeof err) == CUZK_OK && !strcmp(l.job_id, ids[2]));
+    free(pl);
+    CHECK(cuzk_cluster_payload(none, l.job_seq, &pl, &len, err, sizeof err) == CUZK_ERR_IO && !pl);
+    CHECK_MSG(strstr(err, hex) && strstr(err, "no cluster.payload_dir"), "%s", err);
+    uint8_t bad[sizeof big];
+    memcpy(bad, big, sizeof big);
+    bad[cuzk_rng_u64(&rng) % sizeof bad] ^= (uint8_t)(1 + cuzk_rng_u64(&rng) % 255);
+    write_file(path, bad, sizeof bad);
+    CHECK(cuzk_cluster_payload(a, l.job_seq, &pl, &len, err, sizeof err) == CUZK_ERR_IO && !pl);
+    CHECK_MSG(strstr(err, path) && strstr(err, "SHA-256 is not the job's"), "%s", err);
+    write_file(path, big, sizeof big - 1);
+    CHECK(cuzk_cluster_payload(a, l.job_seq, &pl, &len, err, sizeof err) == CUZK_ERR_IO && !pl);
+    CHECK_MSG(strstr(err, path) && strstr(err, "999 bytes where the job's payload has 1000"), "%s", err);
+    CHECK(unlink(path) == 0);
+    CHECK(cuzk_cluster_payload(a, l.job_seq, &pl, &len, err, sizeof err) == CUZK_ERR_IO && !pl);
+    CHECK_MSG(strstr(err, path) && strstr(err, "No such file"), "%s", err);
+    /* a submit of the same payload makes the file whole again */
+    write_file(path, bad, sizeof bad);
+    job = one_job(ids[3], "pk", CUZK_PRIORITY_NORMAL, 1, big, sizeof big);
+    CHECK(cuzk_cluster_submit(a, &job, &dup, NULL, err, sizeof err) == CUZK_OK && file_is(path, big, sizeof big));
+    CHECK(cuzk_cluster_payload(a, l.job_seq, &pl, &len, err, sizeof err) == CUZK_OK && len == sizeof big);
+    free(pl);
+
+    /* the file goes when the last active job naming it ends, however it ends */
+    unsigned removed = 99;
+    bool acc = false, done = false, was;
+    uint8_t r[192] = {7};
+    CHECK(cuzk_cluster_complete(a, &l, r, 1, &acc, &done, err, sizeof err) == CUZK_OK && acc && done); /* job 2 */
+    CHECK(cuzk_cluster_cancel(a, ids[0], &was, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_cluster_payload_gc(a, &removed, err, sizeof err) == CUZK_OK && removed == 0);
+    CHECK(file_is(path, big, sizeof big)); /* job 3 needs it */
+    CHECK(cuzk_cluster_claim(a, "pk", 1, &l, &len, err, sizeof err) == CUZK_OK && !strcmp(l.job_id, ids[3]));
+    CHECK(cuzk_cluster_complete(a, &l, r, 1, &acc, &done, err, sizeof err) == CUZK_OK && acc && done);
+    CHECK(cuzk_cluster_payload_gc(none, &removed, err, sizeof err) == CUZK_OK && removed == 0); /* no dir: none */
+    CHECK(access(path, F_OK) == 0);
+    CHECK(cuzk_cluster_payload_gc(a, &removed, err, sizeof err) == CUZK_OK && removed == 1);
+    CHECK(access(path, F_OK) != 0 && files_in(dir) == 0);
+    CHECK(cuzk_cluster_payload_gc(a, &removed, err, sizeof err) == CUZK_OK && removed == 0);
+    /* a file already gone is fine; a later submit writes it anew */
+    job = one_job(ids[4], "pk", CUZK_PRIORITY_NORMAL, 1, big, sizeof big);
+    CHECK(cuzk_cluster_submit(a, &job, &dup, NULL, err, sizeof err) == CUZK_OK && file_is(path, big, sizeof big));
+    CHECK(cuzk_cluster_cancel(a, ids[4], &was, err, sizeof err) == CUZK_OK && unlink(path) == 0);
+    CHECK(cuzk_cluster_payload_gc(a, &removed, err, sizeof err) == CUZK_OK);
+    job = one_job(ids[5], "pk", CUZK_PRIORITY_NORMAL, 1, big, sizeof big);
+    CHECK(cuzk_cluster_submit(a, &job, &dup, NULL, err, sizeof err) == CUZK_OK && file_is(path, big, sizeof big));
+    CHECK(cuzk_cluster_cancel(a, ids[5], &was, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_cluster_payload_gc(a, &removed, err, sizeof err) == CUZK_OK && removed == 1 && files_in(dir) == 0);
+    snprintf(id, sizeof id, "%s", ids[1]); /* job 1 (in the row) is still pending: cancel it */
+    CHECK(cuzk_cluster_cancel(a, id, &was, err, sizeof err) == CUZK_OK);
+    cuzk_cluster_db_close(a);
+    cuzk_cluster_db_close(none);
+    CHECK(rmdir(dir) == 0);
+}
+
+/* ---- a node with an engine -------------------------------------------------- */
+
+static void wait_state(cuzk_cluster_db *db, const char *id, cuzk_job_state want, cuzk_cluster_job_info *in)
+{
+    char err[512];
+    /* a bound for a hung run, not a timing assertion */
+    for (int i = 0; i < 6000; i++) {
+        cuzk_cluster_job_info_free(in);
+        if (cuzk_cluster_job_get(db, id, in, err, sizeof err) == CUZK_OK && in->state >= CUZK_JOB_DONE) break;
+        sleep_ms(50);
+    }
+    CHECK_MSG(in->state == want, "job %s: state %d, want %d (%s)", id, in->state, want, in->message);
+}
+
+static void node_with_engine(void)
+{
+    /* two kinds: "small" fits the 1 MiB budget, "big" (about 3 MB of
+     * parameters) does not; every payload (8 bytes) goes through files */
+    tkind ks, kb;
+    tk_setup(&ks, 64, 2, &rng);
+    tk_setup(&kb, 4096, 2, &rng);
+    cuzk_engine_config ec = {.synthesis_workers = 1, .workers_per_device = 1, .memory_budget = 1 << 20,
+                             .log = log_capture};
+    cuzk_engine *e = NULL;
+    CHECK(cuzk_engine_create(&e, &ec) == CUZK_OK);
+    cuzk_engine_kind small = tk_kind(&ks, "small", "small-c", 2, CUZK_PRIORITY_NORMAL),
+                     big = tk_kind(&kb, "big", "big-c", 2, CUZK_PRIORITY_NORMAL);
+    CHECK(cuzk_engine_register_kind(e, &small) == CUZK_OK && cuzk_engine_register_kind(e, &big) == CUZK_OK);
+    bool fits = false;
+    CHECK(cuzk_engine_kind_fits(e, "small", &fits) == CUZK_OK && fits);
+    CHECK(cuzk_engine_kind_fits(e, "big", &fits) == CUZK_OK && !fits);
+    char dir[] = "/tmp/cuzk-node-payloads-XXXXXX", err[512], ids[4][64];
+    CHECK(mkdtemp(dir) != NULL);
+    uint64_t tag = cuzk_rng_u64(&rng), seeds[4];
+    const char *names[4] = {"big", "small", "corrupt", "missing"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(ids[i], sizeof ids[i], "node-%s-%016llx", names[i], (unsigned long long)tag);
+        seeds[i] = cuzk_rng_u64(&rng) >> 1; /* not TK_FAIL_SYNTH */
+    }
+    cuzk_cluster_db *s = open_payload_host("node-submitter", dir, 4);
+    bool dup;
+    /* the big job first and CRITICAL: a node that claimed regardless would take it first */
+    cuzk_cluster_job job = one_job(ids[0], "big", CUZK_PRIORITY_CRITICAL, 2, (uint8_t *)&seeds[0], 8);
+    CHECK(cuzk_cluster_submit(s, &job, &dup, NULL, err, sizeof err) == CUZK_OK);
+    job = one_job(ids[1], "small", CUZK_PRIORITY_LOW, 2, (uint8_t *)&seeds[1], 8);
+    CHECK(cuzk_cluster_submit(s, &job, &dup, NULL, err, sizeof err) == CUZK_OK && files_in(dir) == 2);
+    cuzk_cluster_node_opts no = {
+        .db = {.conninfo = conninfo, .host = "node-a", .lease_ms = 3000, .max_attempts = 3, .payload_dir = dir,
+               .payload_threshold = 4},
+        .engine = e, .slots = 2, .kinds = "big,small", .log = log_capture};
+    cuzk_cluster_node *n = NULL;
+    CHECK_MSG(cuzk_cluster_node_start(&no, &n, err, sizeof err) == CUZK_OK, "%s", err);
+    cuzk_cluster_job_info in = {0};
+    wait_state(s, ids[1], CUZK_JOB_DONE, &in);
+    CHECK_MSG(tk_bytes_ok(&ks, in.proof, in.proof_len, seeds[1], 2), "the small job's proof verifies");
+    /* the big job was never claimed: not a NO_MEMORY failure using up attempts */
+    cuzk_cluster_part_info *parts = NULL;
+    size_t np = 0;
+    CHECK(cuzk_cluster_job_parts(s, ids[0], &parts, &np, err, sizeof err) == CUZK_OK && np == 2);
+    for (size_t p = 0; p < np; p++)
+        CHECK_MSG(!strcmp(parts[p].state, "pending") && parts[p].attempt == 0, "big partition %zu: %s, attempt %u",
+                  p, parts[p].state, parts[p].attempt);
+    free(parts);
+    CHECK(log_count("not claiming big") >= 1);
+    /* the small job's file went with it (its completer removed it); the big one's stays */
+    for (int i = 0; i < 100 && files_in(dir) != 1; i++) sleep_ms(50); /* after the write-back */
+    CHECK_MSG(files_in(dir) == 1, "%u payload files left", files_in(dir));
+    cuzk_cluster_node_stop(n);
+
+    /* a corrupt and a missing payload file: each attempt fails with the
+     * reason, the job fails after max_attempts; nothing is proved */
+    for (int i = 2; i < 4; i++) {
+        job = one_job(ids[i], "small", CUZK_PRIORITY_HIGH, 2, (uint8_t *)&seeds[i], 8);
+        CHECK(cuzk_cluster_submit(s, &job, &dup, NULL, err, sizeof err) == CUZK_OK);
+    }
+    char path[160], hex[65];
+    sha256((uint8_t *)&seeds[2], 8, hex);
+    snprintf(path, sizeof path, "%s/%s", dir, hex);
+    uint64_t other = seeds[2] ^ 1;
+    write_file(path, (uint8_t *)&other, 8);
+    sha256((uint8_t *)&seeds[3], 8, hex);
+    snprintf(path, sizeof path, "%s/%s", dir, hex);
+    CHECK(unlink(path) == 0);
+    n = NULL;
+    CHECK_MSG(cuzk_cluster_node_start(&no, &n, err, sizeof err) == CUZK_OK, "%s", err);
+    wait_state(s, ids[2], CUZK_JOB_FAILED, &in);
+    CHECK_MSG(strstr(in.message, "its last attempt") && strstr(in.message, "SHA-256 is not the job's"), "%s",
+              in.message);
+    wait_state(s, ids[3], CUZK_JOB_FAILED, &in);
+    CHECK_MSG(strstr(in.message, "its last attempt") && strstr(in.message, "No such file"), "%s", in.message);
+    cuzk_cluster_job_info_free(&in);
+    CHECK(cuzk_cluster_job_parts(s, ids[2], &parts, &np, err, sizeof err) == CUZK_OK);
+    for (size_t p = 0; p < np; p++) CHECK(!parts[p].verified && !parts[p].proved_by[0]);
+    free(parts);
+    cuzk_cluster_node_stop(n);
+    bool was;
+    CHECK(cuzk_cluster_cancel(s, ids[0], &was, err, sizeof err) == CUZK_OK);
+    unsigned removed = 0;
+    CHECK(cuzk_cluster_payload_gc(s, &removed, err, sizeof err) == CUZK_OK);
+    CHECK_MSG(files_in(dir) == 0, "%u payload files left after every job ended", files_in(dir));
+    cuzk_cluster_db_close(s);
+    cuzk_engine_destroy(e);
+    tk_free(&ks);
+    tk_free(&kb);
+    CHECK(rmdir(dir) == 0);
+}
+
+/* ---- migrations --------------------------------------------------------------- */
+
+static void sql_exec(PGconn *c, const char *q)
+{
+    PGresult *r = PQexec(c, q);
+    CHECK_MSG(PQresultStatus(r) == PGRES_COMMAND_OK, "%s: %s", q, PQresultErrorMessage(r));
+    PQclear(r);
+}
+
+/* A database of schema 1 with a job in it (the tables as version 1 made
+ * them: version 2's additions dropped) is brought to version 2 by the next
+ * daemon to connect; a database newer than this build is refused. */
+static void migration(void)
+{
+    char err[512], id[48], dir[] = "/tmp/cuzk-migrate-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    cuzk_cluster_db *a = open_payload_host("mig-a", dir, 16);
+    uint8_t payload[12], big[64], *pl = NULL;
+    size_t len = 0;
+    for (size_t i = 0; i < sizeof payload; i++) payload[i] = (uint8_t)cuzk_rng_u64(&rng);
+    for (size_t i = 0; i < sizeof big; i++) big[i] = (uint8_t)cuzk_rng_u64(&rng);
+    snprintf(id, sizeof id, "mig-%016llx", (unsigned long long)cuzk_rng_u64(&rng));
+    cuzk_cluster_job job = one_job(id, "pk", CUZK_PRIORITY_NORMAL, 1, payload, sizeof payload);
+    bool dup;
+    CHECK(cuzk_cluster_submit(a, &job, &dup, NULL, err, sizeof err) == CUZK_OK);
+    cuzk_cluster_db_close(a);
+    PGconn *c = PQconnectdb(conninfo);
+    CHECK(PQstatus(c) == CONNECTION_OK);
+    sql_exec(c, "SET client_min_messages = warning");
+    sql_exec(c, "DROP TABLE cuzk_payloads");
+    sql_exec(c, "ALTER TABLE cuzk_jobs DROP COLUMN payload_file, DROP COLUMN payload_sha256, DROP COLUMN payload_len");
+    sql_exec(c, "UPDATE cuzk_meta SET v = 1 WHERE k = 'schema'");
+    a = open_payload_host("mig-b", dir, 16);
+    char *js = NULL;
+    CHECK(a && cuzk_cluster_status_json(a, &js, err, sizeof err) == CUZK_OK && js && strstr(js, "\"schema\" : 2"));
+    free(js);
+    cuzk_cluster_lease l;
+    CHECK(claimed_payload(a, &l, &pl, &len, err, sizeof err) == CUZK_OK && !strcmp(l.job_id, id));
+    CHECK_MSG(pl && len == sizeof payload && !memcmp(pl, payload, len), "the version 1 job's payload after the migration");
+    free(pl);
+    snprintf(id, sizeof id, "mig2-%016llx", (unsigned long long)cuzk_rng_u64(&rng));
+    job = one_job(id, "pk", CUZK_PRIORITY_NORMAL, 1, big, sizeof big);
+    CHECK(cuzk_cluster_submit(a, &job, &dup, NULL, err, sizeof err) == CUZK_OK && files_in(dir) == 1);
+    bool was;
+    CHECK(cuzk_cluster_cancel(a, id, &was, err, sizeof err) == CUZK_OK);
+    unsigned removed = 0;
+    CHECK(cuzk_cluster_payload_gc(a, &removed, err, sizeof err) == CUZK_OK && removed == 1 && files_in(dir) == 0);
+    cuzk_cluster_db_close(a);
+    /* newer than this build: refused, saying what to do */
+    sql_exec(c, "UPDATE cuzk_meta SET v = v + 1 WHERE k = 'schema'");
+    cuzk_cluster_opts o = {.conninfo = conninfo, .host = "mig-c"};
+    a = NULL;
+    CHECK(cuzk_cluster_db_open(&o, &a, err, sizeof err) == CUZK_ERR_UNSUPPORTED && !a);
+    CHECK_MSG(strstr(err, "newer than this daemon's") && strstr(err, "upgrade the daemon"), "%s", err);
+    sql_exec(c, "UPDATE cuzk_meta SET v = v - 1 WHERE k = 'schema'");
+    PQfinish(c);
+    CHECK(rmdir(dir) == 0);
+}
+
 int main(int argc, char **argv)
 {
     conninfo = getenv("CUZK_PG");
@@ -459,5 +786,8 @@ int main(int argc, char **argv)
     concurrent_claims();
     leases();
     lifecycle();
+    payload_files();
+    node_with_engine();
+    migration();
     return tu_finish("test_cluster");
 }

@@ -15,7 +15,7 @@ int main(void)
     cuzk_engine_config cfg = {.synthesis_workers = 2, .num_devices = 2, .workers_per_device = 1};
     cuzk_engine *e;
     if (cuzk_engine_create(&e, &cfg) != CUZK_OK) return 1;
-    cuzk_engine_synthetic_kind k = {ODD_NAME, ODD_NAME "-c", 2, CUZK_PRIORITY_HIGH, 64, 2, NULL};
+    cuzk_engine_synthetic_kind k = {ODD_NAME, ODD_NAME "-c", 2, CUZK_PRIORITY_HIGH, 64, 2, NULL, 0};
     if (cuzk_engine_register_synthetic(e, &k, 1) != CUZK_OK) return 1;
     uint64_t seed = 5;
     cuzk_job_request rq = {.request_id = "id\"1", .kind = ODD_NAME, .inputs = &seed, .inputs_len = 8,

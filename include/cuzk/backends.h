@@ -120,8 +120,8 @@ void cuzk_engine_pce_cache_free(cuzk_engine_pce *hooks);
 
 /*
  * Built-in test kinds over the synthetic circuit (cuzk/test_circuits.h) with
- * test parameters made now by cuzk_groth16_setup (toxic waste from the OS;
- * test parameters only). Inputs are an 8-byte little-endian seed; partition
+ * test parameters made now by cuzk_groth16_setup (toxic waste from the OS
+ * or setup_seed; test parameters only). Inputs are an 8-byte little-endian seed; partition
  * k uses a witness seed derived from (seed, k). With params_path the
  * parameters are written there and the kind loads them from the file.
  */
@@ -132,6 +132,10 @@ typedef struct cuzk_engine_synthetic_kind {
     uint64_t num_constraints;
     uint32_t num_inputs;
     const char *params_path; /* NULL: parameters in memory */
+    /* 0: toxic waste from the OS; else drawn from this seed, so that hosts
+     * given the same seed make the same parameters (a cluster's hosts
+     * proving partitions of one test-kind request) */
+    uint64_t setup_seed;
 } cuzk_engine_synthetic_kind;
 int cuzk_engine_register_synthetic(cuzk_engine *e, const cuzk_engine_synthetic_kind *spec,
                                    unsigned setup_threads);

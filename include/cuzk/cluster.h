@@ -33,7 +33,7 @@
 extern "C" {
 #endif
 
-#define CUZK_CLUSTER_SCHEMA 1        /* the schema version this build creates and reads */
+#define CUZK_CLUSTER_SCHEMA 2        /* the schema version this build creates and reads */
 #define CUZK_CLUSTER_ID_MAX 256      /* job ids, as the daemon's request ids */
 #define CUZK_CLUSTER_NAME_MAX 63     /* host and kind names */
 #define CUZK_CLUSTER_PROOF_BYTES 192 /* one partition's result */
@@ -46,6 +46,14 @@ typedef struct cuzk_cluster_opts {
     const char *host;     /* this host's name: claims carry it */
     uint32_t lease_ms;    /* a claim lasts this long unless renewed (0: 30000) */
     uint32_t max_attempts; /* claims of one partition before its job fails (0: 5) */
+    /* Shared storage for large payloads (NFS or the like, mounted on every
+     * host; NULL or "": none, every payload in the database). A payload
+     * of more than payload_threshold bytes (0: every payload) is written
+     * there under its SHA-256 (hex) and the job row holds the name and
+     * digest; the host claiming a partition reads it back and checks the
+     * digest. The daemon's default threshold is 1 MiB. */
+    const char *payload_dir;
+    size_t payload_threshold;
 } cuzk_cluster_opts;
 
 /* Connects and creates or migrates the schema (versioned; concurrent
@@ -55,6 +63,9 @@ int cuzk_cluster_db_open(const cuzk_cluster_opts *o, cuzk_cluster_db **out, char
 void cuzk_cluster_db_close(cuzk_cluster_db *db); /* NULL-safe */
 /* "host:port/dbname" (or the socket directory) of the connection, for logs. */
 const char *cuzk_cluster_db_where(cuzk_cluster_db *db);
+/* Round trips to the database this handle made (statements, BEGIN and
+ * COMMIT included): what an operation costs (tests, the load generator). */
+uint64_t cuzk_cluster_db_statements(const cuzk_cluster_db *db);
 
 /* ---- hosts ------------------------------------------------------------- */
 
@@ -118,7 +129,10 @@ int cuzk_cluster_claim(cuzk_cluster_db *db, const char *kinds, size_t max, cuzk_
                        char *err, size_t errlen);
 
 /* The payload of a job incarnation (malloc'd; free it). CUZK_ERR_INVALID_ARG
- * when it is gone (the job was replaced). */
+ * when it is gone (the job was replaced). A payload in payload_dir is read
+ * from there and checked against the digest stored with the job: a file
+ * that is missing, unreadable or not the job's (or a host without
+ * payload_dir) is CUZK_ERR_IO with the path and what is wrong. */
 int cuzk_cluster_payload(cuzk_cluster_db *db, int64_t job_seq, uint8_t **payload, size_t *len, char *err,
                          size_t errlen);
 
@@ -135,6 +149,18 @@ int cuzk_cluster_complete(cuzk_cluster_db *db, const cuzk_cluster_lease *c, cons
  * everywhere). Ignored when the claim is no longer this host's. */
 int cuzk_cluster_fail(cuzk_cluster_db *db, const cuzk_cluster_lease *c, bool retry, const char *message, char *err,
                       size_t errlen);
+
+/* Removes payload files no active job needs any more (their jobs finished,
+ * failed, were cancelled or timed out; a file already gone is fine) and
+ * their records. Called by the host that completes a job and by every
+ * host's housekeeping; a host without payload_dir does nothing. *removed
+ * (may be NULL): files removed. */
+int cuzk_cluster_payload_gc(cuzk_cluster_db *db, unsigned *removed, char *err, size_t errlen);
+
+/* A random 64-bit value stored once in the database under name (the first
+ * host to ask makes it, every host gets the same): what hosts must agree
+ * on, such as the seed of the test kinds' parameters. */
+int cuzk_cluster_shared_seed(cuzk_cluster_db *db, const char *name, uint64_t *seed, char *err, size_t errlen);
 
 /* Any host's housekeeping: claims whose lease ran out go back to the queue
  * (a partition claimed max_attempts times fails its job instead), active
@@ -173,6 +199,29 @@ typedef struct cuzk_cluster_part_info {
 /* The partitions of the job under id (malloc'd array in partition order). */
 int cuzk_cluster_job_parts(cuzk_cluster_db *db, const char *id, cuzk_cluster_part_info **out, size_t *n, char *err,
                            size_t errlen);
+
+/* The cluster's queue and hosts as a daemon's GetStatus reports them. */
+typedef struct cuzk_cluster_queue {
+    char kind[CUZK_CLUSTER_NAME_MAX + 1];
+    int priority;                        /* the jobs' (cuzk_priority) */
+    uint32_t jobs_pending, jobs_running; /* active jobs: nothing claimed or done yet / some */
+    uint32_t parts_pending, parts_claimed;
+} cuzk_cluster_queue;
+typedef struct cuzk_cluster_host {
+    char name[CUZK_CLUSTER_NAME_MAX + 1];
+    uint32_t slots, busy, held;   /* held: claims in the database */
+    bool alive;                   /* heart-beating within a lease, not stopped */
+    uint64_t heartbeat_age_ms;
+    uint64_t completed;
+} cuzk_cluster_host;
+typedef struct cuzk_cluster_view {
+    cuzk_cluster_queue *queues; /* by kind, then priority, highest first */
+    size_t n_queues;
+    cuzk_cluster_host *hosts;   /* by name */
+    size_t n_hosts;
+} cuzk_cluster_view;
+int cuzk_cluster_view_get(cuzk_cluster_db *db, cuzk_cluster_view *out, char *err, size_t errlen);
+void cuzk_cluster_view_free(cuzk_cluster_view *v);
 
 /* A JSON snapshot of the cluster: hosts (slots, busy, claims held, last
  * heartbeat, counters), partitions per state, expirations, active jobs per

@@ -381,6 +381,11 @@ int cuzk_engine_check_request(cuzk_engine *e, const cuzk_job_request *req);
 /* A registered kind's partitions and default priority; CUZK_ERR_INVALID_ARG
  * for an unknown kind. Either output may be NULL. */
 int cuzk_engine_kind_info(cuzk_engine *e, const char *kind, uint32_t *num_partitions, cuzk_priority *priority);
+/* Whether a registered kind's parameters and one partition fit in the
+ * memory budget at all (a job of it that does not fit fails with
+ * CUZK_ERR_NO_MEMORY instead of waiting): for a cluster host choosing what
+ * to claim. CUZK_ERR_INVALID_ARG for an unknown kind. */
+int cuzk_engine_kind_fits(cuzk_engine *e, const char *kind, bool *fits);
 /* The job known under request_id (a new reference), or NULL. */
 cuzk_job *cuzk_engine_find(cuzk_engine *e, const char *request_id);
 void cuzk_job_release(cuzk_job *job); /* NULL-safe */

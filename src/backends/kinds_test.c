@@ -81,7 +81,8 @@ int cuzk_engine_register_synthetic(cuzk_engine *e, const cuzk_engine_synthetic_k
     if (!err) err = cuzk_synthetic_synthesize(&rec->base, &s0);
     if (!err) err = cuzk_cs_finalize(&rec->base);
     cuzk_rng rng;
-    if (!err) err = cuzk_rng_seed_os(&rng);
+    if (!err && spec->setup_seed) cuzk_rng_seed(&rng, spec->setup_seed);
+    else if (!err) err = cuzk_rng_seed_os(&rng);
     if (!err) err = cuzk_groth16_setup(&c->params, rec, &rng, setup_threads);
     if (rec) cuzk_cs_free(&rec->base);
     cuzk_engine_kind k = {
@@ -117,9 +118,9 @@ int cuzk_engine_register_test_kinds(cuzk_engine *e, uint64_t porep_constraints, 
                                     unsigned setup_threads)
 {
     const cuzk_engine_synthetic_kind kinds[3] = {
-        {"test-porep", "test-porep", 10, CUZK_PRIORITY_NORMAL, porep_constraints, 4, NULL},
-        {"test-window", "test-window", 1, CUZK_PRIORITY_HIGH, post_constraints, 2, NULL},
-        {"test-winning", "test-winning", 1, CUZK_PRIORITY_CRITICAL, post_constraints, 2, NULL},
+        {"test-porep", "test-porep", 10, CUZK_PRIORITY_NORMAL, porep_constraints, 4, NULL, 0},
+        {"test-window", "test-window", 1, CUZK_PRIORITY_HIGH, post_constraints, 2, NULL, 0},
+        {"test-winning", "test-winning", 1, CUZK_PRIORITY_CRITICAL, post_constraints, 2, NULL, 0},
     };
     for (int i = 0; i < 3; i++) {
         int err = cuzk_engine_register_synthetic(e, &kinds[i], setup_threads);

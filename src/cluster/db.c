@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cluster/cluster_internal.h"
 #include "cuzk/error.h"
 
 struct cuzk_cluster_db {
@@ -28,6 +29,9 @@ struct cuzk_cluster_db {
     uint32_t lease_ms, max_attempts;
     char lease[24], max_att[12]; /* as text parameters */
     char where[256];
+    char *payload_dir;           /* NULL: payloads in the job rows only */
+    size_t payload_threshold;
+    uint64_t statements;         /* round trips made */
 };
 
 
@@ -58,6 +62,7 @@ static qres run(cuzk_cluster_db *db, const char *sql, int n, const char *const *
     }
     int fmts[16] = {0};
     for (int i = 0; i < n && i < 16; i++) fmts[i] = lens && lens[i] > 0;
+    db->statements++;
     q.r = PQexecParams(db->conn, sql, n, NULL, vals, lens, fmts, binary_out ? 1 : 0);
     ExecStatusType st = PQresultStatus(q.r);
     q.ok = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
@@ -86,6 +91,7 @@ static bool exec0(cuzk_cluster_db *db, const char *sql, int n, const char *const
 static void rollback(cuzk_cluster_db *db)
 {
     if (PQstatus(db->conn) != CONNECTION_OK) return;
+    db->statements++;
     PGresult *r = PQexec(db->conn, "ROLLBACK");
     PQclear(r);
 }
@@ -166,7 +172,22 @@ static const char *const migration_1[] = {
     " stopped_at timestamptz)",
     NULL,
 };
-static const char *const *const migrations[CUZK_CLUSTER_SCHEMA] = {migration_1};
+/* 2: payloads on shared storage (cuzk_cluster_opts.payload_dir): the job
+ * names its file and digest instead of holding the bytes; cuzk_payloads
+ * counts the active jobs that need each file, so the last one to finish
+ * lets it be removed (a file is shared by jobs with the same payload). */
+static const char *const migration_2[] = {
+    "ALTER TABLE cuzk_jobs ADD COLUMN payload_file text",   /* NULL: the payload is in the row */
+    "ALTER TABLE cuzk_jobs ADD COLUMN payload_sha256 bytea", /* of the payload alone */
+    "ALTER TABLE cuzk_jobs ADD COLUMN payload_len bigint",
+    "CREATE TABLE cuzk_payloads ("
+    " name text PRIMARY KEY,"
+    " refs integer NOT NULL," /* active jobs naming it; 0: to be removed */
+    " bytes bigint NOT NULL,"
+    " created_at timestamptz NOT NULL DEFAULT now())",
+    NULL,
+};
+static const char *const *const migrations[CUZK_CLUSTER_SCHEMA] = {migration_1, migration_2};
 
 /* One attempt at bringing the schema up to date; *retry when another
  * daemon raced us to it. */
@@ -245,6 +266,11 @@ int cuzk_cluster_db_open(const cuzk_cluster_opts *o, cuzk_cluster_db **out, char
     db->max_attempts = o->max_attempts ? o->max_attempts : 5;
     snprintf(db->lease, sizeof db->lease, "%u", db->lease_ms);
     snprintf(db->max_att, sizeof db->max_att, "%u", db->max_attempts);
+    db->payload_threshold = o->payload_threshold;
+    if (o->payload_dir && o->payload_dir[0] && !(db->payload_dir = strdup(o->payload_dir))) {
+        free(db);
+        return cuzk_errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
+    }
     const char *keys[] = {"dbname", "password", "application_name", NULL};
     const char *vals[] = {o->conninfo, o->password, "cuzk", NULL};
     if (!o->password) keys[1] = "application_name", vals[1] = "cuzk", keys[2] = NULL;
@@ -279,10 +305,12 @@ void cuzk_cluster_db_close(cuzk_cluster_db *db)
 {
     if (!db) return;
     if (db->conn) PQfinish(db->conn);
+    free(db->payload_dir);
     free(db);
 }
 
 const char *cuzk_cluster_db_where(cuzk_cluster_db *db) { return db->where; }
+uint64_t cuzk_cluster_db_statements(const cuzk_cluster_db *db) { return db->statements; }
 
 /* ---- hosts ---------------------------------------------------------------- */
 
@@ -297,7 +325,8 @@ static bool release_claims(cuzk_cluster_db *db, char *err, size_t errlen)
                  1, p, NULL, err, errlen);
 }
 
-int cuzk_cluster_host_join(cuzk_cluster_db *db, unsigned slots, const char *kinds, char *err, size_t errlen)
+/* A random positive bigint from the OS. */
+static int random_i64(int64_t *out, char *err, size_t errlen)
 {
     uint8_t rnd[8];
     FILE *f = fopen("/dev/urandom", "rb");
@@ -306,7 +335,14 @@ int cuzk_cluster_host_join(cuzk_cluster_db *db, unsigned slots, const char *kind
     if (!got) return cuzk_errf(err, errlen, CUZK_ERR_IO, "cluster: /dev/urandom: %s", strerror(errno));
     uint64_t u = 0;
     for (int i = 0; i < 8; i++) u = u << 8 | rnd[i];
-    int64_t inc = (int64_t)(u >> 1); /* a positive bigint */
+    *out = (int64_t)(u >> 1);
+    return CUZK_OK;
+}
+
+int cuzk_cluster_host_join(cuzk_cluster_db *db, unsigned slots, const char *kinds, char *err, size_t errlen)
+{
+    int64_t inc;
+    if (random_i64(&inc, err, errlen) != CUZK_OK) return CUZK_ERR_IO;
     char incs[24], sl[16];
     snprintf(incs, sizeof incs, "%lld", (long long)inc);
     snprintf(sl, sizeof sl, "%u", slots);
@@ -424,15 +460,18 @@ static bool job_end(cuzk_cluster_db *db, const char *seq, const char *state, con
                     bool *retry, char *err, size_t errlen)
 {
     const char *p[3] = {seq, state, message};
+    /* a job that ends no longer needs its payload file */
     qres q = run(db,
-                 "UPDATE cuzk_jobs SET state = $2, error = $3, finished_at = now() "
-                 "WHERE seq = $1 AND state = 'active' RETURNING 1",
+                 "WITH j AS (UPDATE cuzk_jobs SET state = $2, error = $3, finished_at = now() "
+                 " WHERE seq = $1 AND state = 'active' RETURNING payload_file), "
+                 "f AS (UPDATE cuzk_payloads SET refs = refs - 1 WHERE name IN (SELECT payload_file FROM j)) "
+                 "SELECT count(*) FROM j",
                  3, p, NULL, false, err, errlen);
     if (!q.ok) {
         *retry = q.retry;
         return false;
     }
-    *ended = PQntuples(q.r) == 1;
+    *ended = i64(q.r, 0, 0) == 1;
     PQclear(q.r);
     return !*ended || exec0(db,
                             "UPDATE cuzk_partitions SET state = 'cancelled', lease_until = NULL "
@@ -440,9 +479,16 @@ static bool job_end(cuzk_cluster_db *db, const char *seq, const char *state, con
                             1, p, retry, err, errlen);
 }
 
-/* One attempt at a submit (see cuzk_cluster_submit). */
-static int submit_once(cuzk_cluster_db *db, const cuzk_cluster_job *j, const uint8_t dg[32], bool *duplicate,
-                       uint32_t *pos, bool *retry, char *err, size_t errlen)
+/* A payload that goes to payload_dir: its name there and its digest. */
+typedef struct payload_ref {
+    char name[PAYLOAD_NAME_LEN + 1];
+    uint8_t sha[32];
+} payload_ref;
+
+/* One attempt at a submit (see cuzk_cluster_submit); f: the payload goes
+ * to a file. */
+static int submit_once(cuzk_cluster_db *db, const cuzk_cluster_job *j, const uint8_t dg[32], const payload_ref *f,
+                       bool *duplicate, uint32_t *pos, bool *retry, char *err, size_t errlen)
 {
     *retry = false;
     if (!begin(db, err, errlen)) return CUZK_ERR_IO;
@@ -483,18 +529,39 @@ static int submit_once(cuzk_cluster_db *db, const cuzk_cluster_job *j, const uin
     } else {
         PQclear(q.r);
     }
-    char prio[8], np[16], to[16];
+    char prio[8], np[16], to[16], plen[24];
     snprintf(prio, sizeof prio, "%d", j->priority);
     snprintf(np, sizeof np, "%u", j->num_partitions);
     snprintf(to, sizeof to, "%u", j->timeout_ms);
-    const char *p3[8] = {j->id, j->kind, prio, np, (const char *)dg, (const char *)j->payload, db->host, to};
-    int lens[8] = {0, 0, 0, 0, 32, (int)j->payload_len, 0, 0};
+    snprintf(plen, sizeof plen, "%zu", j->payload_len);
+    if (f) {
+        /* the file's record, row-locked until we commit: a host removing
+         * the file (no active job left naming it) either did so before we
+         * count ourselves in, and we write it anew, or waits for us and
+         * then sees this job need it */
+        const char *pf[2] = {f->name, plen};
+        if (!exec0(db,
+                   "INSERT INTO cuzk_payloads (name, refs, bytes) VALUES ($1, 1, $2) "
+                   "ON CONFLICT (name) DO UPDATE SET refs = cuzk_payloads.refs + 1",
+                   2, pf, retry, err, errlen))
+            goto out;
+        int wrc = payload_write(db->payload_dir, f->name, j->payload, j->payload_len, f->sha, err, errlen);
+        if (wrc != CUZK_OK) {
+            rc = wrc;
+            goto out;
+        }
+    }
+    const char *p3[11] = {j->id, j->kind, prio, np, (const char *)dg, f ? "" : (const char *)j->payload, db->host,
+                          to, f ? f->name : NULL, f ? (const char *)f->sha : NULL, f ? plen : NULL};
+    int lens[11] = {0, 0, 0, 0, 32, f ? 0 : (int)j->payload_len, 0, 0, 0, 32, 0};
     /* a zero-length payload is still binary: lens 0 would send it as text "" (the same bytes) */
     q = run(db,
-            "INSERT INTO cuzk_jobs (id, kind, priority, num_partitions, digest, payload, submitted_by, deadline) "
+            "INSERT INTO cuzk_jobs (id, kind, priority, num_partitions, digest, payload, submitted_by, deadline, "
+            " payload_file, payload_sha256, payload_len) "
             "VALUES ($1, $2, $3, $4, $5, $6, $7, "
-            " CASE WHEN $8::bigint > 0 THEN now() + $8::bigint * interval '1 millisecond' END) RETURNING seq",
-            8, p3, lens, false, err, errlen);
+            " CASE WHEN $8::bigint > 0 THEN now() + $8::bigint * interval '1 millisecond' END, $9, $10, $11) "
+            "RETURNING seq",
+            11, p3, lens, false, err, errlen);
     if (!q.ok) {
         *retry = q.retry;
         goto out;
@@ -534,10 +601,17 @@ int cuzk_cluster_submit(cuzk_cluster_db *db, const cuzk_cluster_job *j, bool *du
         return cuzk_errf(err, errlen, CUZK_ERR_NO_MEMORY, "cluster: out of memory hashing the payload");
     cuzk_cluster_job jj = *j;
     if (!jj.payload) jj.payload = none;
+    payload_ref f, *fp = NULL;
+    if (db->payload_dir && jj.payload_len > db->payload_threshold) {
+        if (!payload_sha256(jj.payload, jj.payload_len, f.sha))
+            return cuzk_errf(err, errlen, CUZK_ERR_NO_MEMORY, "cluster: out of memory hashing the payload");
+        payload_name(f.sha, f.name);
+        fp = &f;
+    }
     int rc = CUZK_ERR_IO;
     for (int t = 0; t < TX_TRIES; t++) {
         bool retry = false;
-        rc = submit_once(db, &jj, dg, &dup, queue_position, &retry, err, errlen);
+        rc = submit_once(db, &jj, dg, fp, &dup, queue_position, &retry, err, errlen);
         if (rc == CUZK_OK || !retry) break;
         backoff(t);
     }
@@ -600,11 +674,35 @@ int cuzk_cluster_payload(cuzk_cluster_db *db, int64_t job_seq, uint8_t **payload
     char seq[24];
     snprintf(seq, sizeof seq, "%lld", (long long)job_seq);
     const char *p[1] = {seq};
-    qres q = run(db, "SELECT payload FROM cuzk_jobs WHERE seq = $1", 1, p, NULL, true, err, errlen);
+    qres q = run(db, "SELECT payload, payload_file, payload_sha256, payload_len FROM cuzk_jobs WHERE seq = $1", 1, p,
+                 NULL, true, err, errlen);
     if (!q.ok) return CUZK_ERR_IO;
     if (PQntuples(q.r) != 1) {
         PQclear(q.r);
         return cuzk_errf(err, errlen, CUZK_ERR_INVALID_ARG, "cluster: job %s is gone", seq);
+    }
+    if (!PQgetisnull(q.r, 0, 1)) {
+        /* in payload_dir: read there and checked against the row's digest */
+        char name[PAYLOAD_NAME_LEN + 1];
+        uint8_t sha[32];
+        uint64_t be = 0;
+        bool whole = PQgetlength(q.r, 0, 1) == PAYLOAD_NAME_LEN && PQgetlength(q.r, 0, 2) == 32 &&
+                     PQgetlength(q.r, 0, 3) == 8;
+        if (whole) {
+            memcpy(name, PQgetvalue(q.r, 0, 1), PAYLOAD_NAME_LEN);
+            name[PAYLOAD_NAME_LEN] = '\0';
+            memcpy(sha, PQgetvalue(q.r, 0, 2), 32);
+            memcpy(&be, PQgetvalue(q.r, 0, 3), 8);
+        }
+        PQclear(q.r);
+        if (!whole) return cuzk_errf(err, errlen, CUZK_ERR_INTERNAL, "cluster: job %s: bad payload file record", seq);
+        if (!db->payload_dir)
+            return cuzk_errf(err, errlen, CUZK_ERR_IO,
+                             "job %s's payload is file %s in the cluster's payload_dir, and this host has no "
+                             "cluster.payload_dir", seq, name);
+        int rc = payload_read(db->payload_dir, name, sha, (size_t)be64toh(be), payload, err, errlen);
+        if (rc == CUZK_OK) *len = (size_t)be64toh(be);
+        return rc;
     }
     size_t n = (size_t)PQgetlength(q.r, 0, 0);
     *payload = malloc(n ? n : 1);
@@ -634,6 +732,13 @@ static void claim_text(claim_params *cp, const cuzk_cluster_lease *c)
 #define HELD "job_seq = $1 AND part = $2 AND attempt = $3 AND claimed_by = $4 AND state = 'claimed' " \
              "AND lease_until >= now()"
 
+/* One statement, so one round trip: the partition's result is taken only
+ * while the claim is still this host's (HELD: same attempt, lease not run
+ * out; otherwise a late result, discarded), and only then is the job row
+ * counted, under its row lock: concurrent completions of one job queue on
+ * it and each counts on the row the previous one left, so exactly one
+ * brings parts_done to num_partitions. The job's payload record loses the
+ * job when it is done. */
 static int complete_once(cuzk_cluster_db *db, const cuzk_cluster_lease *c, const uint8_t proof[192],
                          uint64_t prove_ms, bool *accepted, bool *job_done, bool *retry, char *err, size_t errlen)
 {
@@ -641,43 +746,29 @@ static int complete_once(cuzk_cluster_db *db, const cuzk_cluster_lease *c, const
     *accepted = *job_done = false;
     claim_params cp;
     claim_text(&cp, c);
-    char pms[24];
-    snprintf(pms, sizeof pms, "%llu", (unsigned long long)prove_ms);
-    if (!begin(db, err, errlen)) return CUZK_ERR_IO;
-    const char *p[6] = {cp.seq, cp.part, cp.att, db->host, (const char *)proof, pms};
+    char ms[24];
+    snprintf(ms, sizeof ms, "%llu", (unsigned long long)prove_ms);
+    const char *p[6] = {cp.seq, cp.part, cp.att, db->host, (const char *)proof, ms};
     int lens[6] = {0, 0, 0, 0, CUZK_CLUSTER_PROOF_BYTES, 0};
     qres q = run(db,
-                 "UPDATE cuzk_partitions SET state = 'done', result = $5, verified = true, proved_by = $4, "
-                 " prove_ms = $6, finished_at = now(), lease_until = NULL WHERE " HELD " RETURNING 1",
+                 "WITH p AS (UPDATE cuzk_partitions SET state = 'done', result = $5, verified = true, "
+                 "  proved_by = $4, prove_ms = $6, finished_at = now(), lease_until = NULL "
+                 "  WHERE " HELD " RETURNING job_seq), "
+                 "j AS (UPDATE cuzk_jobs SET parts_done = parts_done + 1, "
+                 "  state = CASE WHEN parts_done + 1 >= num_partitions THEN 'done' ELSE state END, "
+                 "  finished_at = CASE WHEN parts_done + 1 >= num_partitions THEN now() END "
+                 "  WHERE seq IN (SELECT job_seq FROM p) AND state = 'active' RETURNING state, payload_file), "
+                 "f AS (UPDATE cuzk_payloads SET refs = refs - 1 "
+                 "  WHERE name IN (SELECT payload_file FROM j WHERE state = 'done')) "
+                 "SELECT (SELECT count(*) FROM p), coalesce((SELECT state FROM j), '')",
                  6, p, lens, false, err, errlen);
     if (!q.ok) {
         *retry = q.retry;
-        rollback(db);
         return CUZK_ERR_IO;
     }
-    *accepted = PQntuples(q.r) == 1;
+    *accepted = i64(q.r, 0, 0) == 1;
+    *job_done = *accepted && !strcmp(PQgetvalue(q.r, 0, 1), "done");
     PQclear(q.r);
-    if (*accepted) {
-        /* the job row's lock orders concurrent completions: exactly one
-         * brings parts_done to num_partitions */
-        q = run(db,
-                "UPDATE cuzk_jobs SET parts_done = parts_done + 1, "
-                " state = CASE WHEN parts_done + 1 >= num_partitions THEN 'done' ELSE state END, "
-                " finished_at = CASE WHEN parts_done + 1 >= num_partitions THEN now() END "
-                "WHERE seq = $1 AND state = 'active' RETURNING state",
-                1, p, NULL, false, err, errlen);
-        if (!q.ok) {
-            *retry = q.retry;
-            rollback(db);
-            return CUZK_ERR_IO;
-        }
-        *job_done = PQntuples(q.r) == 1 && !strcmp(PQgetvalue(q.r, 0, 0), "done");
-        PQclear(q.r);
-    }
-    if (!commit(db, retry, err, errlen)) {
-        *accepted = *job_done = false;
-        return CUZK_ERR_IO;
-    }
     return CUZK_OK;
 }
 
@@ -797,6 +888,91 @@ int cuzk_cluster_expire(cuzk_cluster_db *db, unsigned *leases_expired, unsigned 
     }
     PQclear(q.r);
     return rc;
+}
+
+/* One pass over payload files no active job needs (see
+ * cuzk_cluster_payload_gc). The records are row-locked while their files go:
+ * a submit of the same payload waits, then writes the file anew. */
+static int gc_once(cuzk_cluster_db *db, unsigned *removed, bool *retry, char *err, size_t errlen)
+{
+    *retry = false;
+    if (!begin(db, err, errlen)) return CUZK_ERR_IO;
+    qres q = run(db, "SELECT name FROM cuzk_payloads WHERE refs <= 0 LIMIT 64 FOR UPDATE SKIP LOCKED", 0, NULL,
+                 NULL, false, err, errlen);
+    if (!q.ok) {
+        *retry = q.retry;
+        rollback(db);
+        return CUZK_ERR_IO;
+    }
+    int rows = PQntuples(q.r), rc = CUZK_OK;
+    /* names are SHA-256 hex (the submit made them): an array literal as is */
+    char *arr = malloc((size_t)rows * (PAYLOAD_NAME_LEN + 1) + 3), why[512] = "";
+    if (!arr) {
+        PQclear(q.r);
+        rollback(db);
+        return cuzk_errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
+    }
+    size_t len = 0;
+    unsigned gone = 0;
+    arr[len++] = '{';
+    for (int r = 0; r < rows; r++) {
+        const char *name = PQgetvalue(q.r, r, 0);
+        if (strlen(name) != PAYLOAD_NAME_LEN || strspn(name, "0123456789abcdef") != PAYLOAD_NAME_LEN) continue;
+        if (payload_remove(db->payload_dir, name, why, sizeof why) != CUZK_OK) {
+            rc = CUZK_ERR_IO; /* its record stays: tried again next time */
+            continue;
+        }
+        len += (size_t)sprintf(arr + len, "%s%s", gone ? "," : "", name);
+        gone++;
+    }
+    arr[len++] = '}', arr[len] = '\0';
+    PQclear(q.r);
+    const char *p[1] = {arr};
+    bool ok = exec0(db, "DELETE FROM cuzk_payloads WHERE name = ANY($1::text[]) AND refs <= 0", 1, p, retry, err,
+                    errlen) &&
+              commit(db, retry, err, errlen);
+    free(arr);
+    if (!ok) {
+        rollback(db);
+        return CUZK_ERR_IO;
+    }
+    if (removed) *removed += gone;
+    return rc == CUZK_OK ? CUZK_OK : cuzk_errf(err, errlen, rc, "%s", why);
+}
+
+int cuzk_cluster_payload_gc(cuzk_cluster_db *db, unsigned *removed, char *err, size_t errlen)
+{
+    if (removed) *removed = 0;
+    if (!db->payload_dir) return CUZK_OK;
+    int rc = CUZK_ERR_IO;
+    for (int t = 0; t < TX_TRIES; t++) {
+        bool retry = false;
+        rc = gc_once(db, removed, &retry, err, errlen);
+        if (rc == CUZK_OK || !retry) break;
+        backoff(t);
+    }
+    return rc;
+}
+
+int cuzk_cluster_shared_seed(cuzk_cluster_db *db, const char *name, uint64_t *seed, char *err, size_t errlen)
+{
+    int64_t mine;
+    if (random_i64(&mine, err, errlen) != CUZK_OK) return CUZK_ERR_IO;
+    char key[96], v[24];
+    snprintf(key, sizeof key, "seed %s", name);
+    snprintf(v, sizeof v, "%lld", (long long)mine);
+    const char *p[2] = {key, v};
+    /* the first host's value stays; the read is a statement of its own, so
+     * it sees a value another host committed meanwhile */
+    if (!exec0(db, "INSERT INTO cuzk_meta (k, v) VALUES ($1, $2) ON CONFLICT (k) DO NOTHING", 2, p, NULL, err,
+               errlen))
+        return CUZK_ERR_IO;
+    qres q = run(db, "SELECT v FROM cuzk_meta WHERE k = $1", 1, p, NULL, false, err, errlen);
+    if (!q.ok) return CUZK_ERR_IO;
+    bool got = PQntuples(q.r) == 1;
+    if (got) *seed = (uint64_t)i64(q.r, 0, 0);
+    PQclear(q.r);
+    return got ? CUZK_OK : cuzk_errf(err, errlen, CUZK_ERR_IO, "cluster: seed %s vanished", name);
 }
 
 /* ---- jobs ------------------------------------------------------------------ */
@@ -960,6 +1136,81 @@ int cuzk_cluster_job_parts(cuzk_cluster_db *db, const char *id, cuzk_cluster_par
     return CUZK_OK;
 }
 
+int cuzk_cluster_view_get(cuzk_cluster_db *db, cuzk_cluster_view *v, char *err, size_t errlen)
+{
+    memset(v, 0, sizeof *v);
+    /* active jobs per kind and priority; a job is running once any of its
+     * partitions is claimed or done */
+    qres q = run(db,
+                 "SELECT j.kind, j.priority, "
+                 " count(*) FILTER (WHERE coalesce(c.claimed, 0) + j.parts_done = 0), "
+                 " count(*) FILTER (WHERE coalesce(c.claimed, 0) + j.parts_done > 0), "
+                 " coalesce(sum(c.pending), 0), coalesce(sum(c.claimed), 0) "
+                 "FROM cuzk_jobs j LEFT JOIN (SELECT job_seq, count(*) FILTER (WHERE state = 'pending') AS pending, "
+                 "  count(*) FILTER (WHERE state = 'claimed') AS claimed FROM cuzk_partitions "
+                 "  WHERE state IN ('pending', 'claimed') GROUP BY job_seq) c ON c.job_seq = j.seq "
+                 "WHERE j.state = 'active' GROUP BY j.kind, j.priority ORDER BY j.kind, j.priority DESC",
+                 0, NULL, NULL, false, err, errlen);
+    if (!q.ok) return CUZK_ERR_IO;
+    int rows = PQntuples(q.r);
+    v->queues = calloc(rows ? (size_t)rows : 1, sizeof *v->queues);
+    if (!v->queues) {
+        PQclear(q.r);
+        return cuzk_errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
+    }
+    for (int r = 0; r < rows; r++) {
+        cuzk_cluster_queue *c = &v->queues[r];
+        snprintf(c->kind, sizeof c->kind, "%s", PQgetvalue(q.r, r, 0));
+        c->priority = (int)i64(q.r, r, 1);
+        c->jobs_pending = (uint32_t)i64(q.r, r, 2);
+        c->jobs_running = (uint32_t)i64(q.r, r, 3);
+        c->parts_pending = (uint32_t)i64(q.r, r, 4);
+        c->parts_claimed = (uint32_t)i64(q.r, r, 5);
+    }
+    v->n_queues = (size_t)rows;
+    PQclear(q.r);
+    const char *p[1] = {db->lease};
+    q = run(db,
+            "SELECT h.name, h.slots, h.busy, (SELECT count(*) FROM cuzk_partitions p WHERE p.claimed_by = h.name "
+            "  AND p.state = 'claimed'), "
+            " h.stopped_at IS NULL AND h.heartbeat_at >= now() - $1::bigint * interval '1 millisecond', "
+            " greatest(0, (extract(epoch FROM now() - h.heartbeat_at) * 1000)::bigint), h.completed "
+            "FROM cuzk_hosts h ORDER BY h.name",
+            1, p, NULL, false, err, errlen);
+    if (!q.ok) {
+        cuzk_cluster_view_free(v);
+        return CUZK_ERR_IO;
+    }
+    rows = PQntuples(q.r);
+    v->hosts = calloc(rows ? (size_t)rows : 1, sizeof *v->hosts);
+    if (!v->hosts) {
+        PQclear(q.r);
+        cuzk_cluster_view_free(v);
+        return cuzk_errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
+    }
+    for (int r = 0; r < rows; r++) {
+        cuzk_cluster_host *h = &v->hosts[r];
+        snprintf(h->name, sizeof h->name, "%s", PQgetvalue(q.r, r, 0));
+        h->slots = (uint32_t)i64(q.r, r, 1);
+        h->busy = (uint32_t)i64(q.r, r, 2);
+        h->held = (uint32_t)i64(q.r, r, 3);
+        h->alive = PQgetvalue(q.r, r, 4)[0] == 't';
+        h->heartbeat_age_ms = (uint64_t)i64(q.r, r, 5);
+        h->completed = (uint64_t)i64(q.r, r, 6);
+    }
+    v->n_hosts = (size_t)rows;
+    PQclear(q.r);
+    return CUZK_OK;
+}
+
+void cuzk_cluster_view_free(cuzk_cluster_view *v)
+{
+    if (!v) return;
+    free(v->queues);
+    free(v->hosts);
+    memset(v, 0, sizeof *v);
+}
+
 int cuzk_cluster_status_json(cuzk_cluster_db *db, char **json, char *err, size_t errlen)
 {
     *json = NULL;
@@ -980,6 +1231,8 @@ int cuzk_cluster_status_json(cuzk_cluster_db *db, char **json, char *err, size_t
                  " 'expirations', (SELECT coalesce(sum(expirations), 0) FROM cuzk_partitions),"
                  " 'jobs', coalesce((SELECT json_object_agg(state, n) FROM"
                  "   (SELECT state, count(*) AS n FROM cuzk_jobs GROUP BY state) s), '{}'::json),"
+                 " 'payload_files', (SELECT json_build_object('files', count(*), 'bytes', coalesce(sum(bytes), 0),"
+                 "   'unneeded', count(*) FILTER (WHERE refs <= 0)) FROM cuzk_payloads),"
                  " 'queue', coalesce((SELECT json_object_agg(kind, n) FROM"
                  "   (SELECT kind, count(*) AS n FROM cuzk_partitions WHERE state = 'pending' GROUP BY kind) s),"
                  "   '{}'::json))",

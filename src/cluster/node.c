@@ -6,8 +6,11 @@
  *   - heart-beats every third of a lease, renewing its claims' leases and
  *     cancelling the engine jobs of claims it lost;
  *   - expires dead hosts' leases every half lease (any host may);
- *   - claims partitions for its free slots, polling with back-off (50 ms
- *     after work, doubling to 1 s while the queue is empty: no LISTEN/NOTIFY).
+ *   - claims partitions for its free slots, of the kinds whose parameters
+ *     fit its engine's memory budget, polling with back-off (50 ms after
+ *     work, doubling to 1 s while the queue is empty: no LISTEN/NOTIFY);
+ *   - removes payload files no active job needs (after completing a job,
+ *     and with the housekeeping).
  * The database being unreachable only delays: every call is retried on the
  * next turn, with the connection reset.
  */
@@ -34,7 +37,8 @@ struct cuzk_cluster_node {
     cuzk_cluster_db *db;
     cuzk_engine *e;
     unsigned slots;
-    char *kinds;
+    char *kinds;       /* what this host registered */
+    char *claimable;   /* those of them whose parameters fit its memory budget now */
     uint32_t lease_ms;
     void (*log)(void *ctx, int level, const char *msg);
     void *log_ctx;
@@ -78,6 +82,16 @@ static bool host_error(int err)
            err == CUZK_ERR_IO || err == CUZK_ERR_CANCELLED || err == CUZK_ERR_INTERNAL;
 }
 
+/* Payload files of finished jobs go (cuzk_cluster_payload_gc). */
+static void payload_gc(cuzk_cluster_node *n)
+{
+    char err[512];
+    unsigned removed = 0;
+    if (cuzk_cluster_payload_gc(n->db, &removed, err, sizeof err) != CUZK_OK)
+        nlog(n, 1, "removing payload files of finished jobs: %s", err);
+    if (removed) nlog(n, 3, "%u payload file(s) of finished jobs removed", removed);
+}
+
 /* An engine job of ours finished: its result (or why not) goes back. false:
  * the database did not take it (unreachable): tried again next turn, while
  * the claim is still ours. */
@@ -108,6 +122,7 @@ static bool report(cuzk_cluster_node *n, held *h, int rc)
             nlog(n, acc ? 2 : 1, "job %s partition %u (attempt %u): %s%s", h->l.job_id, h->l.partition,
                  h->l.attempt, acc ? "proved and verified here, written back" : "result discarded: the lease was lost",
                  done ? "; the job is complete" : "");
+            if (done) payload_gc(n); /* its payload file, unless another active job shares it */
             return true;
         }
     }
@@ -188,6 +203,7 @@ static void expire(cuzk_cluster_node *n)
     }
     if (leases) nlog(n, 1, "%u partition lease(s) ran out (their hosts stopped heart-beating): back in the queue", leases);
     if (timed_out) nlog(n, 1, "%u job(s) past their deadline timed out", timed_out);
+    payload_gc(n); /* failed, cancelled, timed out: nobody completes those */
     pthread_mutex_lock(&n->mu);
     n->st.expired += leases;
     pthread_mutex_unlock(&n->mu);
@@ -235,15 +251,51 @@ static bool start_claim(cuzk_cluster_node *n, const cuzk_cluster_lease *l)
     return true;
 }
 
+/* n->claimable: the kinds whose parameters and one partition fit in the
+ * engine's memory budget. Another kind would be claimed only to fail with
+ * CUZK_ERR_NO_MEMORY and go back to the queue, using up its attempts; the
+ * hosts that can hold it prove it. A change is logged. */
+static void claimable_kinds(cuzk_cluster_node *n)
+{
+    size_t len = strlen(n->kinds);
+    char *fit = malloc(len + 1), *skip = malloc(len + 1), *list = strdup(n->kinds);
+    if (!fit || !skip || !list) goto out;
+    fit[0] = skip[0] = '\0';
+    char *save = NULL;
+    for (char *k = strtok_r(list, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+        bool fits = true; /* a kind the engine does not know is the claim's business */
+        cuzk_engine_kind_fits(n->e, k, &fits);
+        char *to = fits ? fit : skip;
+        if (to[0]) strcat(to, ",");
+        strcat(to, k);
+    }
+    if (!n->claimable || strcmp(n->claimable, fit)) {
+        if (skip[0])
+            nlog(n, 1, "not claiming %s: their parameters and one partition exceed this host's memory budget "
+                       "(other hosts prove them)", skip);
+        else if (n->claimable)
+            nlog(n, 2, "claiming every kind again: %s", fit);
+        free(n->claimable);
+        n->claimable = fit;
+        fit = NULL;
+    }
+out:
+    free(fit);
+    free(skip);
+    free(list);
+}
+
 static size_t claim(cuzk_cluster_node *n)
 {
     size_t free_slots = n->slots > n->n_held ? n->slots - n->n_held : 0;
     if (!free_slots) return 0;
+    claimable_kinds(n);
+    if (!n->claimable || !n->claimable[0]) return 0;
     cuzk_cluster_lease *ls = calloc(free_slots, sizeof *ls);
     if (!ls) return 0;
     char err[512];
     size_t got = 0;
-    if (cuzk_cluster_claim(n->db, n->kinds, free_slots, ls, &got, err, sizeof err) != CUZK_OK) {
+    if (cuzk_cluster_claim(n->db, n->claimable, free_slots, ls, &got, err, sizeof err) != CUZK_OK) {
         nlog(n, 1, "claiming: %s", err);
         got = 0;
     }
@@ -376,6 +428,7 @@ void cuzk_cluster_node_stop(cuzk_cluster_node *n)
     pthread_cond_destroy(&n->cv);
     free(n->held);
     free(n->kinds);
+    free(n->claimable);
     free(n->cache);
     free(n);
 }

@@ -1239,6 +1239,22 @@ int cuzk_engine_kind_info(cuzk_engine *e, const char *kind, uint32_t *num_partit
     return k ? CUZK_OK : CUZK_ERR_INVALID_ARG;
 }
 
+int cuzk_engine_kind_fits(cuzk_engine *e, const char *kind, bool *fits)
+{
+    if (!e || !kind || !fits) return CUZK_ERR_INVALID_ARG;
+    pthread_mutex_lock(&e->mu);
+    kind_entry *k = kind_find(e, kind);
+    /* pick_cpu's test: resident parameters need room for
+     * the partition only; others their load estimate as well */
+    if (k) {
+        const srs_entry *s = k->srs;
+        uint64_t srs = !s || s->state == CUZK_SRS_HOT ? 0 : s->est_bytes;
+        *fits = srs + k->witness_bytes <= e->budget;
+    }
+    pthread_mutex_unlock(&e->mu);
+    return k ? CUZK_OK : CUZK_ERR_INVALID_ARG;
+}
+
 int cuzk_engine_submit(cuzk_engine *e, const cuzk_job_request *req, cuzk_job **out, bool *duplicate)
 {
     if (out) *out = NULL;

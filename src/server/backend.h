@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cuzk/cluster.h"
 #include "server/config.h"
 
 typedef struct srv_backend srv_backend;
@@ -94,9 +95,14 @@ typedef struct srv_status {
     uint64_t proofs_completed, proofs_failed;
     uint64_t memory_reserved, memory_budget;
     uint64_t memory_pinned, memory_pinned_limit; /* page-locked parameters and their limit */
+    /* [cluster]: the cluster's queue and hosts from its database (queues
+     * above then count its jobs); in_cluster false when the database did
+     * not answer or there is no cluster */
+    bool in_cluster;
+    cuzk_cluster_view cluster;
 } srv_status;
 int srv_get_status(srv_backend *b, srv_status *out);
-/* Frees what srv_get_status allocated (the srs errors). */
+/* Frees what srv_get_status allocated (the srs errors, the cluster's view). */
 void srv_status_free(srv_status *st);
 /* Appends Prometheus text for the engine's counters to a malloc'd buffer
  * (*buf may be NULL); returns the new buffer or NULL on no memory. */

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "server/backend_cluster.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,9 +45,40 @@ static void node_log(void *ctx, int level, const char *msg)
     else fprintf(stderr, "cuzk cluster: %s\n", msg);
 }
 
+/* The connection options of c (host: this daemon's name). */
+static cuzk_cluster_opts opts_of(const cuzk_config *c, const char *host)
+{
+    return (cuzk_cluster_opts){
+        .conninfo = c->cluster_conninfo,
+        .password = c->cluster_password[0] ? c->cluster_password : NULL,
+        .host = host,
+        .lease_ms = (uint32_t)c->cluster_lease_ms,
+        .max_attempts = c->cluster_max_attempts,
+        .payload_dir = c->cluster_payload_dir[0] ? c->cluster_payload_dir : NULL,
+        .payload_threshold = (size_t)c->cluster_payload_threshold,
+    };
+}
+
+int srv_cluster_test_seed(const cuzk_config *c, uint64_t *seed, char *err, size_t errlen)
+{
+    cuzk_cluster_opts o = opts_of(c, "cuzk-test-kinds");
+    cuzk_cluster_db *db = NULL;
+    char why[512];
+    int rc = cuzk_cluster_db_open(&o, &db, why, sizeof why);
+    if (rc == CUZK_OK) rc = cuzk_cluster_shared_seed(db, "test-kinds", seed, why, sizeof why);
+    cuzk_cluster_db_close(db);
+    return rc == CUZK_OK ? 0 : cuzk_errf(err, errlen, -1, "cluster: the test kinds' seed: %s", why);
+}
+
 srv_cluster *srv_cluster_open(const cuzk_config *c, cuzk_engine *e, const char *kinds, unsigned prover_workers,
                               void (*log)(int level, const char *msg), char *err, size_t errlen)
 {
+    /* every host writes and reads payload files there: a directory missing
+     * on this host (the share not mounted) is found now, not per job */
+    if (c->cluster_payload_dir[0] && access(c->cluster_payload_dir, W_OK | X_OK) != 0)
+        return cuzk_errf(err, errlen, 0, "cluster.payload_dir %s: %s (it must be a writable directory on storage "
+                                          "every host mounts)", c->cluster_payload_dir, strerror(errno)),
+               NULL;
     srv_cluster *cl = calloc(1, sizeof *cl);
     if (!cl) return cuzk_errf(err, errlen, 0, "out of memory"), NULL;
     pthread_mutex_init(&cl->mu, NULL);
@@ -54,13 +86,7 @@ srv_cluster *srv_cluster_open(const cuzk_config *c, cuzk_engine *e, const char *
     if (c->cluster_host[0]) snprintf(cl->host, sizeof cl->host, "%.63s", c->cluster_host); /* checked by cfg_finish */
     else if (gethostname(cl->host, sizeof cl->host) != 0 || !cl->host[0]) snprintf(cl->host, sizeof cl->host, "cuzk");
     cl->host[sizeof cl->host - 1] = '\0';
-    cl->opts = (cuzk_cluster_opts){
-        .conninfo = c->cluster_conninfo,
-        .password = c->cluster_password[0] ? c->cluster_password : NULL,
-        .host = cl->host,
-        .lease_ms = (uint32_t)c->cluster_lease_ms,
-        .max_attempts = c->cluster_max_attempts,
-    };
+    cl->opts = opts_of(c, cl->host);
     node_logger = log;
     cuzk_cluster_node_opts no = {
         .db = cl->opts,
@@ -247,6 +273,17 @@ void srv_cluster_get_stats(srv_cluster *cl, srv_cluster_stats *out)
     cuzk_cluster_host_stats st;
     cuzk_cluster_node_stats(cl->node, &st);
     *out = (srv_cluster_stats){st.slots, st.busy, st.claims, st.completed, st.discarded, st.expired};
+}
+
+int srv_cluster_view(srv_cluster *cl, cuzk_cluster_view *v)
+{
+    char err[512];
+    memset(v, 0, sizeof *v);
+    cuzk_cluster_db *db = db_get(cl, err, sizeof err);
+    if (!db) return -1;
+    int rc = cuzk_cluster_view_get(db, v, err, sizeof err);
+    db_put(cl, db);
+    return rc == CUZK_OK ? 0 : -1;
 }
 
 char *srv_cluster_status_json(srv_cluster *cl)

@@ -36,5 +36,11 @@ typedef struct srv_cluster_stats {
 void srv_cluster_get_stats(srv_cluster *cl, srv_cluster_stats *out);
 /* The cluster's JSON snapshot (cuzk_cluster_status_json), malloc'd, or NULL. */
 char *srv_cluster_status_json(srv_cluster *cl);
+/* Its queue and hosts for GetStatus; -1 when the database does not answer. */
+int srv_cluster_view(srv_cluster *cl, cuzk_cluster_view *v);
+/* The seed every host of c's cluster makes the test kinds' parameters from
+ * (stored in the database by the first to ask): an assembled proof of a
+ * test kind then verifies against one parameter set. */
+int srv_cluster_test_seed(const cuzk_config *c, uint64_t *seed, char *err, size_t errlen);
 
 #endif

@@ -166,6 +166,11 @@ static int register_test_kinds(srv_backend *b, const srv_options *o, char *err, 
     /* Parameters go to the param cache when it is usable, so the kinds are
      * loaded from disk like real ones (cold -> hot, preload, evict). */
     bool disk = param_cache_writable(c);
+    /* in a cluster every host makes the same parameters (one seed from the
+     * database): a request's partitions proved on several hosts must verify
+     * against one set; alone, toxic waste from the OS */
+    uint64_t seed = 0;
+    if (c->cluster_conninfo[0] && srv_cluster_test_seed(c, &seed, err, errlen)) return -1;
     const struct {
         const char *name, *circuit;
         uint32_t parts;
@@ -188,6 +193,7 @@ static int register_test_kinds(srv_backend *b, const srv_options *o, char *err, 
             .num_constraints = kinds[i].constraints,
             .num_inputs = 4,
             .params_path = disk ? path : NULL,
+            .setup_seed = seed ? (seed + (uint64_t)i) | 1 : 0,
         };
         int rc = cuzk_engine_register_synthetic(b->e, &k, c->threads ? c->threads : 0);
         if (rc != CUZK_OK)
@@ -555,6 +561,23 @@ int srv_get_status(srv_backend *b, srv_status *out)
         else if (info.state == CUZK_JOB_RUNNING) out->queues[b->live[i].kind].in_progress++;
     }
     pthread_mutex_unlock(&b->mu);
+    /* in a cluster the jobs are the cluster's: a client's back-pressure must
+     * see every host's queue, not this engine's partitions */
+    if (b->cl && srv_cluster_view(b->cl, &out->cluster) == 0) {
+        out->in_cluster = true;
+        for (size_t i = 0; i < out->cluster.n_queues; i++) {
+            const cuzk_cluster_queue *q = &out->cluster.queues[i];
+            size_t k = 0;
+            while (k < out->n_queues && strcmp(out->queues[k].kind, q->kind)) k++;
+            if (k == out->n_queues) {
+                if (k == 32) continue;
+                snprintf(out->queues[k].kind, sizeof out->queues[k].kind, "%s", q->kind);
+                out->n_queues++;
+            }
+            out->queues[k].pending += q->jobs_pending;
+            out->queues[k].in_progress += q->jobs_running;
+        }
+    }
     for (size_t i = 0; i < b->n_kinds && out->n_srs < 32; i++) {
         if (circuit_index(b, b->circuits[i]) != (int)i) continue; /* listed once */
         cuzk_srs_state st;
@@ -600,6 +623,7 @@ void srv_status_free(srv_status *st)
         free(st->srs[i].error);
         st->srs[i].error = NULL;
     }
+    cuzk_cluster_view_free(&st->cluster);
 }
 
 /* The metrics text, grown as it is written; out of memory frees it and

@@ -148,6 +148,11 @@ static const cfg_entry table[] = {
       "partitions this daemon holds at once; 0 = twice its prover workers"),
     E("cluster", "max_attempts", T_U32, cluster_max_attempts, 1, 100, "5", false,
       "claims of one partition (lost leases, host errors) before its job fails"),
+    E("cluster", "payload_dir", T_STR, cluster_payload_dir, 0, 0, "\"\"", false,
+      "a directory on storage every host mounts (NFS, ...): request payloads over payload_threshold go there "
+      "under their SHA-256 instead of into the database; empty = every payload in the database"),
+    E("cluster", "payload_threshold", T_SIZE, cluster_payload_threshold, 0, 0, "\"1MiB\"", false,
+      "payloads larger than this go to payload_dir (a 32 GiB C1 is about 50 MB)"),
     E("logging", "level", T_LEVEL, log_level, 0, 0, "\"info\"", true,
       "trace, debug, info, warn or error"),
     CHOICE("logging", "format", log_json, "text", "json", "\"text\"", true,
@@ -518,6 +523,8 @@ int cfg_finish(cuzk_config *c, char *err, size_t errlen)
         return FAIL("cluster.host: at most 63 letters, digits, '.', '_' or '-'");
     if (c->cluster_conninfo[0] && c->cluster_lease_ms < 1000)
         return FAIL("cluster.lease: at least 1s (heartbeats come every third of it)");
+    if (c->cluster_payload_dir[0] && c->cluster_payload_dir[0] != '/')
+        return FAIL("cluster.payload_dir: \"%s\" is not an absolute path", c->cluster_payload_dir);
     for (const char *q = c->auth_token; *q; q++)
         if ((unsigned char)*q <= ' ' || (unsigned char)*q >= 0x7f)
             return FAIL("%s: the token must be printable ASCII without spaces", token_key);

@@ -82,6 +82,8 @@ typedef struct cuzk_config {
     uint64_t cluster_lease_ms;
     uint32_t cluster_slots;              /* 0 = twice the prover workers */
     uint32_t cluster_max_attempts;
+    char cluster_payload_dir[CFG_STR_MAX]; /* "" = payloads in the database */
+    uint64_t cluster_payload_threshold;
     /* [logging] */
     cfg_log_level log_level;
     bool log_json;

@@ -596,7 +596,39 @@ static int m_status(srv_service *s, rpc_call *c, const uint8_t *req, size_t len,
     a.pinned_memory_bytes = st.memory_pinned;
     a.pinned_memory_limit_bytes = st.memory_pinned_limit;
     a.draining = service_draining(s);
+    /* a cluster member: the cluster's queue per kind and priority, and its hosts */
+    const cuzk_cluster_view *v = &st.cluster;
+    size_t nq = st.in_cluster ? v->n_queues : 0, nh = st.in_cluster ? v->n_hosts : 0;
+    Cuzk__V1__ClusterQueue *cq = calloc(nq + 1, sizeof *cq), **cqp = calloc(nq + 1, sizeof *cqp);
+    Cuzk__V1__ClusterHost *ch = calloc(nh + 1, sizeof *ch), **chp = calloc(nh + 1, sizeof *chp);
+    if (!cq || !cqp || !ch || !chp) nq = nh = 0; /* the engine's part still answers */
+    for (size_t i = 0; i < nq; i++) {
+        cuzk__v1__cluster_queue__init(&cq[i]);
+        cq[i].proof_kind = (char *)v->queues[i].kind;
+        cq[i].priority = (Cuzk__V1__Priority)v->queues[i].priority;
+        cq[i].jobs_pending = v->queues[i].jobs_pending;
+        cq[i].jobs_in_progress = v->queues[i].jobs_running;
+        cq[i].partitions_pending = v->queues[i].parts_pending;
+        cq[i].partitions_claimed = v->queues[i].parts_claimed;
+        cqp[i] = &cq[i];
+    }
+    for (size_t i = 0; i < nh; i++) {
+        cuzk__v1__cluster_host__init(&ch[i]);
+        ch[i].name = (char *)v->hosts[i].name;
+        ch[i].slots = v->hosts[i].slots;
+        ch[i].busy = v->hosts[i].busy;
+        ch[i].claims = v->hosts[i].held;
+        ch[i].alive = v->hosts[i].alive;
+        ch[i].heartbeat_age_ms = v->hosts[i].heartbeat_age_ms;
+        ch[i].partitions_completed = v->hosts[i].completed;
+        chp[i] = &ch[i];
+    }
+    a.n_cluster_queues = nq;
+    a.cluster_queues = cqp;
+    a.n_cluster_hosts = nh;
+    a.cluster_hosts = chp;
     send_msg(c, &a.base);
+    free(cq), free(cqp), free(ch), free(chp);
     srv_status_free(&st);
     return RPC_OK;
 }

@@ -1,0 +1,34 @@
+/*
+ * What db.c and node.c share inside the cluster layer: payload files on
+ * shared storage (payload.c).
+ */
+#ifndef CUZK_CLUSTER_INTERNAL_H
+#define CUZK_CLUSTER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PAYLOAD_NAME_LEN 64 /* a SHA-256 in hex */
+
+/* SHA-256 of data; false only when OpenSSL cannot allocate. */
+bool payload_sha256(const uint8_t *data, size_t len, uint8_t out[32]);
+/* The file name of a payload: its SHA-256 in lower-case hex. */
+void payload_name(const uint8_t sha[32], char name[PAYLOAD_NAME_LEN + 1]);
+
+/* Makes dir/name hold data (whose SHA-256 is sha, name its hex): nothing to
+ * do when the file is there with that digest; otherwise written to a
+ * temporary name beside it, fsync'd, renamed over it and the directory
+ * fsync'd, so no host ever reads a torn file. CUZK_ERR_IO with the path and
+ * errno's words in err. */
+int payload_write(const char *dir, const char *name, const uint8_t *data, size_t len, const uint8_t sha[32],
+                  char *err, size_t errlen);
+/* dir/name into a malloc'd buffer, checked: len bytes with SHA-256 sha.
+ * CUZK_ERR_IO (missing, unreadable, another size or digest) with the path
+ * and what is wrong; CUZK_ERR_NO_MEMORY. */
+int payload_read(const char *dir, const char *name, const uint8_t sha[32], size_t len, uint8_t **out, char *err,
+                 size_t errlen);
+/* Removes dir/name; a file already gone is no error. */
+int payload_remove(const char *dir, const char *name, char *err, size_t errlen);
+
+#endif
