@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cuzk/clock.h"
 #include "cuzk/cluster.h"
 #include "cuzk/error.h"
 
@@ -66,13 +67,6 @@ static void nlog(cuzk_cluster_node *n, int level, const char *fmt, ...)
     if (n->log) n->log(n->log_ctx, level, m ? m : fmt);
     else if (level <= 1) fprintf(stderr, "cuzk cluster: %s\n", m ? m : fmt);
     free(m);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* Errors of this host rather than of the request: another host may succeed. */
@@ -144,13 +138,13 @@ static void reap(cuzk_cluster_node *n, bool *progressed)
     size_t w = 0;
     for (size_t i = 0; i < n->n_held; i++) {
         held *h = &n->held[i];
-        int rc = h->retry_at > now_s() ? CUZK_ERR_NOT_READY : cuzk_job_await(h->job, 0);
+        int rc = h->retry_at > cuzk_now() ? CUZK_ERR_NOT_READY : cuzk_job_await(h->job, 0);
         if (rc == CUZK_ERR_NOT_READY) {
             n->held[w++] = *h;
             continue;
         }
         if (!report(n, h, rc)) {
-            h->retry_at = now_s() + 1.0;
+            h->retry_at = cuzk_now() + 1.0;
             n->held[w++] = *h;
             continue;
         }
@@ -318,7 +312,7 @@ static void *node_main(void *arg)
         if (stop) break;
         bool progressed = false;
         reap(n, &progressed);
-        double t = now_s();
+        double t = cuzk_now();
         if (t >= next_hb) {
             heartbeat(n);
             next_hb = t + n->lease_ms / 3000.0;
@@ -331,7 +325,7 @@ static void *node_main(void *arg)
             size_t got = claim(n);
             /* back-off while the queue is empty; at once after work */
             idle = got ? 0.05 : (progressed ? 0.05 : idle * 2 > 1.0 ? 1.0 : idle * 2);
-            next_claim = now_s() + (got ? 0 : idle);
+            next_claim = cuzk_now() + (got ? 0 : idle);
         } else if (progressed) {
             next_claim = 0;
         }
@@ -366,11 +360,11 @@ int cuzk_cluster_node_start(const cuzk_cluster_node_opts *o, cuzk_cluster_node *
     int rc = n->kinds && n->held ? cuzk_cluster_db_open(&o->db, &n->db, err, errlen) : CUZK_ERR_NO_MEMORY;
     /* a previous daemon of this name (killed) is seen dead one lease after
      * its last heartbeat: wait that long for the name */
-    double until = now_s() + n->lease_ms / 1000.0 + 1.0;
+    double until = cuzk_now() + n->lease_ms / 1000.0 + 1.0;
     bool waited = false;
     while (rc == CUZK_OK) {
         rc = cuzk_cluster_host_join(n->db, n->slots, n->kinds, err, errlen);
-        if (rc != CUZK_ERR_INVALID_ARG || now_s() >= until) break;
+        if (rc != CUZK_ERR_INVALID_ARG || cuzk_now() >= until) break;
         if (!waited) nlog(n, 1, "%s; waiting up to one lease for it to be seen dead", err);
         waited = true;
         struct timespec ts = {0, 250 * 1000000L};
