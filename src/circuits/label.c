@@ -1,11 +1,11 @@
 /* StackedDrg labeling and encoding: the native label and its circuit
  * (storage-proofs-porep create_label.rs, storage-proofs-core encode.rs). */
-#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuzk/error.h"
 #include "cuzk/porep.h"
+#include "cuzk/sha256.h"
 
 void cuzk_porep_expand_parents(cuzk_fr out[CUZK_POREP_TOTAL_PARENTS], uint32_t layer,
                                const cuzk_fr drg[CUZK_POREP_BASE_DEGREE],
@@ -29,8 +29,7 @@ int cuzk_porep_label(cuzk_fr *out, const cuzk_fr *replica_id, uint32_t layer, ui
     for (int i = 0; i < 4; i++) buf[32 + i] = (uint8_t)(layer >> (24 - 8 * i));
     for (int i = 0; i < 8; i++) buf[36 + i] = (uint8_t)(node >> (56 - 8 * i));
     for (unsigned i = 0; i < CUZK_POREP_TOTAL_PARENTS; i++) cuzk_fr_to_le32(&buf[64 + 32 * i], &parents[i]);
-    unsigned len = 0;
-    if (!EVP_Digest(buf, sizeof buf, md, &len, EVP_sha256(), NULL) || len != 32) return CUZK_ERR_INTERNAL;
+    if (cuzk_sha256_hash(md, buf, sizeof buf)) return CUZK_ERR_INTERNAL;
     md[31] &= 0x3f;
     return cuzk_fr_from_le32(out, md);
 }

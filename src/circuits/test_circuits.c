@@ -1,11 +1,11 @@
 /* Built-in test circuits (see include/cuzk/test_circuits.h). */
 #include <string.h>
 
-#include <openssl/sha.h>
 
 #include "cuzk/error.h"
 #include "cuzk/gadgets.h"
 #include "cuzk/rng.h"
+#include "cuzk/sha256.h"
 #include "cuzk/test_circuits.h"
 
 /* ---- synthetic ---------------------------------------------------------- */
@@ -193,7 +193,7 @@ int cuzk_sha256_chain_public_inputs(cuzk_fr out[CUZK_SHA256_CHAIN_NUM_INPUTS],
     uint8_t h0[32], h[32];
     chain_h0(h0, spec->witness_seed);
     memcpy(h, h0, 32);
-    for (uint32_t i = 0; i < spec->length; i++) SHA256(h, 32, h);
+    for (uint32_t i = 0; i < spec->length; i++) cuzk_sha256_hash(h, h, 32);
     bool bits[256];
     cuzk_bytes_to_bits(bits, h0, 32);
     cuzk_compute_multipacking(out, bits, 256);

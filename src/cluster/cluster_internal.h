@@ -12,7 +12,6 @@
 #define PAYLOAD_NAME_LEN 64 /* a SHA-256 in hex */
 
 /* SHA-256 of data; false only when OpenSSL cannot allocate. */
-bool payload_sha256(const uint8_t *data, size_t len, uint8_t out[32]);
 /* The file name of a payload: its SHA-256 in lower-case hex. */
 void payload_name(const uint8_t sha[32], char name[PAYLOAD_NAME_LEN + 1]);
 

@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <libpq-fe.h>
 #include <endian.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 
 #include "cluster/cluster_internal.h"
 #include "cuzk/error.h"
+#include "cuzk/sha256.h"
 
 struct cuzk_cluster_db {
     PGconn *conn;
@@ -445,13 +445,11 @@ int cuzk_cluster_host_leave(cuzk_cluster_db *db, char *err, size_t errlen)
 
 static bool digest_of(uint8_t out[32], const char *kind, const uint8_t *payload, size_t len)
 {
-    EVP_MD_CTX *c = EVP_MD_CTX_new();
-    unsigned n = 32;
-    bool ok = c && EVP_DigestInit_ex(c, EVP_sha256(), NULL) &&
-              EVP_DigestUpdate(c, kind, strlen(kind) + 1) && /* the NUL separates kind from payload */
-              EVP_DigestUpdate(c, payload, len) && EVP_DigestFinal_ex(c, out, &n);
-    EVP_MD_CTX_free(c);
-    return ok;
+    static const uint8_t none[1];
+    /* the NUL separates kind from payload */
+    const void *part[2] = {kind, payload ? payload : none};
+    const size_t lens[2] = {strlen(kind) + 1, len};
+    return cuzk_sha256_hash_parts(out, part, lens, 2) == CUZK_OK;
 }
 
 /* Ends an active job (failed, cancelled, timed_out) with a message; its
@@ -603,7 +601,7 @@ int cuzk_cluster_submit(cuzk_cluster_db *db, const cuzk_cluster_job *j, bool *du
     if (!jj.payload) jj.payload = none;
     payload_ref f, *fp = NULL;
     if (db->payload_dir && jj.payload_len > db->payload_threshold) {
-        if (!payload_sha256(jj.payload, jj.payload_len, f.sha))
+        if (cuzk_sha256_hash(f.sha, jj.payload, jj.payload_len) != CUZK_OK)
             return cuzk_errf(err, errlen, CUZK_ERR_NO_MEMORY, "cluster: out of memory hashing the payload");
         payload_name(f.sha, f.name);
         fp = &f;

@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,13 +19,7 @@
 
 #include "cuzk/error.h"
 #include "cuzk/file.h"
-
-bool payload_sha256(const uint8_t *data, size_t len, uint8_t out[32])
-{
-    unsigned n = 32;
-    static const uint8_t none[1];
-    return EVP_Digest(data ? data : none, len, out, &n, EVP_sha256(), NULL) == 1;
-}
+#include "cuzk/sha256.h"
 
 void payload_name(const uint8_t sha[32], char name[PAYLOAD_NAME_LEN + 1])
 {
@@ -42,7 +35,7 @@ static bool present(const char *path, size_t len, const uint8_t sha[32])
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != len) return false;
     uint8_t *buf = NULL, got[32];
     size_t n = 0;
-    bool same = cuzk_file_read(path, len + 1, &buf, &n) == CUZK_OK && n == len && payload_sha256(buf, n, got) &&
+    bool same = cuzk_file_read(path, len + 1, &buf, &n) == CUZK_OK && n == len && cuzk_sha256_hash(got, buf, n) == CUZK_OK &&
                 !memcmp(got, sha, 32);
     free(buf);
     return same;
@@ -117,7 +110,7 @@ int payload_read(const char *dir, const char *name, const uint8_t sha[32], size_
                        rc == CUZK_OK ? n : len, len);
     } else if (rc != CUZK_OK) {
         rc = cuzk_errf(err, errlen, CUZK_ERR_IO, "payload file %s: %s", path, cuzk_strerror(rc));
-    } else if (!payload_sha256(buf, n, got)) {
+    } else if (!cuzk_sha256_hash(got, buf, n) == CUZK_OK) {
         rc = cuzk_errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory hashing payload file %s", path);
     } else if (memcmp(got, sha, 32)) {
         rc = cuzk_errf(err, errlen, CUZK_ERR_IO, "payload file %s: its SHA-256 is not the job's (the file is "

@@ -1,20 +1,10 @@
 /* replica_id, PoRep and PoSt challenges (docs/filecoin.md gives the sources). */
 #include <string.h>
 
-#include <openssl/evp.h>
 
 #include "cuzk/blake2b.h"
 #include "cuzk/filecoin.h"
 #include "filecoin_internal.h"
-
-void fil_sha256_parts(uint8_t out[32], const void *const *parts, const size_t *lens, int n) {
-    EVP_MD_CTX *c = EVP_MD_CTX_new();
-    unsigned len = 0;
-    int ok = c && EVP_DigestInit_ex(c, EVP_sha256(), NULL);
-    for (int i = 0; ok && i < n; i++) ok = EVP_DigestUpdate(c, parts[i], lens[i]);
-    if (!ok || !EVP_DigestFinal_ex(c, out, &len)) memset(out, 0, 32);
-    EVP_MD_CTX_free(c);
-}
 
 static void le64(uint8_t out[8], uint64_t v) {
     for (int i = 0; i < 8; i++) out[i] = (uint8_t)(v >> (8 * i));
@@ -27,7 +17,7 @@ void cuzk_fil_replica_id(uint8_t out[32], const uint8_t prover_id[32], uint64_t 
     for (int i = 0; i < 8; i++) sid[i] = (uint8_t)(sector_id >> (56 - 8 * i)); /* big-endian */
     const void *p[5] = {prover_id, sid, ticket, comm_d, porep_id};
     const size_t l[5] = {32, 8, 32, 32, 32};
-    fil_sha256_parts(out, p, l, 5);
+    cuzk_sha256_hash_parts(out, p, l, 5);
     out[31] &= 0x3f; /* bytes_into_fr_repr_safe */
 }
 
@@ -44,7 +34,7 @@ uint64_t cuzk_fil_porep_challenge(const uint8_t replica_id[32], const uint8_t se
     uint8_t jb[4] = {(uint8_t)j, (uint8_t)(j >> 8), (uint8_t)(j >> 16), (uint8_t)(j >> 24)}, h[32];
     const void *p[3] = {replica_id, seed, jb};
     const size_t l[3] = {32, 32, 4};
-    fil_sha256_parts(h, p, l, 3);
+    cuzk_sha256_hash_parts(h, p, l, 3);
     return to_challenge(h, nodes);
 }
 
@@ -54,7 +44,7 @@ uint64_t cuzk_fil_porep_challenge_ni(const uint8_t replica_id[32], const uint8_t
     uint8_t jb[4] = {(uint8_t)j, (uint8_t)(j >> 8), (uint8_t)(j >> 16), (uint8_t)(j >> 24)}, h[32];
     const void *p[4] = {tag, replica_id, comm_r, jb};
     const size_t l[4] = {sizeof tag - 1, 32, 32, 4};
-    fil_sha256_parts(h, p, l, 4);
+    cuzk_sha256_hash_parts(h, p, l, 4);
     return to_challenge(h, nodes);
 }
 
@@ -77,7 +67,7 @@ uint64_t cuzk_fil_post_leaf_challenge(const uint8_t randomness[32], uint64_t sec
     le64(c, challenge_index);
     const void *p[3] = {randomness, s, c};
     const size_t l[3] = {32, 8, 8};
-    fil_sha256_parts(h, p, l, 3);
+    cuzk_sha256_hash_parts(h, p, l, 3);
     return fil_rd_le64(h) % sector_nodes;
 }
 
@@ -87,7 +77,7 @@ uint64_t cuzk_fil_post_sector_challenge(const uint8_t randomness[32], uint64_t n
     le64(nb, n);
     const void *p[3] = {prover_id, randomness, nb};
     const size_t l[3] = {32, 32, 8};
-    fil_sha256_parts(h, p, l, 3);
+    cuzk_sha256_hash_parts(h, p, l, 3);
     return fil_rd_le64(h) % sector_set_len;
 }
 

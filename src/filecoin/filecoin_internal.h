@@ -7,6 +7,7 @@
 
 #include "cuzk/fil_vanilla.h"
 #include "cuzk/porep.h"
+#include "cuzk/sha256.h"
 
 /* ---- PoRep C1 output (c1*.c) ---- */
 
@@ -18,7 +19,6 @@ extern const cuzk_tree_shape fil_c1_tree_d;
 
 /* SHA-256 over n concatenated parts (zeros on an OpenSSL failure, which needs no handling:
  * the inputs are fixed-size and in memory). */
-void fil_sha256_parts(uint8_t out[32], const void *const *parts, const size_t *lens, int n);
 
 /* ---- synthetic sectors (sparse.c) ---- */
 

@@ -13,7 +13,7 @@
 static void sha256_dst(uint8_t out[32], const char *dst, const uint8_t porep_id[32]) {
     const void *p[2] = {dst, porep_id};
     const size_t l[2] = {strlen(dst), 32};
-    fil_sha256_parts(out, p, l, 2);
+    cuzk_sha256_hash_parts(out, p, l, 2);
 }
 
 int cuzk_fil_graph_init(cuzk_fil_graph *g, uint64_t nodes, const uint8_t porep_id[32],
@@ -144,8 +144,7 @@ size_t cuzk_fil_parent_cache_id(char out[CUZK_FIL_CACHE_ID_MAX], const cuzk_fil_
     for (int k = 0; k < 4; k++)
         for (int i = 0; i < 8; i++) buf[len++] = (uint8_t)(g->feistel_keys[k] >> (8 * i));
     for (int i = 0; i < 4; i++) buf[len++] = (uint8_t)(entries >> (8 * i));
-    unsigned hl = 0;
-    if (!EVP_Digest(buf, len, h, &hl, EVP_sha256(), NULL)) return 0;
+    if (cuzk_sha256_hash(h, buf, len)) return 0;
     size_t p = (size_t)snprintf(out, CUZK_FIL_CACHE_ID_MAX, "v28-sdr-parent-");
     cuzk_hex_encode(out + p, h, 32);
     return p + 64;

@@ -3,10 +3,10 @@
 #include <pthread.h>
 #include <string.h>
 
-#include <openssl/evp.h>
 
 #include "cuzk/filecoin.h"
 #include "cuzk/hex.h"
+#include "cuzk/sha256.h"
 
 #define KIB 1024ull
 #define MIB (1024ull * KIB)
@@ -181,8 +181,7 @@ size_t cuzk_fil_post_identifier(char *out, size_t cap, uint64_t size, unsigned c
 /* "<prefix>-<hex sha256(identifier)>" (CacheableParameters::cache_identifier). */
 static size_t cache_id(char out[CUZK_FIL_CACHE_ID_MAX], const char *prefix, const char *ident) {
     uint8_t h[32];
-    unsigned len = 0;
-    if (!EVP_Digest(ident, strlen(ident), h, &len, EVP_sha256(), NULL) || len != 32) return 0;
+    if (cuzk_sha256_hash(h, ident, strlen(ident))) return 0;
     size_t p = strlen(prefix);
     if (p + 1 + 64 + 1 > CUZK_FIL_CACHE_ID_MAX) return 0;
     memcpy(out, prefix, p);

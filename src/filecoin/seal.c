@@ -7,13 +7,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
 
 #include "cuzk/error.h"
 #include "cuzk/parallel.h"
 #include "cuzk/poseidon.h"
 #include "cuzk/seal.h"
 #include "cuzk/fil_vanilla.h"
+#include "cuzk/sha256.h"
 #include "filecoin_internal.h"
 
 #define NPAR CUZK_POREP_TOTAL_PARENTS
@@ -50,13 +50,10 @@ static void label_bytes(uint8_t out[32], const uint8_t replica_id[32], uint32_t 
     memcpy(hdr, replica_id, 32);
     for (int i = 0; i < 4; i++) hdr[32 + i] = (uint8_t)(layer >> (24 - 8 * i));
     for (int i = 0; i < 8; i++) hdr[36 + i] = (uint8_t)(node >> (56 - 8 * i));
-    EVP_MD_CTX *c = EVP_MD_CTX_new();
-    unsigned len = 0;
-    EVP_DigestInit_ex(c, EVP_sha256(), NULL);
-    EVP_DigestUpdate(c, hdr, sizeof hdr);
-    for (unsigned i = 0; np && i < NPAR; i++) EVP_DigestUpdate(c, parents[i % np], 32);
-    EVP_DigestFinal_ex(c, out, &len);
-    EVP_MD_CTX_free(c);
+    const void *part[1 + NPAR] = {hdr};
+    size_t len[1 + NPAR] = {sizeof hdr};
+    for (unsigned i = 0; np && i < NPAR; i++) part[1 + i] = parents[i % np], len[1 + i] = 32;
+    cuzk_sha256_hash_parts(out, part, len, np ? 1 + NPAR : 1);
     out[31] &= 0x3f;
 }
 

@@ -18,7 +18,7 @@ void fil_tagged_hash(uint8_t out[32], const char *tag, uint64_t a, uint64_t b, u
     }
     const void *p[2] = {tag, n};
     const size_t l[2] = {strlen(tag), sizeof n};
-    fil_sha256_parts(out, p, l, 2);
+    cuzk_sha256_hash_parts(out, p, l, 2);
 }
 
 /* A deterministic canonical element (top two bits cleared, as fr32). */

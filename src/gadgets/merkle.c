@@ -1,11 +1,11 @@
 /* Filecoin Merkle trees (native) for shapes base / base-sub / base-sub-top. */
-#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuzk/error.h"
 #include "cuzk/merkle.h"
 #include "cuzk/poseidon.h"
+#include "cuzk/sha256.h"
 
 static bool pow2_arity(unsigned a) { return a >= 2 && a <= 16 && (a & (a - 1)) == 0; }
 
@@ -66,8 +66,7 @@ int cuzk_tree_hash_node(cuzk_fr *out, cuzk_tree_hash h, const cuzk_fr *children,
     if (h != CUZK_TREE_SHA256 || n < 1 || n > 64) return CUZK_ERR_INVALID_ARG;
     uint8_t buf[64 * 32], md[32];
     for (unsigned i = 0; i < n; i++) cuzk_fr_to_le32(&buf[32 * i], &children[i]);
-    unsigned len = 0;
-    if (!EVP_Digest(buf, 32u * n, md, &len, EVP_sha256(), NULL) || len != 32) return CUZK_ERR_INTERNAL;
+    if (cuzk_sha256_hash(md, buf, 32u * n)) return CUZK_ERR_INTERNAL;
     md[31] &= 0x3f; /* trim_to_fr32 */
     return cuzk_fr_from_le32(out, md);
 }

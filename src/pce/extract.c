@@ -8,6 +8,7 @@
 
 #include "cuzk/error.h"
 #include "cuzk/parallel.h"
+#include "cuzk/sha256.h"
 #include "pce_internal.h"
 
 /* Code of one coefficient, or CUZK_PCE_GENERAL << 30 with no index yet. */
@@ -71,7 +72,7 @@ static void hash_task(void *arg, unsigned worker, size_t lo, size_t hi)
 {
     for (size_t s = lo; s < hi; s++) {
         fill_ctx *f = arg;
-        pce_sha256(f->sha[s], f->img + f->off[s], pce_rd64(f->img + PCE_OFF_SECTIONS + s * PCE_SECTION_ENTRY_BYTES + 16));
+        cuzk_sha256_hash(f->sha[s], f->img + f->off[s], pce_rd64(f->img + PCE_OFF_SECTIONS + s * PCE_SECTION_ENTRY_BYTES + 16));
     }
 }
 
@@ -187,7 +188,7 @@ int cuzk_pce_from_recording(cuzk_pce **out, const cuzk_recording_cs *cs, const c
     for (unsigned s = 0; s < PCE_NUM_SECTIONS; s++)
         memcpy(img + PCE_OFF_SECTIONS + s * PCE_SECTION_ENTRY_BYTES + 24, sha[s], 32);
     pce_content_hash(img + PCE_OFF_CONTENT, img);
-    pce_sha256(img + PCE_OFF_HEADER_SHA, img, PCE_OFF_HEADER_SHA);
+    cuzk_sha256_hash(img + PCE_OFF_HEADER_SHA, img, PCE_OFF_HEADER_SHA);
 
     cuzk_pce *p = malloc(sizeof *p);
     if (!p) {

@@ -12,6 +12,7 @@
 
 #include "cuzk/error.h"
 #include "cuzk/parallel.h"
+#include "cuzk/sha256.h"
 #include "pce_internal.h"
 
 #ifndef CUZK_LIB_VERSION
@@ -114,15 +115,9 @@ void pce_logf(const char *fmt, ...)
 
 /* ---- hashing ---- */
 
-void pce_sha256(uint8_t out[32], const void *data, size_t len)
-{
-    unsigned int olen = 32;
-    if (!EVP_Digest(data, len, out, &olen, EVP_sha256(), NULL)) memset(out, 0, 32);
-}
-
 void cuzk_pce_fingerprint(uint8_t out[CUZK_PCE_HASH_BYTES], const char *identity)
 {
-    pce_sha256(out, identity, identity ? strlen(identity) : 0);
+    cuzk_sha256_hash(out, identity, identity ? strlen(identity) : 0);
 }
 
 /* The content hash: counts plus (id, element size, length, SHA-256) of every
@@ -138,7 +133,7 @@ void pce_content_hash(uint8_t out[32], const uint8_t *hdr)
         memcpy(o, e, 8), o += 8;            /* id, element size */
         memcpy(o, e + 16, 8 + 32), o += 40; /* length, sha256 */
     }
-    pce_sha256(out, buf, (size_t)(o - buf));
+    cuzk_sha256_hash(out, buf, (size_t)(o - buf));
 }
 
 /* ---- section checksums (the view checks them at load, verify.c in the background) ---- */

@@ -70,7 +70,6 @@ void pce_release(cuzk_pce *p);
 int pce_set_err(cuzk_pce_error *err, int code, cuzk_pce_fail fail, const char *src, uint64_t off,
                 const char *section, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 
-void pce_sha256(uint8_t out[32], const void *data, size_t len);
 /* The content hash of an image's header: counts plus (id, element size,
  * length, SHA-256) of every section, so equal matrices in the same encoding
  * hash equal whatever the file offsets. */

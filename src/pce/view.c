@@ -11,6 +11,7 @@
 
 #include "cuzk/error.h"
 #include "cuzk/parallel.h"
+#include "cuzk/sha256.h"
 #include "pce_internal.h"
 
 #define FMT_ERR(fail, off, sec, ...) pce_set_err(err, CUZK_ERR_FORMAT, fail, src, off, sec, __VA_ARGS__)
@@ -182,7 +183,7 @@ int pce_view(cuzk_pce *p, const uint8_t *img, size_t len, const cuzk_pce_expect 
     uint8_t h[32];
     const bool verify = !trusted && !(flags & CUZK_PCE_LOAD_NO_CHECKSUMS);
     if (verify) {
-        pce_sha256(h, img, PCE_OFF_HEADER_SHA);
+        cuzk_sha256_hash(h, img, PCE_OFF_HEADER_SHA);
         if (memcmp(h, img + PCE_OFF_HEADER_SHA, 32))
             return FMT_ERR(CUZK_PCE_FAIL_HEADER_CHECKSUM, PCE_OFF_HEADER_SHA, "header", "header checksum mismatch");
     }
