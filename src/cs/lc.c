@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/cs.h"
+#include "cuzk/lc.h"
 
 void cuzk_lc_init(cuzk_lc *lc)
 {
