@@ -102,18 +102,7 @@ def wait_known(stub, job_id, timeout=30):
         time.sleep(0.02)
 
 
-def seed8():
-    return rng.getrandbits(64).to_bytes(8, "little")
-
-
-def rid(tag):
-    return f"t-{tag}-{rng.getrandbits(48):012x}"
-
-
-def submit_req(kind=pb.TEST_WINNING_POST, **kw):
-    kw.setdefault("request_id", rid("x"))
-    kw.setdefault("vanilla_proof", seed8())
-    return pb.SubmitProofRequest(proof_kind=kind, **kw)
+seed8, rid, submit_req = H.seed8, H.rid, H.submit_req
 
 
 # ---- the unix-socket daemon -------------------------------------------------

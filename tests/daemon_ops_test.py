@@ -106,13 +106,11 @@ def code_of(fn, *a, **kw):
         return e.code(), e.details()
 
 
-def rid(tag):
-    return f"r-{tag}-{rng.getrandbits(48):012x}"
+rid = H.rid
 
 
 def submit_req(kind):
-    return pb.SubmitProofRequest(proof_kind=kind, request_id=rid(KINDS[kind][0]),
-                                 vanilla_proof=rng.getrandbits(64).to_bytes(8, "little"))
+    return H.submit_req(kind, request_id=rid(KINDS[kind][0]))
 
 
 END = re.compile(r"kind=(\S+) partitions=(\d+) proved=(\d+) queue_ms=(\d+) srs_ms=(\d+) synthesis_ms=(\d+) "

@@ -73,18 +73,7 @@ class Daemon:
         return rc
 
 
-def seed8():
-    return rng.getrandbits(64).to_bytes(8, "little")
-
-
-def rid(tag):
-    return f"r-{tag}-{rng.getrandbits(48):012x}"
-
-
-def submit_req(kind=pb.TEST_WINNING_POST, **kw):
-    kw.setdefault("request_id", rid("x"))
-    kw.setdefault("vanilla_proof", seed8())
-    return pb.SubmitProofRequest(proof_kind=kind, **kw)
+seed8, rid, submit_req = H.seed8, H.rid, H.submit_req
 
 
 def params_cut_reason(data):
