@@ -225,7 +225,8 @@ r = E.stub.Prove(pb.ProveRequest(submit=submit_req(pb.TEST_WINDOW_POST)), timeou
 check(r.status == S.COMPLETED, f"a test-window job proves again: {r.status} {r.error_message}")
 check(E.stop() == 0, "daemon exits 0")
 
-F = Daemon("preload-fatal", PC, daemon_keys='preload_failure = "fatal"\n', preload=["wpost-2k"]).start(wait=False)
+F = Daemon("preload-fatal", PC, daemon_keys='preload_failure = "fatal"\n', preload=["wpost-2k"],
+           conf='[logging]\nformat = "json"\n').start(wait=False)
 try:
     rc = F.p.wait(120)  # a bound on the wait only
 except subprocess.TimeoutExpired:
@@ -235,6 +236,11 @@ log = F.logtext()
 check(rc not in (0, None) and "serving on" not in log, f"preload_failure = \"fatal\": exits non-zero before serving: {rc}")
 check(any("preload wpost-2k:" in ln and wname in ln and "exiting" in ln for ln in log.splitlines()),
       f"... saying why: {log[-600:]!r}")
+pf = [o for o in map(json.loads, log.splitlines()) if o.get("event") == "preload_failed"]
+check(len(pf) == 1 and pf[0].get("circuit") == "wpost-2k" and type(pf[0].get("reason")) is str
+      and wname in pf[0]["reason"] and pf[0]["msg"].startswith(f"preload wpost-2k: {pf[0]['reason']}; exiting")
+      and pf[0]["level"] == "error",
+      f"... in JSON, the circuit and the reason as keys: {pf}")
 
 # ---- item 5: max_concurrent_calls is exact, counted from a call's arrival -------
 # The job's parameter file is a FIFO: its load blocks in open() until this

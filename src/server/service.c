@@ -668,9 +668,10 @@ static const method_fn methods[M_COUNT] = {m_submit, m_await,   m_prove,   m_can
 
 static void say_held(uint64_t held)
 {
+    const log_field f[] = {LOG_STR("event", "calls_not_logged"), LOG_NUM("count", held)};
     if (held)
-        LOG_WARN("%llu more rejected calls were not logged (at most %d a minute are)", (unsigned long long)held,
-                 REJECT_LOG_BURST);
+        log_fields(CFG_LOG_WARN, f, 2, "%llu more rejected calls were not logged (at most %d a minute are)",
+                   (unsigned long long)held, REJECT_LOG_BURST);
 }
 
 void service_flush_log(srv_service *s, bool force) { say_held(log_limit_flush(&s->rejects, force)); }
@@ -682,15 +683,19 @@ static void account(srv_service *s, int m, const char *method, int code, const c
     atomic_fetch_add(&s->calls[m][code < NCODES && code >= 0 ? code : RPC_UNKNOWN], 1);
     if (code == RPC_OK) return;
     const char *name = m < M_COUNT ? method_names[m] : method;
-    if (code == RPC_CANCELLED || code == RPC_DEADLINE_EXCEEDED) {
-        LOG_DEBUG("%s from %s: %s: %s", name, peer, rpc_status_name(code), msg);
+    const bool by_client = code == RPC_CANCELLED || code == RPC_DEADLINE_EXCEEDED;
+    const log_field f[] = {LOG_STR("event", by_client ? "call_ended" : "call_rejected"), LOG_STR("method", name),
+                           LOG_STR("peer", peer), LOG_STR("code", rpc_status_name(code)),
+                           LOG_NUM("grpc_status", code), LOG_STR("reason", msg)};
+    if (by_client) {
+        log_fields(CFG_LOG_DEBUG, f, 6, "%s from %s: %s: %s", name, peer, rpc_status_name(code), msg);
         return;
     }
     uint64_t held;
     if (!log_limit_take(&s->rejects, &held)) return;
     say_held(held);
-    log_msg(code == RPC_INTERNAL ? CFG_LOG_ERROR : CFG_LOG_WARN, "rejected %s from %s: %s: %s", name, peer,
-            rpc_status_name(code), msg);
+    log_fields(code == RPC_INTERNAL ? CFG_LOG_ERROR : CFG_LOG_WARN, f, 6, "rejected %s from %s: %s: %s", name, peer,
+               rpc_status_name(code), msg);
 }
 
 static int method_index(const char *method)
