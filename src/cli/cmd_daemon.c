@@ -297,6 +297,7 @@ int cmd_daemon(int argc, char **argv)
         srv_backend_close(b);
         return 1;
     }
+    service_set_server(svc, srv);
     http_status *http = NULL;
     if (cfg.status_listen[0] && !(http = http_status_start(cfg.status_listen, svc, err, sizeof err)))
         LOG_ERROR("%s (continuing without it)", err);
@@ -361,8 +362,8 @@ int cmd_daemon(int argc, char **argv)
         struct timespec ts = {0, 20 * 1000000L};
         nanosleep(&ts, NULL);
     }
+    http_status_stop(http); /* its /metrics reads the server's calls */
     rpc_server_stop(srv, 1000);
-    http_status_stop(http);
     service_destroy(svc);
     /* A parameter load or PCE extraction in hand cannot be interrupted and
      * may take minutes (a 47 GB file): past the grace the daemon does not

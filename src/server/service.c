@@ -35,6 +35,7 @@ struct srv_service {
     atomic_uint_fast64_t calls[M_COUNT + 1][NCODES]; /* last row: unknown methods */
     atomic_uint_fast64_t job_seq;
     log_limit rejects; /* lines for rejected calls */
+    const rpc_server *srv; /* for the calls in progress; NULL: none */
 };
 
 /* Rejected calls are logged (a client's mistakes, a wrong token, a full
@@ -53,6 +54,8 @@ srv_service *service_create(srv_backend *b)
     log_limit_init(&s->rejects, REJECT_LOG_BURST, REJECT_LOG_WINDOW_S);
     return s;
 }
+
+void service_set_server(srv_service *s, const rpc_server *srv) { s->srv = srv; }
 
 void service_destroy(srv_service *s)
 {
@@ -775,6 +778,13 @@ char *service_metrics(srv_service *s)
                   "cuzk_uptime_seconds %llu\n", (unsigned long long)uptime_s(s));
     sb_printf(&b, "# HELP cuzk_draining 1 while shutting down.\n# TYPE cuzk_draining gauge\ncuzk_draining %d\n",
               service_draining(s) ? 1 : 0);
+    if (s->srv)
+        sb_printf(&b, "# HELP cuzk_rpc_calls_in_progress gRPC calls admitted and not over (each holds a slot of "
+                      "daemon.max_concurrent_calls).\n# TYPE cuzk_rpc_calls_in_progress gauge\n"
+                      "cuzk_rpc_calls_in_progress %u\n"
+                      "# HELP cuzk_rpc_max_concurrent_calls daemon.max_concurrent_calls.\n"
+                      "# TYPE cuzk_rpc_max_concurrent_calls gauge\ncuzk_rpc_max_concurrent_calls %u\n",
+                  rpc_server_active_calls(s->srv), rpc_server_max_calls(s->srv));
     if (b.oom) {
         free(b.p);
         return NULL;
