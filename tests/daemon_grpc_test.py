@@ -16,7 +16,7 @@ import grpc
 
 CUZK, PROTO_DIR = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from grpc_harness import Harness, free_port  # noqa: E402
+from grpc_harness import Harness, code_of, free_port  # noqa: E402
 
 H = Harness("daemon_grpc", PROTO_DIR)
 seed, rng, tmp, failures = H.seed, H.rng, H.tmp, H.failures
@@ -82,14 +82,6 @@ class Daemon:
 
 def channel(target):
     return grpc.insecure_channel(target, options=OPTS)
-
-
-def code_of(fn, *a, **kw):
-    try:
-        fn(*a, **kw)
-        return grpc.StatusCode.OK, ""
-    except grpc.RpcError as e:
-        return e.code(), e.details()
 
 
 def wait_known(stub, job_id, timeout=30):

@@ -30,7 +30,7 @@ import grpc
 
 CUZK, PROTO_DIR = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from grpc_harness import Harness, free_port, make_pki, wait_for_log  # noqa: E402
+from grpc_harness import Harness, code_of, free_port, make_pki, wait_for_log  # noqa: E402
 
 H = Harness("daemon_ops", PROTO_DIR)
 rng, tmp, check = H.rng, H.tmp, H.check
@@ -103,14 +103,6 @@ class Daemon:
     def stop(self):
         self.p.send_signal(signal.SIGTERM)
         return self.p.wait(120)
-
-
-def code_of(fn, *a, **kw):
-    try:
-        fn(*a, **kw)
-        return SC.OK, ""
-    except grpc.RpcError as e:
-        return e.code(), e.details()
 
 
 rid = H.rid

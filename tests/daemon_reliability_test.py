@@ -16,7 +16,7 @@ import grpc
 
 CUZK, PROTO_DIR = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from grpc_harness import Harness  # noqa: E402
+from grpc_harness import Harness, code_of  # noqa: E402
 
 H = Harness("daemon_reliability", PROTO_DIR)
 rng, tmp, failures, check = H.rng, H.tmp, H.failures, H.check
@@ -356,21 +356,36 @@ admits_n_new("right after the answers")
 # cancelled. Their handlers stay blocked in the load; the calls are over:
 # their slots are free once the daemon sees them end, and N new calls are
 # admitted (before, the slots stayed taken until the handlers returned).
+def abandon_preloads():
+    """N PreloadSRS calls of test-window, blocked in its load, cancelled."""
+    futs = [B.stub.PreloadSRS.future(pb.PreloadSrsRequest(circuit_id="test-window"), timeout=300) for _ in range(N)]
+    until = time.time() + 60  # a bound on the wait only
+    while calls_in_progress() != N and time.time() < until:
+        time.sleep(0.02)
+    check(calls_in_progress() == N and not any(f.done() for f in futs), f"{N} PreloadSRS calls blocked in the load")
+    for f in futs:
+        f.cancel()
+    until = time.time() + 60  # a bound on the wait only: the cancellations reach the daemon
+    while calls_in_progress() and time.time() < until:
+        time.sleep(0.02)
+    check(calls_in_progress() == 0, f"abandoned calls hold no slot: {calls_in_progress()} in progress")
+
+
 window = fifo("window", 256)
-futs = [B.stub.PreloadSRS.future(pb.PreloadSrsRequest(circuit_id="test-window"), timeout=300) for _ in range(N)]
-until = time.time() + 60  # a bound on the wait only
-while calls_in_progress() != N and time.time() < until:
-    time.sleep(0.02)
-check(calls_in_progress() == N and not any(f.done() for f in futs), f"{N} PreloadSRS calls blocked in the load")
-for f in futs:
-    f.cancel()
-until = time.time() + 60  # a bound on the wait only: the cancellations reach the daemon
-while calls_in_progress() and time.time() < until:
-    time.sleep(0.02)
-check(calls_in_progress() == 0, f"abandoned calls hold no slot: {calls_in_progress()} in progress")
+abandon_preloads()
 admits_n_new("with the abandoned calls' handlers still blocked")
+# Handlers left running are bounded: with twice the limit of them, the next
+# call is refused saying so (a client cancelling in a loop piles up no threads)
+abandon_preloads()
+c, d = code_of(B.stub.GetStatus, pb.GetStatusRequest(), timeout=60)
+check(c == grpc.StatusCode.RESOURCE_EXHAUSTED and f"{2 * N} handlers still finishing calls their clients left" in d,
+      f"{2 * N} abandoned handlers still blocked: a new call refused: {c} {d!r}")
 release_fifo(*window)
-check(B.stub.GetStatus(pb.GetStatusRequest()).uptime_seconds >= 0, "calls are served once the slow ones ended")
+until = time.time() + 60  # a bound on the wait only: the released handlers return
+while "still finishing" in code_of(B.stub.GetStatus, pb.GetStatusRequest(), timeout=60)[1] and time.time() < until:
+    time.sleep(0.02)
+check(code_of(B.stub.GetStatus, pb.GetStatusRequest(), timeout=60)[0] == grpc.StatusCode.OK,
+      "calls are served once the blocked handlers returned")
 check(B.stop() == 0, "daemon exits 0")
 
 # ---- item 6: shutdown at the grace deadline --------------------------------------

@@ -12,6 +12,16 @@ import time
 from grpc_tools import protoc
 
 
+def code_of(fn, *a, **kw):
+    """The status of a call fn(*a, **kw): (code, details); OK and "" when it succeeds."""
+    import grpc
+    try:
+        fn(*a, **kw)
+        return grpc.StatusCode.OK, ""
+    except grpc.RpcError as e:
+        return e.code(), e.details()
+
+
 def free_port():
     """A TCP port on 127.0.0.1 that nothing listens on now."""
     with socket.socket() as s:
