@@ -16,7 +16,7 @@ import grpc
 
 CUZK, PROTO_DIR = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from grpc_harness import Harness, free_port  # noqa: E402
+from grpc_harness import Harness, code_of, free_port  # noqa: E402
 
 H = Harness("daemon_grpc", PROTO_DIR)
 seed, rng, tmp, failures = H.seed, H.rng, H.tmp, H.failures
@@ -84,14 +84,6 @@ def channel(target):
     return grpc.insecure_channel(target, options=OPTS)
 
 
-def code_of(fn, *a, **kw):
-    try:
-        fn(*a, **kw)
-        return grpc.StatusCode.OK, ""
-    except grpc.RpcError as e:
-        return e.code(), e.details()
-
-
 def wait_known(stub, job_id, timeout=30):
     """Until the daemon knows the job (Await with 1 ms answers instead of NOT_FOUND)."""
     until = time.time() + timeout
@@ -102,18 +94,7 @@ def wait_known(stub, job_id, timeout=30):
         time.sleep(0.02)
 
 
-def seed8():
-    return rng.getrandbits(64).to_bytes(8, "little")
-
-
-def rid(tag):
-    return f"t-{tag}-{rng.getrandbits(48):012x}"
-
-
-def submit_req(kind=pb.TEST_WINNING_POST, **kw):
-    kw.setdefault("request_id", rid("x"))
-    kw.setdefault("vanilla_proof", seed8())
-    return pb.SubmitProofRequest(proof_kind=kind, **kw)
+seed8, rid, submit_req = H.seed8, H.rid, H.submit_req
 
 
 # ---- the unix-socket daemon -------------------------------------------------

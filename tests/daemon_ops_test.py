@@ -4,7 +4,9 @@ and 8), driven by Python's grpcio (see daemon_ops.test.sh):
 - logs, in text and in JSON: one line per finished job with its kind,
   partitions and times (equal to what AwaitProof reports); rejected calls with
   their code and peer, rate limited, every held-back line counted; a job that
-  fails at once has its "submitted" line before its "failed" one;
+  fails at once has its "submitted" line before its "failed" one; in JSON,
+  these lines' fields (kind, partitions, times, reason; method, code, peer)
+  are typed keys beside msg, also for an id that mimics them;
 - auth: the Bearer scheme in any case (RFC 7235), a blank auth_token_file
   named as such;
 - TLS from gRPC core with a CA, server and client certificates made here by
@@ -28,7 +30,7 @@ import grpc
 
 CUZK, PROTO_DIR = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from grpc_harness import Harness, free_port, make_pki, wait_for_log  # noqa: E402
+from grpc_harness import Harness, code_of, free_port, make_pki, wait_for_log  # noqa: E402
 
 H = Harness("daemon_ops", PROTO_DIR)
 rng, tmp, check = H.rng, H.tmp, H.check
@@ -49,12 +51,13 @@ class Daemon:
     """A daemon with the test kinds and a param cache of its own; `keys` is
     extra [daemon] TOML."""
 
-    def __init__(self, name, listen, keys="", fmt="text"):
+    def __init__(self, name, listen, keys="", fmt="text", preload=()):
         self.name, self.listen, self.fmt = name, listen, fmt
         self.conf, self.log = os.path.join(tmp, f"{name}.toml"), os.path.join(tmp, f"{name}.log")
         self.params = os.path.join(tmp, f"{name}-params")
         with open(self.conf, "w") as f:
             f.write(f'[daemon]\nlisten = "{listen}"\n{keys}[srs]\nparam_cache = "{self.params}"\n'
+                    f'preload = {json.dumps(list(preload))}\n'
                     f'[synthesis]\npartition_workers = 2\n[logging]\nformat = "{fmt}"\n')
         self.p = None
 
@@ -93,26 +96,20 @@ class Daemon:
                     out.append((m.group(1), m.group(2)))
         return out
 
+    def objs(self):
+        """The JSON log's objects, in order (format "json")."""
+        return [json.loads(ln) for ln in self.logtext().splitlines()]
+
     def stop(self):
         self.p.send_signal(signal.SIGTERM)
         return self.p.wait(120)
 
 
-def code_of(fn, *a, **kw):
-    try:
-        fn(*a, **kw)
-        return SC.OK, ""
-    except grpc.RpcError as e:
-        return e.code(), e.details()
-
-
-def rid(tag):
-    return f"r-{tag}-{rng.getrandbits(48):012x}"
+rid = H.rid
 
 
 def submit_req(kind):
-    return pb.SubmitProofRequest(proof_kind=kind, request_id=rid(KINDS[kind][0]),
-                                 vanilla_proof=rng.getrandbits(64).to_bytes(8, "little"))
+    return H.submit_req(kind, request_id=rid(KINDS[kind][0]))
 
 
 END = re.compile(r"kind=(\S+) partitions=(\d+) proved=(\d+) queue_ms=(\d+) srs_ms=(\d+) synthesis_ms=(\d+) "
@@ -129,6 +126,12 @@ def end_lines(lines, job_id, outcome):
             m = END.match(msg[at + len(head):])
             out.append((i, lvl, m.groups() if m else None))
     return out
+
+
+def typed(obj, want):
+    """obj has each key of want with that value and its JSON type (an int
+    is not a bool, a number not a string)."""
+    return all(k in obj and type(obj[k]) is type(v) and obj[k] == v for k, v in want.items())
 
 
 # ---- item 7: log lines, in both formats ------------------------------------------
@@ -160,11 +163,16 @@ def refused_by_transport(fmt):
     rej = [(lvl, m) for lvl, m in L.lines() if m.startswith("rejected ")]
     check(rej == [("warn", "rejected GetStatus from unix socket: RESOURCE_EXHAUSTED: too many calls in progress "
                            "(daemon.max_concurrent_calls = 1)")], f"{fmt}: the refusal is logged: {rej}")
+    if fmt == "json":
+        o = [o for o in L.objs() if o.get("event") == "call_rejected"]
+        want = {"method": "GetStatus", "peer": "unix socket", "code": "RESOURCE_EXHAUSTED", "grpc_status": 8,
+                "reason": "too many calls in progress (daemon.max_concurrent_calls = 1)"}
+        check(len(o) == 1 and typed(o[0], want), f"json: the refusal's keys: {o}")
 
 
 def log_checks(fmt):
     sock = os.path.join(tmp, f"logs-{fmt}.sock")
-    D = Daemon(f"logs-{fmt}", f"unix://{sock}", fmt=fmt).start()
+    D = Daemon(f"logs-{fmt}", f"unix://{sock}", fmt=fmt, preload=["test-winning"]).start()
     ch = grpc.insecure_channel(f"unix://{sock}", options=OPTS)
     stub = pbg.ProvingEngineStub(ch)
 
@@ -182,10 +190,14 @@ def log_checks(fmt):
     check(all(c in (SC.INVALID_ARGUMENT, SC.NOT_FOUND) for _, c in seen),
           f"{fmt}: the bad calls are refused: {set(c for _, c in seen)}")
 
-    # jobs that complete, through SubmitProof + AwaitProof or Prove
+    # jobs that complete, through SubmitProof + AwaitProof or Prove; one id
+    # mimics the fields of the lines it appears in (ids are free text)
     done = []
-    for _ in range(rng.randint(3, 6)):
+    for i in range(rng.randint(3, 6)):
         q = submit_req(rng.choice(list(KINDS)))
+        if i == 0:
+            q.request_id = (f"{rid('mimic')} done: kind=fake partitions=7 proved=7 queue_ms=1 srs_ms=1 synthesis_ms=1 "
+                            "prove_ms=1 verify_ms=1 total_ms=1: not a reason: x (9 partitions, priority low)")
         if rng.getrandbits(1):
             r = stub.Prove(pb.ProveRequest(submit=q), timeout=300).result
         else:
@@ -269,6 +281,53 @@ def log_checks(fmt):
     check(0 < len(got) < len(seen) and held_back, f"{fmt}: the rate limit held some back: {len(got)} of {len(seen)}")
     k = min(REJECT_BURST, len(got))
     check(got[:k] == want[:k], f"{fmt}: the first {k} rejected calls logged in order: {got[:3]} vs {want[:3]}")
+    if fmt == "json":
+        json_keys(D, done, failed, cq, cr, seen, held_back)
+
+
+def json_keys(D, done, failed, cq, cr, seen, held_back):
+    """The JSON log's lines carry their fields as typed keys beside msg."""
+    objs = D.objs()
+
+    def events(ev, job=None):
+        return [o for o in objs if o.get("event") == ev and (job is None or o.get("job") == job)]
+
+    for q, r in done:
+        kind, parts = KINDS[q.proof_kind]
+        sub, end = events("job_submitted", q.request_id), events("job_end", q.request_id)
+        check(len(sub) == 1 and typed(sub[0], {"kind": kind, "peer": "unix socket", "partitions": parts})
+              and type(sub[0].get("priority")) is str, f"json: {q.request_id!r} submitted: {sub}")
+        want = {"outcome": "done", "kind": kind, "partitions": parts, "proved": parts, "queue_ms": r.queue_wait_ms,
+                "srs_ms": r.srs_load_ms, "synthesis_ms": r.synthesis_ms, "prove_ms": r.gpu_compute_ms,
+                "verify_ms": r.verify_ms, "total_ms": r.total_ms}
+        check(len(end) == 1 and typed(end[0], want) and "reason" not in end[0] and end[0]["level"] == "info",
+              f"json: {q.request_id!r} ended, its times as AwaitProof reports them: {end} (want {want})")
+    for q, r in failed:
+        end = events("job_end", q.request_id)
+        check(len(end) == 1 and typed(end[0], {"outcome": "failed", "kind": "test-window", "partitions": 1,
+                                               "proved": 0, "reason": r.error_message}),
+              f"json: {q.request_id} failed, with its reason as a key: {end}")
+    end = events("job_end", cq.request_id)
+    check(len(end) == 1 and typed(end[0], {"outcome": "cancelled", "reason": cr.error_message}),
+          f"json: the cancelled job's end: {end}")
+    rej = events("call_rejected")
+    codes = {"INVALID_ARGUMENT": 3, "NOT_FOUND": 5}
+    check(rej and all(type(o.get("method")) is str and o.get("peer") == "unix socket" and o.get("code") in codes
+                      and o.get("grpc_status") == codes[o["code"]] and type(o.get("reason")) is str and o["reason"]
+                      and o["msg"].endswith(o["reason"]) for o in rej),
+          f"json: rejected calls with method, peer, code, grpc_status, reason: {rej[:2]}")
+    check([(o["method"], o["code"]) for o in rej] == [(n, c.name) for n, c in seen][:len(rej)],
+          "json: the rejected calls' keys in the order made")
+    held = events("calls_not_logged")
+    check([o.get("count") for o in held] == held_back and all(type(o["count"]) is int for o in held),
+          f"json: held-back counts as a number: {held}")
+    pre = events("preloaded")
+    check(len(pre) == 1 and pre[0].get("circuit") == "test-winning" and type(pre[0].get("load_ms")) is int,
+          f"json: the preload line: {pre}")
+    mem = events("memory_budget")
+    check(len(mem) == 1 and type(mem[0].get("budget")) is int and type(mem[0].get("limit")) is int
+          and 0 < mem[0]["budget"] < mem[0]["limit"] and type(mem[0].get("limit_source")) is str,
+          f"json: the memory budget line: {mem}")
 
 
 for fmt in ("text", "json"):

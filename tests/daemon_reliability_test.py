@@ -16,7 +16,7 @@ import grpc
 
 CUZK, PROTO_DIR = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from grpc_harness import Harness  # noqa: E402
+from grpc_harness import Harness, code_of  # noqa: E402
 
 H = Harness("daemon_reliability", PROTO_DIR)
 rng, tmp, failures, check = H.rng, H.tmp, H.failures, H.check
@@ -73,18 +73,7 @@ class Daemon:
         return rc
 
 
-def seed8():
-    return rng.getrandbits(64).to_bytes(8, "little")
-
-
-def rid(tag):
-    return f"r-{tag}-{rng.getrandbits(48):012x}"
-
-
-def submit_req(kind=pb.TEST_WINNING_POST, **kw):
-    kw.setdefault("request_id", rid("x"))
-    kw.setdefault("vanilla_proof", seed8())
-    return pb.SubmitProofRequest(proof_kind=kind, **kw)
+seed8, rid, submit_req = H.seed8, H.rid, H.submit_req
 
 
 def params_cut_reason(data):
@@ -236,7 +225,8 @@ r = E.stub.Prove(pb.ProveRequest(submit=submit_req(pb.TEST_WINDOW_POST)), timeou
 check(r.status == S.COMPLETED, f"a test-window job proves again: {r.status} {r.error_message}")
 check(E.stop() == 0, "daemon exits 0")
 
-F = Daemon("preload-fatal", PC, daemon_keys='preload_failure = "fatal"\n', preload=["wpost-2k"]).start(wait=False)
+F = Daemon("preload-fatal", PC, daemon_keys='preload_failure = "fatal"\n', preload=["wpost-2k"],
+           conf='[logging]\nformat = "json"\n').start(wait=False)
 try:
     rc = F.p.wait(120)  # a bound on the wait only
 except subprocess.TimeoutExpired:
@@ -246,58 +236,156 @@ log = F.logtext()
 check(rc not in (0, None) and "serving on" not in log, f"preload_failure = \"fatal\": exits non-zero before serving: {rc}")
 check(any("preload wpost-2k:" in ln and wname in ln and "exiting" in ln for ln in log.splitlines()),
       f"... saying why: {log[-600:]!r}")
+pf = [o for o in map(json.loads, log.splitlines()) if o.get("event") == "preload_failed"]
+check(len(pf) == 1 and pf[0].get("circuit") == "wpost-2k" and type(pf[0].get("reason")) is str
+      and wname in pf[0]["reason"] and pf[0]["msg"].startswith(f"preload wpost-2k: {pf[0]['reason']}; exiting")
+      and pf[0]["level"] == "error",
+      f"... in JSON, the circuit and the reason as keys: {pf}")
 
-# ---- item 5: max_concurrent_calls is exact, counted from a call's arrival -------
-# The job's parameter file is a FIFO: its load blocks in open() until this
-# test opens the other end, so the AwaitProof calls on it stay in the daemon
-# (slow calls) for as long as the test wants, whatever the machine's speed.
+# ---- item 5: max_concurrent_calls is exact -------------------------------------------
+# A call holds a slot from its arrival (before its message, which may be slow
+# to come) until it is over: its status sent, or abandoned by its client; not
+# until its handler thread ends. A test parameter file replaced by a FIFO
+# keeps what waits on it (an AwaitProof of a job, a PreloadSRS) in the daemon
+# for as long as the test wants, whatever the machine's speed. The limit is
+# drawn afresh; the daemon's calls in progress are read over HTTP (not a call).
 PC = os.path.join(tmp, "calls-params")
-B = Daemon("calls", PC, daemon_keys="max_concurrent_calls = 4\n").start()
-porep = os.path.join(PC, "cuzk-test-porep-512.params")
-os.remove(porep)
-os.mkfifo(porep)
-q = submit_req(pb.TEST_POREP)
-B.stub.SubmitProof(q)
-# Each call is slow twice: its request message comes only once the test lets
-# it (a unary method called as a client stream: the headers go first), and
-# its answer waits on the job. A call must take its slot when it arrives:
-# counted only once its message is in, all 8 would be admitted.
-send = threading.Event()
+N = rng.randint(2, 6)
+with socket.socket() as so:
+    so.bind(("127.0.0.1", 0))
+    http = so.getsockname()[1]
+B = Daemon("calls", PC, daemon_keys=f'max_concurrent_calls = {N}\nstatus_listen = "127.0.0.1:{http}"\n').start()
 
 
-def held(req):
-    send.wait()
-    yield req
+def calls_in_progress():
+    text = urllib.request.urlopen(f"http://127.0.0.1:{http}/metrics", timeout=30).read().decode()
+    return next((int(ln.split()[1]) for ln in text.splitlines() if ln.startswith("cuzk_rpc_calls_in_progress ")),
+                None)
 
 
-await_held = B.ch.stream_unary("/cuzk.v1.ProvingEngine/AwaitProof",
-                               request_serializer=pb.AwaitProofRequest.SerializeToString,
-                               response_deserializer=pb.AwaitProofResponse.FromString)
-futs = [await_held.future(held(pb.AwaitProofRequest(job_id=q.request_id, timeout_ms=0)), timeout=300)
-        for _ in range(8)]
+def fifo(circuit, constraints):
+    """The circuit's parameter file made a FIFO: (its path, its good bytes)."""
+    path = os.path.join(PC, f"cuzk-test-{circuit}-{constraints}.params")
+    good = open(path, "rb").read()
+    os.remove(path)
+    os.mkfifo(path)
+    return path, good
+
+
+def release_fifo(path, good):
+    """The loads blocked in opening it see an empty file and fail; the file
+    is good again for the loads after them."""
+    fd = os.open(path, os.O_RDWR)  # a writer: every open blocked on the FIFO returns
+    with open(path + ".new", "wb") as f:
+        f.write(good)
+    os.replace(path + ".new", path)
+    os.close(fd)  # their reads see the end of the file
 
 
 def refused(f):
     return f.done() and f.exception() is not None and f.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
 
 
-until = time.time() + 60  # a bound on the wait only: an over-admitting daemon refuses fewer than 4
-while sum(map(refused, futs)) < 4 and time.time() < until:
-    time.sleep(0.02)
+def codes_of(futs):
+    out = []
+    for f in futs:
+        try:
+            f.result()
+            out.append(grpc.StatusCode.OK)
+        except grpc.RpcError as e:
+            out.append(e.code())
+    return out
+
+
+def held_calls(method, req, resp, n, send):
+    """n concurrent calls of a unary method, called as a client stream so
+    that their request message goes only once `send` is set (the headers go
+    first): each call arrives, and is admitted or refused, without it."""
+    def held():
+        send.wait()
+        yield req
+    call = B.ch.stream_unary(f"/cuzk.v1.ProvingEngine/{method}", request_serializer=type(req).SerializeToString,
+                             response_deserializer=resp.FromString)
+    return [call.future(held(), timeout=300) for _ in range(n)]
+
+
+def admitted_exactly(futs, n, what):
+    """Of len(futs) concurrent calls, exactly n admitted (the rest refused at
+    once); the daemon counts n in progress."""
+    until = time.time() + 60  # a bound on the wait only: an over-admitting daemon refuses fewer
+    while sum(map(refused, futs)) < len(futs) - n and time.time() < until:
+        time.sleep(0.02)
+    time.sleep(0.2)  # not a bound on correctness: a refusal past the count would show in the checks below
+    nref, live = sum(map(refused, futs)), sum(not f.done() for f in futs)
+    check(nref == len(futs) - n and live == n and calls_in_progress() == n,
+          f"{what}: limit {N}, {len(futs)} concurrent calls: {live} admitted, {nref} refused, "
+          f"{calls_in_progress()} in progress (want {n}, {len(futs) - n}, {n})")
+
+
+def admits_n_new(what):
+    """N + 1 new concurrent calls: N admitted at once, and served."""
+    send = threading.Event()
+    futs = held_calls("GetStatus", pb.GetStatusRequest(), pb.GetStatusResponse, N + 1, send)
+    admitted_exactly(futs, N, what)
+    send.set()
+    codes = codes_of(futs)
+    check(codes.count(grpc.StatusCode.OK) == N, f"{what}: ... and served: {codes}")
+
+
+# 2N concurrent AwaitProof calls on a job whose load blocks: N admitted
+porep = fifo("porep", 512)
+q = submit_req(pb.TEST_POREP)
+B.stub.SubmitProof(q)
+send = threading.Event()
+futs = held_calls("AwaitProof", pb.AwaitProofRequest(job_id=q.request_id, timeout_ms=0), pb.AwaitProofResponse,
+                  2 * N, send)
+admitted_exactly(futs, N, "slow calls")
 send.set()  # the admitted calls' messages go; they wait on the job
-os.close(os.open(porep, os.O_WRONLY))  # the load sees an empty file and fails: the waits end
-codes = []
-for f in futs:
-    try:
-        f.result()
-        codes.append(grpc.StatusCode.OK)
-    except grpc.RpcError as e:
-        codes.append(e.code())
+release_fifo(*porep)  # the job fails: their answers go
+codes = codes_of(futs)
 ok, ex = codes.count(grpc.StatusCode.OK), codes.count(grpc.StatusCode.RESOURCE_EXHAUSTED)
-check(ok == 4 and ex == 4, f"limit 4, 8 concurrent slow calls: exactly 4 accepted ({ok} OK, {ex} RESOURCE_EXHAUSTED: {codes})")
+check(ok == N and ex == N, f"limit {N}, {2 * N} concurrent slow calls: exactly {N} answered ({codes})")
 details = [f.exception().details() for f in futs if f.exception() is not None]
-check(all("max_concurrent_calls = 4" in d for d in details), f"the refusal names the limit: {details[:1]}")
-check(B.stub.GetStatus(pb.GetStatusRequest()).uptime_seconds >= 0, "calls are served once the slow ones ended")
+check(all(f"max_concurrent_calls = {N}" in d for d in details), f"the refusal names the limit: {details[:1]}")
+# A call answered holds no slot: with every answer in hand, none is in
+# progress, and N new calls are admitted at once (and one more refused).
+check(calls_in_progress() == 0, f"answered calls hold no slot: {calls_in_progress()} in progress")
+admits_n_new("right after the answers")
+
+# Calls their clients abandon: N PreloadSRS calls whose load blocks, then
+# cancelled. Their handlers stay blocked in the load; the calls are over:
+# their slots are free once the daemon sees them end, and N new calls are
+# admitted (before, the slots stayed taken until the handlers returned).
+def abandon_preloads():
+    """N PreloadSRS calls of test-window, blocked in its load, cancelled."""
+    futs = [B.stub.PreloadSRS.future(pb.PreloadSrsRequest(circuit_id="test-window"), timeout=300) for _ in range(N)]
+    until = time.time() + 60  # a bound on the wait only
+    while calls_in_progress() != N and time.time() < until:
+        time.sleep(0.02)
+    check(calls_in_progress() == N and not any(f.done() for f in futs), f"{N} PreloadSRS calls blocked in the load")
+    for f in futs:
+        f.cancel()
+    until = time.time() + 60  # a bound on the wait only: the cancellations reach the daemon
+    while calls_in_progress() and time.time() < until:
+        time.sleep(0.02)
+    check(calls_in_progress() == 0, f"abandoned calls hold no slot: {calls_in_progress()} in progress")
+
+
+window = fifo("window", 256)
+abandon_preloads()
+admits_n_new("with the abandoned calls' handlers still blocked")
+# Handlers left running are bounded: with twice the limit of them, the next
+# call is refused saying so (a client cancelling in a loop piles up no threads)
+abandon_preloads()
+c, d = code_of(B.stub.GetStatus, pb.GetStatusRequest(), timeout=60)
+check(c == grpc.StatusCode.RESOURCE_EXHAUSTED and f"{2 * N} handlers still finishing calls their clients left" in d,
+      f"{2 * N} abandoned handlers still blocked: a new call refused: {c} {d!r}")
+release_fifo(*window)
+until = time.time() + 60  # a bound on the wait only: the released handlers return
+while "still finishing" in code_of(B.stub.GetStatus, pb.GetStatusRequest(), timeout=60)[1] and time.time() < until:
+    time.sleep(0.02)
+check(code_of(B.stub.GetStatus, pb.GetStatusRequest(), timeout=60)[0] == grpc.StatusCode.OK,
+      "calls are served once the blocked handlers returned")
 check(B.stop() == 0, "daemon exits 0")
 
 # ---- item 6: shutdown at the grace deadline --------------------------------------

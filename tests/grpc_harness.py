@@ -1,7 +1,7 @@
-"""What the daemon tests share (daemon_grpc_test.py, daemon_filecoin_test.py,
-daemon_reliability_test.py): the run's seed, a scratch directory, counted
-checks, daemons killed (their logs shown) on an uncaught exception, and Python
-stubs generated at run time from our proto (so a proto change is tested as is)."""
+"""What the daemon tests share (daemon_*_test.py): the run's seed, a scratch
+directory, counted checks, fresh request ids and test-kind requests, daemons
+killed (their logs shown) on an uncaught exception, and Python stubs
+generated at run time from our proto (so a proto change is tested as is)."""
 import os
 import random
 import socket
@@ -10,6 +10,16 @@ import tempfile
 import time
 
 from grpc_tools import protoc
+
+
+def code_of(fn, *a, **kw):
+    """The status of a call fn(*a, **kw): (code, details); OK and "" when it succeeds."""
+    import grpc
+    try:
+        fn(*a, **kw)
+        return grpc.StatusCode.OK, ""
+    except grpc.RpcError as e:
+        return e.code(), e.details()
 
 
 def free_port():
@@ -97,6 +107,22 @@ class Harness:
                 print(f"--- {n.name} log tail ---\n" + n.logtext()[-3000:])
             sys.exit(1)
         sys.excepthook = on_error
+
+    def seed8(self):
+        """A test kind's input: an 8-byte witness seed."""
+        return self.rng.getrandbits(64).to_bytes(8, "little")
+
+    def rid(self, tag):
+        """A fresh request id naming what it is for."""
+        return f"r-{tag}-{self.rng.getrandbits(48):012x}"
+
+    def submit_req(self, kind=None, **kw):
+        """A SubmitProofRequest of a test kind (default test-winning) with a
+        fresh id and witness seed, unless given."""
+        from cuzk.v1 import proving_pb2 as pb
+        kw.setdefault("request_id", self.rid("x"))
+        kw.setdefault("vanilla_proof", self.seed8())
+        return pb.SubmitProofRequest(proof_kind=pb.TEST_WINNING_POST if kind is None else kind, **kw)
 
     def check(self, cond, what, verbose=False):
         self.checks += 1

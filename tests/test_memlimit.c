@@ -3,7 +3,8 @@
  * the process's cgroup up to the root, "max" meaning none; cgroup v1:
  * memory.limit_in_bytes up the tree, a huge value meaning none; the hybrid
  * layout, v1 controllers beside /sys/fs/cgroup/unified), read from fake trees
- * with random limits; the default budget's headroom; RssAnon grows with
+ * with random limits, and under a cgroup namespace whose paths the mount
+ * does not show; the default budget's headroom; RssAnon grows with
  * memory touched. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,9 +105,40 @@ int main(void)
     CHECK_MSG(got == lim / 3 && strstr(from, "/memory/docker/memory.limit_in_bytes"), "v1 parent: %llu from %s",
               (unsigned long long)got, from);
 
+    /* a cgroup namespace: /proc/self/cgroup names a path the mount does not
+     * show (the mount's root is the process's group, or another namespace's
+     * root): the longest tail of the path found under the mount, else its
+     * top; the limit says where it was read and that the path was not found */
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/sys'", root);
+    CHECK(system(cmd) == 0);
+    put("proc/self/cgroup", "4:memory:/process_api/a0981cf1\n0::/\n");
+    const uint64_t limt = put_limit(&rng, phys, "sys/fs/cgroup/memory/memory.limit_in_bytes");
+    got = cuzk_engine_memory_limit(root, from, sizeof from);
+    CHECK_MSG(got == limt && strstr(from, "/sys/fs/cgroup/memory/memory.limit_in_bytes (")
+                  && strstr(from, "cgroup /process_api/a0981cf1 (/proc/self/cgroup) is not under "
+                                  "/sys/fs/cgroup/memory; read from its top up"),
+              "namespace, limit at the mount's top: %llu (want %llu) from %s", (unsigned long long)got,
+              (unsigned long long)limt, from);
+    put("sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");
+    got = cuzk_engine_memory_limit(root, from, sizeof from);
+    CHECK_MSG(got == phys && !strncmp(from, "physical memory (this process's cgroup /process_api/a0981cf1", 60),
+              "namespace, no limit: %llu from %s", (unsigned long long)got, from);
+    /* a group outside the namespace ("/../../x"), its tail under the mount */
+    put("proc/self/cgroup", "4:memory:/../../cuzk-test-7\n0::/\n");
+    const uint64_t limo = put_limit(&rng, phys, "sys/fs/cgroup/memory/cuzk-test-7/memory.limit_in_bytes");
+    expect_limit(limo, "/sys/fs/cgroup/memory/cuzk-test-7/memory.limit_in_bytes (this process's cgroup "
+                       "/../../cuzk-test-7 (/proc/self/cgroup) is not under /sys/fs/cgroup/memory; read from "
+                       "/cuzk-test-7 up)", "namespace, outside its root");
+    /* a tail found: its ancestors under the mount bind too */
+    put("proc/self/cgroup", "4:memory:/kubepods/pod1/c2\n");
+    put_limit(&rng, phys, "sys/fs/cgroup/memory/pod1/c2/memory.limit_in_bytes");
+    snprintf(num, sizeof num, "%llu\n", (unsigned long long)(1ull << 27));
+    put("sys/fs/cgroup/memory/pod1/memory.limit_in_bytes", num);
+    expect_limit(1ull << 27, "/sys/fs/cgroup/memory/pod1/memory.limit_in_bytes (", "namespace, a tail's parent");
+
     /* the hybrid layout: v1 controllers in /sys/fs/cgroup/<controller>, the
      * unified hierarchy in /sys/fs/cgroup/unified */
-    char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s/sys'", root);
     CHECK(system(cmd) == 0);
     put("proc/self/cgroup", "11:memory:/system.slice/cuzk.service\n3:pids:/system.slice/cuzk.service\n"

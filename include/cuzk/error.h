@@ -39,11 +39,14 @@ typedef enum cuzk_err {
 /* Static string describing err; never NULL. */
 const char *cuzk_strerror(int err);
 
+#include <stdarg.h>
 #include <stddef.h>
 /* The formatted message into err (errlen bytes; err NULL or errlen 0: none),
  * then code: `return cuzk_errf(err, errlen, CODE, "...", ...);` for every
- * function that answers a code and a message buffer. */
+ * function that answers a code and a message buffer. cuzk_verrf: the same
+ * for a helper that does more on failure (frees a half-built job). */
 int cuzk_errf(char *err, size_t errlen, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int cuzk_verrf(char *err, size_t errlen, int code, const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));
 
 #ifdef __cplusplus
 }

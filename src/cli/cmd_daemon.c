@@ -81,6 +81,10 @@ static void usage(FILE *f)
 }
 
 static void backend_log(int level, const char *msg) { log_msg((cfg_log_level)level, "engine: %s", msg); }
+static void backend_log_fields(int level, const char *msg, const log_field *f, size_t n)
+{
+    log_fields((cfg_log_level)level, f, n, "engine: %s", msg);
+}
 
 /* Loads defaults, the file, then the command-line overrides. */
 static int load_config(cuzk_config *c, const char *path, bool path_given, const char *listen,
@@ -117,15 +121,20 @@ static size_t preload_all(srv_backend *b, const cuzk_config *c, bool fatal)
         char *err = NULL;
         if (srv_preload(b, c->preload[i], &already, &ms, &err) != RPC_OK) {
             failed++;
+            const char *why = err ? err : "out of memory";
+            const log_field f[] = {LOG_STR("event", "preload_failed"), LOG_STR("circuit", c->preload[i]),
+                                   LOG_STR("reason", why)};
             if (fatal)
-                LOG_ERROR("preload %s: %s; exiting (daemon.preload_failure = \"fatal\")", c->preload[i],
-                          err ? err : "out of memory");
+                log_fields(CFG_LOG_ERROR, f, 3, "preload %s: %s; exiting (daemon.preload_failure = \"fatal\")",
+                           c->preload[i], why);
             else
-                LOG_ERROR("preload %s: %s; serving the other kinds, its jobs fail at once until the file is "
-                          "fixed (then PreloadSRS %s, or SIGHUP)", c->preload[i], err ? err : "out of memory",
-                          c->preload[i]);
+                log_fields(CFG_LOG_ERROR, f, 3, "preload %s: %s; serving the other kinds, its jobs fail at once "
+                           "until the file is fixed (then PreloadSRS %s, or SIGHUP)", c->preload[i], why,
+                           c->preload[i]);
         } else if (!already) {
-            LOG_INFO("preload %s: resident after %llu ms", c->preload[i], (unsigned long long)ms);
+            const log_field f[] = {LOG_STR("event", "preloaded"), LOG_STR("circuit", c->preload[i]),
+                                   LOG_NUM("load_ms", ms)};
+            log_fields(CFG_LOG_INFO, f, 3, "preload %s: resident after %llu ms", c->preload[i], (unsigned long long)ms);
         }
         free(err);
         if (failed && fatal) break;
@@ -256,7 +265,7 @@ int cmd_daemon(int argc, char **argv)
     notify("STATUS=starting the engine");
     double t0 = cuzk_now();
     srv_options so = {.cfg = &cfg, .test_kinds = test_kinds, .test_porep_constraints = test_c,
-                      .test_post_constraints = test_post_c, .log = backend_log};
+                      .test_post_constraints = test_post_c, .log = backend_log, .log_fields = backend_log_fields};
     srv_backend *b = srv_backend_open(&so, err, sizeof err);
     if (!b) {
         LOG_ERROR("%s", err);
@@ -288,6 +297,7 @@ int cmd_daemon(int argc, char **argv)
         srv_backend_close(b);
         return 1;
     }
+    service_set_server(svc, srv);
     http_status *http = NULL;
     if (cfg.status_listen[0] && !(http = http_status_start(cfg.status_listen, svc, err, sizeof err)))
         LOG_ERROR("%s (continuing without it)", err);
@@ -352,8 +362,8 @@ int cmd_daemon(int argc, char **argv)
         struct timespec ts = {0, 20 * 1000000L};
         nanosleep(&ts, NULL);
     }
+    http_status_stop(http); /* its /metrics reads the server's calls */
     rpc_server_stop(srv, 1000);
-    http_status_stop(http);
     service_destroy(svc);
     /* A parameter load or PCE extraction in hand cannot be interrupted and
      * may take minutes (a 47 GB file): past the grace the daemon does not

@@ -60,6 +60,43 @@ static bool exists(const char *root, const char *rel)
 }
 
 /*
+ * Where the cgroup path of /proc/self/cgroup is in the hierarchy mounted at
+ * mnt: usually as it is. In a container the two can disagree: the path is
+ * relative to the process's cgroup namespace while the mount may show
+ * another root (docker's /docker/<id> read through a mount of that very
+ * group; "/../x" for a group outside the namespace). Then the longest tail
+ * of the path that exists under the mount is taken, else the mount's top
+ * (in a namespace, the process's own group or an ancestor); false then.
+ */
+static bool locate(const char *root, const char *mnt, const char *cg, char *out, size_t outlen)
+{
+    char rel[2200];
+    for (const char *p = cg; p && strcmp(p, "/") && *p; p = strchr(p + 1, '/')) {
+        if (!strncmp(p, "/..", 3) && (!p[3] || p[3] == '/')) continue; /* above the namespace's root */
+        snprintf(rel, sizeof rel, "%s%s", mnt, p);
+        if (exists(root, rel)) {
+            snprintf(out, outlen, "%s", p);
+            return p == cg;
+        }
+    }
+    snprintf(out, outlen, "%s", "");
+    return !*cg || !strcmp(cg, "/");
+}
+
+/* The smallest limit in file `name` from cgroup cg up in the hierarchy at
+ * mnt; from says which file; note (when cg was not found as it is) where
+ * it was looked for instead. */
+static uint64_t hierarchy_limit(const char *root, const char *mnt, const char *cg, const char *name, char *from,
+                                size_t from_len, char *note, size_t note_len)
+{
+    char at[2048];
+    if (!locate(root, mnt, cg, at, sizeof at))
+        snprintf(note, note_len, "this process's cgroup %s (/proc/self/cgroup) is not under %s; read from %s up",
+                 cg, mnt, at[0] ? at : "its top");
+    return walk_up(root, mnt, at, name, from, from_len);
+}
+
+/*
  * The cgroup limit of this process under root, the smaller of:
  *  - cgroup v2: memory.max of its cgroup and each ancestor, in the unified
  *    hierarchy: /sys/fs/cgroup (v2 only), or /sys/fs/cgroup/unified (the
@@ -68,7 +105,7 @@ static bool exists(const char *root, const char *rel)
  *  - cgroup v1: memory.limit_in_bytes of its memory cgroup and each ancestor
  *    (a parent's limit binds its children), in /sys/fs/cgroup/memory.
  */
-static uint64_t cgroup_limit(const char *root, char *from, size_t from_len)
+static uint64_t cgroup_limit(const char *root, char *from, size_t from_len, char *note, size_t note_len)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/proc/self/cgroup", root);
@@ -87,21 +124,24 @@ static uint64_t cgroup_limit(const char *root, char *from, size_t from_len)
         else if (strstr(ctrl, "memory")) snprintf(v1, sizeof v1, "%s", cg), have_v1 = true;
     }
     fclose(f);
-    uint64_t best = 0;
+    /* note: a path not found as it is, in the hierarchy whose limit binds
+     * (or, with none, the one the memory controller is on) */
+    char n1[4200] = "", n2[4200] = "", f1[4200] = "";
+    uint64_t best = 0, l1 = 0;
     if (have_v2) {
         const char *mnt = exists(root, "/sys/fs/cgroup/cgroup.controllers") ? "/sys/fs/cgroup"
                           : exists(root, "/sys/fs/cgroup/unified/cgroup.controllers") ? "/sys/fs/cgroup/unified"
                                                                                         : "/sys/fs/cgroup";
-        best = walk_up(root, mnt, v2, "memory.max", from, from_len);
+        best = hierarchy_limit(root, mnt, v2, "memory.max", from, from_len, n2, sizeof n2);
     }
-    if (have_v1) {
-        char f1[4200] = "";
-        uint64_t l = walk_up(root, "/sys/fs/cgroup/memory", v1, "memory.limit_in_bytes", f1, sizeof f1);
-        if (l && (!best || l < best)) {
-            best = l;
-            if (from) snprintf(from, from_len, "%s", f1);
-        }
+    if (have_v1)
+        l1 = hierarchy_limit(root, "/sys/fs/cgroup/memory", v1, "memory.limit_in_bytes", f1, sizeof f1, n1, sizeof n1);
+    bool v1_binds = l1 && (!best || l1 < best);
+    if (v1_binds) {
+        best = l1;
+        snprintf(from, from_len, "%s", f1);
     }
+    snprintf(note, note_len, "%s", v1_binds || (!best && have_v1) ? n1 : n2);
     return best;
 }
 
@@ -110,14 +150,13 @@ uint64_t cuzk_engine_memory_limit(const char *root, char *from, size_t from_len)
     if (!root) root = "";
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
     uint64_t phys = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
-    if (from && from_len) snprintf(from, from_len, "physical memory");
-    char cfrom[4200] = "";
-    uint64_t cg = cgroup_limit(root, cfrom, sizeof cfrom);
-    if (cg && (!phys || cg < phys)) {
-        if (from && from_len) snprintf(from, from_len, "%s", cfrom);
-        return cg;
-    }
-    return phys;
+    char cfrom[4200] = "", note[4200] = "";
+    uint64_t cg = cgroup_limit(root, cfrom, sizeof cfrom, note, sizeof note);
+    bool use_cg = cg && (!phys || cg < phys);
+    if (from && from_len)
+        snprintf(from, from_len, "%s%s%s%s", use_cg ? cfrom : "physical memory", note[0] ? " (" : "", note,
+                 note[0] ? ")" : "");
+    return use_cg ? cg : phys;
 }
 
 uint64_t cuzk_engine_memory_budget_default(uint64_t limit, uint64_t margin)

@@ -1,6 +1,5 @@
 /* PoRep C1 output: the vanilla verification, every opening and label against public values
  * rebuilt here (replica_id, challenges, commitments), as storage-proofs-porep's verifier. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,16 +10,8 @@
 #include "cuzk/poseidon.h"
 #include "filecoin_internal.h"
 
-static int vfail(char *err, size_t cap, const char *fmt, ...)
-{
-    if (err && cap) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, cap, fmt, ap);
-        va_end(ap);
-    }
-    return CUZK_ERR_VERIFY_FAILED;
-}
+/* a C1 that does not check out: CUZK_ERR_VERIFY_FAILED and why */
+#define vfail(err, cap, ...) cuzk_errf(err, cap, CUZK_ERR_VERIFY_FAILED, __VA_ARGS__)
 
 static int path_ok(const cuzk_tree_shape *s, uint64_t nodes, const cuzk_fil_mproof *m, const cuzk_fr *root)
 {

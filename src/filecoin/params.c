@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,17 +130,8 @@ int cuzk_fil_param_files_for(cuzk_fil_param_files *out, cuzk_fil_circuit c, uint
 
 /* ---- .meta and parameters.json ---- */
 
-static int failf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int failf(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
+/* a .meta or parameters.json that cannot be used: -1 and why */
+#define failf(err, errlen, ...) cuzk_errf(err, errlen, -1, __VA_ARGS__)
 
 size_t cuzk_fil_param_meta_json(char *out, size_t cap, uint64_t sector_size)
 {

@@ -139,7 +139,7 @@ static int job_fail(cuzk_fil_post_job *job, int rc, char *err, size_t err_len, c
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err, err_len, fmt, ap);
+    cuzk_verrf(err, err_len, rc, fmt, ap); /* first: the message may name what the job holds */
     va_end(ap);
     cuzk_fil_post_job_free(job);
     return rc;

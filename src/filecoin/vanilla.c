@@ -14,12 +14,10 @@ void vrd_fail(vrd *r, int rc, const char *fmt, ...)
 {
     if (r->rc) return;
     r->rc = rc;
-    if (r->err && r->err_len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(r->err, r->err_len, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    cuzk_verrf(r->err, r->err_len, rc, fmt, ap);
+    va_end(ap);
 }
 
 static bool vrd_need(vrd *r, size_t k, const char *field)

@@ -13,6 +13,7 @@
 
 #include "cuzk/cluster.h"
 #include "server/config.h"
+#include "server/log.h"
 
 typedef struct srv_backend srv_backend;
 
@@ -22,6 +23,9 @@ typedef struct srv_options {
     uint64_t test_porep_constraints; /* per partition of test-porep */
     uint64_t test_post_constraints;  /* test-window-post / test-winning-post */
     void (*log)(int level, const char *msg); /* level as cfg_log_level */
+    /* optional: a line with typed fields (job submitted and end lines, the
+     * memory budget), for the JSON log; else such lines go to log */
+    void (*log_fields)(int level, const char *msg, const log_field *f, size_t n);
 } srv_options;
 
 srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen);

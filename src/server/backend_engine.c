@@ -56,6 +56,7 @@ struct srv_backend {
     kind_stats stats[MAX_KINDS]; /* guarded by mu: jobs this binding submitted, counted when pruned */
     unsigned workers_per_device;
     void (*log)(int level, const char *msg);
+    void (*log_fields)(int level, const char *msg, const log_field *f, size_t n);
     cuzk_engine_prover gpu; /* valid when on_gpu */
     bool on_gpu;
     cuzk_engine_pce pce; /* valid when has_pce */
@@ -66,13 +67,81 @@ struct srv_backend {
 };
 
 
+/*
+ * The engine's job lines as typed fields, for the JSON log. The engine
+ * announces a job (job_event) on the thread, and under the lock, where it
+ * then logs that job's submitted or end line. Knowing the id, where it ends
+ * in the line is known whatever a client put in it (ids hold spaces and
+ * colons), and the rest has the engine's fixed grammar:
+ *   job ID: KIND submitted[ by PEER] (N partition[s], priority P)
+ *   job ID OUTCOME: key=value ...[: reason]
+ * Values in the fields point into line (cut with NULs); 0: not such a line.
+ */
+static _Thread_local char announced[1024]; /* the id of the job whose line comes next on this thread */
+
+static bool all_digits(const char *s) { return *s && strspn(s, "0123456789") == strlen(s); }
+
+static size_t job_line_fields(char *line, log_field *f, size_t cap)
+{
+    size_t il = strlen(announced), n = 0;
+    if (!il || strncmp(line, "job ", 4) || strncmp(line + 4, announced, il)) return 0;
+    char *p = line + 4 + il;
+    if (!strncmp(p, ": ", 2)) {
+        char *sub = strstr(p + 2, " submitted"), *tail = strrchr(p, '(');
+        unsigned parts;
+        if (!sub || !tail || tail < sub || sscanf(tail, "(%u partition", &parts) != 1) return 0;
+        char *prio = strstr(tail, ", priority "), *close = prio ? strchr(prio, ')') : NULL;
+        if (!close) return 0;
+        *sub = 0, *close = 0;
+        f[n++] = LOG_STR("event", "job_submitted");
+        f[n++] = LOG_STR("job", announced);
+        f[n++] = LOG_STR("kind", p + 2);
+        if (!strncmp(sub + 10, " by ", 4) && tail > sub + 15) {
+            tail[-1] = 0; /* the space before "(" */
+            f[n++] = LOG_STR("peer", sub + 14);
+        }
+        f[n++] = LOG_NUM("partitions", parts);
+        f[n++] = LOG_STR("priority", prio + 11);
+        return n;
+    }
+    char *colon = *p == ' ' ? strstr(p + 1, ": ") : NULL;
+    if (!colon) return 0;
+    *colon = 0;
+    f[n++] = LOG_STR("event", "job_end");
+    f[n++] = LOG_STR("job", announced);
+    f[n++] = LOG_STR("outcome", p + 1);
+    for (char *t = colon + 2; *t && n + 1 < cap;) { /* key=value ..., then ": reason" */
+        char *eq = strchr(t, '='), *end = eq ? eq + strcspn(eq, " :") : NULL;
+        if (!eq || eq == t || memchr(t, ' ', (size_t)(eq - t))) return 0;
+        char stop = *end;
+        *eq = 0, *end = 0;
+        f[n] = all_digits(eq + 1) ? LOG_NUM(t, strtoll(eq + 1, NULL, 10)) : LOG_STR(t, eq + 1);
+        n++;
+        if (stop == ':' && end[1] == ' ') {
+            f[n++] = LOG_STR("reason", end + 2);
+            break;
+        }
+        t = stop ? end + 1 : end;
+    }
+    return n;
+}
+
 static void engine_log(void *ctx, int level, const char *msg)
 {
     srv_backend *b = ctx;
     /* engine: 0 error, 1 warning, 2 info, 3 debug */
     int l = level <= 0 ? CFG_LOG_ERROR : level == 1 ? CFG_LOG_WARN : level == 2 ? CFG_LOG_INFO : CFG_LOG_DEBUG;
-    if (b->log) b->log(l, msg);
-    else fprintf(stderr, "cuzk engine: %s\n", msg);
+    if (!b->log) {
+        fprintf(stderr, "cuzk engine: %s\n", msg);
+        return;
+    }
+    log_field f[24];
+    char *line = b->log_fields && announced[0] ? strdup(msg) : NULL;
+    size_t n = line ? job_line_fields(line, f, sizeof f / sizeof f[0]) : 0;
+    if (n) b->log_fields(l, msg, f, n);
+    else b->log(l, msg);
+    announced[0] = 0; /* the announcement is for the line right after it only */
+    free(line);
 }
 
 /* "auto": what the machine and the daemon's cgroup allow, less headroom
@@ -87,7 +156,10 @@ static uint64_t memory_budget(const cuzk_config *c, srv_backend *b)
     char msg[4400];
     snprintf(msg, sizeof msg, "memory budget %.1f GiB: %s %.1f GiB less headroom", budget / 1073741824.0, from,
              limit / 1073741824.0);
-    engine_log(b, 2, msg);
+    const log_field f[] = {LOG_STR("event", "memory_budget"), LOG_NUM("budget", budget), LOG_NUM("limit", limit),
+                           LOG_STR("limit_source", from)};
+    if (b->log_fields) b->log_fields(CFG_LOG_INFO, msg, f, 4);
+    else engine_log(b, 2, msg);
     return budget;
 }
 
@@ -103,6 +175,7 @@ static bool param_cache_writable(const cuzk_config *c)
 static void job_event(void *ctx, const char *request_id, cuzk_job_state state)
 {
     srv_backend *b = ctx;
+    if (strlen(request_id) < sizeof announced) snprintf(announced, sizeof announced, "%s", request_id);
     if (state == CUZK_JOB_QUEUED) journal_accepted(b->journal, request_id);
     else journal_finished(b->journal, request_id);
 }
@@ -211,6 +284,7 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
     if (!b) return cuzk_errf(err, errlen, 0, "out of memory"), NULL;
     pthread_mutex_init(&b->mu, NULL);
     b->log = o->log;
+    b->log_fields = o->log_fields;
     b->workers_per_device = c->gpu_workers_per_device;
     cuzk_engine_config ec = {
         .synthesis_workers = c->partition_workers,

@@ -11,6 +11,13 @@
  * A streaming handler reads and writes one message at a time: it starts the
  * batch and waits on the call's condition variable until the poller sees
  * it complete.
+ *
+ * A call holds a slot of max_concurrent_calls from its arrival until it is
+ * over on the wire: our status is going out, or the client cancelled, or
+ * its deadline passed. Not until its handler thread ends: a handler may
+ * still be freeing memory, logging, or finishing work no client waits for
+ * (a parameter load), and a client that has its answer must be able to
+ * call again at once.
  */
 #define _GNU_SOURCE
 #include "server/grpc_adapter.h"
@@ -63,6 +70,7 @@ struct rpc_call {
     grpc_byte_buffer *recv;
     int cancelled_flag; /* written by the core for RECV_CLOSE_ON_SERVER */
     atomic_bool closed, replied;
+    atomic_bool has_slot; /* holds a slot of max_concurrent_calls */
     atomic_int refs;
     int peer_kind;       /* srv_peer_kind */
     char peer[192];      /* as the core reports it, and a client certificate's name, for messages */
@@ -85,7 +93,8 @@ struct rpc_server {
     void *ud;
     uint32_t max_calls;
     bool mutual_tls;
-    atomic_uint active;  /* calls admitted: from arrival until their handler ends */
+    atomic_uint active;   /* slots taken: calls admitted and not yet over */
+    atomic_uint handlers; /* handler threads running (they outlive their calls' slots) */
     atomic_bool stopping;
     atomic_bool shutdown_done;
     tag t_shutdown;
@@ -147,7 +156,12 @@ static bool slot_take(rpc_server *s)
     return true;
 }
 
-static void slot_give(rpc_server *s) { atomic_fetch_sub(&s->active, 1); }
+/* The call is over for its client: its slot is free for the next one. Once,
+ * from whichever thread sees the end first. */
+static void slot_give(rpc_call *c)
+{
+    if (atomic_exchange(&c->has_slot, false)) atomic_fetch_sub(&c->srv->active, 1);
+}
 
 /* The (empty) initial metadata, once per call: with its first message or
  * its status. 1 when *op was filled. */
@@ -163,6 +177,7 @@ void rpc_call_reply(rpc_call *c, int code, const char *message, const uint8_t *r
                     size_t resp_len)
 {
     if (atomic_exchange(&c->replied, true)) return;
+    slot_give(c); /* before the status goes: the client never sees it with the slot still held */
     grpc_op ops[3];
     memset(ops, 0, sizeof ops);
     size_t n = initial_md_op(c, &ops[0]);
@@ -308,7 +323,7 @@ static void *handler_thread(void *arg)
     free(req);
     if (!atomic_load(&c->replied)) rpc_call_reply(c, RPC_INTERNAL, "handler gave no reply", NULL, 0);
     call_unref(c);
-    slot_give(s);
+    atomic_fetch_sub(&s->handlers, 1);
     return NULL;
 }
 
@@ -341,9 +356,17 @@ static void on_new_call(rpc_server *s, rpc_call *c)
     op.data.recv_close_on_server.cancelled = &c->cancelled_flag;
     start_batch(c, &op, 1, &c->t_close);
 
-    if (!slot_take(s)) {
-        char m[96];
-        snprintf(m, sizeof m, "too many calls in progress (daemon.max_concurrent_calls = %u)", s->max_calls);
+    /* Handlers of calls their clients abandoned may run on for a while (a
+     * parameter load); as many again as the limit, no more, so that a client
+     * cancelling in a loop cannot pile up threads. */
+    unsigned lingering = atomic_load(&s->handlers);
+    if (lingering >= 2 * s->max_calls || !slot_take(s)) {
+        char m[160];
+        if (lingering >= 2 * s->max_calls)
+            snprintf(m, sizeof m, "too many calls in progress (daemon.max_concurrent_calls = %u; %u handlers still "
+                     "finishing calls their clients left)", s->max_calls, lingering);
+        else
+            snprintf(m, sizeof m, "too many calls in progress (daemon.max_concurrent_calls = %u)", s->max_calls);
         rpc_call_reply(c, RPC_RESOURCE_EXHAUSTED, m, NULL, 0);
         if (s->refused) {
             char method[128];
@@ -353,11 +376,11 @@ static void on_new_call(rpc_server *s, rpc_call *c)
         call_unref(c);
         return;
     }
-    /* the slot is given back by the handler, or where the message never comes */
+    atomic_store(&c->has_slot, true); /* given back when the call is over (slot_give) */
     memset(&op, 0, sizeof op);
     op.op = GRPC_OP_RECV_MESSAGE;
     op.data.recv_message.recv_message = &c->recv;
-    if (!start_batch(c, &op, 1, &c->t_recv)) slot_give(s);
+    if (!start_batch(c, &op, 1, &c->t_recv)) slot_give(c);
     call_unref(c); /* the reference held since request_call */
 }
 
@@ -384,22 +407,23 @@ static void *poller(void *arg)
                 /* The client went away or half-closed without a message. */
                 rpc_call_reply(c, RPC_INVALID_ARGUMENT, "no request message", NULL, 0);
                 call_unref(c);
-                slot_give(s);
                 break;
             }
             pthread_t th;
             pthread_attr_t at;
             pthread_attr_init(&at);
             pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+            atomic_fetch_add(&s->handlers, 1);
             if (pthread_create(&th, &at, handler_thread, c)) {
-                slot_give(s);
+                atomic_fetch_sub(&s->handlers, 1);
                 rpc_call_reply(c, RPC_RESOURCE_EXHAUSTED, "cannot start a handler thread", NULL, 0);
                 call_unref(c);
             }
             pthread_attr_destroy(&at);
             break;
-        case TAG_CLOSE:
+        case TAG_CLOSE: /* after our status, or the client cancelled, or the deadline passed */
             atomic_store(&c->closed, true);
+            slot_give(c);
             call_unref(c);
             break;
         case TAG_SEND:
@@ -528,6 +552,7 @@ fail:
 }
 
 uint32_t rpc_server_active_calls(const rpc_server *s) { return atomic_load(&s->active); }
+uint32_t rpc_server_max_calls(const rpc_server *s) { return s->max_calls; }
 
 static void sleep_ms(unsigned ms)
 {
@@ -542,8 +567,8 @@ void rpc_server_stop(rpc_server *s, uint64_t wait_ms)
     grpc_server_shutdown_and_notify(s->server, s->cq, &s->t_shutdown);
     for (uint64_t t = 0; t < wait_ms && !atomic_load(&s->shutdown_done); t += 10) sleep_ms(10);
     grpc_server_cancel_all_calls(s->server);
-    /* Handlers see their calls cancelled; wait for them all to reply. */
-    while (!atomic_load(&s->shutdown_done) || atomic_load(&s->active)) sleep_ms(5);
+    /* Handlers see their calls cancelled; wait for them all to return. */
+    while (!atomic_load(&s->shutdown_done) || atomic_load(&s->active) || atomic_load(&s->handlers)) sleep_ms(5);
     grpc_server_destroy(s->server);
     grpc_completion_queue_shutdown(s->cq);
     pthread_join(s->poller, NULL);

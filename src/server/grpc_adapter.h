@@ -71,8 +71,11 @@ typedef struct rpc_server_opts {
 /* Binds and starts serving. A unix socket is created with mode 0660 (a stale
  * socket file at the path is replaced). NULL with a reason in err on failure. */
 rpc_server *rpc_server_start(const rpc_server_opts *o, char *err, size_t errlen);
-/* Calls being served now. */
+/* Calls in progress, each holding a slot of max_concurrent_calls from its
+ * arrival until it is over (its status sent, or cancelled by the client or
+ * its deadline); and that limit. */
 uint32_t rpc_server_active_calls(const rpc_server *s);
+uint32_t rpc_server_max_calls(const rpc_server *s);
 /* Stops accepting, cancels calls still open after wait_ms, waits for every
  * handler to return, and frees the server. */
 void rpc_server_stop(rpc_server *s, uint64_t wait_ms);

@@ -31,22 +31,34 @@ void log_json_escape(char *out, size_t outlen, const char *s)
     if (outlen) out[o < outlen ? o : outlen - 1] = '\0';
 }
 
-void log_msg(cfg_log_level level, const char *fmt, ...)
+/* A field's value as JSON (a string escaped, a number as it is) into out;
+ * bytes needed, like snprintf. */
+static size_t field_json(char *out, size_t cap, const log_field *f, char *esc, size_t esc_len)
 {
-    if (!log_enabled(level)) return;
-    /* Every buffer is sized from the message: a line naming a long path and a
-     * parser's reason is never cut. An escaped byte takes at most 6 (JSON
-     * \u00NN) or 4 (text \xNN) bytes. */
-    va_list ap, aq;
-    va_start(ap, fmt);
+    if (f->is_num) return (size_t)snprintf(out, cap, ",\"%s\":%lld", f->key, f->num);
+    log_json_escape(esc, esc_len, f->str ? f->str : "");
+    return (size_t)snprintf(out, cap, ",\"%s\":\"%s\"", f->key, esc);
+}
+
+static void vlog(cfg_log_level level, const log_field *fields, size_t nf, const char *fmt, va_list ap)
+{
+    /* Every buffer is sized from the message and the fields: a line naming a
+     * long path and a parser's reason is never cut. An escaped byte takes at
+     * most 6 (JSON \u00NN) or 4 (text \xNN) bytes. */
+    va_list aq;
     va_copy(aq, ap);
     int n = vsnprintf(NULL, 0, fmt, aq);
     va_end(aq);
     char *msg = n < 0 ? NULL : malloc((size_t)n + 1);
     if (msg) vsnprintf(msg, (size_t)n + 1, fmt, ap);
-    va_end(ap);
     const char *m = msg ? msg : fmt; /* out of memory: the format still says what happened */
-    size_t mlen = strlen(m);
+    size_t mlen = strlen(m), flen = 0, longest = mlen;
+    const bool json = atomic_load(&cur_json);
+    for (size_t i = 0; json && i < nf; i++) {
+        size_t l = fields[i].is_num || !fields[i].str ? 0 : strlen(fields[i].str);
+        flen += strlen(fields[i].key) + 32 + 6 * l;
+        if (l > longest) longest = l;
+    }
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     struct tm tm;
@@ -54,14 +66,17 @@ void log_msg(cfg_log_level level, const char *fmt, ...)
     char when[40];
     size_t w = strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(when + w, sizeof when - w, ".%03ldZ", ts.tv_nsec / 1000000);
-    size_t esc_len = 6 * mlen + 8;
-    char *esc = malloc(esc_len), *line = malloc(esc_len + 128);
+    size_t esc_len = 6 * longest + 8, line_len = esc_len + flen + 128;
+    char *esc = malloc(esc_len), *line = malloc(line_len);
     if (!esc || !line) {
         fprintf(stderr, "%s %-5s %s\n", when, cfg_log_level_name(level), m);
-    } else if (atomic_load(&cur_json)) {
+    } else if (json) {
+        /* the message for people; the fields, typed, for programs */
         log_json_escape(esc, esc_len, m);
-        snprintf(line, esc_len + 128, "{\"ts\":\"%s\",\"level\":\"%s\",\"msg\":\"%s\"}\n", when,
-                 cfg_log_level_name(level), esc);
+        size_t o = (size_t)snprintf(line, line_len, "{\"ts\":\"%s\",\"level\":\"%s\",\"msg\":\"%s\"", when,
+                                    cfg_log_level_name(level), esc);
+        for (size_t i = 0; i < nf && o < line_len; i++) o += field_json(line + o, line_len - o, &fields[i], esc, esc_len);
+        if (o < line_len) snprintf(line + o, line_len - o, "}\n");
         fputs(line, stderr); /* stderr is unbuffered: one write per line */
     } else {
         /* one record, one line: control bytes (from a client's request id,
@@ -72,12 +87,30 @@ void log_msg(cfg_log_level level, const char *fmt, ...)
             else esc[o++] = (char)*p;
         }
         esc[o] = '\0';
-        snprintf(line, esc_len + 128, "%s %-5s %s\n", when, cfg_log_level_name(level), esc);
+        snprintf(line, line_len, "%s %-5s %s\n", when, cfg_log_level_name(level), esc);
         fputs(line, stderr);
     }
     free(line);
     free(esc);
     free(msg);
+}
+
+void log_msg(cfg_log_level level, const char *fmt, ...)
+{
+    if (!log_enabled(level)) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(level, NULL, 0, fmt, ap);
+    va_end(ap);
+}
+
+void log_fields(cfg_log_level level, const log_field *fields, size_t n, const char *fmt, ...)
+{
+    if (!log_enabled(level)) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(level, fields, n, fmt, ap);
+    va_end(ap);
 }
 
 static double mono_s(void)

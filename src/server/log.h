@@ -1,5 +1,6 @@
 /* Daemon logging to stderr (journald captures it): text or one JSON object
- * per line, filtered by level; thread-safe, one write per line. */
+ * per line (with typed fields where the line has them), filtered by level;
+ * thread-safe, one write per line. */
 #ifndef CUZK_SERVER_LOG_H
 #define CUZK_SERVER_LOG_H
 
@@ -11,6 +12,21 @@
 void log_configure(cfg_log_level level, bool json);
 bool log_enabled(cfg_log_level level);
 void log_msg(cfg_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A line's fields for programs: under logging.format = "json" each is a key
+ * of the line's object beside ts, level and msg (a string, or a number when
+ * is_num), so that jq or a log shipper needs no parsing of msg; the text
+ * format writes msg only, which says the same for people. */
+typedef struct log_field {
+    const char *key; /* none of "ts", "level", "msg" */
+    const char *str; /* NULL: "" */
+    long long num;
+    bool is_num;
+} log_field;
+#define LOG_STR(k, s) ((log_field){.key = (k), .str = (s)})
+#define LOG_NUM(k, n) ((log_field){.key = (k), .num = (long long)(n), .is_num = true})
+void log_fields(cfg_log_level level, const log_field *fields, size_t n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* Escapes s into out as the inside of a JSON string (truncating). */
 void log_json_escape(char *out, size_t outlen, const char *s);
 

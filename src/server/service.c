@@ -35,6 +35,7 @@ struct srv_service {
     atomic_uint_fast64_t calls[M_COUNT + 1][NCODES]; /* last row: unknown methods */
     atomic_uint_fast64_t job_seq;
     log_limit rejects; /* lines for rejected calls */
+    const rpc_server *srv; /* for the calls in progress; NULL: none */
 };
 
 /* Rejected calls are logged (a client's mistakes, a wrong token, a full
@@ -53,6 +54,8 @@ srv_service *service_create(srv_backend *b)
     log_limit_init(&s->rejects, REJECT_LOG_BURST, REJECT_LOG_WINDOW_S);
     return s;
 }
+
+void service_set_server(srv_service *s, const rpc_server *srv) { s->srv = srv; }
 
 void service_destroy(srv_service *s)
 {
@@ -700,9 +703,10 @@ static const method_fn methods[M_COUNT] = {m_submit, m_await,   m_prove,   m_can
 
 static void say_held(uint64_t held)
 {
+    const log_field f[] = {LOG_STR("event", "calls_not_logged"), LOG_NUM("count", held)};
     if (held)
-        LOG_WARN("%llu more rejected calls were not logged (at most %d a minute are)", (unsigned long long)held,
-                 REJECT_LOG_BURST);
+        log_fields(CFG_LOG_WARN, f, 2, "%llu more rejected calls were not logged (at most %d a minute are)",
+                   (unsigned long long)held, REJECT_LOG_BURST);
 }
 
 void service_flush_log(srv_service *s, bool force) { say_held(log_limit_flush(&s->rejects, force)); }
@@ -714,15 +718,19 @@ static void account(srv_service *s, int m, const char *method, int code, const c
     atomic_fetch_add(&s->calls[m][code < NCODES && code >= 0 ? code : RPC_UNKNOWN], 1);
     if (code == RPC_OK) return;
     const char *name = m < M_COUNT ? method_names[m] : method;
-    if (code == RPC_CANCELLED || code == RPC_DEADLINE_EXCEEDED) {
-        LOG_DEBUG("%s from %s: %s: %s", name, peer, rpc_status_name(code), msg);
+    const bool by_client = code == RPC_CANCELLED || code == RPC_DEADLINE_EXCEEDED;
+    const log_field f[] = {LOG_STR("event", by_client ? "call_ended" : "call_rejected"), LOG_STR("method", name),
+                           LOG_STR("peer", peer), LOG_STR("code", rpc_status_name(code)),
+                           LOG_NUM("grpc_status", code), LOG_STR("reason", msg)};
+    if (by_client) {
+        log_fields(CFG_LOG_DEBUG, f, 6, "%s from %s: %s: %s", name, peer, rpc_status_name(code), msg);
         return;
     }
     uint64_t held;
     if (!log_limit_take(&s->rejects, &held)) return;
     say_held(held);
-    log_msg(code == RPC_INTERNAL ? CFG_LOG_ERROR : CFG_LOG_WARN, "rejected %s from %s: %s: %s", name, peer,
-            rpc_status_name(code), msg);
+    log_fields(code == RPC_INTERNAL ? CFG_LOG_ERROR : CFG_LOG_WARN, f, 6, "rejected %s from %s: %s: %s", name, peer,
+               rpc_status_name(code), msg);
 }
 
 static int method_index(const char *method)
@@ -802,6 +810,13 @@ char *service_metrics(srv_service *s)
                   "cuzk_uptime_seconds %llu\n", (unsigned long long)uptime_s(s));
     sb_printf(&b, "# HELP cuzk_draining 1 while shutting down.\n# TYPE cuzk_draining gauge\ncuzk_draining %d\n",
               service_draining(s) ? 1 : 0);
+    if (s->srv)
+        sb_printf(&b, "# HELP cuzk_rpc_calls_in_progress gRPC calls admitted and not over (each holds a slot of "
+                      "daemon.max_concurrent_calls).\n# TYPE cuzk_rpc_calls_in_progress gauge\n"
+                      "cuzk_rpc_calls_in_progress %u\n"
+                      "# HELP cuzk_rpc_max_concurrent_calls daemon.max_concurrent_calls.\n"
+                      "# TYPE cuzk_rpc_max_concurrent_calls gauge\ncuzk_rpc_max_concurrent_calls %u\n",
+                  rpc_server_active_calls(s->srv), rpc_server_max_calls(s->srv));
     if (b.oom) {
         free(b.p);
         return NULL;

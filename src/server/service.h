@@ -25,6 +25,9 @@ void service_set_open_tcp(srv_service *s, bool on);
 /* The listener is mutual TLS (tls_client_ca): without a token, every TCP
  * peer is served, since each has a verified client certificate. */
 void service_set_mutual_tls(srv_service *s, bool on);
+/* The server whose calls in progress the metrics show (NULL: none); it
+ * must outlive the metrics' callers (the HTTP status listener). */
+void service_set_server(srv_service *s, const rpc_server *srv);
 /* While draining, SubmitProof and Prove get UNAVAILABLE. */
 void service_set_draining(srv_service *s, bool on);
 bool service_draining(const srv_service *s);

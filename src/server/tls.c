@@ -12,6 +12,8 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
+#include "cuzk/error.h"
+
 #define MAX_PEM (1 << 20)
 
 static int failf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -19,9 +21,9 @@ static int failf(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
+    cuzk_verrf(err, errlen, -1, fmt, ap);
     va_end(ap);
-    ERR_clear_error();
+    ERR_clear_error(); /* no stale reason for the next file's failure */
     return -1;
 }
 

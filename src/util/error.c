@@ -3,14 +3,18 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+int cuzk_verrf(char *err, size_t errlen, int code, const char *fmt, va_list ap)
+{
+    if (err && errlen) vsnprintf(err, errlen, fmt, ap);
+    return code;
+}
+
 int cuzk_errf(char *err, size_t errlen, int code, const char *fmt, ...)
 {
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    cuzk_verrf(err, errlen, code, fmt, ap);
+    va_end(ap);
     return code;
 }
 
