@@ -15,18 +15,23 @@
  * corrupt or missing.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <libpq-fe.h>
+#include <netinet/in.h>
 #include <openssl/evp.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cuzk/clock.h"
 #include "cuzk/cluster.h"
 #include "cuzk/error.h"
 #include "cuzk/file.h"
@@ -70,6 +75,43 @@ static void *open_main(void *arg)
     return NULL;
 }
 
+/* A "database" that accepts connections (the kernel's backlog does) and
+ * never answers: opening gives up after the connect timeout with a message
+ * that says so, instead of waiting for ever. alarm() turns a hang into a
+ * failure. */
+static void on_alarm(int sig)
+{
+    (void)sig;
+    static const char m[] = "test_cluster: opening a silent database hung past 60 s\n";
+    ssize_t w = write(2, m, sizeof m - 1);
+    (void)w;
+    _exit(1);
+}
+
+static void hung_database(void)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t al = sizeof a;
+    CHECK(s >= 0 && bind(s, (struct sockaddr *)&a, sizeof a) == 0 && listen(s, 8) == 0 &&
+          getsockname(s, (struct sockaddr *)&a, &al) == 0);
+    char ci[128];
+    snprintf(ci, sizeof ci, "host=127.0.0.1 port=%u dbname=x user=x sslmode=disable", ntohs(a.sin_port));
+    cuzk_cluster_opts o = {.conninfo = ci, .host = "x"};
+    cuzk_cluster_db *db = NULL;
+    char err[512];
+    signal(SIGALRM, on_alarm);
+    alarm(60);
+    double t0 = cuzk_now();
+    int rc = cuzk_cluster_db_open(&o, &db, err, sizeof err);
+    double took = cuzk_now() - t0;
+    alarm(0);
+    fprintf(stderr, "silent database: gave up after %.1f s: %s\n", took, rc ? err : "(opened?)");
+    CHECK(rc == CUZK_ERR_IO && !db);
+    CHECK_MSG(strstr(err, "cannot connect") && strstr(err, "timeout"), "%s", err);
+    close(s);
+}
+
 static void schema_and_options(void)
 {
     pthread_t t[4];
@@ -99,6 +141,7 @@ static void schema_and_options(void)
     o.conninfo = "host=/nonexistent-cuzk-dir dbname=x";
     CHECK(cuzk_cluster_db_open(&o, &db, err, sizeof err) == CUZK_ERR_IO && !db);
     CHECK_MSG(strstr(err, "cannot connect"), "%s", err);
+    hung_database();
 }
 
 /* ---- concurrent claimers --------------------------------------------------- */

@@ -114,6 +114,8 @@ static void backoff(int attempt)
 }
 
 #define TX_TRIES 8
+/* seconds a connection may take to be made (the conninfo may say otherwise) */
+#define CLUSTER_CONNECT_TIMEOUT_S "10"
 
 static int64_t i64(PGresult *r, int row, int col) { return strtoll(PQgetvalue(r, row, col), NULL, 10); }
 
@@ -271,9 +273,17 @@ int cuzk_cluster_db_open(const cuzk_cluster_opts *o, cuzk_cluster_db **out, char
         free(db);
         return cuzk_errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
     }
-    const char *keys[] = {"dbname", "password", "application_name", NULL};
-    const char *vals[] = {o->conninfo, o->password, "cuzk", NULL};
-    if (!o->password) keys[1] = "application_name", vals[1] = "cuzk", keys[2] = NULL;
+    /* Bounds on a database that stops answering, before dbname so that the
+     * conninfo's own values win (libpq keeps the last of a repeated key):
+     * connecting gives up after connect_timeout seconds instead of waiting
+     * for ever on a host that accepts and says nothing; on TCP, keepalives
+     * find a peer that vanished from an idle connection and
+     * tcp_user_timeout one that stops acknowledging what was sent. */
+    const char *keys[] = {"connect_timeout", "keepalives", "keepalives_idle", "keepalives_interval",
+                          "keepalives_count", "tcp_user_timeout", "dbname", "application_name", "password", NULL};
+    const char *vals[] = {CLUSTER_CONNECT_TIMEOUT_S, "1", "30", "10", "3", "30000", o->conninfo, "cuzk",
+                          o->password, NULL};
+    if (!o->password) keys[8] = NULL;
     db->conn = PQconnectdbParams(keys, vals, 1); /* expand_dbname: conninfo may be a URI */
     if (!db->conn || PQstatus(db->conn) != CONNECTION_OK) {
         const char *m = db->conn ? PQerrorMessage(db->conn) : "out of memory";

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cuzk/clock.h"
 #include "cuzk/cluster.h"
 #include "cuzk/error.h"
 #include "server/grpc_adapter.h"
@@ -171,12 +172,7 @@ static void sleep_ms(int64_t ms)
     nanosleep(&ts, NULL);
 }
 
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+static int64_t mono_ms(void) { return (int64_t)(cuzk_now() * 1000.0); }
 
 /* One look at a job through a pooled connection, held only for the query:
  * a thousand waiting calls must not hold a thousand connections. */

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cuzk/backends.h"
+#include "cuzk/clock.h"
 #include "cuzk/engine.h"
 #include "cuzk/error.h"
 #include "server/backend_cluster.h"
@@ -524,14 +525,12 @@ int srv_await(srv_backend *b, const char *job_id, int64_t timeout_ms, bool (*sto
     }
     if (!job)
         return cuzk_errf(err, errlen, RPC_NOT_FOUND, "no job %s (never submitted, or finished long ago)", job_id);
-    struct timespec t0, now;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    const double t0 = cuzk_now();
     int rc;
     for (;;) {
         int64_t slice = 50;
         if (timeout_ms >= 0) {
-            clock_gettime(CLOCK_MONOTONIC, &now);
-            int64_t used = (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
+            int64_t used = (int64_t)((cuzk_now() - t0) * 1000.0);
             if (timeout_ms - used < slice) slice = timeout_ms - used > 0 ? timeout_ms - used : 0;
         }
         rc = cuzk_job_await(job, slice);
@@ -928,11 +927,9 @@ int srv_preload(srv_backend *b, const char *circuit_id, bool *already, uint64_t 
     cuzk_srs_state st = CUZK_SRS_COLD;
     cuzk_engine_srs_state(b->e, circuit_id, &st);
     *already = st == CUZK_SRS_HOT;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    const double t0 = cuzk_now();
     int rc = cuzk_engine_srs_preload(b->e, circuit_id);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    *load_ms = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000);
+    *load_ms = (uint64_t)((cuzk_now() - t0) * 1000.0);
     if (rc == CUZK_ERR_NO_MEMORY)
         return errm(err, RPC_RESOURCE_EXHAUSTED, "%s does not fit in the memory budget", circuit_id);
     if (rc == CUZK_ERR_CANCELLED) return errm(err, RPC_UNAVAILABLE, "the daemon is shutting down");

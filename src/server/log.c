@@ -1,3 +1,4 @@
+#include "cuzk/clock.h"
 #include "server/log.h"
 
 #include <stdarg.h>
@@ -113,20 +114,13 @@ void log_fields(cfg_log_level level, const log_field *fields, size_t n, const ch
     va_end(ap);
 }
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 void log_limit_init(log_limit *l, unsigned burst, double window_s)
 {
     memset(l, 0, sizeof *l);
     pthread_mutex_init(&l->mu, NULL);
     l->burst = burst;
     l->window_s = window_s;
-    l->window_start = mono_s();
+    l->window_start = cuzk_now();
 }
 
 void log_limit_destroy(log_limit *l) { pthread_mutex_destroy(&l->mu); }
@@ -142,7 +136,7 @@ static void limit_roll(log_limit *l, double now)
 bool log_limit_take(log_limit *l, uint64_t *held)
 {
     pthread_mutex_lock(&l->mu);
-    limit_roll(l, mono_s());
+    limit_roll(l, cuzk_now());
     bool ok = l->used < l->burst;
     *held = 0;
     if (ok) {
@@ -159,7 +153,7 @@ bool log_limit_take(log_limit *l, uint64_t *held)
 uint64_t log_limit_flush(log_limit *l, bool force)
 {
     pthread_mutex_lock(&l->mu);
-    double now = mono_s();
+    double now = cuzk_now();
     uint64_t n = 0;
     if (force || now - l->window_start >= l->window_s) {
         n = l->held;
