@@ -35,6 +35,7 @@ from grpc_harness import Harness, fil_request  # noqa: E402
 
 H = Harness("daemon_cluster", PROTO_DIR)
 rng, tmp, failures = H.rng, H.tmp, H.failures
+seed8, rid = H.seed8, H.rid
 
 
 def check(cond, what):
@@ -118,14 +119,6 @@ class Daemon:
 
     def logtext(self):
         return open(self.log).read() if os.path.exists(self.log) else ""
-
-
-def seed8():
-    return rng.getrandbits(64).to_bytes(8, "little")
-
-
-def rid(tag):
-    return f"{tag}-{rng.getrandbits(48):012x}"
 
 
 def porep_req(tag="porep"):
@@ -396,7 +389,7 @@ rs = [porep_req(f"dbrestart{i}") for i in range(3)]
 for i, q in enumerate(rs):
     [A, B, C][i].st.SubmitProof(q)
 wait_for(lambda: int(sql("SELECT count(*) FROM cuzk_partitions p JOIN cuzk_jobs j ON j.seq = p.job_seq "
-                         "WHERE j.id LIKE 'dbrestart%' AND p.state = 'done'")[0][0]) >= 2, "some partitions done")
+                         "WHERE j.id LIKE 'r-dbrestart%' AND p.state = 'done'")[0][0]) >= 2, "some partitions done")
 futures = [[C, A, B][i].st.AwaitProof.future(pb.AwaitProofRequest(job_id=q.request_id, timeout_ms=600000),
                                              timeout=630) for i, q in enumerate(rs)]
 r = subprocess.run(["bash", os.path.join(os.path.dirname(os.path.abspath(__file__)), "pg.sh"), "restart",

@@ -11,6 +11,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "cuzk/clock.h"
 #include "cuzk/fil_request.h"
 #include "cuzk/fil_vanilla.h"
 #include "cuzk/filecoin.h"
@@ -31,7 +32,7 @@ struct srv_service {
     atomic_bool open_tcp; /* allow_unauthenticated_tcp: no token, every TCP peer */
     atomic_bool mutual_tls; /* every TCP peer proved a client certificate in the handshake */
     atomic_bool draining;
-    struct timespec start;
+    double start; /* cuzk_now() at creation, for the uptime */
     atomic_uint_fast64_t calls[M_COUNT + 1][NCODES]; /* last row: unknown methods */
     atomic_uint_fast64_t job_seq;
     log_limit rejects; /* lines for rejected calls */
@@ -50,7 +51,7 @@ srv_service *service_create(srv_backend *b)
     if (!s) return NULL;
     s->b = b;
     pthread_mutex_init(&s->mu, NULL);
-    clock_gettime(CLOCK_MONOTONIC, &s->start);
+    s->start = cuzk_now();
     log_limit_init(&s->rejects, REJECT_LOG_BURST, REJECT_LOG_WINDOW_S);
     return s;
 }
@@ -81,9 +82,7 @@ bool service_draining(const srv_service *s) { return atomic_load(&s->draining); 
 
 static uint64_t uptime_s(const srv_service *s)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (uint64_t)(now.tv_sec - s->start.tv_sec);
+    return (uint64_t)(cuzk_now() - s->start);
 }
 
 /* ---- helpers ------------------------------------------------------------- */
