@@ -56,6 +56,7 @@ const char *rpc_status_name(int code)
 /* grpc_init/grpc_shutdown are reference counted by the core itself. */
 
 enum tag_kind { TAG_NEW, TAG_RECV, TAG_CLOSE, TAG_SEND, TAG_STREAM, TAG_SHUTDOWN };
+enum handler_state { H_NONE, H_RUNNING, H_ABANDONED, H_DONE };
 
 typedef struct tag {
     enum tag_kind kind;
@@ -71,6 +72,9 @@ struct rpc_call {
     int cancelled_flag; /* written by the core for RECV_CLOSE_ON_SERVER */
     atomic_bool closed, replied;
     atomic_bool has_slot; /* holds a slot of max_concurrent_calls */
+    /* its handler thread: H_NONE, H_RUNNING, H_ABANDONED (the call ended
+     * before the handler replied: counted in srv->abandoned), H_DONE */
+    atomic_int hstate;
     atomic_int refs;
     int peer_kind;       /* srv_peer_kind */
     char peer[192];      /* as the core reports it, and a client certificate's name, for messages */
@@ -94,7 +98,8 @@ struct rpc_server {
     uint32_t max_calls;
     bool mutual_tls;
     atomic_uint active;   /* slots taken: calls admitted and not yet over */
-    atomic_uint handlers; /* handler threads running (they outlive their calls' slots) */
+    atomic_uint handlers;  /* handler threads running (they outlive their calls' slots) */
+    atomic_uint abandoned; /* of those, the ones whose calls ended before they replied */
     atomic_bool stopping;
     atomic_bool shutdown_done;
     tag t_shutdown;
@@ -322,6 +327,7 @@ static void *handler_thread(void *arg)
     else s->handler(s->ud, c, method, req, len);
     free(req);
     if (!atomic_load(&c->replied)) rpc_call_reply(c, RPC_INTERNAL, "handler gave no reply", NULL, 0);
+    if (atomic_exchange(&c->hstate, H_DONE) == H_ABANDONED) atomic_fetch_sub(&s->abandoned, 1);
     call_unref(c);
     atomic_fetch_sub(&s->handlers, 1);
     return NULL;
@@ -358,8 +364,9 @@ static void on_new_call(rpc_server *s, rpc_call *c)
 
     /* Handlers of calls their clients abandoned may run on for a while (a
      * parameter load); as many again as the limit, no more, so that a client
-     * cancelling in a loop cannot pile up threads. */
-    unsigned lingering = atomic_load(&s->handlers);
+     * cancelling in a loop cannot pile up threads. Handlers that answered and
+     * are only returning do not count: they hold nothing and end at once. */
+    unsigned lingering = atomic_load(&s->abandoned);
     if (lingering >= 2 * s->max_calls || !slot_take(s)) {
         char m[160];
         if (lingering >= 2 * s->max_calls)
@@ -414,7 +421,15 @@ static void *poller(void *arg)
             pthread_attr_init(&at);
             pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
             atomic_fetch_add(&s->handlers, 1);
+            /* the poller alone sees TAG_CLOSE: a call already over starts abandoned */
+            if (atomic_load(&c->closed)) {
+                atomic_store(&c->hstate, H_ABANDONED);
+                atomic_fetch_add(&s->abandoned, 1);
+            } else {
+                atomic_store(&c->hstate, H_RUNNING);
+            }
             if (pthread_create(&th, &at, handler_thread, c)) {
+                if (atomic_exchange(&c->hstate, H_DONE) == H_ABANDONED) atomic_fetch_sub(&s->abandoned, 1);
                 atomic_fetch_sub(&s->handlers, 1);
                 rpc_call_reply(c, RPC_RESOURCE_EXHAUSTED, "cannot start a handler thread", NULL, 0);
                 call_unref(c);
@@ -424,6 +439,11 @@ static void *poller(void *arg)
         case TAG_CLOSE: /* after our status, or the client cancelled, or the deadline passed */
             atomic_store(&c->closed, true);
             slot_give(c);
+            if (!atomic_load(&c->replied)) { /* a handler still working on a call that is over */
+                int running = H_RUNNING;
+                if (atomic_compare_exchange_strong(&c->hstate, &running, H_ABANDONED))
+                    atomic_fetch_add(&s->abandoned, 1);
+            }
             call_unref(c);
             break;
         case TAG_SEND:
