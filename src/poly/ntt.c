@@ -403,7 +403,7 @@ static void ntt_phases(ntt_ctx *c, unsigned nt)
         return;
     }
     for (c->h = n / 2; c->h >= NTT_BLK; c->h >>= 1) ntt_run(ntt_full_stage, c, nt);
-    ntt_run(c->radix2 ? ntt_blocks_r2 : ntt_blocks_r4, c, !c->radix2 && n <= NTT_BLK ? 1 : nt);
+    ntt_run(c->radix2 ? ntt_blocks_r2 : ntt_blocks_r4, c, nt);
     ntt_run(ntt_bit_reverse, c, nt);
     if (c->post) ntt_run(ntt_post_scale, c, nt);
 }
