@@ -81,6 +81,124 @@ static int shared_fn(cuzk_cs *cs, size_t s, void *vctx)
     return 0;
 }
 
+/* Segments whose shape (aux and input counts) follows shape_seed and whose
+ * values follow value_seed, so calls can keep a shape with new values. */
+typedef struct keyed_ctx {
+    uint64_t shape_seed, value_seed;
+    size_t fail_seg; /* segment + 1 that fails, 0: none */
+} keyed_ctx;
+
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static int keyed_fn(cuzk_cs *cs, size_t s, void *vctx)
+{
+    const keyed_ctx *c = vctx;
+    const size_t n_aux = 1 + mix64(c->shape_seed ^ (s << 1)) % 64, n_in = mix64(c->shape_seed ^ (s << 1 | 1)) % 3;
+    cuzk_rng r;
+    cuzk_rng_seed(&r, mix64(c->value_seed) ^ s);
+    for (size_t i = 0; i < n_aux; i++) {
+        cuzk_fr v;
+        cuzk_fr_random(&v, &r);
+        cuzk_cs_alloc(cs, NULL, &v);
+        if (i < n_in) cuzk_cs_alloc_input(cs, NULL, &v);
+    }
+    return c->fail_seg == s + 1 ? CUZK_ERR_VERIFY_FAILED : 0;
+}
+
+/* A witness system with a prefix (inputs and aux from seed), then the
+ * keyed segments on `threads` threads; the call's result in *rc. */
+static cuzk_witness_cs *keyed_run(uint64_t seed, const keyed_ctx *c, size_t nseg, unsigned threads, bool shared,
+                                  uint64_t key, int *rc)
+{
+    cuzk_witness_cs *w = cuzk_witness_cs_new();
+    cuzk_cs_alloc_one(&w->base);
+    cuzk_rng r;
+    cuzk_rng_seed(&r, seed);
+    for (int i = 0; i < 9; i++) {
+        cuzk_fr v;
+        cuzk_fr_random(&v, &r);
+        if (i % 4 == 0) cuzk_cs_alloc_input(&w->base, NULL, &v);
+        else cuzk_cs_alloc(&w->base, NULL, &v);
+    }
+    *rc = cuzk_cs_synthesize_parallel_keyed(&w->base, nseg, keyed_fn, (void *)c, threads, shared, key);
+    return w;
+}
+
+static bool witness_eq(const cuzk_witness_cs *a, const cuzk_witness_cs *b)
+{
+    return a->base.num_inputs == b->base.num_inputs && a->base.num_aux == b->base.num_aux &&
+           a->base.err == b->base.err && frv_eq(&a->input, &b->input) && frv_eq(&a->aux, &b->aux) &&
+           a->aux.len == a->base.num_aux;
+}
+
+/* Keyed parallel synthesis: the first call learns the segments' shapes,
+ * later ones write a WitnessCS's segments in place; a call whose shapes
+ * differ under the same key is redone the copying way; every result equals
+ * the sequential one, and the counters show which way each call went. */
+static void keyed_parallel(cuzk_rng *rng)
+{
+    for (int shared = 0; shared < 2; shared++) {
+        const uint64_t key = cuzk_rng_u64(rng) | 1, seed = cuzk_rng_u64(rng);
+        const size_t nseg = 2 + cuzk_rng_u64(rng) % 30;
+        const unsigned threads = 2 + (unsigned)(cuzk_rng_u64(rng) % 3);
+        keyed_ctx c = {.shape_seed = cuzk_rng_u64(rng), .value_seed = cuzk_rng_u64(rng)};
+        /* learn (copying), then in place with new values, then a new shape
+         * under the same key (redone), then that shape in place */
+        static const char *const what[] = {"learning call", "in-place call", "changed shape", "new shape in place",
+                                           "failing segment"};
+        for (int step = 0; step < 5; step++) {
+            if (step == 1 || step == 3) c.value_seed = cuzk_rng_u64(rng);
+            if (step == 2) c.shape_seed = cuzk_rng_u64(rng);
+            if (step == 4) c.fail_seg = 1 + cuzk_rng_u64(rng) % nseg;
+            cuzk_cs_parallel_counts before, after;
+            cuzk_cs_parallel_counts_get(&before);
+            int rc_seq, rc_par;
+            cuzk_witness_cs *seq = keyed_run(seed, &c, nseg, 1, shared, key, &rc_seq);
+            cuzk_witness_cs *par = keyed_run(seed, &c, nseg, threads, shared, key, &rc_par);
+            cuzk_cs_parallel_counts_get(&after);
+            /* a failed synthesis is only its error (the sequential one stops midway) */
+            const bool same = step == 4 ? seq->base.err == rc_seq && par->base.err == rc_par : witness_eq(seq, par);
+            CHECK_MSG(rc_seq == rc_par && same, "%s (%s, %zu segments, %u threads): rc %d / %d",
+                      what[step], shared ? "forks" : "fresh children", nseg, threads, rc_seq, rc_par);
+            const uint64_t placed = after.placed - before.placed, copied = after.copied - before.copied,
+                           reshaped = after.reshaped - before.reshaped;
+            /* other threads do not run keyed syntheses in this test */
+            const bool way = step == 0   ? copied == 1 && placed == 0
+                             : step == 2 ? reshaped == 1 && copied == 1
+                             : step == 4 ? reshaped == 1 && copied == 1 && rc_par == CUZK_ERR_VERIFY_FAILED
+                                         : placed == 1 && copied == 0;
+            CHECK_MSG(way, "%s went placed %llu, copied %llu, reshaped %llu", what[step],
+                      (unsigned long long)placed, (unsigned long long)copied, (unsigned long long)reshaped);
+            cuzk_cs_free(&seq->base);
+            cuzk_cs_free(&par->base);
+        }
+    }
+    /* a backend without in-place windows copies, and agrees with WitnessCS */
+    const uint64_t key = cuzk_rng_u64(rng) | 1;
+    keyed_ctx c = {cuzk_rng_u64(rng), cuzk_rng_u64(rng), 0};
+    for (int i = 0; i < 2; i++) {
+        cuzk_proving_cs *p = cuzk_proving_cs_new();
+        cuzk_cs_alloc_one(&p->base);
+        CHECK(cuzk_cs_synthesize_parallel_keyed(&p->base, 7, keyed_fn, &c, 3, true, key) == 0);
+        int rc;
+        cuzk_witness_cs *w = keyed_run(0, &c, 0, 1, true, key, &rc);
+        cuzk_cs_free(&w->base);
+        CHECK(p->base.num_aux > 7 && p->aux.len == p->base.num_aux);
+        cuzk_cs_free(&p->base);
+    }
+    /* reserve gives exactly the room asked for, and placed windows stay put */
+    cuzk_witness_cs *w = cuzk_witness_cs_new();
+    cuzk_cs_alloc_one(&w->base);
+    CHECK(cuzk_cs_reserve(&w->base, 3, 1000) == 0 && w->aux.cap == 1000 && w->input.cap >= 4);
+    cuzk_cs_free(&w->base);
+}
+
 int main(void)
 {
     cuzk_rng rng;
@@ -240,5 +358,6 @@ int main(void)
         cuzk_cs_free(r);
         cuzk_cs_free(w);
     }
+    keyed_parallel(&rng);
     return tu_finish("test_cs_parity");
 }

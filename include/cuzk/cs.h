@@ -76,6 +76,14 @@ typedef struct cuzk_cs_vtable {
     /* Optional: give a fresh child the parent's current variables (values,
      * zero density bits) for cuzk_cs_fork; NULL when nothing is stored. */
     int (*fork)(cuzk_cs *child, const cuzk_cs *parent);
+    /* Optional, value backends: room for that many more inputs and aux, so
+     * the arrays do not move while they fill (cuzk_cs_reserve). */
+    int (*reserve)(cuzk_cs *cs, size_t inputs, size_t aux);
+    /* Optional: a fresh child (of new_like) whose own aux values go straight
+     * into parent's aux array at [at, at + len) (reserved), for in-place
+     * parallel segments; copy_inputs: it also gets parent's inputs, as a
+     * fork does. An alloc past len fails the child. */
+    int (*place)(cuzk_cs *child, const cuzk_cs *parent, size_t at, size_t len, bool copy_inputs);
 } cuzk_cs_vtable;
 
 /* Common header of every backend (first member). */
@@ -90,6 +98,9 @@ struct cuzk_cs {
     /* A fork's variables shared with its parent (inputs including ONE, aux);
      * 0 / 0 for other systems, whose only shared variable is ONE. */
     size_t shared_inputs, shared_aux;
+    /* threads for a parallel synthesis asked for 0 threads (0: all online
+     * CPUs): whoever owns the system decides (cuzk_cs_set_threads) */
+    unsigned threads;
     /* namespace path "a/b/c" (TestCS only) */
     char *ns;
     size_t ns_len, ns_cap;
@@ -154,13 +165,21 @@ static inline void cuzk_cs_set_error(cuzk_cs *cs, int err)
     if (!cs->err) cs->err = err;
 }
 
+/* Room for that many more inputs and aux variables in a value backend (a
+ * witness whose size is known: no regrowth, no slack); a no-op elsewhere. */
+int cuzk_cs_reserve(cuzk_cs *cs, size_t inputs, size_t aux);
+/* The threads a parallel synthesis of cs uses when asked for 0 (0: all
+ * online CPUs). */
+void cuzk_cs_set_threads(cuzk_cs *cs, unsigned threads);
+
 /*
  * Parallel synthesis driver: segment s (0 <= s < n) is synthesized by
  * fn(child, s, ctx) into a fresh child system (ONE already allocated);
- * children run on nthreads pthreads (0: all online CPUs) and are extended
- * into parent in segment order. The result is identical to calling
- * fn(parent, s, ctx) for s = 0..n-1 sequentially. Returns 0 or the first
- * error (fn's return value or the system's).
+ * children run on nthreads pthreads (0: cs's own count, see
+ * cuzk_cs_set_threads) and are extended into parent in segment order. The
+ * result is identical to calling fn(parent, s, ctx) for s = 0..n-1
+ * sequentially. Returns 0 or the first error (fn's return value or the
+ * system's).
  */
 typedef int (*cuzk_cs_segment_fn)(cuzk_cs *cs, size_t segment, void *ctx);
 int cuzk_cs_synthesize_parallel(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn, void *ctx,
@@ -169,6 +188,37 @@ int cuzk_cs_synthesize_parallel(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn
  * variables parent has when the call begins (e.g. shared commitments). */
 int cuzk_cs_synthesize_parallel_shared(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn, void *ctx,
                                        unsigned nthreads);
+/*
+ * Both, for circuits whose segments have the same shapes from call to call
+ * (the partitions of one circuit): shape_key names that shape (e.g. a hash
+ * of the circuit's configuration; 0: unnamed, as above). After one call has
+ * shown each segment's number of aux variables, later calls with the same
+ * fn, key, n and parent sizes let a WitnessCS's segments write their values
+ * straight into the parent's array, each at its offset, instead of copying
+ * every child in at the end: the merge copy and its page faults were what
+ * kept a threaded 32 GiB PoRep partition from running faster than one
+ * thread. A segment whose shape differs (the key was wrong) is caught, and
+ * the call redone the copying way; fn must therefore be a pure function
+ * of (segment, ctx).
+ */
+int cuzk_cs_synthesize_parallel_keyed(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn, void *ctx,
+                                      unsigned nthreads, bool shared, uint64_t shape_key);
+/* How keyed parallel syntheses went in this process: segments written in
+ * place, calls that copied children in (a shape not seen yet, or a backend
+ * without place), and in-place attempts redone because a segment's shape
+ * differed. */
+typedef struct cuzk_cs_parallel_counts {
+    uint64_t placed, copied, reshaped;
+} cuzk_cs_parallel_counts;
+void cuzk_cs_parallel_counts_get(cuzk_cs_parallel_counts *out);
+/* A shape key from the numbers that decide a circuit's shape (FNV-1a; never 0). */
+static inline uint64_t cuzk_cs_shape_key(const uint64_t *v, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++)
+        for (int b = 0; b < 64; b += 8) h = (h ^ ((v[i] >> b) & 0xff)) * 0x100000001b3ull;
+    return h ? h : 1;
+}
 
 /* ---- backends --------------------------------------------------------- */
 
@@ -192,6 +242,7 @@ static inline bool cuzk_density_get(const cuzk_density *d, size_t i)
 typedef struct cuzk_witness_cs {
     cuzk_cs base;
     cuzk_fr_vec input, aux;
+    bool aux_placed; /* aux.v is a window of a parent's array: never grown or freed */
 } cuzk_witness_cs;
 
 /*

@@ -120,9 +120,10 @@ typedef struct cuzk_porep_witness {
  */
 int cuzk_porep_circuit(cuzk_cs *cs, const cuzk_porep_config *cfg, const cuzk_porep_witness *w);
 /*
- * Same system, the challenges synthesized on up to nthreads threads (0: all
- * CPUs), each on a fork of cs (cuzk_cs_synthesize_parallel_shared) and
- * extended in order; 1 is cuzk_porep_circuit.
+ * Same system, the challenges synthesized on up to nthreads threads (0: cs's
+ * own count, cuzk_cs_set_threads, else all CPUs), each on a fork of cs and
+ * extended in order (a WitnessCS in place after the first partition of a
+ * config: cuzk_cs_synthesize_parallel_keyed); 1 is cuzk_porep_circuit.
  */
 int cuzk_porep_circuit_threads(cuzk_cs *cs, const cuzk_porep_config *cfg, const cuzk_porep_witness *w,
                                unsigned nthreads);

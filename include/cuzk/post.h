@@ -59,7 +59,7 @@ typedef struct cuzk_post_witness {
  * H(comm_c, comm_r_last) = comm_r, then per challenge
  * ("challenge_inclusion_j") the PoR of the leaf under comm_r_last. w == NULL
  * synthesizes the blank circuit. nthreads 1 is synthesize_default; otherwise
- * (0: all CPUs) synthesize_extendable: groups of max(sectors / nthreads, 1)
+ * (0: cs's own count, else all CPUs) synthesize_extendable: groups of max(sectors / nthreads, 1)
  * slots in fresh child systems on nthreads threads, extended in order. Slots
  * share no variables, so the system is identical for every nthreads.
  */

@@ -236,7 +236,13 @@ int cuzk_porep_circuit_threads(cuzk_cs *cs, const cuzk_porep_config *cfg, const 
 
     /* challenges only share the variables above: one fork each when threaded */
     seg_ctx ctx = {cfg, &sh, w};
-    if (!cuzk_cs_error(cs)) cuzk_cs_synthesize_parallel_shared(cs, cfg->challenges, challenge_segment, &ctx, nthreads);
+    /* every partition of a config has the same shape: segments in place */
+    const uint64_t shape[] = {cfg->sector_size, cfg->nodes,          cfg->layers,         cfg->partitions,
+                              cfg->challenges,  cfg->tree.hash,      cfg->tree.base_arity, cfg->tree.sub_arity,
+                              cfg->tree.top_arity};
+    if (!cuzk_cs_error(cs))
+        cuzk_cs_synthesize_parallel_keyed(cs, cfg->challenges, challenge_segment, &ctx, nthreads, true,
+                                          cuzk_cs_shape_key(shape, sizeof shape / sizeof *shape));
     return cuzk_cs_error(cs);
 }
 

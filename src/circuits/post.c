@@ -106,6 +106,7 @@ int cuzk_post_circuit(cuzk_cs *cs, const cuzk_post_config *cfg, const cuzk_post_
         cuzk_cs_set_error(cs, CUZK_ERR_INVALID_ARG);
         return CUZK_ERR_INVALID_ARG;
     }
+    if (nthreads == 0) nthreads = cs->threads;
     if (nthreads == 0) {
         long p = sysconf(_SC_NPROCESSORS_ONLN);
         nthreads = p > 0 ? (unsigned)p : 1;
@@ -119,7 +120,11 @@ int cuzk_post_circuit(cuzk_cs *cs, const cuzk_post_config *cfg, const cuzk_post_
         cuzk_cs_pop_ns(cs);
         return cuzk_cs_error(cs);
     }
-    return cuzk_cs_synthesize_parallel(cs, groups, slot_group, &ctx, nthreads);
+    const uint64_t shape[] = {cfg->sector_size,   cfg->nodes,          cfg->sectors,        cfg->challenges,
+                              cfg->tree.hash,     cfg->tree.base_arity, cfg->tree.sub_arity, cfg->tree.top_arity,
+                              ctx.group};
+    return cuzk_cs_synthesize_parallel_keyed(cs, groups, slot_group, &ctx, nthreads, false,
+                                             cuzk_cs_shape_key(shape, sizeof shape / sizeof *shape));
 }
 
 size_t cuzk_post_public_inputs(cuzk_fr *out, const cuzk_post_config *cfg, const cuzk_post_witness *w)

@@ -1,4 +1,4 @@
-/* The four constraint-system backends. */
+/* Four of the constraint-system backends (CountingCS: count.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +12,7 @@
 static bool frv_reserve(cuzk_fr_vec *v, size_t need)
 {
     if (need <= v->cap) return true;
+    if (need > SIZE_MAX / 2 / sizeof *v->v) return false; /* the doubling below must not wrap */
     size_t nc = v->cap ? v->cap : 64;
     while (nc < need) nc *= 2;
     cuzk_fr *p = realloc(v->v, nc * sizeof *p);
@@ -43,6 +44,7 @@ static int append_values(cuzk_fr_vec *pin, cuzk_fr_vec *paux, const cuzk_fr_vec 
                          const cuzk_cs *child)
 {
     size_t si = cs_shared_inputs(child), sa = cs_shared_aux(child);
+    if (cin->len < si || caux->len < sa) return CUZK_ERR_INVALID_ARG;
     int e = frv_append(pin, cin->v + si, cin->len - si);
     return e ? e : frv_append(paux, caux->v + sa, caux->len - sa);
 }
@@ -111,7 +113,27 @@ static void dens_free(cuzk_density *d)
 
 /* ---- WitnessCS -------------------------------------------------------- */
 
-static void w_alloc(cuzk_cs *cs, const cuzk_fr *v) { frv_push(cs, &((cuzk_witness_cs *)cs)->aux, v); }
+/* Exactly need entries (a size known in advance: no doubling slack). */
+static bool frv_reserve_exact(cuzk_fr_vec *v, size_t need)
+{
+    if (need <= v->cap) return true;
+    if (need > SIZE_MAX / sizeof *v->v) return false;
+    cuzk_fr *p = realloc(v->v, need * sizeof *p);
+    if (!p) return false;
+    v->v = p;
+    v->cap = need;
+    return true;
+}
+
+static void w_alloc(cuzk_cs *cs, const cuzk_fr *v)
+{
+    cuzk_witness_cs *w = (cuzk_witness_cs *)cs;
+    if (w->aux_placed && w->aux.len == w->aux.cap) { /* past its window: not the shape it was placed for */
+        cuzk_cs_set_error(cs, CUZK_ERR_INVALID_ARG);
+        return;
+    }
+    frv_push(cs, &w->aux, v);
+}
 static void w_alloc_input(cuzk_cs *cs, const cuzk_fr *v)
 {
     frv_push(cs, &((cuzk_witness_cs *)cs)->input, v);
@@ -121,7 +143,15 @@ static int w_extend(cuzk_cs *p, const cuzk_cs *c)
 {
     cuzk_witness_cs *wp = (cuzk_witness_cs *)p;
     const cuzk_witness_cs *wc = (const cuzk_witness_cs *)c;
-    return append_values(&wp->input, &wp->aux, &wc->input, &wc->aux, c);
+    if (!wc->aux_placed) return append_values(&wp->input, &wp->aux, &wc->input, &wc->aux, c);
+    /* in place: the child's values already sit where they belong, right
+     * after the parent's (children are extended in order) */
+    size_t si = cs_shared_inputs(c);
+    if (wc->aux.v != wp->aux.v + wp->aux.len || wc->aux.len != wc->aux.cap || wc->input.len < si)
+        return CUZK_ERR_INVALID_ARG;
+    int e = frv_append(&wp->input, wc->input.v + si, wc->input.len - si);
+    if (!e) wp->aux.len += wc->aux.len;
+    return e;
 }
 static int w_fork(cuzk_cs *c, const cuzk_cs *p)
 {
@@ -130,16 +160,37 @@ static int w_fork(cuzk_cs *c, const cuzk_cs *p)
     int e = frv_append(&wc->input, wp->input.v, wp->input.len);
     return e ? e : frv_append(&wc->aux, wp->aux.v, wp->aux.len);
 }
+static int w_reserve(cuzk_cs *cs, size_t inputs, size_t aux)
+{
+    cuzk_witness_cs *w = (cuzk_witness_cs *)cs;
+    if (w->aux_placed) return CUZK_ERR_INVALID_ARG;
+    return frv_reserve_exact(&w->input, w->input.len + inputs) && frv_reserve_exact(&w->aux, w->aux.len + aux)
+               ? 0
+               : CUZK_ERR_NO_MEMORY;
+}
+static int w_place(cuzk_cs *c, const cuzk_cs *p, size_t at, size_t len, bool copy_inputs)
+{
+    cuzk_witness_cs *wc = (cuzk_witness_cs *)c;
+    const cuzk_witness_cs *wp = (const cuzk_witness_cs *)p;
+    if (wc->aux.v || wc->aux_placed || at > wp->aux.cap || len > wp->aux.cap - at) return CUZK_ERR_INVALID_ARG;
+    int e = copy_inputs ? frv_append(&wc->input, wp->input.v, wp->input.len) : 0;
+    if (e) return e;
+    wc->aux = (cuzk_fr_vec){wp->aux.v + at, 0, len};
+    wc->aux_placed = true;
+    return 0;
+}
 static cuzk_cs *w_new_like(const cuzk_cs *cs) { return (cuzk_cs *)cuzk_witness_cs_new(); }
 static void w_destroy(cuzk_cs *cs)
 {
     cuzk_witness_cs *w = (cuzk_witness_cs *)cs;
     frv_free(&w->input);
-    frv_free(&w->aux);
+    if (!w->aux_placed) frv_free(&w->aux);
     free(w);
 }
-static const cuzk_cs_vtable witness_vt = {CUZK_CS_WITNESS, "WitnessCS", w_alloc, w_alloc_input,
-                                          w_enforce, w_extend, NULL, w_new_like, w_destroy, w_fork};
+static const cuzk_cs_vtable witness_vt = {.kind = CUZK_CS_WITNESS, .name = "WitnessCS", .alloc = w_alloc,
+                                          .alloc_input = w_alloc_input, .enforce = w_enforce, .extend = w_extend,
+                                          .new_like = w_new_like, .destroy = w_destroy, .fork = w_fork,
+                                          .reserve = w_reserve, .place = w_place};
 
 cuzk_witness_cs *cuzk_witness_cs_new(void)
 {
@@ -332,9 +383,9 @@ static void r_destroy(cuzk_cs *cs)
     free(r->coeffs.slots);
     free(r);
 }
-static const cuzk_cs_vtable recording_vt = {CUZK_CS_RECORDING, "RecordingCS", r_alloc,
-                                            r_alloc_input, r_enforce, r_extend, r_finalize,
-                                            r_new_like, r_destroy, NULL};
+static const cuzk_cs_vtable recording_vt = {.kind = CUZK_CS_RECORDING, .name = "RecordingCS", .alloc = r_alloc,
+                                            .alloc_input = r_alloc_input, .enforce = r_enforce, .extend = r_extend,
+                                            .finalize = r_finalize, .new_like = r_new_like, .destroy = r_destroy};
 
 cuzk_recording_cs *cuzk_recording_cs_new(void)
 {
@@ -455,9 +506,9 @@ static void p_destroy(cuzk_cs *cs)
     dens_free(&p->b_aux);
     free(p);
 }
-static const cuzk_cs_vtable proving_vt = {CUZK_CS_PROVING, "ProvingAssignment", p_alloc,
-                                          p_alloc_input, p_enforce, p_extend, NULL, p_new_like,
-                                          p_destroy, p_fork};
+static const cuzk_cs_vtable proving_vt = {.kind = CUZK_CS_PROVING, .name = "ProvingAssignment", .alloc = p_alloc,
+                                          .alloc_input = p_alloc_input, .enforce = p_enforce, .extend = p_extend,
+                                          .new_like = p_new_like, .destroy = p_destroy, .fork = p_fork};
 
 cuzk_proving_cs *cuzk_proving_cs_new(void)
 {
@@ -541,8 +592,9 @@ static void t_destroy(cuzk_cs *cs)
     free(t->first_unsat);
     free(t);
 }
-static const cuzk_cs_vtable test_vt = {CUZK_CS_TEST, "TestCS", t_alloc, t_alloc_input, t_enforce,
-                                       t_extend, NULL, t_new_like, t_destroy, t_fork};
+static const cuzk_cs_vtable test_vt = {.kind = CUZK_CS_TEST, .name = "TestCS", .alloc = t_alloc,
+                                       .alloc_input = t_alloc_input, .enforce = t_enforce, .extend = t_extend,
+                                       .new_like = t_new_like, .destroy = t_destroy, .fork = t_fork};
 
 cuzk_test_cs *cuzk_test_cs_new(void)
 {

@@ -19,8 +19,9 @@ static int c_extend(cuzk_cs *p, const cuzk_cs *c)
 static cuzk_cs *c_new_like(const cuzk_cs *cs) { return (cuzk_cs *)cuzk_count_cs_new(); }
 static void c_destroy(cuzk_cs *cs) { free(cs); }
 
-static const cuzk_cs_vtable count_vt = {CUZK_CS_COUNT, "CountingCS", c_alloc, c_alloc, c_enforce,
-                                        c_extend, NULL, c_new_like, c_destroy, NULL};
+static const cuzk_cs_vtable count_vt = {.kind = CUZK_CS_COUNT, .name = "CountingCS", .alloc = c_alloc,
+                                        .alloc_input = c_alloc, .enforce = c_enforce, .extend = c_extend,
+                                        .new_like = c_new_like, .destroy = c_destroy};
 
 cuzk_count_cs *cuzk_count_cs_new(void)
 {

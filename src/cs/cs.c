@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <unistd.h>
 
 #include "cuzk/cs.h"
@@ -206,6 +208,16 @@ int cuzk_cs_finalize(cuzk_cs *cs)
 
 cuzk_cs *cuzk_cs_new_like(const cuzk_cs *cs) { return cs->vt->new_like(cs); }
 
+int cuzk_cs_reserve(cuzk_cs *cs, size_t inputs, size_t aux)
+{
+    if (cs->err) return cs->err;
+    int e = cs->vt->reserve && !cs->finalized ? cs->vt->reserve(cs, inputs, aux) : 0;
+    if (e) cuzk_cs_set_error(cs, e);
+    return e;
+}
+
+void cuzk_cs_set_threads(cuzk_cs *cs, unsigned threads) { cs->threads = threads; }
+
 cuzk_cs *cuzk_cs_fork(const cuzk_cs *parent)
 {
     if (parent->err || parent->finalized || parent->num_inputs < 1) return NULL;
@@ -259,15 +271,149 @@ static void par_segments(void *arg, unsigned worker, size_t lo, size_t hi)
     }
 }
 
-static int synthesize_parallel(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn, void *ctx,
-                               unsigned nthreads, bool forked)
+/* ---- segment shapes seen, for in-place parallel synthesis -------------- */
+
+/* A few shapes (each segment's own aux count) by what names them; the least
+ * recently used one gives way. */
+#define SHAPE_SLOTS 32
+typedef struct seg_shape {
+    cuzk_cs_segment_fn fn;
+    uint64_t key, used;
+    size_t n, base_inputs, base_aux;
+    const cuzk_cs_vtable *vt;
+    bool shared;
+    size_t *aux; /* n entries */
+} seg_shape;
+static seg_shape shapes[SHAPE_SLOTS];
+static uint64_t shapes_tick;
+static cuzk_cs_parallel_counts counts;
+static pthread_mutex_t shapes_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static bool shape_is(const seg_shape *h, const cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn, bool shared,
+                     uint64_t key)
 {
-    if (parent->err) return parent->err;
+    return h->aux && h->fn == fn && h->key == key && h->n == n && h->shared == shared && h->vt == parent->vt &&
+           h->base_inputs == parent->num_inputs && h->base_aux == parent->num_aux;
+}
+
+/* A copy of the shape seen for this call, or NULL. */
+static size_t *shape_find(const cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn, bool shared, uint64_t key)
+{
+    size_t *out = NULL;
+    pthread_mutex_lock(&shapes_mu);
+    for (size_t i = 0; i < SHAPE_SLOTS; i++)
+        if (shape_is(&shapes[i], parent, n, fn, shared, key)) {
+            if ((out = malloc(n * sizeof *out))) memcpy(out, shapes[i].aux, n * sizeof *out);
+            shapes[i].used = ++shapes_tick;
+            break;
+        }
+    pthread_mutex_unlock(&shapes_mu);
+    return out;
+}
+
+/* Remembers the shape aux (n entries, taken over) of a call that began with
+ * the parent sizes in `start`. */
+static void shape_keep(const cuzk_cs *start, size_t n, cuzk_cs_segment_fn fn, bool shared, uint64_t key,
+                       size_t *aux)
+{
+    pthread_mutex_lock(&shapes_mu);
+    seg_shape *slot = &shapes[0];
+    for (size_t i = 0; i < SHAPE_SLOTS; i++) {
+        if (shape_is(&shapes[i], start, n, fn, shared, key)) {
+            slot = &shapes[i];
+            break;
+        }
+        if (shapes[i].used < slot->used) slot = &shapes[i];
+    }
+    free(slot->aux);
+    *slot = (seg_shape){fn, key, ++shapes_tick, n, start->num_inputs, start->num_aux, start->vt, shared, aux};
+    pthread_mutex_unlock(&shapes_mu);
+}
+
+void cuzk_cs_parallel_counts_get(cuzk_cs_parallel_counts *out)
+{
+    pthread_mutex_lock(&shapes_mu);
+    *out = counts;
+    pthread_mutex_unlock(&shapes_mu);
+}
+
+static void count(uint64_t *c)
+{
+    pthread_mutex_lock(&shapes_mu);
+    (*c)++;
+    pthread_mutex_unlock(&shapes_mu);
+}
+
+static unsigned threads_for(const cuzk_cs *parent, size_t n, unsigned nthreads)
+{
+    if (nthreads == 0) nthreads = parent->threads;
     if (nthreads == 0) {
         long p = sysconf(_SC_NPROCESSORS_ONLN);
         nthreads = p > 0 ? (unsigned)p : 1;
     }
-    if (nthreads > n) nthreads = (unsigned)n;
+    return nthreads > n ? (unsigned)n : nthreads;
+}
+
+static void children_free(par_job *j, size_t n)
+{
+    if (j->children)
+        for (size_t s = 0; s < n; s++) cuzk_cs_free(j->children[s]);
+    free(j->children);
+    free(j->rc);
+}
+
+/* Segments written in place at the offsets a shape gives: 0, an error of
+ * the parent, or NOT_THIS_SHAPE when a segment did not have its shape
+ * (nothing of the parent changed: redo the copying way). */
+#define NOT_THIS_SHAPE (-1)
+static int synthesize_placed(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn, void *ctx, unsigned nthreads,
+                             bool forked, const size_t *own)
+{
+    size_t total = 0;
+    for (size_t s = 0; s < n; s++) {
+        if (own[s] > SIZE_MAX - total) return NOT_THIS_SHAPE;
+        total += own[s];
+    }
+    int err = parent->vt->reserve(parent, 0, total);
+    if (err) {
+        cuzk_cs_set_error(parent, err);
+        return err;
+    }
+    par_job j = {.fn = fn, .ctx = ctx, .forked = forked};
+    j.children = calloc(n, sizeof *j.children);
+    j.rc = calloc(n, sizeof *j.rc);
+    if (!j.children || !j.rc) err = CUZK_ERR_NO_MEMORY;
+    for (size_t s = 0, at = parent->num_aux; s < n && !err; at += own[s], s++) {
+        cuzk_cs *c = j.children[s] = cuzk_cs_new_like(parent);
+        if (!c) {
+            err = CUZK_ERR_NO_MEMORY;
+            break;
+        }
+        if (parent->vt->place(c, parent, at, own[s], forked)) {
+            err = NOT_THIS_SHAPE;
+            break;
+        }
+        if (forked) { /* as cuzk_cs_fork, without copying the parent's aux */
+            c->num_inputs = c->shared_inputs = parent->num_inputs;
+            c->num_aux = c->shared_aux = parent->num_aux;
+        }
+    }
+    if (!err) {
+        cuzk_parallel_for(n, 1, nthreads, par_segments, &j);
+        for (size_t s = 0; s < n && !err; s++) /* any failure is retried the copying way, which reports it */
+            if (j.rc[s] || j.children[s]->num_aux - cs_shared_aux(j.children[s]) != own[s]) err = NOT_THIS_SHAPE;
+        for (size_t s = 0; s < n && !err; s++) err = cuzk_cs_extend(parent, j.children[s]);
+    }
+    children_free(&j, n);
+    if (err == CUZK_ERR_NO_MEMORY) cuzk_cs_set_error(parent, err);
+    return err;
+}
+
+static int synthesize_parallel(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn, void *ctx, unsigned nthreads,
+                               bool forked, uint64_t key)
+{
+    if (parent->err) return parent->err;
+    nthreads = threads_for(parent, n, nthreads);
     if (nthreads <= 1) {
         for (size_t s = 0; s < n; s++) {
             int e = fn(parent, s, ctx);
@@ -279,6 +425,18 @@ static int synthesize_parallel(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn,
         }
         return 0;
     }
+    const bool placeable = key && parent->vt->place && parent->vt->reserve;
+    const cuzk_cs start = *parent; /* its sizes name the shape */
+    size_t *own = placeable ? shape_find(parent, n, fn, forked, key) : NULL;
+    if (own) {
+        int e = synthesize_placed(parent, n, fn, ctx, nthreads, forked, own);
+        free(own);
+        count(e == NOT_THIS_SHAPE ? &counts.reshaped : &counts.placed);
+        if (e != NOT_THIS_SHAPE) return e;
+    }
+    /* the copying way: each child in its own arrays, appended in order */
+    if (key) count(&counts.copied);
+    size_t *seen = placeable ? malloc(n * sizeof *seen) : NULL;
     par_job j = {.fn = fn, .ctx = ctx, .forked = forked};
     j.children = calloc(n, sizeof *j.children);
     j.rc = calloc(n, sizeof *j.rc);
@@ -292,27 +450,33 @@ static int synthesize_parallel(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn,
         /* Extend in segment order; free each child as soon as it is merged. */
         for (size_t s = 0; s < n; s++) {
             if (!err && j.rc[s]) err = j.rc[s];
+            if (!err && seen) seen[s] = j.children[s]->num_aux - cs_shared_aux(j.children[s]);
             if (!err) err = cuzk_cs_extend(parent, j.children[s]);
             cuzk_cs_free(j.children[s]);
             j.children[s] = NULL;
         }
     }
-    if (j.children)
-        for (size_t s = 0; s < n; s++) cuzk_cs_free(j.children[s]);
-    free(j.children);
-    free(j.rc);
+    children_free(&j, n);
     if (err) cuzk_cs_set_error(parent, err);
+    if (!err && seen) shape_keep(&start, n, fn, forked, key, seen);
+    else free(seen);
     return err;
 }
 
 int cuzk_cs_synthesize_parallel(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn, void *ctx,
                                 unsigned nthreads)
 {
-    return synthesize_parallel(parent, n, fn, ctx, nthreads, false);
+    return synthesize_parallel(parent, n, fn, ctx, nthreads, false, 0);
 }
 
 int cuzk_cs_synthesize_parallel_shared(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn, void *ctx,
                                        unsigned nthreads)
 {
-    return synthesize_parallel(parent, n, fn, ctx, nthreads, true);
+    return synthesize_parallel(parent, n, fn, ctx, nthreads, true, 0);
+}
+
+int cuzk_cs_synthesize_parallel_keyed(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn, void *ctx,
+                                      unsigned nthreads, bool shared, uint64_t shape_key)
+{
+    return synthesize_parallel(parent, n, fn, ctx, nthreads, shared, shape_key);
 }
