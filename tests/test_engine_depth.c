@@ -4,17 +4,24 @@
  * partitions in flight to feed them: with synthesis far slower than proving
  * (a sleep in synthesize) it must go past 2 per prover worker, and the most
  * partitions seen synthesizing at once must exceed that too; a configured
- * depth is kept exactly. Every job's proof is checked against its own
+ * depth is kept exactly. Each synthesis gets its share of the CPUs (the
+ * first of a burst all of them, later ones fewer while others run) unless
+ * synthesis_threads fixes it. Every job's proof is checked against its own
  * verifying key. */
 #include "engine_test.h"
 
 static atomic_int in_synth, max_in_synth;
+static atomic_uint min_threads, max_threads; /* cs->threads the syntheses were given */
 
 /* Synthesis far slower (120 ms) than proving this small circuit (ms, more under load). */
 static int slow_synth(void *ctx, cuzk_cs *cs, const void *in, size_t len, const void *prepared, uint32_t part)
 {
     int now = atomic_fetch_add(&in_synth, 1) + 1;
     for (int m = atomic_load(&max_in_synth); now > m && !atomic_compare_exchange_weak(&max_in_synth, &m, now);)
+        ;
+    for (unsigned m = atomic_load(&min_threads); cs->threads < m && !atomic_compare_exchange_weak(&min_threads, &m, cs->threads);)
+        ;
+    for (unsigned m = atomic_load(&max_threads); cs->threads > m && !atomic_compare_exchange_weak(&max_threads, &m, cs->threads);)
         ;
     usleep(120000);
     int rc = tk_synth(ctx, cs, in, len, prepared, part);
@@ -35,10 +42,10 @@ static long status_depth(cuzk_engine *e, double *synth_mean)
     return d;
 }
 
-static void run(tkind *k, unsigned depth, uint64_t seed)
+static void run(tkind *k, unsigned depth, unsigned threads, uint64_t seed)
 {
     cuzk_engine_config cfg = {.synthesis_workers = 8, .num_devices = 1, .workers_per_device = 1,
-                              .queue_depth = depth, .log = log_capture};
+                              .queue_depth = depth, .synthesis_threads = threads, .log = log_capture};
     cuzk_engine *e;
     CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
     cuzk_engine_kind kd = tk_kind(k, "slow", "slow-c", 24, CUZK_PRIORITY_NORMAL);
@@ -46,6 +53,8 @@ static void run(tkind *k, unsigned depth, uint64_t seed)
     CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
     CHECK(cuzk_engine_srs_preload(e, "slow-c") == CUZK_OK);
     atomic_store(&max_in_synth, 0);
+    atomic_store(&min_threads, ~0u);
+    atomic_store(&max_threads, 0);
     for (int i = 0; i < 2; i++) { /* the second job runs with the means learned on the first */
         char id[32];
         snprintf(id, sizeof id, "depth-%u-%d", depth, i);
@@ -70,6 +79,13 @@ static void run(tkind *k, unsigned depth, uint64_t seed)
         CHECK_MSG(d > 2 && most > 2 && sm >= 0.12, "learned depth %ld, %d at once, synthesis mean %.4f", d, most, sm);
         CHECK(most <= 8); /* never more than the synthesis workers */
     }
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    const unsigned lo = atomic_load(&min_threads), hi = atomic_load(&max_threads);
+    printf("synthesis_threads %u: each synthesis given %u to %u threads (%ld CPUs)\n", threads, lo, hi, cpus);
+    if (threads) CHECK_MSG(lo == threads && hi == threads, "configured %u: given %u to %u", threads, lo, hi);
+    else /* the first of the burst all; while several run, fewer */
+        CHECK_MSG(lo >= 1 && hi == (unsigned)cpus && (cpus < 2 || most < 2 || lo < hi),
+                  "shares %u to %u of %ld CPUs, %d at once", lo, hi, cpus, most);
     cuzk_engine_destroy(e);
 }
 
@@ -80,8 +96,8 @@ int main(void)
     tkind k;
     tk_setup(&k, 64, 2, &rng);
     uint64_t seed = cuzk_rng_u64(&rng) >> 2;
-    run(&k, 0, seed);
-    run(&k, 2, seed + 100);
+    run(&k, 0, 0, seed);
+    run(&k, 2, 3, seed + 100);
     tk_free(&k);
     CHECK(log_count("INVALID") == 0);
     return tu_finish("test_engine_depth");

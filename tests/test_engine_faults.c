@@ -657,7 +657,8 @@ static void fw_release(void *owner)
 
 /* Stands in for witness-only synthesis plus the mat-vec: same assignment. */
 static int fp_witness(void *ctx, void *pce, const cuzk_engine_kind *kind, const void *in, size_t len,
-                      const void *prepared, uint32_t part, unsigned flags, cuzk_engine_witness *out)
+                      const void *prepared, uint32_t part, unsigned flags, unsigned threads,
+                      cuzk_engine_witness *out)
 {
     (void)flags; /* a full assignment either way */
     atomic_fetch_add(&P.witnesses, 1);

@@ -36,7 +36,7 @@ extern "C" {
 typedef struct cuzk_engine_filecoin_opts {
     const char *param_cache;
     cuzk_groth16_read_mode read_mode;
-    unsigned synth_threads; /* threads synthesizing one partition (0: 1) */
+    unsigned synth_threads; /* threads synthesizing one partition (0: what the engine gives it, synthesis_threads) */
 } cuzk_engine_filecoin_opts;
 
 int cuzk_engine_register_filecoin(cuzk_engine *e, const cuzk_engine_filecoin_opts *o,

@@ -89,7 +89,9 @@ typedef struct cuzk_engine_kind {
      * 0: learned from the largest partition seen so far. */
     uint64_t witness_bytes;
     /* Partition `partition` of the circuit into cs (any backend; ONE is
-     * allocated, the engine finalizes). inputs are the job's bytes as
+     * allocated, the engine finalizes). cs->threads is what the engine
+     * gives this partition (synthesis_threads): a kind that synthesizes in
+     * parallel asks for 0 threads to use it. inputs are the job's bytes as
      * submitted; prepared is what prepare made of them (NULL for a kind
      * without prepare, and for a background PCE extraction, which may
      * outlive the job: the blank circuit). Returns CUZK_OK or an error. */
@@ -214,7 +216,7 @@ typedef enum cuzk_pce_state {
  * inputs of the job whose full synthesis triggered it (the circuit's shape
  * must not depend on them).
  * witness: witness-only synthesis plus the matrix-vector products for one
- * partition (with CUZK_ENGINE_WITNESS_DEFER_EVAL in flags: the witness
+ * partition, on a system given `threads` (cuzk_cs_set_threads) (with CUZK_ENGINE_WITNESS_DEFER_EVAL in flags: the witness
  * alone, a, b, c left to the prover, cuzk_groth16_assignment_deferred);
  * CUZK_ERR_FORMAT means the PCE itself turned out invalid (a
  * checksum verified after load failed): the engine drops it, makes that
@@ -232,7 +234,7 @@ typedef struct cuzk_engine_pce {
                    void **pce, uint64_t *bytes);
     int (*witness)(void *ctx, void *pce, const cuzk_engine_kind *kind, const void *inputs,
                    size_t inputs_len, const void *prepared, uint32_t partition, unsigned flags,
-                   cuzk_engine_witness *out);
+                   unsigned threads, cuzk_engine_witness *out);
     uint64_t (*estimate_bytes)(void *ctx, const cuzk_engine_kind *kind);
     void (*free)(void *ctx, void *pce);
     void *ctx;
@@ -260,6 +262,11 @@ typedef struct cuzk_engine_config {
      * footprint of a registered kind) of them synthesize at once
      * (cuzk_engine_synthesis_workers_default); set: exactly that many. */
     unsigned synthesis_workers;
+    /* Threads one partition's synthesis may use. 0: a share of the CPUs
+     * taken when it starts, CPUs / partitions then synthesizing (itself
+     * included), so the first partition of a burst gets every core and the
+     * GPU its first witness sooner; set: exactly that many. */
+    unsigned synthesis_threads;
     unsigned num_devices;        /* 0: the prover's num_devices, else 1 */
     unsigned workers_per_device; /* 0: 2 */
     unsigned prover_threads;     /* CPU prover threads per call; 0: CPUs / prover workers */

@@ -155,7 +155,7 @@ static int kind_init(fil_kind *fk, int kind, size_t s, unsigned synth_threads)
     fk->kind = (cuzk_fil_proof_kind)kind;
     fk->sector_size = fil_sizes[s].bytes;
     fk->proof_id = kind_proof_id(fk->kind, s);
-    fk->synth_threads = synth_threads ? synth_threads : 1;
+    fk->synth_threads = synth_threads; /* 0: the system's own, which the engine sets */
     snprintf(fk->name, sizeof fk->name, "%s-%s", kind_prefix[kind], fil_sizes[s].tag);
     return kind_shape(fk);
 }

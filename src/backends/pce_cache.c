@@ -97,14 +97,19 @@ static void pc_witness_free(void *owner)
 }
 
 static int pc_witness_fn(void *ctx, void *pce, const cuzk_engine_kind *kind, const void *inputs, size_t len,
-                         const void *prepared, uint32_t partition, unsigned flags, cuzk_engine_witness *out)
+                         const void *prepared, uint32_t partition, unsigned flags, unsigned threads,
+                         cuzk_engine_witness *out)
 {
     pce_cache_ctx *c = ctx;
+    const cuzk_pce *p = pce;
     memset(out, 0, sizeof *out);
     pc_witness *pw = calloc(1, sizeof *pw);
     if (!pw) return CUZK_ERR_NO_MEMORY;
     pw->w = cuzk_witness_cs_new();
     int err = pw->w ? cuzk_cs_alloc_one(&pw->w->base) : CUZK_ERR_NO_MEMORY;
+    /* the PCE knows the witness's size: one array of exactly that, filled in place */
+    if (!err && p->num_inputs >= 1) err = cuzk_cs_reserve(&pw->w->base, p->num_inputs - 1, p->num_aux);
+    if (!err) cuzk_cs_set_threads(&pw->w->base, threads);
     if (!err) err = kind->synthesize(kind->ctx, &pw->w->base, inputs, len, prepared, partition);
     if (!err) err = cuzk_cs_error(&pw->w->base);
     if (!err) err = cuzk_cs_finalize(&pw->w->base);

@@ -261,6 +261,7 @@ typedef struct task {
     bool load_srs;   /* load the SRS before synthesizing */
     void *pce;       /* PCE fast path, or NULL */
     bool probe;      /* witness size unknown: learn it */
+    unsigned threads; /* the synthesis's share of the CPUs */
 } task;
 
 static part *first_in_state(cuzk_job *j, part_state st)
@@ -408,6 +409,8 @@ static task pick_cpu(cuzk_engine *e)
         e->n_inflight++;
         p->wit_reserved = wb;
         e->n_synth++;
+        t.threads = e->cfg.synthesis_threads ? e->cfg.synthesis_threads : e->ncpu / e->n_synth;
+        if (t.threads < 1) t.threads = 1;
         j->busy++;
         if (wb == 0) k->probing = true;
         t.kind = T_SYNTH, t.job = j, t.p = p, t.load_srs = load, t.probe = (wb == 0);
@@ -636,9 +639,10 @@ static void run_synth(cuzk_engine *e, worker *w, task *t)
             e->cfg.stage_hook(e->cfg.hook_ctx, CUZK_STAGE_SYNTHESIS, j->request_id, p->index);
         if (t->pce)
             err = e->pce.witness(e->pce.ctx, t->pce, &k->k, j->inputs, j->inputs_len, j->prepared, p->index,
-                                 e->prover.defer_pce_eval ? CUZK_ENGINE_WITNESS_DEFER_EVAL : 0, &wit);
+                                 e->prover.defer_pce_eval ? CUZK_ENGINE_WITNESS_DEFER_EVAL : 0, t->threads, &wit);
         if (t->pce && err == CUZK_ERR_FORMAT) pce_bad = true; /* failed its checksums after load */
-        if (!t->pce || pce_bad) err = witness_full(k, j->inputs, j->inputs_len, j->prepared, p->index, &wit);
+        if (!t->pce || pce_bad)
+            err = witness_full(k, j->inputs, j->inputs_len, j->prepared, p->index, t->threads, &wit);
     }
     double te = cuzk_now();
 

@@ -268,7 +268,7 @@ void synth_limit_update(cuzk_engine *e);
 kind_entry *kind_find(cuzk_engine *e, const char *name);
 void kinds_free_all(cuzk_engine *e);
 int witness_full(const kind_entry *k, const void *inputs, size_t len, const void *prepared, uint32_t partition,
-                 cuzk_engine_witness *out);
+                 unsigned threads, cuzk_engine_witness *out);
 uint64_t witness_bytes(const cuzk_engine_witness *w);
 
 /* status (status.c) */

@@ -84,11 +84,12 @@ void kinds_free_all(cuzk_engine *e)
 static void cs_release(void *owner) { cuzk_cs_free(owner); }
 
 int witness_full(const kind_entry *k, const void *inputs, size_t len, const void *prepared, uint32_t partition,
-                 cuzk_engine_witness *out)
+                 unsigned threads, cuzk_engine_witness *out)
 {
     memset(out, 0, sizeof *out);
     cuzk_proving_cs *cs = cuzk_proving_cs_new();
     if (!cs) return CUZK_ERR_NO_MEMORY;
+    cuzk_cs_set_threads(&cs->base, threads);
     int err = cuzk_cs_alloc_one(&cs->base);
     if (!err) err = k->k.synthesize(k->k.ctx, &cs->base, inputs, len, prepared, partition);
     if (!err) err = cuzk_cs_error(&cs->base);
@@ -120,7 +121,7 @@ int cuzk_engine_kind_witness_bytes(const cuzk_engine_kind *kind, const void *inp
     if (!kind || !kind->synthesize || !bytes) return CUZK_ERR_INVALID_ARG;
     kind_entry probe = {.k = *kind};
     cuzk_engine_witness w;
-    int err = witness_full(&probe, inputs, inputs_len, prepared, partition, &w);
+    int err = witness_full(&probe, inputs, inputs_len, prepared, partition, 1, &w);
     if (err) return err;
     *bytes = witness_bytes(&w);
     w.release(w.owner);

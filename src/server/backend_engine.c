@@ -221,7 +221,7 @@ static int register_filecoin_kinds(srv_backend *b, const cuzk_config *c, char *e
     cuzk_engine_filecoin_opts fo = {
         .param_cache = c->param_cache,
         .read_mode = CUZK_GROTH16_TRUSTED,
-        .synth_threads = c->threads,
+        .synth_threads = 0, /* the engine's share per partition ([synthesis] threads) */
     };
     char why[512] = "";
     unsigned n = 0;
@@ -289,6 +289,7 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
     b->workers_per_device = c->gpu_workers_per_device;
     cuzk_engine_config ec = {
         .synthesis_workers = c->partition_workers,
+        .synthesis_threads = c->threads,
         .num_devices = (unsigned)c->n_devices,
         .workers_per_device = c->gpu_workers_per_device,
         .prover_threads = c->gpu_threads,

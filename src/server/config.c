@@ -109,7 +109,7 @@ static const cfg_entry table[] = {
     NOEFFECT("scheduler", "sort_by_type", T_BOOL, sort_by_type, 0, 0, "true", false,
       "group NORMAL-priority work by circuit to limit parameter switches"),
     E("synthesis", "threads", T_U32, threads, 0, 4096, "0", false,
-      "CPU threads for synthesis; 0 = all"),
+      "threads one partition's synthesis uses; 0 = a share of the CPUs when it starts"),
     E("synthesis", "partition_workers", T_U32, partition_workers, 0, 1024, "0", false,
       "partitions synthesized at once; 0 = from cores and memory budget"),
     NOEFFECT("pipeline", "enabled", T_BOOL, pipeline_enabled, 0, 0, "true", false,
