@@ -82,9 +82,12 @@ static int shared_fn(cuzk_cs *cs, size_t s, void *vctx)
 }
 
 /* Segments whose shape (aux and input counts) follows shape_seed and whose
- * values follow value_seed, so calls can keep a shape with new values. */
+ * values follow value_seed, so calls can keep a shape with new values.
+ * uniform: every segment has segment 0's shape (PoRep's challenges); else
+ * segment 1 is always larger than segment 0. */
 typedef struct keyed_ctx {
     uint64_t shape_seed, value_seed;
+    bool uniform;
     size_t fail_seg; /* segment + 1 that fails, 0: none */
 } keyed_ctx;
 
@@ -96,10 +99,15 @@ static uint64_t mix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
+static size_t keyed_aux(const keyed_ctx *c, size_t s)
+{
+    return c->uniform ? 1 + mix64(c->shape_seed) % 64 : 1 + mix64(c->shape_seed ^ (s << 1)) % 64 + (s == 1) * 64;
+}
+
 static int keyed_fn(cuzk_cs *cs, size_t s, void *vctx)
 {
     const keyed_ctx *c = vctx;
-    const size_t n_aux = 1 + mix64(c->shape_seed ^ (s << 1)) % 64, n_in = mix64(c->shape_seed ^ (s << 1 | 1)) % 3;
+    const size_t n_aux = keyed_aux(c, s), n_in = mix64(c->shape_seed ^ (s << 1 | 1)) % 3;
     cuzk_rng r;
     cuzk_rng_seed(&r, mix64(c->value_seed) ^ s);
     for (size_t i = 0; i < n_aux; i++) {
@@ -137,24 +145,27 @@ static bool witness_eq(const cuzk_witness_cs *a, const cuzk_witness_cs *b)
            a->aux.len == a->base.num_aux;
 }
 
-/* Keyed parallel synthesis: the first call learns the segments' shapes,
- * later ones write a WitnessCS's segments in place; a call whose shapes
- * differ under the same key is redone the copying way; every result equals
- * the sequential one, and the counters show which way each call went. */
+/* Keyed parallel synthesis: a first call places the segments as if they
+ * all had segment 0's shape (redone the copying way when they do not),
+ * later ones place them at the shapes seen; a call whose shapes differ
+ * under the same key is redone the copying way; every result equals the
+ * sequential one, and the counters show which way each call went. */
 static void keyed_parallel(cuzk_rng *rng)
 {
-    for (int shared = 0; shared < 2; shared++) {
+    for (int mode = 0; mode < 4; mode++) {
+        const bool shared = mode & 1, uniform = mode & 2;
         const uint64_t key = cuzk_rng_u64(rng) | 1, seed = cuzk_rng_u64(rng);
         const size_t nseg = 2 + cuzk_rng_u64(rng) % 30;
         const unsigned threads = 2 + (unsigned)(cuzk_rng_u64(rng) % 3);
-        keyed_ctx c = {.shape_seed = cuzk_rng_u64(rng), .value_seed = cuzk_rng_u64(rng)};
-        /* learn (copying), then in place with new values, then a new shape
+        keyed_ctx c = {.shape_seed = cuzk_rng_u64(rng), .value_seed = cuzk_rng_u64(rng), .uniform = uniform};
+        /* first call, then in place with new values, then a new shape
          * under the same key (redone), then that shape in place */
-        static const char *const what[] = {"learning call", "in-place call", "changed shape", "new shape in place",
+        static const char *const what[] = {"first call", "in-place call", "changed shape", "new shape in place",
                                            "failing segment"};
         for (int step = 0; step < 5; step++) {
             if (step == 1 || step == 3) c.value_seed = cuzk_rng_u64(rng);
-            if (step == 2) c.shape_seed = cuzk_rng_u64(rng);
+            if (step == 2)
+                for (size_t was = keyed_aux(&c, 0); keyed_aux(&c, 0) == was;) c.shape_seed = cuzk_rng_u64(rng);
             if (step == 4) c.fail_seg = 1 + cuzk_rng_u64(rng) % nseg;
             cuzk_cs_parallel_counts before, after;
             cuzk_cs_parallel_counts_get(&before);
@@ -164,35 +175,40 @@ static void keyed_parallel(cuzk_rng *rng)
             cuzk_cs_parallel_counts_get(&after);
             /* a failed synthesis is only its error (the sequential one stops midway) */
             const bool same = step == 4 ? seq->base.err == rc_seq && par->base.err == rc_par : witness_eq(seq, par);
-            CHECK_MSG(rc_seq == rc_par && same, "%s (%s, %zu segments, %u threads): rc %d / %d",
-                      what[step], shared ? "forks" : "fresh children", nseg, threads, rc_seq, rc_par);
+            CHECK_MSG(rc_seq == rc_par && same, "%s (%s, %s, %zu segments, %u threads): rc %d / %d", what[step],
+                      shared ? "forks" : "fresh children", uniform ? "uniform" : "varied", nseg, threads, rc_seq,
+                      rc_par);
             const uint64_t placed = after.placed - before.placed, copied = after.copied - before.copied,
                            reshaped = after.reshaped - before.reshaped;
-            /* other threads do not run keyed syntheses in this test */
-            const bool way = step == 0   ? copied == 1 && placed == 0
-                             : step == 2 ? reshaped == 1 && copied == 1
-                             : step == 4 ? reshaped == 1 && copied == 1 && rc_par == CUZK_ERR_VERIFY_FAILED
-                                         : placed == 1 && copied == 0;
-            CHECK_MSG(way, "%s went placed %llu, copied %llu, reshaped %llu", what[step],
-                      (unsigned long long)placed, (unsigned long long)copied, (unsigned long long)reshaped);
+            /* a first call of a uniform shape, and any call of a shape seen,
+             * is placed; others are redone by copying (other threads run no
+             * keyed syntheses in this test) */
+            const bool seen = step == 1 || step == 3 || (step == 0 && uniform);
+            const bool way = step == 4   ? reshaped == 1 && copied == 1 && rc_par == CUZK_ERR_VERIFY_FAILED
+                             : seen      ? placed == 1 && copied == 0 && reshaped == 0
+                                         : reshaped == 1 && copied == 1 && placed == 0;
+            CHECK_MSG(way, "%s (%s) went placed %llu, copied %llu, reshaped %llu", what[step],
+                      uniform ? "uniform" : "varied", (unsigned long long)placed, (unsigned long long)copied,
+                      (unsigned long long)reshaped);
             cuzk_cs_free(&seq->base);
             cuzk_cs_free(&par->base);
         }
     }
     /* a backend without in-place windows copies, and agrees with WitnessCS */
     const uint64_t key = cuzk_rng_u64(rng) | 1;
-    keyed_ctx c = {cuzk_rng_u64(rng), cuzk_rng_u64(rng), 0};
+    keyed_ctx c = {cuzk_rng_u64(rng), cuzk_rng_u64(rng), false, 0};
     for (int i = 0; i < 2; i++) {
+        cuzk_cs_parallel_counts before, after;
+        cuzk_cs_parallel_counts_get(&before);
         cuzk_proving_cs *p = cuzk_proving_cs_new();
         cuzk_cs_alloc_one(&p->base);
         CHECK(cuzk_cs_synthesize_parallel_keyed(&p->base, 7, keyed_fn, &c, 3, true, key) == 0);
-        int rc;
-        cuzk_witness_cs *w = keyed_run(0, &c, 0, 1, true, key, &rc);
-        cuzk_cs_free(&w->base);
-        CHECK(p->base.num_aux > 7 && p->aux.len == p->base.num_aux);
+        cuzk_cs_parallel_counts_get(&after);
+        CHECK(p->base.num_aux > 7 && p->aux.len == p->base.num_aux && after.copied == before.copied + 1 &&
+              after.placed == before.placed);
         cuzk_cs_free(&p->base);
     }
-    /* reserve gives exactly the room asked for, and placed windows stay put */
+    /* reserve gives exactly the room asked for */
     cuzk_witness_cs *w = cuzk_witness_cs_new();
     cuzk_cs_alloc_one(&w->base);
     CHECK(cuzk_cs_reserve(&w->base, 3, 1000) == 0 && w->aux.cap == 1000 && w->input.cap >= 4);

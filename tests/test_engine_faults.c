@@ -603,6 +603,7 @@ static void budget(tkind *k, tkind *k2)
 typedef struct fake_pce {
     atomic_uint loads, extracts, witnesses;
     atomic_uint frees, freed_in_use; /* a PCE freed while a witness call used it */
+    atomic_uint min_threads, max_threads; /* the threads witness calls were given */
     uint64_t bytes;                  /* the size PCEs claim; 0: 16 (loaded) or 32 (extracted) */
 } fake_pce;
 
@@ -662,6 +663,10 @@ static int fp_witness(void *ctx, void *pce, const cuzk_engine_kind *kind, const 
 {
     (void)flags; /* a full assignment either way */
     atomic_fetch_add(&P.witnesses, 1);
+    for (unsigned m = atomic_load(&P.min_threads); threads < m && !atomic_compare_exchange_weak(&P.min_threads, &m, threads);)
+        ;
+    for (unsigned m = atomic_load(&P.max_threads); threads > m && !atomic_compare_exchange_weak(&P.max_threads, &m, threads);)
+        ;
     fake_obj *o = pce;
     atomic_fetch_add(&o->users, 1);
     usleep(1000); /* a window for an eviction that should not happen */
@@ -730,13 +735,19 @@ static void pce_manager(tkind *k, tkind *k1)
     cuzk_engine_get_counters(e, &c);
     uint64_t fast = c.pce_fast_path;
     CHECK(fast >= 2 && fast == atomic_load(&P.witnesses));
-    /* now resident: a new job of the fresh kind runs entirely on the fast path */
+    /* now resident: a new job of the fresh kind runs entirely on the fast path;
+     * its first partition, alone, gets every CPU, the others a share */
+    atomic_store(&P.min_threads, ~0u);
+    atomic_store(&P.max_threads, 0);
     cuzk_job *j;
     CHECK(tk_submit(e, "fresh", "pce-after", 400, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
     CHECK(cuzk_job_await(j, -1) == CUZK_OK && tk_proof_ok(k, j, 400, 10));
     cuzk_job_release(j);
     cuzk_engine_get_counters(e, &c);
     CHECK(c.pce_fast_path == fast + 10 && c.pce_extractions == 1 && c.pce_failures == 1);
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    CHECK_MSG(atomic_load(&P.min_threads) >= 1 && atomic_load(&P.max_threads) == (unsigned)cpus,
+              "witness threads %u to %u of %ld CPUs", atomic_load(&P.min_threads), atomic_load(&P.max_threads), cpus);
     cuzk_engine_destroy(e);
 }
 

@@ -62,6 +62,9 @@ typedef struct pc_synth {
 static int pc_synth_fn(cuzk_cs *cs, void *ctx)
 {
     pc_synth *s = ctx;
+    /* one thread, as before: a RecordingCS's children are copied into it at
+     * the end, and an extraction's reservation counts the matrices once */
+    cuzk_cs_set_threads(cs, 1);
     return s->kind->synthesize(s->kind->ctx, cs, s->inputs, s->len, NULL, 0); /* no prepared: the blank circuit */
 }
 

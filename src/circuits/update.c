@@ -404,6 +404,40 @@ static cuzk_num select_input(cuzk_cs *cs, const char *name, const cuzk_fr *v, un
     return n;
 }
 
+/* The challenges of one partition: they share only the header, the apex
+ * leaves and the generated bits, so each can run on a fork. */
+typedef struct upd_seg {
+    const cuzk_update_config *cfg;
+    const cuzk_update_witness *w;
+    const cuzk_bool *gen, *khb;
+    const header *hd;
+    const cuzk_num *apex;
+    size_t plen;
+} upd_seg;
+
+static int challenge_segment(cuzk_cs *cs, size_t c, void *vctx)
+{
+    const upd_seg *u = vctx;
+    const cuzk_update_config *cfg = u->cfg;
+    const unsigned pb = cfg->partition_bits, cb = cfg->challenge_bits;
+    cuzk_bool *c_bits = malloc(sizeof(cuzk_bool) * cb);
+    cuzk_num *path = malloc(sizeof(cuzk_num) * (u->plen > cb ? u->plen : cb));
+    if (!c_bits || !path) {
+        free(c_bits);
+        free(path);
+        return CUZK_ERR_NO_MEMORY;
+    }
+    /* the generated bits, then the partition bits */
+    memcpy(c_bits, &u->gen[c * (cb - pb)], sizeof(cuzk_bool) * (cb - pb));
+    memcpy(c_bits + cb - pb, u->khb, sizeof(cuzk_bool) * pb);
+    int e = challenge_circuit(cs, cfg, (unsigned)c, c_bits, u->khb + pb, &u->hd->phi, &u->hd->root_r_old,
+                              &u->hd->root_r_new, u->apex, &u->hd->comm_d_new, u->w ? &u->w->challenges[c] : NULL,
+                              path);
+    free(c_bits);
+    free(path);
+    return e ? e : cuzk_cs_error(cs);
+}
+
 int cuzk_update_circuit(cuzk_cs *cs, const cuzk_update_config *cfg, const cuzk_update_witness *w)
 {
     const cuzk_fr *z = &cuzk_fr_zero;
@@ -418,16 +452,15 @@ int cuzk_update_circuit(cuzk_cs *cs, const cuzk_update_config *cfg, const cuzk_u
         return CUZK_ERR_INVALID_ARG;
     }
     size_t plen = cuzk_tree_path_len(&cfg->tree, cfg->nodes);
-    cuzk_bool *gen = malloc(sizeof(cuzk_bool) * ((size_t)cfg->challenges * (cb - pb) + cb));
-    cuzk_num *nums = malloc(sizeof(cuzk_num) * (cfg->apex_leaves + pb + (plen > cb ? plen : cb)));
+    cuzk_bool *gen = malloc(sizeof(cuzk_bool) * ((size_t)cfg->challenges * (cb - pb) + 1));
+    cuzk_num *nums = malloc(sizeof(cuzk_num) * (cfg->apex_leaves + pb + 1));
     if (!gen || !nums) {
         free(gen);
         free(nums);
         cuzk_cs_set_error(cs, CUZK_ERR_NO_MEMORY);
         return CUZK_ERR_NO_MEMORY;
     }
-    cuzk_bool *c_bits = gen + (size_t)cfg->challenges * (cb - pb);
-    cuzk_num *apex = nums, *ppath = nums + cfg->apex_leaves, *path = ppath + pb;
+    cuzk_num *apex = nums, *ppath = nums + cfg->apex_leaves;
 
     cuzk_bool khb[64];
     select_input(cs, "k_and_h_select", &khs, pb + nh, khb);
@@ -450,13 +483,15 @@ int cuzk_update_circuit(cuzk_cs *cs, const cuzk_update_config *cfg, const cuzk_u
     cuzk_update_gen_challenge_bits(cs, &hd.comm_r_new, &partition, cfg->challenges, cb - pb, gen);
     cuzk_cs_pop_ns(cs);
 
-    for (unsigned c = 0; c < cfg->challenges && !cuzk_cs_error(cs); c++) {
-        /* the generated bits, then the partition bits */
-        memcpy(c_bits, &gen[(size_t)c * (cb - pb)], sizeof(cuzk_bool) * (cb - pb));
-        memcpy(c_bits + cb - pb, khb, sizeof(cuzk_bool) * pb);
-        challenge_circuit(cs, cfg, c, c_bits, khb + pb, &hd.phi, &hd.root_r_old, &hd.root_r_new, apex, &hd.comm_d_new,
-                          w ? &w->challenges[c] : NULL, path);
-    }
+    /* the challenges on forks, cs's own thread count (cuzk_cs_set_threads),
+     * in place in a WitnessCS after the first partition of a config */
+    const uint64_t shape[] = {cfg->sector_size,    cfg->nodes,     cfg->partitions,      cfg->partition_bits,
+                              cfg->challenges,     cb,             cfg->apex_leaves,     cfg->apex_bits,
+                              cfg->tree.hash,      cfg->tree.base_arity, cfg->tree.sub_arity, cfg->tree.top_arity};
+    upd_seg seg = {cfg, w, gen, khb, &hd, apex, plen};
+    if (!cuzk_cs_error(cs))
+        cuzk_cs_synthesize_parallel_keyed(cs, cfg->challenges, challenge_segment, &seg, 0, true,
+                                          cuzk_cs_shape_key(shape, sizeof shape / sizeof *shape));
     free(gen);
     free(nums);
     return cuzk_cs_error(cs);

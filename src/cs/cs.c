@@ -250,24 +250,26 @@ void cuzk_cs_base_init(cuzk_cs *cs, const cuzk_cs_vtable *vt, bool needs_values,
 
 /* ---- parallel driver -------------------------------------------------- */
 
+/* Segments first + i (0 <= i < count), segment first + i into children[i]. */
 typedef struct par_job {
     cuzk_cs **children;
     cuzk_cs_segment_fn fn;
     void *ctx;
     int *rc;
+    size_t first;
     bool forked; /* children are forks: ONE is already there */
 } par_job;
 
-/* Segments [lo, hi) into their children (one segment per chunk). */
+/* Children [lo, hi) (one per chunk). */
 static void par_segments(void *arg, unsigned worker, size_t lo, size_t hi)
 {
     par_job *j = arg;
-    for (size_t s = lo; s < hi; s++) {
-        cuzk_cs *c = j->children[s];
+    for (size_t i = lo; i < hi; i++) {
+        cuzk_cs *c = j->children[i];
         int e = j->forked ? 0 : cuzk_cs_alloc_one(c);
-        if (!e) e = j->fn(c, s, j->ctx);
+        if (!e) e = j->fn(c, j->first + i, j->ctx);
         if (!e) e = c->err;
-        j->rc[s] = e;
+        j->rc[i] = e;
     }
 }
 
@@ -337,7 +339,7 @@ void cuzk_cs_parallel_counts_get(cuzk_cs_parallel_counts *out)
     pthread_mutex_unlock(&shapes_mu);
 }
 
-static void count(uint64_t *c)
+static void tally(uint64_t *c)
 {
     pthread_mutex_lock(&shapes_mu);
     (*c)++;
@@ -354,23 +356,31 @@ static unsigned threads_for(const cuzk_cs *parent, size_t n, unsigned nthreads)
     return nthreads > n ? (unsigned)n : nthreads;
 }
 
-static void children_free(par_job *j, size_t n)
+static bool children_alloc(par_job *j, size_t count)
+{
+    j->children = calloc(count, sizeof *j->children);
+    j->rc = calloc(count, sizeof *j->rc);
+    return j->children && j->rc;
+}
+
+static void children_free(par_job *j, size_t count)
 {
     if (j->children)
-        for (size_t s = 0; s < n; s++) cuzk_cs_free(j->children[s]);
+        for (size_t i = 0; i < count; i++) cuzk_cs_free(j->children[i]);
     free(j->children);
     free(j->rc);
 }
 
-/* Segments written in place at the offsets a shape gives: 0, an error of
- * the parent, or NOT_THIS_SHAPE when a segment did not have its shape
- * (nothing of the parent changed: redo the copying way). */
+/* Segments [first, n) written in place at the offsets own[first..n-1]
+ * give: 0, an error of the parent, or NOT_THIS_SHAPE when a segment did
+ * not have its shape (nothing of the parent changed: redo the copying way). */
 #define NOT_THIS_SHAPE (-1)
-static int synthesize_placed(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn, void *ctx, unsigned nthreads,
-                             bool forked, const size_t *own)
+static int synthesize_placed(cuzk_cs *parent, size_t first, size_t n, cuzk_cs_segment_fn fn, void *ctx,
+                             unsigned nthreads, bool forked, const size_t *own)
 {
+    const size_t count = n - first;
     size_t total = 0;
-    for (size_t s = 0; s < n; s++) {
+    for (size_t s = first; s < n; s++) {
         if (own[s] > SIZE_MAX - total) return NOT_THIS_SHAPE;
         total += own[s];
     }
@@ -379,17 +389,15 @@ static int synthesize_placed(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn, v
         cuzk_cs_set_error(parent, err);
         return err;
     }
-    par_job j = {.fn = fn, .ctx = ctx, .forked = forked};
-    j.children = calloc(n, sizeof *j.children);
-    j.rc = calloc(n, sizeof *j.rc);
-    if (!j.children || !j.rc) err = CUZK_ERR_NO_MEMORY;
-    for (size_t s = 0, at = parent->num_aux; s < n && !err; at += own[s], s++) {
-        cuzk_cs *c = j.children[s] = cuzk_cs_new_like(parent);
+    par_job j = {.fn = fn, .ctx = ctx, .first = first, .forked = forked};
+    if (!children_alloc(&j, count)) err = CUZK_ERR_NO_MEMORY;
+    for (size_t i = 0, at = parent->num_aux; i < count && !err; at += own[first + i], i++) {
+        cuzk_cs *c = j.children[i] = cuzk_cs_new_like(parent);
         if (!c) {
             err = CUZK_ERR_NO_MEMORY;
             break;
         }
-        if (parent->vt->place(c, parent, at, own[s], forked)) {
+        if (parent->vt->place(c, parent, at, own[first + i], forked)) {
             err = NOT_THIS_SHAPE;
             break;
         }
@@ -399,13 +407,40 @@ static int synthesize_placed(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn, v
         }
     }
     if (!err) {
-        cuzk_parallel_for(n, 1, nthreads, par_segments, &j);
-        for (size_t s = 0; s < n && !err; s++) /* any failure is retried the copying way, which reports it */
-            if (j.rc[s] || j.children[s]->num_aux - cs_shared_aux(j.children[s]) != own[s]) err = NOT_THIS_SHAPE;
-        for (size_t s = 0; s < n && !err; s++) err = cuzk_cs_extend(parent, j.children[s]);
+        cuzk_parallel_for(count, 1, nthreads, par_segments, &j);
+        for (size_t i = 0; i < count && !err; i++) /* any failure is retried the copying way, which reports it */
+            if (j.rc[i] || j.children[i]->num_aux - cs_shared_aux(j.children[i]) != own[first + i])
+                err = NOT_THIS_SHAPE;
+        for (size_t i = 0; i < count && !err; i++) err = cuzk_cs_extend(parent, j.children[i]);
     }
-    children_free(&j, n);
+    children_free(&j, count);
     if (err == CUZK_ERR_NO_MEMORY) cuzk_cs_set_error(parent, err);
+    return err;
+}
+
+/* Segments [first, n), each in its own child, appended in order; each
+ * one's own aux count into seen[s] when seen is given. */
+static int synthesize_copied(cuzk_cs *parent, size_t first, size_t n, cuzk_cs_segment_fn fn, void *ctx,
+                             unsigned nthreads, bool forked, size_t *seen)
+{
+    const size_t count = n - first;
+    par_job j = {.fn = fn, .ctx = ctx, .first = first, .forked = forked};
+    int err = children_alloc(&j, count) ? 0 : CUZK_ERR_NO_MEMORY;
+    for (size_t i = 0; i < count && !err; i++)
+        if (!(j.children[i] = forked ? cuzk_cs_fork(parent) : cuzk_cs_new_like(parent))) err = CUZK_ERR_NO_MEMORY;
+    if (!err) {
+        cuzk_parallel_for(count, 1, nthreads, par_segments, &j);
+        /* Extend in segment order; free each child as soon as it is merged. */
+        for (size_t i = 0; i < count; i++) {
+            if (!err && j.rc[i]) err = j.rc[i];
+            if (!err && seen) seen[first + i] = j.children[i]->num_aux - cs_shared_aux(j.children[i]);
+            if (!err) err = cuzk_cs_extend(parent, j.children[i]);
+            cuzk_cs_free(j.children[i]);
+            j.children[i] = NULL;
+        }
+    }
+    children_free(&j, count);
+    if (err) cuzk_cs_set_error(parent, err);
     return err;
 }
 
@@ -425,42 +460,41 @@ static int synthesize_parallel(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn,
         }
         return 0;
     }
-    const bool placeable = key && parent->vt->place && parent->vt->reserve;
+    if (!(key && parent->vt->place && parent->vt->reserve)) {
+        if (key) tally(&counts.copied);
+        return synthesize_copied(parent, 0, n, fn, ctx, nthreads, forked, NULL);
+    }
     const cuzk_cs start = *parent; /* its sizes name the shape */
-    size_t *own = placeable ? shape_find(parent, n, fn, forked, key) : NULL;
-    if (own) {
-        int e = synthesize_placed(parent, n, fn, ctx, nthreads, forked, own);
-        free(own);
-        count(e == NOT_THIS_SHAPE ? &counts.reshaped : &counts.placed);
-        if (e != NOT_THIS_SHAPE) return e;
-    }
-    /* the copying way: each child in its own arrays, appended in order */
-    if (key) count(&counts.copied);
-    size_t *seen = placeable ? malloc(n * sizeof *seen) : NULL;
-    par_job j = {.fn = fn, .ctx = ctx, .forked = forked};
-    j.children = calloc(n, sizeof *j.children);
-    j.rc = calloc(n, sizeof *j.rc);
-    int err = 0;
-    if (!j.children || !j.rc) err = CUZK_ERR_NO_MEMORY;
-    for (size_t s = 0; s < n && !err; s++)
-        if (!(j.children[s] = forked ? cuzk_cs_fork(parent) : cuzk_cs_new_like(parent)))
-            err = CUZK_ERR_NO_MEMORY;
-    if (!err) {
-        cuzk_parallel_for(n, 1, nthreads, par_segments, &j);
-        /* Extend in segment order; free each child as soon as it is merged. */
-        for (size_t s = 0; s < n; s++) {
-            if (!err && j.rc[s]) err = j.rc[s];
-            if (!err && seen) seen[s] = j.children[s]->num_aux - cs_shared_aux(j.children[s]);
-            if (!err) err = cuzk_cs_extend(parent, j.children[s]);
-            cuzk_cs_free(j.children[s]);
-            j.children[s] = NULL;
+    size_t *own = shape_find(parent, n, fn, forked, key), first = 0;
+    if (!own) {
+        /* A shape not seen yet: segment 0 goes straight into the parent
+         * (as a sequential synthesis would), and the others are placed
+         * as if they had its shape, the usual case (PoRep's challenges).
+         * Learning by copying instead would hold every child twice, the
+         * first partition's witness twice over. */
+        if (!(own = malloc(n * sizeof *own))) {
+            cuzk_cs_set_error(parent, CUZK_ERR_NO_MEMORY);
+            return CUZK_ERR_NO_MEMORY;
         }
+        size_t aux0 = parent->num_aux;
+        int e = fn(parent, 0, ctx);
+        if (e || parent->err) {
+            free(own);
+            cuzk_cs_set_error(parent, e);
+            return parent->err;
+        }
+        for (size_t s = 0; s < n; s++) own[s] = parent->num_aux - aux0;
+        first = 1;
     }
-    children_free(&j, n);
-    if (err) cuzk_cs_set_error(parent, err);
-    if (!err && seen) shape_keep(&start, n, fn, forked, key, seen);
-    else free(seen);
-    return err;
+    int e = synthesize_placed(parent, first, n, fn, ctx, nthreads, forked, own);
+    tally(e == NOT_THIS_SHAPE ? &counts.reshaped : &counts.placed);
+    if (e == NOT_THIS_SHAPE) { /* the copying way, which learns the shape */
+        tally(&counts.copied);
+        e = synthesize_copied(parent, first, n, fn, ctx, nthreads, forked, own);
+    }
+    if (!e) shape_keep(&start, n, fn, forked, key, own);
+    else free(own);
+    return e;
 }
 
 int cuzk_cs_synthesize_parallel(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn, void *ctx,

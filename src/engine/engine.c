@@ -641,8 +641,12 @@ static void run_synth(cuzk_engine *e, worker *w, task *t)
             err = e->pce.witness(e->pce.ctx, t->pce, &k->k, j->inputs, j->inputs_len, j->prepared, p->index,
                                  e->prover.defer_pce_eval ? CUZK_ENGINE_WITNESS_DEFER_EVAL : 0, t->threads, &wit);
         if (t->pce && err == CUZK_ERR_FORMAT) pce_bad = true; /* failed its checksums after load */
+        /* A full assignment's children are copied into it at the end (the
+         * witness held twice, beyond its reservation): threaded only when
+         * the operator says so. The PCE path's WitnessCS fills in place. */
         if (!t->pce || pce_bad)
-            err = witness_full(k, j->inputs, j->inputs_len, j->prepared, p->index, t->threads, &wit);
+            err = witness_full(k, j->inputs, j->inputs_len, j->prepared, p->index,
+                               e->cfg.synthesis_threads ? t->threads : 1, &wit);
     }
     double te = cuzk_now();
 
