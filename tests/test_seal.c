@@ -399,7 +399,33 @@ int main(void)
         rc = cuzk_fil_c1_check(x, rp->id, p.miner_id, p.sector_id, err, sizeof err);
         CHECK_MSG(rc == CUZK_ERR_VERIFY_FAILED && strstr(err, tam[i].what), "tampered %zu (%s): rc %d \"%s\"", i,
                   tam[i].what, rc, err);
+        /* threaded: the same verdict and message (the first failure in file order) */
+        char err3[512];
+        int rc3 = cuzk_fil_c1_check_threads(x, rp->id, p.miner_id, p.sector_id, 3, err3, sizeof err3);
+        CHECK_MSG(rc3 == rc && !strcmp(err3, err), "tampered %zu on 3 threads: rc %d \"%s\"", i, rc3, err3);
         cuzk_fil_c1_free(x);
+    }
+    /* two bad challenges, a late one and an earlier one: on any thread count the message
+     * names the earlier, as the one-thread check finds it */
+    {
+        const size_t nq = (size_t)back->cfg.partitions * back->cfg.challenges;
+        CHECK(nq >= 2);
+        if (nq >= 2) {
+            const size_t late = nq - 1, early = cuzk_rng_u64(&rng) % (nq - 1);
+            cuzk_fr keep_l = back->proofs[late].comm_r_last.leaf, keep_e = back->proofs[early].comm_r_last.leaf;
+            cuzk_fr_add(&back->proofs[late].comm_r_last.leaf, &keep_l, &cuzk_fr_one);
+            cuzk_fr_add(&back->proofs[early].comm_r_last.leaf, &keep_e, &cuzk_fr_one);
+            char want[64];
+            snprintf(want, sizeof want, "vanilla_proofs[%zu][%zu]", early / back->cfg.challenges,
+                     early % back->cfg.challenges);
+            for (unsigned th = 1; th <= 4; th++) {
+                int rc = cuzk_fil_c1_check_threads(back, rp->id, p.miner_id, p.sector_id, th, err, sizeof err);
+                CHECK_MSG(rc == CUZK_ERR_VERIFY_FAILED && strstr(err, want), "%u threads: rc %d \"%s\", want %s", th,
+                          rc, err, want);
+            }
+            back->proofs[late].comm_r_last.leaf = keep_l;
+            back->proofs[early].comm_r_last.leaf = keep_e;
+        }
     }
     /* a parent's label changed after the check: the circuit refuses it (c_x's labels are not
      * witness values: the circuit computes them from the parents) */

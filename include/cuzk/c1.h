@@ -108,6 +108,11 @@ int cuzk_fil_c1_write_wrapped(const cuzk_fil_c1 *c1, uint64_t sector_num, FILE *
  */
 int cuzk_fil_c1_check(cuzk_fil_c1 *c1, uint64_t registered_proof, uint64_t miner_id, uint64_t sector_id,
                       char *err, size_t errcap);
+/* The same with the challenges checked on nthreads threads (0 or 1: the
+ * caller's); the result and the message (the first failure in file order)
+ * do not depend on it. */
+int cuzk_fil_c1_check_threads(cuzk_fil_c1 *c1, uint64_t registered_proof, uint64_t miner_id, uint64_t sector_id,
+                              unsigned nthreads, char *err, size_t errcap);
 
 /*
  * Partition k's circuit witness (checked C1 only). The challenge array

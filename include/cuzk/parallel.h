@@ -28,6 +28,9 @@ void cuzk_parallel_for(size_t n, size_t chunk, unsigned nthreads, cuzk_parallel_
 /* The number of threads cuzk_parallel_for would use: min(nthreads, chunks), at least 1. */
 unsigned cuzk_parallel_threads(size_t n, size_t chunk, unsigned nthreads);
 
+/* The online CPUs (at least 1): what "0 threads: all CPUs" means everywhere. */
+unsigned cuzk_parallel_cpus(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,6 +11,7 @@
 #include "cuzk/c1.h"
 #include "cuzk/error.h"
 #include "cuzk/fil_vanilla.h"
+#include "cuzk/parallel.h"
 #include "backends/backends_internal.h"
 
 /* ---- PoRep --------------------------------------------------------------------- */
@@ -59,7 +60,9 @@ static int parse_porep(const fil_kind *fk, const cuzk_fil_request *req, fil_job 
         snprintf(err, err_len, "vanilla_proof (C1 output): %s", e);
         return rc;
     }
-    rc = cuzk_fil_c1_check(p->c1, req->registered_proof, req->miner_id, req->sector_number, err, err_len);
+    /* at submit, ahead of the job's first partition: every CPU for its ≈ 1 core-second */
+    rc = cuzk_fil_c1_check_threads(p->c1, req->registered_proof, req->miner_id, req->sector_number,
+                                   cuzk_parallel_cpus(), err, err_len);
     if (rc) return rc;
     if (p->c1->cfg.partitions != fk->partitions || p->c1->cfg.challenges != fk->cfg.porep.challenges) {
         snprintf(err, err_len, "vanilla_proofs: %u partitions x %u challenges, %s proves %u x %u", p->c1->cfg.partitions,

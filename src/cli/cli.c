@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "cuzk/error.h"
 #include "cuzk/file.h"
+#include "cuzk/parallel.h"
 
 void cli_errorf(const char *fmt, ...)
 {
@@ -63,6 +64,5 @@ unsigned cli_default_threads(void)
     const char *e = getenv("CUZK_THREADS");
     uint64_t v;
     if (e && cli_parse_u64(e, &v) && v > 0 && v < 4096) return (unsigned)v;
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (unsigned)n : 1;
+    return cuzk_parallel_cpus();
 }

@@ -46,7 +46,8 @@ static int c1_check(int argc, char **argv)
            c1->cfg.partitions, c1->cfg.challenges, c1->cfg.layers, cuzk_now() - t0);
     if (miner != UINT64_MAX && sector != UINT64_MAX) {
         t0 = cuzk_now();
-        rc = cuzk_fil_c1_check(c1, rp != UINT64_MAX ? rp : c1->registered_proof, miner, sector, err, sizeof err);
+        rc = cuzk_fil_c1_check_threads(c1, rp != UINT64_MAX ? rp : c1->registered_proof, miner, sector,
+                                       cli_default_threads(), err, sizeof err);
         if (rc) cli_errorf("c1 check: %s: %s", file, err);
         else printf("vanilla verification passed with rebuilt replica_id, challenges and parents (%.2f s)\n",
                     cuzk_now() - t0);

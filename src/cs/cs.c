@@ -349,10 +349,7 @@ static void tally(uint64_t *c)
 static unsigned threads_for(const cuzk_cs *parent, size_t n, unsigned nthreads)
 {
     if (nthreads == 0) nthreads = parent->threads;
-    if (nthreads == 0) {
-        long p = sysconf(_SC_NPROCESSORS_ONLN);
-        nthreads = p > 0 ? (unsigned)p : 1;
-    }
+    if (nthreads == 0) nthreads = cuzk_parallel_cpus();
     return nthreads > n ? (unsigned)n : nthreads;
 }
 

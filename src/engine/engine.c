@@ -19,6 +19,7 @@
 
 #include "cuzk/clock.h"
 #include "cuzk/error.h"
+#include "cuzk/parallel.h"
 #include "engine/engine_internal.h"
 
 static void abs_deadline(struct timespec *ts, double t)
@@ -976,8 +977,7 @@ int cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg)
     cuzk_engine *e = calloc(1, sizeof *e);
     if (!e) return CUZK_ERR_NO_MEMORY;
     if (cfg) e->cfg = *cfg;
-    long nc = sysconf(_SC_NPROCESSORS_ONLN);
-    e->ncpu = nc > 0 ? (unsigned)nc : 1;
+    e->ncpu = cuzk_parallel_cpus();
     /* threads: the configured count, else one per CPU (they also verify);
      * how many synthesize at once follows the kinds (synth_limit_update) */
     e->synth_fixed = e->cfg.synthesis_workers != 0;

@@ -7,6 +7,7 @@
 #include "cuzk/c1.h"
 #include "cuzk/error.h"
 #include "cuzk/merkle.h"
+#include "cuzk/parallel.h"
 #include "cuzk/poseidon.h"
 #include "filecoin_internal.h"
 
@@ -38,13 +39,92 @@ static int challenges_of(const cuzk_fil_c1 *c1, unsigned k, uint64_t *out)
     return 0;
 }
 
+/* What every challenge's check reads. */
+typedef struct check_ctx {
+    const cuzk_fil_c1 *c1;
+    const cuzk_fil_graph *g;
+    const uint64_t *chs; /* partitions x challenges */
+    cuzk_fr comm_d, comm_c, comm_r_last;
+    int *rc;             /* per challenge */
+} check_ctx;
+
+/* Challenge q (partition q / challenges, index q % challenges): 0 or
+ * CUZK_ERR_VERIFY_FAILED with why in err (err may be NULL). */
+static int check_one(const check_ctx *x, size_t q, cuzk_fr *parents, char *err, size_t errcap)
+{
+    const cuzk_fil_c1 *c1 = x->c1;
+    const cuzk_porep_config *c = &c1->cfg;
+    const unsigned L = c->layers;
+    const cuzk_fil_vproof *v = &c1->proofs[q];
+    char where[64];
+    snprintf(where, sizeof where, "vanilla_proofs[%zu][%zu]", q / c->challenges, q % c->challenges);
+    const uint64_t node = x->chs[q];
+    if (v->node != node || v->comm_d.index != node || v->comm_r_last.index != node || v->c_x.index != node ||
+        v->c_x.proof.index != node)
+        return vfail(err, errcap, "%s: proves node %llu, the challenge is %llu", where, (unsigned long long)v->node,
+                     (unsigned long long)node);
+    uint32_t par[CUZK_FIL_DEGREE];
+    cuzk_fil_graph_parents(x->g, (uint32_t)node, par);
+    const cuzk_fil_column *cols[CUZK_FIL_DEGREE + 1];
+    cols[0] = &v->c_x;
+    for (int j = 0; j < CUZK_FIL_DEGREE; j++) {
+        cols[j + 1] = j < 6 ? &v->drg[j] : &v->exp[j - 6];
+        if (cols[j + 1]->index != par[j] || cols[j + 1]->proof.index != par[j])
+            return vfail(err, errcap, "%s.replica_column_proofs.%s[%d]: column %u, the graph's parent is %u", where,
+                         j < 6 ? "drg_parents" : "exp_parents", j < 6 ? j : j - 6, (unsigned)cols[j + 1]->proof.index,
+                         par[j]);
+    }
+    if (!path_ok(&fil_c1_tree_d, c->nodes, &v->comm_d, &x->comm_d))
+        return vfail(err, errcap, "%s.comm_d_proofs: does not open comm_d", where);
+    if (!path_ok(&c->tree, c->nodes, &v->comm_r_last, &x->comm_r_last))
+        return vfail(err, errcap, "%s.comm_r_last_proof: does not open comm_r_last", where);
+    cuzk_fr t;
+    for (int j = 0; j <= CUZK_FIL_DEGREE; j++) {
+        cuzk_poseidon_hash(&t, L, cols[j]->rows);
+        if (!cuzk_fr_eq(&t, &cols[j]->proof.leaf) || !path_ok(&c->tree, c->nodes, &cols[j]->proof, &x->comm_c))
+            return vfail(err, errcap, "%s.replica_column_proofs: column %u does not open comm_c", where,
+                         (unsigned)cols[j]->index);
+    }
+    for (unsigned l = 1; l <= L; l++) {
+        cuzk_fr drg[6], exp[8];
+        for (int j = 0; j < 6; j++) drg[j] = v->drg[j].rows[l - 1];
+        for (int j = 0; j < 8; j++) exp[j] = l > 1 ? v->exp[j].rows[l - 2] : cuzk_fr_zero;
+        cuzk_porep_expand_parents(parents, l, drg, exp);
+        if (memcmp(parents, &v->lab_parents[(size_t)(l - 1) * FIL_C1_NPAR], sizeof(cuzk_fr) * FIL_C1_NPAR))
+            return vfail(err, errcap, "%s.labeling_proofs[%u].parents: not the parent columns' labels", where, l - 1);
+        cuzk_porep_label(&t, &c1->replica_id_fr, l, node, parents);
+        if (!cuzk_fr_eq(&t, &v->c_x.rows[l - 1]))
+            return vfail(err, errcap, "%s.labeling_proofs[%u]: the label of node %llu is wrong", where, l - 1,
+                         (unsigned long long)node);
+    }
+    if (memcmp(v->enc_parents, &v->lab_parents[(size_t)(L - 1) * FIL_C1_NPAR], sizeof(cuzk_fr) * FIL_C1_NPAR))
+        return vfail(err, errcap, "%s.encoding_proof.parents: differ from the last layer's", where);
+    cuzk_fr_add(&t, &v->c_x.rows[L - 1], &v->comm_d.leaf);
+    if (!cuzk_fr_eq(&t, &v->comm_r_last.leaf))
+        return vfail(err, errcap, "%s.comm_r_last_proof.leaf: not the encoding of the data", where);
+    return 0;
+}
+
+static void check_range(void *arg, unsigned worker, size_t lo, size_t hi)
+{
+    const check_ctx *x = arg;
+    cuzk_fr *parents = malloc(sizeof(cuzk_fr) * FIL_C1_NPAR);
+    for (size_t q = lo; q < hi; q++) x->rc[q] = parents ? check_one(x, q, parents, NULL, 0) : CUZK_ERR_NO_MEMORY;
+    free(parents);
+}
+
 int cuzk_fil_c1_check(cuzk_fil_c1 *c1, uint64_t registered_proof, uint64_t miner_id, uint64_t sector_id, char *err,
                       size_t errcap)
+{
+    return cuzk_fil_c1_check_threads(c1, registered_proof, miner_id, sector_id, 1, err, errcap);
+}
+
+int cuzk_fil_c1_check_threads(cuzk_fil_c1 *c1, uint64_t registered_proof, uint64_t miner_id, uint64_t sector_id,
+                              unsigned nthreads, char *err, size_t errcap)
 {
     if (!c1) return CUZK_ERR_INVALID_ARG;
     c1->checked = 0;
     const cuzk_porep_config *c = &c1->cfg;
-    const unsigned L = c->layers;
     if (registered_proof != c1->registered_proof)
         return vfail(err, errcap, "registered_proof: the C1 is %s, the request %llu", c1->rp->name,
                      (unsigned long long)registered_proof);
@@ -70,75 +150,25 @@ int cuzk_fil_c1_check(cuzk_fil_c1 *c1, uint64_t registered_proof, uint64_t miner
     cuzk_fil_graph g;
     if (cuzk_fil_graph_init(&g, c->nodes, porep_id, c1->rp->api_version))
         return vfail(err, errcap, "registered_proof: no graph for %llu nodes", (unsigned long long)c->nodes);
-    uint64_t *chs = malloc(sizeof(uint64_t) * c->challenges);
+    const size_t nq = (size_t)c->partitions * c->challenges;
+    check_ctx x = {c1, &g, NULL, comm_d, comm_c, comm_r_last, NULL};
+    uint64_t *chs = malloc(sizeof(uint64_t) * nq);
+    int *rcs = calloc(nq, sizeof *rcs);
     cuzk_fr *parents = malloc(sizeof(cuzk_fr) * FIL_C1_NPAR);
-    int rc = chs && parents ? 0 : CUZK_ERR_NO_MEMORY;
-    for (unsigned k = 0; k < c->partitions && !rc; k++) {
-        if (challenges_of(c1, k, chs)) {
+    int rc = chs && rcs && parents ? 0 : CUZK_ERR_NO_MEMORY;
+    for (unsigned k = 0; k < c->partitions && !rc; k++)
+        if (challenges_of(c1, k, chs + (size_t)k * c->challenges))
             rc = vfail(err, errcap, "challenges of partition %u could not be derived", k);
-            break;
-        }
-        for (unsigned i = 0; i < c->challenges && !rc; i++) {
-            const cuzk_fil_vproof *v = &c1->proofs[(size_t)k * c->challenges + i];
-            char where[64];
-            snprintf(where, sizeof where, "vanilla_proofs[%u][%u]", k, i);
-            uint64_t node = chs[i];
-            if (v->node != node || v->comm_d.index != node || v->comm_r_last.index != node || v->c_x.index != node ||
-                v->c_x.proof.index != node) {
-                rc = vfail(err, errcap, "%s: proves node %llu, the challenge is %llu", where,
-                           (unsigned long long)v->node, (unsigned long long)node);
-                break;
-            }
-            uint32_t par[CUZK_FIL_DEGREE];
-            cuzk_fil_graph_parents(&g, (uint32_t)node, par);
-            const cuzk_fil_column *cols[CUZK_FIL_DEGREE + 1];
-            cols[0] = &v->c_x;
-            for (int j = 0; j < CUZK_FIL_DEGREE; j++) {
-                cols[j + 1] = j < 6 ? &v->drg[j] : &v->exp[j - 6];
-                if (cols[j + 1]->index != par[j] || cols[j + 1]->proof.index != par[j]) {
-                    rc = vfail(err, errcap, "%s.replica_column_proofs.%s[%d]: column %u, the graph's parent is %u",
-                               where, j < 6 ? "drg_parents" : "exp_parents", j < 6 ? j : j - 6,
-                               (unsigned)cols[j + 1]->proof.index, par[j]);
-                    break;
-                }
-            }
-            if (rc) break;
-            if (!path_ok(&fil_c1_tree_d, c->nodes, &v->comm_d, &comm_d)) {
-                rc = vfail(err, errcap, "%s.comm_d_proofs: does not open comm_d", where);
-                break;
-            }
-            if (!path_ok(&c->tree, c->nodes, &v->comm_r_last, &comm_r_last)) {
-                rc = vfail(err, errcap, "%s.comm_r_last_proof: does not open comm_r_last", where);
-                break;
-            }
-            for (int j = 0; j <= CUZK_FIL_DEGREE && !rc; j++) {
-                cuzk_poseidon_hash(&t, L, cols[j]->rows);
-                if (!cuzk_fr_eq(&t, &cols[j]->proof.leaf) || !path_ok(&c->tree, c->nodes, &cols[j]->proof, &comm_c))
-                    rc = vfail(err, errcap, "%s.replica_column_proofs: column %u does not open comm_c", where,
-                               (unsigned)cols[j]->index);
-            }
-            for (unsigned l = 1; l <= L && !rc; l++) {
-                cuzk_fr drg[6], exp[8];
-                for (int j = 0; j < 6; j++) drg[j] = v->drg[j].rows[l - 1];
-                for (int j = 0; j < 8; j++) exp[j] = l > 1 ? v->exp[j].rows[l - 2] : cuzk_fr_zero;
-                cuzk_porep_expand_parents(parents, l, drg, exp);
-                if (memcmp(parents, &v->lab_parents[(size_t)(l - 1) * FIL_C1_NPAR], sizeof(cuzk_fr) * FIL_C1_NPAR))
-                    rc = vfail(err, errcap, "%s.labeling_proofs[%u].parents: not the parent columns' labels", where, l - 1);
-                else if (cuzk_porep_label(&t, &c1->replica_id_fr, l, node, parents), !cuzk_fr_eq(&t, &v->c_x.rows[l - 1]))
-                    rc = vfail(err, errcap, "%s.labeling_proofs[%u]: the label of node %llu is wrong", where, l - 1,
-                               (unsigned long long)node);
-            }
-            if (rc) break;
-            if (memcmp(v->enc_parents, &v->lab_parents[(size_t)(L - 1) * FIL_C1_NPAR], sizeof(cuzk_fr) * FIL_C1_NPAR)) {
-                rc = vfail(err, errcap, "%s.encoding_proof.parents: differ from the last layer's", where);
-                break;
-            }
-            cuzk_fr_add(&t, &v->c_x.rows[L - 1], &v->comm_d.leaf);
-            if (!cuzk_fr_eq(&t, &v->comm_r_last.leaf))
-                rc = vfail(err, errcap, "%s.comm_r_last_proof.leaf: not the encoding of the data", where);
-        }
+    if (!rc) {
+        /* the challenges are independent: checked on nthreads, and the
+         * first that fails, in file order, checked again for its message */
+        x.chs = chs, x.rc = rcs;
+        cuzk_parallel_for(nq, 0, nthreads ? nthreads : 1, check_range, &x);
+        for (size_t q = 0; q < nq && !rc; q++)
+            if (rcs[q]) rc = rcs[q] == CUZK_ERR_NO_MEMORY ? rcs[q] : check_one(&x, q, parents, err, errcap);
     }
     free(chs);
+    free(rcs);
     free(parents);
     if (rc) return rc;
     c1->comm_d_fr = comm_d;

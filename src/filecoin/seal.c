@@ -30,9 +30,7 @@ void cuzk_seal_randomness(uint64_t seed, uint8_t ticket[32], uint8_t interactive
 
 static unsigned nthreads_of(unsigned n)
 {
-    if (n) return n;
-    long p = sysconf(_SC_NPROCESSORS_ONLN);
-    return p > 0 ? (unsigned)p : 1;
+    return n ? n : cuzk_parallel_cpus();
 }
 
 static void progress(const cuzk_seal_params *p, const char *phase, uint64_t done, uint64_t total)

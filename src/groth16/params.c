@@ -204,8 +204,7 @@ static int emit(int fd, const cuzk_groth16_vk *vk, const cuzk_groth16_params *p)
         pos += (uint64_t)sec[k].n * (sec[k].g2 ? G2B : G1B);
         nchunks += (sec[k].n + CHUNK_POINTS - 1) / CHUNK_POINTS;
     }
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned nthreads = ncpu > 1 ? (unsigned)ncpu : 1;
+    unsigned nthreads = cuzk_parallel_cpus();
     if (nthreads > EMIT_MAX_THREADS) nthreads = EMIT_MAX_THREADS;
     uint8_t *bufs[EMIT_MAX_THREADS] = {0};
     emit_job job = {fd, sec, nsec, bufs, 0};

@@ -28,6 +28,7 @@
 #include "cuzk/clock.h"
 #include "cuzk/engine.h"
 #include "cuzk/error.h"
+#include "cuzk/parallel.h"
 #include "server/backend_cluster.h"
 #include "server/grpc_adapter.h"
 #include "server/journal.h"
@@ -309,7 +310,7 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
     /* [srs] pce: pre-compiled circuits cached beside the parameters. Without
      * a usable directory the daemon still proves, through full synthesis. */
     if (c->pce) {
-        unsigned pt = c->threads ? c->threads : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+        unsigned pt = c->threads ? c->threads : cuzk_parallel_cpus();
         if (param_cache_writable(c) && cuzk_engine_pce_cache(&b->pce, c->param_cache, pt) == CUZK_OK) {
             b->has_pce = true;
             if (c->pce_verify_background) cuzk_engine_pce_cache_verify_background(&b->pce, true);

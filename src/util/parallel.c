@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 typedef struct par_loop {
     cuzk_parallel_fn *fn;
@@ -68,4 +69,10 @@ void cuzk_parallel_for(size_t n, size_t chunk, unsigned nthreads, cuzk_parallel_
     par_run(&l, 0); /* the caller works too: what failed starts left runs here */
     for (unsigned t = 0; t < started; t++) pthread_join(tid[t], NULL);
     free(tid);
+}
+
+unsigned cuzk_parallel_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1;
 }
