@@ -11,20 +11,15 @@
 #include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cuzk/backends.h"
+#include "cuzk/clock.h"
 #include "cuzk/engine.h"
 #include "cuzk/error.h"
 #include "cuzk/gpu.h"
+#include "cuzk/parallel.h"
 
-static double eng_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 int main(int argc, char **argv)
 {
@@ -32,9 +27,8 @@ int main(int argc, char **argv)
     if (gpu) argv++, argc--;
     uint64_t nc = argc > 1 ? strtoull(argv[1], NULL, 0) : 4096;
     int per_level = argc > 2 ? atoi(argv[2]) : 8;
-    long np = sysconf(_SC_NPROCESSORS_ONLN);
     cuzk_engine_config cfg = {
-        .synthesis_workers = argc > 3 ? (unsigned)atoi(argv[3]) : (unsigned)(np > 0 ? np : 1),
+        .synthesis_workers = argc > 3 ? (unsigned)atoi(argv[3]) : cuzk_parallel_cpus(),
         .num_devices = argc > 4 ? (unsigned)atoi(argv[4]) : 1,
         .workers_per_device = argc > 5 ? (unsigned)atoi(argv[5]) : 2,
     };
@@ -55,8 +49,8 @@ int main(int argc, char **argv)
     cuzk_engine *e;
     if (cuzk_engine_create(&e, &cfg) != CUZK_OK) return 1;
     cuzk_engine_synthetic_kind kind = {"bench", "bench", 10, CUZK_PRIORITY_NORMAL, nc, 4, NULL, 0};
-    double t0 = eng_now();
-    if (cuzk_engine_register_synthetic(e, &kind, (unsigned)(np > 0 ? np : 1)) != CUZK_OK) return 1;
+    double t0 = cuzk_now();
+    if (cuzk_engine_register_synthetic(e, &kind, cuzk_parallel_cpus()) != CUZK_OK) return 1;
     if (cuzk_engine_srs_preload(e, "bench") != CUZK_OK) return 1;
     unsigned nsw = cfg.synthesis_workers, npw = cfg.num_devices * cfg.workers_per_device;
     printf("engine, %s prover: 10-partition synthetic jobs, %llu constraints per partition\n",
@@ -64,7 +58,7 @@ int main(int argc, char **argv)
     for (unsigned d = 0; gpu && d < cuzk_engine_num_devices(e); d++)
         printf("device %u: %s\n", d, cuzk_engine_device_name(e, d));
     printf("%u synthesis workers, %u device(s) x %u prover workers; setup %.2f s\n", nsw, cfg.num_devices,
-           cfg.workers_per_device, eng_now() - t0);
+           cfg.workers_per_device, cuzk_now() - t0);
     /* one job alone: the first prove on each device uploads the parameters */
     {
         uint64_t seed = 1u << 30;
@@ -95,7 +89,7 @@ int main(int argc, char **argv)
         cuzk_job **slot = calloc((size_t)inflight, sizeof *slot);
         cuzk_engine_counters c0, c1;
         cuzk_engine_get_counters(e, &c0);
-        double start = eng_now(), lat = 0;
+        double start = cuzk_now(), lat = 0;
         int submitted = 0, done = 0;
         while (done < total) {
             for (int s = 0; s < inflight; s++) {
@@ -122,7 +116,7 @@ int main(int argc, char **argv)
                 }
             }
         }
-        double wall = eng_now() - start;
+        double wall = cuzk_now() - start;
         cuzk_engine_get_counters(e, &c1);
         double per_part = (c1.prove_busy_s - c0.prove_busy_s) / (double)(c1.partitions_proved - c0.partitions_proved);
         printf("%9d %6d %9.2f %11.2f %9.2f %10.2f %11.3f %8.1f %8.1f %9.1f\n", inflight, total, wall,

@@ -1,6 +1,7 @@
 /* Fuzz the PoRep C1 parser (SealCommitPhase1Output JSON and curio's wrapper): any input is
  * rejected or parses to a C1 whose serde_json form parses back to the same bytes; the vanilla
- * verification runs on whatever parsed and never crashes. */
+ * verification runs on whatever parsed and never crashes, with the same verdict and message on
+ * one thread and on three. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (cuzk_fil_c1_parse((const uint8_t *)a, n, &c2, err, sizeof err) != CUZK_OK) abort();
     char *b = dump(c2, &n2);
     if (n != n2 || memcmp(a, b, n)) abort();
-    if (cuzk_fil_c1_check(c1, c1->registered_proof, 1000, 1, err, sizeof err) == CUZK_OK) {
+    /* the threaded check: the same verdict and message as one thread */
+    char err3[512];
+    int rc1 = cuzk_fil_c1_check(c1, c1->registered_proof, 1000, 1, err, sizeof err);
+    int rc3 = cuzk_fil_c1_check_threads(c1, c1->registered_proof, 1000, 1, 3, err3, sizeof err3);
+    if (rc1 != rc3 || (rc1 && strcmp(err, err3))) abort();
+    if (rc1 == CUZK_OK) {
         cuzk_fr pub[1024];
         if (cuzk_fil_c1_public_inputs(c1, 0, pub) != cuzk_porep_num_inputs(&c1->cfg) - 1) abort();
     }
