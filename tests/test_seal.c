@@ -53,13 +53,27 @@ static json_t *jat(json_t *j, const char *path)
 
 typedef void (*mutate_fn)(json_t *root);
 
-/* Applies m to the JSON text, parses; returns the parse code and the parsed C1 (or NULL). */
+/* Applies m to the JSON text, parses; returns the parse code and the parsed C1 (or NULL).
+ * Parsed on 3 threads too (the proofs apart): the same code, message and C1. */
 static int mutated(const char *json, mutate_fn m, cuzk_fil_c1 **out, char *err, size_t cap)
 {
     json_t *root = json_loads(json, 0, NULL);
     m(root);
     char *s = json_dumps(root, JSON_COMPACT);
     int rc = cuzk_fil_c1_parse((const uint8_t *)s, strlen(s), out, err, cap);
+    cuzk_fil_c1 *t = NULL;
+    char err3[512];
+    int rc3 = cuzk_fil_c1_parse_threads((const uint8_t *)s, strlen(s), 3, &t, err3, sizeof err3);
+    bool same = rc3 == rc && (rc ? !strcmp(err3, err) : t != NULL);
+    if (same && !rc) {
+        size_t l1, l3;
+        char *j1 = to_json(*out, 0, &l1), *j3 = to_json(t, 0, &l3);
+        same = l1 == l3 && !memcmp(j1, j3, l1);
+        free(j1);
+        free(j3);
+    }
+    CHECK_MSG(same, "3 threads: rc %d / %d, \"%s\" / \"%s\"", rc3, rc, err3, err);
+    cuzk_fil_c1_free(t);
     free(s);
     json_decref(root);
     return rc;
@@ -302,6 +316,21 @@ int main(void)
     CHECK_MSG(cuzk_fil_c1_parse((uint8_t *)json, jl, &back, err, sizeof err) == 0, "%s", err);
     CHECK_MSG(cuzk_fil_c1_parse((uint8_t *)wjson, wl, &wback, err, sizeof err) == 0, "%s", err);
     if (!back || !wback) return tu_finish("test_seal");
+    {   /* both encodings on 2-4 threads (the proofs apart, curio's base64 taken from the text): the same C1 */
+        for (unsigned th = 2; th <= 4; th++) {
+            cuzk_fil_c1 *t = NULL, *tw = NULL;
+            CHECK(cuzk_fil_c1_parse_threads((uint8_t *)json, jl, th, &t, err, sizeof err) == 0 &&
+                  cuzk_fil_c1_parse_threads((uint8_t *)wjson, wl, th, &tw, err, sizeof err) == 0);
+            size_t a, b, c, d;
+            char *x = t ? to_json(t, 0, &a) : NULL, *y = to_json(back, 0, &b);
+            char *xw = tw ? to_json(tw, 1, &c) : NULL, *yw = to_json(wback, 1, &d);
+            CHECK_MSG(x && xw && a == b && !memcmp(x, y, a) && c == d && !memcmp(xw, yw, c) && tw->wrapped,
+                      "%u threads: another C1", th);
+            free(x), free(y), free(xw), free(yw);
+            cuzk_fil_c1_free(t);
+            cuzk_fil_c1_free(tw);
+        }
+    }
     char *json2 = to_json(back, 0, &jl2);
     CHECK(jl2 == jl && memcmp(json, json2, jl) == 0);
     free(json2);

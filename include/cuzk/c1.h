@@ -85,6 +85,11 @@ void cuzk_fil_c1_free(cuzk_fil_c1 *c1);
 /* Parses either encoding (see above). 0 on success; on error *out is NULL, a
  * CUZK_ERR_* code is returned and err holds a message naming the field. */
 int cuzk_fil_c1_parse(const uint8_t *buf, size_t len, cuzk_fil_c1 **out, char *err, size_t errcap);
+/* The same, a large C1's proofs parsed on nthreads threads (0 or 1: the
+ * caller's); the result, and any error and its message, do not depend on
+ * it (anything unexpected is left to the one-thread parse). */
+int cuzk_fil_c1_parse_threads(const uint8_t *buf, size_t len, unsigned nthreads, cuzk_fil_c1 **out, char *err,
+                              size_t errcap);
 
 /* Writes the inner JSON exactly as serde_json::to_vec writes SealCommitPhase1Output
  * (compact, field order of the Rust structs). 0 or CUZK_ERR_IO. */

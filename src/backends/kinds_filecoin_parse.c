@@ -55,7 +55,8 @@ static int parse_porep(const fil_kind *fk, const cuzk_fil_request *req, fil_job 
     j->parsed = p;
     j->release = porep_release;
     char e[512] = "";
-    int rc = cuzk_fil_c1_parse(req->blobs[0].data, req->blobs[0].len, &p->c1, e, sizeof e);
+    int rc = cuzk_fil_c1_parse_threads(req->blobs[0].data, req->blobs[0].len, cuzk_parallel_cpus(), &p->c1, e,
+                                       sizeof e);
     if (rc) {
         snprintf(err, err_len, "vanilla_proof (C1 output): %s", e);
         return rc;

@@ -35,7 +35,7 @@ static int c1_check(int argc, char **argv)
     char err[512];
     cuzk_fil_c1 *c1;
     double t0 = cuzk_now();
-    int rc = cuzk_fil_c1_parse(buf, len, &c1, err, sizeof err);
+    int rc = cuzk_fil_c1_parse_threads(buf, len, cli_default_threads(), &c1, err, sizeof err);
     free(buf);
     if (rc) {
         cli_errorf("c1 check: %s: %s", file, err);

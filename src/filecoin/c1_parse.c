@@ -12,6 +12,7 @@
 #include "cuzk/error.h"
 #include "cuzk/json_arena.h"
 #include "cuzk/merkle.h"
+#include "cuzk/parallel.h"
 #include "filecoin_internal.h"
 
 typedef struct pctx {
@@ -20,6 +21,7 @@ typedef struct pctx {
     char *err;
     size_t errcap;
     const cuzk_porep_config *cfg;
+    unsigned nthreads; /* > 1: large documents may take parse_fast */
 } pctx;
 
 static size_t push(pctx *p, const char *fmt, ...)
@@ -299,7 +301,8 @@ static int pproof(pctx *p, const json_t *o, cuzk_fil_vproof *v)
     return 0;
 }
 
-static int parse_inner(pctx *p, const json_t *root, cuzk_fil_c1 **out)
+/* Everything but the proofs: the C1 allocated, *parts its array of partitions. */
+static int parse_head(pctx *p, const json_t *root, cuzk_fil_c1 **out, const json_t **parts_out)
 {
     static const char *const k_top[] = {"registered_proof", "vanilla_proofs", "comm_r", "comm_d",
                                         "replica_id", "seed", "ticket", NULL};
@@ -334,8 +337,18 @@ static int parse_inner(pctx *p, const json_t *root, cuzk_fil_c1 **out)
         return json_is_object(vp) ? fail(p, "the size class must be \"%s\" for %s", key, rp->name) : rc;
     push(p, ".%s", key);
     const json_t *parts = json_object_get(vp, key);
-    const cuzk_porep_config *c = &c1->cfg;
     if (!json_is_array(parts)) return fail(p, "expected an array, got %s", jtype(parts));
+    *parts_out = parts;
+    return 0;
+}
+
+static int parse_inner(pctx *p, const json_t *root, cuzk_fil_c1 **out)
+{
+    const json_t *parts = NULL;
+    int rc = parse_head(p, root, out, &parts);
+    if (rc) return rc;
+    const cuzk_fil_c1 *c1 = *out;
+    const cuzk_porep_config *c = &c1->cfg;
     if (json_array_size(parts) != c->partitions)
         return fail(p, "expected %u partitions, got %zu", c->partitions, json_array_size(parts));
     for (unsigned k = 0; k < c->partitions; k++) {
@@ -354,8 +367,259 @@ static int parse_inner(pctx *p, const json_t *root, cuzk_fil_c1 **out)
     return 0;
 }
 
+/* ---- the proofs on several threads ------------------------------------------------
+ *
+ * A 32 GiB C1 is 38 MB of JSON, ~10 M nodes, parsed at submit before the
+ * job's first partition can start. Its proofs (176 objects) are
+ * independent: a structural scan (strings and nesting only) finds each
+ * one's text, jansson parses the document without them (a skeleton) and
+ * each proof on its own, on several threads. Anything unexpected (a
+ * scan that does not fit, a proof that fails) hands the input to the
+ * whole-document parse, which then decides and words any error: this
+ * path only ever produces what that parse would, faster. */
+
+typedef struct span {
+    size_t a, b;
+} span;
+
+static size_t skip_ws(const char *s, size_t n, size_t i)
+{
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) i++;
+    return i;
+}
+
+/* The end of the value at s[i] (strings, nesting, scalars up to a
+ * delimiter), or 0 when the structure does not close. */
+static size_t value_end(const char *s, size_t n, size_t i)
+{
+    if (i >= n) return 0;
+    if (s[i] != '{' && s[i] != '[' && s[i] != '"') {
+        size_t j = i;
+        while (j < n && s[j] != ',' && s[j] != ']' && s[j] != '}' && s[j] != ' ' && s[j] != '\t' &&
+               s[j] != '\n' && s[j] != '\r')
+            j++;
+        return j > i ? j : 0;
+    }
+    size_t depth = 0;
+    for (; i < n; i++) {
+        const char c = s[i];
+        if (c == '"') {
+            for (i++; i < n && s[i] != '"'; i++)
+                if (s[i] == '\\') i++;
+            if (i >= n) return 0;
+            if (!depth) return i + 1;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            if (!depth) return 0;
+            if (!--depth) return i + 1;
+        }
+    }
+    return 0;
+}
+
+/* The items of the array at s[i] == '[': up to max spans into out (may be
+ * NULL), their number in *count; the index after the array, or 0. */
+static size_t array_items(const char *s, size_t n, size_t i, span *out, size_t max, size_t *count)
+{
+    size_t k = 0;
+    i = skip_ws(s, n, i + 1);
+    if (i < n && s[i] == ']') {
+        *count = 0;
+        return i + 1;
+    }
+    for (;;) {
+        const size_t e = value_end(s, n, i);
+        if (!e) return 0;
+        if (out && k < max) out[k] = (span){i, e};
+        k++;
+        i = skip_ws(s, n, e);
+        if (i >= n) return 0;
+        if (s[i] == ']') {
+            *count = k;
+            return i + 1;
+        }
+        if (s[i] != ',') return 0;
+        i = skip_ws(s, n, i + 1);
+    }
+}
+
+/* The member of the object at s[i] == '{' whose key is `key` (quoted, as
+ * written, no escapes; NULL: any key): its value in *value, the number of
+ * such members in *matches; 0 on a well-formed object, -1 otherwise. */
+static int object_member(const char *s, size_t n, size_t i, const char *key, span *value, unsigned *matches)
+{
+    const size_t klen = key ? strlen(key) : 0;
+    *matches = 0;
+    i = skip_ws(s, n, i + 1);
+    if (i < n && s[i] == '}') return 0;
+    for (;;) {
+        if (i >= n || s[i] != '"') return -1;
+        const size_t ks = i, ke = value_end(s, n, i);
+        if (!ke) return -1;
+        i = skip_ws(s, n, ke);
+        if (i >= n || s[i] != ':') return -1;
+        const size_t vs = skip_ws(s, n, i + 1), ve = value_end(s, n, vs);
+        if (!ve) return -1;
+        if (!key || (ke - ks == klen && !memcmp(s + ks, key, klen))) {
+            ++*matches;
+            *value = (span){vs, ve};
+        }
+        i = skip_ws(s, n, ve);
+        if (i < n && s[i] == '}') return 0;
+        if (i >= n || s[i] != ',') return -1;
+        i = skip_ws(s, n, i + 1);
+    }
+}
+
+typedef struct fast_job {
+    const char *s;
+    const span *proofs; /* partitions x challenges, in order */
+    cuzk_fil_c1 *c1;
+    int *rc;
+} fast_job;
+
+static void fast_proofs(void *arg, unsigned worker, size_t lo, size_t hi)
+{
+    const fast_job *f = arg;
+    (void)worker;
+    for (size_t q = lo; q < hi; q++) {
+        json_error_t je;
+        cuzk_json_arena *arena;
+        const span sp = f->proofs[q];
+        json_t *o = cuzk_json_loadb_arena(f->s + sp.a, sp.b - sp.a, JSON_REJECT_DUPLICATES, &je, &arena);
+        pctx lp = {.cfg = &f->c1->cfg}; /* no message: a failure goes to the whole-document parse */
+        f->rc[q] = o ? pproof(&lp, o, &f->c1->proofs[q]) : CUZK_ERR_FORMAT;
+        cuzk_json_arena_free(arena);
+    }
+}
+
+/* 0 with *out the C1 that parse_inner would give, or -1: not taken. */
+static int parse_fast(const char *s, size_t n, unsigned nthreads, cuzk_fil_c1 **out)
+{
+    *out = NULL;
+    size_t i = skip_ws(s, n, 0);
+    if (i >= n || s[i] != '{') return -1;
+    /* vanilla_proofs (once), its one member, an array of partitions */
+    span vp, arr;
+    unsigned m;
+    if (object_member(s, n, i, "\"vanilla_proofs\"", &vp, &m) || m != 1 || s[vp.a] != '{' ||
+        object_member(s, n, vp.a, NULL, &arr, &m) || m != 1 || s[arr.a] != '[')
+        return -1;
+    size_t nparts = 0;
+    if (!array_items(s, n, arr.a, NULL, 0, &nparts) || nparts == 0 || nparts > 4096) return -1;
+    span *parts = malloc(sizeof *parts * nparts);
+    if (!parts) return -1;
+    array_items(s, n, arr.a, parts, nparts, &nparts);
+    size_t nch = 0;
+    for (size_t k = 0; k < nparts; k++) {
+        size_t c = 0;
+        if (s[parts[k].a] != '[' || !array_items(s, n, parts[k].a, NULL, 0, &c) || (k && c != nch) || c == 0 ||
+            c > 65536) {
+            free(parts);
+            return -1;
+        }
+        nch = c;
+    }
+    /* the skeleton: the document with an empty array of partitions */
+    const size_t head = arr.a + 1, tail = n - (arr.b - 1);
+    char *skel = malloc(head + tail);
+    span *proofs = malloc(sizeof *proofs * nparts * nch);
+    int *rcs = calloc(nparts * nch, sizeof *rcs);
+    int rc = skel && proofs && rcs ? 0 : -1;
+    for (size_t k = 0; k < nparts && !rc; k++) {
+        size_t c;
+        array_items(s, n, parts[k].a, proofs + k * nch, nch, &c);
+    }
+    json_error_t je;
+    cuzk_json_arena *arena = NULL;
+    json_t *root = NULL;
+    if (!rc) {
+        memcpy(skel, s, head);
+        memcpy(skel + head, s + arr.b - 1, tail);
+        root = cuzk_json_loadb_arena(skel, head + tail, JSON_REJECT_DUPLICATES, &je, &arena);
+    }
+    const json_t *pj = NULL;
+    pctx hp = {0};
+    if (!root || parse_head(&hp, root, out, &pj) || json_array_size(pj) != 0 || nparts != (*out)->cfg.partitions ||
+        nch != (*out)->cfg.challenges)
+        rc = -1;
+    if (!rc) {
+        fast_job fj = {s, proofs, *out, rcs};
+        cuzk_parallel_for(nparts * nch, 1, nthreads, fast_proofs, &fj);
+        for (size_t q = 0; q < nparts * nch && !rc; q++)
+            if (rcs[q]) rc = -1;
+    }
+    if (arena) cuzk_json_arena_free(arena);
+    free(skel);
+    free(proofs);
+    free(rcs);
+    free(parts);
+    if (rc) {
+        cuzk_fil_c1_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+static int parse_json(const uint8_t *buf, size_t len, pctx *p, cuzk_fil_c1 **out, int depth);
+
+/* curio's wrapper the same way: its Phase1Out (51 MB of base64, which has
+ * no escapes: strict base64 is plain JSON string text) decoded straight from
+ * the document, the rest parsed as a skeleton with an empty string there.
+ * 0 with *out, or -1: not taken. */
+static int parse_wrapped_fast(const char *s, size_t n, unsigned nthreads, cuzk_fil_c1 **out)
+{
+    *out = NULL;
+    size_t i = skip_ws(s, n, 0);
+    span ph;
+    unsigned m;
+    if (i >= n || s[i] != '{' || object_member(s, n, i, "\"Phase1Out\"", &ph, &m) || m != 1 || s[ph.a] != '"')
+        return -1;
+    size_t inner_len = 0;
+    uint8_t *inner = cuzk_base64_decode(s + ph.a + 1, ph.b - ph.a - 2, &inner_len);
+    char *skel = malloc(n - (ph.b - ph.a) + 2);
+    int rc = inner && skel ? 0 : -1;
+    json_error_t je;
+    cuzk_json_arena *arena = NULL;
+    json_t *root = NULL;
+    if (!rc) {
+        memcpy(skel, s, ph.a);
+        memcpy(skel + ph.a, "\"\"", 2);
+        memcpy(skel + ph.a + 2, s + ph.b, n - ph.b);
+        root = cuzk_json_loadb_arena(skel, n - (ph.b - ph.a) + 2, JSON_REJECT_DUPLICATES, &je, &arena);
+    }
+    static const char *const k_wrap[] = {"SectorNum", "Phase1Out", "SectorSize", NULL};
+    uint64_t num = 0, size = 0;
+    pctx q = {.nthreads = nthreads}; /* no message: a failure goes to the whole-document parse */
+    if (!root || want_obj(&q, root, k_wrap, NULL) || get_u64(&q, root, "SectorNum", INT64_MAX, &num) ||
+        get_u64(&q, root, "SectorSize", UINT64_MAX, &size) || !json_is_string(json_object_get(root, "Phase1Out")) ||
+        parse_json(inner, inner_len, &q, out, 1))
+        rc = -1;
+    if (!rc) {
+        (*out)->wrapped = 1;
+        (*out)->wrap_sector_num = num;
+        (*out)->wrap_sector_size = size;
+        if (size != (*out)->cfg.sector_size) rc = -1;
+    }
+    if (arena) cuzk_json_arena_free(arena);
+    free(skel);
+    free(inner);
+    if (rc) {
+        cuzk_fil_c1_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
 static int parse_json(const uint8_t *buf, size_t len, pctx *p, cuzk_fil_c1 **out, int depth)
 {
+    /* on several threads when that path fits (see above); any size, so
+     * that the fuzz target's small inputs exercise it as well */
+    if (p->nthreads > 1 &&
+        (!parse_fast((const char *)buf, len, p->nthreads, out) ||
+         (depth == 0 && !parse_wrapped_fast((const char *)buf, len, p->nthreads, out))))
+        return 0;
     json_error_t je;
     cuzk_json_arena *arena; /* ~10 M nodes for a 32 GiB C1: one arena, not 10 M mallocs */
     json_t *root = cuzk_json_loadb_arena((const char *)buf, len, JSON_REJECT_DUPLICATES, &je, &arena);
@@ -400,7 +664,13 @@ static int parse_json(const uint8_t *buf, size_t len, pctx *p, cuzk_fil_c1 **out
 
 int cuzk_fil_c1_parse(const uint8_t *buf, size_t len, cuzk_fil_c1 **out, char *err, size_t errcap)
 {
-    pctx p = {.err = err, .errcap = errcap};
+    return cuzk_fil_c1_parse_threads(buf, len, 1, out, err, errcap);
+}
+
+int cuzk_fil_c1_parse_threads(const uint8_t *buf, size_t len, unsigned nthreads, cuzk_fil_c1 **out, char *err,
+                              size_t errcap)
+{
+    pctx p = {.err = err, .errcap = errcap, .nthreads = nthreads};
     if (err && errcap) err[0] = 0;
     *out = NULL;
     if (!buf) return CUZK_ERR_INVALID_ARG;
