@@ -56,15 +56,18 @@ static cuzk_fil_blob reencode(uint64_t id, const cuzk_fil_post_vanilla *v)
     return (cuzk_fil_blob){b, n};
 }
 
-/* prepare fails with rc and an error containing want. */
+/* prepare fails with rc and an error containing want; on 3 threads with the same message. */
 static void refused(uint64_t id, const uint8_t rnd[32], uint32_t part, const cuzk_fil_blob *b, size_t n,
                     const cuzk_fr *expect, int rc, const char *want)
 {
     cuzk_fil_post_job j;
-    char err[256] = "";
+    char err[256] = "", err3[256] = "";
     int got = cuzk_fil_post_prepare(&j, id, rnd, part, b, n, expect, err, sizeof err);
     CHECK_MSG(got == rc && fj_names(err, want), "want %d naming '%s', got %d: %s", rc, want, got, err);
     if (!got) cuzk_fil_post_job_free(&j);
+    int got3 = cuzk_fil_post_prepare_threads(&j, id, rnd, part, b, n, expect, 3, err3, sizeof err3);
+    CHECK_MSG(got3 == got && !strcmp(err3, err), "3 threads: %d \"%s\" against %d \"%s\"", got3, err3, got, err);
+    if (!got3) cuzk_fil_post_job_free(&j);
 }
 
 /* Malformed blobs: each rejected before synthesis with the field named. */
@@ -145,6 +148,14 @@ static void window_case(uint64_t id, cuzk_fil_sector *sec, size_t nsec, cuzk_rng
     cuzk_fil_post_job j;
     char err[256] = "";
     CHECK_MSG(cuzk_fil_post_prepare(&j, id, rnd, 0, b, nsec, comm_r, err, sizeof err) == 0, "%s: %s", what, err);
+    {   /* on 2 threads: the same job */
+        cuzk_fil_post_job j2;
+        CHECK(cuzk_fil_post_prepare_threads(&j2, id, rnd, 0, b, nsec, comm_r, 2, err, sizeof err) == 0 &&
+              j2.num_inputs == j.num_inputs && !memcmp(j2.inputs, j.inputs, j.num_inputs * sizeof *j.inputs) &&
+              !memcmp(j2.leaves, j.leaves, nsec * 10 * sizeof *j.leaves) &&
+              !memcmp(j2.challenges, j.challenges, nsec * 10 * sizeof *j.challenges));
+        cuzk_fil_post_job_free(&j2);
+    }
     /* the rebuilt inputs equal those from the request-level view alone */
     uint64_t ids[2] = {sec[0].sector_id, nsec > 1 ? sec[1].sector_id : 0};
     cuzk_fr *pub = malloc(sizeof(cuzk_fr) * j.num_inputs);

@@ -105,6 +105,11 @@ typedef struct cuzk_fil_post_job {
 int cuzk_fil_post_prepare(cuzk_fil_post_job *job, uint64_t post_proof_id, const uint8_t randomness[32],
                           uint32_t partition_index, const cuzk_fil_blob *blobs, size_t n,
                           const cuzk_fr *expected_comm_r, char *err, size_t err_len);
+/* The same with the sectors parsed and checked on nthreads threads (0 or 1: the caller's); the
+ * result and any error and its message (the first a sequential pass meets) do not depend on it. */
+int cuzk_fil_post_prepare_threads(cuzk_fil_post_job *job, uint64_t post_proof_id, const uint8_t randomness[32],
+                                  uint32_t partition_index, const cuzk_fil_blob *blobs, size_t n,
+                                  const cuzk_fr *expected_comm_r, unsigned nthreads, char *err, size_t err_len);
 void cuzk_fil_post_job_free(cuzk_fil_post_job *job);
 /* The same from a decoded request (fil_request.h): kind WINDOW_POST / WINNING_POST, randomness
  * present, its blobs the vanilla proofs. */
