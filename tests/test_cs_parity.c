@@ -1,6 +1,7 @@
 /* Backend parity: the same random circuits on WitnessCS, RecordingCS,
  * ProvingAssignment and TestCS agree on counts, witness, matrices x witness
  * = evaluations, densities; parallel extend equals sequential synthesis. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,13 +84,17 @@ static int shared_fn(cuzk_cs *cs, size_t s, void *vctx)
 
 /* Segments whose shape (aux and input counts) follows shape_seed and whose
  * values follow value_seed, so calls can keep a shape with new values.
- * uniform: every segment has segment 0's shape (PoRep's challenges); else
- * segment 1 is always larger than segment 0. */
+ * uniform: every segment has segment 0's shape (PoRep's challenges); tail:
+ * the same but the last segment smaller (PoSt's last group, nseg >= 2);
+ * else segment 1 is always larger than segment 0. */
 typedef struct keyed_ctx {
     uint64_t shape_seed, value_seed;
     bool uniform;
     size_t fail_seg; /* segment + 1 that fails, 0: none */
+    size_t tail;     /* nseg for the tail shape, 0: not */
 } keyed_ctx;
+
+static atomic_size_t keyed_calls; /* segments synthesized */
 
 static uint64_t mix64(uint64_t x)
 {
@@ -101,12 +106,14 @@ static uint64_t mix64(uint64_t x)
 
 static size_t keyed_aux(const keyed_ctx *c, size_t s)
 {
+    if (c->tail) return s + 1 == c->tail ? 1 + mix64(c->shape_seed) % 64 : 65 + mix64(c->shape_seed) % 64;
     return c->uniform ? 1 + mix64(c->shape_seed) % 64 : 1 + mix64(c->shape_seed ^ (s << 1)) % 64 + (s == 1) * 64;
 }
 
 static int keyed_fn(cuzk_cs *cs, size_t s, void *vctx)
 {
     const keyed_ctx *c = vctx;
+    atomic_fetch_add(&keyed_calls, 1);
     const size_t n_aux = keyed_aux(c, s), n_in = mix64(c->shape_seed ^ (s << 1 | 1)) % 3;
     cuzk_rng r;
     cuzk_rng_seed(&r, mix64(c->value_seed) ^ s);
@@ -194,9 +201,26 @@ static void keyed_parallel(cuzk_rng *rng)
             cuzk_cs_free(&par->base);
         }
     }
+    /* a first call whose guess misses only at the last segment keeps the others in place
+     * and synthesizes that one again: n + 1 segment calls, not 2n - 1 */
+    for (int shared = 0; shared < 2; shared++) {
+        const size_t nseg = 3 + cuzk_rng_u64(rng) % 20;
+        keyed_ctx c = {.shape_seed = cuzk_rng_u64(rng), .value_seed = cuzk_rng_u64(rng), .tail = nseg};
+        const uint64_t key = cuzk_rng_u64(rng) | 1;
+        int rc_seq, rc_par;
+        cuzk_witness_cs *seq = keyed_run(7, &c, nseg, 1, shared, key, &rc_seq);
+        atomic_store(&keyed_calls, 0);
+        cuzk_witness_cs *par = keyed_run(7, &c, nseg, 3, shared, key, &rc_par);
+        const size_t calls = atomic_load(&keyed_calls);
+        CHECK_MSG(rc_seq == 0 && rc_par == 0 && witness_eq(seq, par) && calls == nseg + 1,
+                  "tail shape, %zu segments (%s): %zu segment calls, rc %d / %d", nseg, shared ? "forks" : "fresh",
+                  calls, rc_seq, rc_par);
+        cuzk_cs_free(&seq->base);
+        cuzk_cs_free(&par->base);
+    }
     /* a backend without in-place windows copies, and agrees with WitnessCS */
     const uint64_t key = cuzk_rng_u64(rng) | 1;
-    keyed_ctx c = {cuzk_rng_u64(rng), cuzk_rng_u64(rng), false, 0};
+    keyed_ctx c = {cuzk_rng_u64(rng), cuzk_rng_u64(rng), false, 0, 0};
     for (int i = 0; i < 2; i++) {
         cuzk_cs_parallel_counts before, after;
         cuzk_cs_parallel_counts_get(&before);

@@ -140,9 +140,10 @@ int cuzk_cs_extend(cuzk_cs *parent, const cuzk_cs *child);
  * (ONE included, nothing to allocate): its own variables are numbered after
  * them and cuzk_cs_extend appends only those, mapping shared ones to
  * themselves. Until the child is extended, parent may only be extended with
- * sibling forks (in the order the result should have). Value backends copy
- * the parent's values into the child: fork after a small prefix. NULL on
- * error.
+ * sibling forks (in the order the result should have). ProvingAssignment
+ * and TestCS copy the parent's values into the child (they evaluate
+ * constraints over them): fork after a small prefix; a WitnessCS child
+ * holds only its own values. NULL on error.
  */
 cuzk_cs *cuzk_cs_fork(const cuzk_cs *parent);
 /* Appends the input constraints (input_i in A, nothing in B and C) and, for

@@ -139,26 +139,30 @@ static void w_alloc_input(cuzk_cs *cs, const cuzk_fr *v)
     frv_push(cs, &((cuzk_witness_cs *)cs)->input, v);
 }
 static void w_enforce(cuzk_cs *cs, const char *n, const cuzk_lc *a, const cuzk_lc *b, const cuzk_lc *c) {}
+/* A WitnessCS child's aux array holds only its own values (a fork copies
+ * none of the parent's: nothing here evaluates a constraint over them), so
+ * forking from a parent of gigabytes costs nothing. */
 static int w_extend(cuzk_cs *p, const cuzk_cs *c)
 {
     cuzk_witness_cs *wp = (cuzk_witness_cs *)p;
     const cuzk_witness_cs *wc = (const cuzk_witness_cs *)c;
-    if (!wc->aux_placed) return append_values(&wp->input, &wp->aux, &wc->input, &wc->aux, c);
-    /* in place: the child's values already sit where they belong, right
-     * after the parent's (children are extended in order) */
     size_t si = cs_shared_inputs(c);
-    if (wc->aux.v != wp->aux.v + wp->aux.len || wc->aux.len != wc->aux.cap || wc->input.len < si)
+    if (wc->input.len < si || wc->aux.len != c->num_aux - cs_shared_aux(c)) return CUZK_ERR_INVALID_ARG;
+    if (wc->aux_placed && (wc->aux.v != wp->aux.v + wp->aux.len || wc->aux.len != wc->aux.cap))
         return CUZK_ERR_INVALID_ARG;
     int e = frv_append(&wp->input, wc->input.v + si, wc->input.len - si);
-    if (!e) wp->aux.len += wc->aux.len;
-    return e;
+    if (e) return e;
+    if (wc->aux_placed) { /* in place: the values already sit right after the parent's */
+        wp->aux.len += wc->aux.len;
+        return 0;
+    }
+    return frv_append(&wp->aux, wc->aux.v, wc->aux.len);
 }
 static int w_fork(cuzk_cs *c, const cuzk_cs *p)
 {
     cuzk_witness_cs *wc = (cuzk_witness_cs *)c;
     const cuzk_witness_cs *wp = (const cuzk_witness_cs *)p;
-    int e = frv_append(&wc->input, wp->input.v, wp->input.len);
-    return e ? e : frv_append(&wc->aux, wp->aux.v, wp->aux.len);
+    return frv_append(&wc->input, wp->input.v, wp->input.len);
 }
 static int w_reserve(cuzk_cs *cs, size_t inputs, size_t aux)
 {

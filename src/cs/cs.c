@@ -370,11 +370,16 @@ static void children_free(par_job *j, size_t count)
 
 /* Segments [first, n) written in place at the offsets own[first..n-1]
  * give: 0, an error of the parent, or NOT_THIS_SHAPE when a segment did
- * not have its shape (nothing of the parent changed: redo the copying way). */
+ * not have its shape (or failed). The segments before the first such one
+ * sat in their windows and are kept (*done of them: the caller redoes the
+ * rest the copying way); the others were at wrong offsets and are
+ * dropped. So a guess that misses only at the end (PoSt's last, smaller
+ * group of sectors) costs that segment again, not the partition. */
 #define NOT_THIS_SHAPE (-1)
 static int synthesize_placed(cuzk_cs *parent, size_t first, size_t n, cuzk_cs_segment_fn fn, void *ctx,
-                             unsigned nthreads, bool forked, const size_t *own)
+                             unsigned nthreads, bool forked, const size_t *own, size_t *done)
 {
+    *done = 0;
     const size_t count = n - first;
     size_t total = 0;
     for (size_t s = first; s < n; s++) {
@@ -405,10 +410,13 @@ static int synthesize_placed(cuzk_cs *parent, size_t first, size_t n, cuzk_cs_se
     }
     if (!err) {
         cuzk_parallel_for(count, 1, nthreads, par_segments, &j);
-        for (size_t i = 0; i < count && !err; i++) /* any failure is retried the copying way, which reports it */
-            if (j.rc[i] || j.children[i]->num_aux - cs_shared_aux(j.children[i]) != own[first + i])
-                err = NOT_THIS_SHAPE;
-        for (size_t i = 0; i < count && !err; i++) err = cuzk_cs_extend(parent, j.children[i]);
+        size_t good = 0; /* any failure is retried the copying way, which reports it */
+        while (good < count && !j.rc[good] &&
+               j.children[good]->num_aux - cs_shared_aux(j.children[good]) == own[first + good])
+            good++;
+        for (size_t i = 0; i < good && !err; i++)
+            if (!(err = cuzk_cs_extend(parent, j.children[i]))) ++*done;
+        if (!err && good < count) err = NOT_THIS_SHAPE;
     }
     children_free(&j, count);
     if (err == CUZK_ERR_NO_MEMORY) cuzk_cs_set_error(parent, err);
@@ -483,11 +491,12 @@ static int synthesize_parallel(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn,
         for (size_t s = 0; s < n; s++) own[s] = parent->num_aux - aux0;
         first = 1;
     }
-    int e = synthesize_placed(parent, first, n, fn, ctx, nthreads, forked, own);
+    size_t done = 0;
+    int e = synthesize_placed(parent, first, n, fn, ctx, nthreads, forked, own, &done);
     tally(e == NOT_THIS_SHAPE ? &counts.reshaped : &counts.placed);
-    if (e == NOT_THIS_SHAPE) { /* the copying way, which learns the shape */
+    if (e == NOT_THIS_SHAPE) { /* the rest the copying way, which learns its shape */
         tally(&counts.copied);
-        e = synthesize_copied(parent, first, n, fn, ctx, nthreads, forked, own);
+        e = synthesize_copied(parent, first + done, n, fn, ctx, nthreads, forked, own);
     }
     if (!e) shape_keep(&start, n, fn, forked, key, own);
     else free(own);
