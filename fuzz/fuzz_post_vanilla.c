@@ -1,7 +1,7 @@
 /* Fuzz the PoSt vanilla-proof parser (fil_vanilla.h). The first byte picks the registered
  * proof (2KiB WinningPoSt, 2KiB / 32GiB / 64GiB WindowPoSt: the Single, Sub and Top proof
  * variants); the rest is the blob. Whatever parses re-encodes to the same bytes, and prepare
- * never crashes on it. */
+ * never crashes on it, giving the same verdict and message on one thread and on three. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,5 +28,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cuzk_fil_blob blob = {b, n};
     cuzk_fil_post_job j;
     if (cuzk_fil_post_prepare(&j, id, rnd, 0, &blob, 1, NULL, err, sizeof err) == CUZK_OK) cuzk_fil_post_job_free(&j);
+    /* two copies (a repeated sector, and each one's own checks) on one thread and on three:
+     * the same verdict and message */
+    cuzk_fil_blob two[2] = {blob, blob};
+    char err3[256];
+    int rc1 = cuzk_fil_post_prepare(&j, id, rnd, 0, two, 2, NULL, err, sizeof err);
+    if (rc1 == CUZK_OK) cuzk_fil_post_job_free(&j);
+    int rc3 = cuzk_fil_post_prepare_threads(&j, id, rnd, 0, two, 2, NULL, 3, err3, sizeof err3);
+    if (rc3 == CUZK_OK) cuzk_fil_post_job_free(&j);
+    if (rc1 != rc3 || (rc1 && strcmp(err, err3))) abort();
     return 0;
 }
