@@ -245,7 +245,7 @@ static int cmp_lost(const void *a, const void *b)
  * appends to the new file. Caller holds mu (or is journal_open). */
 static bool compact(srv_journal *j, char *err, size_t errlen)
 {
-    qsort(j->e, j->n, sizeof *j->e, cmp_lost);
+    if (j->n > 1) qsort(j->e, j->n, sizeof *j->e, cmp_lost); /* qsort(NULL, 0, ...) is undefined */
     size_t lost = 0;
     for (size_t i = 0; i < j->n;) {
         if (j->e[i].state == E_LOST && ++lost > JOURNAL_MAX_LOST) {
