@@ -172,6 +172,9 @@ int cuzk_cs_reserve(cuzk_cs *cs, size_t inputs, size_t aux);
 /* The threads a parallel synthesis of cs uses when asked for 0 (0: all
  * online CPUs). */
 void cuzk_cs_set_threads(cuzk_cs *cs, unsigned threads);
+/* What a request for nthreads means on cs: nthreads, else cs's own count,
+ * else all online CPUs. */
+unsigned cuzk_cs_threads(const cuzk_cs *cs, unsigned nthreads);
 
 /*
  * Parallel synthesis driver: segment s (0 <= s < n) is synthesized by

@@ -9,7 +9,6 @@
 #include "cuzk/error.h"
 #include "cuzk/post.h"
 #include "cuzk/porep.h"
-#include "cuzk/parallel.h"
 
 int cuzk_post_config_for(cuzk_post_config *out, uint64_t sector_size, cuzk_post_kind kind)
 {
@@ -107,8 +106,7 @@ int cuzk_post_circuit(cuzk_cs *cs, const cuzk_post_config *cfg, const cuzk_post_
         cuzk_cs_set_error(cs, CUZK_ERR_INVALID_ARG);
         return CUZK_ERR_INVALID_ARG;
     }
-    if (nthreads == 0) nthreads = cs->threads;
-    if (nthreads == 0) nthreads = cuzk_parallel_cpus();
+    nthreads = cuzk_cs_threads(cs, nthreads);
     /* synthesize_extendable: chunks of max(sectors / cpus, 1) slots, each in a fresh system */
     group_ctx ctx = {cfg, w, cfg->sectors / nthreads ? cfg->sectors / nthreads : 1};
     size_t groups = (cfg->sectors + ctx.group - 1) / ctx.group;

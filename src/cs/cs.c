@@ -218,6 +218,11 @@ int cuzk_cs_reserve(cuzk_cs *cs, size_t inputs, size_t aux)
 
 void cuzk_cs_set_threads(cuzk_cs *cs, unsigned threads) { cs->threads = threads; }
 
+unsigned cuzk_cs_threads(const cuzk_cs *cs, unsigned nthreads)
+{
+    return nthreads ? nthreads : cs->threads ? cs->threads : cuzk_parallel_cpus();
+}
+
 cuzk_cs *cuzk_cs_fork(const cuzk_cs *parent)
 {
     if (parent->err || parent->finalized || parent->num_inputs < 1) return NULL;
@@ -348,8 +353,7 @@ static void tally(uint64_t *c)
 
 static unsigned threads_for(const cuzk_cs *parent, size_t n, unsigned nthreads)
 {
-    if (nthreads == 0) nthreads = parent->threads;
-    if (nthreads == 0) nthreads = cuzk_parallel_cpus();
+    nthreads = cuzk_cs_threads(parent, nthreads);
     return nthreads > n ? (unsigned)n : nthreads;
 }
 

@@ -378,6 +378,9 @@ static int parse_inner(pctx *p, const json_t *root, cuzk_fil_c1 **out)
  * whole-document parse, which then decides and words any error: this
  * path only ever produces what that parse would, faster. */
 
+/* curio's wrapper: its fields, for both parses of it */
+static const char *const k_wrap[] = {"SectorNum", "Phase1Out", "SectorSize", NULL};
+
 typedef struct span {
     size_t a, b;
 } span;
@@ -589,7 +592,6 @@ static int parse_wrapped_fast(const char *s, size_t n, unsigned nthreads, cuzk_f
         memcpy(skel + ph.a + 2, s + ph.b, n - ph.b);
         root = cuzk_json_loadb_arena(skel, n - (ph.b - ph.a) + 2, JSON_REJECT_DUPLICATES, &je, &arena);
     }
-    static const char *const k_wrap[] = {"SectorNum", "Phase1Out", "SectorSize", NULL};
     uint64_t num = 0, size = 0;
     pctx q = {.nthreads = nthreads}; /* no message: a failure goes to the whole-document parse */
     if (!root || want_obj(&q, root, k_wrap, NULL) || get_u64(&q, root, "SectorNum", INT64_MAX, &num) ||
@@ -627,7 +629,6 @@ static int parse_json(const uint8_t *buf, size_t len, pctx *p, cuzk_fil_c1 **out
     int rc;
     const json_t *ph = json_is_object(root) ? json_object_get(root, "Phase1Out") : NULL;
     if (ph && depth == 0) {
-        static const char *const k_wrap[] = {"SectorNum", "Phase1Out", "SectorSize", NULL};
         uint64_t num = 0, size = 0;
         size_t n = 0;
         uint8_t *inner = NULL;
