@@ -509,20 +509,15 @@ static int parse_fast(const char *s, size_t n, unsigned nthreads, cuzk_fil_c1 **
     if (object_member(s, n, i, "\"vanilla_proofs\"", &vp, &m) || m != 1 || s[vp.a] != '{' ||
         object_member(s, n, vp.a, NULL, &arr, &m) || m != 1 || s[arr.a] != '[')
         return -1;
-    size_t nparts = 0;
-    if (!array_items(s, n, arr.a, NULL, 0, &nparts) || nparts == 0 || nparts > 4096) return -1;
-    span *parts = malloc(sizeof *parts * nparts);
-    if (!parts) return -1;
-    array_items(s, n, arr.a, parts, nparts, &nparts);
-    size_t nch = 0;
-    for (size_t k = 0; k < nparts; k++) {
-        size_t c = 0;
-        if (s[parts[k].a] != '[' || !array_items(s, n, parts[k].a, NULL, 0, &c) || (k && c != nch) || c == 0 ||
-            c > 65536) {
-            free(parts);
-            return -1;
-        }
-        nch = c;
+    /* one scan of each array: the partitions (at most MAX_PARTS), then each
+     * one's proofs into their places (the first counted beforehand) */
+    enum { MAX_PARTS = 4096, MAX_PROOFS = 65536 };
+    size_t nparts = 0, nch = 0;
+    span *parts = malloc(sizeof *parts * MAX_PARTS);
+    if (!parts || !array_items(s, n, arr.a, parts, MAX_PARTS, &nparts) || nparts == 0 || nparts > MAX_PARTS ||
+        s[parts[0].a] != '[' || !array_items(s, n, parts[0].a, NULL, 0, &nch) || nch == 0 || nch > MAX_PROOFS) {
+        free(parts);
+        return -1;
     }
     /* the skeleton: the document with an empty array of partitions */
     const size_t head = arr.a + 1, tail = n - (arr.b - 1);
@@ -531,8 +526,8 @@ static int parse_fast(const char *s, size_t n, unsigned nthreads, cuzk_fil_c1 **
     int *rcs = calloc(nparts * nch, sizeof *rcs);
     int rc = skel && proofs && rcs ? 0 : -1;
     for (size_t k = 0; k < nparts && !rc; k++) {
-        size_t c;
-        array_items(s, n, parts[k].a, proofs + k * nch, nch, &c);
+        size_t c = 0;
+        if (s[parts[k].a] != '[' || !array_items(s, n, parts[k].a, proofs + k * nch, nch, &c) || c != nch) rc = -1;
     }
     json_error_t je;
     cuzk_json_arena *arena = NULL;
