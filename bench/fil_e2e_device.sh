@@ -165,6 +165,8 @@ TOML
         t=$(now)
         gpu_util_watch "$W/gpu_util_$tag.txt" &
         uwatch=$!
+        # GetStatus mid-batch: the GPUs' memory and current jobs as a client sees them
+        (sleep "${STATUS_AFTER:-10}"; "$cuzk" bench status --addr "unix://$sock" > "$OUT/e2e_status_$tag.txt" 2>&1) &
         timeout "${BATCH_TIMEOUT:-400}" "$cuzk" bench batch --addr "unix://$sock" --request "$W/S/request.json" \
             --count "$PROOFS" --concurrency 2 --timeout 1800 > "$OUT/e2e_batch_$tag.log" 2>&1 || rc=1
         grep -vE "^\[batch\] " "$OUT/e2e_batch_$tag.log" | tail -12
