@@ -4,7 +4,6 @@
  * in the same order.
  */
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "cuzk/error.h"
 #include "cuzk/post.h"

@@ -560,6 +560,16 @@ static int parse_fast(const char *s, size_t n, unsigned nthreads, cuzk_fil_c1 **
     return rc;
 }
 
+/* The wrapper's fields onto the C1 it carried; 0 when its SectorSize is the
+ * C1's own. */
+static int wrap_finish(cuzk_fil_c1 *c1, uint64_t num, uint64_t size)
+{
+    c1->wrapped = 1;
+    c1->wrap_sector_num = num;
+    c1->wrap_sector_size = size;
+    return size == c1->cfg.sector_size ? 0 : -1;
+}
+
 static int parse_json(const uint8_t *buf, size_t len, pctx *p, cuzk_fil_c1 **out, int depth);
 
 /* curio's wrapper the same way: its Phase1Out (51 MB of base64, which has
@@ -593,12 +603,7 @@ static int parse_wrapped_fast(const char *s, size_t n, unsigned nthreads, cuzk_f
         get_u64(&q, root, "SectorSize", UINT64_MAX, &size) || !json_is_string(json_object_get(root, "Phase1Out")) ||
         parse_json(inner, inner_len, &q, out, 1))
         rc = -1;
-    if (!rc) {
-        (*out)->wrapped = 1;
-        (*out)->wrap_sector_num = num;
-        (*out)->wrap_sector_size = size;
-        if (size != (*out)->cfg.sector_size) rc = -1;
-    }
+    if (!rc && wrap_finish(*out, num, size)) rc = -1;
     if (arena) cuzk_json_arena_free(arena);
     free(skel);
     free(inner);
@@ -641,15 +646,10 @@ static int parse_json(const uint8_t *buf, size_t len, pctx *p, cuzk_fil_c1 **out
             rc = parse_json(inner, n, p, out, 1);
         }
         free(inner);
-        if (!rc) {
-            (*out)->wrapped = 1;
-            (*out)->wrap_sector_num = num;
-            (*out)->wrap_sector_size = size;
-            if (size != (*out)->cfg.sector_size) {
-                pop(p, 0);
-                push(p, "SectorSize");
-                rc = fail(p, "%llu differs from %s's sector size", (unsigned long long)size, (*out)->rp->name);
-            }
+        if (!rc && wrap_finish(*out, num, size)) {
+            pop(p, 0);
+            push(p, "SectorSize");
+            rc = fail(p, "%llu differs from %s's sector size", (unsigned long long)size, (*out)->rp->name);
         }
     } else {
         rc = parse_inner(p, root, out);
