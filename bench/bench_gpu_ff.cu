@@ -1,5 +1,6 @@
 /* Device field throughput: Montgomery multiplications per second for the
- * even/odd CIOS (f_mul_eo) and the single-accumulator version (f_mul_cios), in Fp and Fr, plus G1 XYZZ mixed
+ * even/odd CIOS (f_mul_eo; in Fr also with the reduction that uses r's limbs
+ * 1 and 2^32 - 1) and the single-accumulator version (f_mul_cios), in Fp and Fr, plus G1 XYZZ mixed
  * additions (the MSM's inner step). Each thread runs 4 independent chains
  * of K dependent operations; one table, median of 5 launches. */
 #include <cuda_runtime.h>
@@ -13,7 +14,7 @@ using namespace cuzk_gpu;
 #define CHAINS 4
 #define K 256
 
-template <class P, bool EO> __global__ void mul_loop(fe<P> *io, fe<P> y)
+template <class P, int EO> __global__ void mul_loop(fe<P> *io, fe<P> y) /* EO: 0 cios, 1 eo, 2 eo low01 */
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     fe<P> x[CHAINS];
@@ -23,8 +24,10 @@ template <class P, bool EO> __global__ void mul_loop(fe<P> *io, fe<P> y)
     for (int k = 0; k < K; k++)
 #pragma unroll
         for (int c = 0; c < CHAINS; c++) {
-            if (EO)
-                f_mul_eo(x[c], x[c], y);
+            if (EO == 2)
+                f_mul_eo<P, P::LOW01>(x[c], x[c], y);
+            else if (EO)
+                f_mul_eo<P, false>(x[c], x[c], y);
             else
                 f_mul_cios(x[c], x[c], y);
         }
@@ -53,7 +56,7 @@ template <class F> static float time_it(F launch)
     cudaEventCreate(&a), cudaEventCreate(&b);
     float ms[5];
     launch(); /* warm-up */
-    for (int r = 0; r < 5; r++) {
+    for (int r = 0; r < 6; r++) {
         cudaEventRecord(a);
         launch();
         cudaEventRecord(b);
@@ -91,11 +94,13 @@ int main(void)
         const char *name;
         float ms;
         double n;
-    } rows[5];
-    rows[0] = {"Fp mul even/odd (f_mul_eo)", time_it([&] { mul_loop<fp_params, true><<<blocks, T>>>((fp_t *)buf, yp); }), ops};
-    rows[1] = {"Fp mul single-acc (f_mul_cios)", time_it([&] { mul_loop<fp_params, false><<<blocks, T>>>((fp_t *)buf, yp); }), ops};
-    rows[2] = {"Fr mul even/odd (f_mul_eo)", time_it([&] { mul_loop<fr_params, true><<<blocks, T>>>((fr_t *)buf, yr); }), ops};
-    rows[3] = {"Fr mul single-acc (f_mul_cios)", time_it([&] { mul_loop<fr_params, false><<<blocks, T>>>((fr_t *)buf, yr); }), ops};
+    } rows[6];
+    rows[0] = {"Fp mul even/odd (f_mul_eo)", time_it([&] { mul_loop<fp_params, 1><<<blocks, T>>>((fp_t *)buf, yp); }), ops};
+    rows[1] = {"Fp mul single-acc (f_mul_cios)", time_it([&] { mul_loop<fp_params, 0><<<blocks, T>>>((fp_t *)buf, yp); }), ops};
+    rows[2] = {"Fr mul even/odd (f_mul_eo)", time_it([&] { mul_loop<fr_params, 1><<<blocks, T>>>((fr_t *)buf, yr); }), ops};
+    rows[5] = {"Fr mul even/odd, r's limbs 1 and 2^32 - 1 (f_mul_eo low01)",
+               time_it([&] { mul_loop<fr_params, 2><<<blocks, T>>>((fr_t *)buf, yr); }), ops};
+    rows[3] = {"Fr mul single-acc (f_mul_cios)", time_it([&] { mul_loop<fr_params, 0><<<blocks, T>>>((fr_t *)buf, yr); }), ops};
     /* G1 mixed additions: accumulators start at valid points? any Fp values
      * exercise the same instruction stream (no branch depends on the curve) */
     affine_t<fp_t> *pts;
@@ -103,7 +108,7 @@ int main(void)
     cudaMemset(pts, 0x07, 1024 * sizeof *pts);
     rows[4] = {"G1 XYZZ mixed add (hot_add_aff, f_mul)",
                time_it([&] { add_loop<<<blocks, T>>>((xyzz_t<fp_t> *)buf, pts); }), (double)threads * K};
-    for (int r = 0; r < 5; r++)
+    for (int r = 0; r < 6; r++)
         printf("| %s | %.3f | %.2f | %.3f |\n", rows[r].name, rows[r].ms, rows[r].n / rows[r].ms / 1e6,
                rows[r].ms * 1e6 / rows[r].n * prop.multiProcessorCount);
     cudaError_t e = cudaDeviceSynchronize();

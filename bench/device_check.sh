@@ -5,8 +5,9 @@
 #             PCE on the device, circom, setup, the engine on the GPU);
 #   sanitize  compute-sanitizer memcheck and racecheck on one-round cases
 #             (CUZK_GPU_ROUNDS=1);
-#   bench     bench_gpu with the batch-affine MSM rows at 6 (its default),
-#             4 and 8 (CUZK_BENCH_AFFINE).
+#   bench     bench_gpu_ff (field multiplications), bench_gpu with the
+#             batch-affine MSM rows at 6 (its default), 4 and 8
+#             (CUZK_BENCH_AFFINE).
 # The three together may pass ten minutes: split them over calls, e.g.
 # STEPS="tests sanitize", then STEPS=bench.
 # STEPS picks (default "tests sanitize bench"); T bounds each test (s).
@@ -46,6 +47,7 @@ for step in $STEPS; do
             done
         done ;;
     bench)
+        run "bench_gpu_ff" bench_gpu_ff.log "$B/bench_gpu_ff"
         run "bench_gpu (affine 6)" bench_gpu.log "$B/bench_gpu"
         for a in 4 8; do CUZK_BENCH_AFFINE=$a run "bench_gpu affine $a" "bench_gpu_affine$a.log" "$B/bench_gpu"; done ;;
     *) echo "unknown step $step" | tee -a "$S" ;;

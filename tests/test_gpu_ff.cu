@@ -1,7 +1,8 @@
 /* Device field arithmetic (src/gpu/ff.cuh) against the CPU field code, on
  * fresh random values plus the edges (0, 1, p - 1, 2, R^2-like limbs): the
- * multiplication the kernels use (f_mul), both versions it can be (the
- * even/odd CIOS and the single-accumulator one), squaring, addition and
+ * multiplication the kernels use (f_mul), every version it can be (the
+ * even/odd CIOS with the generic reduction and, in Fr, the one that uses r's
+ * limbs 1 and 2^32 - 1; the single-accumulator one), squaring, addition and
  * subtraction, in Fp and Fr; limbs must be bit-identical. Without a CUDA
  * device: prints "SKIPPED: no CUDA device" (CTest: Skipped). */
 #include <cuda_runtime.h>
@@ -17,8 +18,8 @@ extern "C" {
 
 using namespace cuzk_gpu;
 
-enum { OP_MUL, OP_MUL_EO, OP_MUL_CIOS, OP_SQR, OP_ADD, OP_SUB, NOPS };
-static const char *op_name[NOPS] = {"mul", "mul_eo", "mul_cios", "sqr", "add", "sub"};
+enum { OP_MUL, OP_MUL_EO, OP_MUL_EO_LOW01, OP_MUL_CIOS, OP_SQR, OP_ADD, OP_SUB, NOPS };
+static const char *op_name[NOPS] = {"mul", "mul_eo", "mul_eo_low01", "mul_cios", "sqr", "add", "sub"};
 
 template <class P> __global__ void ff_ops(const fe<P> *a, const fe<P> *b, fe<P> *out, size_t n)
 {
@@ -26,7 +27,8 @@ template <class P> __global__ void ff_ops(const fe<P> *a, const fe<P> *b, fe<P> 
     if (i >= n) return;
     fe<P> x = a[i], y = b[i];
     f_mul(out[OP_MUL * n + i], x, y);
-    f_mul_eo(out[OP_MUL_EO * n + i], x, y);
+    f_mul_eo<P, false>(out[OP_MUL_EO * n + i], x, y);
+    f_mul_eo<P, P::LOW01>(out[OP_MUL_EO_LOW01 * n + i], x, y); /* Fp: the generic one again */
     f_mul_cios(out[OP_MUL_CIOS * n + i], x, y);
     f_sqr(out[OP_SQR * n + i], x);
     f_add(out[OP_ADD * n + i], x, y);
@@ -75,7 +77,7 @@ static void check_field(const char *field, const T *a, const T *b, size_t n, con
     for (size_t i = 0; i < n; i++) {
         T want[NOPS];
         ops.mul(&want[OP_MUL], &a[i], &b[i]);
-        want[OP_MUL_EO] = want[OP_MUL_CIOS] = want[OP_MUL];
+        want[OP_MUL_EO] = want[OP_MUL_EO_LOW01] = want[OP_MUL_CIOS] = want[OP_MUL];
         ops.sqr(&want[OP_SQR], &a[i]);
         ops.add(&want[OP_ADD], &a[i], &b[i]);
         ops.sub(&want[OP_SUB], &a[i], &b[i]);
@@ -94,7 +96,7 @@ static void check_field(const char *field, const T *a, const T *b, size_t n, con
 template <class P, class T>
 static void test_field(const char *field, const cpu_ops<T> &ops, size_t nr, cuzk_rng *rng)
 {
-    enum { NE = 6 };
+    enum { NE = 7 };
     T e[NE];
     memset(e, 0, sizeof e);       /* 0 */
     e[1] = *ops.one;              /* R mod m: Montgomery 1 */
@@ -102,6 +104,7 @@ static void test_field(const char *field, const cpu_ops<T> &ops, size_t nr, cuzk
     ops.add(&e[3], &e[1], &e[1]); /* 2 */
     e[4].l[0] = 1;                /* R^-1 (limb 1) */
     ops.add(&e[5], &e[2], &e[2]); /* 2m - 2 mod m = m - 2 */
+    e[6].l[0] = (uint64_t)1 << 32;  /* low 32-bit limb 0: a zero m in the reduction's first row */
     const size_t n = NE * NE + nr;
     T *a = (T *)malloc(n * sizeof(T)), *b = (T *)malloc(n * sizeof(T));
     size_t k = 0;

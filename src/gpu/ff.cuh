@@ -37,6 +37,7 @@ CUZK_ASM madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm volati
 struct fp_params {
     static constexpr int N = 12;
     static constexpr uint32_t INV = 0xfffcfffdu;
+    static constexpr bool LOW01 = false; /* see fr_params */
     __device__ __forceinline__ static uint32_t m(int i)
     {
         constexpr uint32_t v[12] = {0xffffaaab, 0xb9feffff, 0xb153ffff, 0x1eabfffe,
@@ -55,6 +56,9 @@ struct fp_params {
 struct fr_params {
     static constexpr int N = 8;
     static constexpr uint32_t INV = 0xffffffffu;
+    /* r's two low limbs are 1 and 2^32 - 1: m·r[0] and m·r[1] need no
+     * multiplier (eo_reduce_row_low01) */
+    static constexpr bool LOW01 = true;
     __device__ __forceinline__ static uint32_t m(int i)
     {
         constexpr uint32_t v[8] = {0x00000001, 0xffffffff, 0xfffe5bfe, 0x53bda402,
@@ -255,9 +259,42 @@ template <class P> __device__ __forceinline__ void eo_reduce_row(uint32_t *X, ui
     Y[N - 1] = addc(Y[N - 1], 0);
 }
 
-/* Montgomery product a·b·R^-1, fully reduced (the even/odd CIOS above). */
-template <class P> __device__ __forceinline__ void f_mul_eo(fe<P> &r, const fe<P> &a, const fe<P> &b)
+/* eo_reduce_row for a modulus whose limbs 0 and 1 are 1 and B - 1 (Fr):
+ * m = -X[0]; m·1 is m, and m·(B - 1) = (m - 1)·B + (B - m) for m >= 1 (0 for
+ * m = 0), so the first pair of each chain is a plain add: 4 of the row's 33
+ * IMADs, and the one that forms m, move to the integer ALU, which IMAD-bound
+ * code leaves idle. Same carries and bounds as eo_reduce_row. */
+template <class P> __device__ __forceinline__ void eo_reduce_row_low01(uint32_t *X, uint32_t *Y, const uint32_t *pm)
 {
+    constexpr int N = P::N;
+    const uint32_t m = 0u - X[0], lo1 = 0u - m, hi1 = m - (m != 0u);
+    asm volatile("add.cc.u32 %0, %0, %2; addc.cc.u32 %1, %1, %3;" : "+r"(Y[0]), "+r"(Y[1]) : "r"(lo1), "r"(hi1));
+#pragma unroll
+    for (int j = 2; j < N - 2; j += 2)
+        asm volatile("madc.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
+                     : "+r"(Y[j]), "+r"(Y[j + 1]) : "r"(pm[j + 1]), "r"(m));
+    asm volatile("madc.lo.cc.u32 %0, %2, %3, %0; madc.hi.u32 %1, %2, %3, %1;"
+                 : "+r"(Y[N - 2]), "+r"(Y[N - 1]) : "r"(pm[N - 1]), "r"(m));
+    asm volatile("add.cc.u32 %0, %0, %2; addc.cc.u32 %1, %1, 0;" : "+r"(X[0]), "+r"(X[1]) : "r"(m));
+#pragma unroll
+    for (int j = 2; j < N; j += 2)
+        asm volatile("madc.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
+                     : "+r"(X[j]), "+r"(X[j + 1]) : "r"(pm[j]), "r"(m));
+    Y[N - 1] = addc(Y[N - 1], 0);
+}
+
+/* Fr's multiplications take eo_reduce_row_low01 when CUZK_GPU_FR_LOW01 is 1
+ * (the kernels' choice); f_mul_eo<P, false> / <P, true> pick one explicitly
+ * (test_gpu_ff checks both against the CPU, bench_gpu_ff times both). */
+#ifndef CUZK_GPU_FR_LOW01
+#define CUZK_GPU_FR_LOW01 0
+#endif
+
+/* Montgomery product a·b·R^-1, fully reduced (the even/odd CIOS above). */
+template <class P, bool LOW01 = P::LOW01 && CUZK_GPU_FR_LOW01>
+__device__ __forceinline__ void f_mul_eo(fe<P> &r, const fe<P> &a, const fe<P> &b)
+{
+    static_assert(!LOW01 || P::LOW01, "the low01 reduction needs limbs 1 and 2^32 - 1");
     constexpr int N = P::N;
     uint32_t pm[N];
 #pragma unroll
@@ -271,7 +308,10 @@ template <class P> __device__ __forceinline__ void f_mul_eo(fe<P> &r, const fe<P
             X[j] = a.l[j] * b0, X[j + 1] = __umulhi(a.l[j], b0);
             Y[j] = a.l[j + 1] * b0, Y[j + 1] = __umulhi(a.l[j + 1], b0);
         }
-        eo_reduce_row<P>(X, Y, pm);
+        if (LOW01)
+            eo_reduce_row_low01<P>(X, Y, pm);
+        else
+            eo_reduce_row<P>(X, Y, pm);
     }
 #pragma unroll
     for (int i = 1; i < N; i++) {
@@ -285,7 +325,10 @@ template <class P> __device__ __forceinline__ void f_mul_eo(fe<P> &r, const fe<P
         eo_mac_shift<N>(Y2, X, a.l + 1, bi);
         eo_mac<N>(X2, a.l, bi);
         Y2[N - 1] = addc(Y2[N - 1], 0);
-        eo_reduce_row<P>(X2, Y2, pm);
+        if (LOW01)
+            eo_reduce_row_low01<P>(X2, Y2, pm);
+        else
+            eo_reduce_row<P>(X2, Y2, pm);
 #pragma unroll
         for (int j = 0; j < N; j++) X[j] = X2[j], Y[j] = Y2[j];
     }
