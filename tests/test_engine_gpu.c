@@ -74,15 +74,29 @@ static const char *w_name(void *ctx, void *dev)
     return w->in.device_name(w->in.ctx, ((wdev *)dev)->in);
 }
 
+/* Pinning passes through: the engine page-locks HOT parameters the prover's way. */
+static cuzk_engine_pin_how w_pin(void *ctx, void *ptr, size_t len, char *msg, size_t msg_len)
+{
+    wrap *w = ctx;
+    return w->in.host_pin(w->in.ctx, ptr, len, msg, msg_len);
+}
+static void w_unpin(void *ctx, void *ptr, size_t len, cuzk_engine_pin_how how)
+{
+    wrap *w = ctx;
+    w->in.host_unpin(w->in.ctx, ptr, len, how);
+}
+
 static void field_scenario(tkind *k, cuzk_rng *rng, const unsigned *ord, unsigned n_ord, int njobs)
 {
     wrap w;
     memset(&w, 0, sizeof w);
     CHECK(cuzk_engine_gpu_prover(&w.in, ord, n_ord) == CUZK_OK);
     CHECK(!strcmp(w.in.name, "gpu") && w.in.num_devices(w.in.ctx) == n_ord);
+    CHECK(w.in.host_pin && w.in.host_unpin);
     cuzk_engine_prover p = {.name = "gpu", .num_devices = w_num, .device_open = w_open,
                             .device_close = w_close, .prove = w_prove, .srs_evicted = w_evicted,
-                            .last_error = w_err, .device_name = w_name, .ctx = &w};
+                            .last_error = w_err, .device_name = w_name, .host_pin = w_pin,
+                            .host_unpin = w_unpin, .ctx = &w};
     cuzk_engine_config cfg = {.synthesis_workers = 6, .workers_per_device = 2, .prover = &p,
                               .log = log_capture};
     cuzk_engine *e;
