@@ -76,19 +76,21 @@ def request(d, **override):
     return fil_request(pb, os.path.join(tmp, d), f"{d}-{rng.getrandbits(48):012x}", **override)
 
 
-# ---- the daemon: parameters linked from the fixture, PCE files of its own
+# ---- the daemon: parameters linked from the fixture, PCE files of its own in
+# another directory ([srs] pce_dir: a read-only or full parameter cache)
 params = os.path.join(tmp, "params")
+pcedir = os.path.join(tmp, "pce")
 os.makedirs(params)
 for f in os.listdir(PARAMS):
     if f.startswith("v28-"):
         os.symlink(os.path.join(PARAMS, f), os.path.join(params, f))
 # one PCE extracted beforehand by the operator's command: the daemon must load it
-run("pce", "extract", "--circuit", "wpost-2k", "--dir", params, "--threads", "1")
+run("pce", "extract", "--circuit", "wpost-2k", "--dir", pcedir, "--threads", "1")
 sock = os.path.join(tmp, "cuzk.sock")
 conf = os.path.join(tmp, "cuzk.toml")
 with open(conf, "w") as f:
     f.write(f'[daemon]\nlisten = "unix://{sock}"\nmax_message_size = "64MiB"\n'
-            f'[srs]\nparam_cache = "{params}"\npce = true\n'
+            f'[srs]\nparam_cache = "{params}"\npce = true\npce_dir = "{pcedir}"\n'
             f'[synthesis]\npartition_workers = 1\n'
             # one prover worker: "the first PoRep is being proved, the others wait"
             # below holds whatever the machine's speed (with two, the second PoRep
@@ -284,6 +286,9 @@ check("loaded the PCE of wpost-2k from disk" in text and "PCE of wpost-2k extrac
       "the PCE from `cuzk pce extract` was loaded, not extracted again")
 check(all(f"PCE of {k} extracted" in text for k in have if k != "wpost-2k"),
       f"a PCE was extracted for every other kind ({have})")
+check(all(os.path.exists(os.path.join(pcedir, f"{k}.pce")) for k in have) and
+      not any(f.endswith(".pce") for f in os.listdir(params)),
+      f"the PCE files are in pce_dir, none beside the parameters ({sorted(os.listdir(pcedir))})")
 print(f"daemon_filecoin: {H.checks - len(failures)}/{H.checks} checks passed")
 if failures:
     print("--- daemon log tail ---\n" + text[-4000:])

@@ -1,8 +1,10 @@
 /* cuzk pce: pre-compiled circuit files. `cuzk pce inspect FILE` checks a
  * file the way the cache would and prints what an operator wants to know. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "cuzk/clock.h"
@@ -24,7 +26,8 @@ static void usage(FILE *f)
                "  --threads N  hashing and checking threads (default: CUZK_THREADS or all CPUs)\n"
                "  extract    the PCE of a Filecoin circuit (porep-32g, snap-2k, wpost-32g, winning-2k,\n"
                "             ...) into DIR/<ID>.pce exactly as the daemon's cache keeps it (same\n"
-               "             fingerprint; DIR = the daemon's param_cache, default .): a valid file is\n"
+               "             fingerprint; DIR = the daemon's pce_dir or param_cache, default ., made if\n"
+               "             missing): a valid file is\n"
                "             loaded, anything else re-extracted from the blank circuit and saved\n"
                "             atomically; then the file is inspected. No parameter file needed.\n"
                "  --request FILE  then one partition (K, default 0) of that request (`cuzk gen-vanilla`'s\n"
@@ -171,6 +174,11 @@ static int extract(int argc, char **argv)
     if (!circuit) {
         cli_errorf("pce extract: --circuit is required (e.g. porep-32g)");
         return 2;
+    }
+    /* the directory made if missing, as the daemon makes its pce_dir */
+    if (mkdir(dir, 0750) && errno != EEXIST) {
+        cli_errorf("pce extract: %s: %s", dir, strerror(errno));
+        return 1;
     }
     cuzk_pce *p = NULL;
     cuzk_pce_cache_outcome oc = 0;

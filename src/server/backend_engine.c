@@ -166,11 +166,12 @@ static uint64_t memory_budget(const cuzk_config *c, srv_backend *b)
 }
 
 /* The param cache as a place to write (test parameters, PCE files): created if missing. */
-static bool param_cache_writable(const cuzk_config *c)
+static bool dir_writable(const char *path)
 {
-    bool dir = mkdir(c->param_cache, 0750) == 0 || errno == EEXIST;
-    return dir && access(c->param_cache, W_OK) == 0;
+    bool dir = mkdir(path, 0750) == 0 || errno == EEXIST;
+    return dir && access(path, W_OK) == 0;
 }
+static bool param_cache_writable(const cuzk_config *c) { return dir_writable(c->param_cache); }
 
 /* The engine's job events into the journal (under the engine's lock: one
  * write each; srv_submit fsyncs before the caller hears "accepted"). */
@@ -307,11 +308,13 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
         .job_event_ctx = b,
     };
     journal_start(b, c);
-    /* [srs] pce: pre-compiled circuits cached beside the parameters. Without
-     * a usable directory the daemon still proves, through full synthesis. */
+    /* [srs] pce: pre-compiled circuits cached in pce_dir, by default beside
+     * the parameters. Without a usable directory the daemon still proves,
+     * through full synthesis. */
     if (c->pce) {
         unsigned pt = c->threads ? c->threads : cuzk_parallel_cpus();
-        if (param_cache_writable(c) && cuzk_engine_pce_cache(&b->pce, c->param_cache, pt) == CUZK_OK) {
+        const char *pdir = c->pce_dir[0] ? c->pce_dir : c->param_cache;
+        if (dir_writable(pdir) && cuzk_engine_pce_cache(&b->pce, pdir, pt) == CUZK_OK) {
             b->has_pce = true;
             if (c->pce_verify_background) cuzk_engine_pce_cache_verify_background(&b->pce, true);
             /* the cached files found at start: checked without delaying readiness */
@@ -319,8 +322,8 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
             ec.pce = &b->pce;
         } else {
             char m[CFG_STR_MAX + 96];
-            snprintf(m, sizeof m, "%s is not a writable directory: no pre-compiled circuits (full synthesis)",
-                     c->param_cache);
+            snprintf(m, sizeof m, "%s is not a writable directory: no pre-compiled circuits (full synthesis)%s",
+                     pdir, c->pce_dir[0] ? "" : "; [srs] pce_dir can name another");
             engine_log(b, 1, m);
         }
     }

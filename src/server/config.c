@@ -128,8 +128,11 @@ static const cfg_entry table[] = {
       "directory with .params/.vk files (and PCE caches); when unset, $FIL_PROOFS_PARAMETER_CACHE if set, "
       "else the default shown (as lotus and curio)"),
     E("srs", "pce", T_BOOL, pce, 0, 0, "true", false,
-      "pre-compiled circuits: extract each circuit's R1CS once (cached in param_cache as <circuit id>.pce), "
+      "pre-compiled circuits: extract each circuit's R1CS once (cached in pce_dir as <circuit id>.pce), "
       "then per proof only the witness and three sparse products"),
+    E("srs", "pce_dir", T_STR, pce_dir, 0, 0, "\"\"", false,
+      "directory of the PCE caches (<circuit id>.pce, ~7 GB for porep-32g); empty = param_cache. For a "
+      "read-only or full parameter directory"),
     CHOICE("srs", "pce_verify", pce_verify_background, "sync", "background", "\"sync\"", false,
       "when a cached PCE file loaded after start is checksummed: sync = before it is used (load waits), "
       "background = on a thread started at load, the first proof through it waits for the result; "

@@ -69,6 +69,7 @@ typedef struct cuzk_config {
     uint32_t max_gpu_queue_depth;
     /* [srs] */
     char param_cache[CFG_STR_MAX];
+    char pce_dir[CFG_STR_MAX];       /* "" = param_cache */
     bool param_cache_set;            /* named by the file; else cfg_finish takes the environment's */
     bool pce;                        /* srs.pce: pre-compiled circuits in param_cache */
     bool pce_verify_background;      /* srs.pce_verify = "background" */
