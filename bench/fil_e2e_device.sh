@@ -33,6 +33,10 @@ PROOFS=${PROOFS:-2}
 CONFIGS=${CONFIGS:-2:0}
 W=${SCALE_DIR:-/tmp/scale}
 KIND=${KIND:-porep}
+# the PCE files' directory ([srs] pce_dir): beside the parameters by default; elsewhere when
+# the disk has no room for both (the device machine's 64 GB and WindowPoSt's 61 GB of 32 GiB
+# TEST parameters: PCE_DIR=/dev/shm/pce)
+PCE_DIR=${PCE_DIR:-$W/params}
 mkdir -p "$OUT" "$W/params"
 export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 cuzk=$B/cuzk
@@ -117,7 +121,7 @@ ls -la "$W/S" | head -24
 
 echo "== cuzk pce extract --circuit $id"
 t=$(now)
-/usr/bin/time -v "$cuzk" pce extract --circuit "$id" --dir "$W/params" > "$OUT/e2e_pce.log" 2>&1 || rc=1
+/usr/bin/time -v "$cuzk" pce extract --circuit "$id" --dir "$PCE_DIR" > "$OUT/e2e_pce.log" 2>&1 || rc=1
 grep -vE "^\s+(Average|Exit|Swaps|File|Socket|Signals|Page size|Minor|Major|Voluntary|Involuntary|Percent|System|User)" \
     "$OUT/e2e_pce.log" | head -40
 echo "pce wall $(since "$t") s"
@@ -137,6 +141,7 @@ gpu_workers_per_device = $gw
 partition_workers = $sw
 [srs]
 param_cache = "$W/params"
+pce_dir = "$PCE_DIR"
 preload = ["$id"]
 [logging]
 level = "debug"
