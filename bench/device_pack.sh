@@ -24,7 +24,7 @@ done
 for b in $BINS; do ldd "$BUILD/$b"; done | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
     grep -Ev '/(libc|libm|libpthread|libdl|librt|libresolv|libutil|ld-linux[^/]*|libcuda|libstdc\+\+|libgcc_s)\.so' |
     while read -r lib; do cp -L "$lib" "$STAGE/devbin/lib/"; done
-cp bench/fil_e2e_device.sh bench/device_check.sh "$STAGE/devbin/"
+cp bench/fil_e2e_device.sh bench/device_check.sh bench/device_session.sh "$STAGE/devbin/"
 [ -f ../shared/device/drive-32g.sh ] && cp ../shared/device/drive-32g.sh "$STAGE/devbin/"
 git rev-parse --short HEAD > "$STAGE/devbin/COMMIT" 2>/dev/null || true
 tar -C "$STAGE" -cJf "$DEST/devbin.tar.xz" devbin

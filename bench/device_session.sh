@@ -1,0 +1,80 @@
+#!/bin/bash
+# One device session's runs, in calls of under ten minutes that follow each other within the
+# machine's 30 s of warmth (the 32 GiB parameters live on its disk only while it is held):
+#   STEP=check  the 32 GiB PoRep TEST setup started detached (drive-32g.sh STAGE=1), the GPU
+#               tests and compute-sanitizer beside it (device_check.sh), then waits for the setup
+#   STEP=porep  bench_gpu_ff and bench_gpu's G1 and NTT rows (plain and batch-affine); the affine
+#               MSM is switched on for the daemon only when check's kernel tests passed and its
+#               2^26 row is >= 10 % faster with the same result; the 32 GiB PoRep end to end
+#               (drive-32g.sh STAGE=2: PCE, preload, first proof, batch of PROOFS at concurrency
+#               2); then the PoRep files go and the WindowPoSt setup starts detached
+#   STEP=post   the 32 GiB WindowPoSt (its 61 GB of parameters leave no room on the 64 GB disk
+#               for its PCE: PCE_DIR=/dev/shm/pce), one proof and a batch; then WinningPoSt
+#   STEP=snap   the 32 GiB SnapDeals (16 partitions), setup included
+# Run from the repository root there with devgpu/devbin.tar.xz (bench/device_pack.sh, which
+# also packs ../shared/device/drive-32g.sh) carried; each step leaves $OUT/STEP.tgz and prints
+# the figures. Disk: one kind's parameters at a time.
+set -u
+STEP=${STEP:?STEP=check, porep, post or snap}
+T0=$(date +%s)
+left() { echo $(( ${LIMIT:-570} - ($(date +%s) - T0) )); }
+B=/tmp/devbin
+[ -x $B/cuzk ] || tar -C /tmp -xJf devgpu/devbin.tar.xz || exit 2
+export LD_LIBRARY_PATH=$B/lib
+OUT=${OUT:-/tmp/out}
+O=/tmp/session/$STEP
+mkdir -p "$O" "$OUT"
+finish() {
+    tar czf "$OUT/$STEP.tgz" -C /tmp/session "$STEP"
+    echo "$STEP wall $(( $(date +%s) - T0 )) s"
+}
+case $STEP in
+check)
+    W=/var/tmp/scale OUT=$O STAGE=1 LIMIT=12 bash $B/drive-32g.sh $B
+    STEPS="tests sanitize" T=120 OUT=$O/chk timeout 300 bash bench/device_check.sh $B
+    W=/var/tmp/scale OUT=$O STAGE=1 LIMIT=$(( $(left) - 10 )) bash $B/drive-32g.sh $B
+    cp $O/chk/summary.txt "$OUT/" 2>/dev/null
+    finish ;;
+porep)
+    timeout 60 $B/bench_gpu_ff > $O/bench_gpu_ff.log 2>&1
+    CUZK_BENCH_G2=19 CUZK_BENCH_PROVE=22 CUZK_BENCH_CIRCOM=9 CUZK_BENCH_FB=19 timeout 150 $B/bench_gpu > $O/bench_gpu.log 2>&1
+    row() { awk -F'|' -v w="$1" -v s="$2" '{ o = $2; gsub(/^ +| +$/, "", o) } o == w && $3 ~ s { print $4 + 0 }' $O/bench_gpu.log; }
+    plain=$(row "G1 MSM random" "2\\^26") aff=$(row "G1 MSM random, affine" "2\\^26")
+    echo "G1 2^26: plain $plain ms, affine $aff ms"
+    S=/tmp/session/check/chk/summary.txt
+    if grep -q "test_gpu_kernels  *rc=0" $S 2>/dev/null && grep -q "affine 8) *rc=0" $S && ! grep -q differs $O/bench_gpu.log &&
+        [ -n "$aff" ] && awk -v a="$aff" -v p="$plain" 'BEGIN { exit !(a < 0.90 * p) }'; then
+        export CUZK_GPU_MSM_AFFINE=6
+    fi
+    echo "daemon MSM: ${CUZK_GPU_MSM_AFFINE:+affine }${CUZK_GPU_MSM_AFFINE:-plain}"
+    W=/var/tmp/scale OUT=$O STAGE=2 LIMIT=$(( $(left) - 40 )) CONFIGS="${CONFIGS:-2:0}" PROOFS=${PROOFS:-5} \
+        bash $B/drive-32g.sh $B > $O/drive.log 2>&1
+    rm -rf /var/tmp/scale
+    W=/var/tmp/wp KIND=window-post OUT=/tmp/session/post STAGE=1 LIMIT=8 bash $B/drive-32g.sh $B > /dev/null 2>&1
+    cp $O/e2e.log "$OUT/" 2>/dev/null
+    finish
+    tail -45 $O/e2e.log; cat $O/bench_gpu_ff.log; grep -E "MSM|NTT|prove|differs" $O/bench_gpu.log ;;
+post)
+    W=/var/tmp/wp KIND=window-post OUT=$O STAGE=1 LIMIT=${SETUP_WAIT:-300} bash $B/drive-32g.sh $B > $O/setup_wait.log 2>&1
+    [ "$(cat /var/tmp/wp/setup.rc 2>/dev/null)" = 0 ] && touch /var/tmp/wp/params/.setup-window-post-32GiB
+    SCALE_DIR=/var/tmp/wp OUT=$O SIZE=32GiB DEVICE=gpu KIND=window-post PROOFS=${PROOFS:-2} CONFIGS=2:0 \
+        PCE_DIR=/dev/shm/pce timeout $(( $(left) - 20 )) bash bench/fil_e2e_device.sh $B > $O/e2e_wpost.log 2>&1
+    echo "window-post rc $? after $(( $(date +%s) - T0 )) s"
+    rm -rf /var/tmp/wp /dev/shm/pce
+    if [ "$(left)" -gt 150 ]; then
+        SCALE_DIR=/var/tmp/win OUT=$O/win SIZE=32GiB DEVICE=gpu KIND=winning-post PROOFS=3 CONFIGS=2:0 \
+            SETUP_TIMEOUT=$(( $(left) - 90 )) timeout $(( $(left) - 15 )) bash bench/fil_e2e_device.sh $B > $O/e2e_winning.log 2>&1
+        echo "winning-post rc $? after $(( $(date +%s) - T0 )) s"
+    fi
+    cp $O/e2e_wpost.log "$OUT/" 2>/dev/null
+    finish
+    tail -40 $O/e2e_wpost.log; tail -25 $O/e2e_winning.log 2>/dev/null ;;
+snap)
+    SCALE_DIR=/var/tmp/snap OUT=$O SIZE=32GiB DEVICE=gpu KIND=snap PROOFS=${PROOFS:-2} CONFIGS=2:0 \
+        SETUP_TIMEOUT=300 timeout $(( $(left) - 15 )) bash bench/fil_e2e_device.sh $B > $O/e2e_snap.log 2>&1
+    echo "snap rc $? after $(( $(date +%s) - T0 )) s"
+    cp $O/e2e_snap.log "$OUT/" 2>/dev/null
+    finish
+    tail -40 $O/e2e_snap.log ;;
+*) echo "STEP: check, porep, post or snap" >&2; exit 2 ;;
+esac
