@@ -187,18 +187,18 @@ __global__ void msm_accumulate(const uint32_t *__restrict__ keys, const uint32_t
  * addition costs 1/(x2 - x1) (1/(2y) for a doubling) and three
  * multiplications; the inversions are shared by Montgomery's trick: each
  * thread chains the denominators of its MSM_AFF_K pairs, the block chains its
- * threads by a prefix and a suffix product in shared memory, and one thread
- * inverts the block's product. About 6 multiplications per addition against
+ * threads by a product tree in shared memory, and one thread inverts the
+ * block's product. That inversion (~580 dependent multiplications) is serial:
+ * the running products live in device memory, not registers, so that several
+ * blocks share an SM and hide each other's inversion, and a block covers
+ * MSM_AFF_THREADS x MSM_AFF_K = 4,096 pairs. (8 pairs a thread, kept in
+ * registers, with 256 threads: 3.2x slower than step 4 alone on the H200,
+ * docs/perf-log.md.) About 6 multiplications per addition against
  * about 11 for step 4's mixed XYZZ addition; the cost is a pass over the
  * points per round, so the rounds run only where runs are long (the H MSM:
  * ~64 entries per bucket at 2^27 scalars, 22-bit windows). */
-#define MSM_AFF_K 8u
-template <class F> struct aff_threads {
-    static constexpr unsigned value = 128; /* G2: 2 x 128 x 96 B of shared memory */
-};
-template <> struct aff_threads<fp_t> {
-    static constexpr unsigned value = 256;
-};
+#define MSM_AFF_K 32u
+#define MSM_AFF_THREADS 128u /* G2: 2 x 128 x 96 B of shared memory */
 
 /* rs[j] = j where a run of one key starts, else 0 (a max-scan then gives every
  * entry its run's start) */
@@ -277,28 +277,32 @@ template <class F> __device__ __forceinline__ int aff_case(const affine_t<F> &P,
 }
 
 template <class F, bool LEVEL0>
-__global__ void __launch_bounds__(aff_threads<F>::value)
+__global__ void __launch_bounds__(MSM_AFF_THREADS, 2)
     msm_aff_round(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
                   const affine_t<F> *__restrict__ pin, const affine_t<F> *__restrict__ bases, size_t n,
                   const uint32_t *__restrict__ src, size_t nout, uint32_t *__restrict__ kout,
-                  affine_t<F> *__restrict__ pout)
+                  affine_t<F> *__restrict__ pout, F *__restrict__ chain)
 {
-    constexpr unsigned T = aff_threads<F>::value;
+    constexpr unsigned T = MSM_AFF_THREADS;
     __shared__ F tree[2 * T]; /* node i's children 2i, 2i + 1; the threads' products at T + t */
     const unsigned tid = threadIdx.x;
-    const size_t o0 = ((size_t)blockIdx.x * T + tid) * MSM_AFF_K;
-    const size_t o1 = o0 >= nout ? o0 : (o0 + MSM_AFF_K < nout ? o0 + MSM_AFF_K : nout);
-    F chain[MSM_AFF_K]; /* chain[i] = d_0 ... d_i of this thread's pairs */
+    /* the thread's pairs: o0 + i·T for i < MSM_AFF_K (a warp's loads and
+     * stores side by side); k of them below nout */
+    const size_t o0 = (size_t)blockIdx.x * T * MSM_AFF_K + tid;
+    const size_t left = o0 < nout ? (nout - o0 + T - 1) / T : 0;
+    const unsigned k = left < MSM_AFF_K ? (unsigned)left : MSM_AFF_K;
+    /* chain[o] = the product of the thread's denominators up to pair o's */
     F acc;
     f_one(acc);
-    for (size_t o = o0; o < o1; o++) {
+    for (unsigned i = 0; i < k; i++) {
+        const size_t o = o0 + (size_t)i * T;
         affine_t<F> P, Q;
         uint32_t key;
         F d;
         aff_pair<F, LEVEL0>(P, Q, key, keys, vals, pin, bases, n, src, o);
         aff_case(P, Q, d);
         f_mul(acc, acc, d);
-        chain[o - o0] = acc;
+        chain[o] = acc;
     }
     /* Product tree up (T - 1 multiplications), one inversion at the root, and
      * down in place: a node's children become the inverses of their products,
@@ -325,14 +329,15 @@ __global__ void __launch_bounds__(aff_threads<F>::value)
         __syncthreads();
     }
     F inv = tree[T + tid]; /* 1/acc */
-    for (size_t o = o1; o-- > o0;) {
+    for (unsigned i = k; i-- > 0;) {
+        const size_t o = o0 + (size_t)i * T;
         affine_t<F> P, Q, R;
         uint32_t key;
         F d, id;
         aff_pair<F, LEVEL0>(P, Q, key, keys, vals, pin, bases, n, src, o);
         const int cs = aff_case(P, Q, d);
-        if (o > o0)
-            f_mul(id, inv, chain[o - o0 - 1]); /* 1/d_o */
+        if (i)
+            f_mul(id, inv, chain[o - T]); /* 1/d_o */
         else
             id = inv;
         f_mul(inv, inv, d);
@@ -481,8 +486,8 @@ static int msm_affine_rounds(const ctx &c, msm_scratch *s, unsigned R, size_t nb
     const size_t runs = nbuckets < n ? nbuckets : n;
     const size_t n0 = (n + runs) / 2 + 1, n1 = (n0 + runs) / 2 + 1; /* bounds of two rounds' outputs */
     size_t have = s->aff_pos.cap + s->aff_src.cap + s->aff_k[0].cap + s->aff_k[1].cap + s->aff_p[0].cap +
-                  s->aff_p[1].cap, freeb = 0, total = 0;
-    const size_t need = 2 * n * 4 + (n0 + n1) * (sizeof(A) + 4);
+                  s->aff_p[1].cap + s->aff_chain.cap, freeb = 0, total = 0;
+    const size_t need = 2 * n * 4 + (n0 + n1) * (sizeof(A) + 4) + n0 * sizeof(F);
     if (need > have && (cudaMemGetInfo(&freeb, &total) != cudaSuccess || freeb + have < need + ((size_t)1 << 30)))
         return CUZK_OK; /* step 4 alone, as without the rounds */
     /* the unsorted pairs (s->keys, s->vals) are free once sorted: run starts, pair heads */
@@ -515,17 +520,20 @@ static int msm_affine_rounds(const ctx &c, msm_scratch *s, unsigned R, size_t nb
         GPU_LAUNCHED(c, "msm_aff_src");
         const int o = r & 1; /* round r reads round r - 1's buffers, the other pair */
         if ((rc = buf_reserve(c, &s->aff_k[o], nout * 4, "msm affine keys")) ||
-            (rc = buf_reserve(c, &s->aff_p[o], nout * sizeof(A), "msm affine points")))
+            (rc = buf_reserve(c, &s->aff_p[o], nout * sizeof(A), "msm affine points")) ||
+            (rc = buf_reserve(c, &s->aff_chain, nout * sizeof(F), "msm affine products")))
             return rc;
-        const unsigned TB = aff_threads<F>::value;
+        const unsigned TB = MSM_AFF_THREADS;
         const size_t per_block = (size_t)TB * MSM_AFF_K;
         const unsigned nb = (unsigned)((nout + per_block - 1) / per_block);
         if (r == 0)
             msm_aff_round<F, true><<<nb, TB, 0, c.st>>>(*kin, *vin, nullptr, *pts, n, bp<uint32_t>(s->aff_src), nout,
-                                                        bp<uint32_t>(s->aff_k[o]), bp<A>(s->aff_p[o]));
+                                                        bp<uint32_t>(s->aff_k[o]), bp<A>(s->aff_p[o]),
+                                                        bp<F>(s->aff_chain));
         else
             msm_aff_round<F, false><<<nb, TB, 0, c.st>>>(*kin, nullptr, *pts, nullptr, n, bp<uint32_t>(s->aff_src),
-                                                         nout, bp<uint32_t>(s->aff_k[o]), bp<A>(s->aff_p[o]));
+                                                         nout, bp<uint32_t>(s->aff_k[o]), bp<A>(s->aff_p[o]),
+                                                         bp<F>(s->aff_chain));
         GPU_LAUNCHED(c, "msm_aff_round");
         *kin = bp<uint32_t>(s->aff_k[o]);
         *vin = nullptr;
