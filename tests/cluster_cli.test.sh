@@ -22,7 +22,7 @@ check "status: the simulated hosts, stopped" "[ \$(grep -o '\"stopped\" : true' 
 check "status: $((jobs * parts)) partitions done" "grep -q '\"done\" : $((jobs * parts))' <<<\"\$st\""
 id=$("$CUZK_PG_BIN/psql" -X -At -d "$CUZK_PG" -c "SELECT id FROM cuzk_jobs ORDER BY random() LIMIT 1")
 tab=$("$build/cuzk" cluster job "$id" --conninfo "$CUZK_PG")
-echo "$tab" | head -4
+head -n 4 <<<"$tab" # no pipe: under pipefail, echo could die of SIGPIPE once head has its lines
 check "job: $parts partitions done and verified" "[ \$(grep -cE '^[0-9]+ +done +1 +0 .* yes$' <<<\"\$tab\") = $parts ]"
 check "job: an unknown id is an error" "! \"$build/cuzk\" cluster job no-such-job --conninfo \"$CUZK_PG\" 2>/dev/null"
 err=$("$build/cuzk" cluster status --conninfo "$CUZK_PG password=s3cret-$RANDOM" 2>&1) && rc=0 || rc=$?
