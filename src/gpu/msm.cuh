@@ -191,9 +191,9 @@ __global__ void msm_accumulate(const uint32_t *__restrict__ keys, const uint32_t
  * block's product. That inversion (~580 dependent multiplications) is serial:
  * the running products live in device memory, not registers, so that several
  * blocks share an SM and hide each other's inversion, and a block covers
- * MSM_AFF_THREADS x MSM_AFF_K = 4,096 pairs. (8 pairs a thread, kept in
- * registers, with 256 threads: 3.2x slower than step 4 alone on the H200,
- * docs/perf-log.md.) About 6 multiplications per addition against
+ * MSM_AFF_THREADS x MSM_AFF_K = 4,096 pairs. (8 pairs a thread, their
+ * products in a per-thread array that ptxas put on a 432-byte stack frame,
+ * 256 threads: 3.2x slower than step 4 alone on the H200, docs/perf-log.md.) About 6 multiplications per addition against
  * about 11 for step 4's mixed XYZZ addition; the cost is a pass over the
  * points per round, so the rounds run only where runs are long (the H MSM:
  * ~64 entries per bucket at 2^27 scalars, 22-bit windows). */

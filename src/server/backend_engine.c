@@ -165,7 +165,7 @@ static uint64_t memory_budget(const cuzk_config *c, srv_backend *b)
     return budget;
 }
 
-/* The param cache as a place to write (test parameters, PCE files): created if missing. */
+/* A directory to write in (the param cache: test parameters, the journal; pce_dir): created if missing. */
 static bool dir_writable(const char *path)
 {
     bool dir = mkdir(path, 0750) == 0 || errno == EEXIST;

@@ -71,7 +71,7 @@ typedef struct cuzk_config {
     char param_cache[CFG_STR_MAX];
     char pce_dir[CFG_STR_MAX];       /* "" = param_cache */
     bool param_cache_set;            /* named by the file; else cfg_finish takes the environment's */
-    bool pce;                        /* srs.pce: pre-compiled circuits in param_cache */
+    bool pce;                        /* srs.pce: pre-compiled circuits in pce_dir (default param_cache) */
     bool pce_verify_background;      /* srs.pce_verify = "background" */
     char preload[CFG_MAX_PRELOAD][64];
     size_t n_preload;
