@@ -10,7 +10,9 @@
  * prove uses random parameters of the right shape (timing only, proofs do
  * not verify). The G1 random rows run again with the batch-affine rounds
  * (CUZK_GPU_MSM_AFFINE = CUZK_BENCH_AFFINE, default 6; 0 skips the rows),
- * every result compared with the plain run's.
+ * the inversions the grid's and then each block's own
+ * (CUZK_GPU_MSM_AFFINE_INV=block), every result compared with the plain
+ * run's.
  * circom: the snarkjs-style prove (cuzk_circom_prove_gpu) on synthetic zkeys
  * (tests/circom_synth.h) of domains 2^CUZK_BENCH_CIRCOM_MIN (10) ..
  * 2^CUZK_BENCH_CIRCOM (14), against the CPU prover with CUZK_BENCH_THREADS
@@ -156,8 +158,10 @@ int main(void)
     double dv[16], cv[16];
 
     const unsigned aff = env_u("CUZK_BENCH_AFFINE", 6);
-    for (int mode = 0; mode < 3; mode++) { /* random, bool-heavy, random with affine rounds */
-        if (mode == 2 && !aff) break;
+    /* random, bool-heavy, random with affine rounds (the grid's inversions;
+     * then each block's inside its round, CUZK_GPU_MSM_AFFINE_INV=block) */
+    for (int mode = 0; mode < 4; mode++) {
+        if (mode >= 2 && !aff) break;
         const int boolean = mode == 1;
         for (unsigned lg = lmin; lg <= lg1; lg += 2) {
             size_t n = (size_t)1 << lg;
@@ -165,23 +169,29 @@ int main(void)
             scalars(k, n, boolean);
             cuzk_g1_jac o, plain;
             int bad = 0;
-            if (mode == 2) {
+            if (mode >= 2) {
                 bad |= cuzk_gpu_g1_msm(w, &plain, b1, k, n);
                 char v[16];
                 snprintf(v, sizeof v, "%u", aff);
                 setenv("CUZK_GPU_MSM_AFFINE", v, 1);
+                if (mode == 3) setenv("CUZK_GPU_MSM_AFFINE_INV", "block", 1);
             }
             for (unsigned r = 0; r <= reps; r++) {
                 double t = cuzk_now();
                 bad |= cuzk_gpu_g1_msm(w, &o, b1, k, n);
                 if (r) cv[r - 1] = cuzk_now() - t, dv[r - 1] = cuzk_gpu_worker_region_s(w);
             }
-            if (mode == 2) {
+            if (mode >= 2) {
                 unsetenv("CUZK_GPU_MSM_AFFINE");
+                unsetenv("CUZK_GPU_MSM_AFFINE_INV");
                 if (!bad && !cuzk_g1_jac_eq(&o, &plain)) printf("G1 MSM 2^%u: the affine rounds' result differs\n", lg);
             }
             if (bad) printf("G1 MSM error: %s\n", cuzk_gpu_worker_error(w));
-            row(mode == 0 ? "G1 MSM random" : mode == 1 ? "G1 MSM bool-heavy" : "G1 MSM random, affine", lg,
+            row(mode == 0   ? "G1 MSM random"
+                : mode == 1 ? "G1 MSM bool-heavy"
+                : mode == 2 ? "G1 MSM random, affine"
+                            : "G1 MSM random, affine, block inversion",
+                lg,
                 median(dv, reps), median(cv, reps));
         }
     }

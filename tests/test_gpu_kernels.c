@@ -210,6 +210,11 @@ int main(void)
          * and P - P from the repeated pool points), then the usual windows */
         setenv("CUZK_GPU_MSM_AFFINE", "8", 1);
         test_msm(w, false);
+        /* and with each block's inversion inside the round (the first version,
+         * kept to be measured against the grid's) */
+        setenv("CUZK_GPU_MSM_AFFINE_INV", "block", 1);
+        test_msm(w, false);
+        unsetenv("CUZK_GPU_MSM_AFFINE_INV");
         unsetenv("CUZK_GPU_MSM_C");
         test_msm(w, b);
         unsetenv("CUZK_GPU_MSM_AFFINE");

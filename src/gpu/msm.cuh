@@ -186,17 +186,17 @@ __global__ void msm_accumulate(const uint32_t *__restrict__ keys, const uint32_t
  * writes one affine point per pair: P + Q, or P passed through. An affine
  * addition costs 1/(x2 - x1) (1/(2y) for a doubling) and three
  * multiplications; the inversions are shared by Montgomery's trick: each
- * thread chains the denominators of its MSM_AFF_K pairs, the block chains its
- * threads by a product tree in shared memory, and one thread inverts the
- * block's product. That inversion (~580 dependent multiplications) is serial:
- * the running products live in device memory, not registers, so that several
- * blocks share an SM and hide each other's inversion, and a block covers
- * MSM_AFF_THREADS x MSM_AFF_K = 4,096 pairs. (8 pairs a thread, their
- * products in a per-thread array that ptxas put on a 432-byte stack frame,
- * 256 threads: 3.2x slower than step 4 alone on the H200, docs/perf-log.md.) About 6 multiplications per addition against
- * about 11 for step 4's mixed XYZZ addition; the cost is a pass over the
- * points per round, so the rounds run only where runs are long (the H MSM:
- * ~64 entries per bucket at 2^27 scalars, 22-bit windows). */
+ * thread chains the denominators of its MSM_AFF_K pairs (the running products
+ * in device memory, so that several blocks share an SM), the block chains its
+ * MSM_AFF_THREADS threads by a product tree in shared memory, and the blocks'
+ * products are inverted by a kernel of their own, one thread each (below,
+ * msm_aff_fwd / _inv / _back). The first version inverted each block's
+ * product inside the round on one thread, with the products in a per-thread
+ * array that ptxas put on a 432-byte stack frame: 3.2x slower than step 4
+ * alone on the H200 (docs/perf-log.md). About 6 multiplications per addition
+ * against about 11 for step 4's mixed XYZZ addition; the cost is a pass over
+ * the points per round, so the rounds run only where runs are long (the H
+ * MSM: ~64 entries per bucket at 2^27 scalars, 22-bit windows). */
 #define MSM_AFF_K 32u
 #define MSM_AFF_THREADS 128u /* G2: 2 x 128 x 96 B of shared memory */
 
@@ -276,26 +276,19 @@ template <class F> __device__ __forceinline__ int aff_case(const affine_t<F> &P,
     return AFF_INF;
 }
 
+/* The forward half of a round for one thread: chain[o] = the product of the
+ * denominators of the thread's pairs up to pair o's; returns the whole
+ * product. The thread's pairs are o0 + i·T, i < k (a warp's loads and
+ * stores side by side). */
 template <class F, bool LEVEL0>
-__global__ void __launch_bounds__(MSM_AFF_THREADS, 2)
-    msm_aff_round(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
-                  const affine_t<F> *__restrict__ pin, const affine_t<F> *__restrict__ bases, size_t n,
-                  const uint32_t *__restrict__ src, size_t nout, uint32_t *__restrict__ kout,
-                  affine_t<F> *__restrict__ pout, F *__restrict__ chain)
+__device__ __forceinline__ F aff_forward(const uint32_t *keys, const uint32_t *vals, const affine_t<F> *pin,
+                                         const affine_t<F> *bases, size_t n, const uint32_t *src, size_t o0,
+                                         unsigned k, F *chain)
 {
-    constexpr unsigned T = MSM_AFF_THREADS;
-    __shared__ F tree[2 * T]; /* node i's children 2i, 2i + 1; the threads' products at T + t */
-    const unsigned tid = threadIdx.x;
-    /* the thread's pairs: o0 + i·T for i < MSM_AFF_K (a warp's loads and
-     * stores side by side); k of them below nout */
-    const size_t o0 = (size_t)blockIdx.x * T * MSM_AFF_K + tid;
-    const size_t left = o0 < nout ? (nout - o0 + T - 1) / T : 0;
-    const unsigned k = left < MSM_AFF_K ? (unsigned)left : MSM_AFF_K;
-    /* chain[o] = the product of the thread's denominators up to pair o's */
     F acc;
     f_one(acc);
     for (unsigned i = 0; i < k; i++) {
-        const size_t o = o0 + (size_t)i * T;
+        const size_t o = o0 + (size_t)i * MSM_AFF_THREADS;
         affine_t<F> P, Q;
         uint32_t key;
         F d;
@@ -304,40 +297,26 @@ __global__ void __launch_bounds__(MSM_AFF_THREADS, 2)
         f_mul(acc, acc, d);
         chain[o] = acc;
     }
-    /* Product tree up (T - 1 multiplications), one inversion at the root, and
-     * down in place: a node's children become the inverses of their products,
-     * child = 1/parent · sibling (2(T - 1) multiplications). */
-    tree[T + tid] = acc;
-    __syncthreads();
-    for (unsigned w = T / 2; w >= 1; w >>= 1) {
-        if (tid < w) f_mul(tree[w + tid], tree[2 * (w + tid)], tree[2 * (w + tid) + 1]);
-        __syncthreads();
-    }
-    if (tid == 0) {
-        F t;
-        f_inv(t, tree[1]); /* a product of non-zero denominators */
-        tree[1] = t;
-    }
-    __syncthreads();
-    for (unsigned w = 1; w < T; w <<= 1) {
-        if (tid < w) {
-            const unsigned i = w + tid;
-            const F l = tree[2 * i], r = tree[2 * i + 1], a = tree[i];
-            f_mul(tree[2 * i], a, r);
-            f_mul(tree[2 * i + 1], a, l);
-        }
-        __syncthreads();
-    }
-    F inv = tree[T + tid]; /* 1/acc */
+    return acc;
+}
+
+/* The backward half: inv = 1/(the thread's product); each pair's inverse
+ * denominator peeled off the chain, its sum written. */
+template <class F, bool LEVEL0>
+__device__ __forceinline__ void aff_backward(F inv, const uint32_t *keys, const uint32_t *vals,
+                                             const affine_t<F> *pin, const affine_t<F> *bases, size_t n,
+                                             const uint32_t *src, size_t o0, unsigned k, const F *chain,
+                                             uint32_t *kout, affine_t<F> *pout)
+{
     for (unsigned i = k; i-- > 0;) {
-        const size_t o = o0 + (size_t)i * T;
+        const size_t o = o0 + (size_t)i * MSM_AFF_THREADS;
         affine_t<F> P, Q, R;
         uint32_t key;
         F d, id;
         aff_pair<F, LEVEL0>(P, Q, key, keys, vals, pin, bases, n, src, o);
         const int cs = aff_case(P, Q, d);
         if (i)
-            f_mul(id, inv, chain[o - T]); /* 1/d_o */
+            f_mul(id, inv, chain[o - MSM_AFF_THREADS]); /* 1/d_o */
         else
             id = inv;
         f_mul(inv, inv, d);
@@ -370,6 +349,125 @@ __global__ void __launch_bounds__(MSM_AFF_THREADS, 2)
         kout[o] = key;
         pout[o] = R;
     }
+}
+
+/* The block's product tree over its threads' products (T - 1
+ * multiplications): node i's children 2i, 2i + 1, thread t's product at
+ * T + t; the root (tree[1]) is the block's product. */
+template <class F> __device__ __forceinline__ void aff_tree_up(F *tree, F acc)
+{
+    constexpr unsigned T = MSM_AFF_THREADS;
+    const unsigned tid = threadIdx.x;
+    tree[T + tid] = acc;
+    __syncthreads();
+    for (unsigned w = T / 2; w >= 1; w >>= 1) {
+        if (tid < w) f_mul(tree[w + tid], tree[2 * (w + tid)], tree[2 * (w + tid) + 1]);
+        __syncthreads();
+    }
+}
+
+/* With tree[1] the root's inverse: down in place, a node's children become
+ * the inverses of their products, child = 1/parent · sibling (2(T - 1)
+ * multiplications); returns 1/(this thread's product). */
+template <class F> __device__ __forceinline__ F aff_tree_down(F *tree)
+{
+    constexpr unsigned T = MSM_AFF_THREADS;
+    const unsigned tid = threadIdx.x;
+    __syncthreads();
+    for (unsigned w = 1; w < T; w <<= 1) {
+        if (tid < w) {
+            const unsigned i = w + tid;
+            const F l = tree[2 * i], r = tree[2 * i + 1], a = tree[i];
+            f_mul(tree[2 * i], a, r);
+            f_mul(tree[2 * i + 1], a, l);
+        }
+        __syncthreads();
+    }
+    return tree[T + tid];
+}
+
+/* The thread's first pair and its count of pairs below nout. */
+__device__ __forceinline__ unsigned aff_thread_pairs(size_t nout, size_t *o0)
+{
+    constexpr unsigned T = MSM_AFF_THREADS;
+    *o0 = (size_t)blockIdx.x * T * MSM_AFF_K + threadIdx.x;
+    const size_t left = *o0 < nout ? (nout - *o0 + T - 1) / T : 0;
+    return left < MSM_AFF_K ? (unsigned)left : MSM_AFF_K;
+}
+
+/* A round in one kernel, the block's product inverted by one thread (by
+ * Fermat, ~580 dependent multiplications on one lane of one warp: while it
+ * runs, the block's other warps wait). Kept for comparison with the grid
+ * version below (CUZK_GPU_MSM_AFFINE_INV=block). */
+template <class F, bool LEVEL0>
+__global__ void __launch_bounds__(MSM_AFF_THREADS, 2)
+    msm_aff_round(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
+                  const affine_t<F> *__restrict__ pin, const affine_t<F> *__restrict__ bases, size_t n,
+                  const uint32_t *__restrict__ src, size_t nout, uint32_t *__restrict__ kout,
+                  affine_t<F> *__restrict__ pout, F *__restrict__ chain)
+{
+    __shared__ F tree[2 * MSM_AFF_THREADS];
+    size_t o0;
+    const unsigned k = aff_thread_pairs(nout, &o0);
+    aff_tree_up(tree, aff_forward<F, LEVEL0>(keys, vals, pin, bases, n, src, o0, k, chain));
+    if (threadIdx.x == 0) {
+        F t;
+        f_inv(t, tree[1]); /* a product of non-zero denominators */
+        tree[1] = t;
+    }
+    const F inv = aff_tree_down(tree);
+    aff_backward<F, LEVEL0>(inv, keys, vals, pin, bases, n, src, o0, k, chain, kout, pout);
+}
+
+/* A round in three kernels, the inversions of the whole grid in parallel:
+ * (1) msm_aff_fwd: the chains, each thread's product to tprod and each
+ * block's to bprod; (2) msm_aff_inv: one thread per block inverts its
+ * product, so a warp runs 32 inversions in the issue slots the one-kernel
+ * round spends on one (there, ~450 warp-wide multiplications of one active
+ * lane per 4,096 pairs: about half as many issue slots again as the pairs'
+ * own ~6 multiplications); (3) msm_aff_back: the block rebuilds its tree
+ * from tprod (T - 1 multiplications more), puts the inverse at the root and
+ * goes down, then the pairs. */
+template <class F, bool LEVEL0>
+__global__ void __launch_bounds__(MSM_AFF_THREADS, 3)
+    msm_aff_fwd(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
+                const affine_t<F> *__restrict__ pin, const affine_t<F> *__restrict__ bases, size_t n,
+                const uint32_t *__restrict__ src, size_t nout, F *__restrict__ chain, F *__restrict__ tprod,
+                F *__restrict__ bprod)
+{
+    __shared__ F tree[2 * MSM_AFF_THREADS];
+    size_t o0;
+    const unsigned k = aff_thread_pairs(nout, &o0);
+    const F acc = aff_forward<F, LEVEL0>(keys, vals, pin, bases, n, src, o0, k, chain);
+    tprod[(size_t)blockIdx.x * MSM_AFF_THREADS + threadIdx.x] = acc;
+    aff_tree_up(tree, acc);
+    if (threadIdx.x == 0) bprod[blockIdx.x] = tree[1];
+}
+
+template <class F> __global__ void msm_aff_inv(F *__restrict__ bprod, size_t nb)
+{
+    const size_t b = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= nb) return;
+    F t;
+    f_inv(t, bprod[b]); /* a product of non-zero denominators */
+    bprod[b] = t;
+}
+
+template <class F, bool LEVEL0>
+__global__ void __launch_bounds__(MSM_AFF_THREADS, 2)
+    msm_aff_back(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
+                 const affine_t<F> *__restrict__ pin, const affine_t<F> *__restrict__ bases, size_t n,
+                 const uint32_t *__restrict__ src, size_t nout, const F *__restrict__ chain,
+                 const F *__restrict__ tprod, const F *__restrict__ binv, uint32_t *__restrict__ kout,
+                 affine_t<F> *__restrict__ pout)
+{
+    __shared__ F tree[2 * MSM_AFF_THREADS];
+    size_t o0;
+    const unsigned k = aff_thread_pairs(nout, &o0);
+    aff_tree_up(tree, tprod[(size_t)blockIdx.x * MSM_AFF_THREADS + threadIdx.x]);
+    if (threadIdx.x == 0) tree[1] = binv[blockIdx.x];
+    const F inv = aff_tree_down(tree);
+    aff_backward<F, LEVEL0>(inv, keys, vals, pin, bases, n, src, o0, k, chain, kout, pout);
 }
 
 /* 5a. Segment sums: Q[w][seg] = sum_{j in seg} j·bucket[w][j]. */
@@ -482,12 +580,20 @@ static int msm_affine_rounds(const ctx &c, msm_scratch *s, unsigned R, size_t nb
     typedef affine_t<F> A;
     const unsigned T = 256;
     int rc;
+    /* the inversions: the whole grid's in parallel (three kernels a round), or
+     * CUZK_GPU_MSM_AFFINE_INV=block, one thread's per block inside one kernel
+     * (the version measured 3.2x slower than step 4 alone; kept to compare) */
+    const char *how = getenv("CUZK_GPU_MSM_AFFINE_INV");
+    const bool inv_block = how && !strcmp(how, "block");
     size_t n = *cnt;
     const size_t runs = nbuckets < n ? nbuckets : n;
     const size_t n0 = (n + runs) / 2 + 1, n1 = (n0 + runs) / 2 + 1; /* bounds of two rounds' outputs */
     size_t have = s->aff_pos.cap + s->aff_src.cap + s->aff_k[0].cap + s->aff_k[1].cap + s->aff_p[0].cap +
-                  s->aff_p[1].cap + s->aff_chain.cap, freeb = 0, total = 0;
-    const size_t need = 2 * n * 4 + (n0 + n1) * (sizeof(A) + 4) + n0 * sizeof(F);
+                  s->aff_p[1].cap + s->aff_chain.cap + s->aff_tprod.cap + s->aff_bprod.cap, freeb = 0,
+           total = 0;
+    /* positions and pairs, two rounds' keys and points, the chain; the grid
+     * version's thread and block products are a 32nd of the chain and less */
+    const size_t need = 2 * n * 4 + (n0 + n1) * (sizeof(A) + 4) + n0 * sizeof(F) + (n0 / MSM_AFF_K + 1) * 2 * sizeof(F);
     if (need > have && (cudaMemGetInfo(&freeb, &total) != cudaSuccess || freeb + have < need + ((size_t)1 << 30)))
         return CUZK_OK; /* step 4 alone, as without the rounds */
     /* the unsorted pairs (s->keys, s->vals) are free once sorted: run starts, pair heads */
@@ -526,15 +632,35 @@ static int msm_affine_rounds(const ctx &c, msm_scratch *s, unsigned R, size_t nb
         const unsigned TB = MSM_AFF_THREADS;
         const size_t per_block = (size_t)TB * MSM_AFF_K;
         const unsigned nb = (unsigned)((nout + per_block - 1) / per_block);
-        if (r == 0)
-            msm_aff_round<F, true><<<nb, TB, 0, c.st>>>(*kin, *vin, nullptr, *pts, n, bp<uint32_t>(s->aff_src), nout,
-                                                        bp<uint32_t>(s->aff_k[o]), bp<A>(s->aff_p[o]),
-                                                        bp<F>(s->aff_chain));
-        else
-            msm_aff_round<F, false><<<nb, TB, 0, c.st>>>(*kin, nullptr, *pts, nullptr, n, bp<uint32_t>(s->aff_src),
-                                                         nout, bp<uint32_t>(s->aff_k[o]), bp<A>(s->aff_p[o]),
-                                                         bp<F>(s->aff_chain));
-        GPU_LAUNCHED(c, "msm_aff_round");
+        uint32_t *ko = bp<uint32_t>(s->aff_k[o]), *src = bp<uint32_t>(s->aff_src);
+        A *po = bp<A>(s->aff_p[o]);
+        F *chain = bp<F>(s->aff_chain);
+        if (inv_block) {
+            if (r == 0)
+                msm_aff_round<F, true><<<nb, TB, 0, c.st>>>(*kin, *vin, nullptr, *pts, n, src, nout, ko, po, chain);
+            else
+                msm_aff_round<F, false><<<nb, TB, 0, c.st>>>(*kin, nullptr, *pts, nullptr, n, src, nout, ko, po, chain);
+            GPU_LAUNCHED(c, "msm_aff_round");
+        } else {
+            if ((rc = buf_reserve(c, &s->aff_tprod, (size_t)nb * TB * sizeof(F), "msm affine thread products")) ||
+                (rc = buf_reserve(c, &s->aff_bprod, (size_t)nb * sizeof(F), "msm affine block products")))
+                return rc;
+            F *tp = bp<F>(s->aff_tprod), *bpr = bp<F>(s->aff_bprod);
+            if (r == 0)
+                msm_aff_fwd<F, true><<<nb, TB, 0, c.st>>>(*kin, *vin, nullptr, *pts, n, src, nout, chain, tp, bpr);
+            else
+                msm_aff_fwd<F, false><<<nb, TB, 0, c.st>>>(*kin, nullptr, *pts, nullptr, n, src, nout, chain, tp, bpr);
+            GPU_LAUNCHED(c, "msm_aff_fwd");
+            msm_aff_inv<F><<<blocks_for(nb, 64), 64, 0, c.st>>>(bpr, nb);
+            GPU_LAUNCHED(c, "msm_aff_inv");
+            if (r == 0)
+                msm_aff_back<F, true><<<nb, TB, 0, c.st>>>(*kin, *vin, nullptr, *pts, n, src, nout, chain, tp, bpr,
+                                                          ko, po);
+            else
+                msm_aff_back<F, false><<<nb, TB, 0, c.st>>>(*kin, nullptr, *pts, nullptr, n, src, nout, chain, tp,
+                                                           bpr, ko, po);
+            GPU_LAUNCHED(c, "msm_aff_back");
+        }
         *kin = bp<uint32_t>(s->aff_k[o]);
         *vin = nullptr;
         *pts = bp<A>(s->aff_p[o]);
