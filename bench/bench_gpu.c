@@ -12,7 +12,9 @@
  * (CUZK_GPU_MSM_AFFINE = CUZK_BENCH_AFFINE, default 6; 0 skips the rows),
  * the inversions the grid's and then each block's own
  * (CUZK_GPU_MSM_AFFINE_INV=block), every result compared with the plain
- * run's.
+ * run's; and once more with the bases resident on the device and the
+ * scalars in pinned host memory, as sppark's msm_t is timed
+ * (bench/sppark_side.sh runs the two side by side).
  * circom: the snarkjs-style prove (cuzk_circom_prove_gpu) on synthetic zkeys
  * (tests/circom_synth.h) of domains 2^CUZK_BENCH_CIRCOM_MIN (10) ..
  * 2^CUZK_BENCH_CIRCOM (14), against the CPU prover with CUZK_BENCH_THREADS
@@ -194,6 +196,37 @@ int main(void)
                 lg,
                 median(dv, reps), median(cv, reps));
         }
+    }
+    /* As sppark's msm_t is timed: the bases resident on the device, the
+     * scalars copied from pinned (registered) host memory on every call; the
+     * call column is the figure to set beside sppark's whole call. */
+    {
+        cuzk_gpu_bases *rb = NULL;
+        char pm[200];
+        const int pinned = cuzk_gpu_host_register(k, nmax * sizeof *k, pm, sizeof pm) == CUZK_OK;
+        if (!pinned) printf("scalars not pinned: %s\n", pm);
+        if (cuzk_gpu_g1_bases_upload(w, &rb, b1, (size_t)1 << lg1) != CUZK_OK) {
+            printf("resident bases: %s\n", cuzk_gpu_worker_error(w));
+        } else {
+            for (unsigned lg = lmin; lg <= lg1; lg += 2) {
+                size_t n = (size_t)1 << lg;
+                cuzk_rng_seed(&rng, 777 + lg); /* the random rows' scalars */
+                scalars(k, n, 0);
+                cuzk_g1_jac o, plain;
+                int bad = cuzk_gpu_g1_msm(w, &plain, b1, k, n);
+                for (unsigned r = 0; r <= reps; r++) {
+                    double t = cuzk_now();
+                    bad |= cuzk_gpu_g1_msm_bases(w, &o, rb, k, n);
+                    if (r) cv[r - 1] = cuzk_now() - t, dv[r - 1] = cuzk_gpu_worker_region_s(w);
+                }
+                if (bad) printf("G1 MSM (resident bases) error: %s\n", cuzk_gpu_worker_error(w));
+                else if (!cuzk_g1_jac_eq(&o, &plain)) printf("G1 MSM 2^%u: the resident bases' result differs\n", lg);
+                row(pinned ? "G1 MSM random, bases resident, pinned scalars" : "G1 MSM random, bases resident",
+                    lg, median(dv, reps), median(cv, reps));
+            }
+            cuzk_gpu_bases_free(rb);
+        }
+        if (pinned) cuzk_gpu_host_unregister(k);
     }
     for (unsigned lg = lmin; lg <= lg2; lg += 2) {
         size_t n = (size_t)1 << lg;

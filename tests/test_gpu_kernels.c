@@ -112,6 +112,8 @@ static void gen_scalars(cuzk_fr *k, size_t n, int kind)
     }
 }
 
+static cuzk_gpu_device *test_dev; /* the device of main's worker */
+
 static void test_msm(cuzk_gpu_worker *w, bool big)
 {
     static const size_t sizes[] = {0, 1, 2, 3, 7, 64, 100, 255, 1000, 1024, 4097, 20000};
@@ -156,6 +158,47 @@ static void test_msm(cuzk_gpu_worker *w, bool big)
             }
         }
     }
+    /* resident bases (uploaded once): the same sums over prefixes of them,
+     * two workers of the device sharing them, a changed scalar seen */
+    {
+        const size_t n = nmax < 4097 ? nmax : 4097;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t u = cuzk_rng_u64(&rng);
+            b1[i] = p1[u % pool], b2[i] = p2[u % pool];
+        }
+        cuzk_gpu_bases *rb1 = NULL, *rb2 = NULL;
+        CHECK(cuzk_gpu_g1_bases_upload(w, &rb1, b1, n) == CUZK_OK && rb1);
+        CHECK(cuzk_gpu_g2_bases_upload(w, &rb2, b2, n) == CUZK_OK && rb2);
+        cuzk_gpu_worker *w2 = NULL;
+        CHECK(cuzk_gpu_worker_create(&w2, test_dev) == CUZK_OK);
+        const size_t prefix[] = {0, 1, 100, n - 1, n};
+        for (size_t pi = 0; rb1 && rb2 && w2 && pi < sizeof prefix / sizeof *prefix; pi++) {
+            const size_t m = prefix[pi];
+            gen_scalars(k, m, (int)(pi % SC_KINDS));
+            cuzk_g1_jac r1, g1;
+            cuzk_g2_jac r2, g2;
+            CHECK(cuzk_g1_msm(&r1, b1, k, m, 2) == CUZK_OK);
+            int rc = cuzk_gpu_g1_msm_bases(pi & 1 ? w2 : w, &g1, rb1, k, m);
+            CHECK_MSG(rc == CUZK_OK && cuzk_g1_jac_eq(&r1, &g1), "resident G1 MSM n=%zu (rc %d)", m, rc);
+            CHECK(cuzk_g2_msm(&r2, b2, k, m, 2) == CUZK_OK);
+            rc = cuzk_gpu_g2_msm_bases(pi & 1 ? w : w2, &g2, rb2, k, m);
+            CHECK_MSG(rc == CUZK_OK && cuzk_g2_jac_eq(&r2, &g2), "resident G2 MSM n=%zu (rc %d)", m, rc);
+            if (m) {
+                cuzk_fr_add(&k[m / 2], &k[m / 2], &cuzk_fr_one);
+                CHECK(cuzk_gpu_g1_msm_bases(w, &g1, rb1, k, m) == CUZK_OK && !cuzk_g1_jac_eq(&r1, &g1));
+            }
+        }
+        /* refused: more scalars than bases, the other group's bases */
+        cuzk_g1_jac g1;
+        cuzk_g2_jac g2;
+        CHECK(cuzk_gpu_g1_msm_bases(w, &g1, rb1, k, n + 1) == CUZK_ERR_INVALID_ARG);
+        CHECK(strstr(cuzk_gpu_worker_error(w), "more scalars") != NULL);
+        CHECK(cuzk_gpu_g2_msm_bases(w, &g2, rb1, k, 1) == CUZK_ERR_INVALID_ARG);
+        CHECK(cuzk_gpu_g1_msm_bases(w, &g1, NULL, k, 1) == CUZK_ERR_INVALID_ARG);
+        cuzk_gpu_worker_destroy(w2);
+        cuzk_gpu_bases_free(rb1);
+        cuzk_gpu_bases_free(rb2);
+    }
     /* a changed scalar must change the result */
     gen_scalars(k, 100, SC_RANDOM);
     for (size_t i = 0; i < 100; i++) b1[i] = p1[i];
@@ -195,6 +238,7 @@ int main(void)
     CHECK_MSG(rc == CUZK_OK, "open: %s", msg);
     if (rc) return tu_finish("test_gpu_kernels");
     printf("device: %s\n", cuzk_gpu_device_describe(dev));
+    test_dev = dev;
     CHECK(cuzk_gpu_worker_create(&w, dev) == CUZK_OK);
     const char *big = getenv("CUZK_GPU_BIG");
     bool b = big && *big == '1';

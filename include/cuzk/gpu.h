@@ -94,6 +94,22 @@ int cuzk_gpu_g1_msm(cuzk_gpu_worker *w, cuzk_g1_jac *out, const cuzk_g1_affine *
 int cuzk_gpu_g2_msm(cuzk_gpu_worker *w, cuzk_g2_jac *out, const cuzk_g2_affine *bases,
                     const cuzk_fr *scalars, size_t n);
 
+/* Bases kept on one device between MSMs, as a prover keeps its parameters:
+ * uploaded once through the worker's stream, then any worker of that device
+ * may use them until cuzk_gpu_bases_free. cuzk_gpu_g1_msm_bases /
+ * _g2_msm_bases: out = sum scalars[i]·bases[i] for i < n (n at most the
+ * uploaded count), the scalars read from the host on each call (from memory
+ * registered with cuzk_gpu_host_register that copy is a DMA). Bases of the
+ * other group or of another device are refused. */
+typedef struct cuzk_gpu_bases cuzk_gpu_bases;
+int cuzk_gpu_g1_bases_upload(cuzk_gpu_worker *w, cuzk_gpu_bases **out, const cuzk_g1_affine *bases, size_t n);
+int cuzk_gpu_g2_bases_upload(cuzk_gpu_worker *w, cuzk_gpu_bases **out, const cuzk_g2_affine *bases, size_t n);
+void cuzk_gpu_bases_free(cuzk_gpu_bases *b);
+int cuzk_gpu_g1_msm_bases(cuzk_gpu_worker *w, cuzk_g1_jac *out, const cuzk_gpu_bases *b,
+                          const cuzk_fr *scalars, size_t n);
+int cuzk_gpu_g2_msm_bases(cuzk_gpu_worker *w, cuzk_g2_jac *out, const cuzk_gpu_bases *b,
+                          const cuzk_fr *scalars, size_t n);
+
 /* out[i] = k[i]·base for i < n, affine ((0, 0) for k[i] = 0), bit-identical
  * to the CPU: the fixed-base multiplications of a Groth16 test setup (see
  * cuzk_gpu_setup_fixed_base). A comb of 32 windows of 8 bits built from base

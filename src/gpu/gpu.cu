@@ -358,6 +358,92 @@ extern "C" int cuzk_gpu_g2_msm(cuzk_gpu_worker *w, cuzk_g2_jac *out, const cuzk_
     return gpu_msm(w, out, bases, scalars, n, msm_g2);
 }
 
+/* Bases resident on one device: what a prover's parameters are, here for a
+ * lone MSM (and for timing cuzk the way sppark's msm_t is timed: points
+ * uploaded once, the scalars from the host on every call). */
+struct cuzk_gpu_bases {
+    cuzk_gpu_device *dev;
+    void *p;
+    size_t n, point_bytes;
+};
+
+static int bases_upload(cuzk_gpu_worker *w, cuzk_gpu_bases **out, const void *bases, size_t n, size_t point_bytes)
+{
+    if (!out) return CUZK_ERR_INVALID_ARG;
+    *out = NULL;
+    if (!w || (n && !bases) || n >= 0x80000000ull) return CUZK_ERR_INVALID_ARG;
+    ctx c;
+    int rc = begin(w, &c);
+    if (rc) return rc;
+    cuzk_gpu_bases *b = (cuzk_gpu_bases *)calloc(1, sizeof *b);
+    if (!b) return fail_msg(c, CUZK_ERR_NO_MEMORY, "resident bases");
+    dbuf d = {0, 0};
+    if ((rc = upload(c, &d, bases, n * point_bytes, 0, "resident msm bases"))) {
+        free(b);
+        return rc;
+    }
+    cudaError_t e = cudaStreamSynchronize(c.st);
+    if (e != cudaSuccess) {
+        buf_free(&d);
+        free(b);
+        return fail(c, e, "cudaStreamSynchronize(resident msm bases)");
+    }
+    b->dev = w->dev, b->p = d.p, b->n = n, b->point_bytes = point_bytes;
+    *out = b;
+    return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_g1_bases_upload(cuzk_gpu_worker *w, cuzk_gpu_bases **out, const cuzk_g1_affine *bases,
+                                        size_t n)
+{
+    return bases_upload(w, out, bases, n, sizeof *bases);
+}
+
+extern "C" int cuzk_gpu_g2_bases_upload(cuzk_gpu_worker *w, cuzk_gpu_bases **out, const cuzk_g2_affine *bases,
+                                        size_t n)
+{
+    return bases_upload(w, out, bases, n, sizeof *bases);
+}
+
+extern "C" void cuzk_gpu_bases_free(cuzk_gpu_bases *b)
+{
+    if (!b) return;
+    cudaSetDevice(b->dev->ordinal);
+    if (b->p) cudaFree(b->p);
+    free(b);
+}
+
+template <class HJ>
+static int gpu_msm_bases(cuzk_gpu_worker *w, HJ *out, const cuzk_gpu_bases *b, size_t point_bytes,
+                         const cuzk_fr *scalars, size_t n,
+                         int (*run)(const ctx &, msm_scratch *, HJ *, const void *, const fr_t *, size_t, bool))
+{
+    if (!w || !out || !b || (n && !scalars)) return CUZK_ERR_INVALID_ARG;
+    ctx c;
+    int rc = begin(w, &c);
+    if (rc) return rc;
+    if (b->dev != w->dev) return fail_msg(c, CUZK_ERR_INVALID_ARG, "msm: the bases are resident on another device");
+    if (b->point_bytes != point_bytes) return fail_msg(c, CUZK_ERR_INVALID_ARG, "msm: the bases are of the other group");
+    if (n > b->n) return fail_msg(c, CUZK_ERR_INVALID_ARG, "msm: more scalars than resident bases");
+    if ((rc = upload(c, &w->sa, scalars, n * sizeof *scalars, 0, "msm scalars"))) return rc;
+    GPU_TRY(c, cudaStreamSynchronize(c.st));
+    region_lock(w);
+    rc = run(c, &w->dev->msm, out, b->p, bp<fr_t>(w->sa), n, true);
+    return region_unlock(w, c, rc);
+}
+
+extern "C" int cuzk_gpu_g1_msm_bases(cuzk_gpu_worker *w, cuzk_g1_jac *out, const cuzk_gpu_bases *b,
+                                     const cuzk_fr *scalars, size_t n)
+{
+    return gpu_msm_bases(w, out, b, sizeof(cuzk_g1_affine), scalars, n, msm_g1);
+}
+
+extern "C" int cuzk_gpu_g2_msm_bases(cuzk_gpu_worker *w, cuzk_g2_jac *out, const cuzk_gpu_bases *b,
+                                     const cuzk_fr *scalars, size_t n)
+{
+    return gpu_msm_bases(w, out, b, sizeof(cuzk_g2_affine), scalars, n, msm_g2);
+}
+
 /* ---- fixed-base multiplications (test setup) ---------------------------- */
 
 /* tab[w·255 + d - 1] = d·2^(8w)·base: per window a chain of additions of

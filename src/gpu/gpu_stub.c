@@ -51,6 +51,27 @@ int cuzk_gpu_g2_msm(cuzk_gpu_worker *w, cuzk_g2_jac *out, const cuzk_g2_affine *
 {
     return (void)w, (void)out, (void)bases, (void)scalars, (void)n, CUZK_ERR_NO_DEVICE;
 }
+int cuzk_gpu_g1_bases_upload(cuzk_gpu_worker *w, cuzk_gpu_bases **out, const cuzk_g1_affine *bases, size_t n)
+{
+    if (out) *out = NULL;
+    return (void)w, (void)bases, (void)n, CUZK_ERR_NO_DEVICE;
+}
+int cuzk_gpu_g2_bases_upload(cuzk_gpu_worker *w, cuzk_gpu_bases **out, const cuzk_g2_affine *bases, size_t n)
+{
+    if (out) *out = NULL;
+    return (void)w, (void)bases, (void)n, CUZK_ERR_NO_DEVICE;
+}
+void cuzk_gpu_bases_free(cuzk_gpu_bases *b) { (void)b; }
+int cuzk_gpu_g1_msm_bases(cuzk_gpu_worker *w, cuzk_g1_jac *out, const cuzk_gpu_bases *b, const cuzk_fr *scalars,
+                          size_t n)
+{
+    return (void)w, (void)out, (void)b, (void)scalars, (void)n, CUZK_ERR_NO_DEVICE;
+}
+int cuzk_gpu_g2_msm_bases(cuzk_gpu_worker *w, cuzk_g2_jac *out, const cuzk_gpu_bases *b, const cuzk_fr *scalars,
+                          size_t n)
+{
+    return (void)w, (void)out, (void)b, (void)scalars, (void)n, CUZK_ERR_NO_DEVICE;
+}
 int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_groth16_params *params,
                    const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s,
                    size_t count, cuzk_groth16_prove_timing *timing)
