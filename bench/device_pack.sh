@@ -24,6 +24,9 @@ done
 for b in $BINS; do ldd "$BUILD/$b"; done | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
     grep -Ev '/(libc|libm|libpthread|libdl|librt|libresolv|libutil|ld-linux[^/]*|libcuda|libstdc\+\+|libgcc_s)\.so' |
     while read -r lib; do cp -L "$lib" "$STAGE/devbin/lib/"; done
+# cuzk and sppark side by side (bench/sppark_side.sh builds it beside the
+# project, against a sppark fetched outside it), when it was built
+if [ -x "$BUILD/sppark_side" ]; then cp "$BUILD/sppark_side" "$STAGE/devbin/" && strip "$STAGE/devbin/sppark_side"; fi
 cp bench/fil_e2e_device.sh bench/device_check.sh bench/device_session.sh "$STAGE/devbin/"
 [ -f ../shared/device/drive-32g.sh ] && cp ../shared/device/drive-32g.sh "$STAGE/devbin/"
 git rev-parse --short HEAD > "$STAGE/devbin/COMMIT" 2>/dev/null || true

@@ -3,7 +3,8 @@
 # machine's 30 s of warmth (the 32 GiB parameters live on its disk only while it is held):
 #   STEP=check  the 32 GiB PoRep TEST setup started detached (drive-32g.sh STAGE=1), the GPU
 #               tests and compute-sanitizer beside it (device_check.sh), then waits for the setup
-#   STEP=porep  bench_gpu_ff and bench_gpu's G1 and NTT rows (plain and batch-affine); the affine
+#   STEP=porep  bench_gpu_ff, bench_gpu's G1 and NTT rows (plain and batch-affine), sppark_side
+#               (cuzk and sppark in one process, when packed); the affine
 #               MSM is switched on for the daemon only when check's kernel tests passed and its
 #               2^26 row is >= 10 % faster with the same result; the 32 GiB PoRep end to end
 #               (drive-32g.sh STAGE=2: PCE, preload, first proof, batch of PROOFS at concurrency
@@ -37,7 +38,8 @@ check)
     finish ;;
 porep)
     timeout 60 $B/bench_gpu_ff > $O/bench_gpu_ff.log 2>&1
-    CUZK_BENCH_G2=19 CUZK_BENCH_PROVE=22 CUZK_BENCH_CIRCOM=9 CUZK_BENCH_FB=19 timeout 150 $B/bench_gpu > $O/bench_gpu.log 2>&1
+    CUZK_BENCH_G2=19 CUZK_BENCH_PROVE=22 CUZK_BENCH_CIRCOM=9 CUZK_BENCH_FB=19 timeout 200 $B/bench_gpu > $O/bench_gpu.log 2>&1
+    [ -x $B/sppark_side ] && timeout 120 $B/sppark_side > $O/sppark_side.log 2>&1
     row() { awk -F'|' -v w="$1" -v s="$2" '{ o = $2; gsub(/^ +| +$/, "", o) } o == w && $3 ~ s { print $4 + 0 }' $O/bench_gpu.log; }
     plain=$(row "G1 MSM random" "2\\^26") aff=$(row "G1 MSM random, affine" "2\\^26")
     echo "G1 2^26: plain $plain ms, affine $aff ms"
@@ -53,7 +55,8 @@ porep)
     W=/var/tmp/wp KIND=window-post OUT=/tmp/session/post STAGE=1 LIMIT=8 bash $B/drive-32g.sh $B > /dev/null 2>&1
     cp $O/e2e.log "$OUT/" 2>/dev/null
     finish
-    tail -45 $O/e2e.log; cat $O/bench_gpu_ff.log; grep -E "MSM|NTT|prove|differs" $O/bench_gpu.log ;;
+    tail -45 $O/e2e.log; cat $O/bench_gpu_ff.log; grep -E "MSM|NTT|prove|differs" $O/bench_gpu.log
+    cat $O/sppark_side.log 2>/dev/null ;;
 post)
     W=/var/tmp/wp KIND=window-post OUT=$O STAGE=1 LIMIT=${SETUP_WAIT:-300} bash $B/drive-32g.sh $B > $O/setup_wait.log 2>&1
     [ "$(cat /var/tmp/wp/setup.rc 2>/dev/null)" = 0 ] && touch /var/tmp/wp/params/.setup-window-post-32GiB
