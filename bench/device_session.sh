@@ -3,12 +3,15 @@
 # machine's 30 s of warmth (the 32 GiB parameters live on its disk only while it is held):
 #   STEP=check  the 32 GiB PoRep TEST setup started detached (drive-32g.sh STAGE=1), the GPU
 #               tests and compute-sanitizer beside it (device_check.sh), then waits for the setup
-#   STEP=porep  bench_gpu_ff, bench_gpu's G1 and NTT rows (plain and batch-affine), sppark_side
-#               (cuzk and sppark in one process, when packed); the affine
-#               MSM is switched on for the daemon only when check's kernel tests passed and its
-#               2^26 row is >= 10 % faster with the same result; the 32 GiB PoRep end to end
-#               (drive-32g.sh STAGE=2: PCE, preload, first proof, batch of PROOFS at concurrency
-#               2); then the PoRep files go and the WindowPoSt setup starts detached
+#   STEP=bench  the kernel benchmarks, the GPU to themselves (after check's setup is done):
+#               bench_gpu_ff, bench_gpu (the G1 rows plain, batch-affine with either inversion,
+#               bases resident), sppark_side (cuzk and sppark in one process, when packed), and
+#               CUZK_GPU_TRACE runs that split the 2^27 MSM and NTT and the 2^24 G1/G2 MSMs by kernel
+#   STEP=porep  the 32 GiB PoRep end to end (drive-32g.sh STAGE=2: PCE, preload, first proof,
+#               batch of PROOFS at concurrency 2, for each gpu:synthesis pair of CONFIGS); the
+#               affine MSM is switched on for the daemon only when check's kernel tests passed and
+#               bench's 2^26 row is >= 10 % faster with the same result; then the PoRep files go
+#               and the WindowPoSt setup starts detached
 #   STEP=post   the 32 GiB WindowPoSt (its 61 GB of parameters leave no room on the 64 GB disk
 #               for its PCE: PCE_DIR=/dev/shm/pce), one proof and a batch; then WinningPoSt
 #   STEP=snap   the 32 GiB SnapDeals (16 partitions), setup included
@@ -16,7 +19,7 @@
 # also packs ../shared/device/drive-32g.sh) carried; each step leaves $OUT/STEP.tgz and prints
 # the figures. Disk: one kind's parameters at a time.
 set -u
-STEP=${STEP:?STEP=check, porep, post or snap}
+STEP=${STEP:?STEP=check, bench, porep, post or snap}
 T0=$(date +%s)
 left() { echo $(( ${LIMIT:-570} - ($(date +%s) - T0) )); }
 B=/tmp/devbin
@@ -34,17 +37,33 @@ check)
     W=/var/tmp/scale OUT=$O STAGE=1 LIMIT=12 bash $B/drive-32g.sh $B
     STEPS="tests sanitize" T=120 OUT=$O/chk timeout 300 bash bench/device_check.sh $B
     W=/var/tmp/scale OUT=$O STAGE=1 LIMIT=$(( $(left) - 10 )) bash $B/drive-32g.sh $B
+    # what the machine offers for later steps: a profiler, the cgroup v2 memory controller (issue 24)
+    { echo "profilers: $(ls /usr/local/cuda*/bin /opt/nvidia/*/bin 2>/dev/null | grep -xE 'ncu|nsys' | sort -u | tr '\n' ' ')"
+      echo "cgroup2 controllers: $(cat /sys/fs/cgroup/cgroup.controllers 2>/dev/null || echo none at /sys/fs/cgroup)"
+    } >> $O/chk/summary.txt
     cp $O/chk/summary.txt "$OUT/" 2>/dev/null
     finish ;;
-porep)
+bench)
     timeout 60 $B/bench_gpu_ff > $O/bench_gpu_ff.log 2>&1
     CUZK_BENCH_G2=19 CUZK_BENCH_PROVE=22 CUZK_BENCH_CIRCOM=9 CUZK_BENCH_FB=19 timeout 200 $B/bench_gpu > $O/bench_gpu.log 2>&1
     [ -x $B/sppark_side ] && timeout 120 $B/sppark_side > $O/sppark_side.log 2>&1
-    row() { awk -F'|' -v w="$1" -v s="$2" '{ o = $2; gsub(/^ +| +$/, "", o) } o == w && $3 ~ s { print $4 + 0 }' $O/bench_gpu.log; }
+    # the kernel regions split by kernel (CUZK_GPU_TRACE): the H MSM's size (2^27, c = 22) plain and
+    # affine, the NTT at 2^27; then G1 and G2 at 2^24
+    for sz in 27 24; do
+        CUZK_GPU_TRACE=1 CUZK_BENCH_REPS=1 CUZK_BENCH_MIN=$sz CUZK_BENCH_G1=$sz CUZK_BENCH_G2=$(( sz == 24 ? 24 : 0 )) \
+            CUZK_BENCH_NTT=$(( sz == 27 ? 27 : 0 )) CUZK_BENCH_PROVE=0 CUZK_BENCH_CIRCOM=0 CUZK_BENCH_FB=0 \
+            timeout $(( $(left) > 130 ? 120 : $(left) - 10 )) $B/bench_gpu > $O/bench_trace$sz.log 2>&1
+    done
+    finish
+    cat $O/bench_gpu_ff.log; grep -E "MSM|NTT|prove|differs" $O/bench_gpu.log
+    cat $O/sppark_side.log 2>/dev/null; grep -A12 "gpu trace" $O/bench_trace27.log | head -80 ;;
+porep)
+    BL=/tmp/session/bench/bench_gpu.log # STEP=bench's, when it ran before
+    row() { awk -F'|' -v w="$1" -v s="$2" '{ o = $2; gsub(/^ +| +$/, "", o) } o == w && $3 ~ s { print $4 + 0 }' $BL 2>/dev/null; }
     plain=$(row "G1 MSM random" "2\\^26") aff=$(row "G1 MSM random, affine" "2\\^26")
     echo "G1 2^26: plain $plain ms, affine $aff ms"
     S=/tmp/session/check/chk/summary.txt
-    if grep -q "test_gpu_kernels  *rc=0" $S 2>/dev/null && grep -q "affine 8) *rc=0" $S && ! grep -q differs $O/bench_gpu.log &&
+    if grep -q "test_gpu_kernels  *rc=0" $S 2>/dev/null && grep -q "affine 8) *rc=0" $S && ! grep -q differs $BL &&
         [ -n "$aff" ] && awk -v a="$aff" -v p="$plain" 'BEGIN { exit !(a < 0.90 * p) }'; then
         export CUZK_GPU_MSM_AFFINE=6
     fi
@@ -55,8 +74,7 @@ porep)
     W=/var/tmp/wp KIND=window-post OUT=/tmp/session/post STAGE=1 LIMIT=8 bash $B/drive-32g.sh $B > /dev/null 2>&1
     cp $O/e2e.log "$OUT/" 2>/dev/null
     finish
-    tail -45 $O/e2e.log; cat $O/bench_gpu_ff.log; grep -E "MSM|NTT|prove|differs" $O/bench_gpu.log
-    cat $O/sppark_side.log 2>/dev/null ;;
+    tail -45 $O/e2e.log ;;
 post)
     W=/var/tmp/wp KIND=window-post OUT=$O STAGE=1 LIMIT=${SETUP_WAIT:-300} bash $B/drive-32g.sh $B > $O/setup_wait.log 2>&1
     [ "$(cat /var/tmp/wp/setup.rc 2>/dev/null)" = 0 ] && touch /var/tmp/wp/params/.setup-window-post-32GiB
@@ -79,5 +97,5 @@ snap)
     cp $O/e2e_snap.log "$OUT/" 2>/dev/null
     finish
     tail -40 $O/e2e_snap.log ;;
-*) echo "STEP: check, porep, post or snap" >&2; exit 2 ;;
+*) echo "STEP: check, bench, porep, post or snap" >&2; exit 2 ;;
 esac

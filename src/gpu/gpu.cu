@@ -269,6 +269,72 @@ static int upload(const ctx &c, dbuf *b, const void *src, size_t bytes, size_t r
     return CUZK_OK;
 }
 
+/* ---- kernel trace (gpu_internal.cuh) ---------------------------------- */
+namespace cuzk_gpu {
+#define TRACE_MAX 4096
+static const bool trace_on = getenv("CUZK_GPU_TRACE") && atoi(getenv("CUZK_GPU_TRACE")) == 1;
+/* one region at a time per thread: its events (0 is the start) and names;
+ * allocated by the first region a thread traces */
+struct trace_state {
+    cudaEvent_t ev[TRACE_MAX + 1];
+    const char *name[TRACE_MAX + 1];
+    int made, n, ordinal; /* events created; marks in the open region (-1: none open) */
+};
+static thread_local trace_state *tr;
+
+void trace_region_start(cudaStream_t st, int ordinal)
+{
+    if (!trace_on) return;
+    if (!tr) {
+        if (!(tr = (trace_state *)calloc(1, sizeof *tr))) return;
+        tr->ordinal = ordinal;
+    }
+    if (tr->ordinal != ordinal) { /* events belong to a device */
+        for (int i = 0; i < tr->made; i++) cudaEventDestroy(tr->ev[i]);
+        tr->made = 0, tr->ordinal = ordinal;
+    }
+    if (tr->made == 0 && cudaEventCreate(&tr->ev[0]) == cudaSuccess) tr->made = 1;
+    tr->n = tr->made && cudaEventRecord(tr->ev[0], st) == cudaSuccess ? 0 : -1;
+}
+
+void trace_mark(const ctx &c, const char *name)
+{
+    if (!trace_on || !tr || tr->n < 0 || tr->n >= TRACE_MAX) return;
+    const int i = tr->n + 1;
+    if (i >= tr->made) {
+        if (cudaEventCreate(&tr->ev[i]) != cudaSuccess) return;
+        tr->made = i + 1;
+    }
+    if (cudaEventRecord(tr->ev[i], c.st) != cudaSuccess) return;
+    tr->name[i] = name, tr->n = i;
+}
+
+/* After the stream was drained: the marks' times summed by name, in the
+ * order of their first appearance. */
+void trace_region_end(const char *what)
+{
+    if (!trace_on || !tr || tr->n < 0) return;
+    const char *names[64];
+    float ms[64], total = 0;
+    int count[64], k = 0;
+    for (int i = 1; i <= tr->n; i++) {
+        float t = 0;
+        if (cudaEventElapsedTime(&t, tr->ev[i - 1], tr->ev[i]) != cudaSuccess) t = 0;
+        total += t;
+        int j = 0;
+        while (j < k && strcmp(names[j], tr->name[i])) j++;
+        if (j == k) {
+            if (k == 64) continue;
+            names[k] = tr->name[i], ms[k] = 0, count[k] = 0, k++;
+        }
+        ms[j] += t, count[j]++;
+    }
+    fprintf(stderr, "gpu trace, %s: %.3f ms between %d marks\n", what, total, tr->n);
+    for (int j = 0; j < k; j++) fprintf(stderr, "  %-28s %10.3f ms  x%d\n", names[j], ms[j], count[j]);
+    tr->n = -1;
+}
+} // namespace cuzk_gpu
+
 /* Kernel region: the device lock is held from lock() to unlock(), and the
  * worker's stream is drained before the lock is released so that the next
  * holder never overlaps with kernels still using the shared scratch. */
@@ -277,12 +343,14 @@ static double region_lock(cuzk_gpu_worker *w)
     const double t = cuzk_now();
     pthread_mutex_lock(&w->dev->lock);
     w->region_s = cuzk_now();
+    trace_region_start(w->st, w->dev->ordinal);
     return w->region_s - t; /* the wait */
 }
 static int region_unlock(cuzk_gpu_worker *w, const ctx &c, int rc)
 {
     cudaError_t e = cudaStreamSynchronize(w->st);
     w->region_s = cuzk_now() - w->region_s;
+    trace_region_end("region");
     pthread_mutex_unlock(&w->dev->lock);
     if (e != cudaSuccess && rc == CUZK_OK) rc = fail(c, e, "cudaStreamSynchronize");
     return rc;

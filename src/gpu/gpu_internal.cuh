@@ -36,8 +36,20 @@ int fail_msg(const ctx &c, int code, const char *msg);
         cudaError_t e_ = (call);                                                                   \
         if (e_ != cudaSuccess) return ::cuzk_gpu::fail((c), e_, #call);                            \
     } while (0)
+/* Kernel trace (CUZK_GPU_TRACE=1, for benchmarks): each mark records an
+ * event on the stream, and at the end of a kernel region the time between
+ * consecutive marks is printed, summed by name, to stderr, so a region's
+ * time splits into its kernels without a profiler. Work with no mark of its
+ * own (a CUB sort, a copy) counts toward the next mark. Off: one branch. */
+void trace_mark(const ctx &c, const char *name);
+void trace_region_start(cudaStream_t st, int ordinal);
+void trace_region_end(const char *what);
 /* After a kernel launch: launch errors (bad configuration, sticky faults). */
-#define GPU_LAUNCHED(c, name) GPU_TRY(c, cudaPeekAtLastError())
+#define GPU_LAUNCHED(c, name)                                                                      \
+    do {                                                                                           \
+        GPU_TRY(c, cudaPeekAtLastError());                                                         \
+        ::cuzk_gpu::trace_mark((c), (name));                                                       \
+    } while (0)
 
 /* A device buffer that only grows (freed by buf_free). */
 struct dbuf {

@@ -613,10 +613,12 @@ static int msm_affine_rounds(const ctx &c, msm_scratch *s, unsigned R, size_t nb
         GPU_LAUNCHED(c, "msm_aff_starts");
         size_t sb = s->cub.cap;
         GPU_TRY(c, cub::DeviceScan::InclusiveScan(s->cub.p, sb, starts, pos, max_u32(), n, c.st));
+        trace_mark(c, "msm affine run scan");
         msm_aff_heads<<<blocks_for(n, T), T, 0, c.st>>>(pos, n, heads);
         GPU_LAUNCHED(c, "msm_aff_heads");
         sb = s->cub.cap;
         GPU_TRY(c, cub::DeviceScan::ExclusiveSum(s->cub.p, sb, heads, pos, n, c.st));
+        trace_mark(c, "msm affine pair scan");
         uint32_t last[2];
         GPU_TRY(c, cudaMemcpyAsync(&last[0], pos + n - 1, 4, cudaMemcpyDeviceToHost, c.st));
         GPU_TRY(c, cudaMemcpyAsync(&last[1], heads + n - 1, 4, cudaMemcpyDeviceToHost, c.st));
@@ -703,6 +705,7 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
     if ((rc = buf_reserve(c, &s->cub, cub_bytes, "msm scan temp"))) return rc;
     GPU_TRY(c, cub::DeviceScan::InclusiveSum(s->cub.p, cub_bytes, bp<unsigned long long>(s->flags),
                                              bp<unsigned long long>(s->pos), n, c.st));
+    trace_mark(c, "msm class scan");
     msm_scatter<<<blocks_for(n, T), T, 0, c.st>>>(bp<unsigned long long>(s->flags),
                                                   bp<unsigned long long>(s->pos), n,
                                                   bp<uint32_t>(s->ones), bp<uint32_t>(s->gen));
@@ -795,7 +798,9 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
             GPU_TRY(c, cub::DeviceRadixSort::SortPairs(s->cub.p, sb, bp<uint32_t>(s->keys),
                                                        bp<uint32_t>(s->keys2), bp<uint32_t>(s->vals),
                                                        bp<uint32_t>(s->vals2), M, 0, key_bits, c.st));
+            trace_mark(c, "msm sort");
             GPU_TRY(c, cudaMemsetAsync(s->buckets.p, 0, (size_t)nw * B * sizeof(X), c.st));
+            trace_mark(c, "msm bucket clear");
             /* 3b. batch-affine rounds: (kin, vin, pts) become the rounds' keys and points */
             const uint32_t *kin = bp<uint32_t>(s->keys2), *vin = bp<uint32_t>(s->vals2);
             const affine_t<F> *pts = bases;

@@ -320,7 +320,11 @@ static int transform(const ctx &cx, const ntt_gen_tables *t, fr_t *x, unsigned l
         const size_t blocks = (size_t)1 << (log_n - k - log_g);
         const size_t smem = ((size_t)1 << (k + log_g)) * sizeof(fr_t);
         pass<<<(unsigned)blocks, NTT_THREADS, smem, cx.st>>>(x, lo, k, log_g, tw, t->log_max);
-        GPU_LAUNCHED(cx, "ntt_pass");
+        /* named by pass (the trace sums by name): the first, strided pass
+         * reads the widest spread of twiddles */
+        static const char *const pass_name[8] = {"ntt_pass 1", "ntt_pass 2", "ntt_pass 3", "ntt_pass 4",
+                                                 "ntt_pass 5", "ntt_pass 6", "ntt_pass 7", "ntt_pass 8"};
+        GPU_LAUNCHED(cx, pass_name[p]);
     }
     return CUZK_OK;
 }
