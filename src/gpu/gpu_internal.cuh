@@ -92,6 +92,9 @@ int ntt_run(const ctx &c, ntt_tables *t, fr_t *x, fr_t *tmp, unsigned log_n, uns
  * domain); the coefficients land in *out (either b or c), natural order. */
 int ntt_groth16_h(const ctx &c, ntt_tables *t, fr_t *a, fr_t *b, fr_t *cc, unsigned log_n,
                   fr_t **out);
+/* The tables ntt_groth16_h reads at 2^log_n (twiddles both ways, its two
+ * scalings), built now rather than inside the first proof's kernel region. */
+int ntt_groth16_h_tables(const ctx &c, ntt_tables *t, unsigned log_n);
 /* snarkjs's H (cuzk_ntt_groth16_h_odd) on the domain of generator 5: a
  * receives A·B - C at the odd points w·omega^i of the doubled domain, in
  * natural order; b and c are overwritten. */

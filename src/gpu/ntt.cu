@@ -376,6 +376,17 @@ static int to_shifted(const ctx &cx, ntt_tables *t, int gen, fr_t *const v[3], u
     return CUZK_OK;
 }
 
+int ntt_groth16_h_tables(const ctx &cx, ntt_tables *t, unsigned log_n)
+{
+    const int G = NTT_GEN_FILECOIN;
+    const fr_t *lo, *hi;
+    unsigned S;
+    int rc = ensure_twiddles(cx, t, G, log_n);
+    if (!rc) rc = ensure_scale(cx, t, G, log_n, NTT_SCALE_INV_THEN_COSET, &lo, &hi, &S);
+    if (!rc) rc = ensure_scale(cx, t, G, log_n, NTT_SCALE_INV_COSET, &lo, &hi, &S);
+    return rc;
+}
+
 int ntt_groth16_h(const ctx &cx, ntt_tables *t, fr_t *a, fr_t *b, fr_t *c, unsigned log_n, fr_t **out)
 {
     const int G = NTT_GEN_FILECOIN;
