@@ -24,6 +24,7 @@
 #include <jansson.h>
 #include <openssl/sha.h>
 
+#include "cuzk/base64.h"
 #include "cuzk/c1.h"
 #include "cuzk/cs.h"
 #include "cuzk/error.h"
@@ -74,6 +75,23 @@ static int mutated(const char *json, mutate_fn m, cuzk_fil_c1 **out, char *err, 
     }
     CHECK_MSG(same, "3 threads: rc %d / %d, \"%s\" / \"%s\"", rc3, rc, err3, err);
     cuzk_fil_c1_free(t);
+    /* the same document in curio's wrapper: on 1 and 3 threads the same code
+     * and message (the inner's, under Phase1Out/) */
+    {
+        const size_t sl = strlen(s), bl = cuzk_base64_len(sl);
+        char *w = malloc(bl + 96), e1[512], e3w[512];
+        int o = snprintf(w, 96, "{\"SectorNum\":1,\"Phase1Out\":\"");
+        cuzk_base64_encode(w + o, (const uint8_t *)s, sl);
+        strcat(w + o + bl, "\",\"SectorSize\":2048}");
+        cuzk_fil_c1 *w1 = NULL, *w3 = NULL;
+        const int r1 = cuzk_fil_c1_parse((const uint8_t *)w, strlen(w), &w1, e1, sizeof e1);
+        const int r3 = cuzk_fil_c1_parse_threads((const uint8_t *)w, strlen(w), 3, &w3, e3w, sizeof e3w);
+        CHECK_MSG(r1 == rc && r3 == rc && (rc ? !strcmp(e1, e3w) && strstr(e1, "Phase1Out") : w1 && w3),
+                  "wrapped: rc %d / %d / %d, \"%s\" / \"%s\"", r1, r3, rc, e1, e3w);
+        cuzk_fil_c1_free(w1);
+        cuzk_fil_c1_free(w3);
+        free(w);
+    }
     free(s);
     json_decref(root);
     return rc;
