@@ -276,6 +276,50 @@ template <class F> __device__ __forceinline__ int aff_case(const affine_t<F> &P,
     return AFF_INF;
 }
 
+/* The x coordinate of entry j of a round's input (the sign of a signed base
+ * only flips y; MSM_SKIP is the point at infinity, x = 0). */
+template <class F, bool LEVEL0>
+__device__ __forceinline__ void aff_x(F &x, const uint32_t *vals, const affine_t<F> *pin, const affine_t<F> *bases,
+                                      size_t j)
+{
+    if (LEVEL0) {
+        const uint32_t v = vals[j];
+        if (v == MSM_SKIP)
+            f_zero(x);
+        else
+            load16(x, &bases[v & 0x7fffffffu].x);
+    } else {
+        load16(x, &pin[j].x);
+    }
+}
+
+/* Pair o's denominator, as aff_case gives it, from the x coordinates alone
+ * where they settle it (half the forward pass's bytes): a partner with a
+ * different x, neither x zero. An equal x (doubling, or P = -Q) and x = 0
+ * (the point at infinity is (0, 0)) take the whole points. */
+template <class F, bool LEVEL0>
+__device__ __forceinline__ void aff_denominator(F &d, const uint32_t *keys, const uint32_t *vals,
+                                                const affine_t<F> *pin, const affine_t<F> *bases, size_t n,
+                                                const uint32_t *src, size_t o)
+{
+    const size_t j = src[o];
+    if (!(j + 1 < n && keys[j + 1] == keys[j])) { /* no partner: P passes through */
+        f_one(d);
+        return;
+    }
+    F px, qx;
+    aff_x<F, LEVEL0>(px, vals, pin, bases, j);
+    aff_x<F, LEVEL0>(qx, vals, pin, bases, j + 1);
+    if (!f_is_zero(px) && !f_is_zero(qx)) {
+        f_sub(d, qx, px);
+        if (!f_is_zero(d)) return;
+    }
+    affine_t<F> P, Q;
+    uint32_t key;
+    aff_pair<F, LEVEL0>(P, Q, key, keys, vals, pin, bases, n, src, o);
+    aff_case(P, Q, d);
+}
+
 /* The forward half of a round for one thread: chain[o] = the product of the
  * denominators of the thread's pairs up to pair o's; returns the whole
  * product. The thread's pairs are o0 + i·T, i < k (a warp's loads and
@@ -289,11 +333,8 @@ __device__ __forceinline__ F aff_forward(const uint32_t *keys, const uint32_t *v
     f_one(acc);
     for (unsigned i = 0; i < k; i++) {
         const size_t o = o0 + (size_t)i * MSM_AFF_THREADS;
-        affine_t<F> P, Q;
-        uint32_t key;
         F d;
-        aff_pair<F, LEVEL0>(P, Q, key, keys, vals, pin, bases, n, src, o);
-        aff_case(P, Q, d);
+        aff_denominator<F, LEVEL0>(d, keys, vals, pin, bases, n, src, o);
         f_mul(acc, acc, d);
         chain[o] = acc;
     }
