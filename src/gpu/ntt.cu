@@ -176,6 +176,18 @@ __global__ void ntt_scale(fr_t *__restrict__ x, unsigned log_n, bool rev, unsign
     f_mul(x[p], v, f);
 }
 
+/* out[bitrev(p)] = in[p]·tab(bitrev(p)): ntt_scale (rev) and ntt_bitrev_copy in one pass */
+__global__ void ntt_scale_bitrev(fr_t *__restrict__ out, const fr_t *__restrict__ in, unsigned log_n, unsigned S,
+                                 const fr_t *__restrict__ lo, const fr_t *__restrict__ hi)
+{
+    size_t p = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >> log_n) return;
+    const size_t i = bitrev(p, log_n);
+    fr_t f, v = in[p];
+    f_mul(f, hi[i >> S], lo[i & (((size_t)1 << S) - 1)]);
+    f_mul(out[i], v, f);
+}
+
 __global__ void ntt_bitrev_copy(fr_t *__restrict__ out, const fr_t *__restrict__ in, unsigned log_n)
 {
     size_t p = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -428,9 +440,12 @@ int ntt_groth16_h(const ctx &cx, ntt_tables *t, fr_t *a, fr_t *b, fr_t *c, unsig
     ntt_abc<<<nblocks(n, 256), 256, 0, cx.st>>>(a, b, c, n, zinv);
     GPU_LAUNCHED(cx, "ntt_abc");
     if ((rc = transform(cx, &t->g[G], a, log_n, true, true))) return rc;
-    if ((rc = scale(cx, t, G, a, log_n, NTT_SCALE_INV_COSET, true))) return rc;
-    ntt_bitrev_copy<<<nblocks(n, 256), 256, 0, cx.st>>>(b, a, log_n);
-    GPU_LAUNCHED(cx, "ntt_bitrev_copy");
+    /* the coset's 1/n·g^-i and the reorder to natural in one pass over a */
+    const fr_t *lo, *hi;
+    unsigned S;
+    if ((rc = ensure_scale(cx, t, G, log_n, NTT_SCALE_INV_COSET, &lo, &hi, &S))) return rc;
+    ntt_scale_bitrev<<<nblocks(n, 256), 256, 0, cx.st>>>(b, a, log_n, S, lo, hi);
+    GPU_LAUNCHED(cx, "ntt_scale_bitrev");
     *out = b;
     return CUZK_OK;
 }
