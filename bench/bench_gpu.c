@@ -287,6 +287,21 @@ int main(void)
         }
         if (bad) printf("NTT error: %s\n", cuzk_gpu_worker_error(w));
         row("NTT (nat->bitrev)", lg, median(dv, reps), median(cv, reps));
+        /* the other direction (H's forward transforms), and both with the
+         * passes held to 3 blocks per SM (CUZK_GPU_NTT_MINB=3) */
+        for (int v = 0; v < 3 && lg >= 24; v++) {
+            if (v) setenv("CUZK_GPU_NTT_MINB", "3", 1);
+            const unsigned fl = v == 1 ? CUZK_GPU_NTT_OUT_BITREV : CUZK_GPU_NTT_IN_BITREV;
+            for (unsigned r = 0; r <= reps; r++) {
+                double t = cuzk_now();
+                bad |= cuzk_gpu_ntt(w, k, lg, fl);
+                if (r) cv[r - 1] = cuzk_now() - t, dv[r - 1] = cuzk_gpu_worker_region_s(w);
+            }
+            unsetenv("CUZK_GPU_NTT_MINB");
+            if (bad) printf("NTT error: %s\n", cuzk_gpu_worker_error(w));
+            row(v == 0 ? "NTT (bitrev->nat)" : v == 1 ? "NTT (nat->bitrev), minb 3" : "NTT (bitrev->nat), minb 3", lg,
+                median(dv, reps), median(cv, reps));
+        }
     }
     free(b1), free(b2);
 

@@ -243,7 +243,13 @@ int main(void)
     const char *big = getenv("CUZK_GPU_BIG");
     bool b = big && *big == '1';
     const char *only = getenv("CUZK_GPU_ONLY");
-    if (!only || strcmp(only, "msm")) test_ntt(w, b ? 20 : 14);
+    if (!only || strcmp(only, "msm")) {
+        test_ntt(w, b ? 20 : 14);
+        /* the passes held to 3 blocks per SM (another register allocation) */
+        setenv("CUZK_GPU_NTT_MINB", "3", 1);
+        test_ntt(w, 12);
+        unsetenv("CUZK_GPU_NTT_MINB");
+    }
     if (!only || strcmp(only, "ntt")) {
         test_msm(w, b);
         /* narrow windows: long runs of one bucket across many accumulation

@@ -28,6 +28,13 @@ namespace cuzk_gpu {
 #define NTT_LOGG 2
 #define NTT_THREADS 256
 
+/* A scaling folded into a pass's loads (lo = NULL: none): element p is
+ * multiplied by hi[i >> S]·lo[i & (2^S - 1)], i = bitrev(p) over log_n bits. */
+struct ntt_pre {
+    const fr_t *lo, *hi;
+    unsigned S, log_n;
+};
+
 /* Twiddle of butterfly index tb (its position inside the half-span) at tile
  * level lt: omega_(2^(lh+1))^j with j the butterfly's index in the whole
  * transform's level lh = lt + lvl_lo. */
@@ -38,14 +45,23 @@ static __device__ __forceinline__ fr_t twiddle(const fr_t *__restrict__ tw, unsi
     return tw[j << (tw_log - 1 - (lt + lvl_lo))];
 }
 
+static __device__ __forceinline__ size_t bitrev(size_t i, unsigned log_n)
+{
+    return log_n ? (size_t)(__brevll((unsigned long long)i) >> (64 - log_n)) : 0;
+}
+
 /* One pass: k tile levels in shared memory. R4: two levels per step, the four
  * elements of a radix-4 group kept in registers between them (half the
  * shared-memory round trips and barriers; the same multiplications, so the
  * same limbs as radix-2), a radix-2 step for an odd level left over. */
-template <bool DIF, bool R4>
-__global__ void __launch_bounds__(NTT_THREADS)
+/* MINB: blocks per SM the registers must allow (1: as ptxas likes; the DIT
+ * radix-4 pass then takes 98 registers, two blocks of 256 threads per SM
+ * where shared memory allows three; 3: 80 registers, a few spilled;
+ * CUZK_GPU_NTT_MINB=3 picks it, to be measured) */
+template <bool DIF, bool R4, int MINB>
+__global__ void __launch_bounds__(NTT_THREADS, MINB)
     ntt_pass(fr_t *__restrict__ x, unsigned lvl_lo, unsigned k, unsigned log_g,
-             const fr_t *__restrict__ tw, unsigned tw_log)
+             const fr_t *__restrict__ tw, unsigned tw_log, const ntt_pre pre)
 {
     extern __shared__ fr_t sm[];
     const unsigned G = 1u << log_g, T = 1u << k;
@@ -55,7 +71,14 @@ __global__ void __launch_bounds__(NTT_THREADS)
         const unsigned g = e & (G - 1), t = e >> log_g;
         const size_t gid = gid0 + g;
         const size_t idx = ((gid >> lvl_lo) << (lvl_lo + k)) + ((size_t)t << lvl_lo) + (gid & smask);
-        sm[e] = x[idx];
+        if (pre.lo) { /* x[idx]·tab(bitrev(idx)) as it is read: ntt_scale (rev) folded in */
+            const size_t i = bitrev(idx, pre.log_n);
+            fr_t f, v = x[idx];
+            f_mul(f, pre.hi[i >> pre.S], pre.lo[i & (((size_t)1 << pre.S) - 1)]);
+            f_mul(sm[e], v, f);
+        } else {
+            sm[e] = x[idx];
+        }
     }
     __syncthreads();
     for (unsigned step = 0; step < k;) {
@@ -148,11 +171,6 @@ __global__ void __launch_bounds__(NTT_THREADS)
         const size_t idx = ((gid >> lvl_lo) << (lvl_lo + k)) + ((size_t)t << lvl_lo) + (gid & smask);
         x[idx] = sm[e];
     }
-}
-
-static __device__ __forceinline__ size_t bitrev(size_t i, unsigned log_n)
-{
-    return log_n ? (size_t)(__brevll((unsigned long long)i) >> (64 - log_n)) : 0;
 }
 
 /* out[i] = hi[i >> S]·lo[i & (2^S - 1)] (a power table). */
@@ -321,9 +339,16 @@ static int ensure_scale(const ctx &cx, ntt_tables *tt, int gen, unsigned log_n, 
 }
 
 /* The passes of one transform; DIF: natural -> bit-reversed. */
-static int transform(const ctx &cx, const ntt_gen_tables *t, fr_t *x, unsigned log_n, bool dif, bool inv)
+static int transform(const ctx &cx, const ntt_gen_tables *t, fr_t *x, unsigned log_n, bool dif, bool inv,
+                     ntt_pre pre = ntt_pre{nullptr, nullptr, 0, 0})
 {
-    if (log_n == 0) return CUZK_OK;
+    if (log_n == 0) { /* no pass to fold a scaling into */
+        if (pre.lo) {
+            ntt_scale<<<1, 1, 0, cx.st>>>(x, 0, true, pre.S, pre.lo, pre.hi);
+            GPU_LAUNCHED(cx, "ntt_scale");
+        }
+        return CUZK_OK;
+    }
     const unsigned npass = (log_n + NTT_KMAX - 1) / NTT_KMAX;
     const fr_t *tw = inv ? bp<fr_t>(t->tw_inv) : bp<fr_t>(t->tw);
     unsigned ks[8], done = 0;
@@ -333,8 +358,12 @@ static int transform(const ctx &cx, const ntt_gen_tables *t, fr_t *x, unsigned l
     }
     /* radix-4 steps unless CUZK_GPU_NTT_R2=1 asks for the radix-2 reference */
     static const bool r2 = getenv("CUZK_GPU_NTT_R2") && atoi(getenv("CUZK_GPU_NTT_R2")) == 1;
-    void (*pass)(fr_t *, unsigned, unsigned, unsigned, const fr_t *, unsigned) =
-        dif ? (r2 ? ntt_pass<true, false> : ntt_pass<true, true>) : (r2 ? ntt_pass<false, false> : ntt_pass<false, true>);
+    const char *mb = getenv("CUZK_GPU_NTT_MINB"); /* read per call: benchmarks switch it */
+    const bool occ3 = mb && atoi(mb) == 3;
+    void (*pass)(fr_t *, unsigned, unsigned, unsigned, const fr_t *, unsigned, const ntt_pre) =
+        r2     ? (dif ? ntt_pass<true, false, 1> : ntt_pass<false, false, 1>)
+        : occ3 ? (dif ? ntt_pass<true, true, 3> : ntt_pass<false, true, 3>)
+               : (dif ? ntt_pass<true, true, 1> : ntt_pass<false, true, 1>);
     /* per device, so set on every call (a host-side attribute write) */
     const size_t smax = ((size_t)1 << (NTT_KMAX + NTT_LOGG)) * sizeof(fr_t);
     GPU_TRY(cx, cudaFuncSetAttribute(pass, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smax));
@@ -352,7 +381,9 @@ static int transform(const ctx &cx, const ntt_gen_tables *t, fr_t *x, unsigned l
         unsigned log_g = log_n - k < NTT_LOGG ? log_n - k : NTT_LOGG;
         const size_t blocks = (size_t)1 << (log_n - k - log_g);
         const size_t smem = ((size_t)1 << (k + log_g)) * sizeof(fr_t);
-        pass<<<(unsigned)blocks, NTT_THREADS, smem, cx.st>>>(x, lo, k, log_g, tw, t->log_max);
+        /* a scaling goes into the first pass's loads, before any butterfly */
+        pass<<<(unsigned)blocks, NTT_THREADS, smem, cx.st>>>(x, lo, k, log_g, tw, t->log_max,
+                                                             p == 0 ? pre : ntt_pre{nullptr, nullptr, 0, 0});
         /* named by pass (the trace sums by name): the first, strided pass
          * reads the widest spread of twiddles */
         static const char *const pass_name[8] = {"ntt_pass 1", "ntt_pass 2", "ntt_pass 3", "ntt_pass 4",
@@ -401,10 +432,12 @@ int ntt_run(const ctx &cx, ntt_tables *t, fr_t *x, fr_t *tmp, unsigned log_n, un
 static int to_shifted(const ctx &cx, ntt_tables *t, int gen, fr_t *const v[3], unsigned log_n, int scale_kind)
 {
     int rc;
+    ntt_pre pre = {nullptr, nullptr, 0, log_n};
+    if ((rc = ensure_scale(cx, t, gen, log_n, scale_kind, &pre.lo, &pre.hi, &pre.S))) return rc;
     for (int i = 0; i < 3; i++) {
+        /* the scaling (bit-reversed positions) read by the forward transform's first pass */
         if ((rc = transform(cx, &t->g[gen], v[i], log_n, true, true))) return rc;
-        if ((rc = scale(cx, t, gen, v[i], log_n, scale_kind, true))) return rc;
-        if ((rc = transform(cx, &t->g[gen], v[i], log_n, false, false))) return rc;
+        if ((rc = transform(cx, &t->g[gen], v[i], log_n, false, false, pre))) return rc;
     }
     return CUZK_OK;
 }
