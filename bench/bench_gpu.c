@@ -162,9 +162,9 @@ int main(void)
     const unsigned aff = env_u("CUZK_BENCH_AFFINE", 6);
     /* random, bool-heavy, random with affine rounds (the grid's inversions;
      * then each block's inside its round, CUZK_GPU_MSM_AFFINE_INV=block) */
-    for (int mode = 0; mode < 4; mode++) {
+    for (int mode = 0; mode < 5; mode++) { /* 4: bool-heavy with the affine rounds (the ones' sum) */
         if (mode >= 2 && !aff) break;
-        const int boolean = mode == 1;
+        const int boolean = mode == 1 || mode == 4;
         for (unsigned lg = lmin; lg <= lg1; lg += 2) {
             size_t n = (size_t)1 << lg;
             cuzk_rng_seed(&rng, 777 + lg + 100 * boolean); /* the affine rows redo the random rows' scalars */
@@ -186,13 +186,15 @@ int main(void)
             if (mode >= 2) {
                 unsetenv("CUZK_GPU_MSM_AFFINE");
                 unsetenv("CUZK_GPU_MSM_AFFINE_INV");
-                if (!bad && !cuzk_g1_jac_eq(&o, &plain)) printf("G1 MSM 2^%u: the affine rounds' result differs\n", lg);
+                if (!bad && !cuzk_g1_jac_eq(&o, &plain))
+                    printf("G1 MSM 2^%u (mode %d): the affine rounds' result differs\n", lg, mode);
             }
             if (bad) printf("G1 MSM error: %s\n", cuzk_gpu_worker_error(w));
             row(mode == 0   ? "G1 MSM random"
                 : mode == 1 ? "G1 MSM bool-heavy"
                 : mode == 2 ? "G1 MSM random, affine"
-                            : "G1 MSM random, affine, block inversion",
+                : mode == 3 ? "G1 MSM random, affine, block inversion"
+                            : "G1 MSM bool-heavy, affine",
                 lg,
                 median(dv, reps), median(cv, reps));
         }

@@ -259,6 +259,7 @@ int main(void)
         /* the batch-affine rounds (off by default): long runs at C = 2 (P + P
          * and P - P from the repeated pool points), then the usual windows */
         setenv("CUZK_GPU_MSM_AFFINE", "8", 1);
+        setenv("CUZK_GPU_MSM_AFF_ONES_MIN", "64", 1); /* the ones' sums through the rounds too */
         test_msm(w, false);
         /* and with each block's inversion inside the round (the first version,
          * kept to be measured against the grid's) */
@@ -268,6 +269,7 @@ int main(void)
         unsetenv("CUZK_GPU_MSM_C");
         test_msm(w, b);
         unsetenv("CUZK_GPU_MSM_AFFINE");
+        unsetenv("CUZK_GPU_MSM_AFF_ONES_MIN");
     }
     test_errors(dev, w);
     cuzk_gpu_worker_destroy(w);

@@ -568,7 +568,7 @@ __global__ void msm_sum_groups(const xyzz_t<F> *__restrict__ in, size_t len, xyz
     block_sum(sm, acc, &out[blockIdx.x]);
 }
 
-/* Sum of bases[idx[i]], i < m1: one partial per block. */
+/* Sum of bases[idx[i]] (idx NULL: bases[i]), i < m1: one partial per block. */
 template <class F>
 __global__ void msm_sum_ones(const affine_t<F> *__restrict__ bases, const uint32_t *__restrict__ idx,
                              size_t m1, xyzz_t<F> *__restrict__ out)
@@ -579,7 +579,7 @@ __global__ void msm_sum_ones(const affine_t<F> *__restrict__ bases, const uint32
     xyzz_set_inf(acc);
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < m1;
          i += (size_t)gridDim.x * blockDim.x)
-        xyzz_add_aff(acc, acc, bases[idx[i]]);
+        xyzz_add_aff(acc, acc, bases[idx ? idx[i] : i]);
     block_sum(sm, acc, &out[blockIdx.x]);
 }
 
@@ -602,6 +602,22 @@ static inline unsigned msm_chunk_len(size_t M)
     const char *force = getenv("CUZK_GPU_MSM_L");
     if (force && atoi(force) >= 4 && atoi(force) <= 4096) return (unsigned)atoi(force);
     return M >= MSM_LARGE ? MSM_CHUNK_LARGE : M >= MSM_SMALL ? MSM_CHUNK : MSM_CHUNK_SMALL;
+}
+
+/* Batch-affine rounds asked for (CUZK_GPU_MSM_AFFINE=R, R <= 8; off until
+ * measured on the H200); read per MSM, so benchmarks switch it. */
+static inline unsigned msm_aff_rounds_env()
+{
+    const char *aff = getenv("CUZK_GPU_MSM_AFFINE");
+    return aff && atoi(aff) > 0 ? (atoi(aff) > 8 ? 8u : (unsigned)atoi(aff)) : 0u;
+}
+/* The ones' sum takes the rounds from 2^16 ones on (below, one pass of mixed
+ * additions is cheaper than the rounds' scans and launches); tests lower it
+ * with CUZK_GPU_MSM_AFF_ONES_MIN. */
+static inline size_t msm_aff_ones_min()
+{
+    const char *v = getenv("CUZK_GPU_MSM_AFF_ONES_MIN");
+    return v && atol(v) > 0 ? (size_t)atol(v) : (size_t)1 << 16;
 }
 
 struct max_u32 {
@@ -757,14 +773,27 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
     GPU_TRY(c, cudaStreamSynchronize(c.st));
     const size_t m1 = (size_t)(tot & 0xffffffffu), m = (size_t)(tot >> 32);
 
-    /* ones: partial per block, then one block */
+    const unsigned aff_rounds = msm_aff_rounds_env();
+    /* ones: partial per block, then one block; with the affine rounds on, the
+     * ones are first one run of one key that each round halves */
     if (m1) {
-        unsigned nb = blocks_for(m1, MSM_SUM_THREADS);
+        const uint32_t *kin = nullptr, *vin = bp<uint32_t>(s->ones);
+        const affine_t<F> *pts = bases;
+        size_t cnt = m1;
+        if (aff_rounds && m1 >= msm_aff_ones_min()) {
+            if ((rc = buf_reserve(c, &s->keys, m1 * 4, "msm keys")) ||
+                (rc = buf_reserve(c, &s->vals, m1 * 4, "msm values")) ||
+                (rc = buf_reserve(c, &s->keys2, m1 * 4, "msm sorted keys")))
+                return rc;
+            GPU_TRY(c, cudaMemsetAsync(s->keys2.p, 0, m1 * 4, c.st));
+            kin = bp<uint32_t>(s->keys2);
+            if ((rc = msm_affine_rounds<F>(c, s, aff_rounds, 1, &kin, &vin, &pts, &cnt))) return rc;
+        }
+        unsigned nb = blocks_for(cnt, MSM_SUM_THREADS);
         if (nb > 1024) nb = 1024;
         if ((rc = buf_reserve(c, &s->onesp, (nb + 1) * sizeof(X), "msm ones partials"))) return rc;
         const size_t sm = MSM_SUM_THREADS * sizeof(X);
-        msm_sum_ones<F><<<nb, MSM_SUM_THREADS, sm, c.st>>>(bases, bp<uint32_t>(s->ones), m1,
-                                                           bp<X>(s->onesp));
+        msm_sum_ones<F><<<nb, MSM_SUM_THREADS, sm, c.st>>>(pts, vin, cnt, bp<X>(s->onesp));
         GPU_LAUNCHED(c, "msm_sum_ones");
         msm_sum_groups<F><<<1, MSM_SUM_THREADS, sm, c.st>>>(bp<X>(s->onesp), nb,
                                                             bp<X>(s->onesp) + nb);
@@ -790,12 +819,9 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
         if (force && atoi(force) >= 2 && atoi(force) <= 24) cw = (unsigned)atoi(force);
         const unsigned nwin = (255 + 1 + cw - 1) / cw;
         const uint32_t B = (1u << (cw - 1)) + 1;
-        /* batch-affine rounds before step 4 (CUZK_GPU_MSM_AFFINE=R, R <= 8; off
-         * until measured on the H200): their points need (M + buckets)/2 and
-         * half that again, so their batches hold fewer entries */
-        unsigned aff_rounds = 0;
-        const char *aff = getenv("CUZK_GPU_MSM_AFFINE");
-        if (aff && atoi(aff) > 0) aff_rounds = atoi(aff) > 8 ? 8u : (unsigned)atoi(aff);
+        /* with the batch-affine rounds before step 4, their points need
+         * (M + buckets)/2 and half that again, so their batches hold fewer
+         * entries */
         const size_t max_batch = aff_rounds ? MSM_AFF_MAX_BATCH : MSM_MAX_BATCH;
         unsigned wb = (unsigned)(max_batch / m);
         if (wb < 1) wb = 1;
