@@ -35,7 +35,7 @@ finish() {
 case $STEP in
 check)
     W=/var/tmp/scale OUT=$O STAGE=1 LIMIT=12 bash $B/drive-32g.sh $B
-    STEPS="tests sanitize" T=150 OUT=$O/chk timeout 380 bash bench/device_check.sh $B
+    STEPS="tests sanitize" T=150 OUT=$O/chk timeout 450 bash bench/device_check.sh $B
     W=/var/tmp/scale OUT=$O STAGE=1 LIMIT=$(( $(left) - 10 )) bash $B/drive-32g.sh $B
     # what the machine offers for later steps: a profiler, the cgroup v2 memory controller (issue 24)
     { echo "profilers: $(ls /usr/local/cuda*/bin /opt/nvidia/*/bin 2>/dev/null | grep -xE 'ncu|nsys' | sort -u | tr '\n' ' ')"
