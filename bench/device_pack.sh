@@ -26,7 +26,13 @@ for b in $BINS; do ldd "$BUILD/$b"; done | awk '$2 == "=>" && $3 ~ /^\// {print 
     while read -r lib; do cp -L "$lib" "$STAGE/devbin/lib/"; done
 # cuzk and sppark side by side (bench/sppark_side.sh builds it beside the
 # project, against a sppark fetched outside it), when it was built
-if [ -x "$BUILD/sppark_side" ]; then cp "$BUILD/sppark_side" "$STAGE/devbin/" && strip "$STAGE/devbin/sppark_side"; fi
+# (rebuilt first when SPPARK and BLST name the checkouts; an older binary than libcuzk.a is left out)
+if [ -n "${SPPARK:-}" ] && [ -n "${BLST:-}" ]; then bash bench/sppark_side.sh "$BUILD"; fi
+if [ -x "$BUILD/sppark_side" ] && [ "$BUILD/sppark_side" -nt "$BUILD/libcuzk.a" ]; then
+    cp "$BUILD/sppark_side" "$STAGE/devbin/" && strip "$STAGE/devbin/sppark_side"
+elif [ -e "$BUILD/sppark_side" ]; then
+    echo "device_pack: $BUILD/sppark_side is older than libcuzk.a: left out (SPPARK=... BLST=... rebuild it)" >&2
+fi
 cp bench/fil_e2e_device.sh bench/device_check.sh bench/device_session.sh "$STAGE/devbin/"
 [ -f ../shared/device/drive-32g.sh ] && cp ../shared/device/drive-32g.sh "$STAGE/devbin/"
 git rev-parse --short HEAD > "$STAGE/devbin/COMMIT" 2>/dev/null || true
