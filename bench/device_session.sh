@@ -37,10 +37,12 @@ check)
     W=/var/tmp/scale OUT=$O STAGE=1 LIMIT=12 bash $B/drive-32g.sh $B
     STEPS="tests sanitize" T=150 OUT=$O/chk timeout 450 bash bench/device_check.sh $B
     W=/var/tmp/scale OUT=$O STAGE=1 LIMIT=$(( $(left) - 10 )) bash $B/drive-32g.sh $B
-    # what the machine offers for later steps: a profiler, the cgroup v2 memory controller (issue 24)
+    # what the machine offers: a profiler; the daemon's budget under a real memory cgroup (v2
+    # where the machine has the controller: issue 24)
     { echo "profilers: $(ls /usr/local/cuda*/bin /opt/nvidia/*/bin 2>/dev/null | grep -xE 'ncu|nsys' | sort -u | tr '\n' ' ')"
       echo "cgroup2 controllers: $(cat /sys/fs/cgroup/cgroup.controllers 2>/dev/null || echo none at /sys/fs/cgroup)"
-    } >> $O/chk/summary.txt
+      timeout 60 bash bench/cgroup_check.sh $B/cuzk
+    } >> $O/chk/summary.txt 2>&1
     cp $O/chk/summary.txt "$OUT/" 2>/dev/null
     finish ;;
 bench)
