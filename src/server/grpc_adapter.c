@@ -374,12 +374,12 @@ static void on_new_call(rpc_server *s, rpc_call *c)
                      "finishing calls their clients left)", s->max_calls, lingering);
         else
             snprintf(m, sizeof m, "too many calls in progress (daemon.max_concurrent_calls = %u)", s->max_calls);
-        rpc_call_reply(c, RPC_RESOURCE_EXHAUSTED, m, NULL, 0);
-        if (s->refused) {
+        if (s->refused) { /* logged before the status goes out (causal order) */
             char method[128];
             call_method(c, method, sizeof method);
             s->refused(s->ud, method, RPC_RESOURCE_EXHAUSTED, c->peer, m);
         }
+        rpc_call_reply(c, RPC_RESOURCE_EXHAUSTED, m, NULL, 0);
         call_unref(c);
         return;
     }

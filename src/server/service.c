@@ -757,8 +757,10 @@ void service_handle(void *ud, rpc_call *c, const char *method, const uint8_t *re
     else if (!authorized(s, c, &r)) code = r.code;
     else code = methods[m](s, c, req, len, &r);
     const char *msg = r.msg ? r.msg : rpc_status_name(code);
-    if (code != RPC_OK) rpc_call_reply(c, code, msg, NULL, 0);
+    /* logged before the status goes out: a client that waits for it and
+     * calls again must find this call's line before the next one's */
     account(s, m, method, code, rpc_call_peer(c), msg);
+    if (code != RPC_OK) rpc_call_reply(c, code, msg, NULL, 0);
     free(r.msg);
 }
 
