@@ -48,13 +48,16 @@ check)
 bench)
     timeout 60 $B/bench_gpu_ff > $O/bench_gpu_ff.log 2>&1
     CUZK_BENCH_G2=19 CUZK_BENCH_PROVE=22 CUZK_BENCH_CIRCOM=9 CUZK_BENCH_FB=19 timeout 200 $B/bench_gpu > $O/bench_gpu.log 2>&1
-    [ -x $B/sppark_side ] && timeout 120 $B/sppark_side > $O/sppark_side.log 2>&1
+    sp=$(( $(left) - 150 )); [ $sp -gt 150 ] && sp=150 # leaves the traces their time
+    [ -x $B/sppark_side ] && [ $sp -gt 30 ] && timeout $sp $B/sppark_side > $O/sppark_side.log 2>&1
     # the kernel regions split by kernel (CUZK_GPU_TRACE): the H MSM's size (2^27, c = 22) plain and
     # affine, the NTT at 2^27; then G1 and G2 at 2^24
     for sz in 27 24; do
+        tt=$(( $(left) > 130 ? 120 : $(left) - 10 ))
+        [ $tt -gt 20 ] || break
         CUZK_GPU_TRACE=1 CUZK_BENCH_REPS=1 CUZK_BENCH_MIN=$sz CUZK_BENCH_G1=$sz CUZK_BENCH_G2=$(( sz == 24 ? 24 : 0 )) \
             CUZK_BENCH_NTT=$(( sz == 27 ? 27 : 0 )) CUZK_BENCH_PROVE=0 CUZK_BENCH_CIRCOM=0 CUZK_BENCH_FB=0 \
-            timeout $(( $(left) > 130 ? 120 : $(left) - 10 )) $B/bench_gpu > $O/bench_trace$sz.log 2>&1
+            timeout $tt $B/bench_gpu > $O/bench_trace$sz.log 2>&1
     done
     finish
     cat $O/bench_gpu_ff.log; grep -E "MSM|NTT|prove|differs" $O/bench_gpu.log
