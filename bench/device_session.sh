@@ -47,7 +47,7 @@ check)
     finish ;;
 bench)
     timeout 60 $B/bench_gpu_ff > $O/bench_gpu_ff.log 2>&1
-    CUZK_BENCH_G2=19 CUZK_BENCH_PROVE=22 CUZK_BENCH_CIRCOM=9 CUZK_BENCH_FB=19 timeout 200 $B/bench_gpu > $O/bench_gpu.log 2>&1
+    CUZK_BENCH_G2=19 CUZK_BENCH_PROVE=22 CUZK_BENCH_CIRCOM=9 CUZK_BENCH_FB=19 timeout 260 $B/bench_gpu > $O/bench_gpu.log 2>&1
     sp=$(( $(left) - 150 )); [ $sp -gt 150 ] && sp=150 # leaves the traces their time
     [ -x $B/sppark_side ] && [ $sp -gt 30 ] && timeout $sp $B/sppark_side > $O/sppark_side.log 2>&1
     # the kernel regions split by kernel (CUZK_GPU_TRACE): the H MSM's size (2^27, c = 22) plain and
