@@ -54,7 +54,7 @@ static void scalars(cuzk_fr *k, size_t n, int boolean)
     for (size_t i = 0; i < n; i++) {
         uint64_t u = cuzk_rng_u64(&rng);
         if (boolean && u % 16) cuzk_fr_set_u64(&k[i], (u >> 8) & 1);
-        else cuzk_fr_random(&k[i], &rng);
+        else bench_fr_random(&k[i], &rng);
     }
 }
 

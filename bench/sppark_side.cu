@@ -46,6 +46,7 @@ extern "C" {
 #include "cuzk/fr.h"
 #include "cuzk/rng.h"
 }
+#include "bench_util.h"
 
 static_assert(sizeof(affine_t) == sizeof(cuzk_g1_affine), "affine layouts differ");
 static_assert(sizeof(point_t) == sizeof(cuzk_g1_jac), "Jacobian layouts differ");
@@ -92,7 +93,7 @@ int main()
     if (!k || !k2 || !b1) return 1;
     cuzk_rng rng;
     cuzk_rng_seed(&rng, 4242);
-    for (size_t i = 0; i < n1; i++) cuzk_fr_random(&k[i], &rng);
+    for (size_t i = 0; i < n1; i++) bench_fr_random(&k[i], &rng);
     if (cuzk_gpu_g1_fixed_base(w, b1, &cuzk_g1_generator, k, n1)) {
         fprintf(stderr, "sppark_side: bases: %s\n", cuzk_gpu_worker_error(w));
         return 1;
@@ -111,7 +112,7 @@ int main()
 
     for (unsigned lg = lmin; lg <= lg1; lg += 2) {
         const size_t n = (size_t)1 << lg;
-        for (size_t i = 0; i < n; i++) cuzk_fr_random(&k[i], &rng);
+        for (size_t i = 0; i < n; i++) bench_fr_random(&k[i], &rng);
         std::vector<double> sp_call, sp_dev, cz_call, cz_dev;
         point_t so, sd;
         cuzk_g1_jac co;
@@ -148,7 +149,7 @@ int main()
 
     for (unsigned lg = nmin; lg <= lntt; lg++) {
         const size_t n = (size_t)1 << lg;
-        for (size_t i = 0; i < n; i++) cuzk_fr_random(&k[i], &rng);
+        for (size_t i = 0; i < n; i++) bench_fr_random(&k[i], &rng);
         std::vector<double> sp_dev, sp_call, cz_dev, cz_call;
         bool bad = false;
         dev_ptr_t<fr_t> d{n};
