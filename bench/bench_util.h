@@ -22,15 +22,25 @@ static inline double bench_cpu_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* A random field element for timing runs, ~20x cheaper than cuzk_fr_random
- * (whose reduction made scalar generation most of bench_gpu's wall time at
- * 2^26 and up, on the device's clock): four words, the top one below 2^62,
- * so the value is below r and is taken as a Montgomery form as it stands.
- * Not uniform over Fr: for sizes and digits, not for tests. */
-static inline void bench_fr_random(cuzk_fr *k, cuzk_rng *rng)
+/* Timing data, cheaply: splitmix64 over a state seeded from a cuzk_rng
+ * (dev-2c, memory already touched: bench_fr_random ≈ 4 ns a scalar against
+ * ≈ 86 ns for cuzk_fr_random; at 2^26–2^27 scalars the latter was most of
+ * bench_gpu's wall time on the device's clock). */
+static inline uint64_t bench_mix64(uint64_t *s)
 {
-    k->l[0] = cuzk_rng_u64(rng), k->l[1] = cuzk_rng_u64(rng), k->l[2] = cuzk_rng_u64(rng);
-    k->l[3] = cuzk_rng_u64(rng) >> 2;
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* A random field element for timing runs: four words, the top one below
+ * 2^62, so the value is below r and is taken as a Montgomery form as it
+ * stands. Not uniform over Fr: for sizes and digits, not for tests. */
+static inline void bench_fr_random(cuzk_fr *k, uint64_t *s)
+{
+    k->l[0] = bench_mix64(s), k->l[1] = bench_mix64(s), k->l[2] = bench_mix64(s);
+    k->l[3] = bench_mix64(s) >> 2;
 }
 
 /* One SHA-256 block (no padding) over 512 pseudo-random bits from s: a

@@ -93,7 +93,8 @@ int main()
     if (!k || !k2 || !b1) return 1;
     cuzk_rng rng;
     cuzk_rng_seed(&rng, 4242);
-    for (size_t i = 0; i < n1; i++) bench_fr_random(&k[i], &rng);
+    uint64_t st = cuzk_rng_u64(&rng);
+    for (size_t i = 0; i < n1; i++) bench_fr_random(&k[i], &st);
     if (cuzk_gpu_g1_fixed_base(w, b1, &cuzk_g1_generator, k, n1)) {
         fprintf(stderr, "sppark_side: bases: %s\n", cuzk_gpu_worker_error(w));
         return 1;
@@ -112,7 +113,7 @@ int main()
 
     for (unsigned lg = lmin; lg <= lg1; lg += 2) {
         const size_t n = (size_t)1 << lg;
-        for (size_t i = 0; i < n; i++) bench_fr_random(&k[i], &rng);
+        for (size_t i = 0; i < n; i++) bench_fr_random(&k[i], &st);
         std::vector<double> sp_call, sp_dev, cz_call, cz_dev;
         point_t so, sd;
         cuzk_g1_jac co;
@@ -149,7 +150,7 @@ int main()
 
     for (unsigned lg = nmin; lg <= lntt; lg++) {
         const size_t n = (size_t)1 << lg;
-        for (size_t i = 0; i < n; i++) bench_fr_random(&k[i], &rng);
+        for (size_t i = 0; i < n; i++) bench_fr_random(&k[i], &st);
         std::vector<double> sp_dev, sp_call, cz_dev, cz_call;
         bool bad = false;
         dev_ptr_t<fr_t> d{n};
