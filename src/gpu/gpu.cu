@@ -397,6 +397,20 @@ extern "C" int cuzk_gpu_groth16_h(cuzk_gpu_worker *w, cuzk_fr *a, cuzk_fr *b, cu
     return CUZK_OK;
 }
 
+/* The scalars up (outside the device lock), then the MSM over device bases
+ * in a kernel region: the tail of both lone-MSM entry points. */
+template <class HJ>
+static int msm_with_bases(cuzk_gpu_worker *w, const ctx &c, HJ *out, const void *dbases, const cuzk_fr *scalars,
+                          size_t n, int (*run)(const ctx &, msm_scratch *, HJ *, const void *, const fr_t *, size_t, bool))
+{
+    int rc = upload(c, &w->sa, scalars, n * sizeof *scalars, 0, "msm scalars");
+    if (rc) return rc;
+    GPU_TRY(c, cudaStreamSynchronize(c.st));
+    region_lock(w);
+    rc = run(c, &w->dev->msm, out, dbases, bp<fr_t>(w->sa), n, true);
+    return region_unlock(w, c, rc);
+}
+
 template <class HA, class HJ>
 static int gpu_msm(cuzk_gpu_worker *w, HJ *out, const HA *bases, const cuzk_fr *scalars, size_t n,
                    int (*run)(const ctx &, msm_scratch *, HJ *, const void *, const fr_t *, size_t, bool))
@@ -405,13 +419,8 @@ static int gpu_msm(cuzk_gpu_worker *w, HJ *out, const HA *bases, const cuzk_fr *
     ctx c;
     int rc = begin(w, &c);
     if (rc) return rc;
-    if ((rc = upload(c, &w->tmp, bases, n * sizeof *bases, 0, "msm bases")) ||
-        (rc = upload(c, &w->sa, scalars, n * sizeof *scalars, 0, "msm scalars")))
-        return rc;
-    GPU_TRY(c, cudaStreamSynchronize(c.st));
-    region_lock(w);
-    rc = run(c, &w->dev->msm, out, w->tmp.p, bp<fr_t>(w->sa), n, true);
-    return region_unlock(w, c, rc);
+    if ((rc = upload(c, &w->tmp, bases, n * sizeof *bases, 0, "msm bases"))) return rc;
+    return msm_with_bases(w, c, out, w->tmp.p, scalars, n, run);
 }
 
 extern "C" int cuzk_gpu_g1_msm(cuzk_gpu_worker *w, cuzk_g1_jac *out, const cuzk_g1_affine *bases,
@@ -493,11 +502,7 @@ static int gpu_msm_bases(cuzk_gpu_worker *w, HJ *out, const cuzk_gpu_bases *b, s
     if (b->dev != w->dev) return fail_msg(c, CUZK_ERR_INVALID_ARG, "msm: the bases are resident on another device");
     if (b->point_bytes != point_bytes) return fail_msg(c, CUZK_ERR_INVALID_ARG, "msm: the bases are of the other group");
     if (n > b->n) return fail_msg(c, CUZK_ERR_INVALID_ARG, "msm: more scalars than resident bases");
-    if ((rc = upload(c, &w->sa, scalars, n * sizeof *scalars, 0, "msm scalars"))) return rc;
-    GPU_TRY(c, cudaStreamSynchronize(c.st));
-    region_lock(w);
-    rc = run(c, &w->dev->msm, out, b->p, bp<fr_t>(w->sa), n, true);
-    return region_unlock(w, c, rc);
+    return msm_with_bases(w, c, out, b->p, scalars, n, run);
 }
 
 extern "C" int cuzk_gpu_g1_msm_bases(cuzk_gpu_worker *w, cuzk_g1_jac *out, const cuzk_gpu_bases *b,

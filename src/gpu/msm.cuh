@@ -437,7 +437,7 @@ __device__ __forceinline__ unsigned aff_thread_pairs(size_t nout, size_t *o0)
 }
 
 /* A round in one kernel, the block's product inverted by one thread (by
- * Fermat, ~580 dependent multiplications on one lane of one warp: while it
+ * Fermat, ~575 dependent multiplications on one lane of one warp: while it
  * runs, the block's other warps wait). Kept for comparison with the grid
  * version below (CUZK_GPU_MSM_AFFINE_INV=block). */
 template <class F, bool LEVEL0>
@@ -464,9 +464,9 @@ __global__ void __launch_bounds__(MSM_AFF_THREADS, 2)
  * (1) msm_aff_fwd: the chains, each thread's product to tprod and each
  * block's to bprod; (2) msm_aff_inv: one thread per block inverts its
  * product, so a warp runs 32 inversions in the issue slots the one-kernel
- * round spends on one (there, ~450 warp-wide multiplications of one active
- * lane per 4,096 pairs: about half as many issue slots again as the pairs'
- * own ~6 multiplications); (3) msm_aff_back: the block rebuilds its tree
+ * round spends on one (there, ~575 warp-wide multiplications of one active
+ * lane per 4,096 pairs: three quarters as many issue slots again as the
+ * pairs' own ~6 multiplications, docs/perf-log.md); (3) msm_aff_back: the block rebuilds its tree
  * from tprod (T - 1 multiplications more), puts the inverse at the root and
  * goes down, then the pairs. */
 template <class F, bool LEVEL0>
