@@ -243,8 +243,8 @@ try:
     ram = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     print(f"{group.hier} group {group.dir}, limit {limit} bytes ({limit / MiB:.0f} MiB of {ram / MiB:.0f} MiB RAM)",
           flush=True)
-    # the documented rule: the limit less headroom of max(safety_margin, a tenth); half on a small one
-    head = max(MARGIN, limit // 10)
+    # the documented rule: the limit less headroom of max(safety_margin, 3/10); half on a small one
+    head = max(MARGIN, limit // 10 * 3)
     want_budget = limit - head if limit > 2 * head else limit // 2
     limit_name = "memory.max" if group.hier == "v2" else "memory.limit_in_bytes"
 

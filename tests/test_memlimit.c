@@ -158,14 +158,16 @@ int main(void)
     put("proc/self/cgroup", "11:memory:/system.slice/cuzk.service\n0::/system.slice/cuzk.service\n");
     expect_limit(lim1 < lim2 ? lim1 : lim2, lim1 < lim2 ? v1leaf : v2leaf, "hybrid, both");
 
-    /* the default budget: headroom max(margin, a tenth), half on a small machine */
+    /* the default budget: headroom max(margin, 3/10), half on a small machine */
     const uint64_t G = 1ull << 30;
-    CHECK(cuzk_engine_memory_budget_default(125 * G, 5 * G) == 125 * G - 125 * G / 10);
-    CHECK(cuzk_engine_memory_budget_default(24 * G, 5 * G) == 19 * G);
+    CHECK(cuzk_engine_memory_budget_default(125 * G, 5 * G) == 125 * G - 125 * G / 10 * 3);
+    CHECK(cuzk_engine_memory_budget_default(125 * G, 5 * G) <= 90 * G); /* issue 20's RssAnon bound */
+    CHECK(cuzk_engine_memory_budget_default(24 * G, 5 * G) == 24 * G - 24 * G / 10 * 3);
+    CHECK(cuzk_engine_memory_budget_default(12 * G, 5 * G) == 7 * G);
     CHECK(cuzk_engine_memory_budget_default(8 * G, 5 * G) == 4 * G);
     uint64_t l = G + cuzk_rng_u64(&rng) % (512 * G), m = cuzk_rng_u64(&rng) % (16 * G);
     uint64_t b = cuzk_engine_memory_budget_default(l, m);
-    CHECK_MSG(b < l && (b == l / 2 || (l - b >= m && l - b >= l / 10)), "budget %llu of %llu, margin %llu",
+    CHECK_MSG(b < l && (b == l / 2 || (l - b >= m && l - b >= l / 10 * 3)), "budget %llu of %llu, margin %llu",
               (unsigned long long)b, (unsigned long long)l, (unsigned long long)m);
 
     /* RssAnon follows memory touched */

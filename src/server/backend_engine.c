@@ -147,7 +147,7 @@ static void engine_log(void *ctx, int level, const char *msg)
 }
 
 /* "auto": what the machine and the daemon's cgroup allow, less headroom
- * (safety_margin, at least a tenth); the log says where the limit came from. */
+ * (safety_margin, at least 3/10); the log says where the limit came from. */
 static uint64_t memory_budget(const cuzk_config *c, srv_backend *b)
 {
     if (c->total_budget) return c->total_budget;
