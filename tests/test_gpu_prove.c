@@ -1,7 +1,8 @@
 /* GPU Groth16 prover: proofs verify (independent verifier), equal the CPU
  * prover's bytes for the same r, s, several circuits per call, also as a job
- * with queries by index, a tampered witness gives a rejected proof; and the
- * concurrency case: 2 workers on one device proving 20 partitions of one
+ * with queries by index, a tampered witness gives a rejected proof, a worker
+ * out of device memory (injected) lets go of its buffers and proves again;
+ * and the concurrency case: 2 workers on one device proving 20 partitions of one
  * circuit concurrently for $CUZK_GPU_ROUNDS rounds (default 3; the device
  * script runs 50), every partition checked. Without a CUDA device: "SKIPPED: no CUDA device" (CTest: Skipped). */
 #include <pthread.h>
@@ -207,6 +208,30 @@ int main(void)
         CHECK_MSG(proof_eq(&bp, &gp[0]), "job by index: GPU proof differs");
         cuzk_gpu_device_release(dev, job.key);
         for (int k = 0; k < 3; k++) free(idx[k]);
+    }
+    /* out of device memory (injected at the witness's reservation): the call
+     * fails with CUZK_ERR_NO_MEMORY, says so, and the worker lets go of its
+     * buffers; the device is not failed and the next call proves the same */
+    {
+        cuzk_groth16_proof bp;
+        const uint64_t held = cuzk_gpu_worker_held_bytes(sh->w[1]);
+        CHECK_MSG(held > 0, "worker 1 holds no buffers after its proofs");
+        setenv("CUZK_GPU_FAIL_ALLOC", "witness", 1);
+        rc = cuzk_gpu_prove(sh->w[1], &bp, &p, &sh->as[0], &sh->r[0], &sh->s[0], 1, NULL);
+        unsetenv("CUZK_GPU_FAIL_ALLOC");
+        const char *em = cuzk_gpu_worker_error(sh->w[1]);
+        CHECK_MSG(rc == CUZK_ERR_NO_MEMORY, "injected out of memory: rc %d (%s)", rc, em);
+        CHECK_MSG(strstr(em, "witness") && strstr(em, "buffers released"), "the message: %s", em);
+        CHECK_MSG(cuzk_gpu_worker_held_bytes(sh->w[1]) == 0, "worker 1 still holds %llu of %llu bytes",
+                  (unsigned long long)cuzk_gpu_worker_held_bytes(sh->w[1]), (unsigned long long)held);
+        CHECK(cuzk_gpu_worker_held_bytes(sh->w[0]) > 0); /* the other worker keeps its own */
+        uint64_t tot = 0, fr = 0;
+        CHECK(cuzk_gpu_device_memory(dev, &tot, &fr) == CUZK_OK); /* not marked failed */
+        rc = cuzk_gpu_prove(sh->w[1], &bp, &p, &sh->as[0], &sh->r[0], &sh->s[0], 1, NULL);
+        CHECK_MSG(rc == CUZK_OK && proof_eq(&bp, &gp[0]), "after the out of memory: rc %d (%s)", rc,
+                  cuzk_gpu_worker_error(sh->w[1]));
+        printf("out of device memory: the worker let go of %llu bytes, then proved again\n",
+               (unsigned long long)held);
     }
     /* a size mismatch is refused with a message */
     {

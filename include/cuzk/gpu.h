@@ -68,6 +68,11 @@ const char *cuzk_gpu_worker_error(const cuzk_gpu_worker *w);
  * data already uploaded, downloads of small results included): what the
  * benchmark reports as the device-resident time. */
 double cuzk_gpu_worker_region_s(const cuzk_gpu_worker *w);
+/* Device bytes the worker's own buffers hold (a, b, c, witness, gathered
+ * scalars), kept between calls; a call that runs out of device memory
+ * (CUZK_ERR_NO_MEMORY) frees them before it returns, so that the device's
+ * other workers keep their room. */
+uint64_t cuzk_gpu_worker_held_bytes(const cuzk_gpu_worker *w);
 
 /* ---- building blocks (host arrays in, host arrays out) ---------------- */
 

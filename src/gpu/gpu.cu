@@ -97,6 +97,14 @@ int fail(const ctx &c, cudaError_t e, const char *call)
 
 int buf_reserve(const ctx &c, dbuf *b, size_t bytes, const char *what)
 {
+    /* tests: a reservation whose name contains $CUZK_GPU_FAIL_ALLOC fails as
+     * the driver's out of memory does, whether or not it would allocate */
+    const char *inject = getenv("CUZK_GPU_FAIL_ALLOC");
+    if (inject && *inject && strstr(what, inject)) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "cudaMalloc(%s, %zu bytes) [CUZK_GPU_FAIL_ALLOC]", what, bytes);
+        return fail(c, cudaErrorMemoryAllocation, msg);
+    }
     if (bytes <= b->cap && b->p) return CUZK_OK;
     if (b->p) {
         cudaError_t e = cudaStreamSynchronize(c.st); /* in-flight work may still use it */
@@ -232,12 +240,18 @@ extern "C" int cuzk_gpu_worker_create(cuzk_gpu_worker **out, cuzk_gpu_device *d)
     return CUZK_OK;
 }
 
+/* The worker's own buffers freed (its stream drained first). */
+static void worker_shed(cuzk_gpu_worker *w)
+{
+    cudaStreamSynchronize(w->st);
+    buf_free(&w->abc), buf_free(&w->aux), buf_free(&w->sa), buf_free(&w->sb), buf_free(&w->tmp);
+}
+
 extern "C" void cuzk_gpu_worker_destroy(cuzk_gpu_worker *w)
 {
     if (!w) return;
     cudaSetDevice(w->dev->ordinal);
-    cudaStreamSynchronize(w->st);
-    buf_free(&w->abc), buf_free(&w->aux), buf_free(&w->sa), buf_free(&w->sb), buf_free(&w->tmp);
+    worker_shed(w);
     fixed_base_bufs_free(&w->fb);
     cudaStreamDestroy(w->st);
     free(w);
@@ -245,6 +259,10 @@ extern "C" void cuzk_gpu_worker_destroy(cuzk_gpu_worker *w)
 
 extern "C" const char *cuzk_gpu_worker_error(const cuzk_gpu_worker *w) { return w ? w->err : ""; }
 extern "C" double cuzk_gpu_worker_region_s(const cuzk_gpu_worker *w) { return w ? w->region_s : 0; }
+extern "C" uint64_t cuzk_gpu_worker_held_bytes(const cuzk_gpu_worker *w)
+{
+    return w ? (uint64_t)w->abc.cap + w->aux.cap + w->sa.cap + w->sb.cap + w->tmp.cap : 0;
+}
 
 /* Selects the worker's device in the calling thread; refuses failed devices. */
 static int begin(cuzk_gpu_worker *w, ctx *c)
@@ -839,8 +857,8 @@ static int pce_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, dev_resi
  * PCE's sparse products into the NTT buffers, the device gathers, H and the
  * five MSMs. The proof is finished on the host.
  */
-static int prove_job(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *out, const cuzk_groth16_job *j,
-                     const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_prove_timing *tm)
+static int prove_job_run(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *out, const cuzk_groth16_job *j,
+                         const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_prove_timing *tm)
 {
     int rc = cuzk_groth16_job_check(j);
     if (rc) return fail_msg(c, rc, "prove: the job's sizes do not agree");
@@ -956,6 +974,28 @@ static int prove_job(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *out, 
     cuzk_groth16_finish(out, j->params, &sums, r, s);
     tm->total_s = cuzk_now() - t0;
     return CUZK_OK;
+}
+
+/* One proof. A worker that ran out of device memory lets go of what it
+ * holds: a half-grown set (a, b, c but no witness) would otherwise stay
+ * allocated and could starve the device's other workers, whose MSM scratch
+ * grows inside their kernel regions, so that one worker too many for the
+ * card fails every worker instead of only itself. The engine proves the
+ * partition again on another worker. */
+static int prove_job(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *out, const cuzk_groth16_job *j,
+                     const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_prove_timing *tm)
+{
+    int rc = prove_job_run(w, c, out, j, r, s, tm);
+    if (rc == CUZK_ERR_NO_MEMORY) {
+        worker_shed(w);
+        size_t f = 0, t = 0;
+        if (cudaMemGetInfo(&f, &t) != cudaSuccess) cudaGetLastError();
+        const size_t l = strlen(w->err);
+        if (c.err == w->err && l + 1 < sizeof w->err)
+            snprintf(w->err + l, sizeof w->err - l, "; this worker's buffers released (%.1f of %.1f GiB free)",
+                     f / 1073741824.0, t / 1073741824.0);
+    }
+    return rc;
 }
 
 extern "C" int cuzk_gpu_prove_job(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_groth16_job *job,
