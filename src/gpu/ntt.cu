@@ -282,9 +282,15 @@ static int ensure_twiddles(const ctx &cx, ntt_tables *tt, int gi, unsigned log_n
     cuzk_fr_set_u64(&one, 1);
     const size_t n2 = (size_t)1 << L;
     int rc;
+    /* no valid tables until both are built: a growth that fails half way
+     * (the forward table new and unwritten, the inverse one gone) must not
+     * serve the next, smaller transform */
+    t->log_max = 0;
     if ((rc = buf_reserve(cx, &t->tw, n2 * sizeof(fr_t), "ntt twiddles")) ||
-        (rc = buf_reserve(cx, &t->tw_inv, n2 * sizeof(fr_t), "ntt inverse twiddles")))
+        (rc = buf_reserve(cx, &t->tw_inv, n2 * sizeof(fr_t), "ntt inverse twiddles"))) {
+        buf_free(&t->tw), buf_free(&t->tw_inv);
         return rc;
+    }
     dbuf tmp = {0, 0};
     const unsigned S = split(L);
     for (int inv = 0; inv < 2; inv++) {
