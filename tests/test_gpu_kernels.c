@@ -249,6 +249,20 @@ int main(void)
         setenv("CUZK_GPU_NTT_MINB", "3", 1);
         test_ntt(w, 12);
         unsetenv("CUZK_GPU_NTT_MINB");
+        /* the tables' growth failing half way (the inverse table's allocation
+         * out of memory): refused, and the next smaller transforms rebuild
+         * their tables instead of reading the half-made ones */
+        {
+            const unsigned lg = 16;
+            cuzk_fr *x = calloc((size_t)1 << lg, sizeof *x);
+            setenv("CUZK_GPU_FAIL_ALLOC", "inverse twiddles", 1);
+            rc = x ? cuzk_gpu_ntt(w, x, lg, CUZK_GPU_NTT_INVERSE) : CUZK_ERR_NO_MEMORY;
+            unsetenv("CUZK_GPU_FAIL_ALLOC");
+            CHECK_MSG(rc == CUZK_ERR_NO_MEMORY && strstr(cuzk_gpu_worker_error(w), "inverse twiddles"),
+                      "injected table failure: rc %d (%s)", rc, cuzk_gpu_worker_error(w));
+            free(x);
+            test_ntt(w, 10);
+        }
     }
     if (!only || strcmp(only, "ntt")) {
         test_msm(w, b);
@@ -266,6 +280,21 @@ int main(void)
         setenv("CUZK_GPU_MSM_AFFINE_INV", "block", 1);
         test_msm(w, false);
         unsetenv("CUZK_GPU_MSM_AFFINE_INV");
+        /* many window batches (a batch of 4,096 sorted entries: one window
+         * or less each): the sort's two buffers taking turns across batches,
+         * the rounds' buffers reused, with one, two and eight rounds */
+        setenv("CUZK_GPU_MSM_BATCH", "4096", 1);
+        for (int R = 1; R <= 8; R *= 2) {
+            if (R == 4) continue;
+            char rs[4];
+            snprintf(rs, sizeof rs, "%d", R);
+            setenv("CUZK_GPU_MSM_AFFINE", rs, 1);
+            test_msm(w, false);
+        }
+        unsetenv("CUZK_GPU_MSM_AFFINE");
+        test_msm(w, false);
+        setenv("CUZK_GPU_MSM_AFFINE", "8", 1);
+        unsetenv("CUZK_GPU_MSM_BATCH");
         unsetenv("CUZK_GPU_MSM_C");
         test_msm(w, b);
         unsetenv("CUZK_GPU_MSM_AFFINE");

@@ -203,9 +203,23 @@ int main(void)
         CHECK(cuzk_groth16_job_init(&job, &p, &sh->as[0]) == CUZK_OK && job_by_index(&job, idx));
         job.key = idx[0];
         cuzk_groth16_proof bp;
+        /* gathered on the device, A's and B's scalars take the two of a, b, c
+         * that H leaves dead: the worker's arrays for them (from the host
+         * gathers above) go, and its witness grows by the inputs only */
+        const uint64_t held0 = cuzk_gpu_worker_held_bytes(sh->w[1]);
         rc = cuzk_gpu_prove_job(sh->w[1], &bp, &job, &sh->r[0], &sh->s[0], NULL);
         CHECK_MSG(rc == CUZK_OK, "job by index: %s", cuzk_gpu_worker_error(sh->w[1]));
         CHECK_MSG(proof_eq(&bp, &gp[0]), "job by index: GPU proof differs");
+        const uint64_t held1 = cuzk_gpu_worker_held_bytes(sh->w[1]);
+        CHECK_MSG(held1 + (job.q_a.n + job.q_b_g1.n) * sizeof(cuzk_fr) <= held0 + job.num_inputs * sizeof(cuzk_fr),
+                  "job by index: the worker holds %llu bytes, %llu before", (unsigned long long)held1,
+                  (unsigned long long)held0);
+        /* again on the same buffers (the MSMs left their plain scalars over them) */
+        rc = cuzk_gpu_prove_job(sh->w[1], &bp, &job, &sh->r[1], &sh->s[1], NULL);
+        CHECK_MSG(rc == CUZK_OK, "job by index, again: %s", cuzk_gpu_worker_error(sh->w[1]));
+        cuzk_groth16_proof cpb;
+        CHECK(cuzk_groth16_prove_assignment(&cpb, &p, &sh->as[0], &sh->r[1], &sh->s[1], 2, NULL) == CUZK_OK);
+        CHECK_MSG(proof_eq(&bp, &cpb), "job by index, again: GPU proof differs from the CPU's");
         cuzk_gpu_device_release(dev, job.key);
         for (int k = 0; k < 3; k++) free(idx[k]);
     }

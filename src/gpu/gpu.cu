@@ -95,6 +95,18 @@ int fail(const ctx &c, cudaError_t e, const char *call)
     return CUZK_ERR_DEVICE;
 }
 
+/* With CUZK_GPU_TRACE=1 every device allocation is listed on stderr with
+ * the device's free memory after it: the ledger of what a card must hold. */
+static void alloc_note(const ctx &c, const char *what, size_t bytes)
+{
+    static const bool on = getenv("CUZK_GPU_TRACE") && atoi(getenv("CUZK_GPU_TRACE")) == 1;
+    if (!on) return;
+    size_t f = 0, t = 0;
+    if (cudaMemGetInfo(&f, &t) != cudaSuccess) cudaGetLastError();
+    fprintf(stderr, "gpu alloc, device %d: %-28s %14zu bytes, %.2f of %.2f GiB free\n", c.ordinal, what, bytes,
+            f / 1073741824.0, t / 1073741824.0);
+}
+
 int buf_reserve(const ctx &c, dbuf *b, size_t bytes, const char *what)
 {
     /* tests: a reservation whose name contains $CUZK_GPU_FAIL_ALLOC fails as
@@ -121,6 +133,7 @@ int buf_reserve(const ctx &c, dbuf *b, size_t bytes, const char *what)
         return fail(c, e, msg);
     }
     b->cap = bytes;
+    alloc_note(c, what, bytes);
     return CUZK_OK;
 }
 
@@ -419,19 +432,19 @@ extern "C" int cuzk_gpu_groth16_h(cuzk_gpu_worker *w, cuzk_fr *a, cuzk_fr *b, cu
  * in a kernel region: the tail of both lone-MSM entry points. */
 template <class HJ>
 static int msm_with_bases(cuzk_gpu_worker *w, const ctx &c, HJ *out, const void *dbases, const cuzk_fr *scalars,
-                          size_t n, int (*run)(const ctx &, msm_scratch *, HJ *, const void *, const fr_t *, size_t, bool))
+                          size_t n, int (*run)(const ctx &, msm_scratch *, HJ *, const void *, const fr_t *, size_t, bool, fr_t *))
 {
     int rc = upload(c, &w->sa, scalars, n * sizeof *scalars, 0, "msm scalars");
     if (rc) return rc;
     GPU_TRY(c, cudaStreamSynchronize(c.st));
     region_lock(w);
-    rc = run(c, &w->dev->msm, out, dbases, bp<fr_t>(w->sa), n, true);
+    rc = run(c, &w->dev->msm, out, dbases, bp<fr_t>(w->sa), n, true, bp<fr_t>(w->sa)); /* uploaded for this call */
     return region_unlock(w, c, rc);
 }
 
 template <class HA, class HJ>
 static int gpu_msm(cuzk_gpu_worker *w, HJ *out, const HA *bases, const cuzk_fr *scalars, size_t n,
-                   int (*run)(const ctx &, msm_scratch *, HJ *, const void *, const fr_t *, size_t, bool))
+                   int (*run)(const ctx &, msm_scratch *, HJ *, const void *, const fr_t *, size_t, bool, fr_t *))
 {
     if (!w || !out || (n && (!bases || !scalars)) || n >= 0x80000000ull) return CUZK_ERR_INVALID_ARG;
     ctx c;
@@ -511,7 +524,7 @@ extern "C" void cuzk_gpu_bases_free(cuzk_gpu_bases *b)
 template <class HJ>
 static int gpu_msm_bases(cuzk_gpu_worker *w, HJ *out, const cuzk_gpu_bases *b, size_t point_bytes,
                          const cuzk_fr *scalars, size_t n,
-                         int (*run)(const ctx &, msm_scratch *, HJ *, const void *, const fr_t *, size_t, bool))
+                         int (*run)(const ctx &, msm_scratch *, HJ *, const void *, const fr_t *, size_t, bool, fr_t *))
 {
     if (!w || !out || !b || (n && !scalars)) return CUZK_ERR_INVALID_ARG;
     ctx c;
@@ -616,6 +629,7 @@ static int srs_copy(const ctx &c, void **dst, const void *src, size_t bytes, con
         snprintf(msg, sizeof msg, "cudaMalloc(SRS %s, %zu bytes)", what, bytes);
         return fail(c, e, msg);
     }
+    alloc_note(c, what, bytes);
     if (bytes) GPU_TRY(c, cudaMemcpyAsync(*dst, src, bytes, cudaMemcpyHostToDevice, c.st));
     return CUZK_OK;
 }
@@ -768,12 +782,10 @@ static __global__ void gather_wires(fr_t *__restrict__ out, const fr_t *__restri
     if (k < n) out[k] = wit[idx[k]];
 }
 
-static int gather_on_device(const ctx &c, dbuf *dst, const fr_t *wit, const void *idx, size_t n,
-                            const char *what)
+static int gather_on_device(const ctx &c, fr_t *dst, const fr_t *wit, const void *idx, size_t n)
 {
-    int rc = buf_reserve(c, dst, n * sizeof(fr_t), what);
-    if (rc || n == 0) return rc;
-    gather_wires<<<(unsigned)((n + 255) / 256), 256, 0, c.st>>>(bp<fr_t>(*dst), wit, (const uint32_t *)idx, n);
+    if (n == 0) return CUZK_OK;
+    gather_wires<<<(unsigned)((n + 255) / 256), 256, 0, c.st>>>(dst, wit, (const uint32_t *)idx, n);
     GPU_LAUNCHED(c, "gather_wires");
     return CUZK_OK;
 }
@@ -880,10 +892,15 @@ static int prove_job_run(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *o
         return fail_msg(c, CUZK_ERR_FORMAT, "prove: the PCE failed verification");
     if (p && (rc = pce_get(w, c, p, &pe))) return rc;
     double t = t0;
+    /* Gathered on the device, A's and B's scalars go where H leaves two of
+     * a, b, c dead, when they fit (no arrays of their own: 5.3 GB less per
+     * worker at 32 GiB); B2's own list, when it has one, to tmp. */
+    const bool in_abc = on_device && q[0]->n <= n && q[1]->n <= n;
     if (on_device) {
         if ((rc = buf_reserve(c, &w->aux, (ni + na) * fb, "witness"))) return rc;
-        for (int k = 0; k < 3 && q[k]; k++)
+        for (int k = in_abc ? 2 : 0; k < 3 && q[k]; k++)
             if ((rc = buf_reserve(c, sc[k], q[k]->n * fb, sc_name[k]))) return rc;
+        if (in_abc) buf_free(&w->sa), buf_free(&w->sb); /* from a call that had no room in a, b, c */
         t = cuzk_now();
         if (ni) GPU_TRY(c, cudaMemcpyAsync(w->aux.p, j->input, ni * fb, cudaMemcpyHostToDevice, c.st));
         if (na) GPU_TRY(c, cudaMemcpyAsync(bp<fr_t>(w->aux) + ni, j->aux, na * fb, cudaMemcpyHostToDevice, c.st));
@@ -933,9 +950,6 @@ static int prove_job_run(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *o
             if (e != cudaSuccess) rc = fail(c, e, "cudaMemsetAsync(a, b, c tail)");
         }
     }
-    const void *const ix[3] = {p ? pe->p[PCE_IA] : srs->p[SRS_IA], p ? pe->p[PCE_IB] : srs->p[SRS_IB1], srs->p[SRS_IB2]};
-    for (int k = 0; on_device && k < 3 && q[k] && !rc; k++)
-        rc = gather_on_device(c, sc[k], wit, ix[k], q[k]->n, sc_name[k]);
     if (p) {
         if (!rc) {
             cudaError_t e = cudaStreamSynchronize(c.st);
@@ -958,15 +972,34 @@ static int prove_job_run(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *o
         if (e != cudaSuccess) rc = fail(c, e, "ntt_groth16_h");
     }
     tm->ntt_h_s = cuzk_now() - t, t = cuzk_now();
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.h, srs->p[SRS_H], h, n_h);
+    /* A's and B's scalars gathered from the witness (counted with the
+     * evaluation), into the two arrays H left dead when they fit */
+    fr_t *sa = bp<fr_t>(w->sa), *sb = bp<fr_t>(w->sb), *sb2 = share_b ? sb : bp<fr_t>(w->tmp);
+    if (in_abc) sa = h == abc ? abc + n : abc, sb = abc + 2 * n, sb2 = share_b ? sb : sb2;
+    if (on_device) {
+        fr_t *const dst[3] = {sa, sb, sb2};
+        const void *const ix[3] = {p ? pe->p[PCE_IA] : srs->p[SRS_IA], p ? pe->p[PCE_IB] : srs->p[SRS_IB1],
+                                   srs->p[SRS_IB2]};
+        for (int k = 0; k < 3 && q[k] && !rc; k++) rc = gather_on_device(c, dst[k], wit, ix[k], q[k]->n);
+        if (!rc) {
+            cudaError_t e = cudaStreamSynchronize(c.st);
+            if (e != cudaSuccess) rc = fail(c, e, "gather_wires");
+        }
+        tm->eval_s += cuzk_now() - t, t = cuzk_now();
+    }
+    /* Each MSM's scalars are dead after it (the witness once gathered; B's
+     * after B2 when shared), so each leaves its plain form over them (work)
+     * instead of in a scratch copy: 4.3 GB less on the device at 32 GiB. */
+    fr_t *const l_sc = bp<fr_t>(w->aux) + (on_device ? ni : 0);
+    if (!rc) rc = msm_g1(c, &d->msm, &sums.h, srs->p[SRS_H], h, n_h, true, h);
     tm->msm_h_s = cuzk_now() - t, t = cuzk_now();
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.l, srs->p[SRS_L], on_device ? wit + ni : wit, na, mont);
+    if (!rc) rc = msm_g1(c, &d->msm, &sums.l, srs->p[SRS_L], l_sc, na, mont, l_sc);
     tm->msm_l_s = cuzk_now() - t, t = cuzk_now();
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.a, srs->p[SRS_A], bp<fr_t>(w->sa), n_a, mont);
+    if (!rc) rc = msm_g1(c, &d->msm, &sums.a, srs->p[SRS_A], sa, n_a, mont, sa);
     tm->msm_a_s = cuzk_now() - t, t = cuzk_now();
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.b_g1, srs->p[SRS_B1], bp<fr_t>(w->sb), n_b, mont);
+    if (!rc) rc = msm_g1(c, &d->msm, &sums.b_g1, srs->p[SRS_B1], sb, n_b, mont, share_b ? NULL : sb);
     tm->msm_b_g1_s = cuzk_now() - t, t = cuzk_now();
-    if (!rc) rc = msm_g2(c, &d->msm, &sums.b_g2, srs->p[SRS_B2], bp<fr_t>(share_b ? w->sb : w->tmp), n_b2, mont);
+    if (!rc) rc = msm_g2(c, &d->msm, &sums.b_g2, srs->p[SRS_B2], sb2, n_b2, mont, sb2);
     tm->msm_b_g2_s = cuzk_now() - t;
     tm->msm_s = tm->msm_h_s + tm->msm_l_s + tm->msm_a_s + tm->msm_b_g1_s + tm->msm_b_g2_s;
     rc = region_unlock(w, c, rc);

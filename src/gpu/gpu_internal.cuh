@@ -108,11 +108,14 @@ struct msm_scratch {
 };
 void msm_scratch_free(msm_scratch *s);
 /* out = sum scalars[i]·bases[i]; bases and scalars on the device, scalars in
- * Montgomery form when mont, plain integers (a plain witness) if not. */
+ * Montgomery form when mont, plain integers (a plain witness) if not. work:
+ * where the scalars' plain form goes, n words; scalars itself when the
+ * caller lets them be overwritten (the prover's dead arrays: no scratch
+ * copy of n words), NULL for the device's MSM scratch. */
 int msm_g1(const ctx &c, msm_scratch *s, cuzk_g1_jac *out, const void *bases, const fr_t *scalars,
-           size_t n, bool mont = true);
+           size_t n, bool mont, fr_t *work);
 int msm_g2(const ctx &c, msm_scratch *s, cuzk_g2_jac *out, const void *bases, const fr_t *scalars,
-           size_t n, bool mont = true);
+           size_t n, bool mont, fr_t *work);
 
 /* ---- pre-compiled circuits (pce_spmv.cu) -------------------------------- */
 /* Rows with more entries than this take a warp each (their indices listed). */

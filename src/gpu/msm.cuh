@@ -9,7 +9,8 @@
  *      digit is its c bits plus the top bit of the window below, minus 2^c
  *      times its own top bit; key = window·B + |digit| (B = 2^(c-1) + 1
  *      buckets per window), value = point index | sign << 31.
- *   3. sort the (key, value) pairs by key (CUB radix sort on the key bits).
+ *   3. sort the (key, value) pairs by key (CUB radix sort on the key bits,
+ *      ping-ponging between the two pairs of arrays: no temporary copy).
  *   3b. optional batch-affine rounds (CUZK_GPU_MSM_AFFINE=R): each round adds
  *      the entries of a bucket's run two by two in affine coordinates, the
  *      inversions of a block's pairs sharing one field inversion, halving
@@ -26,7 +27,9 @@
  *      then R + (lo - 1)·T; a block per window sums the segments.
  *   6. the host joins the windows by Horner's rule and adds the ones' sum.
  * Windows are processed in batches so that a batch's sort fits a fixed
- * number of entries (memory stays bounded for any n).
+ * number of entries (memory stays bounded for any n), fewer windows a batch
+ * when the card is short of memory. The scalars' plain form goes over the
+ * caller's array when it may be overwritten (work), else into the scratch.
  */
 #ifndef CUZK_GPU_MSM_CUH
 #define CUZK_GPU_MSM_CUH
@@ -56,8 +59,8 @@ namespace cuzk_gpu {
 #define MSM_AFF_MAX_BATCH (1ull << 26) /* sorted entries per window batch with affine rounds */
 
 /* 1. plain scalar and its class flag: 1 << 32 for general, 1 for one. */
-static __global__ void msm_classify(const fr_t *__restrict__ sc, size_t n, bool mont,
-                                    fr_t *__restrict__ plain, unsigned long long *__restrict__ flags)
+static __global__ void msm_classify(const fr_t *sc, size_t n, bool mont, fr_t *plain, /* may be sc */
+                                    unsigned long long *__restrict__ flags)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -632,7 +635,8 @@ struct max_u32 {
  * Without room on the device for the rounds' points, nothing changes. */
 template <class F>
 static int msm_affine_rounds(const ctx &c, msm_scratch *s, unsigned R, size_t nbuckets, const uint32_t **kin,
-                             const uint32_t **vin, const affine_t<F> **pts, size_t *cnt)
+                             const uint32_t **vin, const affine_t<F> **pts, size_t *cnt, uint32_t *starts,
+                             uint32_t *heads)
 {
     typedef affine_t<F> A;
     const unsigned T = 256;
@@ -653,8 +657,7 @@ static int msm_affine_rounds(const ctx &c, msm_scratch *s, unsigned R, size_t nb
     const size_t need = 2 * n * 4 + (n0 + n1) * (sizeof(A) + 4) + n0 * sizeof(F) + (n0 / MSM_AFF_K + 1) * 2 * sizeof(F);
     if (need > have && (cudaMemGetInfo(&freeb, &total) != cudaSuccess || freeb + have < need + ((size_t)1 << 30)))
         return CUZK_OK; /* step 4 alone, as without the rounds */
-    /* the unsorted pairs (s->keys, s->vals) are free once sorted: run starts, pair heads */
-    uint32_t *starts = bp<uint32_t>(s->keys), *heads = bp<uint32_t>(s->vals);
+    /* starts, heads: two free arrays of n entries (the sort's other buffers): run starts, pair heads */
     if ((rc = buf_reserve(c, &s->aff_pos, n * 4, "msm affine positions")) ||
         (rc = buf_reserve(c, &s->aff_src, n * 4, "msm affine pairs")))
         return rc;
@@ -733,7 +736,7 @@ static int msm_affine_rounds(const ctx &c, msm_scratch *s, unsigned R, size_t nb
 
 template <class F, class HX, class HJ>
 int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, const fr_t *scalars,
-            size_t n, bool mont, const host_ops<HX, HJ> &ops)
+            size_t n, bool mont, fr_t *work, const host_ops<HX, HJ> &ops)
 {
     typedef xyzz_t<F> X;
     static_assert(sizeof(X) == sizeof(HX), "device and host XYZZ layouts differ");
@@ -747,14 +750,16 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
     const unsigned T = 256;
     int rc;
     /* 1. classify and split */
-    if ((rc = buf_reserve(c, &s->plain, n * sizeof(fr_t), "msm plain scalars")) ||
+    /* the scalars' plain form: over the caller's array when it may be
+     * overwritten (work), else in the scratch (n 32-byte words less) */
+    if ((!work && (rc = buf_reserve(c, &s->plain, n * sizeof(fr_t), "msm plain scalars"))) ||
         (rc = buf_reserve(c, &s->flags, n * 8, "msm flags")) ||
         (rc = buf_reserve(c, &s->pos, n * 8, "msm positions")) ||
         (rc = buf_reserve(c, &s->ones, n * 4, "msm ones")) ||
         (rc = buf_reserve(c, &s->gen, n * 4, "msm general")))
         return rc;
-    msm_classify<<<blocks_for(n, T), T, 0, c.st>>>(scalars, n, mont, bp<fr_t>(s->plain),
-                                                   bp<unsigned long long>(s->flags));
+    fr_t *plain = work ? work : bp<fr_t>(s->plain);
+    msm_classify<<<blocks_for(n, T), T, 0, c.st>>>(scalars, n, mont, plain, bp<unsigned long long>(s->flags));
     GPU_LAUNCHED(c, "msm_classify");
     size_t cub_bytes = 0;
     GPU_TRY(c, cub::DeviceScan::InclusiveSum(nullptr, cub_bytes, bp<unsigned long long>(s->flags),
@@ -781,13 +786,18 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
         const affine_t<F> *pts = bases;
         size_t cnt = m1;
         if (aff_rounds && m1 >= msm_aff_ones_min()) {
+            /* no room for the rounds' keys: the plain sum, as without them */
             if ((rc = buf_reserve(c, &s->keys, m1 * 4, "msm keys")) ||
                 (rc = buf_reserve(c, &s->vals, m1 * 4, "msm values")) ||
                 (rc = buf_reserve(c, &s->keys2, m1 * 4, "msm sorted keys")))
-                return rc;
+                if (rc != CUZK_ERR_NO_MEMORY) return rc;
+        }
+        if (aff_rounds && m1 >= msm_aff_ones_min() && rc == CUZK_OK) {
             GPU_TRY(c, cudaMemsetAsync(s->keys2.p, 0, m1 * 4, c.st));
             kin = bp<uint32_t>(s->keys2);
-            if ((rc = msm_affine_rounds<F>(c, s, aff_rounds, 1, &kin, &vin, &pts, &cnt))) return rc;
+            if ((rc = msm_affine_rounds<F>(c, s, aff_rounds, 1, &kin, &vin, &pts, &cnt, bp<uint32_t>(s->keys),
+                                           bp<uint32_t>(s->vals))))
+                return rc;
         }
         unsigned nb = blocks_for(cnt, MSM_SUM_THREADS);
         if (nb > 1024) nb = 1024;
@@ -822,59 +832,83 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
         /* with the batch-affine rounds before step 4, their points need
          * (M + buckets)/2 and half that again, so their batches hold fewer
          * entries */
-        const size_t max_batch = aff_rounds ? MSM_AFF_MAX_BATCH : MSM_MAX_BATCH;
+        size_t max_batch = aff_rounds ? MSM_AFF_MAX_BATCH : MSM_MAX_BATCH;
+        const char *mbe = getenv("CUZK_GPU_MSM_BATCH"); /* tests: many window batches at small sizes */
+        if (mbe && atoll(mbe) > 0) max_batch = (size_t)atoll(mbe);
         unsigned wb = (unsigned)(max_batch / m);
         if (wb < 1) wb = 1;
         if (wb > nwin) wb = nwin;
-        const size_t Mmax = (size_t)wb * m;
-        /* segments: enough threads to fill the chip */
-        uint32_t nseg = (uint32_t)((32768 + wb - 1) / wb);
-        if (nseg > B - 1) nseg = B - 1;
-        const uint32_t S = (B - 1 + nseg - 1) / nseg;
-        nseg = (B - 1 + S - 1) / S;
-        const unsigned L = msm_chunk_len(Mmax);
-        const size_t np0 = 2 * ((Mmax + L - 1) / L);
-        if ((rc = buf_reserve(c, &s->keys, Mmax * 4, "msm keys")) ||
-            (rc = buf_reserve(c, &s->vals, Mmax * 4, "msm values")) ||
-            (rc = buf_reserve(c, &s->keys2, Mmax * 4, "msm sorted keys")) ||
-            (rc = buf_reserve(c, &s->vals2, Mmax * 4, "msm sorted values")) ||
-            (rc = buf_reserve(c, &s->buckets, (size_t)wb * B * sizeof(X), "msm buckets")) ||
-            (rc = buf_reserve(c, &s->part_k[0], np0 * 4, "msm partial keys")) ||
-            (rc = buf_reserve(c, &s->part_p[0], np0 * sizeof(X), "msm partial sums")) ||
-            (rc = buf_reserve(c, &s->part_k[1], np0 * 4, "msm partial keys")) ||
-            (rc = buf_reserve(c, &s->part_p[1], np0 * sizeof(X), "msm partial sums")) ||
-            (rc = buf_reserve(c, &s->segs, (size_t)wb * nseg * sizeof(X), "msm segments")) ||
-            (rc = buf_reserve(c, &s->wins, (size_t)nwin * sizeof(X), "msm windows")))
-            return rc;
+        size_t Mmax, np0;
+        uint32_t nseg, S;
+        unsigned L;
+        for (;;) {
+            Mmax = (size_t)wb * m;
+            /* segments: enough threads to fill the chip */
+            nseg = (uint32_t)((32768 + wb - 1) / wb);
+            if (nseg > B - 1) nseg = B - 1;
+            S = (B - 1 + nseg - 1) / nseg;
+            nseg = (B - 1 + S - 1) / S;
+            L = msm_chunk_len(Mmax);
+            np0 = 2 * ((Mmax + L - 1) / L);
+            if ((rc = buf_reserve(c, &s->keys, Mmax * 4, "msm keys")) ||
+                (rc = buf_reserve(c, &s->vals, Mmax * 4, "msm values")) ||
+                (rc = buf_reserve(c, &s->keys2, Mmax * 4, "msm sorted keys")) ||
+                (rc = buf_reserve(c, &s->vals2, Mmax * 4, "msm sorted values")) ||
+                (rc = buf_reserve(c, &s->buckets, (size_t)wb * B * sizeof(X), "msm buckets")) ||
+                (rc = buf_reserve(c, &s->part_k[0], np0 * 4, "msm partial keys")) ||
+                (rc = buf_reserve(c, &s->part_p[0], np0 * sizeof(X), "msm partial sums")) ||
+                (rc = buf_reserve(c, &s->part_k[1], np0 * 4, "msm partial keys")) ||
+                (rc = buf_reserve(c, &s->part_p[1], np0 * sizeof(X), "msm partial sums")) ||
+                (rc = buf_reserve(c, &s->segs, (size_t)wb * nseg * sizeof(X), "msm segments")) ||
+                (rc = buf_reserve(c, &s->wins, (size_t)nwin * sizeof(X), "msm windows")))
+                if (rc == CUZK_ERR_NO_MEMORY && wb > 1) {
+                    /* a card short of memory: fewer windows a batch (the
+                     * same sum), the batch's arrays made again at that size */
+                    GPU_TRY(c, cudaStreamSynchronize(c.st));
+                    dbuf *batch[] = {&s->keys, &s->vals, &s->keys2, &s->vals2, &s->buckets, &s->part_k[0],
+                                     &s->part_p[0], &s->part_k[1], &s->part_p[1], &s->segs};
+                    for (dbuf *b : batch) buf_free(b);
+                    wb = (wb + 1) / 2;
+                    continue;
+                }
+            break;
+        }
+        if (rc) return rc;
         unsigned key_bits = 1;
         while (((uint64_t)1 << key_bits) < (uint64_t)wb * B) key_bits++;
+        /* the sort ping-pongs between the two pairs of arrays (CUB's
+         * DoubleBuffer): its temporary storage is then a few MB instead of
+         * another copy of the pairs (2 GiB at 2^28 entries) */
         size_t sort_bytes = 0;
-        GPU_TRY(c, cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, bp<uint32_t>(s->keys),
-                                                   bp<uint32_t>(s->keys2), bp<uint32_t>(s->vals),
-                                                   bp<uint32_t>(s->vals2), Mmax, 0, key_bits, c.st));
+        {
+            cub::DoubleBuffer<uint32_t> dk(bp<uint32_t>(s->keys), bp<uint32_t>(s->keys2)),
+                dv(bp<uint32_t>(s->vals), bp<uint32_t>(s->vals2));
+            GPU_TRY(c, cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, dk, dv, Mmax, 0, key_bits, c.st));
+        }
         if ((rc = buf_reserve(c, &s->cub, sort_bytes, "msm sort temp"))) return rc;
 
         for (unsigned w0 = 0; w0 < nwin; w0 += wb) {
             const unsigned nw = nwin - w0 < wb ? nwin - w0 : wb;
             const size_t M = (size_t)nw * m;
-            msm_digits<<<blocks_for(m, T), T, 0, c.st>>>(bp<fr_t>(s->plain), bp<uint32_t>(s->gen), m,
+            msm_digits<<<blocks_for(m, T), T, 0, c.st>>>(plain, bp<uint32_t>(s->gen), m,
                                                          cw, w0, nw, B, bp<uint32_t>(s->keys),
                                                          bp<uint32_t>(s->vals));
             GPU_LAUNCHED(c, "msm_digits");
             size_t sb = s->cub.cap;
-            GPU_TRY(c, cub::DeviceRadixSort::SortPairs(s->cub.p, sb, bp<uint32_t>(s->keys),
-                                                       bp<uint32_t>(s->keys2), bp<uint32_t>(s->vals),
-                                                       bp<uint32_t>(s->vals2), M, 0, key_bits, c.st));
+            cub::DoubleBuffer<uint32_t> dk(bp<uint32_t>(s->keys), bp<uint32_t>(s->keys2)),
+                dv(bp<uint32_t>(s->vals), bp<uint32_t>(s->vals2));
+            GPU_TRY(c, cub::DeviceRadixSort::SortPairs(s->cub.p, sb, dk, dv, M, 0, key_bits, c.st));
             trace_mark(c, "msm sort");
             GPU_TRY(c, cudaMemsetAsync(s->buckets.p, 0, (size_t)nw * B * sizeof(X), c.st));
             trace_mark(c, "msm bucket clear");
             /* 3b. batch-affine rounds: (kin, vin, pts) become the rounds' keys and points */
-            const uint32_t *kin = bp<uint32_t>(s->keys2), *vin = bp<uint32_t>(s->vals2);
+            const uint32_t *kin = dk.Current(), *vin = dv.Current();
             const affine_t<F> *pts = bases;
             size_t cnt = M;
             unsigned Lf = L;
             if (aff_rounds && M >= MSM_AFF_MIN_RUN * (size_t)nw * B) {
-                if ((rc = msm_affine_rounds<F>(c, s, aff_rounds, (size_t)wb * B, &kin, &vin, &pts, &cnt)))
+                if ((rc = msm_affine_rounds<F>(c, s, aff_rounds, (size_t)wb * B, &kin, &vin, &pts, &cnt,
+                                               dk.Alternate(), dv.Alternate())))
                     return rc;
                 Lf = msm_chunk_len(cnt);
                 const size_t np = 2 * ((cnt + Lf - 1) / Lf);
