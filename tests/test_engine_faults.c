@@ -6,6 +6,7 @@
  * small budgets, no lost wake-ups) and the PCE manager through a fake PCE
  * backend (cache at start, single-flight extraction, fast path).
  */
+#include "cuzk/clock.h"
 #include "engine_test.h"
 
 #define NC 128 /* constraints per partition: small, CI runs on 2 cores */
@@ -14,7 +15,7 @@
 /* ---- a prover with injected faults ---------------------------------------- */
 
 enum { F_NONE, F_CORRUPT_CALL, F_CORRUPT_DEV0, F_CORRUPT_ALL, F_ERROR_ONCE, F_ERROR_DEV0, F_DEVERR_DEV1, F_DEVERR_ALL,
-       F_ERROR_ALL };
+       F_ERROR_ALL, F_NOMEM_W1 };
 
 typedef struct fault {
     cuzk_engine_prover cpu;
@@ -23,6 +24,7 @@ typedef struct fault {
     atomic_bool error_armed;
     atomic_uint open_workers, ndev;
     atomic_uint dev_calls[2]; /* prove calls per device */
+    atomic_uint nomem;        /* F_NOMEM_W1's refusals */
 } fault;
 
 static fault F;
@@ -48,6 +50,10 @@ static int f_prove(void *ctx, void *dev, unsigned worker, const cuzk_groth16_par
     int m0 = atomic_load(&f->mode);
     if (m0 == F_ERROR_ONCE && atomic_exchange(&f->error_armed, false)) return CUZK_ERR_INTERNAL;
     if (m0 == F_ERROR_DEV0 && d == 0) return CUZK_ERR_NO_MEMORY; /* e.g. device OOM: counts */
+    if (m0 == F_NOMEM_W1 && d == 0 && worker == 1) { /* a card with room for one worker */
+        atomic_fetch_add(&f->nomem, 1);
+        return CUZK_ERR_NO_MEMORY;
+    }
     if (m0 == F_ERROR_ALL) return CUZK_ERR_INVALID_ARG;           /* as a malformed witness would */
     if ((m0 == F_DEVERR_DEV1 && d == 1) || m0 == F_DEVERR_ALL) return CUZK_ERR_DEVICE; /* at once */
     int err = f->cpu.prove(f->cpu.ctx, NULL, worker, params, n, as, r, s, out);
@@ -280,6 +286,33 @@ static void run_jobs(cuzk_engine *e, tkind *k, const char *prefix, int n, cuzk_r
         CHECK(r != CUZK_OK || tk_proof_ok(k, js[i], seeds[i], 10));
         cuzk_job_release(js[i]);
     }
+}
+
+/* One device with room for one of its two workers: the other runs out of
+ * device memory once, then leaves the work to the first (it would try again
+ * only after 30 s); every job completes, the device is not failed. */
+static void device_memory_short(tkind *k, cuzk_rng *rng)
+{
+    cuzk_engine_kind kd = tk_kind(k, "porep", "porep-m", 10, CUZK_PRIORITY_NORMAL);
+    const char *circ[] = {"porep-m"};
+    fault_reset(F_NOMEM_W1);
+    atomic_store(&F.nomem, 0);
+    log_clear();
+    cuzk_engine *e = make_engine(3, 1, 2, 0, NULL);
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    const double t0 = cuzk_now();
+    for (int round = 0; round < 3; round++) run_jobs(e, k, "mem-short", 4, rng);
+    const double secs = cuzk_now() - t0;
+    const unsigned nomem = atomic_load(&F.nomem), allowed = 1 + (unsigned)(secs / 30.0);
+    CHECK_MSG(nomem >= 1 && nomem <= allowed, "%u out-of-memory calls in %.1f s (at most %u)", nomem, secs, allowed);
+    CHECK(!cuzk_engine_device_failed(e, 0, NULL, 0));
+    CHECK_MSG(log_count("out of device memory") == 1, "log: %s", log_buf); /* once an episode */
+    cuzk_engine_counters c;
+    cuzk_engine_get_counters(e, &c);
+    CHECK(c.jobs_failed == 0 && c.partitions_reproved >= 1);
+    printf("device short of memory: %u refusal(s) in %.1f s, 120 partitions proved\n", nomem, secs);
+    drain(e, circ, 1);
+    cuzk_engine_destroy(e);
 }
 
 /* A fresh 2x2 engine with the fault mode; jobs until device d is marked
@@ -1207,6 +1240,7 @@ int main(void)
     tk_setup(&k2, NC, NI, &rng);
     corrupt_faults(&k, &rng);
     device_failures(&k, &rng);
+    device_memory_short(&k, &rng);
     cancel_and_timeout(&k, &k1);
     budget(&k, &k2);
     pce_manager(&k, &k1);

@@ -442,6 +442,26 @@ static bool worker_usable(const cuzk_engine *e, const worker *w)
     return !e->dstate[w->device].failed;
 }
 
+/* A prover worker whose last call ran out of device memory (a card with
+ * room for fewer workers than configured, or another set's points resident
+ * for a while) leaves the device's work to its workers that have room:
+ * beside them it would fail again, each time after uploading a partition
+ * and undoing its allocations. It tries again after MEM_RETRY_S, or at
+ * once when no worker of its device has room. */
+#define MEM_RETRY_S 30.0
+static bool mem_wait(const cuzk_engine *e, const worker *w, double *until)
+{
+    if (!w->mem_short || cuzk_now() >= w->mem_retry_at) return false;
+    for (unsigned i = e->n_cpu_workers; i < e->n_cpu_workers + e->n_prove_workers; i++) { /* not the fallback's */
+        const worker *o = &e->workers[i];
+        if (o != w && o->device == w->device && !o->mem_short && worker_usable(e, o)) {
+            *until = w->mem_retry_at;
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Can prover worker w take partition p? A re-prove avoids the last device
  * when another usable one exists, else the last worker when its device has
  * others. */
@@ -827,6 +847,12 @@ static void *prove_worker_main(void *arg)
     }
     while (ok && !e->shutdown) {
         srs_entry *srs = NULL;
+        double until;
+        if (mem_wait(e, w, &until)) {
+            w->doing = "standby";
+            cv_wait_until(&e->prove_cv, &e->mu, until);
+            continue;
+        }
         size_t n = claim_ready(e, w, ps, js, 0, cap, &srs);
         if (n == 0) {
             w->doing = (unsigned)w->device < e->n_devices && e->dstate[w->device].failed ? "failed"
@@ -926,7 +952,16 @@ static void *prove_worker_main(void *arg)
         }
         w->job = NULL; /* jobs may be retired now: not proving any */
         w->doing = worker_usable(e, w) ? "idle" : "failed";
+        if ((unsigned)w->device < e->n_devices) {
+            if (err == CUZK_ERR_NO_MEMORY && !w->mem_short)
+                eng_log(e, 1, "device %d worker %d: out of device memory; it leaves the device's work to its "
+                        "workers with room and tries again in %.0f s", w->device, w->id, MEM_RETRY_S);
+            w->mem_short = err == CUZK_ERR_NO_MEMORY;
+            if (w->mem_short) w->mem_retry_at = cuzk_now() + MEM_RETRY_S;
+        }
         pthread_cond_broadcast(&e->cpu_cv);
+        /* a worker short of device memory that waits on this one's room */
+        if (err == CUZK_ERR_NO_MEMORY) pthread_cond_broadcast(&e->prove_cv);
     }
     w->doing = "stopped";
     pthread_mutex_unlock(&e->mu);

@@ -162,6 +162,8 @@ typedef struct worker {
     uint32_t partition;
     double busy_s;
     uint64_t tasks;
+    bool mem_short;      /* prover workers: the last call ran out of device memory */
+    double mem_retry_at; /* then: when it may try again beside a worker that has room */
 } worker;
 
 struct cuzk_engine {
