@@ -78,6 +78,14 @@ bench)
     cat $O/sppark_side.log 2>/dev/null; grep -A12 "gpu trace" $O/bench_trace27.log | head -80 ;;
 porep)
     need_big
+    # a proof path that failed its GPU tests would only fail its partitions here: say so and stop
+    S=/tmp/session/check/chk/summary.txt
+    if [ -f $S ] && [ -z "${FORCE:-}" ] && grep -E "^test_gpu_(prove|pce) " $S | grep -vq "rc=0 "; then
+        grep -E "^test_gpu_(prove|pce) " $S
+        echo "porep: skipped, the GPU proof tests failed in check (FORCE=1 runs it anyway)" | tee $O/skipped.txt
+        finish
+        exit 4
+    fi
     BL=/tmp/session/bench/bench_gpu.log # STEP=bench's, when it ran before
     row() { awk -F'|' -v w="$1" -v s="$2" '{ o = $2; gsub(/^ +| +$/, "", o) } o == w && $3 ~ s { print $4 + 0 }' $BL 2>/dev/null; }
     plain=$(row "G1 MSM random" "2\\^26") aff=$(row "G1 MSM random, affine" "2\\^26")
