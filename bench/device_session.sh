@@ -96,6 +96,7 @@ porep)
         export CUZK_GPU_MSM_AFFINE=6
     fi
     echo "daemon MSM: ${CUZK_GPU_MSM_AFFINE:+affine }${CUZK_GPU_MSM_AFFINE:-plain}"
+    export CUZK_GPU_TRACE=alloc # the device-memory ledger into the daemon's log (perf-log's table)
     W=/var/tmp/scale OUT=$O STAGE=2 LIMIT=$(( $(left) - 40 )) CONFIGS="${CONFIGS:-2:0}" PROOFS=${PROOFS:-5} \
         bash $B/drive-32g.sh $B > $O/drive.log 2>&1
     rm -rf /var/tmp/scale

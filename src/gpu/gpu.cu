@@ -95,11 +95,13 @@ int fail(const ctx &c, cudaError_t e, const char *call)
     return CUZK_ERR_DEVICE;
 }
 
-/* With CUZK_GPU_TRACE=1 every device allocation is listed on stderr with
- * the device's free memory after it: the ledger of what a card must hold. */
+/* With CUZK_GPU_TRACE=1 (or =alloc, without the kernel split) every device
+ * allocation is listed on stderr with the device's free memory after it:
+ * the ledger of what a card must hold. */
 static void alloc_note(const ctx &c, const char *what, size_t bytes)
 {
-    static const bool on = getenv("CUZK_GPU_TRACE") && atoi(getenv("CUZK_GPU_TRACE")) == 1;
+    static const char *const env = getenv("CUZK_GPU_TRACE");
+    static const bool on = env && (atoi(env) == 1 || !strcmp(env, "alloc"));
     if (!on) return;
     size_t f = 0, t = 0;
     if (cudaMemGetInfo(&f, &t) != cudaSuccess) cudaGetLastError();
