@@ -29,9 +29,9 @@ static void bitrev_perm(cuzk_fr *x, unsigned log_n)
     }
 }
 
-static void test_ntt(cuzk_gpu_worker *w, unsigned max_log)
+static void test_ntt_range(cuzk_gpu_worker *w, unsigned min_log, unsigned max_log)
 {
-    for (unsigned log_n = 0; log_n <= max_log; log_n++) {
+    for (unsigned log_n = min_log; log_n <= max_log; log_n++) {
         size_t n = (size_t)1 << log_n;
         cuzk_ntt_domain d;
         CHECK(cuzk_ntt_domain_init(&d, log_n, CUZK_FR_GEN_FILECOIN, 2) == CUZK_OK);
@@ -68,6 +68,11 @@ static void test_ntt(cuzk_gpu_worker *w, unsigned max_log)
         free(a), free(a2), free(x), free(ref);
         cuzk_ntt_domain_free(&d);
     }
+}
+
+static void test_ntt(cuzk_gpu_worker *w, unsigned max_log)
+{
+    test_ntt_range(w, 0, max_log);
     /* a wrong transform must be caught by the comparison: forward vs inverse */
     cuzk_ntt_domain d;
     cuzk_ntt_domain_init(&d, 6, CUZK_FR_GEN_FILECOIN, 1);
@@ -248,7 +253,11 @@ int main(void)
         /* the passes held to 3 blocks per SM (another register allocation) */
         setenv("CUZK_GPU_NTT_MINB", "3", 1);
         test_ntt(w, 12);
+        /* and at the sizes whose passes use the full tile (9 levels, 4
+         * columns, as at 2^27), both register allocations */
+        test_ntt_range(w, 17, 18);
         unsetenv("CUZK_GPU_NTT_MINB");
+        test_ntt_range(w, 17, 18);
         /* the tables' growth failing half way (the inverse table's allocation
          * out of memory): refused, and the next smaller transforms rebuild
          * their tables instead of reading the half-made ones */
