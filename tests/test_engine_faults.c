@@ -310,6 +310,9 @@ static void device_memory_short(tkind *k, cuzk_rng *rng)
     cuzk_engine_counters c;
     cuzk_engine_get_counters(e, &c);
     CHECK(c.jobs_failed == 0 && c.partitions_reproved >= 1);
+    CHECK_MSG(c.prover_out_of_memory == nomem, "counter %llu, refusals %u", (unsigned long long)c.prover_out_of_memory,
+              nomem);
+    CHECK(status_has(e, "\"prover_out_of_memory\":"));
     printf("device short of memory: %u refusal(s) in %.1f s, 120 partitions proved\n", nomem, secs);
     drain(e, circ, 1);
     cuzk_engine_destroy(e);

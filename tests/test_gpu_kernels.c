@@ -204,6 +204,38 @@ static void test_msm(cuzk_gpu_worker *w, bool big)
         cuzk_gpu_bases_free(rb1);
         cuzk_gpu_bases_free(rb2);
     }
+    /* the ones' sum through the affine rounds without room for their keys
+     * (injected): the plain sum instead, the same result, no error */
+    {
+        const size_t n = nmax < 5000 ? nmax : 5000;
+        gen_scalars(k, n, SC_ONE);
+        for (size_t i = 0; i < n; i++) b1[i] = p1[cuzk_rng_u64(&rng) % pool];
+        cuzk_g1_jac r1, g1;
+        CHECK(cuzk_g1_msm(&r1, b1, k, n, 2) == CUZK_OK);
+        const char *aff = getenv("CUZK_GPU_MSM_AFFINE"), *omin = getenv("CUZK_GPU_MSM_AFF_ONES_MIN");
+        char saved[2][16] = {"", ""};
+        if (aff) snprintf(saved[0], sizeof saved[0], "%s", aff);
+        if (omin) snprintf(saved[1], sizeof saved[1], "%s", omin);
+        setenv("CUZK_GPU_MSM_AFFINE", "8", 1);
+        setenv("CUZK_GPU_MSM_AFF_ONES_MIN", "64", 1);
+        setenv("CUZK_GPU_FAIL_ALLOC", "msm keys", 1);
+        int rc = cuzk_gpu_g1_msm(w, &g1, b1, k, n);
+        unsetenv("CUZK_GPU_FAIL_ALLOC");
+        CHECK_MSG(rc == CUZK_OK && cuzk_g1_jac_eq(&r1, &g1), "ones without room for the rounds: rc %d (%s)", rc,
+                  cuzk_gpu_worker_error(w));
+        CHECK_MSG(cuzk_gpu_worker_error(w)[0] == 0, "a stale message: %s", cuzk_gpu_worker_error(w));
+        /* random scalars need the window batches' keys: out of memory, said */
+        gen_scalars(k, n, SC_RANDOM);
+        setenv("CUZK_GPU_FAIL_ALLOC", "msm keys", 1);
+        rc = cuzk_gpu_g1_msm(w, &g1, b1, k, n);
+        unsetenv("CUZK_GPU_FAIL_ALLOC");
+        CHECK_MSG(rc == CUZK_ERR_NO_MEMORY && strstr(cuzk_gpu_worker_error(w), "msm keys"), "rc %d (%s)", rc,
+                  cuzk_gpu_worker_error(w));
+        if (aff) setenv("CUZK_GPU_MSM_AFFINE", saved[0], 1);
+        else unsetenv("CUZK_GPU_MSM_AFFINE");
+        if (omin) setenv("CUZK_GPU_MSM_AFF_ONES_MIN", saved[1], 1);
+        else unsetenv("CUZK_GPU_MSM_AFF_ONES_MIN");
+    }
     /* a changed scalar must change the result */
     gen_scalars(k, 100, SC_RANDOM);
     for (size_t i = 0; i < 100; i++) b1[i] = p1[i];
@@ -262,7 +294,7 @@ int main(void)
          * out of memory): refused, and the next smaller transforms rebuild
          * their tables instead of reading the half-made ones */
         {
-            const unsigned lg = 16;
+            const unsigned lg = (b ? 20 : 18) + 1; /* above every table built so far: a growth */
             cuzk_fr *x = calloc((size_t)1 << lg, sizeof *x);
             setenv("CUZK_GPU_FAIL_ALLOC", "inverse twiddles", 1);
             rc = x ? cuzk_gpu_ntt(w, x, lg, CUZK_GPU_NTT_INVERSE) : CUZK_ERR_NO_MEMORY;

@@ -211,7 +211,9 @@ int main(void)
         CHECK_MSG(rc == CUZK_OK, "job by index: %s", cuzk_gpu_worker_error(sh->w[1]));
         CHECK_MSG(proof_eq(&bp, &gp[0]), "job by index: GPU proof differs");
         const uint64_t held1 = cuzk_gpu_worker_held_bytes(sh->w[1]);
-        CHECK_MSG(held1 + (job.q_a.n + job.q_b_g1.n) * sizeof(cuzk_fr) <= held0 + job.num_inputs * sizeof(cuzk_fr),
+        /* (B2's own list, job_by_index's copy, not shared: it goes to tmp) */
+        CHECK_MSG(held1 + (job.q_a.n + job.q_b_g1.n) * sizeof(cuzk_fr) <=
+                      held0 + (job.num_inputs + job.q_b_g2.n) * sizeof(cuzk_fr),
                   "job by index: the worker holds %llu bytes, %llu before", (unsigned long long)held1,
                   (unsigned long long)held0);
         /* again on the same buffers (the MSMs left their plain scalars over them) */
@@ -246,6 +248,19 @@ int main(void)
                   cuzk_gpu_worker_error(sh->w[1]));
         printf("out of device memory: the worker let go of %llu bytes, then proved again\n",
                (unsigned long long)held);
+        /* inside the kernel region (the MSM's segments): the same, the device
+         * lock released (the other worker proves), the device not failed */
+        setenv("CUZK_GPU_FAIL_ALLOC", "msm segments", 1);
+        rc = cuzk_gpu_prove(sh->w[1], &bp, &p, &sh->as[0], &sh->r[0], &sh->s[0], 1, NULL);
+        unsetenv("CUZK_GPU_FAIL_ALLOC");
+        CHECK_MSG(rc == CUZK_ERR_NO_MEMORY && cuzk_gpu_worker_held_bytes(sh->w[1]) == 0, "in the region: rc %d (%s)",
+                  rc, cuzk_gpu_worker_error(sh->w[1]));
+        rc = cuzk_gpu_prove(sh->w[0], &bp, &p, &sh->as[0], &sh->r[0], &sh->s[0], 1, NULL);
+        CHECK_MSG(rc == CUZK_OK && proof_eq(&bp, &gp[0]), "the other worker after it: rc %d (%s)", rc,
+                  cuzk_gpu_worker_error(sh->w[0]));
+        rc = cuzk_gpu_prove(sh->w[1], &bp, &p, &sh->as[0], &sh->r[0], &sh->s[0], 1, NULL);
+        CHECK_MSG(rc == CUZK_OK && proof_eq(&bp, &gp[0]), "worker 1 again: rc %d (%s)", rc,
+                  cuzk_gpu_worker_error(sh->w[1]));
     }
     /* a size mismatch is refused with a message */
     {

@@ -496,6 +496,7 @@ typedef struct cuzk_engine_counters {
     uint64_t partitions_synthesized, partitions_proved, partitions_verified;
     uint64_t partitions_invalid, partitions_reproved;
     uint64_t synthesis_errors, prover_errors;
+    uint64_t prover_out_of_memory; /* prover errors that were the device's memory running out */
     uint64_t pce_fast_path, pce_extractions, pce_failures;
     uint64_t srs_hits, srs_loads, srs_evictions;
     uint64_t batches, batched_partitions;

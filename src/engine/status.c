@@ -192,7 +192,8 @@ char *cuzk_engine_status_json(cuzk_engine *e)
 #define U(f) kv_u64(&w, #f, c.f)
     U(jobs_submitted), U(jobs_duplicate), U(jobs_done), U(jobs_failed), U(jobs_cancelled);
     U(jobs_timed_out), U(partitions_synthesized), U(partitions_proved), U(partitions_verified);
-    U(partitions_invalid), U(partitions_reproved), U(synthesis_errors), U(prover_errors);
+    U(partitions_invalid), U(partitions_reproved), U(synthesis_errors), U(prover_errors),
+        U(prover_out_of_memory);
     U(pce_fast_path), U(pce_extractions), U(pce_failures), U(srs_hits), U(srs_loads);
     U(srs_evictions), U(batches), U(batched_partitions), U(memory_waits), U(pce_evictions);
     U(devices_failed), U(pin_over_limit);

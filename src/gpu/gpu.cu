@@ -977,7 +977,12 @@ static int prove_job_run(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *o
     /* A's and B's scalars gathered from the witness (counted with the
      * evaluation), into the two arrays H left dead when they fit */
     fr_t *sa = bp<fr_t>(w->sa), *sb = bp<fr_t>(w->sb), *sb2 = share_b ? sb : bp<fr_t>(w->tmp);
-    if (in_abc) sa = h == abc ? abc + n : abc, sb = abc + 2 * n, sb2 = share_b ? sb : sb2;
+    if (in_abc) { /* the two thirds not holding h */
+        fr_t *dead[2], **dp = dead;
+        for (int k = 0; k < 3; k++)
+            if (abc + k * n != h) *dp++ = abc + k * n;
+        sa = dead[0], sb = dead[1], sb2 = share_b ? sb : sb2;
+    }
     if (on_device) {
         fr_t *const dst[3] = {sa, sb, sb2};
         const void *const ix[3] = {p ? pe->p[PCE_IA] : srs->p[SRS_IA], p ? pe->p[PCE_IB] : srs->p[SRS_IB1],
@@ -989,9 +994,10 @@ static int prove_job_run(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *o
         }
         tm->eval_s += cuzk_now() - t, t = cuzk_now();
     }
-    /* Each MSM's scalars are dead after it (the witness once gathered; B's
-     * after B2 when shared), so each leaves its plain form over them (work)
-     * instead of in a scratch copy: 4.3 GB less on the device at 32 GiB. */
+    /* Each MSM's scalars are dead after it (the witness once gathered), so
+     * each leaves its plain form over them (work) instead of in a scratch
+     * copy: 4.3 GB less on the device at 32 GiB. B's, when B2 shares them,
+     * are read by B2 as the plain form B1 left. */
     fr_t *const l_sc = bp<fr_t>(w->aux) + (on_device ? ni : 0);
     if (!rc) rc = msm_g1(c, &d->msm, &sums.h, srs->p[SRS_H], h, n_h, true, h);
     tm->msm_h_s = cuzk_now() - t, t = cuzk_now();
@@ -999,9 +1005,9 @@ static int prove_job_run(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *o
     tm->msm_l_s = cuzk_now() - t, t = cuzk_now();
     if (!rc) rc = msm_g1(c, &d->msm, &sums.a, srs->p[SRS_A], sa, n_a, mont, sa);
     tm->msm_a_s = cuzk_now() - t, t = cuzk_now();
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.b_g1, srs->p[SRS_B1], sb, n_b, mont, share_b ? NULL : sb);
+    if (!rc) rc = msm_g1(c, &d->msm, &sums.b_g1, srs->p[SRS_B1], sb, n_b, mont, sb);
     tm->msm_b_g1_s = cuzk_now() - t, t = cuzk_now();
-    if (!rc) rc = msm_g2(c, &d->msm, &sums.b_g2, srs->p[SRS_B2], sb2, n_b2, mont, sb2);
+    if (!rc) rc = msm_g2(c, &d->msm, &sums.b_g2, srs->p[SRS_B2], sb2, n_b2, mont && !share_b, sb2);
     tm->msm_b_g2_s = cuzk_now() - t;
     tm->msm_s = tm->msm_h_s + tm->msm_l_s + tm->msm_a_s + tm->msm_b_g1_s + tm->msm_b_g2_s;
     rc = region_unlock(w, c, rc);

@@ -89,7 +89,7 @@ void ntt_tables_free(ntt_tables *t);
  * 2^log_n elements (tmp only used when a reorder pass is needed). */
 int ntt_run(const ctx &c, ntt_tables *t, fr_t *x, fr_t *tmp, unsigned log_n, unsigned flags);
 /* Groth16 H on device arrays a, b, c (2^log_n each, evaluations on the
- * domain); the coefficients land in *out (either b or c), natural order. */
+ * domain); the coefficients land in *out (b today; callers take *out, not b), natural order. */
 int ntt_groth16_h(const ctx &c, ntt_tables *t, fr_t *a, fr_t *b, fr_t *cc, unsigned log_n,
                   fr_t **out);
 /* The tables ntt_groth16_h reads at 2^log_n (twiddles both ways, its two

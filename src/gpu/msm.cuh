@@ -785,14 +785,15 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
         const uint32_t *kin = nullptr, *vin = bp<uint32_t>(s->ones);
         const affine_t<F> *pts = bases;
         size_t cnt = m1;
-        if (aff_rounds && m1 >= msm_aff_ones_min()) {
-            /* no room for the rounds' keys: the plain sum, as without them */
-            if ((rc = buf_reserve(c, &s->keys, m1 * 4, "msm keys")) ||
-                (rc = buf_reserve(c, &s->vals, m1 * 4, "msm values")) ||
-                (rc = buf_reserve(c, &s->keys2, m1 * 4, "msm sorted keys")))
-                if (rc != CUZK_ERR_NO_MEMORY) return rc;
+        bool rounds = aff_rounds && m1 >= msm_aff_ones_min();
+        if (rounds && ((rc = buf_reserve(c, &s->keys, m1 * 4, "msm keys")) ||
+                       (rc = buf_reserve(c, &s->vals, m1 * 4, "msm values")) ||
+                       (rc = buf_reserve(c, &s->keys2, m1 * 4, "msm sorted keys")))) {
+            if (rc != CUZK_ERR_NO_MEMORY) return rc;
+            rounds = false, rc = CUZK_OK; /* no room for the rounds' keys: the plain sum */
+            if (c.err) c.err[0] = 0;
         }
-        if (aff_rounds && m1 >= msm_aff_ones_min() && rc == CUZK_OK) {
+        if (rounds) {
             GPU_TRY(c, cudaMemsetAsync(s->keys2.p, 0, m1 * 4, c.st));
             kin = bp<uint32_t>(s->keys2);
             if ((rc = msm_affine_rounds<F>(c, s, aff_rounds, 1, &kin, &vin, &pts, &cnt, bp<uint32_t>(s->keys),
@@ -838,6 +839,7 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
         unsigned wb = (unsigned)(max_batch / m);
         if (wb < 1) wb = 1;
         if (wb > nwin) wb = nwin;
+        const unsigned wb0 = wb;
         size_t Mmax, np0;
         uint32_t nseg, S;
         unsigned L;
@@ -865,8 +867,14 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
                     /* a card short of memory: fewer windows a batch (the
                      * same sum), the batch's arrays made again at that size */
                     GPU_TRY(c, cudaStreamSynchronize(c.st));
-                    dbuf *batch[] = {&s->keys, &s->vals, &s->keys2, &s->vals2, &s->buckets, &s->part_k[0],
-                                     &s->part_p[0], &s->part_k[1], &s->part_p[1], &s->segs};
+                    /* and what is dead by now or made again on demand: the
+                     * class flags and positions, the scan's and sort's
+                     * temporaries, an earlier MSM's affine rounds' arrays */
+                    dbuf *batch[] = {&s->keys,    &s->vals,      &s->keys2,     &s->vals2,     &s->buckets,
+                                     &s->part_k[0], &s->part_p[0], &s->part_k[1], &s->part_p[1], &s->segs,
+                                     &s->flags,   &s->pos,       &s->cub,       &s->aff_pos,   &s->aff_src,
+                                     &s->aff_k[0], &s->aff_k[1], &s->aff_p[0],  &s->aff_p[1],  &s->aff_chain,
+                                     &s->aff_tprod, &s->aff_bprod};
                     for (dbuf *b : batch) buf_free(b);
                     wb = (wb + 1) / 2;
                     continue;
@@ -874,6 +882,7 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
             break;
         }
         if (rc) return rc;
+        if (wb0 != wb && c.err) c.err[0] = 0; /* a halving that found room: no error to report */
         unsigned key_bits = 1;
         while (((uint64_t)1 << key_bits) < (uint64_t)wb * B) key_bits++;
         /* the sort ping-pongs between the two pairs of arrays (CUB's

@@ -851,6 +851,8 @@ char *srv_metrics_text(srv_backend *b, char *buf)
         {"cuzk_partitions_reproved_total", "counter", "Partitions proved again after an invalid proof.", (double)c.partitions_reproved},
         {"cuzk_synthesis_errors_total", "counter", "Synthesis errors.", (double)c.synthesis_errors},
         {"cuzk_prover_errors_total", "counter", "Prover errors.", (double)c.prover_errors},
+        {"cuzk_prover_out_of_memory_total", "counter", "Prover calls that ran out of device memory.",
+         (double)c.prover_out_of_memory},
         {"cuzk_pce_fast_path_total", "counter", "Partitions synthesized through a PCE.", (double)c.pce_fast_path},
         {"cuzk_srs_loads_total", "counter", "Parameter loads.", (double)c.srs_loads},
         {"cuzk_srs_evictions_total", "counter", "Parameter evictions.", (double)c.srs_evictions},
