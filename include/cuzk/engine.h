@@ -149,7 +149,9 @@ typedef struct cuzk_engine_kind {
  *  - warm (may be NULL): make params (and the PCE, may be NULL) resident on
  *    a device now, as a first prove would; called by cuzk_engine_srs_preload
  *    once the parameters are loaded, outside the scheduler lock, while
- *    proves may run; a failure is logged and left to the first prove.
+ *    proves may run; a failure is logged and left to the first prove. msg
+ *    says why on failure; on success, when set, it ends the log line
+ *    (the GPU prover: the device's free memory and a worker's buffers).
  *  - device_memory (may be NULL): the device's memory now, total and free
  *    bytes, for the status (called without the engine's lock, from any
  *    thread).

@@ -171,7 +171,8 @@ void cuzk_gpu_device_release_params(cuzk_gpu_device *dev, const cuzk_groth16_par
 /* Uploads params and (when not NULL) the PCE's matrices and index lists
  * to the device now, as the first proof with them would (a daemon's
  * preload: the first proof then starts at once). msg (may be NULL) says
- * why on failure. Safe while workers prove. */
+ * why on failure, and on success the device's free memory and what each
+ * worker's own buffers will take. Safe while workers prove. */
 int cuzk_gpu_device_preload(cuzk_gpu_device *dev, const cuzk_groth16_params *params, const struct cuzk_pce *pce,
                             char *msg, size_t msg_len);
 

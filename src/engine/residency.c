@@ -485,8 +485,8 @@ static void srs_warm_devices(cuzk_engine *e, srs_entry *s)
         int err = e->prover.warm(e->prover.ctx, e->devs[d], &s->params, p, msg, sizeof msg);
         if (err) eng_log(e, 1, "device %u: uploading %s ahead of the first proof: %s (%s)", d, s->circuit_id,
                          cuzk_strerror(err), msg);
-        else eng_log(e, 2, "device %u: parameters%s of %s resident in %.3f s", d, pce ? " and PCE" : "",
-                     s->circuit_id, cuzk_now() - t0);
+        else eng_log(e, 2, "device %u: parameters%s of %s resident in %.3f s%s%s", d, pce ? " and PCE" : "",
+                     s->circuit_id, cuzk_now() - t0, msg[0] ? ": " : "", msg);
     }
     pthread_mutex_lock(&e->mu);
     if (pce) pce_unref(e, s);

@@ -761,6 +761,21 @@ extern "C" int cuzk_gpu_device_preload(cuzk_gpu_device *d, const cuzk_groth16_pa
         else w->err[0] = 0;
     }
     if (rc && msg && msg_len) snprintf(msg, msg_len, "%s", w->err);
+    /* on success, what is left for the workers: each keeps a, b, c and the
+     * witness (and without device gathers the A and B scalars) between
+     * proofs, beside the shared MSM scratch */
+    size_t f = 0, t = 0;
+    if (!rc && msg && msg_len && params->n_h && cudaMemGetInfo(&f, &t) == cudaSuccess) {
+        const double G = 1073741824.0;
+        const size_t fb = sizeof(cuzk_fr), ni = params->vk.n_ic, na = params->n_l;
+        size_t per = 3 * n * fb + (ni + na) * fb;
+        if (!p) per += (params->n_a + params->n_b_g1) * fb;
+        unsigned lg = 0;
+        while (((size_t)1 << lg) < n) lg++;
+        snprintf(msg, msg_len, "%.1f of %.1f GiB free on the device; a worker's own buffers at 2^%u: %.1f GiB",
+                 f / G, t / G, lg, per / G);
+    }
+    cudaGetLastError();
     cuzk_gpu_worker_destroy(w);
     return rc;
 }
