@@ -70,6 +70,7 @@ struct cuzk_gpu_worker {
     cudaStream_t st;
     char err[320];
     double region_s;            /* seconds in the last kernel region */
+    int dev_oom;                /* the last call ran out of device memory */
     dbuf abc, aux, sa, sb, tmp; /* written only by this worker */
     fixed_base_bufs fb;         /* likewise */
 };
@@ -89,6 +90,7 @@ int fail(const ctx &c, cudaError_t e, const char *call)
                  cudaGetErrorName(e));
     if (e == cudaErrorMemoryAllocation) {
         cudaGetLastError(); /* not sticky: clear it */
+        if (c.oom) *c.oom = 1;
         return CUZK_ERR_NO_MEMORY;
     }
     if (c.failed) *c.failed = 1;
@@ -283,8 +285,8 @@ extern "C" uint64_t cuzk_gpu_worker_held_bytes(const cuzk_gpu_worker *w)
 static int begin(cuzk_gpu_worker *w, ctx *c)
 {
     cuzk_gpu_device *d = w->dev;
-    *c = ctx{d->ordinal, w->st, w->err, sizeof w->err, &d->failed};
-    w->err[0] = 0;
+    *c = ctx{d->ordinal, w->st, w->err, sizeof w->err, &d->failed, &w->dev_oom};
+    w->err[0] = 0, w->dev_oom = 0;
     if (d->failed) {
         snprintf(w->err, sizeof w->err, "cuda device %d: marked failed by an earlier error", d->ordinal);
         return CUZK_ERR_DEVICE;
@@ -1042,7 +1044,7 @@ static int prove_job(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *out, 
                      const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_prove_timing *tm)
 {
     int rc = prove_job_run(w, c, out, j, r, s, tm);
-    if (rc == CUZK_ERR_NO_MEMORY) {
+    if (rc == CUZK_ERR_NO_MEMORY && w->dev_oom) { /* the device's memory, not a host allocation */
         worker_shed(w);
         size_t f = 0, t = 0;
         if (cudaMemGetInfo(&f, &t) != cudaSuccess) cudaGetLastError();

@@ -25,6 +25,7 @@ struct ctx {
     char *err;      /* message buffer of the caller (worker or device) */
     size_t errlen;
     int *failed;    /* set when the CUDA context can no longer be trusted */
+    int *oom;       /* set when the device's memory ran out (not the host's) */
 };
 
 /* Records "cuda device N: call: reason" and maps the CUDA error to a cuzk code. */
