@@ -35,7 +35,9 @@ finish() {
 # The 32 GiB kinds need the H200's memory: the PoRep's device peak is ~115 GB with 2 GPU workers
 # (~90 with 1), WindowPoSt's parameters alone are 61 GB. On a smaller card (an 80 GB H100) the
 # 32 GiB steps stop at once, and so does check's PoRep setup, whose files would be lost with the
-# machine anyway: ask for the H200 (needs_h200) for those calls.
+# machine anyway: ask for the H200 (needs_h200) for those calls. Since the device-memory diet
+# (perf-log, 4th session of 5 Dec) one PoRep worker is counted at ~82 GB: FORCE_SMALL_CARD=1
+# CONFIGS=1:0 tries it on an 80 GB card (check then runs the setup too).
 MIB=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits 2>/dev/null | head -1 | tr -dc 0-9)
 echo "device: $(nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null | head -1)"
 big_card() { [ "${MIB:-0}" -ge 120000 ] || [ -n "${FORCE_SMALL_CARD:-}" ]; }
