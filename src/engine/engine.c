@@ -957,8 +957,7 @@ static void *prove_worker_main(void *arg)
                 eng_log(e, 1, "device %d worker %d: out of device memory; it leaves the device's work to its "
                         "workers with room and tries again in %.0f s", w->device, w->id, MEM_RETRY_S);
             w->mem_short = err == CUZK_ERR_NO_MEMORY;
-            if (w->mem_short) e->c.prover_out_of_memory++;
-            if (w->mem_short) w->mem_retry_at = cuzk_now() + MEM_RETRY_S;
+            if (w->mem_short) e->c.prover_out_of_memory++, w->mem_retry_at = cuzk_now() + MEM_RETRY_S;
         }
         pthread_cond_broadcast(&e->cpu_cv);
         /* a worker short of device memory that waits on this one's room */
