@@ -97,6 +97,17 @@ int fail(const ctx &c, cudaError_t e, const char *call)
     return CUZK_ERR_DEVICE;
 }
 
+/* The current device's free and total memory in GiB (0 when the driver
+ * cannot say; its error is cleared). */
+static bool dev_mem_gib(double *free_gib, double *total_gib)
+{
+    size_t f = 0, t = 0;
+    const bool ok = cudaMemGetInfo(&f, &t) == cudaSuccess;
+    if (!ok) cudaGetLastError();
+    *free_gib = f / 1073741824.0, *total_gib = t / 1073741824.0;
+    return ok;
+}
+
 /* With CUZK_GPU_TRACE=1 (or =alloc, without the kernel split) every device
  * allocation is listed on stderr with the device's free memory after it:
  * the ledger of what a card must hold. */
@@ -105,10 +116,9 @@ static void alloc_note(const ctx &c, const char *what, size_t bytes)
     static const char *const env = getenv("CUZK_GPU_TRACE");
     static const bool on = env && (atoi(env) == 1 || !strcmp(env, "alloc"));
     if (!on) return;
-    size_t f = 0, t = 0;
-    if (cudaMemGetInfo(&f, &t) != cudaSuccess) cudaGetLastError();
-    fprintf(stderr, "gpu alloc, device %d: %-28s %14zu bytes, %.2f of %.2f GiB free\n", c.ordinal, what, bytes,
-            f / 1073741824.0, t / 1073741824.0);
+    double f, t;
+    dev_mem_gib(&f, &t);
+    fprintf(stderr, "gpu alloc, device %d: %-28s %14zu bytes, %.2f of %.2f GiB free\n", c.ordinal, what, bytes, f, t);
 }
 
 int buf_reserve(const ctx &c, dbuf *b, size_t bytes, const char *what)
@@ -753,9 +763,9 @@ extern "C" int cuzk_gpu_device_preload(cuzk_gpu_device *d, const cuzk_groth16_pa
      * otherwise (its NTT step took 1.38 s against 0.33 s later, H200). Best
      * effort: without room now, the first proof builds them as before. */
     const size_t n = params->n_h + 1;
+    unsigned log_n = 0;
+    while (((size_t)1 << log_n) < n) log_n++;
     if (!rc && params->n_h && !(n & (n - 1)) && n <= ((size_t)1 << CUZK_NTT_MAX_LOG)) {
-        unsigned log_n = 0;
-        while (((size_t)1 << log_n) < n) log_n++;
         region_lock(w);
         int trc = ntt_groth16_h_tables(c, &d->ntt, log_n);
         trc = region_unlock(w, c, trc);
@@ -766,18 +776,14 @@ extern "C" int cuzk_gpu_device_preload(cuzk_gpu_device *d, const cuzk_groth16_pa
     /* on success, what is left for the workers: each keeps a, b, c and the
      * witness (and without device gathers the A and B scalars) between
      * proofs, beside the shared MSM scratch */
-    size_t f = 0, t = 0;
-    if (!rc && msg && msg_len && params->n_h && cudaMemGetInfo(&f, &t) == cudaSuccess) {
-        const double G = 1073741824.0;
+    double f, t;
+    if (!rc && msg && msg_len && params->n_h && dev_mem_gib(&f, &t)) {
         const size_t fb = sizeof(cuzk_fr), ni = params->vk.n_ic, na = params->n_l;
         size_t per = 3 * n * fb + (ni + na) * fb;
         if (!p) per += (params->n_a + params->n_b_g1) * fb;
-        unsigned lg = 0;
-        while (((size_t)1 << lg) < n) lg++;
-        snprintf(msg, msg_len, "%.1f of %.1f GiB free on the device; a worker's own buffers at 2^%u: %.1f GiB",
-                 f / G, t / G, lg, per / G);
+        snprintf(msg, msg_len, "%.1f of %.1f GiB free on the device; a worker's own buffers at 2^%u: %.1f GiB", f,
+                 t, log_n, per / 1073741824.0);
     }
-    cudaGetLastError();
     cuzk_gpu_worker_destroy(w);
     return rc;
 }
@@ -1046,12 +1052,11 @@ static int prove_job(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *out, 
     int rc = prove_job_run(w, c, out, j, r, s, tm);
     if (rc == CUZK_ERR_NO_MEMORY && w->dev_oom) { /* the device's memory, not a host allocation */
         worker_shed(w);
-        size_t f = 0, t = 0;
-        if (cudaMemGetInfo(&f, &t) != cudaSuccess) cudaGetLastError();
+        double f, t;
+        dev_mem_gib(&f, &t);
         const size_t l = strlen(w->err);
         if (c.err == w->err && l + 1 < sizeof w->err)
-            snprintf(w->err + l, sizeof w->err - l, "; this worker's buffers released (%.1f of %.1f GiB free)",
-                     f / 1073741824.0, t / 1073741824.0);
+            snprintf(w->err + l, sizeof w->err - l, "; this worker's buffers released (%.1f of %.1f GiB free)", f, t);
     }
     return rc;
 }
