@@ -135,6 +135,13 @@ typedef struct cuzk_engine_kind {
  *    calls from it).
  *  - last_error: a message for the last failed prove of a worker (may be
  *    NULL), added to the job's failure message.
+ *  - out_of_device_memory (may be NULL): whether the worker's last prove
+ *    that returned CUZK_ERR_NO_MEMORY ran out of the device's memory rather
+ *    than the host's. Only the device's makes the worker leave its device's
+ *    work to the workers with room for a while (a failed host allocation
+ *    says nothing about the card); without the hook every
+ *    CUZK_ERR_NO_MEMORY counts as the device's. Called from the worker's
+ *    thread right after its prove, outside the scheduler lock.
  *  - device_name: a description of an opened device for the status (may
  *    be NULL; also called with the scheduler lock held, when a device is
  *    marked failed: no engine calls from it).
@@ -195,6 +202,7 @@ typedef struct cuzk_engine_prover {
     int (*device_memory)(void *ctx, void *dev, uint64_t *total, uint64_t *free_bytes);
     cuzk_engine_pin_how (*host_pin)(void *ctx, void *ptr, size_t len, char *msg, size_t msg_len);
     void (*host_unpin)(void *ctx, void *ptr, size_t len, cuzk_engine_pin_how how);
+    bool (*out_of_device_memory)(void *ctx, void *dev, unsigned worker);
 } cuzk_engine_prover;
 
 /* Fills *out with the CPU prover: cuzk_groth16_prove_assignment with

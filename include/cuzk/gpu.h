@@ -64,6 +64,9 @@ int cuzk_gpu_worker_create(cuzk_gpu_worker **out, cuzk_gpu_device *dev);
 void cuzk_gpu_worker_destroy(cuzk_gpu_worker *w);
 /* The last error of this worker ("" if none). */
 const char *cuzk_gpu_worker_error(const cuzk_gpu_worker *w);
+/* Nonzero when the worker's last call failed for want of device memory
+ * (CUZK_ERR_NO_MEMORY from the device, not from a host allocation). */
+int cuzk_gpu_worker_out_of_device_memory(const cuzk_gpu_worker *w);
 /* Seconds the worker's last call spent in its kernel region (device work on
  * data already uploaded, downloads of small results included): what the
  * benchmark reports as the device-resident time. */

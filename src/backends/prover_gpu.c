@@ -99,6 +99,12 @@ static const char *gpu_last_error(void *ctx, void *d, unsigned worker)
     return worker < g->n_workers ? cuzk_gpu_worker_error(g->w[worker]) : NULL;
 }
 
+static bool gpu_out_of_device_memory(void *ctx, void *d, unsigned worker)
+{
+    gpu_dev *g = d;
+    return worker < g->n_workers && cuzk_gpu_worker_out_of_device_memory(g->w[worker]);
+}
+
 static const char *gpu_device_name(void *ctx, void *d)
 {
     return cuzk_gpu_device_describe(((gpu_dev *)d)->dev);
@@ -157,6 +163,7 @@ int cuzk_engine_gpu_prover(cuzk_engine_prover *out, const unsigned *ordinals, un
     out->last_timing = gpu_last_timing;
     out->warm = gpu_warm;
     out->last_error = gpu_last_error;
+    out->out_of_device_memory = gpu_out_of_device_memory;
     out->device_name = gpu_device_name;
     out->device_memory = gpu_device_memory;
     out->host_pin = gpu_host_pin;

@@ -891,6 +891,9 @@ static void *prove_worker_main(void *arg)
         double t2 = cuzk_now();
         const char *detail =
             err && pv->last_error ? pv->last_error(pv->ctx, e->devs[w->device], (unsigned)w->slot) : NULL;
+        const bool short_dev = err == CUZK_ERR_NO_MEMORY &&
+                               (!pv->out_of_device_memory ||
+                                pv->out_of_device_memory(pv->ctx, e->devs[w->device], (unsigned)w->slot));
 
         double ph[CUZK_PHASES];
         const bool timed = err == CUZK_OK && pv->last_timing;
@@ -953,15 +956,15 @@ static void *prove_worker_main(void *arg)
         w->job = NULL; /* jobs may be retired now: not proving any */
         w->doing = worker_usable(e, w) ? "idle" : "failed";
         if ((unsigned)w->device < e->n_devices) {
-            if (err == CUZK_ERR_NO_MEMORY && !w->mem_short)
+            if (short_dev && !w->mem_short)
                 eng_log(e, 1, "device %d worker %d: out of device memory; it leaves the device's work to its "
                         "workers with room and tries again in %.0f s", w->device, w->id, MEM_RETRY_S);
-            w->mem_short = err == CUZK_ERR_NO_MEMORY;
+            w->mem_short = short_dev;
             if (w->mem_short) e->c.prover_out_of_memory++, w->mem_retry_at = cuzk_now() + MEM_RETRY_S;
         }
         pthread_cond_broadcast(&e->cpu_cv);
         /* a worker short of device memory that waits on this one's room */
-        if (err == CUZK_ERR_NO_MEMORY) pthread_cond_broadcast(&e->prove_cv);
+        if (short_dev) pthread_cond_broadcast(&e->prove_cv);
     }
     w->doing = "stopped";
     pthread_mutex_unlock(&e->mu);

@@ -285,6 +285,7 @@ extern "C" void cuzk_gpu_worker_destroy(cuzk_gpu_worker *w)
 }
 
 extern "C" const char *cuzk_gpu_worker_error(const cuzk_gpu_worker *w) { return w ? w->err : ""; }
+extern "C" int cuzk_gpu_worker_out_of_device_memory(const cuzk_gpu_worker *w) { return w && w->dev_oom; }
 extern "C" double cuzk_gpu_worker_region_s(const cuzk_gpu_worker *w) { return w ? w->region_s : 0; }
 extern "C" uint64_t cuzk_gpu_worker_held_bytes(const cuzk_gpu_worker *w)
 {

@@ -32,6 +32,7 @@ int cuzk_gpu_worker_create(cuzk_gpu_worker **out, cuzk_gpu_device *dev)
 }
 void cuzk_gpu_worker_destroy(cuzk_gpu_worker *w) { (void)w; }
 const char *cuzk_gpu_worker_error(const cuzk_gpu_worker *w) { return (void)w, "built without CUDA"; }
+int cuzk_gpu_worker_out_of_device_memory(const cuzk_gpu_worker *w) { return (void)w, 0; }
 double cuzk_gpu_worker_region_s(const cuzk_gpu_worker *w) { return (void)w, 0.0; }
 uint64_t cuzk_gpu_worker_held_bytes(const cuzk_gpu_worker *w) { return (void)w, 0; }
 int cuzk_gpu_ntt(cuzk_gpu_worker *w, cuzk_fr *x, unsigned log_n, unsigned flags)
