@@ -158,6 +158,34 @@ int main(void)
            tm.ntt_h_s, tm.msm_h_s, tm.msm_l_s, tm.msm_a_s, tm.msm_b_g1_s, tm.msm_b_g2_s, tm.total_s);
     /* a proof for partition 0 does not verify against partition 1's inputs */
     CHECK(verify(&pvk, &gp[0], pc[1]) != CUZK_OK);
+    /* the device's copy stands in for the host's points (an engine frees
+     * them after a preload): with the arrays NULL the same proof; a set the
+     * device does not hold, or other arrays under the copy's key, refused */
+    {
+        cuzk_groth16_params q = p; /* another address: nothing resident under it */
+        CHECK(cuzk_gpu_device_params_host_released(dev, &q) == CUZK_ERR_NOT_READY);
+        CHECK(cuzk_gpu_device_params_host_released(dev, &p) == CUZK_OK);
+        cuzk_g1_affine *h = p.h, *l = p.l, *a = p.a, *b1 = p.b_g1;
+        cuzk_g2_affine *b2 = p.b_g2;
+        p.h = NULL, p.l = NULL, p.a = NULL, p.b_g1 = NULL, p.b_g2 = NULL;
+        cuzk_groth16_proof bp;
+        rc = cuzk_gpu_prove(sh->w[1], &bp, &p, &sh->as[0], &sh->r[0], &sh->s[0], 1, NULL);
+        CHECK_MSG(rc == CUZK_OK && proof_eq(&bp, &gp[0]), "released: %d %s", rc, cuzk_gpu_worker_error(sh->w[1]));
+        CHECK_MSG(cuzk_gpu_device_preload(dev, &p, NULL, msg, sizeof msg) == CUZK_OK, "preload released: %s", msg);
+        q.h = NULL, q.l = NULL, q.a = NULL, q.b_g1 = NULL, q.b_g2 = NULL;
+        rc = cuzk_gpu_prove(sh->w[1], &bp, &q, &sh->as[0], &sh->r[0], &sh->s[0], 1, NULL);
+        CHECK_MSG(rc == CUZK_ERR_INVALID_ARG && strstr(cuzk_gpu_worker_error(sh->w[1]), "released"),
+                  "not resident: %d %s", rc, cuzk_gpu_worker_error(sh->w[1]));
+        cuzk_g1_affine *other = malloc(p.n_h * sizeof *other);
+        memcpy(other, h, p.n_h * sizeof *other);
+        p.h = other; /* not what was uploaded */
+        rc = cuzk_gpu_prove(sh->w[1], &bp, &p, &sh->as[0], &sh->r[0], &sh->s[0], 1, NULL);
+        CHECK_MSG(rc == CUZK_ERR_INVALID_ARG, "other arrays under the key: %d", rc);
+        free(other);
+        p.h = h, p.l = l, p.a = a, p.b_g1 = b1, p.b_g2 = b2; /* those uploaded: accepted again */
+        rc = cuzk_gpu_prove(sh->w[1], &bp, &p, &sh->as[1], &sh->r[1], &sh->s[1], 1, NULL);
+        CHECK_MSG(rc == CUZK_OK && proof_eq(&bp, &gp[1]), "restored: %d %s", rc, cuzk_gpu_worker_error(sh->w[1]));
+    }
     /* a tampered witness (one aux value) gives a proof that fails */
     {
         cuzk_groth16_assignment bad = sh->as[0];

@@ -171,6 +171,14 @@ typedef struct cuzk_engine_kind {
  *    how it went, msg (may be NULL) saying why unless DEVICE. host_unpin
  *    undoes it (how as returned), with the scheduler lock held: no engine
  *    calls. Without host_pin the engine mlocks the arrays.
+ *  - release_host_params (may be NULL): the device's copy of params (made
+ *    by warm) stands in for the host's point arrays (h, l, a, b_g1, b_g2)
+ *    from now on; CUZK_OK when it holds them. Once every device said so
+ *    after a preload, and no CPU fallback may need them, the engine frees
+ *    the host's arrays (NULL, sizes kept) and the memory budget gets them
+ *    back: 44 GiB of the 32 GiB PoRep's 47 GB set. Later proves get params
+ *    with those arrays NULL. Called with the scheduler lock held: no
+ *    engine calls from it.
  *  A prove error or an invalid proof counts against the device once the
  *  partition proves valid elsewhere; device_max_errors of those in a row,
  *  or CUZK_ERR_DEVICE once, mark it failed.
@@ -203,6 +211,7 @@ typedef struct cuzk_engine_prover {
     cuzk_engine_pin_how (*host_pin)(void *ctx, void *ptr, size_t len, char *msg, size_t msg_len);
     void (*host_unpin)(void *ctx, void *ptr, size_t len, cuzk_engine_pin_how how);
     bool (*out_of_device_memory)(void *ctx, void *dev, unsigned worker);
+    int (*release_host_params)(void *ctx, void *dev, const cuzk_groth16_params *params);
 } cuzk_engine_prover;
 
 /* Fills *out with the CPU prover: cuzk_groth16_prove_assignment with
@@ -309,6 +318,9 @@ typedef struct cuzk_engine_config {
      * CUZK_ERR_NO_DEVICE. */
     unsigned device_max_errors;
     bool cpu_fallback;
+    /* A preloaded set's host arrays stay after every device holds them
+     * (release_host_params); false: freed, unless cpu_fallback needs them. */
+    bool keep_host_params;
     /* HOT parameters are page-locked (the prover's host_pin, else mlock) up to pinned_limit
      * bytes (0: the memory budget); sets over the limit stay pageable. */
     cuzk_engine_pin pin;
@@ -509,6 +521,7 @@ typedef struct cuzk_engine_counters {
     uint64_t prover_out_of_memory; /* prover errors that were the device's memory running out */
     uint64_t pce_fast_path, pce_extractions, pce_failures;
     uint64_t srs_hits, srs_loads, srs_evictions;
+    uint64_t srs_host_released; /* sets whose host arrays went once every device held them */
     uint64_t batches, batched_partitions;
     uint64_t memory_waits; /* times work was held back by the budget */
     double synthesis_busy_s, prove_busy_s, verify_busy_s, srs_load_busy_s;

@@ -88,6 +88,11 @@ static void gpu_srs_evicted(void *ctx, void *d, const cuzk_groth16_params *param
     cuzk_gpu_device_release_params(((gpu_dev *)d)->dev, params);
 }
 
+static int gpu_release_host_params(void *ctx, void *d, const cuzk_groth16_params *params)
+{
+    return cuzk_gpu_device_params_host_released(((gpu_dev *)d)->dev, params);
+}
+
 static void gpu_pce_evicted(void *ctx, void *d, const void *pce)
 {
     cuzk_gpu_device_release_pce(((gpu_dev *)d)->dev, pce);
@@ -156,6 +161,7 @@ int cuzk_engine_gpu_prover(cuzk_engine_prover *out, const unsigned *ordinals, un
     out->device_close = gpu_device_close;
     out->prove = gpu_prove;
     out->srs_evicted = gpu_srs_evicted;
+    out->release_host_params = gpu_release_host_params;
     /* a, b, c computed on the device from the PCE's resident matrices: the
      * host holds and uploads the witness alone */
     out->defer_pce_eval = true;

@@ -58,6 +58,10 @@ typedef struct srs_entry {
     cuzk_engine_pin_how pin_how;         /* DEVICE when every array is; MLOCK when some are only mlocked */
     cuzk_engine_pin_how pin_arr[5];      /* h, l, a, b_g1, b_g2 */
     uint64_t pinned_bytes;
+    /* HOT only: the devices' copies stand in for the point arrays, freed
+     * on the host (release_host_params); a release waits for the last
+     * job's reference when asked while jobs hold the set */
+    bool host_released, host_release_pending;
     /* PCE */
     cuzk_pce_state pce_state;
     void *pce;

@@ -109,6 +109,14 @@ uint64_t params_bytes(const cuzk_groth16_params *p)
     return g1 * sizeof(cuzk_g1_affine) + p->n_b_g2 * sizeof(cuzk_g2_affine);
 }
 
+/* What the host holds of a HOT set: params_bytes less the arrays released. */
+static uint64_t params_host_bytes(const cuzk_groth16_params *p)
+{
+    uint64_t g1 = 2 * p->vk.n_ic + (p->h ? p->n_h : 0) + (p->l ? p->n_l : 0) + (p->a ? p->n_a : 0) +
+                  (p->b_g1 ? p->n_b_g1 : 0);
+    return g1 * sizeof(cuzk_g1_affine) + (p->b_g2 ? p->n_b_g2 * sizeof(cuzk_g2_affine) : 0);
+}
+
 srs_entry *srs_find(cuzk_engine *e, const char *circuit_id)
 {
     for (size_t i = 0; i < e->nsrs; i++)
@@ -417,6 +425,7 @@ void srs_drop(cuzk_engine *e, srs_entry *s, bool to_cold)
         cuzk_groth16_pvk_free(&s->pvk);
         mem_release(e, s->bytes);
         s->bytes = 0;
+        s->host_released = s->host_release_pending = false;
         e->c.srs_evictions++;
     }
     if (to_cold && s->map) {
@@ -427,9 +436,37 @@ void srs_drop(cuzk_engine *e, srs_entry *s, bool to_cold)
     if (s->state != CUZK_SRS_LOADING) s->state = s->map ? CUZK_SRS_WARM : CUZK_SRS_COLD;
 }
 
+/* Frees the host's point arrays of a HOT set that every device holds
+ * (release_host_params said so): no job references it, so no prove reads
+ * the arrays' addresses meanwhile; the lock is held throughout (the unpin
+ * of a large set takes a moment, as an eviction's does). */
+static void srs_release_host(cuzk_engine *e, srs_entry *s)
+{
+    s->host_release_pending = false;
+    if (s->state != CUZK_SRS_HOT || s->host_released || s->refs) return;
+    for (unsigned d = 0; d < e->n_devices; d++)
+        if (e->prover.release_host_params(e->prover.ctx, e->devs[d], &s->params) != CUZK_OK) {
+            eng_log(e, 1, "parameters of %s: device %u holds no copy of them; the host keeps its own", s->circuit_id,
+                    d);
+            return;
+        }
+    srs_unpin(e, s);
+    cuzk_groth16_params *p = &s->params;
+    free(p->h), free(p->l), free(p->a), free(p->b_g1), free(p->b_g2);
+    p->h = NULL, p->l = NULL, p->a = NULL, p->b_g1 = NULL, p->b_g2 = NULL;
+    const uint64_t held = params_host_bytes(p), freed = s->bytes > held ? s->bytes - held : 0;
+    s->bytes = held;
+    s->host_released = true;
+    e->c.srs_host_released++;
+    mem_release(e, freed);
+    eng_log(e, 2, "parameters of %s: the devices' copies stand in for the host's; %.1f GiB freed", s->circuit_id,
+            freed / 1073741824.0);
+}
+
 void srs_unref(cuzk_engine *e, srs_entry *s)
 {
     s->refs--;
+    if (s->refs == 0 && s->host_release_pending) srs_release_host(e, s);
     s->last_used = ++e->lru_tick;
     if (s->refs == 0 && s->evict_pending && s->state == CUZK_SRS_HOT) {
         s->evict_pending = false;
@@ -479,10 +516,12 @@ static void srs_warm_devices(cuzk_engine *e, srs_entry *s)
     if (pce) s->pce_refs++;
     void *p = pce ? s->pce : NULL;
     pthread_mutex_unlock(&e->mu);
+    unsigned warm = 0;
     for (unsigned d = 0; d < e->n_devices; d++) {
         char msg[256] = "";
         double t0 = cuzk_now();
         int err = e->prover.warm(e->prover.ctx, e->devs[d], &s->params, p, msg, sizeof msg);
+        warm += err == CUZK_OK;
         if (err) eng_log(e, 1, "device %u: uploading %s ahead of the first proof: %s (%s)", d, s->circuit_id,
                          cuzk_strerror(err), msg);
         else eng_log(e, 2, "device %u: parameters%s of %s resident in %.3f s%s%s", d, pce ? " and PCE" : "",
@@ -490,6 +529,12 @@ static void srs_warm_devices(cuzk_engine *e, srs_entry *s)
     }
     pthread_mutex_lock(&e->mu);
     if (pce) pce_unref(e, s);
+    /* the host's copy is only the devices' source from here on, unless a
+     * CPU fallback may prove from it: freed once every device holds the
+     * set and the last job using it lets go (srs_unref) */
+    if (warm == e->n_devices && e->n_devices && e->prover.release_host_params && !e->cfg.cpu_fallback &&
+        !e->cfg.keep_host_params && !s->host_released)
+        s->host_release_pending = true;
     srs_unref(e, s);
 }
 

@@ -195,7 +195,7 @@ char *cuzk_engine_status_json(cuzk_engine *e)
     U(partitions_invalid), U(partitions_reproved), U(synthesis_errors), U(prover_errors),
         U(prover_out_of_memory);
     U(pce_fast_path), U(pce_extractions), U(pce_failures), U(srs_hits), U(srs_loads);
-    U(srs_evictions), U(batches), U(batched_partitions), U(memory_waits), U(pce_evictions);
+    U(srs_evictions), U(srs_host_released), U(batches), U(batched_partitions), U(memory_waits), U(pce_evictions);
     U(devices_failed), U(pin_over_limit);
 #undef U
     kv_dbl(&w, "synthesis_busy_s", c.synthesis_busy_s);
@@ -271,6 +271,7 @@ char *cuzk_engine_status_json(cuzk_engine *e)
         kv_dbl(&w, "load_s", s->load_s);
         kv_str(&w, "pinned", pin_how_name(s->pin_how));
         kv_u64(&w, "pinned_bytes", s->pinned_bytes);
+        kv_bool(&w, "host_released", s->host_released);
         kv_str(&w, "pce", pce_state_name(s->pce_state));
         kv_u64(&w, "pce_bytes", s->pce_bytes);
         kv_u64(&w, "pce_refs", s->pce_refs);

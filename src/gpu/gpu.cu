@@ -38,7 +38,8 @@ struct dev_resident {
     void *p[SRS_N];
     const void *src[SRS_N]; /* host arrays and sizes uploaded: a key whose */
     size_t bytes[SRS_N];    /* arrays changed is a new parameter set */
-    dev_resident *next;
+    bool host_released;     /* the owner freed the host's point arrays (h .. b_g2): */
+    dev_resident *next;     /* the key and sizes alone say they are these */
 };
 static const char *const srs_name[SRS_N] = {"h", "l", "a", "b_g1", "b_g2", "a index", "b_g1 index", "b_g2 index",
                                             "PCE row_ptr A", "PCE row_ptr B", "PCE row_ptr C", "PCE col A",
@@ -665,7 +666,17 @@ static int srs_get(cuzk_gpu_worker *w, const ctx &c, const void *key, const void
     dev_resident *e, **pe;
     for (pe = &d->srs; (e = *pe) != NULL; pe = &e->next)
         if (e->key == key) break;
-    if (e && (memcmp(e->src, src, sizeof e->src) || memcmp(e->bytes, bytes, sizeof e->bytes))) {
+    if (e && e->host_released) {
+        /* no longer comparable by address: the sizes must agree, and the
+         * arrays be the released ones (NULL) or those uploaded */
+        bool same = !memcmp(e->bytes, bytes, sizeof e->bytes);
+        for (int i = 0; i < SRS_N && same; i++) same = src[i] == e->src[i] || (i < SRS_IA && !src[i]);
+        if (!same) {
+            pthread_mutex_unlock(&d->srs_mu);
+            return fail_msg(c, CUZK_ERR_INVALID_ARG,
+                            "parameters: the set's host arrays were released and the job's differ from the device's copy");
+        }
+    } else if (e && (memcmp(e->src, src, sizeof e->src) || memcmp(e->bytes, bytes, sizeof e->bytes))) {
         /* the caller freed a parameter set without releasing it and built
          * another at the same address: the old copy is stale */
         *pe = e->next;
@@ -673,6 +684,13 @@ static int srs_get(cuzk_gpu_worker *w, const ctx &c, const void *key, const void
         e = NULL;
     }
     int rc = CUZK_OK;
+    for (int i = 0; i < SRS_N && !e; i++)
+        if (bytes[i] && !src[i] && !(data && data[i])) {
+            pthread_mutex_unlock(&d->srs_mu);
+            char m[160];
+            snprintf(m, sizeof m, "parameters: %s neither on the device nor on the host (released)", srs_name[i]);
+            return fail_msg(c, CUZK_ERR_INVALID_ARG, m);
+        }
     if (!e) {
         e = (dev_resident *)calloc(1, sizeof *e);
         if (!e) {
@@ -735,6 +753,21 @@ static void srs_release(cuzk_gpu_device *d, const void *key)
 extern "C" void cuzk_gpu_device_release_params(cuzk_gpu_device *d, const cuzk_groth16_params *p)
 {
     srs_release(d, p);
+}
+
+extern "C" int cuzk_gpu_device_params_host_released(cuzk_gpu_device *d, const cuzk_groth16_params *p)
+{
+    if (!d || !p) return CUZK_ERR_INVALID_ARG;
+    pthread_mutex_lock(&d->srs_mu);
+    dev_resident *e = d->srs;
+    while (e && e->key != p) e = e->next;
+    /* only a copy of these very arrays (the points uploaded, not a stale
+     * set at the same address) may stand in for them */
+    const bool ok = e && e->src[SRS_H] == p->h && e->src[SRS_L] == p->l && e->src[SRS_A] == p->a &&
+                    e->src[SRS_B1] == p->b_g1 && e->src[SRS_B2] == p->b_g2;
+    if (ok) e->host_released = true;
+    pthread_mutex_unlock(&d->srs_mu);
+    return ok ? CUZK_OK : CUZK_ERR_NOT_READY;
 }
 
 static int pce_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, dev_resident **out);

@@ -90,6 +90,10 @@ void cuzk_gpu_device_release_params(cuzk_gpu_device *dev, const cuzk_groth16_par
 {
     (void)dev, (void)params;
 }
+int cuzk_gpu_device_params_host_released(cuzk_gpu_device *dev, const cuzk_groth16_params *params)
+{
+    return (void)dev, (void)params, CUZK_ERR_NO_DEVICE;
+}
 int cuzk_gpu_device_preload(cuzk_gpu_device *dev, const cuzk_groth16_params *params, const struct cuzk_pce *pce,
                             char *msg, size_t msg_len)
 {

@@ -303,6 +303,7 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
         .log_ctx = b,
         .device_max_errors = c->max_device_errors,
         .cpu_fallback = c->cpu_fallback, /* used with the GPU prover only */
+        .keep_host_params = c->keep_host_params,
         .pinned_limit = c->pinned_limit,
         .job_event = job_event,
         .job_event_ctx = b,
@@ -856,6 +857,8 @@ char *srv_metrics_text(srv_backend *b, char *buf)
         {"cuzk_pce_fast_path_total", "counter", "Partitions synthesized through a PCE.", (double)c.pce_fast_path},
         {"cuzk_srs_loads_total", "counter", "Parameter loads.", (double)c.srs_loads},
         {"cuzk_srs_evictions_total", "counter", "Parameter evictions.", (double)c.srs_evictions},
+        {"cuzk_srs_host_released_total", "counter",
+         "Parameter sets whose host copy was freed once every GPU held them.", (double)c.srs_host_released},
         {"cuzk_queued_partitions", "gauge", "Partitions waiting for synthesis.", (double)c.queued_synthesis},
         {"cuzk_queued_prove_partitions", "gauge", "Synthesized partitions waiting for a prover.", (double)c.queued_prove},
         {"cuzk_synthesis_busy_seconds_total", "counter", "Worker time spent in synthesis.", c.synthesis_busy_s},

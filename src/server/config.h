@@ -53,6 +53,7 @@ typedef struct cuzk_config {
     uint32_t gpu_threads;            /* 0 = auto */
     uint32_t max_device_errors;
     bool cpu_fallback;
+    bool keep_host_params;
     /* [scheduler] */
     uint32_t max_batch_size;
     uint64_t max_batch_wait_ms;
