@@ -48,19 +48,22 @@ static int f_open(void *ctx, unsigned device, unsigned workers, void **dev)
 }
 
 /* A prover's device copies (warm, release_host_params, srs_evicted), as
- * the GPU layer keeps them: the points copied per device, keyed by the
- * params' address and knowing the host arrays they came from; a prove whose
- * params have their arrays released proves from the copy, and fails as the
- * GPU layer does when there is none. */
+ * the GPU layer keeps them: the points copied per device by a warm or by
+ * the device's first prove, keyed by the params' address and knowing the
+ * host arrays they came from. Once released, a prove uses the copy and
+ * checks that the host's arrays really went (their pages read as zeros). */
 typedef struct dev_copy {
     const cuzk_groth16_params *key;
     const void *src[5];
+    bool released;
     cuzk_groth16_params pts; /* the copied arrays and the sizes */
 } dev_copy;
 static dev_copy g_dev[2];
 static pthread_mutex_t g_dev_mu = PTHREAD_MUTEX_INITIALIZER;
+static bool g_dev_hooks;
 static int g_warm_fail_dev = -1;        /* this device's warm fails */
 static atomic_uint g_from_copy;          /* proves made from a device copy */
+static atomic_uint g_host_gone;          /* of those, proves that saw the host's h discarded */
 
 static void dev_copy_free(dev_copy *c)
 {
@@ -75,6 +78,24 @@ static void *dup_bytes(const void *p, size_t n)
     return d;
 }
 
+/* under g_dev_mu: device d's copy of p, made from the host's arrays unless
+ * it has one (a released set is never copied again) */
+static void dev_copy_make(unsigned d, const cuzk_groth16_params *p)
+{
+    dev_copy *c = &g_dev[d];
+    if (c->key == p) return;
+    dev_copy_free(c);
+    c->key = p;
+    c->pts = *p;
+    c->pts.h = dup_bytes(p->h, p->n_h * sizeof *p->h);
+    c->pts.l = dup_bytes(p->l, p->n_l * sizeof *p->l);
+    c->pts.a = dup_bytes(p->a, p->n_a * sizeof *p->a);
+    c->pts.b_g1 = dup_bytes(p->b_g1, p->n_b_g1 * sizeof *p->b_g1);
+    c->pts.b_g2 = dup_bytes(p->b_g2, p->n_b_g2 * sizeof *p->b_g2);
+    const void *src[5] = {p->h, p->l, p->a, p->b_g1, p->b_g2};
+    memcpy(c->src, src, sizeof src);
+}
+
 static int f_warm(void *ctx, void *dev, const cuzk_groth16_params *p, const void *pce, char *msg, size_t msg_len)
 {
     const unsigned d = (unsigned)(uintptr_t)dev - 1;
@@ -83,19 +104,7 @@ static int f_warm(void *ctx, void *dev, const cuzk_groth16_params *p, const void
         return CUZK_ERR_NO_MEMORY;
     }
     pthread_mutex_lock(&g_dev_mu);
-    dev_copy *c = &g_dev[d];
-    if (c->key != p || !p->h) { /* a released set keeps its copy, as the GPU layer's does */
-        dev_copy_free(c);
-        c->key = p;
-        c->pts = *p;
-        c->pts.h = dup_bytes(p->h, p->n_h * sizeof *p->h);
-        c->pts.l = dup_bytes(p->l, p->n_l * sizeof *p->l);
-        c->pts.a = dup_bytes(p->a, p->n_a * sizeof *p->a);
-        c->pts.b_g1 = dup_bytes(p->b_g1, p->n_b_g1 * sizeof *p->b_g1);
-        c->pts.b_g2 = dup_bytes(p->b_g2, p->n_b_g2 * sizeof *p->b_g2);
-        const void *src[5] = {p->h, p->l, p->a, p->b_g1, p->b_g2};
-        memcpy(c->src, src, sizeof src);
-    }
+    dev_copy_make(d, p);
     pthread_mutex_unlock(&g_dev_mu);
     return CUZK_OK;
 }
@@ -104,9 +113,10 @@ static int f_release_host(void *ctx, void *dev, const cuzk_groth16_params *p)
 {
     const unsigned d = (unsigned)(uintptr_t)dev - 1;
     pthread_mutex_lock(&g_dev_mu);
-    const dev_copy *c = &g_dev[d];
+    dev_copy *c = &g_dev[d];
     const bool ok = c->key == p && c->src[0] == p->h && c->src[1] == p->l && c->src[2] == p->a &&
                     c->src[3] == p->b_g1 && c->src[4] == p->b_g2;
+    if (ok) c->released = true;
     pthread_mutex_unlock(&g_dev_mu);
     return ok ? CUZK_OK : CUZK_ERR_NOT_READY;
 }
@@ -117,6 +127,29 @@ static void f_srs_evicted(void *ctx, void *dev, const cuzk_groth16_params *p)
     pthread_mutex_lock(&g_dev_mu);
     if (g_dev[d].key == p) dev_copy_free(&g_dev[d]);
     pthread_mutex_unlock(&g_dev_mu);
+}
+
+/* The params device d proves with: its copy once released (and whether the
+ * host's h reads as zeros past its first page, as a discarded array does),
+ * else the host's, copied first as a device's first prove uploads them. */
+static const cuzk_groth16_params *dev_params(unsigned d, const cuzk_groth16_params *p, cuzk_groth16_params *tmp)
+{
+    if (!g_dev_hooks || d >= 2) return p;
+    pthread_mutex_lock(&g_dev_mu);
+    dev_copy_make(d, p);
+    const bool rel = g_dev[d].released;
+    if (rel) *tmp = g_dev[d].pts, tmp->vk = p->vk;
+    pthread_mutex_unlock(&g_dev_mu);
+    if (!rel) return p;
+    atomic_fetch_add(&g_from_copy, 1);
+    const size_t pg = 4096, nb = p->n_h * sizeof *p->h;
+    if (nb >= 3 * pg) {
+        const unsigned char *z = (const unsigned char *)(((uintptr_t)p->h + pg - 1) / pg * pg);
+        bool zero = true;
+        for (size_t i = 0; i < pg && zero; i++) zero = !z[i];
+        if (zero) atomic_fetch_add(&g_host_gone, 1);
+    }
+    return tmp;
 }
 
 static int f_prove(void *ctx, void *dev, unsigned worker, const cuzk_groth16_params *params, size_t n,
@@ -140,15 +173,7 @@ static int f_prove(void *ctx, void *dev, unsigned worker, const cuzk_groth16_par
     if (m0 == F_ERROR_ALL) return CUZK_ERR_INVALID_ARG;           /* as a malformed witness would */
     if ((m0 == F_DEVERR_DEV1 && d == 1) || m0 == F_DEVERR_ALL) return CUZK_ERR_DEVICE; /* at once */
     cuzk_groth16_params from_copy;
-    if (!params->h && params->n_h) { /* released on the host: the device's copy, else the GPU layer's error */
-        pthread_mutex_lock(&g_dev_mu);
-        const bool have = d < 2 && g_dev[d].key == params;
-        if (have) from_copy = g_dev[d].pts, from_copy.vk = params->vk;
-        pthread_mutex_unlock(&g_dev_mu);
-        if (!have) return CUZK_ERR_INVALID_ARG;
-        params = &from_copy;
-        atomic_fetch_add(&g_from_copy, 1);
-    }
+    params = dev_params(d, params, &from_copy);
     int err = f->cpu.prove(f->cpu.ctx, NULL, worker, params, n, as, r, s, out);
     if (err == CUZK_OK && d == 0 && worker == 1) atomic_fetch_add(&f->w1_ok, 1);
     unsigned call = atomic_fetch_add(&f->calls, 1);
@@ -194,7 +219,7 @@ static void f_host_unpin(void *ctx, void *ptr, size_t len, cuzk_engine_pin_how h
 
 /* engine options for make_engine: 0 / false = the defaults */
 static unsigned g_max_errors, g_synth_workers;
-static bool g_fallback, g_pin_hooks, g_dev_hooks, g_keep_host;
+static bool g_fallback, g_pin_hooks, g_keep_host;
 static cuzk_engine_pin g_pin;
 static uint64_t g_pin_limit;
 
@@ -1168,10 +1193,12 @@ static uint64_t reserved_now(cuzk_engine *e)
     return c.memory_reserved;
 }
 
-/* A 2-device engine with the device-copy hooks; preloads porep-c and
- * proves a job of seed; whether the host's arrays went, and the log
- * (no line of a release when kept). */
-static bool preload_released(tkind *k, const cuzk_engine_kind *kd, uint64_t seed)
+/* A 2-device engine with the device-copy hooks, one job at a time after
+ * the preload of porep-c: whether the host's copy went at the preload,
+ * checked against the status and the log. A job's proves on a device
+ * without the set copy it there (the first prove's upload): settled tells
+ * whether the set must still be kept after they have. */
+static bool preload_released(tkind *k, const cuzk_engine_kind *kd, uint64_t seed, bool settled)
 {
     const char *circ[] = {"porep-c"};
     cuzk_job *j;
@@ -1187,27 +1214,32 @@ static bool preload_released(tkind *k, const cuzk_engine_kind *kd, uint64_t seed
     CHECK(tk_submit(e, "porep", "kept", seed, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
     CHECK(cuzk_job_await(j, -1) == CUZK_OK && tk_proof_ok(k, j, seed, 4));
     cuzk_job_release(j);
+    cuzk_engine_get_counters(e, &c);
+    if (settled) CHECK(released == (c.srs_host_released == 1));
     drain(e, circ, 1);
     cuzk_engine_destroy(e);
     return released;
 }
 
-/* Parameters every device holds after a preload leave the host: the
- * arrays freed and their bytes given back to the budget, and the jobs prove
- * from the devices' copies. Not while a job holds the set (then when it is
- * done), not when a device lacks them, nor with a CPU fallback, nor when
- * the operator keeps them. An eviction drops the copies; a job then loads
- * the set again and proves from the host. */
+/* Parameters every device holds leave the host: after a preload's warm on
+ * every device, or once a job's proves have put them on every device. The
+ * arrays' pages go back to the kernel, their bytes to the budget, and the
+ * jobs prove from the devices' copies, also a job in flight at that moment.
+ * Not when a device lacks them, nor with a CPU fallback, nor when the
+ * operator keeps them. An eviction drops the copies; the next load decodes
+ * the set again. */
 static void host_release(tkind *k, cuzk_rng *rng)
 {
     fault_reset(F_NONE);
     cuzk_engine_kind kd = tk_kind(k, "porep", "porep-c", 4, CUZK_PRIORITY_NORMAL);
     const char *circ[] = {"porep-c"};
     const uint64_t P = upload_bytes(&k->params), vk2 = 2 * k->params.vk.n_ic * sizeof(cuzk_g1_affine);
-    uint64_t seed = cuzk_rng_u64(rng) >> 8; /* below TK_FAIL_SYNTH */
+    const uint64_t seed = cuzk_rng_u64(rng) >> 8; /* below TK_FAIL_SYNTH */
     cuzk_engine_counters c;
     cuzk_job *j, *held;
     g_dev_hooks = true;
+    atomic_store(&g_from_copy, 0);
+    atomic_store(&g_host_gone, 0);
 
     log_clear();
     cuzk_engine *e = make_engine(2, 2, 1, 0, NULL);
@@ -1215,62 +1247,72 @@ static void host_release(tkind *k, cuzk_rng *rng)
     const uint64_t r0 = reserved_now(e);
     CHECK(cuzk_engine_srs_preload(e, "porep-c") == CUZK_OK);
     cuzk_engine_get_counters(e, &c);
-    CHECK(c.srs_host_released == 1 && c.srs_evictions == 0);
-    CHECK_MSG(c.memory_reserved - r0 == vk2, "reserved %llu more, the verifying key's %llu",
+    CHECK(c.srs_host_released == 1 && c.srs_evictions == 0 && c.memory_pinned == 0);
+    CHECK_MSG(c.memory_reserved - r0 == vk2, "reserved %llu more, the verifying keys' %llu",
               (unsigned long long)(c.memory_reserved - r0), (unsigned long long)vk2);
     CHECK(status_has(e, "\"host_released\":true"));
     CHECK_MSG(log_count("stand in for the host's") == 1, "log: %s", log_buf);
-    const unsigned fc0 = atomic_load(&g_from_copy);
     cuzk_job *js[3];
+    const char *ids[3] = {"copy-0", "copy-1", "copy-2"};
     for (int i = 0; i < 3; i++)
-        CHECK(tk_submit(e, "porep", i == 0 ? "copy-0" : i == 1 ? "copy-1" : "copy-2", seed + (uint64_t)i,
-                        CUZK_PRIORITY_DEFAULT, 0, &js[i]) == CUZK_OK);
+        CHECK(tk_submit(e, "porep", ids[i], seed + (uint64_t)i, CUZK_PRIORITY_DEFAULT, 0, &js[i]) == CUZK_OK);
     for (int i = 0; i < 3; i++) {
         CHECK(cuzk_job_await(js[i], -1) == CUZK_OK && tk_proof_ok(k, js[i], seed + (uint64_t)i, 4));
         cuzk_job_release(js[i]);
     }
-    CHECK_MSG(atomic_load(&g_from_copy) - fc0 >= 12, "%u proofs from the copies", atomic_load(&g_from_copy) - fc0);
+    const unsigned from_copy = atomic_load(&g_from_copy);
+    CHECK_MSG(from_copy >= 12, "%u proofs from the copies", from_copy);
+    CHECK_MSG(atomic_load(&g_host_gone) == from_copy, "the host's h read as zeros in %u of %u proves",
+              atomic_load(&g_host_gone), from_copy);
 
-    /* evicted: the copies go with it; a job loads the set again (its host
-     * arrays stay: no preload) and proves from them */
+    /* evicted: the copies go with it. A job loads the set again: its host
+     * arrays serve the devices' first proves, then go once both hold it */
     CHECK(cuzk_engine_srs_evict(e, "porep-c") == CUZK_OK);
     CHECK(reserved_now(e) == r0 && !g_dev[0].key && !g_dev[1].key);
-    const unsigned fc1 = atomic_load(&g_from_copy);
     CHECK(tk_submit(e, "porep", "reloaded", seed + 3, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
     CHECK(cuzk_job_await(j, -1) == CUZK_OK && tk_proof_ok(k, j, seed + 3, 4));
     cuzk_job_release(j);
-    CHECK(atomic_load(&g_from_copy) == fc1 && reserved_now(e) - r0 == P + vk2);
-    CHECK(status_has(e, "\"host_released\":false"));
+    for (int i = 0; i < 40 && !(g_dev[0].key && g_dev[1].key); i++) { /* until both devices proved one */
+        CHECK(tk_submit(e, "porep", "reloaded-more", seed + 10 + (uint64_t)i, CUZK_PRIORITY_DEFAULT, 0, &j) ==
+              CUZK_OK);
+        CHECK(cuzk_job_await(j, -1) == CUZK_OK && tk_proof_ok(k, j, seed + 10 + (uint64_t)i, 4));
+        cuzk_job_release(j);
+    }
+    cuzk_engine_get_counters(e, &c);
+    CHECK_MSG(c.srs_host_released == 2 && reserved_now(e) - r0 == vk2, "released %llu times, %llu reserved",
+              (unsigned long long)c.srs_host_released, (unsigned long long)(reserved_now(e) - r0));
 
-    /* a preload while a job holds the set: released only once it is done */
+    /* released while a job is between its synthesis and its prove (every
+     * partition of it held at the gate: no device has the set yet) */
+    CHECK(cuzk_engine_srs_evict(e, "porep-c") == CUZK_OK);
     gate_arm(&G, CUZK_STAGE_PROVE, "held");
     CHECK(tk_submit(e, "porep", "held", seed + 4, CUZK_PRIORITY_DEFAULT, 0, &held) == CUZK_OK);
     gate_wait(&G);
+    const uint64_t r1 = reserved_now(e); /* the set (no prove has copied it yet) and the witnesses */
+    CHECK(r1 - r0 > P + vk2);
+    const unsigned fc0 = atomic_load(&g_from_copy);
     CHECK(cuzk_engine_srs_preload(e, "porep-c") == CUZK_OK);
     cuzk_engine_get_counters(e, &c);
-    CHECK(c.srs_host_released == 1 && reserved_now(e) - r0 >= P + vk2);
+    CHECK(c.srs_host_released == 3 && r1 - reserved_now(e) == P);
     gate_release(&G);
     CHECK(cuzk_job_await(held, -1) == CUZK_OK && tk_proof_ok(k, held, seed + 4, 4));
     cuzk_job_release(held);
-    CHECK(cuzk_engine_wait_idle(e, 10000) == CUZK_OK);
-    cuzk_engine_get_counters(e, &c);
-    CHECK_MSG(c.srs_host_released == 2, "released %llu times", (unsigned long long)c.srs_host_released);
-    CHECK(reserved_now(e) - r0 == vk2);
+    CHECK(atomic_load(&g_from_copy) > fc0);
     drain(e, circ, 1);
     cuzk_engine_destroy(e);
 
     /* kept: a device without the set, a CPU fallback, the operator's switch */
     g_warm_fail_dev = 1;
-    CHECK(!preload_released(k, &kd, seed + 5));
+    CHECK(!preload_released(k, &kd, seed + 5, false));
     CHECK_MSG(log_count("ahead of the first proof") == 1, "log: %s", log_buf);
     g_warm_fail_dev = -1;
     g_fallback = true;
-    CHECK(!preload_released(k, &kd, seed + 6));
+    CHECK(!preload_released(k, &kd, seed + 6, true));
     g_fallback = false;
     g_keep_host = true;
-    CHECK(!preload_released(k, &kd, seed + 7));
+    CHECK(!preload_released(k, &kd, seed + 7, true));
     g_keep_host = false;
-    CHECK(preload_released(k, &kd, seed + 8)); /* and the helper sees a release */
+    CHECK(preload_released(k, &kd, seed + 8, true)); /* and the helper sees a release */
     g_dev_hooks = false;
     printf("host release: %u partitions proved from the devices' copies\n", atomic_load(&g_from_copy));
 }

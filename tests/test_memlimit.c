@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cuzk/engine.h"
+#include "cuzk/mem.h"
 #include "testutil.h"
 
 static char root[] = "/tmp/cuzk_memlimit_XXXXXX";
@@ -51,10 +52,50 @@ static void expect_limit(uint64_t want, const char *in_from, const char *what)
               (unsigned long long)want, from);
 }
 
+/* cuzk_mem_discard: the whole pages inside an array read as zeros and
+ * leave the resident set; the partial pages at its ends keep their bytes. */
+static unsigned long vm_rss_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    unsigned long kib = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "RssAnon:", 8)) kib = strtoul(line + 8, NULL, 10);
+    if (f) fclose(f);
+    return kib;
+}
+
+static void discard(cuzk_rng *rng)
+{
+    const size_t pg = (size_t)sysconf(_SC_PAGESIZE), off = 1 + cuzk_rng_u64(rng) % (pg - 1);
+    const size_t pages = 2048 + cuzk_rng_u64(rng) % 1024, len = pages * pg; /* 8-12 MiB at 4 KiB pages */
+    unsigned char *blk = malloc(len + 2 * pg), *a = blk + off;
+    CHECK(blk != NULL);
+    if (!blk) return;
+    memset(blk, 0xA5, len + 2 * pg);
+    const unsigned long before = vm_rss_kib();
+    const size_t gone = cuzk_mem_discard(a, len);
+    const unsigned long after = vm_rss_kib();
+    const size_t lo = (size_t)(((uintptr_t)a + pg - 1) / pg * pg - (uintptr_t)a), hi = lo + gone;
+    CHECK_MSG(gone == (pages - 1) * pg, "offset %zu: %zu of %zu bytes given back", off, gone, len);
+    bool edges = true, zero = true;
+    for (size_t i = 0; i < lo; i++) edges = edges && a[i] == 0xA5;
+    for (size_t i = hi; i < len; i++) edges = edges && a[i] == 0xA5;
+    for (size_t i = lo; i < hi; i++) zero = zero && a[i] == 0;
+    CHECK(edges && zero);
+    /* RSS: the kernel's own count, where /proc has it (the pages were resident) */
+    if (before) CHECK_MSG(before - after + 64 >= gone / 1024, "RssAnon %lu -> %lu kB, %zu bytes given back", before,
+                          after, gone);
+    CHECK(cuzk_mem_discard(a, pg) == 0 && cuzk_mem_discard(NULL, len) == 0);
+    free(blk);
+    printf("discard: %zu of %zu bytes at offset %zu, RssAnon %lu -> %lu kB\n", gone, len, off, before, after);
+}
+
 int main(void)
 {
     cuzk_rng rng;
     tu_init(&rng, "test_memlimit");
+    discard(&rng);
     CHECK(mkdtemp(root) != NULL);
     char from[4300];
     const uint64_t phys = cuzk_engine_memory_limit("/nonexistent-root", from, sizeof from);

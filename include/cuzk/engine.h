@@ -171,14 +171,14 @@ typedef struct cuzk_engine_kind {
  *    how it went, msg (may be NULL) saying why unless DEVICE. host_unpin
  *    undoes it (how as returned), with the scheduler lock held: no engine
  *    calls. Without host_pin the engine mlocks the arrays.
- *  - release_host_params (may be NULL): the device's copy of params (made
- *    by warm) stands in for the host's point arrays (h, l, a, b_g1, b_g2)
- *    from now on; CUZK_OK when it holds them. Once every device said so
- *    after a preload, and no CPU fallback may need them, the engine frees
- *    the host's arrays (NULL, sizes kept) and the memory budget gets them
- *    back: 44 GiB of the 32 GiB PoRep's 47 GB set. Later proves get params
- *    with those arrays NULL. Called with the scheduler lock held: no
- *    engine calls from it.
+ *  - release_host_params (may be NULL): the device's copy of params stands
+ *    in for the host's point arrays (h, l, a, b_g1, b_g2) from now on;
+ *    CUZK_OK when it holds them (then it never uploads from them again).
+ *    Once every device said so (after a preload's warm, or after a prove),
+ *    and no CPU fallback may need them, the engine gives the arrays' pages
+ *    back to the kernel (they read as zeros; addresses and sizes unchanged)
+ *    and their bytes to the memory budget: 44 GiB of the 32 GiB PoRep's
+ *    47 GB set. Called with the scheduler lock held: no engine calls.
  *  A prove error or an invalid proof counts against the device once the
  *  partition proves valid elsewhere; device_max_errors of those in a row,
  *  or CUZK_ERR_DEVICE once, mark it failed.

@@ -172,12 +172,14 @@ int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_groth
 void cuzk_gpu_device_release_params(cuzk_gpu_device *dev, const cuzk_groth16_params *params);
 
 /* The device's copy of params stands in for the host's point arrays (h, l,
- * a, b_g1, b_g2) from now on: their owner may free them and set them to
- * NULL, keeping the sizes and params' address (the key), and proves go on
- * from the device's copy. CUZK_ERR_NOT_READY (nothing marked) when the
- * device holds no copy of these very arrays. After it, a job whose arrays
- * are neither NULL nor those uploaded fails with CUZK_ERR_INVALID_ARG
- * instead of replacing the copy; cuzk_gpu_device_release_params ends it. */
+ * a, b_g1, b_g2) from now on: their owner may discard their contents (the
+ * engine gives their pages back to the kernel) or free them and set them
+ * to NULL, keeping the sizes and params' address (the key); proves go on
+ * from the device's copy, which is never made again from those arrays.
+ * CUZK_ERR_NOT_READY (nothing marked) when the device holds no copy of
+ * these very arrays. After it, a job whose arrays are neither NULL nor
+ * those uploaded fails with CUZK_ERR_INVALID_ARG instead of replacing the
+ * copy; cuzk_gpu_device_release_params ends it. */
 int cuzk_gpu_device_params_host_released(cuzk_gpu_device *dev, const cuzk_groth16_params *params);
 
 /* Uploads params and (when not NULL) the PCE's matrices and index lists

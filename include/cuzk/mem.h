@@ -7,6 +7,9 @@
  *    them direct DMA.
  *  - cuzk_mem_wipe: zero a secret (a witness, randomisers, toxic waste)
  *    before its memory is freed, in a way the compiler may not drop.
+ *  - cuzk_mem_discard: give an array's pages back to the kernel while the
+ *    array stays allocated (its contents are no longer needed, but other
+ *    threads may still hold its address).
  */
 #ifndef CUZK_MEM_H
 #define CUZK_MEM_H
@@ -28,6 +31,13 @@ void cuzk_mem_unlock(void *ptr, size_t len);
  * witness are wiped per partition), and the stores are kept even when the
  * memory is freed right after. */
 void cuzk_mem_wipe(void *ptr, size_t len);
+
+/* The whole pages inside [ptr, ptr + len) go back to the kernel
+ * (madvise MADV_DONTNEED): they read as zeros from then on and leave the
+ * resident set until written. The array stays allocated and is freed as
+ * before. Returns the bytes given back (0 for an array of under two pages,
+ * or when the kernel refused). */
+size_t cuzk_mem_discard(void *ptr, size_t len);
 
 #ifdef __cplusplus
 }

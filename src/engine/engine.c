@@ -919,6 +919,9 @@ static void *prove_worker_main(void *arg)
         w->busy_s += t2 - t0;
         e->c.prove_busy_s += t2 - t1;
         if (err == CUZK_OK) ewma(&e->prove_mean_s, (t2 - t1) / (double)n);
+        /* a set a job loaded (no preload's warm): released once its
+         * proves have put it on every device */
+        if (err == CUZK_OK && pv == &e->prover && !srs->host_released) srs_release_host(e, srs);
         if (err != CUZK_OK) {
             e->c.prover_errors++;
             eng_log(e, 1, "prover error on device %d worker %d (%zu partitions): %s%s%s", w->device, w->id, n,

@@ -58,10 +58,9 @@ typedef struct srs_entry {
     cuzk_engine_pin_how pin_how;         /* DEVICE when every array is; MLOCK when some are only mlocked */
     cuzk_engine_pin_how pin_arr[5];      /* h, l, a, b_g1, b_g2 */
     uint64_t pinned_bytes;
-    /* HOT only: the devices' copies stand in for the point arrays, freed
-     * on the host (release_host_params); a release waits for the last
-     * job's reference when asked while jobs hold the set */
-    bool host_released, host_release_pending;
+    /* HOT only: the devices' copies stand in for the point arrays, whose
+     * pages went back to the kernel (srs_release_host) */
+    bool host_released;
     /* PCE */
     cuzk_pce_state pce_state;
     void *pce;
@@ -252,6 +251,7 @@ bool srs_failed(srs_entry *s);
 /* Partitions synthesizing or waiting for a prover, at most (engine.c). */
 unsigned queue_limit(const cuzk_engine *e);
 void srs_unref(cuzk_engine *e, srs_entry *s);
+void srs_release_host(cuzk_engine *e, srs_entry *s); /* every device holds it: the host's points go */
 void srs_drop(cuzk_engine *e, srs_entry *s, bool to_cold); /* HOT -> WARM/COLD */
 void srs_free_all(cuzk_engine *e);
 uint64_t params_bytes(const cuzk_groth16_params *p);

@@ -109,12 +109,10 @@ uint64_t params_bytes(const cuzk_groth16_params *p)
     return g1 * sizeof(cuzk_g1_affine) + p->n_b_g2 * sizeof(cuzk_g2_affine);
 }
 
-/* What the host holds of a HOT set: params_bytes less the arrays released. */
-static uint64_t params_host_bytes(const cuzk_groth16_params *p)
+/* The five point arrays a prover uploads. */
+static uint64_t upload_bytes(const cuzk_groth16_params *p)
 {
-    uint64_t g1 = 2 * p->vk.n_ic + (p->h ? p->n_h : 0) + (p->l ? p->n_l : 0) + (p->a ? p->n_a : 0) +
-                  (p->b_g1 ? p->n_b_g1 : 0);
-    return g1 * sizeof(cuzk_g1_affine) + (p->b_g2 ? p->n_b_g2 * sizeof(cuzk_g2_affine) : 0);
+    return (p->n_h + p->n_l + p->n_a + p->n_b_g1) * sizeof(cuzk_g1_affine) + p->n_b_g2 * sizeof(cuzk_g2_affine);
 }
 
 srs_entry *srs_find(cuzk_engine *e, const char *circuit_id)
@@ -425,7 +423,7 @@ void srs_drop(cuzk_engine *e, srs_entry *s, bool to_cold)
         cuzk_groth16_pvk_free(&s->pvk);
         mem_release(e, s->bytes);
         s->bytes = 0;
-        s->host_released = s->host_release_pending = false;
+        s->host_released = false;
         e->c.srs_evictions++;
     }
     if (to_cold && s->map) {
@@ -436,37 +434,41 @@ void srs_drop(cuzk_engine *e, srs_entry *s, bool to_cold)
     if (s->state != CUZK_SRS_LOADING) s->state = s->map ? CUZK_SRS_WARM : CUZK_SRS_COLD;
 }
 
-/* Frees the host's point arrays of a HOT set that every device holds
- * (release_host_params said so): no job references it, so no prove reads
- * the arrays' addresses meanwhile; the lock is held throughout (the unpin
- * of a large set takes a moment, as an eviction's does). */
-static void srs_release_host(cuzk_engine *e, srs_entry *s)
+/* Once every device holds a HOT set (the prover's release_host_params
+ * says so for each), the host's point arrays are only the source of an
+ * upload that will not happen again: their pages go back to the kernel and
+ * their bytes to the budget. The arrays stay allocated, their addresses
+ * unchanged, so that proves in flight, which compare them with the device
+ * copy's source and read nothing from them, need no pause; the eviction
+ * frees them as before. Kept with a CPU fallback (it proves from them) or
+ * keep_host_params. Under the lock (the unpin of a large set takes a
+ * moment, as an eviction's does); cheap when it does nothing. */
+void srs_release_host(cuzk_engine *e, srs_entry *s)
 {
-    s->host_release_pending = false;
-    if (s->state != CUZK_SRS_HOT || s->host_released || s->refs) return;
+    if (s->state != CUZK_SRS_HOT || s->host_released || !e->prover.release_host_params || !e->n_devices ||
+        e->cfg.cpu_fallback || e->cfg.keep_host_params)
+        return;
     for (unsigned d = 0; d < e->n_devices; d++)
-        if (e->prover.release_host_params(e->prover.ctx, e->devs[d], &s->params) != CUZK_OK) {
-            eng_log(e, 1, "parameters of %s: device %u holds no copy of them; the host keeps its own", s->circuit_id,
-                    d);
-            return;
-        }
+        if (e->prover.release_host_params(e->prover.ctx, e->devs[d], &s->params) != CUZK_OK) return;
     srs_unpin(e, s);
-    cuzk_groth16_params *p = &s->params;
-    free(p->h), free(p->l), free(p->a), free(p->b_g1), free(p->b_g2);
-    p->h = NULL, p->l = NULL, p->a = NULL, p->b_g1 = NULL, p->b_g2 = NULL;
-    const uint64_t held = params_host_bytes(p), freed = s->bytes > held ? s->bytes - held : 0;
-    s->bytes = held;
+    void *ptr[5];
+    size_t len[5], n = pin_arrays(&s->params, ptr, len);
+    uint64_t gone = 0;
+    for (size_t i = 0; i < n; i++) gone += cuzk_mem_discard(ptr[i], len[i]);
+    /* what stays: the verifying key twice, and the arrays' partial pages */
+    const uint64_t held = params_bytes(&s->params) - upload_bytes(&s->params);
+    const uint64_t freed = s->bytes > held ? s->bytes - held : 0;
+    s->bytes -= freed;
     s->host_released = true;
     e->c.srs_host_released++;
     mem_release(e, freed);
     eng_log(e, 2, "parameters of %s: the devices' copies stand in for the host's; %.1f GiB freed", s->circuit_id,
-            freed / 1073741824.0);
+            gone / 1073741824.0);
 }
 
 void srs_unref(cuzk_engine *e, srs_entry *s)
 {
     s->refs--;
-    if (s->refs == 0 && s->host_release_pending) srs_release_host(e, s);
     s->last_used = ++e->lru_tick;
     if (s->refs == 0 && s->evict_pending && s->state == CUZK_SRS_HOT) {
         s->evict_pending = false;
@@ -529,12 +531,7 @@ static void srs_warm_devices(cuzk_engine *e, srs_entry *s)
     }
     pthread_mutex_lock(&e->mu);
     if (pce) pce_unref(e, s);
-    /* the host's copy is only the devices' source from here on, unless a
-     * CPU fallback may prove from it: freed once every device holds the
-     * set and the last job using it lets go (srs_unref) */
-    if (warm == e->n_devices && e->n_devices && e->prover.release_host_params && !e->cfg.cpu_fallback &&
-        !e->cfg.keep_host_params && !s->host_released)
-        s->host_release_pending = true;
+    if (warm == e->n_devices) srs_release_host(e, s);
     srs_unref(e, s);
 }
 

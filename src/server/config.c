@@ -103,7 +103,7 @@ static const cfg_entry table[] = {
     E("gpus", "cpu_fallback", T_BOOL, cpu_fallback, 0, 0, "false", false,
       "prove on the CPU once every GPU has failed (slow); false = such jobs fail"),
     E("gpus", "keep_host_params", T_BOOL, keep_host_params, 0, 0, "false", false,
-      "keep a preloaded set's points in RAM once every GPU holds them; false = freed (44 GiB at 32 GiB PoRep)"),
+      "keep a parameter set's points in RAM once every GPU holds them; false = given back (44 GiB at 32 GiB PoRep)"),
     E("scheduler", "max_batch_size", T_U32, max_batch_size, 1, 64, "1", false,
       "same-circuit proofs proved in one GPU pass; 1 = no batching"),
     E("scheduler", "max_batch_wait_ms", T_U64, max_batch_wait_ms, 0, 3600000, "10000", false,

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <stdint.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "cuzk/error.h"
 
@@ -39,4 +41,13 @@ void cuzk_mem_wipe(void *ptr, size_t len)
     /* the compiler must assume the asm reads the zeroed memory, so the
      * memset is not a dead store before free */
     __asm__ __volatile__("" : : "r"(ptr) : "memory");
+}
+
+size_t cuzk_mem_discard(void *ptr, size_t len)
+{
+    if (!ptr || !len) return 0;
+    const uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)ptr, end = a + len;
+    const uintptr_t lo = (a + pg - 1) / pg * pg, hi = end / pg * pg; /* the pages wholly inside */
+    if (hi <= lo) return 0;
+    return madvise((void *)lo, hi - lo, MADV_DONTNEED) == 0 ? hi - lo : 0;
 }
