@@ -23,6 +23,7 @@ typedef struct wrap {
     cuzk_engine_prover in;
     atomic_uint proved[MAXDEV];
     atomic_uint unpinned; /* prove calls whose parameters CUDA did not know as page-locked */
+    bool release;         /* warm and release_host_params pass through: the host's points go */
 } wrap;
 typedef struct wdev {
     void *in;
@@ -52,8 +53,9 @@ static int w_prove(void *ctx, void *dev, unsigned worker, const cuzk_groth16_par
 {
     wrap *w = ctx;
     wdev *x = dev;
-    /* the engine registered the HOT parameters: uploads are direct DMA */
-    if (!cuzk_gpu_host_is_registered(p->h)) atomic_fetch_add(&w->unpinned, 1);
+    /* the engine registered the HOT parameters: uploads are direct DMA
+     * (released, they are neither registered nor uploaded again) */
+    if (!w->release && !cuzk_gpu_host_is_registered(p->h)) atomic_fetch_add(&w->unpinned, 1);
     int err = w->in.prove(w->in.ctx, x->in, worker, p, n, as, r, s, out);
     if (err == CUZK_OK && x->idx < MAXDEV) atomic_fetch_add(&w->proved[x->idx], (unsigned)n);
     return err;
@@ -74,6 +76,17 @@ static const char *w_name(void *ctx, void *dev)
     return w->in.device_name(w->in.ctx, ((wdev *)dev)->in);
 }
 
+static int w_warm(void *ctx, void *dev, const cuzk_groth16_params *p, const void *pce, char *msg, size_t msg_len)
+{
+    wrap *w = ctx;
+    return w->in.warm(w->in.ctx, ((wdev *)dev)->in, p, pce, msg, msg_len);
+}
+static int w_release(void *ctx, void *dev, const cuzk_groth16_params *p)
+{
+    wrap *w = ctx;
+    return w->in.release_host_params(w->in.ctx, ((wdev *)dev)->in, p);
+}
+
 /* Pinning passes through: the engine page-locks HOT parameters the prover's way. */
 static cuzk_engine_pin_how w_pin(void *ctx, void *ptr, size_t len, char *msg, size_t msg_len)
 {
@@ -86,10 +99,14 @@ static void w_unpin(void *ctx, void *ptr, size_t len, cuzk_engine_pin_how how)
     w->in.host_unpin(w->in.ctx, ptr, len, how);
 }
 
-static void field_scenario(tkind *k, cuzk_rng *rng, const unsigned *ord, unsigned n_ord, int njobs)
+/* njobs jobs of 10 partitions on the device contexts ord. With release,
+ * the preload uploads the parameters to every context and the host's
+ * points go back to the kernel: the jobs prove from the device copies. */
+static void field_scenario(tkind *k, cuzk_rng *rng, const unsigned *ord, unsigned n_ord, int njobs, bool release)
 {
     wrap w;
     memset(&w, 0, sizeof w);
+    w.release = release;
     CHECK(cuzk_engine_gpu_prover(&w.in, ord, n_ord) == CUZK_OK);
     CHECK(!strcmp(w.in.name, "gpu") && w.in.num_devices(w.in.ctx) == n_ord);
     CHECK(w.in.host_pin && w.in.host_unpin);
@@ -97,6 +114,7 @@ static void field_scenario(tkind *k, cuzk_rng *rng, const unsigned *ord, unsigne
                             .device_close = w_close, .prove = w_prove, .srs_evicted = w_evicted,
                             .last_error = w_err, .device_name = w_name, .host_pin = w_pin,
                             .host_unpin = w_unpin, .ctx = &w};
+    if (release) p.warm = w_warm, p.release_host_params = w_release;
     cuzk_engine_config cfg = {.synthesis_workers = 6, .workers_per_device = 2, .prover = &p,
                               .log = log_capture};
     cuzk_engine *e;
@@ -109,11 +127,24 @@ static void field_scenario(tkind *k, cuzk_rng *rng, const unsigned *ord, unsigne
     }
     cuzk_engine_kind kd = tk_kind(k, "porep", "porep-c", 10, CUZK_PRIORITY_NORMAL);
     CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
-    CHECK(cuzk_engine_srs_preload(e, "porep-c") == CUZK_OK);
     cuzk_engine_counters cp;
     cuzk_engine_get_counters(e, &cp);
-    CHECK_MSG(cp.memory_pinned >= k->params.n_h * sizeof(cuzk_g1_affine), "pinned %llu bytes",
-              (unsigned long long)cp.memory_pinned);
+    const uint64_t r0 = cp.memory_reserved;
+    CHECK(cuzk_engine_srs_preload(e, "porep-c") == CUZK_OK);
+    cuzk_engine_get_counters(e, &cp);
+    const uint64_t pts = (k->params.n_h + k->params.n_l + k->params.n_a + k->params.n_b_g1) * sizeof(cuzk_g1_affine) +
+                         k->params.n_b_g2 * sizeof(cuzk_g2_affine);
+    if (release) {
+        /* every context took the set at the preload: the host's points went */
+        CHECK_MSG(cp.srs_host_released == 1 && cp.memory_pinned == 0 && cp.memory_reserved - r0 < pts / 100,
+                  "released %llu, pinned %llu, reserved %llu of %llu point bytes; log %s",
+                  (unsigned long long)cp.srs_host_released, (unsigned long long)cp.memory_pinned,
+                  (unsigned long long)(cp.memory_reserved - r0), (unsigned long long)pts, log_buf);
+    } else {
+        CHECK_MSG(cp.memory_pinned >= k->params.n_h * sizeof(cuzk_g1_affine), "pinned %llu bytes",
+                  (unsigned long long)cp.memory_pinned);
+        CHECK(cp.srs_host_released == 0 && cp.memory_reserved - r0 >= pts);
+    }
 
     cuzk_job **jobs = calloc((size_t)njobs, sizeof *jobs);
     uint64_t *seeds = calloc((size_t)njobs, sizeof *seeds);
@@ -157,6 +188,7 @@ static void field_scenario(tkind *k, cuzk_rng *rng, const unsigned *ord, unsigne
     /* "device": registered with CUDA; "mlock" when a small array shared a page CUDA had registered for another */
     CHECK_MSG(js && (strstr(js, "\"pinning\":\"device\"") || strstr(js, "\"pinning\":\"mlock\"")), "%s",
               js ? js : "");
+    CHECK(js && (strstr(js, "\"host_released\":true") != NULL) == release);
     free(js);
     CHECK_MSG(atomic_load(&w.unpinned) == 0, "%u prove calls with unregistered parameters",
               atomic_load(&w.unpinned));
@@ -194,8 +226,9 @@ int main(void)
     tkind k;
     tk_setup(&k, nc, NI, &rng);
     const unsigned one[1] = {0}, same[2] = {0, 0};
-    field_scenario(&k, &rng, one, 1, njobs);
-    field_scenario(&k, &rng, same, 2, njobs);
+    field_scenario(&k, &rng, one, 1, njobs, false);
+    field_scenario(&k, &rng, same, 2, njobs, false);
+    field_scenario(&k, &rng, same, 2, njobs, true);
     tk_free(&k);
     return tu_finish("test_engine_gpu");
 }

@@ -13,6 +13,7 @@
 #include "cuzk/gadgets.h"
 #include "cuzk/gpu.h"
 #include "cuzk/groth16.h"
+#include "cuzk/mem.h"
 #include "job_by_index.h"
 #include "testutil.h"
 
@@ -185,6 +186,21 @@ int main(void)
         p.h = h, p.l = l, p.a = a, p.b_g1 = b1, p.b_g2 = b2; /* those uploaded: accepted again */
         rc = cuzk_gpu_prove(sh->w[1], &bp, &p, &sh->as[1], &sh->r[1], &sh->s[1], 1, NULL);
         CHECK_MSG(rc == CUZK_OK && proof_eq(&bp, &gp[1]), "restored: %d %s", rc, cuzk_gpu_worker_error(sh->w[1]));
+        /* as the engine releases: the arrays kept, their pages given back
+         * (zeros from then on), the same proof from the device's copy */
+        cuzk_groth16_params z = p;
+        z.h = malloc(p.n_h * sizeof *z.h), z.l = malloc(p.n_l * sizeof *z.l), z.a = malloc(p.n_a * sizeof *z.a);
+        z.b_g1 = malloc(p.n_b_g1 * sizeof *z.b_g1), z.b_g2 = malloc(p.n_b_g2 * sizeof *z.b_g2);
+        memcpy(z.h, h, p.n_h * sizeof *z.h), memcpy(z.l, l, p.n_l * sizeof *z.l), memcpy(z.a, a, p.n_a * sizeof *z.a);
+        memcpy(z.b_g1, b1, p.n_b_g1 * sizeof *z.b_g1), memcpy(z.b_g2, b2, p.n_b_g2 * sizeof *z.b_g2);
+        CHECK_MSG(cuzk_gpu_device_preload(dev, &z, NULL, msg, sizeof msg) == CUZK_OK, "preload z: %s", msg);
+        CHECK(cuzk_gpu_device_params_host_released(dev, &z) == CUZK_OK);
+        const size_t gone = cuzk_mem_discard(z.h, p.n_h * sizeof *z.h) + cuzk_mem_discard(z.l, p.n_l * sizeof *z.l);
+        CHECK_MSG(gone > 0, "nothing discarded of %zu bytes of h", p.n_h * sizeof *z.h);
+        rc = cuzk_gpu_prove(sh->w[0], &bp, &z, &sh->as[2], &sh->r[2], &sh->s[2], 1, NULL);
+        CHECK_MSG(rc == CUZK_OK && proof_eq(&bp, &gp[2]), "discarded: %d %s", rc, cuzk_gpu_worker_error(sh->w[0]));
+        cuzk_gpu_device_release_params(dev, &z);
+        free(z.h), free(z.l), free(z.a), free(z.b_g1), free(z.b_g2);
     }
     /* a tampered witness (one aux value) gives a proof that fails */
     {

@@ -177,7 +177,8 @@ void cuzk_gpu_device_release_params(cuzk_gpu_device *dev, const cuzk_groth16_par
  * to NULL, keeping the sizes and params' address (the key); proves go on
  * from the device's copy, which is never made again from those arrays.
  * CUZK_ERR_NOT_READY (nothing marked) when the device holds no copy of
- * these very arrays. After it, a job whose arrays are neither NULL nor
+ * these very arrays, or is uploading a set right now (it never waits for
+ * one: ask again later). After it, a job whose arrays are neither NULL nor
  * those uploaded fails with CUZK_ERR_INVALID_ARG instead of replacing the
  * copy; cuzk_gpu_device_release_params ends it. */
 int cuzk_gpu_device_params_host_released(cuzk_gpu_device *dev, const cuzk_groth16_params *params);

@@ -919,9 +919,6 @@ static void *prove_worker_main(void *arg)
         w->busy_s += t2 - t0;
         e->c.prove_busy_s += t2 - t1;
         if (err == CUZK_OK) ewma(&e->prove_mean_s, (t2 - t1) / (double)n);
-        /* a set a job loaded (no preload's warm): released once its
-         * proves have put it on every device */
-        if (err == CUZK_OK && pv == &e->prover && !srs->host_released) srs_release_host(e, srs);
         if (err != CUZK_OK) {
             e->c.prover_errors++;
             eng_log(e, 1, "prover error on device %d worker %d (%zu partitions): %s%s%s", w->device, w->id, n,
@@ -968,6 +965,11 @@ static void *prove_worker_main(void *arg)
         pthread_cond_broadcast(&e->cpu_cv);
         /* a worker short of device memory that waits on this one's room */
         if (short_dev) pthread_cond_broadcast(&e->prove_cv);
+        /* a set a job loaded (no preload's warm): its host copy goes once
+         * its proves have put it on every device (the call drops the lock
+         * for the unpinning: last, the bookkeeping above is done; srs
+         * entries live as long as the engine) */
+        if (err == CUZK_OK && pv == &e->prover && !srs->host_released) srs_release_host(e, srs);
     }
     w->doing = "stopped";
     pthread_mutex_unlock(&e->mu);

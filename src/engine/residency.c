@@ -36,14 +36,17 @@ static void mem_take(cuzk_engine *e, uint64_t bytes)
 }
 
 /* The least recently used idle entry: a HOT SRS no job holds, or a
- * resident PCE no synthesis uses (*is_pce says which); NULL if none. */
+ * resident PCE no synthesis uses (*is_pce says which); NULL if none. A
+ * set whose points went back to the kernel (host_released) is no victim:
+ * dropping it would give the budget a few kilobytes and cost a 47 GB
+ * decode and upload at its next job. */
 static srs_entry *lru_idle(cuzk_engine *e, bool *is_pce)
 {
     srs_entry *victim = NULL;
     uint64_t best = 0;
     for (size_t i = 0; i < e->nsrs; i++) {
         srs_entry *s = e->srs[i];
-        if (s->state == CUZK_SRS_HOT && s->refs == 0 && (!victim || s->last_used < best))
+        if (s->state == CUZK_SRS_HOT && s->refs == 0 && !s->host_released && (!victim || s->last_used < best))
             victim = s, best = s->last_used, *is_pce = false;
         if (s->pce_state == CUZK_PCE_RESIDENT && s->pce_refs == 0 && (!victim || s->pce_last_used < best))
             victim = s, best = s->pce_last_used, *is_pce = true;
@@ -61,7 +64,7 @@ bool mem_try(cuzk_engine *e, uint64_t bytes)
     uint64_t idle = 0;
     for (size_t i = 0; i < e->nsrs; i++) {
         srs_entry *s = e->srs[i];
-        if (s->state == CUZK_SRS_HOT && s->refs == 0) idle += s->bytes;
+        if (s->state == CUZK_SRS_HOT && s->refs == 0 && !s->host_released) idle += s->bytes;
         if (s->pce_state == CUZK_PCE_RESIDENT && s->pce_refs == 0) idle += s->pce_bytes;
     }
     if (e->reserved - idle + bytes > e->budget) return false;
@@ -107,12 +110,6 @@ uint64_t params_bytes(const cuzk_groth16_params *p)
     /* vk.ic twice: the parameters and the prepared key's copy */
     uint64_t g1 = 2 * p->vk.n_ic + p->n_h + p->n_l + p->n_a + p->n_b_g1;
     return g1 * sizeof(cuzk_g1_affine) + p->n_b_g2 * sizeof(cuzk_g2_affine);
-}
-
-/* The five point arrays a prover uploads. */
-static uint64_t upload_bytes(const cuzk_groth16_params *p)
-{
-    return (p->n_h + p->n_l + p->n_a + p->n_b_g1) * sizeof(cuzk_g1_affine) + p->n_b_g2 * sizeof(cuzk_g2_affine);
 }
 
 srs_entry *srs_find(cuzk_engine *e, const char *circuit_id)
@@ -434,36 +431,51 @@ void srs_drop(cuzk_engine *e, srs_entry *s, bool to_cold)
     if (s->state != CUZK_SRS_LOADING) s->state = s->map ? CUZK_SRS_WARM : CUZK_SRS_COLD;
 }
 
-/* Once every device holds a HOT set (the prover's release_host_params
- * says so for each), the host's point arrays are only the source of an
- * upload that will not happen again: their pages go back to the kernel and
- * their bytes to the budget. The arrays stay allocated, their addresses
- * unchanged, so that proves in flight, which compare them with the device
- * copy's source and read nothing from them, need no pause; the eviction
- * frees them as before. Kept with a CPU fallback (it proves from them) or
- * keep_host_params. Under the lock (the unpin of a large set takes a
- * moment, as an eviction's does); cheap when it does nothing. */
+/* Once every usable device holds a HOT set (the prover's
+ * release_host_params says so for each), the host's point arrays are only
+ * the source of an upload that will not happen again: their pages go back
+ * to the kernel and their bytes to the budget. The arrays stay allocated,
+ * their addresses unchanged, so that proves in flight, which compare them
+ * with the device copy's source and read nothing from them, need no pause;
+ * the eviction frees them as before. Kept with a CPU fallback (it proves
+ * from them) or keep_host_params. Called with the lock held; the unpinning
+ * and discarding of a large set (seconds for 44 GiB) happen without it,
+ * the set referenced meanwhile so that no eviction frees the arrays. Cheap
+ * when it does nothing; the GPU prover's answer never waits on an upload. */
 void srs_release_host(cuzk_engine *e, srs_entry *s)
 {
-    if (s->state != CUZK_SRS_HOT || s->host_released || !e->prover.release_host_params || !e->n_devices ||
+    if (s->state != CUZK_SRS_HOT || s->host_released || !e->prover.release_host_params || !e->n_healthy ||
         e->cfg.cpu_fallback || e->cfg.keep_host_params)
         return;
     for (unsigned d = 0; d < e->n_devices; d++)
-        if (e->prover.release_host_params(e->prover.ctx, e->devs[d], &s->params) != CUZK_OK) return;
-    srs_unpin(e, s);
+        if (!e->dstate[d].failed &&
+            e->prover.release_host_params(e->prover.ctx, e->devs[d], &s->params) != CUZK_OK)
+            return;
+    s->host_released = true;
+    s->refs++;
+    cuzk_engine_pin_how how[5];
+    memcpy(how, s->pin_arr, sizeof how);
+    memset(s->pin_arr, 0, sizeof s->pin_arr);
+    e->pinned -= s->pinned_bytes;
+    s->pinned_bytes = 0;
+    s->pin_how = CUZK_PIN_HOW_NONE;
+    pthread_mutex_unlock(&e->mu);
     void *ptr[5];
     size_t len[5], n = pin_arrays(&s->params, ptr, len);
-    uint64_t gone = 0;
-    for (size_t i = 0; i < n; i++) gone += cuzk_mem_discard(ptr[i], len[i]);
-    /* what stays: the verifying key twice, and the arrays' partial pages */
-    const uint64_t held = params_bytes(&s->params) - upload_bytes(&s->params);
-    const uint64_t freed = s->bytes > held ? s->bytes - held : 0;
+    uint64_t freed = 0;
+    for (size_t i = 0; i < n; i++) {
+        host_unpin(e, ptr[i], len[i], how[i]);
+        /* an array of under two pages, or one the kernel kept, stays counted */
+        if (cuzk_mem_discard(ptr[i], len[i])) freed += len[i];
+    }
+    pthread_mutex_lock(&e->mu);
+    if (freed > s->bytes) freed = s->bytes;
     s->bytes -= freed;
-    s->host_released = true;
     e->c.srs_host_released++;
     mem_release(e, freed);
     eng_log(e, 2, "parameters of %s: the devices' copies stand in for the host's; %.1f GiB freed", s->circuit_id,
-            gone / 1073741824.0);
+            freed / 1073741824.0);
+    srs_unref(e, s);
 }
 
 void srs_unref(cuzk_engine *e, srs_entry *s)

@@ -676,7 +676,17 @@ static int srs_get(cuzk_gpu_worker *w, const ctx &c, const void *key, const void
             return fail_msg(c, CUZK_ERR_INVALID_ARG,
                             "parameters: the set's host arrays were released and the job's differ from the device's copy");
         }
-    } else if (e && (memcmp(e->src, src, sizeof e->src) || memcmp(e->bytes, bytes, sizeof e->bytes))) {
+    } else {
+        /* arrays released by their owner can only be a copy's stand-in */
+        for (int i = 0; i < SRS_N; i++)
+            if (bytes[i] && !src[i] && !(data && data[i])) {
+                pthread_mutex_unlock(&d->srs_mu);
+                char m[160];
+                snprintf(m, sizeof m, "parameters: %s neither on the device nor on the host (released)", srs_name[i]);
+                return fail_msg(c, CUZK_ERR_INVALID_ARG, m);
+            }
+    }
+    if (e && !e->host_released && (memcmp(e->src, src, sizeof e->src) || memcmp(e->bytes, bytes, sizeof e->bytes))) {
         /* the caller freed a parameter set without releasing it and built
          * another at the same address: the old copy is stale */
         *pe = e->next;
@@ -684,13 +694,6 @@ static int srs_get(cuzk_gpu_worker *w, const ctx &c, const void *key, const void
         e = NULL;
     }
     int rc = CUZK_OK;
-    for (int i = 0; i < SRS_N && !e; i++)
-        if (bytes[i] && !src[i] && !(data && data[i])) {
-            pthread_mutex_unlock(&d->srs_mu);
-            char m[160];
-            snprintf(m, sizeof m, "parameters: %s neither on the device nor on the host (released)", srs_name[i]);
-            return fail_msg(c, CUZK_ERR_INVALID_ARG, m);
-        }
     if (!e) {
         e = (dev_resident *)calloc(1, sizeof *e);
         if (!e) {
@@ -758,7 +761,9 @@ extern "C" void cuzk_gpu_device_release_params(cuzk_gpu_device *d, const cuzk_gr
 extern "C" int cuzk_gpu_device_params_host_released(cuzk_gpu_device *d, const cuzk_groth16_params *p)
 {
     if (!d || !p) return CUZK_ERR_INVALID_ARG;
-    pthread_mutex_lock(&d->srs_mu);
+    /* the caller holds its scheduler's lock: never wait out another set's
+     * upload (srs_mu is held through one); asked again later */
+    if (pthread_mutex_trylock(&d->srs_mu)) return CUZK_ERR_NOT_READY;
     dev_resident *e = d->srs;
     while (e && e->key != p) e = e->next;
     /* only a copy of these very arrays (the points uploaded, not a stale
