@@ -1,7 +1,7 @@
 #!/bin/bash
 # Where the daemon's memory budget comes from under a real memory cgroup, on a
 # machine without Python's grpcio (the device machine; tests/daemon_cgroup_test.py
-# is the full test where grpcio exists). Makes a group with a limit of LIMIT
+# is the full test where grpcio exists). Makes a group with a limit of CGROUP_LIMIT
 # (default 6G) in the first hierarchy with the memory controller (cgroup v2's
 # memory.max first, else v1's memory.limit_in_bytes), starts `cuzk daemon
 # --test-kinds` in it, reads its "memory budget" line, stops it, removes the
@@ -10,7 +10,7 @@
 # Usage: bash bench/cgroup_check.sh [CUZK_BINARY=build/cuzk]
 set -u
 CUZK=${1:-build/cuzk}
-LIMIT=${LIMIT:-6G}
+CGROUP_LIMIT=${CGROUP_LIMIT:-6G}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 skip() { echo "cgroup_check: SKIP: $*"; exit 77; }
@@ -28,7 +28,7 @@ else
     skip "no memory cgroup hierarchy (cgroup2 controllers: $(cat /sys/fs/cgroup/cgroup.controllers 2>/dev/null))"
 fi
 cleanup_group() { rmdir "$G" 2>/dev/null; }
-if ! echo "$LIMIT" > "$G/$FILE" 2>/dev/null; then
+if ! echo "$CGROUP_LIMIT" > "$G/$FILE" 2>/dev/null; then
     cleanup_group
     skip "cannot set $G/$FILE"
 fi
@@ -43,7 +43,7 @@ wait "$pid" 2>/dev/null
 sleep 0.2
 cleanup_group
 line=$(grep -m1 "memory budget" "$T/log")
-echo "cgroup $KIND, $FILE = $LIMIT: ${line:-no memory budget line}"
+echo "cgroup $KIND, $FILE = $CGROUP_LIMIT: ${line:-no memory budget line}"
 case "$line" in
 *"cgroup "*"/cuzk-check-$$"*) echo "cgroup_check: PASS"; exit 0 ;;
 *) echo "cgroup_check: FAIL"; sed -n 1,20p "$T/log"; exit 1 ;;

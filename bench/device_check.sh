@@ -47,8 +47,8 @@ for step in $STEPS; do
             done
             # the switched-off kernels too: affine rounds (narrow windows for long runs, the
             # ones' sums through them), NTT passes for 3 blocks per SM
-            CUZK_GPU_ROUNDS=1 CUZK_GPU_MSM_AFFINE=8 CUZK_GPU_MSM_C=4 CUZK_GPU_MSM_AFF_ONES_MIN=64 CUZK_GPU_NTT_MINB=3 \
-                run "$tool test_gpu_prove (affine, minb 3)" "$tool-test_gpu_prove_affine.log" \
+            CUZK_GPU_ROUNDS=1 CUZK_GPU_MSM_AFFINE=8 CUZK_GPU_MSM_C=4 CUZK_GPU_MSM_AFF_ONES_MIN=64 CUZK_GPU_NTT_MINB=1 \
+                run "$tool test_gpu_prove (affine, minb 1)" "$tool-test_gpu_prove_affine.log" \
                 compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/test_gpu_prove"
         done ;;
     bench)

@@ -282,8 +282,9 @@ int main(void)
     const char *only = getenv("CUZK_GPU_ONLY");
     if (!only || strcmp(only, "msm")) {
         test_ntt(w, b ? 20 : 14);
-        /* the passes held to 3 blocks per SM (another register allocation) */
-        setenv("CUZK_GPU_NTT_MINB", "3", 1);
+        /* the passes as ptxas likes them, 2 blocks per SM (the default
+         * holds them to 3: another register allocation) */
+        setenv("CUZK_GPU_NTT_MINB", "1", 1);
         test_ntt(w, 12);
         /* and at the sizes whose passes use the full tile (9 levels, 4
          * columns, as at 2^27), both register allocations */

@@ -56,8 +56,9 @@ static __device__ __forceinline__ size_t bitrev(size_t i, unsigned log_n)
  * same limbs as radix-2), a radix-2 step for an odd level left over. */
 /* MINB: blocks per SM the registers must allow (1: as ptxas likes; the DIT
  * radix-4 pass then takes 98 registers, two blocks of 256 threads per SM
- * where shared memory allows three; 3: 80 registers, a few spilled;
- * CUZK_GPU_NTT_MINB=3 picks it, to be measured) */
+ * where shared memory allows three; 3: 80 registers, a few spilled). 3 is
+ * the default: 7.6-12 % faster from 2^24 to 2^27 in both directions (H100,
+ * 5 Dec, perf-log); CUZK_GPU_NTT_MINB=1 picks the other to compare. */
 template <bool DIF, bool R4, int MINB>
 __global__ void __launch_bounds__(NTT_THREADS, MINB)
     ntt_pass(fr_t *__restrict__ x, unsigned lvl_lo, unsigned k, unsigned log_g,
@@ -365,7 +366,7 @@ static int transform(const ctx &cx, const ntt_gen_tables *t, fr_t *x, unsigned l
     /* radix-4 steps unless CUZK_GPU_NTT_R2=1 asks for the radix-2 reference */
     static const bool r2 = getenv("CUZK_GPU_NTT_R2") && atoi(getenv("CUZK_GPU_NTT_R2")) == 1;
     const char *mb = getenv("CUZK_GPU_NTT_MINB"); /* read per call: benchmarks switch it */
-    const bool occ3 = mb && atoi(mb) == 3;
+    const bool occ3 = !(mb && atoi(mb) == 1);
     void (*pass)(fr_t *, unsigned, unsigned, unsigned, const fr_t *, unsigned, const ntt_pre) =
         r2     ? (dif ? ntt_pass<true, false, 1> : ntt_pass<false, false, 1>)
         : occ3 ? (dif ? ntt_pass<true, true, 3> : ntt_pass<false, true, 3>)
