@@ -413,18 +413,30 @@ static void run_jobs(cuzk_engine *e, tkind *k, const char *prefix, int n, cuzk_r
 /* One device with room for one of its two workers: the other runs out of
  * device memory once, then leaves the work to the first (it would try again
  * only after 30 s); every job completes, the device is not failed. */
+/* One device, two workers, the fault mode: three rounds of 4 jobs of kd
+ * (10 partitions each). The engine for the caller's checks; *secs the
+ * rounds' time. */
+static cuzk_engine *mem_short_rounds(tkind *k, const cuzk_engine_kind *kd, int mode, const char *prefix,
+                                     cuzk_rng *rng, double *secs)
+{
+    fault_reset(mode);
+    atomic_store(&F.nomem, 0);
+    atomic_store(&F.w1_ok, 0);
+    log_clear();
+    cuzk_engine *e = make_engine(3, 1, 2, 0, NULL);
+    CHECK(cuzk_engine_register_kind(e, kd) == CUZK_OK);
+    const double t0 = cuzk_now();
+    for (int round = 0; round < 3; round++) run_jobs(e, k, prefix, 4, rng);
+    *secs = cuzk_now() - t0;
+    return e;
+}
+
 static void device_memory_short(tkind *k, cuzk_rng *rng)
 {
     cuzk_engine_kind kd = tk_kind(k, "porep", "porep-m", 10, CUZK_PRIORITY_NORMAL);
     const char *circ[] = {"porep-m"};
-    fault_reset(F_NOMEM_W1);
-    atomic_store(&F.nomem, 0);
-    log_clear();
-    cuzk_engine *e = make_engine(3, 1, 2, 0, NULL);
-    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
-    const double t0 = cuzk_now();
-    for (int round = 0; round < 3; round++) run_jobs(e, k, "mem-short", 4, rng);
-    const double secs = cuzk_now() - t0;
+    double secs;
+    cuzk_engine *e = mem_short_rounds(k, &kd, F_NOMEM_W1, "mem-short", rng, &secs);
     const unsigned nomem = atomic_load(&F.nomem), allowed = 1 + (unsigned)(secs / 30.0);
     CHECK_MSG(nomem >= 1 && nomem <= allowed, "%u out-of-memory calls in %.1f s (at most %u)", nomem, secs, allowed);
     CHECK(!cuzk_engine_device_failed(e, 0, NULL, 0));
@@ -447,15 +459,8 @@ static void host_memory_short(tkind *k, cuzk_rng *rng)
 {
     cuzk_engine_kind kd = tk_kind(k, "porep", "porep-m", 10, CUZK_PRIORITY_NORMAL);
     const char *circ[] = {"porep-m"};
-    fault_reset(F_HOSTMEM_W1);
-    atomic_store(&F.nomem, 0);
-    atomic_store(&F.w1_ok, 0);
-    log_clear();
-    cuzk_engine *e = make_engine(3, 1, 2, 0, NULL);
-    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
-    const double t0 = cuzk_now();
-    for (int round = 0; round < 3; round++) run_jobs(e, k, "host-short", 4, rng);
-    const double secs = cuzk_now() - t0;
+    double secs;
+    cuzk_engine *e = mem_short_rounds(k, &kd, F_HOSTMEM_W1, "host-short", rng, &secs);
     const unsigned w1 = atomic_load(&F.w1_ok);
     CHECK(atomic_load(&F.nomem) == 1);
     /* benched, worker 1 would prove nothing for 30 s; the rounds take less

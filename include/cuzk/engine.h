@@ -318,8 +318,9 @@ typedef struct cuzk_engine_config {
      * CUZK_ERR_NO_DEVICE. */
     unsigned device_max_errors;
     bool cpu_fallback;
-    /* A preloaded set's host arrays stay after every device holds them
-     * (release_host_params); false: freed, unless cpu_fallback needs them. */
+    /* A set's host point arrays stay in RAM after every device holds them
+     * (release_host_params); false: their pages go back to the kernel,
+     * unless cpu_fallback needs them. */
     bool keep_host_params;
     /* HOT parameters are page-locked (the prover's host_pin, else mlock) up to pinned_limit
      * bytes (0: the memory budget); sets over the limit stay pageable. */

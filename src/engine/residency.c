@@ -280,16 +280,31 @@ void srs_pin(cuzk_engine *e, srs_entry *s)
         eng_log(e, how == CUZK_PIN_HOW_NONE ? 1 : 2, "parameters of %s: %s", s->circuit_id, note);
 }
 
-/* Under the lock, before the parameters are freed. */
-static void srs_unpin(cuzk_engine *e, srs_entry *s)
+/* Under the lock: the set counts as unpinned from now on, how[] says how
+ * each array was pinned (for srs_unpin_arrays). */
+static void srs_unpin_take(cuzk_engine *e, srs_entry *s, cuzk_engine_pin_how how[5])
 {
-    void *ptr[5];
-    size_t len[5], n = pin_arrays(&s->params, ptr, len);
-    for (size_t i = 0; i < n; i++) host_unpin(e, ptr[i], len[i], s->pin_arr[i]);
+    memcpy(how, s->pin_arr, sizeof s->pin_arr);
     memset(s->pin_arr, 0, sizeof s->pin_arr);
     e->pinned -= s->pinned_bytes;
     s->pinned_bytes = 0;
     s->pin_how = CUZK_PIN_HOW_NONE;
+}
+
+/* The arrays' unpinning itself (no lock needed: their owner keeps them). */
+static void srs_unpin_arrays(cuzk_engine *e, srs_entry *s, const cuzk_engine_pin_how how[5])
+{
+    void *ptr[5];
+    size_t len[5], n = pin_arrays(&s->params, ptr, len);
+    for (size_t i = 0; i < n; i++) host_unpin(e, ptr[i], len[i], how[i]);
+}
+
+/* Under the lock, before the parameters are freed. */
+static void srs_unpin(cuzk_engine *e, srs_entry *s)
+{
+    cuzk_engine_pin_how how[5];
+    srs_unpin_take(e, s, how);
+    srs_unpin_arrays(e, s, how);
 }
 
 /* Decodes or copies the parameters; the caller set LOADING, so this thread
@@ -454,20 +469,14 @@ void srs_release_host(cuzk_engine *e, srs_entry *s)
     s->host_released = true;
     s->refs++;
     cuzk_engine_pin_how how[5];
-    memcpy(how, s->pin_arr, sizeof how);
-    memset(s->pin_arr, 0, sizeof s->pin_arr);
-    e->pinned -= s->pinned_bytes;
-    s->pinned_bytes = 0;
-    s->pin_how = CUZK_PIN_HOW_NONE;
+    srs_unpin_take(e, s, how);
     pthread_mutex_unlock(&e->mu);
+    srs_unpin_arrays(e, s, how); /* before the discard: locked pages would stay */
     void *ptr[5];
     size_t len[5], n = pin_arrays(&s->params, ptr, len);
     uint64_t freed = 0;
-    for (size_t i = 0; i < n; i++) {
-        host_unpin(e, ptr[i], len[i], how[i]);
-        /* an array of under two pages, or one the kernel kept, stays counted */
+    for (size_t i = 0; i < n; i++) /* an array of under two pages, or one the kernel kept, stays counted */
         if (cuzk_mem_discard(ptr[i], len[i])) freed += len[i];
-    }
     pthread_mutex_lock(&e->mu);
     if (freed > s->bytes) freed = s->bytes;
     s->bytes -= freed;

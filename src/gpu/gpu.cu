@@ -38,8 +38,8 @@ struct dev_resident {
     void *p[SRS_N];
     const void *src[SRS_N]; /* host arrays and sizes uploaded: a key whose */
     size_t bytes[SRS_N];    /* arrays changed is a new parameter set */
-    bool host_released;     /* the owner freed the host's point arrays (h .. b_g2): */
-    dev_resident *next;     /* the key and sizes alone say they are these */
+    bool host_released;     /* the owner released the host's point arrays (h .. b_g2, freed or */
+    dev_resident *next;     /* discarded): the key and sizes alone say they are these */
 };
 static const char *const srs_name[SRS_N] = {"h", "l", "a", "b_g1", "b_g2", "a index", "b_g1 index", "b_g2 index",
                                             "PCE row_ptr A", "PCE row_ptr B", "PCE row_ptr C", "PCE col A",

@@ -2,10 +2,10 @@
 #include "cuzk/mem.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <stdint.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
