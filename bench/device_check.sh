@@ -10,7 +10,8 @@
 #             (CUZK_BENCH_AFFINE).
 # The three together may pass ten minutes: split them over calls, e.g.
 # STEPS="tests sanitize", then STEPS=bench.
-# STEPS picks (default "tests sanitize bench"); T bounds each test (s).
+# STEPS picks (default "tests sanitize bench"); TESTS narrows the tests step to some of its
+# tests (the affine rerun of test_gpu_prove comes with test_gpu_prove); T bounds each test (s).
 # Binaries: $1 (default /tmp/devbin), unpacked from devgpu/devbin.tar.xz
 # (bench/device_pack.sh) when missing.
 set -u
@@ -36,10 +37,12 @@ run() { # name, log, command...
 for step in $STEPS; do
     case $step in
     tests)
-        for t in test_gpu_ff test_gpu_kernels test_gpu_prove test_gpu_pce test_gpu_circom test_gpu_setup test_engine_gpu; do
+        for t in ${TESTS:-test_gpu_ff test_gpu_kernels test_gpu_prove test_gpu_pce test_gpu_circom test_gpu_setup test_engine_gpu}; do
             run "$t" "$t.log" "$B/$t"
         done
-        CUZK_GPU_MSM_AFFINE=8 run "test_gpu_prove (affine 8)" test_gpu_prove_affine.log "$B/test_gpu_prove" ;;
+        case " ${TESTS:-test_gpu_prove} " in *" test_gpu_prove "*)
+            CUZK_GPU_MSM_AFFINE=8 run "test_gpu_prove (affine 8)" test_gpu_prove_affine.log "$B/test_gpu_prove" ;;
+        esac ;;
     sanitize)
         for tool in memcheck racecheck; do
             for t in test_gpu_prove test_gpu_pce; do

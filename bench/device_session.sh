@@ -2,7 +2,8 @@
 # One device session's runs, in calls of under ten minutes that follow each other within the
 # machine's 30 s of warmth (the 32 GiB parameters live on its disk only while it is held):
 #   STEP=check  the 32 GiB PoRep TEST setup started detached (drive-32g.sh STAGE=1), the GPU
-#               tests and compute-sanitizer beside it (device_check.sh), then waits for the setup
+#               tests and compute-sanitizer beside it (device_check.sh; CHECK_STEPS and TESTS
+#               narrow them when an earlier run passed them), then waits for the setup
 #   STEP=bench  the kernel benchmarks, the GPU to themselves (after check's setup is done):
 #               bench_gpu_ff, bench_gpu (the G1 rows plain, batch-affine with either inversion,
 #               bases resident), sppark_side (cuzk and sppark in one process, when packed), and
@@ -51,7 +52,7 @@ need_big() {
 case $STEP in
 check)
     big_card && W=/var/tmp/scale OUT=$O STAGE=1 LIMIT=12 bash $B/drive-32g.sh $B
-    STEPS="tests sanitize" T=150 OUT=$O/chk timeout 450 bash bench/device_check.sh $B
+    STEPS="${CHECK_STEPS-tests sanitize}" T=150 OUT=$O/chk timeout 450 bash bench/device_check.sh $B
     big_card && W=/var/tmp/scale OUT=$O STAGE=1 LIMIT=$(( $(left) - 10 )) bash $B/drive-32g.sh $B
     # what the machine offers: a profiler; the daemon's budget under a real memory cgroup (v2
     # where the machine has the controller: issue 24)
