@@ -61,9 +61,21 @@ static void scalars(cuzk_fr *k, size_t n, int boolean)
 
 #define POOL 4096
 
-static void row(const char *what, unsigned lg, double dev, double call)
+/* Every row's timing: CALL run reps + 1 times, the first a warm-up; each
+ * later run's kernel region (the worker's) and whole call kept for row(). */
+static double dv[16], cv[16];
+#define TIMED(bad, w, CALL)                                                   \
+    for (unsigned r_ = 0; r_ <= reps; r_++) {                                 \
+        double t_ = cuzk_now();                                               \
+        (bad) |= (CALL);                                                      \
+        if (r_) cv[r_ - 1] = cuzk_now() - t_, dv[r_ - 1] = cuzk_gpu_worker_region_s(w); \
+    }
+
+/* one table row: the medians of the last TIMED runs */
+static void row(const char *what, unsigned lg)
 {
-    printf("| %-22s | 2^%-2u | %10.2f | %10.2f |\n", what, lg, dev * 1e3, call * 1e3);
+    printf("| %-22s | 2^%-2u | %10.2f | %10.2f |\n", what, lg, median(dv, (int)reps) * 1e3,
+           median(cv, (int)reps) * 1e3);
     fflush(stdout);
 }
 
@@ -158,7 +170,6 @@ int main(void)
         fprintf(stderr, "bench_gpu: G2 bases: %s\n", cuzk_gpu_worker_error(w));
         return 1;
     }
-    double dv[16], cv[16];
 
     const unsigned aff = env_u("CUZK_BENCH_AFFINE", 6);
     /* random, bool-heavy, random with affine rounds (the grid's inversions;
@@ -179,11 +190,7 @@ int main(void)
                 setenv("CUZK_GPU_MSM_AFFINE", v, 1);
                 if (mode == 3) setenv("CUZK_GPU_MSM_AFFINE_INV", "block", 1);
             }
-            for (unsigned r = 0; r <= reps; r++) {
-                double t = cuzk_now();
-                bad |= cuzk_gpu_g1_msm(w, &o, b1, k, n);
-                if (r) cv[r - 1] = cuzk_now() - t, dv[r - 1] = cuzk_gpu_worker_region_s(w);
-            }
+            TIMED(bad, w, cuzk_gpu_g1_msm(w, &o, b1, k, n));
             if (mode >= 2) {
                 unsetenv("CUZK_GPU_MSM_AFFINE");
                 unsetenv("CUZK_GPU_MSM_AFFINE_INV");
@@ -196,8 +203,7 @@ int main(void)
                 : mode == 2 ? "G1 MSM random, affine"
                 : mode == 3 ? "G1 MSM random, affine, block inversion"
                             : "G1 MSM bool-heavy, affine",
-                lg,
-                median(dv, reps), median(cv, reps));
+                lg);
         }
     }
     /* As sppark's msm_t is timed: the bases resident on the device, the
@@ -217,15 +223,11 @@ int main(void)
                 scalars(k, n, 0);
                 cuzk_g1_jac o, plain;
                 int bad = cuzk_gpu_g1_msm(w, &plain, b1, k, n);
-                for (unsigned r = 0; r <= reps; r++) {
-                    double t = cuzk_now();
-                    bad |= cuzk_gpu_g1_msm_bases(w, &o, rb, k, n);
-                    if (r) cv[r - 1] = cuzk_now() - t, dv[r - 1] = cuzk_gpu_worker_region_s(w);
-                }
+                TIMED(bad, w, cuzk_gpu_g1_msm_bases(w, &o, rb, k, n));
                 if (bad) printf("G1 MSM (resident bases) error: %s\n", cuzk_gpu_worker_error(w));
                 else if (!cuzk_g1_jac_eq(&o, &plain)) printf("G1 MSM 2^%u: the resident bases' result differs\n", lg);
                 row(pinned ? "G1 MSM random, bases resident, pinned scalars" : "G1 MSM random, bases resident",
-                    lg, median(dv, reps), median(cv, reps));
+                    lg);
             }
             cuzk_gpu_bases_free(rb);
         }
@@ -247,17 +249,13 @@ int main(void)
                 snprintf(v, sizeof v, "%u", aff);
                 setenv("CUZK_GPU_MSM_AFFINE", v, 1);
             }
-            for (unsigned r = 0; r <= reps; r++) {
-                double t = cuzk_now();
-                bad |= cuzk_gpu_g2_msm(w, &o, b2, k, n);
-                if (r) cv[r - 1] = cuzk_now() - t, dv[r - 1] = cuzk_gpu_worker_region_s(w);
-            }
+            TIMED(bad, w, cuzk_gpu_g2_msm(w, &o, b2, k, n));
             if (mode == 1) {
                 unsetenv("CUZK_GPU_MSM_AFFINE");
                 if (!bad && !cuzk_g2_jac_eq(&o, &plain)) printf("G2 MSM 2^%u: the affine rounds' result differs\n", lg);
             }
             if (bad) printf("G2 MSM error: %s\n", cuzk_gpu_worker_error(w));
-            row(mode ? "G2 MSM random, affine" : "G2 MSM random", lg, median(dv, reps), median(cv, reps));
+            row(mode ? "G2 MSM random, affine" : "G2 MSM random", lg);
         }
     }
     /* fixed-base multiplications of a test setup: the whole call (scalars up,
@@ -269,42 +267,29 @@ int main(void)
             scalars(k, n, 0);
             void *out = malloc(n * (g2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine)));
             int bad = !out;
-            for (unsigned r = 0; r <= reps && !bad; r++) {
-                double t = cuzk_now();
-                bad |= g2 ? cuzk_gpu_g2_fixed_base(w, out, &cuzk_g2_generator, k, n)
-                          : cuzk_gpu_g1_fixed_base(w, out, &cuzk_g1_generator, k, n);
-                if (r) cv[r - 1] = cuzk_now() - t, dv[r - 1] = cuzk_gpu_worker_region_s(w);
-            }
+            if (!bad) TIMED(bad, w, g2 ? cuzk_gpu_g2_fixed_base(w, out, &cuzk_g2_generator, k, n)
+                          : cuzk_gpu_g1_fixed_base(w, out, &cuzk_g1_generator, k, n));
             if (bad) printf("fixed-base error: %s\n", cuzk_gpu_worker_error(w));
             free(out);
-            row(g2 ? "G2 fixed-base (setup)" : "G1 fixed-base (setup)", lg, median(dv, reps), median(cv, reps));
+            row(g2 ? "G2 fixed-base (setup)" : "G1 fixed-base (setup)", lg);
         }
     for (unsigned lg = lmin; lg <= lntt; lg++) {
         size_t n = (size_t)1 << lg;
         scalars(k, n, 0);
         int bad = 0;
-        for (unsigned r = 0; r <= reps; r++) {
-            double t = cuzk_now();
-            bad |= cuzk_gpu_ntt(w, k, lg, CUZK_GPU_NTT_OUT_BITREV);
-            if (r) cv[r - 1] = cuzk_now() - t, dv[r - 1] = cuzk_gpu_worker_region_s(w);
-        }
+        TIMED(bad, w, cuzk_gpu_ntt(w, k, lg, CUZK_GPU_NTT_OUT_BITREV));
         if (bad) printf("NTT error: %s\n", cuzk_gpu_worker_error(w));
-        row("NTT (nat->bitrev)", lg, median(dv, reps), median(cv, reps));
+        row("NTT (nat->bitrev)", lg);
         /* the other direction (H's forward transforms), and both with the
          * passes as ptxas likes them, 2 blocks per SM (CUZK_GPU_NTT_MINB=1;
          * the default holds them to 3) */
         for (int v = 0; v < 3 && lg >= 24; v++) {
             if (v) setenv("CUZK_GPU_NTT_MINB", "1", 1);
             const unsigned fl = v == 1 ? CUZK_GPU_NTT_OUT_BITREV : CUZK_GPU_NTT_IN_BITREV;
-            for (unsigned r = 0; r <= reps; r++) {
-                double t = cuzk_now();
-                bad |= cuzk_gpu_ntt(w, k, lg, fl);
-                if (r) cv[r - 1] = cuzk_now() - t, dv[r - 1] = cuzk_gpu_worker_region_s(w);
-            }
+            TIMED(bad, w, cuzk_gpu_ntt(w, k, lg, fl));
             unsetenv("CUZK_GPU_NTT_MINB");
             if (bad) printf("NTT error: %s\n", cuzk_gpu_worker_error(w));
-            row(v == 0 ? "NTT (bitrev->nat)" : v == 1 ? "NTT (nat->bitrev), minb 1" : "NTT (bitrev->nat), minb 1", lg,
-                median(dv, reps), median(cv, reps));
+            row(v == 0 ? "NTT (bitrev->nat)" : v == 1 ? "NTT (nat->bitrev), minb 1" : "NTT (bitrev->nat), minb 1", lg);
         }
     }
     free(b1), free(b2);
@@ -347,13 +332,9 @@ int main(void)
         cuzk_groth16_proof pf;
         cuzk_groth16_prove_timing tm;
         int bad = 0;
-        for (unsigned rep = 0; rep <= reps; rep++) {
-            double t = cuzk_now();
-            bad |= cuzk_gpu_prove(w, &pf, &p, &as, &r, &s, 1, &tm);
-            if (rep) cv[rep - 1] = cuzk_now() - t, dv[rep - 1] = cuzk_gpu_worker_region_s(w);
-        }
+        TIMED(bad, w, cuzk_gpu_prove(w, &pf, &p, &as, &r, &s, 1, &tm));
         if (bad) printf("prove error: %s\n", cuzk_gpu_worker_error(w));
-        row("prove (synthetic)", lg, median(dv, reps), median(cv, reps));
+        row("prove (synthetic)", lg);
         printf("|   last: H %.1f, MSM h %.1f l %.1f a %.1f b_g1 %.1f b_g2 %.1f ms |\n", tm.ntt_h_s * 1e3,
                tm.msm_h_s * 1e3, tm.msm_l_s * 1e3, tm.msm_a_s * 1e3, tm.msm_b_g1_s * 1e3,
                tm.msm_b_g2_s * 1e3);
