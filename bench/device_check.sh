@@ -42,6 +42,11 @@ for step in $STEPS; do
         done
         case " ${TESTS:-test_gpu_prove} " in *" test_gpu_prove "*)
             CUZK_GPU_MSM_AFFINE=8 run "test_gpu_prove (affine 8)" test_gpu_prove_affine.log "$B/test_gpu_prove" ;;
+        esac
+        # the PCE's witness uploads through pinned staging slots of 1 KiB (many
+        # slot turns per witness; the default's 32 MiB leave a test's witness direct)
+        case " ${TESTS:-test_gpu_pce} " in *" test_gpu_pce "*)
+            CUZK_GPU_STAGE_KIB=1 run "test_gpu_pce (staging 1 KiB)" test_gpu_pce_stage.log "$B/test_gpu_pce" ;;
         esac ;;
     sanitize)
         for tool in memcheck racecheck; do

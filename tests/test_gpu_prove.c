@@ -238,6 +238,47 @@ int main(void)
         CHECK(cuzk_gpu_prove(sh->w[1], &bp, &p, &lay, &sh->r[0], &sh->s[0], 1, NULL) == CUZK_ERR_INVALID_ARG);
         free(abc), free(copy);
     }
+    /* uploads from pageable memory through the worker's pinned staging
+     * (slots of 1 KiB here: a witness goes through both slots many times,
+     * three partitions in one call back to back; the a, b, c layout and the
+     * device-gathered job too), and with staging off (the driver's copies):
+     * the same proofs */
+    for (int off = 0; off < 2; off++) {
+        setenv("CUZK_GPU_STAGE_KIB", "1", 1);
+        if (off) setenv("CUZK_GPU_STAGE_THREADS", "0", 1);
+        cuzk_gpu_worker *sw = NULL;
+        rc = cuzk_gpu_worker_create(&sw, dev);
+        unsetenv("CUZK_GPU_STAGE_KIB"), unsetenv("CUZK_GPU_STAGE_THREADS");
+        CHECK(rc == CUZK_OK);
+        if (rc) break;
+        cuzk_groth16_proof sp[3];
+        rc = cuzk_gpu_prove(sw, sp, &p, sh->as, sh->r, sh->s, 3, NULL);
+        CHECK_MSG(rc == CUZK_OK, "staged (%s): %s", off ? "off" : "1 KiB", cuzk_gpu_worker_error(sw));
+        for (int i = 0; i < 3 && !rc; i++)
+            CHECK_MSG(proof_eq(&sp[i], &gp[i]), "staged (%s): proof %d differs", off ? "off" : "1 KiB", i);
+        cuzk_groth16_assignment lay = sh->as[1];
+        const size_t m = lay.num_constraints;
+        size_t n = 1;
+        while (n < m) n <<= 1;
+        cuzk_fr *abc = calloc(3 * n, sizeof *abc);
+        memcpy(abc, lay.a, m * sizeof *abc), memcpy(abc + n, lay.b, m * sizeof *abc);
+        memcpy(abc + 2 * n, lay.c, m * sizeof *abc);
+        lay.abc = abc, lay.a = abc, lay.b = abc + n, lay.c = abc + 2 * n;
+        rc = cuzk_gpu_prove(sw, sp, &p, &lay, &sh->r[1], &sh->s[1], 1, NULL);
+        CHECK_MSG(rc == CUZK_OK && proof_eq(&sp[0], &gp[1]), "staged a, b, c (%s): %d %s", off ? "off" : "1 KiB", rc,
+                  cuzk_gpu_worker_error(sw));
+        free(abc);
+        cuzk_groth16_job job;
+        uint32_t *idx[3] = {NULL, NULL, NULL};
+        CHECK(cuzk_groth16_job_init(&job, &p, &sh->as[2]) == CUZK_OK && job_by_index(&job, idx));
+        job.key = idx[0];
+        rc = cuzk_gpu_prove_job(sw, sp, &job, &sh->r[2], &sh->s[2], NULL);
+        CHECK_MSG(rc == CUZK_OK && proof_eq(&sp[0], &gp[2]), "staged job by index (%s): %d %s", off ? "off" : "1 KiB",
+                  rc, cuzk_gpu_worker_error(sw));
+        cuzk_gpu_device_release(dev, job.key);
+        for (int k = 0; k < 3; k++) free(idx[k]);
+        cuzk_gpu_worker_destroy(sw);
+    }
     /* the job with its queries by index (gathered on the device, B2 from its
      * own list): the proof of the density path; under a key of its own, as
      * the index lists go with the points */
