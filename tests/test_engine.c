@@ -2,9 +2,12 @@
  * Engine: the field scenario on the CPU prover (10-partition jobs, 6
  * synthesis workers, 2 CPU "devices" x 2 prover workers, jobs back to back,
  * every partition checked by the test itself), duplicate request ids,
- * priorities, file-backed SRS residency, batching, the built-in kinds and
- * the status snapshot.
+ * priorities, the synthesis threads' nice value, file-backed SRS residency,
+ * batching, the built-in kinds and the status snapshot.
  */
+#include <errno.h>
+#include <sys/resource.h>
+
 #include "engine_test.h"
 
 #define NC 128 /* constraints per partition: small, CI runs on 2 cores */
@@ -141,6 +144,51 @@ static void field_scenario(tkind *k, cuzk_rng *rng)
  * not pass for another's; the same id with another partition is refused, a
  * partition out of range is refused with a message; kind_info and
  * check_request answer as submit would. */
+/* synthesis_nice: the CPU workers' threads (and so every synthesis) run
+ * that much nicer than the engine's caller, who is left as it was; the
+ * proofs still verify; more than 19 is refused */
+static _Atomic int nice_seen = -100;
+static int nice_synth(void *ctx, cuzk_cs *cs, const void *in, size_t len, const void *prepared, uint32_t part)
+{
+    errno = 0;
+    const int n = getpriority(PRIO_PROCESS, 0);
+    nice_seen = errno ? -99 : n;
+    return tk_synth(ctx, cs, in, len, prepared, part);
+}
+
+static void synthesis_nice(tkind *k, cuzk_rng *rng)
+{
+    errno = 0;
+    const int base = getpriority(PRIO_PROCESS, 0);
+    CHECK(errno == 0);
+    cuzk_engine *e = NULL;
+    cuzk_engine_config bad = {.synthesis_nice = 20};
+    CHECK(cuzk_engine_create(&e, &bad) == CUZK_ERR_INVALID_ARG && !e);
+    for (unsigned add = 0; add <= 3; add += 3) {
+        cuzk_engine_config cfg = {.synthesis_workers = 1, .synthesis_nice = add, .num_devices = 1,
+                                  .workers_per_device = 1, .prover_threads = 1, .log = log_capture};
+        CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
+        cuzk_engine_kind kd = tk_kind(k, "porep", "porep-c", 2, CUZK_PRIORITY_NORMAL);
+        kd.synthesize = nice_synth;
+        CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+        uint64_t seed = cuzk_rng_u64(rng) >> 1;
+        nice_seen = -100;
+        cuzk_job_request rq = {.request_id = "nice", .kind = "porep", .inputs = &seed, .inputs_len = 8};
+        cuzk_job *j;
+        CHECK(cuzk_engine_submit(e, &rq, &j, NULL) == CUZK_OK);
+        CHECK(cuzk_job_await(j, -1) == CUZK_OK);
+        const uint8_t *pr;
+        size_t len;
+        CHECK(cuzk_job_proof(j, &pr, &len) == CUZK_OK && tk_bytes_ok(k, pr, len, seed, 2));
+        const int want = base + (int)add > 19 ? 19 : base + (int)add;
+        CHECK_MSG(nice_seen == want, "synthesis_nice %u: synthesis ran at nice %d, want %d", add, (int)nice_seen,
+                  want);
+        CHECK(getpriority(PRIO_PROCESS, 0) == base); /* the caller's own */
+        cuzk_job_release(j);
+        cuzk_engine_destroy(e);
+    }
+}
+
 static void one_partition(tkind *k, cuzk_rng *rng)
 {
     cuzk_engine_config cfg = {.synthesis_workers = 2, .num_devices = 1, .workers_per_device = 2,
@@ -571,6 +619,7 @@ int main(void)
     tk_setup(&k1, NC / 2, 2, &rng);
     field_scenario(&k, &rng);
     one_partition(&k, &rng);
+    synthesis_nice(&k, &rng);
     priority_order(&k, &k1);
     critical_jumps_full_queue(&k, &k1);
     file_srs(&k);

@@ -286,6 +286,12 @@ typedef struct cuzk_engine_config {
      * included), so the first partition of a burst gets every core and the
      * GPU its first witness sooner; set: exactly that many. */
     unsigned synthesis_threads;
+    /* Added to the nice value of the CPU worker threads (synthesis and
+     * verification, and the threads a synthesis starts), 0-19: when every
+     * core is busy, the prover workers' own host work (a GPU worker's
+     * uploads, a proof's finish) goes first and the GPU is not left
+     * waiting on synthesis that has slack. 0: unchanged. */
+    unsigned synthesis_nice;
     unsigned num_devices;        /* 0: the prover's num_devices, else 1 */
     unsigned workers_per_device; /* 0: 2 */
     unsigned prover_threads;     /* CPU prover threads per call; 0: CPUs / prover workers */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -803,6 +804,14 @@ static void *cpu_worker_main(void *arg)
 {
     worker *w = arg;
     cuzk_engine *e = w->e;
+    /* Linux keeps a nice value per thread (PRIO_PROCESS 0: this one), and
+     * the threads a synthesis starts inherit it; raising it needs no
+     * privilege. A failure leaves the thread as it was. */
+    if (e->cfg.synthesis_nice) {
+        errno = 0;
+        const int cur = getpriority(PRIO_PROCESS, 0);
+        if (errno == 0) setpriority(PRIO_PROCESS, 0, cur + (int)e->cfg.synthesis_nice);
+    }
     pthread_mutex_lock(&e->mu);
     while (!e->shutdown) {
         task t = pick_cpu(e);
@@ -1015,7 +1024,7 @@ static uint64_t auto_budget(void)
 
 int cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg)
 {
-    if (!out) return CUZK_ERR_INVALID_ARG;
+    if (!out || (cfg && cfg->synthesis_nice > 19)) return CUZK_ERR_INVALID_ARG;
     *out = NULL;
     cuzk_engine *e = calloc(1, sizeof *e);
     if (!e) return CUZK_ERR_NO_MEMORY;

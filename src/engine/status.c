@@ -152,6 +152,7 @@ char *cuzk_engine_status_json(cuzk_engine *e)
     kv_u64(&w, "synthesis_limit", e->synth_limit);
     kv_bool(&w, "synthesis_workers_configured", e->synth_fixed);
     kv_u64(&w, "synthesis_threads", e->cfg.synthesis_threads); /* per partition; 0: a share of the CPUs */
+    kv_u64(&w, "synthesis_nice", e->cfg.synthesis_nice);
     kv_u64(&w, "device_max_errors", e->max_strikes);
     kv_bool(&w, "cpu_fallback", e->n_fb_workers > 0);
     kv_u64(&w, "devices", e->n_devices);

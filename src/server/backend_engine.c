@@ -292,6 +292,7 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
     cuzk_engine_config ec = {
         .synthesis_workers = c->partition_workers,
         .synthesis_threads = c->threads,
+        .synthesis_nice = c->synthesis_nice,
         .num_devices = (unsigned)c->n_devices,
         .workers_per_device = c->gpu_workers_per_device,
         .prover_threads = c->gpu_threads,

@@ -61,6 +61,7 @@ typedef struct cuzk_config {
     /* [synthesis] */
     uint32_t threads;                /* 0 = auto */
     uint32_t partition_workers;      /* 0 = auto */
+    uint32_t synthesis_nice;         /* added to the CPU workers' nice value */
     /* [pipeline] */
     bool pipeline_enabled;
     uint32_t synthesis_lookahead;
