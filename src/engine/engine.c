@@ -807,11 +807,14 @@ static void *cpu_worker_main(void *arg)
     /* Linux keeps a nice value per thread (PRIO_PROCESS 0: this one), and
      * the threads a synthesis starts inherit it; raising it needs no
      * privilege. A failure leaves the thread as it was. */
+#ifdef __linux__ /* elsewhere PRIO_PROCESS 0 would be the whole daemon */
     if (e->cfg.synthesis_nice) {
         errno = 0;
         const int cur = getpriority(PRIO_PROCESS, 0);
-        if (errno == 0) setpriority(PRIO_PROCESS, 0, cur + (int)e->cfg.synthesis_nice);
+        if (errno == 0 && setpriority(PRIO_PROCESS, 0, cur + (int)e->cfg.synthesis_nice) != 0)
+            eng_log(e, 1, "CPU worker %d: its nice value stays %d: %s", w->id, cur, strerror(errno));
     }
+#endif
     pthread_mutex_lock(&e->mu);
     while (!e->shutdown) {
         task t = pick_cpu(e);
@@ -1024,8 +1027,9 @@ static uint64_t auto_budget(void)
 
 int cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg)
 {
-    if (!out || (cfg && cfg->synthesis_nice > 19)) return CUZK_ERR_INVALID_ARG;
+    if (!out) return CUZK_ERR_INVALID_ARG;
     *out = NULL;
+    if (cfg && cfg->synthesis_nice > 19) return CUZK_ERR_INVALID_ARG;
     cuzk_engine *e = calloc(1, sizeof *e);
     if (!e) return CUZK_ERR_NO_MEMORY;
     if (cfg) e->cfg = *cfg;

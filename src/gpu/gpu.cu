@@ -281,8 +281,9 @@ extern "C" int cuzk_gpu_worker_create(cuzk_gpu_worker **out, cuzk_gpu_device *d)
     /* CUZK_GPU_STAGE_THREADS (4; 0: the driver's own pageable copies) and
      * CUZK_GPU_STAGE_KIB (32768 per slot) shape the staging */
     const char *st = getenv("CUZK_GPU_STAGE_THREADS"), *sk = getenv("CUZK_GPU_STAGE_KIB");
-    w->stage.threads = st ? (unsigned)atoi(st) : 4;
-    w->stage.bytes = (sk && atol(sk) > 0 ? (size_t)atol(sk) : 32768) * 1024;
+    const long nt = st ? atol(st) : 4, kib = sk ? atol(sk) : 32768;
+    w->stage.threads = nt < 0 ? 0 : nt > 64 ? 64 : (unsigned)nt;
+    w->stage.bytes = (size_t)(kib < 1 ? 32768 : kib > (1l << 20) ? (1l << 20) : kib) * 1024; /* 1 KiB to 1 GiB */
     w->stage.state = w->stage.threads ? 0 : -1;
     *out = w;
     return CUZK_OK;
@@ -331,8 +332,8 @@ static int h2d(cuzk_gpu_worker *w, const ctx &c, void *dst, const void *src, siz
         for (int i = 0; i < 2 && s->state > 0; i++)
             if (cudaHostAlloc(&s->slot[i], s->bytes, cudaHostAllocPortable) != cudaSuccess ||
                 cudaEventCreateWithFlags(&s->done[i], cudaEventDisableTiming) != cudaSuccess) {
-                cudaGetLastError(); /* not sticky: without staging, as the driver copies */
                 stage_free(s);
+                cudaGetLastError(); /* not sticky: without staging, as the driver copies */
                 s->state = -1;
             }
     }
@@ -349,8 +350,13 @@ static int h2d(cuzk_gpu_worker *w, const ctx &c, void *dst, const void *src, siz
         const size_t part = ((len + s->threads - 1) / s->threads + 63) & ~(size_t)63;
         cuzk_parallel_for(len, part, s->threads, stage_copy_part, &cp);
         GPU_TRY(c, cudaMemcpyAsync((char *)dst + off, s->slot[k], len, cudaMemcpyHostToDevice, c.st));
-        GPU_TRY(c, cudaEventRecord(s->done[k], c.st));
         s->used[k] = true;
+        const cudaError_t re = cudaEventRecord(s->done[k], c.st);
+        if (re != cudaSuccess) { /* nothing guards the slot now: drain, and copy without staging from here */
+            cudaStreamSynchronize(c.st);
+            s->state = -1;
+            return fail(c, re, "cudaEventRecord(staging)");
+        }
     }
     return CUZK_OK;
 }
@@ -1182,6 +1188,10 @@ static int prove_job(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *out, 
                      const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_prove_timing *tm)
 {
     int rc = prove_job_run(w, c, out, j, r, s, tm);
+    /* a failure may leave copies from the job's host arrays in flight (a
+     * pinned source goes straight to the DMA): they end before the caller
+     * frees or unpins them */
+    if (rc && cudaStreamSynchronize(w->st) != cudaSuccess) cudaGetLastError();
     if (rc == CUZK_ERR_NO_MEMORY && w->dev_oom) { /* the device's memory, not a host allocation */
         worker_shed(w);
         double f, t;

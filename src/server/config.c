@@ -115,8 +115,8 @@ static const cfg_entry table[] = {
     E("synthesis", "partition_workers", T_U32, partition_workers, 0, 1024, "0", false,
       "partitions synthesized at once; 0 = from cores and memory budget"),
     E("synthesis", "nice", T_U32, synthesis_nice, 0, 19, "5", false,
-      "added to the synthesis threads' nice value, so that with every core busy the GPU workers' host "
-      "work (uploads) goes first; 0 = the daemon's own"),
+      "added to the nice value of the CPU workers (synthesis, verification, parameter loads), so that with "
+      "every core busy the GPU workers' host work (uploads) goes first; 0 = the daemon's own"),
     NOEFFECT("pipeline", "enabled", T_BOOL, pipeline_enabled, 0, 0, "true", false,
       "overlap synthesis of the next partitions with GPU proving"),
     NOEFFECT("pipeline", "synthesis_lookahead", T_U32, synthesis_lookahead, 0, 1024, "1", false,
