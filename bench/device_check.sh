@@ -46,7 +46,10 @@ for step in $STEPS; do
         # the PCE's witness uploads through pinned staging slots of 1 KiB (many
         # slot turns per witness; the default's 32 MiB leave a test's witness direct)
         case " ${TESTS:-test_gpu_pce} " in *" test_gpu_pce "*)
-            CUZK_GPU_STAGE_KIB=1 run "test_gpu_pce (staging 1 KiB)" test_gpu_pce_stage.log "$B/test_gpu_pce" ;;
+            CUZK_GPU_STAGE_KIB=1 run "test_gpu_pce (staging 1 KiB)" test_gpu_pce_stage.log "$B/test_gpu_pce"
+            # every set's B points streamed from the host in chunks (a card too small for the set)
+            CUZK_GPU_STREAM=b_g1,b_g2 CUZK_GPU_STREAM_CHUNK=1000 run "test_gpu_pce (B streamed)" \
+                test_gpu_pce_stream.log "$B/test_gpu_pce" ;;
         esac ;;
     sanitize)
         for tool in memcheck racecheck; do

@@ -541,7 +541,7 @@ static void srs_warm_devices(cuzk_engine *e, srs_entry *s)
     pthread_mutex_unlock(&e->mu);
     unsigned warm = 0;
     for (unsigned d = 0; d < e->n_devices; d++) {
-        char msg[256] = "";
+        char msg[512] = "";
         double t0 = cuzk_now();
         int err = e->prover.warm(e->prover.ctx, e->devs[d], &s->params, p, msg, sizeof msg);
         warm += err == CUZK_OK;

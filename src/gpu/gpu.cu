@@ -41,6 +41,8 @@ struct dev_resident {
     size_t bytes[SRS_N];    /* arrays changed is a new parameter set */
     bool host_released;     /* the owner released the host's point arrays (h .. b_g2, freed or */
     dev_resident *next;     /* discarded): the key and sizes alone say they are these */
+    bool streamed[SRS_N];   /* points left on the host (src), uploaded by chunks at each MSM: a set
+                               that with one worker's buffers does not fit the card */
 };
 static const char *const srs_name[SRS_N] = {"h", "l", "a", "b_g1", "b_g2", "a index", "b_g1 index", "b_g2 index",
                                             "PCE row_ptr A", "PCE row_ptr B", "PCE row_ptr C", "PCE col A",
@@ -86,6 +88,7 @@ struct cuzk_gpu_worker {
     double region_s;            /* seconds in the last kernel region */
     int dev_oom;                /* the last call ran out of device memory */
     dbuf abc, aux, sa, sb, tmp; /* written only by this worker */
+    dbuf chunk;                 /* streamed points, a chunk at a time */
     fixed_base_bufs fb;         /* likewise */
     stage_bufs stage;           /* likewise */
 };
@@ -366,6 +369,7 @@ static void worker_shed(cuzk_gpu_worker *w)
 {
     cudaStreamSynchronize(w->st);
     buf_free(&w->abc), buf_free(&w->aux), buf_free(&w->sa), buf_free(&w->sb), buf_free(&w->tmp);
+    buf_free(&w->chunk);
 }
 
 extern "C" void cuzk_gpu_worker_destroy(cuzk_gpu_worker *w)
@@ -384,7 +388,7 @@ extern "C" int cuzk_gpu_worker_out_of_device_memory(const cuzk_gpu_worker *w) { 
 extern "C" double cuzk_gpu_worker_region_s(const cuzk_gpu_worker *w) { return w ? w->region_s : 0; }
 extern "C" uint64_t cuzk_gpu_worker_held_bytes(const cuzk_gpu_worker *w)
 {
-    return w ? (uint64_t)w->abc.cap + w->aux.cap + w->sa.cap + w->sb.cap + w->tmp.cap : 0;
+    return w ? (uint64_t)w->abc.cap + w->aux.cap + w->sa.cap + w->sb.cap + w->tmp.cap + w->chunk.cap : 0;
 }
 
 /* Selects the worker's device in the calling thread; refuses failed devices. */
@@ -748,6 +752,18 @@ static int srs_copy(const ctx &c, void **dst, const void *src, size_t bytes, con
     return CUZK_OK;
 }
 
+/* CUZK_GPU_STREAM (tests): point arrays named there ("h,l,a,b_g1,b_g2")
+ * are streamed in every new parameter set, whatever the card's room. */
+static bool stream_forced(int slot)
+{
+    const char *v = getenv("CUZK_GPU_STREAM");
+    if (!v || !*v) return false;
+    const size_t l = strlen(srs_name[slot]);
+    for (const char *q = v; (q = strstr(q, srs_name[slot])) != NULL; q += l)
+        if ((q == v || q[-1] == ',') && (q[l] == ',' || q[l] == 0)) return true;
+    return false;
+}
+
 /* The device copy of a parameter set (key: its address), uploaded by the
  * first worker that needs it; src/bytes per SRS_* slot (bytes 0: unused).
  * src identifies the host arrays (a set whose arrays changed is stale);
@@ -768,7 +784,8 @@ static int srs_get(cuzk_gpu_worker *w, const ctx &c, const void *key, const void
         /* no longer comparable by address: the sizes must agree, and the
          * arrays be the released ones (NULL) or those uploaded */
         bool same = !memcmp(e->bytes, bytes, sizeof e->bytes);
-        for (int i = 0; i < SRS_N && same; i++) same = src[i] == e->src[i] || (i < SRS_IA && !src[i]);
+        for (int i = 0; i < SRS_N && same; i++)
+            same = src[i] == e->src[i] || (i < SRS_IA && !src[i] && !e->streamed[i]);
         if (!same) {
             pthread_mutex_unlock(&d->srs_mu);
             return fail_msg(c, CUZK_ERR_INVALID_ARG,
@@ -802,7 +819,8 @@ static int srs_get(cuzk_gpu_worker *w, const ctx &c, const void *key, const void
         memcpy(e->src, src, sizeof e->src);
         memcpy(e->bytes, bytes, sizeof e->bytes);
         for (int i = 0; i < SRS_N && !rc; i++)
-            if (src[i]) rc = srs_copy(c, &e->p[i], data && data[i] ? data[i] : src[i], bytes[i], srs_name[i]);
+            if (src[i] && i <= SRS_B2 && stream_forced(i)) e->streamed[i] = true;
+            else if (src[i]) rc = srs_copy(c, &e->p[i], data && data[i] ? data[i] : src[i], bytes[i], srs_name[i]);
         if (!rc) {
             cudaError_t ce = cudaStreamSynchronize(c.st);
             if (ce != cudaSuccess) rc = fail(c, ce, "cudaStreamSynchronize(SRS upload)");
@@ -824,7 +842,8 @@ static int srs_get(cuzk_gpu_worker *w, const ctx &c, const void *key, const void
 /* The device copy of a job's parameter set (key: job->key): the points of
  * the five MSMs and the queries' index lists when they have them (B2's only
  * when its scalars are not B1's). */
-static int srs_get_job(cuzk_gpu_worker *w, const ctx &c, const cuzk_groth16_job *j, dev_resident **out)
+static int srs_get_job(cuzk_gpu_worker *w, const ctx &c, const cuzk_groth16_job *j, dev_resident **out,
+                       bool *made = NULL)
 {
     const cuzk_groth16_params *p = j->params;
     const cuzk_groth16_query *q[3] = {&j->q_a, &j->q_b_g1, cuzk_groth16_job_b_shared(j) ? NULL : &j->q_b_g2};
@@ -833,7 +852,7 @@ static int srs_get_job(cuzk_gpu_worker *w, const ctx &c, const cuzk_groth16_job 
                            p->n_b_g1 * sizeof *p->b_g1, p->n_b_g2 * sizeof *p->b_g2};
     for (int k = 0; k < 3; k++)
         if (q[k] && q[k]->idx) src[SRS_IA + k] = q[k]->idx, bytes[SRS_IA + k] = q[k]->n * 4;
-    return srs_get(w, c, j->key, src, bytes, out);
+    return srs_get(w, c, j->key, src, bytes, out, NULL, made);
 }
 
 static void srs_release(cuzk_gpu_device *d, const void *key)
@@ -866,14 +885,84 @@ extern "C" int cuzk_gpu_device_params_host_released(cuzk_gpu_device *d, const cu
     while (e && e->key != p) e = e->next;
     /* only a copy of these very arrays (the points uploaded, not a stale
      * set at the same address) may stand in for them */
-    const bool ok = e && e->src[SRS_H] == p->h && e->src[SRS_L] == p->l && e->src[SRS_A] == p->a &&
-                    e->src[SRS_B1] == p->b_g1 && e->src[SRS_B2] == p->b_g2;
+    bool ok = e && e->src[SRS_H] == p->h && e->src[SRS_L] == p->l && e->src[SRS_A] == p->a &&
+              e->src[SRS_B1] == p->b_g1 && e->src[SRS_B2] == p->b_g2;
+    for (int i = 0; ok && i <= SRS_B2; i++) ok = !e->streamed[i]; /* read at every MSM */
     if (ok) e->host_released = true;
     pthread_mutex_unlock(&d->srs_mu);
     return ok ? CUZK_OK : CUZK_ERR_NOT_READY;
 }
 
 static int pce_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, dev_resident **out);
+
+/* Bytes of points a worker uploads per chunk of a streamed MSM
+ * (CUZK_GPU_STREAM_CHUNK points for tests). */
+static size_t stream_chunk_points(size_t point_bytes)
+{
+    const char *v = getenv("CUZK_GPU_STREAM_CHUNK");
+    const long k = v ? atol(v) : 0;
+    return k > 0 ? (size_t)k : ((size_t)512 << 20) / point_bytes;
+}
+
+/* The set's next resident point array (B in G2, B in G1, A, L, then H: the
+ * cheapest MSMs to feed from the host first) leaves the device and is
+ * streamed from then on; its name appended to names. False when none is
+ * left or the host's copy is gone. The device lock is held so that no
+ * kernel reads the array while it goes; a prove reads the streamed flags
+ * inside its region. */
+static bool srs_stream_next(cuzk_gpu_worker *w, const void *key, char *names, size_t names_len)
+{
+    cuzk_gpu_device *d = w->dev;
+    static const int order[5] = {SRS_B2, SRS_B1, SRS_A, SRS_L, SRS_H};
+    bool done = false;
+    pthread_mutex_lock(&d->lock);
+    pthread_mutex_lock(&d->srs_mu);
+    dev_resident *e = d->srs;
+    while (e && e->key != key) e = e->next;
+    for (int k = 0; e && !e->host_released && k < 5 && !done; k++) {
+        const int i = order[k];
+        if (!e->p[i] || e->streamed[i]) continue;
+        cudaFree(e->p[i]);
+        e->p[i] = NULL, e->streamed[i] = done = true;
+        const size_t l = strlen(names);
+        snprintf(names + l, names_len - l, "%s%s (%.1f GB)", l ? ", " : "", srs_name[i], e->bytes[i] / 1e9);
+    }
+    pthread_mutex_unlock(&d->srs_mu);
+    pthread_mutex_unlock(&d->lock);
+    return done;
+}
+
+/* Whether one worker's buffers (a, b, c, the witness, and the A and B
+ * scalars when the host gathers them) and the MSM's scratch at 2^log_n
+ * (≈ 56 bytes a point: 7.5 GB at 2^27, measured with the 32 GiB PoRep on
+ * the H100) fit beside the set: tried by reserving them; while they do
+ * not, the set's points are streamed one array at a time
+ * (srs_stream_next). names gets the streamed arrays. */
+static int fit_one_worker(cuzk_gpu_worker *w, const ctx &c, const cuzk_groth16_params *params, const cuzk_pce *p,
+                          unsigned log_n, char *names, size_t names_len)
+{
+    const size_t fb = sizeof(cuzk_fr), n = (size_t)1 << log_n, ni = params->vk.n_ic, na = params->n_l;
+    for (;;) {
+        int rc = buf_reserve(c, &w->abc, 3 * n * fb, "H a, b, c");
+        if (!rc) rc = buf_reserve(c, &w->aux, (ni + na) * fb, "witness");
+        if (!rc && !p) rc = buf_reserve(c, &w->sa, (params->n_a + params->n_b_g1) * fb, "A scalars");
+        if (!rc) {
+            dbuf probe = {};
+            rc = buf_reserve(c, &probe, 56 * n + (names[0] ? ((size_t)512 << 20) : 0), /* and a chunk when streaming */
+                             "MSM scratch (probed)");
+            buf_free(&probe);
+        }
+        worker_shed(w);
+        if (rc != CUZK_ERR_NO_MEMORY) return rc;
+        if (!srs_stream_next(w, params, names, names_len)) {
+            const size_t l = strlen(w->err);
+            snprintf(w->err + l, sizeof w->err - l, "; one worker does not fit beside the parameters%s",
+                     names[0] ? " with every point streamed" : " (their host copy is gone: none can be streamed)");
+            return rc;
+        }
+        w->err[0] = 0, w->dev_oom = 0;
+    }
+}
 
 extern "C" int cuzk_gpu_device_preload(cuzk_gpu_device *d, const cuzk_groth16_params *params,
                                        const cuzk_pce *p, char *msg, size_t msg_len)
@@ -889,8 +978,9 @@ extern "C" int cuzk_gpu_device_preload(cuzk_gpu_device *d, const cuzk_groth16_pa
     dev_resident *e;
     cuzk_groth16_job j = {}; /* the points of params as a job of them keeps them */
     j.params = params, j.key = params;
+    bool made = false;
     rc = begin(w, &c);
-    if (!rc) rc = srs_get_job(w, c, &j, &e);
+    if (!rc) rc = srs_get_job(w, c, &j, &e, &made);
     if (!rc && p) {
         if (cuzk_pce_ready(p, NULL) != CUZK_OK) rc = fail_msg(c, CUZK_ERR_FORMAT, "preload: the PCE failed verification");
         else rc = pce_get(w, c, p, &e);
@@ -909,6 +999,11 @@ extern "C" int cuzk_gpu_device_preload(cuzk_gpu_device *d, const cuzk_groth16_pa
         if (trc == CUZK_ERR_DEVICE) rc = trc; /* the context is no longer trusted */
         else w->err[0] = 0;
     }
+    /* one worker's buffers and the MSM's scratch beside the set, or points
+     * streamed until they fit */
+    char streamed[96] = "";
+    if (!rc && made && params->n_h && !(n & (n - 1)))
+        rc = fit_one_worker(w, c, params, p, log_n, streamed, sizeof streamed);
     if (rc && msg && msg_len) snprintf(msg, msg_len, "%s", w->err);
     /* on success, what is left for the workers: each keeps a, b, c and the
      * witness (and without device gathers the A and B scalars) between
@@ -918,8 +1013,10 @@ extern "C" int cuzk_gpu_device_preload(cuzk_gpu_device *d, const cuzk_groth16_pa
         const size_t fb = sizeof(cuzk_fr), ni = params->vk.n_ic, na = params->n_l;
         size_t per = 3 * n * fb + (ni + na) * fb;
         if (!p) per += (params->n_a + params->n_b_g1) * fb;
-        snprintf(msg, msg_len, "%.1f of %.1f GiB free on the device; a worker's own buffers at 2^%u: %.1f GiB", f,
-                 t, log_n, per / 1073741824.0);
+        snprintf(msg, msg_len, "%.1f of %.1f GiB free on the device; a worker's own buffers at 2^%u: %.1f GiB%s%s", f,
+                 t, log_n, per / 1073741824.0,
+                 streamed[0] ? "; too little room for the whole set: points streamed from the host at each MSM: " : "",
+                 streamed);
     }
     cuzk_gpu_worker_destroy(w);
     return rc;
@@ -1019,6 +1116,47 @@ static int pce_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, dev_resi
     int rc = srs_get(w, c, p, src, bytes, out, data);
     free(ia), free(ib), free(lr[0]), free(lr[1]), free(lr[2]);
     return rc;
+}
+
+/* One MSM of a set whose points stay on the host (streamed): a chunk of
+ * points at a time into the worker's chunk buffer, straight from the
+ * host's pages when the engine pinned them (else through the staging), each
+ * chunk's sum added on the host. Scalars and work as for msm_g1. */
+static int msm_streamed(cuzk_gpu_worker *w, const ctx &c, bool g2, void *out, const void *host_bases,
+                        const fr_t *scalars, size_t n, bool mont, fr_t *work)
+{
+    const size_t pb = g2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine);
+    size_t per = stream_chunk_points(pb);
+    if (per > n) per = n;
+    cuzk_g1_jac s1, p1;
+    cuzk_g2_jac s2, p2;
+    cuzk_g1_jac_set_infinity(&s1), cuzk_g2_jac_set_infinity(&s2);
+    int rc = buf_reserve(c, &w->chunk, (per ? per : 1) * pb, "streamed points");
+    for (size_t off = 0; off < n && !rc; off += per) {
+        const size_t len = n - off < per ? n - off : per;
+        rc = h2d(w, c, w->chunk.p, (const char *)host_bases + off * pb, len * pb);
+        if (rc) break;
+        /* each returns its sum on the host, its kernels done: the chunk may be overwritten next */
+        if (g2) {
+            rc = msm_g2(c, &w->dev->msm, &p2, w->chunk.p, scalars + off, len, mont, work ? work + off : NULL);
+            if (!rc) cuzk_g2_jac_add(&s2, &s2, &p2);
+        } else {
+            rc = msm_g1(c, &w->dev->msm, &p1, w->chunk.p, scalars + off, len, mont, work ? work + off : NULL);
+            if (!rc) cuzk_g1_jac_add(&s1, &s1, &p1);
+        }
+    }
+    if (g2) *(cuzk_g2_jac *)out = s2;
+    else *(cuzk_g1_jac *)out = s1;
+    return rc;
+}
+
+/* msm_g1 or msm_g2 over the set's slot, resident or streamed */
+static int msm_slot(cuzk_gpu_worker *w, const ctx &c, const dev_resident *srs, int slot, void *out,
+                    const fr_t *scalars, size_t n, bool mont, fr_t *work)
+{
+    if (srs->streamed[slot]) return msm_streamed(w, c, slot == SRS_B2, out, srs->src[slot], scalars, n, mont, work);
+    if (slot == SRS_B2) return msm_g2(c, &w->dev->msm, (cuzk_g2_jac *)out, srs->p[slot], scalars, n, mont, work);
+    return msm_g1(c, &w->dev->msm, (cuzk_g1_jac *)out, srs->p[slot], scalars, n, mont, work);
 }
 
 /*
@@ -1160,15 +1298,15 @@ static int prove_job_run(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *o
      * copy: 4.3 GB less on the device at 32 GiB. B's, when B2 shares them,
      * are read by B2 as the plain form B1 left. */
     fr_t *const l_sc = bp<fr_t>(w->aux) + (on_device ? ni : 0);
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.h, srs->p[SRS_H], h, n_h, true, h);
+    if (!rc) rc = msm_slot(w, c, srs, SRS_H, &sums.h, h, n_h, true, h);
     tm->msm_h_s = cuzk_now() - t, t = cuzk_now();
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.l, srs->p[SRS_L], l_sc, na, mont, l_sc);
+    if (!rc) rc = msm_slot(w, c, srs, SRS_L, &sums.l, l_sc, na, mont, l_sc);
     tm->msm_l_s = cuzk_now() - t, t = cuzk_now();
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.a, srs->p[SRS_A], sa, n_a, mont, sa);
+    if (!rc) rc = msm_slot(w, c, srs, SRS_A, &sums.a, sa, n_a, mont, sa);
     tm->msm_a_s = cuzk_now() - t, t = cuzk_now();
-    if (!rc) rc = msm_g1(c, &d->msm, &sums.b_g1, srs->p[SRS_B1], sb, n_b, mont, sb);
+    if (!rc) rc = msm_slot(w, c, srs, SRS_B1, &sums.b_g1, sb, n_b, mont, sb);
     tm->msm_b_g1_s = cuzk_now() - t, t = cuzk_now();
-    if (!rc) rc = msm_g2(c, &d->msm, &sums.b_g2, srs->p[SRS_B2], sb2, n_b2, mont && !share_b, sb2);
+    if (!rc) rc = msm_slot(w, c, srs, SRS_B2, &sums.b_g2, sb2, n_b2, mont && !share_b, sb2);
     tm->msm_b_g2_s = cuzk_now() - t;
     tm->msm_s = tm->msm_h_s + tm->msm_l_s + tm->msm_a_s + tm->msm_b_g1_s + tm->msm_b_g2_s;
     rc = region_unlock(w, c, rc);
