@@ -286,21 +286,23 @@ int main(void)
      * MSM scratch never fits (injected), the arrays are streamed one by one
      * and then the preload says that nothing more can be streamed. */
     {
+        cuzk_gpu_worker *tw = NULL; /* its own: the other workers' buffers are measured below */
+        CHECK(cuzk_gpu_worker_create(&tw, dev) == CUZK_OK);
         setenv("CUZK_GPU_STREAM", "h,l,a,b_g1,b_g2", 1);
         setenv("CUZK_GPU_STREAM_CHUNK", "100", 1);
         cuzk_groth16_params ps = p; /* another key: a set of its own on the device */
         cuzk_groth16_proof sp[3];
-        rc = cuzk_gpu_prove(sh->w[1], sp, &ps, sh->as, sh->r, sh->s, 3, NULL);
-        CHECK_MSG(rc == CUZK_OK, "streamed: %s", cuzk_gpu_worker_error(sh->w[1]));
+        rc = cuzk_gpu_prove(tw, sp, &ps, sh->as, sh->r, sh->s, 3, NULL);
+        CHECK_MSG(rc == CUZK_OK, "streamed: %s", cuzk_gpu_worker_error(tw));
         for (int i = 0; i < 3 && !rc; i++) CHECK_MSG(proof_eq(&sp[i], &gp[i]), "streamed: proof %d differs", i);
         CHECK(cuzk_gpu_device_params_host_released(dev, &ps) == CUZK_ERR_NOT_READY);
         cuzk_groth16_job job;
         uint32_t *idx[3] = {NULL, NULL, NULL};
         CHECK(cuzk_groth16_job_init(&job, &p, &sh->as[1]) == CUZK_OK && job_by_index(&job, idx));
         job.key = idx[0];
-        rc = cuzk_gpu_prove_job(sh->w[1], sp, &job, &sh->r[1], &sh->s[1], NULL);
+        rc = cuzk_gpu_prove_job(tw, sp, &job, &sh->r[1], &sh->s[1], NULL);
         CHECK_MSG(rc == CUZK_OK && proof_eq(&sp[0], &gp[1]), "streamed job by index: %d %s", rc,
-                  cuzk_gpu_worker_error(sh->w[1]));
+                  cuzk_gpu_worker_error(tw));
         unsetenv("CUZK_GPU_STREAM");
         cuzk_gpu_device_release(dev, job.key);
         for (int k = 0; k < 3; k++) free(idx[k]);
@@ -312,12 +314,13 @@ int main(void)
         unsetenv("CUZK_GPU_FAIL_ALLOC");
         CHECK_MSG(rc == CUZK_ERR_NO_MEMORY && strstr(msg, "every point streamed"), "preload, never fits: %d %s", rc,
                   msg);
-        rc = cuzk_gpu_prove(sh->w[0], sp, &pf, &sh->as[2], &sh->r[2], &sh->s[2], 1, NULL); /* every array streamed */
+        rc = cuzk_gpu_prove(tw, sp, &pf, &sh->as[2], &sh->r[2], &sh->s[2], 1, NULL); /* every array streamed */
         CHECK_MSG(rc == CUZK_OK && proof_eq(&sp[0], &gp[2]), "after the preload: %d %s", rc,
-                  cuzk_gpu_worker_error(sh->w[0]));
+                  cuzk_gpu_worker_error(tw));
         CHECK(cuzk_gpu_device_params_host_released(dev, &pf) == CUZK_ERR_NOT_READY);
         unsetenv("CUZK_GPU_STREAM_CHUNK");
         cuzk_gpu_device_release_params(dev, &pf);
+        cuzk_gpu_worker_destroy(tw);
     }
     /* the job with its queries by index (gathered on the device, B2 from its
      * own list): the proof of the density path; under a key of its own, as
