@@ -138,12 +138,6 @@ static void field_scenario(tkind *k, cuzk_rng *rng)
     cuzk_engine_destroy(e);
 }
 
-/* A cluster's share of a request: jobs of one partition each, in a random
- * order, whose 192-byte proofs assemble (in partition order) into a proof of
- * the whole request that the test verifies itself; a partition's proof does
- * not pass for another's; the same id with another partition is refused, a
- * partition out of range is refused with a message; kind_info and
- * check_request answer as submit would. */
 /* synthesis_nice: the CPU workers' threads (and so every synthesis) run
  * that much nicer than the engine's caller, who is left as it was; the
  * proofs still verify; more than 19 is refused */
@@ -189,6 +183,12 @@ static void synthesis_nice(tkind *k, cuzk_rng *rng)
     }
 }
 
+/* A cluster's share of a request: jobs of one partition each, in a random
+ * order, whose 192-byte proofs assemble (in partition order) into a proof of
+ * the whole request that the test verifies itself; a partition's proof does
+ * not pass for another's; the same id with another partition is refused, a
+ * partition out of range is refused with a message; kind_info and
+ * check_request answer as submit would. */
 static void one_partition(tkind *k, cuzk_rng *rng)
 {
     cuzk_engine_config cfg = {.synthesis_workers = 2, .num_devices = 1, .workers_per_device = 2,

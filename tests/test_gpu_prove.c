@@ -77,6 +77,43 @@ static bool proof_eq(const cuzk_groth16_proof *a, const cuzk_groth16_proof *b)
     return memcmp(x, y, sizeof x) == 0;
 }
 
+/* a, b, c of as in the prover's NTT layout (one block, each padded with
+ * zeros to the domain, as a PCE evaluation buffer gives them): *lay is as
+ * pointing into it, *bytes its size; the caller frees the block */
+static cuzk_fr *abc_layout(cuzk_groth16_assignment *lay, const cuzk_groth16_assignment *as, size_t *bytes)
+{
+    *lay = *as;
+    const size_t m = as->num_constraints;
+    size_t n = 1;
+    while (n < m) n <<= 1;
+    cuzk_fr *abc = calloc(3 * n, sizeof *abc);
+    memcpy(abc, as->a, m * sizeof *abc);
+    memcpy(abc + n, as->b, m * sizeof *abc);
+    memcpy(abc + 2 * n, as->c, m * sizeof *abc);
+    lay->abc = abc, lay->a = abc, lay->b = abc + n, lay->c = abc + 2 * n;
+    *bytes = 3 * n * sizeof *abc;
+    return abc;
+}
+
+/* One proof of as through the job with its queries by index (the device
+ * gathers A's and B's scalars), under a key of its own, released after */
+static int prove_by_index(cuzk_gpu_worker *w, cuzk_gpu_device *dev, cuzk_groth16_proof *out,
+                          const cuzk_groth16_params *p, const cuzk_groth16_assignment *as, const cuzk_fr *r,
+                          const cuzk_fr *s)
+{
+    cuzk_groth16_job job;
+    uint32_t *idx[3] = {NULL, NULL, NULL};
+    int rc = cuzk_groth16_job_init(&job, p, as);
+    if (!rc && !job_by_index(&job, idx)) rc = CUZK_ERR_NO_MEMORY;
+    if (!rc) {
+        job.key = idx[0];
+        rc = cuzk_gpu_prove_job(w, out, &job, r, s, NULL);
+        cuzk_gpu_device_release(dev, job.key);
+    }
+    for (int k = 0; k < 3; k++) free(idx[k]);
+    return rc;
+}
+
 #define NPART 20
 typedef struct shared {
     cuzk_gpu_worker *w[2];
@@ -218,22 +255,16 @@ int main(void)
      * buffer gives them, here page-locked when engine pinning exists): one
      * upload, the same proof, host block untouched */
     {
-        cuzk_groth16_assignment lay = sh->as[0];
-        const size_t m = lay.num_constraints;
-        size_t n = 1;
-        while (n < m) n <<= 1;
-        cuzk_fr *abc = calloc(3 * n, sizeof *abc);
-        memcpy(abc, lay.a, m * sizeof *abc);
-        memcpy(abc + n, lay.b, m * sizeof *abc);
-        memcpy(abc + 2 * n, lay.c, m * sizeof *abc);
-        cuzk_fr *copy = malloc(3 * n * sizeof *copy);
-        memcpy(copy, abc, 3 * n * sizeof *copy);
-        lay.abc = abc, lay.a = abc, lay.b = abc + n, lay.c = abc + 2 * n;
+        cuzk_groth16_assignment lay;
+        size_t nb;
+        cuzk_fr *abc = abc_layout(&lay, &sh->as[0], &nb);
+        cuzk_fr *copy = malloc(nb);
+        memcpy(copy, abc, nb);
         cuzk_groth16_proof bp;
         rc = cuzk_gpu_prove(sh->w[1], &bp, &p, &lay, &sh->r[0], &sh->s[0], 1, NULL);
         CHECK_MSG(rc == CUZK_OK, "abc layout: %s", cuzk_gpu_worker_error(sh->w[1]));
         CHECK_MSG(proof_eq(&bp, &gp[0]), "abc layout: GPU proof differs");
-        CHECK(memcmp(copy, abc, 3 * n * sizeof *copy) == 0);
+        CHECK(memcmp(copy, abc, nb) == 0);
         lay.b = abc + 1; /* not the layout: refused */
         CHECK(cuzk_gpu_prove(sh->w[1], &bp, &p, &lay, &sh->r[0], &sh->s[0], 1, NULL) == CUZK_ERR_INVALID_ARG);
         free(abc), free(copy);
@@ -256,27 +287,16 @@ int main(void)
         CHECK_MSG(rc == CUZK_OK, "staged (%s): %s", off ? "off" : "1 KiB", cuzk_gpu_worker_error(sw));
         for (int i = 0; i < 3 && !rc; i++)
             CHECK_MSG(proof_eq(&sp[i], &gp[i]), "staged (%s): proof %d differs", off ? "off" : "1 KiB", i);
-        cuzk_groth16_assignment lay = sh->as[1];
-        const size_t m = lay.num_constraints;
-        size_t n = 1;
-        while (n < m) n <<= 1;
-        cuzk_fr *abc = calloc(3 * n, sizeof *abc);
-        memcpy(abc, lay.a, m * sizeof *abc), memcpy(abc + n, lay.b, m * sizeof *abc);
-        memcpy(abc + 2 * n, lay.c, m * sizeof *abc);
-        lay.abc = abc, lay.a = abc, lay.b = abc + n, lay.c = abc + 2 * n;
+        cuzk_groth16_assignment lay;
+        size_t nb;
+        cuzk_fr *abc = abc_layout(&lay, &sh->as[1], &nb);
         rc = cuzk_gpu_prove(sw, sp, &p, &lay, &sh->r[1], &sh->s[1], 1, NULL);
         CHECK_MSG(rc == CUZK_OK && proof_eq(&sp[0], &gp[1]), "staged a, b, c (%s): %d %s", off ? "off" : "1 KiB", rc,
                   cuzk_gpu_worker_error(sw));
         free(abc);
-        cuzk_groth16_job job;
-        uint32_t *idx[3] = {NULL, NULL, NULL};
-        CHECK(cuzk_groth16_job_init(&job, &p, &sh->as[2]) == CUZK_OK && job_by_index(&job, idx));
-        job.key = idx[0];
-        rc = cuzk_gpu_prove_job(sw, sp, &job, &sh->r[2], &sh->s[2], NULL);
+        rc = prove_by_index(sw, dev, sp, &p, &sh->as[2], &sh->r[2], &sh->s[2]);
         CHECK_MSG(rc == CUZK_OK && proof_eq(&sp[0], &gp[2]), "staged job by index (%s): %d %s", off ? "off" : "1 KiB",
                   rc, cuzk_gpu_worker_error(sw));
-        cuzk_gpu_device_release(dev, job.key);
-        for (int k = 0; k < 3; k++) free(idx[k]);
         cuzk_gpu_worker_destroy(sw);
     }
     /* points streamed from the host, as for a set too large for the card
@@ -296,16 +316,10 @@ int main(void)
         CHECK_MSG(rc == CUZK_OK, "streamed: %s", cuzk_gpu_worker_error(tw));
         for (int i = 0; i < 3 && !rc; i++) CHECK_MSG(proof_eq(&sp[i], &gp[i]), "streamed: proof %d differs", i);
         CHECK(cuzk_gpu_device_params_host_released(dev, &ps) == CUZK_ERR_NOT_READY);
-        cuzk_groth16_job job;
-        uint32_t *idx[3] = {NULL, NULL, NULL};
-        CHECK(cuzk_groth16_job_init(&job, &p, &sh->as[1]) == CUZK_OK && job_by_index(&job, idx));
-        job.key = idx[0];
-        rc = cuzk_gpu_prove_job(tw, sp, &job, &sh->r[1], &sh->s[1], NULL);
+        rc = prove_by_index(tw, dev, sp, &p, &sh->as[1], &sh->r[1], &sh->s[1]);
         CHECK_MSG(rc == CUZK_OK && proof_eq(&sp[0], &gp[1]), "streamed job by index: %d %s", rc,
                   cuzk_gpu_worker_error(tw));
         unsetenv("CUZK_GPU_STREAM");
-        cuzk_gpu_device_release(dev, job.key);
-        for (int k = 0; k < 3; k++) free(idx[k]);
         cuzk_gpu_device_release_params(dev, &ps);
 
         cuzk_groth16_params pf = p;
