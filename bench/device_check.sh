@@ -11,7 +11,8 @@
 # The three together may pass ten minutes: split them over calls, e.g.
 # STEPS="tests sanitize", then STEPS=bench.
 # STEPS picks (default "tests sanitize bench"); TESTS narrows the tests step to some of its
-# tests (the affine rerun of test_gpu_prove comes with test_gpu_prove); T bounds each test (s).
+# tests (the affine rerun of test_gpu_prove comes with test_gpu_prove), SANITIZERS the sanitize
+# step to memcheck or racecheck; T bounds each test (s).
 # Binaries: $1 (default /tmp/devbin), unpacked from devgpu/devbin.tar.xz
 # (bench/device_pack.sh) when missing.
 set -u
@@ -52,7 +53,7 @@ for step in $STEPS; do
                 test_gpu_pce_stream.log "$B/test_gpu_pce" ;;
         esac ;;
     sanitize)
-        for tool in memcheck racecheck; do
+        for tool in ${SANITIZERS:-memcheck racecheck}; do
             for t in test_gpu_prove test_gpu_pce; do
                 CUZK_GPU_ROUNDS=1 run "$tool $t" "$tool-$t.log" compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/$t"
             done

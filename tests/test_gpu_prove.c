@@ -300,16 +300,20 @@ int main(void)
         cuzk_gpu_worker_destroy(sw);
     }
     /* points streamed from the host, as for a set too large for the card
-     * (forced here for every array, in chunks of 100 points): the same
-     * proofs, the device-gathered job too; the host copy cannot be released
-     * while the device streams from it. And at a preload where one worker's
+     * (forced here for every array, in chunks of a sixth of the aux: each
+     * array takes several chunks and a short last one, without the
+     * hundreds of MSM launches that racecheck would crawl through): the
+     * same proofs, the device-gathered job too; the host copy cannot be
+     * released while the device streams from it. And at a preload where one worker's
      * MSM scratch never fits (injected), the arrays are streamed one by one
      * and then the preload says that nothing more can be streamed. */
     {
         cuzk_gpu_worker *tw = NULL; /* its own: the other workers' buffers are measured below */
         CHECK(cuzk_gpu_worker_create(&tw, dev) == CUZK_OK);
         setenv("CUZK_GPU_STREAM", "h,l,a,b_g1,b_g2", 1);
-        setenv("CUZK_GPU_STREAM_CHUNK", "100", 1);
+        char chunk[32];
+        snprintf(chunk, sizeof chunk, "%zu", rcs->base.num_aux / 6 + 1);
+        setenv("CUZK_GPU_STREAM_CHUNK", chunk, 1);
         cuzk_groth16_params ps = p; /* another key: a set of its own on the device */
         cuzk_groth16_proof sp[3];
         rc = cuzk_gpu_prove(tw, sp, &ps, sh->as, sh->r, sh->s, 3, NULL);
