@@ -12,7 +12,8 @@
 # STEPS="tests sanitize", then STEPS=bench.
 # STEPS picks (default "tests sanitize bench"); TESTS narrows the tests step to some of its
 # tests (the affine rerun of test_gpu_prove comes with test_gpu_prove), SANITIZERS the sanitize
-# step to memcheck or racecheck; T bounds each test (s).
+# step to memcheck or racecheck, SANITIZE_TESTS its tests (SANITIZE_AFFINE=0 leaves out the
+# affine case); T bounds each test (s).
 # Binaries: $1 (default /tmp/devbin), unpacked from devgpu/devbin.tar.xz
 # (bench/device_pack.sh) when missing.
 set -u
@@ -54,12 +55,12 @@ for step in $STEPS; do
         esac ;;
     sanitize)
         for tool in ${SANITIZERS:-memcheck racecheck}; do
-            for t in test_gpu_prove test_gpu_pce; do
+            for t in ${SANITIZE_TESTS:-test_gpu_prove test_gpu_pce}; do
                 CUZK_GPU_ROUNDS=1 run "$tool $t" "$tool-$t.log" compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/$t"
             done
             # the switched-off kernels too: affine rounds (narrow windows for long runs, the
-            # ones' sums through them), NTT passes for 3 blocks per SM
-            CUZK_GPU_ROUNDS=1 CUZK_GPU_MSM_AFFINE=8 CUZK_GPU_MSM_C=4 CUZK_GPU_MSM_AFF_ONES_MIN=64 CUZK_GPU_NTT_MINB=1 \
+            # ones' sums through them), NTT passes for 3 blocks per SM (SANITIZE_AFFINE=0: not)
+            [ "${SANITIZE_AFFINE:-1}" = 0 ] || CUZK_GPU_ROUNDS=1 CUZK_GPU_MSM_AFFINE=8 CUZK_GPU_MSM_C=4 CUZK_GPU_MSM_AFF_ONES_MIN=64 CUZK_GPU_NTT_MINB=1 \
                 run "$tool test_gpu_prove (affine, minb 1)" "$tool-test_gpu_prove_affine.log" \
                 compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/test_gpu_prove"
         done ;;

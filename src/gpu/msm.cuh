@@ -92,6 +92,16 @@ static __global__ void msm_scatter(const unsigned long long *__restrict__ flags,
     if (f >> 32) gen[p >> 32] = (uint32_t)i;
 }
 
+/* Word i of s, 0 outside [0, 8): a select over the unrolled limbs, which
+ * keeps s in registers whatever i is. */
+static __device__ __forceinline__ uint32_t fr_word(const fr_t &s, int i)
+{
+    uint32_t r = 0;
+#pragma unroll
+    for (int k = 0; k < 8; k++) r = i == k ? s.l[k] : r;
+    return r;
+}
+
 /* 2. digits of windows [w0, w0 + nw) for the m general scalars. */
 static __global__ void msm_digits(const fr_t *__restrict__ plain, const uint32_t *__restrict__ gen,
                            size_t m, unsigned c, unsigned w0, unsigned nw, uint32_t B,
@@ -103,14 +113,16 @@ static __global__ void msm_digits(const fr_t *__restrict__ plain, const uint32_t
     const fr_t s = plain[idx];
     for (unsigned k = 0; k < nw; k++) {
         const unsigned w = w0 + k;
-        /* bits [w·c - 1, w·c + c) of s; bits past 255 are zero */
+        /* bits [w·c - 1, w·c + c) of s (bit -1 and bits past 255 are zero)
+         * in bits 0..c of win: bit 0 is the borrow bit, bits 1..c the
+         * window. c + 1 <= 25 bits from a shift of <= 31 lie in two words,
+         * so one funnel of words wi and wi + 1 (wi = -1 for window 0)
+         * instead of a loop over the bits. */
         const int lo = (int)(w * c) - 1;
-        uint32_t win = 0; /* bit 0 is the borrow bit, bits 1..c the window */
-        for (unsigned b = 0; b <= c; b++) {
-            int bit = lo + (int)b;
-            if (bit < 0 || bit >= 256) continue;
-            win |= ((s.l[bit >> 5] >> (bit & 31)) & 1u) << b;
-        }
+        const int wi = lo < 0 ? -1 : lo >> 5;
+        const unsigned sh = (unsigned)(lo + 32) & 31u;
+        const uint64_t two = (uint64_t)fr_word(s, wi) | (uint64_t)fr_word(s, wi + 1) << 32;
+        const uint32_t win = (uint32_t)(two >> sh) & ((1u << (c + 1)) - 1u);
         const uint32_t top = (win >> c) & 1u;
         const int32_t d = (int32_t)(win >> 1) + (int32_t)(win & 1u) - (int32_t)(top << c);
         const uint32_t mag = d < 0 ? (uint32_t)(-d) : (uint32_t)d;
@@ -934,14 +946,21 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
                 kin, vin, nullptr, pts, cnt, Lf, fin, bp<X>(s->buckets), bp<uint32_t>(s->part_k[0]),
                 bp<X>(s->part_p[0]));
             GPU_LAUNCHED(c, "msm_accumulate(level 0)");
+            /* the partial levels take the chunk length of their own count:
+             * level 1 of a 2^28-entry batch holds 2^21 partials, and 256
+             * sequential additions on each of only 8,192 threads left the
+             * chip waiting on latency (the trace's 30 ms of partial levels
+             * at 2^27); its output fits the level-0 sized arrays as every
+             * level at least halves its count */
             int cur = 0;
             while (!fin) {
                 cnt = 2 * nt;
-                fin = cnt <= Lf;
-                nt = (cnt + Lf - 1) / Lf;
+                const unsigned Lp = msm_chunk_len(cnt);
+                fin = cnt <= Lp;
+                nt = (cnt + Lp - 1) / Lp;
                 msm_accumulate<F, false><<<blocks_for(nt, 64), 64, 0, c.st>>>(
                     bp<uint32_t>(s->part_k[cur]), nullptr, bp<X>(s->part_p[cur]), nullptr, cnt,
-                    Lf, fin, bp<X>(s->buckets), bp<uint32_t>(s->part_k[cur ^ 1]),
+                    Lp, fin, bp<X>(s->buckets), bp<uint32_t>(s->part_k[cur ^ 1]),
                     bp<X>(s->part_p[cur ^ 1]));
                 GPU_LAUNCHED(c, "msm_accumulate(partials)");
                 cur ^= 1;
