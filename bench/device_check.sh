@@ -45,6 +45,11 @@ for step in $STEPS; do
         case " ${TESTS:-test_gpu_prove} " in *" test_gpu_prove "*)
             CUZK_GPU_MSM_AFFINE=8 run "test_gpu_prove (affine 8)" test_gpu_prove_affine.log "$B/test_gpu_prove" ;;
         esac
+        # the lone MSMs' and NTTs' inputs through staging slots of 1 KiB (a slot turn per KiB)
+        case " ${TESTS:-test_gpu_kernels} " in *" test_gpu_kernels "*)
+            CUZK_GPU_STAGE_KIB=1 run "test_gpu_kernels (staging 1 KiB)" test_gpu_kernels_stage.log \
+                "$B/test_gpu_kernels" ;;
+        esac
         # the PCE's witness uploads through pinned staging slots of 1 KiB (many
         # slot turns per witness; the default's 32 MiB leave a test's witness direct)
         case " ${TESTS:-test_gpu_pce} " in *" test_gpu_pce "*)
@@ -55,6 +60,9 @@ for step in $STEPS; do
         esac ;;
     sanitize)
         for tool in ${SANITIZERS:-memcheck racecheck}; do
+            # racecheck crawls through shared memory: test_gpu_prove's circuit a third the
+            # size under it (its 3,504 constraints ran past 150 s once the streaming came)
+            if [ "$tool" = racecheck ]; then export CUZK_GPU_PROVE_MUL=${RACE_MUL:-1000}; else unset CUZK_GPU_PROVE_MUL; fi
             for t in ${SANITIZE_TESTS:-test_gpu_prove test_gpu_pce}; do
                 CUZK_GPU_ROUNDS=1 run "$tool $t" "$tool-$t.log" compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/$t"
             done
@@ -63,7 +71,8 @@ for step in $STEPS; do
             [ "${SANITIZE_AFFINE:-1}" = 0 ] || CUZK_GPU_ROUNDS=1 CUZK_GPU_MSM_AFFINE=8 CUZK_GPU_MSM_C=4 CUZK_GPU_MSM_AFF_ONES_MIN=64 CUZK_GPU_NTT_MINB=1 \
                 run "$tool test_gpu_prove (affine, minb 1)" "$tool-test_gpu_prove_affine.log" \
                 compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/test_gpu_prove"
-        done ;;
+        done
+        unset CUZK_GPU_PROVE_MUL ;;
     bench)
         run "bench_gpu_ff" bench_gpu_ff.log "$B/bench_gpu_ff"
         run "bench_gpu (affine 6)" bench_gpu.log "$B/bench_gpu"

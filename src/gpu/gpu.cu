@@ -406,12 +406,12 @@ static int begin(cuzk_gpu_worker *w, ctx *c)
     return CUZK_OK;
 }
 
-static int upload(const ctx &c, dbuf *b, const void *src, size_t bytes, size_t reserve, const char *what)
+/* b made to hold bytes and src copied in through h2d: the lone entry
+ * points' inputs take the prove's path from pageable memory */
+static int upload(cuzk_gpu_worker *w, const ctx &c, dbuf *b, const void *src, size_t bytes, const char *what)
 {
-    int rc = buf_reserve(c, b, reserve > bytes ? reserve : bytes, what);
-    if (rc) return rc;
-    if (bytes) GPU_TRY(c, cudaMemcpyAsync(b->p, src, bytes, cudaMemcpyHostToDevice, c.st));
-    return CUZK_OK;
+    int rc = buf_reserve(c, b, bytes, what);
+    return rc ? rc : h2d(w, c, b->p, src, bytes);
 }
 
 /* ---- kernel trace (gpu_internal.cuh) ---------------------------------- */
@@ -508,7 +508,7 @@ extern "C" int cuzk_gpu_ntt(cuzk_gpu_worker *w, cuzk_fr *x, unsigned log_n, unsi
     int rc = begin(w, &c);
     if (rc) return rc;
     const size_t bytes = sizeof(cuzk_fr) << log_n;
-    if ((rc = upload(c, &w->abc, x, bytes, 0, "ntt input")) ||
+    if ((rc = upload(w, c, &w->abc, x, bytes, "ntt input")) ||
         (rc = buf_reserve(c, &w->tmp, bytes, "ntt reorder buffer")))
         return rc;
     /* from pinned memory the upload is still in flight: the region is the
@@ -532,9 +532,8 @@ extern "C" int cuzk_gpu_groth16_h(cuzk_gpu_worker *w, cuzk_fr *a, cuzk_fr *b, cu
     const size_t n = (size_t)1 << log_n, bytes = n * sizeof(cuzk_fr);
     if ((rc = buf_reserve(c, &w->abc, 3 * bytes, "H a, b, c"))) return rc;
     fr_t *d = bp<fr_t>(w->abc);
-    GPU_TRY(c, cudaMemcpyAsync(d, a, bytes, cudaMemcpyHostToDevice, c.st));
-    GPU_TRY(c, cudaMemcpyAsync(d + n, b, bytes, cudaMemcpyHostToDevice, c.st));
-    GPU_TRY(c, cudaMemcpyAsync(d + 2 * n, cc, bytes, cudaMemcpyHostToDevice, c.st));
+    if ((rc = h2d(w, c, d, a, bytes)) || (rc = h2d(w, c, d + n, b, bytes)) || (rc = h2d(w, c, d + 2 * n, cc, bytes)))
+        return rc;
     GPU_TRY(c, cudaStreamSynchronize(c.st)); /* the region is H alone, also from pinned memory */
     fr_t *h = NULL;
     region_lock(w);
@@ -552,7 +551,7 @@ template <class HJ>
 static int msm_with_bases(cuzk_gpu_worker *w, const ctx &c, HJ *out, const void *dbases, const cuzk_fr *scalars,
                           size_t n, int (*run)(const ctx &, msm_scratch *, HJ *, const void *, const fr_t *, size_t, bool, fr_t *))
 {
-    int rc = upload(c, &w->sa, scalars, n * sizeof *scalars, 0, "msm scalars");
+    int rc = upload(w, c, &w->sa, scalars, n * sizeof *scalars, "msm scalars");
     if (rc) return rc;
     GPU_TRY(c, cudaStreamSynchronize(c.st));
     region_lock(w);
@@ -568,7 +567,7 @@ static int gpu_msm(cuzk_gpu_worker *w, HJ *out, const HA *bases, const cuzk_fr *
     ctx c;
     int rc = begin(w, &c);
     if (rc) return rc;
-    if ((rc = upload(c, &w->tmp, bases, n * sizeof *bases, 0, "msm bases"))) return rc;
+    if ((rc = upload(w, c, &w->tmp, bases, n * sizeof *bases, "msm bases"))) return rc;
     return msm_with_bases(w, c, out, w->tmp.p, scalars, n, run);
 }
 
@@ -604,7 +603,7 @@ static int bases_upload(cuzk_gpu_worker *w, cuzk_gpu_bases **out, const void *ba
     cuzk_gpu_bases *b = (cuzk_gpu_bases *)calloc(1, sizeof *b);
     if (!b) return fail_msg(c, CUZK_ERR_NO_MEMORY, "resident bases");
     dbuf d = {0, 0};
-    if ((rc = upload(c, &d, bases, n * point_bytes, 0, "resident msm bases"))) {
+    if ((rc = upload(w, c, &d, bases, n * point_bytes, "resident msm bases"))) {
         free(b);
         return rc;
     }
@@ -932,6 +931,18 @@ static bool srs_stream_next(cuzk_gpu_worker *w, const void *key, char *names, si
     return done;
 }
 
+/* One worker's own buffers for a set at 2^log_n, kept between proofs: a, b,
+ * c; the witness; the A and B scalars when the host gathers them (no PCE). */
+struct worker_own {
+    size_t abc, aux, sa;
+};
+static worker_own worker_own_bytes(const cuzk_groth16_params *params, const cuzk_pce *p, unsigned log_n)
+{
+    const size_t fb = sizeof(cuzk_fr);
+    return worker_own{3 * ((size_t)1 << log_n) * fb, (params->vk.n_ic + params->n_l) * fb,
+                      p ? 0 : (params->n_a + params->n_b_g1) * fb};
+}
+
 /* Whether one worker's buffers (a, b, c, the witness, and the A and B
  * scalars when the host gathers them) and the MSM's scratch at 2^log_n
  * (≈ 56 bytes a point: 7.5 GB at 2^27, measured with the 32 GiB PoRep on
@@ -941,11 +952,12 @@ static bool srs_stream_next(cuzk_gpu_worker *w, const void *key, char *names, si
 static int fit_one_worker(cuzk_gpu_worker *w, const ctx &c, const cuzk_groth16_params *params, const cuzk_pce *p,
                           unsigned log_n, char *names, size_t names_len)
 {
-    const size_t fb = sizeof(cuzk_fr), n = (size_t)1 << log_n, ni = params->vk.n_ic, na = params->n_l;
+    const size_t n = (size_t)1 << log_n;
+    const worker_own own = worker_own_bytes(params, p, log_n);
     for (;;) {
-        int rc = buf_reserve(c, &w->abc, 3 * n * fb, "H a, b, c");
-        if (!rc) rc = buf_reserve(c, &w->aux, (ni + na) * fb, "witness");
-        if (!rc && !p) rc = buf_reserve(c, &w->sa, (params->n_a + params->n_b_g1) * fb, "A scalars");
+        int rc = buf_reserve(c, &w->abc, own.abc, "H a, b, c");
+        if (!rc) rc = buf_reserve(c, &w->aux, own.aux, "witness");
+        if (!rc && own.sa) rc = buf_reserve(c, &w->sa, own.sa, "A scalars");
         if (!rc) {
             dbuf probe = {};
             rc = buf_reserve(c, &probe, 56 * n + (names[0] ? ((size_t)512 << 20) : 0), /* and a chunk when streaming */
@@ -1010,9 +1022,8 @@ extern "C" int cuzk_gpu_device_preload(cuzk_gpu_device *d, const cuzk_groth16_pa
      * proofs, beside the shared MSM scratch */
     double f, t;
     if (!rc && msg && msg_len && params->n_h && dev_mem_gib(&f, &t)) {
-        const size_t fb = sizeof(cuzk_fr), ni = params->vk.n_ic, na = params->n_l;
-        size_t per = 3 * n * fb + (ni + na) * fb;
-        if (!p) per += (params->n_a + params->n_b_g1) * fb;
+        const worker_own own = worker_own_bytes(params, p, log_n);
+        const size_t per = own.abc + own.aux + own.sa;
         snprintf(msg, msg_len, "%.1f of %.1f GiB free on the device; a worker's own buffers at 2^%u: %.1f GiB%s%s", f,
                  t, log_n, per / 1073741824.0,
                  streamed[0] ? "; too little room for the whole set: points streamed from the host at each MSM: " : "",
