@@ -130,6 +130,28 @@ static void one_circuit(cuzk_gpu_worker *w[2], cuzk_gpu_device *dev, pc_cfg cfg,
     CHECK(cuzk_groth16_prove_assignment(&cd, &params, &c->as[0], &c->r[0], &c->s[0], 2, NULL) == CUZK_OK);
     CHECK_MSG(proof_eq(&cd, &cp), "CPU proof from the deferred assignment differs");
 
+    /* the aux packed by value class, expanded on the device: the same proof;
+     * a general value of the packing changed: a proof that does not verify */
+    {
+        cuzk_groth16_job pj;
+        cuzk_fr_packed pk;
+        CHECK(cuzk_groth16_job_init(&pj, &params, &c->as[0]) == CUZK_OK);
+        CHECK(cuzk_fr_pack(&pk, pj.aux, pj.num_aux, pj.plain) == CUZK_OK);
+        pj.aux = NULL, pj.aux_packed = &pk;
+        cuzk_groth16_proof pg;
+        rc = cuzk_gpu_prove_job(w[0], &pg, &pj, &c->r[0], &c->s[0], NULL);
+        CHECK_MSG(rc == CUZK_OK && proof_eq(&pg, &cp), "packed aux: %d %s", rc, cuzk_gpu_worker_error(w[0]));
+        printf("aux packed: %zu of %zu values general, %zu bytes instead of %zu\n", pk.n_gen, pk.n,
+               cuzk_fr_packed_bytes(&pk), pk.n * sizeof(cuzk_fr));
+        CHECK(pk.n_gen > 0);
+        if (pk.n_gen) {
+            cuzk_fr_add(&pk.gen[0], &pk.gen[0], &cuzk_fr_one); /* x_0 of x_0·x_0 = s_0 */
+            CHECK(cuzk_gpu_prove_job(w[0], &pg, &pj, &c->r[0], &c->s[0], NULL) == CUZK_OK);
+            CHECK_MSG(verify(&pvk, &pg, wit[0]) != CUZK_OK, "tampered packed value: proof accepted");
+        }
+        cuzk_fr_packed_free(&pk);
+    }
+
     /* a tampered witness value: the proof does not verify */
     {
         cuzk_groth16_assignment bad = c->as[0];

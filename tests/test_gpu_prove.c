@@ -96,15 +96,17 @@ static cuzk_fr *abc_layout(cuzk_groth16_assignment *lay, const cuzk_groth16_assi
 }
 
 /* One proof of as through the job with its queries by index (the device
- * gathers A's and B's scalars), under a key of its own, released after */
-static int prove_by_index(cuzk_gpu_worker *w, cuzk_gpu_device *dev, cuzk_groth16_proof *out,
-                          const cuzk_groth16_params *p, const cuzk_groth16_assignment *as, const cuzk_fr *r,
-                          const cuzk_fr *s)
+ * gathers A's and B's scalars), under a key of its own, released after;
+ * with pk, the aux from that packing (expanded on the device) */
+static int prove_by_index_packed(cuzk_gpu_worker *w, cuzk_gpu_device *dev, cuzk_groth16_proof *out,
+                                 const cuzk_groth16_params *p, const cuzk_groth16_assignment *as,
+                                 const cuzk_fr *r, const cuzk_fr *s, const cuzk_fr_packed *pk)
 {
     cuzk_groth16_job job;
     uint32_t *idx[3] = {NULL, NULL, NULL};
     int rc = cuzk_groth16_job_init(&job, p, as);
     if (!rc && !job_by_index(&job, idx)) rc = CUZK_ERR_NO_MEMORY;
+    if (!rc && pk) job.aux = NULL, job.aux_packed = pk;
     if (!rc) {
         job.key = idx[0];
         rc = cuzk_gpu_prove_job(w, out, &job, r, s, NULL);
@@ -112,6 +114,12 @@ static int prove_by_index(cuzk_gpu_worker *w, cuzk_gpu_device *dev, cuzk_groth16
     }
     for (int k = 0; k < 3; k++) free(idx[k]);
     return rc;
+}
+static int prove_by_index(cuzk_gpu_worker *w, cuzk_gpu_device *dev, cuzk_groth16_proof *out,
+                          const cuzk_groth16_params *p, const cuzk_groth16_assignment *as, const cuzk_fr *r,
+                          const cuzk_fr *s)
+{
+    return prove_by_index_packed(w, dev, out, p, as, r, s, NULL);
 }
 
 #define NPART 20
@@ -196,6 +204,25 @@ int main(void)
            tm.ntt_h_s, tm.msm_h_s, tm.msm_l_s, tm.msm_a_s, tm.msm_b_g1_s, tm.msm_b_g2_s, tm.total_s);
     /* a proof for partition 0 does not verify against partition 1's inputs */
     CHECK(verify(&pvk, &gp[0], pc[1]) != CUZK_OK);
+    /* the aux packed by value class: unpacked on the host for the job whose
+     * scalars the host gathers, expanded on the device for the job by index;
+     * the same proofs */
+    {
+        cuzk_fr_packed pk;
+        CHECK(cuzk_fr_pack(&pk, sh->as[1].aux, sh->as[1].num_aux, false) == CUZK_OK);
+        CHECK(pk.n_gen < pk.n); /* the circuit's booleans */
+        cuzk_groth16_job pj;
+        cuzk_groth16_proof pp;
+        CHECK(cuzk_groth16_job_init(&pj, &p, &sh->as[1]) == CUZK_OK);
+        pj.aux = NULL, pj.aux_packed = &pk;
+        rc = cuzk_gpu_prove_job(sh->w[0], &pp, &pj, &sh->r[1], &sh->s[1], NULL);
+        CHECK_MSG(rc == CUZK_OK && proof_eq(&pp, &gp[1]), "packed aux, host gather: %d %s", rc,
+                  cuzk_gpu_worker_error(sh->w[0]));
+        rc = prove_by_index_packed(sh->w[0], dev, &pp, &p, &sh->as[1], &sh->r[1], &sh->s[1], &pk);
+        CHECK_MSG(rc == CUZK_OK && proof_eq(&pp, &gp[1]), "packed aux, device gather: %d %s", rc,
+                  cuzk_gpu_worker_error(sh->w[0]));
+        cuzk_fr_packed_free(&pk);
+    }
     /* the device's copy stands in for the host's points (an engine frees
      * them after a preload): with the arrays NULL the same proof; a set the
      * device does not hold, or other arrays under the copy's key, refused */

@@ -348,6 +348,29 @@ static void test_roundtrip(const circ_cfg *cfg0, bool full, bool timed)
         job.q_b_g2 = (cuzk_groth16_query){job.q_b_g2.n, NULL, as.b_input, as.b_aux};
         CHECK(cuzk_groth16_prove_job(&pf2, &job, &rr, &ss, 1, NULL) == CUZK_ERR_INVALID_ARG);
         for (int k = 0; k < 3; k++) free(idx[k]);
+        /* the aux packed by value class: the same proof; a job with both
+         * forms, or a packing of another length or form, is refused */
+        {
+            cuzk_groth16_job pj;
+            cuzk_fr_packed pk, pk_plain;
+            CHECK(cuzk_groth16_job_init(&pj, &p, &as) == CUZK_OK);
+            CHECK(cuzk_fr_pack(&pk, as.aux, as.num_aux, false) == CUZK_OK);
+            CHECK(cuzk_fr_pack(&pk_plain, as.aux, as.num_aux, true) == CUZK_OK);
+            CHECK_MSG(pk.n_gen < as.num_aux, "%zu general of %zu", pk.n_gen, as.num_aux); /* booleans packed */
+            pj.aux_packed = &pk;
+            CHECK(cuzk_groth16_prove_job(&pf2, &pj, &rr, &ss, 2, NULL) == CUZK_ERR_INVALID_ARG); /* both */
+            pj.aux = NULL;
+            cuzk_groth16_prove_timing tm;
+            CHECK(cuzk_groth16_prove_job(&pf2, &pj, &rr, &ss, 2, &tm) == CUZK_OK && proof_eq(&pf, &pf2));
+            CHECK(tm.total_s > 0);
+            pj.aux_packed = &pk_plain; /* plain packing of a Montgomery witness */
+            CHECK(cuzk_groth16_prove_job(&pf2, &pj, &rr, &ss, 2, NULL) == CUZK_ERR_INVALID_ARG);
+            pk.n--;
+            pj.aux_packed = &pk;
+            CHECK(cuzk_groth16_prove_job(&pf2, &pj, &rr, &ss, 2, NULL) == CUZK_ERR_INVALID_ARG);
+            pk.n++;
+            cuzk_fr_packed_free(&pk), cuzk_fr_packed_free(&pk_plain);
+        }
 
         /* tampered proofs */
         cuzk_groth16_proof bad = pf;

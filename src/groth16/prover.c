@@ -80,7 +80,9 @@ int cuzk_groth16_job_check(const cuzk_groth16_job *j)
     const size_t n = (size_t)1 << j->log_n, m = j->num_constraints, ni = j->num_inputs, na = j->num_aux;
     const cuzk_groth16_params *p = j->params;
     const cuzk_pce *pce = j->pce;
-    if (m > n || (ni && !j->input) || (na && !j->aux)) return CUZK_ERR_INVALID_ARG;
+    if (m > n || (ni && !j->input) || (na && !j->aux == !j->aux_packed) ||
+        (j->aux_packed && (j->aux_packed->n != na || j->aux_packed->plain != j->plain)))
+        return CUZK_ERR_INVALID_ARG;
     if (pce) { /* evaluated by the back end, with the PCE's index lists on a GPU */
         if (j->a || j->b || j->c || j->abc || j->plain || pce->num_constraints != m || pce->num_inputs != ni ||
             pce->num_aux != na || j->q_a.idx || j->q_a.input || j->q_a.aux != &pce->a_aux || j->q_b_g1.idx ||
@@ -97,6 +99,24 @@ int cuzk_groth16_job_check(const cuzk_groth16_job *j)
         p->n_b_g1 != j->q_b_g1.n || p->n_b_g2 != j->q_b_g2.n)
         return CUZK_ERR_INVALID_ARG;
     return CUZK_OK;
+}
+
+int cuzk_groth16_job_unpacked(cuzk_groth16_job *u, cuzk_fr **aux, const cuzk_groth16_job *j)
+{
+    *u = *j, *aux = NULL;
+    if (!j->aux_packed) return CUZK_OK;
+    const size_t na = j->aux_packed->n;
+    if (!(*aux = malloc((na ? na : 1) * sizeof **aux))) return CUZK_ERR_NO_MEMORY;
+    cuzk_fr_unpack(*aux, j->aux_packed);
+    u->aux = *aux, u->aux_packed = NULL;
+    return CUZK_OK;
+}
+
+void cuzk_groth16_job_unpacked_free(cuzk_fr *aux, size_t num_aux)
+{
+    if (!aux) return;
+    cuzk_mem_wipe(aux, num_aux * sizeof *aux); /* the witness is secret too */
+    free(aux);
 }
 
 void cuzk_groth16_gather(cuzk_fr *dst, const cuzk_groth16_job *j, const cuzk_groth16_query *q)
@@ -161,6 +181,15 @@ int cuzk_groth16_prove_job(cuzk_groth16_proof *out, const cuzk_groth16_job *job,
     if (!out || !r || !s) return CUZK_ERR_INVALID_ARG;
     int rc = cuzk_groth16_job_check(job);
     if (rc) return rc;
+    if (job->aux_packed) { /* unpacked first: the CPU reads the aux more than once */
+        cuzk_groth16_job u;
+        cuzk_fr *aux;
+        if ((rc = cuzk_groth16_job_unpacked(&u, &aux, job))) return rc;
+        rc = cuzk_groth16_prove_job(out, &u, r, s, nthreads, tm);
+        cuzk_groth16_job_unpacked_free(aux, job->num_aux);
+        tm->total_s = cuzk_now() - t0;
+        return rc;
+    }
     if (nthreads == 0) nthreads = 1;
     const cuzk_groth16_params *params = job->params;
     const size_t m = job->num_constraints, na = job->num_aux, n = (size_t)1 << job->log_n;

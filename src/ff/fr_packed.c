@@ -1,0 +1,98 @@
+/* A vector of Fr packed by value class (cuzk/fr_packed.h). */
+#include "cuzk/fr_packed.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuzk/error.h"
+
+static const cuzk_fr plain_one = {{1, 0, 0, 0}};
+
+static inline unsigned fr_class(const cuzk_fr *x, const cuzk_fr *one)
+{
+    if (!(x->l[0] | x->l[1] | x->l[2] | x->l[3])) return CUZK_FR_PACKED_ZERO;
+    if (x->l[0] == one->l[0] && x->l[1] == one->l[1] && x->l[2] == one->l[2] && x->l[3] == one->l[3])
+        return CUZK_FR_PACKED_ONE;
+    return CUZK_FR_PACKED_GENERAL;
+}
+
+int cuzk_fr_pack(cuzk_fr_packed *out, const cuzk_fr *v, size_t n, bool plain)
+{
+    if (!out || (n && !v)) return CUZK_ERR_INVALID_ARG;
+    memset(out, 0, sizeof *out);
+    out->n = n, out->plain = plain;
+    const size_t nw = (n + 31) / 32;
+    const cuzk_fr *one = plain ? &plain_one : &cuzk_fr_one;
+    /* one pass: the general values are few (1.3 % of the 32 GiB PoRep's
+     * aux), so their array grows by doubling rather than being counted first */
+    size_t cap = 1024;
+    out->codes = calloc(nw ? nw : 1, sizeof *out->codes);
+    out->before = malloc((nw ? nw : 1) * sizeof *out->before);
+    out->gen = malloc(cap * sizeof *out->gen);
+    if (!out->codes || !out->before || !out->gen) goto oom;
+    for (size_t w = 0; w < nw; w++) {
+        if (out->n_gen > UINT32_MAX) goto too_many;
+        out->before[w] = (uint32_t)out->n_gen;
+        const size_t lo = w * 32, hi = lo + 32 < n ? lo + 32 : n;
+        uint64_t word = 0;
+        for (size_t i = lo; i < hi; i++) {
+            const unsigned c = fr_class(&v[i], one);
+            word |= (uint64_t)c << (2 * (i - lo));
+            if (c == CUZK_FR_PACKED_GENERAL) {
+                if (out->n_gen == cap) {
+                    cuzk_fr *g = realloc(out->gen, 2 * cap * sizeof *g);
+                    if (!g) goto oom;
+                    out->gen = g, cap *= 2;
+                }
+                out->gen[out->n_gen++] = v[i];
+            }
+        }
+        out->codes[w] = word;
+    }
+    if (out->n_gen > UINT32_MAX) goto too_many;
+    return CUZK_OK;
+too_many:
+    cuzk_fr_packed_free(out);
+    return CUZK_ERR_INVALID_ARG;
+oom:
+    cuzk_fr_packed_free(out);
+    return CUZK_ERR_NO_MEMORY;
+}
+
+void cuzk_fr_packed_get(cuzk_fr *out, const cuzk_fr_packed *p, size_t i)
+{
+    const uint64_t word = p->codes[i / 32];
+    const unsigned sh = 2 * (unsigned)(i % 32), c = (unsigned)(word >> sh) & 3u;
+    if (c == CUZK_FR_PACKED_ZERO) {
+        *out = cuzk_fr_zero;
+    } else if (c == CUZK_FR_PACKED_ONE) {
+        *out = p->plain ? plain_one : cuzk_fr_one;
+    } else { /* the general values of this word below entry i: the high bits of their codes */
+        const uint64_t high = word & 0xaaaaaaaaaaaaaaaaull & ((1ull << sh) - 1);
+        *out = p->gen[p->before[i / 32] + (size_t)__builtin_popcountll(high)];
+    }
+}
+
+void cuzk_fr_unpack(cuzk_fr *out, const cuzk_fr_packed *p)
+{
+    const cuzk_fr *one = p->plain ? &plain_one : &cuzk_fr_one;
+    size_t g = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        const unsigned c = (unsigned)(p->codes[i / 32] >> (2 * (i % 32))) & 3u;
+        out[i] = c == CUZK_FR_PACKED_ZERO ? cuzk_fr_zero : c == CUZK_FR_PACKED_ONE ? *one : p->gen[g++];
+    }
+}
+
+size_t cuzk_fr_packed_bytes(const cuzk_fr_packed *p)
+{
+    const size_t nw = (p->n + 31) / 32;
+    return nw * (sizeof *p->codes + sizeof *p->before) + p->n_gen * sizeof *p->gen;
+}
+
+void cuzk_fr_packed_free(cuzk_fr_packed *p)
+{
+    if (!p) return;
+    free(p->codes), free(p->before), free(p->gen);
+    p->codes = NULL, p->before = NULL, p->gen = NULL;
+    p->n = p->n_gen = 0;
+}
