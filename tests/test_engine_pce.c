@@ -30,7 +30,7 @@ static void run_jobs(cuzk_engine *e, tkind *k, const char *prefix, int n, uint64
  * over the CPU prover: it counts the assignments whose a, b, c it was left
  * to evaluate, and the PCEs whose device copies it was told to drop. */
 static cuzk_engine_prover cpu_inner;
-static atomic_int deferred_seen, plain_seen, evicted_seen;
+static atomic_int deferred_seen, plain_seen, evicted_seen, packed_seen;
 static const void *evicted_last;
 static cuzk_groth16_prove_timing dp_tm[8];
 static int dp_prove(void *ctx, void *dev, unsigned worker, const cuzk_groth16_params *params, size_t n,
@@ -38,6 +38,7 @@ static int dp_prove(void *ctx, void *dev, unsigned worker, const cuzk_groth16_pa
 {
     for (size_t i = 0; i < n; i++) {
         atomic_fetch_add(as[i].pce && !as[i].a ? &deferred_seen : &plain_seen, 1);
+        if (as[i].aux_packed && !as[i].aux) atomic_fetch_add(&packed_seen, 1);
         int err = cuzk_groth16_prove_assignment(&out[i], params, &as[i], &r[i], &s[i], 1, &dp_tm[worker & 7]);
         if (err) return err;
     }
@@ -182,6 +183,25 @@ int main(void)
         CHECK(cuzk_engine_wait_idle(e, -1) == CUZK_OK);
         cuzk_engine_destroy(e);
         CHECK(atomic_load(&plain_seen) >= 1); /* the full syntheses came as plain assignments */
+        CHECK(atomic_load(&packed_seen) == 0); /* packing is the prover's to ask for */
+    }
+
+    /* and one that asks for packed witnesses (pack_witness): every fast-path
+     * partition reaches it with the aux packed, and the proofs verify */
+    {
+        cuzk_engine_prover dp = cpu_inner;
+        dp.prove = dp_prove, dp.defer_pce_eval = true, dp.pack_witness = true;
+        cuzk_engine_config dcfg = cfg;
+        dcfg.prover = &dp;
+        atomic_store(&deferred_seen, 0), atomic_store(&packed_seen, 0);
+        CHECK(cuzk_engine_create(&e, &dcfg) == CUZK_OK);
+        CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+        CHECK(cuzk_engine_pce_state(e, "porep-c", &ps) == CUZK_OK && ps == CUZK_PCE_RESIDENT);
+        run_jobs(e, &k, "packed", 2, 900);
+        CHECK(cuzk_engine_wait_idle(e, -1) == CUZK_OK);
+        CHECK_MSG(atomic_load(&packed_seen) == 10 && atomic_load(&deferred_seen) == 10, "packed %d of %d",
+                  atomic_load(&packed_seen), atomic_load(&deferred_seen));
+        cuzk_engine_destroy(e);
     }
 
     /* pce_verify = "background": a flipped byte the structure checks cannot

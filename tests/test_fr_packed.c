@@ -75,6 +75,17 @@ int main(void)
                 }
                 CHECK(high == gen);
                 if (n % 32) CHECK(p.codes[nw - 1] >> (2 * (n % 32)) == 0); /* no codes past n */
+                /* on threads: the very same arrays */
+                for (unsigned t = 2; t <= 5; t += 3) {
+                    cuzk_fr_packed q;
+                    CHECK(cuzk_fr_pack_threads(&q, v, n, plain, t) == CUZK_OK);
+                    CHECK_MSG(q.n == p.n && q.n_gen == p.n_gen && q.plain == p.plain &&
+                                  !memcmp(q.codes, p.codes, nw * sizeof *q.codes) &&
+                                  !memcmp(q.before, p.before, nw * sizeof *q.before) &&
+                                  !memcmp(q.gen, p.gen, gen * sizeof *q.gen),
+                              "%u threads, n %zu: another packing", t, n);
+                    cuzk_fr_packed_free(&q);
+                }
                 cuzk_fr_packed_free(&p);
                 cuzk_fr_packed_free(&p); /* twice: harmless */
                 CHECK(p.codes == NULL && p.gen == NULL && p.n == 0);
@@ -89,7 +100,7 @@ int main(void)
         size_t gen;
         fill(v, n, false, 514, 473, &gen);
         cuzk_fr_packed p;
-        CHECK(cuzk_fr_pack(&p, v, n, false) == CUZK_OK);
+        CHECK(cuzk_fr_pack_threads(&p, v, n, false, 4) == CUZK_OK); /* many words a thread's chunk */
         cuzk_fr_unpack(u, &p);
         CHECK(memcmp(u, v, n * sizeof *v) == 0);
         const double ratio = (double)(n * sizeof(cuzk_fr)) / (double)cuzk_fr_packed_bytes(&p);
@@ -102,6 +113,7 @@ int main(void)
     CHECK(cuzk_fr_pack(NULL, NULL, 0, false) == CUZK_ERR_INVALID_ARG);
     cuzk_fr_packed p;
     CHECK(cuzk_fr_pack(&p, NULL, 5, false) == CUZK_ERR_INVALID_ARG);
+    CHECK(cuzk_fr_pack_threads(&p, NULL, 5, false, 4) == CUZK_ERR_INVALID_ARG);
     CHECK(cuzk_fr_pack(&p, NULL, 0, true) == CUZK_OK && p.n == 0 && p.n_gen == 0);
     cuzk_fr_packed_free(&p);
     return tu_finish("test_fr_packed");

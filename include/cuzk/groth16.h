@@ -180,6 +180,9 @@ typedef struct cuzk_groth16_assignment {
      * bitmaps must be the PCE's. The PCE must outlive the prove call.
      */
     const struct cuzk_pce *pce;
+    /* Optional (NULL: not given): the aux packed by value class instead of
+     * aux (then NULL), as cuzk_groth16_job's aux_packed. */
+    const cuzk_fr_packed *aux_packed;
 } cuzk_groth16_assignment;
 
 /* The view of a finalized ProvingAssignment (CUZK_ERR_INVALID_ARG otherwise). */

@@ -89,12 +89,14 @@ static int pc_extract(void *ctx, const cuzk_engine_kind *kind, const void *input
 typedef struct pc_witness {
     cuzk_witness_cs *w;
     cuzk_pce_eval_buf buf;
+    cuzk_fr_packed pk; /* the aux packed (CUZK_ENGINE_WITNESS_PACK) */
 } pc_witness;
 
 static void pc_witness_free(void *owner)
 {
     pc_witness *pw = owner;
     cuzk_pce_eval_buf_free(&pw->buf);
+    cuzk_fr_packed_free(&pw->pk);
     if (pw->w) cuzk_cs_free(&pw->w->base);
     free(pw);
 }
@@ -121,6 +123,17 @@ static int pc_witness_fn(void *ctx, void *pce, const cuzk_engine_kind *kind, con
         if (!err) err = cuzk_pce_ready(pce, NULL); /* a corrupt PCE falls back here, as below */
         if (!err) err = cuzk_pce_check_witness(pce, pw->w, NULL);
         if (!err) err = cuzk_groth16_assignment_deferred(&out->as, pce, pw->w);
+        /* packed by value class once checked, and the full array given back:
+         * the partition waits for its prover in 103 MB instead of 4.17 GB
+         * (32 GiB PoRep) */
+        if (!err && (flags & CUZK_ENGINE_WITNESS_PACK) && !pw->w->aux_placed) {
+            err = cuzk_fr_pack_threads(&pw->pk, pw->w->aux.v, pw->w->aux.len, false, threads);
+            if (!err) {
+                out->as.aux = NULL, out->as.aux_packed = &pw->pk;
+                free(pw->w->aux.v);
+                pw->w->aux.v = NULL, pw->w->aux.cap = 0; /* len stays: the witness's shape */
+            }
+        }
     } else {
         /* the prover's layout: the GPU uploads it in one piece, the CPU copies it in one */
         if (!err) err = cuzk_pce_eval_buf_alloc_domain(&pw->buf, pce);
@@ -134,7 +147,8 @@ static int pc_witness_fn(void *ctx, void *pce, const cuzk_engine_kind *kind, con
     }
     out->owner = pw;
     out->release = pc_witness_free;
-    out->bytes = (pw->w->input.cap + pw->w->aux.cap + 3 * pw->buf.domain) * sizeof(cuzk_fr);
+    out->bytes = (pw->w->input.cap + pw->w->aux.cap + 3 * pw->buf.domain) * sizeof(cuzk_fr) +
+                 (pw->pk.codes ? cuzk_fr_packed_bytes(&pw->pk) : 0);
     return CUZK_OK;
 }
 

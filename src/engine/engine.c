@@ -661,7 +661,10 @@ static void run_synth(cuzk_engine *e, worker *w, task *t)
             e->cfg.stage_hook(e->cfg.hook_ctx, CUZK_STAGE_SYNTHESIS, j->request_id, p->index);
         if (t->pce)
             err = e->pce.witness(e->pce.ctx, t->pce, &k->k, j->inputs, j->inputs_len, j->prepared, p->index,
-                                 e->prover.defer_pce_eval ? CUZK_ENGINE_WITNESS_DEFER_EVAL : 0, t->threads, &wit);
+                                 e->prover.defer_pce_eval
+                                     ? CUZK_ENGINE_WITNESS_DEFER_EVAL | (e->prover.pack_witness ? CUZK_ENGINE_WITNESS_PACK : 0)
+                                     : 0,
+                                 t->threads, &wit);
         if (t->pce && err == CUZK_ERR_FORMAT) pce_bad = true; /* failed its checksums after load */
         /* A full assignment's children are copied into it at the end (the
          * witness held twice, beyond its reservation): threaded only when

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cuzk/error.h"
+#include "cuzk/parallel.h"
 
 static const cuzk_fr plain_one = {{1, 0, 0, 0}};
 
@@ -14,6 +15,80 @@ static inline unsigned fr_class(const cuzk_fr *x, const cuzk_fr *one)
     if (x->l[0] == one->l[0] && x->l[1] == one->l[1] && x->l[2] == one->l[2] && x->l[3] == one->l[3])
         return CUZK_FR_PACKED_ONE;
     return CUZK_FR_PACKED_GENERAL;
+}
+
+/* Threads: the words [lo, hi) coded and counted, then their general values
+ * placed at the scanned counts. */
+typedef struct pack_ctx {
+    cuzk_fr_packed *p;
+    const cuzk_fr *v;
+    const cuzk_fr *one;
+} pack_ctx;
+
+static void pack_code(void *ctx, unsigned worker, size_t lo, size_t hi)
+{
+    const pack_ctx *k = ctx;
+    (void)worker;
+    for (size_t w = lo; w < hi; w++) {
+        const size_t a = w * 32, b = a + 32 < k->p->n ? a + 32 : k->p->n;
+        uint64_t word = 0;
+        uint32_t gen = 0;
+        for (size_t i = a; i < b; i++) {
+            const unsigned c = fr_class(&k->v[i], k->one);
+            word |= (uint64_t)c << (2 * (i - a));
+            gen += c == CUZK_FR_PACKED_GENERAL;
+        }
+        k->p->codes[w] = word, k->p->before[w] = gen;
+    }
+}
+
+static void pack_place(void *ctx, unsigned worker, size_t lo, size_t hi)
+{
+    const pack_ctx *k = ctx;
+    (void)worker;
+    for (size_t w = lo; w < hi; w++) {
+        uint64_t high = k->p->codes[w] & 0xaaaaaaaaaaaaaaaaull;
+        for (size_t g = k->p->before[w]; high; high &= high - 1)
+            k->p->gen[g++] = k->v[w * 32 + (size_t)__builtin_ctzll(high) / 2];
+    }
+}
+
+int cuzk_fr_pack_threads(cuzk_fr_packed *out, const cuzk_fr *v, size_t n, bool plain, unsigned nthreads)
+{
+    if (nthreads <= 1) return cuzk_fr_pack(out, v, n, plain);
+    if (!out || (n && !v)) return CUZK_ERR_INVALID_ARG;
+    memset(out, 0, sizeof *out);
+    out->n = n, out->plain = plain;
+    const size_t nw = (n + 31) / 32;
+    out->codes = malloc((nw ? nw : 1) * sizeof *out->codes);
+    out->before = malloc((nw ? nw : 1) * sizeof *out->before);
+    if (!out->codes || !out->before) {
+        cuzk_fr_packed_free(out);
+        return CUZK_ERR_NO_MEMORY;
+    }
+    pack_ctx k = {out, v, plain ? &plain_one : &cuzk_fr_one};
+    cuzk_parallel_for(nw, 4096, nthreads, pack_code, &k);
+    size_t total = 0;
+    for (size_t w = 0; w < nw; w++) {
+        const uint32_t c = out->before[w];
+        if (total > UINT32_MAX) {
+            cuzk_fr_packed_free(out);
+            return CUZK_ERR_INVALID_ARG;
+        }
+        out->before[w] = (uint32_t)total;
+        total += c;
+    }
+    if (total > UINT32_MAX) {
+        cuzk_fr_packed_free(out);
+        return CUZK_ERR_INVALID_ARG;
+    }
+    out->n_gen = total;
+    if (!(out->gen = malloc((total ? total : 1) * sizeof *out->gen))) {
+        cuzk_fr_packed_free(out);
+        return CUZK_ERR_NO_MEMORY;
+    }
+    cuzk_parallel_for(nw, 4096, nthreads, pack_place, &k);
+    return CUZK_OK;
 }
 
 int cuzk_fr_pack(cuzk_fr_packed *out, const cuzk_fr *v, size_t n, bool plain)

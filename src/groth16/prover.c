@@ -48,6 +48,7 @@ int cuzk_groth16_job_init(cuzk_groth16_job *job, const cuzk_groth16_params *para
         .num_constraints = as->num_constraints, .num_inputs = as->num_inputs, .num_aux = as->num_aux,
         .input = as->input, .aux = as->aux,
         .a = as->a, .b = as->b, .c = as->c, .abc = as->abc, .abc_consumable = as->abc_consumable, .pce = as->pce,
+        .aux_packed = as->aux_packed,
         .q_a = {as->num_inputs + as->a_aux->total, NULL, NULL, as->a_aux}, .q_b_g1 = qb, .q_b_g2 = qb,
         .params = params, .key = params,
     };
