@@ -14,7 +14,8 @@
 #     vanilla proofs, no sealing), or the kind's synthetic vanilla proofs;
 #  3. the PCE extracted into $W/params, `cuzk pce inspect`;
 #  4. for each gpu_workers:partition_workers pair of CONFIGS (default "2:0",
-#     0 = from cores and memory), the daemon on a unix socket: one proof
+#     0 = from cores and memory; a trailing p, "1:0p", packs the witnesses:
+#     CUZK_GPU_PACK_WITNESS=1), the daemon on a unix socket: one proof
 #     alone (the first one uploads the parameters to the GPU), then PROOFS
 #     proofs at concurrency 2 (steady state); every partition is verified
 #     by the daemon before it answers and the counters must show 0 invalid.
@@ -128,8 +129,9 @@ echo "pce wall $(since "$t") s"
 
 sock="$W/d.sock"
 for cfg in $CONFIGS; do
-    gw=${cfg%%:*} sw=${cfg##*:}
-    tag="gw$gw-sw$sw"
+    gw=${cfg%%:*} sw=${cfg##*:} pack=0
+    case $sw in *p) sw=${sw%p} pack=1 ;; esac # "1:0p": the witnesses packed (CUZK_GPU_PACK_WITNESS)
+    tag="gw$gw-sw$sw"; [ $pack = 1 ] && tag="$tag-packed"
     echo "== daemon: gpu_workers_per_device $gw, partition_workers $sw ($tag)"
     cat > "$W/c.toml" << TOML
 [daemon]
@@ -148,7 +150,7 @@ level = "debug"
 TOML
     rm -f "$sock"
     t=$(now)
-    /usr/bin/time -v "$cuzk" daemon --config "$W/c.toml" 2> "$OUT/e2e_daemon_$tag.log" &
+    CUZK_GPU_PACK_WITNESS=$pack /usr/bin/time -v "$cuzk" daemon --config "$W/c.toml" 2> "$OUT/e2e_daemon_$tag.log" &
     pid=$!
     gpu_mem_watch $pid "$OUT/e2e_gpumem_$tag.txt" &
     watch=$!
