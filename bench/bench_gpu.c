@@ -326,7 +326,7 @@ int main(void)
         scalars(abc, 3 * m, 0);
         scalars(aux, na, 1);
         in[0] = cuzk_fr_one, cuzk_fr_random(&in[1], &rng);
-        cuzk_groth16_assignment as = {m, ni, na, abc, abc + m, abc + 2 * m, in, aux, &da, &dbi, &dba, NULL, false, NULL};
+        cuzk_groth16_assignment as = {m, ni, na, abc, abc + m, abc + 2 * m, in, aux, &da, &dbi, &dba, NULL, false, NULL, NULL};
         cuzk_fr r, s;
         cuzk_fr_random(&r, &rng), cuzk_fr_random(&s, &rng);
         cuzk_groth16_proof pf;

@@ -331,9 +331,10 @@ int main(void)
      * array takes several chunks and a short last one, without the
      * hundreds of MSM launches that racecheck would crawl through): the
      * same proofs, the device-gathered job too; the host copy cannot be
-     * released while the device streams from it. And at a preload where one worker's
-     * MSM scratch never fits (injected), the arrays are streamed one by one
-     * and then the preload says that nothing more can be streamed. */
+     * released while the device streams from it. And at a preload where
+     * one worker's MSM scratch never fits (injected), the arrays are
+     * streamed one by one and then the preload says that nothing more can
+     * be streamed. */
     {
         cuzk_gpu_worker *tw = NULL; /* its own: the other workers' buffers are measured below */
         CHECK(cuzk_gpu_worker_create(&tw, dev) == CUZK_OK);

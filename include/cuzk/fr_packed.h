@@ -42,14 +42,16 @@ typedef struct cuzk_fr_packed {
 /* out <- v[0 .. n) packed; n < 2^32 general values. CUZK_OK, CUZK_ERR_NO_MEMORY or
  * CUZK_ERR_INVALID_ARG (NULL v with n > 0, too many general values). */
 int cuzk_fr_pack(cuzk_fr_packed *out, const cuzk_fr *v, size_t n, bool plain);
-/* The same on nthreads threads (0 or 1: the caller's): the words' codes and
- * counts in parallel, one scan of the counts, the general values copied in
- * parallel. The result does not depend on nthreads. */
+/* The same on nthreads threads (0 or 1: the caller's alone): the words'
+ * codes and counts, one scan of the counts, the general values put in
+ * place. The result does not depend on nthreads. */
 int cuzk_fr_pack_threads(cuzk_fr_packed *out, const cuzk_fr *v, size_t n, bool plain, unsigned nthreads);
 /* out[0 .. p->n) <- the entries. */
 void cuzk_fr_unpack(cuzk_fr *out, const cuzk_fr_packed *p);
 /* Entry i alone. */
 void cuzk_fr_packed_get(cuzk_fr *out, const cuzk_fr_packed *p, size_t i);
+/* One in a vector's form: the integer 1 when plain, else cuzk_fr_one (R mod r). */
+const cuzk_fr *cuzk_fr_packed_one(bool plain);
 /* The bytes of its three arrays (what a device upload moves). */
 size_t cuzk_fr_packed_bytes(const cuzk_fr_packed *p);
 /* Frees the arrays; p is left empty (freeing twice is harmless). */

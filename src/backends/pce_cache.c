@@ -148,7 +148,7 @@ static int pc_witness_fn(void *ctx, void *pce, const cuzk_engine_kind *kind, con
     out->owner = pw;
     out->release = pc_witness_free;
     out->bytes = (pw->w->input.cap + pw->w->aux.cap + 3 * pw->buf.domain) * sizeof(cuzk_fr) +
-                 (pw->pk.codes ? cuzk_fr_packed_bytes(&pw->pk) : 0);
+                 cuzk_fr_packed_bytes(&pw->pk); /* 0 when not packed */
     return CUZK_OK;
 }
 

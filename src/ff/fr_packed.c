@@ -9,16 +9,16 @@
 
 static const cuzk_fr plain_one = {{1, 0, 0, 0}};
 
+const cuzk_fr *cuzk_fr_packed_one(bool plain) { return plain ? &plain_one : &cuzk_fr_one; }
+
 static inline unsigned fr_class(const cuzk_fr *x, const cuzk_fr *one)
 {
-    if (!(x->l[0] | x->l[1] | x->l[2] | x->l[3])) return CUZK_FR_PACKED_ZERO;
-    if (x->l[0] == one->l[0] && x->l[1] == one->l[1] && x->l[2] == one->l[2] && x->l[3] == one->l[3])
-        return CUZK_FR_PACKED_ONE;
-    return CUZK_FR_PACKED_GENERAL;
+    return cuzk_fr_is_zero(x) ? CUZK_FR_PACKED_ZERO : cuzk_fr_eq(x, one) ? CUZK_FR_PACKED_ONE : CUZK_FR_PACKED_GENERAL;
 }
 
-/* Threads: the words [lo, hi) coded and counted, then their general values
- * placed at the scanned counts. */
+/* Two passes over the words [lo, hi) of each thread's share: their codes
+ * and general counts, then (the counts scanned) their general values put
+ * in place; the second reads only the general entries. */
 typedef struct pack_ctx {
     cuzk_fr_packed *p;
     const cuzk_fr *v;
@@ -55,7 +55,6 @@ static void pack_place(void *ctx, unsigned worker, size_t lo, size_t hi)
 
 int cuzk_fr_pack_threads(cuzk_fr_packed *out, const cuzk_fr *v, size_t n, bool plain, unsigned nthreads)
 {
-    if (nthreads <= 1) return cuzk_fr_pack(out, v, n, plain);
     if (!out || (n && !v)) return CUZK_ERR_INVALID_ARG;
     memset(out, 0, sizeof *out);
     out->n = n, out->plain = plain;
@@ -66,19 +65,15 @@ int cuzk_fr_pack_threads(cuzk_fr_packed *out, const cuzk_fr *v, size_t n, bool p
         cuzk_fr_packed_free(out);
         return CUZK_ERR_NO_MEMORY;
     }
-    pack_ctx k = {out, v, plain ? &plain_one : &cuzk_fr_one};
+    pack_ctx k = {out, v, cuzk_fr_packed_one(plain)};
     cuzk_parallel_for(nw, 4096, nthreads, pack_code, &k);
-    size_t total = 0;
+    size_t total = 0; /* the counts become the counts before each word */
     for (size_t w = 0; w < nw; w++) {
         const uint32_t c = out->before[w];
-        if (total > UINT32_MAX) {
-            cuzk_fr_packed_free(out);
-            return CUZK_ERR_INVALID_ARG;
-        }
         out->before[w] = (uint32_t)total;
         total += c;
     }
-    if (total > UINT32_MAX) {
+    if (total > UINT32_MAX) { /* every count before a word is at most the total */
         cuzk_fr_packed_free(out);
         return CUZK_ERR_INVALID_ARG;
     }
@@ -93,45 +88,7 @@ int cuzk_fr_pack_threads(cuzk_fr_packed *out, const cuzk_fr *v, size_t n, bool p
 
 int cuzk_fr_pack(cuzk_fr_packed *out, const cuzk_fr *v, size_t n, bool plain)
 {
-    if (!out || (n && !v)) return CUZK_ERR_INVALID_ARG;
-    memset(out, 0, sizeof *out);
-    out->n = n, out->plain = plain;
-    const size_t nw = (n + 31) / 32;
-    const cuzk_fr *one = plain ? &plain_one : &cuzk_fr_one;
-    /* one pass: the general values are few (1.3 % of the 32 GiB PoRep's
-     * aux), so their array grows by doubling rather than being counted first */
-    size_t cap = 1024;
-    out->codes = calloc(nw ? nw : 1, sizeof *out->codes);
-    out->before = malloc((nw ? nw : 1) * sizeof *out->before);
-    out->gen = malloc(cap * sizeof *out->gen);
-    if (!out->codes || !out->before || !out->gen) goto oom;
-    for (size_t w = 0; w < nw; w++) {
-        if (out->n_gen > UINT32_MAX) goto too_many;
-        out->before[w] = (uint32_t)out->n_gen;
-        const size_t lo = w * 32, hi = lo + 32 < n ? lo + 32 : n;
-        uint64_t word = 0;
-        for (size_t i = lo; i < hi; i++) {
-            const unsigned c = fr_class(&v[i], one);
-            word |= (uint64_t)c << (2 * (i - lo));
-            if (c == CUZK_FR_PACKED_GENERAL) {
-                if (out->n_gen == cap) {
-                    cuzk_fr *g = realloc(out->gen, 2 * cap * sizeof *g);
-                    if (!g) goto oom;
-                    out->gen = g, cap *= 2;
-                }
-                out->gen[out->n_gen++] = v[i];
-            }
-        }
-        out->codes[w] = word;
-    }
-    if (out->n_gen > UINT32_MAX) goto too_many;
-    return CUZK_OK;
-too_many:
-    cuzk_fr_packed_free(out);
-    return CUZK_ERR_INVALID_ARG;
-oom:
-    cuzk_fr_packed_free(out);
-    return CUZK_ERR_NO_MEMORY;
+    return cuzk_fr_pack_threads(out, v, n, plain, 1);
 }
 
 void cuzk_fr_packed_get(cuzk_fr *out, const cuzk_fr_packed *p, size_t i)
@@ -141,7 +98,7 @@ void cuzk_fr_packed_get(cuzk_fr *out, const cuzk_fr_packed *p, size_t i)
     if (c == CUZK_FR_PACKED_ZERO) {
         *out = cuzk_fr_zero;
     } else if (c == CUZK_FR_PACKED_ONE) {
-        *out = p->plain ? plain_one : cuzk_fr_one;
+        *out = *cuzk_fr_packed_one(p->plain);
     } else { /* the general values of this word below entry i: the high bits of their codes */
         const uint64_t high = word & 0xaaaaaaaaaaaaaaaaull & ((1ull << sh) - 1);
         *out = p->gen[p->before[i / 32] + (size_t)__builtin_popcountll(high)];
@@ -150,7 +107,7 @@ void cuzk_fr_packed_get(cuzk_fr *out, const cuzk_fr_packed *p, size_t i)
 
 void cuzk_fr_unpack(cuzk_fr *out, const cuzk_fr_packed *p)
 {
-    const cuzk_fr *one = p->plain ? &plain_one : &cuzk_fr_one;
+    const cuzk_fr *one = cuzk_fr_packed_one(p->plain);
     size_t g = 0;
     for (size_t i = 0; i < p->n; i++) {
         const unsigned c = (unsigned)(p->codes[i / 32] >> (2 * (i % 32))) & 3u;

@@ -894,13 +894,14 @@ extern "C" int cuzk_gpu_device_params_host_released(cuzk_gpu_device *d, const cu
 
 static int pce_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, dev_resident **out);
 
-/* Bytes of points a worker uploads per chunk of a streamed MSM
- * (CUZK_GPU_STREAM_CHUNK points for tests). */
+/* Points a worker uploads per chunk of a streamed MSM: STREAM_CHUNK_BYTES
+ * of them (CUZK_GPU_STREAM_CHUNK points for tests). */
+#define STREAM_CHUNK_BYTES ((size_t)512 << 20)
 static size_t stream_chunk_points(size_t point_bytes)
 {
     const char *v = getenv("CUZK_GPU_STREAM_CHUNK");
     const long k = v ? atol(v) : 0;
-    return k > 0 ? (size_t)k : ((size_t)512 << 20) / point_bytes;
+    return k > 0 ? (size_t)k : STREAM_CHUNK_BYTES / point_bytes;
 }
 
 /* The set's next resident point array (B in G2, B in G1, A, L, then H: the
@@ -960,7 +961,7 @@ static int fit_one_worker(cuzk_gpu_worker *w, const ctx &c, const cuzk_groth16_p
         if (!rc && own.sa) rc = buf_reserve(c, &w->sa, own.sa, "A scalars");
         if (!rc) {
             dbuf probe = {};
-            rc = buf_reserve(c, &probe, 56 * n + (names[0] ? ((size_t)512 << 20) : 0), /* and a chunk when streaming */
+            rc = buf_reserve(c, &probe, 56 * n + (names[0] ? STREAM_CHUNK_BYTES : 0), /* and a chunk when streaming */
                              "MSM scratch (probed)");
             buf_free(&probe);
         }
@@ -1078,34 +1079,36 @@ static __global__ void fr_unpack_entries(fr_t *__restrict__ out, const unsigned 
         f_zero(out[i]);
 }
 
-/* The bytes a packed vector takes in the device's scratch (each array
- * 256-byte aligned). */
-static size_t packed_dev_bytes(const cuzk_fr_packed *pk)
+/* Where a packed vector's arrays lie in the device's scratch (each 256-byte
+ * aligned): the counts at *before, the general values at *gen, the bytes in all
+ * returned. */
+static size_t packed_dev_layout(const cuzk_fr_packed *pk, size_t *before, size_t *gen)
 {
     const size_t nw = (pk->n + 31) / 32, al = 255;
-    return ((nw * 8 + al) & ~al) + ((nw * 4 + al) & ~al) + pk->n_gen * sizeof(cuzk_fr);
+    *before = (nw * 8 + al) & ~al;
+    *gen = *before + ((nw * 4 + al) & ~al);
+    return *gen + pk->n_gen * sizeof(cuzk_fr);
 }
 
 /* dst <- the entries of pk: its arrays uploaded into scratch (at least
- * packed_dev_bytes, dead until the caller's next writes in stream order),
+ * packed_dev_layout, dead until the caller's next writes in stream order),
  * then expanded there: 103 MB over the bus instead of 4.17 GB for a 32 GiB
  * PoRep partition's aux. */
 static int unpack_on_device(cuzk_gpu_worker *w, const ctx &c, fr_t *dst, const cuzk_fr_packed *pk, void *scratch)
 {
-    const size_t nw = (pk->n + 31) / 32, al = 255;
     if (!pk->n) return CUZK_OK;
-    char *at = (char *)scratch;
-    unsigned long long *codes = (unsigned long long *)at;
-    uint32_t *before = (uint32_t *)(at += (nw * 8 + al) & ~al);
-    fr_t *gen = (fr_t *)(at += (nw * 4 + al) & ~al);
+    const size_t nw = (pk->n + 31) / 32;
+    size_t ob, og;
+    packed_dev_layout(pk, &ob, &og);
+    unsigned long long *codes = (unsigned long long *)scratch;
+    uint32_t *before = (uint32_t *)((char *)scratch + ob);
+    fr_t *gen = (fr_t *)((char *)scratch + og);
     int rc;
     if ((rc = h2d(w, c, codes, pk->codes, nw * 8)) || (rc = h2d(w, c, before, pk->before, nw * 4)) ||
         (pk->n_gen && (rc = h2d(w, c, gen, pk->gen, pk->n_gen * sizeof(cuzk_fr)))))
         return rc;
-    fr_t one; /* in the vector's form: the integer 1, or R mod r */
-    memset(&one, 0, sizeof one);
-    if (pk->plain) one.l[0] = 1;
-    else memcpy(&one, &cuzk_fr_one, sizeof one);
+    fr_t one; /* in the vector's form: the integer 1, or R mod r (the same limbs) */
+    memcpy(&one, cuzk_fr_packed_one(pk->plain), sizeof one);
     fr_unpack_entries<<<(unsigned)((pk->n + 255) / 256), 256, 0, c.st>>>(dst, codes, before, gen, pk->n, one);
     GPU_LAUNCHED(c, "fr_unpack_entries");
     return CUZK_OK;
@@ -1221,6 +1224,10 @@ static int msm_slot(cuzk_gpu_worker *w, const ctx &c, const dev_resident *srs, i
     return msm_g1(c, &w->dev->msm, (cuzk_g1_jac *)out, srs->p[slot], scalars, n, mont, work);
 }
 
+/* Whether the device gathers the job's A and B scalars from the uploaded
+ * witness (the PCE's index lists, or the job's): else the host gathers them. */
+static bool job_gathers_on_device(const cuzk_groth16_job *j) { return j->pce || j->q_a.idx; }
+
 /*
  * The GPU back end: one proof of a job (cuzk/groth16.h). Without the lock,
  * into this worker's buffers: the witness (inputs and aux as one vector when
@@ -1242,7 +1249,7 @@ static int prove_job_run(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *o
     const cuzk_pce *p = j->pce;
     const size_t n = (size_t)1 << j->log_n, m = j->num_constraints, ni = j->num_inputs, na = j->num_aux;
     const size_t fb = sizeof(cuzk_fr);
-    const bool on_device = p || j->q_a.idx, share_b = cuzk_groth16_job_b_shared(j);
+    const bool on_device = job_gathers_on_device(j), share_b = cuzk_groth16_job_b_shared(j);
     const cuzk_groth16_query *q[3] = {&j->q_a, &j->q_b_g1, share_b ? NULL : &j->q_b_g2}; /* NULL: shared */
     dbuf *sc[3] = {&w->sa, &w->sb, &w->tmp};
     static const char *const sc_name[3] = {"A scalars", "B scalars", "B2 scalars"};
@@ -1395,8 +1402,9 @@ static int prove_job(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *out, 
      * there and its arrays fit in a, b, c's room; else unpacked here first */
     cuzk_groth16_job uj;
     cuzk_fr *uaux = NULL;
-    if (j->aux_packed &&
-        (!(j->pce || j->q_a.idx) || packed_dev_bytes(j->aux_packed) > 3 * sizeof(cuzk_fr) << j->log_n)) {
+    size_t ob, og;
+    if (j->aux_packed && (!job_gathers_on_device(j) ||
+                          packed_dev_layout(j->aux_packed, &ob, &og) > 3 * sizeof(cuzk_fr) << j->log_n)) {
         int rc = cuzk_groth16_job_unpacked(&uj, &uaux, j);
         if (rc) return fail_msg(c, rc, "prove: no host memory to unpack the witness");
         j = &uj;
