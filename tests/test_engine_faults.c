@@ -1290,9 +1290,14 @@ static void host_release(tkind *k, cuzk_rng *rng)
     /* released while a job is between its synthesis and its prove (every
      * partition of it held at the gate: no device has the set yet) */
     CHECK(cuzk_engine_srs_evict(e, "porep-c") == CUZK_OK);
+    cuzk_engine_get_counters(e, &c);
+    const uint64_t synthesized0 = c.partitions_synthesized;
     gate_arm(&G, CUZK_STAGE_PROVE, "held");
     CHECK(tk_submit(e, "porep", "held", seed + 4, CUZK_PRIORITY_DEFAULT, 0, &held) == CUZK_OK);
     gate_wait(&G);
+    /* the first partition at the gate does not end the others' synthesis:
+     * their witnesses would still be growing the reservation read here */
+    WAIT_FOR(e, c_.partitions_synthesized == synthesized0 + 4);
     const uint64_t r1 = reserved_now(e); /* the set (no prove has copied it yet) and the witnesses */
     CHECK(r1 - r0 > P + vk2);
     const unsigned fc0 = atomic_load(&g_from_copy);
