@@ -15,7 +15,7 @@
 #  3. the PCE extracted into $W/params, `cuzk pce inspect`;
 #  4. for each gpu_workers:partition_workers pair of CONFIGS (default "2:0",
 #     0 = from cores and memory; a trailing p, "1:0p", packs the witnesses:
-#     CUZK_GPU_PACK_WITNESS=1), the daemon on a unix socket: one proof
+#     [gpus] pack_witness = true), the daemon on a unix socket: one proof
 #     alone (the first one uploads the parameters to the GPU), then PROOFS
 #     proofs at concurrency 2 (steady state); every partition is verified
 #     by the daemon before it answers and the counters must show 0 invalid.
@@ -130,7 +130,7 @@ echo "pce wall $(since "$t") s"
 sock="$W/d.sock"
 for cfg in $CONFIGS; do
     gw=${cfg%%:*} sw=${cfg##*:} pack=0
-    case $sw in *p) sw=${sw%p} pack=1 ;; esac # "1:0p": the witnesses packed (CUZK_GPU_PACK_WITNESS)
+    case $sw in *p) sw=${sw%p} pack=1 ;; esac # "1:0p": the witnesses packed ([gpus] pack_witness)
     tag="gw$gw-sw$sw"; [ $pack = 1 ] && tag="$tag-packed"
     echo "== daemon: gpu_workers_per_device $gw, partition_workers $sw ($tag)"
     cat > "$W/c.toml" << TOML
@@ -139,6 +139,7 @@ listen = "unix://$sock"
 max_message_size = "256MiB" # a 32 GiB WindowPoSt partition: 2,349 vanilla proofs of 25 KB; SnapDeals 16 x 550 KB
 [gpus]
 gpu_workers_per_device = $gw
+pack_witness = $([ $pack = 1 ] && echo true || echo false)
 [synthesis]
 partition_workers = $sw
 [srs]
@@ -150,7 +151,7 @@ level = "debug"
 TOML
     rm -f "$sock"
     t=$(now)
-    CUZK_GPU_PACK_WITNESS=$pack /usr/bin/time -v "$cuzk" daemon --config "$W/c.toml" 2> "$OUT/e2e_daemon_$tag.log" &
+    /usr/bin/time -v "$cuzk" daemon --config "$W/c.toml" 2> "$OUT/e2e_daemon_$tag.log" &
     pid=$!
     gpu_mem_watch $pid "$OUT/e2e_gpumem_$tag.txt" &
     watch=$!

@@ -210,6 +210,27 @@ static void log_clear(void)
     pthread_mutex_unlock(&log_mu);
 }
 
+/* Whether the engine's status JSON holds needle (status_has: printing the
+ * JSON when it does not). */
+static bool status_has_quiet(cuzk_engine *e, const char *needle)
+{
+    char *js = cuzk_engine_status_json(e);
+    bool ok = js && strstr(js, needle);
+    free(js);
+    return ok;
+}
+
+static bool status_has(cuzk_engine *e, const char *needle)
+{
+    bool ok = status_has_quiet(e, needle);
+    if (!ok) {
+        char *js = cuzk_engine_status_json(e);
+        fprintf(stderr, "status lacks %s: %s\n", needle, js ? js : "(null)");
+        free(js);
+    }
+    return ok;
+}
+
 /* Like WAIT_FOR, giving up after about 30 s (a liveness guard: the CHECK
  * that follows fails instead of the test hanging). */
 #define WAIT_FOR_BOUNDED(e, cond, ok)                                                              \

@@ -369,25 +369,6 @@ static void corrupt_faults(tkind *k, cuzk_rng *rng)
 
 /* ---- failed devices ------------------------------------------------------------ */
 
-static bool status_has_quiet(cuzk_engine *e, const char *needle)
-{
-    char *js = cuzk_engine_status_json(e);
-    bool ok = js && strstr(js, needle);
-    free(js);
-    return ok;
-}
-
-static bool status_has(cuzk_engine *e, const char *needle)
-{
-    bool ok = status_has_quiet(e, needle);
-    if (!ok) {
-        char *js = cuzk_engine_status_json(e);
-        fprintf(stderr, "status lacks %s: %s\n", needle, js ? js : "(null)");
-        free(js);
-    }
-    return ok;
-}
-
 /* n jobs of the 10-partition kind at once; all must return valid proofs */
 static void run_jobs(cuzk_engine *e, tkind *k, const char *prefix, int n, cuzk_rng *rng)
 {

@@ -176,6 +176,7 @@ int main(void)
                       (unsigned long long)tot);
         }
         CHECK(log_count("eval ") >= 10); /* the per-partition debug line names the phases */
+        CHECK(status_has(e, "\"pack_witness\":false"));
         CHECK(cuzk_engine_srs_preload(e, "other-c") == CUZK_OK); /* evicts the idle PCE, as above */
         CHECK(cuzk_engine_pce_state(e, "porep-c", &ps) == CUZK_OK && ps == CUZK_PCE_NONE);
         CHECK_MSG(atomic_load(&evicted_seen) == 1 && evicted_last != NULL, "evicted %d", atomic_load(&evicted_seen));
@@ -197,6 +198,7 @@ int main(void)
         CHECK(cuzk_engine_create(&e, &dcfg) == CUZK_OK);
         CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
         CHECK(cuzk_engine_pce_state(e, "porep-c", &ps) == CUZK_OK && ps == CUZK_PCE_RESIDENT);
+        CHECK(status_has(e, "\"pack_witness\":true"));
         run_jobs(e, &k, "packed", 2, 900);
         CHECK(cuzk_engine_wait_idle(e, -1) == CUZK_OK);
         CHECK_MSG(atomic_load(&packed_seen) == 10 && atomic_load(&deferred_seen) == 10, "packed %d of %d",

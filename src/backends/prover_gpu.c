@@ -165,10 +165,8 @@ int cuzk_engine_gpu_prover(cuzk_engine_prover *out, const unsigned *ordinals, un
     /* a, b, c computed on the device from the PCE's resident matrices: the
      * host holds and uploads the witness alone */
     out->defer_pce_eval = true;
-    /* and packed by value class (103 MB instead of 4.17 GB a 32 GiB PoRep
-     * partition): CUZK_GPU_PACK_WITNESS=1 until measured on the device */
-    const char *pk = getenv("CUZK_GPU_PACK_WITNESS");
-    out->pack_witness = pk && atoi(pk) == 1;
+    /* packed by value class (103 MB instead of 4.17 GB a 32 GiB PoRep
+     * partition) when the caller sets pack_witness ([gpus] pack_witness) */
     out->pce_evicted = gpu_pce_evicted;
     out->last_timing = gpu_last_timing;
     out->warm = gpu_warm;

@@ -164,6 +164,7 @@ char *cuzk_engine_status_json(cuzk_engine *e)
     kv_u64(&w, "max_batch_size", e->batch_max);
     kv_u64(&w, "max_batch_wait_ms", e->batch_wait_ms);
     kv_bool(&w, "pce", e->have_pce);
+    kv_bool(&w, "pack_witness", e->prover.pack_witness); /* with PCE: witnesses held packed */
     jw_close(&w, '}');
 
     jw_open(&w, "memory", '{');

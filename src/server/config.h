@@ -54,6 +54,7 @@ typedef struct cuzk_config {
     uint32_t max_device_errors;
     bool cpu_fallback;
     bool keep_host_params;
+    bool pack_witness;
     /* [scheduler] */
     uint32_t max_batch_size;
     uint64_t max_batch_wait_ms;
