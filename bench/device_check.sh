@@ -13,7 +13,9 @@
 # STEPS picks (default "tests sanitize bench"); TESTS narrows the tests step to some of its
 # tests (the affine rerun of test_gpu_prove comes with test_gpu_prove), SANITIZERS the sanitize
 # step to memcheck or racecheck, SANITIZE_TESTS its tests (SANITIZE_AFFINE=0 leaves out the
-# affine case); T bounds each test (s).
+# affine case); T bounds each test (s). Under the sanitizers test_gpu_prove runs in shards of
+# its cases (SHARDS, space-separated comma lists of CUZK_GPU_PROVE_CASES; "all" for one run),
+# each with its own log and verdict, so that a shard that runs out of time leaves the others'.
 # Binaries: $1 (default /tmp/devbin), unpacked from devgpu/devbin.tar.xz
 # (bench/device_pack.sh) when missing.
 set -u
@@ -64,7 +66,16 @@ for step in $STEPS; do
             # size under it (its 3,504 constraints ran past 150 s once the streaming came)
             if [ "$tool" = racecheck ]; then export CUZK_GPU_PROVE_MUL=${RACE_MUL:-1000}; else unset CUZK_GPU_PROVE_MUL; fi
             for t in ${SANITIZE_TESTS:-test_gpu_prove test_gpu_pce}; do
-                CUZK_GPU_ROUNDS=1 run "$tool $t" "$tool-$t.log" compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/$t"
+                if [ "$t" != test_gpu_prove ]; then
+                    CUZK_GPU_ROUNDS=1 run "$tool $t" "$tool-$t.log" compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/$t"
+                    continue
+                fi
+                # a concurrency round of 6 partitions (2 workers): the kernels are the same as at 20
+                for sh in ${SHARDS:-packed,released,tampered,layout staged,streamed index,oom,concurrency}; do
+                    [ "$sh" = all ] && c="" || c=$sh
+                    CUZK_GPU_PROVE_CASES=$c CUZK_GPU_PROVE_PARTS=6 CUZK_GPU_ROUNDS=1 run "$tool $t [$sh]" \
+                        "$tool-$t-${sh//,/-}.log" compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/$t"
+                done
             done
             # the switched-off kernels too: affine rounds (narrow windows for long runs, the
             # ones' sums through them), NTT passes for 3 blocks per SM (SANITIZE_AFFINE=0: not)

@@ -122,6 +122,19 @@ static int prove_by_index(cuzk_gpu_worker *w, cuzk_gpu_device *dev, cuzk_groth16
     return prove_by_index_packed(w, dev, out, p, as, r, s, NULL);
 }
 
+/* The cases after the first proofs, by name: CUZK_GPU_PROVE_CASES=a,b runs
+ * those alone (a sanitizer's run split in shards that each end within a
+ * call's time); unset, all of them. */
+static bool want_case(const char *name)
+{
+    const char *list = getenv("CUZK_GPU_PROVE_CASES");
+    if (!list || !*list) return true;
+    const size_t n = strlen(name);
+    for (const char *q = list; (q = strstr(q, name)); q += n)
+        if ((q == list || q[-1] == ',') && (q[n] == 0 || q[n] == ',')) return true;
+    return false;
+}
+
 #define NPART 20
 typedef struct shared {
     cuzk_gpu_worker *w[2];
@@ -131,7 +144,7 @@ typedef struct shared {
     int rc[NPART];
     cuzk_fr r[NPART], s[NPART];
     pthread_mutex_t mu;
-    int next;
+    int next, n; /* n: the partitions of a concurrency round */
 } shared;
 typedef struct warg {
     shared *sh;
@@ -146,7 +159,7 @@ static void *worker(void *arg)
         pthread_mutex_lock(&sh->mu);
         int i = sh->next++;
         pthread_mutex_unlock(&sh->mu);
-        if (i >= NPART) break;
+        if (i >= sh->n) break;
         sh->rc[i] = cuzk_gpu_prove(sh->w[a->id], &sh->out[i], sh->p, &sh->as[i], &sh->r[i], &sh->s[i], 1,
                                    NULL);
         if (sh->rc[i]) fprintf(stderr, "worker %d: %s\n", a->id, cuzk_gpu_worker_error(sh->w[a->id]));
@@ -204,10 +217,14 @@ int main(void)
            tm.ntt_h_s, tm.msm_h_s, tm.msm_l_s, tm.msm_a_s, tm.msm_b_g1_s, tm.msm_b_g2_s, tm.total_s);
     /* a proof for partition 0 does not verify against partition 1's inputs */
     CHECK(verify(&pvk, &gp[0], pc[1]) != CUZK_OK);
+    /* the other worker, the same proof (and buffers of its own, which the
+     * cases below measure, whichever of them run) */
+    rc = cuzk_gpu_prove(sh->w[1], &cp, &p, &sh->as[2], &sh->r[2], &sh->s[2], 1, NULL);
+    CHECK_MSG(rc == CUZK_OK && proof_eq(&cp, &gp[2]), "worker 1: %d %s", rc, cuzk_gpu_worker_error(sh->w[1]));
     /* the aux packed by value class: unpacked on the host for the job whose
      * scalars the host gathers, expanded on the device for the job by index;
      * the same proofs */
-    {
+    if (want_case("packed")) {
         cuzk_fr_packed pk;
         CHECK(cuzk_fr_pack(&pk, sh->as[1].aux, sh->as[1].num_aux, false) == CUZK_OK);
         CHECK(pk.n_gen < pk.n); /* the circuit's booleans */
@@ -226,7 +243,7 @@ int main(void)
     /* the device's copy stands in for the host's points (an engine frees
      * them after a preload): with the arrays NULL the same proof; a set the
      * device does not hold, or other arrays under the copy's key, refused */
-    {
+    if (want_case("released")) {
         cuzk_groth16_params q = p; /* another address: nothing resident under it */
         CHECK(cuzk_gpu_device_params_host_released(dev, &q) == CUZK_ERR_NOT_READY);
         CHECK(cuzk_gpu_device_params_host_released(dev, &p) == CUZK_OK);
@@ -267,7 +284,7 @@ int main(void)
         free(z.h), free(z.l), free(z.a), free(z.b_g1), free(z.b_g2);
     }
     /* a tampered witness (one aux value) gives a proof that fails */
-    {
+    if (want_case("tampered")) {
         cuzk_groth16_assignment bad = sh->as[0];
         cuzk_fr *aux = malloc(bad.num_aux * sizeof *aux);
         memcpy(aux, bad.aux, bad.num_aux * sizeof *aux);
@@ -281,7 +298,7 @@ int main(void)
     /* a, b, c handed over in the prover's NTT layout (as a PCE evaluation
      * buffer gives them, here page-locked when engine pinning exists): one
      * upload, the same proof, host block untouched */
-    {
+    if (want_case("layout")) {
         cuzk_groth16_assignment lay;
         size_t nb;
         cuzk_fr *abc = abc_layout(&lay, &sh->as[0], &nb);
@@ -301,7 +318,7 @@ int main(void)
      * three partitions in one call back to back; the a, b, c layout and the
      * device-gathered job too), and with staging off (the driver's copies):
      * the same proofs */
-    for (int off = 0; off < 2; off++) {
+    for (int off = 0; off < 2 && want_case("staged"); off++) {
         setenv("CUZK_GPU_STAGE_KIB", "1", 1);
         if (off) setenv("CUZK_GPU_STAGE_THREADS", "0", 1);
         cuzk_gpu_worker *sw = NULL;
@@ -335,7 +352,7 @@ int main(void)
      * one worker's MSM scratch never fits (injected), the arrays are
      * streamed one by one and then the preload says that nothing more can
      * be streamed. */
-    {
+    if (want_case("streamed")) {
         cuzk_gpu_worker *tw = NULL; /* its own: the other workers' buffers are measured below */
         CHECK(cuzk_gpu_worker_create(&tw, dev) == CUZK_OK);
         setenv("CUZK_GPU_STREAM", "h,l,a,b_g1,b_g2", 1);
@@ -371,7 +388,7 @@ int main(void)
     /* the job with its queries by index (gathered on the device, B2 from its
      * own list): the proof of the density path; under a key of its own, as
      * the index lists go with the points */
-    {
+    if (want_case("index")) {
         cuzk_groth16_job job;
         uint32_t *idx[3] = {NULL, NULL, NULL};
         CHECK(cuzk_groth16_job_init(&job, &p, &sh->as[0]) == CUZK_OK && job_by_index(&job, idx));
@@ -402,7 +419,7 @@ int main(void)
     /* out of device memory (injected at the witness's reservation): the call
      * fails with CUZK_ERR_NO_MEMORY, says so, and the worker lets go of its
      * buffers; the device is not failed and the next call proves the same */
-    {
+    if (want_case("oom")) {
         cuzk_groth16_proof bp;
         const uint64_t held = cuzk_gpu_worker_held_bytes(sh->w[1]);
         CHECK_MSG(held > 0, "worker 1 holds no buffers after its proofs");
@@ -447,8 +464,11 @@ int main(void)
 
     /* concurrency: 2 workers, 20 partitions, every partition valid */
     unsigned bad_total = 0;
+    const char *ne = getenv("CUZK_GPU_PROVE_PARTS");
+    sh->n = ne && atoi(ne) >= 2 && atoi(ne) <= NPART ? atoi(ne) : NPART;
+    if (!want_case("concurrency")) rounds = 0;
     for (int round = 0; round < rounds; round++) {
-        for (int i = 0; i < NPART; i++) {
+        for (int i = 0; i < sh->n; i++) {
             cuzk_fr_random(&sh->r[i], &rng), cuzk_fr_random(&sh->s[i], &rng);
             memset(&sh->out[i], 0xa5, sizeof sh->out[i]);
             sh->rc[i] = -1;
@@ -459,7 +479,7 @@ int main(void)
         for (int t = 0; t < 2; t++) pthread_create(&th[t], NULL, worker, &wa[t]);
         for (int t = 0; t < 2; t++) pthread_join(th[t], NULL);
         unsigned bad = 0;
-        for (int i = 0; i < NPART; i++) {
+        for (int i = 0; i < sh->n; i++) {
             bool ok = sh->rc[i] == CUZK_OK && verify(&pvk, &sh->out[i], pc[i]) == CUZK_OK;
             /* the first round is also checked against the CPU prover */
             if (ok && round == 0) {
@@ -468,10 +488,10 @@ int main(void)
             }
             if (!ok) bad++;
         }
-        CHECK_MSG(bad == 0, "round %d: %u of %d partitions invalid", round, bad, NPART);
+        CHECK_MSG(bad == 0, "round %d: %u of %d partitions invalid", round, bad, sh->n);
         bad_total += bad;
     }
-    printf("concurrency: %d rounds x %d partitions on 2 workers, %u invalid\n", rounds, NPART, bad_total);
+    printf("concurrency: %d rounds x %d partitions on 2 workers, %u invalid\n", rounds, sh->n, bad_total);
 
     for (int i = 0; i < NPART; i++) cuzk_cs_free((cuzk_cs *)pc[i]);
     cuzk_cs_free((cuzk_cs *)rcs);
