@@ -12,7 +12,8 @@
  * (CUZK_GPU_MSM_AFFINE = CUZK_BENCH_AFFINE, default 6; 0 skips the rows),
  * the inversions the grid's and then each block's own
  * (CUZK_GPU_MSM_AFFINE_INV=block), every result compared with the plain
- * run's; and once more with the bases resident on the device and the
+ * run's (the G2 rows too, and then with one reduction per Fp2 coefficient,
+ * CUZK_GPU_FP2_LAZY=1); and once more with the bases resident on the device and the
  * scalars in pinned host memory, as sppark's msm_t is timed
  * (bench/sppark_side.sh runs the two side by side).
  * circom: the snarkjs-style prove (cuzk_circom_prove_gpu) on synthetic zkeys
@@ -234,28 +235,32 @@ int main(void)
         if (pinned) cuzk_gpu_host_unregister(k);
     }
     /* G2, plain; then with the affine rounds (an Fp2 affine addition is
-     * ~6 Fp2 multiplications against ~10 for the mixed XYZZ one) */
-    for (int mode = 0; mode < 2; mode++) {
-        if (mode == 1 && !aff) break;
+     * ~6 Fp2 multiplications against ~10 for the mixed XYZZ one); then with
+     * one reduction per Fp2 coefficient (CUZK_GPU_FP2_LAZY: 1,464 IMADs per
+     * Fp2 multiplication against 1,764) */
+    static const char *g2_row[3] = {"G2 MSM random", "G2 MSM random, affine", "G2 MSM random, Fp2 lazy reduction"};
+    for (int mode = 0; mode < 3; mode++) {
+        if (mode == 1 && !aff) continue;
         for (unsigned lg = lmin; lg <= lg2; lg += 2) {
             size_t n = (size_t)1 << lg;
-            cuzk_rng_seed(&rng, 999 + lg); /* the affine rows redo the plain rows' scalars */
+            cuzk_rng_seed(&rng, 999 + lg); /* the other rows redo the plain rows' scalars */
             scalars(k, n, 0);
             cuzk_g2_jac o, plain;
             int bad = 0;
-            if (mode == 1) {
+            if (mode) {
                 bad |= cuzk_gpu_g2_msm(w, &plain, b2, k, n);
                 char v[16];
                 snprintf(v, sizeof v, "%u", aff);
-                setenv("CUZK_GPU_MSM_AFFINE", v, 1);
+                if (mode == 1) setenv("CUZK_GPU_MSM_AFFINE", v, 1);
+                else setenv("CUZK_GPU_FP2_LAZY", "1", 1);
             }
             TIMED(bad, w, cuzk_gpu_g2_msm(w, &o, b2, k, n));
-            if (mode == 1) {
-                unsetenv("CUZK_GPU_MSM_AFFINE");
-                if (!bad && !cuzk_g2_jac_eq(&o, &plain)) printf("G2 MSM 2^%u: the affine rounds' result differs\n", lg);
+            if (mode) {
+                unsetenv("CUZK_GPU_MSM_AFFINE"), unsetenv("CUZK_GPU_FP2_LAZY");
+                if (!bad && !cuzk_g2_jac_eq(&o, &plain)) printf("%s 2^%u: the result differs\n", g2_row[mode], lg);
             }
             if (bad) printf("G2 MSM error: %s\n", cuzk_gpu_worker_error(w));
-            row(mode ? "G2 MSM random, affine" : "G2 MSM random", lg);
+            row(g2_row[mode], lg);
         }
     }
     /* fixed-base multiplications of a test setup: the whole call (scalars up,

@@ -12,6 +12,7 @@
 #include "gpu/ff.cuh"
 extern "C" {
 #include "cuzk/fp.h"
+#include "cuzk/fp2.h"
 #include "cuzk/fr.h"
 #include "testutil.h"
 }
@@ -115,6 +116,61 @@ static void test_field(const char *field, const cpu_ops<T> &ops, size_t nr, cuzk
     free(a), free(b);
 }
 
+/* Fp2: Karatsuba with reduced products (fp2_mul, the default) and with one
+ * reduction per coefficient (fp2_mul_lazy, CUZK_GPU_FP2_LAZY), squaring;
+ * against cuzk_fp2_mul / _sqr on edge-built and random pairs. */
+__global__ void fp2_ops(const fp2_t *a, const fp2_t *b, fp2_t *out, size_t n)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    out[i] = fp2_mul(a[i], b[i]);
+    out[n + i] = fp2_mul_lazy(a[i], b[i]);
+    out[2 * n + i] = fp2_sqr(a[i]);
+}
+
+static void test_fp2(size_t nr, cuzk_rng *rng)
+{
+    enum { NE = 5 };
+    cuzk_fp e[NE];
+    memset(e, 0, sizeof e);
+    e[1] = cuzk_fp_one;
+    cuzk_fp_neg(&e[2], &e[1]);        /* p - 1 */
+    cuzk_fp_add(&e[3], &e[2], &e[2]); /* p - 2 */
+    e[4].l[0] = 1;
+    const size_t ne = NE * NE, n = ne * ne + nr, sz = n * sizeof(cuzk_fp2);
+    cuzk_fp2 *a = (cuzk_fp2 *)malloc(sz), *b = (cuzk_fp2 *)malloc(sz), *out = (cuzk_fp2 *)malloc(3 * sz);
+    size_t k = 0;
+    for (size_t i = 0; i < ne; i++)
+        for (size_t j = 0; j < ne; j++, k++) {
+            a[k].c0 = e[i / NE], a[k].c1 = e[i % NE];
+            b[k].c0 = e[j / NE], b[k].c1 = e[j % NE];
+        }
+    for (; k < n; k++) cuzk_fp2_random(&a[k], rng), cuzk_fp2_random(&b[k], rng);
+    fp2_t *da, *db, *dout;
+    bool ok = !cudaMalloc(&da, sz) && !cudaMalloc(&db, sz) && !cudaMalloc(&dout, 3 * sz);
+    if (ok) {
+        cudaMemcpy(da, a, sz, cudaMemcpyHostToDevice);
+        cudaMemcpy(db, b, sz, cudaMemcpyHostToDevice);
+        fp2_ops<<<(unsigned)((n + 127) / 128), 128>>>(da, db, dout, n);
+        ok = cudaMemcpy(out, dout, 3 * sz, cudaMemcpyDeviceToHost) == cudaSuccess;
+        cudaFree(da), cudaFree(db), cudaFree(dout);
+    }
+    CHECK_MSG(ok, "Fp2: kernel failed");
+    unsigned long bad[3] = {0};
+    for (size_t i = 0; ok && i < n; i++) {
+        cuzk_fp2 m, q;
+        cuzk_fp2_mul(&m, &a[i], &b[i]);
+        cuzk_fp2_sqr(&q, &a[i]);
+        bad[0] += memcmp(&m, &out[i], sizeof m) != 0;
+        bad[1] += memcmp(&m, &out[n + i], sizeof m) != 0;
+        bad[2] += memcmp(&q, &out[2 * n + i], sizeof q) != 0;
+    }
+    CHECK_MSG(!bad[0] && !bad[1] && !bad[2], "Fp2: mul %lu, mul_lazy %lu, sqr %lu of %zu differ", bad[0], bad[1],
+              bad[2], n);
+    printf("Fp2: %zu pairs, mul, mul_lazy, sqr %s\n", n, bad[0] + bad[1] + bad[2] ? "DIFFER" : "all equal");
+    free(a), free(b), free(out);
+}
+
 int main(void)
 {
     int count = 0;
@@ -130,5 +186,6 @@ int main(void)
                                  cuzk_fr_neg, cuzk_fr_random, &cuzk_fr_one};
     test_field<fp_params>("Fp", fp, nr, &rng);
     test_field<fr_params>("Fr", fr, nr, &rng);
+    test_fp2(nr, &rng);
     return tu_finish("test_gpu_ff");
 }

@@ -19,7 +19,39 @@
 
 namespace cuzk_gpu {
 
+/* Qualifiers: device functions, or (CUZK_FF_HOST_EMU, the host test
+ * test_gpu_ff_emu) plain host functions over the emulated primitives below,
+ * so that CI without a device runs the same source. */
+#ifdef CUZK_FF_HOST_EMU
+#define CUZK_FD inline
+#define CUZK_FD_NOINLINE inline
+#else
+#define CUZK_FD __device__ __forceinline__
+#define CUZK_FD_NOINLINE __device__ __noinline__
+#endif
+
 /* ---- PTX carry-chain primitives ---------------------------------------- */
+#ifdef CUZK_FF_HOST_EMU
+/* PTX's carry flag (CC.CF; after a subtraction, the borrow) as a variable:
+ * each primitive below does what its PTX instruction does to it. */
+static uint32_t ff_emu_cf;
+#define CUZK_ASM inline uint32_t
+CUZK_ASM ff_emu_add(uint64_t s) { ff_emu_cf = (uint32_t)(s >> 32); return (uint32_t)s; }
+CUZK_ASM ff_emu_sub(uint32_t a, uint64_t b) { ff_emu_cf = b > a; return (uint32_t)(a - b); }
+CUZK_ASM add_cc(uint32_t a, uint32_t b) { return ff_emu_add((uint64_t)a + b); }
+CUZK_ASM addc_cc(uint32_t a, uint32_t b) { return ff_emu_add((uint64_t)a + b + ff_emu_cf); }
+CUZK_ASM addc(uint32_t a, uint32_t b) { return a + b + ff_emu_cf; }
+CUZK_ASM sub_cc(uint32_t a, uint32_t b) { return ff_emu_sub(a, b); }
+CUZK_ASM subc_cc(uint32_t a, uint32_t b) { return ff_emu_sub(a, (uint64_t)b + ff_emu_cf); }
+CUZK_ASM subc(uint32_t a, uint32_t b) { return a - b - ff_emu_cf; }
+CUZK_ASM mad_lo_cc(uint32_t a, uint32_t b, uint32_t c) { return ff_emu_add((uint64_t)(a * b) + c); }
+CUZK_ASM madc_lo_cc(uint32_t a, uint32_t b, uint32_t c) { return ff_emu_add((uint64_t)(a * b) + c + ff_emu_cf); }
+CUZK_ASM mad_hi_cc(uint32_t a, uint32_t b, uint32_t c) { return ff_emu_add(((uint64_t)a * b >> 32) + c); }
+CUZK_ASM madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) { return ff_emu_add(((uint64_t)a * b >> 32) + c + ff_emu_cf); }
+CUZK_ASM madc_hi(uint32_t a, uint32_t b, uint32_t c) { return (uint32_t)((uint64_t)a * b >> 32) + c + ff_emu_cf; }
+CUZK_ASM mul_lo(uint32_t a, uint32_t b) { return a * b; }
+CUZK_ASM mul_hi(uint32_t a, uint32_t b) { return (uint32_t)((uint64_t)a * b >> 32); }
+#else
 #define CUZK_ASM __device__ __forceinline__ uint32_t
 CUZK_ASM add_cc(uint32_t a, uint32_t b) { uint32_t r; asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
 CUZK_ASM addc_cc(uint32_t a, uint32_t b) { uint32_t r; asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
@@ -31,6 +63,10 @@ CUZK_ASM mad_lo_cc(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm volatil
 CUZK_ASM madc_lo_cc(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm volatile("madc.lo.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
 CUZK_ASM mad_hi_cc(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm volatile("mad.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
 CUZK_ASM madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
+CUZK_ASM madc_hi(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm volatile("madc.hi.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
+CUZK_ASM mul_lo(uint32_t a, uint32_t b) { return a * b; }
+CUZK_ASM mul_hi(uint32_t a, uint32_t b) { return __umulhi(a, b); }
+#endif
 #undef CUZK_ASM
 
 /* Modulus parameters: limbs, -m^-1 mod 2^32, R mod m (one). */
@@ -38,14 +74,14 @@ struct fp_params {
     static constexpr int N = 12;
     static constexpr uint32_t INV = 0xfffcfffdu;
     static constexpr bool LOW01 = false; /* see fr_params */
-    __device__ __forceinline__ static uint32_t m(int i)
+    CUZK_FD static uint32_t m(int i)
     {
         constexpr uint32_t v[12] = {0xffffaaab, 0xb9feffff, 0xb153ffff, 0x1eabfffe,
                                     0xf6b0f624, 0x6730d2a0, 0xf38512bf, 0x64774b84,
                                     0x434bacd7, 0x4b1ba7b6, 0x397fe69a, 0x1a0111ea};
         return v[i];
     }
-    __device__ __forceinline__ static uint32_t one(int i)
+    CUZK_FD static uint32_t one(int i)
     {
         constexpr uint32_t v[12] = {0x0002fffd, 0x76090000, 0xc40c0002, 0xebf4000b,
                                     0x53c758ba, 0x5f489857, 0x70525745, 0x77ce5853,
@@ -59,13 +95,13 @@ struct fr_params {
     /* r's two low limbs are 1 and 2^32 - 1: m·r[0] and m·r[1] need no
      * multiplier (eo_reduce_row_low01) */
     static constexpr bool LOW01 = true;
-    __device__ __forceinline__ static uint32_t m(int i)
+    CUZK_FD static uint32_t m(int i)
     {
         constexpr uint32_t v[8] = {0x00000001, 0xffffffff, 0xfffe5bfe, 0x53bda402,
                                    0x09a1d805, 0x3339d808, 0x299d7d48, 0x73eda753};
         return v[i];
     }
-    __device__ __forceinline__ static uint32_t one(int i)
+    CUZK_FD static uint32_t one(int i)
     {
         constexpr uint32_t v[8] = {0xfffffffe, 0x00000001, 0x00034802, 0x5884b7fa,
                                    0xecbc4ff5, 0x998c4fef, 0xacc5056f, 0x1824b159};
@@ -83,24 +119,24 @@ template <class P> struct alignas(16) fe {
 typedef fe<fp_params> fp_t;
 typedef fe<fr_params> fr_t;
 
-template <class P> __device__ __forceinline__ void f_zero(fe<P> &r)
+template <class P> CUZK_FD void f_zero(fe<P> &r)
 {
 #pragma unroll
     for (int i = 0; i < P::N; i++) r.l[i] = 0;
 }
-template <class P> __device__ __forceinline__ void f_one(fe<P> &r)
+template <class P> CUZK_FD void f_one(fe<P> &r)
 {
 #pragma unroll
     for (int i = 0; i < P::N; i++) r.l[i] = P::one(i);
 }
-template <class P> __device__ __forceinline__ bool f_is_zero(const fe<P> &a)
+template <class P> CUZK_FD bool f_is_zero(const fe<P> &a)
 {
     uint32_t t = 0;
 #pragma unroll
     for (int i = 0; i < P::N; i++) t |= a.l[i];
     return t == 0;
 }
-template <class P> __device__ __forceinline__ bool f_eq(const fe<P> &a, const fe<P> &b)
+template <class P> CUZK_FD bool f_eq(const fe<P> &a, const fe<P> &b)
 {
     uint32_t t = 0;
 #pragma unroll
@@ -109,7 +145,7 @@ template <class P> __device__ __forceinline__ bool f_eq(const fe<P> &a, const fe
 }
 
 /* r = t - m if t >= m (t < 2m given as N limbs plus a top carry word). */
-template <class P> __device__ __forceinline__ void f_reduce_once(fe<P> &r, const uint32_t *t, uint32_t top)
+template <class P> CUZK_FD void f_reduce_once(fe<P> &r, const uint32_t *t, uint32_t top)
 {
     uint32_t d[P::N];
     d[0] = sub_cc(t[0], P::m(0));
@@ -120,7 +156,7 @@ template <class P> __device__ __forceinline__ void f_reduce_once(fe<P> &r, const
     for (int i = 0; i < P::N; i++) r.l[i] = borrow ? t[i] : d[i];
 }
 
-template <class P> __device__ __forceinline__ void f_add(fe<P> &r, const fe<P> &a, const fe<P> &b)
+template <class P> CUZK_FD void f_add(fe<P> &r, const fe<P> &a, const fe<P> &b)
 {
     uint32_t t[P::N];
     t[0] = add_cc(a.l[0], b.l[0]);
@@ -129,9 +165,9 @@ template <class P> __device__ __forceinline__ void f_add(fe<P> &r, const fe<P> &
     uint32_t top = addc(0, 0);
     f_reduce_once(r, t, top);
 }
-template <class P> __device__ __forceinline__ void f_dbl(fe<P> &r, const fe<P> &a) { f_add(r, a, a); }
+template <class P> CUZK_FD void f_dbl(fe<P> &r, const fe<P> &a) { f_add(r, a, a); }
 
-template <class P> __device__ __forceinline__ void f_sub(fe<P> &r, const fe<P> &a, const fe<P> &b)
+template <class P> CUZK_FD void f_sub(fe<P> &r, const fe<P> &a, const fe<P> &b)
 {
     uint32_t t[P::N];
     t[0] = sub_cc(a.l[0], b.l[0]);
@@ -142,7 +178,7 @@ template <class P> __device__ __forceinline__ void f_sub(fe<P> &r, const fe<P> &
 #pragma unroll
     for (int i = 1; i < P::N; i++) r.l[i] = addc_cc(t[i], P::m(i) & mask);
 }
-template <class P> __device__ __forceinline__ void f_neg(fe<P> &r, const fe<P> &a)
+template <class P> CUZK_FD void f_neg(fe<P> &r, const fe<P> &a)
 {
     fe<P> z;
     f_zero(z);
@@ -152,7 +188,7 @@ template <class P> __device__ __forceinline__ void f_neg(fe<P> &r, const fe<P> &
 /* Montgomery product a·b·R^-1, fully reduced: the first version (one
  * accumulator, four dependent carry chains per row), kept as the reference
  * that f_mul is tested and measured against. */
-template <class P> __device__ __forceinline__ void f_mul_cios(fe<P> &r, const fe<P> &a, const fe<P> &b)
+template <class P> CUZK_FD void f_mul_cios(fe<P> &r, const fe<P> &a, const fe<P> &b)
 {
     constexpr int N = P::N;
     uint32_t t[N + 2];
@@ -208,7 +244,7 @@ template <class P> __device__ __forceinline__ void f_mul_cios(fe<P> &r, const fe
 
 /* acc[j], acc[j+1] += lo, hi of a[j]·bi for j = 0, 2, .. N-2; one chain, carry
  * out left in the flag (N even). */
-template <int N> __device__ __forceinline__ void eo_mac(uint32_t *acc, const uint32_t *a, uint32_t bi)
+template <int N> CUZK_FD void eo_mac(uint32_t *acc, const uint32_t *a, uint32_t bi)
 {
     {
         constexpr int j = 0;
@@ -218,7 +254,7 @@ template <int N> __device__ __forceinline__ void eo_mac(uint32_t *acc, const uin
     for (int j = 2; j < N; j += 2) CUZK_PAIR_ASM("madc.lo.cc.u32", "madc.hi.cc.u32");
 }
 /* The same, the last pair dropping the carry (Y's top word cannot carry). */
-template <int N> __device__ __forceinline__ void eo_mac_top(uint32_t *acc, const uint32_t *a, uint32_t bi)
+template <int N> CUZK_FD void eo_mac_top(uint32_t *acc, const uint32_t *a, uint32_t bi)
 {
     {
         constexpr int j = 0;
@@ -237,7 +273,7 @@ template <int N> __device__ __forceinline__ void eo_mac_top(uint32_t *acc, const
  * in the flag left by the caller (the fold of the previous row's X[1]); in
  * is the previous X, out the new Y; the top pair has nothing of in to add. */
 template <int N>
-__device__ __forceinline__ void eo_mac_shift(uint32_t *out, const uint32_t *in, const uint32_t *a, uint32_t bi)
+CUZK_FD void eo_mac_shift(uint32_t *out, const uint32_t *in, const uint32_t *a, uint32_t bi)
 {
 #pragma unroll
     for (int j = 0; j < N - 2; j += 2)
@@ -250,7 +286,7 @@ __device__ __forceinline__ void eo_mac_shift(uint32_t *out, const uint32_t *in, 
 }
 
 /* X[0] = 0 mod B after this: V += m·p, m = X[0]·(-p^-1) mod B. */
-template <class P> __device__ __forceinline__ void eo_reduce_row(uint32_t *X, uint32_t *Y, const uint32_t *pm)
+template <class P> CUZK_FD void eo_reduce_row(uint32_t *X, uint32_t *Y, const uint32_t *pm)
 {
     constexpr int N = P::N;
     const uint32_t m = X[0] * P::INV;
@@ -264,7 +300,7 @@ template <class P> __device__ __forceinline__ void eo_reduce_row(uint32_t *X, ui
  * m = 0), so the first pair of each chain is a plain add: 4 of the row's 33
  * IMADs, and the one that forms m, move to the integer ALU, which IMAD-bound
  * code leaves idle. Same carries and bounds as eo_reduce_row. */
-template <class P> __device__ __forceinline__ void eo_reduce_row_low01(uint32_t *X, uint32_t *Y, const uint32_t *pm)
+template <class P> CUZK_FD void eo_reduce_row_low01(uint32_t *X, uint32_t *Y, const uint32_t *pm)
 {
     constexpr int N = P::N;
     const uint32_t m = 0u - X[0], lo1 = 0u - m, hi1 = m - (m != 0u);
@@ -292,7 +328,7 @@ template <class P> __device__ __forceinline__ void eo_reduce_row_low01(uint32_t 
 
 /* Montgomery product a·b·R^-1, fully reduced (the even/odd CIOS above). */
 template <class P, bool LOW01 = P::LOW01 && CUZK_GPU_FR_LOW01>
-__device__ __forceinline__ void f_mul_eo(fe<P> &r, const fe<P> &a, const fe<P> &b)
+CUZK_FD void f_mul_eo(fe<P> &r, const fe<P> &a, const fe<P> &b)
 {
     static_assert(!LOW01 || P::LOW01, "the low01 reduction needs limbs 1 and 2^32 - 1");
     constexpr int N = P::N;
@@ -347,17 +383,17 @@ __device__ __forceinline__ void f_mul_eo(fe<P> &r, const fe<P> &a, const fe<P> &
 #ifndef CUZK_GPU_MUL_EO
 #define CUZK_GPU_MUL_EO 1
 #endif
-template <class P> __device__ __forceinline__ void f_mul(fe<P> &r, const fe<P> &a, const fe<P> &b)
+template <class P> CUZK_FD void f_mul(fe<P> &r, const fe<P> &a, const fe<P> &b)
 {
-    if (CUZK_GPU_MUL_EO)
+    if constexpr (CUZK_GPU_MUL_EO)
         f_mul_eo(r, a, b);
     else
         f_mul_cios(r, a, b);
 }
-template <class P> __device__ __forceinline__ void f_sqr(fe<P> &r, const fe<P> &a) { f_mul(r, a, a); }
+template <class P> CUZK_FD void f_sqr(fe<P> &r, const fe<P> &a) { f_mul(r, a, a); }
 
 /* Montgomery form -> plain integer (a·R^-1), limbs little-endian. */
-template <class P> __device__ __forceinline__ void f_from_mont(fe<P> &r, const fe<P> &a)
+template <class P> CUZK_FD void f_from_mont(fe<P> &r, const fe<P> &a)
 {
     fe<P> one;
     f_zero(one);
@@ -369,16 +405,16 @@ template <class P> __device__ __forceinline__ void f_from_mont(fe<P> &r, const f
 struct fp2_t {
     fp_t c0, c1;
 };
-__device__ __forceinline__ void f_zero(fp2_t &r) { f_zero(r.c0), f_zero(r.c1); }
-__device__ __forceinline__ void f_one(fp2_t &r) { f_one(r.c0), f_zero(r.c1); }
-__device__ __forceinline__ bool f_is_zero(const fp2_t &a) { return f_is_zero(a.c0) && f_is_zero(a.c1); }
-__device__ __forceinline__ bool f_eq(const fp2_t &a, const fp2_t &b) { return f_eq(a.c0, b.c0) && f_eq(a.c1, b.c1); }
-__device__ __forceinline__ void f_add(fp2_t &r, const fp2_t &a, const fp2_t &b) { f_add(r.c0, a.c0, b.c0), f_add(r.c1, a.c1, b.c1); }
-__device__ __forceinline__ void f_sub(fp2_t &r, const fp2_t &a, const fp2_t &b) { f_sub(r.c0, a.c0, b.c0), f_sub(r.c1, a.c1, b.c1); }
-__device__ __forceinline__ void f_dbl(fp2_t &r, const fp2_t &a) { f_dbl(r.c0, a.c0), f_dbl(r.c1, a.c1); }
-__device__ __forceinline__ void f_neg(fp2_t &r, const fp2_t &a) { f_neg(r.c0, a.c0), f_neg(r.c1, a.c1); }
+CUZK_FD void f_zero(fp2_t &r) { f_zero(r.c0), f_zero(r.c1); }
+CUZK_FD void f_one(fp2_t &r) { f_one(r.c0), f_zero(r.c1); }
+CUZK_FD bool f_is_zero(const fp2_t &a) { return f_is_zero(a.c0) && f_is_zero(a.c1); }
+CUZK_FD bool f_eq(const fp2_t &a, const fp2_t &b) { return f_eq(a.c0, b.c0) && f_eq(a.c1, b.c1); }
+CUZK_FD void f_add(fp2_t &r, const fp2_t &a, const fp2_t &b) { f_add(r.c0, a.c0, b.c0), f_add(r.c1, a.c1, b.c1); }
+CUZK_FD void f_sub(fp2_t &r, const fp2_t &a, const fp2_t &b) { f_sub(r.c0, a.c0, b.c0), f_sub(r.c1, a.c1, b.c1); }
+CUZK_FD void f_dbl(fp2_t &r, const fp2_t &a) { f_dbl(r.c0, a.c0), f_dbl(r.c1, a.c1); }
+CUZK_FD void f_neg(fp2_t &r, const fp2_t &a) { f_neg(r.c0, a.c0), f_neg(r.c1, a.c1); }
 /* Out of line: G2 formulas call these dozens of times per point operation. */
-static __device__ __noinline__ fp2_t fp2_mul(fp2_t a, fp2_t b)
+static CUZK_FD_NOINLINE fp2_t fp2_mul(fp2_t a, fp2_t b)
 {
     /* Karatsuba, as the CPU */
     fp_t t0, t1, s0, s1;
@@ -393,7 +429,7 @@ static __device__ __noinline__ fp2_t fp2_mul(fp2_t a, fp2_t b)
     f_sub(r.c0, t0, t1);
     return r;
 }
-static __device__ __noinline__ fp2_t fp2_sqr(fp2_t a)
+static CUZK_FD_NOINLINE fp2_t fp2_sqr(fp2_t a)
 {
     fp_t s, d, m;
     fp2_t r;
@@ -404,14 +440,202 @@ static __device__ __noinline__ fp2_t fp2_sqr(fp2_t a)
     f_dbl(r.c1, m);
     return r;
 }
-__device__ __forceinline__ void f_mul(fp2_t &r, const fp2_t &a, const fp2_t &b) { r = fp2_mul(a, b); }
-__device__ __forceinline__ void f_sqr(fp2_t &r, const fp2_t &a) { r = fp2_sqr(a); }
+CUZK_FD void f_mul(fp2_t &r, const fp2_t &a, const fp2_t &b) { r = fp2_mul(a, b); }
+CUZK_FD void f_sqr(fp2_t &r, const fp2_t &a) { r = fp2_sqr(a); }
+
+/* ---- Fp2 multiplication with one reduction per coefficient -------------
+ * Karatsuba's three Fp products are formed whole (24 limbs, no reduction),
+ * combined, and each coefficient reduced once: c0 = REDC(a0·b0 - a1·b1),
+ * c1 = REDC((a0 + a1)·(b0 + b1) - a0·b0 - a1·b1). Per Fp2 multiplication
+ * 3 × 288 + 2 × (288 + 12) = 1,464 IMADs against 3 × 588 = 1,764 for three
+ * reduced products (the reduction is half of a Montgomery product).
+ * Bounds (p < 2^381, R = 2^384): every value reduced is in [0, p·R), as
+ * REDC needs: a0·b1 + a1·b0 < 2p^2, and a0·b0 - a1·b1 > -p^2 takes p·R
+ * (p added to the high half) when negative. */
+
+/* t = a·b, 24 limbs, with the even/odd split of f_mul_eo: a's even limbs'
+ * (lo, hi) pairs go to E at (i + j, i + j + 1), the odd ones' to O at the
+ * same positions, so each row is two independent carry chains; t = E + O.
+ * Each row's chain carries into a word no earlier row wrote; O's last carry
+ * (position 24) is zero since a·b < B^24. Operands may be up to 2p
+ * (unreduced sums): (2p)^2 < B^24. */
+CUZK_FD void fp_mul_wide(uint32_t *t, const fp_t &a, const fp_t &b)
+{
+    constexpr int N = fp_params::N;
+    uint32_t E[2 * N], O[2 * N + 1];
+    {
+        const uint32_t b0 = b.l[0];
+#pragma unroll
+        for (int j = 0; j < N; j += 2) {
+            E[j] = mul_lo(a.l[j], b0), E[j + 1] = mul_hi(a.l[j], b0);
+            O[j + 1] = mul_lo(a.l[j + 1], b0), O[j + 2] = mul_hi(a.l[j + 1], b0);
+        }
+        O[0] = 0;
+#pragma unroll
+        for (int j = N; j < 2 * N; j++) E[j] = 0;
+#pragma unroll
+        for (int j = N + 1; j < 2 * N + 1; j++) O[j] = 0;
+    }
+#pragma unroll
+    for (int i = 1; i < N; i++) {
+        const uint32_t bi = b.l[i];
+        E[i] = mad_lo_cc(a.l[0], bi, E[i]);
+        E[i + 1] = madc_hi_cc(a.l[0], bi, E[i + 1]);
+#pragma unroll
+        for (int j = 2; j < N; j += 2) {
+            E[i + j] = madc_lo_cc(a.l[j], bi, E[i + j]);
+            E[i + j + 1] = madc_hi_cc(a.l[j], bi, E[i + j + 1]);
+        }
+        E[i + N] = addc(E[i + N], 0);
+        O[i + 1] = mad_lo_cc(a.l[1], bi, O[i + 1]);
+        O[i + 2] = madc_hi_cc(a.l[1], bi, O[i + 2]);
+#pragma unroll
+        for (int j = 3; j < N; j += 2) {
+            O[i + j] = madc_lo_cc(a.l[j], bi, O[i + j]);
+            O[i + j + 1] = madc_hi_cc(a.l[j], bi, O[i + j + 1]);
+        }
+        O[i + N + 1] = addc(O[i + N + 1], 0);
+    }
+    t[0] = E[0];
+    t[1] = add_cc(E[1], O[1]);
+#pragma unroll
+    for (int j = 2; j < 2 * N - 1; j++) t[j] = addc_cc(E[j], O[j]);
+    t[2 * N - 1] = addc(E[2 * N - 1], O[2 * N - 1]);
+}
+
+/* r = t·R^-1 mod p, fully reduced, for t < p·R (24 limbs): the low half
+ * reduced as in f_mul_eo without products (V = X + B·Y, a row adds m·p
+ * and divides by B), U = (t_lo + m·p)/R <= p, then r = U + t_hi < 2p
+ * (t_hi < p), one conditional subtraction. */
+CUZK_FD void fp_redc_wide(fp_t &r, const uint32_t *t)
+{
+    constexpr int N = fp_params::N;
+    uint32_t X[N], Y[N];
+#pragma unroll
+    for (int j = 0; j < N; j++) X[j] = t[j], Y[j] = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        if (i > 0) {
+            /* V/B (X[0] is 0 after the previous row): the new X is Y with
+             * X[1] folded into its first word, the new Y is X[2..] with
+             * that fold's carry */
+            uint32_t X2[N], Y2[N];
+            X2[0] = add_cc(Y[0], X[1]);
+#pragma unroll
+            for (int j = 0; j < N - 2; j++) Y2[j] = addc_cc(X[j + 2], 0);
+            Y2[N - 2] = addc(0, 0);
+            Y2[N - 1] = 0;
+#pragma unroll
+            for (int j = 1; j < N; j++) X2[j] = Y[j];
+#pragma unroll
+            for (int j = 0; j < N; j++) X[j] = X2[j], Y[j] = Y2[j];
+        }
+        const uint32_t m = X[0] * fp_params::INV;
+        /* Y += the odd limbs of m·p (p[j + 1] at Y[j], Y[j + 1]); its top
+         * pair cannot carry, as in eo_reduce_row */
+        Y[0] = mad_lo_cc(m, fp_params::m(1), Y[0]);
+        Y[1] = madc_hi_cc(m, fp_params::m(1), Y[1]);
+#pragma unroll
+        for (int j = 2; j < N - 2; j += 2) {
+            Y[j] = madc_lo_cc(m, fp_params::m(j + 1), Y[j]);
+            Y[j + 1] = madc_hi_cc(m, fp_params::m(j + 1), Y[j + 1]);
+        }
+        Y[N - 2] = madc_lo_cc(m, fp_params::m(N - 1), Y[N - 2]);
+        Y[N - 1] = madc_hi(m, fp_params::m(N - 1), Y[N - 1]);
+        /* X += the even limbs of m·p, the carry into Y's top word */
+        X[0] = mad_lo_cc(m, fp_params::m(0), X[0]);
+        X[1] = madc_hi_cc(m, fp_params::m(0), X[1]);
+#pragma unroll
+        for (int j = 2; j < N; j += 2) {
+            X[j] = madc_lo_cc(m, fp_params::m(j), X[j]);
+            X[j + 1] = madc_hi_cc(m, fp_params::m(j), X[j + 1]);
+        }
+        Y[N - 1] = addc(Y[N - 1], 0);
+    }
+    /* U = V/B = X[1..] + Y (<= p), then U + t_hi */
+    uint32_t u[N], v[N];
+    u[0] = add_cc(Y[0], X[1]);
+#pragma unroll
+    for (int j = 1; j < N - 1; j++) u[j] = addc_cc(Y[j], X[j + 1]);
+    u[N - 1] = addc(Y[N - 1], 0);
+    v[0] = add_cc(u[0], t[N]);
+#pragma unroll
+    for (int j = 1; j < N; j++) v[j] = addc_cc(u[j], t[N + j]);
+    f_reduce_once(r, v, addc(0, 0));
+}
+
+/* t = a - b (24 limbs), plus p·R when that borrows: in [0, p·R) for
+ * a, b in [0, p^2]. */
+CUZK_FD void fp_wide_sub_mod(uint32_t *t, const uint32_t *a, const uint32_t *b)
+{
+    constexpr int N = fp_params::N;
+    t[0] = sub_cc(a[0], b[0]);
+#pragma unroll
+    for (int j = 1; j < 2 * N; j++) t[j] = subc_cc(a[j], b[j]);
+    const uint32_t mask = subc(0, 0);
+    t[N] = add_cc(t[N], fp_params::m(0) & mask);
+#pragma unroll
+    for (int j = 1; j < N; j++) t[N + j] = addc_cc(t[N + j], fp_params::m(j) & mask);
+}
+
+/* t = a - b (24 limbs) where a >= b is known. */
+CUZK_FD void fp_wide_sub(uint32_t *t, const uint32_t *a, const uint32_t *b)
+{
+    constexpr int N = fp_params::N;
+    t[0] = sub_cc(a[0], b[0]);
+#pragma unroll
+    for (int j = 1; j < 2 * N - 1; j++) t[j] = subc_cc(a[j], b[j]);
+    t[2 * N - 1] = subc(a[2 * N - 1], b[2 * N - 1]);
+}
+
+/* Unreduced a + b of two elements below p (< 2p < B^12). */
+CUZK_FD void fp_add_unreduced(fp_t &r, const fp_t &a, const fp_t &b)
+{
+    r.l[0] = add_cc(a.l[0], b.l[0]);
+#pragma unroll
+    for (int j = 1; j < fp_params::N - 1; j++) r.l[j] = addc_cc(a.l[j], b.l[j]);
+    r.l[fp_params::N - 1] = addc(a.l[fp_params::N - 1], b.l[fp_params::N - 1]);
+}
+
+static CUZK_FD_NOINLINE fp2_t fp2_mul_lazy(fp2_t a, fp2_t b)
+{
+    constexpr int N = fp_params::N;
+    uint32_t s[2 * N], t0[2 * N], t1[2 * N];
+    fp_t sa, sb;
+    fp2_t r;
+    fp_add_unreduced(sa, a.c0, a.c1);
+    fp_add_unreduced(sb, b.c0, b.c1);
+    fp_mul_wide(s, sa, sb);         /* (a0 + a1)(b0 + b1) */
+    fp_mul_wide(t0, a.c0, b.c0);    /* a0·b0 */
+    fp_wide_sub(s, s, t0);
+    fp_mul_wide(t1, a.c1, b.c1);    /* a1·b1 */
+    fp_wide_sub(s, s, t1);          /* a0·b1 + a1·b0 */
+    fp_wide_sub_mod(t0, t0, t1);    /* a0·b0 - a1·b1 (+ p·R) */
+    fp_redc_wide(r.c0, t0);
+    fp_redc_wide(r.c1, s);
+    return r;
+}
+
+/* Fp2 whose multiplication is fp2_mul_lazy: the same layout and every
+ * other operation as fp2_t (the G2 MSM's switch, CUZK_GPU_FP2_LAZY). */
+struct fp2l_t : fp2_t {
+};
+CUZK_FD void f_mul(fp2l_t &r, const fp2l_t &a, const fp2l_t &b)
+{
+    fp2_t m = fp2_mul_lazy(a, b);
+    r.c0 = m.c0, r.c1 = m.c1;
+}
+CUZK_FD void f_sqr(fp2l_t &r, const fp2l_t &a)
+{
+    fp2_t m = fp2_sqr(a);
+    r.c0 = m.c0, r.c1 = m.c1;
+}
 
 /* ---- inversion (Fermat), for the Montgomery batch tricks of the
  * fixed-base conversion and the MSM's batch-affine rounds ------------------ */
 /* a^(p-2) in Fp by square-and-multiply over p - 2's bits (p - 2 differs from
  * p only in limb 0, which is >= 2). */
-static __device__ __noinline__ fp_t fp_inv(fp_t a)
+static CUZK_FD_NOINLINE fp_t fp_inv(fp_t a)
 {
     fp_t r;
     f_one(r);
@@ -424,9 +648,9 @@ static __device__ __noinline__ fp_t fp_inv(fp_t a)
     }
     return r;
 }
-__device__ __forceinline__ void f_inv(fp_t &r, const fp_t &a) { r = fp_inv(a); }
+CUZK_FD void f_inv(fp_t &r, const fp_t &a) { r = fp_inv(a); }
 /* (c0 + c1·u)^-1 = (c0 - c1·u) / (c0^2 + c1^2) since u^2 = -1 */
-__device__ __forceinline__ void f_inv(fp2_t &r, const fp2_t &a)
+CUZK_FD void f_inv(fp2_t &r, const fp2_t &a)
 {
     fp_t t0, t1;
     f_mul(t0, a.c0, a.c0);
