@@ -6,6 +6,8 @@
  * small budgets, no lost wake-ups) and the PCE manager through a fake PCE
  * backend (cache at start, single-flight extraction, fast path).
  */
+#include <signal.h>
+
 #include "cuzk/clock.h"
 #include "engine_test.h"
 
@@ -1508,28 +1510,45 @@ static void budget_exhaustion(tkind *k)
     cuzk_engine_destroy(e);
 }
 
+/* A hang is a failure that names where it hung: the scenario running when
+ * the watchdog fires (CTest's own timeout would say nothing), re-armed by
+ * each scenario; the engine's threads are left as they are. */
+#define WATCHDOG_S 300
+static const char *volatile g_scenario = "setup";
+static void on_watchdog(int sig)
+{
+    (void)sig;
+    static const char m[] = "test_engine_faults: WATCHDOG: no progress for 300 s in scenario ";
+    if (write(2, m, sizeof m - 1) < 0 || write(2, g_scenario, strlen(g_scenario)) < 0 || write(2, "\n", 1) < 0) {
+    }
+    _exit(3);
+}
+#define SCENARIO(call) (g_scenario = #call, alarm(WATCHDOG_S), fprintf(stderr, "scenario: %s\n", #call), call)
+
 int main(void)
 {
     cuzk_rng rng;
     tu_init(&rng, "test_engine_faults");
+    signal(SIGALRM, on_watchdog);
+    alarm(WATCHDOG_S);
     tkind k, k1, k2;
     tk_setup(&k, NC, NI, &rng);
     tk_setup(&k1, NC / 2, 2, &rng);
     tk_setup(&k2, NC, NI, &rng);
-    corrupt_faults(&k, &rng);
-    device_failures(&k, &rng);
-    device_memory_short(&k, &rng);
-    host_memory_short(&k, &rng);
-    cancel_and_timeout(&k, &k1);
-    budget(&k, &k2);
-    pce_manager(&k, &k1);
-    pce_eviction(&k, &k2);
-    pinning(&k, &k2);
-    host_release(&k, &rng);
-    cancel_more(&k, &k1);
-    waiters(&k1, &rng);
-    budget_exhaustion(&k);
-    synthesis_default(&k, &rng);
+    SCENARIO(corrupt_faults(&k, &rng));
+    SCENARIO(device_failures(&k, &rng));
+    SCENARIO(device_memory_short(&k, &rng));
+    SCENARIO(host_memory_short(&k, &rng));
+    SCENARIO(cancel_and_timeout(&k, &k1));
+    SCENARIO(budget(&k, &k2));
+    SCENARIO(pce_manager(&k, &k1));
+    SCENARIO(pce_eviction(&k, &k2));
+    SCENARIO(pinning(&k, &k2));
+    SCENARIO(host_release(&k, &rng));
+    SCENARIO(cancel_more(&k, &k1));
+    SCENARIO(waiters(&k1, &rng));
+    SCENARIO(budget_exhaustion(&k));
+    SCENARIO(synthesis_default(&k, &rng));
     tk_free(&k);
     tk_free(&k1);
     tk_free(&k2);
