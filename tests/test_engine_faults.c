@@ -1280,7 +1280,9 @@ static void host_release(tkind *k, cuzk_rng *rng)
     gate_wait(&G);
     /* the first partition at the gate does not end the others' synthesis:
      * their witnesses would still be growing the reservation read here */
-    WAIT_FOR(e, c_.partitions_synthesized == synthesized0 + 4);
+    bool all4;
+    WAIT_FOR_BOUNDED(e, c_.partitions_synthesized >= synthesized0 + 4, all4);
+    CHECK_MSG(all4, "the held job's partitions not all synthesized");
     const uint64_t r1 = reserved_now(e); /* the set (no prove has copied it yet) and the witnesses */
     CHECK(r1 - r0 > P + vk2);
     const unsigned fc0 = atomic_load(&g_from_copy);

@@ -117,8 +117,9 @@ static void test_field(const char *field, const cpu_ops<T> &ops, size_t nr, cuzk
 }
 
 /* Fp2: Karatsuba with reduced products (fp2_mul, the default) and with one
- * reduction per coefficient (fp2_mul_lazy, CUZK_GPU_FP2_LAZY), squaring;
- * against cuzk_fp2_mul / _sqr on edge-built and random pairs. */
+ * reduction per coefficient (fp2_mul_lazy, CUZK_GPU_FP2_LAZY), a·b - c·d
+ * with two reductions (fp2_mul_sub_lazy; c, d the next pair's b, a),
+ * squaring; against the CPU's products on edge-built and random pairs. */
 __global__ void fp2_ops(const fp2_t *a, const fp2_t *b, fp2_t *out, size_t n)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -126,6 +127,8 @@ __global__ void fp2_ops(const fp2_t *a, const fp2_t *b, fp2_t *out, size_t n)
     out[i] = fp2_mul(a[i], b[i]);
     out[n + i] = fp2_mul_lazy(a[i], b[i]);
     out[2 * n + i] = fp2_sqr(a[i]);
+    const size_t j = (i + 1) % n;
+    out[3 * n + i] = fp2_mul_sub_lazy(a[i], b[i], b[j], a[j]);
 }
 
 static void test_fp2(size_t nr, cuzk_rng *rng)
@@ -138,7 +141,7 @@ static void test_fp2(size_t nr, cuzk_rng *rng)
     cuzk_fp_add(&e[3], &e[2], &e[2]); /* p - 2 */
     e[4].l[0] = 1;
     const size_t ne = NE * NE, n = ne * ne + nr, sz = n * sizeof(cuzk_fp2);
-    cuzk_fp2 *a = (cuzk_fp2 *)malloc(sz), *b = (cuzk_fp2 *)malloc(sz), *out = (cuzk_fp2 *)malloc(3 * sz);
+    cuzk_fp2 *a = (cuzk_fp2 *)malloc(sz), *b = (cuzk_fp2 *)malloc(sz), *out = (cuzk_fp2 *)malloc(4 * sz);
     size_t k = 0;
     for (size_t i = 0; i < ne; i++)
         for (size_t j = 0; j < ne; j++, k++) {
@@ -147,27 +150,32 @@ static void test_fp2(size_t nr, cuzk_rng *rng)
         }
     for (; k < n; k++) cuzk_fp2_random(&a[k], rng), cuzk_fp2_random(&b[k], rng);
     fp2_t *da, *db, *dout;
-    bool ok = !cudaMalloc(&da, sz) && !cudaMalloc(&db, sz) && !cudaMalloc(&dout, 3 * sz);
+    bool ok = !cudaMalloc(&da, sz) && !cudaMalloc(&db, sz) && !cudaMalloc(&dout, 4 * sz);
     if (ok) {
         cudaMemcpy(da, a, sz, cudaMemcpyHostToDevice);
         cudaMemcpy(db, b, sz, cudaMemcpyHostToDevice);
         fp2_ops<<<(unsigned)((n + 127) / 128), 128>>>(da, db, dout, n);
-        ok = cudaMemcpy(out, dout, 3 * sz, cudaMemcpyDeviceToHost) == cudaSuccess;
+        ok = cudaMemcpy(out, dout, 4 * sz, cudaMemcpyDeviceToHost) == cudaSuccess;
         cudaFree(da), cudaFree(db), cudaFree(dout);
     }
     CHECK_MSG(ok, "Fp2: kernel failed");
-    unsigned long bad[3] = {0};
+    unsigned long bad[4] = {0};
     for (size_t i = 0; ok && i < n; i++) {
-        cuzk_fp2 m, q;
+        const size_t j = (i + 1) % n;
+        cuzk_fp2 m, q, x;
         cuzk_fp2_mul(&m, &a[i], &b[i]);
         cuzk_fp2_sqr(&q, &a[i]);
         bad[0] += memcmp(&m, &out[i], sizeof m) != 0;
         bad[1] += memcmp(&m, &out[n + i], sizeof m) != 0;
         bad[2] += memcmp(&q, &out[2 * n + i], sizeof q) != 0;
+        cuzk_fp2_mul(&x, &b[j], &a[j]);
+        cuzk_fp2_sub(&m, &m, &x);
+        bad[3] += memcmp(&m, &out[3 * n + i], sizeof m) != 0;
     }
-    CHECK_MSG(!bad[0] && !bad[1] && !bad[2], "Fp2: mul %lu, mul_lazy %lu, sqr %lu of %zu differ", bad[0], bad[1],
-              bad[2], n);
-    printf("Fp2: %zu pairs, mul, mul_lazy, sqr %s\n", n, bad[0] + bad[1] + bad[2] ? "DIFFER" : "all equal");
+    CHECK_MSG(!bad[0] && !bad[1] && !bad[2] && !bad[3], "Fp2: mul %lu, mul_lazy %lu, sqr %lu, mul_sub_lazy %lu of %zu differ",
+              bad[0], bad[1], bad[2], bad[3], n);
+    printf("Fp2: %zu pairs, mul, mul_lazy, sqr, mul_sub_lazy %s\n", n,
+           bad[0] + bad[1] + bad[2] + bad[3] ? "DIFFER" : "all equal");
     free(a), free(b), free(out);
 }
 

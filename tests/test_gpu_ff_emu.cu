@@ -2,8 +2,9 @@
  * its PTX carry primitives emulated (CUZK_FF_HOST_EMU: each keeps PTX's
  * carry flag in a variable), against the CPU's Fp and Fp2: the single-
  * accumulator Montgomery product, addition, subtraction, the 24-limb product
- * and its reduction, and the Fp2 multiplication with one reduction per
- * coefficient (fp2_mul_lazy), with edge values (0, 1, p - 1, sums near 2p)
+ * and its reduction, the Fp2 multiplication with one reduction per
+ * coefficient (fp2_mul_lazy) and a·b - c·d with two (fp2_mul_sub_lazy, as
+ * the point formulas call it through ec_mul_sub), with edge values (0, 1, p - 1, sums near 2p)
  * and fresh random ones. No device needed: CI runs it. The PTX-string code
  * (the even/odd CIOS) and the kernels are test_gpu_ff's, on a device. */
 #define CUZK_FF_HOST_EMU 1
@@ -11,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/ff.cuh"
+#include "gpu/ec.cuh" /* ec_mul_sub */
 extern "C" {
 #include "cuzk/fp.h"
 #include "cuzk/fp2.h"
@@ -58,15 +59,21 @@ static unsigned check_fp(const cuzk_fp &a, const cuzk_fp &b)
     return bad;
 }
 
-static bool check_fp2(const cuzk_fp2 &a, const cuzk_fp2 &b)
+/* a·b (fp2_mul_lazy, and the fp2l_t overload the G2 MSM's switch takes)
+ * and a·b - c·d (fp2_mul_sub_lazy through ec_mul_sub, as the point
+ * formulas call it) */
+static bool check_fp2(const cuzk_fp2 &a, const cuzk_fp2 &b, const cuzk_fp2 &c, const cuzk_fp2 &d)
 {
-    cuzk_fp2 want;
+    cuzk_fp2 want, cd, want_ms;
     cuzk_fp2_mul(&want, &a, &b);
+    cuzk_fp2_mul(&cd, &c, &d);
+    cuzk_fp2_sub(&want_ms, &want, &cd);
     const fp2_t r = fp2_mul_lazy(dv2(a), dv2(b));
-    fp2l_t x, y, z;
-    memcpy(&x, &a, sizeof x), memcpy(&y, &b, sizeof y);
-    f_mul(z, x, y); /* the overload the G2 MSM's switch takes */
-    return !memcmp(&r, &want, sizeof r) && !memcmp(&z, &want, sizeof z);
+    fp2l_t x, y, z, u, v, t, ms;
+    memcpy(&x, &a, sizeof x), memcpy(&y, &b, sizeof y), memcpy(&u, &c, sizeof u), memcpy(&v, &d, sizeof v);
+    f_mul(z, x, y);
+    ec_mul_sub(ms, x, y, t, u, v);
+    return !memcmp(&r, &want, sizeof r) && !memcmp(&z, &want, sizeof z) && !memcmp(&ms, &want_ms, sizeof ms);
 }
 
 int main(void)
@@ -94,7 +101,8 @@ int main(void)
     for (int i = 0; i < NE * NE; i++)
         for (int j = 0; j < NE * NE; j++) { /* every pair of edge-built Fp2 values */
             cuzk_fp2 x = {e[i / NE], e[i % NE]}, y = {e[j / NE], e[j % NE]};
-            bad_fp2 += !check_fp2(x, y), n_fp2++;
+            cuzk_fp2 u = {e[j % NE], e[i / NE]}, v = {e[i % NE], e[j / NE]};
+            bad_fp2 += !check_fp2(x, y, u, v), n_fp2++;
         }
     for (int k = 0; k < 200000; k++) {
         cuzk_fp a, b;
@@ -102,10 +110,12 @@ int main(void)
         unsigned bb = check_fp(a, b);
         n_fp++;
         for (int q = 0; q < 4; q++) bad_fp[q] += (bb >> q) & 1;
-        cuzk_fp2 x, y;
+        cuzk_fp2 x, y, u, v;
         cuzk_fp2_random(&x, &rng), cuzk_fp2_random(&y, &rng);
-        if (k & 1) y.c0 = e[2 + (k >> 1) % 2]; /* p - 1 or p - 2 beside random */
-        bad_fp2 += !check_fp2(x, y), n_fp2++;
+        cuzk_fp2_random(&u, &rng), cuzk_fp2_random(&v, &rng);
+        if (k & 1) y.c0 = e[2 + (k >> 1) % 2], v.c1 = e[2 + (k >> 2) % 2]; /* p - 1 or p - 2 beside random */
+        if (k % 7 == 0) u = x, v = y; /* a·b - a·b */
+        bad_fp2 += !check_fp2(x, y, u, v), n_fp2++;
     }
     for (int k = 0; k < 4; k++) CHECK_MSG(bad_fp[k] == 0, "%s: %lu of %lu differ", what[k], bad_fp[k], n_fp);
     CHECK_MSG(bad_fp2 == 0, "fp2_mul_lazy: %lu of %lu differ", bad_fp2, n_fp2);

@@ -46,6 +46,21 @@ template <class F> __device__ __forceinline__ void xyzz_from_aff(xyzz_t<F> &r, c
     f_one(r.zz), f_one(r.zzz);
 }
 
+/* o = a·b - c·d with t as scratch (b may be t): the two products and the
+ * subtraction as the formulas always had them, or the field's fused form
+ * where it has one (fp2l_t: two reductions instead of four). CUZK_FD: the
+ * host test test_gpu_ff_emu calls it too. */
+template <class F> CUZK_FD void ec_mul_sub(F &o, const F &a, const F &b, F &t, const F &c, const F &d)
+{
+    if constexpr (has_mul_sub<F>::value) {
+        f_mul_sub(o, a, b, c, d);
+    } else {
+        f_mul(o, a, b);
+        f_mul(t, c, d);
+        f_sub(o, o, t);
+    }
+}
+
 /* dbl-2008-s-1 (a = 0); infinity (ZZ = 0) stays infinity. */
 template <class F> __device__ __noinline__ void xyzz_dbl(xyzz_t<F> &r, const xyzz_t<F> &p)
 {
@@ -62,9 +77,7 @@ template <class F> __device__ __noinline__ void xyzz_dbl(xyzz_t<F> &r, const xyz
     f_dbl(t, s);
     f_sub(o.x, o.x, t);
     f_sub(t, s, o.x);
-    f_mul(o.y, m, t);
-    f_mul(t, w, p.y);
-    f_sub(o.y, o.y, t);
+    ec_mul_sub(o.y, m, t, t, w, p.y);
     f_mul(o.zz, v, p.zz);
     f_mul(o.zzz, w, p.zzz);
     r = o;
@@ -107,9 +120,7 @@ __device__ __forceinline__ void xyzz_add_aff_body(xyzz_t<F> &r, const xyzz_t<F> 
     f_dbl(t, q);
     f_sub(o.x, o.x, t);
     f_sub(t, q, o.x);
-    f_mul(o.y, R, t);
-    f_mul(t, a.y, ppp);
-    f_sub(o.y, o.y, t);
+    ec_mul_sub(o.y, R, t, t, a.y, ppp);
     f_mul(o.zz, a.zz, pp);
     f_mul(o.zzz, a.zzz, ppp);
     r = o;
@@ -155,9 +166,7 @@ __device__ __forceinline__ void xyzz_add_body(xyzz_t<F> &r, const xyzz_t<F> &a, 
     f_dbl(t, q);
     f_sub(o.x, o.x, t);
     f_sub(t, q, o.x);
-    f_mul(o.y, R, t);
-    f_mul(t, s1, ppp);
-    f_sub(o.y, o.y, t);
+    ec_mul_sub(o.y, R, t, t, s1, ppp);
     f_mul(o.zz, a.zz, b.zz);
     f_mul(o.zz, o.zz, pp);
     f_mul(o.zzz, a.zzz, b.zzz);
