@@ -564,30 +564,6 @@ CUZK_FD void fp_redc_wide(fp_t &r, const uint32_t *t)
     f_reduce_once(r, v, addc(0, 0));
 }
 
-/* t = a - b (24 limbs), plus p·R when that borrows: in [0, p·R) for
- * a, b in [0, p^2]. */
-CUZK_FD void fp_wide_sub_mod(uint32_t *t, const uint32_t *a, const uint32_t *b)
-{
-    constexpr int N = fp_params::N;
-    t[0] = sub_cc(a[0], b[0]);
-#pragma unroll
-    for (int j = 1; j < 2 * N; j++) t[j] = subc_cc(a[j], b[j]);
-    const uint32_t mask = subc(0, 0);
-    t[N] = add_cc(t[N], fp_params::m(0) & mask);
-#pragma unroll
-    for (int j = 1; j < N; j++) t[N + j] = addc_cc(t[N + j], fp_params::m(j) & mask);
-}
-
-/* t = a - b (24 limbs) where a >= b is known. */
-CUZK_FD void fp_wide_sub(uint32_t *t, const uint32_t *a, const uint32_t *b)
-{
-    constexpr int N = fp_params::N;
-    t[0] = sub_cc(a[0], b[0]);
-#pragma unroll
-    for (int j = 1; j < 2 * N - 1; j++) t[j] = subc_cc(a[j], b[j]);
-    t[2 * N - 1] = subc(a[2 * N - 1], b[2 * N - 1]);
-}
-
 /* Unreduced a + b of two elements below p (< 2p < B^12). */
 CUZK_FD void fp_add_unreduced(fp_t &r, const fp_t &a, const fp_t &b)
 {
@@ -595,25 +571,6 @@ CUZK_FD void fp_add_unreduced(fp_t &r, const fp_t &a, const fp_t &b)
 #pragma unroll
     for (int j = 1; j < fp_params::N - 1; j++) r.l[j] = addc_cc(a.l[j], b.l[j]);
     r.l[fp_params::N - 1] = addc(a.l[fp_params::N - 1], b.l[fp_params::N - 1]);
-}
-
-static CUZK_FD_NOINLINE fp2_t fp2_mul_lazy(fp2_t a, fp2_t b)
-{
-    constexpr int N = fp_params::N;
-    uint32_t s[2 * N], t0[2 * N], t1[2 * N];
-    fp_t sa, sb;
-    fp2_t r;
-    fp_add_unreduced(sa, a.c0, a.c1);
-    fp_add_unreduced(sb, b.c0, b.c1);
-    fp_mul_wide(s, sa, sb);         /* (a0 + a1)(b0 + b1) */
-    fp_mul_wide(t0, a.c0, b.c0);    /* a0·b0 */
-    fp_wide_sub(s, s, t0);
-    fp_mul_wide(t1, a.c1, b.c1);    /* a1·b1 */
-    fp_wide_sub(s, s, t1);          /* a0·b1 + a1·b0 */
-    fp_wide_sub_mod(t0, t0, t1);    /* a0·b0 - a1·b1 (+ p·R) */
-    fp_redc_wide(r.c0, t0);
-    fp_redc_wide(r.c1, s);
-    return r;
 }
 
 /* t += a (add) or t -= a, 24 limbs, modulo B^24 (the caller knows the
@@ -646,6 +603,34 @@ CUZK_FD void fp_wide_signed_fix(uint32_t *t)
     t[2 * N - 1] = addc(t[2 * N - 1], fp_params::m(N - 1) & mask);
 }
 
+/* The two coefficients of a·b in Fp2 before reduction (Karatsuba: three
+ * 24-limb products): c1 = a0·b1 + a1·b0 in [0, 2p^2), c0 = a0·b0 - a1·b1
+ * in (-p^2, p^2) modulo B^24. */
+CUZK_FD void fp2_mul_wide(uint32_t *c0, uint32_t *c1, const fp2_t &a, const fp2_t &b)
+{
+    uint32_t t[2 * fp_params::N];
+    fp_t sa, sb;
+    fp_add_unreduced(sa, a.c0, a.c1);
+    fp_add_unreduced(sb, b.c0, b.c1);
+    fp_mul_wide(c1, sa, sb);     /* (a0 + a1)(b0 + b1) */
+    fp_mul_wide(c0, a.c0, b.c0); /* a0·b0 */
+    fp_wide_addsub(c1, c0, false);
+    fp_mul_wide(t, a.c1, b.c1);  /* a1·b1 */
+    fp_wide_addsub(c1, t, false);
+    fp_wide_addsub(c0, t, false);
+}
+
+static CUZK_FD_NOINLINE fp2_t fp2_mul_lazy(fp2_t a, fp2_t b)
+{
+    uint32_t c0[2 * fp_params::N], c1[2 * fp_params::N];
+    fp2_t r;
+    fp2_mul_wide(c0, c1, a, b);
+    fp_wide_signed_fix(c0);
+    fp_redc_wide(r.c0, c0);
+    fp_redc_wide(r.c1, c1);
+    return r;
+}
+
 /* a·b - c·d in Fp2 with two reductions in all (against four for two lazy
  * products): c0 = a0b0 - a1b1 - (c0d0 - c1d1), c1 = (a0b1 + a1b0) -
  * (c0d1 + c1d0), each in (-2p^2, 2p^2) before the fix. Six 24-limb
@@ -653,27 +638,12 @@ CUZK_FD void fp_wide_signed_fix(uint32_t *t)
 static CUZK_FD_NOINLINE fp2_t fp2_mul_sub_lazy(fp2_t a, fp2_t b, fp2_t c, fp2_t d)
 {
     constexpr int N = fp_params::N;
-    uint32_t r0[2 * N], r1[2 * N], t[2 * N];
-    fp_t s, u;
+    uint32_t r0[2 * N], r1[2 * N], q0[2 * N], q1[2 * N];
     fp2_t r;
-    fp_add_unreduced(s, a.c0, a.c1);
-    fp_add_unreduced(u, b.c0, b.c1);
-    fp_mul_wide(r1, s, u);          /* (a0 + a1)(b0 + b1) */
-    fp_mul_wide(r0, a.c0, b.c0);    /* a0·b0 */
-    fp_wide_addsub(r1, r0, false);
-    fp_mul_wide(t, a.c1, b.c1);     /* a1·b1 */
-    fp_wide_addsub(r1, t, false);   /* r1 = a0·b1 + a1·b0 */
-    fp_wide_addsub(r0, t, false);   /* r0 = a0·b0 - a1·b1 */
-    fp_add_unreduced(s, c.c0, c.c1);
-    fp_add_unreduced(u, d.c0, d.c1);
-    fp_mul_wide(t, s, u);           /* (c0 + c1)(d0 + d1) */
-    fp_wide_addsub(r1, t, false);
-    fp_mul_wide(t, c.c0, d.c0);     /* c0·d0 */
-    fp_wide_addsub(r1, t, true);
-    fp_wide_addsub(r0, t, false);
-    fp_mul_wide(t, c.c1, d.c1);     /* c1·d1 */
-    fp_wide_addsub(r1, t, true);
-    fp_wide_addsub(r0, t, true);
+    fp2_mul_wide(r0, r1, a, b);
+    fp2_mul_wide(q0, q1, c, d);
+    fp_wide_addsub(r0, q0, false);
+    fp_wide_addsub(r1, q1, false);
     fp_wide_signed_fix(r0);
     fp_wide_signed_fix(r1);
     fp_redc_wide(r.c0, r0);
