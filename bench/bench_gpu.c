@@ -13,7 +13,8 @@
  * the inversions the grid's and then each block's own
  * (CUZK_GPU_MSM_AFFINE_INV=block), every result compared with the plain
  * run's (the G2 rows too, and then with one reduction per Fp2 coefficient,
- * CUZK_GPU_FP2_LAZY=1); and once more with the bases resident on the device and the
+ * CUZK_GPU_FP2_LAZY=1); the G1 random rows with the points' y in one
+ * reduction (CUZK_GPU_FP_LAZY=1); and once more with the bases resident on the device and the
  * scalars in pinned host memory, as sppark's msm_t is timed
  * (bench/sppark_side.sh runs the two side by side).
  * circom: the snarkjs-style prove (cuzk_circom_prove_gpu) on synthetic zkeys
@@ -174,9 +175,11 @@ int main(void)
 
     const unsigned aff = env_u("CUZK_BENCH_AFFINE", 6);
     /* random, bool-heavy, random with affine rounds (the grid's inversions;
-     * then each block's inside its round, CUZK_GPU_MSM_AFFINE_INV=block) */
-    for (int mode = 0; mode < 5; mode++) { /* 4: bool-heavy with the affine rounds (the ones' sum) */
-        if (mode >= 2 && !aff) break;
+     * then each block's inside its round, CUZK_GPU_MSM_AFFINE_INV=block);
+     * 4: bool-heavy with the affine rounds (the ones' sum); 5: random with
+     * the points' y in one reduction (CUZK_GPU_FP_LAZY) */
+    for (int mode = 0; mode < 6; mode++) {
+        if (mode >= 2 && mode <= 4 && !aff) continue;
         const int boolean = mode == 1 || mode == 4;
         for (unsigned lg = lmin; lg <= lg1; lg += 2) {
             size_t n = (size_t)1 << lg;
@@ -188,22 +191,25 @@ int main(void)
                 bad |= cuzk_gpu_g1_msm(w, &plain, b1, k, n);
                 char v[16];
                 snprintf(v, sizeof v, "%u", aff);
-                setenv("CUZK_GPU_MSM_AFFINE", v, 1);
+                if (mode == 5) setenv("CUZK_GPU_FP_LAZY", "1", 1);
+                else setenv("CUZK_GPU_MSM_AFFINE", v, 1);
                 if (mode == 3) setenv("CUZK_GPU_MSM_AFFINE_INV", "block", 1);
             }
             TIMED(bad, w, cuzk_gpu_g1_msm(w, &o, b1, k, n));
             if (mode >= 2) {
                 unsetenv("CUZK_GPU_MSM_AFFINE");
                 unsetenv("CUZK_GPU_MSM_AFFINE_INV");
+                unsetenv("CUZK_GPU_FP_LAZY");
                 if (!bad && !cuzk_g1_jac_eq(&o, &plain))
-                    printf("G1 MSM 2^%u (mode %d): the affine rounds' result differs\n", lg, mode);
+                    printf("G1 MSM 2^%u (mode %d): the result differs from the plain MSM's\n", lg, mode);
             }
             if (bad) printf("G1 MSM error: %s\n", cuzk_gpu_worker_error(w));
             row(mode == 0   ? "G1 MSM random"
                 : mode == 1 ? "G1 MSM bool-heavy"
                 : mode == 2 ? "G1 MSM random, affine"
                 : mode == 3 ? "G1 MSM random, affine, block inversion"
-                            : "G1 MSM bool-heavy, affine",
+                : mode == 4 ? "G1 MSM bool-heavy, affine"
+                            : "G1 MSM random, Fp lazy y",
                 lg);
         }
     }

@@ -4,7 +4,8 @@
  * accumulator Montgomery product, addition, subtraction, the 24-limb product
  * and its reduction, the Fp2 multiplication with one reduction per
  * coefficient (fp2_mul_lazy) and a·b - c·d with two (fp2_mul_sub_lazy, as
- * the point formulas call it through ec_mul_sub), with edge values (0, 1, p - 1, sums near 2p)
+ * the point formulas call it through ec_mul_sub; in Fp with one,
+ * fp_mul_sub_lazy), with edge values (0, 1, p - 1, sums near 2p)
  * and fresh random ones. No device needed: CI runs it. The PTX-string code
  * (the even/odd CIOS) and the kernels are test_gpu_ff's, on a device. */
 #define CUZK_FF_HOST_EMU 1
@@ -45,17 +46,29 @@ static unsigned check_fp(const cuzk_fp &a, const cuzk_fp &b)
     fp_t r;
     cuzk_fp_mul(&want, &a, &b);
     f_mul_cios(r, dv(a), dv(b));
-    bad += memcmp(&r, &want, sizeof r) != 0;
+    bad |= memcmp(&r, &want, sizeof r) != 0;
     uint32_t t[24];
     fp_mul_wide(t, dv(a), dv(b));
     fp_redc_wide(r, t);
-    bad += (memcmp(&r, &want, sizeof r) != 0) << 1;
+    bad |= (memcmp(&r, &want, sizeof r) != 0) << 1;
     cuzk_fp_add(&s, &a, &b);
     f_add(r, dv(a), dv(b));
-    bad += (memcmp(&r, &s, sizeof r) != 0) << 2;
+    bad |= (memcmp(&r, &s, sizeof r) != 0) << 2;
     cuzk_fp_sub(&s, &a, &b);
     f_sub(r, dv(a), dv(b));
-    bad += (memcmp(&r, &s, sizeof r) != 0) << 3;
+    bad |= (memcmp(&r, &s, sizeof r) != 0) << 3;
+    /* a·b - b·(a + b) with one reduction (fpl_t through ec_mul_sub) */
+    cuzk_fp ab, c, bc;
+    cuzk_fp_add(&c, &a, &b);
+    cuzk_fp_mul(&ab, &a, &b);
+    cuzk_fp_mul(&bc, &b, &c);
+    cuzk_fp_sub(&s, &ab, &bc);
+    fpl_t x, y, z, o, tmp;
+    memcpy(&x, &a, sizeof x), memcpy(&y, &b, sizeof y), memcpy(&z, &c, sizeof z);
+    ec_mul_sub(o, x, y, tmp, y, z);
+    bad |= (memcmp(&o, &s, sizeof o) != 0) << 4;
+    ec_mul_sub(o, x, y, tmp, x, y); /* a·b - a·b */
+    bad |= (!f_is_zero(o)) << 4;
     return bad;
 }
 
@@ -90,13 +103,13 @@ int main(void)
     cuzk_fp_add(&e[4], &e[1], &e[1]);
     e[5].l[0] = 1;
     e[6].l[0] = (uint64_t)1 << 32;
-    unsigned long bad_fp[4] = {0}, bad_fp2 = 0, n_fp = 0, n_fp2 = 0;
-    const char *what[4] = {"f_mul_cios", "fp_mul_wide + fp_redc_wide", "f_add", "f_sub"};
+    unsigned long bad_fp[5] = {0}, bad_fp2 = 0, n_fp = 0, n_fp2 = 0;
+    const char *what[5] = {"f_mul_cios", "fp_mul_wide + fp_redc_wide", "f_add", "f_sub", "fp_mul_sub_lazy"};
     for (int i = 0; i < NE; i++)
         for (int j = 0; j < NE; j++) {
             unsigned b = check_fp(e[i], e[j]);
             n_fp++;
-            for (int k = 0; k < 4; k++) bad_fp[k] += (b >> k) & 1;
+            for (int k = 0; k < 5; k++) bad_fp[k] += (b >> k) & 1;
         }
     for (int i = 0; i < NE * NE; i++)
         for (int j = 0; j < NE * NE; j++) { /* every pair of edge-built Fp2 values */
@@ -109,7 +122,7 @@ int main(void)
         cuzk_fp_random(&a, &rng), cuzk_fp_random(&b, &rng);
         unsigned bb = check_fp(a, b);
         n_fp++;
-        for (int q = 0; q < 4; q++) bad_fp[q] += (bb >> q) & 1;
+        for (int q = 0; q < 5; q++) bad_fp[q] += (bb >> q) & 1;
         cuzk_fp2 x, y, u, v;
         cuzk_fp2_random(&x, &rng), cuzk_fp2_random(&y, &rng);
         cuzk_fp2_random(&u, &rng), cuzk_fp2_random(&v, &rng);
@@ -117,7 +130,7 @@ int main(void)
         if (k % 7 == 0) u = x, v = y; /* a·b - a·b */
         bad_fp2 += !check_fp2(x, y, u, v), n_fp2++;
     }
-    for (int k = 0; k < 4; k++) CHECK_MSG(bad_fp[k] == 0, "%s: %lu of %lu differ", what[k], bad_fp[k], n_fp);
+    for (int k = 0; k < 5; k++) CHECK_MSG(bad_fp[k] == 0, "%s: %lu of %lu differ", what[k], bad_fp[k], n_fp);
     CHECK_MSG(bad_fp2 == 0, "fp2_mul_lazy: %lu of %lu differ", bad_fp2, n_fp2);
     printf("Fp: %lu pairs, Fp2: %lu pairs, emulated carries\n", n_fp, n_fp2);
     /* the oracle can fail: one flipped limb is seen */

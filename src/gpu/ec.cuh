@@ -48,7 +48,8 @@ template <class F> __device__ __forceinline__ void xyzz_from_aff(xyzz_t<F> &r, c
 
 /* o = a·b - c·d with t as scratch (b may be t): the two products and the
  * subtraction as the formulas always had them, or the field's fused form
- * where it has one (fp2l_t: two reductions instead of four). CUZK_FD: the
+ * where it has one (fp2l_t: two reductions instead of four, fpl_t: one
+ * instead of two). CUZK_FD: the
  * host test test_gpu_ff_emu calls it too. */
 template <class F> CUZK_FD void ec_mul_sub(F &o, const F &a, const F &b, F &t, const F &c, const F &d)
 {
@@ -184,6 +185,9 @@ template <class F> struct inline_adds {
     static constexpr bool value = false;
 };
 template <> struct inline_adds<fp_t> {
+    static constexpr bool value = true;
+};
+template <> struct inline_adds<fpl_t> {
     static constexpr bool value = true;
 };
 template <class F> __device__ __forceinline__ void hot_add_aff(xyzz_t<F> &acc, const affine_t<F> &p)

@@ -1,4 +1,6 @@
 /* G1 instantiation of the device MSM (msm.cuh). */
+#include <stdlib.h>
+
 #include "cuzk/g1.h"
 #include "msm.cuh"
 
@@ -11,6 +13,10 @@ int msm_g1(const ctx &c, msm_scratch *s, cuzk_g1_jac *out, const void *bases, co
 {
     const host_ops<cuzk_g1_xyzz, cuzk_g1_jac> ops = {cuzk_g1_xyzz_dbl, cuzk_g1_xyzz_add, g1_set_inf,
                                                    cuzk_g1_xyzz_to_jac};
+    /* CUZK_GPU_FP_LAZY=1: the same MSM over fpl_t, whose points' y take
+     * one reduction instead of two (ff.cuh); off until measured on a device */
+    const char *lazy = getenv("CUZK_GPU_FP_LAZY");
+    if (lazy && atoi(lazy) == 1) return msm_run<fpl_t>(c, s, out, (const affine_t<fpl_t> *)bases, scalars, n, mont, work, ops);
     return msm_run<fp_t>(c, s, out, (const affine_t<fp_t> *)bases, scalars, n, mont, work, ops);
 }
 
