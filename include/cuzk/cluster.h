@@ -123,8 +123,8 @@ int cuzk_cluster_submit(cuzk_cluster_db *db, const cuzk_cluster_job *job, bool *
 
 /* Claims up to max pending partitions of the given kinds (comma-separated),
  * highest priority first, then oldest job, then lowest partition, each
- * leased to this host for lease_ms. *n: how many. Concurrent claimers never
- * get the same partition (FOR UPDATE SKIP LOCKED). */
+ * leased to this host for lease_ms; out[] is in that order. *n: how many.
+ * Concurrent claimers never get the same partition (FOR UPDATE SKIP LOCKED). */
 int cuzk_cluster_claim(cuzk_cluster_db *db, const char *kinds, size_t max, cuzk_cluster_lease *out, size_t *n,
                        char *err, size_t errlen);
 

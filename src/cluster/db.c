@@ -645,14 +645,18 @@ int cuzk_cluster_claim(cuzk_cluster_db *db, const char *kinds, size_t max, cuzk_
     char lim[24];
     snprintf(lim, sizeof lim, "%zu", max);
     const char *p[4] = {db->host, arr, lim, db->lease};
+    /* RETURNING gives the updated rows in no set order (the CTE's ORDER BY
+     * only picks them): the outer SELECT hands them over in claim order,
+     * the most urgent first */
     qres q = run(db,
                  "WITH c AS (SELECT job_seq, part FROM cuzk_partitions "
                  " WHERE state = 'pending' AND kind = ANY($2::text[]) "
-                 " ORDER BY priority DESC, job_seq, part LIMIT $3 FOR UPDATE SKIP LOCKED) "
-                 "UPDATE cuzk_partitions p SET state = 'claimed', claimed_by = $1, attempt = p.attempt + 1, "
+                 " ORDER BY priority DESC, job_seq, part LIMIT $3 FOR UPDATE SKIP LOCKED), "
+                 "u AS (UPDATE cuzk_partitions p SET state = 'claimed', claimed_by = $1, attempt = p.attempt + 1, "
                  " lease_until = now() + $4::bigint * interval '1 millisecond' "
                  "FROM c WHERE p.job_seq = c.job_seq AND p.part = c.part "
-                 "RETURNING p.job_id, p.kind, p.job_seq, p.part, p.attempt, p.priority",
+                 "RETURNING p.job_id, p.kind, p.job_seq, p.part, p.attempt, p.priority) "
+                 "SELECT job_id, kind, job_seq, part, attempt, priority FROM u ORDER BY priority DESC, job_seq, part",
                  4, p, NULL, false, err, errlen);
     free(arr);
     if (!q.ok) return CUZK_ERR_IO;
