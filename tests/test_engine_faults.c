@@ -1516,11 +1516,13 @@ static void budget_exhaustion(tkind *k)
  * the watchdog fires (CTest's own timeout would say nothing), re-armed by
  * each scenario; the engine's threads are left as they are. */
 #define WATCHDOG_S 300
+#define STR_(x) #x
+#define STR(x) STR_(x)
 static const char *volatile g_scenario = "setup";
 static void on_watchdog(int sig)
 {
     (void)sig;
-    static const char m[] = "test_engine_faults: WATCHDOG: no progress for 300 s in scenario ";
+    static const char m[] = "test_engine_faults: WATCHDOG: no progress for " STR(WATCHDOG_S) " s in scenario ";
     if (write(2, m, sizeof m - 1) < 0 || write(2, g_scenario, strlen(g_scenario)) < 0 || write(2, "\n", 1) < 0) {
     }
     _exit(3);

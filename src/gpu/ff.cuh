@@ -573,22 +573,14 @@ CUZK_FD void fp_add_unreduced(fp_t &r, const fp_t &a, const fp_t &b)
     r.l[fp_params::N - 1] = addc(a.l[fp_params::N - 1], b.l[fp_params::N - 1]);
 }
 
-/* t += a (add) or t -= a, 24 limbs, modulo B^24 (the caller knows the
- * true value's range). */
-CUZK_FD void fp_wide_addsub(uint32_t *t, const uint32_t *a, bool add)
+/* t -= a, 24 limbs, modulo B^24 (the caller knows the true value's range). */
+CUZK_FD void fp_wide_sub(uint32_t *t, const uint32_t *a)
 {
     constexpr int N2 = 2 * fp_params::N;
-    if (add) {
-        t[0] = add_cc(t[0], a[0]);
+    t[0] = sub_cc(t[0], a[0]);
 #pragma unroll
-        for (int j = 1; j < N2 - 1; j++) t[j] = addc_cc(t[j], a[j]);
-        t[N2 - 1] = addc(t[N2 - 1], a[N2 - 1]);
-    } else {
-        t[0] = sub_cc(t[0], a[0]);
-#pragma unroll
-        for (int j = 1; j < N2 - 1; j++) t[j] = subc_cc(t[j], a[j]);
-        t[N2 - 1] = subc(t[N2 - 1], a[N2 - 1]);
-    }
+    for (int j = 1; j < N2 - 1; j++) t[j] = subc_cc(t[j], a[j]);
+    t[N2 - 1] = subc(t[N2 - 1], a[N2 - 1]);
 }
 
 /* t (24 limbs) holds a value in (-2p^2, 2p^2) modulo B^24: a negative one
@@ -611,7 +603,7 @@ CUZK_FD void fp_mul_sub_lazy(fp_t &r, const fp_t &a, const fp_t &b, const fp_t &
     uint32_t t[2 * fp_params::N], q[2 * fp_params::N];
     fp_mul_wide(t, a, b);
     fp_mul_wide(q, c, d);
-    fp_wide_addsub(t, q, false);
+    fp_wide_sub(t, q);
     fp_wide_signed_fix(t);
     fp_redc_wide(r, t);
 }
@@ -627,10 +619,10 @@ CUZK_FD void fp2_mul_wide(uint32_t *c0, uint32_t *c1, const fp2_t &a, const fp2_
     fp_add_unreduced(sb, b.c0, b.c1);
     fp_mul_wide(c1, sa, sb);     /* (a0 + a1)(b0 + b1) */
     fp_mul_wide(c0, a.c0, b.c0); /* a0·b0 */
-    fp_wide_addsub(c1, c0, false);
+    fp_wide_sub(c1, c0);
     fp_mul_wide(t, a.c1, b.c1);  /* a1·b1 */
-    fp_wide_addsub(c1, t, false);
-    fp_wide_addsub(c0, t, false);
+    fp_wide_sub(c1, t);
+    fp_wide_sub(c0, t);
 }
 
 static CUZK_FD_NOINLINE fp2_t fp2_mul_lazy(fp2_t a, fp2_t b)
@@ -655,8 +647,8 @@ static CUZK_FD_NOINLINE fp2_t fp2_mul_sub_lazy(fp2_t a, fp2_t b, fp2_t c, fp2_t 
     fp2_t r;
     fp2_mul_wide(r0, r1, a, b);
     fp2_mul_wide(q0, q1, c, d);
-    fp_wide_addsub(r0, q0, false);
-    fp_wide_addsub(r1, q1, false);
+    fp_wide_sub(r0, q0);
+    fp_wide_sub(r1, q1);
     fp_wide_signed_fix(r0);
     fp_wide_signed_fix(r1);
     fp_redc_wide(r.c0, r0);
