@@ -155,7 +155,9 @@ int main(void)
         cuzk_g2_jac_mul_fr(&j2, &j2, &k);
         cuzk_g2_jac_to_affine(&pool2[i], &j2);
     }
+    /* k serves every row: as long as the largest of G1, G2 and the NTT */
     unsigned lmax = lg1 > lntt ? lg1 : lntt;
+    if (lg2 > lmax) lmax = lg2;
     size_t nmax = (size_t)1 << lmax;
     cuzk_fr *k = malloc(nmax * sizeof *k);
     cuzk_g1_affine *b1 = malloc(((size_t)1 << lg1) * sizeof *b1);
