@@ -6,7 +6,8 @@
  * coefficient (fp2_mul_lazy) and a·b - c·d with two (fp2_mul_sub_lazy, as
  * the point formulas call it through ec_mul_sub; in Fp with one,
  * fp_mul_sub_lazy), with edge values (0, 1, p - 1, sums near 2p)
- * and fresh random ones. No device needed: CI runs it. The PTX-string code
+ * and fresh random ones; in Fr, the product by a constant with Shoup's
+ * quotient (fr_mul_shoup, fr_shoup_make) against the Montgomery product. No device needed: CI runs it. The PTX-string code
  * (the even/odd CIOS) and the kernels are test_gpu_ff's, on a device. */
 #define CUZK_FF_HOST_EMU 1
 #define CUZK_GPU_MUL_EO 0 /* f_mul: the single-accumulator CIOS, written in primitives */
@@ -17,6 +18,7 @@
 extern "C" {
 #include "cuzk/fp.h"
 #include "cuzk/fp2.h"
+#include "cuzk/fr.h"
 #include "testutil.h"
 }
 
@@ -89,6 +91,41 @@ static bool check_fp2(const cuzk_fp2 &a, const cuzk_fp2 &b, const cuzk_fp2 &c, c
     return !memcmp(&r, &want, sizeof r) && !memcmp(&z, &want, sizeof z) && !memcmp(&ms, &want_ms, sizeof ms);
 }
 
+/* fr_mul_shoup(x, c) against cuzk_fr_mul(x, c) in Montgomery form, c's
+ * Shoup form made by fr_shoup_make; and that form checked by its
+ * definition, wq·r + cR mod r = w·2^256 with w = c (plain), in 512-bit
+ * arithmetic of the test's own (bit 0: product, bit 1: quotient). */
+static unsigned check_fr(const cuzk_fr &x, const cuzk_fr &c)
+{
+    static const uint64_t r[4] = {0xffffffff00000001ull, 0x53bda402fffe5bfeull, 0x3339d80809a1d805ull,
+                                  0x73eda753299d7d48ull};
+    cuzk_fr want;
+    cuzk_fr_mul(&want, &x, &c);
+    fr_t dx, dc, o;
+    memcpy(&dx, &x, sizeof dx), memcpy(&dc, &c, sizeof dc);
+    fr_shoup_t sh;
+    fr_shoup_make(sh, dc);
+    fr_mul_shoup(o, dx, sh);
+    unsigned bad = memcmp(&o, &want, sizeof o) != 0;
+    uint64_t wq[4], w[4], lhs[8] = {0};
+    memcpy(wq, &sh.wq, sizeof wq), memcpy(w, &sh.w, sizeof w);
+    for (int i = 0; i < 4; i++) { /* lhs = wq·r */
+        unsigned __int128 carry = 0;
+        for (int j = 0; j < 4; j++) {
+            unsigned __int128 v = (unsigned __int128)wq[i] * r[j] + lhs[i + j] + carry;
+            lhs[i + j] = (uint64_t)v, carry = v >> 64;
+        }
+        lhs[i + 4] = (uint64_t)carry;
+    }
+    unsigned __int128 carry = 0; /* + cR mod r, which is c's limbs as stored */
+    for (int k = 0; k < 8; k++) {
+        unsigned __int128 v = (unsigned __int128)lhs[k] + (k < 4 ? c.l[k] : 0) + carry;
+        lhs[k] = (uint64_t)v, carry = v >> 64;
+    }
+    bad |= (carry || lhs[0] || lhs[1] || lhs[2] || lhs[3] || memcmp(lhs + 4, w, sizeof w)) << 1;
+    return bad;
+}
+
 int main(void)
 {
     cuzk_rng rng;
@@ -130,9 +167,34 @@ int main(void)
         if (k % 7 == 0) u = x, v = y; /* a·b - a·b */
         bad_fp2 += !check_fp2(x, y, u, v), n_fp2++;
     }
+    /* Fr: every pairing of 0, 1, r - 1, r - 2, 2, R^-1, a zero low word; fresh pairs */
+    cuzk_fr fe_[NE];
+    memset(fe_, 0, sizeof fe_);
+    fe_[1] = cuzk_fr_one;
+    cuzk_fr_neg(&fe_[2], &fe_[1]);
+    cuzk_fr_add(&fe_[3], &fe_[2], &fe_[2]);
+    cuzk_fr_add(&fe_[4], &fe_[1], &fe_[1]);
+    fe_[5].l[0] = 1;
+    fe_[6].l[0] = (uint64_t)1 << 32;
+    unsigned long bad_fr[2] = {0}, n_fr = 0;
+    for (int i = 0; i < NE; i++)
+        for (int j = 0; j < NE; j++) {
+            unsigned b = check_fr(fe_[i], fe_[j]);
+            n_fr++, bad_fr[0] += b & 1, bad_fr[1] += b >> 1;
+        }
+    for (int k = 0; k < 200000; k++) {
+        cuzk_fr x, c;
+        cuzk_fr_random(&x, &rng), cuzk_fr_random(&c, &rng);
+        if (k % 5 == 1) x = fe_[2 + k % 2]; /* r - 1, r - 2 beside a random constant */
+        if (k % 5 == 2) c = fe_[2 + k % 2];
+        unsigned b = check_fr(x, c);
+        n_fr++, bad_fr[0] += b & 1, bad_fr[1] += b >> 1;
+    }
+    CHECK_MSG(bad_fr[0] == 0, "fr_mul_shoup: %lu of %lu differ", bad_fr[0], n_fr);
+    CHECK_MSG(bad_fr[1] == 0, "fr_shoup_make: %lu of %lu quotients wrong", bad_fr[1], n_fr);
     for (int k = 0; k < 5; k++) CHECK_MSG(bad_fp[k] == 0, "%s: %lu of %lu differ", what[k], bad_fp[k], n_fp);
     CHECK_MSG(bad_fp2 == 0, "fp2_mul_lazy: %lu of %lu differ", bad_fp2, n_fp2);
-    printf("Fp: %lu pairs, Fp2: %lu pairs, emulated carries\n", n_fp, n_fp2);
+    printf("Fp: %lu pairs, Fp2: %lu pairs, Fr (Shoup): %lu pairs, emulated carries\n", n_fp, n_fp2, n_fr);
     /* the oracle can fail: one flipped limb is seen */
     cuzk_fp a = e[2], b = e[2];
     uint32_t t[24];
@@ -143,5 +205,17 @@ int main(void)
     cuzk_fp want;
     cuzk_fp_mul(&want, &a, &b);
     CHECK(memcmp(&r, &want, sizeof r) != 0);
+    /* and a wrong quotient is seen: wq one too small leaves x·w - q·r up to 3r */
+    {
+        cuzk_fr x = fe_[2], c = fe_[2], wr;
+        fr_t dx, dc, o;
+        memcpy(&dx, &x, sizeof dx), memcpy(&dc, &c, sizeof dc);
+        fr_shoup_t sh;
+        fr_shoup_make(sh, dc);
+        sh.wq.l[7] -= 1;
+        fr_mul_shoup(o, dx, sh);
+        cuzk_fr_mul(&wr, &x, &c);
+        CHECK(memcmp(&o, &wr, sizeof o) != 0);
+    }
     return tu_finish("test_gpu_ff_emu");
 }

@@ -401,6 +401,121 @@ template <class P> CUZK_FD void f_from_mont(fe<P> &r, const fe<P> &a)
     f_mul(r, a, one);
 }
 
+/* ---- Fr times a constant (Shoup) ----------------------------------------
+ * x·w mod r for a w known in advance (an NTT's twiddles), with the quotient
+ * wq = floor(w·2^256 / r) stored beside it. x·wq / 2^256 is within 0.46 of
+ * x·w / r (x < r < 0.46·2^256), so q = floor of it is the quotient or one
+ * less, and x·w - q·r lies in [0, 2r), below 2^256: it needs only the low
+ * 256 bits of x·w and of q·r, and one conditional subtraction. q's own sum
+ * leaves out the products below limb 6 and limb 6's low halves (together
+ * < 2^-27 of a unit of q, so q still is the quotient or one less). r's limbs
+ * 0 and 1 make 2^256 - r's 2^32 - 1 and 0, so q·(2^256 - r) needs no
+ * multiplier there. Multiply instructions: 79 for q, 64 for x·w, 36 for
+ * q·(2^256 - r): 179, against 224 for the Montgomery product of two
+ * variables (f_mul_eo with r's low limbs). Montgomery form passes through:
+ * x = aR gives x·w = (a·w)R; w itself is plain (not Montgomery). */
+struct fr_shoup_t {
+    fr_t w, wq; /* w plain, wq = floor(w·2^256 / r) */
+};
+
+CUZK_FD void fr_mul_shoup(fr_t &out, const fr_t &x, const fr_t &w, const fr_t &wq)
+{
+    constexpr int N = 8;
+    /* q: positions 7..15 of x·wq (index = position) */
+    uint32_t a[2 * N];
+#pragma unroll
+    for (int k = 0; k < 2 * N; k++) a[k] = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        const uint32_t xi = x.l[i];
+        /* low halves at i + j >= 7; the carry out into position i + 8, still 0 */
+        constexpr int L = N - 1;
+        const int j0 = L - i;
+        a[L] = mad_lo_cc(xi, wq.l[j0], a[L]);
+#pragma unroll
+        for (int j = j0 + 1; j < N; j++) a[i + j] = madc_lo_cc(xi, wq.l[j], a[i + j]);
+        a[i + N] = addc(0, 0);
+        /* high halves at i + j + 1 for i + j >= 6 (the row's whole sum fits
+         * below position i + 9: no carry out of the last) */
+        const int h0 = i < L - 1 ? L - 1 - i : 0;
+        a[i + h0 + 1] = mad_hi_cc(xi, wq.l[h0], a[i + h0 + 1]);
+#pragma unroll
+        for (int j = h0 + 1; j < N - 1; j++) a[i + j + 1] = madc_hi_cc(xi, wq.l[j], a[i + j + 1]);
+        a[i + N] = madc_hi(xi, wq.l[N - 1], a[i + N]);
+    }
+    const uint32_t *q = a + N;
+    /* t = x·w + q·(2^256 - r) mod 2^256 (= x·w - q·r) */
+    uint32_t t[N];
+#pragma unroll
+    for (int k = 0; k < N; k++) t[k] = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        const uint32_t xi = x.l[i];
+        t[i] = mad_lo_cc(xi, w.l[0], t[i]);
+#pragma unroll
+        for (int j = 1; i + j < N; j++) t[i + j] = madc_lo_cc(xi, w.l[j], t[i + j]);
+        if (i < N - 1) {
+            t[i + 1] = mad_hi_cc(xi, w.l[0], t[i + 1]);
+#pragma unroll
+            for (int j = 1; i + j + 1 < N; j++) t[i + j + 1] = madc_hi_cc(xi, w.l[j], t[i + j + 1]);
+        }
+    }
+    /* 2^256 - r = (B - 1) + 0·B + sum_{j >= 2} nr_j·B^j: q·(B - 1) = q·B - q */
+    t[1] = add_cc(t[1], q[0]);
+#pragma unroll
+    for (int k = 2; k < N; k++) t[k] = addc_cc(t[k], q[k - 1]);
+    t[0] = sub_cc(t[0], q[0]);
+#pragma unroll
+    for (int k = 1; k < N; k++) t[k] = subc_cc(t[k], q[k]);
+    constexpr uint32_t nr[N] = {0xffffffffu, 0u, 0x0001a401u, 0xac425bfdu,
+                                0xf65e27fau, 0xccc627f7u, 0xd66282b7u, 0x8c1258acu};
+#pragma unroll
+    for (int i = 0; i + 2 < N; i++) {
+        const uint32_t qi = q[i];
+        t[i + 2] = mad_lo_cc(qi, nr[2], t[i + 2]);
+#pragma unroll
+        for (int j = 3; i + j < N; j++) t[i + j] = madc_lo_cc(qi, nr[j], t[i + j]);
+        if (i + 3 < N) {
+            t[i + 3] = mad_hi_cc(qi, nr[2], t[i + 3]);
+#pragma unroll
+            for (int j = 3; i + j + 1 < N; j++) t[i + j + 1] = madc_hi_cc(qi, nr[j], t[i + j + 1]);
+        }
+    }
+    f_reduce_once(out, t, 0u);
+}
+CUZK_FD void fr_mul_shoup(fr_t &out, const fr_t &x, const fr_shoup_t &c) { fr_mul_shoup(out, x, c.w, c.wq); }
+
+/* The constant's form for fr_mul_shoup from its Montgomery form wm = wR mod
+ * r: w = wm·R^-1, and wq = floor(w·2^256 / r) = (w·2^256 - wm) / r exactly,
+ * which is -wm·r^-1 mod 2^256 (a quotient below 2^256 is its own residue):
+ * one low-half product. */
+CUZK_FD void fr_shoup_make(fr_shoup_t &c, const fr_t &wm)
+{
+    constexpr int N = 8;
+    constexpr uint32_t rinv[N] = {0x00000001u, 0x00000001u, 0x0001a402u, 0xac45a400u,
+                                  0xfffb13f9u, 0xe7e4d3e8u, 0x2840d7c6u, 0xc2bbc54fu};
+    f_from_mont(c.w, wm);
+    uint32_t n[N], t[N];
+    n[0] = sub_cc(0u, wm.l[0]);
+#pragma unroll
+    for (int k = 1; k < N; k++) n[k] = subc_cc(0u, wm.l[k]);
+#pragma unroll
+    for (int k = 0; k < N; k++) t[k] = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        t[i] = mad_lo_cc(n[i], rinv[0], t[i]);
+#pragma unroll
+        for (int j = 1; i + j < N; j++) t[i + j] = madc_lo_cc(n[i], rinv[j], t[i + j]);
+        if (i < N - 1) {
+            t[i + 1] = mad_hi_cc(n[i], rinv[0], t[i + 1]);
+#pragma unroll
+            for (int j = 1; i + j + 1 < N; j++) t[i + j + 1] = madc_hi_cc(n[i], rinv[j], t[i + j + 1]);
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < N; k++) c.wq.l[k] = t[k];
+}
+
 /* ---- Fp2 = Fp[u]/(u^2 + 1), the same layout as cuzk_fp2 ---------------- */
 struct fp2_t {
     fp_t c0, c1;
