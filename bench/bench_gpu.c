@@ -304,6 +304,29 @@ int main(void)
             if (bad) printf("NTT error: %s\n", cuzk_gpu_worker_error(w));
             row(v == 0 ? "NTT (bitrev->nat)" : v == 1 ? "NTT (nat->bitrev), minb 1" : "NTT (bitrev->nat), minb 1", lg);
         }
+        /* twiddles in Shoup's form (CUZK_GPU_NTT_SHOUP): first the same
+         * input through both, the results compared; then both directions timed */
+        if (lg >= 24) {
+            cuzk_fr *c2 = malloc(n * sizeof *c2);
+            if (c2) {
+                scalars(k, n, 0);
+                memcpy(c2, k, n * sizeof *c2);
+                int b2 = cuzk_gpu_ntt(w, k, lg, CUZK_GPU_NTT_OUT_BITREV);
+                setenv("CUZK_GPU_NTT_SHOUP", "1", 1);
+                b2 |= cuzk_gpu_ntt(w, c2, lg, CUZK_GPU_NTT_OUT_BITREV);
+                unsetenv("CUZK_GPU_NTT_SHOUP");
+                if (b2) printf("NTT (Shoup) error: %s\n", cuzk_gpu_worker_error(w));
+                else if (memcmp(c2, k, n * sizeof *c2)) printf("NTT 2^%u: the Shoup twiddles' result differs\n", lg);
+                free(c2);
+            }
+            for (int v = 0; v < 2; v++) {
+                setenv("CUZK_GPU_NTT_SHOUP", "1", 1);
+                TIMED(bad, w, cuzk_gpu_ntt(w, k, lg, v ? CUZK_GPU_NTT_IN_BITREV : CUZK_GPU_NTT_OUT_BITREV));
+                unsetenv("CUZK_GPU_NTT_SHOUP");
+                if (bad) printf("NTT error: %s\n", cuzk_gpu_worker_error(w));
+                row(v ? "NTT (bitrev->nat), Shoup twiddles" : "NTT (nat->bitrev), Shoup twiddles", lg);
+            }
+        }
     }
     free(b1), free(b2);
 
