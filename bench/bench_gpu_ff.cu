@@ -2,7 +2,9 @@
  * even/odd CIOS (f_mul_eo; in Fr also with the reduction that uses r's limbs
  * 1 and 2^32 - 1) and the single-accumulator version (f_mul_cios), in Fp and Fr,
  * Fr's product by a constant with its Shoup quotient (fr_mul_shoup: an NTT's
- * twiddles; 179 multiply instructions against 224), plus G1 XYZZ mixed
+ * twiddles; 179 multiply instructions against 224), Fp's product as a 24-limb
+ * product and a reduction (the lazy G2 path's pieces), schoolbook and
+ * Karatsuba (fp_mul_wide_kara: 216 products' instructions against 288), plus G1 XYZZ mixed
  * additions (the MSM's inner step). Each thread runs 4 independent chains
  * of K dependent operations; one table, median of 5 launches. */
 #include <cuda_runtime.h>
@@ -16,7 +18,7 @@ using namespace cuzk_gpu;
 #define CHAINS 4
 #define K 256
 
-template <class P, int EO> __global__ void mul_loop(fe<P> *io, fe<P> y) /* EO: 0 cios, 1 eo, 2 eo low01, 3 shoup (Fr) */
+template <class P, int EO> __global__ void mul_loop(fe<P> *io, fe<P> y) /* EO: 0 cios, 1 eo, 2 eo low01, 3 shoup (Fr), 4 wide + redc (Fp), 5 wide Karatsuba + redc (Fp) */
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     fe<P> x[CHAINS];
@@ -28,9 +30,17 @@ template <class P, int EO> __global__ void mul_loop(fe<P> *io, fe<P> y) /* EO: 0
     for (int k = 0; k < K; k++)
 #pragma unroll
         for (int c = 0; c < CHAINS; c++) {
-            if constexpr (EO == 3)
+            if constexpr (EO == 3) {
                 fr_mul_shoup(x[c], x[c], sh);
-            else if (EO == 2)
+            } else if constexpr (EO == 4 || EO == 5) {
+                uint32_t t[24];
+                if constexpr (EO == 4)
+                    fp_mul_wide(t, x[c], y);
+                else
+                    fp_mul_wide_kara(t, x[c], y);
+                fp_redc_wide(x[c], t);
+            }
+            else if constexpr (EO == 2)
                 f_mul_eo<P, P::LOW01>(x[c], x[c], y);
             else if (EO)
                 f_mul_eo<P, false>(x[c], x[c], y);
@@ -100,7 +110,7 @@ int main(void)
         const char *name;
         float ms;
         double n;
-    } rows[7];
+    } rows[9];
     rows[0] = {"Fp mul even/odd (f_mul_eo)", time_it([&] { mul_loop<fp_params, 1><<<blocks, T>>>((fp_t *)buf, yp); }), ops};
     rows[1] = {"Fp mul single-acc (f_mul_cios)", time_it([&] { mul_loop<fp_params, 0><<<blocks, T>>>((fp_t *)buf, yp); }), ops};
     rows[2] = {"Fr mul even/odd (f_mul_eo)", time_it([&] { mul_loop<fr_params, 1><<<blocks, T>>>((fr_t *)buf, yr); }), ops};
@@ -108,6 +118,10 @@ int main(void)
                time_it([&] { mul_loop<fr_params, 2><<<blocks, T>>>((fr_t *)buf, yr); }), ops};
     rows[6] = {"Fr mul by a constant, Shoup quotient (fr_mul_shoup)",
                time_it([&] { mul_loop<fr_params, 3><<<blocks, T>>>((fr_t *)buf, yr); }), ops};
+    rows[7] = {"Fp mul as 24-limb product + reduction (fp_mul_wide, fp_redc_wide)",
+               time_it([&] { mul_loop<fp_params, 4><<<blocks, T>>>((fp_t *)buf, yp); }), ops};
+    rows[8] = {"Fp mul as 24-limb Karatsuba product + reduction (fp_mul_wide_kara)",
+               time_it([&] { mul_loop<fp_params, 5><<<blocks, T>>>((fp_t *)buf, yp); }), ops};
     rows[3] = {"Fr mul single-acc (f_mul_cios)", time_it([&] { mul_loop<fr_params, 0><<<blocks, T>>>((fr_t *)buf, yr); }), ops};
     /* G1 mixed additions: accumulators start at valid points? any Fp values
      * exercise the same instruction stream (no branch depends on the curve) */
@@ -116,7 +130,7 @@ int main(void)
     cudaMemset(pts, 0x07, 1024 * sizeof *pts);
     rows[4] = {"G1 XYZZ mixed add (hot_add_aff, f_mul)",
                time_it([&] { add_loop<<<blocks, T>>>((xyzz_t<fp_t> *)buf, pts); }), (double)threads * K};
-    for (int r = 0; r < 7; r++)
+    for (int r = 0; r < 9; r++)
         printf("| %s | %.3f | %.2f | %.3f |\n", rows[r].name, rows[r].ms, rows[r].n / rows[r].ms / 1e6,
                rows[r].ms * 1e6 / rows[r].n * prop.multiProcessorCount);
     cudaError_t e = cudaDeviceSynchronize();

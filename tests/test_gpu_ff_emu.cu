@@ -71,6 +71,17 @@ static unsigned check_fp(const cuzk_fp &a, const cuzk_fp &b)
     bad |= (memcmp(&o, &s, sizeof o) != 0) << 4;
     ec_mul_sub(o, x, y, tmp, x, y); /* a·b - a·b */
     bad |= (!f_is_zero(o)) << 4;
+    /* the Karatsuba 24-limb product, limb for limb the schoolbook one: on a, b
+     * and on the unreduced sums a + b, a + a (up to 2p, as Fp2's Karatsuba gives it) */
+    uint32_t tk[24];
+    fp_mul_wide_kara(tk, dv(a), dv(b));
+    bad |= (memcmp(tk, t, sizeof t) != 0) << 5;
+    fp_t sab, saa;
+    fp_add_unreduced(sab, dv(a), dv(b));
+    fp_add_unreduced(saa, dv(a), dv(a));
+    fp_mul_wide(t, sab, saa);
+    fp_mul_wide_kara(tk, sab, saa);
+    bad |= (memcmp(tk, t, sizeof t) != 0) << 5;
     return bad;
 }
 
@@ -140,13 +151,14 @@ int main(void)
     cuzk_fp_add(&e[4], &e[1], &e[1]);
     e[5].l[0] = 1;
     e[6].l[0] = (uint64_t)1 << 32;
-    unsigned long bad_fp[5] = {0}, bad_fp2 = 0, n_fp = 0, n_fp2 = 0;
-    const char *what[5] = {"f_mul_cios", "fp_mul_wide + fp_redc_wide", "f_add", "f_sub", "fp_mul_sub_lazy"};
+    unsigned long bad_fp[6] = {0}, bad_fp2 = 0, n_fp = 0, n_fp2 = 0;
+    const char *what[6] = {"f_mul_cios", "fp_mul_wide + fp_redc_wide", "f_add", "f_sub", "fp_mul_sub_lazy",
+                           "fp_mul_wide_kara"};
     for (int i = 0; i < NE; i++)
         for (int j = 0; j < NE; j++) {
             unsigned b = check_fp(e[i], e[j]);
             n_fp++;
-            for (int k = 0; k < 5; k++) bad_fp[k] += (b >> k) & 1;
+            for (int k = 0; k < 6; k++) bad_fp[k] += (b >> k) & 1;
         }
     for (int i = 0; i < NE * NE; i++)
         for (int j = 0; j < NE * NE; j++) { /* every pair of edge-built Fp2 values */
@@ -159,7 +171,7 @@ int main(void)
         cuzk_fp_random(&a, &rng), cuzk_fp_random(&b, &rng);
         unsigned bb = check_fp(a, b);
         n_fp++;
-        for (int q = 0; q < 5; q++) bad_fp[q] += (bb >> q) & 1;
+        for (int q = 0; q < 6; q++) bad_fp[q] += (bb >> q) & 1;
         cuzk_fp2 x, y, u, v;
         cuzk_fp2_random(&x, &rng), cuzk_fp2_random(&y, &rng);
         cuzk_fp2_random(&u, &rng), cuzk_fp2_random(&v, &rng);
@@ -192,7 +204,7 @@ int main(void)
     }
     CHECK_MSG(bad_fr[0] == 0, "fr_mul_shoup: %lu of %lu differ", bad_fr[0], n_fr);
     CHECK_MSG(bad_fr[1] == 0, "fr_shoup_make: %lu of %lu quotients wrong", bad_fr[1], n_fr);
-    for (int k = 0; k < 5; k++) CHECK_MSG(bad_fp[k] == 0, "%s: %lu of %lu differ", what[k], bad_fp[k], n_fp);
+    for (int k = 0; k < 6; k++) CHECK_MSG(bad_fp[k] == 0, "%s: %lu of %lu differ", what[k], bad_fp[k], n_fp);
     CHECK_MSG(bad_fp2 == 0, "fp2_mul_lazy: %lu of %lu differ", bad_fp2, n_fp2);
     printf("Fp: %lu pairs, Fp2: %lu pairs, Fr (Shoup): %lu pairs, emulated carries\n", n_fp, n_fp2, n_fr);
     /* the oracle can fail: one flipped limb is seen */
