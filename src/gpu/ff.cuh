@@ -418,6 +418,25 @@ struct fr_shoup_t {
     fr_t w, wq; /* w plain, wq = floor(w·2^256 / r) */
 };
 
+/* t = a·b mod B^N, the product's low N limbs: row i's low halves at
+ * i..N-1, its high halves at i+1..N-1, the carries out of limb N-1 dropped */
+template <int N> CUZK_FD void mul_low_half(uint32_t *t, const uint32_t *a, const uint32_t *b)
+{
+#pragma unroll
+    for (int k = 0; k < N; k++) t[k] = 0;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        t[i] = mad_lo_cc(a[i], b[0], t[i]);
+#pragma unroll
+        for (int j = 1; i + j < N; j++) t[i + j] = madc_lo_cc(a[i], b[j], t[i + j]);
+        if (i < N - 1) {
+            t[i + 1] = mad_hi_cc(a[i], b[0], t[i + 1]);
+#pragma unroll
+            for (int j = 1; i + j + 1 < N; j++) t[i + j + 1] = madc_hi_cc(a[i], b[j], t[i + j + 1]);
+        }
+    }
+}
+
 CUZK_FD void fr_mul_shoup(fr_t &out, const fr_t &x, const fr_t &w, const fr_t &wq)
 {
     constexpr int N = 8;
@@ -446,20 +465,7 @@ CUZK_FD void fr_mul_shoup(fr_t &out, const fr_t &x, const fr_t &w, const fr_t &w
     const uint32_t *q = a + N;
     /* t = x·w + q·(2^256 - r) mod 2^256 (= x·w - q·r) */
     uint32_t t[N];
-#pragma unroll
-    for (int k = 0; k < N; k++) t[k] = 0;
-#pragma unroll
-    for (int i = 0; i < N; i++) {
-        const uint32_t xi = x.l[i];
-        t[i] = mad_lo_cc(xi, w.l[0], t[i]);
-#pragma unroll
-        for (int j = 1; i + j < N; j++) t[i + j] = madc_lo_cc(xi, w.l[j], t[i + j]);
-        if (i < N - 1) {
-            t[i + 1] = mad_hi_cc(xi, w.l[0], t[i + 1]);
-#pragma unroll
-            for (int j = 1; i + j + 1 < N; j++) t[i + j + 1] = madc_hi_cc(xi, w.l[j], t[i + j + 1]);
-        }
-    }
+    mul_low_half<N>(t, x.l, w.l);
     /* 2^256 - r = (B - 1) + 0·B + sum_{j >= 2} nr_j·B^j: q·(B - 1) = q·B - q */
     t[1] = add_cc(t[1], q[0]);
 #pragma unroll
@@ -495,25 +501,11 @@ CUZK_FD void fr_shoup_make(fr_shoup_t &c, const fr_t &wm)
     constexpr uint32_t rinv[N] = {0x00000001u, 0x00000001u, 0x0001a402u, 0xac45a400u,
                                   0xfffb13f9u, 0xe7e4d3e8u, 0x2840d7c6u, 0xc2bbc54fu};
     f_from_mont(c.w, wm);
-    uint32_t n[N], t[N];
+    uint32_t n[N];
     n[0] = sub_cc(0u, wm.l[0]);
 #pragma unroll
     for (int k = 1; k < N; k++) n[k] = subc_cc(0u, wm.l[k]);
-#pragma unroll
-    for (int k = 0; k < N; k++) t[k] = 0;
-#pragma unroll
-    for (int i = 0; i < N; i++) {
-        t[i] = mad_lo_cc(n[i], rinv[0], t[i]);
-#pragma unroll
-        for (int j = 1; i + j < N; j++) t[i + j] = madc_lo_cc(n[i], rinv[j], t[i + j]);
-        if (i < N - 1) {
-            t[i + 1] = mad_hi_cc(n[i], rinv[0], t[i + 1]);
-#pragma unroll
-            for (int j = 1; i + j + 1 < N; j++) t[i + j + 1] = madc_hi_cc(n[i], rinv[j], t[i + j + 1]);
-        }
-    }
-#pragma unroll
-    for (int k = 0; k < N; k++) c.wq.l[k] = t[k];
+    mul_low_half<N>(c.wq.l, n, rinv);
 }
 
 /* ---- Fp2 = Fp[u]/(u^2 + 1), the same layout as cuzk_fp2 ---------------- */
