@@ -137,20 +137,27 @@ static unsigned check_fr(const cuzk_fr &x, const cuzk_fr &c)
     return bad;
 }
 
+/* The edges of a field (Fp or Fr, m its modulus): 0, 1, m - 1, m - 2, 2,
+ * R^-1 (limb 1), a zero low word */
+enum { NE = 7 };
+template <class T>
+static void edges(T e[NE], const T &one, void (*neg)(T *, const T *), void (*add)(T *, const T *, const T *))
+{
+    memset(e, 0, NE * sizeof *e);
+    e[1] = one;
+    neg(&e[2], &e[1]);
+    add(&e[3], &e[2], &e[2]);
+    add(&e[4], &e[1], &e[1]);
+    e[5].l[0] = 1;
+    e[6].l[0] = (uint64_t)1 << 32;
+}
+
 int main(void)
 {
     cuzk_rng rng;
     tu_init(&rng, "test_gpu_ff_emu");
-    /* edges: 0, 1, p - 1, p - 2, 2, R^-1 (limb 1), a zero low word */
-    enum { NE = 7 };
     cuzk_fp e[NE];
-    memset(e, 0, sizeof e);
-    e[1] = cuzk_fp_one;
-    cuzk_fp_neg(&e[2], &e[1]);
-    cuzk_fp_add(&e[3], &e[2], &e[2]);
-    cuzk_fp_add(&e[4], &e[1], &e[1]);
-    e[5].l[0] = 1;
-    e[6].l[0] = (uint64_t)1 << 32;
+    edges(e, cuzk_fp_one, cuzk_fp_neg, cuzk_fp_add);
     unsigned long bad_fp[6] = {0}, bad_fp2 = 0, n_fp = 0, n_fp2 = 0;
     const char *what[6] = {"f_mul_cios", "fp_mul_wide + fp_redc_wide", "f_add", "f_sub", "fp_mul_sub_lazy",
                            "fp_mul_wide_kara"};
@@ -179,15 +186,9 @@ int main(void)
         if (k % 7 == 0) u = x, v = y; /* a·b - a·b */
         bad_fp2 += !check_fp2(x, y, u, v), n_fp2++;
     }
-    /* Fr: every pairing of 0, 1, r - 1, r - 2, 2, R^-1, a zero low word; fresh pairs */
+    /* Fr: every pairing of its edges; fresh pairs */
     cuzk_fr fe_[NE];
-    memset(fe_, 0, sizeof fe_);
-    fe_[1] = cuzk_fr_one;
-    cuzk_fr_neg(&fe_[2], &fe_[1]);
-    cuzk_fr_add(&fe_[3], &fe_[2], &fe_[2]);
-    cuzk_fr_add(&fe_[4], &fe_[1], &fe_[1]);
-    fe_[5].l[0] = 1;
-    fe_[6].l[0] = (uint64_t)1 << 32;
+    edges(fe_, cuzk_fr_one, cuzk_fr_neg, cuzk_fr_add);
     unsigned long bad_fr[2] = {0}, n_fr = 0;
     for (int i = 0; i < NE; i++)
         for (int j = 0; j < NE; j++) {
