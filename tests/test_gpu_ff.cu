@@ -3,7 +3,8 @@
  * multiplication the kernels use (f_mul), every version it can be (the
  * even/odd CIOS with the generic reduction and, in Fr, the one that uses r's
  * limbs 1 and 2^32 - 1; the single-accumulator one; in Fr the product by a
- * constant with Shoup's quotient, fr_mul_shoup), squaring, addition and
+ * constant with Shoup's quotient, fr_mul_shoup; in Fp the product by Karatsuba and the
+ * square by symmetry, each with its 24-limb reduction), squaring, addition and
  * subtraction, in Fp and Fr; limbs must be bit-identical. Without a CUDA
  * device: prints "SKIPPED: no CUDA device" (CTest: Skipped). */
 #include <cuda_runtime.h>
@@ -20,8 +21,9 @@ extern "C" {
 
 using namespace cuzk_gpu;
 
-enum { OP_MUL, OP_MUL_EO, OP_MUL_EO_LOW01, OP_MUL_CIOS, OP_MUL_SHOUP, OP_SQR, OP_ADD, OP_SUB, NOPS };
-static const char *op_name[NOPS] = {"mul", "mul_eo", "mul_eo_low01", "mul_cios", "mul_shoup", "sqr", "add", "sub"};
+enum { OP_MUL, OP_MUL_EO, OP_MUL_EO_LOW01, OP_MUL_CIOS, OP_MUL_SHOUP, OP_MUL_KARA, OP_SQR, OP_SQR_SYM, OP_ADD, OP_SUB, NOPS };
+static const char *op_name[NOPS] = {"mul", "mul_eo", "mul_eo_low01", "mul_cios", "mul_shoup", "mul_kara",
+                                    "sqr", "sqr_sym", "add", "sub"};
 
 template <class P> __global__ void ff_ops(const fe<P> *a, const fe<P> *b, fe<P> *out, size_t n)
 {
@@ -38,6 +40,13 @@ template <class P> __global__ void ff_ops(const fe<P> *a, const fe<P> *b, fe<P> 
         fr_mul_shoup(out[OP_MUL_SHOUP * n + i], x, sh);
     } else {
         f_mul(out[OP_MUL_SHOUP * n + i], x, y); /* Fp: the product again */
+    }
+    if constexpr (P::N == 12) { /* Fp: the products through the 24-limb forms (fpk_t's) */
+        fp_mul_kara(out[OP_MUL_KARA * n + i], x, y);
+        fp_sqr_redc(out[OP_SQR_SYM * n + i], x);
+    } else {
+        f_mul(out[OP_MUL_KARA * n + i], x, y);
+        f_sqr(out[OP_SQR_SYM * n + i], x);
     }
     f_sqr(out[OP_SQR * n + i], x);
     f_add(out[OP_ADD * n + i], x, y);
@@ -86,8 +95,9 @@ static void check_field(const char *field, const T *a, const T *b, size_t n, con
     for (size_t i = 0; i < n; i++) {
         T want[NOPS];
         ops.mul(&want[OP_MUL], &a[i], &b[i]);
-        want[OP_MUL_EO] = want[OP_MUL_EO_LOW01] = want[OP_MUL_CIOS] = want[OP_MUL_SHOUP] = want[OP_MUL];
+        want[OP_MUL_EO] = want[OP_MUL_EO_LOW01] = want[OP_MUL_CIOS] = want[OP_MUL_SHOUP] = want[OP_MUL_KARA] = want[OP_MUL];
         ops.sqr(&want[OP_SQR], &a[i]);
+        want[OP_SQR_SYM] = want[OP_SQR];
         ops.add(&want[OP_ADD], &a[i], &b[i]);
         ops.sub(&want[OP_SUB], &a[i], &b[i]);
         for (int op = 0; op < NOPS; op++)

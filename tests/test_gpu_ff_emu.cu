@@ -82,6 +82,28 @@ static unsigned check_fp(const cuzk_fp &a, const cuzk_fp &b)
     fp_mul_wide(t, sab, saa);
     fp_mul_wide_kara(tk, sab, saa);
     bad |= (memcmp(tk, t, sizeof t) != 0) << 5;
+    /* the square by symmetry, limb for limb the product a·a (on a and on the
+     * unreduced 2a, b + a) */
+    fp_mul_wide(t, dv(a), dv(a));
+    fp_sqr_wide(tk, dv(a));
+    bad |= (memcmp(tk, t, sizeof t) != 0) << 6;
+    fp_mul_wide(t, saa, saa);
+    fp_sqr_wide(tk, saa);
+    bad |= (memcmp(tk, t, sizeof t) != 0) << 6;
+    fp_mul_wide(t, sab, sab);
+    fp_sqr_wide(tk, sab);
+    bad |= (memcmp(tk, t, sizeof t) != 0) << 6;
+    /* fpk_t (the G1 switch CUZK_GPU_FP_KARA): a·b, a², a·b - b·(a + b) */
+    cuzk_fp sq;
+    cuzk_fp_mul(&sq, &a, &a);
+    fpk_t kx, ky, kz, ko, kt;
+    memcpy(&kx, &a, sizeof kx), memcpy(&ky, &b, sizeof ky), memcpy(&kz, &c, sizeof kz);
+    f_mul(ko, kx, ky);
+    bad |= (memcmp(&ko, &want, sizeof ko) != 0) << 7;
+    f_sqr(ko, kx);
+    bad |= (memcmp(&ko, &sq, sizeof ko) != 0) << 7;
+    ec_mul_sub(ko, kx, ky, kt, ky, kz);
+    bad |= (memcmp(&ko, &s, sizeof ko) != 0) << 7;
     return bad;
 }
 
@@ -158,14 +180,15 @@ int main(void)
     tu_init(&rng, "test_gpu_ff_emu");
     cuzk_fp e[NE];
     edges(e, cuzk_fp_one, cuzk_fp_neg, cuzk_fp_add);
-    unsigned long bad_fp[6] = {0}, bad_fp2 = 0, n_fp = 0, n_fp2 = 0;
-    const char *what[6] = {"f_mul_cios", "fp_mul_wide + fp_redc_wide", "f_add", "f_sub", "fp_mul_sub_lazy",
-                           "fp_mul_wide_kara"};
+    enum { NB = 8 };
+    unsigned long bad_fp[NB] = {0}, bad_fp2 = 0, n_fp = 0, n_fp2 = 0;
+    const char *what[NB] = {"f_mul_cios", "fp_mul_wide + fp_redc_wide", "f_add", "f_sub", "fp_mul_sub_lazy",
+                            "fp_mul_wide_kara", "fp_sqr_wide", "fpk_t (f_mul, f_sqr, a·b - c·d)"};
     for (int i = 0; i < NE; i++)
         for (int j = 0; j < NE; j++) {
             unsigned b = check_fp(e[i], e[j]);
             n_fp++;
-            for (int k = 0; k < 6; k++) bad_fp[k] += (b >> k) & 1;
+            for (int k = 0; k < NB; k++) bad_fp[k] += (b >> k) & 1;
         }
     for (int i = 0; i < NE * NE; i++)
         for (int j = 0; j < NE * NE; j++) { /* every pair of edge-built Fp2 values */
@@ -178,7 +201,7 @@ int main(void)
         cuzk_fp_random(&a, &rng), cuzk_fp_random(&b, &rng);
         unsigned bb = check_fp(a, b);
         n_fp++;
-        for (int q = 0; q < 6; q++) bad_fp[q] += (bb >> q) & 1;
+        for (int q = 0; q < NB; q++) bad_fp[q] += (bb >> q) & 1;
         cuzk_fp2 x, y, u, v;
         cuzk_fp2_random(&x, &rng), cuzk_fp2_random(&y, &rng);
         cuzk_fp2_random(&u, &rng), cuzk_fp2_random(&v, &rng);
@@ -205,7 +228,7 @@ int main(void)
     }
     CHECK_MSG(bad_fr[0] == 0, "fr_mul_shoup: %lu of %lu differ", bad_fr[0], n_fr);
     CHECK_MSG(bad_fr[1] == 0, "fr_shoup_make: %lu of %lu quotients wrong", bad_fr[1], n_fr);
-    for (int k = 0; k < 6; k++) CHECK_MSG(bad_fp[k] == 0, "%s: %lu of %lu differ", what[k], bad_fp[k], n_fp);
+    for (int k = 0; k < NB; k++) CHECK_MSG(bad_fp[k] == 0, "%s: %lu of %lu differ", what[k], bad_fp[k], n_fp);
     CHECK_MSG(bad_fp2 == 0, "fp2_mul_lazy: %lu of %lu differ", bad_fp2, n_fp2);
     printf("Fp: %lu pairs, Fp2: %lu pairs, Fr (Shoup): %lu pairs, emulated carries\n", n_fp, n_fp2, n_fr);
     /* the oracle can fail: one flipped limb is seen */

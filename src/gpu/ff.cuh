@@ -664,6 +664,59 @@ CUZK_FD void fp_mul_wide_kara(uint32_t *t, const fp_t &a, const fp_t &b)
     t[4 * H - 1] = addc(t[4 * H - 1], 0);
 }
 
+/* t = a², 2N limbs, by symmetry: the products a_i·a_j (i < j) once, in two
+ * arrays by the parity of i + j so that each row is two independent carry
+ * chains (as mul_wide_eo), then doubled and the squares a_i² added:
+ * N(N - 1)/2 + N products, 156 multiply instructions for Fp against 288.
+ * Row i's chain in an array writes up to word i + jl + 1 (jl its last j, N - 1
+ * or N - 2) and carries into word i + jl + 2 >= i + N; earlier rows wrote
+ * products only below i + N and at most one carry bit there, so that word
+ * cannot overflow. The off-diagonal sum is below a²/2 < B^2N / 2: doubling
+ * it loses no bit. Any a < B^N. */
+template <int N> CUZK_FD void sqr_wide_eo(uint32_t *t, const uint32_t *a)
+{
+    uint32_t E[2 * N], O[2 * N];
+#pragma unroll
+    for (int k = 0; k < 2 * N; k++) E[k] = 0, O[k] = 0;
+#pragma unroll
+    for (int i = 0; i < N - 1; i++) {
+#pragma unroll
+        for (int par = 1; par <= 2; par++) { /* j = i + 1, i + 3, ... into O; i + 2, i + 4, ... into E */
+            uint32_t *T = par == 1 ? O : E;
+            const int j0 = i + par;
+            if (j0 >= N) continue;
+            int jl = j0;
+            T[i + j0] = mad_lo_cc(a[i], a[j0], T[i + j0]);
+            T[i + j0 + 1] = madc_hi_cc(a[i], a[j0], T[i + j0 + 1]);
+#pragma unroll
+            for (int j = j0 + 2; j < N; j += 2) {
+                T[i + j] = madc_lo_cc(a[i], a[j], T[i + j]);
+                T[i + j + 1] = madc_hi_cc(a[i], a[j], T[i + j + 1]);
+                jl = j;
+            }
+            if (i + jl + 2 < 2 * N) T[i + jl + 2] = addc(T[i + jl + 2], 0);
+        }
+    }
+    /* D = E + O, then t = 2·D + the squares */
+    uint32_t D[2 * N];
+    D[0] = add_cc(E[0], O[0]);
+#pragma unroll
+    for (int k = 1; k < 2 * N - 1; k++) D[k] = addc_cc(E[k], O[k]);
+    D[2 * N - 1] = addc(E[2 * N - 1], O[2 * N - 1]);
+    t[0] = add_cc(D[0] << 1, mul_lo(a[0], a[0]));
+    t[1] = addc_cc((D[1] << 1) | (D[0] >> 31), mul_hi(a[0], a[0]));
+#pragma unroll
+    for (int i = 1; i < N; i++) {
+        t[2 * i] = addc_cc((D[2 * i] << 1) | (D[2 * i - 1] >> 31), mul_lo(a[i], a[i]));
+        if (i < N - 1)
+            t[2 * i + 1] = addc_cc((D[2 * i + 1] << 1) | (D[2 * i] >> 31), mul_hi(a[i], a[i]));
+        else
+            t[2 * i + 1] = addc((D[2 * i + 1] << 1) | (D[2 * i] >> 31), mul_hi(a[i], a[i]));
+    }
+}
+
+CUZK_FD void fp_sqr_wide(uint32_t *t, const fp_t &a) { sqr_wide_eo<fp_params::N>(t, a.l); }
+
 /* r = t·R^-1 mod p, fully reduced, for t < p·R (24 limbs): the low half
  * reduced as in f_mul_eo without products (V = X + B·Y, a row adds m·p
  * and divides by B), U = (t_lo + m·p)/R <= p, then r = U + t_hi < 2p
@@ -725,6 +778,23 @@ CUZK_FD void fp_redc_wide(fp_t &r, const uint32_t *t)
     f_reduce_once(r, v, addc(0, 0));
 }
 
+/* Reduced products by way of the 24-limb forms, for operands below p (t <
+ * p^2 < p·R): a·b by Karatsuba (219 + 300 multiply instructions against
+ * f_mul_eo's 588, with about 240 more additions), a² by symmetry (156 +
+ * 300). Both are fully reduced, as f_mul: the same bits. */
+CUZK_FD void fp_mul_kara(fp_t &r, const fp_t &a, const fp_t &b)
+{
+    uint32_t t[2 * fp_params::N];
+    fp_mul_wide_kara(t, a, b);
+    fp_redc_wide(r, t);
+}
+CUZK_FD void fp_sqr_redc(fp_t &r, const fp_t &a)
+{
+    uint32_t t[2 * fp_params::N];
+    fp_sqr_wide(t, a);
+    fp_redc_wide(r, t);
+}
+
 /* Unreduced a + b of two elements below p (< 2p < B^12). */
 CUZK_FD void fp_add_unreduced(fp_t &r, const fp_t &a, const fp_t &b)
 {
@@ -758,12 +828,19 @@ CUZK_FD void fp_wide_signed_fix(uint32_t *t)
 
 /* a·b - c·d in Fp with one reduction (against two): the two 24-limb
  * products' difference is in (-p^2, p^2), a negative one takes p·R.
- * 2 × 288 + 300 = 876 IMADs against 2 × 588. */
+ * 2 × 288 + 300 = 876 IMADs against 2 × 588 (KARA: the products by
+ * Karatsuba, 2 × 219 + 300). */
+template <bool KARA = false>
 CUZK_FD void fp_mul_sub_lazy(fp_t &r, const fp_t &a, const fp_t &b, const fp_t &c, const fp_t &d)
 {
     uint32_t t[2 * fp_params::N], q[2 * fp_params::N];
-    fp_mul_wide(t, a, b);
-    fp_mul_wide(q, c, d);
+    if constexpr (KARA) {
+        fp_mul_wide_kara(t, a, b);
+        fp_mul_wide_kara(q, c, d);
+    } else {
+        fp_mul_wide(t, a, b);
+        fp_mul_wide(q, c, d);
+    }
     fp_wide_sub(t, q);
     fp_wide_signed_fix(t);
     fp_redc_wide(r, t);
@@ -837,6 +914,15 @@ CUZK_FD void f_sqr(fp2l_t &r, const fp2l_t &a)
 struct fpl_t : fp_t {
 };
 
+/* Fp whose products go through the 24-limb forms: a·b by Karatsuba, a² by
+ * symmetry, a·b - c·d with one reduction (the G1 MSM's switch,
+ * CUZK_GPU_FP_KARA; the mixed addition's 8 products and 2 squares:
+ * 8 × 519 + 2 × 456 = 5,064 multiply instructions against 5,880). */
+struct fpk_t : fp_t {
+};
+CUZK_FD void f_mul(fpk_t &r, const fpk_t &a, const fpk_t &b) { fp_mul_kara(r, a, b); }
+CUZK_FD void f_sqr(fpk_t &r, const fpk_t &a) { fp_sqr_redc(r, a); }
+
 /* r = a·b - c·d, fused (the point formulas' y coordinates): fields that
  * have it say so here; ec.cuh writes the two products out for the others. */
 template <class F> struct has_mul_sub {
@@ -848,9 +934,16 @@ template <> struct has_mul_sub<fp2l_t> {
 template <> struct has_mul_sub<fpl_t> {
     static constexpr bool value = true;
 };
+template <> struct has_mul_sub<fpk_t> {
+    static constexpr bool value = true;
+};
 CUZK_FD void f_mul_sub(fpl_t &r, const fpl_t &a, const fpl_t &b, const fpl_t &c, const fpl_t &d)
 {
     fp_mul_sub_lazy(r, a, b, c, d);
+}
+CUZK_FD void f_mul_sub(fpk_t &r, const fpk_t &a, const fpk_t &b, const fpk_t &c, const fpk_t &d)
+{
+    fp_mul_sub_lazy<true>(r, a, b, c, d);
 }
 CUZK_FD void f_mul_sub(fp2l_t &r, const fp2l_t &a, const fp2l_t &b, const fp2l_t &c, const fp2l_t &d)
 {
