@@ -15,7 +15,7 @@
  * run's (the G2 rows too, and then with one reduction per Fp2 coefficient,
  * CUZK_GPU_FP2_LAZY=1); the G1 random rows with the points' y in one
  * reduction (CUZK_GPU_FP_LAZY=1), and with the products through their 24-limb forms
- * (CUZK_GPU_FP_KARA=1); and once more with the bases resident on the device and the
+ * (CUZK_GPU_FP_KARA=1) or the squares alone by symmetry (CUZK_GPU_FP_SQR=1); and once more with the bases resident on the device and the
  * scalars in pinned host memory, as sppark's msm_t is timed
  * (bench/sppark_side.sh runs the two side by side).
  * circom: the snarkjs-style prove (cuzk_circom_prove_gpu) on synthetic zkeys
@@ -181,8 +181,9 @@ int main(void)
      * then each block's inside its round, CUZK_GPU_MSM_AFFINE_INV=block);
      * 4: bool-heavy with the affine rounds (the ones' sum); 5: random with
      * the points' y in one reduction (CUZK_GPU_FP_LAZY); 6: random with the
-     * products through their 24-limb forms (CUZK_GPU_FP_KARA) */
-    for (int mode = 0; mode < 7; mode++) {
+     * products through their 24-limb forms (CUZK_GPU_FP_KARA); 7: random with
+     * 5's y and squares by symmetry (CUZK_GPU_FP_SQR) */
+    for (int mode = 0; mode < 8; mode++) {
         if (mode >= 2 && mode <= 4 && !aff) continue;
         const int boolean = mode == 1 || mode == 4;
         for (unsigned lg = lmin; lg <= lg1; lg += 2) {
@@ -197,6 +198,7 @@ int main(void)
                 snprintf(v, sizeof v, "%u", aff);
                 if (mode == 5) setenv("CUZK_GPU_FP_LAZY", "1", 1);
                 else if (mode == 6) setenv("CUZK_GPU_FP_KARA", "1", 1);
+                else if (mode == 7) setenv("CUZK_GPU_FP_SQR", "1", 1);
                 else setenv("CUZK_GPU_MSM_AFFINE", v, 1);
                 if (mode == 3) setenv("CUZK_GPU_MSM_AFFINE_INV", "block", 1);
             }
@@ -206,6 +208,7 @@ int main(void)
                 unsetenv("CUZK_GPU_MSM_AFFINE_INV");
                 unsetenv("CUZK_GPU_FP_LAZY");
                 unsetenv("CUZK_GPU_FP_KARA");
+                unsetenv("CUZK_GPU_FP_SQR");
                 if (!bad && !cuzk_g1_jac_eq(&o, &plain))
                     printf("G1 MSM 2^%u (mode %d): the result differs from the plain MSM's\n", lg, mode);
             }
@@ -216,7 +219,8 @@ int main(void)
                 : mode == 3 ? "G1 MSM random, affine, block inversion"
                 : mode == 4 ? "G1 MSM bool-heavy, affine"
                 : mode == 5 ? "G1 MSM random, Fp lazy y"
-                            : "G1 MSM random, Fp Karatsuba",
+                : mode == 6 ? "G1 MSM random, Fp Karatsuba"
+                            : "G1 MSM random, Fp squares",
                 lg);
         }
     }

@@ -104,6 +104,13 @@ static unsigned check_fp(const cuzk_fp &a, const cuzk_fp &b)
     bad |= (memcmp(&ko, &sq, sizeof ko) != 0) << 7;
     ec_mul_sub(ko, kx, ky, kt, ky, kz);
     bad |= (memcmp(&ko, &s, sizeof ko) != 0) << 7;
+    /* fps_t (CUZK_GPU_FP_SQR): a², a·b - b·(a + b) */
+    fps_t sx, sy, sz, so, st;
+    memcpy(&sx, &a, sizeof sx), memcpy(&sy, &b, sizeof sy), memcpy(&sz, &c, sizeof sz);
+    f_sqr(so, sx);
+    bad |= (memcmp(&so, &sq, sizeof so) != 0) << 8;
+    ec_mul_sub(so, sx, sy, st, sy, sz);
+    bad |= (memcmp(&so, &s, sizeof so) != 0) << 8;
     return bad;
 }
 
@@ -180,10 +187,11 @@ int main(void)
     tu_init(&rng, "test_gpu_ff_emu");
     cuzk_fp e[NE];
     edges(e, cuzk_fp_one, cuzk_fp_neg, cuzk_fp_add);
-    enum { NB = 8 };
+    enum { NB = 9 };
     unsigned long bad_fp[NB] = {0}, bad_fp2 = 0, n_fp = 0, n_fp2 = 0;
     const char *what[NB] = {"f_mul_cios", "fp_mul_wide + fp_redc_wide", "f_add", "f_sub", "fp_mul_sub_lazy",
-                            "fp_mul_wide_kara", "fp_sqr_wide", "fpk_t (f_mul, f_sqr, a·b - c·d)"};
+                            "fp_mul_wide_kara", "fp_sqr_wide", "fpk_t (f_mul, f_sqr, a·b - c·d)",
+                            "fps_t (f_sqr, a·b - c·d)"};
     for (int i = 0; i < NE; i++)
         for (int j = 0; j < NE; j++) {
             unsigned b = check_fp(e[i], e[j]);

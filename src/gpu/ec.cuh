@@ -193,6 +193,9 @@ template <> struct inline_adds<fpl_t> {
 template <> struct inline_adds<fpk_t> {
     static constexpr bool value = true;
 };
+template <> struct inline_adds<fps_t> {
+    static constexpr bool value = true;
+};
 template <class F> __device__ __forceinline__ void hot_add_aff(xyzz_t<F> &acc, const affine_t<F> &p)
 {
     if constexpr (inline_adds<F>::value)
