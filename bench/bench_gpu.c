@@ -12,10 +12,7 @@
  * (CUZK_GPU_MSM_AFFINE = CUZK_BENCH_AFFINE, default 6; 0 skips the rows),
  * the inversions the grid's and then each block's own
  * (CUZK_GPU_MSM_AFFINE_INV=block), every result compared with the plain
- * run's (the G2 rows too, and then with one reduction per Fp2 coefficient,
- * CUZK_GPU_FP2_LAZY=1); the G1 random rows with the points' y in one
- * reduction (CUZK_GPU_FP_LAZY=1), and with the products through their 24-limb forms
- * (CUZK_GPU_FP_KARA=1) or the squares alone by symmetry (CUZK_GPU_FP_SQR=1); and once more with the bases resident on the device and the
+ * run's; and once more with the bases resident on the device and the
  * scalars in pinned host memory, as sppark's msm_t is timed
  * (bench/sppark_side.sh runs the two side by side).
  * circom: the snarkjs-style prove (cuzk_circom_prove_gpu) on synthetic zkeys
@@ -178,13 +175,9 @@ int main(void)
 
     const unsigned aff = env_u("CUZK_BENCH_AFFINE", 6);
     /* random, bool-heavy, random with affine rounds (the grid's inversions;
-     * then each block's inside its round, CUZK_GPU_MSM_AFFINE_INV=block);
-     * 4: bool-heavy with the affine rounds (the ones' sum); 5: random with
-     * the points' y in one reduction (CUZK_GPU_FP_LAZY); 6: random with the
-     * products through their 24-limb forms (CUZK_GPU_FP_KARA); 7: random with
-     * 5's y and squares by symmetry (CUZK_GPU_FP_SQR) */
-    for (int mode = 0; mode < 8; mode++) {
-        if (mode >= 2 && mode <= 4 && !aff) continue;
+     * then each block's inside its round, CUZK_GPU_MSM_AFFINE_INV=block) */
+    for (int mode = 0; mode < 5; mode++) { /* 4: bool-heavy with the affine rounds (the ones' sum) */
+        if (mode >= 2 && !aff) break;
         const int boolean = mode == 1 || mode == 4;
         for (unsigned lg = lmin; lg <= lg1; lg += 2) {
             size_t n = (size_t)1 << lg;
@@ -196,31 +189,22 @@ int main(void)
                 bad |= cuzk_gpu_g1_msm(w, &plain, b1, k, n);
                 char v[16];
                 snprintf(v, sizeof v, "%u", aff);
-                if (mode == 5) setenv("CUZK_GPU_FP_LAZY", "1", 1);
-                else if (mode == 6) setenv("CUZK_GPU_FP_KARA", "1", 1);
-                else if (mode == 7) setenv("CUZK_GPU_FP_SQR", "1", 1);
-                else setenv("CUZK_GPU_MSM_AFFINE", v, 1);
+                setenv("CUZK_GPU_MSM_AFFINE", v, 1);
                 if (mode == 3) setenv("CUZK_GPU_MSM_AFFINE_INV", "block", 1);
             }
             TIMED(bad, w, cuzk_gpu_g1_msm(w, &o, b1, k, n));
             if (mode >= 2) {
                 unsetenv("CUZK_GPU_MSM_AFFINE");
                 unsetenv("CUZK_GPU_MSM_AFFINE_INV");
-                unsetenv("CUZK_GPU_FP_LAZY");
-                unsetenv("CUZK_GPU_FP_KARA");
-                unsetenv("CUZK_GPU_FP_SQR");
                 if (!bad && !cuzk_g1_jac_eq(&o, &plain))
-                    printf("G1 MSM 2^%u (mode %d): the result differs from the plain MSM's\n", lg, mode);
+                    printf("G1 MSM 2^%u (mode %d): the affine rounds' result differs\n", lg, mode);
             }
             if (bad) printf("G1 MSM error: %s\n", cuzk_gpu_worker_error(w));
             row(mode == 0   ? "G1 MSM random"
                 : mode == 1 ? "G1 MSM bool-heavy"
                 : mode == 2 ? "G1 MSM random, affine"
                 : mode == 3 ? "G1 MSM random, affine, block inversion"
-                : mode == 4 ? "G1 MSM bool-heavy, affine"
-                : mode == 5 ? "G1 MSM random, Fp lazy y"
-                : mode == 6 ? "G1 MSM random, Fp Karatsuba"
-                            : "G1 MSM random, Fp squares",
+                            : "G1 MSM bool-heavy, affine",
                 lg);
         }
     }
@@ -252,32 +236,28 @@ int main(void)
         if (pinned) cuzk_gpu_host_unregister(k);
     }
     /* G2, plain; then with the affine rounds (an Fp2 affine addition is
-     * ~6 Fp2 multiplications against ~10 for the mixed XYZZ one); then with
-     * one reduction per Fp2 coefficient (CUZK_GPU_FP2_LAZY: 1,464 IMADs per
-     * Fp2 multiplication against 1,764) */
-    static const char *g2_row[3] = {"G2 MSM random", "G2 MSM random, affine", "G2 MSM random, Fp2 lazy reduction"};
-    for (int mode = 0; mode < 3; mode++) {
-        if (mode == 1 && !aff) continue;
+     * ~6 Fp2 multiplications against ~10 for the mixed XYZZ one) */
+    for (int mode = 0; mode < 2; mode++) {
+        if (mode == 1 && !aff) break;
         for (unsigned lg = lmin; lg <= lg2; lg += 2) {
             size_t n = (size_t)1 << lg;
-            cuzk_rng_seed(&rng, 999 + lg); /* the other rows redo the plain rows' scalars */
+            cuzk_rng_seed(&rng, 999 + lg); /* the affine rows redo the plain rows' scalars */
             scalars(k, n, 0);
             cuzk_g2_jac o, plain;
             int bad = 0;
-            if (mode) {
+            if (mode == 1) {
                 bad |= cuzk_gpu_g2_msm(w, &plain, b2, k, n);
                 char v[16];
                 snprintf(v, sizeof v, "%u", aff);
-                if (mode == 1) setenv("CUZK_GPU_MSM_AFFINE", v, 1);
-                else setenv("CUZK_GPU_FP2_LAZY", "1", 1);
+                setenv("CUZK_GPU_MSM_AFFINE", v, 1);
             }
             TIMED(bad, w, cuzk_gpu_g2_msm(w, &o, b2, k, n));
-            if (mode) {
-                unsetenv("CUZK_GPU_MSM_AFFINE"), unsetenv("CUZK_GPU_FP2_LAZY");
-                if (!bad && !cuzk_g2_jac_eq(&o, &plain)) printf("%s 2^%u: the result differs\n", g2_row[mode], lg);
+            if (mode == 1) {
+                unsetenv("CUZK_GPU_MSM_AFFINE");
+                if (!bad && !cuzk_g2_jac_eq(&o, &plain)) printf("G2 MSM 2^%u: the affine rounds' result differs\n", lg);
             }
             if (bad) printf("G2 MSM error: %s\n", cuzk_gpu_worker_error(w));
-            row(g2_row[mode], lg);
+            row(mode ? "G2 MSM random, affine" : "G2 MSM random", lg);
         }
     }
     /* fixed-base multiplications of a test setup: the whole call (scalars up,
@@ -312,29 +292,6 @@ int main(void)
             unsetenv("CUZK_GPU_NTT_MINB");
             if (bad) printf("NTT error: %s\n", cuzk_gpu_worker_error(w));
             row(v == 0 ? "NTT (bitrev->nat)" : v == 1 ? "NTT (nat->bitrev), minb 1" : "NTT (bitrev->nat), minb 1", lg);
-        }
-        /* twiddles in Shoup's form (CUZK_GPU_NTT_SHOUP): first the same
-         * input through both, the results compared; then both directions timed */
-        if (lg >= 24) {
-            cuzk_fr *c2 = malloc(n * sizeof *c2);
-            if (c2) {
-                scalars(k, n, 0);
-                memcpy(c2, k, n * sizeof *c2);
-                int b2 = cuzk_gpu_ntt(w, k, lg, CUZK_GPU_NTT_OUT_BITREV);
-                setenv("CUZK_GPU_NTT_SHOUP", "1", 1);
-                b2 |= cuzk_gpu_ntt(w, c2, lg, CUZK_GPU_NTT_OUT_BITREV);
-                unsetenv("CUZK_GPU_NTT_SHOUP");
-                if (b2) printf("NTT (Shoup) error: %s\n", cuzk_gpu_worker_error(w));
-                else if (memcmp(c2, k, n * sizeof *c2)) printf("NTT 2^%u: the Shoup twiddles' result differs\n", lg);
-                free(c2);
-            }
-            for (int v = 0; v < 2; v++) {
-                setenv("CUZK_GPU_NTT_SHOUP", "1", 1);
-                TIMED(bad, w, cuzk_gpu_ntt(w, k, lg, v ? CUZK_GPU_NTT_IN_BITREV : CUZK_GPU_NTT_OUT_BITREV));
-                unsetenv("CUZK_GPU_NTT_SHOUP");
-                if (bad) printf("NTT error: %s\n", cuzk_gpu_worker_error(w));
-                row(v ? "NTT (bitrev->nat), Shoup twiddles" : "NTT (nat->bitrev), Shoup twiddles", lg);
-            }
         }
     }
     free(b1), free(b2);

@@ -1,13 +1,7 @@
 /* Device field throughput: Montgomery multiplications per second for the
  * even/odd CIOS (f_mul_eo; in Fr also with the reduction that uses r's limbs
- * 1 and 2^32 - 1) and the single-accumulator version (f_mul_cios), in Fp and Fr,
- * Fr's product by a constant with its Shoup quotient (fr_mul_shoup: an NTT's
- * twiddles; 179 multiply instructions against 224), Fp's product as a 24-limb
- * product and a reduction (the lazy G2 path's pieces), schoolbook and
- * Karatsuba (fp_mul_wide_kara: 216 products' instructions against 288), the square by
- * symmetry (fp_sqr_wide: 156 against 288) beside the square as a product, plus G1 XYZZ mixed
- * additions (the MSM's inner step) over fp_t, fpl_t (y in one reduction), fpk_t (the
- * 24-limb forms: CUZK_GPU_FP_KARA) and fps_t (fpl_t with squares by symmetry: CUZK_GPU_FP_SQR). Each thread runs 4 independent chains
+ * 1 and 2^32 - 1) and the single-accumulator version (f_mul_cios), in Fp and Fr, plus G1 XYZZ mixed
+ * additions (the MSM's inner step). Each thread runs 4 independent chains
  * of K dependent operations; one table, median of 5 launches. */
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -20,35 +14,17 @@ using namespace cuzk_gpu;
 #define CHAINS 4
 #define K 256
 
-/* EO: 0 cios, 1 eo, 2 eo low01, 3 shoup (Fr), 4 wide + redc (Fp), 5 wide Karatsuba + redc (Fp),
- * 6 square by symmetry + redc (Fp), 7 square as f_mul_eo(x, x) */
-template <class P, int EO> __global__ void mul_loop(fe<P> *io, fe<P> y)
+template <class P, int EO> __global__ void mul_loop(fe<P> *io, fe<P> y) /* EO: 0 cios, 1 eo, 2 eo low01 */
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     fe<P> x[CHAINS];
-    fr_shoup_t sh;
-    if constexpr (EO == 3) fr_shoup_make(sh, y);
 #pragma unroll
     for (int c = 0; c < CHAINS; c++) x[c] = io[i * CHAINS + c];
 #pragma unroll 1
     for (int k = 0; k < K; k++)
 #pragma unroll
         for (int c = 0; c < CHAINS; c++) {
-            if constexpr (EO == 3) {
-                fr_mul_shoup(x[c], x[c], sh);
-            } else if constexpr (EO == 4 || EO == 5) {
-                uint32_t t[24];
-                if constexpr (EO == 4)
-                    fp_mul_wide(t, x[c], y);
-                else
-                    fp_mul_wide_kara(t, x[c], y);
-                fp_redc_wide(x[c], t);
-            } else if constexpr (EO == 6) {
-                fp_sqr_redc(x[c], x[c]);
-            } else if constexpr (EO == 7) {
-                f_mul_eo<P, false>(x[c], x[c], x[c]);
-            }
-            else if constexpr (EO == 2)
+            if (EO == 2)
                 f_mul_eo<P, P::LOW01>(x[c], x[c], y);
             else if (EO)
                 f_mul_eo<P, false>(x[c], x[c], y);
@@ -59,13 +35,13 @@ template <class P, int EO> __global__ void mul_loop(fe<P> *io, fe<P> y)
     for (int c = 0; c < CHAINS; c++) io[i * CHAINS + c] = x[c];
 }
 
-template <class F> __global__ void add_loop(xyzz_t<F> *io, const affine_t<F> *pts)
+__global__ void add_loop(xyzz_t<fp_t> *io, const affine_t<fp_t> *pts)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    xyzz_t<F> acc = io[i];
+    xyzz_t<fp_t> acc = io[i];
 #pragma unroll 1
     for (int k = 0; k < K; k++) {
-        affine_t<F> p;
+        affine_t<fp_t> p;
         load16(p, pts + ((i + k) & 1023));
         hot_add_aff(acc, p);
     }
@@ -118,22 +94,12 @@ int main(void)
         const char *name;
         float ms;
         double n;
-    } rows[14];
+    } rows[6];
     rows[0] = {"Fp mul even/odd (f_mul_eo)", time_it([&] { mul_loop<fp_params, 1><<<blocks, T>>>((fp_t *)buf, yp); }), ops};
     rows[1] = {"Fp mul single-acc (f_mul_cios)", time_it([&] { mul_loop<fp_params, 0><<<blocks, T>>>((fp_t *)buf, yp); }), ops};
     rows[2] = {"Fr mul even/odd (f_mul_eo)", time_it([&] { mul_loop<fr_params, 1><<<blocks, T>>>((fr_t *)buf, yr); }), ops};
     rows[5] = {"Fr mul even/odd, r's limbs 1 and 2^32 - 1 (f_mul_eo low01)",
                time_it([&] { mul_loop<fr_params, 2><<<blocks, T>>>((fr_t *)buf, yr); }), ops};
-    rows[6] = {"Fr mul by a constant, Shoup quotient (fr_mul_shoup)",
-               time_it([&] { mul_loop<fr_params, 3><<<blocks, T>>>((fr_t *)buf, yr); }), ops};
-    rows[7] = {"Fp mul as 24-limb product + reduction (fp_mul_wide, fp_redc_wide)",
-               time_it([&] { mul_loop<fp_params, 4><<<blocks, T>>>((fp_t *)buf, yp); }), ops};
-    rows[8] = {"Fp mul as 24-limb Karatsuba product + reduction (fp_mul_kara: fpk_t's f_mul)",
-               time_it([&] { mul_loop<fp_params, 5><<<blocks, T>>>((fp_t *)buf, yp); }), ops};
-    rows[9] = {"Fp square by symmetry + reduction (fp_sqr_wide, fp_redc_wide)",
-               time_it([&] { mul_loop<fp_params, 6><<<blocks, T>>>((fp_t *)buf, yp); }), ops};
-    rows[10] = {"Fp square as a product (f_mul_eo(x, x))",
-                time_it([&] { mul_loop<fp_params, 7><<<blocks, T>>>((fp_t *)buf, yp); }), ops};
     rows[3] = {"Fr mul single-acc (f_mul_cios)", time_it([&] { mul_loop<fr_params, 0><<<blocks, T>>>((fr_t *)buf, yr); }), ops};
     /* G1 mixed additions: accumulators start at valid points? any Fp values
      * exercise the same instruction stream (no branch depends on the curve) */
@@ -141,17 +107,8 @@ int main(void)
     if (cudaMalloc(&pts, 1024 * sizeof *pts)) return 1;
     cudaMemset(pts, 0x07, 1024 * sizeof *pts);
     rows[4] = {"G1 XYZZ mixed add (hot_add_aff, f_mul)",
-               time_it([&] { add_loop<fp_t><<<blocks, T>>>((xyzz_t<fp_t> *)buf, pts); }), (double)threads * K};
-    rows[11] = {"G1 XYZZ mixed add, y in one reduction (fpl_t, CUZK_GPU_FP_LAZY)",
-                time_it([&] { add_loop<fpl_t><<<blocks, T>>>((xyzz_t<fpl_t> *)buf, (const affine_t<fpl_t> *)pts); }),
-                (double)threads * K};
-    rows[12] = {"G1 XYZZ mixed add, 24-limb forms (fpk_t, CUZK_GPU_FP_KARA)",
-                time_it([&] { add_loop<fpk_t><<<blocks, T>>>((xyzz_t<fpk_t> *)buf, (const affine_t<fpk_t> *)pts); }),
-                (double)threads * K};
-    rows[13] = {"G1 XYZZ mixed add, fpl_t with squares by symmetry (fps_t, CUZK_GPU_FP_SQR)",
-                time_it([&] { add_loop<fps_t><<<blocks, T>>>((xyzz_t<fps_t> *)buf, (const affine_t<fps_t> *)pts); }),
-                (double)threads * K};
-    for (int r = 0; r < 14; r++)
+               time_it([&] { add_loop<<<blocks, T>>>((xyzz_t<fp_t> *)buf, pts); }), (double)threads * K};
+    for (int r = 0; r < 6; r++)
         printf("| %s | %.3f | %.2f | %.3f |\n", rows[r].name, rows[r].ms, rows[r].n / rows[r].ms / 1e6,
                rows[r].ms * 1e6 / rows[r].n * prop.multiProcessorCount);
     cudaError_t e = cudaDeviceSynchronize();

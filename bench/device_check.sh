@@ -47,17 +47,10 @@ for step in $STEPS; do
         case " ${TESTS:-test_gpu_prove} " in *" test_gpu_prove "*)
             CUZK_GPU_MSM_AFFINE=8 run "test_gpu_prove (affine 8)" test_gpu_prove_affine.log "$B/test_gpu_prove" ;;
         esac
-        # the lone MSMs' and NTTs' inputs through staging slots of 1 KiB (a slot turn per KiB);
-        # the MSMs with fewer reductions (CUZK_GPU_FP_LAZY for G1, CUZK_GPU_FP2_LAZY for G2) and the
-        # NTTs with Shoup's twiddles (CUZK_GPU_NTT_SHOUP); then G1's products through their
-        # 24-limb forms (CUZK_GPU_FP_KARA), and its squares alone (CUZK_GPU_FP_SQR); all off by default
+        # the lone MSMs' and NTTs' inputs through staging slots of 1 KiB (a slot turn per KiB)
         case " ${TESTS:-test_gpu_kernels} " in *" test_gpu_kernels "*)
             CUZK_GPU_STAGE_KIB=1 run "test_gpu_kernels (staging 1 KiB)" test_gpu_kernels_stage.log \
-                "$B/test_gpu_kernels"
-            CUZK_GPU_FP2_LAZY=1 CUZK_GPU_FP_LAZY=1 CUZK_GPU_NTT_SHOUP=1 run "test_gpu_kernels (lazy, Shoup)" \
-                test_gpu_kernels_lazy.log "$B/test_gpu_kernels"
-            CUZK_GPU_FP_KARA=1 run "test_gpu_kernels (G1 Karatsuba)" test_gpu_kernels_kara.log "$B/test_gpu_kernels"
-            CUZK_GPU_FP_SQR=1 run "test_gpu_kernels (G1 squares)" test_gpu_kernels_sqr.log "$B/test_gpu_kernels" ;;
+                "$B/test_gpu_kernels" ;;
         esac
         # the PCE's witness uploads through pinned staging slots of 1 KiB (many
         # slot turns per witness; the default's 32 MiB leave a test's witness direct)

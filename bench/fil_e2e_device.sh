@@ -15,8 +15,7 @@
 #  3. the PCE extracted into $W/params, `cuzk pce inspect`;
 #  4. for each gpu_workers:partition_workers pair of CONFIGS (default "2:0",
 #     0 = from cores and memory; a trailing p, "1:0p", packs the witnesses:
-#     [gpus] pack_witness = true; then l, "1:0pl" or "1:0l", switches on the MSMs'
-#     lazy reductions, CUZK_GPU_FP_LAZY and _FP2_LAZY), the daemon on a unix socket: one proof
+#     [gpus] pack_witness = true), the daemon on a unix socket: one proof
 #     alone (the first one uploads the parameters to the GPU), then PROOFS
 #     proofs at concurrency 2 (steady state); every partition is verified
 #     by the daemon before it answers and the counters must show 0 invalid.
@@ -130,10 +129,9 @@ echo "pce wall $(since "$t") s"
 
 sock="$W/d.sock"
 for cfg in $CONFIGS; do
-    gw=${cfg%%:*} sw=${cfg##*:} pack=0 lazy=0
-    case $sw in *l) sw=${sw%l} lazy=1 ;; esac # "1:0l", "1:0pl": the MSMs' lazy reductions (CUZK_GPU_FP_LAZY, _FP2_LAZY)
+    gw=${cfg%%:*} sw=${cfg##*:} pack=0
     case $sw in *p) sw=${sw%p} pack=1 ;; esac # "1:0p": the witnesses packed ([gpus] pack_witness)
-    tag="gw$gw-sw$sw"; [ $pack = 1 ] && tag="$tag-packed"; [ $lazy = 1 ] && tag="$tag-lazy"
+    tag="gw$gw-sw$sw"; [ $pack = 1 ] && tag="$tag-packed"
     echo "== daemon: gpu_workers_per_device $gw, partition_workers $sw ($tag)"
     cat > "$W/c.toml" << TOML
 [daemon]
@@ -153,7 +151,7 @@ level = "debug"
 TOML
     rm -f "$sock"
     t=$(now)
-    CUZK_GPU_FP_LAZY=$lazy CUZK_GPU_FP2_LAZY=$lazy /usr/bin/time -v "$cuzk" daemon --config "$W/c.toml" \
+    /usr/bin/time -v "$cuzk" daemon --config "$W/c.toml" \
         2> "$OUT/e2e_daemon_$tag.log" &
     pid=$!
     gpu_mem_watch $pid "$OUT/e2e_gpumem_$tag.txt" &

@@ -2,9 +2,7 @@
  * fresh random values plus the edges (0, 1, p - 1, 2, R^2-like limbs): the
  * multiplication the kernels use (f_mul), every version it can be (the
  * even/odd CIOS with the generic reduction and, in Fr, the one that uses r's
- * limbs 1 and 2^32 - 1; the single-accumulator one; in Fr the product by a
- * constant with Shoup's quotient, fr_mul_shoup; in Fp the product by Karatsuba and the
- * square by symmetry, each with its 24-limb reduction), squaring, addition and
+ * limbs 1 and 2^32 - 1; the single-accumulator one), squaring, addition and
  * subtraction, in Fp and Fr; limbs must be bit-identical. Without a CUDA
  * device: prints "SKIPPED: no CUDA device" (CTest: Skipped). */
 #include <cuda_runtime.h>
@@ -21,9 +19,8 @@ extern "C" {
 
 using namespace cuzk_gpu;
 
-enum { OP_MUL, OP_MUL_EO, OP_MUL_EO_LOW01, OP_MUL_CIOS, OP_MUL_SHOUP, OP_MUL_KARA, OP_SQR, OP_SQR_SYM, OP_ADD, OP_SUB, NOPS };
-static const char *op_name[NOPS] = {"mul", "mul_eo", "mul_eo_low01", "mul_cios", "mul_shoup", "mul_kara",
-                                    "sqr", "sqr_sym", "add", "sub"};
+enum { OP_MUL, OP_MUL_EO, OP_MUL_EO_LOW01, OP_MUL_CIOS, OP_SQR, OP_ADD, OP_SUB, NOPS };
+static const char *op_name[NOPS] = {"mul", "mul_eo", "mul_eo_low01", "mul_cios", "sqr", "add", "sub"};
 
 template <class P> __global__ void ff_ops(const fe<P> *a, const fe<P> *b, fe<P> *out, size_t n)
 {
@@ -34,20 +31,6 @@ template <class P> __global__ void ff_ops(const fe<P> *a, const fe<P> *b, fe<P> 
     f_mul_eo<P, false>(out[OP_MUL_EO * n + i], x, y);
     f_mul_eo<P, P::LOW01>(out[OP_MUL_EO_LOW01 * n + i], x, y); /* Fp: the generic one again */
     f_mul_cios(out[OP_MUL_CIOS * n + i], x, y);
-    if constexpr (P::N == 8) { /* Fr: y as the constant, its Shoup form made here */
-        fr_shoup_t sh;
-        fr_shoup_make(sh, y);
-        fr_mul_shoup(out[OP_MUL_SHOUP * n + i], x, sh);
-    } else {
-        f_mul(out[OP_MUL_SHOUP * n + i], x, y); /* Fp: the product again */
-    }
-    if constexpr (P::N == 12) { /* Fp: the products through the 24-limb forms (fpk_t's) */
-        fp_mul_kara(out[OP_MUL_KARA * n + i], x, y);
-        fp_sqr_redc(out[OP_SQR_SYM * n + i], x);
-    } else {
-        f_mul(out[OP_MUL_KARA * n + i], x, y);
-        f_sqr(out[OP_SQR_SYM * n + i], x);
-    }
     f_sqr(out[OP_SQR * n + i], x);
     f_add(out[OP_ADD * n + i], x, y);
     f_sub(out[OP_SUB * n + i], x, y);
@@ -95,9 +78,8 @@ static void check_field(const char *field, const T *a, const T *b, size_t n, con
     for (size_t i = 0; i < n; i++) {
         T want[NOPS];
         ops.mul(&want[OP_MUL], &a[i], &b[i]);
-        want[OP_MUL_EO] = want[OP_MUL_EO_LOW01] = want[OP_MUL_CIOS] = want[OP_MUL_SHOUP] = want[OP_MUL_KARA] = want[OP_MUL];
+        want[OP_MUL_EO] = want[OP_MUL_EO_LOW01] = want[OP_MUL_CIOS] = want[OP_MUL];
         ops.sqr(&want[OP_SQR], &a[i]);
-        want[OP_SQR_SYM] = want[OP_SQR];
         ops.add(&want[OP_ADD], &a[i], &b[i]);
         ops.sub(&want[OP_SUB], &a[i], &b[i]);
         for (int op = 0; op < NOPS; op++)
@@ -134,19 +116,14 @@ static void test_field(const char *field, const cpu_ops<T> &ops, size_t nr, cuzk
     free(a), free(b);
 }
 
-/* Fp2: Karatsuba with reduced products (fp2_mul, the default) and with one
- * reduction per coefficient (fp2_mul_lazy, CUZK_GPU_FP2_LAZY), a·b - c·d
- * with two reductions (fp2_mul_sub_lazy; c, d the next pair's b, a),
- * squaring; against the CPU's products on edge-built and random pairs. */
+/* Fp2: Karatsuba with reduced products (fp2_mul) and squaring, against the
+ * CPU's on edge-built and random pairs. */
 __global__ void fp2_ops(const fp2_t *a, const fp2_t *b, fp2_t *out, size_t n)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     out[i] = fp2_mul(a[i], b[i]);
-    out[n + i] = fp2_mul_lazy(a[i], b[i]);
-    out[2 * n + i] = fp2_sqr(a[i]);
-    const size_t j = (i + 1) % n;
-    out[3 * n + i] = fp2_mul_sub_lazy(a[i], b[i], b[j], a[j]);
+    out[n + i] = fp2_sqr(a[i]);
 }
 
 static void test_fp2(size_t nr, cuzk_rng *rng)
@@ -159,7 +136,7 @@ static void test_fp2(size_t nr, cuzk_rng *rng)
     cuzk_fp_add(&e[3], &e[2], &e[2]); /* p - 2 */
     e[4].l[0] = 1;
     const size_t ne = NE * NE, n = ne * ne + nr, sz = n * sizeof(cuzk_fp2);
-    cuzk_fp2 *a = (cuzk_fp2 *)malloc(sz), *b = (cuzk_fp2 *)malloc(sz), *out = (cuzk_fp2 *)malloc(4 * sz);
+    cuzk_fp2 *a = (cuzk_fp2 *)malloc(sz), *b = (cuzk_fp2 *)malloc(sz), *out = (cuzk_fp2 *)malloc(2 * sz);
     size_t k = 0;
     for (size_t i = 0; i < ne; i++)
         for (size_t j = 0; j < ne; j++, k++) {
@@ -168,32 +145,25 @@ static void test_fp2(size_t nr, cuzk_rng *rng)
         }
     for (; k < n; k++) cuzk_fp2_random(&a[k], rng), cuzk_fp2_random(&b[k], rng);
     fp2_t *da, *db, *dout;
-    bool ok = !cudaMalloc(&da, sz) && !cudaMalloc(&db, sz) && !cudaMalloc(&dout, 4 * sz);
+    bool ok = !cudaMalloc(&da, sz) && !cudaMalloc(&db, sz) && !cudaMalloc(&dout, 2 * sz);
     if (ok) {
         cudaMemcpy(da, a, sz, cudaMemcpyHostToDevice);
         cudaMemcpy(db, b, sz, cudaMemcpyHostToDevice);
         fp2_ops<<<(unsigned)((n + 127) / 128), 128>>>(da, db, dout, n);
-        ok = cudaMemcpy(out, dout, 4 * sz, cudaMemcpyDeviceToHost) == cudaSuccess;
+        ok = cudaMemcpy(out, dout, 2 * sz, cudaMemcpyDeviceToHost) == cudaSuccess;
         cudaFree(da), cudaFree(db), cudaFree(dout);
     }
     CHECK_MSG(ok, "Fp2: kernel failed");
-    unsigned long bad[4] = {0};
+    unsigned long bad[2] = {0};
     for (size_t i = 0; ok && i < n; i++) {
-        const size_t j = (i + 1) % n;
-        cuzk_fp2 m, q, x;
+        cuzk_fp2 m, q;
         cuzk_fp2_mul(&m, &a[i], &b[i]);
         cuzk_fp2_sqr(&q, &a[i]);
         bad[0] += memcmp(&m, &out[i], sizeof m) != 0;
-        bad[1] += memcmp(&m, &out[n + i], sizeof m) != 0;
-        bad[2] += memcmp(&q, &out[2 * n + i], sizeof q) != 0;
-        cuzk_fp2_mul(&x, &b[j], &a[j]);
-        cuzk_fp2_sub(&m, &m, &x);
-        bad[3] += memcmp(&m, &out[3 * n + i], sizeof m) != 0;
+        bad[1] += memcmp(&q, &out[n + i], sizeof q) != 0;
     }
-    CHECK_MSG(!bad[0] && !bad[1] && !bad[2] && !bad[3], "Fp2: mul %lu, mul_lazy %lu, sqr %lu, mul_sub_lazy %lu of %zu differ",
-              bad[0], bad[1], bad[2], bad[3], n);
-    printf("Fp2: %zu pairs, mul, mul_lazy, sqr, mul_sub_lazy %s\n", n,
-           bad[0] + bad[1] + bad[2] + bad[3] ? "DIFFER" : "all equal");
+    CHECK_MSG(!bad[0] && !bad[1], "Fp2: mul %lu, sqr %lu of %zu differ", bad[0], bad[1], n);
+    printf("Fp2: %zu pairs, mul, sqr %s\n", n, bad[0] + bad[1] ? "DIFFER" : "all equal");
     free(a), free(b), free(out);
 }
 

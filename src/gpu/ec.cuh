@@ -46,20 +46,12 @@ template <class F> __device__ __forceinline__ void xyzz_from_aff(xyzz_t<F> &r, c
     f_one(r.zz), f_one(r.zzz);
 }
 
-/* o = a·b - c·d with t as scratch (b may be t): the two products and the
- * subtraction as the formulas always had them, or the field's fused form
- * where it has one (fp2l_t: two reductions instead of four, fpl_t: one
- * instead of two). CUZK_FD: the
- * host test test_gpu_ff_emu calls it too. */
+/* o = a·b - c·d with t as scratch (b may be t). */
 template <class F> CUZK_FD void ec_mul_sub(F &o, const F &a, const F &b, F &t, const F &c, const F &d)
 {
-    if constexpr (has_mul_sub<F>::value) {
-        f_mul_sub(o, a, b, c, d);
-    } else {
-        f_mul(o, a, b);
-        f_mul(t, c, d);
-        f_sub(o, o, t);
-    }
+    f_mul(o, a, b);
+    f_mul(t, c, d);
+    f_sub(o, o, t);
 }
 
 /* dbl-2008-s-1 (a = 0); infinity (ZZ = 0) stays infinity. */
@@ -185,15 +177,6 @@ template <class F> struct inline_adds {
     static constexpr bool value = false;
 };
 template <> struct inline_adds<fp_t> {
-    static constexpr bool value = true;
-};
-template <> struct inline_adds<fpl_t> {
-    static constexpr bool value = true;
-};
-template <> struct inline_adds<fpk_t> {
-    static constexpr bool value = true;
-};
-template <> struct inline_adds<fps_t> {
     static constexpr bool value = true;
 };
 template <class F> __device__ __forceinline__ void hot_add_aff(xyzz_t<F> &acc, const affine_t<F> &p)

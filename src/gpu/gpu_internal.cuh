@@ -79,8 +79,6 @@ enum {
 struct ntt_gen_tables {
     unsigned log_max;
     dbuf tw, tw_inv;
-    unsigned log_shoup; /* the tables below are valid for log_max when equal */
-    dbuf tws, tws_inv;  /* tw, tw_inv in Shoup's form (CUZK_GPU_NTT_SHOUP), 64 bytes an entry */
     dbuf scale[NTT_SCALE_KINDS][CUZK_FR_TWO_ADICITY + 1]; /* (kind, log_n) */
 };
 struct ntt_tables {

@@ -13,10 +13,6 @@
  * the largest domain built so far; a domain of size 2^L reads every
  * 2^(Lmax-L)-th entry. Tables are filled on the device from two short host
  * tables (omega^j and omega^(j·2^S)): one multiplication per entry.
- * CUZK_GPU_NTT_SHOUP=1 (off until measured) has the radix-4 passes multiply
- * by twiddles in Shoup's form instead (fr_mul_shoup: 180 multiply
- * instructions against 225; 64 bytes a twiddle, tables made from the
- * Montgomery ones when first asked for).
  * Scalings by g^i, 1/n and their products use the same two-table trick.
  */
 #include <stdlib.h>
@@ -41,18 +37,13 @@ struct ntt_pre {
 
 /* Twiddle of butterfly index tb (its position inside the half-span) at tile
  * level lt: omega_(2^(lh+1))^j with j the butterfly's index in the whole
- * transform's level lh = lt + lvl_lo. TW: fr_t (Montgomery) or fr_shoup_t. */
-template <class TW>
-static __device__ __forceinline__ TW twiddle(const TW *__restrict__ tw, unsigned tw_log, unsigned lvl_lo,
-                                             size_t smask, size_t gid, unsigned tb, unsigned lt)
+ * transform's level lh = lt + lvl_lo. */
+static __device__ __forceinline__ fr_t twiddle(const fr_t *__restrict__ tw, unsigned tw_log, unsigned lvl_lo,
+                                               size_t smask, size_t gid, unsigned tb, unsigned lt)
 {
     const size_t j = ((size_t)tb << lvl_lo) + (gid & smask);
     return tw[j << (tw_log - 1 - (lt + lvl_lo))];
 }
-
-/* x *= a twiddle in either form */
-static __device__ __forceinline__ void tw_mul(fr_t &x, const fr_t &w) { f_mul(x, x, w); }
-static __device__ __forceinline__ void tw_mul(fr_t &x, const fr_shoup_t &w) { fr_mul_shoup(x, x, w); }
 
 static __device__ __forceinline__ size_t bitrev(size_t i, unsigned log_n)
 {
@@ -68,10 +59,10 @@ static __device__ __forceinline__ size_t bitrev(size_t i, unsigned log_n)
  * where shared memory allows three; 3: 80 registers, a few spilled). 3 is
  * the default: 7.6-12 % faster from 2^24 to 2^27 in both directions (H100,
  * 5 Dec, perf-log); CUZK_GPU_NTT_MINB=1 picks the other to compare. */
-template <bool DIF, bool R4, int MINB, class TW = fr_t>
+template <bool DIF, bool R4, int MINB>
 __global__ void __launch_bounds__(NTT_THREADS, MINB)
     ntt_pass(fr_t *__restrict__ x, unsigned lvl_lo, unsigned k, unsigned log_g,
-             const TW *__restrict__ tw, unsigned tw_log, const ntt_pre pre)
+             const fr_t *__restrict__ tw, unsigned tw_log, const ntt_pre pre)
 {
     extern __shared__ fr_t sm[];
     const unsigned G = 1u << log_g, T = 1u << k;
@@ -111,35 +102,35 @@ __global__ void __launch_bounds__(NTT_THREADS, MINB)
                 const bool unit = lvl_lo == 0 && lt == 0;
                 if (DIF) {
                     /* level lt + 1 (half-span 2h): (u0, u2) and (u1, u3) */
-                    const TW wb = twiddle(tw, tw_log, lvl_lo, smask, gid, low + h, lt + 1);
+                    const fr_t wb = twiddle(tw, tw_log, lvl_lo, smask, gid, low + h, lt + 1);
                     f_add(s, u0, u2), f_sub(u2, u0, u2), u0 = s;
-                    f_add(s, u1, u3), f_sub(u3, u1, u3), tw_mul(u3, wb), u1 = s;
+                    f_add(s, u1, u3), f_sub(u3, u1, u3), f_mul(u3, u3, wb), u1 = s;
                     if (!unit) {
-                        const TW wa = twiddle(tw, tw_log, lvl_lo, smask, gid, low, lt + 1);
-                        tw_mul(u2, wa);
+                        const fr_t wa = twiddle(tw, tw_log, lvl_lo, smask, gid, low, lt + 1);
+                        f_mul(u2, u2, wa);
                     }
                     /* level lt (half-span h): (u0, u1) and (u2, u3) */
                     f_add(s, u0, u1), f_sub(u1, u0, u1), u0 = s;
                     f_add(s, u2, u3), f_sub(u3, u2, u3), u2 = s;
                     if (!unit) {
-                        const TW wc = twiddle(tw, tw_log, lvl_lo, smask, gid, low, lt);
-                        tw_mul(u1, wc), tw_mul(u3, wc);
+                        const fr_t wc = twiddle(tw, tw_log, lvl_lo, smask, gid, low, lt);
+                        f_mul(u1, u1, wc), f_mul(u3, u3, wc);
                     }
                 } else {
-                    const TW wc = twiddle(tw, tw_log, lvl_lo, smask, gid, low + h, lt + 1);
+                    const fr_t wc = twiddle(tw, tw_log, lvl_lo, smask, gid, low + h, lt + 1);
                     if (!unit) {
-                        const TW wa = twiddle(tw, tw_log, lvl_lo, smask, gid, low, lt);
-                        tw_mul(u1, wa), tw_mul(u3, wa);
+                        const fr_t wa = twiddle(tw, tw_log, lvl_lo, smask, gid, low, lt);
+                        f_mul(u1, u1, wa), f_mul(u3, u3, wa);
                     }
                     /* level lt: (u0, u1) and (u2, u3) */
                     f_add(s, u0, u1), f_sub(u1, u0, u1), u0 = s;
                     f_add(s, u2, u3), f_sub(u3, u2, u3), u2 = s;
                     /* level lt + 1: (u0, u2) and (u1, u3) */
                     if (!unit) {
-                        const TW wb = twiddle(tw, tw_log, lvl_lo, smask, gid, low, lt + 1);
-                        tw_mul(u2, wb);
+                        const fr_t wb = twiddle(tw, tw_log, lvl_lo, smask, gid, low, lt + 1);
+                        f_mul(u2, u2, wb);
                     }
-                    tw_mul(u3, wc);
+                    f_mul(u3, u3, wc);
                     f_add(s, u0, u2), f_sub(u2, u0, u2), u0 = s;
                     f_add(s, u1, u3), f_sub(u3, u1, u3), u1 = s;
                 }
@@ -155,17 +146,16 @@ __global__ void __launch_bounds__(NTT_THREADS, MINB)
                 const unsigned t1 = ((bi >> lt) << (lt + 1)) | (bi & (ht - 1)), t2 = t1 + ht;
                 /* the transform's level 0 (a DIF pass of odd k ends on it): omega^0 = 1 */
                 const bool unit = lvl_lo == 0 && lt == 0;
-                fr_t u = sm[t1 * G + g], v = sm[t2 * G + g], s;
-                TW w;
+                fr_t u = sm[t1 * G + g], v = sm[t2 * G + g], s, w;
                 if (!unit) w = twiddle(tw, tw_log, lvl_lo, smask, gid0 + g, t1 & (ht - 1), lt);
                 if (DIF) {
                     f_add(s, u, v);
                     f_sub(v, u, v);
-                    if (!unit) tw_mul(v, w);
+                    if (!unit) f_mul(v, v, w);
                     sm[t1 * G + g] = s;
                     sm[t2 * G + g] = v;
                 } else {
-                    if (!unit) tw_mul(v, w);
+                    if (!unit) f_mul(v, v, w);
                     f_add(s, u, v);
                     f_sub(u, u, v);
                     sm[t1 * G + g] = s;
@@ -182,13 +172,6 @@ __global__ void __launch_bounds__(NTT_THREADS, MINB)
         const size_t idx = ((gid >> lvl_lo) << (lvl_lo + k)) + ((size_t)t << lvl_lo) + (gid & smask);
         x[idx] = sm[e];
     }
-}
-
-/* out[i]: tw[i] (Montgomery) in Shoup's form */
-__global__ void ntt_shoup_table(fr_shoup_t *__restrict__ out, const fr_t *__restrict__ tw, size_t n)
-{
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) fr_shoup_make(out[i], tw[i]);
 }
 
 /* out[i] = hi[i >> S]·lo[i & (2^S - 1)] (a power table). */
@@ -282,8 +265,7 @@ void ntt_tables_free(ntt_tables *tt)
 {
     for (int gi = 0; gi < NTT_GENS; gi++) {
         ntt_gen_tables *t = &tt->g[gi];
-        buf_free(&t->tw), buf_free(&t->tw_inv), buf_free(&t->tws), buf_free(&t->tws_inv);
-        t->log_shoup = 0;
+        buf_free(&t->tw), buf_free(&t->tw_inv);
         for (int k = 0; k < NTT_SCALE_KINDS; k++)
             for (unsigned l = 0; l <= CUZK_FR_TWO_ADICITY; l++) buf_free(&t->scale[k][l]);
         t->log_max = 0;
@@ -305,8 +287,6 @@ static int ensure_twiddles(const ctx &cx, ntt_tables *tt, int gi, unsigned log_n
      * (the forward table new and unwritten, the inverse one gone) must not
      * serve the next, smaller transform */
     t->log_max = 0;
-    buf_free(&t->tws), buf_free(&t->tws_inv); /* made again from the new tables when asked for */
-    t->log_shoup = 0;
     if ((rc = buf_reserve(cx, &t->tw, n2 * sizeof(fr_t), "ntt twiddles")) ||
         (rc = buf_reserve(cx, &t->tw_inv, n2 * sizeof(fr_t), "ntt inverse twiddles"))) {
         buf_free(&t->tw), buf_free(&t->tw_inv);
@@ -332,30 +312,6 @@ static int ensure_twiddles(const ctx &cx, ntt_tables *tt, int gi, unsigned log_n
         return rc;
     }
     t->log_max = log_n;
-    return CUZK_OK;
-}
-
-/* The twiddles in Shoup's form (CUZK_GPU_NTT_SHOUP), from the Montgomery
- * tables, as long as they are. */
-static int ensure_shoup(const ctx &cx, ntt_gen_tables *t)
-{
-    if (t->log_shoup == t->log_max && t->tws.p) return CUZK_OK;
-    const size_t n2 = (size_t)1 << (t->log_max - 1);
-    int rc;
-    t->log_shoup = 0;
-    if ((rc = buf_reserve(cx, &t->tws, n2 * sizeof(fr_shoup_t), "ntt twiddles (shoup)")) ||
-        (rc = buf_reserve(cx, &t->tws_inv, n2 * sizeof(fr_shoup_t), "ntt inverse twiddles (shoup)"))) {
-        buf_free(&t->tws), buf_free(&t->tws_inv);
-        return rc;
-    }
-    ntt_shoup_table<<<nblocks(n2, 256), 256, 0, cx.st>>>(bp<fr_shoup_t>(t->tws), bp<fr_t>(t->tw), n2);
-    ntt_shoup_table<<<nblocks(n2, 256), 256, 0, cx.st>>>(bp<fr_shoup_t>(t->tws_inv), bp<fr_t>(t->tw_inv), n2);
-    cudaError_t e = cudaPeekAtLastError();
-    if (e != cudaSuccess) {
-        buf_free(&t->tws), buf_free(&t->tws_inv);
-        return fail(cx, e, "ntt_shoup_table");
-    }
-    t->log_shoup = t->log_max;
     return CUZK_OK;
 }
 
@@ -390,7 +346,7 @@ static int ensure_scale(const ctx &cx, ntt_tables *tt, int gen, unsigned log_n, 
 }
 
 /* The passes of one transform; DIF: natural -> bit-reversed. */
-static int transform(const ctx &cx, ntt_gen_tables *t, fr_t *x, unsigned log_n, bool dif, bool inv,
+static int transform(const ctx &cx, const ntt_gen_tables *t, fr_t *x, unsigned log_n, bool dif, bool inv,
                      ntt_pre pre = ntt_pre{nullptr, nullptr, 0, 0})
 {
     if (log_n == 0) { /* no pass to fold a scaling into */
@@ -411,26 +367,13 @@ static int transform(const ctx &cx, ntt_gen_tables *t, fr_t *x, unsigned log_n, 
     static const bool r2 = getenv("CUZK_GPU_NTT_R2") && atoi(getenv("CUZK_GPU_NTT_R2")) == 1;
     const char *mb = getenv("CUZK_GPU_NTT_MINB"); /* read per call: benchmarks switch it */
     const bool occ3 = !(mb && atoi(mb) == 1);
-    const char *sh = getenv("CUZK_GPU_NTT_SHOUP"); /* per call, as MINB */
-    const bool shoup = !r2 && sh && atoi(sh) == 1;
     void (*pass)(fr_t *, unsigned, unsigned, unsigned, const fr_t *, unsigned, const ntt_pre) =
         r2     ? (dif ? ntt_pass<true, false, 1> : ntt_pass<false, false, 1>)
         : occ3 ? (dif ? ntt_pass<true, true, 3> : ntt_pass<false, true, 3>)
                : (dif ? ntt_pass<true, true, 1> : ntt_pass<false, true, 1>);
-    void (*pass_sh)(fr_t *, unsigned, unsigned, unsigned, const fr_shoup_t *, unsigned, const ntt_pre) =
-        occ3 ? (dif ? ntt_pass<true, true, 3, fr_shoup_t> : ntt_pass<false, true, 3, fr_shoup_t>)
-             : (dif ? ntt_pass<true, true, 1, fr_shoup_t> : ntt_pass<false, true, 1, fr_shoup_t>);
-    if (shoup) {
-        int rc = ensure_shoup(cx, t);
-        if (rc) return rc;
-    }
-    const fr_shoup_t *tws = shoup ? (inv ? bp<fr_shoup_t>(t->tws_inv) : bp<fr_shoup_t>(t->tws)) : nullptr;
     /* per device, so set on every call (a host-side attribute write) */
     const size_t smax = ((size_t)1 << (NTT_KMAX + NTT_LOGG)) * sizeof(fr_t);
-    if (shoup)
-        GPU_TRY(cx, cudaFuncSetAttribute(pass_sh, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smax));
-    else
-        GPU_TRY(cx, cudaFuncSetAttribute(pass, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smax));
+    GPU_TRY(cx, cudaFuncSetAttribute(pass, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smax));
     unsigned lvl = dif ? log_n : 0;
     for (unsigned p = 0; p < npass; p++) {
         const unsigned k = ks[p];
@@ -446,11 +389,8 @@ static int transform(const ctx &cx, ntt_gen_tables *t, fr_t *x, unsigned log_n, 
         const size_t blocks = (size_t)1 << (log_n - k - log_g);
         const size_t smem = ((size_t)1 << (k + log_g)) * sizeof(fr_t);
         /* a scaling goes into the first pass's loads, before any butterfly */
-        const ntt_pre pp = p == 0 ? pre : ntt_pre{nullptr, nullptr, 0, 0};
-        if (shoup)
-            pass_sh<<<(unsigned)blocks, NTT_THREADS, smem, cx.st>>>(x, lo, k, log_g, tws, t->log_max, pp);
-        else
-            pass<<<(unsigned)blocks, NTT_THREADS, smem, cx.st>>>(x, lo, k, log_g, tw, t->log_max, pp);
+        pass<<<(unsigned)blocks, NTT_THREADS, smem, cx.st>>>(x, lo, k, log_g, tw, t->log_max,
+                                                             p == 0 ? pre : ntt_pre{nullptr, nullptr, 0, 0});
         /* named by pass (the trace sums by name): the first, strided pass
          * reads the widest spread of twiddles */
         static const char *const pass_name[8] = {"ntt_pass 1", "ntt_pass 2", "ntt_pass 3", "ntt_pass 4",
