@@ -8,6 +8,11 @@
 #               bench_gpu_ff, bench_gpu (the G1 rows plain, batch-affine with either inversion,
 #               bases resident), sppark_side (cuzk and sppark in one process, when packed), and
 #               CUZK_GPU_TRACE runs that split the 2^27 MSM and NTT and the 2^24 G1/G2 MSMs by kernel
+#   STEP=probe  what bounds the kernels: the SASS of bench_gpu_ff and of the MSM's accumulation
+#               (cuobjdump), ncu's sections for the G1 MSM's level 0 (2^24), the NTT's passes at
+#               2^27 and bench_gpu_ff's mixed addition; with a variant build packed
+#               (device_pack.sh's VARIANT_BUILD) its kernel test, and the NTT rows of both
+#               builds interleaved twice
 #   STEP=porep  the 32 GiB PoRep end to end (drive-32g.sh STAGE=2: PCE, preload, first proof,
 #               batch of PROOFS at concurrency 2, for each gpu:synthesis pair of CONFIGS); the
 #               affine MSM is switched on for the daemon only when check's kernel tests passed and
@@ -20,7 +25,7 @@
 # also packs ../shared/device/drive-32g.sh) carried; each step leaves $OUT/STEP.tgz and prints
 # the figures. Disk: one kind's parameters at a time.
 set -u
-STEP=${STEP:?STEP=check, bench, porep, post or snap}
+STEP=${STEP:?STEP=check, bench, probe, porep, post or snap}
 T0=$(date +%s)
 left() { echo $(( ${LIMIT:-570} - ($(date +%s) - T0) )); }
 B=/tmp/devbin
@@ -79,6 +84,39 @@ bench)
     finish
     cat $O/bench_gpu_ff.log; grep -E "MSM|NTT|prove|differs" $O/bench_gpu.log
     cat $O/sppark_side.log 2>/dev/null; grep -A12 "gpu trace" $O/bench_trace27.log | head -80 ;;
+probe)
+    CUDA_BIN=$(dirname "$(ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)")
+    export PATH=$PATH:$CUDA_BIN
+    # bench_gpu with only some rows: env "${ONLY[@]}" CUZK_BENCH_G1=.. CUZK_BENCH_NTT=.. CUZK_BENCH_MIN=.. BIN
+    ONLY=(CUZK_BENCH_G1=0 CUZK_BENCH_G2=0 CUZK_BENCH_NTT=0 CUZK_BENCH_PROVE=0 CUZK_BENCH_CIRCOM=0 CUZK_BENCH_FB=0
+          CUZK_BENCH_AFFINE=0)
+    if [ -x $B/variant/bench_gpu ]; then
+        echo "variant: $(cat $B/variant/FLAGS 2>/dev/null)"
+        timeout 100 $B/variant/test_gpu_kernels > $O/variant_kernels.log 2>&1
+        echo "variant test_gpu_kernels rc $? $(tail -1 $O/variant_kernels.log)"
+        for r in 1 2; do
+            for bin in $B/bench_gpu $B/variant/bench_gpu; do
+                timeout 60 env "${ONLY[@]}" CUZK_BENCH_NTT=27 CUZK_BENCH_MIN=24 $bin > $O/ntt_$r.log 2>&1
+                echo "$bin: $(grep -E 'NTT \((nat|bitrev)' $O/ntt_$r.log | grep -v minb | awk -F'|' '{printf "%s %s;", $3, $4}')"
+            done
+        done
+    fi
+    if command -v cuobjdump > /dev/null; then
+        cuobjdump -sass $B/bench_gpu_ff | gzip > $O/bench_gpu_ff.sass.gz
+        cuobjdump -sass $B/bench_gpu | awk '/Function : /{p = /msm_accumulate|ntt_pass/} p' | gzip > $O/kernels.sass.gz
+    fi
+    if command -v ncu > /dev/null; then
+        S=(--section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section Occupancy
+           --section WarpStateStats --section InstructionStats --section LaunchStats --print-details all)
+        timeout 100 env "${ONLY[@]}" CUZK_BENCH_G1=24 CUZK_BENCH_MIN=24 CUZK_BENCH_REPS=1 ncu --kernel-name-base function \
+            --kernel-id ::regex:msm_accumulate:1 "${S[@]}" $B/bench_gpu > $O/ncu_msm.txt 2>&1
+        timeout 100 env "${ONLY[@]}" CUZK_BENCH_NTT=27 CUZK_BENCH_MIN=27 CUZK_BENCH_REPS=1 ncu -k regex:ntt_pass \
+            --launch-count 3 "${S[@]}" $B/bench_gpu > $O/ncu_ntt.txt 2>&1
+        timeout 60 ncu -k regex:add_loop --launch-count 1 "${S[@]}" $B/bench_gpu_ff > $O/ncu_add.txt 2>&1
+        grep -E "^  [a-z_]+.*\(|Duration|DRAM Throughput|L2 Hit|L1/TEX Hit|Issue Slots Busy|Executed Ipc A|Registers Per|Achieved Occupancy|SM Busy" \
+            $O/ncu_*.txt | cut -c1-170
+    fi
+    finish ;;
 porep)
     need_big
     # a proof path that failed its GPU tests would only fail its partitions here: say so and stop
@@ -131,5 +169,5 @@ snap)
     cp $O/e2e_snap.log "$OUT/" 2>/dev/null
     finish
     tail -40 $O/e2e_snap.log ;;
-*) echo "STEP: check, bench, porep, post or snap" >&2; exit 2 ;;
+*) echo "STEP: check, bench, probe, porep, post or snap" >&2; exit 2 ;;
 esac
