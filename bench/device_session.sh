@@ -12,7 +12,8 @@
 #               (cuobjdump), ncu's sections for the G1 MSM's level 0 (2^24), the NTT's passes at
 #               2^27 and bench_gpu_ff's mixed addition; with a variant build packed
 #               (device_pack.sh's VARIANT_BUILD) its kernel test, and the NTT rows of both
-#               builds interleaved twice
+#               builds interleaved twice; then G1 2^26 and G2 2^24 with the window width forced
+#               around the cost model's pick (CUZK_GPU_MSM_C)
 #   STEP=porep  the 32 GiB PoRep end to end (drive-32g.sh STAGE=2: PCE, preload, first proof,
 #               batch of PROOFS at concurrency 2, for each gpu:synthesis pair of CONFIGS); the
 #               affine MSM is switched on for the daemon only when check's kernel tests passed and
@@ -116,6 +117,14 @@ probe)
         grep -E "^  [a-z_]+.*\(|Duration|DRAM Throughput|L2 Hit|L1/TEX Hit|Issue Slots Busy|Executed Ipc A|Registers Per|Achieved Occupancy|SM Busy" \
             $O/ncu_*.txt | cut -c1-170
     fi
+    # the window width forced around the cost model's pick: G1 at 2^26, G2 at 2^24
+    for gc in 1:21 1:22 1:23 2:17 2:18 2:19 2:20 2:21; do
+        [ "$(left)" -gt 60 ] || break
+        g=${gc%%:*} cw=${gc##*:}
+        if [ $g = 1 ]; then sz=(CUZK_BENCH_G1=26 CUZK_BENCH_MIN=26); else sz=(CUZK_BENCH_G2=24 CUZK_BENCH_MIN=24); fi
+        timeout 40 env "${ONLY[@]}" "${sz[@]}" CUZK_GPU_MSM_C=$cw $B/bench_gpu > $O/g${g}_c$cw.log 2>&1
+        echo "G$g c=$cw: $(grep -E "G$g MSM random +\|" $O/g${g}_c$cw.log | head -1)"
+    done
     finish ;;
 porep)
     need_big
