@@ -86,8 +86,8 @@ bench)
     cat $O/bench_gpu_ff.log; grep -E "MSM|NTT|prove|differs" $O/bench_gpu.log
     cat $O/sppark_side.log 2>/dev/null; grep -A12 "gpu trace" $O/bench_trace27.log | head -80 ;;
 probe)
-    CUDA_BIN=$(dirname "$(ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)")
-    export PATH=$PATH:$CUDA_BIN
+    NCU=$(ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1) # cuobjdump and ncu beside it, when there
+    [ -n "$NCU" ] && export PATH=$PATH:$(dirname "$NCU")
     # bench_gpu with only some rows: env "${ONLY[@]}" CUZK_BENCH_G1=.. CUZK_BENCH_NTT=.. CUZK_BENCH_MIN=.. BIN
     ONLY=(CUZK_BENCH_G1=0 CUZK_BENCH_G2=0 CUZK_BENCH_NTT=0 CUZK_BENCH_PROVE=0 CUZK_BENCH_CIRCOM=0 CUZK_BENCH_FB=0
           CUZK_BENCH_AFFINE=0)

@@ -16,6 +16,7 @@ extern "C" {
 #include "cuzk/fr.h"
 #include "testutil.h"
 }
+#include "ff_oracle.h"
 
 using namespace cuzk_gpu;
 
@@ -55,18 +56,6 @@ template <class P> static fe<P> *run(const fe<P> *a, const fe<P> *b, size_t n)
     return out;
 }
 
-/* The CPU field for the element type T (same limbs as fe<P>): the oracle's
- * ops and what the inputs are made from. */
-template <class T> struct cpu_ops {
-    void (*mul)(T *, const T *, const T *);
-    void (*sqr)(T *, const T *);
-    void (*add)(T *, const T *, const T *);
-    void (*sub)(T *, const T *, const T *);
-    void (*neg)(T *, const T *);
-    void (*random)(T *, cuzk_rng *);
-    const T *one; /* Montgomery 1 */
-};
-
 template <class P, class T>
 static void check_field(const char *field, const T *a, const T *b, size_t n, const cpu_ops<T> &ops)
 {
@@ -97,15 +86,9 @@ static void check_field(const char *field, const T *a, const T *b, size_t n, con
 template <class P, class T>
 static void test_field(const char *field, const cpu_ops<T> &ops, size_t nr, cuzk_rng *rng)
 {
-    enum { NE = 7 };
+    enum { NE = FF_NEDGES };
     T e[NE];
-    memset(e, 0, sizeof e);       /* 0 */
-    e[1] = *ops.one;              /* R mod m: Montgomery 1 */
-    ops.neg(&e[2], &e[1]);        /* m - 1 */
-    ops.add(&e[3], &e[1], &e[1]); /* 2 */
-    e[4].l[0] = 1;                /* R^-1 (limb 1) */
-    ops.add(&e[5], &e[2], &e[2]); /* 2m - 2 mod m = m - 2 */
-    e[6].l[0] = (uint64_t)1 << 32;  /* low 32-bit limb 0: a zero m in the reduction's first row */
+    ff_edges(e, ops);
     const size_t n = NE * NE + nr;
     T *a = (T *)malloc(n * sizeof(T)), *b = (T *)malloc(n * sizeof(T));
     size_t k = 0;
@@ -128,13 +111,9 @@ __global__ void fp2_ops(const fp2_t *a, const fp2_t *b, fp2_t *out, size_t n)
 
 static void test_fp2(size_t nr, cuzk_rng *rng)
 {
-    enum { NE = 5 };
+    enum { NE = FF_NEDGES };
     cuzk_fp e[NE];
-    memset(e, 0, sizeof e);
-    e[1] = cuzk_fp_one;
-    cuzk_fp_neg(&e[2], &e[1]);        /* p - 1 */
-    cuzk_fp_add(&e[3], &e[2], &e[2]); /* p - 2 */
-    e[4].l[0] = 1;
+    ff_edges(e, fp_oracle);
     const size_t ne = NE * NE, n = ne * ne + nr, sz = n * sizeof(cuzk_fp2);
     cuzk_fp2 *a = (cuzk_fp2 *)malloc(sz), *b = (cuzk_fp2 *)malloc(sz), *out = (cuzk_fp2 *)malloc(2 * sz);
     size_t k = 0;
@@ -176,12 +155,8 @@ int main(void)
     cuzk_rng rng;
     tu_init(&rng, "test_gpu_ff");
     const size_t nr = 1 << 18;
-    const cpu_ops<cuzk_fp> fp = {cuzk_fp_mul, cuzk_fp_sqr, cuzk_fp_add, cuzk_fp_sub,
-                                 cuzk_fp_neg, cuzk_fp_random, &cuzk_fp_one};
-    const cpu_ops<cuzk_fr> fr = {cuzk_fr_mul, cuzk_fr_sqr, cuzk_fr_add, cuzk_fr_sub,
-                                 cuzk_fr_neg, cuzk_fr_random, &cuzk_fr_one};
-    test_field<fp_params>("Fp", fp, nr, &rng);
-    test_field<fr_params>("Fr", fr, nr, &rng);
+    test_field<fp_params>("Fp", fp_oracle, nr, &rng);
+    test_field<fr_params>("Fr", fr_oracle, nr, &rng);
     test_fp2(nr, &rng);
     return tu_finish("test_gpu_ff");
 }

@@ -19,22 +19,12 @@ extern "C" {
 #include "cuzk/fr.h"
 #include "testutil.h"
 }
+#include "ff_oracle.h"
 
 using namespace cuzk_gpu;
 
 static_assert(sizeof(cuzk_fp) == sizeof(fp_t) && sizeof(cuzk_fp2) == sizeof(fp2_t) && sizeof(cuzk_fr) == sizeof(fr_t),
               "layouts differ");
-
-/* The CPU field for the element type T (same limbs as the device's D): the
- * oracle's ops and what the inputs are made from. */
-template <class T> struct cpu_ops {
-    void (*mul)(T *, const T *, const T *);
-    void (*add)(T *, const T *, const T *);
-    void (*sub)(T *, const T *, const T *);
-    void (*neg)(T *, const T *);
-    void (*random)(T *, cuzk_rng *);
-    const T *one; /* Montgomery 1 */
-};
 
 template <class D, class T> static D dv(const T &a)
 {
@@ -76,36 +66,23 @@ template <class D, class T> static unsigned check_pair(const T &a, const T &b, c
     return bad;
 }
 
-/* The edges of a field (m its modulus): 0, 1, m - 1, m - 2, 2, R^-1 (limb 1), a zero low word */
-enum { NE = 7 };
-template <class T> static void edges(T e[NE], const cpu_ops<T> &ops)
-{
-    memset(e, 0, NE * sizeof *e);
-    e[1] = *ops.one;
-    ops.neg(&e[2], &e[1]);
-    ops.add(&e[3], &e[2], &e[2]);
-    ops.add(&e[4], &e[1], &e[1]);
-    e[5].l[0] = 1;
-    e[6].l[0] = (uint64_t)1 << 32;
-}
-
 /* Every pairing of the edges, then nr fresh pairs (every fifth beside an edge). */
 template <class D, class T>
 static void test_field(const char *field, const cpu_ops<T> &ops, unsigned long nr, cuzk_rng *rng)
 {
-    T e[NE];
-    edges(e, ops);
+    T e[FF_NEDGES];
+    ff_edges(e, ops);
     unsigned long bad[NC] = {0}, n = 0;
-    for (int i = 0; i < NE; i++)
-        for (int j = 0; j < NE; j++, n++) {
+    for (int i = 0; i < FF_NEDGES; i++)
+        for (int j = 0; j < FF_NEDGES; j++, n++) {
             const unsigned b = check_pair<D>(e[i], e[j], ops);
             for (int k = 0; k < NC; k++) bad[k] += (b >> k) & 1;
         }
     for (unsigned long k = 0; k < nr; k++, n++) {
         T a, b;
         ops.random(&a, rng), ops.random(&b, rng);
-        if (k % 5 == 1) a = e[2 + k % 2];
-        if (k % 5 == 2) b = e[2 + k % 2];
+        if (k % 5 == 1) a = e[FF_EDGE_M1 + k % 2]; /* m - 1 or m - 2 */
+        if (k % 5 == 2) b = e[FF_EDGE_M1 + k % 2];
         const unsigned bb = check_pair<D>(a, b, ops);
         for (int q = 0; q < NC; q++) bad[q] += (bb >> q) & 1;
     }
@@ -129,13 +106,12 @@ int main(void)
 {
     cuzk_rng rng;
     tu_init(&rng, "test_gpu_ff_emu");
-    const cpu_ops<cuzk_fp> fp = {cuzk_fp_mul, cuzk_fp_add, cuzk_fp_sub, cuzk_fp_neg, cuzk_fp_random, &cuzk_fp_one};
-    const cpu_ops<cuzk_fr> fr = {cuzk_fr_mul, cuzk_fr_add, cuzk_fr_sub, cuzk_fr_neg, cuzk_fr_random, &cuzk_fr_one};
-    test_field<fp_t>("Fp", fp, 200000, &rng);
-    test_field<fr_t>("Fr", fr, 200000, &rng);
+    test_field<fp_t>("Fp", fp_oracle, 200000, &rng);
+    test_field<fr_t>("Fr", fr_oracle, 200000, &rng);
     /* Fp2: every pair of edge-built values, then fresh ones */
+    enum { NE = FF_NEDGES };
     cuzk_fp e[NE];
-    edges(e, fp);
+    ff_edges(e, fp_oracle);
     unsigned long bad2 = 0, n2 = 0;
     for (int i = 0; i < NE * NE; i++)
         for (int j = 0; j < NE * NE; j++, n2++) {
@@ -145,14 +121,14 @@ int main(void)
     for (int k = 0; k < 100000; k++, n2++) {
         cuzk_fp2 x, y;
         cuzk_fp2_random(&x, &rng), cuzk_fp2_random(&y, &rng);
-        if (k & 1) y.c0 = e[2 + (k >> 1) % 2]; /* p - 1 or p - 2 beside random */
+        if (k & 1) y.c0 = e[FF_EDGE_M1 + (k >> 1) % 2]; /* p - 1 or p - 2 beside random */
         bad2 += !check_fp2(x, y);
     }
     CHECK_MSG(bad2 == 0, "Fp2 product or square: %lu of %lu differ", bad2, n2);
     printf("Fp2: %lu pairs, emulated carries\n", n2);
     /* the oracle can fail: a product with one operand's limb flipped is seen */
     {
-        cuzk_fp a = e[2], b = e[2], want;
+        cuzk_fp a = e[FF_EDGE_M1], b = e[FF_EDGE_M1], want;
         cuzk_fp_mul(&want, &a, &b);
         fp_t x = dv<fp_t>(a), r;
         x.l[3] ^= 1;
