@@ -1,20 +1,24 @@
 /* Device field throughput: Montgomery multiplications per second for the
  * even/odd CIOS (f_mul_eo; in Fr also with the reduction that uses r's limbs
- * 1 and 2^32 - 1) and the single-accumulator version (f_mul_cios), in Fp and Fr, plus G1 XYZZ mixed
- * additions (the MSM's inner step). Each thread runs 4 independent chains
- * of K dependent operations; one table, median of 5 launches. */
+ * 1 and 2^32 - 1) and the single-accumulator version (f_mul_cios), in Fp and Fr; Fp's product on
+ * the FP64 pipe (fp_mul_dp) alone and beside f_mul_eo (in the same thread, or in every other warp:
+ * do the two pipes add up?); plus G1 XYZZ mixed additions (the MSM's inner step). Each thread
+ * runs 4 independent chains of K dependent operations; one table, median of 5 launches. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "gpu/ec.cuh"
+#include "gpu/ff_dp.cuh"
 
 using namespace cuzk_gpu;
 
 #define CHAINS 4
 #define K 256
 
-template <class P, int EO> __global__ void mul_loop(fe<P> *io, fe<P> y) /* EO: 0 cios, 1 eo, 2 eo low01 */
+/* EO: 0 cios, 1 eo, 2 eo low01; Fp only: 3 dp, 4 chains 0-1 eo and 2-3 dp, 5 chains 0-2 eo and 3 dp,
+ * 6 eo in even warps and dp in odd ones */
+template <class P, int EO> __global__ void mul_loop(fe<P> *io, fe<P> y)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     fe<P> x[CHAINS];
@@ -24,7 +28,14 @@ template <class P, int EO> __global__ void mul_loop(fe<P> *io, fe<P> y) /* EO: 0
     for (int k = 0; k < K; k++)
 #pragma unroll
         for (int c = 0; c < CHAINS; c++) {
-            if (EO == 2)
+            if constexpr (EO >= 3) {
+                const bool dp = EO == 3 || (EO == 4 && c >= 2) || (EO == 5 && c == 3) ||
+                                (EO == 6 && (threadIdx.x >> 5) & 1);
+                if (dp)
+                    fp_mul_dp(x[c], x[c], y);
+                else
+                    f_mul_eo<P, false>(x[c], x[c], y);
+            } else if (EO == 2)
                 f_mul_eo<P, P::LOW01>(x[c], x[c], y);
             else if (EO)
                 f_mul_eo<P, false>(x[c], x[c], y);
@@ -56,7 +67,7 @@ template <class F> static float time_it(F launch)
     cudaEventCreate(&a), cudaEventCreate(&b);
     float ms[5];
     launch(); /* warm-up */
-    for (int r = 0; r < 6; r++) {
+    for (int r = 0; r < 5; r++) {
         cudaEventRecord(a);
         launch();
         cudaEventRecord(b);
@@ -85,6 +96,9 @@ int main(void)
            threads, CHAINS, K);
     printf("| operation | ms | G op/s | ns per op per SM |\n|---|---|---|---|\n");
     const double ops = (double)threads * CHAINS * K;
+    affine_t<fp_t> *pts;
+    if (cudaMalloc(&pts, 1024 * sizeof *pts)) return 1;
+    cudaMemset(pts, 0x07, 1024 * sizeof *pts);
     fp_t yp;
     fr_t yr;
     for (int i = 0; i < 12; i++) yp.l[i] = 0x01234567u * (i + 1);
@@ -94,23 +108,27 @@ int main(void)
         const char *name;
         float ms;
         double n;
-    } rows[6];
-    rows[0] = {"Fp mul even/odd (f_mul_eo)", time_it([&] { mul_loop<fp_params, 1><<<blocks, T>>>((fp_t *)buf, yp); }), ops};
-    rows[1] = {"Fp mul single-acc (f_mul_cios)", time_it([&] { mul_loop<fp_params, 0><<<blocks, T>>>((fp_t *)buf, yp); }), ops};
-    rows[2] = {"Fr mul even/odd (f_mul_eo)", time_it([&] { mul_loop<fr_params, 1><<<blocks, T>>>((fr_t *)buf, yr); }), ops};
-    rows[5] = {"Fr mul even/odd, r's limbs 1 and 2^32 - 1 (f_mul_eo low01)",
-               time_it([&] { mul_loop<fr_params, 2><<<blocks, T>>>((fr_t *)buf, yr); }), ops};
-    rows[3] = {"Fr mul single-acc (f_mul_cios)", time_it([&] { mul_loop<fr_params, 0><<<blocks, T>>>((fr_t *)buf, yr); }), ops};
-    /* G1 mixed additions: accumulators start at valid points? any Fp values
-     * exercise the same instruction stream (no branch depends on the curve) */
-    affine_t<fp_t> *pts;
-    if (cudaMalloc(&pts, 1024 * sizeof *pts)) return 1;
-    cudaMemset(pts, 0x07, 1024 * sizeof *pts);
-    rows[4] = {"G1 XYZZ mixed add (hot_add_aff, f_mul)",
-               time_it([&] { add_loop<<<blocks, T>>>((xyzz_t<fp_t> *)buf, pts); }), (double)threads * K};
-    for (int r = 0; r < 6; r++)
-        printf("| %s | %.3f | %.2f | %.3f |\n", rows[r].name, rows[r].ms, rows[r].n / rows[r].ms / 1e6,
-               rows[r].ms * 1e6 / rows[r].n * prop.multiProcessorCount);
+    } rows[] = {
+        {"Fp mul even/odd (f_mul_eo)", time_it([&] { mul_loop<fp_params, 1><<<blocks, T>>>((fp_t *)buf, yp); }), ops},
+        {"Fp mul single-acc (f_mul_cios)", time_it([&] { mul_loop<fp_params, 0><<<blocks, T>>>((fp_t *)buf, yp); }), ops},
+        {"Fp mul FP64 pipe (fp_mul_dp)", time_it([&] { mul_loop<fp_params, 3><<<blocks, T>>>((fp_t *)buf, yp); }), ops},
+        {"Fp mul, 2 chains f_mul_eo + 2 fp_mul_dp per thread",
+         time_it([&] { mul_loop<fp_params, 4><<<blocks, T>>>((fp_t *)buf, yp); }), ops},
+        {"Fp mul, 3 chains f_mul_eo + 1 fp_mul_dp per thread",
+         time_it([&] { mul_loop<fp_params, 5><<<blocks, T>>>((fp_t *)buf, yp); }), ops},
+        {"Fp mul, f_mul_eo in even warps, fp_mul_dp in odd",
+         time_it([&] { mul_loop<fp_params, 6><<<blocks, T>>>((fp_t *)buf, yp); }), ops},
+        {"Fr mul even/odd (f_mul_eo)", time_it([&] { mul_loop<fr_params, 1><<<blocks, T>>>((fr_t *)buf, yr); }), ops},
+        {"Fr mul even/odd, r's limbs 1 and 2^32 - 1 (f_mul_eo low01)",
+         time_it([&] { mul_loop<fr_params, 2><<<blocks, T>>>((fr_t *)buf, yr); }), ops},
+        {"Fr mul single-acc (f_mul_cios)", time_it([&] { mul_loop<fr_params, 0><<<blocks, T>>>((fr_t *)buf, yr); }), ops},
+        /* G1 mixed additions: any Fp values exercise the same instruction stream (no branch
+         * depends on the curve) */
+        {"G1 XYZZ mixed add (hot_add_aff, f_mul)",
+         time_it([&] { add_loop<<<blocks, T>>>((xyzz_t<fp_t> *)buf, pts); }), (double)threads * K},
+    };
+    for (const auto &r : rows)
+        printf("| %s | %.3f | %.2f | %.3f |\n", r.name, r.ms, r.n / r.ms / 1e6, r.ms * 1e6 / r.n * prop.multiProcessorCount);
     cudaError_t e = cudaDeviceSynchronize();
     if (e != cudaSuccess) printf("CUDA error: %s\n", cudaGetErrorString(e));
     return e != cudaSuccess;

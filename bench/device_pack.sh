@@ -33,16 +33,18 @@ if [ -x "$BUILD/sppark_side" ] && [ "$BUILD/sppark_side" -nt "$BUILD/libcuzk.a" 
 elif [ -e "$BUILD/sppark_side" ]; then
     echo "device_pack: $BUILD/sppark_side is older than libcuzk.a: left out (SPPARK=... BLST=... rebuild it)" >&2
 fi
-# a second bench_gpu and test_gpu_kernels from a build with another compile-time field choice
-# (VARIANT_BUILD, e.g. one configured with -DCMAKE_CUDA_FLAGS=-DCUZK_GPU_FR_LOW01=1), for
-# device_session.sh's probe step to run beside the default ones
-if [ -n "${VARIANT_BUILD:-}" ]; then
-    mkdir -p "$STAGE/devbin/variant"
+# bench_gpu and test_gpu_kernels from builds with other compile-time choices (VARIANT_BUILD, a
+# space-separated list of build folders, e.g. "build-low01 build-dp" configured with
+# -DCMAKE_CUDA_FLAGS=-DCUZK_GPU_FR_LOW01=1 and -DCUZK_GPU_FP_DP=1), each in variant-NAME (NAME: the
+# folder's name less "build-"), for device_session.sh's probe step to run beside the default ones
+for v in ${VARIANT_BUILD:-}; do
+    d="$STAGE/devbin/variant-$(basename "${v#build-}")"
+    mkdir -p "$d"
     for b in bench_gpu test_gpu_kernels; do
-        cp "$VARIANT_BUILD/$b" "$STAGE/devbin/variant/" && strip "$STAGE/devbin/variant/$b"
+        cp "$v/$b" "$d/" && strip "$d/$b"
     done
-    grep -o 'CMAKE_CUDA_FLAGS:STRING=.*' "$VARIANT_BUILD/CMakeCache.txt" > "$STAGE/devbin/variant/FLAGS" || true
-fi
+    grep -o 'CMAKE_CUDA_FLAGS:STRING=.*' "$v/CMakeCache.txt" > "$d/FLAGS" || true
+done
 cp bench/fil_e2e_device.sh bench/device_check.sh bench/device_session.sh "$STAGE/devbin/"
 [ -f ../shared/device/drive-32g.sh ] && cp ../shared/device/drive-32g.sh "$STAGE/devbin/"
 git rev-parse --short HEAD > "$STAGE/devbin/COMMIT" 2>/dev/null || true

@@ -10,9 +10,9 @@
 #               CUZK_GPU_TRACE runs that split the 2^27 MSM and NTT and the 2^24 G1/G2 MSMs by kernel
 #   STEP=probe  what bounds the kernels: the SASS of bench_gpu_ff and of the MSM's accumulation
 #               (cuobjdump), ncu's sections for the G1 MSM's level 0 (2^24), the NTT's passes at
-#               2^27 and bench_gpu_ff's mixed addition; with a variant build packed
-#               (device_pack.sh's VARIANT_BUILD) its kernel test, and the NTT rows of both
-#               builds interleaved twice; then G1 2^26 and G2 2^24 with the window width forced
+#               2^27 and bench_gpu_ff's mixed addition; with variant builds packed
+#               (device_pack.sh's VARIANT_BUILD) each one's kernel test, and the NTT 2^27 and
+#               G1 2^24 / 2^26 rows of the default build and the variant interleaved twice; then G1 2^26 and G2 2^24 with the window width forced
 #               around the cost model's pick (CUZK_GPU_MSM_C)
 #   STEP=porep  the 32 GiB PoRep end to end (drive-32g.sh STAGE=2: PCE, preload, first proof,
 #               batch of PROOFS at concurrency 2, for each gpu:synthesis pair of CONFIGS); the
@@ -91,17 +91,23 @@ probe)
     # bench_gpu with only some rows: env "${ONLY[@]}" CUZK_BENCH_G1=.. CUZK_BENCH_NTT=.. CUZK_BENCH_MIN=.. BIN
     ONLY=(CUZK_BENCH_G1=0 CUZK_BENCH_G2=0 CUZK_BENCH_NTT=0 CUZK_BENCH_PROVE=0 CUZK_BENCH_CIRCOM=0 CUZK_BENCH_FB=0
           CUZK_BENCH_AFFINE=0)
-    if [ -x $B/variant/bench_gpu ]; then
-        echo "variant: $(cat $B/variant/FLAGS 2>/dev/null)"
-        timeout 100 $B/variant/test_gpu_kernels > $O/variant_kernels.log 2>&1
-        echo "variant test_gpu_kernels rc $? $(tail -1 $O/variant_kernels.log)"
+    # each variant build: its kernel test, then the NTT 2^27 and G1 2^24 / 2^26 rows of the
+    # default build and the variant interleaved twice
+    for V in $B/variant-*; do
+        [ -x $V/bench_gpu ] || continue
+        v=${V##*/}
+        echo "$v: $(cat $V/FLAGS 2>/dev/null)"
+        timeout 100 $V/test_gpu_kernels > $O/${v}_kernels.log 2>&1
+        echo "$v test_gpu_kernels rc $? $(tail -1 $O/${v}_kernels.log)"
         for r in 1 2; do
-            for bin in $B/bench_gpu $B/variant/bench_gpu; do
-                timeout 60 env "${ONLY[@]}" CUZK_BENCH_NTT=27 CUZK_BENCH_MIN=24 $bin > $O/ntt_$r.log 2>&1
-                echo "$bin: $(grep -E 'NTT \((nat|bitrev)' $O/ntt_$r.log | grep -v minb | awk -F'|' '{printf "%s %s;", $3, $4}')"
+            for bin in $B/bench_gpu $V/bench_gpu; do
+                [ "$(left)" -gt 60 ] || break 2
+                timeout 60 env "${ONLY[@]}" CUZK_BENCH_NTT=27 CUZK_BENCH_G1=26 CUZK_BENCH_MIN=24 $bin > $O/${v}_rows_$r.log 2>&1
+                echo "$bin: $(grep -E 'NTT \((nat|bitrev)|G1 MSM random +\|' $O/${v}_rows_$r.log | grep -v minb |
+                    awk -F'|' '{printf "%s %s %s;", $2, $3, $4}' | tr -s ' ')"
             done
         done
-    fi
+    done
     if command -v cuobjdump > /dev/null; then
         cuobjdump -sass $B/bench_gpu_ff | gzip > $O/bench_gpu_ff.sass.gz
         cuobjdump -sass $B/bench_gpu | awk '/Function : /{p = /msm_accumulate|ntt_pass/} p' | gzip > $O/kernels.sass.gz
@@ -114,8 +120,18 @@ probe)
         timeout 100 env "${ONLY[@]}" CUZK_BENCH_NTT=27 CUZK_BENCH_MIN=27 CUZK_BENCH_REPS=1 ncu -k regex:ntt_pass \
             --launch-count 3 "${S[@]}" $B/bench_gpu > $O/ncu_ntt.txt 2>&1
         timeout 60 ncu -k regex:add_loop --launch-count 1 "${S[@]}" $B/bench_gpu_ff > $O/ncu_add.txt 2>&1
+        # the pipes of Fp's products: IMAD alone (1), FP64 alone (3), both in one thread (4)
+        for e in 1 3 4; do
+            [ "$(left)" -gt 90 ] || break
+            timeout 40 ncu --kernel-name-base mangled -k "regex:mul_loopIN8cuzk_gpu9fp_paramsELi${e}E" --launch-count 1 \
+                "${S[@]}" $B/bench_gpu_ff > $O/ncu_mul$e.txt 2>&1
+            timeout 40 ncu --kernel-name-base mangled -k "regex:mul_loopIN8cuzk_gpu9fp_paramsELi${e}E" --launch-count 1 \
+                --metrics "regex:^sm__(pipe_.*_cycles_active|inst_executed_pipe_[a-z0-9_]+)\.avg\.pct_of_peak_sustained_active$" \
+                $B/bench_gpu_ff > $O/ncu_pipes$e.txt 2>&1
+        done
         grep -E "^  [a-z_]+.*\(|Duration|DRAM Throughput|L2 Hit|L1/TEX Hit|Issue Slots Busy|Executed Ipc A|Registers Per|Achieved Occupancy|SM Busy" \
             $O/ncu_*.txt | cut -c1-170
+        for e in 1 3 4; do echo "mul_loop<$e> pipes:"; grep -E "sm__" $O/ncu_pipes$e.txt | awk '$NF + 0 >= 1'; done
     fi
     # the window width forced around the cost model's pick: G1 at 2^26, G2 at 2^24
     for gc in 1:21 1:22 1:23 2:17 2:18 2:19 2:20 2:21; do

@@ -2,7 +2,9 @@
  * fresh random values plus the edges (0, 1, p - 1, 2, R^2-like limbs): the
  * multiplication the kernels use (f_mul), every version it can be (the
  * even/odd CIOS with the generic reduction and, in Fr, the one that uses r's
- * limbs 1 and 2^32 - 1; the single-accumulator one), squaring, addition and
+ * limbs 1 and 2^32 - 1; the single-accumulator one; in Fp the FP64-pipe
+ * product fp_mul_dp, whose floor step runs here with the device's rounding
+ * mode rather than the host emulation's floor), squaring, addition and
  * subtraction, in Fp and Fr; limbs must be bit-identical. Without a CUDA
  * device: prints "SKIPPED: no CUDA device" (CTest: Skipped). */
 #include <cuda_runtime.h>
@@ -10,6 +12,7 @@
 #include <string.h>
 
 #include "gpu/ff.cuh"
+#include "gpu/ff_dp.cuh"
 extern "C" {
 #include "cuzk/fp.h"
 #include "cuzk/fp2.h"
@@ -20,8 +23,8 @@ extern "C" {
 
 using namespace cuzk_gpu;
 
-enum { OP_MUL, OP_MUL_EO, OP_MUL_EO_LOW01, OP_MUL_CIOS, OP_SQR, OP_ADD, OP_SUB, NOPS };
-static const char *op_name[NOPS] = {"mul", "mul_eo", "mul_eo_low01", "mul_cios", "sqr", "add", "sub"};
+enum { OP_MUL, OP_MUL_EO, OP_MUL_EO_LOW01, OP_MUL_CIOS, OP_MUL_DP, OP_SQR, OP_ADD, OP_SUB, NOPS };
+static const char *op_name[NOPS] = {"mul", "mul_eo", "mul_eo_low01", "mul_cios", "mul_dp", "sqr", "add", "sub"};
 
 template <class P> __global__ void ff_ops(const fe<P> *a, const fe<P> *b, fe<P> *out, size_t n)
 {
@@ -32,6 +35,10 @@ template <class P> __global__ void ff_ops(const fe<P> *a, const fe<P> *b, fe<P> 
     f_mul_eo<P, false>(out[OP_MUL_EO * n + i], x, y);
     f_mul_eo<P, P::LOW01>(out[OP_MUL_EO_LOW01 * n + i], x, y); /* Fp: the generic one again */
     f_mul_cios(out[OP_MUL_CIOS * n + i], x, y);
+    if constexpr (sizeof(fe<P>) == sizeof(fp_t))
+        fp_mul_dp(out[OP_MUL_DP * n + i], x, y);
+    else
+        f_mul_eo<P, false>(out[OP_MUL_DP * n + i], x, y); /* Fr: no FP64 product, the generic one again */
     f_sqr(out[OP_SQR * n + i], x);
     f_add(out[OP_ADD * n + i], x, y);
     f_sub(out[OP_SUB * n + i], x, y);
@@ -67,7 +74,7 @@ static void check_field(const char *field, const T *a, const T *b, size_t n, con
     for (size_t i = 0; i < n; i++) {
         T want[NOPS];
         ops.mul(&want[OP_MUL], &a[i], &b[i]);
-        want[OP_MUL_EO] = want[OP_MUL_EO_LOW01] = want[OP_MUL_CIOS] = want[OP_MUL];
+        want[OP_MUL_EO] = want[OP_MUL_EO_LOW01] = want[OP_MUL_CIOS] = want[OP_MUL_DP] = want[OP_MUL];
         ops.sqr(&want[OP_SQR], &a[i]);
         ops.add(&want[OP_ADD], &a[i], &b[i]);
         ops.sub(&want[OP_SUB], &a[i], &b[i]);

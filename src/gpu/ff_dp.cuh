@@ -1,0 +1,193 @@
+/*
+ * Fp's Montgomery product on the FP64 pipe (issue 21's experiment: does a
+ * second multiplier raise the card's product rate?).
+ *
+ * Why: f_mul_eo runs on the IMAD pipe alone and sits at its floor (9.0 clocks
+ * per product per SM, perf-log). The FP64 pipe (64 DFMA lanes per SM) is a
+ * separate unit that the kernels leave idle, and the scheduler issues to both
+ * from different instructions in the same clock. One product on it costs
+ * more than on IMAD (≈ 730 FP64 operations: ≈ 11.5 clocks), but a kernel that
+ * runs some of its products here and the rest on IMAD could, counted by pipe,
+ * finish a product every ≈ 5 clocks instead of 9. bench_gpu_ff measures that
+ * before any kernel takes it.
+ *
+ * The same value and form as f_mul (a·b·2^-384 mod p, fully reduced, the
+ * 12-word layout in and out): p has 381 bits, so 8 limbs of 48 bits make
+ * R = 2^384 as on the IMAD path, and the two mix freely.
+ *
+ * Exactness (every operation below is exact; no value ever rounds away):
+ * - a limb product x·y (|x·y| < 2^96) splits in three operations into
+ *   h + l: t = fma(x, y, 3·2^99) lies in [2^100, 2^101), where doubles are
+ *   spaced 2^48, so h = t - 3·2^99 is x·y rounded to a multiple of 2^48 and
+ *   l = fma(x, y, -h) = x·y - h, |l| <= 2^47, is exact;
+ * - columns are doubles holding integers in units of 2^(48k): l adds to
+ *   column i+j, h·2^-48 (an integer, exact scaling) to column i+j+1; every
+ *   column stays below 2.5·2^51 in magnitude (below: ab adds at most
+ *   8·(2^47 + 2^48), the reduction 8·(2^47 + 2^47) and small carries), so
+ *   sums of integers are exact below 2^53;
+ * - the reduction's row k takes the column's residue c mod 2^48 as a signed
+ *   value |cl| <= 2^47 (c minus round(c/2^48)·2^48), then q = cl·(-p^-1)
+ *   mod 2^48 by the same split (|q| <= 2^47, signed). c + q·p_0 is then a
+ *   multiple of 2^48 and moves whole to column k+1;
+ * - with signed q the result V = (ab + Q·p)/2^384 lies in (-p/2, 5p/8): the
+ *   final carry pass (floor) leaves 7 digits in [0, 2^48) and a signed top
+ *   one, i.e. V's two's complement in 12 words, and p is added once when V
+ *   is negative.
+ * test_gpu_ff_emu checks it on the host (fma is IEEE's, the same as DFMA);
+ * test_gpu_ff on the device.
+ */
+#ifndef CUZK_GPU_FF_DP_CUH
+#define CUZK_GPU_FF_DP_CUH
+
+#include <math.h>
+#ifdef CUZK_FF_HOST_EMU
+#include <string.h>
+#endif
+
+#include "ff.cuh"
+
+namespace cuzk_gpu {
+
+/* a double's words, and a double from words (register moves on the device) */
+CUZK_FD double dp_from_words(uint32_t hi, uint32_t lo)
+{
+#ifdef CUZK_FF_HOST_EMU
+    const uint64_t u = (uint64_t)hi << 32 | lo;
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+#else
+    return __hiloint2double((int)hi, (int)lo);
+#endif
+}
+CUZK_FD uint32_t dp_hi(double d)
+{
+#ifdef CUZK_FF_HOST_EMU
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return (uint32_t)(u >> 32);
+#else
+    return (uint32_t)__double2hiint(d);
+#endif
+}
+CUZK_FD uint32_t dp_lo(double d)
+{
+#ifdef CUZK_FF_HOST_EMU
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return (uint32_t)u;
+#else
+    return (uint32_t)__double2loint(d);
+#endif
+}
+/* floor(c / 2^48) for an integer |c| < 2^100 (2^-48·c is exact; the fma rounds down to
+ * 1.5·2^52's integer grid) */
+CUZK_FD double dp_floor48(double c)
+{
+    const double M = 6755399441055744.0; /* 1.5·2^52 */
+#ifdef CUZK_FF_HOST_EMU
+    (void)M;
+    return floor(ldexp(c, -48));
+#else
+    return __fma_rd(c, 0x1p-48, M) - M;
+#endif
+}
+
+/* 12 words (< 2^384) -> 8 doubles of 48 bits: the words go into a double's
+ * mantissa under 2^52's exponent (2^52 + limb), and 2^52 comes off. */
+CUZK_FD void dp_load(double *d, const uint32_t *w)
+{
+    const double T52 = 4503599627370496.0; /* 2^52 */
+#pragma unroll
+    for (int n = 0; n < 4; n++) {
+        const uint32_t w0 = w[3 * n], w1 = w[3 * n + 1], w2 = w[3 * n + 2];
+        d[2 * n] = dp_from_words(0x43300000u | (w1 & 0xffffu), w0) - T52;
+        d[2 * n + 1] = dp_from_words(0x43300000u | (w2 >> 16), (w1 >> 16) | (w2 << 16)) - T52;
+    }
+}
+
+struct fp_dp_params {
+    /* p in 48-bit limbs, -p^-1 mod 2^48 */
+    CUZK_FD static double p(int i)
+    {
+        constexpr double v[8] = {(double)0xffffffffaaabull, (double)0xb153ffffb9feull, (double)0xf6241eabfffeull,
+                                 (double)0x6730d2a0f6b0ull, (double)0x4b84f38512bfull, (double)0x434bacd76477ull,
+                                 (double)0xe69a4b1ba7b6ull, (double)0x1a0111ea397full};
+        return v[i];
+    }
+    static constexpr double PINV = (double)0xfffcfffcfffdull;
+};
+
+/* x·y = h + l, h a multiple of 2^48, |l| <= 2^47 (|x·y| < 2^99) */
+#define CUZK_DP_SPLIT(h, l, x, y)                                                                  \
+    do {                                                                                           \
+        const double t_ = fma((x), (y), 0x1.8p+100);                                               \
+        h = t_ - 0x1.8p+100;                                                                       \
+        l = fma((x), (y), -h);                                                                     \
+    } while (0)
+
+/* r = a·b·2^-384 mod p, fully reduced (a, b < p): the same result as f_mul */
+CUZK_FD void fp_mul_dp(fp_t &r, const fp_t &a, const fp_t &b)
+{
+    const double S = 0x1p-48, M = 6755399441055744.0 /* 1.5·2^52 */;
+    double A[8], B[8], C[16];
+    dp_load(A, a.l);
+    dp_load(B, b.l);
+#pragma unroll
+    for (int k = 0; k < 16; k++) C[k] = 0.0;
+    /* a·b by columns */
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            double h, l;
+            CUZK_DP_SPLIT(h, l, A[i], B[j]);
+            C[i + j] += l;
+            C[i + j + 1] = fma(h, S, C[i + j + 1]);
+        }
+    /* eight reduction rows: column k becomes 0 mod 2^48 and moves on */
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        const double c = C[k];
+        const double rc = fma(c, S, M) - M;        /* round(c / 2^48) */
+        const double cl = fma(rc, -0x1p48, c);     /* c mod 2^48, signed */
+        double hq, q;
+        CUZK_DP_SPLIT(hq, q, cl, fp_dp_params::PINV); /* q = cl·pinv mod 2^48, signed */
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            double h, l;
+            CUZK_DP_SPLIT(h, l, q, fp_dp_params::p(j));
+            if (j == 0)
+                C[k + 1] = fma(c + l, S, C[k + 1]); /* c + l = 0 mod 2^48 */
+            else
+                C[k + j] += l;
+            C[k + j + 1] = fma(h, S, C[k + j + 1]);
+        }
+    }
+    /* digits: seven in [0, 2^48), the top one signed */
+#pragma unroll
+    for (int m = 8; m < 15; m++) {
+        const double f = dp_floor48(C[m]);
+        C[m] = fma(f, -0x1p48, C[m]);
+        C[m + 1] += f;
+    }
+    /* into words: a digit under 1.5·2^52's exponent has its value mod 2^48 in
+     * the mantissa's low 48 bits (2^51 = 0 mod 2^48), the top one's sign in bit 47 */
+    uint32_t w[12];
+#pragma unroll
+    for (int n = 0; n < 4; n++) {
+        const double e0 = C[8 + 2 * n] + M, e1 = C[9 + 2 * n] + M;
+        const uint32_t lo0 = dp_lo(e0), hi0 = dp_hi(e0), lo1 = dp_lo(e1), hi1 = dp_hi(e1);
+        w[3 * n] = lo0;
+        w[3 * n + 1] = (hi0 & 0xffffu) | (lo1 << 16);
+        w[3 * n + 2] = (lo1 >> 16) | (hi1 << 16);
+    }
+    const uint32_t mask = 0u - (w[11] >> 31); /* V < 0: add p */
+    r.l[0] = add_cc(w[0], fp_params::m(0) & mask);
+#pragma unroll
+    for (int i = 1; i < 12; i++) r.l[i] = addc_cc(w[i], fp_params::m(i) & mask);
+}
+#undef CUZK_DP_SPLIT
+
+} // namespace cuzk_gpu
+#endif
