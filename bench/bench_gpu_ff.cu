@@ -1,7 +1,7 @@
 /* Device field throughput: Montgomery multiplications per second for the
  * even/odd CIOS (f_mul_eo; in Fr also with the reduction that uses r's limbs
- * 1 and 2^32 - 1) and the single-accumulator version (f_mul_cios), in Fp and Fr; Fp's product on
- * the FP64 pipe (fp_mul_dp) alone and beside f_mul_eo (in the same thread, or in every other warp:
+ * 1 and 2^32 - 1) and the single-accumulator version (f_mul_cios), in Fp and Fr; the product on
+ * the FP64 pipe (f_mul_dp) alone and beside f_mul_eo (in the same thread, or in every other warp:
  * do the two pipes add up?); plus G1 XYZZ mixed additions (the MSM's inner step). Each thread
  * runs 4 independent chains of K dependent operations; one table, median of 5 launches. */
 #include <cuda_runtime.h>
@@ -16,7 +16,7 @@ using namespace cuzk_gpu;
 #define CHAINS 4
 #define K 256
 
-/* EO: 0 cios, 1 eo, 2 eo low01; Fp only: 3 dp, 4 chains 0-1 eo and 2-3 dp, 5 chains 0-2 eo and 3 dp,
+/* EO: 0 cios, 1 eo, 2 eo low01, 3 dp, 4 chains 0-1 eo and 2-3 dp, 5 chains 0-2 eo and 3 dp,
  * 6 eo in even warps and dp in odd ones */
 template <class P, int EO> __global__ void mul_loop(fe<P> *io, fe<P> y)
 {
@@ -32,7 +32,7 @@ template <class P, int EO> __global__ void mul_loop(fe<P> *io, fe<P> y)
                 const bool dp = EO == 3 || (EO == 4 && c >= 2) || (EO == 5 && c == 3) ||
                                 (EO == 6 && (threadIdx.x >> 5) & 1);
                 if (dp)
-                    fp_mul_dp(x[c], x[c], y);
+                    f_mul_dp(x[c], x[c], y);
                 else
                     f_mul_eo<P, false>(x[c], x[c], y);
             } else if (EO == 2)
@@ -122,6 +122,13 @@ int main(void)
         {"Fr mul even/odd, r's limbs 1 and 2^32 - 1 (f_mul_eo low01)",
          time_it([&] { mul_loop<fr_params, 2><<<blocks, T>>>((fr_t *)buf, yr); }), ops},
         {"Fr mul single-acc (f_mul_cios)", time_it([&] { mul_loop<fr_params, 0><<<blocks, T>>>((fr_t *)buf, yr); }), ops},
+        {"Fr mul FP64 pipe (f_mul_dp)", time_it([&] { mul_loop<fr_params, 3><<<blocks, T>>>((fr_t *)buf, yr); }), ops},
+        {"Fr mul, 2 chains f_mul_eo + 2 f_mul_dp per thread",
+         time_it([&] { mul_loop<fr_params, 4><<<blocks, T>>>((fr_t *)buf, yr); }), ops},
+        {"Fr mul, 3 chains f_mul_eo + 1 f_mul_dp per thread",
+         time_it([&] { mul_loop<fr_params, 5><<<blocks, T>>>((fr_t *)buf, yr); }), ops},
+        {"Fr mul, f_mul_eo in even warps, f_mul_dp in odd",
+         time_it([&] { mul_loop<fr_params, 6><<<blocks, T>>>((fr_t *)buf, yr); }), ops},
         /* G1 mixed additions: any Fp values exercise the same instruction stream (no branch
          * depends on the curve) */
         {"G1 XYZZ mixed add (hot_add_aff, f_mul)",

@@ -2,9 +2,9 @@
  * fresh random values plus the edges (0, 1, p - 1, 2, R^2-like limbs): the
  * multiplication the kernels use (f_mul), every version it can be (the
  * even/odd CIOS with the generic reduction and, in Fr, the one that uses r's
- * limbs 1 and 2^32 - 1; the single-accumulator one; in Fp the FP64-pipe
- * product fp_mul_dp, whose floor step runs here with the device's rounding
- * mode rather than the host emulation's floor), squaring, addition and
+ * limbs 1 and 2^32 - 1; the single-accumulator one; the FP64-pipe product
+ * f_mul_dp, whose floor step runs here with the device's rounding mode
+ * rather than the host emulation's floor), squaring, addition and
  * subtraction, in Fp and Fr; limbs must be bit-identical. Without a CUDA
  * device: prints "SKIPPED: no CUDA device" (CTest: Skipped). */
 #include <cuda_runtime.h>
@@ -35,10 +35,7 @@ template <class P> __global__ void ff_ops(const fe<P> *a, const fe<P> *b, fe<P> 
     f_mul_eo<P, false>(out[OP_MUL_EO * n + i], x, y);
     f_mul_eo<P, P::LOW01>(out[OP_MUL_EO_LOW01 * n + i], x, y); /* Fp: the generic one again */
     f_mul_cios(out[OP_MUL_CIOS * n + i], x, y);
-    if constexpr (sizeof(fe<P>) == sizeof(fp_t))
-        fp_mul_dp(out[OP_MUL_DP * n + i], x, y);
-    else
-        f_mul_eo<P, false>(out[OP_MUL_DP * n + i], x, y); /* Fr: no FP64 product, the generic one again */
+    f_mul_dp(out[OP_MUL_DP * n + i], x, y);
     f_sqr(out[OP_SQR * n + i], x);
     f_add(out[OP_ADD * n + i], x, y);
     f_sub(out[OP_SUB * n + i], x, y);

@@ -93,30 +93,18 @@ CUZK_FD double dp_floor48(double c)
 #endif
 }
 
-/* 12 words (< 2^384) -> 8 doubles of 48 bits: the words go into a double's
+/* N words -> NL doubles of 48 bits (words past N read as 0): the words go into a double's
  * mantissa under 2^52's exponent (2^52 + limb), and 2^52 comes off. */
-CUZK_FD void dp_load(double *d, const uint32_t *w)
+template <int NL, int N> CUZK_FD void dp_load(double *d, const uint32_t *w)
 {
     const double T52 = 4503599627370496.0; /* 2^52 */
 #pragma unroll
-    for (int n = 0; n < 4; n++) {
-        const uint32_t w0 = w[3 * n], w1 = w[3 * n + 1], w2 = w[3 * n + 2];
+    for (int n = 0; n < NL / 2; n++) {
+        const uint32_t w0 = w[3 * n], w1 = 3 * n + 1 < N ? w[3 * n + 1] : 0u, w2 = 3 * n + 2 < N ? w[3 * n + 2] : 0u;
         d[2 * n] = dp_from_words(0x43300000u | (w1 & 0xffffu), w0) - T52;
         d[2 * n + 1] = dp_from_words(0x43300000u | (w2 >> 16), (w1 >> 16) | (w2 << 16)) - T52;
     }
 }
-
-struct fp_dp_params {
-    /* p in 48-bit limbs, -p^-1 mod 2^48 */
-    CUZK_FD static double p(int i)
-    {
-        constexpr double v[8] = {(double)0xffffffffaaabull, (double)0xb153ffffb9feull, (double)0xf6241eabfffeull,
-                                 (double)0x6730d2a0f6b0ull, (double)0x4b84f38512bfull, (double)0x434bacd76477ull,
-                                 (double)0xe69a4b1ba7b6ull, (double)0x1a0111ea397full};
-        return v[i];
-    }
-    static constexpr double PINV = (double)0xfffcfffcfffdull;
-};
 
 /* x·y = h + l, h a multiple of 2^48, |l| <= 2^47 (|x·y| < 2^99) */
 #define CUZK_DP_SPLIT(h, l, x, y)                                                                  \
@@ -126,37 +114,66 @@ struct fp_dp_params {
         l = fma((x), (y), -h);                                                                     \
     } while (0)
 
-/* r = a·b·2^-384 mod p, fully reduced (a, b < p): the same result as f_mul */
-CUZK_FD void fp_mul_dp(fp_t &r, const fp_t &a, const fp_t &b)
+/* The modulus in 48-bit limbs for the FP64 product: NL limbs, NFULL reduction rows of 48 bits
+ * and a last row of TAIL bits, so that 48·NFULL + TAIL is log2 R of the IMAD path. */
+template <class P> struct dp_params;
+template <> struct dp_params<fp_params> {
+    static constexpr int NL = 8, NFULL = 8, TAIL = 0; /* 384 = 8·48 */
+    CUZK_FD static double m(int i)
+    {
+        constexpr double v[8] = {(double)0xffffffffaaabull, (double)0xb153ffffb9feull, (double)0xf6241eabfffeull,
+                                 (double)0x6730d2a0f6b0ull, (double)0x4b84f38512bfull, (double)0x434bacd76477ull,
+                                 (double)0xe69a4b1ba7b6ull, (double)0x1a0111ea397full};
+        return v[i];
+    }
+    static constexpr double INV = (double)0xfffcfffcfffdull; /* -p^-1 mod 2^48 */
+};
+template <> struct dp_params<fr_params> {
+    /* 256 = 5·48 + 16; the 16-bit row's factor -r^-1 mod 2^16 is -1 (r = 1 mod 2^32), so its
+     * q is minus the residue */
+    static constexpr int NL = 6, NFULL = 5, TAIL = 16;
+    CUZK_FD static double m(int i)
+    {
+        constexpr double v[6] = {(double)0xffff00000001ull, (double)0xfffe5bfeffffull, (double)0xd80553bda402ull,
+                                 (double)0x3339d80809a1ull, (double)0xa753299d7d48ull, (double)0x73edull};
+        return v[i];
+    }
+    static constexpr double INV = (double)0xfffeffffffffull; /* -r^-1 mod 2^48 */
+};
+
+/* r = a·b·R^-1 mod m, fully reduced (a, b < m): the same result as f_mul, in Fp and Fr */
+template <class P> CUZK_FD void f_mul_dp(fe<P> &r, const fe<P> &a, const fe<P> &b)
 {
+    typedef dp_params<P> Q;
+    constexpr int NL = Q::NL, NC = 2 * NL, N = P::N, NW = NL * 3 / 2;
     const double S = 0x1p-48, M = 6755399441055744.0 /* 1.5·2^52 */;
-    double A[8], B[8], C[16];
-    dp_load(A, a.l);
-    dp_load(B, b.l);
+    double A[NL], B[NL], C[NC];
+    dp_load<NL, N>(A, a.l);
+    dp_load<NL, N>(B, b.l);
 #pragma unroll
-    for (int k = 0; k < 16; k++) C[k] = 0.0;
+    for (int k = 0; k < NC; k++) C[k] = 0.0;
     /* a·b by columns */
 #pragma unroll
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < NL; i++)
 #pragma unroll
-        for (int j = 0; j < 8; j++) {
+        for (int j = 0; j < NL; j++) {
             double h, l;
             CUZK_DP_SPLIT(h, l, A[i], B[j]);
             C[i + j] += l;
             C[i + j + 1] = fma(h, S, C[i + j + 1]);
         }
-    /* eight reduction rows: column k becomes 0 mod 2^48 and moves on */
+    /* the 48-bit rows: column k becomes 0 mod 2^48 and moves on */
 #pragma unroll
-    for (int k = 0; k < 8; k++) {
+    for (int k = 0; k < Q::NFULL; k++) {
         const double c = C[k];
-        const double rc = fma(c, S, M) - M;        /* round(c / 2^48) */
-        const double cl = fma(rc, -0x1p48, c);     /* c mod 2^48, signed */
+        const double rc = fma(c, S, M) - M;    /* round(c / 2^48) */
+        const double cl = fma(rc, -0x1p48, c); /* c mod 2^48, signed */
         double hq, q;
-        CUZK_DP_SPLIT(hq, q, cl, fp_dp_params::PINV); /* q = cl·pinv mod 2^48, signed */
+        CUZK_DP_SPLIT(hq, q, cl, Q::INV); /* q = cl·inv mod 2^48, signed */
 #pragma unroll
-        for (int j = 0; j < 8; j++) {
+        for (int j = 0; j < NL; j++) {
             double h, l;
-            CUZK_DP_SPLIT(h, l, q, fp_dp_params::p(j));
+            CUZK_DP_SPLIT(h, l, q, Q::m(j));
             if (j == 0)
                 C[k + 1] = fma(c + l, S, C[k + 1]); /* c + l = 0 mod 2^48 */
             else
@@ -164,29 +181,55 @@ CUZK_FD void fp_mul_dp(fp_t &r, const fp_t &a, const fp_t &b)
             C[k + j + 1] = fma(h, S, C[k + j + 1]);
         }
     }
-    /* digits: seven in [0, 2^48), the top one signed */
+    /* the TAIL-bit row (Fr): column NFULL becomes 0 mod 2^16 and stays */
+    if constexpr (Q::TAIL == 16) {
+        constexpr int k = Q::NFULL;
+        const double c = C[k];
+        const double rc = fma(c, 0x1p-16, M) - M; /* round(c / 2^16) */
+        const double q = fma(rc, 0x1p16, -c);     /* -(c mod 2^16), signed: c·(-1) mod 2^16 */
 #pragma unroll
-    for (int m = 8; m < 15; m++) {
+        for (int j = 0; j < NL; j++) {
+            double h, l;
+            CUZK_DP_SPLIT(h, l, q, Q::m(j));
+            if (j == 0)
+                C[k] = c + l; /* a multiple of 2^16 */
+            else
+                C[k + j] += l;
+            C[k + j + 1] = fma(h, S, C[k + j + 1]);
+        }
+    } else {
+        static_assert(Q::TAIL == 0, "a last row of 0 or 16 bits");
+    }
+    /* digits: columns NFULL.. in [0, 2^48), the last one signed (in Fr only the sign) */
+    constexpr int D = Q::NFULL;
+#pragma unroll
+    for (int m = D; m < NC - 1; m++) {
         const double f = dp_floor48(C[m]);
         C[m] = fma(f, -0x1p48, C[m]);
         C[m + 1] += f;
     }
-    /* into words: a digit under 1.5·2^52's exponent has its value mod 2^48 in
-     * the mantissa's low 48 bits (2^51 = 0 mod 2^48), the top one's sign in bit 47 */
-    uint32_t w[12];
+    /* NL digits into words: a digit under 1.5·2^52's exponent has its value mod 2^48 in the
+     * mantissa's low 48 bits (2^51 = 0 mod 2^48); the words are the value's two's complement
+     * (times 2^TAIL), its sign the top bit */
+    uint32_t w[NW];
 #pragma unroll
-    for (int n = 0; n < 4; n++) {
-        const double e0 = C[8 + 2 * n] + M, e1 = C[9 + 2 * n] + M;
+    for (int n = 0; n < NL / 2; n++) {
+        const double e0 = C[D + 2 * n] + M, e1 = C[D + 2 * n + 1] + M;
         const uint32_t lo0 = dp_lo(e0), hi0 = dp_hi(e0), lo1 = dp_lo(e1), hi1 = dp_hi(e1);
         w[3 * n] = lo0;
         w[3 * n + 1] = (hi0 & 0xffffu) | (lo1 << 16);
         w[3 * n + 2] = (lo1 >> 16) | (hi1 << 16);
     }
-    const uint32_t mask = 0u - (w[11] >> 31); /* V < 0: add p */
-    r.l[0] = add_cc(w[0], fp_params::m(0) & mask);
+    uint32_t v[N];
 #pragma unroll
-    for (int i = 1; i < 12; i++) r.l[i] = addc_cc(w[i], fp_params::m(i) & mask);
+    for (int i = 0; i < N; i++)
+        v[i] = Q::TAIL ? (w[i] >> (Q::TAIL & 31)) | (w[(i + 1) % NW] << ((32 - Q::TAIL) & 31)) : w[i];
+    const uint32_t mask = 0u - (v[N - 1] >> 31); /* V < 0: add m */
+    r.l[0] = add_cc(v[0], P::m(0) & mask);
+#pragma unroll
+    for (int i = 1; i < N; i++) r.l[i] = addc_cc(v[i], P::m(i) & mask);
 }
+CUZK_FD void fp_mul_dp(fp_t &r, const fp_t &a, const fp_t &b) { f_mul_dp(r, a, b); }
 #undef CUZK_DP_SPLIT
 
 } // namespace cuzk_gpu
