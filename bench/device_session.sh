@@ -14,6 +14,9 @@
 #               (device_pack.sh's VARIANT_BUILD) each one's kernel test, and the NTT 2^27 and
 #               G1 2^24 / 2^26 rows of the default build and the variant interleaved twice; then G1 2^26 and G2 2^24 with the window width forced
 #               around the cost model's pick (CUZK_GPU_MSM_C)
+#   STEP=dp     the FP64-pipe products: bench_gpu_ff, test_gpu_ff, the variant-dp build (device_pack's
+#               VARIANT_BUILD with -DCUZK_GPU_FP_DP=1 -DCUZK_GPU_NTT_DP=1) tested and timed beside the
+#               default one, ncu's pipe counters of the product loops
 #   STEP=porep  the 32 GiB PoRep end to end (drive-32g.sh STAGE=2: PCE, preload, first proof,
 #               batch of PROOFS at concurrency 2, for each gpu:synthesis pair of CONFIGS); the
 #               affine MSM is switched on for the daemon only when check's kernel tests passed and
@@ -26,7 +29,7 @@
 # also packs ../shared/device/drive-32g.sh) carried; each step leaves $OUT/STEP.tgz and prints
 # the figures. Disk: one kind's parameters at a time.
 set -u
-STEP=${STEP:?STEP=check, bench, probe, porep, post or snap}
+STEP=${STEP:?STEP=check, bench, probe, dp, porep, post or snap}
 T0=$(date +%s)
 left() { echo $(( ${LIMIT:-570} - ($(date +%s) - T0) )); }
 B=/tmp/devbin
@@ -142,6 +145,42 @@ probe)
         echo "G$g c=$cw: $(grep -E "G$g MSM random +\|" $O/g${g}_c$cw.log | head -1)"
     done
     finish ;;
+dp)
+    # the FP64-pipe products (issue 21, eleventh session), most telling first, in under LIMIT s:
+    # bench_gpu_ff (the pipes alone and mixed), test_gpu_ff, the variant-dp build's kernel test
+    # and its NTT 2^27 / G1 2^24, 2^26 rows interleaved with the default's, ncu's pipe counters
+    # of the Fp product loops, then the default build's kernel test
+    NCU=$(ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
+    [ -n "$NCU" ] && export PATH=$PATH:$(dirname "$NCU")
+    timeout 60 $B/bench_gpu_ff > $O/bench_gpu_ff.log 2>&1; cat $O/bench_gpu_ff.log
+    timeout 60 $B/test_gpu_ff > $O/test_gpu_ff.log 2>&1; echo "test_gpu_ff rc $? $(tail -1 $O/test_gpu_ff.log)"
+    V=$B/variant-dp
+    timeout 100 $V/test_gpu_kernels > $O/dp_kernels.log 2>&1
+    echo "variant-dp ($(cat $V/FLAGS)) test_gpu_kernels rc $? $(tail -1 $O/dp_kernels.log)"
+    ONLY=(CUZK_BENCH_G1=0 CUZK_BENCH_G2=0 CUZK_BENCH_NTT=0 CUZK_BENCH_PROVE=0 CUZK_BENCH_CIRCOM=0 CUZK_BENCH_FB=0
+          CUZK_BENCH_AFFINE=0)
+    for r in 1 2; do
+        for bin in $B/bench_gpu $V/bench_gpu; do
+            [ "$(left)" -gt 40 ] || break 2
+            timeout 40 env "${ONLY[@]}" CUZK_BENCH_NTT=27 CUZK_BENCH_G1=26 CUZK_BENCH_MIN=24 $bin > $O/rows_$r.log 2>&1
+            echo "$bin: $(grep -E 'NTT \((nat|bitrev)|G1 MSM random +\|' $O/rows_$r.log | grep -v minb |
+                awk -F'|' '{printf "%s %s %s;", $2, $3, $4}' | tr -s ' ')"
+        done
+    done
+    if command -v ncu > /dev/null; then
+        for e in 1 3 4; do
+            [ "$(left)" -gt 40 ] || break
+            timeout 30 ncu --kernel-name-base mangled -k "regex:mul_loopIN8cuzk_gpu9fp_paramsELi${e}E" --launch-count 1 \
+                --metrics "regex:^sm__(pipe_.*_cycles_active|inst_executed_pipe_[a-z0-9_]+)\.avg\.pct_of_peak_sustained_active$" \
+                $B/bench_gpu_ff > $O/ncu_pipes$e.txt 2>&1
+            echo "mul_loop<fp, $e> pipes (% of peak, >= 1):"; grep -E "sm__" $O/ncu_pipes$e.txt | awk '$NF + 0 >= 1'
+        done
+    fi
+    if [ "$(left)" -gt 70 ]; then
+        timeout $(( $(left) - 10 )) $B/test_gpu_kernels > $O/kernels.log 2>&1
+        echo "default test_gpu_kernels rc $? $(tail -1 $O/kernels.log)"
+    fi
+    finish ;;
 porep)
     need_big
     # a proof path that failed its GPU tests would only fail its partitions here: say so and stop
@@ -194,5 +233,5 @@ snap)
     cp $O/e2e_snap.log "$OUT/" 2>/dev/null
     finish
     tail -40 $O/e2e_snap.log ;;
-*) echo "STEP: check, bench, probe, porep, post or snap" >&2; exit 2 ;;
+*) echo "STEP: check, bench, probe, dp, porep, post or snap" >&2; exit 2 ;;
 esac
