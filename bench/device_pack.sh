@@ -34,9 +34,10 @@ elif [ -e "$BUILD/sppark_side" ]; then
     echo "device_pack: $BUILD/sppark_side is older than libcuzk.a: left out (SPPARK=... BLST=... rebuild it)" >&2
 fi
 # bench_gpu and test_gpu_kernels from builds with other compile-time choices (VARIANT_BUILD, a
-# space-separated list of build folders, e.g. "build-low01 build-dp" configured with
-# -DCMAKE_CUDA_FLAGS=-DCUZK_GPU_FR_LOW01=1 and -DCUZK_GPU_FP_DP=1), each in variant-NAME (NAME: the
-# folder's name less "build-"), for device_session.sh's probe step to run beside the default ones
+# space-separated list of build folders, e.g. "build-low01 build-dp": one configured with
+# -DCMAKE_CUDA_FLAGS=-DCUZK_GPU_FR_LOW01=1, one of 7e9df6a with -DCUZK_GPU_FP_DP=1), each in
+# variant-NAME (NAME: the folder's name less "build-"), for device_session.sh's probe and dp
+# steps to run beside the default ones
 for v in ${VARIANT_BUILD:-}; do
     d="$STAGE/devbin/variant-$(basename "${v#build-}")"
     mkdir -p "$d"

@@ -14,9 +14,9 @@
 #               (device_pack.sh's VARIANT_BUILD) each one's kernel test, and the NTT 2^27 and
 #               G1 2^24 / 2^26 rows of the default build and the variant interleaved twice; then G1 2^26 and G2 2^24 with the window width forced
 #               around the cost model's pick (CUZK_GPU_MSM_C)
-#   STEP=dp     the FP64-pipe products: bench_gpu_ff, test_gpu_ff, the variant-dp build (device_pack's
-#               VARIANT_BUILD with -DCUZK_GPU_FP_DP=1 -DCUZK_GPU_NTT_DP=1) tested and timed beside the
-#               default one, ncu's pipe counters of the product loops
+#   STEP=dp     the FP64-pipe products: bench_gpu_ff, test_gpu_ff, ncu's pipe counters of the product
+#               loops, and a variant build packed as variant-dp (device_pack's VARIANT_BUILD=build-dp,
+#               e.g. the kernel switches of 7e9df6a) tested and timed beside the default one
 #   STEP=porep  the 32 GiB PoRep end to end (drive-32g.sh STAGE=2: PCE, preload, first proof,
 #               batch of PROOFS at concurrency 2, for each gpu:synthesis pair of CONFIGS); the
 #               affine MSM is switched on for the daemon only when check's kernel tests passed and
@@ -147,19 +147,21 @@ probe)
     finish ;;
 dp)
     # the FP64-pipe products (issue 21, eleventh session), most telling first, in under LIMIT s:
-    # bench_gpu_ff (the pipes alone and mixed), test_gpu_ff, the variant-dp build's kernel test
-    # and its NTT 2^27 / G1 2^24, 2^26 rows interleaved with the default's, ncu's pipe counters
-    # of the Fp product loops, then the default build's kernel test
+    # bench_gpu_ff (the pipes alone and mixed), test_gpu_ff, a variant-dp build's kernel test
+    # and its NTT 2^27 / G1 2^24, 2^26 rows interleaved with the default's (when packed), ncu's
+    # pipe counters of the Fp product loops, then the default build's kernel test
     NCU=$(ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
     [ -n "$NCU" ] && export PATH=$PATH:$(dirname "$NCU")
     timeout 60 $B/bench_gpu_ff > $O/bench_gpu_ff.log 2>&1; cat $O/bench_gpu_ff.log
     timeout 60 $B/test_gpu_ff > $O/test_gpu_ff.log 2>&1; echo "test_gpu_ff rc $? $(tail -1 $O/test_gpu_ff.log)"
     V=$B/variant-dp
-    timeout 100 $V/test_gpu_kernels > $O/dp_kernels.log 2>&1
-    echo "variant-dp ($(cat $V/FLAGS)) test_gpu_kernels rc $? $(tail -1 $O/dp_kernels.log)"
+    if [ -x $V/bench_gpu ]; then
+        timeout 100 $V/test_gpu_kernels > $O/dp_kernels.log 2>&1
+        echo "variant-dp ($(cat $V/FLAGS)) test_gpu_kernels rc $? $(tail -1 $O/dp_kernels.log)"
+    fi
     ONLY=(CUZK_BENCH_G1=0 CUZK_BENCH_G2=0 CUZK_BENCH_NTT=0 CUZK_BENCH_PROVE=0 CUZK_BENCH_CIRCOM=0 CUZK_BENCH_FB=0
           CUZK_BENCH_AFFINE=0)
-    for r in 1 2; do
+    [ -x $V/bench_gpu ] && for r in 1 2; do
         for bin in $B/bench_gpu $V/bench_gpu; do
             [ "$(left)" -gt 40 ] || break 2
             timeout 40 env "${ONLY[@]}" CUZK_BENCH_NTT=27 CUZK_BENCH_G1=26 CUZK_BENCH_MIN=24 $bin > $O/rows_$r.log 2>&1

@@ -12,26 +12,8 @@
 #include <string.h>
 
 #include "ff.cuh"
-#include "ff_dp.cuh"
 
 namespace cuzk_gpu {
-
-/* The products of the mixed addition that may run on the FP64 pipe beside the
- * IMAD ones (ff_dp.cuh), for measuring: CUZK_GPU_FP_DP=1 builds G1's with
- * fp_mul_dp for two of the ten (s2 and ZZ·PP: the 4 : 1 mix bench_gpu_ff found
- * best), 2 for four (and q, R^2: 4 of 10 was 15 % slower on the H100, perf-log,
- * eleventh session); 0, the default, keeps f_mul for all. f_mul_at<L> is the
- * product that moves at level L. */
-#ifndef CUZK_GPU_FP_DP
-#define CUZK_GPU_FP_DP 0
-#endif
-template <int L, class F> CUZK_FD void f_mul_at(F &r, const F &a, const F &b)
-{
-    if constexpr (CUZK_GPU_FP_DP >= L && sizeof(F) == sizeof(fp_t))
-        fp_mul_dp(r, a, b);
-    else
-        f_mul(r, a, b);
-}
 
 template <class F> struct affine_t {
     F x, y;
@@ -110,7 +92,7 @@ __device__ __forceinline__ void xyzz_add_aff_body(xyzz_t<F> &r, const xyzz_t<F> 
     }
     F u2, s2, pp, ppp, q, P, R, t;
     f_mul(u2, b.x, a.zz);
-    f_mul_at<1>(s2, b.y, a.zzz);
+    f_mul(s2, b.y, a.zzz);
     f_sub(P, u2, a.x);
     f_sub(R, s2, a.y);
     if (f_is_zero(P)) {
@@ -124,15 +106,15 @@ __device__ __forceinline__ void xyzz_add_aff_body(xyzz_t<F> &r, const xyzz_t<F> 
     }
     f_sqr(pp, P);
     f_mul(ppp, P, pp);
-    f_mul_at<2>(q, a.x, pp);
+    f_mul(q, a.x, pp);
     xyzz_t<F> o;
-    f_mul_at<2>(o.x, R, R);
+    f_sqr(o.x, R);
     f_sub(o.x, o.x, ppp);
     f_dbl(t, q);
     f_sub(o.x, o.x, t);
     f_sub(t, q, o.x);
     ec_mul_sub(o.y, R, t, t, a.y, ppp);
-    f_mul_at<1>(o.zz, a.zz, pp);
+    f_mul(o.zz, a.zz, pp);
     f_mul(o.zzz, a.zzz, ppp);
     r = o;
 }

@@ -20,7 +20,6 @@
 
 #include "cuzk/gpu.h"
 #include "cuzk/ntt.h"
-#include "ff_dp.cuh"
 #include "gpu_internal.cuh"
 
 namespace cuzk_gpu {
@@ -60,21 +59,6 @@ static __device__ __forceinline__ size_t bitrev(size_t i, unsigned log_n)
  * where shared memory allows three; 3: 80 registers, a few spilled). 3 is
  * the default: 7.6-12 % faster from 2^24 to 2^27 in both directions (H100,
  * 5 Dec, perf-log); CUZK_GPU_NTT_MINB=1 picks the other to compare. */
-/* For measuring: CUZK_GPU_NTT_DP=1 builds the radix-4 steps with one of their four twiddle
- * products on the FP64 pipe (f_mul_dp, ff_dp.cuh; the 3 : 1 mix bench_gpu_ff found best), 2
- * with two (16.7 % slower at 2^27 on the H100, perf-log, eleventh session); 0, the default,
- * keeps f_mul for all. fr_mul_at<L> is the product that moves at level L. */
-#ifndef CUZK_GPU_NTT_DP
-#define CUZK_GPU_NTT_DP 0
-#endif
-template <int L> __device__ __forceinline__ void fr_mul_at(fr_t &r, const fr_t &a, const fr_t &b)
-{
-    if constexpr (CUZK_GPU_NTT_DP >= L)
-        f_mul_dp(r, a, b);
-    else
-        f_mul(r, a, b);
-}
-
 template <bool DIF, bool R4, int MINB>
 __global__ void __launch_bounds__(NTT_THREADS, MINB)
     ntt_pass(fr_t *__restrict__ x, unsigned lvl_lo, unsigned k, unsigned log_g,
@@ -123,20 +107,20 @@ __global__ void __launch_bounds__(NTT_THREADS, MINB)
                     f_add(s, u1, u3), f_sub(u3, u1, u3), f_mul(u3, u3, wb), u1 = s;
                     if (!unit) {
                         const fr_t wa = twiddle(tw, tw_log, lvl_lo, smask, gid, low, lt + 1);
-                        fr_mul_at<1>(u2, u2, wa);
+                        f_mul(u2, u2, wa);
                     }
                     /* level lt (half-span h): (u0, u1) and (u2, u3) */
                     f_add(s, u0, u1), f_sub(u1, u0, u1), u0 = s;
                     f_add(s, u2, u3), f_sub(u3, u2, u3), u2 = s;
                     if (!unit) {
                         const fr_t wc = twiddle(tw, tw_log, lvl_lo, smask, gid, low, lt);
-                        f_mul(u1, u1, wc), fr_mul_at<2>(u3, u3, wc);
+                        f_mul(u1, u1, wc), f_mul(u3, u3, wc);
                     }
                 } else {
                     const fr_t wc = twiddle(tw, tw_log, lvl_lo, smask, gid, low + h, lt + 1);
                     if (!unit) {
                         const fr_t wa = twiddle(tw, tw_log, lvl_lo, smask, gid, low, lt);
-                        f_mul(u1, u1, wa), fr_mul_at<2>(u3, u3, wa);
+                        f_mul(u1, u1, wa), f_mul(u3, u3, wa);
                     }
                     /* level lt: (u0, u1) and (u2, u3) */
                     f_add(s, u0, u1), f_sub(u1, u0, u1), u0 = s;
@@ -144,7 +128,7 @@ __global__ void __launch_bounds__(NTT_THREADS, MINB)
                     /* level lt + 1: (u0, u2) and (u1, u3) */
                     if (!unit) {
                         const fr_t wb = twiddle(tw, tw_log, lvl_lo, smask, gid, low, lt + 1);
-                        fr_mul_at<1>(u2, u2, wb);
+                        f_mul(u2, u2, wb);
                     }
                     f_mul(u3, u3, wc);
                     f_add(s, u0, u2), f_sub(u2, u0, u2), u0 = s;
