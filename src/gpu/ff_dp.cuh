@@ -1,19 +1,23 @@
 /*
- * Fp's Montgomery product on the FP64 pipe (issue 21's experiment: does a
- * second multiplier raise the card's product rate?).
+ * The Montgomery product of Fp and Fr on the FP64 pipe (f_mul_dp), issue 21's
+ * test of whether a second multiplier raises the card's product rate.
  *
- * Why: f_mul_eo runs on the IMAD pipe alone and sits at its floor (9.0 clocks
- * per product per SM, perf-log). The FP64 pipe (64 DFMA lanes per SM) is a
- * separate unit that the kernels leave idle, and the scheduler issues to both
- * from different instructions in the same clock. One product on it costs
- * more than on IMAD (≈ 730 FP64 operations: ≈ 11.5 clocks), but a kernel that
- * runs some of its products here and the rest on IMAD could, counted by pipe,
- * finish a product every ≈ 5 clocks instead of 9. bench_gpu_ff measures that
- * before any kernel takes it.
+ * f_mul_eo runs on the IMAD pipe alone, at its floor. The FP64 pipe (64 DFMA
+ * lanes per SM) is a separate unit that the kernels leave idle, so a kernel
+ * that ran some products here and the rest on IMAD might have finished a
+ * product every ~5 clocks instead of 9. Measured on the H100 (perf-log,
+ * eleventh session):
+ * - alone: 20.3 G/s for Fp and 36.0 for Fr, against 27.8 and 53.5 on IMAD;
+ * - mixed: the two pipes share their cycles (ncu: 42 % + 53 % busy), so the
+ *   best mix (3 : 1) gains 7.5 %;
+ * - in the kernels: G1 and the NTT with some products moved here were slower.
+ * No kernel calls it. bench_gpu_ff keeps the measurement reproducible.
  *
- * The same value and form as f_mul (a·b·2^-384 mod p, fully reduced, the
- * 12-word layout in and out): p has 381 bits, so 8 limbs of 48 bits make
- * R = 2^384 as on the IMAD path, and the two mix freely.
+ * The same value and form as f_mul (a·b·R^-1 mod m, fully reduced, the word
+ * layout in and out). Fp: p has 381 bits, so 8 limbs of 48 bits make
+ * R = 2^384 as on the IMAD path, with 8 reduction rows. Fr: R = 2^256 is
+ * 5·48 + 16 bits, so 6 limbs, 5 rows of 48 bits and one of 16 (its bounds
+ * are at dp_params<fr_params>). Fp's bounds:
  *
  * Exactness (every operation below is exact; no value ever rounds away):
  * - a limb product x·y (|x·y| < 2^96) splits in three operations into
@@ -130,7 +134,9 @@ template <> struct dp_params<fp_params> {
 };
 template <> struct dp_params<fr_params> {
     /* 256 = 5·48 + 16; the 16-bit row's factor -r^-1 mod 2^16 is -1 (r = 1 mod 2^32), so its
-     * q is minus the residue */
+     * q is minus the residue (|q| <= 2^15, q·r_j < 2^63: the same split). Columns take at most
+     * 6 + 6 terms, below Fp's bounds; |Q| < 2^255·(1 + 2^-16) and r < 0.453·2^256 put
+     * V = (ab + Q·r)/2^256 in (-r/2 - 1, 0.96·r), so one conditional add of r is enough. */
     static constexpr int NL = 6, NFULL = 5, TAIL = 16;
     CUZK_FD static double m(int i)
     {
