@@ -235,7 +235,6 @@ template <class P> CUZK_FD void f_mul_dp(fe<P> &r, const fe<P> &a, const fe<P> &
 #pragma unroll
     for (int i = 1; i < N; i++) r.l[i] = addc_cc(v[i], P::m(i) & mask);
 }
-CUZK_FD void fp_mul_dp(fp_t &r, const fp_t &a, const fp_t &b) { f_mul_dp(r, a, b); }
 #undef CUZK_DP_SPLIT
 
 } // namespace cuzk_gpu
