@@ -147,6 +147,30 @@ template <> struct dp_params<fr_params> {
     static constexpr double INV = (double)0xfffeffffffffull; /* -r^-1 mod 2^48 */
 };
 
+/* columns k, k + 1 += x·y: l at k, h·2^-48 at k + 1 */
+CUZK_FD void dp_mac(double *C, int k, double x, double y)
+{
+    double h, l;
+    CUZK_DP_SPLIT(h, l, x, y);
+    C[k] += l;
+    C[k + 1] = fma(h, 0x1p-48, C[k + 1]);
+}
+/* a reduction row: column k (value c) plus q·m. q·m_0's low part joins c, which then moves
+ * whole to column k + 1 (MOVE: the 48-bit rows, c + l = 0 mod 2^48) or stays (Fr's 16-bit
+ * row, c + l = 0 mod 2^16); the other limbs add by columns. */
+template <class Q, bool MOVE> CUZK_FD void dp_row(double *C, int k, double c, double q)
+{
+    double h, l;
+    CUZK_DP_SPLIT(h, l, q, Q::m(0));
+    if (MOVE)
+        C[k + 1] = fma(c + l, 0x1p-48, C[k + 1]);
+    else
+        C[k] = c + l;
+    C[k + 1] = fma(h, 0x1p-48, C[k + 1]);
+#pragma unroll
+    for (int j = 1; j < Q::NL; j++) dp_mac(C, k + j, q, Q::m(j));
+}
+
 /* r = a·b·R^-1 mod m, fully reduced (a, b < m): the same result as f_mul, in Fp and Fr */
 template <class P> CUZK_FD void f_mul_dp(fe<P> &r, const fe<P> &a, const fe<P> &b)
 {
@@ -162,12 +186,7 @@ template <class P> CUZK_FD void f_mul_dp(fe<P> &r, const fe<P> &a, const fe<P> &
 #pragma unroll
     for (int i = 0; i < NL; i++)
 #pragma unroll
-        for (int j = 0; j < NL; j++) {
-            double h, l;
-            CUZK_DP_SPLIT(h, l, A[i], B[j]);
-            C[i + j] += l;
-            C[i + j + 1] = fma(h, S, C[i + j + 1]);
-        }
+        for (int j = 0; j < NL; j++) dp_mac(C, i + j, A[i], B[j]);
     /* the 48-bit rows: column k becomes 0 mod 2^48 and moves on */
 #pragma unroll
     for (int k = 0; k < Q::NFULL; k++) {
@@ -176,16 +195,7 @@ template <class P> CUZK_FD void f_mul_dp(fe<P> &r, const fe<P> &a, const fe<P> &
         const double cl = fma(rc, -0x1p48, c); /* c mod 2^48, signed */
         double hq, q;
         CUZK_DP_SPLIT(hq, q, cl, Q::INV); /* q = cl·inv mod 2^48, signed */
-#pragma unroll
-        for (int j = 0; j < NL; j++) {
-            double h, l;
-            CUZK_DP_SPLIT(h, l, q, Q::m(j));
-            if (j == 0)
-                C[k + 1] = fma(c + l, S, C[k + 1]); /* c + l = 0 mod 2^48 */
-            else
-                C[k + j] += l;
-            C[k + j + 1] = fma(h, S, C[k + j + 1]);
-        }
+        dp_row<Q, true>(C, k, c, q);
     }
     /* the TAIL-bit row (Fr): column NFULL becomes 0 mod 2^16 and stays */
     if constexpr (Q::TAIL == 16) {
@@ -193,16 +203,7 @@ template <class P> CUZK_FD void f_mul_dp(fe<P> &r, const fe<P> &a, const fe<P> &
         const double c = C[k];
         const double rc = fma(c, 0x1p-16, M) - M; /* round(c / 2^16) */
         const double q = fma(rc, 0x1p16, -c);     /* -(c mod 2^16), signed: c·(-1) mod 2^16 */
-#pragma unroll
-        for (int j = 0; j < NL; j++) {
-            double h, l;
-            CUZK_DP_SPLIT(h, l, q, Q::m(j));
-            if (j == 0)
-                C[k] = c + l; /* a multiple of 2^16 */
-            else
-                C[k + j] += l;
-            C[k + j + 1] = fma(h, S, C[k + j + 1]);
-        }
+        dp_row<Q, false>(C, k, c, q);
     } else {
         static_assert(Q::TAIL == 0, "a last row of 0 or 16 bits");
     }
