@@ -42,6 +42,41 @@ finish() {
     tar czf "$OUT/$STEP.tgz" -C /tmp/session "$STEP"
     echo "$STEP wall $(( $(date +%s) - T0 )) s"
 }
+# the CUDA tools (cuobjdump, ncu) on PATH, when the machine has them
+cuda_tools() {
+    local ncu
+    ncu=$(ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
+    [ -n "$ncu" ] && export PATH=$PATH:$(dirname "$ncu")
+}
+# bench_gpu with only some rows: env "${ONLY[@]}" CUZK_BENCH_G1=.. CUZK_BENCH_NTT=.. CUZK_BENCH_MIN=.. BIN
+ONLY=(CUZK_BENCH_G1=0 CUZK_BENCH_G2=0 CUZK_BENCH_NTT=0 CUZK_BENCH_PROVE=0 CUZK_BENCH_CIRCOM=0 CUZK_BENCH_FB=0
+      CUZK_BENCH_AFFINE=0)
+# variant_rows V T: the variant build in V (device_pack's VARIANT_BUILD) beside the default one:
+# its kernel test, then the NTT 2^27 and G1 2^24 / 2^26 rows of both interleaved twice, each run
+# bounded by T s and none started with T s or less left
+variant_rows() {
+    local V=$1 T=$2 v=${1##*/} r bin
+    echo "$v: $(cat $V/FLAGS 2>/dev/null)"
+    timeout 100 $V/test_gpu_kernels > $O/${v}_kernels.log 2>&1
+    echo "$v test_gpu_kernels rc $? $(tail -1 $O/${v}_kernels.log)"
+    for r in 1 2; do
+        for bin in $B/bench_gpu $V/bench_gpu; do
+            [ "$(left)" -gt $T ] || return 0
+            timeout $T env "${ONLY[@]}" CUZK_BENCH_NTT=27 CUZK_BENCH_G1=26 CUZK_BENCH_MIN=24 $bin > $O/${v}_rows_$r.log 2>&1
+            echo "$bin: $(grep -E 'NTT \((nat|bitrev)|G1 MSM random +\|' $O/${v}_rows_$r.log | grep -v minb |
+                awk -F'|' '{printf "%s %s %s;", $2, $3, $4}' | tr -s ' ')"
+        done
+    done
+}
+# ncu_pipes E T: ncu's pipe counters (% of peak, those >= 1 printed) of bench_gpu_ff's Fp product
+# loop mul_loop<fp, E> (1: f_mul_eo, 3: f_mul_dp, 4: both in one thread), bounded by T s
+ncu_pipes() {
+    timeout $2 ncu --kernel-name-base mangled -k "regex:mul_loopIN8cuzk_gpu9fp_paramsELi$1E" --launch-count 1 \
+        --metrics "regex:^sm__(pipe_.*_cycles_active|inst_executed_pipe_[a-z0-9_]+)\.avg\.pct_of_peak_sustained_active$" \
+        $B/bench_gpu_ff > $O/ncu_pipes$1.txt 2>&1
+    echo "mul_loop<fp, $1> pipes (% of peak, >= 1):"
+    grep -E "sm__" $O/ncu_pipes$1.txt | awk '$NF + 0 >= 1'
+}
 # The 32 GiB kinds need the H200's memory: the PoRep's device peak is ~115 GB with 2 GPU workers
 # (~90 with 1), WindowPoSt's parameters alone are 61 GB. On a smaller card (an 80 GB H100) the
 # 32 GiB steps stop at once, and so does check's PoRep setup, whose files would be lost with the
@@ -89,27 +124,9 @@ bench)
     cat $O/bench_gpu_ff.log; grep -E "MSM|NTT|prove|differs" $O/bench_gpu.log
     cat $O/sppark_side.log 2>/dev/null; grep -A12 "gpu trace" $O/bench_trace27.log | head -80 ;;
 probe)
-    NCU=$(ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1) # cuobjdump and ncu beside it, when there
-    [ -n "$NCU" ] && export PATH=$PATH:$(dirname "$NCU")
-    # bench_gpu with only some rows: env "${ONLY[@]}" CUZK_BENCH_G1=.. CUZK_BENCH_NTT=.. CUZK_BENCH_MIN=.. BIN
-    ONLY=(CUZK_BENCH_G1=0 CUZK_BENCH_G2=0 CUZK_BENCH_NTT=0 CUZK_BENCH_PROVE=0 CUZK_BENCH_CIRCOM=0 CUZK_BENCH_FB=0
-          CUZK_BENCH_AFFINE=0)
-    # each variant build: its kernel test, then the NTT 2^27 and G1 2^24 / 2^26 rows of the
-    # default build and the variant interleaved twice
+    cuda_tools
     for V in $B/variant-*; do
-        [ -x $V/bench_gpu ] || continue
-        v=${V##*/}
-        echo "$v: $(cat $V/FLAGS 2>/dev/null)"
-        timeout 100 $V/test_gpu_kernels > $O/${v}_kernels.log 2>&1
-        echo "$v test_gpu_kernels rc $? $(tail -1 $O/${v}_kernels.log)"
-        for r in 1 2; do
-            for bin in $B/bench_gpu $V/bench_gpu; do
-                [ "$(left)" -gt 60 ] || break 2
-                timeout 60 env "${ONLY[@]}" CUZK_BENCH_NTT=27 CUZK_BENCH_G1=26 CUZK_BENCH_MIN=24 $bin > $O/${v}_rows_$r.log 2>&1
-                echo "$bin: $(grep -E 'NTT \((nat|bitrev)|G1 MSM random +\|' $O/${v}_rows_$r.log | grep -v minb |
-                    awk -F'|' '{printf "%s %s %s;", $2, $3, $4}' | tr -s ' ')"
-            done
-        done
+        [ -x $V/bench_gpu ] && variant_rows $V 60
     done
     if command -v cuobjdump > /dev/null; then
         cuobjdump -sass $B/bench_gpu_ff | gzip > $O/bench_gpu_ff.sass.gz
@@ -123,18 +140,18 @@ probe)
         timeout 100 env "${ONLY[@]}" CUZK_BENCH_NTT=27 CUZK_BENCH_MIN=27 CUZK_BENCH_REPS=1 ncu -k regex:ntt_pass \
             --launch-count 3 "${S[@]}" $B/bench_gpu > $O/ncu_ntt.txt 2>&1
         timeout 60 ncu -k regex:add_loop --launch-count 1 "${S[@]}" $B/bench_gpu_ff > $O/ncu_add.txt 2>&1
-        # the pipes of Fp's products: IMAD alone (1), FP64 alone (3), both in one thread (4)
+        # the sections of Fp's product loops: IMAD alone (1), FP64 alone (3), both in one thread (4)
         for e in 1 3 4; do
             [ "$(left)" -gt 90 ] || break
             timeout 40 ncu --kernel-name-base mangled -k "regex:mul_loopIN8cuzk_gpu9fp_paramsELi${e}E" --launch-count 1 \
                 "${S[@]}" $B/bench_gpu_ff > $O/ncu_mul$e.txt 2>&1
-            timeout 40 ncu --kernel-name-base mangled -k "regex:mul_loopIN8cuzk_gpu9fp_paramsELi${e}E" --launch-count 1 \
-                --metrics "regex:^sm__(pipe_.*_cycles_active|inst_executed_pipe_[a-z0-9_]+)\.avg\.pct_of_peak_sustained_active$" \
-                $B/bench_gpu_ff > $O/ncu_pipes$e.txt 2>&1
         done
         grep -E "^  [a-z_]+.*\(|Duration|DRAM Throughput|L2 Hit|L1/TEX Hit|Issue Slots Busy|Executed Ipc A|Registers Per|Achieved Occupancy|SM Busy" \
             $O/ncu_*.txt | cut -c1-170
-        for e in 1 3 4; do echo "mul_loop<$e> pipes:"; grep -E "sm__" $O/ncu_pipes$e.txt | awk '$NF + 0 >= 1'; done
+        for e in 1 3 4; do
+            [ "$(left)" -gt 90 ] || break
+            ncu_pipes $e 40
+        done
     fi
     # the window width forced around the cost model's pick: G1 at 2^26, G2 at 2^24
     for gc in 1:21 1:22 1:23 2:17 2:18 2:19 2:20 2:21; do
@@ -150,32 +167,14 @@ dp)
     # bench_gpu_ff (the pipes alone and mixed), test_gpu_ff, a variant-dp build's kernel test
     # and its NTT 2^27 / G1 2^24, 2^26 rows interleaved with the default's (when packed), ncu's
     # pipe counters of the Fp product loops, then the default build's kernel test
-    NCU=$(ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
-    [ -n "$NCU" ] && export PATH=$PATH:$(dirname "$NCU")
+    cuda_tools
     timeout 60 $B/bench_gpu_ff > $O/bench_gpu_ff.log 2>&1; cat $O/bench_gpu_ff.log
     timeout 60 $B/test_gpu_ff > $O/test_gpu_ff.log 2>&1; echo "test_gpu_ff rc $? $(tail -1 $O/test_gpu_ff.log)"
-    V=$B/variant-dp
-    if [ -x $V/bench_gpu ]; then
-        timeout 100 $V/test_gpu_kernels > $O/dp_kernels.log 2>&1
-        echo "variant-dp ($(cat $V/FLAGS)) test_gpu_kernels rc $? $(tail -1 $O/dp_kernels.log)"
-    fi
-    ONLY=(CUZK_BENCH_G1=0 CUZK_BENCH_G2=0 CUZK_BENCH_NTT=0 CUZK_BENCH_PROVE=0 CUZK_BENCH_CIRCOM=0 CUZK_BENCH_FB=0
-          CUZK_BENCH_AFFINE=0)
-    [ -x $V/bench_gpu ] && for r in 1 2; do
-        for bin in $B/bench_gpu $V/bench_gpu; do
-            [ "$(left)" -gt 40 ] || break 2
-            timeout 40 env "${ONLY[@]}" CUZK_BENCH_NTT=27 CUZK_BENCH_G1=26 CUZK_BENCH_MIN=24 $bin > $O/rows_$r.log 2>&1
-            echo "$bin: $(grep -E 'NTT \((nat|bitrev)|G1 MSM random +\|' $O/rows_$r.log | grep -v minb |
-                awk -F'|' '{printf "%s %s %s;", $2, $3, $4}' | tr -s ' ')"
-        done
-    done
+    [ -x $B/variant-dp/bench_gpu ] && variant_rows $B/variant-dp 40
     if command -v ncu > /dev/null; then
         for e in 1 3 4; do
             [ "$(left)" -gt 40 ] || break
-            timeout 30 ncu --kernel-name-base mangled -k "regex:mul_loopIN8cuzk_gpu9fp_paramsELi${e}E" --launch-count 1 \
-                --metrics "regex:^sm__(pipe_.*_cycles_active|inst_executed_pipe_[a-z0-9_]+)\.avg\.pct_of_peak_sustained_active$" \
-                $B/bench_gpu_ff > $O/ncu_pipes$e.txt 2>&1
-            echo "mul_loop<fp, $e> pipes (% of peak, >= 1):"; grep -E "sm__" $O/ncu_pipes$e.txt | awk '$NF + 0 >= 1'
+            ncu_pipes $e 30
         done
     fi
     if [ "$(left)" -gt 70 ]; then
