@@ -142,12 +142,12 @@ int main(void)
         CHECK(!same(r, want));
     }
     { /* and in Fr */
-        cuzk_fr e[FF_NEDGES], want;
-        ff_edges(e, fr_oracle);
-        cuzk_fr_mul(&want, &e[FF_EDGE_M1], &e[FF_EDGE_M1]);
-        fr_t x = dv<fr_t>(e[FF_EDGE_M1]), r;
+        cuzk_fr er[FF_NEDGES], want;
+        ff_edges(er, fr_oracle);
+        cuzk_fr_mul(&want, &er[FF_EDGE_M1], &er[FF_EDGE_M1]);
+        fr_t x = dv<fr_t>(er[FF_EDGE_M1]), r;
         x.l[5] ^= 1u << 20;
-        f_mul_dp(r, x, dv<fr_t>(e[FF_EDGE_M1]));
+        f_mul_dp(r, x, dv<fr_t>(er[FF_EDGE_M1]));
         CHECK(!same(r, want));
     }
     return tu_finish("test_gpu_ff_emu");
