@@ -17,6 +17,10 @@
 #   STEP=dp     the FP64-pipe products: bench_gpu_ff, test_gpu_ff, ncu's pipe counters of the product
 #               loops, and a variant build packed as variant-dp (device_pack's VARIANT_BUILD=build-dp,
 #               e.g. the kernel switches of 7e9df6a) tested and timed beside the default one
+#   STEP=g2     the G2 MSM's forms (CUZK_GPU_G2_FORM: default out-of-line Fp2 products, i inline
+#               products in an out-of-line addition, f everything inline): each form's MSM kernel
+#               test, the G2 2^22..2^24 rows of the three interleaved twice, their traces at 2^24,
+#               ncu's sections of level 0 for the default and f; then the NTT 2^27 traced by pass
 #   STEP=porep  the 32 GiB PoRep end to end (drive-32g.sh STAGE=2: PCE, preload, first proof,
 #               batch of PROOFS at concurrency 2, for each gpu:synthesis pair of CONFIGS); the
 #               affine MSM is switched on for the daemon only when check's kernel tests passed and
@@ -29,7 +33,7 @@
 # also packs ../shared/device/drive-32g.sh) carried; each step leaves $OUT/STEP.tgz and prints
 # the figures. Disk: one kind's parameters at a time.
 set -u
-STEP=${STEP:?STEP=check, bench, probe, dp, porep, post or snap}
+STEP=${STEP:?STEP=check, bench, probe, dp, g2, porep, post or snap}
 T0=$(date +%s)
 left() { echo $(( ${LIMIT:-570} - ($(date +%s) - T0) )); }
 B=/tmp/devbin
@@ -182,6 +186,52 @@ dp)
         echo "default test_gpu_kernels rc $? $(tail -1 $O/kernels.log)"
     fi
     finish ;;
+g2)
+    # the G2 forms (issue 21, twelfth session), most telling first
+    cuda_tools
+    for f in i f; do
+        CUZK_GPU_ONLY=msm CUZK_GPU_G2_FORM=$f timeout 120 $B/test_gpu_kernels > $O/kernels_$f.log 2>&1
+        echo "form $f: test_gpu_kernels (msm) rc $? $(tail -1 $O/kernels_$f.log)"
+    done
+    for r in 1 2; do
+        for f in d i f; do
+            [ "$(left)" -gt 60 ] || break
+            timeout 60 env "${ONLY[@]}" CUZK_BENCH_G2=24 CUZK_BENCH_MIN=22 CUZK_GPU_G2_FORM=$f $B/bench_gpu \
+                > $O/g2_${f}_$r.log 2>&1
+            echo "form $f run $r: $(grep -E 'G2 MSM random +\|' $O/g2_${f}_$r.log | awk -F'|' '{printf "%s %s;", $3, $4}' | tr -s ' ')"
+        done
+    done
+    for f in d i f; do
+        [ "$(left)" -gt 60 ] || break
+        CUZK_GPU_TRACE=1 CUZK_BENCH_REPS=1 timeout 40 env "${ONLY[@]}" CUZK_BENCH_G2=24 CUZK_BENCH_MIN=24 \
+            CUZK_GPU_G2_FORM=$f $B/bench_gpu > $O/g2_trace_$f.log 2>&1
+        echo "form $f trace 2^24:"; grep -A12 "gpu trace" $O/g2_trace_$f.log | tail -12
+    done
+    [ "$(left)" -gt 60 ] && CUZK_GPU_TRACE=1 CUZK_BENCH_REPS=1 timeout 40 env "${ONLY[@]}" CUZK_BENCH_NTT=27 \
+        CUZK_BENCH_MIN=27 $B/bench_gpu > $O/ntt_trace.log 2>&1 && { echo "NTT 2^27 traces:"; grep -A6 "gpu trace" $O/ntt_trace.log; }
+    if command -v ncu > /dev/null; then
+        S=(--section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats
+           --section LaunchStats --print-details all)
+        for f in d f; do
+            [ "$(left)" -gt 70 ] || break
+            timeout 60 env "${ONLY[@]}" CUZK_BENCH_G2=22 CUZK_BENCH_MIN=22 CUZK_BENCH_REPS=1 CUZK_GPU_G2_FORM=$f \
+                ncu --kernel-name-base function --kernel-id ::regex:msm_accumulate:1 "${S[@]}" $B/bench_gpu > $O/ncu_g2_$f.txt 2>&1
+            echo "ncu G2 level 0, form $f:"
+            grep -E "Duration|DRAM Throughput|Compute \(SM\) Throughput|L1/TEX Hit|L2 Hit|Local|Registers Per|Achieved Occupancy|Stall|Warp Cycles Per Issued" \
+                $O/ncu_g2_$f.txt | cut -c1-150 | head -24
+        done
+        # the NTT's three passes at 2^27: what bounds each (issue slots, pipes, memory, stalls)
+        if [ "$(left)" -gt 60 ]; then
+            timeout $(( $(left) - 15 )) env "${ONLY[@]}" CUZK_BENCH_NTT=27 CUZK_BENCH_MIN=27 CUZK_BENCH_REPS=1 \
+                ncu -k regex:ntt_pass --launch-count 3 --section SpeedOfLight --section ComputeWorkloadAnalysis \
+                --section MemoryWorkloadAnalysis --section WarpStateStats --section InstructionStats --section Occupancy \
+                --print-details all $B/bench_gpu > $O/ncu_ntt.txt 2>&1
+            echo "ncu NTT 2^27 passes:"
+            grep -E "ntt_pass|Duration|DRAM Throughput|Compute \(SM\) Throughput|Issue Slots Busy|Executed Ipc A|L2 Hit|L1/TEX Hit|Achieved Occupancy|Stall (Barrier|Long|Short|Math|Wait|Not Sel|MIO)" \
+                $O/ncu_ntt.txt | cut -c1-150 | head -60
+        fi
+    fi
+    finish ;;
 porep)
     need_big
     # a proof path that failed its GPU tests would only fail its partitions here: say so and stop
@@ -234,5 +284,5 @@ snap)
     cp $O/e2e_snap.log "$OUT/" 2>/dev/null
     finish
     tail -40 $O/e2e_snap.log ;;
-*) echo "STEP: check, bench, probe, dp, porep, post or snap" >&2; exit 2 ;;
+*) echo "STEP: check, bench, probe, dp, g2, porep, post or snap" >&2; exit 2 ;;
 esac
