@@ -20,7 +20,8 @@
 #   STEP=g2     the G2 MSM's forms (CUZK_GPU_G2_FORM: default out-of-line Fp2 products, i inline
 #               products in an out-of-line addition, f everything inline): each form's MSM kernel
 #               test, the G2 2^22..2^24 rows of the three interleaved twice, their traces at 2^24,
-#               ncu's sections of level 0 for the default and f; then the NTT 2^27 traced by pass
+#               ncu's sections of level 0 for the default and f; then the NTT 2^27 traced by pass;
+#               G1's level 0 with the next point prefetched (CUZK_GPU_MSM_PF=1) beside the default
 #   STEP=porep  the 32 GiB PoRep end to end (drive-32g.sh STAGE=2: PCE, preload, first proof,
 #               batch of PROOFS at concurrency 2, for each gpu:synthesis pair of CONFIGS); the
 #               affine MSM is switched on for the daemon only when check's kernel tests passed and
@@ -189,9 +190,10 @@ dp)
 g2)
     # the G2 forms (issue 21, twelfth session), most telling first
     cuda_tools
-    for f in i f; do
-        CUZK_GPU_ONLY=msm CUZK_GPU_G2_FORM=$f timeout 120 $B/test_gpu_kernels > $O/kernels_$f.log 2>&1
-        echo "form $f: test_gpu_kernels (msm) rc $? $(tail -1 $O/kernels_$f.log)"
+    for fp in i:0 f:1 d:1; do
+        f=${fp%%:*} pf=${fp##*:}
+        CUZK_GPU_ONLY=msm CUZK_GPU_G2_FORM=$f CUZK_GPU_MSM_PF=$pf timeout 120 $B/test_gpu_kernels > $O/kernels_$f$pf.log 2>&1
+        echo "form $f, prefetch $pf: test_gpu_kernels (msm) rc $? $(tail -1 $O/kernels_$f$pf.log)"
     done
     for r in 1 2; do
         for f in d i f; do
@@ -201,6 +203,19 @@ g2)
             echo "form $f run $r: $(grep -E 'G2 MSM random +\|' $O/g2_${f}_$r.log | awk -F'|' '{printf "%s %s;", $3, $4}' | tr -s ' ')"
         done
     done
+    # G1's level 0 with the next point loaded one addition ahead (CUZK_GPU_MSM_PF), interleaved
+    for r in 1 2; do
+        for pf in 0 1; do
+            [ "$(left)" -gt 60 ] || break
+            timeout 60 env "${ONLY[@]}" CUZK_BENCH_G1=26 CUZK_BENCH_MIN=24 CUZK_GPU_MSM_PF=$pf $B/bench_gpu \
+                > $O/g1_pf${pf}_$r.log 2>&1
+            echo "G1 prefetch $pf run $r: $(grep -E 'G1 MSM (random|bool-heavy) +\|' $O/g1_pf${pf}_$r.log |
+                awk -F'|' '{printf "%s %s %s;", $2, $3, $4}' | tr -s ' ')"
+        done
+    done
+    [ "$(left)" -gt 60 ] && timeout 60 env "${ONLY[@]}" CUZK_BENCH_G2=24 CUZK_BENCH_MIN=24 CUZK_GPU_G2_FORM=f \
+        CUZK_GPU_MSM_PF=1 $B/bench_gpu > $O/g2_f_pf.log 2>&1 &&
+        echo "form f, prefetch 1: $(grep -E 'G2 MSM random +\|' $O/g2_f_pf.log | awk -F'|' '{printf "%s %s;", $3, $4}')"
     for f in d i f; do
         [ "$(left)" -gt 60 ] || break
         CUZK_GPU_TRACE=1 CUZK_BENCH_REPS=1 timeout 40 env "${ONLY[@]}" CUZK_BENCH_G2=24 CUZK_BENCH_MIN=24 \

@@ -196,6 +196,64 @@ __global__ void msm_accumulate(const uint32_t *__restrict__ keys, const uint32_t
     }
 }
 
+/* 4'. Level 0 with the next entry's point loaded one addition ahead
+ * (CUZK_GPU_MSM_PF=1, an experiment): the gather's latency then hides behind
+ * the current addition instead of each warp waiting on it; the sign is
+ * applied at use so that nothing touches the loaded registers early. The
+ * cost is a second point's registers. Same chunks and outputs as above. */
+template <class F>
+__global__ void msm_accumulate0_pf(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
+                                   const affine_t<F> *__restrict__ bases, size_t M, unsigned L, bool final_level,
+                                   xyzz_t<F> *__restrict__ buckets, uint32_t *__restrict__ pk,
+                                   xyzz_t<F> *__restrict__ pp)
+{
+    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t start = t * L;
+    if (start >= M) return;
+    const size_t end = start + L < M ? start + L : M;
+    uint32_t key = keys[start];
+    bool first = true;
+    xyzz_t<F> acc;
+    xyzz_set_inf(acc);
+    uint32_t vn = vals[start];
+    affine_t<F> pn;
+    if (vn != MSM_SKIP) load16(pn, bases + (vn & 0x7fffffffu));
+    for (size_t e = start; e < end; e++) {
+        const uint32_t k = keys[e];
+        if (k != key) {
+            if (first && !final_level) {
+                pk[2 * t] = key;
+                pp[2 * t] = acc;
+            } else {
+                buckets[key] = acc;
+            }
+            first = false;
+            key = k;
+            xyzz_set_inf(acc);
+        }
+        const uint32_t v = vn;
+        affine_t<F> p = pn;
+        if (e + 1 < end) {
+            vn = vals[e + 1];
+            if (vn != MSM_SKIP) load16(pn, bases + (vn & 0x7fffffffu));
+        }
+        if (v != MSM_SKIP) {
+            if (v >> 31) f_neg(p.y, p.y);
+            hot_add_aff(acc, p);
+        }
+    }
+    if (final_level) {
+        buckets[key] = acc;
+        return;
+    }
+    if (first) {
+        pk[2 * t] = key, pp[2 * t] = acc;
+        pk[2 * t + 1] = key, xyzz_set_inf(pp[2 * t + 1]);
+    } else {
+        pk[2 * t + 1] = key, pp[2 * t + 1] = acc;
+    }
+}
+
 /* 3b. Batch-affine rounds. A round pairs the entries of each run of one key
  * from the run's start, (0, 1), (2, 3), ..., an odd last one alone, and
  * writes one affine point per pair: P + Q, or P passed through. An affine
@@ -942,9 +1000,15 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
             /* level 0 from the sorted pairs (or the rounds' points), then partial levels */
             bool fin = cnt <= Lf;
             size_t nt = (cnt + Lf - 1) / Lf;
-            msm_accumulate<F, true><<<blocks_for(nt, 64), 64, 0, c.st>>>(
-                kin, vin, nullptr, pts, cnt, Lf, fin, bp<X>(s->buckets), bp<uint32_t>(s->part_k[0]),
-                bp<X>(s->part_p[0]));
+            const char *pf = getenv("CUZK_GPU_MSM_PF"); /* read per call: benchmarks switch it */
+            if (pf && atoi(pf) == 1 && vin)
+                msm_accumulate0_pf<F><<<blocks_for(nt, 64), 64, 0, c.st>>>(
+                    kin, vin, pts, cnt, Lf, fin, bp<X>(s->buckets), bp<uint32_t>(s->part_k[0]),
+                    bp<X>(s->part_p[0]));
+            else
+                msm_accumulate<F, true><<<blocks_for(nt, 64), 64, 0, c.st>>>(
+                    kin, vin, nullptr, pts, cnt, Lf, fin, bp<X>(s->buckets), bp<uint32_t>(s->part_k[0]),
+                    bp<X>(s->part_p[0]));
             GPU_LAUNCHED(c, "msm_accumulate(level 0)");
             /* the partial levels take the chunk length of their own count:
              * level 1 of a 2^28-entry batch holds 2^21 partials, and 256
