@@ -17,11 +17,9 @@
 #   STEP=dp     the FP64-pipe products: bench_gpu_ff, test_gpu_ff, ncu's pipe counters of the product
 #               loops, and a variant build packed as variant-dp (device_pack's VARIANT_BUILD=build-dp,
 #               e.g. the kernel switches of 7e9df6a) tested and timed beside the default one
-#   STEP=g2     the G2 MSM's forms (CUZK_GPU_G2_FORM: default out-of-line Fp2 products, i inline
-#               products in an out-of-line addition, f everything inline): each form's MSM kernel
-#               test, the G2 2^22..2^24 rows of the three interleaved twice, their traces at 2^24,
-#               ncu's sections of level 0 for the default and f; then the NTT 2^27 traced by pass;
-#               G1's level 0 with the next point prefetched (CUZK_GPU_MSM_PF=1) beside the default
+#   STEP=g2     the MSM's level-0 forms: held to 6/7/8 blocks of 64 per SM (CUZK_GPU_MSM_MINB),
+#               G1's Fp product out of line (CUZK_GPU_G1_FORM=o): each one's MSM kernel test, the G2
+#               2^22..2^24 and G1 2^24, 2^26 rows interleaved twice, ncu's warp states of level 0
 #   STEP=porep  the 32 GiB PoRep end to end (drive-32g.sh STAGE=2: PCE, preload, first proof,
 #               batch of PROOFS at concurrency 2, for each gpu:synthesis pair of CONFIGS); the
 #               affine MSM is switched on for the daemon only when check's kernel tests passed and
@@ -188,63 +186,56 @@ dp)
     fi
     finish ;;
 g2)
-    # the G2 forms (issue 21, twelfth session), most telling first
+    # the MSM's level-0 forms (issue 21, twelfth session), most telling first:
+    # CUZK_GPU_MSM_MINB (level 0 held to 6/7/8 blocks of 64 per SM) and CUZK_GPU_G1_FORM=o
+    # (G1's Fp product out of line), each one's MSM kernel test, the G2 2^22..2^24 and
+    # G1 2^24, 2^26 rows interleaved twice; ncu's warp states of G1's and G2's level 0
     cuda_tools
-    for fp in i:0 f:1 d:1; do
-        f=${fp%%:*} pf=${fp##*:}
-        CUZK_GPU_ONLY=msm CUZK_GPU_G2_FORM=$f CUZK_GPU_MSM_PF=$pf timeout 120 $B/test_gpu_kernels > $O/kernels_$f$pf.log 2>&1
-        echo "form $f, prefetch $pf: test_gpu_kernels (msm) rc $? $(tail -1 $O/kernels_$f$pf.log)"
+    for v in "8 d" "6 o" "7 d"; do
+        set -- $v
+        CUZK_GPU_ONLY=msm CUZK_GPU_MSM_MINB=$1 CUZK_GPU_G1_FORM=$2 timeout 120 $B/test_gpu_kernels > $O/kernels_$1$2.log 2>&1
+        echo "minb $1, G1 form $2: test_gpu_kernels (msm) rc $? $(tail -n 1 $O/kernels_$1$2.log)"
+    done
+    for we in 0 1; do
+        CUZK_GPU_ONLY=ntt CUZK_GPU_NTT_WC_EARLY=$we timeout 100 $B/test_gpu_kernels > $O/kernels_ntt$we.log 2>&1
+        echo "NTT, wc early $we: test_gpu_kernels (ntt) rc $? $(tail -n 1 $O/kernels_ntt$we.log)"
     done
     for r in 1 2; do
-        for f in d i f; do
+        for we in 0 1; do
             [ "$(left)" -gt 60 ] || break
-            timeout 60 env "${ONLY[@]}" CUZK_BENCH_G2=24 CUZK_BENCH_MIN=22 CUZK_GPU_G2_FORM=$f $B/bench_gpu \
-                > $O/g2_${f}_$r.log 2>&1
-            echo "form $f run $r: $(grep -E 'G2 MSM random +\|' $O/g2_${f}_$r.log | awk -F'|' '{printf "%s %s;", $3, $4}' | tr -s ' ')"
+            CUZK_GPU_TRACE=1 timeout 60 env "${ONLY[@]}" CUZK_BENCH_NTT=27 CUZK_BENCH_MIN=27 CUZK_GPU_NTT_WC_EARLY=$we \
+                $B/bench_gpu > $O/ntt_we${we}_$r.log 2>&1
+            echo "NTT wc early $we run $r: $(grep -E 'NTT \((nat|bitrev)' $O/ntt_we${we}_$r.log | grep -v minb |
+                awk -F'|' '{printf "%s %s %s;", $2, $3, $4}' | tr -s ' ')"
         done
-    done
-    # G1's level 0 with the next point loaded one addition ahead (CUZK_GPU_MSM_PF), interleaved
-    for r in 1 2; do
-        for pf in 0 1; do
+        for m in 1 6 8; do
             [ "$(left)" -gt 60 ] || break
-            timeout 60 env "${ONLY[@]}" CUZK_BENCH_G1=26 CUZK_BENCH_MIN=24 CUZK_GPU_MSM_PF=$pf $B/bench_gpu \
-                > $O/g1_pf${pf}_$r.log 2>&1
-            echo "G1 prefetch $pf run $r: $(grep -E 'G1 MSM (random|bool-heavy) +\|' $O/g1_pf${pf}_$r.log |
+            timeout 60 env "${ONLY[@]}" CUZK_BENCH_G2=24 CUZK_BENCH_MIN=22 CUZK_GPU_MSM_MINB=$m $B/bench_gpu \
+                > $O/g2_mb${m}_$r.log 2>&1
+            echo "G2 minb $m run $r: $(grep -E 'G2 MSM random +\|' $O/g2_mb${m}_$r.log | awk -F'|' '{printf "%s %s;", $3, $4}' | tr -s ' ')"
+        done
+        for v in "1 d" "1 o" "7 d"; do
+            set -- $v
+            [ "$(left)" -gt 60 ] || break
+            timeout 60 env "${ONLY[@]}" CUZK_BENCH_G1=26 CUZK_BENCH_MIN=24 CUZK_GPU_MSM_MINB=$1 CUZK_GPU_G1_FORM=$2 \
+                $B/bench_gpu > $O/g1_$1$2_$r.log 2>&1
+            echo "G1 minb $1 form $2 run $r: $(grep -E 'G1 MSM (random|bool-heavy) +\|' $O/g1_$1$2_$r.log |
                 awk -F'|' '{printf "%s %s %s;", $2, $3, $4}' | tr -s ' ')"
         done
     done
-    [ "$(left)" -gt 60 ] && timeout 60 env "${ONLY[@]}" CUZK_BENCH_G2=24 CUZK_BENCH_MIN=24 CUZK_GPU_G2_FORM=f \
-        CUZK_GPU_MSM_PF=1 $B/bench_gpu > $O/g2_f_pf.log 2>&1 &&
-        echo "form f, prefetch 1: $(grep -E 'G2 MSM random +\|' $O/g2_f_pf.log | awk -F'|' '{printf "%s %s;", $3, $4}')"
-    for f in d i f; do
-        [ "$(left)" -gt 60 ] || break
-        CUZK_GPU_TRACE=1 CUZK_BENCH_REPS=1 timeout 40 env "${ONLY[@]}" CUZK_BENCH_G2=24 CUZK_BENCH_MIN=24 \
-            CUZK_GPU_G2_FORM=$f $B/bench_gpu > $O/g2_trace_$f.log 2>&1
-        echo "form $f trace 2^24:"; grep -A12 "gpu trace" $O/g2_trace_$f.log | tail -12
-    done
-    [ "$(left)" -gt 60 ] && CUZK_GPU_TRACE=1 CUZK_BENCH_REPS=1 timeout 40 env "${ONLY[@]}" CUZK_BENCH_NTT=27 \
-        CUZK_BENCH_MIN=27 $B/bench_gpu > $O/ntt_trace.log 2>&1 && { echo "NTT 2^27 traces:"; grep -A6 "gpu trace" $O/ntt_trace.log; }
     if command -v ncu > /dev/null; then
-        S=(--section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats
+        S=(--section SpeedOfLight --section Occupancy --section WarpStateStats --section InstructionStats
            --section LaunchStats --print-details all)
-        for f in d f; do
-            [ "$(left)" -gt 70 ] || break
-            timeout 60 env "${ONLY[@]}" CUZK_BENCH_G2=22 CUZK_BENCH_MIN=22 CUZK_BENCH_REPS=1 CUZK_GPU_G2_FORM=$f \
-                ncu --kernel-name-base function --kernel-id ::regex:msm_accumulate:1 "${S[@]}" $B/bench_gpu > $O/ncu_g2_$f.txt 2>&1
-            echo "ncu G2 level 0, form $f:"
-            grep -E "Duration|DRAM Throughput|Compute \(SM\) Throughput|L1/TEX Hit|L2 Hit|Local|Registers Per|Achieved Occupancy|Stall|Warp Cycles Per Issued" \
-                $O/ncu_g2_$f.txt | cut -c1-150 | head -24
+        for v in "G1 1" "G2 8" "G1 7"; do
+            set -- $v
+            [ "$(left)" -gt 50 ] || break
+            if [ $1 = G1 ]; then sz=(CUZK_BENCH_G1=22); else sz=(CUZK_BENCH_G2=22); fi
+            timeout 60 env "${ONLY[@]}" "${sz[@]}" CUZK_BENCH_MIN=22 CUZK_BENCH_REPS=1 CUZK_GPU_MSM_MINB=$2 \
+                ncu --kernel-name-base function --kernel-id ::regex:msm_accumulate:1 "${S[@]}" $B/bench_gpu > $O/ncu_$1_$2.txt 2>&1
+            echo "ncu $1 level 0, minb $2:"
+            grep -E "Duration|Compute \(SM\) Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|Warp Cycles Per Issued|Stall (Wait|No Inst|Long|Math|Not Sel|Dispatch)" \
+                $O/ncu_$1_$2.txt | cut -c1-150 | head -14
         done
-        # the NTT's three passes at 2^27: what bounds each (issue slots, pipes, memory, stalls)
-        if [ "$(left)" -gt 60 ]; then
-            timeout $(( $(left) - 15 )) env "${ONLY[@]}" CUZK_BENCH_NTT=27 CUZK_BENCH_MIN=27 CUZK_BENCH_REPS=1 \
-                ncu -k regex:ntt_pass --launch-count 3 --section SpeedOfLight --section ComputeWorkloadAnalysis \
-                --section MemoryWorkloadAnalysis --section WarpStateStats --section InstructionStats --section Occupancy \
-                --print-details all $B/bench_gpu > $O/ncu_ntt.txt 2>&1
-            echo "ncu NTT 2^27 passes:"
-            grep -E "ntt_pass|Duration|DRAM Throughput|Compute \(SM\) Throughput|Issue Slots Busy|Executed Ipc A|L2 Hit|L1/TEX Hit|Achieved Occupancy|Stall (Barrier|Long|Short|Math|Wait|Not Sel|MIO)" \
-                $O/ncu_ntt.txt | cut -c1-150 | head -60
-        fi
     fi
     finish ;;
 porep)

@@ -413,9 +413,8 @@ CUZK_FD void f_add(fp2_t &r, const fp2_t &a, const fp2_t &b) { f_add(r.c0, a.c0,
 CUZK_FD void f_sub(fp2_t &r, const fp2_t &a, const fp2_t &b) { f_sub(r.c0, a.c0, b.c0), f_sub(r.c1, a.c1, b.c1); }
 CUZK_FD void f_dbl(fp2_t &r, const fp2_t &a) { f_dbl(r.c0, a.c0), f_dbl(r.c1, a.c1); }
 CUZK_FD void f_neg(fp2_t &r, const fp2_t &a) { f_neg(r.c0, a.c0), f_neg(r.c1, a.c1); }
-/* The Fp2 product and square; fp2_t calls them out of line (G2 formulas use
- * dozens per point operation), fp2i_t inline. */
-CUZK_FD fp2_t fp2_mul_body(const fp2_t &a, const fp2_t &b)
+/* Out of line: G2 formulas call these dozens of times per point operation. */
+static CUZK_FD_NOINLINE fp2_t fp2_mul(fp2_t a, fp2_t b)
 {
     /* Karatsuba, as the CPU */
     fp_t t0, t1, s0, s1;
@@ -430,7 +429,7 @@ CUZK_FD fp2_t fp2_mul_body(const fp2_t &a, const fp2_t &b)
     f_sub(r.c0, t0, t1);
     return r;
 }
-CUZK_FD fp2_t fp2_sqr_body(const fp2_t &a)
+static CUZK_FD_NOINLINE fp2_t fp2_sqr(fp2_t a)
 {
     fp_t s, d, m;
     fp2_t r;
@@ -441,27 +440,22 @@ CUZK_FD fp2_t fp2_sqr_body(const fp2_t &a)
     f_dbl(r.c1, m);
     return r;
 }
-static CUZK_FD_NOINLINE fp2_t fp2_mul(fp2_t a, fp2_t b) { return fp2_mul_body(a, b); }
-static CUZK_FD_NOINLINE fp2_t fp2_sqr(fp2_t a) { return fp2_sqr_body(a); }
 CUZK_FD void f_mul(fp2_t &r, const fp2_t &a, const fp2_t &b) { r = fp2_mul(a, b); }
 CUZK_FD void f_sqr(fp2_t &r, const fp2_t &a) { r = fp2_sqr(a); }
 
-/* Fp2 with the product and square inline: the same layout and every other
- * operation as fp2_t (the G2 MSM's experiment, CUZK_GPU_G2_FORM). */
-struct fp2i_t : fp2_t {
+/* Fp whose product is one out-of-line copy (≈ 390 instructions) instead of
+ * ten inline ones per G1 addition: G1's MSM form o (CUZK_GPU_G1_FORM=o), an
+ * experiment against instruction-cache misses; every other operation fp_t's. */
+struct fpo_t : fp_t {
 };
-CUZK_FD void f_mul(fp2i_t &r, const fp2i_t &a, const fp2i_t &b)
+static CUZK_FD_NOINLINE fp_t fp_mul_call(fp_t a, fp_t b)
 {
-    fp2_t m = fp2_mul_body(a, b);
-    r.c0 = m.c0, r.c1 = m.c1;
+    fp_t r;
+    f_mul(r, a, b);
+    return r;
 }
-CUZK_FD void f_sqr(fp2i_t &r, const fp2i_t &a)
-{
-    fp2_t m = fp2_sqr_body(a);
-    r.c0 = m.c0, r.c1 = m.c1;
-}
-struct fp2f_t : fp2i_t {
-};
+CUZK_FD void f_mul(fpo_t &r, const fpo_t &a, const fpo_t &b) { static_cast<fp_t &>(r) = fp_mul_call(a, b); }
+CUZK_FD void f_sqr(fpo_t &r, const fpo_t &a) { static_cast<fp_t &>(r) = fp_mul_call(a, a); }
 
 /* ---- inversion (Fermat), for the Montgomery batch tricks of the
  * fixed-base conversion and the MSM's batch-affine rounds ------------------ */

@@ -141,7 +141,7 @@ template <class F> __device__ __forceinline__ void load_signed(affine_t<F> &p, c
 /* 4. One level of the chunked segmented reduction. Level 0 reads signed
  * indices into bases; later levels read the previous level's partials. */
 template <class F, bool LEVEL0>
-__global__ void msm_accumulate(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
+__device__ __forceinline__ void msm_accumulate_body(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
                                const xyzz_t<F> *__restrict__ pin, const affine_t<F> *__restrict__ bases,
                                size_t M, unsigned L, bool final_level, xyzz_t<F> *__restrict__ buckets,
                                uint32_t *__restrict__ pk, xyzz_t<F> *__restrict__ pp)
@@ -196,62 +196,25 @@ __global__ void msm_accumulate(const uint32_t *__restrict__ keys, const uint32_t
     }
 }
 
-/* 4'. Level 0 with the next entry's point loaded one addition ahead
- * (CUZK_GPU_MSM_PF=1, an experiment): the gather's latency then hides behind
- * the current addition instead of each warp waiting on it; the sign is
- * applied at use so that nothing touches the loaded registers early. The
- * cost is a second point's registers. Same chunks and outputs as above. */
-template <class F>
-__global__ void msm_accumulate0_pf(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
-                                   const affine_t<F> *__restrict__ bases, size_t M, unsigned L, bool final_level,
-                                   xyzz_t<F> *__restrict__ buckets, uint32_t *__restrict__ pk,
-                                   xyzz_t<F> *__restrict__ pp)
+template <class F, bool LEVEL0>
+__global__ void msm_accumulate(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
+                               const xyzz_t<F> *__restrict__ pin, const affine_t<F> *__restrict__ bases,
+                               size_t M, unsigned L, bool final_level, xyzz_t<F> *__restrict__ buckets,
+                               uint32_t *__restrict__ pk, xyzz_t<F> *__restrict__ pp)
 {
-    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const size_t start = t * L;
-    if (start >= M) return;
-    const size_t end = start + L < M ? start + L : M;
-    uint32_t key = keys[start];
-    bool first = true;
-    xyzz_t<F> acc;
-    xyzz_set_inf(acc);
-    uint32_t vn = vals[start];
-    affine_t<F> pn;
-    if (vn != MSM_SKIP) load16(pn, bases + (vn & 0x7fffffffu));
-    for (size_t e = start; e < end; e++) {
-        const uint32_t k = keys[e];
-        if (k != key) {
-            if (first && !final_level) {
-                pk[2 * t] = key;
-                pp[2 * t] = acc;
-            } else {
-                buckets[key] = acc;
-            }
-            first = false;
-            key = k;
-            xyzz_set_inf(acc);
-        }
-        const uint32_t v = vn;
-        affine_t<F> p = pn;
-        if (e + 1 < end) {
-            vn = vals[e + 1];
-            if (vn != MSM_SKIP) load16(pn, bases + (vn & 0x7fffffffu));
-        }
-        if (v != MSM_SKIP) {
-            if (v >> 31) f_neg(p.y, p.y);
-            hot_add_aff(acc, p);
-        }
-    }
-    if (final_level) {
-        buckets[key] = acc;
-        return;
-    }
-    if (first) {
-        pk[2 * t] = key, pp[2 * t] = acc;
-        pk[2 * t + 1] = key, xyzz_set_inf(pp[2 * t + 1]);
-    } else {
-        pk[2 * t + 1] = key, pp[2 * t + 1] = acc;
-    }
+    msm_accumulate_body<F, LEVEL0>(keys, vals, pin, bases, M, L, final_level, buckets, pk, pp);
+}
+/* Level 0 with its registers held to MINB blocks of 64 per SM (G2's
+ * experiment, CUZK_GPU_MSM_MINB); the kernel above has no bounds: with
+ * __launch_bounds__(64, 1) ptxas gives G1's level 0 192 registers, not 168 */
+template <class F, int MINB>
+__global__ void __launch_bounds__(64, MINB)
+    msm_accumulate_mb(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
+                      const xyzz_t<F> *__restrict__ pin, const affine_t<F> *__restrict__ bases, size_t M,
+                      unsigned L, bool final_level, xyzz_t<F> *__restrict__ buckets, uint32_t *__restrict__ pk,
+                      xyzz_t<F> *__restrict__ pp)
+{
+    msm_accumulate_body<F, true>(keys, vals, pin, bases, M, L, final_level, buckets, pk, pp);
 }
 
 /* 3b. Batch-affine rounds. A round pairs the entries of each run of one key
@@ -1000,15 +963,18 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
             /* level 0 from the sorted pairs (or the rounds' points), then partial levels */
             bool fin = cnt <= Lf;
             size_t nt = (cnt + Lf - 1) / Lf;
-            const char *pf = getenv("CUZK_GPU_MSM_PF"); /* read per call: benchmarks switch it */
-            if (pf && atoi(pf) == 1 && vin)
-                msm_accumulate0_pf<F><<<blocks_for(nt, 64), 64, 0, c.st>>>(
-                    kin, vin, pts, cnt, Lf, fin, bp<X>(s->buckets), bp<uint32_t>(s->part_k[0]),
-                    bp<X>(s->part_p[0]));
-            else
-                msm_accumulate<F, true><<<blocks_for(nt, 64), 64, 0, c.st>>>(
-                    kin, vin, nullptr, pts, cnt, Lf, fin, bp<X>(s->buckets), bp<uint32_t>(s->part_k[0]),
-                    bp<X>(s->part_p[0]));
+            /* CUZK_GPU_MSM_MINB=6, 7 or 8 (an experiment): level 0 held to
+             * 170, 146 or 128 registers, 12, 14 or 16 warps per SM (G2 has 8
+             * at 255 registers, G1 12 at 168) */
+            const char *mb = getenv("CUZK_GPU_MSM_MINB"); /* read per call: benchmarks switch it */
+            const int minb = mb ? atoi(mb) : 1;
+            void (*acc0)(const uint32_t *, const uint32_t *, const X *, const affine_t<F> *, size_t, unsigned,
+                         bool, X *, uint32_t *, X *) = msm_accumulate<F, true>;
+            if (minb == 6) acc0 = msm_accumulate_mb<F, 6>;
+            if (minb == 7) acc0 = msm_accumulate_mb<F, 7>;
+            if (minb == 8) acc0 = msm_accumulate_mb<F, 8>;
+            acc0<<<blocks_for(nt, 64), 64, 0, c.st>>>(kin, vin, nullptr, pts, cnt, Lf, fin, bp<X>(s->buckets),
+                                                      bp<uint32_t>(s->part_k[0]), bp<X>(s->part_p[0]));
             GPU_LAUNCHED(c, "msm_accumulate(level 0)");
             /* the partial levels take the chunk length of their own count:
              * level 1 of a 2^28-entry batch holds 2^21 partials, and 256
