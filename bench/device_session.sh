@@ -17,9 +17,9 @@
 #   STEP=dp     the FP64-pipe products: bench_gpu_ff, test_gpu_ff, ncu's pipe counters of the product
 #               loops, and a variant build packed as variant-dp (device_pack's VARIANT_BUILD=build-dp,
 #               e.g. the kernel switches of 7e9df6a) tested and timed beside the default one
-#   STEP=g2     the MSM's level-0 forms: held to 6/7/8 blocks of 64 per SM (CUZK_GPU_MSM_MINB),
-#               G1's Fp product out of line (CUZK_GPU_G1_FORM=o): each one's MSM kernel test, the G2
-#               2^22..2^24 and G1 2^24, 2^26 rows interleaved twice, ncu's warp states of level 0
+#   STEP=g2     the MSM's level-0 forms: held to 5..8 blocks of 64 per SM (CUZK_GPU_MSM_MINB), the
+#               Fp product out of line (CUZK_GPU_G1_FORM=o, CUZK_GPU_G2_FORM=o): the MSM kernel test
+#               of each new pairing, the G2 2^22, 2^24 and G1 2^26 rows interleaved twice
 #   STEP=porep  the 32 GiB PoRep end to end (drive-32g.sh STAGE=2: PCE, preload, first proof,
 #               batch of PROOFS at concurrency 2, for each gpu:synthesis pair of CONFIGS); the
 #               affine MSM is switched on for the daemon only when check's kernel tests passed and
@@ -186,57 +186,33 @@ dp)
     fi
     finish ;;
 g2)
-    # the MSM's level-0 forms (issue 21, twelfth session), most telling first:
-    # CUZK_GPU_MSM_MINB (level 0 held to 6/7/8 blocks of 64 per SM) and CUZK_GPU_G1_FORM=o
-    # (G1's Fp product out of line), each one's MSM kernel test, the G2 2^22..2^24 and
-    # G1 2^24, 2^26 rows interleaved twice; ncu's warp states of G1's and G2's level 0
-    cuda_tools
-    for v in "8 d" "6 o" "7 d"; do
+    # the MSM's level-0 forms (issue 21, twelfth session), most telling first: CUZK_GPU_MSM_MINB
+    # (level 0 held to 5..8 blocks of 64 per SM), CUZK_GPU_G1_FORM=o / CUZK_GPU_G2_FORM=o (the Fp
+    # product out of line): the MSM kernel test of each new pairing, then the G2 2^22, 2^24 and
+    # G1 2^26 rows interleaved twice
+    for v in "8 o o" "5 d o" "7 o d"; do
         set -- $v
-        CUZK_GPU_ONLY=msm CUZK_GPU_MSM_MINB=$1 CUZK_GPU_G1_FORM=$2 timeout 120 $B/test_gpu_kernels > $O/kernels_$1$2.log 2>&1
-        echo "minb $1, G1 form $2: test_gpu_kernels (msm) rc $? $(tail -n 1 $O/kernels_$1$2.log)"
-    done
-    for we in 0 1; do
-        CUZK_GPU_ONLY=ntt CUZK_GPU_NTT_WC_EARLY=$we timeout 100 $B/test_gpu_kernels > $O/kernels_ntt$we.log 2>&1
-        echo "NTT, wc early $we: test_gpu_kernels (ntt) rc $? $(tail -n 1 $O/kernels_ntt$we.log)"
+        CUZK_GPU_ONLY=msm CUZK_GPU_MSM_MINB=$1 CUZK_GPU_G1_FORM=$2 CUZK_GPU_G2_FORM=$3 timeout 100 $B/test_gpu_kernels \
+            > $O/kernels_$1$2$3.log 2>&1
+        echo "minb $1, G1 form $2, G2 form $3: test_gpu_kernels (msm) rc $? $(tail -n 1 $O/kernels_$1$2$3.log)"
     done
     for r in 1 2; do
-        for we in 0 1; do
-            [ "$(left)" -gt 60 ] || break
-            CUZK_GPU_TRACE=1 timeout 60 env "${ONLY[@]}" CUZK_BENCH_NTT=27 CUZK_BENCH_MIN=27 CUZK_GPU_NTT_WC_EARLY=$we \
-                $B/bench_gpu > $O/ntt_we${we}_$r.log 2>&1
-            echo "NTT wc early $we run $r: $(grep -E 'NTT \((nat|bitrev)' $O/ntt_we${we}_$r.log | grep -v minb |
-                awk -F'|' '{printf "%s %s %s;", $2, $3, $4}' | tr -s ' ')"
-        done
-        for m in 1 6 8; do
-            [ "$(left)" -gt 60 ] || break
-            timeout 60 env "${ONLY[@]}" CUZK_BENCH_G2=24 CUZK_BENCH_MIN=22 CUZK_GPU_MSM_MINB=$m $B/bench_gpu \
-                > $O/g2_mb${m}_$r.log 2>&1
-            echo "G2 minb $m run $r: $(grep -E 'G2 MSM random +\|' $O/g2_mb${m}_$r.log | awk -F'|' '{printf "%s %s;", $3, $4}' | tr -s ' ')"
-        done
-        for v in "1 d" "1 o" "7 d"; do
+        for v in "1 d" "5 d" "6 d" "7 d" "6 o" "8 o"; do
             set -- $v
-            [ "$(left)" -gt 60 ] || break
-            timeout 60 env "${ONLY[@]}" CUZK_BENCH_G1=26 CUZK_BENCH_MIN=24 CUZK_GPU_MSM_MINB=$1 CUZK_GPU_G1_FORM=$2 \
+            [ "$(left)" -gt 25 ] || break
+            timeout 25 env "${ONLY[@]}" CUZK_BENCH_G2=24 CUZK_BENCH_MIN=22 CUZK_GPU_MSM_MINB=$1 CUZK_GPU_G2_FORM=$2 \
+                $B/bench_gpu > $O/g2_$1$2_$r.log 2>&1
+            echo "G2 minb $1 form $2 run $r: $(grep -E 'G2 MSM random +\|' $O/g2_$1$2_$r.log | awk -F'|' '{printf "%s %s;", $3, $4}' | tr -s ' ')"
+        done
+        for v in "1 d" "1 o" "7 o" "8 o"; do
+            set -- $v
+            [ "$(left)" -gt 30 ] || break
+            timeout 30 env "${ONLY[@]}" CUZK_BENCH_G1=26 CUZK_BENCH_MIN=26 CUZK_GPU_MSM_MINB=$1 CUZK_GPU_G1_FORM=$2 \
                 $B/bench_gpu > $O/g1_$1$2_$r.log 2>&1
             echo "G1 minb $1 form $2 run $r: $(grep -E 'G1 MSM (random|bool-heavy) +\|' $O/g1_$1$2_$r.log |
                 awk -F'|' '{printf "%s %s %s;", $2, $3, $4}' | tr -s ' ')"
         done
     done
-    if command -v ncu > /dev/null; then
-        S=(--section SpeedOfLight --section Occupancy --section WarpStateStats --section InstructionStats
-           --section LaunchStats --print-details all)
-        for v in "G1 1" "G2 8" "G1 7"; do
-            set -- $v
-            [ "$(left)" -gt 50 ] || break
-            if [ $1 = G1 ]; then sz=(CUZK_BENCH_G1=22); else sz=(CUZK_BENCH_G2=22); fi
-            timeout 60 env "${ONLY[@]}" "${sz[@]}" CUZK_BENCH_MIN=22 CUZK_BENCH_REPS=1 CUZK_GPU_MSM_MINB=$2 \
-                ncu --kernel-name-base function --kernel-id ::regex:msm_accumulate:1 "${S[@]}" $B/bench_gpu > $O/ncu_$1_$2.txt 2>&1
-            echo "ncu $1 level 0, minb $2:"
-            grep -E "Duration|Compute \(SM\) Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|Warp Cycles Per Issued|Stall (Wait|No Inst|Long|Math|Not Sel|Dispatch)" \
-                $O/ncu_$1_$2.txt | cut -c1-150 | head -14
-        done
-    fi
     finish ;;
 porep)
     need_big

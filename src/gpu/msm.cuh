@@ -970,6 +970,7 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
             const int minb = mb ? atoi(mb) : 1;
             void (*acc0)(const uint32_t *, const uint32_t *, const X *, const affine_t<F> *, size_t, unsigned,
                          bool, X *, uint32_t *, X *) = msm_accumulate<F, true>;
+            if (minb == 5) acc0 = msm_accumulate_mb<F, 5>;
             if (minb == 6) acc0 = msm_accumulate_mb<F, 6>;
             if (minb == 7) acc0 = msm_accumulate_mb<F, 7>;
             if (minb == 8) acc0 = msm_accumulate_mb<F, 8>;
