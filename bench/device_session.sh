@@ -17,9 +17,6 @@
 #   STEP=dp     the FP64-pipe products: bench_gpu_ff, test_gpu_ff, ncu's pipe counters of the product
 #               loops, and a variant build packed as variant-dp (device_pack's VARIANT_BUILD=build-dp,
 #               e.g. the kernel switches of 7e9df6a) tested and timed beside the default one
-#   STEP=g2     the MSM's level-0 forms: held to 5..8 blocks of 64 per SM (CUZK_GPU_MSM_MINB), the
-#               Fp product out of line (CUZK_GPU_G1_FORM=o, CUZK_GPU_G2_FORM=o): the MSM kernel test
-#               of each new pairing, the G2 2^22, 2^24 and G1 2^26 rows interleaved twice
 #   STEP=porep  the 32 GiB PoRep end to end (drive-32g.sh STAGE=2: PCE, preload, first proof,
 #               batch of PROOFS at concurrency 2, for each gpu:synthesis pair of CONFIGS); the
 #               affine MSM is switched on for the daemon only when check's kernel tests passed and
@@ -32,7 +29,7 @@
 # also packs ../shared/device/drive-32g.sh) carried; each step leaves $OUT/STEP.tgz and prints
 # the figures. Disk: one kind's parameters at a time.
 set -u
-STEP=${STEP:?STEP=check, bench, probe, dp, g2, porep, post or snap}
+STEP=${STEP:?STEP=check, bench, probe, dp, porep, post or snap}
 T0=$(date +%s)
 left() { echo $(( ${LIMIT:-570} - ($(date +%s) - T0) )); }
 B=/tmp/devbin
@@ -185,35 +182,6 @@ dp)
         echo "default test_gpu_kernels rc $? $(tail -1 $O/kernels.log)"
     fi
     finish ;;
-g2)
-    # the MSM's level-0 forms (issue 21, twelfth session), most telling first: CUZK_GPU_MSM_MINB
-    # (level 0 held to 5..8 blocks of 64 per SM), CUZK_GPU_G1_FORM=o / CUZK_GPU_G2_FORM=o (the Fp
-    # product out of line): the MSM kernel test of each new pairing, then the G2 2^22, 2^24 and
-    # G1 2^26 rows interleaved twice
-    for v in "8 o o" "5 d o" "7 o d"; do
-        set -- $v
-        CUZK_GPU_ONLY=msm CUZK_GPU_MSM_MINB=$1 CUZK_GPU_G1_FORM=$2 CUZK_GPU_G2_FORM=$3 timeout 100 $B/test_gpu_kernels \
-            > $O/kernels_$1$2$3.log 2>&1
-        echo "minb $1, G1 form $2, G2 form $3: test_gpu_kernels (msm) rc $? $(tail -n 1 $O/kernels_$1$2$3.log)"
-    done
-    for r in 1 2; do
-        for v in "1 d" "5 d" "6 d" "7 d" "6 o" "8 o"; do
-            set -- $v
-            [ "$(left)" -gt 25 ] || break
-            timeout 25 env "${ONLY[@]}" CUZK_BENCH_G2=24 CUZK_BENCH_MIN=22 CUZK_GPU_MSM_MINB=$1 CUZK_GPU_G2_FORM=$2 \
-                $B/bench_gpu > $O/g2_$1$2_$r.log 2>&1
-            echo "G2 minb $1 form $2 run $r: $(grep -E 'G2 MSM random +\|' $O/g2_$1$2_$r.log | awk -F'|' '{printf "%s %s;", $3, $4}' | tr -s ' ')"
-        done
-        for v in "1 d" "1 o" "7 o" "8 o"; do
-            set -- $v
-            [ "$(left)" -gt 30 ] || break
-            timeout 30 env "${ONLY[@]}" CUZK_BENCH_G1=26 CUZK_BENCH_MIN=26 CUZK_GPU_MSM_MINB=$1 CUZK_GPU_G1_FORM=$2 \
-                $B/bench_gpu > $O/g1_$1$2_$r.log 2>&1
-            echo "G1 minb $1 form $2 run $r: $(grep -E 'G1 MSM (random|bool-heavy) +\|' $O/g1_$1$2_$r.log |
-                awk -F'|' '{printf "%s %s %s;", $2, $3, $4}' | tr -s ' ')"
-        done
-    done
-    finish ;;
 porep)
     need_big
     # a proof path that failed its GPU tests would only fail its partitions here: say so and stop
@@ -266,5 +234,5 @@ snap)
     cp $O/e2e_snap.log "$OUT/" 2>/dev/null
     finish
     tail -40 $O/e2e_snap.log ;;
-*) echo "STEP: check, bench, probe, dp, g2, porep, post or snap" >&2; exit 2 ;;
+*) echo "STEP: check, bench, probe, dp, porep, post or snap" >&2; exit 2 ;;
 esac

@@ -179,9 +179,6 @@ template <class F> struct inline_adds {
 template <> struct inline_adds<fp_t> {
     static constexpr bool value = true;
 };
-template <> struct inline_adds<fpo_t> {
-    static constexpr bool value = true;
-};
 template <class F> __device__ __forceinline__ void hot_add_aff(xyzz_t<F> &acc, const affine_t<F> &p)
 {
     if constexpr (inline_adds<F>::value)

@@ -443,48 +443,6 @@ static CUZK_FD_NOINLINE fp2_t fp2_sqr(fp2_t a)
 CUZK_FD void f_mul(fp2_t &r, const fp2_t &a, const fp2_t &b) { r = fp2_mul(a, b); }
 CUZK_FD void f_sqr(fp2_t &r, const fp2_t &a) { r = fp2_sqr(a); }
 
-/* Fp whose product is one out-of-line copy (≈ 390 instructions) instead of
- * ten inline ones per G1 addition: G1's MSM form o (CUZK_GPU_G1_FORM=o), an
- * experiment against instruction-cache misses; every other operation fp_t's. */
-struct fpo_t : fp_t {
-};
-static CUZK_FD_NOINLINE fp_t fp_mul_call(fp_t a, fp_t b)
-{
-    fp_t r;
-    f_mul(r, a, b);
-    return r;
-}
-CUZK_FD void f_mul(fpo_t &r, const fpo_t &a, const fpo_t &b) { static_cast<fp_t &>(r) = fp_mul_call(a, b); }
-CUZK_FD void f_sqr(fpo_t &r, const fpo_t &a) { static_cast<fp_t &>(r) = fp_mul_call(a, a); }
-/* Fp2 over that out-of-line Fp product (G2's form o, CUZK_GPU_G2_FORM=o) */
-static CUZK_FD_NOINLINE fp2_t fp2_mul_o(fp2_t a, fp2_t b)
-{
-    fp_t t0 = fp_mul_call(a.c0, b.c0), t1 = fp_mul_call(a.c1, b.c1), s0, s1;
-    fp2_t r;
-    f_add(s0, a.c0, a.c1);
-    f_add(s1, b.c0, b.c1);
-    s0 = fp_mul_call(s0, s1);
-    f_sub(s0, s0, t0);
-    f_sub(r.c1, s0, t1);
-    f_sub(r.c0, t0, t1);
-    return r;
-}
-static CUZK_FD_NOINLINE fp2_t fp2_sqr_o(fp2_t a)
-{
-    fp_t s, d, m;
-    fp2_t r;
-    f_add(s, a.c0, a.c1);
-    f_sub(d, a.c0, a.c1);
-    m = fp_mul_call(a.c0, a.c1);
-    r.c0 = fp_mul_call(s, d);
-    f_dbl(r.c1, m);
-    return r;
-}
-struct fp2o_t : fp2_t {
-};
-CUZK_FD void f_mul(fp2o_t &r, const fp2o_t &a, const fp2o_t &b) { static_cast<fp2_t &>(r) = fp2_mul_o(a, b); }
-CUZK_FD void f_sqr(fp2o_t &r, const fp2o_t &a) { static_cast<fp2_t &>(r) = fp2_sqr_o(a); }
-
 /* ---- inversion (Fermat), for the Montgomery batch tricks of the
  * fixed-base conversion and the MSM's batch-affine rounds ------------------ */
 /* a^(p-2) in Fp by square-and-multiply over p - 2's bits (p - 2 differs from

@@ -141,10 +141,11 @@ template <class F> __device__ __forceinline__ void load_signed(affine_t<F> &p, c
 /* 4. One level of the chunked segmented reduction. Level 0 reads signed
  * indices into bases; later levels read the previous level's partials. */
 template <class F, bool LEVEL0>
-__device__ __forceinline__ void msm_accumulate_body(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
-                               const xyzz_t<F> *__restrict__ pin, const affine_t<F> *__restrict__ bases,
-                               size_t M, unsigned L, bool final_level, xyzz_t<F> *__restrict__ buckets,
-                               uint32_t *__restrict__ pk, xyzz_t<F> *__restrict__ pp)
+__device__ __forceinline__ void
+msm_accumulate_body(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
+                    const xyzz_t<F> *__restrict__ pin, const affine_t<F> *__restrict__ bases, size_t M, unsigned L,
+                    bool final_level, xyzz_t<F> *__restrict__ buckets, uint32_t *__restrict__ pk,
+                    xyzz_t<F> *__restrict__ pp)
 {
     const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     const size_t start = t * L;
@@ -204,9 +205,19 @@ __global__ void msm_accumulate(const uint32_t *__restrict__ keys, const uint32_t
 {
     msm_accumulate_body<F, LEVEL0>(keys, vals, pin, bases, M, L, final_level, buckets, pk, pp);
 }
-/* Level 0 with its registers held to MINB blocks of 64 per SM (G2's
- * experiment, CUZK_GPU_MSM_MINB); the kernel above has no bounds: with
- * __launch_bounds__(64, 1) ptxas gives G1's level 0 192 registers, not 168 */
+/* Level 0 with its registers held to MINB blocks of 64 per SM, for the
+ * fields that name a MINB (level0_minb). G2's level 0 takes 255 registers
+ * unbounded, 8 warps per SM; held to 6 blocks it has 168 and 12 warps and
+ * ran 4.8 % faster at 2^24 (5 and 6 alike; 7 and 8, at 16 warps, thrash the
+ * instruction cache: perf-log, twelfth session). G1 stays unbounded: with
+ * __launch_bounds__(64, 1) ptxas gives it 192 registers instead of 168, and
+ * held tighter it loses to instruction fetch as well. */
+template <class F> struct level0_minb {
+    static constexpr int value = 0;
+};
+template <> struct level0_minb<fp2_t> {
+    static constexpr int value = 6;
+};
 template <class F, int MINB>
 __global__ void __launch_bounds__(64, MINB)
     msm_accumulate_mb(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
@@ -963,17 +974,12 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
             /* level 0 from the sorted pairs (or the rounds' points), then partial levels */
             bool fin = cnt <= Lf;
             size_t nt = (cnt + Lf - 1) / Lf;
-            /* CUZK_GPU_MSM_MINB=6, 7 or 8 (an experiment): level 0 held to
-             * 170, 146 or 128 registers, 12, 14 or 16 warps per SM (G2 has 8
-             * at 255 registers, G1 12 at 168) */
-            const char *mb = getenv("CUZK_GPU_MSM_MINB"); /* read per call: benchmarks switch it */
-            const int minb = mb ? atoi(mb) : 1;
             void (*acc0)(const uint32_t *, const uint32_t *, const X *, const affine_t<F> *, size_t, unsigned,
-                         bool, X *, uint32_t *, X *) = msm_accumulate<F, true>;
-            if (minb == 5) acc0 = msm_accumulate_mb<F, 5>;
-            if (minb == 6) acc0 = msm_accumulate_mb<F, 6>;
-            if (minb == 7) acc0 = msm_accumulate_mb<F, 7>;
-            if (minb == 8) acc0 = msm_accumulate_mb<F, 8>;
+                         bool, X *, uint32_t *, X *);
+            if constexpr (level0_minb<F>::value > 0)
+                acc0 = msm_accumulate_mb<F, level0_minb<F>::value>;
+            else
+                acc0 = msm_accumulate<F, true>;
             acc0<<<blocks_for(nt, 64), 64, 0, c.st>>>(kin, vin, nullptr, pts, cnt, Lf, fin, bp<X>(s->buckets),
                                                       bp<uint32_t>(s->part_k[0]), bp<X>(s->part_p[0]));
             GPU_LAUNCHED(c, "msm_accumulate(level 0)");

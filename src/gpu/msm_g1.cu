@@ -1,6 +1,4 @@
 /* G1 instantiation of the device MSM (msm.cuh). */
-#include <stdlib.h>
-
 #include "cuzk/g1.h"
 #include "msm.cuh"
 
@@ -13,10 +11,6 @@ int msm_g1(const ctx &c, msm_scratch *s, cuzk_g1_jac *out, const void *bases, co
 {
     const host_ops<cuzk_g1_xyzz, cuzk_g1_jac> ops = {cuzk_g1_xyzz_dbl, cuzk_g1_xyzz_add, g1_set_inf,
                                                    cuzk_g1_xyzz_to_jac};
-    /* CUZK_GPU_G1_FORM=o: the Fp product out of line (fpo_t, an experiment) */
-    const char *form = getenv("CUZK_GPU_G1_FORM");
-    if (form && form[0] == 'o')
-        return msm_run<fpo_t>(c, s, out, (const affine_t<fpo_t> *)bases, scalars, n, mont, work, ops);
     return msm_run<fp_t>(c, s, out, (const affine_t<fp_t> *)bases, scalars, n, mont, work, ops);
 }
 

@@ -1,6 +1,4 @@
 /* G2 instantiation of the device MSM (msm.cuh). */
-#include <stdlib.h>
-
 #include "cuzk/g2.h"
 #include "msm.cuh"
 
@@ -13,10 +11,6 @@ int msm_g2(const ctx &c, msm_scratch *s, cuzk_g2_jac *out, const void *bases, co
 {
     const host_ops<cuzk_g2_xyzz, cuzk_g2_jac> ops = {cuzk_g2_xyzz_dbl, cuzk_g2_xyzz_add, g2_set_inf,
                                                    cuzk_g2_xyzz_to_jac};
-    /* CUZK_GPU_G2_FORM=o: the Fp products out of line too (fp2o_t, an experiment) */
-    const char *form = getenv("CUZK_GPU_G2_FORM");
-    if (form && form[0] == 'o')
-        return msm_run<fp2o_t>(c, s, out, (const affine_t<fp2o_t> *)bases, scalars, n, mont, work, ops);
     return msm_run<fp2_t>(c, s, out, (const affine_t<fp2_t> *)bases, scalars, n, mont, work, ops);
 }
 

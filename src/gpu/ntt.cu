@@ -59,7 +59,7 @@ static __device__ __forceinline__ size_t bitrev(size_t i, unsigned log_n)
  * where shared memory allows three; 3: 80 registers, a few spilled). 3 is
  * the default: 7.6-12 % faster from 2^24 to 2^27 in both directions (H100,
  * 5 Dec, perf-log); CUZK_GPU_NTT_MINB=1 picks the other to compare. */
-template <bool DIF, bool R4, int MINB, bool WC_EARLY = false>
+template <bool DIF, bool R4, int MINB>
 __global__ void __launch_bounds__(NTT_THREADS, MINB)
     ntt_pass(fr_t *__restrict__ x, unsigned lvl_lo, unsigned k, unsigned log_g,
              const fr_t *__restrict__ tw, unsigned tw_log, const ntt_pre pre)
@@ -119,10 +119,7 @@ __global__ void __launch_bounds__(NTT_THREADS, MINB)
                 } else {
                     /* wc is read where it is used: read first, it stayed live
                      * through the other three products and the 80-register
-                     * pass spilled 36 bytes (WC_EARLY keeps that order, for
-                     * CUZK_GPU_NTT_WC_EARLY=1 to compare) */
-                    fr_t wc;
-                    if (WC_EARLY) wc = twiddle(tw, tw_log, lvl_lo, smask, gid, low + h, lt + 1);
+                     * pass spilled 36 bytes (2.7 % slower at 2^27, perf-log) */
                     if (!unit) {
                         const fr_t wa = twiddle(tw, tw_log, lvl_lo, smask, gid, low, lt);
                         f_mul(u1, u1, wa), f_mul(u3, u3, wa);
@@ -135,7 +132,7 @@ __global__ void __launch_bounds__(NTT_THREADS, MINB)
                         const fr_t wb = twiddle(tw, tw_log, lvl_lo, smask, gid, low, lt + 1);
                         f_mul(u2, u2, wb);
                     }
-                    if (!WC_EARLY) wc = twiddle(tw, tw_log, lvl_lo, smask, gid, low + h, lt + 1);
+                    const fr_t wc = twiddle(tw, tw_log, lvl_lo, smask, gid, low + h, lt + 1);
                     f_mul(u3, u3, wc);
                     f_add(s, u0, u2), f_sub(u2, u0, u2), u0 = s;
                     f_add(s, u1, u3), f_sub(u3, u1, u3), u1 = s;
@@ -373,11 +370,9 @@ static int transform(const ctx &cx, const ntt_gen_tables *t, fr_t *x, unsigned l
     static const bool r2 = getenv("CUZK_GPU_NTT_R2") && atoi(getenv("CUZK_GPU_NTT_R2")) == 1;
     const char *mb = getenv("CUZK_GPU_NTT_MINB"); /* read per call: benchmarks switch it */
     const bool occ3 = !(mb && atoi(mb) == 1);
-    const char *we = getenv("CUZK_GPU_NTT_WC_EARLY"); /* the DIT pass's old order, to compare */
-    const bool wc_early = we && atoi(we) == 1;
     void (*pass)(fr_t *, unsigned, unsigned, unsigned, const fr_t *, unsigned, const ntt_pre) =
         r2     ? (dif ? ntt_pass<true, false, 1> : ntt_pass<false, false, 1>)
-        : occ3 ? (dif ? ntt_pass<true, true, 3> : wc_early ? ntt_pass<false, true, 3, true> : ntt_pass<false, true, 3>)
+        : occ3 ? (dif ? ntt_pass<true, true, 3> : ntt_pass<false, true, 3>)
                : (dif ? ntt_pass<true, true, 1> : ntt_pass<false, true, 1>);
     /* per device, so set on every call (a host-side attribute write) */
     const size_t smax = ((size_t)1 << (NTT_KMAX + NTT_LOGG)) * sizeof(fr_t);
