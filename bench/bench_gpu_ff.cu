@@ -2,14 +2,16 @@
  * even/odd CIOS (f_mul_eo; in Fr also with the reduction that uses r's limbs
  * 1 and 2^32 - 1) and the single-accumulator version (f_mul_cios), in Fp and Fr; the product on
  * the FP64 pipe (f_mul_dp) alone and beside f_mul_eo (in the same thread, or in every other warp:
- * do the two pipes add up?); plus G1 XYZZ mixed additions (the MSM's inner step). Each thread
- * runs 4 independent chains of K dependent operations; one table, median of 5 launches. */
+ * do the two pipes add up?); plus G1 XYZZ mixed additions (the MSM's inner step) and Fp
+ * inversions, Fermat's against divsteps (ff_inv.cuh). Each thread runs 4 independent chains of K
+ * dependent operations (inversions: one chain of KI); one table, median of 5 launches. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "gpu/ec.cuh"
 #include "gpu/ff_dp.cuh"
+#include "gpu/ff_inv.cuh"
 
 using namespace cuzk_gpu;
 
@@ -57,6 +59,22 @@ __global__ void add_loop(xyzz_t<fp_t> *io, const affine_t<fp_t> *pts)
         hot_add_aff(acc, p);
     }
     io[i] = acc;
+}
+
+/* KI dependent inversions per thread: DS 0 Fermat (f_inv), 1 divsteps */
+#define KI 4
+template <int DS> __global__ void inv_loop(fp_t *io)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    fp_t x = io[i];
+#pragma unroll 1
+    for (int k = 0; k < KI; k++) {
+        if (DS)
+            f_inv_divsteps(x, x);
+        else
+            f_inv(x, x);
+    }
+    io[i] = x;
 }
 
 static int cmpf(const void *a, const void *b) { float x = *(const float *)a, y = *(const float *)b; return (x > y) - (x < y); }
@@ -133,6 +151,9 @@ int main(void)
          * depends on the curve) */
         {"G1 XYZZ mixed add (hot_add_aff, f_mul)",
          time_it([&] { add_loop<<<blocks, T>>>((xyzz_t<fp_t> *)buf, pts); }), (double)threads * K},
+        {"Fp inversion, Fermat (f_inv)", time_it([&] { inv_loop<0><<<blocks, T>>>((fp_t *)buf); }), (double)threads * KI},
+        {"Fp inversion, divsteps (f_inv_divsteps)", time_it([&] { inv_loop<1><<<blocks, T>>>((fp_t *)buf); }),
+         (double)threads * KI},
     };
     for (const auto &r : rows)
         printf("| %s | %.3f | %.2f | %.3f |\n", r.name, r.ms, r.n / r.ms / 1e6, r.ms * 1e6 / r.n * prop.multiProcessorCount);

@@ -5,7 +5,8 @@
  * limbs 1 and 2^32 - 1; the single-accumulator one; the FP64-pipe product
  * f_mul_dp, whose floor step runs here with the device's rounding mode
  * rather than the host emulation's floor), squaring, addition and
- * subtraction, in Fp and Fr; limbs must be bit-identical. Without a CUDA
+ * subtraction, in Fp and Fr; the Fp inversion, Fermat's and by divsteps
+ * (ff_inv.cuh); limbs must be bit-identical. Without a CUDA
  * device: prints "SKIPPED: no CUDA device" (CTest: Skipped). */
 #include <cuda_runtime.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "gpu/ff.cuh"
 #include "gpu/ff_dp.cuh"
+#include "gpu/ff_inv.cuh"
 extern "C" {
 #include "cuzk/fp.h"
 #include "cuzk/fp2.h"
@@ -149,6 +151,45 @@ static void test_fp2(size_t nr, cuzk_rng *rng)
     printf("Fp2: %zu pairs, mul, sqr %s\n", n, bad[0] + bad[1] ? "DIFFER" : "all equal");
     free(a), free(b), free(out);
 }
+/* Fp inversion on the device, Fermat's (f_inv) and by divsteps
+ * (f_inv_divsteps), against the CPU's, on the edges and nr random values. */
+__global__ void inv_ops(const fp_t *a, fp_t *out, size_t n)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    f_inv(out[i], a[i]);
+    f_inv_divsteps(out[n + i], a[i]);
+}
+
+static void test_inv(size_t nr, cuzk_rng *rng)
+{
+    cuzk_fp e[FF_NEDGES];
+    ff_edges(e, fp_oracle);
+    const size_t n = FF_NEDGES + nr, sz = n * sizeof(cuzk_fp);
+    cuzk_fp *a = (cuzk_fp *)malloc(sz), *out = (cuzk_fp *)malloc(2 * sz);
+    for (size_t k = 0; k < n; k++)
+        if (k < FF_NEDGES) a[k] = e[k];
+        else cuzk_fp_random(&a[k], rng);
+    fp_t *da, *dout;
+    bool ok = !cudaMalloc(&da, sz) && !cudaMalloc(&dout, 2 * sz);
+    if (ok) {
+        cudaMemcpy(da, a, sz, cudaMemcpyHostToDevice);
+        inv_ops<<<(unsigned)((n + 127) / 128), 128>>>(da, dout, n);
+        ok = cudaMemcpy(out, dout, 2 * sz, cudaMemcpyDeviceToHost) == cudaSuccess;
+        cudaFree(da), cudaFree(dout);
+    }
+    CHECK_MSG(ok, "Fp inversion: kernel failed");
+    unsigned long bad[2] = {0};
+    for (size_t i = 0; ok && i < n; i++) {
+        cuzk_fp want;
+        cuzk_fp_inv(&want, &a[i]);
+        bad[0] += memcmp(&want, &out[i], sizeof want) != 0;
+        bad[1] += memcmp(&want, &out[n + i], sizeof want) != 0;
+    }
+    CHECK_MSG(!bad[0] && !bad[1], "Fp inversion: Fermat %lu, divsteps %lu of %zu differ", bad[0], bad[1], n);
+    printf("Fp inversion: %zu values, Fermat and divsteps %s\n", n, bad[0] + bad[1] ? "DIFFER" : "all equal");
+    free(a), free(out);
+}
 
 int main(void)
 {
@@ -162,5 +203,6 @@ int main(void)
     test_field<fp_params>("Fp", fp_oracle, nr, &rng);
     test_field<fr_params>("Fr", fr_oracle, nr, &rng);
     test_fp2(nr, &rng);
+    test_inv(1 << 16, &rng);
     return tu_finish("test_gpu_ff");
 }

@@ -4,7 +4,8 @@
  * accumulator Montgomery product, the FP64-pipe product (ff_dp.cuh: IEEE fma
  * is the same on the host), addition, subtraction and negation in Fp
  * and Fr, the Fp2 product and square (Karatsuba over those), the point
- * formulas' a·b - c·d (ec_mul_sub), with edge values (0, 1, m - 1, m - 2, 2,
+ * formulas' a·b - c·d (ec_mul_sub), the inversion by divsteps (ff_inv.cuh,
+ * its d and e checked to stay in (-2p, p) on every update), with edge values (0, 1, m - 1, m - 2, 2,
  * R^-1, a zero low word) and fresh random ones. No device needed: CI runs it.
  * The PTX-string code (the even/odd CIOS) and the kernels are test_gpu_ff's,
  * on a device. */
@@ -15,6 +16,7 @@
 
 #include "gpu/ec.cuh"    /* ec_mul_sub */
 #include "gpu/ff_dp.cuh" /* f_mul_dp */
+#include "gpu/ff_inv.cuh" /* f_inv_divsteps */
 extern "C" {
 #include "cuzk/fp.h"
 #include "cuzk/fp2.h"
@@ -105,6 +107,54 @@ static bool check_fp2(const cuzk_fp2 &a, const cuzk_fp2 &b)
     f_sqr(s, dv<fp2_t>(a));
     return same(r, want) && same(s, sq);
 }
+/* The divsteps inversion of a, its loop run here step by step so that the
+ * state's invariants are checked on the way: d, e in (-2p, p) after every
+ * update, g = 0 and f = ±1 at the end. Returns false on any violation or
+ * when the result is not the CPU's inverse. */
+static int inv30_sign(const inv30_t &a) /* -1, 0, 1 */
+{
+    if (a.v[INV_L - 1] < 0) return -1;
+    for (int i = 0; i < INV_L; i++)
+        if (a.v[i]) return 1;
+    return 0;
+}
+static bool in_range(const inv30_t &a) /* -2p < a < p */
+{
+    inv30_t lo = a, hi = a;
+    inv_add_p(lo, -1, 1), inv_add_p(lo, -1, 1);
+    inv_add_p(hi, -1, -1);
+    return inv30_sign(lo) > 0 && inv30_sign(hi) < 0;
+}
+static bool check_inv(const cuzk_fp &a)
+{
+    cuzk_fp want;
+    cuzk_fp_inv(&want, &a);
+    fp_t r;
+    f_inv_divsteps(r, dv<fp_t>(a));
+    if (!same(r, want)) return false;
+    inv30_t f, g, d, e;
+    inv_start(f, g, d, e, dv<fp_t>(a));
+    int32_t delta = 1, t[4];
+    for (int b = 0; b < INV_BATCHES; b++) {
+        delta = inv_divsteps(delta, (uint32_t)f.v[0] | (uint32_t)f.v[1] << 30, (uint32_t)g.v[0] | (uint32_t)g.v[1] << 30, t);
+        const int64_t s0 = (int64_t)(t[0] < 0 ? -t[0] : t[0]) + (t[1] < 0 ? -t[1] : t[1]);
+        const int64_t s1 = (int64_t)(t[2] < 0 ? -t[2] : t[2]) + (t[3] < 0 ? -t[3] : t[3]);
+        if (s0 > (1 << INV_N) || s1 > (1 << INV_N)) return false; /* the matrix's bound */
+        inv_update_de(d, e, t);
+        inv_update_fg(f, g, t);
+        if (!in_range(d) || !in_range(e)) return false;
+    }
+    if (inv30_sign(g) != 0) return false;
+    if (cuzk_fp_is_zero(&a)) return true; /* f stays p, d stays 0: the result 0, checked above */
+    /* f = 1: limbs 1, 0, ..., 0; f = -1: 2^30 - 1 in every limb but the
+     * top one, -1 */
+    const bool minus = f.v[INV_L - 1] < 0;
+    for (int i = 0; i < INV_L; i++) {
+        const int32_t want1 = minus ? (i < INV_L - 1 ? INV_M30 : -1) : (i == 0);
+        if (f.v[i] != want1) return false;
+    }
+    return true;
+}
 
 int main(void)
 {
@@ -130,6 +180,28 @@ int main(void)
     }
     CHECK_MSG(bad2 == 0, "Fp2 product or square: %lu of %lu differ", bad2, n2);
     printf("Fp2: %lu pairs, emulated carries\n", n2);
+    /* the inversion by divsteps: every edge, 1 and small powers of 2 and
+     * their negatives (long runs of even g), then fresh values */
+    {
+        unsigned long badi = 0, ni = 0;
+        for (int i = 0; i < NE; i++, ni++) badi += !check_inv(e[i]);
+        for (unsigned k = 0; k < 400; k++, ni++) {
+            fp_t p2;
+            memset(&p2, 0, sizeof p2);
+            p2.l[k / 32 % 12] = 1u << (k % 32); /* 2^k as a stored value, k < 381 */
+            cuzk_fp x = dv<cuzk_fp>(p2);
+            if (k >= 381) cuzk_fp_random(&x, &rng);
+            if (k & 1) cuzk_fp_neg(&x, &x);
+            badi += !check_inv(x);
+        }
+        for (int k = 0; k < 20000; k++, ni++) {
+            cuzk_fp x;
+            cuzk_fp_random(&x, &rng);
+            badi += !check_inv(x);
+        }
+        CHECK_MSG(badi == 0, "f_inv_divsteps: %lu of %lu differ or broke an invariant", badi, ni);
+        printf("f_inv_divsteps: %lu values\n", ni);
+    }
     /* the oracle can fail: a product with one operand's limb flipped is seen */
     {
         cuzk_fp a = e[FF_EDGE_M1], b = e[FF_EDGE_M1], want;
