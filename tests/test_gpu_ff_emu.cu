@@ -5,7 +5,9 @@
  * is the same on the host), addition, subtraction and negation in Fp
  * and Fr, the Fp2 product and square (Karatsuba over those), the point
  * formulas' a·b - c·d (ec_mul_sub), the inversion by divsteps (ff_inv.cuh,
- * its d and e checked to stay in (-2p, p) on every update), with edge values (0, 1, m - 1, m - 2, 2,
+ * its d and e checked to stay in (-2p, p) on every update), the batched
+ * affine G1 additions over it (aff_add_batch, every special case among them,
+ * against the CPU's Jacobian addition), with edge values (0, 1, m - 1, m - 2, 2,
  * R^-1, a zero low word) and fresh random ones. No device needed: CI runs it.
  * The PTX-string code (the even/odd CIOS) and the kernels are test_gpu_ff's,
  * on a device. */
@@ -21,6 +23,7 @@ extern "C" {
 #include "cuzk/fp.h"
 #include "cuzk/fp2.h"
 #include "cuzk/fr.h"
+#include "cuzk/g1.h"
 #include "testutil.h"
 }
 #include "ff_oracle.h"
@@ -155,6 +158,46 @@ static bool check_inv(const cuzk_fp &a)
     }
     return true;
 }
+/* aff_add_batch over G1 with the divsteps inversion: batches of 16 pairs,
+ * random points k·G and in every batch a doubling, P + (-P), an operand at
+ * infinity on either side and both, against the CPU's addition. */
+static unsigned long test_aff_batch(int batches, cuzk_rng *rng, unsigned long *n)
+{
+    enum { KB = 16 };
+    unsigned long bad = 0;
+    cuzk_g1_jac g;
+    cuzk_g1_jac_from_affine(&g, &cuzk_g1_generator);
+    for (int b = 0; b < batches; b++) {
+        cuzk_g1_affine P[KB], Q[KB], want[KB];
+        for (int i = 0; i < KB; i++) {
+            cuzk_g1_affine pt[2];
+            for (int j = 0; j < 2; j++) {
+                uint64_t k[4];
+                for (int w = 0; w < 4; w++) k[w] = cuzk_rng_u64(rng);
+                cuzk_g1_jac t;
+                cuzk_g1_jac_mul(&t, &g, k);
+                cuzk_g1_jac_to_affine(&pt[j], &t);
+            }
+            P[i] = pt[0], Q[i] = pt[1];
+            switch (i) {
+            case 1: Q[i] = P[i]; break;                         /* doubling */
+            case 2: cuzk_g1_affine_neg(&Q[i], &P[i]); break;    /* infinity */
+            case 3: memset(&P[i], 0, sizeof P[i]); break;       /* O + Q */
+            case 4: memset(&Q[i], 0, sizeof Q[i]); break;       /* P + O */
+            case 5: memset(&P[i], 0, sizeof P[i]), Q[i] = P[i]; break; /* O + O */
+            }
+            cuzk_g1_jac s;
+            cuzk_g1_jac_from_affine(&s, &P[i]);
+            cuzk_g1_jac_add_affine(&s, &s, &Q[i]);
+            cuzk_g1_jac_to_affine(&want[i], &s);
+        }
+        affine_t<fp_t> R[KB], dP[KB], dQ[KB];
+        for (int i = 0; i < KB; i++) dP[i] = dv<affine_t<fp_t>>(P[i]), dQ[i] = dv<affine_t<fp_t>>(Q[i]);
+        aff_add_batch<fp_t, KB, f_inv_divsteps>(R, dP, dQ);
+        for (int i = 0; i < KB; i++, (*n)++) bad += !same(R[i], want[i]);
+    }
+    return bad;
+}
 
 int main(void)
 {
@@ -201,6 +244,9 @@ int main(void)
         }
         CHECK_MSG(badi == 0, "f_inv_divsteps: %lu of %lu differ or broke an invariant", badi, ni);
         printf("f_inv_divsteps: %lu values\n", ni);
+        unsigned long na = 0, bada = test_aff_batch(200, &rng, &na);
+        CHECK_MSG(bada == 0, "aff_add_batch: %lu of %lu sums differ", bada, na);
+        printf("aff_add_batch: %lu sums\n", na);
     }
     /* the oracle can fail: a product with one operand's limb flipped is seen */
     {

@@ -300,29 +300,6 @@ __device__ __forceinline__ void aff_pair(affine_t<F> &P, affine_t<F> &Q, uint32_
         f_zero(Q.x), f_zero(Q.y);
 }
 
-enum { AFF_P, AFF_Q, AFF_ADD, AFF_DBL, AFF_INF };
-/* What P + Q needs, and its denominator d (1 when there is nothing to invert:
- * an operand at infinity, or P = -Q). */
-template <class F> __device__ __forceinline__ int aff_case(const affine_t<F> &P, const affine_t<F> &Q, F &d)
-{
-    if (aff_is_inf(Q)) {
-        f_one(d);
-        return AFF_P;
-    }
-    if (aff_is_inf(P)) {
-        f_one(d);
-        return AFF_Q;
-    }
-    f_sub(d, Q.x, P.x);
-    if (!f_is_zero(d)) return AFF_ADD;
-    if (f_eq(P.y, Q.y) && !f_is_zero(P.y)) {
-        f_dbl(d, P.y);
-        return AFF_DBL;
-    }
-    f_one(d);
-    return AFF_INF;
-}
-
 /* The x coordinate of entry j of a round's input (the sign of a signed base
  * only flips y; MSM_SKIP is the point at infinity, x = 0). */
 template <class F, bool LEVEL0>
@@ -408,32 +385,7 @@ __device__ __forceinline__ void aff_backward(F inv, const uint32_t *keys, const 
         else
             id = inv;
         f_mul(inv, inv, d);
-        if (cs == AFF_P) {
-            R = P;
-        } else if (cs == AFF_Q) {
-            R = Q;
-        } else if (cs == AFF_INF) {
-            f_zero(R.x), f_zero(R.y);
-        } else {
-            /* lambda = (y2 - y1)/(x2 - x1), or 3x^2/(2y); x3 = lambda^2 - x1 - x2,
-             * y3 = lambda (x1 - x3) - y1 (x2 = x1 when doubling) */
-            F lam, t;
-            if (cs == AFF_ADD) {
-                f_sub(t, Q.y, P.y);
-            } else {
-                F t2;
-                f_sqr(t, P.x);
-                f_dbl(t2, t);
-                f_add(t, t2, t);
-            }
-            f_mul(lam, t, id);
-            f_sqr(R.x, lam);
-            f_sub(R.x, R.x, P.x);
-            f_sub(R.x, R.x, Q.x);
-            f_sub(t, P.x, R.x);
-            f_mul(R.y, lam, t);
-            f_sub(R.y, R.y, P.y);
-        }
+        aff_sum(R, P, Q, cs, id);
         kout[o] = key;
         pout[o] = R;
     }
