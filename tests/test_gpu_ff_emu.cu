@@ -139,7 +139,7 @@ static bool check_inv(const cuzk_fp &a)
     inv_start(f, g, d, e, dv<fp_t>(a));
     int32_t delta = 1, t[4];
     for (int b = 0; b < INV_BATCHES; b++) {
-        delta = inv_divsteps(delta, (uint32_t)f.v[0] | (uint32_t)f.v[1] << 30, (uint32_t)g.v[0] | (uint32_t)g.v[1] << 30, t);
+        delta = inv_divsteps(delta, inv_lo32(f), inv_lo32(g), t);
         const int64_t s0 = (int64_t)(t[0] < 0 ? -t[0] : t[0]) + (t[1] < 0 ? -t[1] : t[1]);
         const int64_t s1 = (int64_t)(t[2] < 0 ? -t[2] : t[2]) + (t[3] < 0 ? -t[3] : t[3]);
         if (s0 > (1 << INV_N) || s1 > (1 << INV_N)) return false; /* the matrix's bound */

@@ -76,6 +76,10 @@ CUZK_FD int32_t inv_divsteps(int32_t delta, uint32_t f, uint32_t g, int32_t t[4]
     return delta;
 }
 
+/* a's low 32 bits (limbs 0..11 are in [0, 2^30), so limb 0 and limb 1's low
+ * two bits; two's complement for a negative a) */
+CUZK_FD uint32_t inv_lo32(const inv30_t &a) { return (uint32_t)a.v[0] | (uint32_t)a.v[1] << 30; }
+
 /* (f, g) <- (u·f + v·g, q·f + r·g) / 2^30, exact */
 CUZK_FD void inv_update_fg(inv30_t &f, inv30_t &g, const int32_t t[4])
 {
@@ -144,7 +148,7 @@ CUZK_FD void f_inv_divsteps(fp_t &r, const fp_t &a)
     inv_start(f, g, d, e, a);
     int32_t delta = 1, t[4];
     for (int b = 0; b < INV_BATCHES; b++) {
-        delta = inv_divsteps(delta, (uint32_t)f.v[0] | (uint32_t)f.v[1] << 30, (uint32_t)g.v[0] | (uint32_t)g.v[1] << 30, t);
+        delta = inv_divsteps(delta, inv_lo32(f), inv_lo32(g), t);
         inv_update_de(d, e, t);
         inv_update_fg(f, g, t);
     }
