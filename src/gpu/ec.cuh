@@ -234,7 +234,8 @@ template <class F> CUZK_FD void aff_sum(affine_t<F> &R, const affine_t<F> &P, co
 /* R[i] = P[i] + Q[i] for K pairs in one thread with one inversion (INV:
  * the field's inversion): 1 product forward, 2 back and 3 for the sum per
  * pair, ≈ 6, against ≈ 10 for a mixed XYZZ addition (docs/perf-log.md,
- * twelfth session). R may alias P or Q. */
+ * twelfth session). The backward pass recomputes each denominator (one
+ * subtraction) rather than holding K more values. R may alias P or Q. */
 template <class F, int K, void (*INV)(F &, const F &)>
 CUZK_FD void aff_add_batch(affine_t<F> *R, const affine_t<F> *P, const affine_t<F> *Q)
 {
