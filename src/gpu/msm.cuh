@@ -38,6 +38,7 @@
 #include <cub/device/device_scan.cuh>
 #include <stdlib.h>
 #include <string.h>
+#include <type_traits>
 
 #include "cuzk/msm.h"
 #include "ec.cuh"
@@ -235,6 +236,18 @@ __global__ void msm_accumulate_chains(const uint32_t *__restrict__ keys, const u
                                       const xyzz_t<F> *__restrict__ pin, const affine_t<F> *__restrict__ bases,
                                       size_t M, unsigned L, bool final_level, xyzz_t<F> *__restrict__ buckets,
                                       uint32_t *__restrict__ pk, xyzz_t<F> *__restrict__ pp)
+{
+    (void)pin;
+    msm_chain_body<F, K>((size_t)blockIdx.x * blockDim.x + threadIdx.x, keys, vals, bases, M, L, final_level,
+                         buckets, pk, pp);
+}
+/* the same held to MINB blocks of 64 per SM (CUZK_GPU_MSM_CHAINS_MINB, G1 only) */
+template <class F, int K, int MINB>
+__global__ void __launch_bounds__(64, MINB)
+    msm_accumulate_chains_mb(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
+                             const xyzz_t<F> *__restrict__ pin, const affine_t<F> *__restrict__ bases, size_t M,
+                             unsigned L, bool final_level, xyzz_t<F> *__restrict__ buckets,
+                             uint32_t *__restrict__ pk, xyzz_t<F> *__restrict__ pp)
 {
     (void)pin;
     msm_chain_body<F, K>((size_t)blockIdx.x * blockDim.x + threadIdx.x, keys, vals, bases, M, L, final_level,
@@ -955,7 +968,10 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
             size_t nt = (cnt + Lf - 1) / Lf;
             void (*acc0)(const uint32_t *, const uint32_t *, const X *, const affine_t<F> *, size_t, unsigned,
                          bool, X *, uint32_t *, X *);
-            if (chain_len)
+            const char *cmb = getenv("CUZK_GPU_MSM_CHAINS_MINB");
+            if (chain_len && cmb && atoi(cmb) == 8 && std::is_same<F, fp_t>::value)
+                acc0 = msm_accumulate_chains_mb<F, MSM_CHAIN_K, std::is_same<F, fp_t>::value ? 8 : 1>;
+            else if (chain_len)
                 acc0 = msm_accumulate_chains<F, MSM_CHAIN_K>;
             else if constexpr (level0_minb<F>::value > 0)
                 acc0 = msm_accumulate_mb<F, level0_minb<F>::value>;
