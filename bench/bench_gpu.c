@@ -11,9 +11,8 @@
  * not verify). The G1 random rows run again with the batch-affine rounds
  * (CUZK_GPU_MSM_AFFINE = CUZK_BENCH_AFFINE, default 6; 0 skips the rows),
  * the inversions the grid's and then each block's own
- * (CUZK_GPU_MSM_AFFINE_INV=block); then with level 0 by affine strands
- * (CUZK_GPU_MSM_CHAINS = CUZK_BENCH_CHAINS, default 32; 0 skips the rows,
- * G2's as well), every result compared with the plain run's; and once more with the bases resident on the device and the
+ * (CUZK_GPU_MSM_AFFINE_INV=block), every result compared with the plain
+ * run's; and once more with the bases resident on the device and the
  * scalars in pinned host memory, as sppark's msm_t is timed
  * (bench/sppark_side.sh runs the two side by side).
  * circom: the snarkjs-style prove (cuzk_circom_prove_gpu) on synthetic zkeys
@@ -175,16 +174,11 @@ int main(void)
     }
 
     const unsigned aff = env_u("CUZK_BENCH_AFFINE", 6);
-    /* level 0 by affine strands (CUZK_GPU_MSM_CHAINS; CUZK_BENCH_CHAINS=0: not) */
-    const unsigned chains = env_u("CUZK_BENCH_CHAINS", 32);
-    char chv[16];
-    snprintf(chv, sizeof chv, "%u", chains);
     /* random, bool-heavy, random with affine rounds (the grid's inversions;
      * then each block's inside its round, CUZK_GPU_MSM_AFFINE_INV=block) */
-    for (int mode = 0; mode < 7; mode++) { /* 4: bool-heavy with the affine rounds (the ones' sum); 5, 6: strands */
-        if (mode >= 2 && mode <= 4 && !aff) continue;
-        if (mode >= 5 && !chains) continue;
-        const int boolean = mode == 1 || mode == 4 || mode == 6;
+    for (int mode = 0; mode < 5; mode++) { /* 4: bool-heavy with the affine rounds (the ones' sum) */
+        if (mode >= 2 && !aff) break;
+        const int boolean = mode == 1 || mode == 4;
         for (unsigned lg = lmin; lg <= lg1; lg += 2) {
             size_t n = (size_t)1 << lg;
             cuzk_rng_seed(&rng, 777 + lg + 100 * boolean); /* the affine rows redo the random rows' scalars */
@@ -195,27 +189,22 @@ int main(void)
                 bad |= cuzk_gpu_g1_msm(w, &plain, b1, k, n);
                 char v[16];
                 snprintf(v, sizeof v, "%u", aff);
-                if (mode >= 5) setenv("CUZK_GPU_MSM_CHAINS", chv, 1);
-                else setenv("CUZK_GPU_MSM_AFFINE", v, 1);
+                setenv("CUZK_GPU_MSM_AFFINE", v, 1);
                 if (mode == 3) setenv("CUZK_GPU_MSM_AFFINE_INV", "block", 1);
             }
             TIMED(bad, w, cuzk_gpu_g1_msm(w, &o, b1, k, n));
             if (mode >= 2) {
                 unsetenv("CUZK_GPU_MSM_AFFINE");
                 unsetenv("CUZK_GPU_MSM_AFFINE_INV");
-                unsetenv("CUZK_GPU_MSM_CHAINS");
                 if (!bad && !cuzk_g1_jac_eq(&o, &plain))
-                    printf("G1 MSM 2^%u (mode %d): the %s result differs\n", lg, mode,
-                           mode >= 5 ? "strands'" : "affine rounds'");
+                    printf("G1 MSM 2^%u (mode %d): the affine rounds' result differs\n", lg, mode);
             }
             if (bad) printf("G1 MSM error: %s\n", cuzk_gpu_worker_error(w));
             row(mode == 0   ? "G1 MSM random"
                 : mode == 1 ? "G1 MSM bool-heavy"
                 : mode == 2 ? "G1 MSM random, affine"
                 : mode == 3 ? "G1 MSM random, affine, block inversion"
-                : mode == 4 ? "G1 MSM bool-heavy, affine"
-                : mode == 5 ? "G1 MSM random, strands"
-                            : "G1 MSM bool-heavy, strands",
+                            : "G1 MSM bool-heavy, affine",
                 lg);
         }
     }
@@ -248,30 +237,27 @@ int main(void)
     }
     /* G2, plain; then with the affine rounds (an Fp2 affine addition is
      * ~6 Fp2 multiplications against ~10 for the mixed XYZZ one) */
-    for (int mode = 0; mode < 3; mode++) { /* 2: level 0 by affine strands */
-        if ((mode == 1 && !aff) || (mode == 2 && !chains)) continue;
+    for (int mode = 0; mode < 2; mode++) {
+        if (mode == 1 && !aff) break;
         for (unsigned lg = lmin; lg <= lg2; lg += 2) {
             size_t n = (size_t)1 << lg;
             cuzk_rng_seed(&rng, 999 + lg); /* the affine rows redo the plain rows' scalars */
             scalars(k, n, 0);
             cuzk_g2_jac o, plain;
             int bad = 0;
-            if (mode) {
+            if (mode == 1) {
                 bad |= cuzk_gpu_g2_msm(w, &plain, b2, k, n);
                 char v[16];
                 snprintf(v, sizeof v, "%u", aff);
-                if (mode == 2) setenv("CUZK_GPU_MSM_CHAINS", chv, 1);
-                else setenv("CUZK_GPU_MSM_AFFINE", v, 1);
+                setenv("CUZK_GPU_MSM_AFFINE", v, 1);
             }
             TIMED(bad, w, cuzk_gpu_g2_msm(w, &o, b2, k, n));
-            if (mode) {
+            if (mode == 1) {
                 unsetenv("CUZK_GPU_MSM_AFFINE");
-                unsetenv("CUZK_GPU_MSM_CHAINS");
-                if (!bad && !cuzk_g2_jac_eq(&o, &plain))
-                    printf("G2 MSM 2^%u: the %s result differs\n", lg, mode == 2 ? "strands'" : "affine rounds'");
+                if (!bad && !cuzk_g2_jac_eq(&o, &plain)) printf("G2 MSM 2^%u: the affine rounds' result differs\n", lg);
             }
             if (bad) printf("G2 MSM error: %s\n", cuzk_gpu_worker_error(w));
-            row(mode == 2 ? "G2 MSM random, strands" : mode ? "G2 MSM random, affine" : "G2 MSM random", lg);
+            row(mode ? "G2 MSM random, affine" : "G2 MSM random", lg);
         }
     }
     /* fixed-base multiplications of a test setup: the whole call (scalars up,

@@ -30,13 +30,13 @@ template <class F> CUZK_FD bool aff_is_inf(const affine_t<F> &a)
 {
     return f_is_zero(a.x) && f_is_zero(a.y);
 }
-template <class F> CUZK_FD void xyzz_set_inf(xyzz_t<F> &r)
+template <class F> __device__ __forceinline__ void xyzz_set_inf(xyzz_t<F> &r)
 {
     f_zero(r.x), f_zero(r.y), f_zero(r.zz), f_zero(r.zzz);
 }
-template <class F> CUZK_FD bool xyzz_is_inf(const xyzz_t<F> &p) { return f_is_zero(p.zz); }
+template <class F> __device__ __forceinline__ bool xyzz_is_inf(const xyzz_t<F> &p) { return f_is_zero(p.zz); }
 
-template <class F> CUZK_FD void xyzz_from_aff(xyzz_t<F> &r, const affine_t<F> &a)
+template <class F> __device__ __forceinline__ void xyzz_from_aff(xyzz_t<F> &r, const affine_t<F> &a)
 {
     if (aff_is_inf(a)) {
         xyzz_set_inf(r);
@@ -55,7 +55,7 @@ template <class F> CUZK_FD void ec_mul_sub(F &o, const F &a, const F &b, F &t, c
 }
 
 /* dbl-2008-s-1 (a = 0); infinity (ZZ = 0) stays infinity. */
-template <class F> CUZK_FD_NOINLINE void xyzz_dbl(xyzz_t<F> &r, const xyzz_t<F> &p)
+template <class F> __device__ __noinline__ void xyzz_dbl(xyzz_t<F> &r, const xyzz_t<F> &p)
 {
     F u, v, w, s, m, t;
     f_dbl(u, p.y);
@@ -80,7 +80,7 @@ template <class F> CUZK_FD_NOINLINE void xyzz_dbl(xyzz_t<F> &r, const xyzz_t<F> 
  * _body is the inline form for hot loops with registers to spare (G1); the
  * plain name is an out-of-line call (G2's larger points would spill). */
 template <class F>
-CUZK_FD void xyzz_add_aff_body(xyzz_t<F> &r, const xyzz_t<F> &a, const affine_t<F> &b)
+__device__ __forceinline__ void xyzz_add_aff_body(xyzz_t<F> &r, const xyzz_t<F> &a, const affine_t<F> &b)
 {
     if (aff_is_inf(b)) {
         r = a;
@@ -119,14 +119,14 @@ CUZK_FD void xyzz_add_aff_body(xyzz_t<F> &r, const xyzz_t<F> &a, const affine_t<
     r = o;
 }
 
-template <class F> CUZK_FD_NOINLINE void xyzz_add_aff(xyzz_t<F> &r, const xyzz_t<F> &a, const affine_t<F> &b)
+template <class F> __device__ __noinline__ void xyzz_add_aff(xyzz_t<F> &r, const xyzz_t<F> &a, const affine_t<F> &b)
 {
     xyzz_add_aff_body(r, a, b);
 }
 
 /* r = a + b (add-2008-s); _body inline as above. */
 template <class F>
-CUZK_FD void xyzz_add_body(xyzz_t<F> &r, const xyzz_t<F> &a, const xyzz_t<F> &b)
+__device__ __forceinline__ void xyzz_add_body(xyzz_t<F> &r, const xyzz_t<F> &a, const xyzz_t<F> &b)
 {
     if (xyzz_is_inf(a)) {
         r = b;
@@ -167,7 +167,7 @@ CUZK_FD void xyzz_add_body(xyzz_t<F> &r, const xyzz_t<F> &a, const xyzz_t<F> &b)
     r = o;
 }
 
-template <class F> CUZK_FD_NOINLINE void xyzz_add(xyzz_t<F> &r, const xyzz_t<F> &a, const xyzz_t<F> &b)
+template <class F> __device__ __noinline__ void xyzz_add(xyzz_t<F> &r, const xyzz_t<F> &a, const xyzz_t<F> &b)
 {
     xyzz_add_body(r, a, b);
 }

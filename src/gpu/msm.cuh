@@ -38,12 +38,10 @@
 #include <cub/device/device_scan.cuh>
 #include <stdlib.h>
 #include <string.h>
-#include <type_traits>
 
 #include "cuzk/msm.h"
 #include "ec.cuh"
 #include "gpu_internal.cuh"
-#include "msm_chain.cuh"
 
 namespace cuzk_gpu {
 
@@ -229,31 +227,6 @@ __global__ void __launch_bounds__(64, MINB)
 {
     msm_accumulate_body<F, true>(keys, vals, pin, bases, M, L, final_level, buckets, pk, pp);
 }
-
-/* Level 0 over K affine strands a thread (msm_chain.cuh), CUZK_GPU_MSM_CHAINS=K. */
-template <class F, int K>
-__global__ void msm_accumulate_chains(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
-                                      const xyzz_t<F> *__restrict__ pin, const affine_t<F> *__restrict__ bases,
-                                      size_t M, unsigned L, bool final_level, xyzz_t<F> *__restrict__ buckets,
-                                      uint32_t *__restrict__ pk, xyzz_t<F> *__restrict__ pp)
-{
-    (void)pin;
-    msm_chain_body<F, K>((size_t)blockIdx.x * blockDim.x + threadIdx.x, keys, vals, bases, M, L, final_level,
-                         buckets, pk, pp);
-}
-/* the same held to MINB blocks of 64 per SM (CUZK_GPU_MSM_CHAINS_MINB, G1 only) */
-template <class F, int K, int MINB>
-__global__ void __launch_bounds__(64, MINB)
-    msm_accumulate_chains_mb(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
-                             const xyzz_t<F> *__restrict__ pin, const affine_t<F> *__restrict__ bases, size_t M,
-                             unsigned L, bool final_level, xyzz_t<F> *__restrict__ buckets,
-                             uint32_t *__restrict__ pk, xyzz_t<F> *__restrict__ pp)
-{
-    (void)pin;
-    msm_chain_body<F, K>((size_t)blockIdx.x * blockDim.x + threadIdx.x, keys, vals, bases, M, L, final_level,
-                         buckets, pk, pp);
-}
-#define MSM_CHAIN_K 32u /* strands a thread */
 
 /* 3b. Batch-affine rounds. A round pairs the entries of each run of one key
  * from the run's start, (0, 1), (2, 3), ..., an odd last one alone, and
@@ -632,17 +605,6 @@ static inline unsigned msm_chunk_len(size_t M)
 
 /* Batch-affine rounds asked for (CUZK_GPU_MSM_AFFINE=R, R <= 8; off until
  * measured on the H200); read per MSM, so benchmarks switch it. */
-/* Level 0 by affine strands (msm_chain.cuh) asked for: CUZK_GPU_MSM_CHAINS=32
- * (off until measured); the chunk is 32 strands of CUZK_GPU_MSM_CHAIN_S
- * entries (default 64). Returns the chunk length, 0 when off. */
-static inline unsigned msm_chain_len_env()
-{
-    const char *k = getenv("CUZK_GPU_MSM_CHAINS");
-    if (!k || atoi(k) != (int)MSM_CHAIN_K) return 0;
-    const char *s = getenv("CUZK_GPU_MSM_CHAIN_S");
-    const int S = s && atoi(s) >= 1 && atoi(s) <= 1024 ? atoi(s) : 64;
-    return MSM_CHAIN_K * (unsigned)S;
-}
 static inline unsigned msm_aff_rounds_env()
 {
     const char *aff = getenv("CUZK_GPU_MSM_AFFINE");
@@ -813,7 +775,6 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
     const size_t m1 = (size_t)(tot & 0xffffffffu), m = (size_t)(tot >> 32);
 
     const unsigned aff_rounds = msm_aff_rounds_env();
-    const unsigned chain_len = msm_chain_len_env();
     /* ones: partial per block, then one block; with the affine rounds on, the
      * ones are first one run of one key that each round halves */
     if (m1) {
@@ -886,7 +847,6 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
             S = (B - 1 + nseg - 1) / nseg;
             nseg = (B - 1 + S - 1) / S;
             L = msm_chunk_len(Mmax);
-            if (chain_len && chain_len < L) L = chain_len; /* the partials' room for either level 0 */
             np0 = 2 * ((Mmax + L - 1) / L);
             if ((rc = buf_reserve(c, &s->keys, Mmax * 4, "msm keys")) ||
                 (rc = buf_reserve(c, &s->vals, Mmax * 4, "msm values")) ||
@@ -950,12 +910,12 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
             const uint32_t *kin = dk.Current(), *vin = dv.Current();
             const affine_t<F> *pts = bases;
             size_t cnt = M;
-            unsigned Lf = chain_len ? chain_len : L;
+            unsigned Lf = L;
             if (aff_rounds && M >= MSM_AFF_MIN_RUN * (size_t)nw * B) {
                 if ((rc = msm_affine_rounds<F>(c, s, aff_rounds, (size_t)wb * B, &kin, &vin, &pts, &cnt,
                                                dk.Alternate(), dv.Alternate())))
                     return rc;
-                Lf = chain_len ? chain_len : msm_chunk_len(cnt);
+                Lf = msm_chunk_len(cnt);
                 const size_t np = 2 * ((cnt + Lf - 1) / Lf);
                 if ((rc = buf_reserve(c, &s->part_k[0], np * 4, "msm partial keys")) ||
                     (rc = buf_reserve(c, &s->part_p[0], np * sizeof(X), "msm partial sums")) ||
@@ -968,12 +928,7 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
             size_t nt = (cnt + Lf - 1) / Lf;
             void (*acc0)(const uint32_t *, const uint32_t *, const X *, const affine_t<F> *, size_t, unsigned,
                          bool, X *, uint32_t *, X *);
-            const char *cmb = getenv("CUZK_GPU_MSM_CHAINS_MINB");
-            if (chain_len && cmb && atoi(cmb) == 8 && std::is_same<F, fp_t>::value)
-                acc0 = msm_accumulate_chains_mb<F, MSM_CHAIN_K, std::is_same<F, fp_t>::value ? 8 : 1>;
-            else if (chain_len)
-                acc0 = msm_accumulate_chains<F, MSM_CHAIN_K>;
-            else if constexpr (level0_minb<F>::value > 0)
+            if constexpr (level0_minb<F>::value > 0)
                 acc0 = msm_accumulate_mb<F, level0_minb<F>::value>;
             else
                 acc0 = msm_accumulate<F, true>;
