@@ -1,6 +1,7 @@
 /* Fr vectors packed by value class: round trips in both forms at every
  * word boundary, entry by entry against the vector itself, the sizes and
- * counts the format promises, and values next to 0 and 1 kept general. */
+ * counts the format promises, values next to 0 and 1 kept general, and the
+ * sample that judges whether packing pays. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,6 +110,35 @@ int main(void)
         CHECK_MSG(ratio > 10, "%.1fx", ratio);
         cuzk_fr_packed_free(&p);
         free(v), free(u);
+    }
+    /* the sample that decides whether packing pays: every entry when it
+     * asks for as many as there are, the share of general values near the
+     * vector's when it takes fewer, and none taken of nothing */
+    {
+        const size_t n = 100000;
+        cuzk_fr *v = malloc(n * sizeof *v);
+        for (int plain = 0; plain < 2; plain++) {
+            static const unsigned mixes[][2] = {{514, 473}, {0, 0}, {200, 100}, {1000, 0}};
+            for (size_t mi = 0; mi < sizeof mixes / sizeof *mixes; mi++) {
+                size_t gen, taken;
+                fill(v, n, plain, mixes[mi][0], mixes[mi][1], &gen);
+                CHECK(cuzk_fr_packed_general_sample(v, n, plain, n, &taken) == gen && taken == n);
+                CHECK(cuzk_fr_packed_general_sample(v, n, plain, 10 * n, &taken) == gen && taken == n);
+                const size_t g = cuzk_fr_packed_general_sample(v, n, plain, 4096, &taken);
+                const double want = (double)gen / n, got = (double)g / (double)taken;
+                CHECK_MSG(taken == 4096 && got > want - 0.05 && got < want + 0.05, "sampled %.3f, whole %.3f (plain %d)",
+                          got, want, plain);
+            }
+            /* the last entry is never sampled: k·n/m < n */
+            for (size_t i = 0; i < n; i++) v[i] = cuzk_fr_zero;
+            cuzk_fr_random(&v[n - 1], &rng);
+            size_t taken;
+            CHECK(cuzk_fr_packed_general_sample(v, n, plain, 1000, &taken) == 0 && taken == 1000);
+            CHECK(cuzk_fr_packed_general_sample(v, n, plain, n, &taken) == 1);
+        }
+        size_t taken = 7;
+        CHECK(cuzk_fr_packed_general_sample(NULL, 0, false, 100, &taken) == 0 && taken == 0);
+        free(v);
     }
     CHECK(cuzk_fr_pack(NULL, NULL, 0, false) == CUZK_ERR_INVALID_ARG);
     cuzk_fr_packed p;

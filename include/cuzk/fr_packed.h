@@ -52,6 +52,10 @@ void cuzk_fr_unpack(cuzk_fr *out, const cuzk_fr_packed *p);
 void cuzk_fr_packed_get(cuzk_fr *out, const cuzk_fr_packed *p, size_t i);
 /* One in a vector's form: the integer 1 when plain, else cuzk_fr_one (R mod r). */
 const cuzk_fr *cuzk_fr_packed_one(bool plain);
+/* How many of up to `samples` evenly spaced entries of v[0 .. n) (entry
+ * i·n/samples) are general, and (*taken) how many were looked at: whether
+ * packing pays, judged without a pass over the whole vector. */
+size_t cuzk_fr_packed_general_sample(const cuzk_fr *v, size_t n, bool plain, size_t samples, size_t *taken);
 /* The bytes of its three arrays (what a device upload moves). */
 size_t cuzk_fr_packed_bytes(const cuzk_fr_packed *p);
 /* Frees the arrays; p is left empty (freeing twice is harmless). */

@@ -101,6 +101,15 @@ static void pc_witness_free(void *owner)
     free(pw);
 }
 
+#define PACK_SAMPLES 65536u
+
+static bool pack_pays(const cuzk_witness_cs *w)
+{
+    size_t taken;
+    const size_t gen = cuzk_fr_packed_general_sample(w->aux.v, w->aux.len, false, PACK_SAMPLES, &taken);
+    return 4 * gen <= 3 * taken;
+}
+
 static int pc_witness_fn(void *ctx, void *pce, const cuzk_engine_kind *kind, const void *inputs, size_t len,
                          const void *prepared, uint32_t partition, unsigned flags, unsigned threads,
                          cuzk_engine_witness *out)
@@ -125,8 +134,11 @@ static int pc_witness_fn(void *ctx, void *pce, const cuzk_engine_kind *kind, con
         if (!err) err = cuzk_groth16_assignment_deferred(&out->as, pce, pw->w);
         /* packed by value class once checked, and the full array given back:
          * the partition waits for its prover in 103 MB instead of 4.17 GB
-         * (32 GiB PoRep) */
-        if (!err && (flags & CUZK_ENGINE_WITNESS_PACK) && !pw->w->aux_placed) {
+         * (32 GiB PoRep). Only where it pays: a witness of which fewer than
+         * a quarter are zeros and ones in an even sample stays plain (packed,
+         * it would keep over 3/4 of its bytes for a pass here and an
+         * expansion on the device). */
+        if (!err && (flags & CUZK_ENGINE_WITNESS_PACK) && !pw->w->aux_placed && pack_pays(pw->w)) {
             err = cuzk_fr_pack_threads(&pw->pk, pw->w->aux.v, pw->w->aux.len, false, threads);
             if (!err) {
                 out->as.aux = NULL, out->as.aux_packed = &pw->pk;

@@ -86,6 +86,17 @@ int cuzk_fr_pack_threads(cuzk_fr_packed *out, const cuzk_fr *v, size_t n, bool p
     return CUZK_OK;
 }
 
+size_t cuzk_fr_packed_general_sample(const cuzk_fr *v, size_t n, bool plain, size_t samples, size_t *taken)
+{
+    const size_t m = samples < n ? samples : n;
+    const cuzk_fr *one = cuzk_fr_packed_one(plain);
+    size_t gen = 0;
+    for (size_t k = 0; k < m; k++) /* k·n/m < n */
+        gen += fr_class(&v[(size_t)((unsigned __int128)k * n / m)], one) >= CUZK_FR_PACKED_GENERAL;
+    if (taken) *taken = m;
+    return gen;
+}
+
 int cuzk_fr_pack(cuzk_fr_packed *out, const cuzk_fr *v, size_t n, bool plain)
 {
     return cuzk_fr_pack_threads(out, v, n, plain, 1);

@@ -104,9 +104,9 @@ static const cfg_entry table[] = {
       "prove on the CPU once every GPU has failed (slow); false = such jobs fail"),
     E("gpus", "keep_host_params", T_BOOL, keep_host_params, 0, 0, "false", false,
       "keep a parameter set's points in RAM once every GPU holds them; false = given back (44 GiB at 32 GiB PoRep)"),
-    E("gpus", "pack_witness", T_BOOL, pack_witness, 0, 0, "false", false,
+    E("gpus", "pack_witness", T_BOOL, pack_witness, 0, 0, "true", true,
       "hold each synthesized partition's witness packed by value class (0, 1, other: 0.1 GB instead of 4.17 GB "
-      "a 32 GiB PoRep partition), expanded on the GPU; off until measured on a device"),
+      "a 32 GiB PoRep partition; where a quarter or more of it is 0 or 1), expanded on the GPU"),
     E("scheduler", "max_batch_size", T_U32, max_batch_size, 1, 64, "1", false,
       "same-circuit proofs proved in one GPU pass; 1 = no batching"),
     E("scheduler", "max_batch_wait_ms", T_U64, max_batch_wait_ms, 0, 3600000, "10000", false,
