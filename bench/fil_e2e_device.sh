@@ -15,7 +15,8 @@
 #  3. the PCE extracted into $W/params, `cuzk pce inspect`;
 #  4. for each gpu_workers:partition_workers pair of CONFIGS (default "2:0",
 #     0 = from cores and memory; a trailing p, "1:0p", packs the witnesses:
-#     [gpus] pack_witness = true), the daemon on a unix socket: one proof
+#     [gpus] pack_witness = true, else false; a trailing nN, "1:0pn15", sets
+#     [synthesis] nice = N, else 5), the daemon on a unix socket: one proof
 #     alone (the first one uploads the parameters to the GPU), then PROOFS
 #     proofs at concurrency 2 (steady state); every partition is verified
 #     by the daemon before it answers and the counters must show 0 invalid.
@@ -129,9 +130,10 @@ echo "pce wall $(since "$t") s"
 
 sock="$W/d.sock"
 for cfg in $CONFIGS; do
-    gw=${cfg%%:*} sw=${cfg##*:} pack=0
+    gw=${cfg%%:*} sw=${cfg##*:} pack=0 nice=5
+    case $sw in *n*) nice=${sw##*n} sw=${sw%n*} ;; esac # "1:0pn15": the synthesis workers at nice 15
     case $sw in *p) sw=${sw%p} pack=1 ;; esac # "1:0p": the witnesses packed ([gpus] pack_witness)
-    tag="gw$gw-sw$sw"; [ $pack = 1 ] && tag="$tag-packed"
+    tag="gw$gw-sw$sw"; [ $pack = 1 ] && tag="$tag-packed"; [ "$nice" != 5 ] && tag="$tag-nice$nice"
     echo "== daemon: gpu_workers_per_device $gw, partition_workers $sw ($tag)"
     cat > "$W/c.toml" << TOML
 [daemon]
@@ -142,6 +144,7 @@ gpu_workers_per_device = $gw
 pack_witness = $([ $pack = 1 ] && echo true || echo false)
 [synthesis]
 partition_workers = $sw
+nice = $nice
 [srs]
 param_cache = "$W/params"
 pce_dir = "$PCE_DIR"
