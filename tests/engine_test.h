@@ -31,6 +31,7 @@
 typedef struct tkind {
     uint64_t nc;
     uint32_t ni;
+    bool general; /* the synthetic circuit's general form (no boolean steps) */
     cuzk_groth16_params params;
     cuzk_groth16_pvk pvk;
 } tkind;
@@ -51,7 +52,7 @@ static int tk_synth(void *ctx, cuzk_cs *cs, const void *in, size_t len, const vo
     memcpy(&seed, in, 8);
     if ((seed & TK_FAIL_SYNTH) && part == 1) return CUZK_ERR_UNSATISFIED;
     cuzk_synthetic_spec s = tk_spec(ctx, in, part);
-    return cuzk_synthetic_synthesize(cs, &s);
+    return cuzk_synthetic_synthesize_form(cs, &s, ((const tkind *)ctx)->general);
 }
 
 static int tk_public(void *ctx, cuzk_fr *out, const void *in, size_t len, const void *prepared, uint32_t part)
@@ -60,19 +61,21 @@ static int tk_public(void *ctx, cuzk_fr *out, const void *in, size_t len, const 
     return cuzk_synthetic_public_inputs(out, &s);
 }
 
-static void tk_setup(tkind *k, uint64_t nc, uint32_t ni, cuzk_rng *rng)
+static void tk_setup_spec(tkind *k, uint64_t nc, uint32_t ni, bool general, cuzk_rng *rng)
 {
     memset(k, 0, sizeof *k);
-    k->nc = nc, k->ni = ni;
+    k->nc = nc, k->ni = ni, k->general = general;
     cuzk_recording_cs *rec = cuzk_recording_cs_new();
     cuzk_synthetic_spec s = {nc, ni, 0};
     CHECK(cuzk_cs_alloc_one(&rec->base) == CUZK_OK);
-    CHECK(cuzk_synthetic_synthesize(&rec->base, &s) == CUZK_OK);
+    CHECK(cuzk_synthetic_synthesize_form(&rec->base, &s, general) == CUZK_OK);
     CHECK(cuzk_cs_finalize(&rec->base) == CUZK_OK);
     CHECK(cuzk_groth16_setup(&k->params, rec, rng, 2) == CUZK_OK);
     CHECK(cuzk_groth16_prepare_vk(&k->pvk, &k->params.vk) == CUZK_OK);
     cuzk_cs_free(&rec->base);
 }
+
+static void tk_setup(tkind *k, uint64_t nc, uint32_t ni, cuzk_rng *rng) { tk_setup_spec(k, nc, ni, false, rng); }
 
 static void tk_free(tkind *k)
 {

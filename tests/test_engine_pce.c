@@ -206,6 +206,31 @@ int main(void)
         cuzk_engine_destroy(e);
     }
 
+    /* and a circuit whose witness is general values (no boolean steps):
+     * packing would not pay, so with pack_witness on its fast-path
+     * partitions still come plain, and the proofs verify */
+    {
+        tkind kg;
+        tk_setup_spec(&kg, 200, 3, true, &rng);
+        cuzk_engine_kind kgd = tk_kind(&kg, "porep", "general-c", 5, CUZK_PRIORITY_NORMAL);
+        cuzk_engine_prover dp = cpu_inner;
+        dp.prove = dp_prove, dp.defer_pce_eval = true, dp.pack_witness = true;
+        cuzk_engine_config dcfg = cfg;
+        dcfg.prover = &dp;
+        CHECK(cuzk_engine_create(&e, &dcfg) == CUZK_OK);
+        CHECK(cuzk_engine_register_kind(e, &kgd) == CUZK_OK);
+        run_jobs(e, &kg, "general-extract", 1, 1000); /* full synthesis, the PCE extracted */
+        CHECK(cuzk_engine_wait_idle(e, -1) == CUZK_OK);
+        CHECK(cuzk_engine_pce_state(e, "general-c", &ps) == CUZK_OK && ps == CUZK_PCE_RESIDENT);
+        atomic_store(&deferred_seen, 0), atomic_store(&packed_seen, 0);
+        run_jobs(e, &kg, "general", 2, 1100);
+        CHECK(cuzk_engine_wait_idle(e, -1) == CUZK_OK);
+        CHECK_MSG(atomic_load(&deferred_seen) == 10 && atomic_load(&packed_seen) == 0, "deferred %d, packed %d",
+                  atomic_load(&deferred_seen), atomic_load(&packed_seen));
+        cuzk_engine_destroy(e);
+        tk_free(&kg);
+    }
+
     /* pce_verify = "background": a flipped byte the structure checks cannot
      * see (a coefficient's low bit) is found by the verifier thread started at
      * registration; the first job still gets valid proofs (full synthesis),

@@ -11,6 +11,7 @@
 
 typedef int (*synth_fn)(cuzk_cs *cs, const void *spec);
 static int synth_synthetic(cuzk_cs *cs, const void *spec) { return cuzk_synthetic_synthesize(cs, spec); }
+static int synth_general(cuzk_cs *cs, const void *spec) { return cuzk_synthetic_synthesize_form(cs, spec, true); }
 static int synth_chain(cuzk_cs *cs, const void *spec) { return cuzk_sha256_chain_synthesize(cs, spec); }
 
 static cuzk_cs *build(cuzk_cs_kind kind, synth_fn fn, const void *spec, bool finalize)
@@ -100,6 +101,9 @@ int main(void)
         CHECK(cuzk_synthetic_public_inputs(pub, &spec) == CUZK_OK);
         check_shape(synth_synthetic, &spec, pub, spec.num_inputs, spec.num_constraints);
         if (spec.num_constraints > 1) check_tamper(synth_synthetic, &spec, &rng);
+        /* the general form: the same counts and public inputs, satisfied, tamper-evident */
+        check_shape(synth_general, &spec, pub, spec.num_inputs, spec.num_constraints);
+        if (spec.num_constraints > 1) check_tamper(synth_general, &spec, &rng);
     }
     cuzk_synthetic_spec bad = {2, 3, 0};
     cuzk_cs *cs = cuzk_cs_new(CUZK_CS_WITNESS);
@@ -114,6 +118,7 @@ int main(void)
     cuzk_synthetic_public_inputs(p0, &s0);
     cuzk_synthetic_public_inputs(p1, &s1);
     check_prove(synth_synthetic, &s0, &s1, p0, p1, 4, &rng);
+    check_prove(synth_general, &s0, &s1, p0, p1, 4, &rng);
 
     /* SHA-256 chain */
     cuzk_sha256_chain_spec c0 = {2, cuzk_rng_u64(&rng)}, c1 = c0;

@@ -10,7 +10,9 @@
  *    variables, bit packings (sparse linear combinations with power-of-two
  *    coefficients) and linear steps through the public inputs. The
  *    structure depends only on (num_constraints, num_inputs); the values
- *    only on witness_seed, so one parameter set serves every witness.
+ *    only on witness_seed, so one parameter set serves every witness. Its
+ *    general form has products in the booleans' place: a witness of general
+ *    values (tests of what depends on the witness's value classes).
  *  - sha256 chain: h_0 = 32 bytes from witness_seed, h_{i+1} = SHA-256(h_i)
  *    (one padded block per step), public inputs h_0 and h_k packed with
  *    multipack (2 + 2 field elements).
@@ -21,6 +23,7 @@
 #ifndef CUZK_TEST_CIRCUITS_H
 #define CUZK_TEST_CIRCUITS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +43,8 @@ typedef struct cuzk_synthetic_spec {
 /* Synthesizes the circuit into cs. Returns CUZK_OK, CUZK_ERR_INVALID_ARG, or
  * the system's sticky error. */
 int cuzk_synthetic_synthesize(cuzk_cs *cs, const cuzk_synthetic_spec *spec);
+/* The same, in the general form when general_only (another circuit: its own parameters). */
+int cuzk_synthetic_synthesize_form(cuzk_cs *cs, const cuzk_synthetic_spec *spec, bool general_only);
 /* The spec->num_inputs public inputs (ONE excluded), natively. */
 int cuzk_synthetic_public_inputs(cuzk_fr *out, const cuzk_synthetic_spec *spec);
 

@@ -75,6 +75,11 @@ int cuzk_synthetic_public_inputs(cuzk_fr *out, const cuzk_synthetic_spec *spec)
 
 int cuzk_synthetic_synthesize(cuzk_cs *cs, const cuzk_synthetic_spec *spec)
 {
+    return cuzk_synthetic_synthesize_form(cs, spec, false);
+}
+
+int cuzk_synthetic_synthesize_form(cuzk_cs *cs, const cuzk_synthetic_spec *spec, bool general_only)
+{
     if (!cs || !spec || spec->num_constraints < spec->num_inputs ||
         spec->num_constraints >= (1ull << 32) || cs->num_inputs != 1)
         return CUZK_ERR_INVALID_ARG;
@@ -115,9 +120,9 @@ int cuzk_synthetic_synthesize(cuzk_cs *cs, const cuzk_synthetic_spec *spec)
         uint64_t sh = shape_of(i);
         unsigned kind = (unsigned)(sh % 20);
         cuzk_fr v;
-        if (kind < 10) { /* boolean: b·(1 - b) = 0 */
+        if (kind < 10 && !general_only) { /* boolean: b·(1 - b) = 0 */
             bool_step(cs, skip, lcs, r, &wit);
-        } else if (kind < 15) { /* product of two recent variables */
+        } else if (kind < 15) { /* product of two recent variables (and the booleans' place in the general form) */
             size_t p = ring_back(r, sh >> 8), q = ring_back(r, sh >> 20);
             cuzk_fr_mul(&v, &r->val[p], &r->val[q]);
             cuzk_var zv = cuzk_cs_alloc(cs, "z", &v);
