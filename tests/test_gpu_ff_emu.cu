@@ -5,9 +5,10 @@
  * is the same on the host), addition, subtraction and negation in Fp
  * and Fr, the Fp2 product and square (Karatsuba over those), the point
  * formulas' a·b - c·d (ec_mul_sub), the inversion by divsteps (ff_inv.cuh,
- * its d and e checked to stay in (-2p, p) on every update), the batched
- * affine G1 additions over it (aff_add_batch, every special case among them,
- * against the CPU's Jacobian addition), with edge values (0, 1, m - 1, m - 2, 2,
+ * its d and e checked to stay in (-2p, p) on every update), the affine G1
+ * addition over it as the affine rounds make it (aff_case, then aff_sum with
+ * the inverse; every special case among them, against the CPU's Jacobian
+ * addition), with edge values (0, 1, m - 1, m - 2, 2,
  * R^-1, a zero low word) and fresh random ones. No device needed: CI runs it.
  * The PTX-string code (the even/odd CIOS) and the kernels are test_gpu_ff's,
  * on a device. */
@@ -158,10 +159,10 @@ static bool check_inv(const cuzk_fp &a)
     }
     return true;
 }
-/* aff_add_batch over G1 with the divsteps inversion: batches of 16 pairs,
- * random points k·G and in every batch a doubling, P + (-P), an operand at
- * infinity on either side and both, against the CPU's addition. */
-static unsigned long test_aff_batch(int batches, cuzk_rng *rng, unsigned long *n)
+/* aff_case and aff_sum over G1 with the divsteps inversion: batches of 16
+ * pairs, random points k·G and in every batch a doubling, P + (-P), an
+ * operand at infinity on either side and both, against the CPU's addition. */
+static unsigned long test_aff_sum(int batches, cuzk_rng *rng, unsigned long *n)
 {
     enum { KB = 16 };
     unsigned long bad = 0;
@@ -191,10 +192,15 @@ static unsigned long test_aff_batch(int batches, cuzk_rng *rng, unsigned long *n
             cuzk_g1_jac_add_affine(&s, &s, &Q[i]);
             cuzk_g1_jac_to_affine(&want[i], &s);
         }
-        affine_t<fp_t> R[KB], dP[KB], dQ[KB];
-        for (int i = 0; i < KB; i++) dP[i] = dv<affine_t<fp_t>>(P[i]), dQ[i] = dv<affine_t<fp_t>>(Q[i]);
-        aff_add_batch<fp_t, KB, f_inv_divsteps>(R, dP, dQ);
-        for (int i = 0; i < KB; i++, (*n)++) bad += !same(R[i], want[i]);
+        for (int i = 0; i < KB; i++, (*n)++) {
+            const affine_t<fp_t> dP = dv<affine_t<fp_t>>(P[i]), dQ = dv<affine_t<fp_t>>(Q[i]);
+            fp_t d, id;
+            const int cs = aff_case(dP, dQ, d);
+            f_inv_divsteps(id, d);
+            affine_t<fp_t> R;
+            aff_sum(R, dP, dQ, cs, id);
+            bad += !same(R, want[i]);
+        }
     }
     return bad;
 }
@@ -244,9 +250,9 @@ int main(void)
         }
         CHECK_MSG(badi == 0, "f_inv_divsteps: %lu of %lu differ or broke an invariant", badi, ni);
         printf("f_inv_divsteps: %lu values\n", ni);
-        unsigned long na = 0, bada = test_aff_batch(200, &rng, &na);
-        CHECK_MSG(bada == 0, "aff_add_batch: %lu of %lu sums differ", bada, na);
-        printf("aff_add_batch: %lu sums\n", na);
+        unsigned long na = 0, bada = test_aff_sum(200, &rng, &na);
+        CHECK_MSG(bada == 0, "aff_case, aff_sum: %lu of %lu sums differ", bada, na);
+        printf("aff_case, aff_sum: %lu sums\n", na);
     }
     /* the oracle can fail: a product with one operand's limb flipped is seen */
     {

@@ -231,36 +231,6 @@ template <class F> CUZK_FD void aff_sum(affine_t<F> &R, const affine_t<F> &P, co
     f_sub(o.y, o.y, P.y);
     R = o;
 }
-/* R[i] = P[i] + Q[i] for K pairs in one thread with one inversion (INV:
- * the field's inversion): 1 product forward, 2 back and 3 for the sum per
- * pair, ≈ 6, against ≈ 10 for a mixed XYZZ addition (docs/perf-log.md,
- * twelfth session). The backward pass recomputes each denominator (one
- * subtraction) rather than holding K more values. R may alias P or Q. */
-template <class F, int K, void (*INV)(F &, const F &)>
-CUZK_FD void aff_add_batch(affine_t<F> *R, const affine_t<F> *P, const affine_t<F> *Q)
-{
-    F chain[K], acc;
-    f_one(acc);
-    for (int i = 0; i < K; i++) {
-        F d;
-        aff_case(P[i], Q[i], d);
-        f_mul(acc, acc, d);
-        chain[i] = acc;
-    }
-    F inv;
-    INV(inv, acc);
-    for (int i = K - 1; i >= 0; i--) {
-        F d, id;
-        const int cs = aff_case(P[i], Q[i], d);
-        if (i)
-            f_mul(id, inv, chain[i - 1]);
-        else
-            id = inv;
-        f_mul(inv, inv, d);
-        aff_sum(R[i], P[i], Q[i], cs, id);
-    }
-}
-
 /* Whether the MSM's hot loops inline the additions (G1 yes; G2 would spill). */
 template <class F> struct inline_adds {
     static constexpr bool value = false;
