@@ -83,6 +83,14 @@ gpu_util_watch() {
     exec nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits -lms 200 > "$1" 2> /dev/null
 }
 
+# SM clock (MHz), power (W) and temperature (C) every 500 ms into $1 until killed: a slower kernel
+# region under a busier card may be the clock, not the code.
+gpu_clock_watch() {
+    command -v nvidia-smi > /dev/null || return 0
+    exec nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu --format=csv,noheader,nounits -lms 500 \
+        > "$1" 2> /dev/null
+}
+
 # Waits (1200 polls, $4 s apart) until the log $2 has the line $1 or the daemon $3 is gone.
 daemon_log_wait() {
     for _ in $(seq 1 1200); do
@@ -177,14 +185,20 @@ TOML
         t=$(now)
         gpu_util_watch "$W/gpu_util_$tag.txt" &
         uwatch=$!
+        gpu_clock_watch "$OUT/e2e_clock_$tag.txt" &
+        cwatch=$!
         # GetStatus mid-batch: the GPUs' memory and current jobs as a client sees them
         (sleep "${STATUS_AFTER:-10}"; "$cuzk" bench status --addr "unix://$sock" > "$OUT/e2e_status_$tag.txt" 2>&1) &
         timeout "${BATCH_TIMEOUT:-400}" "$cuzk" bench batch --addr "unix://$sock" --request "$W/S/request.json" \
             --count "$PROOFS" --concurrency 2 --timeout 1800 > "$OUT/e2e_batch_$tag.log" 2>&1 || rc=1
         grep -vE "^\[batch\] " "$OUT/e2e_batch_$tag.log" | tail -12
         echo "batch wall $(since "$t") s"
-        kill $uwatch 2> /dev/null
-        wait $uwatch 2> /dev/null
+        kill $uwatch $cwatch 2> /dev/null
+        wait $uwatch $cwatch 2> /dev/null
+        [ -s "$OUT/e2e_clock_$tag.txt" ] && awk -F', *' '$1 ~ /^[0-9]+$/ { n++; s += $1; if (!lo || $1 < lo) lo = $1
+                if ($2 > pw) pw = $2; if ($3 > tc) tc = $3 }
+             END { if (n) printf "SM clock during the batch: mean %.0f MHz, min %d; power max %.0f W; temperature max %d C\n", s / n, lo, pw, tc }' \
+            "$OUT/e2e_clock_$tag.txt"
         [ -s "$W/gpu_util_$tag.txt" ] && awk '$1 ~ /^[0-9]+$/ { s += $1; n++; if ($1 >= 50) b++ }
              END { if (n) printf "GPU utilization during the batch: mean %.1f %%, samples >= 50 %%: %.1f %% (%d samples, 200 ms)\n", s / n, 100 * b / n, n }' \
             "$W/gpu_util_$tag.txt"

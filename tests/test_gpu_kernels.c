@@ -335,8 +335,14 @@ int main(void)
         }
         unsetenv("CUZK_GPU_MSM_AFFINE");
         test_msm(w, false);
-        setenv("CUZK_GPU_MSM_AFFINE", "8", 1);
         unsetenv("CUZK_GPU_MSM_BATCH");
+        /* a card with no room to spare (CUZK_GPU_MSM_FREE, a stand-in for the
+         * driver's free figure): each batch narrowed to one window before
+         * anything is allocated; at C = 2, 128 windows in 128 batches */
+        setenv("CUZK_GPU_MSM_FREE", "1", 1);
+        test_msm(w, false);
+        unsetenv("CUZK_GPU_MSM_FREE");
+        setenv("CUZK_GPU_MSM_AFFINE", "8", 1);
         unsetenv("CUZK_GPU_MSM_C");
         test_msm(w, b);
         unsetenv("CUZK_GPU_MSM_AFFINE");

@@ -730,6 +730,60 @@ static int msm_affine_rounds(const ctx &c, msm_scratch *s, unsigned R, size_t nb
     return CUZK_OK;
 }
 
+/* One window batch's shape (step 3) and its arrays' bytes, for wb windows
+ * of B buckets over m general scalars; xb: the bytes of one XYZZ point. */
+struct msm_batch {
+    size_t Mmax, np0, bucket_bytes, part_bytes, seg_bytes, win_bytes;
+    uint32_t nseg, S; /* bucket segments of S buckets: enough threads to fill the chip */
+    unsigned L;       /* level 0's chunk length */
+};
+static inline msm_batch msm_batch_shape(size_t m, unsigned wb, uint32_t B, size_t xb, unsigned nwin)
+{
+    msm_batch b;
+    b.Mmax = (size_t)wb * m;
+    b.nseg = (uint32_t)((32768 + wb - 1) / wb);
+    if (b.nseg > B - 1) b.nseg = B - 1;
+    b.S = (B - 1 + b.nseg - 1) / b.nseg;
+    b.nseg = (B - 1 + b.S - 1) / b.S;
+    b.L = msm_chunk_len(b.Mmax);
+    b.np0 = 2 * ((b.Mmax + b.L - 1) / b.L);
+    b.bucket_bytes = (size_t)wb * B * xb;
+    b.part_bytes = b.np0 * xb;
+    b.seg_bytes = (size_t)wb * b.nseg * xb;
+    b.win_bytes = (size_t)nwin * xb;
+    return b;
+}
+
+/* What reserving a batch's arrays would add to the device memory in use:
+ * each array grows by its shortfall (buf_reserve frees the old one first). */
+static inline size_t msm_batch_growth(const msm_scratch *s, const msm_batch &b)
+{
+    const struct {
+        const dbuf *d;
+        size_t need;
+    } a[] = {{&s->keys, b.Mmax * 4},     {&s->vals, b.Mmax * 4},          {&s->keys2, b.Mmax * 4},
+             {&s->vals2, b.Mmax * 4},    {&s->buckets, b.bucket_bytes},   {&s->part_k[0], b.np0 * 4},
+             {&s->part_k[1], b.np0 * 4}, {&s->part_p[0], b.part_bytes},   {&s->part_p[1], b.part_bytes},
+             {&s->segs, b.seg_bytes},    {&s->wins, b.win_bytes}};
+    size_t g = 0;
+    for (const auto &e : a)
+        if (e.need > e.d->cap) g += e.need - e.d->cap;
+    return g;
+}
+
+/* The device's free memory for msm_batch_growth: the driver's figure, or
+ * $CUZK_GPU_MSM_FREE bytes (tests: a card short of memory without one). */
+static inline bool msm_free_bytes(size_t *freeb, size_t *total)
+{
+    const char *fake = getenv("CUZK_GPU_MSM_FREE");
+    if (fake && *fake) {
+        *freeb = (size_t)strtoull(fake, NULL, 10), *total = *freeb;
+        return true;
+    }
+    return cudaMemGetInfo(freeb, total) == cudaSuccess;
+}
+#define MSM_FREE_MARGIN ((size_t)128 << 20) /* the sort's and scans' temporaries, allocation granularity */
+
 template <class F, class HX, class HJ>
 int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, const fr_t *scalars,
             size_t n, bool mont, fr_t *work, const host_ops<HX, HJ> &ops)
@@ -775,6 +829,8 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
     const size_t m1 = (size_t)(tot & 0xffffffffu), m = (size_t)(tot >> 32);
 
     const unsigned aff_rounds = msm_aff_rounds_env();
+    const X *ones_sum = nullptr;         /* on the device, when there are ones */
+    unsigned nwin = 0, cw = 0;           /* the general scalars' windows of cw bits */
     /* ones: partial per block, then one block; with the affine rounds on, the
      * ones are first one run of one key that each round halves */
     if (m1) {
@@ -805,10 +861,7 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
         msm_sum_groups<F><<<1, MSM_SUM_THREADS, sm, c.st>>>(bp<X>(s->onesp), nb,
                                                             bp<X>(s->onesp) + nb);
         GPU_LAUNCHED(c, "msm_sum_groups(ones)");
-        HX o;
-        GPU_TRY(c, cudaMemcpyAsync(&o, bp<X>(s->onesp) + nb, sizeof o, cudaMemcpyDeviceToHost, c.st));
-        GPU_TRY(c, cudaStreamSynchronize(c.st));
-        ops.add(&total, &total, &o);
+        ones_sum = bp<X>(s->onesp) + nb; /* read back with the windows: one wait */
     }
 
     if (m) {
@@ -816,7 +869,7 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
          * 20 for its bucket memory): from ~2^26 general scalars on, 12
          * windows instead of 13 (H200, 2^27 random: 867 ms at c = 20,
          * 876 at 21, 836 at 22, 864 at 23) */
-        unsigned cw = cuzk_msm_window_bits(m, 255, NULL);
+        cw = cuzk_msm_window_bits(m, 255, NULL);
         for (unsigned wbits = cw + 1; wbits <= 22 && m >= ((size_t)1 << 25); wbits++) {
             const uint64_t nw0 = (256 + cw - 1) / cw, nw1 = (256 + wbits - 1) / wbits;
             if (nw1 * ((uint64_t)m + (1ull << wbits)) < nw0 * ((uint64_t)m + (1ull << cw))) cw = wbits;
@@ -824,7 +877,7 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
         /* tests force narrow windows (long bucket runs, several partial levels) */
         const char *force = getenv("CUZK_GPU_MSM_C");
         if (force && atoi(force) >= 2 && atoi(force) <= 24) cw = (unsigned)atoi(force);
-        const unsigned nwin = (255 + 1 + cw - 1) / cw;
+        nwin = (255 + 1 + cw - 1) / cw;
         const uint32_t B = (1u << (cw - 1)) + 1;
         /* with the batch-affine rounds before step 4, their points need
          * (M + buckets)/2 and half that again, so their batches hold fewer
@@ -835,50 +888,60 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
         unsigned wb = (unsigned)(max_batch / m);
         if (wb < 1) wb = 1;
         if (wb > nwin) wb = nwin;
-        const unsigned wb0 = wb;
-        size_t Mmax, np0;
-        uint32_t nseg, S;
-        unsigned L;
+        /* Narrowed first by arithmetic: the batch's arrays' growth beyond what
+         * the scratch holds, against the device's free memory. Before this,
+         * each prove's H MSM at 2^27 on an 80 GB card tried two windows a
+         * batch, failed, freed a dozen arrays and made them again: ≈ 20
+         * cudaMalloc and cudaFree a partition, at steady state, some taking
+         * 0.2-0.3 s under a busy host. Now the batch is narrowed before
+         * anything is allocated, and the arrays, once at their largest, stay. */
+        msm_batch bt = msm_batch_shape(m, wb, B, sizeof(X), nwin);
+        size_t freeb = 0, totb = 0;
+        if (wb > 1 && msm_free_bytes(&freeb, &totb)) {
+            while (wb > 1 && msm_batch_growth(s, bt) + MSM_FREE_MARGIN > freeb)
+                wb = (wb + 1) / 2, bt = msm_batch_shape(m, wb, B, sizeof(X), nwin);
+        }
+        bool freed = false;
         for (;;) {
-            Mmax = (size_t)wb * m;
-            /* segments: enough threads to fill the chip */
-            nseg = (uint32_t)((32768 + wb - 1) / wb);
-            if (nseg > B - 1) nseg = B - 1;
-            S = (B - 1 + nseg - 1) / nseg;
-            nseg = (B - 1 + S - 1) / S;
-            L = msm_chunk_len(Mmax);
-            np0 = 2 * ((Mmax + L - 1) / L);
-            if ((rc = buf_reserve(c, &s->keys, Mmax * 4, "msm keys")) ||
-                (rc = buf_reserve(c, &s->vals, Mmax * 4, "msm values")) ||
-                (rc = buf_reserve(c, &s->keys2, Mmax * 4, "msm sorted keys")) ||
-                (rc = buf_reserve(c, &s->vals2, Mmax * 4, "msm sorted values")) ||
-                (rc = buf_reserve(c, &s->buckets, (size_t)wb * B * sizeof(X), "msm buckets")) ||
-                (rc = buf_reserve(c, &s->part_k[0], np0 * 4, "msm partial keys")) ||
-                (rc = buf_reserve(c, &s->part_p[0], np0 * sizeof(X), "msm partial sums")) ||
-                (rc = buf_reserve(c, &s->part_k[1], np0 * 4, "msm partial keys")) ||
-                (rc = buf_reserve(c, &s->part_p[1], np0 * sizeof(X), "msm partial sums")) ||
-                (rc = buf_reserve(c, &s->segs, (size_t)wb * nseg * sizeof(X), "msm segments")) ||
-                (rc = buf_reserve(c, &s->wins, (size_t)nwin * sizeof(X), "msm windows")))
-                if (rc == CUZK_ERR_NO_MEMORY && wb > 1) {
-                    /* a card short of memory: fewer windows a batch (the
-                     * same sum), the batch's arrays made again at that size */
-                    GPU_TRY(c, cudaStreamSynchronize(c.st));
-                    /* and what is dead by now or made again on demand: the
+            bt = msm_batch_shape(m, wb, B, sizeof(X), nwin);
+            if ((rc = buf_reserve(c, &s->keys, bt.Mmax * 4, "msm keys")) ||
+                (rc = buf_reserve(c, &s->vals, bt.Mmax * 4, "msm values")) ||
+                (rc = buf_reserve(c, &s->keys2, bt.Mmax * 4, "msm sorted keys")) ||
+                (rc = buf_reserve(c, &s->vals2, bt.Mmax * 4, "msm sorted values")) ||
+                (rc = buf_reserve(c, &s->buckets, bt.bucket_bytes, "msm buckets")) ||
+                (rc = buf_reserve(c, &s->part_k[0], bt.np0 * 4, "msm partial keys")) ||
+                (rc = buf_reserve(c, &s->part_p[0], bt.part_bytes, "msm partial sums")) ||
+                (rc = buf_reserve(c, &s->part_k[1], bt.np0 * 4, "msm partial keys")) ||
+                (rc = buf_reserve(c, &s->part_p[1], bt.part_bytes, "msm partial sums")) ||
+                (rc = buf_reserve(c, &s->segs, bt.seg_bytes, "msm segments")) ||
+                (rc = buf_reserve(c, &s->wins, bt.win_bytes, "msm windows")))
+                if (rc == CUZK_ERR_NO_MEMORY && (wb > 1 || !freed)) {
+                    /* a card short of memory after all (the free figure
+                     * is the driver's; its pages may be scattered): first
+                     * what is dead by now or made again on demand -- the
                      * class flags and positions, the scan's and sort's
-                     * temporaries, an earlier MSM's affine rounds' arrays */
+                     * temporaries, an earlier MSM's affine rounds' arrays,
+                     * the batch's own at another MSM's sizes -- then, while
+                     * that is not enough, fewer windows a batch (the same
+                     * sum), the batch's arrays made again at that size */
+                    GPU_TRY(c, cudaStreamSynchronize(c.st));
                     dbuf *batch[] = {&s->keys,    &s->vals,      &s->keys2,     &s->vals2,     &s->buckets,
                                      &s->part_k[0], &s->part_p[0], &s->part_k[1], &s->part_p[1], &s->segs,
                                      &s->flags,   &s->pos,       &s->cub,       &s->aff_pos,   &s->aff_src,
                                      &s->aff_k[0], &s->aff_k[1], &s->aff_p[0],  &s->aff_p[1],  &s->aff_chain,
                                      &s->aff_tprod, &s->aff_bprod};
                     for (dbuf *b : batch) buf_free(b);
-                    wb = (wb + 1) / 2;
+                    if (freed) wb = (wb + 1) / 2;
+                    freed = true;
                     continue;
                 }
             break;
         }
         if (rc) return rc;
-        if (wb0 != wb && c.err) c.err[0] = 0; /* a halving that found room: no error to report */
+        if (freed && c.err) c.err[0] = 0; /* a retry that found room: no error to report */
+        const size_t Mmax = bt.Mmax;
+        const uint32_t nseg = bt.nseg, S = bt.S;
+        const unsigned L = bt.L;
         unsigned key_bits = 1;
         while (((uint64_t)1 << key_bits) < (uint64_t)wb * B) key_bits++;
         /* the sort ping-pongs between the two pairs of arrays (CUB's
@@ -961,21 +1024,31 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
                 bp<X>(s->segs), nseg, bp<X>(s->wins) + w0);
             GPU_LAUNCHED(c, "msm_sum_groups(windows)");
         }
-        HX *win = (HX *)malloc(nwin * sizeof(HX));
+    }
+    /* the windows' sums and the ones' sum in one copy and one wait (each
+     * wait is a window in which the card idles until this thread runs) */
+    if (nwin || ones_sum) {
+        HX *win = (HX *)malloc((nwin + 1) * sizeof(HX));
         if (!win) return fail_msg(c, CUZK_ERR_NO_MEMORY, "msm: host window buffer");
-        cudaError_t e = cudaMemcpyAsync(win, s->wins.p, nwin * sizeof(HX), cudaMemcpyDeviceToHost, c.st);
+        cudaError_t e = nwin ? cudaMemcpyAsync(win, s->wins.p, nwin * sizeof(HX), cudaMemcpyDeviceToHost, c.st)
+                             : cudaSuccess;
+        if (e == cudaSuccess && ones_sum)
+            e = cudaMemcpyAsync(win + nwin, ones_sum, sizeof(HX), cudaMemcpyDeviceToHost, c.st);
         if (e == cudaSuccess) e = cudaStreamSynchronize(c.st);
         if (e != cudaSuccess) {
             free(win);
             return fail(c, e, "cudaMemcpyAsync(msm windows)");
         }
-        HX acc = win[nwin - 1];
-        for (unsigned w = nwin - 1; w-- > 0;) {
-            for (unsigned k = 0; k < cw; k++) ops.dbl(&acc, &acc);
-            ops.add(&acc, &acc, &win[w]);
+        if (ones_sum) ops.add(&total, &total, &win[nwin]);
+        if (nwin) {
+            HX acc = win[nwin - 1];
+            for (unsigned w = nwin - 1; w-- > 0;) {
+                for (unsigned k = 0; k < cw; k++) ops.dbl(&acc, &acc);
+                ops.add(&acc, &acc, &win[w]);
+            }
+            ops.add(&total, &total, &acc);
         }
         free(win);
-        ops.add(&total, &total, &acc);
     }
     ops.to_jac(out, &total);
     return CUZK_OK;
