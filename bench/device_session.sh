@@ -24,7 +24,8 @@
 #               and the WindowPoSt setup starts detached
 #   STEP=post   the 32 GiB WindowPoSt (its 61 GB of parameters leave no room on the 64 GB disk
 #               for its PCE: PCE_DIR=/dev/shm/pce), one proof and a batch; then WinningPoSt
-#   STEP=snap   the 32 GiB SnapDeals (16 partitions), setup included
+#   STEP=snap   the 32 GiB SnapDeals (16 partitions), setup included, for each pair of CONFIGS
+#               (default 2:0; porep's NEXT=snap keeps the WindowPoSt setup off the disk)
 # Run from the repository root there with devgpu/devbin.tar.xz (bench/device_pack.sh, which
 # also packs ../shared/device/drive-32g.sh) carried; each step leaves $OUT/STEP.tgz and prints
 # the figures. Disk: one kind's parameters at a time.
@@ -206,7 +207,9 @@ porep)
     W=/var/tmp/scale OUT=$O STAGE=2 LIMIT=$(( $(left) - 40 )) CONFIGS="${CONFIGS:-2:0}" PROOFS=${PROOFS:-5} \
         bash $B/drive-32g.sh $B > $O/drive.log 2>&1
     rm -rf /var/tmp/scale
-    W=/var/tmp/wp KIND=window-post OUT=/tmp/session/post STAGE=1 LIMIT=8 bash $B/drive-32g.sh $B > /dev/null 2>&1
+    # the next call's setup, started detached (NEXT=snap leaves the disk to the snap step's own)
+    [ "${NEXT:-post}" = post ] &&
+        W=/var/tmp/wp KIND=window-post OUT=/tmp/session/post STAGE=1 LIMIT=8 bash $B/drive-32g.sh $B > /dev/null 2>&1
     cp $O/e2e.log "$OUT/" 2>/dev/null
     finish
     tail -45 $O/e2e.log ;;
@@ -228,7 +231,7 @@ post)
     tail -40 $O/e2e_wpost.log; tail -25 $O/e2e_winning.log 2>/dev/null ;;
 snap)
     need_big
-    SCALE_DIR=/var/tmp/snap OUT=$O SIZE=32GiB DEVICE=gpu KIND=snap PROOFS=${PROOFS:-2} CONFIGS=2:0 \
+    SCALE_DIR=/var/tmp/snap OUT=$O SIZE=32GiB DEVICE=gpu KIND=snap PROOFS=${PROOFS:-2} CONFIGS=${CONFIGS:-2:0} \
         SETUP_TIMEOUT=300 timeout $(( $(left) - 15 )) bash bench/fil_e2e_device.sh $B > $O/e2e_snap.log 2>&1
     echo "snap rc $? after $(( $(date +%s) - T0 )) s"
     cp $O/e2e_snap.log "$OUT/" 2>/dev/null
