@@ -223,6 +223,18 @@ TOML
     grep -oE "proved on device .*\(upload.*\)" "$OUT/e2e_daemon_$tag.log" | sed -E 's/.*\((.*)\)/\1/; s/msm ([0-9.]+):/msm \1/; s/,//g' |
         awk '{ for (i = 1; i < NF; i += 2) { s[$i] += $(i + 1); if (!(($i) in o)) o[$i] = ++k; name[o[$i]] = $i } n++ }
              END { if (n) { printf "per-partition phases (mean of %d, s):", n; for (j = 1; j <= k; j++) printf " %s %.3f", name[j], s[name[j]] / n; print "" } }'
+    # the slowest MSM of each partition against its median, and (CUZK_GPU_TRACE=alloc) the MSM
+    # scratch's allocations after the first two partitions: a steady state allocates nothing
+    grep -oE "msm [0-9.]+: h [0-9.]+ l [0-9.]+ a [0-9.]+ b_g1 [0-9.]+ b_g2 [0-9.]+" "$OUT/e2e_daemon_$tag.log" |
+        awk '{ for (k = 0; k < 5; k++) v[k, NR] = $(4 + 2 * k); n = NR }
+             END { if (!n) exit; split("h l a b_g1 b_g2", nm, " "); out = ""
+                   for (k = 0; k < 5; k++) {
+                       for (i = 1; i <= n; i++) { x = v[k, i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+                       med = a[int((n + 1) / 2)]; slow = 0; for (i = 1; i <= n; i++) if (v[k, i] > med + 0.05) slow++
+                       out = out sprintf(" %s median %.3f max %.3f (%d > median + 0.05 s);", nm[k + 1], med, a[n], slow) }
+                   print "per-partition MSMs:" out }'
+    awk '/proved on device/ { p++ } p >= 2 && /gpu alloc.*: msm / { a++ } END { printf "MSM allocations after the second partition: %d\n", a }' \
+        "$OUT/e2e_daemon_$tag.log"
     grep -E "synthesis workers|loaded parameters|device|WARN|ERROR" "$OUT/e2e_daemon_$tag.log" | grep -v "proved on device" | head -12
     grep -E "Maximum resident" "$OUT/e2e_daemon_$tag.log" | sed 's/^\s*/daemon peak host: /'
     [ -s "$OUT/e2e_gpumem_$tag.txt" ] && echo "daemon peak device memory: $(cat "$OUT/e2e_gpumem_$tag.txt") MiB"
