@@ -231,6 +231,7 @@ post)
     tail -40 $O/e2e_wpost.log; tail -25 $O/e2e_winning.log 2>/dev/null ;;
 snap)
     need_big
+    export CUZK_GPU_TRACE=alloc # the device-memory ledger (each MSM's batch width) into the daemon's log
     SCALE_DIR=/var/tmp/snap OUT=$O SIZE=32GiB DEVICE=gpu KIND=snap PROOFS=${PROOFS:-2} CONFIGS=${CONFIGS:-2:0} \
         SETUP_TIMEOUT=300 timeout $(( $(left) - 15 )) bash bench/fil_e2e_device.sh $B > $O/e2e_snap.log 2>&1
     echo "snap rc $? after $(( $(date +%s) - T0 )) s"
