@@ -893,7 +893,7 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
          * each prove's H MSM at 2^27 on an 80 GB card tried two windows a
          * batch, failed, freed a dozen arrays and made them again: ≈ 20
          * cudaMalloc and cudaFree a partition, at steady state, some taking
-         * 0.2-0.3 s under a busy host. Now the batch is narrowed before
+         * 0.12-0.29 s in the packed run (perf-log). Now the batch is narrowed before
          * anything is allocated, and the arrays, once at their largest, stay. */
         msm_batch bt = msm_batch_shape(m, wb, B, sizeof(X), nwin);
         size_t freeb = 0, totb = 0;
