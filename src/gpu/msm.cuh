@@ -754,33 +754,67 @@ static inline msm_batch msm_batch_shape(size_t m, unsigned wb, uint32_t B, size_
     return b;
 }
 
+/* A batch's arrays in the scratch, their sizes and ledger names: one list
+ * for what reserving them would add (msm_batch_growth) and for the
+ * reservation itself (msm_batch_reserve). */
+#define MSM_BATCH_ARRAYS 11
+struct msm_batch_array {
+    dbuf *d;
+    size_t bytes;
+    const char *what;
+};
+static inline void msm_batch_arrays(msm_scratch *s, const msm_batch &b, msm_batch_array a[MSM_BATCH_ARRAYS])
+{
+    const msm_batch_array l[MSM_BATCH_ARRAYS] = {
+        {&s->keys, b.Mmax * 4, "msm keys"},
+        {&s->vals, b.Mmax * 4, "msm values"},
+        {&s->keys2, b.Mmax * 4, "msm sorted keys"},
+        {&s->vals2, b.Mmax * 4, "msm sorted values"},
+        {&s->buckets, b.bucket_bytes, "msm buckets"},
+        {&s->part_k[0], b.np0 * 4, "msm partial keys"},
+        {&s->part_p[0], b.part_bytes, "msm partial sums"},
+        {&s->part_k[1], b.np0 * 4, "msm partial keys"},
+        {&s->part_p[1], b.part_bytes, "msm partial sums"},
+        {&s->segs, b.seg_bytes, "msm segments"},
+        {&s->wins, b.win_bytes, "msm windows"}};
+    for (int i = 0; i < MSM_BATCH_ARRAYS; i++) a[i] = l[i];
+}
+
 /* What reserving a batch's arrays would add to the device memory in use:
  * each array grows by its shortfall (buf_reserve frees the old one first). */
-static inline size_t msm_batch_growth(const msm_scratch *s, const msm_batch &b)
+static inline size_t msm_batch_growth(msm_scratch *s, const msm_batch &b)
 {
-    const struct {
-        const dbuf *d;
-        size_t need;
-    } a[] = {{&s->keys, b.Mmax * 4},     {&s->vals, b.Mmax * 4},          {&s->keys2, b.Mmax * 4},
-             {&s->vals2, b.Mmax * 4},    {&s->buckets, b.bucket_bytes},   {&s->part_k[0], b.np0 * 4},
-             {&s->part_k[1], b.np0 * 4}, {&s->part_p[0], b.part_bytes},   {&s->part_p[1], b.part_bytes},
-             {&s->segs, b.seg_bytes},    {&s->wins, b.win_bytes}};
+    msm_batch_array a[MSM_BATCH_ARRAYS];
+    msm_batch_arrays(s, b, a);
     size_t g = 0;
     for (const auto &e : a)
-        if (e.need > e.d->cap) g += e.need - e.d->cap;
+        if (e.bytes > e.d->cap) g += e.bytes - e.d->cap;
     return g;
+}
+
+/* Reserves a batch's arrays, in the list's order; the first failure's code. */
+static inline int msm_batch_reserve(const ctx &c, msm_scratch *s, const msm_batch &b)
+{
+    msm_batch_array a[MSM_BATCH_ARRAYS];
+    msm_batch_arrays(s, b, a);
+    for (const auto &e : a) {
+        const int rc = buf_reserve(c, e.d, e.bytes, e.what);
+        if (rc) return rc;
+    }
+    return CUZK_OK;
 }
 
 /* The device's free memory for msm_batch_growth: the driver's figure, or
  * $CUZK_GPU_MSM_FREE bytes (tests: a card short of memory without one). */
-static inline bool msm_free_bytes(size_t *freeb, size_t *total)
+static inline bool msm_free_bytes(size_t *freeb)
 {
     const char *fake = getenv("CUZK_GPU_MSM_FREE");
     if (fake && *fake) {
-        *freeb = (size_t)strtoull(fake, NULL, 10), *total = *freeb;
+        *freeb = (size_t)strtoull(fake, NULL, 10);
         return true;
     }
-    return cudaMemGetInfo(freeb, total) == cudaSuccess;
+    size_t total;
+    return cudaMemGetInfo(freeb, &total) == cudaSuccess;
 }
 #define MSM_FREE_MARGIN ((size_t)128 << 20) /* the sort's and scans' temporaries, allocation granularity */
 
@@ -896,25 +930,15 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
          * 0.12-0.29 s in the packed run (perf-log). Now the batch is narrowed before
          * anything is allocated, and the arrays, once at their largest, stay. */
         msm_batch bt = msm_batch_shape(m, wb, B, sizeof(X), nwin);
-        size_t freeb = 0, totb = 0;
-        if (wb > 1 && msm_free_bytes(&freeb, &totb)) {
+        size_t freeb = 0;
+        if (wb > 1 && msm_free_bytes(&freeb)) {
             while (wb > 1 && msm_batch_growth(s, bt) + MSM_FREE_MARGIN > freeb)
                 wb = (wb + 1) / 2, bt = msm_batch_shape(m, wb, B, sizeof(X), nwin);
         }
         bool freed = false;
         for (;;) {
             bt = msm_batch_shape(m, wb, B, sizeof(X), nwin);
-            if ((rc = buf_reserve(c, &s->keys, bt.Mmax * 4, "msm keys")) ||
-                (rc = buf_reserve(c, &s->vals, bt.Mmax * 4, "msm values")) ||
-                (rc = buf_reserve(c, &s->keys2, bt.Mmax * 4, "msm sorted keys")) ||
-                (rc = buf_reserve(c, &s->vals2, bt.Mmax * 4, "msm sorted values")) ||
-                (rc = buf_reserve(c, &s->buckets, bt.bucket_bytes, "msm buckets")) ||
-                (rc = buf_reserve(c, &s->part_k[0], bt.np0 * 4, "msm partial keys")) ||
-                (rc = buf_reserve(c, &s->part_p[0], bt.part_bytes, "msm partial sums")) ||
-                (rc = buf_reserve(c, &s->part_k[1], bt.np0 * 4, "msm partial keys")) ||
-                (rc = buf_reserve(c, &s->part_p[1], bt.part_bytes, "msm partial sums")) ||
-                (rc = buf_reserve(c, &s->segs, bt.seg_bytes, "msm segments")) ||
-                (rc = buf_reserve(c, &s->wins, bt.win_bytes, "msm windows")))
+            if ((rc = msm_batch_reserve(c, s, bt)))
                 if (rc == CUZK_ERR_NO_MEMORY && (wb > 1 || !freed)) {
                     /* a card short of memory after all (the free figure
                      * is the driver's; its pages may be scattered): first
