@@ -177,11 +177,10 @@ void buf_free(dbuf *b)
 
 void msm_scratch_free(msm_scratch *s)
 {
-    dbuf *all[] = {&s->plain, &s->flags, &s->pos, &s->ones, &s->gen, &s->keys, &s->vals, &s->keys2,
-                   &s->vals2, &s->cub, &s->buckets, &s->part_k[0], &s->part_k[1], &s->part_p[0],
-                   &s->part_p[1], &s->segs, &s->wins, &s->onesp, &s->host_tot,
-                   &s->aff_pos,   &s->aff_src, &s->aff_k[0], &s->aff_k[1], &s->aff_p[0], &s->aff_p[1], &s->aff_chain,
-                   &s->aff_tprod, &s->aff_bprod};
+    dbuf *all[] = {&s->plain,     &s->kv,        &s->ones,      &s->gen,       &s->cub,       &s->buckets,
+                   &s->part_k[0], &s->part_k[1], &s->part_p[0], &s->part_p[1], &s->segs,      &s->wins,
+                   &s->onesp,     &s->host_tot,  &s->aff_pos,   &s->aff_src,   &s->aff_k[0],  &s->aff_k[1],
+                   &s->aff_p[0],  &s->aff_p[1],  &s->aff_chain, &s->aff_tprod, &s->aff_bprod};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) buf_free(all[i]);
 }
 

@@ -103,8 +103,9 @@ int ntt_groth16_h_odd(const ctx &c, ntt_tables *t, fr_t *a, fr_t *b, fr_t *cc, u
 
 /* ---- MSM (msm.cuh, msm_g1.cu, msm_g2.cu) -------------------------------- */
 struct msm_scratch {
-    dbuf plain, flags, pos, ones, gen, keys, vals, keys2, vals2, cub, buckets, part_k[2],
-        part_p[2], segs, wins, onesp, host_tot;
+    /* kv: the class flags and prefix sums (16 bytes a scalar), then the
+     * window batch's keys, values and their sorted copies (16 a sorted entry) */
+    dbuf plain, kv, ones, gen, cub, buckets, part_k[2], part_p[2], segs, wins, onesp, host_tot;
     dbuf aff_pos, aff_src, aff_k[2], aff_p[2], aff_chain, aff_tprod, aff_bprod; /* batch-affine rounds (msm.cuh, 3b) */
 };
 void msm_scratch_free(msm_scratch *s);

@@ -757,7 +757,7 @@ static inline msm_batch msm_batch_shape(size_t m, unsigned wb, uint32_t B, size_
 /* A batch's arrays in the scratch, their sizes and ledger names: one list
  * for what reserving them would add (msm_batch_growth) and for the
  * reservation itself (msm_batch_reserve). */
-#define MSM_BATCH_ARRAYS 11
+#define MSM_BATCH_ARRAYS 8
 struct msm_batch_array {
     dbuf *d;
     size_t bytes;
@@ -766,10 +766,7 @@ struct msm_batch_array {
 static inline void msm_batch_arrays(msm_scratch *s, const msm_batch &b, msm_batch_array a[MSM_BATCH_ARRAYS])
 {
     const msm_batch_array l[MSM_BATCH_ARRAYS] = {
-        {&s->keys, b.Mmax * 4, "msm keys"},
-        {&s->vals, b.Mmax * 4, "msm values"},
-        {&s->keys2, b.Mmax * 4, "msm sorted keys"},
-        {&s->vals2, b.Mmax * 4, "msm sorted values"},
+        {&s->kv, b.Mmax * 16, "msm keys"}, /* keys, values, sorted keys, sorted values */
         {&s->buckets, b.bucket_bytes, "msm buckets"},
         {&s->part_k[0], b.np0 * 4, "msm partial keys"},
         {&s->part_p[0], b.part_bytes, "msm partial sums"},
@@ -837,28 +834,28 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
     /* the scalars' plain form: over the caller's array when it may be
      * overwritten (work), else in the scratch (n 32-byte words less) */
     if ((!work && (rc = buf_reserve(c, &s->plain, n * sizeof(fr_t), "msm plain scalars"))) ||
-        (rc = buf_reserve(c, &s->flags, n * 8, "msm flags")) ||
-        (rc = buf_reserve(c, &s->pos, n * 8, "msm positions")) ||
+        (rc = buf_reserve(c, &s->kv, n * 16, "msm class flags (the sort's arena)")) ||
         (rc = buf_reserve(c, &s->ones, n * 4, "msm ones")) ||
         (rc = buf_reserve(c, &s->gen, n * 4, "msm general")))
         return rc;
     fr_t *plain = work ? work : bp<fr_t>(s->plain);
-    msm_classify<<<blocks_for(n, T), T, 0, c.st>>>(scalars, n, mont, plain, bp<unsigned long long>(s->flags));
+    /* The class flags and their prefix sums (16 bytes a scalar) are dead
+     * once the split's count is read, and the sort's keys and values are
+     * not born before: both live in one arena (kv), so that on an 80 GB
+     * card the 32 GiB H MSM fits two windows a batch (perf-log, fourteenth
+     * session). */
+    unsigned long long *const flags = bp<unsigned long long>(s->kv), *const pos = flags + n;
+    msm_classify<<<blocks_for(n, T), T, 0, c.st>>>(scalars, n, mont, plain, flags);
     GPU_LAUNCHED(c, "msm_classify");
     size_t cub_bytes = 0;
-    GPU_TRY(c, cub::DeviceScan::InclusiveSum(nullptr, cub_bytes, bp<unsigned long long>(s->flags),
-                                             bp<unsigned long long>(s->pos), n, c.st));
+    GPU_TRY(c, cub::DeviceScan::InclusiveSum(nullptr, cub_bytes, flags, pos, n, c.st));
     if ((rc = buf_reserve(c, &s->cub, cub_bytes, "msm scan temp"))) return rc;
-    GPU_TRY(c, cub::DeviceScan::InclusiveSum(s->cub.p, cub_bytes, bp<unsigned long long>(s->flags),
-                                             bp<unsigned long long>(s->pos), n, c.st));
+    GPU_TRY(c, cub::DeviceScan::InclusiveSum(s->cub.p, cub_bytes, flags, pos, n, c.st));
     trace_mark(c, "msm class scan");
-    msm_scatter<<<blocks_for(n, T), T, 0, c.st>>>(bp<unsigned long long>(s->flags),
-                                                  bp<unsigned long long>(s->pos), n,
-                                                  bp<uint32_t>(s->ones), bp<uint32_t>(s->gen));
+    msm_scatter<<<blocks_for(n, T), T, 0, c.st>>>(flags, pos, n, bp<uint32_t>(s->ones), bp<uint32_t>(s->gen));
     GPU_LAUNCHED(c, "msm_scatter");
     unsigned long long tot;
-    GPU_TRY(c, cudaMemcpyAsync(&tot, bp<unsigned long long>(s->pos) + n - 1, 8,
-                               cudaMemcpyDeviceToHost, c.st));
+    GPU_TRY(c, cudaMemcpyAsync(&tot, pos + n - 1, 8, cudaMemcpyDeviceToHost, c.st));
     GPU_TRY(c, cudaStreamSynchronize(c.st));
     const size_t m1 = (size_t)(tot & 0xffffffffu), m = (size_t)(tot >> 32);
 
@@ -872,18 +869,18 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
         const affine_t<F> *pts = bases;
         size_t cnt = m1;
         bool rounds = aff_rounds && m1 >= msm_aff_ones_min();
-        if (rounds && ((rc = buf_reserve(c, &s->keys, m1 * 4, "msm keys")) ||
-                       (rc = buf_reserve(c, &s->vals, m1 * 4, "msm values")) ||
-                       (rc = buf_reserve(c, &s->keys2, m1 * 4, "msm sorted keys")))) {
+        /* the rounds' keys, starts and heads: three arrays of m1 words in the
+         * arena, which holds 4n (the name lets tests inject its failure) */
+        if (rounds && (rc = buf_reserve(c, &s->kv, m1 * 12, "msm keys"))) {
             if (rc != CUZK_ERR_NO_MEMORY) return rc;
             rounds = false, rc = CUZK_OK; /* no room for the rounds' keys: the plain sum */
             if (c.err) c.err[0] = 0;
         }
         if (rounds) {
-            GPU_TRY(c, cudaMemsetAsync(s->keys2.p, 0, m1 * 4, c.st));
-            kin = bp<uint32_t>(s->keys2);
-            if ((rc = msm_affine_rounds<F>(c, s, aff_rounds, 1, &kin, &vin, &pts, &cnt, bp<uint32_t>(s->keys),
-                                           bp<uint32_t>(s->vals))))
+            uint32_t *const kv = bp<uint32_t>(s->kv);
+            GPU_TRY(c, cudaMemsetAsync(kv + 2 * m1, 0, m1 * 4, c.st));
+            kin = kv + 2 * m1;
+            if ((rc = msm_affine_rounds<F>(c, s, aff_rounds, 1, &kin, &vin, &pts, &cnt, kv, kv + m1)))
                 return rc;
         }
         unsigned nb = blocks_for(cnt, MSM_SUM_THREADS);
@@ -949,9 +946,8 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
                      * that is not enough, fewer windows a batch (the same
                      * sum), the batch's arrays made again at that size */
                     GPU_TRY(c, cudaStreamSynchronize(c.st));
-                    dbuf *batch[] = {&s->keys,    &s->vals,      &s->keys2,     &s->vals2,     &s->buckets,
-                                     &s->part_k[0], &s->part_p[0], &s->part_k[1], &s->part_p[1], &s->segs,
-                                     &s->flags,   &s->pos,       &s->cub,       &s->aff_pos,   &s->aff_src,
+                    dbuf *batch[] = {&s->kv,        &s->buckets,   &s->part_k[0], &s->part_p[0], &s->part_k[1],
+                                     &s->part_p[1], &s->segs,      &s->cub,       &s->aff_pos,   &s->aff_src,
                                      &s->aff_k[0], &s->aff_k[1], &s->aff_p[0],  &s->aff_p[1],  &s->aff_chain,
                                      &s->aff_tprod, &s->aff_bprod};
                     for (dbuf *b : batch) buf_free(b);
@@ -964,6 +960,8 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
         if (rc) return rc;
         if (freed && c.err) c.err[0] = 0; /* a retry that found room: no error to report */
         const size_t Mmax = bt.Mmax;
+        uint32_t *const keys = bp<uint32_t>(s->kv), *const vals = keys + Mmax, *const keys2 = keys + 2 * Mmax,
+                        *const vals2 = keys + 3 * Mmax;
         const uint32_t nseg = bt.nseg, S = bt.S;
         const unsigned L = bt.L;
         unsigned key_bits = 1;
@@ -973,8 +971,7 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
          * another copy of the pairs (2 GiB at 2^28 entries) */
         size_t sort_bytes = 0;
         {
-            cub::DoubleBuffer<uint32_t> dk(bp<uint32_t>(s->keys), bp<uint32_t>(s->keys2)),
-                dv(bp<uint32_t>(s->vals), bp<uint32_t>(s->vals2));
+            cub::DoubleBuffer<uint32_t> dk(keys, keys2), dv(vals, vals2);
             GPU_TRY(c, cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, dk, dv, Mmax, 0, key_bits, c.st));
         }
         if ((rc = buf_reserve(c, &s->cub, sort_bytes, "msm sort temp"))) return rc;
@@ -983,12 +980,10 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
             const unsigned nw = nwin - w0 < wb ? nwin - w0 : wb;
             const size_t M = (size_t)nw * m;
             msm_digits<<<blocks_for(m, T), T, 0, c.st>>>(plain, bp<uint32_t>(s->gen), m,
-                                                         cw, w0, nw, B, bp<uint32_t>(s->keys),
-                                                         bp<uint32_t>(s->vals));
+                                                         cw, w0, nw, B, keys, vals);
             GPU_LAUNCHED(c, "msm_digits");
             size_t sb = s->cub.cap;
-            cub::DoubleBuffer<uint32_t> dk(bp<uint32_t>(s->keys), bp<uint32_t>(s->keys2)),
-                dv(bp<uint32_t>(s->vals), bp<uint32_t>(s->vals2));
+            cub::DoubleBuffer<uint32_t> dk(keys, keys2), dv(vals, vals2);
             GPU_TRY(c, cub::DeviceRadixSort::SortPairs(s->cub.p, sb, dk, dv, M, 0, key_bits, c.st));
             trace_mark(c, "msm sort");
             GPU_TRY(c, cudaMemsetAsync(s->buckets.p, 0, (size_t)nw * B * sizeof(X), c.st));
