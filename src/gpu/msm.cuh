@@ -510,34 +510,6 @@ __global__ void __launch_bounds__(MSM_AFF_THREADS, 2)
     aff_backward<F, LEVEL0>(inv, keys, vals, pin, bases, n, src, o0, k, chain, kout, pout);
 }
 
-/* 5a. Segment sums: Q[w][seg] = sum_{j in seg} j·bucket[w][j]. */
-template <class F>
-__global__ void msm_bucket_segments(const xyzz_t<F> *__restrict__ buckets, unsigned nw, uint32_t B,
-                                    uint32_t S, uint32_t nseg, xyzz_t<F> *__restrict__ Q)
-{
-    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= (size_t)nw * nseg) return;
-    const uint32_t w = (uint32_t)(t / nseg), seg = (uint32_t)(t % nseg);
-    const uint32_t lo = 1 + seg * S;
-    uint32_t hi = lo + S - 1;
-    if (hi > B - 1) hi = B - 1;
-    xyzz_t<F> R, T;
-    xyzz_set_inf(R), xyzz_set_inf(T);
-    if (lo <= hi) {
-        for (uint32_t j = hi + 1; j-- > lo;) {
-            xyzz_add(T, T, buckets[(size_t)w * B + j]);
-            xyzz_add(R, R, T);
-        }
-        /* R = sum (j - lo + 1)·b_j; add (lo - 1)·T */
-        if (lo > 1) {
-            xyzz_t<F> X;
-            xyzz_mul_small(X, T, lo - 1);
-            xyzz_add(R, R, X);
-        }
-    }
-    Q[t] = R;
-}
-
 /* Block-level tree sum of shared-memory points (blockDim.x a power of two). */
 template <class F> __device__ void block_sum(xyzz_t<F> *sm, xyzz_t<F> acc, xyzz_t<F> *out)
 {
@@ -552,6 +524,38 @@ template <class F> __device__ void block_sum(xyzz_t<F> *sm, xyzz_t<F> acc, xyzz_
         __syncthreads();
     }
     if (threadIdx.x == 0) *out = sm[0];
+}
+
+/* 5a. Segment sums, Q = sum_{j in seg} j·bucket[w][j], summed again over
+ * each block's MSM_SEG_THREADS segments: one partial a block, the blocks of
+ * window w in row w of the grid (blockIdx.y). Before, every segment wrote
+ * its own sum and one block a window added them up: 32,768 sums at one
+ * window a batch, ≈ 2.7 ms a launch (perf-log, fifteenth session). */
+#define MSM_SEG_THREADS 64
+template <class F>
+__global__ void msm_bucket_segments(const xyzz_t<F> *__restrict__ buckets, uint32_t B, uint32_t S, uint32_t nseg,
+                                    xyzz_t<F> *__restrict__ Q)
+{
+    extern __shared__ __align__(16) unsigned char smraw[];
+    const uint32_t w = blockIdx.y, seg = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t lo = 1 + seg * S;
+    uint32_t hi = lo + S - 1;
+    if (hi > B - 1) hi = B - 1;
+    xyzz_t<F> R, T;
+    xyzz_set_inf(R), xyzz_set_inf(T);
+    if (seg < nseg && lo <= hi) {
+        for (uint32_t j = hi + 1; j-- > lo;) {
+            xyzz_add(T, T, buckets[(size_t)w * B + j]);
+            xyzz_add(R, R, T);
+        }
+        /* R = sum (j - lo + 1)·b_j; add (lo - 1)·T */
+        if (lo > 1) {
+            xyzz_t<F> X;
+            xyzz_mul_small(X, T, lo - 1);
+            xyzz_add(R, R, X);
+        }
+    }
+    block_sum((xyzz_t<F> *)smraw, R, &Q[(size_t)w * gridDim.x + blockIdx.x]);
 }
 
 /* 5b. out[g] = sum of in[g·len .. g·len + len), one block per group. */
@@ -601,6 +605,15 @@ static inline unsigned msm_chunk_len(size_t M)
     const char *force = getenv("CUZK_GPU_MSM_L");
     if (force && atoi(force) >= 4 && atoi(force) <= 4096) return (unsigned)atoi(force);
     return M >= MSM_LARGE ? MSM_CHUNK_LARGE : M >= MSM_SMALL ? MSM_CHUNK : MSM_CHUNK_SMALL;
+}
+
+/* Bucket segments a batch (threads of step 5a, shared by its windows):
+ * 32,768 unless a benchmark sweeps it (CUZK_GPU_MSM_SEGS, 64 to 2^20). */
+static inline uint32_t msm_seg_threads()
+{
+    const char *force = getenv("CUZK_GPU_MSM_SEGS");
+    if (force && atol(force) >= 64 && atol(force) <= (1l << 20)) return (uint32_t)atol(force);
+    return 32768;
 }
 
 /* Batch-affine rounds asked for (CUZK_GPU_MSM_AFFINE=R, R <= 8; off until
@@ -741,7 +754,7 @@ static inline msm_batch msm_batch_shape(size_t m, unsigned wb, uint32_t B, size_
 {
     msm_batch b;
     b.Mmax = (size_t)wb * m;
-    b.nseg = (uint32_t)((32768 + wb - 1) / wb);
+    b.nseg = (uint32_t)((msm_seg_threads() + wb - 1) / wb);
     if (b.nseg > B - 1) b.nseg = B - 1;
     b.S = (B - 1 + b.nseg - 1) / b.nseg;
     b.nseg = (B - 1 + b.S - 1) / b.S;
@@ -749,7 +762,7 @@ static inline msm_batch msm_batch_shape(size_t m, unsigned wb, uint32_t B, size_
     b.np0 = 2 * ((b.Mmax + b.L - 1) / b.L);
     b.bucket_bytes = (size_t)wb * B * xb;
     b.part_bytes = b.np0 * xb;
-    b.seg_bytes = (size_t)wb * b.nseg * xb;
+    b.seg_bytes = (size_t)wb * ((b.nseg + MSM_SEG_THREADS - 1) / MSM_SEG_THREADS) * xb; /* a sum a block */
     b.win_bytes = (size_t)nwin * xb;
     return b;
 }
@@ -1036,11 +1049,12 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
                 GPU_LAUNCHED(c, "msm_accumulate(partials)");
                 cur ^= 1;
             }
-            msm_bucket_segments<F><<<blocks_for((size_t)nw * nseg, 64), 64, 0, c.st>>>(
-                bp<X>(s->buckets), nw, B, S, nseg, bp<X>(s->segs));
+            const unsigned gseg = blocks_for(nseg, MSM_SEG_THREADS); /* segment blocks a window */
+            msm_bucket_segments<F><<<dim3(gseg, nw), MSM_SEG_THREADS, MSM_SEG_THREADS * sizeof(X), c.st>>>(
+                bp<X>(s->buckets), B, S, nseg, bp<X>(s->segs));
             GPU_LAUNCHED(c, "msm_bucket_segments");
             msm_sum_groups<F><<<nw, MSM_SUM_THREADS, MSM_SUM_THREADS * sizeof(X), c.st>>>(
-                bp<X>(s->segs), nseg, bp<X>(s->wins) + w0);
+                bp<X>(s->segs), gseg, bp<X>(s->wins) + w0);
             GPU_LAUNCHED(c, "msm_sum_groups(windows)");
         }
     }
