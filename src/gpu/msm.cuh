@@ -748,6 +748,7 @@ static int msm_affine_rounds(const ctx &c, msm_scratch *s, unsigned R, size_t nb
 struct msm_batch {
     size_t Mmax, np0, bucket_bytes, part_bytes, seg_bytes, win_bytes;
     uint32_t nseg, S; /* bucket segments of S buckets: enough threads to fill the chip */
+    unsigned gseg;    /* blocks of MSM_SEG_THREADS segments a window: one sum each */
     unsigned L;       /* level 0's chunk length */
 };
 static inline msm_batch msm_batch_shape(size_t m, unsigned wb, uint32_t B, size_t xb, unsigned nwin)
@@ -762,7 +763,8 @@ static inline msm_batch msm_batch_shape(size_t m, unsigned wb, uint32_t B, size_
     b.np0 = 2 * ((b.Mmax + b.L - 1) / b.L);
     b.bucket_bytes = (size_t)wb * B * xb;
     b.part_bytes = b.np0 * xb;
-    b.seg_bytes = (size_t)wb * ((b.nseg + MSM_SEG_THREADS - 1) / MSM_SEG_THREADS) * xb; /* a sum a block */
+    b.gseg = blocks_for(b.nseg, MSM_SEG_THREADS);
+    b.seg_bytes = (size_t)wb * b.gseg * xb;
     b.win_bytes = (size_t)nwin * xb;
     return b;
 }
@@ -976,6 +978,7 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
         uint32_t *const keys = bp<uint32_t>(s->kv), *const vals = keys + Mmax, *const keys2 = keys + 2 * Mmax,
                         *const vals2 = keys + 3 * Mmax;
         const uint32_t nseg = bt.nseg, S = bt.S;
+        const unsigned gseg = bt.gseg;
         const unsigned L = bt.L;
         unsigned key_bits = 1;
         while (((uint64_t)1 << key_bits) < (uint64_t)wb * B) key_bits++;
@@ -1049,7 +1052,6 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
                 GPU_LAUNCHED(c, "msm_accumulate(partials)");
                 cur ^= 1;
             }
-            const unsigned gseg = blocks_for(nseg, MSM_SEG_THREADS); /* segment blocks a window */
             msm_bucket_segments<F><<<dim3(gseg, nw), MSM_SEG_THREADS, MSM_SEG_THREADS * sizeof(X), c.st>>>(
                 bp<X>(s->buckets), B, S, nseg, bp<X>(s->segs));
             GPU_LAUNCHED(c, "msm_bucket_segments");
