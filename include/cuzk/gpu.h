@@ -60,6 +60,95 @@ const char *cuzk_gpu_device_describe(const cuzk_gpu_device *dev);
  * counts every process's allocations). CUZK_ERR_DEVICE on a failed device. */
 int cuzk_gpu_device_memory(cuzk_gpu_device *dev, uint64_t *total, uint64_t *free_bytes);
 
+/*
+ * The device's memory budget: what cudaMemGetInfo reported free when the
+ * card was first opened by this process (other processes' use excluded),
+ * capped by limit (0: no cap). Every device allocation of this process on
+ * the card counts against it, and one that would pass it fails as the
+ * driver's out-of-memory does, so a cap is real on a larger card too; the
+ * MSM sizes its window batches, and a preload plans the set's residency
+ * (cuzk_gpu_plan), from what the budget leaves. One budget per physical
+ * card: device objects opened on the same ordinal share it.
+ */
+int cuzk_gpu_device_set_memory_limit(cuzk_gpu_device *dev, uint64_t limit);
+/* The budget and what this process holds of it, in bytes. */
+int cuzk_gpu_device_budget(const cuzk_gpu_device *dev, uint64_t *budget, uint64_t *used);
+
+/* ---- the device-memory plan of a parameter set ---------------------------- */
+
+/*
+ * What one parameter set needs on a card, in bytes, and the plan that fits
+ * it into a budget: which point arrays stay resident and which are streamed
+ * from (pinned) host memory at each MSM, a chunk at a time into two buffers
+ * on a copy stream while the previous chunk's MSM runs; whether H runs over
+ * three vectors or two (c evaluated into the second after a·b: a PCE on the
+ * device); and the chunk size. Arrays stay resident as a prefix of h, l, a,
+ * b_g1, b_g2 (the H MSM is compute-bound at 2^27 and the others are not, so
+ * those stream cheapest), so a larger budget never streams more. A pure
+ * function: the CPU tests check it on the 32 GiB sets' sizes.
+ */
+enum { CUZK_GPU_PLAN_H, CUZK_GPU_PLAN_L, CUZK_GPU_PLAN_A, CUZK_GPU_PLAN_B_G1, CUZK_GPU_PLAN_B_G2,
+       CUZK_GPU_PLAN_ARRAYS };
+typedef struct cuzk_gpu_plan_need {
+    unsigned log_n;                          /* H's domain */
+    uint64_t points[CUZK_GPU_PLAN_ARRAYS];   /* bytes of each point array (0: none) */
+    uint64_t n_points[CUZK_GPU_PLAN_ARRAYS]; /* and its points */
+    uint64_t pce;                            /* the PCE's device arrays (0: none) */
+    uint64_t witness;                        /* one worker's witness (inputs and aux) */
+    uint64_t host_scalars;                   /* one worker's host-gathered A and B scalars (0: on the device) */
+    int two_vectors;                         /* H may run over two vectors (a PCE evaluates c late) */
+} cuzk_gpu_plan_need;
+
+typedef struct cuzk_gpu_plan {
+    uint64_t budget;
+    int fits;                                /* 0: not even every array streamed and two vectors fit */
+    int streamed[CUZK_GPU_PLAN_ARRAYS];
+    unsigned h_vectors;                      /* 3 or 2 */
+    uint64_t chunk_bytes;                    /* each of a worker's two chunk buffers (0: nothing streamed) */
+    uint64_t tables, resident, worker, msm_scratch, reserve; /* the parts of total */
+    uint64_t total;                          /* planned device bytes, at most budget when fits */
+    uint64_t host_pinned;                    /* host bytes the streamed arrays keep (pinned to overlap) */
+    uint64_t pcie_bytes;                     /* host to device a partition: streamed points and the witness */
+} cuzk_gpu_plan;
+
+/* MSM scratch a point of the largest MSM run at once (a chunk's when
+ * anything streams: every MSM then runs in chunks; one window a batch:
+ * 7.5 GB at 2^27, measured with the 32 GiB PoRep on the H100). */
+#define CUZK_GPU_PLAN_MSM_BYTES_PER_POINT 56u
+
+struct cuzk_pce;
+/* What params need for one worker proving with pce (may be NULL), the A
+ * and B scalars gathered on the device (a PCE's or the queries' index
+ * lists) or on the host. */
+void cuzk_gpu_plan_need_of(cuzk_gpu_plan_need *need, const cuzk_groth16_params *params,
+                           const struct cuzk_pce *pce, int gathers_on_device);
+/* The plan of need within budget (out->fits says whether it fits; when not,
+ * out is the smallest plan and out->total what it needs). */
+void cuzk_gpu_plan_make(cuzk_gpu_plan *out, const cuzk_gpu_plan_need *need, uint64_t budget);
+/* One line: "budget 24.0 GiB, planned 23.4: resident h l (25.5 GB), streamed
+ * a b_g1 b_g2 (21.7 GB) in 1024 MiB chunks, H over 2 vectors, ...". */
+void cuzk_gpu_plan_describe(const cuzk_gpu_plan *p, char *buf, size_t len);
+/* "h", "l", "a", "b_g1", "b_g2". */
+const char *cuzk_gpu_plan_array_name(unsigned i);
+
+/*
+ * The order of a prove's MSM chunks when the plan streams: all five MSMs
+ * (n[i] points, per[i] a chunk; n[i] = 0: none) run as chunks of their
+ * points, phase by phase (phase[i], 0 first; an MSM whose scalars exist
+ * only once another phase is done waits for it), and inside a phase the
+ * MSM least far along (done / n) goes next, ties to the lower index. So the
+ * compute-bound chunks (H's) and the transfer-bound ones (L's, A's, B's)
+ * alternate, and the copy engine, which brings the streamed chunks two
+ * ahead, stays busy while the kernels run. Writes at most cap steps;
+ * returns how many the schedule has.
+ */
+typedef struct cuzk_gpu_chunk_step {
+    unsigned msm, phase;
+    uint64_t off, len; /* points of MSM msm */
+} cuzk_gpu_chunk_step;
+size_t cuzk_gpu_chunk_schedule(cuzk_gpu_chunk_step *out, size_t cap, const uint64_t n[CUZK_GPU_PLAN_ARRAYS],
+                               const uint64_t per[CUZK_GPU_PLAN_ARRAYS], const unsigned phase[CUZK_GPU_PLAN_ARRAYS]);
+
 int cuzk_gpu_worker_create(cuzk_gpu_worker **out, cuzk_gpu_device *dev);
 void cuzk_gpu_worker_destroy(cuzk_gpu_worker *w);
 /* The last error of this worker ("" if none). */

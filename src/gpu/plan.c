@@ -1,0 +1,199 @@
+/*
+ * The device-memory plan of a parameter set (cuzk/gpu.h): a pure function
+ * of the set's sizes and the card's budget, built with or without CUDA.
+ *
+ * What a card holds for one set and one worker:
+ *   tables    H's twiddles (2 x 2^(log_n - 1) elements) and scaling tables;
+ *   resident  the PCE's arrays and the point arrays kept on the device;
+ *   worker    H's vectors (3 or 2 of 2^log_n), the witness, host-gathered
+ *             scalars, and two chunk buffers when anything is streamed;
+ *   msm       the MSM scratch of the largest MSM run at once: the largest
+ *             array's, or a chunk's when anything streams (every MSM then
+ *             runs in chunks);
+ *   reserve   the sort's and scans' temporaries and allocation granularity.
+ * The search keeps the longest resident prefix of h, l, a, b_g1, b_g2 that
+ * fits, with three vectors before two and the largest chunk before smaller
+ * ones: since no part depends on the budget, a larger budget can only keep
+ * more resident (never stream more).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cuzk/gpu.h"
+#include "cuzk/pce.h"
+
+#define GIB ((uint64_t)1 << 30)
+#define MIB ((uint64_t)1 << 20)
+#define FR_BYTES 32u
+#define PLAN_RESERVE (256 * MIB)
+#define PLAN_SCALE_TABLES (64 * MIB) /* scaling tables: 2 x 2^ceil(L/2) per kind, and slack */
+
+static const uint64_t chunk_choice[] = {2 * GIB, GIB, 512 * MIB, 256 * MIB, 128 * MIB, 64 * MIB};
+#define CHUNK_CHOICES (sizeof chunk_choice / sizeof *chunk_choice)
+
+/* the GPU's sparse product gives rows of more than this many entries a
+ * warp each and lists them (PCE_SPMV_LONG, src/gpu/gpu_internal.cuh) */
+#define PLAN_PCE_LONG 32u
+
+static const char *const array_name[CUZK_GPU_PLAN_ARRAYS] = {"h", "l", "a", "b_g1", "b_g2"};
+
+const char *cuzk_gpu_plan_array_name(unsigned i) { return i < CUZK_GPU_PLAN_ARRAYS ? array_name[i] : "?"; }
+
+/* The plan with the first r arrays resident, H over hv vectors and chunk
+ * buffers of chunk bytes (unused when all are resident). */
+static void plan_fill(cuzk_gpu_plan *p, const cuzk_gpu_plan_need *nd, unsigned r, unsigned hv, uint64_t chunk)
+{
+    const uint64_t n = (uint64_t)1 << nd->log_n;
+    memset(p->streamed, 0, sizeof p->streamed);
+    p->h_vectors = hv;
+    p->tables = (nd->log_n ? n * FR_BYTES : 0) + PLAN_SCALE_TABLES;
+    p->resident = nd->pce;
+    p->host_pinned = 0;
+    uint64_t largest = 0; /* points of the largest MSM run at once */
+    int any = 0;
+    for (unsigned i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++) {
+        if (!nd->points[i]) continue;
+        if (i < r) {
+            p->resident += nd->points[i];
+            if (nd->n_points[i] > largest) largest = nd->n_points[i];
+        } else {
+            p->streamed[i] = 1, any = 1;
+            p->host_pinned += nd->points[i];
+        }
+    }
+    p->chunk_bytes = any ? chunk : 0;
+    /* when anything streams, every MSM runs in chunks (cuzk_gpu_chunk_schedule),
+     * resident ones too: the largest is a chunk of chunk / 96 G1 points (G2's
+     * 192-byte points: half as many) */
+    if (any) largest = chunk / 96;
+    p->msm_scratch = largest * CUZK_GPU_PLAN_MSM_BYTES_PER_POINT;
+    /* in chunks, L's and B's MSMs leave their plain scalars in the scratch:
+     * the witness stays as it is for B's gather after H's MSM, and B's
+     * scalars for both of B's MSMs, whose chunks interleave */
+    if (any) p->msm_scratch += chunk / 96 * 32;
+    p->worker = hv * n * FR_BYTES + nd->witness + nd->host_scalars + 2 * p->chunk_bytes;
+    p->reserve = PLAN_RESERVE;
+    p->total = p->tables + p->resident + p->worker + p->msm_scratch + p->reserve;
+    p->pcie_bytes = p->host_pinned + nd->witness;
+}
+
+void cuzk_gpu_plan_make(cuzk_gpu_plan *out, const cuzk_gpu_plan_need *need, uint64_t budget)
+{
+    const unsigned hv_min = need->two_vectors ? 2 : 3;
+    for (int r = CUZK_GPU_PLAN_ARRAYS; r >= 0; r--)
+        for (unsigned hv = 3; hv >= hv_min; hv--)
+            for (size_t k = 0; k < CHUNK_CHOICES; k++) {
+                plan_fill(out, need, (unsigned)r, hv, chunk_choice[k]);
+                out->budget = budget;
+                if (out->total <= budget) {
+                    out->fits = 1;
+                    return;
+                }
+                if (!out->chunk_bytes) break; /* nothing streamed: the chunk plays no part */
+            }
+    /* the smallest plan (everything streamed, the fewest vectors, the
+     * smallest chunk) says what the set needs */
+    plan_fill(out, need, 0, hv_min, chunk_choice[CHUNK_CHOICES - 1]);
+    out->budget = budget;
+    out->fits = 0;
+}
+
+/* appends to buf at at, as snprintf would; returns the new end */
+__attribute__((format(printf, 4, 5))) static size_t add(char *buf, size_t len, size_t at, const char *fmt, ...)
+{
+    if (at >= len) return at;
+    va_list ap;
+    va_start(ap, fmt);
+    const int k = vsnprintf(buf + at, len - at, fmt, ap);
+    va_end(ap);
+    return k < 0 ? at : at + (size_t)k;
+}
+
+/* the names of the arrays streamed (streamed = 1) or resident (0) */
+static size_t list_arrays(const cuzk_gpu_plan *p, int streamed, char *buf, size_t len, size_t at)
+{
+    int first = 1;
+    for (unsigned i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++) {
+        if (p->streamed[i] != streamed) continue;
+        at = add(buf, len, at, "%s%s", first ? "" : " ", array_name[i]);
+        first = 0;
+    }
+    return first ? add(buf, len, at, "none") : at;
+}
+
+void cuzk_gpu_plan_describe(const cuzk_gpu_plan *p, char *buf, size_t len)
+{
+    if (!len) return;
+    buf[0] = 0;
+    size_t at = add(buf, len, 0, "budget %.1f GiB, %s %.1f GiB: resident ", p->budget / (double)GIB,
+                    p->fits ? "planned" : "needs at least", p->total / (double)GIB);
+    at = list_arrays(p, 0, buf, len, at);
+    if (p->chunk_bytes) {
+        at = add(buf, len, at, ", streamed ");
+        at = list_arrays(p, 1, buf, len, at);
+        at = add(buf, len, at, " (%.1f GB from pinned host memory) in %llu MiB chunks", p->host_pinned / 1e9,
+                 (unsigned long long)(p->chunk_bytes / MIB));
+    }
+    at = add(buf, len, at,
+             ", H over %u vectors; tables %.1f, PCE and points %.1f, worker %.1f, MSM scratch %.1f GiB; "
+             "%.1f GB over PCIe a partition",
+             p->h_vectors, p->tables / (double)GIB, p->resident / (double)GIB, p->worker / (double)GIB,
+             p->msm_scratch / (double)GIB, p->pcie_bytes / 1e9);
+}
+
+/* The bytes the prover puts on the device for a PCE: the CSR arrays as in
+ * its image, the query index lists, and the long rows' lists (a long row has
+ * more than PLAN_PCE_LONG entries, so at most nnz / (PLAN_PCE_LONG + 1) of
+ * them: a bound, so that planning reads no row pointer). */
+static uint64_t pce_device_bytes(const cuzk_pce *p)
+{
+    const uint64_t m = p->num_constraints;
+    uint64_t b = (uint64_t)p->num_coeffs * sizeof(cuzk_fr);
+    for (int k = 0; k < 3; k++) {
+        const cuzk_pce_matrix *mx = &p->m[k];
+        b += (m + 1) * (mx->row_ptr32 ? 4 : 8) + 8ull * mx->nnz + 4 * (mx->nnz / (PLAN_PCE_LONG + 1));
+    }
+    return b + 4 * ((uint64_t)p->num_inputs + p->a_aux.total + p->b_input.total + p->b_aux.total);
+}
+
+void cuzk_gpu_plan_need_of(cuzk_gpu_plan_need *nd, const cuzk_groth16_params *p, const cuzk_pce *pce,
+                           int gathers_on_device)
+{
+    memset(nd, 0, sizeof *nd);
+    while (((size_t)1 << nd->log_n) < p->n_h + 1) nd->log_n++; /* bellman's H has n - 1 points */
+    const size_t np[CUZK_GPU_PLAN_ARRAYS] = {p->n_h, p->n_l, p->n_a, p->n_b_g1, p->n_b_g2};
+    for (int i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++)
+        nd->n_points[i] = np[i],
+        nd->points[i] = np[i] * (i == CUZK_GPU_PLAN_B_G2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine));
+    nd->pce = pce ? pce_device_bytes(pce) : 0;
+    nd->witness = (p->vk.n_ic + p->n_l) * sizeof(cuzk_fr);
+    nd->host_scalars = gathers_on_device ? 0 : (p->n_a + p->n_b_g1) * sizeof(cuzk_fr);
+    nd->two_vectors = pce != NULL;
+}
+
+size_t cuzk_gpu_chunk_schedule(cuzk_gpu_chunk_step *out, size_t cap, const uint64_t n[CUZK_GPU_PLAN_ARRAYS],
+                               const uint64_t per[CUZK_GPU_PLAN_ARRAYS], const unsigned phase[CUZK_GPU_PLAN_ARRAYS])
+{
+    uint64_t done[CUZK_GPU_PLAN_ARRAYS] = {0};
+    unsigned last = 0;
+    for (unsigned i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++)
+        if (phase[i] > last) last = phase[i];
+    size_t k = 0;
+    for (unsigned ph = 0; ph <= last; ph++)
+        for (;;) {
+            /* the MSM of this phase least far along: done_i / n_i smallest,
+             * compared as done_i · n_j < done_j · n_i (no rounding) */
+            int best = -1;
+            for (unsigned i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++) {
+                if (phase[i] != ph || done[i] >= n[i] || !per[i]) continue;
+                if (best < 0 || (unsigned __int128)done[i] * n[best] < (unsigned __int128)done[best] * n[i])
+                    best = (int)i;
+            }
+            if (best < 0) break;
+            const uint64_t len = n[best] - done[best] < per[best] ? n[best] - done[best] : per[best];
+            if (k < cap) out[k] = (cuzk_gpu_chunk_step){(unsigned)best, ph, done[best], len};
+            k++, done[best] += len;
+        }
+    return k;
+}

@@ -1,0 +1,215 @@
+/* The device-memory plan (cuzk_gpu_plan_make), on the CPU: random sets and
+ * budgets, each plan checked against the parts cuzk/gpu.h and src/gpu/plan.c
+ * describe, recomputed here; within budget; a resident prefix; never worse
+ * (more streamed, more PCIe bytes) when the budget grows; no resident prefix
+ * one longer would have fit; and the 32 GiB PoRep's sizes at the budgets
+ * of the cards storage providers own. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cuzk/gpu.h"
+#include "testutil.h"
+
+#define GIB ((uint64_t)1 << 30)
+#define MIB ((uint64_t)1 << 20)
+
+/* the parts of a plan as the header states them, from the plan's own choices */
+static uint64_t expected_total(const cuzk_gpu_plan_need *nd, const cuzk_gpu_plan *p)
+{
+    const uint64_t n = (uint64_t)1 << nd->log_n;
+    uint64_t res = nd->pce, largest = 0, any = 0;
+    for (int i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++) {
+        if (!nd->points[i] || p->streamed[i]) continue;
+        res += nd->points[i];
+        if (nd->n_points[i] > largest) largest = nd->n_points[i];
+    }
+    for (int i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++) any |= (uint64_t)p->streamed[i];
+    if (any) largest = p->chunk_bytes / 96; /* every MSM in chunks */
+    const uint64_t tables = n * 32 + 64 * MIB;
+    const uint64_t worker = p->h_vectors * n * 32 + nd->witness + nd->host_scalars + (any ? 2 * p->chunk_bytes : 0);
+    const uint64_t l_plain = any ? p->chunk_bytes / 96 * 32 : 0;
+    return tables + res + worker + largest * CUZK_GPU_PLAN_MSM_BYTES_PER_POINT + l_plain + 256 * MIB;
+}
+
+static uint64_t resident_points(const cuzk_gpu_plan_need *nd, const cuzk_gpu_plan *p)
+{
+    uint64_t s = 0;
+    for (int i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++)
+        if (nd->points[i] && !p->streamed[i]) s += nd->points[i];
+    return s;
+}
+
+static void random_need(cuzk_rng *rng, cuzk_gpu_plan_need *nd)
+{
+    memset(nd, 0, sizeof *nd);
+    nd->log_n = 10 + (unsigned)(cuzk_rng_u64(rng) % 19); /* 2^10 .. 2^28 */
+    const uint64_t n = (uint64_t)1 << nd->log_n;
+    for (int i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++) {
+        if (i && cuzk_rng_u64(rng) % 5 == 0) continue; /* an absent array (h is always there) */
+        nd->n_points[i] = 1 + cuzk_rng_u64(rng) % n;
+        nd->points[i] = nd->n_points[i] * (i == CUZK_GPU_PLAN_B_G2 ? 192 : 96);
+    }
+    nd->pce = cuzk_rng_u64(rng) % 2 ? cuzk_rng_u64(rng) % (n * 64) : 0;
+    nd->witness = (1 + cuzk_rng_u64(rng) % n) * 32;
+    nd->host_scalars = nd->pce ? 0 : (cuzk_rng_u64(rng) % (2 * n)) * 32;
+    nd->two_vectors = nd->pce != 0;
+}
+
+static void check_plan(const cuzk_gpu_plan_need *nd, const cuzk_gpu_plan *p, uint64_t budget)
+{
+    CHECK(p->budget == budget);
+    CHECK(p->total == p->tables + p->resident + p->worker + p->msm_scratch + p->reserve);
+    CHECK_MSG(p->total == expected_total(nd, p), "total %llu, parts say %llu", (unsigned long long)p->total,
+              (unsigned long long)expected_total(nd, p));
+    if (p->fits) CHECK_MSG(p->total <= budget, "%llu over %llu", (unsigned long long)p->total, (unsigned long long)budget);
+    CHECK(p->h_vectors == 3 || (p->h_vectors == 2 && nd->two_vectors));
+    /* resident arrays are a prefix of h, l, a, b_g1, b_g2 (absent ones skipped) */
+    int seen_streamed = 0, any = 0, prefix = 1;
+    uint64_t pinned = 0;
+    for (int i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++) {
+        if (!nd->points[i]) {
+            CHECK(!p->streamed[i]);
+            continue;
+        }
+        if (p->streamed[i]) seen_streamed = any = 1, pinned += nd->points[i];
+        else if (seen_streamed) prefix = 0;
+    }
+    CHECK(prefix);
+    CHECK((p->chunk_bytes != 0) == (any != 0));
+    CHECK(p->host_pinned == pinned);
+    CHECK(p->pcie_bytes == pinned + nd->witness);
+}
+
+/* no plan with one more array resident fits: the smallest such (fewest
+ * vectors, smallest chunk, or none when all are then resident) is over */
+static void check_longest_prefix(const cuzk_gpu_plan_need *nd, const cuzk_gpu_plan *p)
+{
+    int next = -1;
+    for (int i = 0; i < CUZK_GPU_PLAN_ARRAYS && next < 0; i++)
+        if (nd->points[i] && p->streamed[i]) next = i;
+    if (next < 0 || !p->fits) return;
+    cuzk_gpu_plan q = *p;
+    q.streamed[next] = 0;
+    q.h_vectors = nd->two_vectors ? 2 : 3;
+    int still = 0;
+    for (int i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++) still |= q.streamed[i];
+    q.chunk_bytes = still ? 64 * MIB : 0;
+    CHECK_MSG(expected_total(nd, &q) > p->budget, "%s could have stayed resident", cuzk_gpu_plan_array_name(next));
+}
+
+static void porep_32g(cuzk_gpu_plan_need *nd)
+{
+    /* the 32 GiB PoRep's sizes (perf-log: TEST parameters and the PCE of the
+     * sixth and seventh sessions; the out-of-memory messages of the small
+     * card runs give a's and b_g2's bytes) */
+    memset(nd, 0, sizeof *nd);
+    nd->log_n = 27;
+    const uint64_t np[CUZK_GPU_PLAN_ARRAYS] = {((uint64_t)1 << 27) - 1, 130278869, 129753620, 33112282, 33112282};
+    for (int i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++)
+        nd->n_points[i] = np[i], nd->points[i] = np[i] * (i == CUZK_GPU_PLAN_B_G2 ? 192 : 96);
+    nd->pce = (uint64_t)(6.9 * GIB);
+    nd->witness = (1 + 130278869ull + 18) * 32;
+    nd->two_vectors = 1;
+}
+
+/* The chunk schedule: every point of every MSM once, in order within its
+ * MSM; phases in order; inside a phase no MSM runs more than one chunk
+ * ahead of its share (done / n) of the others'; the count as returned. */
+static void check_schedule(cuzk_rng *rng)
+{
+    uint64_t n[CUZK_GPU_PLAN_ARRAYS], per[CUZK_GPU_PLAN_ARRAYS];
+    unsigned phase[CUZK_GPU_PLAN_ARRAYS];
+    for (int i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++) {
+        n[i] = cuzk_rng_u64(rng) % 4 == 0 ? 0 : 1 + cuzk_rng_u64(rng) % 5000;
+        per[i] = 1 + cuzk_rng_u64(rng) % 700;
+        phase[i] = (unsigned)(cuzk_rng_u64(rng) % 2);
+    }
+    static cuzk_gpu_chunk_step st[40000];
+    const size_t k = cuzk_gpu_chunk_schedule(st, sizeof st / sizeof *st, n, per, phase);
+    size_t want = 0;
+    for (int i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++) want += (n[i] + per[i] - 1) / per[i];
+    CHECK_MSG(k == want, "%zu steps, %zu chunks", k, want);
+    uint64_t done[CUZK_GPU_PLAN_ARRAYS] = {0};
+    unsigned ph = 0;
+    for (size_t s = 0; s < k && s < sizeof st / sizeof *st; s++) {
+        const cuzk_gpu_chunk_step *c = &st[s];
+        CHECK(c->msm < CUZK_GPU_PLAN_ARRAYS && c->phase == phase[c->msm] && c->phase >= ph);
+        if (c->msm >= CUZK_GPU_PLAN_ARRAYS) break;
+        ph = c->phase;
+        CHECK(c->off == done[c->msm] && c->len >= 1 && c->len <= per[c->msm] && c->off + c->len <= n[c->msm]);
+        CHECK(c->len == per[c->msm] || c->off + c->len == n[c->msm]); /* only an MSM's last chunk is short */
+        /* it was the least far along of its phase's unfinished MSMs */
+        for (int j = 0; j < CUZK_GPU_PLAN_ARRAYS; j++)
+            if (phase[j] == ph && done[j] < n[j] && j != (int)c->msm)
+                CHECK((double)done[c->msm] / n[c->msm] <= (double)done[j] / n[j]);
+        done[c->msm] += c->len;
+    }
+    for (int i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++) CHECK(done[i] == n[i]);
+}
+
+int main(void)
+{
+    cuzk_rng rng;
+    tu_init(&rng, "test_gpu_plan");
+    for (int t = 0; t < 3000; t++) {
+        cuzk_gpu_plan_need nd;
+        random_need(&rng, &nd);
+        /* budgets from nothing to past everything, ascending */
+        cuzk_gpu_plan all;
+        cuzk_gpu_plan_make(&all, &nd, UINT64_MAX);
+        CHECK(all.fits);
+        uint64_t b = 0;
+        cuzk_gpu_plan prev = {0};
+        int have_prev = 0;
+        for (int k = 0; k < 12; k++) {
+            b += cuzk_rng_u64(&rng) % (all.total / 6 + 1);
+            cuzk_gpu_plan p;
+            cuzk_gpu_plan_make(&p, &nd, b);
+            check_plan(&nd, &p, b);
+            check_longest_prefix(&nd, &p);
+            if (have_prev) {
+                CHECK(!prev.fits || p.fits);
+                if (prev.fits) {
+                    CHECK(resident_points(&nd, &p) >= resident_points(&nd, &prev));
+                    CHECK(p.pcie_bytes <= prev.pcie_bytes);
+                }
+            }
+            prev = p, have_prev = 1;
+        }
+        /* exactly its own total still fits; a byte less is another plan */
+        if (prev.fits) {
+            cuzk_gpu_plan p;
+            cuzk_gpu_plan_make(&p, &nd, prev.total);
+            CHECK(p.fits && p.total == prev.total);
+            cuzk_gpu_plan_make(&p, &nd, prev.total - 1);
+            CHECK(!p.fits || p.total < prev.total);
+        }
+    }
+
+    for (int t = 0; t < 400; t++) check_schedule(&rng);
+
+    cuzk_gpu_plan_need po;
+    porep_32g(&po);
+    printf("32 GiB PoRep C2, one worker:\n");
+    const double cards[] = {79.2, 44.1, 30.7, 24.0, 16.0, 12.0};
+    for (size_t k = 0; k < sizeof cards / sizeof *cards; k++) {
+        cuzk_gpu_plan p;
+        char line[512];
+        cuzk_gpu_plan_make(&p, &po, (uint64_t)(cards[k] * GIB));
+        check_plan(&po, &p, (uint64_t)(cards[k] * GIB));
+        cuzk_gpu_plan_describe(&p, line, sizeof line);
+        printf("  %5.1f GiB: %s\n", cards[k], line);
+        CHECK(strstr(line, p.fits ? "planned" : "needs at least") != NULL);
+        if (k == 0) { /* the whole H100: nothing streamed, three vectors, as before */
+            CHECK(p.fits && !p.chunk_bytes && p.h_vectors == 3);
+        }
+    }
+    /* a tiny budget: the message says what the set needs */
+    cuzk_gpu_plan p;
+    char line[512];
+    cuzk_gpu_plan_make(&p, &po, GIB);
+    cuzk_gpu_plan_describe(&p, line, sizeof line);
+    CHECK(!p.fits && p.total > GIB && strstr(line, "needs at least"));
+    CHECK(!strcmp(cuzk_gpu_plan_array_name(CUZK_GPU_PLAN_B_G2), "b_g2"));
+    return tu_finish("test_gpu_plan");
+}
