@@ -16,7 +16,10 @@
 #  4. for each gpu_workers:partition_workers pair of CONFIGS (default "2:0",
 #     0 = from cores and memory; a trailing p, "1:0p", packs the witnesses:
 #     [gpus] pack_witness = true, else false; a trailing nN, "1:0pn15", sets
-#     [synthesis] nice = N, else 5), the daemon on a unix socket: one proof
+#     [synthesis] nice = N, else 5; a trailing mG, "1:0pm24", holds the card to
+#     G GiB as a G GiB card would be: tool_gpu_hold keeps the rest of its
+#     memory from another process and [gpus] memory_limit = "G GiB"), the
+#     daemon on a unix socket: one proof
 #     alone (the first one uploads the parameters to the GPU), then PROOFS
 #     proofs at concurrency 2 (steady state); every partition is verified
 #     by the daemon before it answers and the counters must show 0 invalid.
@@ -138,10 +141,19 @@ echo "pce wall $(since "$t") s"
 
 sock="$W/d.sock"
 for cfg in $CONFIGS; do
-    gw=${cfg%%:*} sw=${cfg##*:} pack=0 nice=5
+    gw=${cfg%%:*} sw=${cfg##*:} pack=0 nice=5 mem=
     case $sw in *n*) nice=${sw##*n} sw=${sw%n*} ;; esac # "1:0pn15": the synthesis workers at nice 15
+    case $sw in *m*) mem=${sw##*m} sw=${sw%m*} ;; esac # "1:0pm24": a 24 GiB card
     case $sw in *p) sw=${sw%p} pack=1 ;; esac # "1:0p": the witnesses packed ([gpus] pack_witness)
     tag="gw$gw-sw$sw"; [ $pack = 1 ] && tag="$tag-packed"; [ "$nice" != 5 ] && tag="$tag-nice$nice"
+    [ -n "$mem" ] && tag="$tag-${mem}g"
+    hold=
+    if [ -n "$mem" ]; then # the rest of the card held by another process before the daemon opens it
+        "$B/tool_gpu_hold" 0 "$mem" > "$OUT/e2e_hold_$tag.txt" 2>&1 &
+        hold=$!
+        for _ in $(seq 1 100); do [ -s "$OUT/e2e_hold_$tag.txt" ] && break; sleep 0.2; done
+        echo "card held to $mem GiB: $(cat "$OUT/e2e_hold_$tag.txt")"
+    fi
     echo "== daemon: gpu_workers_per_device $gw, partition_workers $sw ($tag)"
     cat > "$W/c.toml" << TOML
 [daemon]
@@ -150,6 +162,7 @@ max_message_size = "256MiB" # a 32 GiB WindowPoSt partition: 2,349 vanilla proof
 [gpus]
 gpu_workers_per_device = $gw
 pack_witness = $([ $pack = 1 ] && echo true || echo false)
+memory_limit = "$([ -n "$mem" ] && echo "${mem}GiB" || echo auto)"
 [synthesis]
 partition_workers = $sw
 nice = $nice
@@ -207,6 +220,7 @@ TOML
     echo "$m" > "$OUT/e2e_metrics_$tag.txt"
     pkill -TERM -P $pid # the daemon under time(1), which reports its peak on the daemon's exit
     wait $pid
+    [ -n "$hold" ] && kill $hold && wait $hold 2> /dev/null
     wait $watch
     wait $rwatch
     get() { awk -v k="$1" '$1 == k {print $2}' <<< "$m"; }
@@ -235,7 +249,7 @@ TOML
                    print "per-partition MSMs:" out }'
     awk '/proved on device/ { p++ } p >= 2 && /gpu alloc.*: msm / { a++ } END { printf "MSM allocations after the second partition: %d\n", a }' \
         "$OUT/e2e_daemon_$tag.log"
-    grep -E "synthesis workers|loaded parameters|device|WARN|ERROR" "$OUT/e2e_daemon_$tag.log" | grep -v "proved on device" | head -12
+    grep -E "synthesis workers|loaded parameters|device|plan:|WARN|ERROR" "$OUT/e2e_daemon_$tag.log" | grep -v "proved on device" | head -12
     grep -E "Maximum resident" "$OUT/e2e_daemon_$tag.log" | sed 's/^\s*/daemon peak host: /'
     [ -s "$OUT/e2e_gpumem_$tag.txt" ] && echo "daemon peak device memory: $(cat "$OUT/e2e_gpumem_$tag.txt") MiB"
     [ -s "$OUT/e2e_rssanon_$tag.txt" ] &&

@@ -9,7 +9,9 @@
  * c), verifies, a tampered witness value gives a rejected proof; the device
  * copy is released and re-uploaded with the same result; two workers prove
  * partitions concurrently from one resident PCE; a PCE of another circuit
- * is refused. Without a CUDA device: "SKIPPED: no CUDA device" (CTest: Skipped). */
+ * is refused; the device-memory plan's every path at the smallest budget
+ * of each plan, byte for byte against the whole card (budgets, below).
+ * Without a CUDA device: "SKIPPED: no CUDA device" (CTest: Skipped). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,6 +217,120 @@ static void one_circuit(cuzk_gpu_worker *w[2], cuzk_gpu_device *dev, pc_cfg cfg,
     cuzk_cs_free(&r->base), cuzk_cs_free(&p->base);
 }
 
+/* Whether every array of plan at or above resident-prefix r is streamed */
+static unsigned plan_resident(const cuzk_gpu_plan *p, const cuzk_gpu_plan_need *nd)
+{
+    unsigned r = 0;
+    while (r < CUZK_GPU_PLAN_ARRAYS && (!nd->points[r] || !p->streamed[r])) r++;
+    return r;
+}
+
+/* The smallest budget whose plan keeps at least r arrays resident (the
+ * plan only keeps more as the budget grows: a bisection finds it). */
+static uint64_t budget_for(const cuzk_gpu_plan_need *nd, unsigned r)
+{
+    uint64_t lo = 0, hi = (uint64_t)1 << 50;
+    while (lo + 1 < hi) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        cuzk_gpu_plan p;
+        cuzk_gpu_plan_make(&p, nd, mid);
+        if (p.fits && plan_resident(&p, nd) >= r) hi = mid;
+        else lo = mid;
+    }
+    return hi;
+}
+
+/*
+ * The device-memory plan on the card: a circuit of CUZK_GPU_PLAN_ROWS rows
+ * (2,000 by default; 1,000,000 for a 2^20 domain on the device machine),
+ * its parameters made on the GPU, proved from its PCE with the whole card,
+ * then on a device object capped (cuzk_gpu_device_set_memory_limit) at the
+ * smallest budget of each plan in turn: every array streamed with H over
+ * two vectors, then h resident, h and l, and so on to the whole set. Each
+ * proof (streamed chunks of CUZK_GPU_STREAM_CHUNK points, many per MSM) is
+ * byte-identical to the whole card's and verifies; the stream figures come
+ * back in the timing; a budget a byte under the smallest plan refuses the
+ * preload, saying what the set needs.
+ */
+static void budgets(void)
+{
+    const char *rv = getenv("CUZK_GPU_PLAN_ROWS");
+    pc_cfg cfg = {.seed = cuzk_rng_u64(&rng), .rows = rv ? atoi(rv) : 2000, .long_every = 13, .satisfied = true};
+    cuzk_recording_cs *r = (cuzk_recording_cs *)pc_build(CUZK_CS_RECORDING, &cfg);
+    cuzk_witness_cs *wit = (cuzk_witness_cs *)pc_build(CUZK_CS_WITNESS, &cfg);
+    CHECK(r && wit);
+    if (!r || !wit) return;
+    char msg[640];
+    cuzk_gpu_device *dev;
+    CHECK(cuzk_gpu_device_open(&dev, 0, msg, sizeof msg) == CUZK_OK);
+    cuzk_gpu_worker *w;
+    CHECK(cuzk_gpu_worker_create(&w, dev) == CUZK_OK);
+    cuzk_groth16_fixed_base fb;
+    cuzk_gpu_setup_fixed_base(&fb, w);
+    cuzk_groth16_params params;
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    CHECK(cuzk_groth16_setup_with(&params, r, &rng, cores > 0 ? (unsigned)cores : 2, NULL, NULL, &fb) == CUZK_OK);
+    cuzk_groth16_pvk pvk;
+    CHECK(cuzk_groth16_prepare_vk(&pvk, &params.vk) == CUZK_OK);
+    cuzk_pce *pce = NULL;
+    cuzk_pce_error e;
+    CHECK(cuzk_pce_from_recording(&pce, r, "gpu-plan", NULL, 0, 2, &e) == CUZK_OK);
+    cuzk_groth16_assignment as;
+    CHECK(pce && cuzk_groth16_assignment_deferred(&as, pce, wit) == CUZK_OK);
+    cuzk_fr rr, ss;
+    cuzk_fr_random(&rr, &rng), cuzk_fr_random(&ss, &rng);
+    cuzk_groth16_proof whole, pf;
+    int rc = cuzk_gpu_prove(w, &whole, &params, &as, &rr, &ss, 1, NULL);
+    CHECK_MSG(rc == CUZK_OK && verify(&pvk, &whole, wit) == CUZK_OK, "whole card: %d %s", rc,
+              cuzk_gpu_worker_error(w));
+    cuzk_gpu_worker_destroy(w);
+    cuzk_gpu_device_release_params(dev, &params);
+    cuzk_gpu_device_release_pce(dev, pce);
+    cuzk_gpu_device_close(dev);
+
+    cuzk_gpu_plan_need nd;
+    cuzk_gpu_plan_need_of(&nd, &params, pce, 1);
+    printf("plan budgets: 2^%u domain, %zu constraints\n", nd.log_n, r->base.num_constraints);
+    setenv("CUZK_GPU_STREAM_CHUNK", "1500", 1); /* many chunks an MSM, each MSM's last one short */
+    for (unsigned res = 0; res <= CUZK_GPU_PLAN_ARRAYS; res++) {
+        const uint64_t need = budget_for(&nd, res);
+        cuzk_gpu_plan plan;
+        cuzk_gpu_plan_make(&plan, &nd, need);
+        if (res && plan_resident(&plan, &nd) > res) continue; /* an absent array: the same plan as before */
+        CHECK(cuzk_gpu_device_open(&dev, 0, msg, sizeof msg) == CUZK_OK);
+        CHECK(cuzk_gpu_worker_create(&w, dev) == CUZK_OK);
+        uint64_t budget, used;
+        CHECK(cuzk_gpu_device_budget(dev, &budget, &used) == CUZK_OK);
+        if (res == 0) { /* a byte less than the smallest plan: refused, with what it needs */
+            CHECK(cuzk_gpu_device_set_memory_limit(dev, used + need - 1) == CUZK_OK);
+            rc = cuzk_gpu_device_preload(dev, &params, pce, msg, sizeof msg);
+            CHECK_MSG(rc == CUZK_ERR_NO_MEMORY && strstr(msg, "needs at least"), "under the plan: %d %s", rc, msg);
+        }
+        CHECK(cuzk_gpu_device_set_memory_limit(dev, used + need) == CUZK_OK);
+        rc = cuzk_gpu_device_preload(dev, &params, pce, msg, sizeof msg);
+        CHECK_MSG(rc == CUZK_OK, "preload at %llu bytes: %d %s", (unsigned long long)need, rc, msg);
+        printf("  %llu bytes: %s\n", (unsigned long long)need, msg);
+        cuzk_groth16_prove_timing tm;
+        rc = cuzk_gpu_prove(w, &pf, &params, &as, &rr, &ss, 1, &tm);
+        CHECK_MSG(rc == CUZK_OK, "prove, %u resident: %d %s", res, rc, cuzk_gpu_worker_error(w));
+        CHECK_MSG(rc || (proof_eq(&pf, &whole) && verify(&pvk, &pf, wit) == CUZK_OK),
+                  "%u resident: the proof differs from the whole card's", res);
+        const bool streams = plan.chunk_bytes != 0;
+        CHECK(streams == (tm.stream_bytes > 0) && (!streams || tm.stream_copy_s > 0));
+        CHECK(cuzk_gpu_device_budget(dev, &budget, &used) == CUZK_OK && used <= budget);
+        printf("    H over %u vectors, %llu bytes streamed (copy %.4f s, waited %.4f s), held %llu of %llu\n",
+               plan.h_vectors, (unsigned long long)tm.stream_bytes, tm.stream_copy_s, tm.stream_wait_s,
+               (unsigned long long)used, (unsigned long long)budget);
+        cuzk_gpu_worker_destroy(w);
+        cuzk_gpu_device_close(dev);
+    }
+    unsetenv("CUZK_GPU_STREAM_CHUNK");
+    cuzk_pce_free(pce);
+    cuzk_groth16_pvk_free(&pvk);
+    cuzk_groth16_params_free(&params);
+    cuzk_cs_free(&r->base), cuzk_cs_free(&wit->base);
+}
+
 int main(void)
 {
     tu_init(&rng, "test_gpu_pce");
@@ -241,8 +357,9 @@ int main(void)
                           .satisfied = true, .sha = variant >= 2};
             one_circuit(w, dev, cfg, variant, dir);
         }
-    rmdir(dir);
     for (int i = 0; i < 2; i++) cuzk_gpu_worker_destroy(w[i]);
     cuzk_gpu_device_close(dev);
+    budgets();
+    rmdir(dir);
     return tu_finish("test_gpu_pce");
 }

@@ -85,6 +85,10 @@ int cuzk_engine_filecoin_pce_check(const cuzk_pce *pce, const char *circuit_id, 
  */
 int cuzk_engine_gpu_prover(cuzk_engine_prover *out, const unsigned *ordinals, unsigned n);
 void cuzk_engine_gpu_prover_free(cuzk_engine_prover *p);
+/* Caps each GPU's device memory at limit bytes (0: the card's free memory
+ * when it is opened; cuzk_gpu_device_set_memory_limit), for the devices
+ * the engine opens from then on. */
+void cuzk_engine_gpu_prover_memory_limit(cuzk_engine_prover *p, uint64_t limit);
 
 /* ---- the PCE cache ------------------------------------------------------ */
 

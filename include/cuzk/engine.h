@@ -515,10 +515,13 @@ int cuzk_engine_pce_state(cuzk_engine *e, const char *circuit_id, cuzk_pce_state
  * MSMs together and each one (the CPU prover runs them as one task list:
  * its single ones stay 0), waiting for the device (another worker's kernel
  * region), and host: the rest of the call (host copies and gathers, the
- * final combination). */
+ * final combination). Inside the MSMs, for points streamed from the host
+ * (the GPU's device-memory plan): the copy engine's time for them, and the
+ * part of it the MSMs waited for; the rest of the copy hid under kernels. */
 enum {
     CUZK_PHASE_UPLOAD, CUZK_PHASE_EVAL, CUZK_PHASE_NTT, CUZK_PHASE_MSM, CUZK_PHASE_MSM_H, CUZK_PHASE_MSM_L,
-    CUZK_PHASE_MSM_A, CUZK_PHASE_MSM_B_G1, CUZK_PHASE_MSM_B_G2, CUZK_PHASE_WAIT, CUZK_PHASE_HOST, CUZK_PHASES
+    CUZK_PHASE_MSM_A, CUZK_PHASE_MSM_B_G1, CUZK_PHASE_MSM_B_G2, CUZK_PHASE_WAIT, CUZK_PHASE_HOST,
+    CUZK_PHASE_STREAM_COPY, CUZK_PHASE_STREAM_WAIT, CUZK_PHASES
 };
 /* Histogram buckets of a phase (seconds, upper bounds; the last is +Inf). */
 #define CUZK_PHASE_BUCKETS 12

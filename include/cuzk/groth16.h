@@ -141,6 +141,11 @@ typedef struct cuzk_groth16_prove_timing {
     double upload_s, eval_s;
     /* GPU: waiting for the device while another worker's kernel region ran */
     double wait_s;
+    /* GPU, points streamed from the host (the device-memory plan): bytes
+     * copied, the copy engine's time for them, and the part of it the MSMs
+     * waited for (the rest was hidden under kernels); 0 when none were. */
+    uint64_t stream_bytes;
+    double stream_copy_s, stream_wait_s;
 } cuzk_groth16_prove_timing;
 
 /* As cuzk_groth16_prove_rs, filling *timing (may be NULL). */

@@ -15,6 +15,7 @@
 
 typedef struct gpu_ctx {
     unsigned n;
+    uint64_t memory_limit; /* per card; 0: its free memory at open */
     int ordinals[];
 } gpu_ctx;
 
@@ -51,6 +52,7 @@ static int gpu_device_open(void *ctx, unsigned device, unsigned workers, void **
         return CUZK_ERR_NO_MEMORY;
     }
     int err = cuzk_gpu_device_open(&g->dev, c->ordinals[device], g->msg, sizeof g->msg);
+    if (err == CUZK_OK && c->memory_limit) err = cuzk_gpu_device_set_memory_limit(g->dev, c->memory_limit);
     for (; err == CUZK_OK && g->n_workers < workers; g->n_workers++)
         err = cuzk_gpu_worker_create(&g->w[g->n_workers], g->dev);
     if (err != CUZK_OK) {
@@ -153,7 +155,7 @@ int cuzk_engine_gpu_prover(cuzk_engine_prover *out, const unsigned *ordinals, un
         if (ordinals[i] >= (unsigned)count) return CUZK_ERR_NO_DEVICE;
     gpu_ctx *c = malloc(sizeof *c + n * sizeof c->ordinals[0]);
     if (!c) return CUZK_ERR_NO_MEMORY;
-    c->n = n;
+    c->n = n, c->memory_limit = 0;
     for (unsigned i = 0; i < n; i++) c->ordinals[i] = ordinals ? (int)ordinals[i] : (int)i;
     out->name = "gpu";
     out->num_devices = gpu_num_devices;
@@ -178,6 +180,11 @@ int cuzk_engine_gpu_prover(cuzk_engine_prover *out, const unsigned *ordinals, un
     out->host_unpin = gpu_host_unpin;
     out->ctx = c;
     return CUZK_OK;
+}
+
+void cuzk_engine_gpu_prover_memory_limit(cuzk_engine_prover *p, uint64_t limit)
+{
+    if (p && p->ctx) ((gpu_ctx *)p->ctx)->memory_limit = limit;
 }
 
 void cuzk_engine_gpu_prover_free(cuzk_engine_prover *p)

@@ -610,7 +610,8 @@ unsigned queue_limit(const cuzk_engine *e)
 const double cuzk_engine_phase_le[CUZK_PHASE_BUCKETS - 1] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
                                                               0.5,   1,    2.5,   5,    10};
 static const char *const phase_names[CUZK_PHASES] = {"upload", "eval", "ntt", "msm", "msm_h", "msm_l",
-                                                     "msm_a", "msm_b_g1", "msm_b_g2", "wait", "host"};
+                                                     "msm_a", "msm_b_g1", "msm_b_g2", "wait", "host",
+                                                     "stream_copy", "stream_wait"};
 const char *cuzk_engine_phase_name(unsigned phase) { return phase < CUZK_PHASES ? phase_names[phase] : NULL; }
 
 /* A prover's timing as phases; host is what the named ones leave of the call. */
@@ -620,6 +621,7 @@ static void prove_phases(double ph[CUZK_PHASES], const cuzk_groth16_prove_timing
     ph[CUZK_PHASE_MSM_H] = tm->msm_h_s, ph[CUZK_PHASE_MSM_L] = tm->msm_l_s, ph[CUZK_PHASE_MSM_A] = tm->msm_a_s;
     ph[CUZK_PHASE_MSM_B_G1] = tm->msm_b_g1_s, ph[CUZK_PHASE_MSM_B_G2] = tm->msm_b_g2_s;
     ph[CUZK_PHASE_WAIT] = tm->wait_s;
+    ph[CUZK_PHASE_STREAM_COPY] = tm->stream_copy_s, ph[CUZK_PHASE_STREAM_WAIT] = tm->stream_wait_s;
     /* the CPU prover times its five MSMs only together */
     const double msms = tm->msm_h_s + tm->msm_l_s + tm->msm_a_s + tm->msm_b_g1_s + tm->msm_b_g2_s;
     ph[CUZK_PHASE_MSM] = msms > 0 ? msms : tm->msm_s;
@@ -919,12 +921,13 @@ static void *prove_worker_main(void *arg)
             prove_phases(ph, &tm);
             eng_log(e, 3,
                     "job %s partition %u%s proved on device %d worker %d in %.3f s (upload %.3f, eval %.3f, "
-                    "ntt %.3f, msm %.3f: h %.3f l %.3f a %.3f b_g1 %.3f b_g2 %.3f, wait %.3f, host %.3f)",
+                    "ntt %.3f, msm %.3f: h %.3f l %.3f a %.3f b_g1 %.3f b_g2 %.3f, wait %.3f, stream_copy %.3f, "
+                    "stream_wait %.3f, host %.3f)",
                     js[0]->request_id, ps[0]->index, n > 1 ? " (and the rest of a batch)" : "", w->device, w->id,
                     t2 - t1, ph[CUZK_PHASE_UPLOAD], ph[CUZK_PHASE_EVAL], ph[CUZK_PHASE_NTT], ph[CUZK_PHASE_MSM],
                     ph[CUZK_PHASE_MSM_H],
                     ph[CUZK_PHASE_MSM_L], ph[CUZK_PHASE_MSM_A], ph[CUZK_PHASE_MSM_B_G1], ph[CUZK_PHASE_MSM_B_G2],
-                    ph[CUZK_PHASE_WAIT], ph[CUZK_PHASE_HOST]);
+                    ph[CUZK_PHASE_WAIT], ph[CUZK_PHASE_STREAM_COPY], ph[CUZK_PHASE_STREAM_WAIT], ph[CUZK_PHASE_HOST]);
         } else if (err == CUZK_OK) {
             eng_log(e, 3, "job %s partition %u%s proved on device %d worker %d in %.3f s", js[0]->request_id,
                     ps[0]->index, n > 1 ? " (and the rest of a batch)" : "", w->device, w->id, t2 - t1);

@@ -3,6 +3,7 @@
  * Ownership and locking rule: docs/gpu.md.
  */
 #include <pthread.h>
+#include <atomic>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,44 @@
 #include "gpu_internal.cuh"
 
 using namespace cuzk_gpu;
+
+/* Each card's budget and what this process holds of it. The budget is the
+ * driver's free memory when the card was first opened (the CUDA context
+ * made: other processes' use excluded), capped by the device's memory
+ * limit; every allocation here (buf_reserve, srs_copy) takes its bytes
+ * from it first, so a cap holds on a larger card as a smaller card's
+ * driver would. Device objects on one ordinal share the card's entry. */
+#define LEDGER_CARDS 64
+struct card_ledger {
+    uint64_t measured, limit, budget; /* under ledger_mu */
+    unsigned opens;
+    std::atomic<uint64_t> used;
+};
+static card_ledger ledger[LEDGER_CARDS];
+static pthread_mutex_t ledger_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static card_ledger *ledger_of(int ordinal)
+{
+    return ordinal >= 0 && ordinal < LEDGER_CARDS ? &ledger[ordinal] : NULL;
+}
+
+/* bytes taken from the card's budget; false (nothing taken) when over it */
+static bool ledger_take(int ordinal, size_t bytes)
+{
+    card_ledger *l = ledger_of(ordinal);
+    if (!l) return true;
+    const uint64_t before = l->used.fetch_add(bytes);
+    if (l->budget && before + bytes > l->budget) {
+        l->used.fetch_sub(bytes);
+        return false;
+    }
+    return true;
+}
+
+static void ledger_give(int ordinal, size_t bytes)
+{
+    if (card_ledger *l = ledger_of(ordinal)) l->used.fetch_sub(bytes);
+}
 
 /* Read-only arrays resident on one device, uploaded once per set and keyed
  * by the host object's address: a parameter set (a job's key: the five
@@ -41,8 +80,11 @@ struct dev_resident {
     size_t bytes[SRS_N];    /* arrays changed is a new parameter set */
     bool host_released;     /* the owner released the host's point arrays (h .. b_g2, freed or */
     dev_resident *next;     /* discarded): the key and sizes alone say they are these */
-    bool streamed[SRS_N];   /* points left on the host (src), uploaded by chunks at each MSM: a set
-                               that with one worker's buffers does not fit the card */
+    bool streamed[SRS_N];   /* points left on the host (src), uploaded by chunks at each MSM: the
+                               plan of a set that with one worker's buffers does not fit the budget */
+    int ordinal;            /* the card whose budget holds the arrays */
+    unsigned h_vectors;     /* the plan's H: 3 vectors, or 2 (c evaluated after a·b) */
+    size_t chunk_bytes;     /* the plan's chunk buffers, when anything is streamed */
 };
 static const char *const srs_name[SRS_N] = {"h", "l", "a", "b_g1", "b_g2", "a index", "b_g1 index", "b_g2 index",
                                             "PCE row_ptr A", "PCE row_ptr B", "PCE row_ptr C", "PCE col A",
@@ -53,7 +95,7 @@ static const char *const srs_name[SRS_N] = {"h", "l", "a", "b_g1", "b_g2", "a in
 static void dev_resident_free(dev_resident *e)
 {
     for (int i = 0; i < SRS_N; i++)
-        if (e->p[i]) cudaFree(e->p[i]);
+        if (e->p[i]) cudaFree(e->p[i]), ledger_give(e->ordinal, e->bytes[i] ? e->bytes[i] : 1);
     free(e);
 }
 
@@ -81,6 +123,22 @@ struct stage_bufs {
     size_t bytes;        /* per slot */
 };
 
+/* A prove's MSMs as chunks when its set streams (cuzk_gpu_chunk_schedule):
+ * the streamed chunks go up on the worker's copy stream into two buffers,
+ * two ahead of the MSMs that read them, the first two before the kernel
+ * region (they write only the worker's own buffers, so no lock is needed). */
+#define FEED_STEPS_MAX 16384
+struct stream_feed {
+    cuzk_gpu_chunk_step *step; /* the schedule (FEED_STEPS_MAX, made at the first streamed prove) */
+    size_t n_steps;            /* 0: nothing streams, the MSMs run whole */
+    const char *src[SRS_B2 + 1]; /* a streamed MSM's host points, else NULL */
+    size_t next_copy;          /* the next step to look at for a copy */
+    size_t buf_step[2];        /* the step each chunk buffer holds */
+    unsigned issued, taken;    /* streamed chunks copied and read */
+    double copy_s, wait_s;     /* the copy engine's time, and the MSMs' waits for it */
+    uint64_t bytes;
+};
+
 struct cuzk_gpu_worker {
     cuzk_gpu_device *dev;
     cudaStream_t st;
@@ -88,7 +146,10 @@ struct cuzk_gpu_worker {
     double region_s;            /* seconds in the last kernel region */
     int dev_oom;                /* the last call ran out of device memory */
     dbuf abc, aux, sa, sb, tmp; /* written only by this worker */
-    dbuf chunk;                 /* streamed points, a chunk at a time */
+    dbuf chunk[2];              /* streamed points, two chunks in turn */
+    cudaStream_t cst;           /* their copies (made at the first streamed prove) */
+    cudaEvent_t ev_start[2], ev_done[2];
+    stream_feed feed;           /* the chunks of the prove in progress */
     fixed_base_bufs fb;         /* likewise */
     stage_bufs stage;           /* likewise */
 };
@@ -126,6 +187,33 @@ static bool dev_mem_gib(double *free_gib, double *total_gib)
     return ok;
 }
 
+/* "cudaMalloc(what, n bytes)" failed as the driver's out of memory does,
+ * with the budget it would have passed */
+static int over_budget(const ctx &c, const char *what, size_t bytes)
+{
+    card_ledger *l = ledger_of(c.ordinal);
+    char msg[224];
+    snprintf(msg, sizeof msg, "cudaMalloc(%s, %zu bytes): over the device's memory budget (%.2f of %.2f GiB held)",
+             what, bytes, l->used.load() / 1073741824.0, l->budget / 1073741824.0);
+    return fail(c, cudaErrorMemoryAllocation, msg);
+}
+
+bool device_free_bytes(const ctx &c, size_t *freeb)
+{
+    const char *fake = getenv("CUZK_GPU_MSM_FREE");
+    if (fake && *fake) {
+        *freeb = (size_t)strtoull(fake, NULL, 10);
+        return true;
+    }
+    size_t total;
+    if (cudaMemGetInfo(freeb, &total) != cudaSuccess) return cudaGetLastError(), false;
+    if (card_ledger *l = ledger_of(c.ordinal)) {
+        const uint64_t used = l->used.load(), left = l->budget > used ? l->budget - used : 0;
+        if (l->budget && left < *freeb) *freeb = left;
+    }
+    return true;
+}
+
 /* With CUZK_GPU_TRACE=1 (or =alloc, without the kernel split) every device
  * allocation is listed on stderr with the device's free memory after it:
  * the ledger of what a card must hold. */
@@ -153,25 +241,26 @@ int buf_reserve(const ctx &c, dbuf *b, size_t bytes, const char *what)
     if (b->p) {
         cudaError_t e = cudaStreamSynchronize(c.st); /* in-flight work may still use it */
         if (e != cudaSuccess) return fail(c, e, "cudaStreamSynchronize");
-        cudaFree(b->p);
-        b->p = NULL, b->cap = 0;
+        buf_free(b);
     }
     if (bytes == 0) bytes = 1;
+    if (!ledger_take(c.ordinal, bytes)) return over_budget(c, what, bytes);
     cudaError_t e = cudaMalloc(&b->p, bytes);
     if (e != cudaSuccess) {
+        ledger_give(c.ordinal, bytes);
         b->p = NULL;
         char msg[160];
         snprintf(msg, sizeof msg, "cudaMalloc(%s, %zu bytes)", what, bytes);
         return fail(c, e, msg);
     }
-    b->cap = bytes;
+    b->cap = bytes, b->dev = c.ordinal;
     alloc_note(c, what, bytes);
     return CUZK_OK;
 }
 
 void buf_free(dbuf *b)
 {
-    if (b->p) cudaFree(b->p);
+    if (b->p) cudaFree(b->p), ledger_give(b->dev, b->cap);
     b->p = NULL, b->cap = 0;
 }
 
@@ -226,7 +315,39 @@ extern "C" int cuzk_gpu_device_open(cuzk_gpu_device **out, int ordinal, char *ms
              prop.major, prop.minor, prop.multiProcessorCount, prop.totalGlobalMem / 1073741824.0);
     pthread_mutex_init(&d->lock, NULL);
     pthread_mutex_init(&d->srs_mu, NULL);
+    if (card_ledger *l = ledger_of(ordinal)) {
+        pthread_mutex_lock(&ledger_mu);
+        if (!l->opens++ && !l->used.load()) { /* the card's first device object: what is free now */
+            size_t f = 0, t = 0;
+            if (cudaMemGetInfo(&f, &t) != cudaSuccess) cudaGetLastError();
+            l->measured = f;
+            l->budget = l->limit && l->limit < f ? l->limit : f;
+        }
+        pthread_mutex_unlock(&ledger_mu);
+    }
     *out = d;
+    return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_device_set_memory_limit(cuzk_gpu_device *d, uint64_t limit)
+{
+    card_ledger *l = d ? ledger_of(d->ordinal) : NULL;
+    if (!l) return CUZK_ERR_INVALID_ARG;
+    pthread_mutex_lock(&ledger_mu);
+    l->limit = limit;
+    l->budget = limit && limit < l->measured ? limit : l->measured;
+    pthread_mutex_unlock(&ledger_mu);
+    return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_device_budget(const cuzk_gpu_device *d, uint64_t *budget, uint64_t *used)
+{
+    card_ledger *l = d ? ledger_of(d->ordinal) : NULL;
+    if (!l || !budget || !used) return CUZK_ERR_INVALID_ARG;
+    pthread_mutex_lock(&ledger_mu);
+    *budget = l->budget;
+    pthread_mutex_unlock(&ledger_mu);
+    *used = l->used.load();
     return CUZK_OK;
 }
 
@@ -242,6 +363,11 @@ extern "C" void cuzk_gpu_device_close(cuzk_gpu_device *d)
     }
     pthread_mutex_destroy(&d->lock);
     pthread_mutex_destroy(&d->srs_mu);
+    if (card_ledger *l = ledger_of(d->ordinal)) {
+        pthread_mutex_lock(&ledger_mu);
+        if (l->opens && !--l->opens) l->limit = 0; /* the next first open measures and caps afresh */
+        pthread_mutex_unlock(&ledger_mu);
+    }
     free(d);
 }
 
@@ -367,8 +493,9 @@ static int h2d(cuzk_gpu_worker *w, const ctx &c, void *dst, const void *src, siz
 static void worker_shed(cuzk_gpu_worker *w)
 {
     cudaStreamSynchronize(w->st);
+    if (w->cst) cudaStreamSynchronize(w->cst);
     buf_free(&w->abc), buf_free(&w->aux), buf_free(&w->sa), buf_free(&w->sb), buf_free(&w->tmp);
-    buf_free(&w->chunk);
+    buf_free(&w->chunk[0]), buf_free(&w->chunk[1]);
 }
 
 extern "C" void cuzk_gpu_worker_destroy(cuzk_gpu_worker *w)
@@ -378,6 +505,11 @@ extern "C" void cuzk_gpu_worker_destroy(cuzk_gpu_worker *w)
     worker_shed(w);
     fixed_base_bufs_free(&w->fb);
     stage_free(&w->stage);
+    if (w->cst) {
+        for (int i = 0; i < 2; i++) cudaEventDestroy(w->ev_start[i]), cudaEventDestroy(w->ev_done[i]);
+        cudaStreamDestroy(w->cst);
+    }
+    free(w->feed.step);
     cudaStreamDestroy(w->st);
     free(w);
 }
@@ -387,7 +519,9 @@ extern "C" int cuzk_gpu_worker_out_of_device_memory(const cuzk_gpu_worker *w) { 
 extern "C" double cuzk_gpu_worker_region_s(const cuzk_gpu_worker *w) { return w ? w->region_s : 0; }
 extern "C" uint64_t cuzk_gpu_worker_held_bytes(const cuzk_gpu_worker *w)
 {
-    return w ? (uint64_t)w->abc.cap + w->aux.cap + w->sa.cap + w->sb.cap + w->tmp.cap + w->chunk.cap : 0;
+    return w ? (uint64_t)w->abc.cap + w->aux.cap + w->sa.cap + w->sb.cap + w->tmp.cap + w->chunk[0].cap +
+                   w->chunk[1].cap
+             : 0;
 }
 
 /* Selects the worker's device in the calling thread; refuses failed devices. */
@@ -601,7 +735,7 @@ static int bases_upload(cuzk_gpu_worker *w, cuzk_gpu_bases **out, const void *ba
     if (rc) return rc;
     cuzk_gpu_bases *b = (cuzk_gpu_bases *)calloc(1, sizeof *b);
     if (!b) return fail_msg(c, CUZK_ERR_NO_MEMORY, "resident bases");
-    dbuf d = {0, 0};
+    dbuf d = {};
     if ((rc = upload(w, c, &d, bases, n * point_bytes, "resident msm bases"))) {
         free(b);
         return rc;
@@ -738,8 +872,12 @@ extern "C" void cuzk_gpu_setup_fixed_base(cuzk_groth16_fixed_base *fb, cuzk_gpu_
 
 static int srs_copy(const ctx &c, void **dst, const void *src, size_t bytes, const char *what)
 {
+    char name[48];
+    snprintf(name, sizeof name, "SRS %s", what);
+    if (!ledger_take(c.ordinal, bytes ? bytes : 1)) return *dst = NULL, over_budget(c, name, bytes);
     cudaError_t e = cudaMalloc(dst, bytes ? bytes : 1);
     if (e != cudaSuccess) {
+        ledger_give(c.ordinal, bytes ? bytes : 1);
         *dst = NULL;
         char msg[96];
         snprintf(msg, sizeof msg, "cudaMalloc(SRS %s, %zu bytes)", what, bytes);
@@ -749,6 +887,9 @@ static int srs_copy(const ctx &c, void **dst, const void *src, size_t bytes, con
     if (bytes) GPU_TRY(c, cudaMemcpyAsync(*dst, src, bytes, cudaMemcpyHostToDevice, c.st));
     return CUZK_OK;
 }
+
+/* a streamed set's chunk buffers when no plan chose them (CUZK_GPU_STREAM) */
+#define STREAM_CHUNK_BYTES ((size_t)512 << 20)
 
 /* CUZK_GPU_STREAM (tests): point arrays named there ("h,l,a,b_g1,b_g2")
  * are streamed in every new parameter set, whatever the card's room. */
@@ -770,7 +911,7 @@ static bool stream_forced(int slot)
  * *made says whether this call uploaded it (may be NULL). */
 static int srs_get(cuzk_gpu_worker *w, const ctx &c, const void *key, const void *const src[SRS_N],
                    const size_t bytes[SRS_N], dev_resident **out, const void *const *data = NULL,
-                   bool *made = NULL)
+                   bool *made = NULL, const cuzk_gpu_plan *plan = NULL)
 {
     if (made) *made = false;
     cuzk_gpu_device *d = w->dev;
@@ -813,11 +954,13 @@ static int srs_get(cuzk_gpu_worker *w, const ctx &c, const void *key, const void
             pthread_mutex_unlock(&d->srs_mu);
             return CUZK_ERR_NO_MEMORY;
         }
-        e->key = key;
+        e->key = key, e->ordinal = c.ordinal;
         memcpy(e->src, src, sizeof e->src);
         memcpy(e->bytes, bytes, sizeof e->bytes);
+        e->h_vectors = plan ? plan->h_vectors : 3;
+        e->chunk_bytes = plan && plan->chunk_bytes ? plan->chunk_bytes : STREAM_CHUNK_BYTES;
         for (int i = 0; i < SRS_N && !rc; i++)
-            if (src[i] && i <= SRS_B2 && stream_forced(i)) e->streamed[i] = true;
+            if (src[i] && i <= SRS_B2 && ((plan && plan->streamed[i]) || stream_forced(i))) e->streamed[i] = true;
             else if (src[i]) rc = srs_copy(c, &e->p[i], data && data[i] ? data[i] : src[i], bytes[i], srs_name[i]);
         if (!rc) {
             cudaError_t ce = cudaStreamSynchronize(c.st);
@@ -837,11 +980,32 @@ static int srs_get(cuzk_gpu_worker *w, const ctx &c, const void *key, const void
     return CUZK_OK;
 }
 
+/* The plan of a set on the worker's card from what its budget leaves now
+ * (the set's own arrays not yet there). */
+static void plan_for(cuzk_gpu_worker *w, cuzk_gpu_plan *plan, const cuzk_groth16_params *params,
+                     const cuzk_pce *pce, bool gathers_on_device)
+{
+    cuzk_gpu_plan_need nd;
+    cuzk_gpu_plan_need_of(&nd, params, pce, gathers_on_device);
+    card_ledger *l = ledger_of(w->dev->ordinal);
+    uint64_t left = UINT64_MAX;
+    if (l && l->budget) {
+        const uint64_t used = l->used.load();
+        left = l->budget > used ? l->budget - used : 0;
+    }
+    cuzk_gpu_plan_make(plan, &nd, left);
+}
+
+/* Whether the device gathers the job's A and B scalars from the uploaded
+ * witness (the PCE's index lists, or the job's): else the host gathers them. */
+static bool job_gathers_on_device(const cuzk_groth16_job *j) { return j->pce || j->q_a.idx; }
+
 /* The device copy of a job's parameter set (key: job->key): the points of
  * the five MSMs and the queries' index lists when they have them (B2's only
- * when its scalars are not B1's). */
+ * when its scalars are not B1's). A set uploaded here, not by a preload,
+ * follows the plan of what the budget leaves at that moment. */
 static int srs_get_job(cuzk_gpu_worker *w, const ctx &c, const cuzk_groth16_job *j, dev_resident **out,
-                       bool *made = NULL)
+                       bool *made = NULL, const cuzk_gpu_plan *plan = NULL)
 {
     const cuzk_groth16_params *p = j->params;
     const cuzk_groth16_query *q[3] = {&j->q_a, &j->q_b_g1, cuzk_groth16_job_b_shared(j) ? NULL : &j->q_b_g2};
@@ -850,7 +1014,12 @@ static int srs_get_job(cuzk_gpu_worker *w, const ctx &c, const cuzk_groth16_job 
                            p->n_b_g1 * sizeof *p->b_g1, p->n_b_g2 * sizeof *p->b_g2};
     for (int k = 0; k < 3; k++)
         if (q[k] && q[k]->idx) src[SRS_IA + k] = q[k]->idx, bytes[SRS_IA + k] = q[k]->n * 4;
-    return srs_get(w, c, j->key, src, bytes, out, NULL, made);
+    cuzk_gpu_plan own;
+    if (!plan && j->key == (const void *)p && p->n_h) { /* a set of Groth16 parameters: planned */
+        plan_for(w, &own, p, j->pce, job_gathers_on_device(j));
+        if (own.fits) plan = &own;
+    }
+    return srs_get(w, c, j->key, src, bytes, out, NULL, made, plan);
 }
 
 static void srs_release(cuzk_gpu_device *d, const void *key)
@@ -893,89 +1062,6 @@ extern "C" int cuzk_gpu_device_params_host_released(cuzk_gpu_device *d, const cu
 
 static int pce_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, dev_resident **out);
 
-/* Points a worker uploads per chunk of a streamed MSM: STREAM_CHUNK_BYTES
- * of them (CUZK_GPU_STREAM_CHUNK points for tests). */
-#define STREAM_CHUNK_BYTES ((size_t)512 << 20)
-static size_t stream_chunk_points(size_t point_bytes)
-{
-    const char *v = getenv("CUZK_GPU_STREAM_CHUNK");
-    const long k = v ? atol(v) : 0;
-    return k > 0 ? (size_t)k : STREAM_CHUNK_BYTES / point_bytes;
-}
-
-/* The set's next resident point array (B in G2, B in G1, A, L, then H: the
- * cheapest MSMs to feed from the host first) leaves the device and is
- * streamed from then on; its name appended to names. False when none is
- * left or the host's copy is gone. The device lock is held so that no
- * kernel reads the array while it goes; a prove reads the streamed flags
- * inside its region. */
-static bool srs_stream_next(cuzk_gpu_worker *w, const void *key, char *names, size_t names_len)
-{
-    cuzk_gpu_device *d = w->dev;
-    static const int order[5] = {SRS_B2, SRS_B1, SRS_A, SRS_L, SRS_H};
-    bool done = false;
-    pthread_mutex_lock(&d->lock);
-    pthread_mutex_lock(&d->srs_mu);
-    dev_resident *e = d->srs;
-    while (e && e->key != key) e = e->next;
-    for (int k = 0; e && !e->host_released && k < 5 && !done; k++) {
-        const int i = order[k];
-        if (!e->p[i] || e->streamed[i]) continue;
-        cudaFree(e->p[i]);
-        e->p[i] = NULL, e->streamed[i] = done = true;
-        const size_t l = strlen(names);
-        snprintf(names + l, names_len - l, "%s%s (%.1f GB)", l ? ", " : "", srs_name[i], e->bytes[i] / 1e9);
-    }
-    pthread_mutex_unlock(&d->srs_mu);
-    pthread_mutex_unlock(&d->lock);
-    return done;
-}
-
-/* One worker's own buffers for a set at 2^log_n, kept between proofs: a, b,
- * c; the witness; the A and B scalars when the host gathers them (no PCE). */
-struct worker_own {
-    size_t abc, aux, sa;
-};
-static worker_own worker_own_bytes(const cuzk_groth16_params *params, const cuzk_pce *p, unsigned log_n)
-{
-    const size_t fb = sizeof(cuzk_fr);
-    return worker_own{3 * ((size_t)1 << log_n) * fb, (params->vk.n_ic + params->n_l) * fb,
-                      p ? 0 : (params->n_a + params->n_b_g1) * fb};
-}
-
-/* Whether one worker's buffers (a, b, c, the witness, and the A and B
- * scalars when the host gathers them) and the MSM's scratch at 2^log_n
- * (≈ 56 bytes a point: 7.5 GB at 2^27, measured with the 32 GiB PoRep on
- * the H100) fit beside the set: tried by reserving them; while they do
- * not, the set's points are streamed one array at a time
- * (srs_stream_next). names gets the streamed arrays. */
-static int fit_one_worker(cuzk_gpu_worker *w, const ctx &c, const cuzk_groth16_params *params, const cuzk_pce *p,
-                          unsigned log_n, char *names, size_t names_len)
-{
-    const size_t n = (size_t)1 << log_n;
-    const worker_own own = worker_own_bytes(params, p, log_n);
-    for (;;) {
-        int rc = buf_reserve(c, &w->abc, own.abc, "H a, b, c");
-        if (!rc) rc = buf_reserve(c, &w->aux, own.aux, "witness");
-        if (!rc && own.sa) rc = buf_reserve(c, &w->sa, own.sa, "A scalars");
-        if (!rc) {
-            dbuf probe = {};
-            rc = buf_reserve(c, &probe, 56 * n + (names[0] ? STREAM_CHUNK_BYTES : 0), /* and a chunk when streaming */
-                             "MSM scratch (probed)");
-            buf_free(&probe);
-        }
-        worker_shed(w);
-        if (rc != CUZK_ERR_NO_MEMORY) return rc;
-        if (!srs_stream_next(w, params, names, names_len)) {
-            const size_t l = strlen(w->err);
-            snprintf(w->err + l, sizeof w->err - l, "; one worker does not fit beside the parameters%s",
-                     names[0] ? " with every point streamed" : " (their host copy is gone: none can be streamed)");
-            return rc;
-        }
-        w->err[0] = 0, w->dev_oom = 0;
-    }
-}
-
 extern "C" int cuzk_gpu_device_preload(cuzk_gpu_device *d, const cuzk_groth16_params *params,
                                        const cuzk_pce *p, char *msg, size_t msg_len)
 {
@@ -989,21 +1075,39 @@ extern "C" int cuzk_gpu_device_preload(cuzk_gpu_device *d, const cuzk_groth16_pa
     ctx c;
     dev_resident *e;
     cuzk_groth16_job j = {}; /* the points of params as a job of them keeps them */
-    j.params = params, j.key = params;
-    bool made = false;
+    j.params = params, j.key = params, j.pce = p;
+    /* bellman's H has n - 1 points */
+    const size_t n = params->n_h + 1;
+    unsigned log_n = 0;
+    while (((size_t)1 << log_n) < n) log_n++;
+    j.log_n = log_n;
+    /* the set's plan (cuzk/gpu.h) from what the card's budget leaves: the
+     * arrays it streams are never uploaded */
+    cuzk_gpu_plan plan;
+    char line[400] = "";
+    plan_for(w, &plan, params, p, p != NULL);
+    cuzk_gpu_plan_describe(&plan, line, sizeof line);
     rc = begin(w, &c);
-    if (!rc) rc = srs_get_job(w, c, &j, &e, &made);
+    if (!rc && params->n_h && !plan.fits) {
+        /* a set already on the device is not planned again */
+        pthread_mutex_lock(&d->srs_mu);
+        for (e = d->srs; e && e->key != params; e = e->next) {}
+        pthread_mutex_unlock(&d->srs_mu);
+        if (!e) {
+            char m[480];
+            snprintf(m, sizeof m, "one worker does not fit beside the parameters with every point streamed: %s", line);
+            rc = fail_msg(c, CUZK_ERR_NO_MEMORY, m);
+        }
+    }
+    if (!rc) rc = srs_get_job(w, c, &j, &e, NULL, params->n_h && plan.fits ? &plan : NULL);
     if (!rc && p) {
         if (cuzk_pce_ready(p, NULL) != CUZK_OK) rc = fail_msg(c, CUZK_ERR_FORMAT, "preload: the PCE failed verification");
         else rc = pce_get(w, c, p, &e);
     }
-    /* H's NTT tables for the parameters' domain (bellman's H has n - 1
-     * points): 2 × 2 GiB of twiddles at 2^27, built at the first proof's H
-     * otherwise (its NTT step took 1.38 s against 0.33 s later, H200). Best
-     * effort: without room now, the first proof builds them as before. */
-    const size_t n = params->n_h + 1;
-    unsigned log_n = 0;
-    while (((size_t)1 << log_n) < n) log_n++;
+    /* H's NTT tables for the parameters' domain: 2 × 2 GiB of twiddles at
+     * 2^27, built at the first proof's H otherwise (its NTT step took 1.38 s
+     * against 0.33 s later, H200). Best effort: without room now, the first
+     * proof builds them as before. */
     if (!rc && params->n_h && !(n & (n - 1)) && n <= ((size_t)1 << CUZK_NTT_MAX_LOG)) {
         region_lock(w);
         int trc = ntt_groth16_h_tables(c, &d->ntt, log_n);
@@ -1011,24 +1115,12 @@ extern "C" int cuzk_gpu_device_preload(cuzk_gpu_device *d, const cuzk_groth16_pa
         if (trc == CUZK_ERR_DEVICE) rc = trc; /* the context is no longer trusted */
         else w->err[0] = 0;
     }
-    /* one worker's buffers and the MSM's scratch beside the set, or points
-     * streamed until they fit */
-    char streamed[96] = "";
-    if (!rc && made && params->n_h && !(n & (n - 1)))
-        rc = fit_one_worker(w, c, params, p, log_n, streamed, sizeof streamed);
     if (rc && msg && msg_len) snprintf(msg, msg_len, "%s", w->err);
-    /* on success, what is left for the workers: each keeps a, b, c and the
-     * witness (and without device gathers the A and B scalars) between
-     * proofs, beside the shared MSM scratch */
+    /* on success, the plan and what the card has left */
     double f, t;
-    if (!rc && msg && msg_len && params->n_h && dev_mem_gib(&f, &t)) {
-        const worker_own own = worker_own_bytes(params, p, log_n);
-        const size_t per = own.abc + own.aux + own.sa;
-        snprintf(msg, msg_len, "%.1f of %.1f GiB free on the device; a worker's own buffers at 2^%u: %.1f GiB%s%s", f,
-                 t, log_n, per / 1073741824.0,
-                 streamed[0] ? "; too little room for the whole set: points streamed from the host at each MSM: " : "",
-                 streamed);
-    }
+    if (!rc && msg && msg_len && dev_mem_gib(&f, &t))
+        snprintf(msg, msg_len, "%.1f of %.1f GiB free on the device; plan: %s", f, t,
+                 params->n_h ? line : "no H domain");
     cuzk_gpu_worker_destroy(w);
     return rc;
 }
@@ -1182,50 +1274,159 @@ static int pce_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, dev_resi
     return rc;
 }
 
-/* One MSM of a set whose points stay on the host (streamed): a chunk of
- * points at a time into the worker's chunk buffer, straight from the
- * host's pages when the engine pinned them (else through the staging), each
- * chunk's sum added on the host. Scalars and work as for msm_g1. */
-static int msm_streamed(cuzk_gpu_worker *w, const ctx &c, bool g2, void *out, const void *host_bases,
-                        const fr_t *scalars, size_t n, bool mont, fr_t *work)
+static size_t point_bytes(int slot) { return slot == SRS_B2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine); }
+
+/* The next streamed chunk of the schedule copied into the buffer it frees,
+ * when one is free (at most two in flight: the one read next and the one
+ * after). */
+static int feed_issue(cuzk_gpu_worker *w, const ctx &c)
 {
-    const size_t pb = g2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine);
-    size_t per = stream_chunk_points(pb);
-    if (per > n) per = n;
-    cuzk_g1_jac s1, p1;
-    cuzk_g2_jac s2, p2;
-    cuzk_g1_jac_set_infinity(&s1), cuzk_g2_jac_set_infinity(&s2);
-    int rc = buf_reserve(c, &w->chunk, (per ? per : 1) * pb, "streamed points");
-    for (size_t off = 0; off < n && !rc; off += per) {
-        const size_t len = n - off < per ? n - off : per;
-        rc = h2d(w, c, w->chunk.p, (const char *)host_bases + off * pb, len * pb);
-        if (rc) break;
-        /* each returns its sum on the host, its kernels done: the chunk may be overwritten next */
-        if (g2) {
-            rc = msm_g2(c, &w->dev->msm, &p2, w->chunk.p, scalars + off, len, mont, work ? work + off : NULL);
-            if (!rc) cuzk_g2_jac_add(&s2, &s2, &p2);
-        } else {
-            rc = msm_g1(c, &w->dev->msm, &p1, w->chunk.p, scalars + off, len, mont, work ? work + off : NULL);
-            if (!rc) cuzk_g1_jac_add(&s1, &s1, &p1);
+    stream_feed *f = &w->feed;
+    while (f->next_copy < f->n_steps && !f->src[f->step[f->next_copy].msm]) f->next_copy++;
+    if (f->next_copy >= f->n_steps || f->issued - f->taken >= 2) return CUZK_OK;
+    const cuzk_gpu_chunk_step *st = &f->step[f->next_copy];
+    const size_t pb = point_bytes((int)st->msm);
+    const unsigned k = f->issued & 1;
+    f->buf_step[k] = f->next_copy++;
+    GPU_TRY(c, cudaEventRecord(w->ev_start[k], w->cst));
+    GPU_TRY(c, cudaMemcpyAsync(w->chunk[k].p, f->src[st->msm] + st->off * pb, st->len * pb, cudaMemcpyHostToDevice,
+                               w->cst));
+    GPU_TRY(c, cudaEventRecord(w->ev_done[k], w->cst));
+    f->issued++, f->bytes += st->len * pb;
+    return CUZK_OK;
+}
+
+/* The chunk schedule of a prove over srs whose MSMs have n[slot] points,
+ * B's in phase 1 when late_b (their scalars are gathered once H's MSM is
+ * done), made with the chunk buffers, the copy stream and the first two
+ * copies; none (n_steps 0) when nothing streams. */
+static int feed_start(cuzk_gpu_worker *w, const ctx &c, const dev_resident *srs, const size_t n[SRS_B2 + 1],
+                      bool late_b)
+{
+    stream_feed *f = &w->feed;
+    cuzk_gpu_chunk_step *keep = f->step;
+    memset(f, 0, sizeof *f);
+    f->step = keep;
+    uint64_t nn[SRS_B2 + 1], per[SRS_B2 + 1];
+    unsigned phase[SRS_B2 + 1];
+    bool any = false;
+    size_t buf = 0;
+    const char *v = getenv("CUZK_GPU_STREAM_CHUNK"); /* tests: points a chunk */
+    for (int slot = SRS_H; slot <= SRS_B2; slot++) {
+        const size_t pb = point_bytes(slot);
+        nn[slot] = n[slot], phase[slot] = late_b && (slot == SRS_B1 || slot == SRS_B2);
+        per[slot] = v && atol(v) > 0 ? (uint64_t)atol(v) : srs->chunk_bytes / pb;
+        if (!srs->streamed[slot] || !n[slot]) continue;
+        f->src[slot] = (const char *)srs->src[slot], any = true;
+        const size_t b = (per[slot] < n[slot] ? per[slot] : n[slot]) * pb;
+        if (b > buf) buf = b;
+    }
+    if (!any) return CUZK_OK;
+    if (!f->step && !(f->step = (cuzk_gpu_chunk_step *)malloc(FEED_STEPS_MAX * sizeof *f->step)))
+        return fail_msg(c, CUZK_ERR_NO_MEMORY, "streamed points: the chunk schedule");
+    f->n_steps = cuzk_gpu_chunk_schedule(f->step, FEED_STEPS_MAX, nn, per, phase);
+    if (f->n_steps > FEED_STEPS_MAX) return fail_msg(c, CUZK_ERR_UNSUPPORTED, "streamed points: over 16,384 chunks");
+    if (!w->cst) {
+        GPU_TRY(c, cudaStreamCreateWithFlags(&w->cst, cudaStreamNonBlocking));
+        for (int i = 0; i < 2; i++) {
+            GPU_TRY(c, cudaEventCreate(&w->ev_start[i]));
+            GPU_TRY(c, cudaEventCreate(&w->ev_done[i]));
         }
     }
-    if (g2) *(cuzk_g2_jac *)out = s2;
-    else *(cuzk_g1_jac *)out = s1;
+    int rc;
+    for (int i = 0; i < 2; i++)
+        if ((rc = buf_reserve(c, &w->chunk[i], buf, "streamed points"))) return rc;
+    if ((rc = feed_issue(w, c))) return rc;
+    return feed_issue(w, c);
+}
+
+/* One MSM over the scalars of a prove (work as for msm_g1; NULL: the plain
+ * form goes to the MSM's scratch), its sum on the host as G1 or G2. */
+struct msm_task {
+    const fr_t *sc;
+    bool mont;
+    fr_t *work;
+};
+
+/* The schedule's steps of one phase: each chunk's MSM over its points (a
+ * streamed chunk's buffer once its copy is in, waited for on the host: that
+ * wait is the copy time the kernels did not hide; a resident array's range
+ * in place), its sum added to its MSM's on the host, the next copy issued
+ * as a buffer frees. secs[slot] gets each MSM's time. */
+static int feed_run(cuzk_gpu_worker *w, const ctx &c, const dev_resident *srs, const msm_task t[SRS_B2 + 1],
+                    unsigned phase, cuzk_g1_jac g1[SRS_B1 + 1], cuzk_g2_jac *g2, double secs[SRS_B2 + 1])
+{
+    stream_feed *f = &w->feed;
+    msm_scratch *ms = &w->dev->msm;
+    int rc = CUZK_OK;
+    for (size_t i = 0; i < f->n_steps && !rc; i++) {
+        const cuzk_gpu_chunk_step *st = &f->step[i];
+        if (st->phase != phase) continue;
+        const int slot = (int)st->msm;
+        const double t0 = cuzk_now();
+        const void *bases;
+        const bool streamed = f->src[slot] != NULL;
+        const unsigned k = f->taken & 1;
+        if (streamed) {
+            if (f->taken >= f->issued || f->buf_step[k] != i) /* the copies follow the schedule */
+                return fail_msg(c, CUZK_ERR_INTERNAL, "streamed points: chunk out of order");
+            GPU_TRY(c, cudaEventSynchronize(w->ev_done[k]));
+            f->wait_s += cuzk_now() - t0;
+            float ms_ = 0;
+            if (cudaEventElapsedTime(&ms_, w->ev_start[k], w->ev_done[k]) == cudaSuccess) f->copy_s += ms_ / 1e3;
+            else cudaGetLastError();
+            bases = w->chunk[k].p;
+        } else {
+            bases = (const char *)srs->p[slot] + st->off * point_bytes(slot);
+        }
+        const fr_t *sc = t[slot].sc + st->off;
+        fr_t *work = t[slot].work ? t[slot].work + st->off : NULL;
+        /* each returns its sum on the host, its kernels done: the buffer may be overwritten next */
+        if (slot == SRS_B2) {
+            cuzk_g2_jac p2;
+            rc = msm_g2(c, ms, &p2, bases, sc, st->len, t[slot].mont, work);
+            if (!rc) cuzk_g2_jac_add(g2, g2, &p2);
+        } else {
+            cuzk_g1_jac p1;
+            rc = msm_g1(c, ms, &p1, bases, sc, st->len, t[slot].mont, work);
+            if (!rc) cuzk_g1_jac_add(&g1[slot], &g1[slot], &p1);
+        }
+        if (streamed) {
+            f->taken++;
+            if (!rc) rc = feed_issue(w, c);
+        }
+        secs[slot] += cuzk_now() - t0;
+    }
     return rc;
 }
 
-/* msm_g1 or msm_g2 over the set's slot, resident or streamed */
+/* msm_g1 or msm_g2 over the set's resident slot, whole */
 static int msm_slot(cuzk_gpu_worker *w, const ctx &c, const dev_resident *srs, int slot, void *out,
                     const fr_t *scalars, size_t n, bool mont, fr_t *work)
 {
-    if (srs->streamed[slot]) return msm_streamed(w, c, slot == SRS_B2, out, srs->src[slot], scalars, n, mont, work);
     if (slot == SRS_B2) return msm_g2(c, &w->dev->msm, (cuzk_g2_jac *)out, srs->p[slot], scalars, n, mont, work);
     return msm_g1(c, &w->dev->msm, (cuzk_g1_jac *)out, srs->p[slot], scalars, n, mont, work);
 }
 
-/* Whether the device gathers the job's A and B scalars from the uploaded
- * witness (the PCE's index lists, or the job's): else the host gathers them. */
-static bool job_gathers_on_device(const cuzk_groth16_job *j) { return j->pce || j->q_a.idx; }
+
+/* The stream drained; a failure named by what ran on it */
+static int sync_named(const ctx &c, const char *what)
+{
+    cudaError_t e = cudaStreamSynchronize(c.st);
+    return e == cudaSuccess ? CUZK_OK : fail(c, e, what);
+}
+
+/* Matrix k of the PCE times the witness into o (n elements: the rows past
+ * m zeroed), on the stream. */
+static int pce_eval_row(const ctx &c, const cuzk_pce *p, const dev_resident *pe, int k, const fr_t *wit, fr_t *o,
+                        size_t m, size_t n)
+{
+    int rc = pce_spmv(c, o, pe->p[PCE_RP + k], p->m[k].row_ptr64 != NULL, (const uint32_t *)pe->p[PCE_COL + k],
+                      (const uint32_t *)pe->p[PCE_CODE + k], (const fr_t *)pe->p[PCE_COEFFS], wit, m,
+                      (const uint32_t *)pe->p[PCE_LONG + k], pe->bytes[PCE_LONG + k] / 4);
+    if (!rc && n > m) GPU_TRY(c, cudaMemsetAsync(o + m, 0, (n - m) * sizeof(fr_t), c.st));
+    return rc;
+}
 
 /*
  * The GPU back end: one proof of a job (cuzk/groth16.h). Without the lock,
@@ -1253,8 +1454,15 @@ static int prove_job_run(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *o
     dbuf *sc[3] = {&w->sa, &w->sb, &w->tmp};
     static const char *const sc_name[3] = {"A scalars", "B scalars", "B2 scalars"};
 
+    /* H over two vectors where the plan says so and a PCE evaluates c after
+     * a·b; A's and B's scalars then go into the two once H's MSM is done */
+    const bool two = p && srs->h_vectors == 2 && on_device && q[0]->n <= n && q[1]->n <= n;
+    /* the streamed points' first chunks go up on the copy stream meanwhile */
+    const size_t n_msm[SRS_B2 + 1] = {j->params->n_h, na, q[0]->n, q[1]->n, j->q_b_g2.n};
+    if ((rc = feed_start(w, c, srs, n_msm, two))) return rc;
+    const bool chunked = w->feed.n_steps != 0;
     /* uploads into this worker's buffers: no lock needed */
-    if ((rc = buf_reserve(c, &w->abc, 3 * n * fb, "H a, b, c"))) return rc;
+    if ((rc = buf_reserve(c, &w->abc, (two ? 2 : 3) * n * fb, "H a, b, c"))) return rc;
     fr_t *abc = bp<fr_t>(w->abc);
     if (p && cuzk_pce_ready(p, NULL) != CUZK_OK) /* its checksums, verified in the background, failed */
         return fail_msg(c, CUZK_ERR_FORMAT, "prove: the PCE failed verification");
@@ -1313,16 +1521,8 @@ static int prove_job_run(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *o
     cuzk_gpu_device *d = w->dev;
     const fr_t *wit = bp<fr_t>(w->aux);
     t = cuzk_now();
-    for (int k = 0; p && k < 3 && !rc; k++) {
-        fr_t *o = abc + k * n;
-        rc = pce_spmv(c, o, pe->p[PCE_RP + k], p->m[k].row_ptr64 != NULL, (const uint32_t *)pe->p[PCE_COL + k],
-                      (const uint32_t *)pe->p[PCE_CODE + k], (const fr_t *)pe->p[PCE_COEFFS], wit, m,
-                      (const uint32_t *)pe->p[PCE_LONG + k], pe->bytes[PCE_LONG + k] / 4);
-        if (!rc && n > m) {
-            cudaError_t e = cudaMemsetAsync(o + m, 0, (n - m) * fb, c.st);
-            if (e != cudaSuccess) rc = fail(c, e, "cudaMemsetAsync(a, b, c tail)");
-        }
-    }
+    /* A·w and B·w (and C·w unless H runs over two vectors: then after a·b) */
+    for (int k = 0; p && k < (two ? 2 : 3) && !rc; k++) rc = pce_eval_row(c, p, pe, k, wit, abc + k * n, m, n);
     if (p) {
         if (!rc) {
             cudaError_t e = cudaStreamSynchronize(c.st);
@@ -1338,49 +1538,89 @@ static int prove_job_run(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *o
     cuzk_groth16_msm_sums sums;
     t = cuzk_now();
     fr_t *h = abc;
-    if (j->form == CUZK_GROTH16_H_COSET) rc = ntt_groth16_h(c, &d->ntt, abc, abc + n, abc + 2 * n, j->log_n, &h);
-    else rc = ntt_groth16_h_odd(c, &d->ntt, abc, abc + n, abc + 2 * n, j->log_n);
-    if (!rc) {
-        cudaError_t e = cudaStreamSynchronize(c.st);
-        if (e != cudaSuccess) rc = fail(c, e, "ntt_groth16_h");
+    if (two) {
+        /* a·b in a, then c evaluated into b's room (timed as evaluation), then H into b */
+        rc = ntt_groth16_h_ab(c, &d->ntt, abc, abc + n, j->log_n);
+        double te = cuzk_now();
+        if (!rc) rc = pce_eval_row(c, p, pe, 2, wit, abc + n, m, n);
+        if (!rc) rc = sync_named(c, "ntt_groth16_h_ab, pce_spmv C");
+        te = cuzk_now() - te;
+        tm->eval_s += te;
+        if (!rc) rc = ntt_groth16_h_c(c, &d->ntt, abc, abc + n, j->log_n);
+        h = abc + n;
+        t += te;
+    } else if (j->form == CUZK_GROTH16_H_COSET) {
+        rc = ntt_groth16_h(c, &d->ntt, abc, abc + n, abc + 2 * n, j->log_n, &h);
+    } else {
+        rc = ntt_groth16_h_odd(c, &d->ntt, abc, abc + n, abc + 2 * n, j->log_n);
     }
+    if (!rc) rc = sync_named(c, "ntt_groth16_h");
     tm->ntt_h_s = cuzk_now() - t, t = cuzk_now();
     /* A's and B's scalars gathered from the witness (counted with the
-     * evaluation), into the two arrays H left dead when they fit */
+     * evaluation), into the two arrays H left dead when they fit: over
+     * three vectors now; over two, A's into the one H left dead now and
+     * B's into h's once H's MSM has read it */
     fr_t *sa = bp<fr_t>(w->sa), *sb = bp<fr_t>(w->sb), *sb2 = share_b ? sb : bp<fr_t>(w->tmp);
-    if (in_abc) { /* the two thirds not holding h */
-        fr_t *dead[2], **dp = dead;
-        for (int k = 0; k < 3; k++)
+    if (in_abc) { /* the thirds (or halves) not holding h, h's own last */
+        fr_t *dead[3], **dp = dead;
+        for (int k = 0; k < (two ? 2 : 3); k++)
             if (abc + k * n != h) *dp++ = abc + k * n;
+        if (two) *dp++ = h;
         sa = dead[0], sb = dead[1], sb2 = share_b ? sb : sb2;
     }
-    if (on_device) {
-        fr_t *const dst[3] = {sa, sb, sb2};
-        const void *const ix[3] = {p ? pe->p[PCE_IA] : srs->p[SRS_IA], p ? pe->p[PCE_IB] : srs->p[SRS_IB1],
-                                   srs->p[SRS_IB2]};
-        for (int k = 0; k < 3 && q[k] && !rc; k++) rc = gather_on_device(c, dst[k], wit, ix[k], q[k]->n);
-        if (!rc) {
-            cudaError_t e = cudaStreamSynchronize(c.st);
-            if (e != cudaSuccess) rc = fail(c, e, "gather_wires");
-        }
+    const void *const ix[3] = {p ? pe->p[PCE_IA] : srs->p[SRS_IA], p ? pe->p[PCE_IB] : srs->p[SRS_IB1],
+                               srs->p[SRS_IB2]};
+    fr_t *const dst[3] = {sa, sb, sb2};
+    if (on_device && !rc) {
+        for (int k = 0; k < (two ? 1 : 3) && q[k] && !rc; k++) rc = gather_on_device(c, dst[k], wit, ix[k], q[k]->n);
+        if (!rc) rc = sync_named(c, "gather_wires");
         tm->eval_s += cuzk_now() - t, t = cuzk_now();
     }
     /* Each MSM's scalars are dead after it (the witness once gathered), so
      * each leaves its plain form over them (work) instead of in a scratch
      * copy: 4.3 GB less on the device at 32 GiB. B's, when B2 shares them,
-     * are read by B2 as the plain form B1 left. */
+     * are read by B2 as the plain form B1 left. In chunks (the set streams),
+     * L's and B's leave it in the MSM's scratch instead: the witness stays
+     * for B's gather after H's MSM, and B's scalars for both of B's MSMs,
+     * whose chunks interleave. */
     fr_t *const l_sc = bp<fr_t>(w->aux) + (on_device ? ni : 0);
-    if (!rc) rc = msm_slot(w, c, srs, SRS_H, &sums.h, h, n_h, true, h);
-    tm->msm_h_s = cuzk_now() - t, t = cuzk_now();
-    if (!rc) rc = msm_slot(w, c, srs, SRS_L, &sums.l, l_sc, na, mont, l_sc);
-    tm->msm_l_s = cuzk_now() - t, t = cuzk_now();
-    if (!rc) rc = msm_slot(w, c, srs, SRS_A, &sums.a, sa, n_a, mont, sa);
-    tm->msm_a_s = cuzk_now() - t, t = cuzk_now();
-    if (!rc) rc = msm_slot(w, c, srs, SRS_B1, &sums.b_g1, sb, n_b, mont, sb);
-    tm->msm_b_g1_s = cuzk_now() - t, t = cuzk_now();
-    if (!rc) rc = msm_slot(w, c, srs, SRS_B2, &sums.b_g2, sb2, n_b2, mont && !share_b, sb2);
-    tm->msm_b_g2_s = cuzk_now() - t;
+    double secs[SRS_B2 + 1] = {0};
+    if (chunked) {
+        const msm_task task[SRS_B2 + 1] = {{h, true, h}, {l_sc, mont, NULL}, {sa, mont, sa}, {sb, mont, NULL},
+                                           {sb2, mont, NULL}};
+        cuzk_g1_jac g1[SRS_B1 + 1];
+        for (int k = 0; k <= SRS_B1; k++) cuzk_g1_jac_set_infinity(&g1[k]);
+        cuzk_g2_jac_set_infinity(&sums.b_g2);
+        if (!rc) rc = feed_run(w, c, srs, task, 0, g1, &sums.b_g2, secs);
+        if (two && !rc) { /* h read: B's scalars into its vector (phase 1 of the schedule) */
+            t = cuzk_now();
+            for (int k = 1; k < 3 && q[k] && !rc; k++) rc = gather_on_device(c, dst[k], wit, ix[k], q[k]->n);
+            if (!rc) rc = sync_named(c, "gather_wires");
+            tm->eval_s += cuzk_now() - t;
+            if (!rc) rc = feed_run(w, c, srs, task, 1, g1, &sums.b_g2, secs);
+        }
+        sums.h = g1[SRS_H], sums.l = g1[SRS_L], sums.a = g1[SRS_A], sums.b_g1 = g1[SRS_B1];
+    } else {
+        if (!rc) rc = msm_slot(w, c, srs, SRS_H, &sums.h, h, n_h, true, h);
+        secs[SRS_H] = cuzk_now() - t, t = cuzk_now();
+        if (two && !rc) { /* before L's MSM leaves the aux in plain form */
+            for (int k = 1; k < 3 && q[k] && !rc; k++) rc = gather_on_device(c, dst[k], wit, ix[k], q[k]->n);
+            if (!rc) rc = sync_named(c, "gather_wires");
+            tm->eval_s += cuzk_now() - t, t = cuzk_now();
+        }
+        if (!rc) rc = msm_slot(w, c, srs, SRS_L, &sums.l, l_sc, na, mont, l_sc);
+        secs[SRS_L] = cuzk_now() - t, t = cuzk_now();
+        if (!rc) rc = msm_slot(w, c, srs, SRS_A, &sums.a, sa, n_a, mont, sa);
+        secs[SRS_A] = cuzk_now() - t, t = cuzk_now();
+        if (!rc) rc = msm_slot(w, c, srs, SRS_B1, &sums.b_g1, sb, n_b, mont, sb);
+        secs[SRS_B1] = cuzk_now() - t, t = cuzk_now();
+        if (!rc) rc = msm_slot(w, c, srs, SRS_B2, &sums.b_g2, sb2, n_b2, mont && !share_b, sb2);
+        secs[SRS_B2] = cuzk_now() - t;
+    }
+    tm->msm_h_s = secs[SRS_H], tm->msm_l_s = secs[SRS_L], tm->msm_a_s = secs[SRS_A];
+    tm->msm_b_g1_s = secs[SRS_B1], tm->msm_b_g2_s = secs[SRS_B2];
     tm->msm_s = tm->msm_h_s + tm->msm_l_s + tm->msm_a_s + tm->msm_b_g1_s + tm->msm_b_g2_s;
+    tm->stream_bytes = w->feed.bytes, tm->stream_copy_s = w->feed.copy_s, tm->stream_wait_s = w->feed.wait_s;
     rc = region_unlock(w, c, rc);
     if (rc) return rc;
     cuzk_groth16_finish(out, j->params, &sums, r, s);
@@ -1402,8 +1642,8 @@ static int prove_job(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *out, 
     cuzk_groth16_job uj;
     cuzk_fr *uaux = NULL;
     size_t ob, og;
-    if (j->aux_packed && (!job_gathers_on_device(j) ||
-                          packed_dev_layout(j->aux_packed, &ob, &og) > 3 * sizeof(cuzk_fr) << j->log_n)) {
+    if (j->aux_packed && (!job_gathers_on_device(j) || /* in H's two vectors' room, the fewest it may have */
+                          packed_dev_layout(j->aux_packed, &ob, &og) > 2 * sizeof(cuzk_fr) << j->log_n)) {
         int rc = cuzk_groth16_job_unpacked(&uj, &uaux, j);
         if (rc) return fail_msg(c, rc, "prove: no host memory to unpack the witness");
         j = &uj;
@@ -1413,6 +1653,7 @@ static int prove_job(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *out, 
      * pinned source goes straight to the DMA): they end before the caller
      * frees or unpins them */
     if (rc && cudaStreamSynchronize(w->st) != cudaSuccess) cudaGetLastError();
+    if (w->cst && cudaStreamSynchronize(w->cst) != cudaSuccess) cudaGetLastError(); /* the feed's copies too */
     cuzk_groth16_job_unpacked_free(uaux, j->num_aux);
     if (rc == CUZK_ERR_NO_MEMORY && w->dev_oom) { /* the device's memory, not a host allocation */
         worker_shed(w);

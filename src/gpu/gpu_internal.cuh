@@ -52,13 +52,20 @@ void trace_region_end(const char *what);
         ::cuzk_gpu::trace_mark((c), (name));                                                       \
     } while (0)
 
-/* A device buffer that only grows (freed by buf_free). */
+/* A device buffer that only grows (freed by buf_free). Its bytes count
+ * against its card's budget (cuzk_gpu_device_set_memory_limit) from
+ * buf_reserve to buf_free. */
 struct dbuf {
     void *p;
     size_t cap;
+    int dev; /* the ordinal whose budget holds cap */
 };
 int buf_reserve(const ctx &c, dbuf *b, size_t bytes, const char *what);
 void buf_free(dbuf *b);
+/* The bytes an allocation on the current card may still take: the
+ * driver's free memory, or what the card's budget leaves if less (or
+ * $CUZK_GPU_MSM_FREE bytes, tests: a card short of memory without one). */
+bool device_free_bytes(const ctx &c, size_t *freeb);
 template <class T> static inline T *bp(const dbuf &b) { return (T *)b.p; }
 
 /* ---- NTT (ntt.cu) ------------------------------------------------------ */
@@ -93,6 +100,13 @@ int ntt_run(const ctx &c, ntt_tables *t, fr_t *x, fr_t *tmp, unsigned log_n, uns
  * domain); the coefficients land in *out (b today; callers take *out, not b), natural order. */
 int ntt_groth16_h(const ctx &c, ntt_tables *t, fr_t *a, fr_t *b, fr_t *cc, unsigned log_n,
                   fr_t **out);
+/* H over two vectors, for a, b, c that come one after another (a PCE
+ * evaluates c into b's room once a·b is made): ntt_groth16_h_ab leaves
+ * a·b on the coset in a; ntt_groth16_h_c takes c (natural, on the domain)
+ * and leaves H's coefficients in c, natural order. The same limbs as
+ * ntt_groth16_h. */
+int ntt_groth16_h_ab(const ctx &c, ntt_tables *t, fr_t *a, fr_t *b, unsigned log_n);
+int ntt_groth16_h_c(const ctx &c, ntt_tables *t, fr_t *ab, fr_t *cc, unsigned log_n);
 /* The tables ntt_groth16_h reads at 2^log_n (twiddles both ways, its two
  * scalings), built now rather than inside the first proof's kernel region. */
 int ntt_groth16_h_tables(const ctx &c, ntt_tables *t, unsigned log_n);

@@ -25,6 +25,16 @@ int cuzk_gpu_device_memory(cuzk_gpu_device *dev, uint64_t *total, uint64_t *free
     if (free_bytes) *free_bytes = 0;
     return (void)dev, CUZK_ERR_NO_DEVICE;
 }
+int cuzk_gpu_device_set_memory_limit(cuzk_gpu_device *dev, uint64_t limit)
+{
+    return (void)dev, (void)limit, CUZK_ERR_NO_DEVICE;
+}
+int cuzk_gpu_device_budget(const cuzk_gpu_device *dev, uint64_t *budget, uint64_t *used)
+{
+    if (budget) *budget = 0;
+    if (used) *used = 0;
+    return (void)dev, CUZK_ERR_NO_DEVICE;
+}
 int cuzk_gpu_worker_create(cuzk_gpu_worker **out, cuzk_gpu_device *dev)
 {
     if (out) *out = NULL;

@@ -659,12 +659,11 @@ static int msm_affine_rounds(const ctx &c, msm_scratch *s, unsigned R, size_t nb
     const size_t runs = nbuckets < n ? nbuckets : n;
     const size_t n0 = (n + runs) / 2 + 1, n1 = (n0 + runs) / 2 + 1; /* bounds of two rounds' outputs */
     size_t have = s->aff_pos.cap + s->aff_src.cap + s->aff_k[0].cap + s->aff_k[1].cap + s->aff_p[0].cap +
-                  s->aff_p[1].cap + s->aff_chain.cap + s->aff_tprod.cap + s->aff_bprod.cap, freeb = 0,
-           total = 0;
+                  s->aff_p[1].cap + s->aff_chain.cap + s->aff_tprod.cap + s->aff_bprod.cap, freeb = 0;
     /* positions and pairs, two rounds' keys and points, the chain; the grid
      * version's thread and block products are a 32nd of the chain and less */
     const size_t need = 2 * n * 4 + (n0 + n1) * (sizeof(A) + 4) + n0 * sizeof(F) + (n0 / MSM_AFF_K + 1) * 2 * sizeof(F);
-    if (need > have && (cudaMemGetInfo(&freeb, &total) != cudaSuccess || freeb + have < need + ((size_t)1 << 30)))
+    if (need > have && (!device_free_bytes(c, &freeb) || freeb + have < need + ((size_t)1 << 30)))
         return CUZK_OK; /* step 4 alone, as without the rounds */
     /* starts, heads: two free arrays of n entries (the sort's other buffers): run starts, pair heads */
     if ((rc = buf_reserve(c, &s->aff_pos, n * 4, "msm affine positions")) ||
@@ -816,18 +815,6 @@ static inline int msm_batch_reserve(const ctx &c, msm_scratch *s, const msm_batc
     return CUZK_OK;
 }
 
-/* The device's free memory for msm_batch_growth: the driver's figure, or
- * $CUZK_GPU_MSM_FREE bytes (tests: a card short of memory without one). */
-static inline bool msm_free_bytes(size_t *freeb)
-{
-    const char *fake = getenv("CUZK_GPU_MSM_FREE");
-    if (fake && *fake) {
-        *freeb = (size_t)strtoull(fake, NULL, 10);
-        return true;
-    }
-    size_t total;
-    return cudaMemGetInfo(freeb, &total) == cudaSuccess;
-}
 #define MSM_FREE_MARGIN ((size_t)128 << 20) /* the sort's and scans' temporaries, allocation granularity */
 
 template <class F, class HX, class HJ>
@@ -943,7 +930,7 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
          * anything is allocated, and the arrays, once at their largest, stay. */
         msm_batch bt = msm_batch_shape(m, wb, B, sizeof(X), nwin);
         size_t freeb = 0;
-        if (wb > 1 && msm_free_bytes(&freeb)) {
+        if (wb > 1 && device_free_bytes(c, &freeb)) {
             while (wb > 1 && msm_batch_growth(s, bt) + MSM_FREE_MARGIN > freeb)
                 wb = (wb + 1) / 2, bt = msm_batch_shape(m, wb, B, sizeof(X), nwin);
         }

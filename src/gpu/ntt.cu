@@ -259,6 +259,26 @@ __global__ void ntt_abc(fr_t *__restrict__ a, const fr_t *__restrict__ b, const 
     f_mul(a[i], t, zinv);
 }
 
+/* a = a·b, then a = (a - c)·zinv: ntt_abc in two steps for H over two
+ * vectors (c evaluated into b's room after the product); the same
+ * operations in the same order, so the same limbs */
+__global__ void ntt_mul(fr_t *__restrict__ a, const fr_t *__restrict__ b, size_t n)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    fr_t t, u = b[i];
+    f_mul(t, a[i], u);
+    a[i] = t;
+}
+__global__ void ntt_sub_scale(fr_t *__restrict__ a, const fr_t *__restrict__ c, size_t n, fr_t zinv)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    fr_t t = a[i];
+    f_sub(t, t, c[i]);
+    f_mul(a[i], t, zinv);
+}
+
 static inline unsigned nblocks(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
 
 static void cpu_pow(cuzk_fr *r, const cuzk_fr *b, uint64_t e)
@@ -325,7 +345,7 @@ static int ensure_twiddles(const ctx &cx, ntt_tables *tt, int gi, unsigned log_n
         buf_free(&t->tw), buf_free(&t->tw_inv);
         return rc;
     }
-    dbuf tmp = {0, 0};
+    dbuf tmp = {};
     const unsigned S = split(L);
     for (int inv = 0; inv < 2; inv++) {
         if ((rc = upload_pow_tables(cx, &tmp, L, S, inv ? &wi : &w, &one))) break;
@@ -466,15 +486,15 @@ int ntt_run(const ctx &cx, ntt_tables *t, fr_t *x, fr_t *tmp, unsigned log_n, un
     return CUZK_OK;
 }
 
-/* a, b, c (evaluations on the domain, natural) -> evaluations at the points
+/* vectors (evaluations on the domain, natural) -> evaluations at the points
  * scale_kind's factor shifts to, natural order: iNTT (DIF, bit-reversed
  * coefficients), the 1/n and shift in one scaling, forward NTT (DIT). */
-static int to_shifted(const ctx &cx, ntt_tables *t, int gen, fr_t *const v[3], unsigned log_n, int scale_kind)
+static int to_shifted(const ctx &cx, ntt_tables *t, int gen, fr_t *const *v, int nv, unsigned log_n, int scale_kind)
 {
     int rc;
     ntt_pre pre = {nullptr, nullptr, 0, log_n};
     if ((rc = ensure_scale(cx, t, gen, log_n, scale_kind, &pre.lo, &pre.hi, &pre.S))) return rc;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < nv; i++) {
         /* the scaling (bit-reversed positions) read by the forward transform's first pass */
         if ((rc = transform(cx, &t->g[gen], v[i], log_n, true, true))) return rc;
         if ((rc = transform(cx, &t->g[gen], v[i], log_n, false, false, pre))) return rc;
@@ -493,6 +513,41 @@ int ntt_groth16_h_tables(const ctx &cx, ntt_tables *t, unsigned log_n)
     return rc;
 }
 
+/* 1/Z on the coset: Z(g·w^i) = g^n - 1 for every i */
+static fr_t h_zinv(unsigned log_n)
+{
+    cuzk_fr g, gn, one, zi;
+    cuzk_fr_generator_get(&g, CUZK_FR_GEN_FILECOIN);
+    cpu_pow(&gn, &g, (uint64_t)1 << log_n);
+    cuzk_fr_set_u64(&one, 1);
+    cuzk_fr_sub(&gn, &gn, &one);
+    cuzk_fr_inv(&zi, &gn);
+    fr_t zinv;
+    memcpy(&zinv, &zi, sizeof zinv);
+    return zinv;
+}
+
+/* a (the quotient on the coset) back to coefficients, into out (natural
+ * order): the inverse transform, then the coset's 1/n·g^-i and the reorder
+ * in one pass */
+static int h_back(const ctx &cx, ntt_tables *t, fr_t *a, fr_t *out, unsigned log_n)
+{
+    const int G = NTT_GEN_FILECOIN;
+    const size_t n = (size_t)1 << log_n;
+    int rc;
+    if ((rc = transform(cx, &t->g[G], a, log_n, true, true))) return rc;
+    const fr_t *lo, *hi;
+    unsigned S;
+    if ((rc = ensure_scale(cx, t, G, log_n, NTT_SCALE_INV_COSET, &lo, &hi, &S))) return rc;
+    if (log_n >= 2 * NTT_BR_B)
+        ntt_scale_bitrev_tiled<<<(unsigned)(n >> 2 * NTT_BR_B), dim3(32, NTT_BR_ROWS), 0, cx.st>>>(out, a, log_n, S,
+                                                                                                  lo, hi);
+    else
+        ntt_scale_bitrev<<<nblocks(n, 256), 256, 0, cx.st>>>(out, a, log_n, S, lo, hi);
+    GPU_LAUNCHED(cx, "ntt_scale_bitrev");
+    return CUZK_OK;
+}
+
 int ntt_groth16_h(const ctx &cx, ntt_tables *t, fr_t *a, fr_t *b, fr_t *c, unsigned log_n, fr_t **out)
 {
     const int G = NTT_GEN_FILECOIN;
@@ -501,30 +556,35 @@ int ntt_groth16_h(const ctx &cx, ntt_tables *t, fr_t *a, fr_t *b, fr_t *c, unsig
     const size_t n = (size_t)1 << log_n;
     fr_t *const v[3] = {a, b, c};
     /* the coset shift of the forward transform folded into the inverse's 1/n */
-    if ((rc = to_shifted(cx, t, G, v, log_n, NTT_SCALE_INV_THEN_COSET))) return rc;
-    cuzk_fr g, gn, one, zi;
-    cuzk_fr_generator_get(&g, CUZK_FR_GEN_FILECOIN);
-    cpu_pow(&gn, &g, n);
-    cuzk_fr_set_u64(&one, 1);
-    cuzk_fr_sub(&gn, &gn, &one);
-    cuzk_fr_inv(&zi, &gn);
-    fr_t zinv;
-    memcpy(&zinv, &zi, sizeof zinv);
-    ntt_abc<<<nblocks(n, 256), 256, 0, cx.st>>>(a, b, c, n, zinv);
+    if ((rc = to_shifted(cx, t, G, v, 3, log_n, NTT_SCALE_INV_THEN_COSET))) return rc;
+    ntt_abc<<<nblocks(n, 256), 256, 0, cx.st>>>(a, b, c, n, h_zinv(log_n));
     GPU_LAUNCHED(cx, "ntt_abc");
-    if ((rc = transform(cx, &t->g[G], a, log_n, true, true))) return rc;
-    /* the coset's 1/n·g^-i and the reorder to natural in one pass over a */
-    const fr_t *lo, *hi;
-    unsigned S;
-    if ((rc = ensure_scale(cx, t, G, log_n, NTT_SCALE_INV_COSET, &lo, &hi, &S))) return rc;
-    if (log_n >= 2 * NTT_BR_B)
-        ntt_scale_bitrev_tiled<<<(unsigned)(n >> 2 * NTT_BR_B), dim3(32, NTT_BR_ROWS), 0, cx.st>>>(b, a, log_n, S,
-                                                                                                  lo, hi);
-    else
-        ntt_scale_bitrev<<<nblocks(n, 256), 256, 0, cx.st>>>(b, a, log_n, S, lo, hi);
-    GPU_LAUNCHED(cx, "ntt_scale_bitrev");
+    if ((rc = h_back(cx, t, a, b, log_n))) return rc;
     *out = b;
     return CUZK_OK;
+}
+
+int ntt_groth16_h_ab(const ctx &cx, ntt_tables *t, fr_t *a, fr_t *b, unsigned log_n)
+{
+    const int G = NTT_GEN_FILECOIN;
+    int rc = ensure_twiddles(cx, t, G, log_n);
+    if (rc) return rc;
+    fr_t *const v[2] = {a, b};
+    if ((rc = to_shifted(cx, t, G, v, 2, log_n, NTT_SCALE_INV_THEN_COSET))) return rc;
+    ntt_mul<<<nblocks((size_t)1 << log_n, 256), 256, 0, cx.st>>>(a, b, (size_t)1 << log_n);
+    GPU_LAUNCHED(cx, "ntt_mul");
+    return CUZK_OK;
+}
+
+int ntt_groth16_h_c(const ctx &cx, ntt_tables *t, fr_t *ab, fr_t *c, unsigned log_n)
+{
+    const int G = NTT_GEN_FILECOIN;
+    fr_t *const v[1] = {c};
+    int rc = to_shifted(cx, t, G, v, 1, log_n, NTT_SCALE_INV_THEN_COSET);
+    if (rc) return rc;
+    ntt_sub_scale<<<nblocks((size_t)1 << log_n, 256), 256, 0, cx.st>>>(ab, c, (size_t)1 << log_n, h_zinv(log_n));
+    GPU_LAUNCHED(cx, "ntt_sub_scale");
+    return h_back(cx, t, ab, c, log_n);
 }
 
 int ntt_groth16_h_odd(const ctx &cx, ntt_tables *t, fr_t *a, fr_t *b, fr_t *c, unsigned log_n)
@@ -535,7 +595,7 @@ int ntt_groth16_h_odd(const ctx &cx, ntt_tables *t, fr_t *a, fr_t *b, fr_t *c, u
     if (rc) return rc;
     const size_t n = (size_t)1 << log_n;
     fr_t *const v[3] = {a, b, c};
-    if ((rc = to_shifted(cx, t, G, v, log_n, NTT_SCALE_INV_THEN_ODD))) return rc;
+    if ((rc = to_shifted(cx, t, G, v, 3, log_n, NTT_SCALE_INV_THEN_ODD))) return rc;
     /* Z is the constant -2 on the odd points: the zkey's H absorbs it */
     cuzk_fr one;
     cuzk_fr_set_u64(&one, 1);

@@ -335,6 +335,7 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
     if (cuzk_engine_gpu_prover(&b->gpu, c->devices, (unsigned)c->n_devices) == CUZK_OK) {
         b->on_gpu = true;
         b->gpu.pack_witness = c->pack_witness;
+        cuzk_engine_gpu_prover_memory_limit(&b->gpu, c->gpu_memory_limit);
         ec.prover = &b->gpu;
         ec.num_devices = 0; /* one per ordinal */
         rc = cuzk_engine_create(&b->e, &ec);

@@ -104,6 +104,10 @@ static const cfg_entry table[] = {
       "prove on the CPU once every GPU has failed (slow); false = such jobs fail"),
     E("gpus", "keep_host_params", T_BOOL, keep_host_params, 0, 0, "false", false,
       "keep a parameter set's points in RAM once every GPU holds them; false = given back (44 GiB at 32 GiB PoRep)"),
+    E("gpus", "memory_limit", T_SIZE0, gpu_memory_limit, 0, 0, "\"auto\"", false,
+      "device memory each GPU may use; auto = what the card has free when the daemon opens it (other "
+      "processes' use excluded). Parameter sets that do not fit are planned to stream their points from "
+      "pinned host memory and to run H over two vectors (the plan is logged at preload)"),
     E("gpus", "pack_witness", T_BOOL, pack_witness, 0, 0, "true", true,
       "hold each synthesized partition's witness packed by value class (0, 1, other: 0.1 GB instead of 4.17 GB "
       "a 32 GiB PoRep partition; where a quarter or more of it is 0 or 1), expanded on the GPU"),

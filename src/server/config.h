@@ -55,6 +55,7 @@ typedef struct cuzk_config {
     bool cpu_fallback;
     bool keep_host_params;
     bool pack_witness;
+    uint64_t gpu_memory_limit;       /* 0 = auto (the card's free memory at start) */
     /* [scheduler] */
     uint32_t max_batch_size;
     uint64_t max_batch_wait_ms;
