@@ -1,0 +1,64 @@
+#!/bin/bash
+# The device-memory plan on the device machine, in calls of under ten minutes that follow each
+# other within the machine's 30 s of warmth (run from the repository root there, with
+# devgpu/devbin.tar.xz of bench/device_pack.sh carried):
+#   STEP=check  the 32 GiB PoRep TEST setup started detached (drive-32g.sh STAGE=1);
+#               test_gpu_pce's budgets (every plan of a small circuit, then of a 2^20 one,
+#               byte for byte against the whole card), stopping here when they fail; then,
+#               with the time left, the 32 GiB PoRep through the daemon at CONFIGS
+#               (fil_e2e_device.sh: "1:0pm24" is one packed GPU worker on a card held to 24 GiB)
+#   STEP=porep  the 32 GiB PoRep through the daemon at CONFIGS
+#   STEP=sanitize  compute-sanitizer memcheck of test_gpu_pce's budgets (a small circuit)
+#               and the GPU tests of the whole-card path
+# Each step leaves $OUT/STEP.tgz (the logs) and prints the figures.
+set -u
+STEP=${STEP:?STEP=check, porep or sanitize}
+T0=$(date +%s)
+LIMIT=${LIMIT:-580}
+left() { echo $(( LIMIT - ($(date +%s) - T0) )); }
+B=/tmp/devbin
+[ -x $B/cuzk ] || tar -C /tmp -xJf devgpu/devbin.tar.xz || exit 2
+export LD_LIBRARY_PATH=$B/lib
+OUT=${OUT:-/tmp/out}
+O=/tmp/plan/$STEP
+mkdir -p "$O" "$OUT"
+finish() {
+    tar czf "$OUT/$STEP.tgz" -C /tmp/plan "$STEP"
+    echo "$STEP wall $(( $(date +%s) - T0 )) s"
+}
+nvidia-smi --query-gpu=name,memory.total,memory.used,driver_version --format=csv,noheader
+# budgets ROWS: test_gpu_pce's budgets alone (no variant rounds) at ROWS rows
+budgets() {
+    local t=$(date +%s)
+    CUZK_GPU_PLAN_ROWS=$1 CUZK_GPU_PCE_VARIANTS=0 timeout "$2" $B/test_gpu_pce > "$O/budgets_$1.log" 2>&1
+    local rc=$?
+    echo "test_gpu_pce budgets, $1 rows: rc $rc, $(( $(date +%s) - t )) s"
+    grep -E "plan budgets|bytes|streamed|CHECK|passed" "$O/budgets_$1.log" | head -40
+    return $rc
+}
+porep() {
+    STAGE=2 CONFIGS="$CONFIGS" PROOFS=${PROOFS:-3} LIMIT=$(left) OUT=$O bash $B/drive-32g.sh $B 2>&1 |
+        grep -vE "^\[batch\]|^ *[0-9]+ +[0-9]" | tail -${TAIL:-70}
+}
+case $STEP in
+check)
+    STAGE=1 LIMIT=3 OUT=$O bash $B/drive-32g.sh $B > /dev/null 2>&1
+    budgets 2000 150 || { finish; exit 1; }
+    budgets 1000000 200
+    [ -n "${CONFIGS:-}" ] && [ "$(left)" -gt 300 ] && porep
+    ;;
+porep) porep ;;
+sanitize)
+    t=$(date +%s)
+    CUZK_GPU_PLAN_ROWS=600 CUZK_GPU_PCE_VARIANTS=1 timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 \
+        $B/test_gpu_pce > "$O/memcheck_pce.log" 2>&1
+    echo "memcheck test_gpu_pce (budgets): rc $?, $(( $(date +%s) - t )) s; $(grep -E 'ERROR SUMMARY|passed' "$O/memcheck_pce.log" | tail -2 | tr '\n' ' ')"
+    for x in test_gpu_prove test_engine_gpu; do
+        [ "$(left)" -gt 120 ] || break
+        t=$(date +%s)
+        timeout $(( $(left) - 20 )) $B/$x > "$O/$x.log" 2>&1
+        echo "$x: rc $?, $(( $(date +%s) - t )) s; $(tail -1 "$O/$x.log")"
+    done
+    ;;
+esac
+finish
