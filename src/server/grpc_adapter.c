@@ -40,6 +40,7 @@
 #include <grpc/support/alloc.h>
 #include <grpc/support/time.h>
 
+#include "server/listen_claim.h"
 #include "server/peer.h"
 
 const char *rpc_status_name(int code)
@@ -484,6 +485,21 @@ static grpc_server_credentials *server_credentials(const rpc_tls *tls)
     return grpc_ssl_server_credentials_create_with_options(opt); /* takes opt */
 }
 
+/* The core says only that the bind failed: for TCP, a bind of our own
+ * finds why (another daemon on the port, most often). */
+static void listen_failed(const rpc_server_opts *o, char *err, size_t errlen)
+{
+    char why[128];
+    if (strncmp(o->listen, "unix:", 5) && listen_tcp_why(o->listen, why, sizeof why) == 0) {
+        snprintf(err, errlen, "listen tcp %s: %s", o->listen, why);
+        return;
+    }
+    set_err(err, errlen, o->tls ? "cannot listen on %s (address in use, bad address, no permission, or the TLS "
+                                  "certificate and key were refused by the gRPC core)"
+                                : "cannot listen on %s (address in use, bad address or no permission)",
+            o->listen);
+}
+
 rpc_server *rpc_server_start(const rpc_server_opts *o, char *err, size_t errlen)
 {
     rpc_server *s = calloc(1, sizeof *s);
@@ -495,7 +511,7 @@ rpc_server *rpc_server_start(const rpc_server_opts *o, char *err, size_t errlen)
     s->t_shutdown = (tag){TAG_SHUTDOWN, NULL};
     grpc_init();
 
-    grpc_arg args[3];
+    grpc_arg args[4];
     memset(args, 0, sizeof args);
     args[0].type = GRPC_ARG_INTEGER;
     args[0].key = (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH;
@@ -508,7 +524,14 @@ rpc_server *rpc_server_start(const rpc_server_opts *o, char *err, size_t errlen)
     args[2].type = GRPC_ARG_INTEGER;
     args[2].key = (char *)GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES;
     args[2].value.integer = 8 << 20;
-    grpc_channel_args ch = {3, args};
+    /* The core sets SO_REUSEPORT by default: a second daemon could bind the
+     * same port and the kernel would split new connections between the two
+     * (a job's AwaitProof NOT_FOUND on the other one). Without it the
+     * second bind fails. */
+    args[3].type = GRPC_ARG_INTEGER;
+    args[3].key = (char *)GRPC_ARG_ALLOW_REUSEPORT;
+    args[3].value.integer = 0;
+    grpc_channel_args ch = {4, args};
     s->server = grpc_server_create(&ch, NULL);
     s->cq = grpc_completion_queue_create_for_next(NULL);
     grpc_server_register_completion_queue(s->server, s->cq, NULL);
@@ -536,10 +559,7 @@ rpc_server *rpc_server_start(const rpc_server_opts *o, char *err, size_t errlen)
     grpc_server_credentials_release(creds);
     umask(old);
     if (port == 0) {
-        set_err(err, errlen, o->tls ? "cannot listen on %s (address in use, bad address, no permission, or the TLS "
-                                      "certificate and key were refused by the gRPC core)"
-                                    : "cannot listen on %s (address in use, bad address or no permission)",
-                o->listen);
+        listen_failed(o, err, errlen);
         goto fail;
     }
     grpc_server_start(s->server);

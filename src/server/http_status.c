@@ -13,6 +13,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "server/listen_claim.h"
 #include "server/log.h"
 
 struct http_status {
@@ -141,11 +142,13 @@ http_status *http_status_start(const char *hostport, srv_service *svc, char *err
         snprintf(err, errlen, "status_listen %s: %s", hostport, gai_strerror(gai));
         return NULL;
     }
+    /* SO_REUSEADDR only (a port left in TIME_WAIT by an earlier run is
+     * free); never SO_REUSEPORT: another daemon's status port stays its own. */
     int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
     int one = 1;
     if (fd >= 0) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 16)) {
-        snprintf(err, errlen, "status_listen %s: %s", hostport, strerror(errno));
+        snprintf(err, errlen, "status_listen %s: %s", hostport, listen_bind_error(errno));
         if (fd >= 0) close(fd);
         freeaddrinfo(ai);
         return NULL;
