@@ -31,6 +31,7 @@
 #include "server/config.h"
 #include "server/grpc_adapter.h"
 #include "server/http_status.h"
+#include "server/listen_claim.h"
 #include "server/log.h"
 #include "server/service.h"
 #include "server/tls.h"
@@ -262,6 +263,14 @@ int cmd_daemon(int argc, char **argv)
 
     LOG_INFO("cuzk %s starting (config %s%s)", CUZK_VERSION, config_path,
              path_given || access(config_path, F_OK) == 0 ? "" : ", absent: defaults");
+    /* The address first: a second daemon on it stops here, before it loads
+     * parameters or takes memory beside the first. */
+    listen_claim *claim = listen_claim_take(cfg.listen, err, sizeof err);
+    if (!claim) {
+        LOG_ERROR("%s", err);
+        tls_pem_free(&pem);
+        return 1;
+    }
     notify("STATUS=starting the engine");
     double t0 = cuzk_now();
     srv_options so = {.cfg = &cfg, .test_kinds = test_kinds, .test_porep_constraints = test_c,
@@ -270,6 +279,7 @@ int cmd_daemon(int argc, char **argv)
     if (!b) {
         LOG_ERROR("%s", err);
         tls_pem_free(&pem);
+        listen_claim_release(claim);
         return 1;
     }
     if (test_kinds)
@@ -279,6 +289,7 @@ int cmd_daemon(int argc, char **argv)
     if (preload_all(b, &cfg, cfg.preload_fatal) && cfg.preload_fatal) {
         srv_backend_close(b);
         tls_pem_free(&pem);
+        listen_claim_release(claim);
         return 1;
     }
     srv_service *svc = service_create(b);
@@ -295,6 +306,7 @@ int cmd_daemon(int argc, char **argv)
         LOG_ERROR("%s", err);
         service_destroy(svc);
         srv_backend_close(b);
+        listen_claim_release(claim);
         return 1;
     }
     service_set_server(svc, srv);
@@ -371,9 +383,13 @@ int cmd_daemon(int argc, char **argv)
      * atomically, so nothing is left half-written under its name. */
     if (!idle && !srv_drain(b, 1000)) {
         LOG_WARN("stopped with a parameter load or PCE extraction unfinished (abandoned at the grace deadline)");
+        listen_claim_release(claim);
         return 0;
     }
     srv_backend_close(b);
+    /* Last: a daemon started on this address now is refused until the
+     * engine is closed (its job journal's lock among what it lets go). */
+    listen_claim_release(claim);
     LOG_INFO("stopped");
     return 0;
 }

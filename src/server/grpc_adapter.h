@@ -68,10 +68,11 @@ typedef struct rpc_server_opts {
     void *ud;
 } rpc_server_opts;
 
-/* Binds and starts serving. A unix socket is created with mode 0660 (a stale
- * socket file at the path is replaced). A TCP port is bound without
- * SO_REUSEPORT: it fails when another process listens there. NULL with a
- * reason in err on failure. */
+/* Binds and starts serving. A unix socket is created with mode 0660; the
+ * caller holds the path's claim (server/listen_claim.h), which replaced a
+ * stale socket file and removes the socket after rpc_server_stop. A TCP
+ * port is bound without SO_REUSEPORT: it fails when another process
+ * listens there. NULL with a reason in err on failure. */
 rpc_server *rpc_server_start(const rpc_server_opts *o, char *err, size_t errlen);
 /* Calls in progress, each holding a slot of max_concurrent_calls from its
  * arrival until it is over (its status sent, or cancelled by the client or
