@@ -163,9 +163,10 @@ typedef struct cuzk_engine_kind {
  *    proves may run; a failure is logged and left to the first prove. msg
  *    says why on failure; on success, when set, it ends the log line
  *    (the GPU prover: the device's free memory and a worker's buffers).
- *  - device_memory (may be NULL): the device's memory now, total and free
- *    bytes, for the status (called without the engine's lock, from any
- *    thread).
+ *  - device_memory (may be NULL): the device's memory now (the driver's
+ *    total and free bytes, this process's budget and what it holds of it,
+ *    the last parameter set's device-memory plan), for the status (called
+ *    without the engine's lock, from any thread).
  *  - last_timing (may be NULL): the phases of the worker's last successful
  *    prove (its last proof when n > 1), for the per-partition log line and
  *    the phase counters (cuzk_engine_counters).
@@ -194,6 +195,13 @@ typedef enum cuzk_engine_pin_how {
     CUZK_PIN_HOW_MLOCK = 2   /* kept in RAM (mlock), unknown to a device */
 } cuzk_engine_pin_how;
 
+/* A device's memory as its prover sees it (device_memory, below). */
+typedef struct cuzk_engine_device_mem {
+    uint64_t total, free_bytes; /* the driver's: the card's memory and what is free now */
+    uint64_t budget, held;      /* this process's budget on the card and what it holds of it */
+    char plan[400];             /* the last parameter set's device-memory plan, "" when none */
+} cuzk_engine_device_mem;
+
 typedef struct cuzk_engine_prover {
     const char *name;
     unsigned (*num_devices)(void *ctx);
@@ -212,7 +220,7 @@ typedef struct cuzk_engine_prover {
     void (*last_timing)(void *ctx, void *dev, unsigned worker, cuzk_groth16_prove_timing *out);
     int (*warm)(void *ctx, void *dev, const cuzk_groth16_params *params, const void *pce, char *msg,
                 size_t msg_len);
-    int (*device_memory)(void *ctx, void *dev, uint64_t *total, uint64_t *free_bytes);
+    int (*device_memory)(void *ctx, void *dev, cuzk_engine_device_mem *out);
     cuzk_engine_pin_how (*host_pin)(void *ctx, void *ptr, size_t len, char *msg, size_t msg_len);
     void (*host_unpin)(void *ctx, void *ptr, size_t len, cuzk_engine_pin_how how);
     bool (*out_of_device_memory)(void *ctx, void *dev, unsigned worker);
@@ -566,10 +574,10 @@ unsigned cuzk_engine_num_devices(cuzk_engine *e);
 const char *cuzk_engine_device_name(cuzk_engine *e, unsigned d);
 /* Whether device d was marked failed; reason (may be NULL) gets why. */
 bool cuzk_engine_device_failed(cuzk_engine *e, unsigned d, char *reason, size_t reason_len);
-/* Device d's memory now (the backend's device_memory): CUZK_OK with total
- * and free bytes, or CUZK_ERR_NO_DEVICE where the backend has none to report
- * (the CPU prover). */
-int cuzk_engine_device_memory(cuzk_engine *e, unsigned d, uint64_t *total, uint64_t *free_bytes);
+/* Device d's memory now (the backend's device_memory): CUZK_OK with *out
+ * filled, or CUZK_ERR_NO_DEVICE (*out zeroed) where the backend has none to
+ * report (the CPU prover). */
+int cuzk_engine_device_memory(cuzk_engine *e, unsigned d, cuzk_engine_device_mem *out);
 
 /* A prover worker now: its device (cuzk_engine_num_devices(): the CPU
  * fallback) and index there, what it does ("idle", "prove", "standby",

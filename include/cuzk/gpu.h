@@ -73,6 +73,9 @@ int cuzk_gpu_device_memory(cuzk_gpu_device *dev, uint64_t *total, uint64_t *free
 int cuzk_gpu_device_set_memory_limit(cuzk_gpu_device *dev, uint64_t limit);
 /* The budget and what this process holds of it, in bytes. */
 int cuzk_gpu_device_budget(const cuzk_gpu_device *dev, uint64_t *budget, uint64_t *used);
+/* The plan (cuzk_gpu_plan_describe) of the last parameter set uploaded to
+ * the device, "" before any: a copy, valid until this thread's next call. */
+const char *cuzk_gpu_device_plan(cuzk_gpu_device *dev);
 
 /* ---- the device-memory plan of a parameter set ---------------------------- */
 

@@ -117,9 +117,13 @@ static const char *gpu_device_name(void *ctx, void *d)
     return cuzk_gpu_device_describe(((gpu_dev *)d)->dev);
 }
 
-static int gpu_device_memory(void *ctx, void *d, uint64_t *total, uint64_t *free_bytes)
+static int gpu_device_memory(void *ctx, void *d, cuzk_engine_device_mem *out)
 {
-    return cuzk_gpu_device_memory(((gpu_dev *)d)->dev, total, free_bytes);
+    cuzk_gpu_device *dev = ((gpu_dev *)d)->dev;
+    int err = cuzk_gpu_device_memory(dev, &out->total, &out->free_bytes);
+    if (err == CUZK_OK) err = cuzk_gpu_device_budget(dev, &out->budget, &out->held);
+    if (err == CUZK_OK) snprintf(out->plan, sizeof out->plan, "%s", cuzk_gpu_device_plan(dev));
+    return err;
 }
 
 /* HOT parameter arrays registered with CUDA (uploads from them are direct

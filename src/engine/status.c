@@ -237,6 +237,14 @@ char *cuzk_engine_status_json(cuzk_engine *e)
         kv_u64(&w, "invalid", ds->invalid);
         kv_u64(&w, "proved", ds->proved);
         kv_u64(&w, "strikes", ds->strikes);
+        cuzk_engine_device_mem mem;
+        if (cuzk_engine_device_memory(e, d, &mem) == CUZK_OK) {
+            kv_u64(&w, "memory_total_bytes", mem.total);
+            kv_u64(&w, "memory_free_bytes", mem.free_bytes);
+            kv_u64(&w, "memory_budget_bytes", mem.budget);
+            kv_u64(&w, "memory_held_bytes", mem.held);
+            kv_str(&w, "memory_plan", mem.plan);
+        }
         jw_close(&w, '}');
     }
     if (e->n_fb_workers) {
@@ -308,11 +316,11 @@ char *cuzk_engine_status_json(cuzk_engine *e)
 
 unsigned cuzk_engine_num_devices(cuzk_engine *e) { return e ? e->n_devices : 0; }
 
-int cuzk_engine_device_memory(cuzk_engine *e, unsigned d, uint64_t *total, uint64_t *free_bytes)
+int cuzk_engine_device_memory(cuzk_engine *e, unsigned d, cuzk_engine_device_mem *out)
 {
-    *total = *free_bytes = 0;
+    memset(out, 0, sizeof *out);
     if (!e || d >= e->n_devices || !e->devs[d] || !e->prover.device_memory) return CUZK_ERR_NO_DEVICE;
-    return e->prover.device_memory(e->prover.ctx, e->devs[d], total, free_bytes);
+    return e->prover.device_memory(e->prover.ctx, e->devs[d], out);
 }
 
 size_t cuzk_engine_prover_workers(cuzk_engine *e, cuzk_engine_prover_worker *out, size_t max)

@@ -109,6 +109,7 @@ struct cuzk_gpu_device {
     msm_scratch msm;
     pthread_mutex_t srs_mu;     /* the SRS list; entries are read-only once listed */
     dev_resident *srs;
+    char plan[400];             /* the plan of the last set uploaded (under srs_mu) */
 };
 
 /* A worker's pinned staging for uploads from pageable memory (h2d): two
@@ -338,6 +339,16 @@ extern "C" int cuzk_gpu_device_set_memory_limit(cuzk_gpu_device *d, uint64_t lim
     l->budget = limit && limit < l->measured ? limit : l->measured;
     pthread_mutex_unlock(&ledger_mu);
     return CUZK_OK;
+}
+
+extern "C" const char *cuzk_gpu_device_plan(cuzk_gpu_device *d)
+{
+    static thread_local char copy[sizeof d->plan];
+    if (!d) return "";
+    pthread_mutex_lock(&d->srs_mu);
+    memcpy(copy, d->plan, sizeof copy);
+    pthread_mutex_unlock(&d->srs_mu);
+    return copy;
 }
 
 extern "C" int cuzk_gpu_device_budget(const cuzk_gpu_device *d, uint64_t *budget, uint64_t *used)
@@ -973,6 +984,7 @@ static int srs_get(cuzk_gpu_worker *w, const ctx &c, const void *key, const void
         }
         e->next = d->srs;
         d->srs = e;
+        if (plan) cuzk_gpu_plan_describe(plan, d->plan, sizeof d->plan);
         if (made) *made = true;
     }
     pthread_mutex_unlock(&d->srs_mu);

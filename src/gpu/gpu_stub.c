@@ -35,6 +35,7 @@ int cuzk_gpu_device_budget(const cuzk_gpu_device *dev, uint64_t *budget, uint64_
     if (used) *used = 0;
     return (void)dev, CUZK_ERR_NO_DEVICE;
 }
+const char *cuzk_gpu_device_plan(cuzk_gpu_device *dev) { return (void)dev, ""; }
 int cuzk_gpu_worker_create(cuzk_gpu_worker **out, cuzk_gpu_device *dev)
 {
     if (out) *out = NULL;

@@ -87,6 +87,8 @@ typedef struct srv_gpu {
     uint32_t ordinal;            /* the GPU's (the CPU prover's workers: 0) */
     char name[128];
     uint64_t vram_total, vram_free; /* 0 where there is no device memory (the CPU prover) */
+    uint64_t vram_budget, vram_held; /* the daemon's budget on the card and what it holds */
+    char plan[400];              /* the last parameter set's device-memory plan */
     char job_id[260], kind[64];  /* the job being proved, "" when none */
 } srv_gpu;
 typedef struct srv_status {

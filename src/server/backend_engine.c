@@ -692,7 +692,11 @@ int srv_get_status(srv_backend *b, srv_status *out)
             snprintf(g->name, sizeof g->name, "%.56s [failed: %.56s]", cuzk_engine_device_name(b->e, d), why);
         else
             snprintf(g->name, sizeof g->name, "%s", b->on_gpu ? cuzk_engine_device_name(b->e, d) : "CPU prover (no GPU)");
-        cuzk_engine_device_memory(b->e, d, &g->vram_total, &g->vram_free); /* zeros when none */
+        cuzk_engine_device_mem mem; /* zeros when none */
+        cuzk_engine_device_memory(b->e, d, &mem);
+        g->vram_total = mem.total, g->vram_free = mem.free_bytes;
+        g->vram_budget = mem.budget, g->vram_held = mem.held;
+        memcpy(g->plan, mem.plan, sizeof g->plan);
         memcpy(g->job_id, pw[i].job_id, sizeof g->job_id);
         memcpy(g->kind, pw[i].kind, sizeof g->kind);
     }
@@ -808,6 +812,27 @@ static void curio_metrics(srv_backend *b, const cuzk_engine_counters *c, mtext *
     }
 }
 
+/* Each device's memory: the card's, the daemon's budget on it, what the
+ * daemon holds (a streamed set's budget shows how close the plan runs). */
+static void device_memory_metrics(srv_backend *b, mtext *t)
+{
+    static const char *const name[4] = {"cuzk_gpu_memory_total_bytes", "cuzk_gpu_memory_free_bytes",
+                                        "cuzk_gpu_memory_budget_bytes", "cuzk_gpu_memory_held_bytes"};
+    static const char *const help[4] = {"The card's memory.", "The card's free memory now (every process).",
+                                        "The daemon's device-memory budget on the card ([gpus] memory_limit).",
+                                        "Device memory the daemon holds."};
+    const unsigned ndev = cuzk_engine_num_devices(b->e);
+    for (int k = 0; k < 4; k++) {
+        mt_printf(t, "# HELP %s %s\n# TYPE %s gauge\n", name[k], help[k], name[k]);
+        for (unsigned d = 0; d < ndev; d++) {
+            cuzk_engine_device_mem m;
+            if (cuzk_engine_device_memory(b->e, d, &m) != CUZK_OK) continue;
+            const uint64_t v[4] = {m.total, m.free_bytes, m.budget, m.held};
+            mt_printf(t, "%s{device=\"%u\"} %llu\n", name[k], d, (unsigned long long)v[k]);
+        }
+    }
+}
+
 typedef struct metric {
     const char *name, *type, *help;
     double v;
@@ -913,6 +938,7 @@ char *srv_metrics_text(srv_backend *b, char *buf)
         free(why);
     }
     phase_metrics(&c, &t);
+    device_memory_metrics(b, &t);
     curio_metrics(b, &c, &t);
     if (b->cl) cluster_metrics(b, &t);
     return t.p;

@@ -566,6 +566,9 @@ static int m_status(srv_service *s, rpc_call *c, const uint8_t *req, size_t len,
         gs[i].name = st.gpus[i].name;
         gs[i].vram_total_bytes = st.gpus[i].vram_total;
         gs[i].vram_free_bytes = st.gpus[i].vram_free;
+        gs[i].memory_budget_bytes = st.gpus[i].vram_budget;
+        gs[i].memory_held_bytes = st.gpus[i].vram_held;
+        gs[i].memory_plan = st.gpus[i].plan;
         gs[i].current_job_id = st.gpus[i].job_id;
         gs[i].current_proof_kind = st.gpus[i].kind;
         gp[i] = &gs[i];
