@@ -352,17 +352,17 @@ check(all(f"max_concurrent_calls = {N}" in d for d in details), f"the refusal na
 check(calls_in_progress() == 0, f"answered calls hold no slot: {calls_in_progress()} in progress")
 admits_n_new("right after the answers")
 
-# Calls their clients abandon: N PreloadSRS calls whose load blocks, then
+# Calls their clients abandon: PreloadSRS calls whose load blocks, then
 # cancelled. Their handlers stay blocked in the load; the calls are over:
 # their slots are free once the daemon sees them end, and N new calls are
 # admitted (before, the slots stayed taken until the handlers returned).
-def abandon_preloads():
-    """N PreloadSRS calls of test-window, blocked in its load, cancelled."""
-    futs = [B.stub.PreloadSRS.future(pb.PreloadSrsRequest(circuit_id="test-window"), timeout=300) for _ in range(N)]
+def abandon_preloads(k):
+    """k PreloadSRS calls of test-window, blocked in its load, cancelled."""
+    futs = [B.stub.PreloadSRS.future(pb.PreloadSrsRequest(circuit_id="test-window"), timeout=300) for _ in range(k)]
     until = time.time() + 60  # a bound on the wait only
-    while calls_in_progress() != N and time.time() < until:
+    while calls_in_progress() != k and time.time() < until:
         time.sleep(0.02)
-    check(calls_in_progress() == N and not any(f.done() for f in futs), f"{N} PreloadSRS calls blocked in the load")
+    check(calls_in_progress() == k and not any(f.done() for f in futs), f"{k} PreloadSRS calls blocked in the load")
     for f in futs:
         f.cancel()
     until = time.time() + 60  # a bound on the wait only: the cancellations reach the daemon
@@ -372,14 +372,15 @@ def abandon_preloads():
 
 
 window = fifo("window", 256)
-abandon_preloads()
-admits_n_new("with the abandoned calls' handlers still blocked")
-# Handlers left running are bounded: with twice the limit of them, the next
-# call is refused saying so (a client cancelling in a loop piles up no threads)
-abandon_preloads()
+abandon_preloads(N - 1)
+admits_n_new(f"with {N - 1} abandoned calls' handlers still blocked")
+# Handlers left running are bounded by the limit: with N of them, the next
+# call is refused saying so (a client cancelling in a loop piles up no
+# threads; before, new calls were admitted up to 2N such handlers)
+abandon_preloads(1)
 c, d = code_of(B.stub.GetStatus, pb.GetStatusRequest(), timeout=60)
-check(c == grpc.StatusCode.RESOURCE_EXHAUSTED and f"{2 * N} handlers still finishing calls their clients left" in d,
-      f"{2 * N} abandoned handlers still blocked: a new call refused: {c} {d!r}")
+check(c == grpc.StatusCode.RESOURCE_EXHAUSTED and f"{N} handlers still finishing calls their clients left" in d,
+      f"{N} abandoned handlers still blocked: a new call refused: {c} {d!r}")
 release_fifo(*window)
 until = time.time() + 60  # a bound on the wait only: the released handlers return
 while "still finishing" in code_of(B.stub.GetStatus, pb.GetStatusRequest(), timeout=60)[1] and time.time() < until:

@@ -363,13 +363,17 @@ static void on_new_call(rpc_server *s, rpc_call *c)
     start_batch(c, &op, 1, &c->t_close);
 
     /* Handlers of calls their clients abandoned may run on for a while (a
-     * parameter load); as many again as the limit, no more, so that a client
-     * cancelling in a loop cannot pile up threads. Handlers that answered and
-     * are only returning do not count: they hold nothing and end at once. */
+     * parameter load). While as many of them as the limit run, new calls are
+     * refused, so that a client cancelling in a loop cannot pile up threads:
+     * a call is admitted only with fewer than the limit left behind and a
+     * slot free, and this thread alone admits and abandons, so handlers with
+     * a slot and handlers left behind stay below twice the limit together.
+     * Handlers that answered and are only returning do not count: they hold
+     * nothing and end at once. */
     unsigned lingering = atomic_load(&s->abandoned);
-    if (lingering >= 2 * s->max_calls || !slot_take(s)) {
+    if (lingering >= s->max_calls || !slot_take(s)) {
         char m[160];
-        if (lingering >= 2 * s->max_calls)
+        if (lingering >= s->max_calls)
             snprintf(m, sizeof m, "too many calls in progress (daemon.max_concurrent_calls = %u; %u handlers still "
                      "finishing calls their clients left)", s->max_calls, lingering);
         else
