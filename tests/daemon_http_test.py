@@ -104,7 +104,8 @@ class Client(threading.Thread):
         super().__init__(daemon=True)
         self.first, self.trickle = first, trickle
         self.answer, self.closed_after, self.sent = b"", None, 0
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=SCRAPE_S)
+        self.sock.settimeout(10)
         self.t0 = time.monotonic()
         if first:
             self.sock.sendall(first)
@@ -167,13 +168,14 @@ for j, c in enumerate(slow):
 # ---- many connections at once ---------------------------------------------
 n = rng.randint(50, 150)
 first = [b"", b"GET /metr", b"G"]
-many, refused = [], []
+many, refused = [], None
 for _ in range(n):
     try:
         many.append(Client(D.port, rng.choice(first), trickle=False))
-    except OSError as e:  # the kernel's queue of connections not yet accepted is full
-        refused.append(repr(e))
-check(not refused, f"{n} connections made at once: {len(refused)} not ({refused[:1]})", verbose=True)
+    except OSError as e:  # the kernel's queue of connections not yet accepted is full: the rest would wait too
+        refused = repr(e)
+        break
+check(refused is None, f"{n} connections made at once: {len(many)} made, then {refused}", verbose=True)
 for c in many:
     c.start()
 scrape_ok(D.port, "/metrics", f"{n} connections open")
@@ -184,8 +186,9 @@ late = [c.closed_after for c in many if c.closed_after is None or c.closed_after
 check(not late, f"each of the {n} connections closed by the daemon within {READ_S + SLACK_S} s: "
                 f"{len(late)} not ({late[:5]})", verbose=True)
 early = sum(c.closed_after is not None and c.closed_after < READ_S - 1 for c in many)
-check(early >= n - MAX_CONNS, f"... {max(0, n - MAX_CONNS)} of them over the {MAX_CONNS} served at once: as many "
-                              f"closed early, to make room: {early}", verbose=True)
+over = max(0, len(many) - MAX_CONNS)
+check(early >= over, f"... {over} of them over the {MAX_CONNS} served at once: as many closed early, to make room: "
+                     f"{early}", verbose=True)
 odd = [c.answer[:40] for c in many if not answered(c, (408, 503))]
 check(not odd, f"... told nothing, 408 or 503 (made room for a newer one): {odd[:3]}")
 scrape_ok(D.port, "/metrics", f"after the {n} connections")
