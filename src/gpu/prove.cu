@@ -1,0 +1,515 @@
+/*
+ * The Groth16 prover on a device (cuzk_gpu_prove_job, cuzk_gpu_prove): the
+ * witness and a, b, c uploaded into the worker's buffers, then the kernel
+ * region (a, b, c from the PCE, H, the gathers, the five MSMs, resident or
+ * in chunks streamed from the host on the worker's copy stream).
+ * Ownership and locking: docs/gpu.md.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuzk/clock.h"
+#include "cuzk/fr_packed.h"
+#include "cuzk/gpu.h"
+#include "cuzk/mem.h"
+#include "cuzk/pce.h"
+#include "device.cuh"
+#include "gpu_internal.cuh"
+
+using namespace cuzk_gpu;
+
+/* out[k] = wit[idx[k]]: a query's scalars by index into the witness (plain
+ * integers or Montgomery values alike). */
+static __global__ void gather_wires(fr_t *__restrict__ out, const fr_t *__restrict__ wit,
+                                    const uint32_t *__restrict__ idx, size_t n)
+{
+    size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < n) out[k] = wit[idx[k]];
+}
+
+static int gather_on_device(const ctx &c, fr_t *dst, const fr_t *wit, const void *idx, size_t n)
+{
+    if (n == 0) return CUZK_OK;
+    gather_wires<<<(unsigned)((n + 255) / 256), 256, 0, c.st>>>(dst, wit, (const uint32_t *)idx, n);
+    GPU_LAUNCHED(c, "gather_wires");
+    return CUZK_OK;
+}
+
+/* out[i] = entry i of a packed vector (cuzk/fr_packed.h): 0, one, or the
+ * general value that the word's count and the general codes below i name. */
+static __global__ void fr_unpack_entries(fr_t *__restrict__ out, const unsigned long long *__restrict__ codes,
+                                         const uint32_t *__restrict__ before, const fr_t *__restrict__ gen,
+                                         size_t n, const fr_t one)
+{
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const unsigned long long word = codes[i >> 5];
+    const unsigned sh = 2 * (unsigned)(i & 31), code = (unsigned)(word >> sh) & 3u;
+    if (code >= CUZK_FR_PACKED_GENERAL)
+        out[i] = gen[before[i >> 5] + __popcll(word & 0xaaaaaaaaaaaaaaaaull & ((1ull << sh) - 1))];
+    else if (code == CUZK_FR_PACKED_ONE)
+        out[i] = one;
+    else
+        f_zero(out[i]);
+}
+
+/* Where a packed vector's arrays lie in the device's scratch (each 256-byte
+ * aligned): the counts at *before, the general values at *gen, the bytes in all
+ * returned. */
+static size_t packed_dev_layout(const cuzk_fr_packed *pk, size_t *before, size_t *gen)
+{
+    const size_t nw = (pk->n + 31) / 32, al = 255;
+    *before = (nw * 8 + al) & ~al;
+    *gen = *before + ((nw * 4 + al) & ~al);
+    return *gen + pk->n_gen * sizeof(cuzk_fr);
+}
+
+/* dst <- the entries of pk: its arrays uploaded into scratch (at least
+ * packed_dev_layout, dead until the caller's next writes in stream order),
+ * then expanded there: 103 MB over the bus instead of 4.17 GB for a 32 GiB
+ * PoRep partition's aux. */
+static int unpack_on_device(cuzk_gpu_worker *w, const ctx &c, fr_t *dst, const cuzk_fr_packed *pk, void *scratch)
+{
+    if (!pk->n) return CUZK_OK;
+    const size_t nw = (pk->n + 31) / 32;
+    size_t ob, og;
+    packed_dev_layout(pk, &ob, &og);
+    unsigned long long *codes = (unsigned long long *)scratch;
+    uint32_t *before = (uint32_t *)((char *)scratch + ob);
+    fr_t *gen = (fr_t *)((char *)scratch + og);
+    int rc;
+    if ((rc = h2d(w, c, codes, pk->codes, nw * 8)) || (rc = h2d(w, c, before, pk->before, nw * 4)) ||
+        (pk->n_gen && (rc = h2d(w, c, gen, pk->gen, pk->n_gen * sizeof(cuzk_fr)))))
+        return rc;
+    fr_t one; /* in the vector's form: the integer 1, or R mod r (the same limbs) */
+    memcpy(&one, cuzk_fr_packed_one(pk->plain), sizeof one);
+    fr_unpack_entries<<<(unsigned)((pk->n + 255) / 256), 256, 0, c.st>>>(dst, codes, before, gen, pk->n, one);
+    GPU_LAUNCHED(c, "fr_unpack_entries");
+    return CUZK_OK;
+}
+
+static size_t point_bytes(int slot) { return slot == SRS_B2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine); }
+
+/* The next streamed chunk of the schedule copied into the buffer it frees,
+ * when one is free (at most two in flight: the one read next and the one
+ * after). */
+static int feed_issue(cuzk_gpu_worker *w, const ctx &c)
+{
+    stream_feed *f = &w->feed;
+    while (f->next_copy < f->n_steps && !f->src[f->step[f->next_copy].msm]) f->next_copy++;
+    if (f->next_copy >= f->n_steps || f->issued - f->taken >= 2) return CUZK_OK;
+    const cuzk_gpu_chunk_step *st = &f->step[f->next_copy];
+    const size_t pb = point_bytes((int)st->msm);
+    const unsigned k = f->issued & 1;
+    f->buf_step[k] = f->next_copy++;
+    GPU_TRY(c, cudaEventRecord(w->ev_start[k], w->cst));
+    GPU_TRY(c, cudaMemcpyAsync(w->chunk[k].p, f->src[st->msm] + st->off * pb, st->len * pb, cudaMemcpyHostToDevice,
+                               w->cst));
+    GPU_TRY(c, cudaEventRecord(w->ev_done[k], w->cst));
+    f->issued++, f->bytes += st->len * pb;
+    return CUZK_OK;
+}
+
+/* The chunk schedule of a prove over srs whose MSMs have n[slot] points,
+ * B's in phase 1 when late_b (their scalars are gathered once H's MSM is
+ * done), made with the chunk buffers, the copy stream and the first two
+ * copies; none (n_steps 0) when nothing streams. */
+static int feed_start(cuzk_gpu_worker *w, const ctx &c, const dev_resident *srs, const size_t n[SRS_B2 + 1],
+                      bool late_b)
+{
+    stream_feed *f = &w->feed;
+    cuzk_gpu_chunk_step *keep = f->step;
+    memset(f, 0, sizeof *f);
+    f->step = keep;
+    uint64_t nn[SRS_B2 + 1], per[SRS_B2 + 1];
+    unsigned phase[SRS_B2 + 1];
+    bool any = false;
+    size_t buf = 0;
+    const char *v = getenv("CUZK_GPU_STREAM_CHUNK"); /* tests: points a chunk */
+    for (int slot = SRS_H; slot <= SRS_B2; slot++) {
+        const size_t pb = point_bytes(slot);
+        nn[slot] = n[slot], phase[slot] = late_b && (slot == SRS_B1 || slot == SRS_B2);
+        per[slot] = v && atol(v) > 0 ? (uint64_t)atol(v) : srs->chunk_bytes / pb;
+        if (!srs->streamed[slot] || !n[slot]) continue;
+        f->src[slot] = (const char *)srs->src[slot], any = true;
+        const size_t b = (per[slot] < n[slot] ? per[slot] : n[slot]) * pb;
+        if (b > buf) buf = b;
+    }
+    if (!any) return CUZK_OK;
+    if (!f->step && !(f->step = (cuzk_gpu_chunk_step *)malloc(FEED_STEPS_MAX * sizeof *f->step)))
+        return fail_msg(c, CUZK_ERR_NO_MEMORY, "streamed points: the chunk schedule");
+    f->n_steps = cuzk_gpu_chunk_schedule(f->step, FEED_STEPS_MAX, nn, per, phase);
+    if (f->n_steps > FEED_STEPS_MAX) return fail_msg(c, CUZK_ERR_UNSUPPORTED, "streamed points: over 16,384 chunks");
+    if (!w->cst) {
+        GPU_TRY(c, cudaStreamCreateWithFlags(&w->cst, cudaStreamNonBlocking));
+        for (int i = 0; i < 2; i++) {
+            GPU_TRY(c, cudaEventCreate(&w->ev_start[i]));
+            GPU_TRY(c, cudaEventCreate(&w->ev_done[i]));
+        }
+    }
+    int rc;
+    for (int i = 0; i < 2; i++)
+        if ((rc = buf_reserve(c, &w->chunk[i], buf, "streamed points"))) return rc;
+    if ((rc = feed_issue(w, c))) return rc;
+    return feed_issue(w, c);
+}
+
+/* One MSM over the scalars of a prove (work as for msm_g1; NULL: the plain
+ * form goes to the MSM's scratch), its sum on the host as G1 or G2. */
+struct msm_task {
+    const fr_t *sc;
+    bool mont;
+    fr_t *work;
+};
+
+/* The schedule's steps of one phase: each chunk's MSM over its points (a
+ * streamed chunk's buffer once its copy is in, waited for on the host: that
+ * wait is the copy time the kernels did not hide; a resident array's range
+ * in place), its sum added to its MSM's on the host, the next copy issued
+ * as a buffer frees. secs[slot] gets each MSM's time. */
+static int feed_run(cuzk_gpu_worker *w, const ctx &c, const dev_resident *srs, const msm_task t[SRS_B2 + 1],
+                    unsigned phase, cuzk_g1_jac g1[SRS_B1 + 1], cuzk_g2_jac *g2, double secs[SRS_B2 + 1])
+{
+    stream_feed *f = &w->feed;
+    msm_scratch *ms = &w->dev->msm;
+    int rc = CUZK_OK;
+    for (size_t i = 0; i < f->n_steps && !rc; i++) {
+        const cuzk_gpu_chunk_step *st = &f->step[i];
+        if (st->phase != phase) continue;
+        const int slot = (int)st->msm;
+        const double t0 = cuzk_now();
+        const void *bases;
+        const bool streamed = f->src[slot] != NULL;
+        const unsigned k = f->taken & 1;
+        if (streamed) {
+            if (f->taken >= f->issued || f->buf_step[k] != i) /* the copies follow the schedule */
+                return fail_msg(c, CUZK_ERR_INTERNAL, "streamed points: chunk out of order");
+            GPU_TRY(c, cudaEventSynchronize(w->ev_done[k]));
+            f->wait_s += cuzk_now() - t0;
+            float ms_ = 0;
+            if (cudaEventElapsedTime(&ms_, w->ev_start[k], w->ev_done[k]) == cudaSuccess) f->copy_s += ms_ / 1e3;
+            else cudaGetLastError();
+            bases = w->chunk[k].p;
+        } else {
+            bases = (const char *)srs->p[slot] + st->off * point_bytes(slot);
+        }
+        const fr_t *sc = t[slot].sc + st->off;
+        fr_t *work = t[slot].work ? t[slot].work + st->off : NULL;
+        /* each returns its sum on the host, its kernels done: the buffer may be overwritten next */
+        if (slot == SRS_B2) {
+            cuzk_g2_jac p2;
+            rc = msm_g2(c, ms, &p2, bases, sc, st->len, t[slot].mont, work);
+            if (!rc) cuzk_g2_jac_add(g2, g2, &p2);
+        } else {
+            cuzk_g1_jac p1;
+            rc = msm_g1(c, ms, &p1, bases, sc, st->len, t[slot].mont, work);
+            if (!rc) cuzk_g1_jac_add(&g1[slot], &g1[slot], &p1);
+        }
+        if (streamed) {
+            f->taken++;
+            if (!rc) rc = feed_issue(w, c);
+        }
+        secs[slot] += cuzk_now() - t0;
+    }
+    return rc;
+}
+
+/* msm_g1 or msm_g2 over the set's resident slot, whole */
+static int msm_slot(cuzk_gpu_worker *w, const ctx &c, const dev_resident *srs, int slot, void *out,
+                    const fr_t *scalars, size_t n, bool mont, fr_t *work)
+{
+    if (slot == SRS_B2) return msm_g2(c, &w->dev->msm, (cuzk_g2_jac *)out, srs->p[slot], scalars, n, mont, work);
+    return msm_g1(c, &w->dev->msm, (cuzk_g1_jac *)out, srs->p[slot], scalars, n, mont, work);
+}
+
+
+/* The stream drained; a failure named by what ran on it */
+static int sync_named(const ctx &c, const char *what)
+{
+    cudaError_t e = cudaStreamSynchronize(c.st);
+    return e == cudaSuccess ? CUZK_OK : fail(c, e, what);
+}
+
+/* Matrix k of the PCE times the witness into o (n elements: the rows past
+ * m zeroed), on the stream. */
+static int pce_eval_row(const ctx &c, const cuzk_pce *p, const dev_resident *pe, int k, const fr_t *wit, fr_t *o,
+                        size_t m, size_t n)
+{
+    int rc = pce_spmv(c, o, pe->p[PCE_RP + k], p->m[k].row_ptr64 != NULL, (const uint32_t *)pe->p[PCE_COL + k],
+                      (const uint32_t *)pe->p[PCE_CODE + k], (const fr_t *)pe->p[PCE_COEFFS], wit, m,
+                      (const uint32_t *)pe->p[PCE_LONG + k], pe->bytes[PCE_LONG + k] / 4);
+    if (!rc && n > m) GPU_TRY(c, cudaMemsetAsync(o + m, 0, (n - m) * sizeof(fr_t), c.st));
+    return rc;
+}
+
+/*
+ * The GPU back end: one proof of a job (cuzk/groth16.h). Without the lock,
+ * into this worker's buffers: the witness (inputs and aux as one vector when
+ * the A and B scalars are gathered on the device, else the aux alone), a, b,
+ * c unless a PCE gives them, and the A and B scalars gathered on the host
+ * unless the device has index lists for them (a PCE's, from its densities,
+ * or the queries' own). Then the kernel region, the device lock held: the
+ * PCE's sparse products into the NTT buffers, the device gathers, H and the
+ * five MSMs. The proof is finished on the host.
+ */
+static int prove_job_run(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *out, const cuzk_groth16_job *j,
+                         const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_prove_timing *tm)
+{
+    int rc = cuzk_groth16_job_check(j);
+    if (rc) return fail_msg(c, rc, "prove: the job's sizes do not agree");
+    dev_resident *srs, *pe = NULL;
+    if ((rc = srs_get_job(w, c, j, &srs))) return rc;
+    const double t0 = cuzk_now();
+    const cuzk_pce *p = j->pce;
+    const size_t n = (size_t)1 << j->log_n, m = j->num_constraints, ni = j->num_inputs, na = j->num_aux;
+    const size_t fb = sizeof(cuzk_fr);
+    const bool on_device = job_gathers_on_device(j), share_b = cuzk_groth16_job_b_shared(j);
+    const cuzk_groth16_query *q[3] = {&j->q_a, &j->q_b_g1, share_b ? NULL : &j->q_b_g2}; /* NULL: shared */
+    dbuf *sc[3] = {&w->sa, &w->sb, &w->tmp};
+    static const char *const sc_name[3] = {"A scalars", "B scalars", "B2 scalars"};
+
+    /* H over two vectors where the plan says so and a PCE evaluates c after
+     * a·b; A's and B's scalars then go into the two once H's MSM is done */
+    const bool two = p && srs->h_vectors == 2 && on_device && q[0]->n <= n && q[1]->n <= n;
+    /* the streamed points' first chunks go up on the copy stream meanwhile */
+    const size_t n_msm[SRS_B2 + 1] = {j->params->n_h, na, q[0]->n, q[1]->n, j->q_b_g2.n};
+    if ((rc = feed_start(w, c, srs, n_msm, two))) return rc;
+    const bool chunked = w->feed.n_steps != 0;
+    /* uploads into this worker's buffers: no lock needed */
+    if ((rc = buf_reserve(c, &w->abc, (two ? 2 : 3) * n * fb, "H a, b, c"))) return rc;
+    fr_t *abc = bp<fr_t>(w->abc);
+    if (p && cuzk_pce_ready(p, NULL) != CUZK_OK) /* its checksums, verified in the background, failed */
+        return fail_msg(c, CUZK_ERR_FORMAT, "prove: the PCE failed verification");
+    if (p && (rc = pce_get(w, c, p, &pe))) return rc;
+    double t = t0;
+    /* Gathered on the device, A's and B's scalars go where H leaves two of
+     * a, b, c dead, when they fit (no arrays of their own: 5.3 GB less per
+     * worker at 32 GiB); B2's own list, when it has one, to tmp. */
+    const bool in_abc = on_device && q[0]->n <= n && q[1]->n <= n;
+    if (on_device) {
+        if ((rc = buf_reserve(c, &w->aux, (ni + na) * fb, "witness"))) return rc;
+        for (int k = in_abc ? 2 : 0; k < 3 && q[k]; k++)
+            if ((rc = buf_reserve(c, sc[k], q[k]->n * fb, sc_name[k]))) return rc;
+        if (in_abc) buf_free(&w->sa), buf_free(&w->sb); /* from a call that had no room in a, b, c */
+        t = cuzk_now();
+        if (ni) GPU_TRY(c, cudaMemcpyAsync(w->aux.p, j->input, ni * fb, cudaMemcpyHostToDevice, c.st));
+        if (j->aux_packed) { /* through a, b, c's room, which nothing has written yet (prove_job checked the fit) */
+            if ((rc = unpack_on_device(w, c, bp<fr_t>(w->aux) + ni, j->aux_packed, abc))) return rc;
+        } else if (na && (rc = h2d(w, c, bp<fr_t>(w->aux) + ni, j->aux, na * fb))) {
+            return rc;
+        }
+    } else if ((rc = buf_reserve(c, &w->aux, na * fb, "aux witness")) || (rc = h2d(w, c, w->aux.p, j->aux, na * fb))) {
+        return rc;
+    }
+    if (!p && j->abc) { /* already in the NTT layout (zero tail): one transfer, a DMA when pinned */
+        if ((rc = h2d(w, c, abc, j->abc, 3 * n * fb))) return rc;
+    } else if (!p) {
+        const cuzk_fr *src[3] = {j->a, j->b, j->c};
+        for (int i = 0; i < 3; i++) {
+            if (m && (rc = h2d(w, c, abc + i * n, src[i], m * fb))) return rc;
+            if (n > m) GPU_TRY(c, cudaMemsetAsync(abc + i * n + m, 0, (n - m) * fb, c.st));
+        }
+    }
+    if (on_device) {
+        GPU_TRY(c, cudaStreamSynchronize(c.st));
+    } else {
+        const size_t nsc = j->q_a.n + j->q_b_g1.n + (share_b ? 0 : j->q_b_g2.n);
+        cuzk_fr *hs = (cuzk_fr *)malloc((nsc + 1) * fb), *h = hs;
+        if (!hs) return fail_msg(c, CUZK_ERR_NO_MEMORY, "prove: host scalar buffer");
+        for (int k = 0; k < 3 && q[k] && !rc; h += q[k]->n, k++) {
+            cuzk_groth16_gather(h, j, q[k]);
+            rc = buf_reserve(c, sc[k], q[k]->n * fb, sc_name[k]);
+            if (!rc) rc = h2d(w, c, sc[k]->p, h, q[k]->n * fb);
+        }
+        if (!rc) {
+            cudaError_t e = cudaStreamSynchronize(c.st); /* hs is wiped next */
+            if (e != cudaSuccess) rc = fail(c, e, "cudaStreamSynchronize(uploads)");
+        }
+        cuzk_mem_wipe(hs, nsc * fb);
+        free(hs);
+        if (rc) return rc;
+    }
+    tm->upload_s = cuzk_now() - t;
+
+    tm->wait_s = region_lock(w);
+    cuzk_gpu_device *d = w->dev;
+    const fr_t *wit = bp<fr_t>(w->aux);
+    t = cuzk_now();
+    /* A·w and B·w (and C·w unless H runs over two vectors: then after a·b) */
+    for (int k = 0; p && k < (two ? 2 : 3) && !rc; k++) rc = pce_eval_row(c, p, pe, k, wit, abc + k * n, m, n);
+    if (p) {
+        if (!rc) {
+            cudaError_t e = cudaStreamSynchronize(c.st);
+            if (e != cudaSuccess) rc = fail(c, e, "pce_spmv");
+        }
+        tm->eval_s = cuzk_now() - t;
+    }
+    if (rc) return region_unlock(w, c, rc);
+
+    /* H, then the five MSMs: H, L over the aux, A and B over the gathered scalars */
+    const size_t n_h = j->params->n_h, n_a = j->q_a.n, n_b = j->q_b_g1.n, n_b2 = j->q_b_g2.n;
+    const bool mont = !j->plain;
+    cuzk_groth16_msm_sums sums;
+    t = cuzk_now();
+    fr_t *h = abc;
+    if (two) {
+        /* a·b in a, then c evaluated into b's room (timed as evaluation), then H into b */
+        rc = ntt_groth16_h_ab(c, &d->ntt, abc, abc + n, j->log_n);
+        double te = cuzk_now();
+        if (!rc) rc = pce_eval_row(c, p, pe, 2, wit, abc + n, m, n);
+        if (!rc) rc = sync_named(c, "ntt_groth16_h_ab, pce_spmv C");
+        te = cuzk_now() - te;
+        tm->eval_s += te;
+        if (!rc) rc = ntt_groth16_h_c(c, &d->ntt, abc, abc + n, j->log_n);
+        h = abc + n;
+        t += te;
+    } else if (j->form == CUZK_GROTH16_H_COSET) {
+        rc = ntt_groth16_h(c, &d->ntt, abc, abc + n, abc + 2 * n, j->log_n, &h);
+    } else {
+        rc = ntt_groth16_h_odd(c, &d->ntt, abc, abc + n, abc + 2 * n, j->log_n);
+    }
+    if (!rc) rc = sync_named(c, "ntt_groth16_h");
+    tm->ntt_h_s = cuzk_now() - t, t = cuzk_now();
+    /* A's and B's scalars gathered from the witness (counted with the
+     * evaluation), into the two arrays H left dead when they fit: over
+     * three vectors now; over two, A's into the one H left dead now and
+     * B's into h's once H's MSM has read it */
+    fr_t *sa = bp<fr_t>(w->sa), *sb = bp<fr_t>(w->sb), *sb2 = share_b ? sb : bp<fr_t>(w->tmp);
+    if (in_abc) { /* the thirds (or halves) not holding h, h's own last */
+        fr_t *dead[3], **dp = dead;
+        for (int k = 0; k < (two ? 2 : 3); k++)
+            if (abc + k * n != h) *dp++ = abc + k * n;
+        if (two) *dp++ = h;
+        sa = dead[0], sb = dead[1], sb2 = share_b ? sb : sb2;
+    }
+    const void *const ix[3] = {p ? pe->p[PCE_IA] : srs->p[SRS_IA], p ? pe->p[PCE_IB] : srs->p[SRS_IB1],
+                               srs->p[SRS_IB2]};
+    fr_t *const dst[3] = {sa, sb, sb2};
+    if (on_device && !rc) {
+        for (int k = 0; k < (two ? 1 : 3) && q[k] && !rc; k++) rc = gather_on_device(c, dst[k], wit, ix[k], q[k]->n);
+        if (!rc) rc = sync_named(c, "gather_wires");
+        tm->eval_s += cuzk_now() - t, t = cuzk_now();
+    }
+    /* Each MSM's scalars are dead after it (the witness once gathered), so
+     * each leaves its plain form over them (work) instead of in a scratch
+     * copy: 4.3 GB less on the device at 32 GiB. B's, when B2 shares them,
+     * are read by B2 as the plain form B1 left. In chunks (the set streams),
+     * L's and B's leave it in the MSM's scratch instead: the witness stays
+     * for B's gather after H's MSM, and B's scalars for both of B's MSMs,
+     * whose chunks interleave. */
+    fr_t *const l_sc = bp<fr_t>(w->aux) + (on_device ? ni : 0);
+    double secs[SRS_B2 + 1] = {0};
+    if (chunked) {
+        const msm_task task[SRS_B2 + 1] = {{h, true, h}, {l_sc, mont, NULL}, {sa, mont, sa}, {sb, mont, NULL},
+                                           {sb2, mont, NULL}};
+        cuzk_g1_jac g1[SRS_B1 + 1];
+        for (int k = 0; k <= SRS_B1; k++) cuzk_g1_jac_set_infinity(&g1[k]);
+        cuzk_g2_jac_set_infinity(&sums.b_g2);
+        if (!rc) rc = feed_run(w, c, srs, task, 0, g1, &sums.b_g2, secs);
+        if (two && !rc) { /* h read: B's scalars into its vector (phase 1 of the schedule) */
+            t = cuzk_now();
+            for (int k = 1; k < 3 && q[k] && !rc; k++) rc = gather_on_device(c, dst[k], wit, ix[k], q[k]->n);
+            if (!rc) rc = sync_named(c, "gather_wires");
+            tm->eval_s += cuzk_now() - t;
+            if (!rc) rc = feed_run(w, c, srs, task, 1, g1, &sums.b_g2, secs);
+        }
+        sums.h = g1[SRS_H], sums.l = g1[SRS_L], sums.a = g1[SRS_A], sums.b_g1 = g1[SRS_B1];
+    } else {
+        if (!rc) rc = msm_slot(w, c, srs, SRS_H, &sums.h, h, n_h, true, h);
+        secs[SRS_H] = cuzk_now() - t, t = cuzk_now();
+        if (two && !rc) { /* before L's MSM leaves the aux in plain form */
+            for (int k = 1; k < 3 && q[k] && !rc; k++) rc = gather_on_device(c, dst[k], wit, ix[k], q[k]->n);
+            if (!rc) rc = sync_named(c, "gather_wires");
+            tm->eval_s += cuzk_now() - t, t = cuzk_now();
+        }
+        if (!rc) rc = msm_slot(w, c, srs, SRS_L, &sums.l, l_sc, na, mont, l_sc);
+        secs[SRS_L] = cuzk_now() - t, t = cuzk_now();
+        if (!rc) rc = msm_slot(w, c, srs, SRS_A, &sums.a, sa, n_a, mont, sa);
+        secs[SRS_A] = cuzk_now() - t, t = cuzk_now();
+        if (!rc) rc = msm_slot(w, c, srs, SRS_B1, &sums.b_g1, sb, n_b, mont, sb);
+        secs[SRS_B1] = cuzk_now() - t, t = cuzk_now();
+        if (!rc) rc = msm_slot(w, c, srs, SRS_B2, &sums.b_g2, sb2, n_b2, mont && !share_b, sb2);
+        secs[SRS_B2] = cuzk_now() - t;
+    }
+    tm->msm_h_s = secs[SRS_H], tm->msm_l_s = secs[SRS_L], tm->msm_a_s = secs[SRS_A];
+    tm->msm_b_g1_s = secs[SRS_B1], tm->msm_b_g2_s = secs[SRS_B2];
+    tm->msm_s = tm->msm_h_s + tm->msm_l_s + tm->msm_a_s + tm->msm_b_g1_s + tm->msm_b_g2_s;
+    tm->stream_bytes = w->feed.bytes, tm->stream_copy_s = w->feed.copy_s, tm->stream_wait_s = w->feed.wait_s;
+    rc = region_unlock(w, c, rc);
+    if (rc) return rc;
+    cuzk_groth16_finish(out, j->params, &sums, r, s);
+    tm->total_s = cuzk_now() - t0;
+    return CUZK_OK;
+}
+
+/* One proof. A worker that ran out of device memory lets go of what it
+ * holds: a half-grown set (a, b, c but no witness) would otherwise stay
+ * allocated and could starve the device's other workers, whose MSM scratch
+ * grows inside their kernel regions, so that one worker too many for the
+ * card fails every worker instead of only itself. The engine proves the
+ * partition again on another worker. */
+static int prove_job(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *out, const cuzk_groth16_job *j,
+                     const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_prove_timing *tm)
+{
+    /* a packed aux is expanded on the device where the queries are gathered
+     * there and its arrays fit in a, b, c's room; else unpacked here first */
+    cuzk_groth16_job uj;
+    cuzk_fr *uaux = NULL;
+    size_t ob, og;
+    if (j->aux_packed && (!job_gathers_on_device(j) || /* in H's two vectors' room, the fewest it may have */
+                          packed_dev_layout(j->aux_packed, &ob, &og) > 2 * sizeof(cuzk_fr) << j->log_n)) {
+        int rc = cuzk_groth16_job_unpacked(&uj, &uaux, j);
+        if (rc) return fail_msg(c, rc, "prove: no host memory to unpack the witness");
+        j = &uj;
+    }
+    int rc = prove_job_run(w, c, out, j, r, s, tm);
+    /* a failure may leave copies from the job's host arrays in flight (a
+     * pinned source goes straight to the DMA): they end before the caller
+     * frees or unpins them */
+    if (rc && cudaStreamSynchronize(w->st) != cudaSuccess) cudaGetLastError();
+    if (w->cst && cudaStreamSynchronize(w->cst) != cudaSuccess) cudaGetLastError(); /* the feed's copies too */
+    cuzk_groth16_job_unpacked_free(uaux, j->num_aux);
+    if (rc == CUZK_ERR_NO_MEMORY && w->dev_oom) { /* the device's memory, not a host allocation */
+        worker_shed(w);
+        double f, t;
+        dev_mem_gib(&f, &t);
+        const size_t l = strlen(w->err);
+        if (c.err == w->err && l + 1 < sizeof w->err)
+            snprintf(w->err + l, sizeof w->err - l, "; this worker's buffers released (%.1f of %.1f GiB free)", f, t);
+    }
+    return rc;
+}
+
+extern "C" int cuzk_gpu_prove_job(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_groth16_job *job,
+                                  const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_prove_timing *timing)
+{
+    if (!w || !out || !job || !r || !s) return CUZK_ERR_INVALID_ARG;
+    cuzk_groth16_prove_timing tdummy;
+    cuzk_groth16_prove_timing *tm = timing ? timing : &tdummy;
+    memset(tm, 0, sizeof *tm);
+    ctx c;
+    int rc = begin(w, &c);
+    return rc ? rc : prove_job(w, c, out, job, r, s, tm);
+}
+
+extern "C" int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out,
+                              const cuzk_groth16_params *params, const cuzk_groth16_assignment *as,
+                              const cuzk_fr *r, const cuzk_fr *s, size_t count,
+                              cuzk_groth16_prove_timing *timing)
+{
+    if (!w || !params || (count && (!out || !as || !r || !s))) return CUZK_ERR_INVALID_ARG;
+    cuzk_groth16_prove_timing tdummy;
+    cuzk_groth16_prove_timing *tm = timing ? timing : &tdummy;
+    memset(tm, 0, sizeof *tm);
+    ctx c;
+    int rc = begin(w, &c);
+    if (rc) return rc;
+    for (size_t i = 0; i < count; i++) {
+        cuzk_groth16_job j;
+        if ((rc = cuzk_groth16_job_init(&j, params, &as[i])))
+            return fail_msg(c, rc, "prove: assignment does not fit the parameters");
+        if ((rc = prove_job(w, c, &out[i], &j, &r[i], &s[i], tm))) return rc;
+    }
+    return CUZK_OK;
+}
