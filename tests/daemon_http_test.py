@@ -27,7 +27,7 @@ import time
 
 CUZK, PROTO_DIR = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from grpc_harness import Harness, free_port, wait_for_log  # noqa: E402
+from grpc_harness import Harness, TestDaemon, free_port  # noqa: E402
 
 H = Harness("daemon_http", PROTO_DIR)
 rng, tmp, check = H.rng, H.tmp, H.check
@@ -42,27 +42,18 @@ daemons = []
 H.kill_daemons_on_error(daemons)
 
 
-class Daemon:
+class Daemon(TestDaemon):
     """A daemon with the test kinds on a unix socket, status on a free port."""
 
     def __init__(self, name):
-        self.name, self.port = name, free_port()
-        self.conf, self.log = os.path.join(tmp, f"{name}.toml"), os.path.join(tmp, f"{name}.log")
-        with open(self.conf, "w") as f:
-            f.write(f'[daemon]\nlisten = "unix://{tmp}/{name}.sock"\nstatus_listen = "127.0.0.1:{self.port}"\n'
-                    f'[srs]\nparam_cache = "{tmp}/{name}-params"\n[synthesis]\npartition_workers = 1\n')
-        self.p = None
+        self.port = free_port()
+        super().__init__(CUZK, tmp, daemons, name, f"unix://{tmp}/{name}.sock",
+                         keys=f'status_listen = "127.0.0.1:{self.port}"\n', workers=1)
 
     def start(self):
-        daemons.append(self)
-        self.p = subprocess.Popen([CUZK, "daemon", "--config", self.conf, "--test-kinds", "--test-constraints",
-                                   "512", "--test-post-constraints", "256"],
-                                  stdout=subprocess.DEVNULL, stderr=open(self.log, "ab"))
-        wait_for_log(self.p, self.logtext, "serving on", self.name)
+        if not self.launch():
+            raise RuntimeError(f"{self.name} exited: " + self.logtext())
         return self
-
-    def logtext(self):
-        return open(self.log).read() if os.path.exists(self.log) else ""
 
 
 def scrape(port, path):

@@ -18,16 +18,14 @@ fresh connections each check makes, are drawn from the printed seed
 import os
 import signal
 import stat
-import subprocess
 import sys
-import time
 import urllib.request
 
 import grpc
 
 CUZK, PROTO_DIR = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from grpc_harness import Harness, code_of, free_port  # noqa: E402
+from grpc_harness import Harness, TestDaemon, code_of, free_port  # noqa: E402
 
 H = Harness("daemon_listen", PROTO_DIR)
 rng, tmp, check = H.rng, H.tmp, H.check
@@ -42,35 +40,16 @@ daemons = []
 H.kill_daemons_on_error(daemons)
 
 
-class Daemon:
+class Daemon(TestDaemon):
     """A daemon with the test kinds and a param cache of its own; `keys` is
     extra [daemon] TOML."""
 
     def __init__(self, name, listen, keys=""):
-        self.name, self.listen = name, listen
-        self.conf, self.log = os.path.join(tmp, f"{name}.toml"), os.path.join(tmp, f"{name}.log")
-        with open(self.conf, "w") as f:
-            f.write(f'[daemon]\nlisten = "{listen}"\n{keys}[srs]\nparam_cache = "{tmp}/{name}-params"\n'
-                    f'[synthesis]\npartition_workers = 2\n')
-        self.p = None
+        super().__init__(CUZK, tmp, daemons, name, listen, keys=keys)
 
     def start(self):
-        """Starts it; returns once it serves, or once it exited (then False)."""
-        daemons.append(self)
-        self.p = subprocess.Popen([CUZK, "daemon", "--config", self.conf, "--test-kinds", "--test-constraints",
-                                   "512", "--test-post-constraints", "256"],
-                                  stdout=subprocess.DEVNULL, stderr=open(self.log, "ab"))
-        until = time.time() + 120  # a bound on the wait only
-        while "serving on" not in self.logtext():
-            if self.p.poll() is not None:
-                return False
-            if time.time() > until:
-                raise RuntimeError(f"{self.name}: neither serving nor exited after 120 s")
-            time.sleep(0.05)
-        return True
-
-    def logtext(self):
-        return open(self.log).read() if os.path.exists(self.log) else ""
+        """Starts it; returns once it serves (True), or once it exited (False)."""
+        return self.launch()
 
     def stub(self):
         """A stub on a channel of its own (a new connection)."""

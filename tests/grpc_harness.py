@@ -1,10 +1,12 @@
 """What the daemon tests share (daemon_*_test.py): the run's seed, a scratch
-directory, counted checks, fresh request ids and test-kind requests, daemons
-killed (their logs shown) on an uncaught exception, and Python stubs
+directory, counted checks, fresh request ids and test-kind requests, a test
+daemon with a config of its own, daemons killed (their logs shown) on an
+uncaught exception, and Python stubs
 generated at run time from our proto (so a proto change is tested as is)."""
 import os
 import random
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -39,6 +41,39 @@ def wait_for_log(p, logtext, text, name, timeout=120):
         if time.time() > until:
             raise RuntimeError(f"{name}: no {text!r} in its log after {timeout} s")
         time.sleep(0.05)
+
+
+class TestDaemon:
+    """`cuzk daemon --test-kinds` (small test circuits) with a config of its
+    own in tmp: the listen address, `keys` (more [daemon] TOML), a param
+    cache of its own, `workers` partition workers; its log beside the
+    config. Each daemon started is added to `daemons` (Harness's kill list)."""
+
+    def __init__(self, cuzk, tmp, daemons, name, listen, keys="", workers=2):
+        self.cuzk, self.daemons, self.name, self.listen = cuzk, daemons, name, listen
+        self.conf, self.log = os.path.join(tmp, f"{name}.toml"), os.path.join(tmp, f"{name}.log")
+        with open(self.conf, "w") as f:
+            f.write(f'[daemon]\nlisten = "{listen}"\n{keys}[srs]\nparam_cache = "{tmp}/{name}-params"\n'
+                    f'[synthesis]\npartition_workers = {workers}\n')
+        self.p = None
+
+    def launch(self, timeout=120):
+        """Starts it: True once it serves, False when it exited before."""
+        self.daemons.append(self)
+        self.p = subprocess.Popen([self.cuzk, "daemon", "--config", self.conf, "--test-kinds", "--test-constraints",
+                                   "512", "--test-post-constraints", "256"],
+                                  stdout=subprocess.DEVNULL, stderr=open(self.log, "ab"))
+        until = time.time() + timeout  # a bound on the wait only
+        while "serving on" not in self.logtext():
+            if self.p.poll() is not None:
+                return False
+            if time.time() > until:
+                raise RuntimeError(f"{self.name}: neither serving nor exited after {timeout} s")
+            time.sleep(0.05)
+        return True
+
+    def logtext(self):
+        return open(self.log).read() if os.path.exists(self.log) else ""
 
 
 def make_pki(d, rng, server_san, client_cn):
