@@ -400,6 +400,94 @@ static void test_corrupt(void)
     cuzk_groth16_params_free(&p);
 }
 
+/* A .vk of the .params' own setup equals the key inside the .params; a
+ * .vk with one byte flipped (anywhere, a random bit) never does: the
+ * reader refuses it, or vk_equal names the item the byte is in (a changed
+ * ic count decodes, short or long, as another count). */
+static void test_vk_equal_tampered(void)
+{
+    cuzk_groth16_params p;
+    make_params(&p, 12);
+    size_t plen, vlen = cuzk_groth16_vk_serialized_size(&p.vk);
+    uint8_t *pbuf = ser(&p, &plen), *vbuf = malloc(vlen + 200), *cp = malloc(vlen + 200);
+    CHECK(cuzk_groth16_vk_write_mem(&p.vk, vbuf, vlen, NULL) == CUZK_OK);
+    CHECK(memcmp(pbuf, vbuf, vlen) == 0); /* a .params starts with its vk */
+    /* ic entries past the end, for a count flipped upwards: valid points */
+    for (size_t i = 0; i < 2; i++) {
+        cuzk_g1_affine q;
+        rand_g1(&q);
+        cuzk_g1_serialize(vbuf + vlen + i * 96, &q);
+    }
+    cuzk_groth16_params in;
+    cuzk_groth16_vk vk;
+    char what[64] = "";
+    CHECK(cuzk_groth16_params_read_mem(&in, pbuf, plen, CUZK_GROTH16_TRUSTED, 1, NULL, NULL) == CUZK_OK);
+    CHECK(cuzk_groth16_vk_read_mem(&vk, vbuf, vlen, NULL, NULL) == CUZK_OK);
+    CHECK_MSG(cuzk_groth16_vk_equal(&in.vk, &vk, what, sizeof what), "the same key differs at %s", what);
+    cuzk_groth16_vk_free(&vk);
+    item *it = malloc((8 + p.vk.n_ic) * sizeof *it);
+    size_t ni = layout(&p, true, it);
+    unsigned refused = 0, differ = 0;
+    for (int round = 0; round < 400; round++) {
+        size_t at = rnd(0, vlen - 1);
+        unsigned bit = (unsigned)rnd(0, 7);
+        memcpy(cp, vbuf, vlen + 192);
+        cp[at] ^= (uint8_t)(1u << bit);
+        size_t j = 0;
+        while (j + 1 < ni && it[j + 1].off <= at) j++;
+        cuzk_groth16_error err;
+        if (cuzk_groth16_vk_read_mem(&vk, cp, vlen + 192, NULL, &err) != CUZK_OK) {
+            refused++;
+            continue;
+        }
+        bool same = cuzk_groth16_vk_equal(&in.vk, &vk, what, sizeof what);
+        /* a count's 4 bytes name "vk.ic count"; vk_equal says "vk.ic count (n, m)" */
+        CHECK_MSG(!same && !strncmp(what, it[j].name, strlen(it[j].name)),
+                  "byte %zu bit %u (in %s) flipped: the .vk decodes and %s", at, bit, it[j].name,
+                  same ? "equals the .params' key" : what);
+        differ++;
+        cuzk_groth16_vk_free(&vk);
+    }
+    CHECK(refused + differ == 400);
+    printf("vk_equal: 400 one-bit tampers: %u refused by the reader, %u decoded and told apart\n", refused, differ);
+    /* another valid point in one place (what a .vk of another setup, or a
+     * damaged one that still decodes, is): named exactly */
+    for (int round = 0; round < 24; round++) {
+        size_t j;
+        do j = rnd(0, ni - 1); while (it[j].size == 4);
+        memcpy(cp, vbuf, vlen);
+        if (it[j].size == 192) {
+            cuzk_g2_affine q;
+            rand_g2(&q);
+            cuzk_g2_serialize(cp + it[j].off, &q);
+        } else {
+            cuzk_g1_affine q;
+            rand_g1(&q);
+            cuzk_g1_serialize(cp + it[j].off, &q);
+        }
+        if (cuzk_groth16_vk_read_mem(&vk, cp, vlen, NULL, NULL) != CUZK_OK) {
+            CHECK_MSG(0, "a valid point in %s: refused", it[j].name);
+            continue;
+        }
+        bool same = cuzk_groth16_vk_equal(&in.vk, &vk, what, sizeof what);
+        CHECK_MSG(!same && !strcmp(what, it[j].name), "another point in %s: %s", it[j].name,
+                  same ? "equal" : what);
+        cuzk_groth16_vk_free(&vk);
+    }
+    /* another setup altogether: differs from its first point */
+    cuzk_groth16_params other;
+    make_params(&other, 12);
+    CHECK(!cuzk_groth16_vk_equal(&in.vk, &other.vk, what, sizeof what) && !strcmp(what, "vk.alpha_g1"));
+    CHECK(cuzk_groth16_vk_equal(&other.vk, &other.vk, NULL, 0));
+    cuzk_groth16_params_free(&other);
+    cuzk_groth16_params_free(&in);
+    cuzk_groth16_params_free(&p);
+    free(it);
+    free(cp);
+    free(vbuf);
+    free(pbuf);
+}
+
 /* Sections longer than the writer's chunk (8192 points): the streamed file
  * equals the in-memory serialization and reads back (TRUSTED, 2 threads). */
 static void test_large(void)
@@ -439,6 +527,7 @@ int main(void)
     for (int i = 0; i < 4; i++) test_roundtrip(i < 2 ? 5 : 50);
     test_truncation();
     test_corrupt();
+    test_vk_equal_tampered();
     test_large();
     const char *files[] = {"p.params", "q.params", "p.vk", "empty.params"};
     for (int i = 0; i < 4; i++) {

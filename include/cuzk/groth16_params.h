@@ -32,6 +32,7 @@
 #ifndef CUZK_GROTH16_PARAMS_H
 #define CUZK_GROTH16_PARAMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -118,6 +119,14 @@ int cuzk_groth16_params_read_mem(cuzk_groth16_params *out, const uint8_t *buf, s
 int cuzk_groth16_vk_read_file(cuzk_groth16_vk *out, const char *path, cuzk_groth16_error *err);
 int cuzk_groth16_params_read_file(cuzk_groth16_params *out, const char *path, cuzk_groth16_read_mode mode,
                                   unsigned nthreads, cuzk_groth16_error *err);
+
+/* Whether a and b are the same verifying key: every fixed point and every
+ * ic entry. When they differ, what (may be NULL) names the first element
+ * that does, in file order: "vk.alpha_g1", ..., "vk.ic count (5, 6)",
+ * "vk.ic[3]". A .params embeds its setup's key and the .vk beside it is
+ * the key verifiers hold: two setups of one circuit differ from alpha_g1
+ * on, a damaged .vk that still decodes at the point it hit. */
+bool cuzk_groth16_vk_equal(const cuzk_groth16_vk *a, const cuzk_groth16_vk *b, char *what, size_t what_len);
 
 /* Release what the readers allocated and zero the struct (NULL-safe). */
 void cuzk_groth16_vk_free(cuzk_groth16_vk *vk);

@@ -394,6 +394,34 @@ static int read_count(const uint8_t *buf, size_t len, uint64_t *pos, size_t esz,
 static const char *const vk_fixed_names[6] = {"vk.alpha_g1", "vk.beta_g1", "vk.beta_g2",
                                               "vk.gamma_g2", "vk.delta_g1", "vk.delta_g2"};
 
+static bool differs(char *what, size_t what_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool differs(char *what, size_t what_len, const char *fmt, ...)
+{
+    if (what && what_len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(what, what_len, fmt, ap);
+        va_end(ap);
+    }
+    return false;
+}
+
+bool cuzk_groth16_vk_equal(const cuzk_groth16_vk *a, const cuzk_groth16_vk *b, char *what, size_t what_len)
+{
+    /* the fixed points in file order, as read_vk_fixed decodes them */
+    const void *pa[6] = {&a->alpha_g1, &a->beta_g1, &a->beta_g2, &a->gamma_g2, &a->delta_g1, &a->delta_g2};
+    const void *pb[6] = {&b->alpha_g1, &b->beta_g1, &b->beta_g2, &b->gamma_g2, &b->delta_g1, &b->delta_g2};
+    static const bool isg2[6] = {false, false, true, true, false, true};
+    for (int k = 0; k < 6; k++) {
+        bool same = isg2[k] ? cuzk_g2_affine_eq(pa[k], pb[k]) : cuzk_g1_affine_eq(pa[k], pb[k]);
+        if (!same) return differs(what, what_len, "%s", vk_fixed_names[k]);
+    }
+    if (a->n_ic != b->n_ic) return differs(what, what_len, "vk.ic count (%zu, %zu)", a->n_ic, b->n_ic);
+    for (size_t i = 0; i < a->n_ic; i++)
+        if (!cuzk_g1_affine_eq(&a->ic[i], &b->ic[i])) return differs(what, what_len, "vk.ic[%zu]", i);
+    return true;
+}
+
 /* The six fixed vk points, always fully checked (as bellperson). */
 static int read_vk_fixed(cuzk_groth16_vk *vk, const uint8_t *buf, size_t len, const char *src,
                          cuzk_groth16_error *err)
