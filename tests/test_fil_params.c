@@ -4,7 +4,8 @@
  * parameters.json, an independent source of the names), the default
  * param_cache, .meta bytes, the parameters.json parser (and its refusals,
  * each naming the field), digests against python3's hashlib (an independent
- * Blake2b), a flipped byte changing the digest, and test parameters of the
+ * Blake2b), a flipped byte changing the digest, a .vk's bytes judged by the
+ * digest parameters.json lists for its name, and test parameters of the
  * blank 2 KiB Window PoSt circuit written under their Filecoin names that
  * load and match the circuit's counts. CUZK_PARAMS_LONG=1 adds the other
  * 2 KiB kinds (PoRep takes minutes).
@@ -196,6 +197,50 @@ static void test_digest(cuzk_rng *rng)
     free(buf);
 }
 
+/* Whose .vk: bytes whose digest parameters.json lists under their name are
+ * the ceremony's; one flipped bit (a random one), another name, or the
+ * embedded v28 manifest for a TEST .vk say no, and the note gives both
+ * digests. The in-memory digest is the file digest. */
+static void test_listed(cuzk_rng *rng)
+{
+    size_t n = 700 + (size_t)(cuzk_rng_u64(rng) % 4000);
+    uint8_t *vk = malloc(n);
+    cuzk_rng_bytes(rng, vk, n);
+    char hex[33], fhex[33], note[300], err[300], path[300], json[400];
+    cuzk_fil_param_digest_mem(hex, vk, n);
+    snprintf(path, sizeof path, "%s/blob.vk", tmpdir);
+    FILE *f = fopen(path, "wb");
+    fwrite(vk, 1, n, f);
+    fclose(f);
+    CHECK(cuzk_fil_param_digest(fhex, path, NULL, NULL, err, sizeof err) == 0 && !strcmp(hex, fhex));
+    unlink(path);
+    snprintf(json, sizeof json, "{\"v28-t.vk\": {\"cid\": \"Q\", \"digest\": \"%s\", \"sector_size\": 2048}}", hex);
+    cuzk_fil_manifest m;
+    CHECK(cuzk_fil_manifest_parse(&m, json, strlen(json), err, sizeof err) == 0);
+    CHECK_MSG(cuzk_fil_param_listed(&m, "v28-t.vk", vk, n, note, sizeof note) && strstr(note, "matches") &&
+                  strstr(note, hex),
+              "%s", note);
+    CHECK(!cuzk_fil_param_listed(&m, "v28-u.vk", vk, n, note, sizeof note) && strstr(note, "not in parameters.json"));
+    size_t at = (size_t)(cuzk_rng_u64(rng) % n);
+    vk[at] ^= (uint8_t)(1u << (cuzk_rng_u64(rng) % 8));
+    cuzk_fil_param_digest_mem(fhex, vk, n);
+    snprintf(json, sizeof json, "digest %s, parameters.json lists %s", fhex, hex);
+    CHECK_MSG(!cuzk_fil_param_listed(&m, "v28-t.vk", vk, n, note, sizeof note) && !strcmp(note, json),
+              "byte %zu flipped: %s", at, note);
+    cuzk_fil_manifest_free(&m);
+    /* a TEST .vk under a real name of the embedded manifest */
+    CHECK(cuzk_fil_manifest_builtin(&m, err, sizeof err) == 0);
+    const cuzk_fil_manifest_entry *e = NULL;
+    for (size_t i = 0; i < m.n && !e; i++)
+        if (strstr(m.e[i].name, ".vk")) e = &m.e[i];
+    CHECK(e != NULL);
+    if (e)
+        CHECK_MSG(!cuzk_fil_param_listed(NULL, e->name, vk, n, note, sizeof note) && strstr(note, e->digest),
+                  "%s: %s", e->name, note);
+    cuzk_fil_manifest_free(&m);
+    free(vk);
+}
+
 /* Test parameters of one blank 2 KiB circuit under its Filecoin names: they load, parse, and
  * their sizes are the circuit's. */
 static void setup_kind(cuzk_fil_circuit c, cuzk_rng *rng)
@@ -242,6 +287,7 @@ int main(void)
     test_names();
     test_meta_and_manifest();
     test_digest(&rng);
+    test_listed(&rng);
     setup_kind(CUZK_FIL_CIRCUIT_WINDOW_POST, &rng);
     if (getenv("CUZK_PARAMS_LONG") && atoi(getenv("CUZK_PARAMS_LONG"))) {
         setup_kind(CUZK_FIL_CIRCUIT_WINNING_POST, &rng);

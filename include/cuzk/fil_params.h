@@ -19,6 +19,7 @@
 #ifndef CUZK_FIL_PARAMS_H
 #define CUZK_FIL_PARAMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -140,6 +141,21 @@ typedef void (*cuzk_fil_digest_progress)(void *ctx, uint64_t done, uint64_t tota
  */
 int cuzk_fil_param_digest(char hex[CUZK_FIL_DIGEST_HEX + 1], const char *path, cuzk_fil_digest_progress fn,
                           void *ctx, char *err, size_t errlen);
+
+/* The same digest of bytes in memory (a .vk file is kilobytes). */
+void cuzk_fil_param_digest_mem(char hex[CUZK_FIL_DIGEST_HEX + 1], const void *buf, size_t len);
+
+/*
+ * Whether buf holds the file `name` that m (NULL: the embedded v28
+ * parameters.json) lists: true when its digest is the listed one. A .vk
+ * whose digest is listed is the ceremony's key, the one the chain's
+ * verifiers hold; any other (a TEST setup's, a damaged download) is not.
+ * note (may be NULL) gets what was compared, for a log line: "digest D
+ * matches parameters.json", "digest D, parameters.json lists E", or
+ * "digest D; NAME is not in parameters.json".
+ */
+bool cuzk_fil_param_listed(const cuzk_fil_manifest *m, const char *name, const void *buf, size_t len, char *note,
+                           size_t note_len);
 
 #ifdef __cplusplus
 }

@@ -300,6 +300,16 @@ void cuzk_fil_manifest_free(cuzk_fil_manifest *m)
 
 #define DIGEST_CHUNK ((size_t)4 << 20)
 
+/* parameters.json's digest: Blake2b-512's first 16 bytes in lowercase hex */
+static void digest_hex(char hex[CUZK_FIL_DIGEST_HEX + 1], cuzk_blake2b_state *s)
+{
+    uint8_t h[64];
+    cuzk_blake2b_final(s, h);
+    static const char digits[] = "0123456789abcdef";
+    for (int i = 0; i < CUZK_FIL_DIGEST_HEX / 2; i++) hex[2 * i] = digits[h[i] >> 4], hex[2 * i + 1] = digits[h[i] & 15];
+    hex[CUZK_FIL_DIGEST_HEX] = 0;
+}
+
 int cuzk_fil_param_digest(char hex[CUZK_FIL_DIGEST_HEX + 1], const char *path, cuzk_fil_digest_progress fn,
                           void *ctx, char *err, size_t errlen)
 {
@@ -336,11 +346,36 @@ int cuzk_fil_param_digest(char hex[CUZK_FIL_DIGEST_HEX + 1], const char *path, c
     }
     free(buf);
     close(fd);
-    uint8_t h[64];
-    cuzk_blake2b_final(&s, h);
     if (rc) return rc;
-    static const char digits[] = "0123456789abcdef";
-    for (int i = 0; i < CUZK_FIL_DIGEST_HEX / 2; i++) hex[2 * i] = digits[h[i] >> 4], hex[2 * i + 1] = digits[h[i] & 15];
-    hex[CUZK_FIL_DIGEST_HEX] = 0;
+    digest_hex(hex, &s);
     return 0;
+}
+
+void cuzk_fil_param_digest_mem(char hex[CUZK_FIL_DIGEST_HEX + 1], const void *buf, size_t len)
+{
+    cuzk_blake2b_state s;
+    cuzk_blake2b_init(&s, 64, NULL, 0);
+    cuzk_blake2b_update(&s, buf, len);
+    digest_hex(hex, &s);
+}
+
+bool cuzk_fil_param_listed(const cuzk_fil_manifest *m, const char *name, const void *buf, size_t len, char *note,
+                           size_t note_len)
+{
+    cuzk_fil_manifest builtin = {0};
+    char why[200];
+    if (!m && cuzk_fil_manifest_builtin(&builtin, why, sizeof why) != 0) {
+        /* test_fil_params parses the embedded manifest: out of memory only */
+        cuzk_errf(note, note_len, 0, "the embedded parameters.json: %s", why);
+        return false;
+    }
+    const cuzk_fil_manifest_entry *e = cuzk_fil_manifest_find(m ? m : &builtin, name);
+    char hex[CUZK_FIL_DIGEST_HEX + 1];
+    cuzk_fil_param_digest_mem(hex, buf, len);
+    bool listed = e && !strcmp(e->digest, hex);
+    if (!e) cuzk_errf(note, note_len, 0, "digest %s; %s is not in parameters.json", hex, name);
+    else if (listed) cuzk_errf(note, note_len, 0, "digest %s matches parameters.json", hex);
+    else cuzk_errf(note, note_len, 0, "digest %s, parameters.json lists %s", hex, e->digest);
+    cuzk_fil_manifest_free(&builtin);
+    return listed;
 }
