@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "engine_test.h"
 
@@ -467,6 +468,220 @@ static void file_srs(tkind *k)
     rmdir(dir);
 }
 
+/* The .vk the kind's judge calls the ceremony's (vk_is_ceremony below). */
+static uint8_t *g_ceremony_vk;
+static size_t g_ceremony_len;
+
+static bool judge_vk(void *ctx, const uint8_t *vk, size_t len, char *note, size_t note_len)
+{
+    bool yes = g_ceremony_vk && len == g_ceremony_len && !memcmp(vk, g_ceremony_vk, len);
+    snprintf(note, note_len, yes ? "the test's ceremony key" : "not the test's ceremony key");
+    return yes;
+}
+
+static uint8_t *vk_bytes(const cuzk_groth16_vk *vk, size_t *len)
+{
+    *len = cuzk_groth16_vk_serialized_size(vk);
+    uint8_t *b = malloc(*len);
+    CHECK(b && cuzk_groth16_vk_write_mem(vk, b, *len, NULL) == CUZK_OK);
+    return b;
+}
+
+/* The .vk file written whole (a new inode: the engine sees the file changed). */
+static void write_vk(const char *path, const uint8_t *b, size_t len)
+{
+    char tmp[300];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    CHECK(f && fwrite(b, 1, len, f) == len);
+    if (f) fclose(f);
+    CHECK(rename(tmp, path) == 0);
+}
+
+static void keys_are(cuzk_engine *e, cuzk_engine_keys want, const char *note_has)
+{
+    cuzk_engine_keys got;
+    char *note = NULL;
+    CHECK(cuzk_engine_srs_keys(e, "vk-c", &got, &note) == CUZK_OK);
+    CHECK_MSG(got == want && (!note_has || (note && strstr(note, note_has))), "keys %s (%s), want %s with %s",
+              cuzk_engine_keys_name(got), note ? note : "no note", cuzk_engine_keys_name(want),
+              note_has ? note_has : "-");
+    free(note);
+}
+
+/* A job of vk-c: its error (CUZK_OK and a proof valid for k) and message. */
+static int vk_job(cuzk_engine *e, tkind *k, const char *id, uint64_t seed, char *msg, size_t msg_len)
+{
+    cuzk_job *j;
+    CHECK(tk_submit(e, "vkkind", id, seed, CUZK_PRIORITY_DEFAULT, 0, &j) == CUZK_OK);
+    int r = cuzk_job_await(j, -1);
+    cuzk_job_info inf;
+    cuzk_job_get_info(j, &inf);
+    snprintf(msg, msg_len, "%s", inf.message);
+    if (r == CUZK_OK) CHECK(tk_proof_ok(k, j, seed, 2));
+    else CHECK(inf.state == CUZK_JOB_FAILED);
+    cuzk_job_release(j);
+    return r;
+}
+
+/* The .vk beside a .params: another setup's (of the same circuit) refuses
+ * the load naming both files and fails the jobs, as does one with a single
+ * point replaced (named); the .params' own .vk loads, and its keys are the
+ * ceremony's or not as the kind judges (warned at each load); no .vk loads
+ * and is said once. */
+static void vk_file(tkind *k, cuzk_rng *rng)
+{
+    log_clear();
+    tkind k2;
+    tk_setup(&k2, NC, NI, rng); /* the same circuit, another setup */
+    char dir[] = "/tmp/cuzk_engine_vk_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char params[256], vk[256], msg[4096], *why = NULL;
+    snprintf(params, sizeof params, "%s/c.params", dir);
+    snprintf(vk, sizeof vk, "%s/c.vk", dir);
+    cuzk_groth16_error gerr;
+    CHECK(cuzk_groth16_params_write_file(&k->params, params, &gerr) == CUZK_OK);
+    size_t own_len, other_len;
+    uint8_t *own = vk_bytes(&k->params.vk, &own_len), *other = vk_bytes(&k2.params.vk, &other_len);
+    write_vk(vk, other, other_len);
+    g_ceremony_vk = other, g_ceremony_len = other_len; /* the .vk is right, the .params is not */
+
+    cuzk_engine_config cfg = {.synthesis_workers = 2, .num_devices = 1, .workers_per_device = 1, .log = log_capture};
+    cuzk_engine *e;
+    CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
+    cuzk_engine_kind kd = tk_kind(k, "vkkind", "vk-c", 2, CUZK_PRIORITY_NORMAL);
+    kd.params = NULL, kd.params_path = params, kd.read_mode = CUZK_GROTH16_VALIDATE;
+    cuzk_engine_kind bad = kd;
+    bad.vk_is_ceremony = judge_vk; /* a judge without a .vk */
+    CHECK(cuzk_engine_register_kind(e, &bad) == CUZK_ERR_INVALID_ARG);
+    kd.vk_path = vk, kd.vk_is_ceremony = judge_vk;
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    bad = kd, bad.name = "vk-other", bad.vk_path = params; /* the same circuit id, another .vk */
+    CHECK(cuzk_engine_register_kind(e, &bad) == CUZK_ERR_INVALID_ARG);
+    keys_are(e, CUZK_KEYS_UNCHECKED, NULL);
+
+    /* another setup's .vk: refused at load, both files named, the .params blamed */
+    CHECK(cuzk_engine_srs_preload(e, "vk-c") == CUZK_ERR_FORMAT);
+    CHECK(cuzk_engine_srs_failure(e, "vk-c", &why, NULL) == CUZK_OK && why);
+    char refusal[600];
+    snprintf(refusal, sizeof refusal, "%s does not go with %s: the verifying key inside the .params is not the .vk's",
+             params, vk);
+    CHECK_MSG(why && strstr(why, refusal) && strstr(why, "differ at vk.alpha_g1") &&
+                  strstr(why, "the .params is the file to replace"),
+              "%s", why ? why : "(no failure)");
+    cuzk_srs_state st;
+    CHECK(cuzk_engine_srs_state(e, "vk-c", &st) == CUZK_OK && st == CUZK_SRS_COLD);
+    CHECK_MSG(vk_job(e, k, "vk-1", 11, msg, sizeof msg) != CUZK_OK && strstr(msg, refusal), "%s", msg);
+    keys_are(e, CUZK_KEYS_UNCHECKED, NULL);
+    free(why);
+
+    /* the .params' own key with one point replaced by another valid point */
+    cuzk_groth16_vk t;
+    CHECK(cuzk_groth16_vk_read_mem(&t, own, own_len, NULL, NULL) == CUZK_OK);
+    size_t at = (size_t)(cuzk_rng_u64(rng) % t.n_ic);
+    t.ic[at] = k2.params.vk.ic[at];
+    size_t tl;
+    uint8_t *tb = vk_bytes(&t, &tl);
+    write_vk(vk, tb, tl);
+    char place[32];
+    snprintf(place, sizeof place, "differ at vk.ic[%zu]", at);
+    CHECK_MSG(vk_job(e, k, "vk-2", 12, msg, sizeof msg) != CUZK_OK && strstr(msg, refusal) && strstr(msg, place) &&
+                  strstr(msg, "the .vk is not the ceremony's either"),
+              "%s: %s", place, msg);
+    free(tb);
+    cuzk_groth16_vk_free(&t);
+
+    /* its own .vk, the ceremony's: the failure ends with the file's change */
+    write_vk(vk, own, own_len);
+    g_ceremony_vk = own, g_ceremony_len = own_len;
+    CHECK(vk_job(e, k, "vk-3", 13, msg, sizeof msg) == CUZK_OK);
+    keys_are(e, CUZK_KEYS_CEREMONY, "the test's ceremony key");
+    CHECK(log_count("2 parameters of vk-c: the ceremony's keys (") == 1 && log_count("NOT the ceremony's") == 0);
+    /* the same files, judged otherwise: warned at each load */
+    g_ceremony_vk = other, g_ceremony_len = other_len;
+    for (int i = 0; i < 2; i++) {
+        CHECK(cuzk_engine_srs_evict(e, "vk-c") == CUZK_OK && cuzk_engine_srs_preload(e, "vk-c") == CUZK_OK);
+        keys_are(e, CUZK_KEYS_NOT_CEREMONY, "not the test's ceremony key");
+    }
+    /* a warning (level 1, the captured line's first field) at each load */
+    CHECK_MSG(log_count("1 parameters of vk-c: NOT the ceremony's keys (") == 2, "%u",
+              log_count("NOT the ceremony's keys"));
+    CHECK(vk_job(e, k, "vk-4", 14, msg, sizeof msg) == CUZK_OK);
+
+    /* no .vk: loads, said once, the .params' own key verifies */
+    CHECK(unlink(vk) == 0);
+    for (int i = 0; i < 2; i++) {
+        CHECK(cuzk_engine_srs_evict(e, "vk-c") == CUZK_OK && cuzk_engine_srs_preload(e, "vk-c") == CUZK_OK);
+        keys_are(e, CUZK_KEYS_NO_VK, "proofs are checked against the key inside");
+    }
+    CHECK_MSG(log_count("1 parameters of vk-c: no ") == 1, "%u", log_count("parameters of vk-c: no "));
+    CHECK(vk_job(e, k, "vk-5", 15, msg, sizeof msg) == CUZK_OK);
+    char *status = cuzk_engine_status_json(e);
+    CHECK_MSG(status && strstr(status, "\"keys\":\"no-vk\"") && strstr(status, vk), "%s", status ? status : "");
+    free(status);
+
+    /* a .vk cut short: refused naming it; the keys are unchecked again */
+    write_vk(vk, own, own_len / 2);
+    CHECK(cuzk_engine_srs_evict(e, "vk-c") == CUZK_OK && cuzk_engine_srs_preload(e, "vk-c") == CUZK_ERR_FORMAT);
+    CHECK(cuzk_engine_srs_failure(e, "vk-c", &why, NULL) == CUZK_OK && why);
+    snprintf(refusal, sizeof refusal, "%s (the verifying key of %s): ", vk, params);
+    CHECK_MSG(why && strstr(why, refusal) == why && strstr(why, "truncated") && !strstr(why, "<memory>"), "%s",
+              why ? why : "(no failure)");
+    free(why);
+    keys_are(e, CUZK_KEYS_UNCHECKED, NULL);
+    const char *circ[] = {"vk-c"};
+    check_reserved_drains(e, circ, 1);
+    cuzk_engine_destroy(e);
+    g_ceremony_vk = NULL;
+    free(own);
+    free(other);
+    tk_free(&k2);
+    unlink(params);
+    rmdir(dir);
+}
+
+/* Both files replaced while the parameters are WARM (evicted for memory,
+ * the old .params still mapped): the next load reads the new pair, not the
+ * old mapping against the new .vk (which would refuse two good files). */
+static void vk_file_replaced_warm(tkind *k, cuzk_rng *rng)
+{
+    tkind k2;
+    tk_setup(&k2, NC, NI, rng); /* the same circuit, another setup */
+    char dir[] = "/tmp/cuzk_engine_vkw_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char params[256], vk[256], msg[4096];
+    snprintf(params, sizeof params, "%s/c.params", dir);
+    snprintf(vk, sizeof vk, "%s/c.vk", dir);
+    cuzk_groth16_error gerr;
+    CHECK(cuzk_groth16_params_write_file(&k->params, params, &gerr) == CUZK_OK);
+    CHECK(cuzk_groth16_vk_write_file(&k->params.vk, vk, &gerr) == CUZK_OK);
+    struct stat st;
+    CHECK(stat(params, &st) == 0);
+    /* room for one set of parameters (a load reserves the file's size and a
+     * sixteenth) and a partition, not for two sets */
+    uint64_t budget = (uint64_t)st.st_size * 3 / 2;
+    cuzk_engine_config cfg = {.synthesis_workers = 1, .num_devices = 1, .workers_per_device = 1,
+                              .memory_budget = budget, .log = log_capture};
+    cuzk_engine *e;
+    CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
+    cuzk_engine_kind kd = tk_kind(k, "vkkind", "vk-c", 2, CUZK_PRIORITY_NORMAL);
+    kd.params = NULL, kd.params_path = params, kd.read_mode = CUZK_GROTH16_VALIDATE, kd.vk_path = vk;
+    cuzk_engine_kind km = tk_kind(&k2, "memkind", "mem-c", 1, CUZK_PRIORITY_NORMAL);
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK && cuzk_engine_register_kind(e, &km) == CUZK_OK);
+    cuzk_srs_state sv;
+    CHECK(cuzk_engine_srs_preload(e, "vk-c") == CUZK_OK && cuzk_engine_srs_preload(e, "mem-c") == CUZK_OK);
+    CHECK_MSG(cuzk_engine_srs_state(e, "vk-c", &sv) == CUZK_OK && sv == CUZK_SRS_WARM, "vk-c in state %d, not warm",
+              (int)sv);
+    CHECK(cuzk_groth16_params_write_file(&k2.params, params, &gerr) == CUZK_OK);
+    CHECK(cuzk_groth16_vk_write_file(&k2.params.vk, vk, &gerr) == CUZK_OK);
+    CHECK_MSG(vk_job(e, &k2, "vkw-1", 21, msg, sizeof msg) == CUZK_OK, "the replaced pair: %s", msg);
+    keys_are(e, CUZK_KEYS_VK, vk); /* no judge: checked against the .vk, whose not said */
+    cuzk_engine_destroy(e);
+    tk_free(&k2);
+    unlink(params), unlink(vk);
+    rmdir(dir);
+}
+
 /* Batching: same-circuit partitions of several jobs proved in one call. */
 static void batching(tkind *k)
 {
@@ -627,6 +842,8 @@ int main(void)
     concurrent_clients(&k);
     builtin_kinds();
     CHECK(log_count("INVALID") == 0);
+    vk_file(&k, &rng);
+    vk_file_replaced_warm(&k, &rng);
     tk_free(&k);
     tk_free(&k1);
     return tu_finish("test_engine");

@@ -85,6 +85,21 @@ typedef struct cuzk_engine_kind {
     const char *params_path;
     cuzk_groth16_read_mode read_mode;
     const cuzk_groth16_params *params;
+    /* Optional, with params_path: the .vk file of the same setup
+     * (bellperson's VerifyingKey alone), the key that the proofs' verifiers
+     * hold. At each load, when the file exists, the key inside the .params
+     * must equal it, or the load fails naming both files (the circuit is
+     * then failed as for an unreadable file); every partition is verified
+     * against the .vk's key. Without the file the .params' own key
+     * verifies, and the log says so once. Kinds sharing a circuit id give
+     * the same vk_path. */
+    const char *vk_path;
+    /* With vk_path, optional: whether the .vk's bytes are the key of the
+     * setup ceremony that the proofs' verifiers trust, rather than a test
+     * setup's (proofs made with those verify here and are rejected there).
+     * note gets what was compared, for the log and the status. Called at
+     * each load, without the engine's lock. */
+    bool (*vk_is_ceremony)(void *ctx, const uint8_t *vk, size_t len, char *note, size_t note_len);
     /* Memory of one synthesized partition, reserved before synthesis;
      * 0: learned from the largest partition seen so far. */
     uint64_t witness_bytes;
@@ -387,7 +402,9 @@ int cuzk_engine_kind_witness_bytes(const cuzk_engine_kind *kind, const void *inp
                                    const void *prepared, uint32_t partition, uint64_t *bytes);
 
 /* Registers a kind (CUZK_ERR_INVALID_ARG for a duplicate name, missing
- * functions, or a circuit id already bound to other parameters; CUZK_ERR_IO
+ * functions, a vk_path without params_path or vk_is_ceremony without
+ * vk_path, or a circuit id already bound to other parameters or another
+ * .vk; CUZK_ERR_IO
  * when the parameter file cannot be read). With a PCE
  * backend, a cache on disk is loaded now. */
 int cuzk_engine_register_kind(cuzk_engine *e, const cuzk_engine_kind *kind);
@@ -506,15 +523,33 @@ int cuzk_engine_srs_evict(cuzk_engine *e, const char *circuit_id);
 int cuzk_engine_srs_state(cuzk_engine *e, const char *circuit_id, cuzk_srs_state *state);
 /*
  * Whether a circuit's parameters failed to load (a truncated or unreadable
- * file; running out of memory or a cancellation does not count): *msg is
- * the reason, whole and malloc'd (free it), and *when (may be NULL) the
- * Unix time of the failure; *msg NULL when they did not. While failed,
- * jobs needing the parameters fail at once with that reason; a successful
- * load (cuzk_engine_srs_preload retries) or a change of the file (size,
- * mtime or inode) ends it.
+ * file, a .vk that is not the .params' key; running out of memory or a
+ * cancellation does not count): *msg is the reason, whole and malloc'd
+ * (free it), and *when (may be NULL) the Unix time of the failure; *msg
+ * NULL when they did not. While failed, jobs needing the parameters fail
+ * at once with that reason; a successful load (cuzk_engine_srs_preload
+ * retries) or a change of the .params or its .vk (size, mtime or inode)
+ * ends it.
  */
 int cuzk_engine_srs_failure(cuzk_engine *e, const char *circuit_id, char **msg, int64_t *when);
 int cuzk_engine_pce_state(cuzk_engine *e, const char *circuit_id, cuzk_pce_state *state);
+
+/* Whose keys a circuit's parameters carry, as their last successful load
+ * found them (see cuzk_engine_kind's vk_path and vk_is_ceremony); a load
+ * that fails on the files makes them unchecked again. */
+typedef enum cuzk_engine_keys {
+    CUZK_KEYS_UNCHECKED = 0,    /* not loaded since the engine started */
+    CUZK_KEYS_CEREMONY = 1,     /* the .vk is the ceremony's, and the .params holds its key */
+    CUZK_KEYS_NOT_CEREMONY = 2, /* a .vk that is not: its proofs are rejected by the ceremony's verifiers */
+    CUZK_KEYS_NO_VK = 3,        /* no .vk (none beside the .params, or parameters from memory) */
+    CUZK_KEYS_VK = 4            /* the .params holds the .vk's key; the kind does not judge whose */
+} cuzk_engine_keys;
+/* "unchecked", "ceremony", "not-ceremony", "no-vk", "vk". */
+const char *cuzk_engine_keys_name(cuzk_engine_keys k);
+/* The circuit's keys and (note, may be NULL) a malloc'd sentence saying
+ * what the load found: the .vk's path and what was compared (free it; NULL
+ * when there is nothing to say). CUZK_ERR_INVALID_ARG: unknown circuit. */
+int cuzk_engine_srs_keys(cuzk_engine *e, const char *circuit_id, cuzk_engine_keys *keys, char **note);
 
 /* ---- metrics and status ------------------------------------------------ */
 

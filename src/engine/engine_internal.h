@@ -31,6 +31,9 @@ typedef struct srs_entry {
     char *path;                       /* file source, or NULL */
     cuzk_groth16_read_mode mode;
     const cuzk_groth16_params *src;   /* memory source, or NULL */
+    char *vk_path;                    /* the .vk beside path, or NULL (cuzk_engine_kind's vk_path) */
+    bool (*vk_is_ceremony)(void *ctx, const uint8_t *vk, size_t len, char *note, size_t note_len);
+    void *vk_ctx;                     /* the registering kind's ctx, for vk_is_ceremony */
     cuzk_srs_state state;
     /* Written only by the thread that set LOADING (outside the lock); read
      * by provers and verifiers of jobs holding a reference (state HOT). */
@@ -38,6 +41,7 @@ typedef struct srs_entry {
     cuzk_groth16_pvk pvk;
     void *map;                        /* WARM: the file mapping */
     size_t map_len;
+    uint64_t map_id[4];               /* the mapped file's device, inode, size, mtime */
     uint64_t est_bytes;               /* reservation made before a load */
     uint64_t bytes;                   /* reserved while LOADING or HOT */
     unsigned refs;                    /* running jobs (and a preload) using it */
@@ -48,10 +52,19 @@ typedef struct srs_entry {
     /* The last load failed (not for memory, not cancelled): why, whole, and
      * when (Unix seconds). Jobs then fail at once with it instead of reading
      * a bad file again, until a load succeeds (a preload retries) or the
-     * file changes (fail_id: its device, inode, size and mtime). */
+     * .params or its .vk changes (fail_id: their device, inode, size and
+     * mtime). */
     char *fail_msg;
     int64_t fail_time;
-    uint64_t fail_id[4];
+    uint64_t fail_id[8]; /* the .params' then the .vk's (zeros: none) */
+    /* Whose keys the last successful load found, and what it compared
+     * (malloc'd, or NULL); unchecked again after a load that failed on the
+     * files. The loading thread writes load_keys and load_keys_note;
+     * srs_load_done makes them keys and keys_note under the lock, where
+     * the status reads them. */
+    cuzk_engine_keys keys, load_keys;
+    char *keys_note, *load_keys_note;
+    bool no_vk_said; /* "no .vk" is logged once */
     /* HOT only: how the parameter arrays are page-locked (pin_how) and the
      * bytes counted against the pinned limit; set by the loading thread
      * (outside the lock, after reserving pinned bytes under it). */
@@ -239,8 +252,9 @@ void mem_release(cuzk_engine *e, uint64_t bytes);
 
 /* SRS (residency.c) */
 srs_entry *srs_find(cuzk_engine *e, const char *circuit_id);
-srs_entry *srs_get_or_add(cuzk_engine *e, const char *circuit_id, const char *path,
-                          cuzk_groth16_read_mode mode, const cuzk_groth16_params *src, int *err);
+/* The entry of kind->circuit_id, made from the kind's parameter source
+ * (file and .vk, or memory) if new; an existing one must have the same. */
+srs_entry *srs_get_or_add(cuzk_engine *e, const cuzk_engine_kind *kind, int *err);
 /* no lock; s LOADING. On failure *msg is the reason, malloc'd (free it), or NULL. */
 int srs_load(cuzk_engine *e, srs_entry *s, char **msg);
 /* Under the lock; msg: srs_load's reason (kept as the entry's failure). */

@@ -22,6 +22,7 @@ static void kind_entry_free(kind_entry *k)
     free((char *)k->k.name);
     free((char *)k->k.circuit_id);
     free((char *)k->k.params_path);
+    free((char *)k->k.vk_path);
     free(k);
 }
 
@@ -30,7 +31,8 @@ int cuzk_engine_register_kind(cuzk_engine *e, const cuzk_engine_kind *kind)
     if (!e || !kind || !kind->name || !*kind->name || !kind->circuit_id || !*kind->circuit_id ||
         kind->num_partitions == 0 || !kind->synthesize || !kind->public_inputs ||
         !kind->prepare != !kind->prepared_free ||
-        !kind->params_path == !kind->params || kind->default_priority < CUZK_PRIORITY_DEFAULT ||
+        !kind->params_path == !kind->params || (kind->vk_path && !kind->params_path) ||
+        (kind->vk_is_ceremony && !kind->vk_path) || kind->default_priority < CUZK_PRIORITY_DEFAULT ||
         kind->default_priority > CUZK_PRIORITY_CRITICAL)
         return CUZK_ERR_INVALID_ARG;
     kind_entry *k = calloc(1, sizeof *k);
@@ -39,9 +41,11 @@ int cuzk_engine_register_kind(cuzk_engine *e, const cuzk_engine_kind *kind)
     k->k.name = strdup(kind->name);
     k->k.circuit_id = strdup(kind->circuit_id);
     k->k.params_path = kind->params_path ? strdup(kind->params_path) : NULL;
+    k->k.vk_path = kind->vk_path ? strdup(kind->vk_path) : NULL;
     k->witness_bytes = kind->witness_bytes;
     if (k->k.default_priority == CUZK_PRIORITY_DEFAULT) k->k.default_priority = CUZK_PRIORITY_NORMAL;
-    if (!k->k.name || !k->k.circuit_id || (kind->params_path && !k->k.params_path)) {
+    if (!k->k.name || !k->k.circuit_id || (kind->params_path && !k->k.params_path) ||
+        (kind->vk_path && !k->k.vk_path)) {
         kind_entry_free(k);
         return CUZK_ERR_NO_MEMORY;
     }
@@ -53,7 +57,7 @@ int cuzk_engine_register_kind(cuzk_engine *e, const cuzk_engine_kind *kind)
         if (a) e->kinds = a, e->kinds_cap = cap;
         else err = CUZK_ERR_NO_MEMORY;
     }
-    if (!err) k->srs = srs_get_or_add(e, kind->circuit_id, kind->params_path, kind->read_mode, kind->params, &err);
+    if (!err) k->srs = srs_get_or_add(e, kind, &err);
     if (!err) {
         e->kinds[e->nkinds++] = k;
         synth_limit_update(e);

@@ -13,6 +13,7 @@
  * When a reservation does not fit, the least recently used idle entries,
  * parameters (HOT -> WARM/COLD) or PCEs (RESIDENT -> NONE), are evicted.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 
 #include "cuzk/clock.h"
 #include "cuzk/error.h"
+#include "cuzk/file.h"
 #include "cuzk/mem.h"
 #include "engine/engine_internal.h"
 
@@ -119,28 +121,35 @@ srs_entry *srs_find(cuzk_engine *e, const char *circuit_id)
     return NULL;
 }
 
-srs_entry *srs_get_or_add(cuzk_engine *e, const char *circuit_id, const char *path,
-                          cuzk_groth16_read_mode mode, const cuzk_groth16_params *src, int *err)
+static bool same_str(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
+
+/* The memory a load will reserve: the decoded points take as much as
+ * uncompressed ones on disk (96 / 192 bytes); the vk's ic is copied once
+ * more by the pvk. */
+static int srs_estimate(const cuzk_engine_kind *kind, uint64_t *est)
 {
-    srs_entry *s = srs_find(e, circuit_id);
+    if (!kind->params_path) {
+        *est = params_bytes(kind->params);
+        return CUZK_OK;
+    }
+    struct stat st;
+    if (stat(kind->params_path, &st) != 0 || !S_ISREG(st.st_mode)) return CUZK_ERR_IO;
+    *est = (uint64_t)st.st_size + (uint64_t)st.st_size / 16;
+    return CUZK_OK;
+}
+
+srs_entry *srs_get_or_add(cuzk_engine *e, const cuzk_engine_kind *kind, int *err)
+{
+    srs_entry *s = srs_find(e, kind->circuit_id);
     if (s) {
-        bool same = path ? (s->path && !strcmp(s->path, path) && s->mode == mode) : (s->src == src);
+        bool same = kind->params_path ? (same_str(s->path, kind->params_path) && s->mode == kind->read_mode &&
+                                         same_str(s->vk_path, kind->vk_path))
+                                      : (s->src == kind->params);
         *err = same ? CUZK_OK : CUZK_ERR_INVALID_ARG;
         return same ? s : NULL;
     }
     uint64_t est;
-    if (path) {
-        struct stat st;
-        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-            *err = CUZK_ERR_IO;
-            return NULL;
-        }
-        /* decoded points take as much memory as uncompressed ones on disk
-         * (96 / 192 bytes); the vk's ic is copied once more by the pvk */
-        est = (uint64_t)st.st_size + (uint64_t)st.st_size / 16;
-    } else {
-        est = params_bytes(src);
-    }
+    if ((*err = srs_estimate(kind, &est)) != CUZK_OK) return NULL;
     if (e->nsrs == e->srs_cap) {
         size_t cap = e->srs_cap ? 2 * e->srs_cap : 8;
         srs_entry **a = realloc(e->srs, cap * sizeof *a);
@@ -152,17 +161,20 @@ srs_entry *srs_get_or_add(cuzk_engine *e, const char *circuit_id, const char *pa
     }
     s = calloc(1, sizeof *s);
     if (s) {
-        s->circuit_id = strdup(circuit_id);
-        s->path = path ? strdup(path) : NULL;
+        s->circuit_id = strdup(kind->circuit_id);
+        s->path = kind->params_path ? strdup(kind->params_path) : NULL;
+        s->vk_path = kind->vk_path ? strdup(kind->vk_path) : NULL;
     }
-    if (!s || !s->circuit_id || (path && !s->path)) {
-        if (s) free(s->circuit_id), free(s->path);
+    if (!s || !s->circuit_id || (kind->params_path && !s->path) || (kind->vk_path && !s->vk_path)) {
+        if (s) free(s->circuit_id), free(s->path), free(s->vk_path);
         free(s);
         *err = CUZK_ERR_NO_MEMORY;
         return NULL;
     }
-    s->mode = mode;
-    s->src = src;
+    s->mode = kind->read_mode;
+    s->src = kind->params;
+    s->vk_is_ceremony = kind->vk_is_ceremony;
+    s->vk_ctx = kind->ctx;
     s->est_bytes = est;
     e->srs[e->nsrs++] = s;
     *err = CUZK_OK;
@@ -307,30 +319,147 @@ static void srs_unpin(cuzk_engine *e, srs_entry *s)
     srs_unpin_arrays(e, s, how);
 }
 
+/* What identifies a file's content: device, inode, size, mtime (ns). */
+static void stat_id(const struct stat *st, uint64_t id[4])
+{
+    id[0] = (uint64_t)st->st_dev, id[1] = (uint64_t)st->st_ino, id[2] = (uint64_t)st->st_size;
+    id[3] = (uint64_t)st->st_mtim.tv_sec * 1000000000u + (uint64_t)st->st_mtim.tv_nsec;
+}
+
+/* The same of the file at path; zeros for no path or a file that cannot
+ * be stat'ed. */
+static void file_id(const char *path, uint64_t id[4])
+{
+    struct stat st;
+    memset(id, 0, 4 * sizeof *id);
+    if (path && stat(path, &st) == 0) stat_id(&st, id);
+}
+
+/* Maps the parameter file. A mapping kept from an earlier load (WARM) is
+ * used only while it is still the file at the path: one replaced meanwhile
+ * (with its .vk, say) is mapped anew, so that the new .vk is never compared
+ * with the old .params. */
+static int srs_map(srs_entry *s, char **msg)
+{
+    uint64_t now[4];
+    file_id(s->path, now);
+    if (s->map && !memcmp(now, s->map_id, sizeof now)) return CUZK_OK;
+    if (s->map) munmap(s->map, s->map_len);
+    s->map = NULL;
+    s->map_len = 0;
+    int fd = open(s->path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size == 0) {
+        if (fd >= 0) close(fd);
+        *msg = eng_strf("%s: cannot open or empty", s->path);
+        return CUZK_ERR_IO;
+    }
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) {
+        *msg = eng_strf("%s: mmap failed", s->path);
+        return CUZK_ERR_IO;
+    }
+    madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
+    s->map = m;
+    s->map_len = (size_t)st.st_size;
+    stat_id(&st, s->map_id);
+    return CUZK_OK;
+}
+
+/* A .vk holds the six fixed points and a few public inputs' ic: kilobytes.
+ * Anything near this bound is not one. */
+#define VK_FILE_MAX ((size_t)16 << 20)
+
+/* Whose keys the .vk's bytes are, as the kind judges them: the loading
+ * thread's load_keys and load_keys_note ("<vk>: <what was compared>");
+ * note gets what was compared alone. */
+static void srs_vk_judge(srs_entry *s, const uint8_t *buf, size_t len, char *note, size_t note_len)
+{
+    note[0] = 0;
+    if (!s->vk_is_ceremony) {
+        s->load_keys = CUZK_KEYS_VK;
+        s->load_keys_note = eng_strf("%s", s->vk_path);
+        return;
+    }
+    bool ceremony = s->vk_is_ceremony(s->vk_ctx, buf, len, note, note_len);
+    s->load_keys = ceremony ? CUZK_KEYS_CEREMONY : CUZK_KEYS_NOT_CEREMONY;
+    s->load_keys_note = eng_strf("%s: %s", s->vk_path, note);
+}
+
+/* The refusal of a .params whose key is not the .vk's: both files, where
+ * the keys first differ and, when the kind judged the .vk, which of the
+ * two is the one to replace. */
+static char *vk_mismatch_msg(const srs_entry *s, const char *what, const char *note)
+{
+    const char *which = s->load_keys == CUZK_KEYS_CEREMONY       ? "; the .vk is the ceremony's ("
+                        : s->load_keys == CUZK_KEYS_NOT_CEREMONY ? "; the .vk is not the ceremony's either ("
+                                                                 : "";
+    const char *then = s->load_keys == CUZK_KEYS_CEREMONY ? "): the .params is the file to replace" : ")";
+    bool judged = which[0] != 0;
+    return eng_strf("%s does not go with %s: the verifying key inside the .params is not the .vk's (they differ "
+                    "at %s), so its proofs would be rejected by every verifier holding the .vk%s%s%s; refused",
+                    s->path, s->vk_path, what, which, judged ? note : "", judged ? then : "");
+}
+
+/* The .vk beside the parameters (decoded into params): read, judged and
+ * compared with the key inside the .params. *vk gets the file's key
+ * (zeroed and load_keys NO_VK when there is no .vk: the .params' own key
+ * then verifies). */
+static int srs_vk_check(srs_entry *s, cuzk_groth16_vk *vk, char **msg)
+{
+    memset(vk, 0, sizeof *vk);
+    s->load_keys = CUZK_KEYS_NO_VK;
+    free(s->load_keys_note);
+    s->load_keys_note = NULL;
+    if (!s->vk_path) return CUZK_OK;
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    int err = cuzk_file_read(s->vk_path, VK_FILE_MAX, &buf, &len);
+    if (err == CUZK_ERR_IO && errno == ENOENT) {
+        s->load_keys_note = eng_strf("no %s: proofs are checked against the key inside %s only, whose setup "
+                                     "nothing confirms",
+                                     s->vk_path, s->path);
+        return CUZK_OK;
+    }
+    if (err != CUZK_OK) {
+        *msg = eng_strf("%s (the verifying key of %s): %s", s->vk_path, s->path,
+                        err == CUZK_ERR_IO ? strerror(errno)
+                        : err == CUZK_ERR_BAD_LENGTH ? "larger than 16 MiB: not a .vk"
+                                                     : cuzk_strerror(err));
+        return err;
+    }
+    cuzk_groth16_error gerr;
+    memset(&gerr, 0, sizeof gerr);
+    char note[512] = "";
+    err = cuzk_groth16_vk_read_mem(vk, buf, len, NULL, &gerr);
+    if (err == CUZK_OK) srs_vk_judge(s, buf, len, note, sizeof note);
+    free(buf);
+    if (err != CUZK_OK) {
+        /* the reader names its source "<memory>": the file is named here */
+        const char *why = gerr.msg[0] ? gerr.msg : cuzk_strerror(err);
+        if (!strncmp(why, "<memory>: ", 10)) why += 10;
+        *msg = eng_strf("%s (the verifying key of %s): %s", s->vk_path, s->path, why);
+        return err;
+    }
+    char what[64];
+    if (!cuzk_groth16_vk_equal(&s->params.vk, vk, what, sizeof what)) {
+        *msg = vk_mismatch_msg(s, what, note);
+        cuzk_groth16_vk_free(vk);
+        return CUZK_ERR_FORMAT;
+    }
+    return CUZK_OK;
+}
+
 /* Decodes or copies the parameters; the caller set LOADING, so this thread
- * owns params, pvk and map until srs_load_done. */
+ * owns params, pvk, map and load_keys until srs_load_done. */
 int srs_load(cuzk_engine *e, srs_entry *s, char **msg)
 {
     int err;
+    cuzk_groth16_vk vk;
+    memset(&vk, 0, sizeof vk);
     if (s->path) {
-        if (!s->map) {
-            int fd = open(s->path, O_RDONLY | O_CLOEXEC);
-            struct stat st;
-            if (fd < 0 || fstat(fd, &st) != 0 || st.st_size == 0) {
-                if (fd >= 0) close(fd);
-                *msg = eng_strf("%s: cannot open or empty", s->path);
-                return CUZK_ERR_IO;
-            }
-            void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-            close(fd);
-            if (m == MAP_FAILED) {
-                *msg = eng_strf("%s: mmap failed", s->path);
-                return CUZK_ERR_IO;
-            }
-            madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
-            s->map = m;
-            s->map_len = (size_t)st.st_size;
-        }
+        if ((err = srs_map(s, msg)) != CUZK_OK) return err;
         cuzk_groth16_error gerr;
         memset(&gerr, 0, sizeof gerr);
         err = cuzk_groth16_params_read_mem(&s->params, s->map, s->map_len, s->mode, e->ncpu, NULL, &gerr);
@@ -338,14 +467,23 @@ int srs_load(cuzk_engine *e, srs_entry *s, char **msg)
             *msg = eng_strf("%s: %s", s->path, gerr.msg[0] ? gerr.msg : cuzk_strerror(err));
             return err;
         }
+        if ((err = srs_vk_check(s, &vk, msg)) != CUZK_OK) {
+            cuzk_groth16_params_free(&s->params);
+            return err;
+        }
     } else {
+        s->load_keys = CUZK_KEYS_NO_VK;
         err = params_copy(&s->params, s->src);
         if (err != CUZK_OK) {
             *msg = eng_strf("copying parameters: %s", cuzk_strerror(err));
             return err;
         }
     }
-    err = cuzk_groth16_prepare_vk(&s->pvk, &s->params.vk);
+    /* the verifiers' key: the .vk's when there is one (equal to the one
+     * inside the .params, as srs_vk_check made sure) */
+    bool have_vk = s->load_keys != CUZK_KEYS_NO_VK;
+    err = cuzk_groth16_prepare_vk(&s->pvk, have_vk ? &vk : &s->params.vk);
+    cuzk_groth16_vk_free(&vk);
     if (err != CUZK_OK) {
         cuzk_groth16_params_free(&s->params);
         *msg = eng_strf("preparing the verifying key: %s", cuzk_strerror(err));
@@ -355,15 +493,13 @@ int srs_load(cuzk_engine *e, srs_entry *s, char **msg)
     return CUZK_OK;
 }
 
-/* What identifies the file's content for srs_failed: device, inode, size,
- * mtime (ns); zeros for a memory source or a file that cannot be stat'ed. */
-static void srs_file_id(const srs_entry *s, uint64_t id[4])
+/* For srs_failed: the .params' and the .vk's identities, since either
+ * file, fixed, may end a failure (a .vk of another setup is replaced as
+ * often as the .params). */
+static void srs_file_id(const srs_entry *s, uint64_t id[8])
 {
-    struct stat st;
-    memset(id, 0, 4 * sizeof *id);
-    if (!s->path || stat(s->path, &st) != 0) return;
-    id[0] = (uint64_t)st.st_dev, id[1] = (uint64_t)st.st_ino, id[2] = (uint64_t)st.st_size;
-    id[3] = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+    file_id(s->path, id);
+    file_id(s->vk_path, id + 4);
 }
 
 static void srs_fail_clear(srs_entry *s)
@@ -379,11 +515,39 @@ bool srs_failed(srs_entry *s)
     /* a stat under the lock, only for a kind whose load failed: cheap next
      * to reading the file again, and what lets a fixed file be used without
      * a restart */
-    uint64_t id[4];
+    uint64_t id[8];
     srs_file_id(s, id);
     if (!memcmp(id, s->fail_id, sizeof id)) return true;
     srs_fail_clear(s);
     return false;
+}
+
+/* Under the lock, after a successful load: what srs_vk_check found
+ * becomes the entry's keys, said in the log; keys that are not the
+ * ceremony's at every load (a warning: proofs made with them are rejected
+ * where it counts), a missing .vk once. */
+static void srs_keys_commit(cuzk_engine *e, srs_entry *s)
+{
+    free(s->keys_note);
+    s->keys = s->load_keys;
+    s->keys_note = s->load_keys_note;
+    s->load_keys_note = NULL;
+    const char *note = s->keys_note ? s->keys_note : "";
+    switch (s->keys) {
+    case CUZK_KEYS_CEREMONY: eng_log(e, 2, "parameters of %s: the ceremony's keys (%s)", s->circuit_id, note); break;
+    case CUZK_KEYS_NOT_CEREMONY:
+        eng_log(e, 1,
+                "parameters of %s: NOT the ceremony's keys (%s): its proofs verify here and are rejected by every "
+                "verifier holding the ceremony's key; replace the .params and .vk with the ceremony's",
+                s->circuit_id, note);
+        break;
+    case CUZK_KEYS_VK: eng_log(e, 2, "parameters of %s: checked against %s", s->circuit_id, note); break;
+    case CUZK_KEYS_NO_VK:
+        if (s->vk_path && !s->no_vk_said) eng_log(e, 1, "parameters of %s: %s", s->circuit_id, note);
+        s->no_vk_said |= s->vk_path != NULL;
+        break;
+    case CUZK_KEYS_UNCHECKED: break;
+    }
 }
 
 void srs_load_done(cuzk_engine *e, srs_entry *s, int err, double secs, const char *msg)
@@ -399,6 +563,10 @@ void srs_load_done(cuzk_engine *e, srs_entry *s, int err, double secs, const cha
             s->fail_time = (int64_t)time(NULL);
             srs_file_id(s, s->fail_id);
         }
+        /* what an earlier load found of the files no longer holds */
+        s->keys = CUZK_KEYS_UNCHECKED;
+        free(s->keys_note);
+        s->keys_note = NULL;
     }
     if (err == CUZK_OK) {
         uint64_t actual = params_bytes(&s->params);
@@ -412,7 +580,10 @@ void srs_load_done(cuzk_engine *e, srs_entry *s, int err, double secs, const cha
         e->c.srs_load_busy_s += secs;
         eng_log(e, 2, "loaded parameters of %s (%llu bytes) in %.3f s", s->circuit_id,
                 (unsigned long long)actual, secs);
+        srs_keys_commit(e, s);
     } else {
+        free(s->load_keys_note);
+        s->load_keys_note = NULL;
         /* unmapped: the next load opens the file again, which may have
          * been fixed meanwhile (a mapping keeps the old length) */
         if (s->map) munmap(s->map, s->map_len);
@@ -518,6 +689,9 @@ void srs_free_all(cuzk_engine *e)
             if (e->pce.free) e->pce.free(e->pce.ctx, s->pce_retired[r]);
         free(s->pce_retired);
         free(s->fail_msg);
+        free(s->keys_note);
+        free(s->load_keys_note);
+        free(s->vk_path);
         if (s->pce_state == CUZK_PCE_RESIDENT || s->pce_state == CUZK_PCE_EXTRACTING) mem_release(e, s->pce_bytes);
         free(s->circuit_id);
         free(s->path);
@@ -616,6 +790,27 @@ int cuzk_engine_srs_failure(cuzk_engine *e, const char *circuit_id, char **msg, 
     if (s && srs_failed(s)) {
         if (!(*msg = strdup(s->fail_msg))) err = CUZK_ERR_NO_MEMORY;
         if (when) *when = s->fail_time;
+    }
+    pthread_mutex_unlock(&e->mu);
+    return err;
+}
+
+const char *cuzk_engine_keys_name(cuzk_engine_keys k)
+{
+    static const char *const n[] = {"unchecked", "ceremony", "not-ceremony", "no-vk", "vk"};
+    return (unsigned)k < sizeof n / sizeof n[0] ? n[k] : "unknown";
+}
+
+int cuzk_engine_srs_keys(cuzk_engine *e, const char *circuit_id, cuzk_engine_keys *keys, char **note)
+{
+    if (!e || !circuit_id || !keys) return CUZK_ERR_INVALID_ARG;
+    if (note) *note = NULL;
+    pthread_mutex_lock(&e->mu);
+    srs_entry *s = srs_find(e, circuit_id);
+    int err = s ? CUZK_OK : CUZK_ERR_INVALID_ARG;
+    if (s) {
+        *keys = s->keys;
+        if (note && s->keys_note && !(*note = strdup(s->keys_note))) err = CUZK_ERR_NO_MEMORY;
     }
     pthread_mutex_unlock(&e->mu);
     return err;

@@ -268,6 +268,10 @@ char *cuzk_engine_status_json(cuzk_engine *e)
         jw_open(&w, NULL, '{');
         kv_str(&w, "circuit_id", s->circuit_id);
         kv_str(&w, "source", s->path ? s->path : "<memory>");
+        if (s->vk_path) kv_str(&w, "vk", s->vk_path);
+        /* whose keys its proofs carry, from the last successful load */
+        kv_str(&w, "keys", cuzk_engine_keys_name(s->keys));
+        if (s->keys_note) kv_str(&w, "keys_note", s->keys_note);
         bool failed = s->state != CUZK_SRS_HOT && s->state != CUZK_SRS_LOADING && srs_failed(s);
         kv_str(&w, "srs", failed ? "failed" : srs_state_name(s->state));
         if (failed) {
