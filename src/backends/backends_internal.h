@@ -21,6 +21,7 @@ typedef struct fil_kind {
     char name[32];     /* "porep-32g": the kind and its circuit id */
     char cache_id[CUZK_FIL_CACHE_ID_MAX];
     char params_path[4096];
+    char vk_path[4096]; /* the .vk of the same name beside it */
     uint32_t partitions, num_inputs;
     cuzk_priority priority;
     unsigned synth_threads;

@@ -15,6 +15,7 @@
 
 #include "cuzk/clock.h"
 #include "cuzk/error.h"
+#include "cuzk/fil_params.h"
 #include "cuzk/fil_request.h"
 #include "cuzk/pce.h"
 #include "cuzk/filecoin.h"
@@ -106,6 +107,31 @@ static int fil_public_inputs(void *ctx, cuzk_fr *out, const void *inputs, size_t
 }
 
 /* ---- registration ------------------------------------------------------------ */
+
+/* The ceremony's .vk is the one parameters.json lists by name and digest;
+ * cuzk setup's (TEST parameters) and a damaged download's are not. */
+static bool fil_vk_is_ceremony(void *ctx, const uint8_t *vk, size_t len, char *note, size_t note_len)
+{
+    const fil_kind *fk = ctx;
+    char file[CUZK_FIL_CACHE_ID_MAX + 16], why[256] = "";
+    if (!cuzk_fil_param_file_name(file, sizeof file, fk->cache_id, ".vk")) return false;
+    bool listed = cuzk_fil_param_listed(NULL, file, vk, len, why, sizeof why);
+    snprintf(note, note_len, listed ? "%s" : "%s: TEST parameters, or a damaged download", why);
+    return listed;
+}
+
+/* The paths of fk's .params and .vk in dir; false when the .params is not
+ * there (no such kind here). */
+static bool kind_files(fil_kind *fk, const char *dir)
+{
+    char file[CUZK_FIL_CACHE_ID_MAX + 16], vk[CUZK_FIL_CACHE_ID_MAX + 16];
+    struct stat st;
+    return cuzk_fil_param_file_name(file, sizeof file, fk->cache_id, ".params") &&
+           cuzk_fil_param_file_name(vk, sizeof vk, fk->cache_id, ".vk") &&
+           snprintf(fk->params_path, sizeof fk->params_path, "%s/%s", dir, file) < (int)sizeof fk->params_path &&
+           snprintf(fk->vk_path, sizeof fk->vk_path, "%s/%s", dir, vk) < (int)sizeof fk->vk_path &&
+           stat(fk->params_path, &st) == 0;
+}
 
 static int kind_shape(fil_kind *fk)
 {
@@ -257,12 +283,7 @@ int cuzk_engine_register_filecoin(cuzk_engine *e, const cuzk_engine_filecoin_opt
         for (int kind = CUZK_FIL_KIND_POREP; kind <= CUZK_FIL_KIND_WINNING_POST; kind++) {
             fil_kind *fk = calloc(1, sizeof *fk);
             if (!fk) return CUZK_ERR_NO_MEMORY;
-            char file[CUZK_FIL_CACHE_ID_MAX + 16];
-            struct stat st;
-            if (kind_init(fk, kind, s, o->synth_threads) || !cuzk_fil_param_file_name(file, sizeof file, fk->cache_id, ".params") ||
-                snprintf(fk->params_path, sizeof fk->params_path, "%s/%s", o->param_cache, file) >=
-                    (int)sizeof fk->params_path ||
-                stat(fk->params_path, &st) != 0) {
+            if (kind_init(fk, kind, s, o->synth_threads) || !kind_files(fk, o->param_cache)) {
                 free(fk); /* no parameters for this kind here */
                 continue;
             }
@@ -274,6 +295,8 @@ int cuzk_engine_register_filecoin(cuzk_engine *e, const cuzk_engine_filecoin_opt
                 .num_public_inputs = fk->num_inputs,
                 .params_path = fk->params_path,
                 .read_mode = o->read_mode,
+                .vk_path = fk->vk_path,
+                .vk_is_ceremony = fil_vk_is_ceremony,
                 .synthesize = fil_synthesize,
                 .public_inputs = fil_public_inputs,
                 .prepare = fil_prepare,
