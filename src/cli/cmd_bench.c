@@ -534,9 +534,14 @@ static int run_status(void)
     for (size_t i = 0; i < s->n_queues; i++)
         printf("  %-16s %8u %12u\n", s->queues[i]->proof_kind, s->queues[i]->pending, s->queues[i]->in_progress);
     static const char *tiers[] = {"hot", "warm", "cold", "FAILED"};
+    /* whose verifying key (SRSStatus.Keys); nothing before a load */
+    static const char *keys[] = {"", ", keys: ceremony",
+                                 ", keys: NOT the ceremony's (proofs will be rejected on chain)",
+                                 ", keys: no .vk (nothing confirms whose)", ", keys: the .vk's"};
     for (size_t i = 0; i < s->n_loaded_srs; i++)
-        printf("  srs %-12s %s%s%s\n", s->loaded_srs[i]->circuit_id,
+        printf("  srs %-12s %s%s%s%s\n", s->loaded_srs[i]->circuit_id,
                (unsigned)s->loaded_srs[i]->tier < 4 ? tiers[s->loaded_srs[i]->tier] : "?",
+               (unsigned)s->loaded_srs[i]->keys < 5 ? keys[s->loaded_srs[i]->keys] : "",
                s->loaded_srs[i]->error[0] ? ": " : "", s->loaded_srs[i]->error);
     for (size_t i = 0; i < s->n_gpus; i++) {
         const Cuzk__V1__GPUStatus *g = s->gpus[i];

@@ -145,20 +145,31 @@ static size_t preload_all(srv_backend *b, const cuzk_config *c, bool fatal)
 
 /* systemd's STATUS= line: what is served and which circuits cannot be
  * (`systemctl status cuzk` shows it beside "active"). */
+/* The circuits whose tier (keys < 0) or keys (tier < 0) is the one given,
+ * comma separated into out; returns how many. */
+static size_t circuits_with(const srv_status *st, int tier, int keys, char *out, size_t cap)
+{
+    size_t n = 0, used = 0;
+    out[0] = 0;
+    for (size_t i = 0; i < st->n_srs; i++) {
+        if ((tier >= 0 && st->srs[i].tier != tier) || (keys >= 0 && st->srs[i].keys != keys)) continue;
+        int w = snprintf(out + used, cap - used, "%s%s", n ? ", " : "", st->srs[i].circuit_id);
+        if (w > 0 && used + (size_t)w < cap) used += (size_t)w;
+        n++;
+    }
+    return n;
+}
+
 static void notify_status(const srv_status *st, const char *listen, const char *prefix)
 {
     uint32_t pend = 0, run = 0;
     for (size_t i = 0; i < st->n_queues; i++) pend += st->queues[i].pending, run += st->queues[i].in_progress;
-    char failed[320] = "";
-    size_t nf = 0, used = 0;
-    for (size_t i = 0; i < st->n_srs; i++) {
-        if (st->srs[i].tier != 3) continue;
-        int w = snprintf(failed + used, sizeof failed - used, "%s%s", nf ? ", " : "", st->srs[i].circuit_id);
-        if (w > 0 && used + (size_t)w < sizeof failed) used += (size_t)w;
-        nf++;
-    }
-    notify("%sSTATUS=serving on %s: %zu of %zu circuits usable%s%s%s; %u queued, %u running, %llu proved", prefix,
-           listen, st->n_srs - nf, st->n_srs, nf ? " (FAILED to load: " : "", failed, nf ? ")" : "", pend, run,
+    char failed[320], test[320];
+    size_t nf = circuits_with(st, 3, -1, failed, sizeof failed);
+    size_t nt = circuits_with(st, -1, 2, test, sizeof test); /* SRSStatus.KEYS_NOT_CEREMONY */
+    notify("%sSTATUS=serving on %s: %zu of %zu circuits usable%s%s%s%s%s%s; %u queued, %u running, %llu proved",
+           prefix, listen, st->n_srs - nf, st->n_srs, nf ? " (FAILED to load: " : "", failed, nf ? ")" : "",
+           nt ? " (NOT the ceremony's keys, proofs the chain rejects: " : "", test, nt ? ")" : "", pend, run,
            (unsigned long long)st->proofs_completed);
 }
 

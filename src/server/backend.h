@@ -80,6 +80,8 @@ typedef struct srv_srs {
     uint64_t size_bytes;
     uint32_t ref_count;
     char *error;            /* tier 3: "failed to load at <UTC time>: <reason>", malloc'd */
+    int keys;               /* whose verifying key (the proto's Keys: 1 the ceremony's, 2 not, ...) */
+    char *keys_note;        /* what the last load compared, malloc'd, or NULL */
 } srv_srs;
 /* A prover worker, as curio's daemon lists them in GetStatus: a GPU with
  * two workers appears twice. */

@@ -612,6 +612,19 @@ static int tier_of(cuzk_srs_state s)
     return s == CUZK_SRS_HOT ? 0 : s == CUZK_SRS_COLD ? 2 : 1;
 }
 
+/* The proto's SRSStatus.Keys of the engine's keys. */
+static int keys_of(cuzk_engine_keys k)
+{
+    switch (k) {
+    case CUZK_KEYS_CEREMONY: return 1;
+    case CUZK_KEYS_NOT_CEREMONY: return 2;
+    case CUZK_KEYS_NO_VK: return 3;
+    case CUZK_KEYS_VK: return 4;
+    case CUZK_KEYS_UNCHECKED: break;
+    }
+    return 0;
+}
+
 /* "failed to load at <UTC>: <reason>" (malloc'd) when circuit's parameters
  * failed to load, else NULL. */
 static char *srs_failure(srv_backend *b, const char *circuit)
@@ -669,6 +682,9 @@ int srv_get_status(srv_backend *b, srv_status *out)
         s->tier = tier_of(st);
         if (st != CUZK_SRS_HOT && st != CUZK_SRS_LOADING && (s->error = srs_failure(b, b->circuits[i])))
             s->tier = 3;
+        cuzk_engine_keys keys = CUZK_KEYS_UNCHECKED;
+        cuzk_engine_srs_keys(b->e, b->circuits[i], &keys, &s->keys_note);
+        s->keys = keys_of(keys);
     }
     cuzk_engine_counters c;
     cuzk_engine_get_counters(b->e, &c);
@@ -707,7 +723,8 @@ void srv_status_free(srv_status *st)
 {
     for (size_t i = 0; i < st->n_srs; i++) {
         free(st->srs[i].error);
-        st->srs[i].error = NULL;
+        free(st->srs[i].keys_note);
+        st->srs[i].error = st->srs[i].keys_note = NULL;
     }
     cuzk_cluster_view_free(&st->cluster);
 }
@@ -745,6 +762,23 @@ static void __attribute__((format(printf, 2, 3))) mt_printf(mtext *t, const char
 
 /* Per-partition prove phases (the engine's counters): one histogram with a
  * phase label, cumulative buckets as Prometheus wants them. */
+/* One series per kind whose parameters loaded: 1 when its proofs carry the
+ * ceremony's verifying key, 0 when they do not or nothing says (keys tells
+ * which: not-ceremony, no-vk, vk). Absent before the first load. */
+static void kind_keys_metrics(srv_backend *b, mtext *t)
+{
+    mt_printf(t, "# HELP cuzk_kind_ceremony_keys Proof kind whose parameters carry the ceremony's verifying key "
+                 "(1); 0: not the ceremony's (proofs the chain rejects) or unknown, keys says which.\n"
+                 "# TYPE cuzk_kind_ceremony_keys gauge\n");
+    for (size_t k = 0; k < b->n_kinds; k++) {
+        cuzk_engine_keys keys = CUZK_KEYS_UNCHECKED;
+        if (cuzk_engine_srs_keys(b->e, b->circuits[k], &keys, NULL) != CUZK_OK || keys == CUZK_KEYS_UNCHECKED)
+            continue;
+        mt_printf(t, "cuzk_kind_ceremony_keys{proof_kind=\"%s\",circuit=\"%s\",keys=\"%s\"} %d\n", b->kinds[k],
+                  b->circuits[k], cuzk_engine_keys_name(keys), keys == CUZK_KEYS_CEREMONY);
+    }
+}
+
 static void phase_metrics(const cuzk_engine_counters *c, mtext *t)
 {
     mt_printf(t, "# HELP cuzk_prove_phase_seconds Per-partition prove phases: witness upload, PCE evaluation, NTTs, "
@@ -937,6 +971,7 @@ char *srv_metrics_text(srv_backend *b, char *buf)
                   why != NULL);
         free(why);
     }
+    kind_keys_metrics(b, &t);
     phase_metrics(&c, &t);
     device_memory_metrics(b, &t);
     curio_metrics(b, &c, &t);

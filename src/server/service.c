@@ -589,6 +589,8 @@ static int m_status(srv_service *s, rpc_call *c, const uint8_t *req, size_t len,
         ss[i].size_bytes = st.srs[i].size_bytes;
         ss[i].ref_count = st.srs[i].ref_count;
         if (st.srs[i].error) ss[i].error = st.srs[i].error;
+        ss[i].keys = (Cuzk__V1__SRSStatus__Keys)st.srs[i].keys;
+        if (st.srs[i].keys_note) ss[i].keys_note = st.srs[i].keys_note;
         sp[i] = &ss[i];
     }
     a.n_queues = st.n_queues;
