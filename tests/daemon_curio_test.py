@@ -45,14 +45,6 @@ def cuzk(*args, timeout=60):
     return subprocess.run([CUZK, *args], capture_output=True, text=True, timeout=timeout)
 
 
-def finish():
-    print(f"{H.name}: {H.checks - len(failures)} checks passed, {len(failures)} failed", flush=True)
-    if failures:
-        print(f"kept {tmp} for inspection")
-        sys.exit(1)
-    shutil.rmtree(tmp, ignore_errors=True)
-
-
 # ---- in the namespace: the daemon on curio's 0.0.0.0:9820 --------------------
 REMOTE_CLIENT = r'''
 import json, sys, grpc
@@ -191,7 +183,7 @@ def tls_remote(peer_pid, conf, log, moved):
 
 if IN_NETNS:
     netns_part()
-    finish()
+    H.finish()
     sys.exit(0)
 
 # ---- on the host: curio's file and invocation ----------------------------------
@@ -229,4 +221,4 @@ else:
     r = subprocess.run(["unshare", "-rn", sys.executable, os.path.abspath(__file__), CUZK, PROTO_DIR, SRC,
                         "--in-netns"], env=env, timeout=600)
     check(r.returncode == 0, "the namespace part passed")
-finish()
+H.finish()

@@ -202,12 +202,4 @@ if D.p.poll() is None:
     D.p.kill()
     D.p.wait()
 
-print(f"daemon_http: {H.checks - len(H.failures)} checks passed, {len(H.failures)} failed", flush=True)
-if not H.failures:
-    import shutil
-    shutil.rmtree(tmp, ignore_errors=True)
-else:
-    print(f"kept {tmp} for inspection")
-    for d in daemons:
-        print(f"--- {d.name} log tail ---\n" + d.logtext()[-3000:])
-    sys.exit(1)
+H.finish(daemons)

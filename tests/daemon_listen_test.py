@@ -188,12 +188,4 @@ seen = [jobs_submitted() for _ in range(n)]
 check(seen == [1] * n, f"http: {n} new HTTP connections all reach the first daemon (1 job): {seen}", verbose=True)
 check(B.stop() == 0 and A.stop() == 0, "http: both exit 0")
 
-print(f"daemon_listen: {H.checks - len(H.failures)} checks passed, {len(H.failures)} failed", flush=True)
-if not H.failures:
-    import shutil
-    shutil.rmtree(tmp, ignore_errors=True)
-else:
-    print(f"kept {tmp} for inspection")
-    for d in daemons:
-        print(f"--- {d.name} log tail ---\n" + d.logtext()[-3000:])
-    sys.exit(1)
+H.finish(daemons)

@@ -557,12 +557,4 @@ G = Daemon("journal4", PC, daemon_keys=jconf).start()
 check("no \"cuzk-journal 1\" header" in G.logtext(), "journal: random bytes are reported, not fatal")
 check(G.stop() == 0, "journal: daemon exits 0")
 
-print(f"daemon_reliability: {H.checks - len(failures)} checks passed, {len(failures)} failed", flush=True)
-if not failures:
-    import shutil
-    shutil.rmtree(tmp, ignore_errors=True)
-else:
-    print(f"kept {tmp} for inspection")
-    for n in daemons:
-        print(f"--- {n.name} log tail ---\n" + n.logtext()[-3000:])
-    sys.exit(1)
+H.finish(daemons)

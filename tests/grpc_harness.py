@@ -130,6 +130,20 @@ class Harness:
         assert rc == 0, "grpc_tools.protoc failed"
         sys.path.insert(0, gen)
 
+    def finish(self, daemons=()):
+        """The summary line; with failures, the scratch directory kept, each
+        daemon's (objects with .name, .logtext()) log tail, exit 1; without,
+        the scratch directory removed."""
+        print(f"{self.name}: {self.checks - len(self.failures)} checks passed, {len(self.failures)} failed",
+              flush=True)
+        if self.failures:
+            print(f"kept {self.tmp} for inspection")
+            for d in daemons:
+                print(f"--- {d.name} log tail ---\n" + d.logtext()[-3000:])
+            sys.exit(1)
+        import shutil
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
     def kill_daemons_on_error(self, daemons):
         """On an uncaught exception: the traceback, every daemon in the list
         (objects with .name, .p, .logtext()) killed, its log's tail, exit 1."""
