@@ -259,7 +259,8 @@ extern "C" int cuzk_gpu_device_preload(cuzk_gpu_device *d, const cuzk_groth16_pa
             rc = fail_msg(c, CUZK_ERR_NO_MEMORY, m);
         }
     }
-    if (!rc) rc = srs_get_job(w, c, &j, &e, NULL, params->n_h && plan.fits ? &plan : NULL);
+    bool made = false;
+    if (!rc) rc = srs_get_job(w, c, &j, &e, &made, params->n_h && plan.fits ? &plan : NULL);
     if (!rc && p) {
         if (cuzk_pce_ready(p, NULL) != CUZK_OK) rc = fail_msg(c, CUZK_ERR_FORMAT, "preload: the PCE failed verification");
         else rc = pce_get(w, c, p, &e);
@@ -276,11 +277,13 @@ extern "C" int cuzk_gpu_device_preload(cuzk_gpu_device *d, const cuzk_groth16_pa
         else w->err[0] = 0;
     }
     if (rc && msg && msg_len) snprintf(msg, msg_len, "%s", w->err);
-    /* on success, the plan and what the card has left */
+    /* on success, the plan and what the card has left (a set uploaded
+     * before keeps the plan it was made with, not the one computed here
+     * from what it left of the budget) */
     double f, t;
     if (!rc && msg && msg_len && dev_mem_gib(&f, &t))
         snprintf(msg, msg_len, "%.1f of %.1f GiB free on the device; plan: %s", f, t,
-                 params->n_h ? line : "no H domain");
+                 !params->n_h ? "no H domain" : made ? line : "as when the set was uploaded before");
     cuzk_gpu_worker_destroy(w);
     return rc;
 }
