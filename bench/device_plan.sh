@@ -49,14 +49,15 @@ check)
     ;;
 porep) porep ;;
 sanitize)
-    # a small circuit's budgets (its smallest plan: H over two vectors), then one variant with every
-    # array streamed in chunks of 200 points (the chunk schedule, the copy stream, two workers)
+    # a small circuit's budgets (its smallest plan: H over two vectors, compact twiddles, the PCE's
+    # matrices streamed), then one variant with every array and the PCE's matrices streamed in
+    # chunks of 200 points (the chunk schedule, the row blocks, the copy stream, two workers)
     t=$(date +%s)
     CUZK_GPU_PLAN_ROWS=600 CUZK_GPU_PCE_VARIANTS=0 timeout $(( $(left) / 2 )) compute-sanitizer --tool memcheck \
         --error-exitcode 9 $B/test_gpu_pce > "$O/memcheck_pce.log" 2>&1
     echo "memcheck test_gpu_pce (budgets): rc $?, $(( $(date +%s) - t )) s; $(grep -E 'ERROR SUMMARY|passed' "$O/memcheck_pce.log" | tail -2 | tr '\n' ' ')"
     t=$(date +%s)
-    CUZK_GPU_STREAM=h,l,a,b_g1,b_g2 CUZK_GPU_STREAM_CHUNK=200 CUZK_GPU_PLAN_ROWS=600 CUZK_GPU_PCE_VARIANTS=1 \
+    CUZK_GPU_STREAM=h,l,a,b_g1,b_g2,pce CUZK_GPU_STREAM_CHUNK=200 CUZK_GPU_PLAN_ROWS=600 CUZK_GPU_PCE_VARIANTS=1 \
         timeout $(( $(left) - 10 )) compute-sanitizer --tool memcheck --error-exitcode 9 $B/test_gpu_pce \
         > "$O/memcheck_pce_stream.log" 2>&1
     echo "memcheck test_gpu_pce (streamed): rc $?, $(( $(date +%s) - t )) s; $(grep -E 'ERROR SUMMARY|passed' "$O/memcheck_pce_stream.log" | tail -2 | tr '\n' ' ')"

@@ -225,16 +225,17 @@ static unsigned plan_resident(const cuzk_gpu_plan *p, const cuzk_gpu_plan_need *
     return r;
 }
 
-/* The smallest budget whose plan keeps at least r arrays resident (the
- * plan only keeps more as the budget grows: a bisection finds it). */
-static uint64_t budget_for(const cuzk_gpu_plan_need *nd, unsigned r)
+/* The smallest budget whose plan keeps at least r arrays resident, and
+ * the PCE's matrices too when pce_resident (the plan only keeps more as the
+ * budget grows: a bisection finds it). */
+static uint64_t budget_for(const cuzk_gpu_plan_need *nd, unsigned r, bool pce_resident)
 {
     uint64_t lo = 0, hi = (uint64_t)1 << 50;
     while (lo + 1 < hi) {
         const uint64_t mid = lo + (hi - lo) / 2;
         cuzk_gpu_plan p;
         cuzk_gpu_plan_make(&p, nd, mid);
-        if (p.fits && plan_resident(&p, nd) >= r) hi = mid;
+        if (p.fits && plan_resident(&p, nd) >= r && (!pce_resident || !p.pce_streamed)) hi = mid;
         else lo = mid;
     }
     return hi;
@@ -245,8 +246,9 @@ static uint64_t budget_for(const cuzk_gpu_plan_need *nd, unsigned r)
  * (2,000 by default; 1,000,000 for a 2^20 domain on the device machine),
  * its parameters made on the GPU, proved from its PCE with the whole card,
  * then on a device object capped (cuzk_gpu_device_set_memory_limit) at the
- * smallest budget of each plan in turn: every array streamed with H over
- * two vectors, then h resident, h and l, and so on to the whole set. Each
+ * smallest budget of each plan in turn: every array and the PCE's matrices
+ * streamed with H over two vectors and compact twiddles, then the PCE
+ * resident, then h resident, h and l, and so on to the whole set. Each
  * proof (streamed chunks of CUZK_GPU_STREAM_CHUNK points, many per MSM) is
  * byte-identical to the whole card's and verifies; the stream figures come
  * back in the timing; a budget a byte under the smallest plan refuses the
@@ -292,16 +294,20 @@ static void budgets(void)
     cuzk_gpu_plan_need_of(&nd, &params, pce, 1);
     printf("plan budgets: 2^%u domain, %zu constraints\n", nd.log_n, r->base.num_constraints);
     setenv("CUZK_GPU_STREAM_CHUNK", "1500", 1); /* many chunks an MSM, each MSM's last one short */
-    for (unsigned res = 0; res <= CUZK_GPU_PLAN_ARRAYS; res++) {
-        const uint64_t need = budget_for(&nd, res);
+    /* case 0: the smallest plan (the PCE's matrices streamed too); case 1:
+     * every array streamed, the PCE resident; case 1 + r: r arrays resident */
+    for (unsigned cs = 0; cs <= CUZK_GPU_PLAN_ARRAYS + 1; cs++) {
+        const unsigned res = cs ? cs - 1 : 0;
+        const uint64_t need = budget_for(&nd, res, cs > 0);
         cuzk_gpu_plan plan;
         cuzk_gpu_plan_make(&plan, &nd, need);
         if (res && plan_resident(&plan, &nd) > res) continue; /* an absent array: the same plan as before */
+        if (cs == 0) CHECK(plan.pce_streamed && plan.compact_tables);
         CHECK(cuzk_gpu_device_open(&dev, 0, msg, sizeof msg) == CUZK_OK);
         CHECK(cuzk_gpu_worker_create(&w, dev) == CUZK_OK);
         uint64_t budget, used;
         CHECK(cuzk_gpu_device_budget(dev, &budget, &used) == CUZK_OK);
-        if (res == 0) { /* a byte less than the smallest plan: refused, with what it needs */
+        if (cs == 0) { /* a byte less than the smallest plan: refused, with what it needs */
             CHECK(cuzk_gpu_device_set_memory_limit(dev, used + need - 1) == CUZK_OK);
             rc = cuzk_gpu_device_preload(dev, &params, pce, msg, sizeof msg);
             CHECK_MSG(rc == CUZK_ERR_NO_MEMORY && strstr(msg, "needs at least"), "under the plan: %d %s", rc, msg);
@@ -318,8 +324,10 @@ static void budgets(void)
         const bool streams = plan.chunk_bytes != 0;
         CHECK(streams == (tm.stream_bytes > 0) && (!streams || tm.stream_copy_s > 0));
         CHECK(cuzk_gpu_device_budget(dev, &budget, &used) == CUZK_OK && used <= budget);
-        printf("    H over %u vectors, %llu bytes streamed (copy %.4f s, waited %.4f s), held %llu of %llu\n",
-               plan.h_vectors, (unsigned long long)tm.stream_bytes, tm.stream_copy_s, tm.stream_wait_s,
+        printf("    H over %u vectors%s%s, %llu bytes streamed (copy %.4f s, waited %.4f s), held %llu of %llu\n",
+               plan.h_vectors, plan.compact_tables ? ", compact twiddles" : "",
+               plan.pce_streamed ? ", PCE matrices streamed" : "", (unsigned long long)tm.stream_bytes,
+               tm.stream_copy_s, tm.stream_wait_s,
                (unsigned long long)used, (unsigned long long)budget);
         cuzk_gpu_worker_destroy(w);
         cuzk_gpu_device_close(dev);

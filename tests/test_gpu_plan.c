@@ -2,8 +2,9 @@
  * budgets, each plan checked against the parts cuzk/gpu.h and src/gpu/plan.c
  * describe, recomputed here; within budget; a resident prefix; never worse
  * (more streamed, more PCIe bytes) when the budget grows; no resident prefix
- * one longer would have fit; and the 32 GiB PoRep's sizes at the budgets
- * of the cards storage providers own. */
+ * one longer would have fit; the PCE's matrices streamed only with every
+ * array streamed; and the 32 GiB PoRep's sizes at the budgets of the cards
+ * storage providers own. */
 #include <stdio.h>
 #include <string.h>
 
@@ -17,7 +18,7 @@
 static uint64_t expected_total(const cuzk_gpu_plan_need *nd, const cuzk_gpu_plan *p)
 {
     const uint64_t n = (uint64_t)1 << nd->log_n;
-    uint64_t res = nd->pce, largest = 0, any = 0;
+    uint64_t res = nd->pce - (p->pce_streamed ? nd->pce_stream : 0), largest = 0, any = 0;
     for (int i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++) {
         if (!nd->points[i] || p->streamed[i]) continue;
         res += nd->points[i];
@@ -25,8 +26,12 @@ static uint64_t expected_total(const cuzk_gpu_plan_need *nd, const cuzk_gpu_plan
     }
     for (int i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++) any |= (uint64_t)p->streamed[i];
     if (any) largest = p->chunk_bytes / 96; /* every MSM in chunks */
-    const uint64_t tables = n * 32 + 64 * MIB;
-    const uint64_t worker = p->h_vectors * n * 32 + nd->witness + nd->host_scalars + (any ? 2 * p->chunk_bytes : 0);
+    /* twiddles: n/2 each way, or 2^S + 2^(L-S) each way (L = log n - 1, S = ceil(L/2)) */
+    const unsigned L = nd->log_n - 1, S = (L + 1) / 2;
+    const uint64_t tw = p->compact_tables && L ? 2 * ((1ull << S) + (1ull << (L - S))) * 32 : n * 32;
+    const uint64_t tables = tw + 64 * MIB;
+    const int buffers = any || p->pce_streamed;
+    const uint64_t worker = p->h_vectors * n * 32 + nd->witness + nd->host_scalars + (buffers ? 2 * p->chunk_bytes : 0);
     const uint64_t l_plain = any ? p->chunk_bytes / 96 * 32 : 0;
     return tables + res + worker + largest * CUZK_GPU_PLAN_MSM_BYTES_PER_POINT + l_plain + 256 * MIB;
 }
@@ -50,6 +55,7 @@ static void random_need(cuzk_rng *rng, cuzk_gpu_plan_need *nd)
         nd->points[i] = nd->n_points[i] * (i == CUZK_GPU_PLAN_B_G2 ? 192 : 96);
     }
     nd->pce = cuzk_rng_u64(rng) % 2 ? cuzk_rng_u64(rng) % (n * 64) : 0;
+    nd->pce_stream = nd->pce ? nd->pce / 10 * (5 + cuzk_rng_u64(rng) % 5) : 0;
     nd->witness = (1 + cuzk_rng_u64(rng) % n) * 32;
     nd->host_scalars = nd->pce ? 0 : (cuzk_rng_u64(rng) % (2 * n)) * 32;
     nd->two_vectors = nd->pce != 0;
@@ -75,7 +81,10 @@ static void check_plan(const cuzk_gpu_plan_need *nd, const cuzk_gpu_plan *p, uin
         else if (seen_streamed) prefix = 0;
     }
     CHECK(prefix);
-    CHECK((p->chunk_bytes != 0) == (any != 0));
+    /* the PCE streams only with every array streamed, and only a PCE's */
+    CHECK(!p->pce_streamed || (nd->pce_stream && resident_points(nd, p) == 0));
+    if (p->pce_streamed) pinned += nd->pce_stream;
+    CHECK((p->chunk_bytes != 0) == (any || p->pce_streamed));
     CHECK(p->host_pinned == pinned);
     CHECK(p->pcie_bytes == pinned + nd->witness);
 }
@@ -91,6 +100,7 @@ static void check_longest_prefix(const cuzk_gpu_plan_need *nd, const cuzk_gpu_pl
     cuzk_gpu_plan q = *p;
     q.streamed[next] = 0;
     q.h_vectors = nd->two_vectors ? 2 : 3;
+    q.compact_tables = 1, q.pce_streamed = 0;
     int still = 0;
     for (int i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++) still |= q.streamed[i];
     q.chunk_bytes = still ? 64 * MIB : 0;
@@ -107,7 +117,12 @@ static void porep_32g(cuzk_gpu_plan_need *nd)
     const uint64_t np[CUZK_GPU_PLAN_ARRAYS] = {((uint64_t)1 << 27) - 1, 130278869, 129753620, 33112282, 33112282};
     for (int i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++)
         nd->n_points[i] = np[i], nd->points[i] = np[i] * (i == CUZK_GPU_PLAN_B_G2 ? 192 : 96);
-    nd->pce = (uint64_t)(6.9 * GIB);
+    /* the PCE: 130,278,869 rows, nnz A 309,405,051, B 130,327,340, C
+     * 282,656,500 (8 bytes an entry, 4 a row pointer); its long-row lists'
+     * bound and the query index lists (4 bytes an index) stay resident */
+    const uint64_t rows = 130278869, nnz = 309405051ull + 130327340 + 282656500;
+    nd->pce_stream = 3 * (rows + 1) * 4 + 8 * nnz;
+    nd->pce = nd->pce_stream + 4 * (nnz / 33) + 4 * (18 + 129753620ull + 2 * 33112282);
     nd->witness = (1 + 130278869ull + 18) * 32;
     nd->two_vectors = 1;
 }
@@ -200,9 +215,11 @@ int main(void)
         cuzk_gpu_plan_describe(&p, line, sizeof line);
         printf("  %5.1f GiB: %s\n", cards[k], line);
         CHECK(strstr(line, p.fits ? "planned" : "needs at least") != NULL);
-        if (k == 0) { /* the whole H100: nothing streamed, three vectors, as before */
-            CHECK(p.fits && !p.chunk_bytes && p.h_vectors == 3);
+        if (k == 0) { /* the whole H100: nothing streamed, three vectors, full twiddles, as before */
+            CHECK(p.fits && !p.chunk_bytes && p.h_vectors == 3 && !p.compact_tables && !p.pce_streamed);
         }
+        if (cards[k] == 16.0) /* a 16 GB card: compact twiddles and the PCE's matrices streamed too */
+            CHECK(p.fits && p.compact_tables && p.pce_streamed && p.h_vectors == 2);
     }
     /* a tiny budget: the message says what the set needs */
     cuzk_gpu_plan p;

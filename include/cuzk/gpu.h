@@ -85,10 +85,13 @@ const char *cuzk_gpu_device_plan(cuzk_gpu_device *dev);
  * from (pinned) host memory at each MSM, a chunk at a time into two buffers
  * on a copy stream while the previous chunk's MSM runs; whether H runs over
  * three vectors or two (c evaluated into the second after a·b: a PCE on the
- * device); and the chunk size. Arrays stay resident as a prefix of h, l, a,
- * b_g1, b_g2 (the H MSM is compute-bound at 2^27 and the others are not, so
- * those stream cheapest), so a larger budget never streams more. A pure
- * function: the CPU tests check it on the 32 GiB sets' sizes.
+ * device); whether H's twiddles are full tables or two short ones; whether
+ * the PCE's matrices stay resident or go up by row blocks at each proof
+ * (only with every array streamed); and the chunk size. Arrays stay
+ * resident as a prefix of h, l, a, b_g1, b_g2 (the H MSM is compute-bound at
+ * 2^27 and the others are not, so those stream cheapest), so a larger
+ * budget never streams more. A pure function: the CPU tests check it on the
+ * 32 GiB sets' sizes.
  */
 enum { CUZK_GPU_PLAN_H, CUZK_GPU_PLAN_L, CUZK_GPU_PLAN_A, CUZK_GPU_PLAN_B_G1, CUZK_GPU_PLAN_B_G2,
        CUZK_GPU_PLAN_ARRAYS };
@@ -97,6 +100,7 @@ typedef struct cuzk_gpu_plan_need {
     uint64_t points[CUZK_GPU_PLAN_ARRAYS];   /* bytes of each point array (0: none) */
     uint64_t n_points[CUZK_GPU_PLAN_ARRAYS]; /* and its points */
     uint64_t pce;                            /* the PCE's device arrays (0: none) */
+    uint64_t pce_stream;                     /* of which its matrices' row pointers and entries */
     uint64_t witness;                        /* one worker's witness (inputs and aux) */
     uint64_t host_scalars;                   /* one worker's host-gathered A and B scalars (0: on the device) */
     int two_vectors;                         /* H may run over two vectors (a PCE evaluates c late) */
@@ -107,11 +111,13 @@ typedef struct cuzk_gpu_plan {
     int fits;                                /* 0: not even every array streamed and two vectors fit */
     int streamed[CUZK_GPU_PLAN_ARRAYS];
     unsigned h_vectors;                      /* 3 or 2 */
+    int compact_tables;                      /* H's twiddles as two short tables, a product per read */
+    int pce_streamed;                        /* the PCE's matrices go up by row blocks at each proof */
     uint64_t chunk_bytes;                    /* each of a worker's two chunk buffers (0: nothing streamed) */
     uint64_t tables, resident, worker, msm_scratch, reserve; /* the parts of total */
     uint64_t total;                          /* planned device bytes, at most budget when fits */
     uint64_t host_pinned;                    /* host bytes the streamed arrays keep (pinned to overlap) */
-    uint64_t pcie_bytes;                     /* host to device a partition: streamed points and the witness */
+    uint64_t pcie_bytes;                     /* host to device a partition: what streams and the witness */
 } cuzk_gpu_plan;
 
 /* MSM scratch a point of the largest MSM run at once (a chunk's when

@@ -46,6 +46,13 @@ enum {
     PCE_LONG_END = PCE_LONG + 3 - 1,
     SRS_N
 };
+/* A block of one PCE matrix's rows that fits a chunk buffer when the
+ * matrices stream: rows [r0, r1), entries [e0, e1), and its long rows,
+ * entries [l0, l1) of the matrix's long-row list. */
+struct pce_block {
+    uint64_t r0, r1, e0, e1;
+    uint32_t l0, l1;
+};
 /* The device copies of one parameter set or PCE (key: its host object), listed per device.
  * (The engine's srs_entry is the host side's bookkeeping of a parameter set.) */
 struct dev_resident {
@@ -60,6 +67,11 @@ struct dev_resident {
     int ordinal;            /* the card whose budget holds the arrays */
     unsigned h_vectors;     /* the plan's H: 3 vectors, or 2 (c evaluated after a·b) */
     size_t chunk_bytes;     /* the plan's chunk buffers, when anything is streamed */
+    bool compact_tables;    /* the plan's H twiddles: two short tables */
+    bool pce_streamed;      /* the plan streams the PCE's matrices (a set's entry: its PCE's) */
+    void *pin_base;         /* the span of streamed PCE arrays this entry page-locked (unlocked with it) */
+    pce_block *blk[3];      /* a streamed PCE's row blocks per matrix, for chunks of blk_chunk bytes */
+    size_t n_blk[3], blk_chunk;
 };
 struct cuzk_gpu_device {
     int ordinal;
@@ -112,6 +124,7 @@ struct cuzk_gpu_worker {
     cuzk_gpu::dbuf chunk[2];              /* streamed points, two chunks in turn */
     cudaStream_t cst;           /* their copies (made at the first streamed prove) */
     cudaEvent_t ev_start[2], ev_done[2];
+    cudaEvent_t ev_free[2];     /* a chunk buffer's last reader done (streamed PCE blocks) */
     stream_feed feed;           /* the chunks of the prove in progress */
     cuzk_gpu::fixed_base_bufs fb;         /* likewise */
     stage_bufs stage;           /* likewise */
@@ -142,6 +155,19 @@ void alloc_note(const ctx &c, const char *what, size_t bytes);
 bool job_gathers_on_device(const cuzk_groth16_job *j);
 int srs_get_job(cuzk_gpu_worker *w, const cuzk_gpu::ctx &c, const cuzk_groth16_job *j, dev_resident **out,
                 bool *made = NULL, const cuzk_gpu_plan *plan = NULL);
-int pce_get(cuzk_gpu_worker *w, const cuzk_gpu::ctx &c, const cuzk_pce *p, dev_resident **out);
+/* stream_chunk: 0, the matrices resident; else they stay on the host and go
+ * up in row blocks of at most that many bytes (the layout pce_block_layout
+ * gives) */
+int pce_get(cuzk_gpu_worker *w, const cuzk_gpu::ctx &c, const cuzk_pce *p, dev_resident **out,
+            size_t stream_chunk = 0);
+/* Where a block's row pointers (at 0), columns and codes lie in a chunk
+ * buffer; the bytes in all returned. */
+static inline size_t pce_block_layout(const pce_block *b, size_t rp_bytes, size_t *col_at, size_t *code_at)
+{
+    const size_t al = 255, ne = (size_t)(b->e1 - b->e0);
+    *col_at = ((size_t)(b->r1 - b->r0 + 1) * rp_bytes + al) & ~al;
+    *code_at = *col_at + ((ne * 4 + al) & ~al);
+    return *code_at + ne * 4;
+}
 
 #endif

@@ -414,7 +414,8 @@ extern "C" void cuzk_gpu_worker_destroy(cuzk_gpu_worker *w)
     fixed_base_bufs_free(&w->fb);
     stage_free(&w->stage);
     if (w->cst) {
-        for (int i = 0; i < 2; i++) cudaEventDestroy(w->ev_start[i]), cudaEventDestroy(w->ev_done[i]);
+        for (int i = 0; i < 2; i++)
+            cudaEventDestroy(w->ev_start[i]), cudaEventDestroy(w->ev_done[i]), cudaEventDestroy(w->ev_free[i]);
         cudaStreamDestroy(w->cst);
     }
     free(w->feed.step);

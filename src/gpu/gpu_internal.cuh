@@ -85,11 +85,13 @@ enum {
 };
 struct ntt_gen_tables {
     unsigned log_max;
+    unsigned tw_S; /* 0: tw[j] = omega^j; else compact: lo (2^tw_S) then hi, omega^j = lo·hi */
     dbuf tw, tw_inv;
     dbuf scale[NTT_SCALE_KINDS][CUZK_FR_TWO_ADICITY + 1]; /* (kind, log_n) */
 };
 struct ntt_tables {
     ntt_gen_tables g[NTT_GENS];
+    bool compact; /* twiddles as two short tables (the plan's, for a card the full ones do not fit) */
 };
 void ntt_tables_free(ntt_tables *t);
 
@@ -139,9 +141,13 @@ int msm_g2(const ctx &c, msm_scratch *s, cuzk_g2_jac *out, const void *bases, co
 /* out[i] = row i of one PCE matrix (CSR: row_ptr u64 when wide, else u32)
  * times the unified witness w (inputs, then aux), for i < rows; long_rows
  * lists the n_long rows longer than PCE_SPMV_LONG; all device arrays.
- * Bit-identical to cuzk_pce_eval. */
+ * Bit-identical to cuzk_pce_eval. A block of rows streamed from the host
+ * (row r0 on): row_ptr its rows' pointers as in the matrix (entry indices
+ * from e0), col and code its entries from e0, long_rows the matrix's own
+ * numbers (from r0); whole, e0 = r0 = 0. */
 int pce_spmv(const ctx &c, fr_t *out, const void *row_ptr, bool wide, const uint32_t *col, const uint32_t *code,
-             const fr_t *coeffs, const fr_t *w, size_t rows, const uint32_t *long_rows, size_t n_long);
+             const fr_t *coeffs, const fr_t *w, size_t rows, const uint32_t *long_rows, size_t n_long,
+             uint64_t e0 = 0, uint32_t r0 = 0);
 
 /* ---- fixed-base multiplications (fixed_base.cu) ------------------------- */
 #define CUZK_GPU_FB_NWIN 32 /* comb windows of 8 bits */

@@ -38,11 +38,25 @@ struct ntt_pre {
 /* Twiddle of butterfly index tb (its position inside the half-span) at tile
  * level lt: omega_(2^(lh+1))^j with j the butterfly's index in the whole
  * transform's level lh = lt + lvl_lo. */
-static __device__ __forceinline__ fr_t twiddle(const fr_t *__restrict__ tw, unsigned tw_log, unsigned lvl_lo,
-                                               size_t smask, size_t gid, unsigned tb, unsigned lt)
+/* The twiddle table as a pass reads it: omega^i at t[i] (S = 0), or, compact,
+ * lo[i & (2^S - 1)]·hi[i >> S] with lo = t and hi = t + 2^S (two tables of
+ * about sqrt(n) elements instead of one of n/2: 2 GiB less each way at 2^27,
+ * for one more multiplication per twiddle read). */
+struct ntt_tw {
+    const fr_t *t;
+    unsigned log, S;
+};
+
+template <bool CT>
+static __device__ __forceinline__ fr_t twiddle(const ntt_tw &tw, unsigned lvl_lo, size_t smask, size_t gid,
+                                               unsigned tb, unsigned lt)
 {
     const size_t j = ((size_t)tb << lvl_lo) + (gid & smask);
-    return tw[j << (tw_log - 1 - (lt + lvl_lo))];
+    const size_t i = j << (tw.log - 1 - (lt + lvl_lo));
+    if (!CT) return tw.t[i];
+    fr_t r;
+    f_mul(r, tw.t[((size_t)1 << tw.S) + (i >> tw.S)], tw.t[i & (((size_t)1 << tw.S) - 1)]);
+    return r;
 }
 
 static __device__ __forceinline__ size_t bitrev(size_t i, unsigned log_n)
@@ -59,10 +73,9 @@ static __device__ __forceinline__ size_t bitrev(size_t i, unsigned log_n)
  * where shared memory allows three; 3: 80 registers, a few spilled). 3 is
  * the default: 7.6-12 % faster from 2^24 to 2^27 in both directions (H100,
  * 5 Dec, perf-log); CUZK_GPU_NTT_MINB=1 picks the other to compare. */
-template <bool DIF, bool R4, int MINB>
+template <bool DIF, bool R4, int MINB, bool CT>
 __global__ void __launch_bounds__(NTT_THREADS, MINB)
-    ntt_pass(fr_t *__restrict__ x, unsigned lvl_lo, unsigned k, unsigned log_g,
-             const fr_t *__restrict__ tw, unsigned tw_log, const ntt_pre pre)
+    ntt_pass(fr_t *__restrict__ x, unsigned lvl_lo, unsigned k, unsigned log_g, const ntt_tw tw, const ntt_pre pre)
 {
     extern __shared__ fr_t sm[];
     const unsigned G = 1u << log_g, T = 1u << k;
@@ -102,18 +115,18 @@ __global__ void __launch_bounds__(NTT_THREADS, MINB)
                 const bool unit = lvl_lo == 0 && lt == 0;
                 if (DIF) {
                     /* level lt + 1 (half-span 2h): (u0, u2) and (u1, u3) */
-                    const fr_t wb = twiddle(tw, tw_log, lvl_lo, smask, gid, low + h, lt + 1);
+                    const fr_t wb = twiddle<CT>(tw, lvl_lo, smask, gid, low + h, lt + 1);
                     f_add(s, u0, u2), f_sub(u2, u0, u2), u0 = s;
                     f_add(s, u1, u3), f_sub(u3, u1, u3), f_mul(u3, u3, wb), u1 = s;
                     if (!unit) {
-                        const fr_t wa = twiddle(tw, tw_log, lvl_lo, smask, gid, low, lt + 1);
+                        const fr_t wa = twiddle<CT>(tw, lvl_lo, smask, gid, low, lt + 1);
                         f_mul(u2, u2, wa);
                     }
                     /* level lt (half-span h): (u0, u1) and (u2, u3) */
                     f_add(s, u0, u1), f_sub(u1, u0, u1), u0 = s;
                     f_add(s, u2, u3), f_sub(u3, u2, u3), u2 = s;
                     if (!unit) {
-                        const fr_t wc = twiddle(tw, tw_log, lvl_lo, smask, gid, low, lt);
+                        const fr_t wc = twiddle<CT>(tw, lvl_lo, smask, gid, low, lt);
                         f_mul(u1, u1, wc), f_mul(u3, u3, wc);
                     }
                 } else {
@@ -121,7 +134,7 @@ __global__ void __launch_bounds__(NTT_THREADS, MINB)
                      * through the other three products and the 80-register
                      * pass spilled 36 bytes (2.7 % slower at 2^27, perf-log) */
                     if (!unit) {
-                        const fr_t wa = twiddle(tw, tw_log, lvl_lo, smask, gid, low, lt);
+                        const fr_t wa = twiddle<CT>(tw, lvl_lo, smask, gid, low, lt);
                         f_mul(u1, u1, wa), f_mul(u3, u3, wa);
                     }
                     /* level lt: (u0, u1) and (u2, u3) */
@@ -129,10 +142,10 @@ __global__ void __launch_bounds__(NTT_THREADS, MINB)
                     f_add(s, u2, u3), f_sub(u3, u2, u3), u2 = s;
                     /* level lt + 1: (u0, u2) and (u1, u3) */
                     if (!unit) {
-                        const fr_t wb = twiddle(tw, tw_log, lvl_lo, smask, gid, low, lt + 1);
+                        const fr_t wb = twiddle<CT>(tw, lvl_lo, smask, gid, low, lt + 1);
                         f_mul(u2, u2, wb);
                     }
-                    const fr_t wc = twiddle(tw, tw_log, lvl_lo, smask, gid, low + h, lt + 1);
+                    const fr_t wc = twiddle<CT>(tw, lvl_lo, smask, gid, low + h, lt + 1);
                     f_mul(u3, u3, wc);
                     f_add(s, u0, u2), f_sub(u2, u0, u2), u0 = s;
                     f_add(s, u1, u3), f_sub(u3, u1, u3), u1 = s;
@@ -150,7 +163,7 @@ __global__ void __launch_bounds__(NTT_THREADS, MINB)
                 /* the transform's level 0 (a DIF pass of odd k ends on it): omega^0 = 1 */
                 const bool unit = lvl_lo == 0 && lt == 0;
                 fr_t u = sm[t1 * G + g], v = sm[t2 * G + g], s, w;
-                if (!unit) w = twiddle(tw, tw_log, lvl_lo, smask, gid0 + g, t1 & (ht - 1), lt);
+                if (!unit) w = twiddle<CT>(tw, lvl_lo, smask, gid0 + g, t1 & (ht - 1), lt);
                 if (DIF) {
                     f_add(s, u, v);
                     f_sub(v, u, v);
@@ -325,40 +338,55 @@ void ntt_tables_free(ntt_tables *tt)
     }
 }
 
+/* The twiddle tables of generator gi for transforms up to 2^log_n, in the
+ * form tt->compact asks (a table built in the other form is rebuilt: the
+ * plan asks for compact tables when the full ones do not fit its budget). */
 static int ensure_twiddles(const ctx &cx, ntt_tables *tt, int gi, unsigned log_n)
 {
     ntt_gen_tables *t = &tt->g[gi];
-    if (log_n == 0 || (t->tw.p && t->log_max >= log_n)) return CUZK_OK;
+    if (log_n == 0) return CUZK_OK;
+    if (t->log_max > log_n) log_n = t->log_max; /* a form change keeps the largest domain */
     const unsigned L = log_n - 1; /* table length 2^L */
+    const bool compact = tt->compact && L >= 1; /* lo and hi of one element each: no gain below */
+    if (t->tw.p && t->log_max >= log_n && (t->tw_S != 0) == compact) return CUZK_OK;
     cuzk_fr w, wi, one;
     cuzk_fr_root_of_unity(&w, log_n, gen_of[gi]);
     cuzk_fr_inv(&wi, &w);
     cuzk_fr_set_u64(&one, 1);
     const size_t n2 = (size_t)1 << L;
-    int rc;
     /* no valid tables until both are built: a growth that fails half way
      * (the forward table new and unwritten, the inverse one gone) must not
      * serve the next, smaller transform */
     t->log_max = 0;
-    if ((rc = buf_reserve(cx, &t->tw, n2 * sizeof(fr_t), "ntt twiddles")) ||
-        (rc = buf_reserve(cx, &t->tw_inv, n2 * sizeof(fr_t), "ntt inverse twiddles"))) {
-        buf_free(&t->tw), buf_free(&t->tw_inv);
-        return rc;
-    }
-    dbuf tmp = {};
-    const unsigned S = split(L);
-    for (int inv = 0; inv < 2; inv++) {
-        if ((rc = upload_pow_tables(cx, &tmp, L, S, inv ? &wi : &w, &one))) break;
-        ntt_pow_table<<<nblocks(n2, 256), 256, 0, cx.st>>>(inv ? bp<fr_t>(t->tw_inv) : bp<fr_t>(t->tw), n2, S,
-                                                           bp<fr_t>(tmp), bp<fr_t>(tmp) + ((size_t)1 << S));
-        cudaError_t e = cudaPeekAtLastError();
-        if (e == cudaSuccess) e = cudaStreamSynchronize(cx.st);
-        if (e != cudaSuccess) {
-            rc = fail(cx, e, "ntt_pow_table");
-            break;
+    buf_free(&t->tw), buf_free(&t->tw_inv); /* before the new ones: never both forms at once */
+    int rc = CUZK_OK;
+    if (compact) {
+        /* lo and hi as upload_pow_tables leaves them: the pass multiplies them */
+        t->tw_S = split(L);
+        for (int inv = 0; inv < 2 && !rc; inv++)
+            rc = upload_pow_tables(cx, inv ? &t->tw_inv : &t->tw, L, t->tw_S, inv ? &wi : &w, &one);
+    } else {
+        t->tw_S = 0;
+        if ((rc = buf_reserve(cx, &t->tw, n2 * sizeof(fr_t), "ntt twiddles")) ||
+            (rc = buf_reserve(cx, &t->tw_inv, n2 * sizeof(fr_t), "ntt inverse twiddles"))) {
+            buf_free(&t->tw), buf_free(&t->tw_inv);
+            return rc;
         }
+        dbuf tmp = {};
+        const unsigned S = split(L);
+        for (int inv = 0; inv < 2; inv++) {
+            if ((rc = upload_pow_tables(cx, &tmp, L, S, inv ? &wi : &w, &one))) break;
+            ntt_pow_table<<<nblocks(n2, 256), 256, 0, cx.st>>>(inv ? bp<fr_t>(t->tw_inv) : bp<fr_t>(t->tw), n2,
+                                                               S, bp<fr_t>(tmp), bp<fr_t>(tmp) + ((size_t)1 << S));
+            cudaError_t e = cudaPeekAtLastError();
+            if (e == cudaSuccess) e = cudaStreamSynchronize(cx.st);
+            if (e != cudaSuccess) {
+                rc = fail(cx, e, "ntt_pow_table");
+                break;
+            }
+        }
+        buf_free(&tmp);
     }
-    buf_free(&tmp);
     if (rc) {
         buf_free(&t->tw), buf_free(&t->tw_inv);
         t->log_max = 0;
@@ -410,7 +438,7 @@ static int transform(const ctx &cx, const ntt_gen_tables *t, fr_t *x, unsigned l
         return CUZK_OK;
     }
     const unsigned npass = (log_n + NTT_KMAX - 1) / NTT_KMAX;
-    const fr_t *tw = inv ? bp<fr_t>(t->tw_inv) : bp<fr_t>(t->tw);
+    const ntt_tw tw = {inv ? bp<fr_t>(t->tw_inv) : bp<fr_t>(t->tw), t->log_max, t->tw_S};
     unsigned ks[8], done = 0;
     for (unsigned p = 0; p < npass; p++) {
         ks[p] = (log_n - done) / (npass - p);
@@ -420,10 +448,11 @@ static int transform(const ctx &cx, const ntt_gen_tables *t, fr_t *x, unsigned l
     static const bool r2 = getenv("CUZK_GPU_NTT_R2") && atoi(getenv("CUZK_GPU_NTT_R2")) == 1;
     const char *mb = getenv("CUZK_GPU_NTT_MINB"); /* read per call: benchmarks switch it */
     const bool occ3 = !(mb && atoi(mb) == 1);
-    void (*pass)(fr_t *, unsigned, unsigned, unsigned, const fr_t *, unsigned, const ntt_pre) =
-        r2     ? (dif ? ntt_pass<true, false, 1> : ntt_pass<false, false, 1>)
-        : occ3 ? (dif ? ntt_pass<true, true, 3> : ntt_pass<false, true, 3>)
-               : (dif ? ntt_pass<true, true, 1> : ntt_pass<false, true, 1>);
+    void (*pass)(fr_t *, unsigned, unsigned, unsigned, const ntt_tw, const ntt_pre) =
+        tw.S   ? (dif ? ntt_pass<true, true, 3, true> : ntt_pass<false, true, 3, true>)
+        : r2   ? (dif ? ntt_pass<true, false, 1, false> : ntt_pass<false, false, 1, false>)
+        : occ3 ? (dif ? ntt_pass<true, true, 3, false> : ntt_pass<false, true, 3, false>)
+               : (dif ? ntt_pass<true, true, 1, false> : ntt_pass<false, true, 1, false>);
     /* per device, so set on every call (a host-side attribute write) */
     const size_t smax = ((size_t)1 << (NTT_KMAX + NTT_LOGG)) * sizeof(fr_t);
     GPU_TRY(cx, cudaFuncSetAttribute(pass, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smax));
@@ -442,7 +471,7 @@ static int transform(const ctx &cx, const ntt_gen_tables *t, fr_t *x, unsigned l
         const size_t blocks = (size_t)1 << (log_n - k - log_g);
         const size_t smem = ((size_t)1 << (k + log_g)) * sizeof(fr_t);
         /* a scaling goes into the first pass's loads, before any butterfly */
-        pass<<<(unsigned)blocks, NTT_THREADS, smem, cx.st>>>(x, lo, k, log_g, tw, t->log_max,
+        pass<<<(unsigned)blocks, NTT_THREADS, smem, cx.st>>>(x, lo, k, log_g, tw,
                                                              p == 0 ? pre : ntt_pre{nullptr, nullptr, 0, 0});
         /* named by pass (the trace sums by name): the first, strided pass
          * reads the widest spread of twiddles */

@@ -113,11 +113,12 @@ static __device__ __forceinline__ void spmv_final(fr_t &out, spmv_acc &a)
 template <class RP>
 static __global__ void pce_spmv_rows(fr_t *__restrict__ out, const RP *__restrict__ rp,
                                      const uint32_t *__restrict__ col, const uint32_t *__restrict__ code,
-                                     const fr_t *__restrict__ coeffs, const fr_t *__restrict__ w, size_t rows)
+                                     const fr_t *__restrict__ coeffs, const fr_t *__restrict__ w, size_t rows,
+                                     uint64_t eb)
 {
     const size_t row = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (row >= rows) return;
-    const uint64_t e0 = rp[row], e1 = rp[row + 1];
+    const uint64_t e0 = rp[row] - eb, e1 = rp[row + 1] - eb;
     if (e1 - e0 > PCE_SPMV_LONG) return;
     spmv_acc a;
     spmv_init(a);
@@ -131,15 +132,16 @@ template <class RP>
 static __global__ void pce_spmv_long(fr_t *__restrict__ out, const RP *__restrict__ rp,
                                      const uint32_t *__restrict__ col, const uint32_t *__restrict__ code,
                                      const fr_t *__restrict__ coeffs, const fr_t *__restrict__ w,
-                                     const uint32_t *__restrict__ long_rows, size_t n_long)
+                                     const uint32_t *__restrict__ long_rows, size_t n_long, uint64_t eb,
+                                     uint32_t rb)
 {
     const size_t q = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     const unsigned lane = threadIdx.x & 31;
     if (q >= n_long) return; /* whole warps: q is uniform in a warp */
-    const uint32_t row = long_rows[q];
+    const uint32_t row = long_rows[q] - rb;
     spmv_acc a;
     spmv_init(a);
-    for (uint64_t e = rp[row] + lane, e1 = rp[row + 1]; e < e1; e += 32)
+    for (uint64_t e = rp[row] - eb + lane, e1 = rp[row + 1] - eb; e < e1; e += 32)
         spmv_add(a, __ldg(&code[e]), w[__ldg(&col[e])], coeffs);
     fr_t s;
     spmv_final(s, a);
@@ -153,19 +155,20 @@ static __global__ void pce_spmv_long(fr_t *__restrict__ out, const RP *__restric
 }
 
 int pce_spmv(const ctx &c, fr_t *out, const void *row_ptr, bool wide, const uint32_t *col, const uint32_t *code,
-             const fr_t *coeffs, const fr_t *w, size_t rows, const uint32_t *long_rows, size_t n_long)
+             const fr_t *coeffs, const fr_t *w, size_t rows, const uint32_t *long_rows, size_t n_long,
+             uint64_t e0, uint32_t r0)
 {
     if (rows == 0) return CUZK_OK;
     const unsigned threads = 128, blocks = (unsigned)((rows + threads - 1) / threads);
     const unsigned lblocks = (unsigned)((n_long * 32 + threads - 1) / threads);
     if (wide) {
         const uint64_t *rp = (const uint64_t *)row_ptr;
-        pce_spmv_rows<<<blocks, threads, 0, c.st>>>(out, rp, col, code, coeffs, w, rows);
-        if (n_long) pce_spmv_long<<<lblocks, threads, 0, c.st>>>(out, rp, col, code, coeffs, w, long_rows, n_long);
+        pce_spmv_rows<<<blocks, threads, 0, c.st>>>(out, rp, col, code, coeffs, w, rows, e0);
+        if (n_long) pce_spmv_long<<<lblocks, threads, 0, c.st>>>(out, rp, col, code, coeffs, w, long_rows, n_long, e0, r0);
     } else {
         const uint32_t *rp = (const uint32_t *)row_ptr;
-        pce_spmv_rows<<<blocks, threads, 0, c.st>>>(out, rp, col, code, coeffs, w, rows);
-        if (n_long) pce_spmv_long<<<lblocks, threads, 0, c.st>>>(out, rp, col, code, coeffs, w, long_rows, n_long);
+        pce_spmv_rows<<<blocks, threads, 0, c.st>>>(out, rp, col, code, coeffs, w, rows, e0);
+        if (n_long) pce_spmv_long<<<lblocks, threads, 0, c.st>>>(out, rp, col, code, coeffs, w, long_rows, n_long, e0, r0);
     }
     GPU_LAUNCHED(c, "pce_spmv");
     return CUZK_OK;

@@ -40,16 +40,36 @@ static const char *const array_name[CUZK_GPU_PLAN_ARRAYS] = {"h", "l", "a", "b_g
 
 const char *cuzk_gpu_plan_array_name(unsigned i) { return i < CUZK_GPU_PLAN_ARRAYS ? array_name[i] : "?"; }
 
-/* The plan with the first r arrays resident, H over hv vectors and chunk
- * buffers of chunk bytes (unused when all are resident). */
-static void plan_fill(cuzk_gpu_plan *p, const cuzk_gpu_plan_need *nd, unsigned r, unsigned hv, uint64_t chunk)
+/* H's twiddles both ways: 2^(log_n - 1) elements each, or, compact, two
+ * tables of 2^S and 2^(L - S) elements (L = log_n - 1, S = ceil(L / 2), as
+ * src/gpu/ntt.cu builds them) */
+static uint64_t twiddle_bytes(unsigned log_n, int compact)
+{
+    if (!log_n) return 0;
+    const unsigned L = log_n - 1, S = (L + 1) / 2;
+    if (!compact || L == 0) return 2 * ((uint64_t)1 << L) * FR_BYTES;
+    return 2 * (((uint64_t)1 << S) + ((uint64_t)1 << (L - S))) * FR_BYTES;
+}
+
+/* One of the plans tried for a resident prefix: H's vectors, the twiddles'
+ * form, whether the PCE's matrices stream */
+typedef struct plan_mode {
+    unsigned hv;
+    int compact, pce_streamed;
+} plan_mode;
+
+/* The plan with the first r arrays resident, in mode md, with chunk
+ * buffers of chunk bytes (unused when nothing streams). */
+static void plan_fill(cuzk_gpu_plan *p, const cuzk_gpu_plan_need *nd, unsigned r, plan_mode md, uint64_t chunk)
 {
     const uint64_t n = (uint64_t)1 << nd->log_n;
     memset(p->streamed, 0, sizeof p->streamed);
-    p->h_vectors = hv;
-    p->tables = (nd->log_n ? n * FR_BYTES : 0) + PLAN_SCALE_TABLES;
-    p->resident = nd->pce;
-    p->host_pinned = 0;
+    p->h_vectors = md.hv;
+    p->compact_tables = md.compact;
+    p->pce_streamed = md.pce_streamed;
+    p->tables = twiddle_bytes(nd->log_n, md.compact) + PLAN_SCALE_TABLES;
+    p->resident = nd->pce - (md.pce_streamed ? nd->pce_stream : 0);
+    p->host_pinned = md.pce_streamed ? nd->pce_stream : 0;
     uint64_t largest = 0; /* points of the largest MSM run at once */
     int any = 0;
     for (unsigned i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++) {
@@ -62,8 +82,8 @@ static void plan_fill(cuzk_gpu_plan *p, const cuzk_gpu_plan_need *nd, unsigned r
             p->host_pinned += nd->points[i];
         }
     }
-    p->chunk_bytes = any ? chunk : 0;
-    /* when anything streams, every MSM runs in chunks (cuzk_gpu_chunk_schedule),
+    p->chunk_bytes = any || md.pce_streamed ? chunk : 0;
+    /* when any points stream, every MSM runs in chunks (cuzk_gpu_chunk_schedule),
      * resident ones too: the largest is a chunk of chunk / 96 G1 points (G2's
      * 192-byte points: half as many) */
     if (any) largest = chunk / 96;
@@ -72,19 +92,36 @@ static void plan_fill(cuzk_gpu_plan *p, const cuzk_gpu_plan_need *nd, unsigned r
      * the witness stays as it is for B's gather after H's MSM, and B's
      * scalars for both of B's MSMs, whose chunks interleave */
     if (any) p->msm_scratch += chunk / 96 * 32;
-    p->worker = hv * n * FR_BYTES + nd->witness + nd->host_scalars + 2 * p->chunk_bytes;
+    p->worker = md.hv * n * FR_BYTES + nd->witness + nd->host_scalars + 2 * p->chunk_bytes;
     p->reserve = PLAN_RESERVE;
     p->total = p->tables + p->resident + p->worker + p->msm_scratch + p->reserve;
     p->pcie_bytes = p->host_pinned + nd->witness;
 }
 
+/* The modes in the order tried for each resident prefix: three vectors
+ * before two (c's late evaluation costs a pass over the PCE's C), full
+ * twiddle tables before compact ones (a multiplication more per twiddle),
+ * and the PCE's matrices streamed last, only with every array streamed, so
+ * that a larger budget never brings more over PCIe. */
+static size_t plan_modes(plan_mode *m, const cuzk_gpu_plan_need *nd, unsigned r)
+{
+    size_t k = 0;
+    for (int ps = 0; ps < 2; ps++) {
+        if (ps && (r || !nd->pce_stream)) break;
+        for (int ct = 0; ct < 2; ct++)
+            for (unsigned hv = 3; hv >= (nd->two_vectors ? 2u : 3u); hv--) m[k++] = (plan_mode){hv, ct, ps};
+    }
+    return k;
+}
+
 void cuzk_gpu_plan_make(cuzk_gpu_plan *out, const cuzk_gpu_plan_need *need, uint64_t budget)
 {
-    const unsigned hv_min = need->two_vectors ? 2 : 3;
-    for (int r = CUZK_GPU_PLAN_ARRAYS; r >= 0; r--)
-        for (unsigned hv = 3; hv >= hv_min; hv--)
+    plan_mode m[8];
+    for (int r = CUZK_GPU_PLAN_ARRAYS; r >= 0; r--) {
+        const size_t nm = plan_modes(m, need, (unsigned)r);
+        for (size_t i = 0; i < nm; i++)
             for (size_t k = 0; k < CHUNK_CHOICES; k++) {
-                plan_fill(out, need, (unsigned)r, hv, chunk_choice[k]);
+                plan_fill(out, need, (unsigned)r, m[i], chunk_choice[k]);
                 out->budget = budget;
                 if (out->total <= budget) {
                     out->fits = 1;
@@ -92,9 +129,11 @@ void cuzk_gpu_plan_make(cuzk_gpu_plan *out, const cuzk_gpu_plan_need *need, uint
                 }
                 if (!out->chunk_bytes) break; /* nothing streamed: the chunk plays no part */
             }
-    /* the smallest plan (everything streamed, the fewest vectors, the
-     * smallest chunk) says what the set needs */
-    plan_fill(out, need, 0, hv_min, chunk_choice[CHUNK_CHOICES - 1]);
+    }
+    /* the smallest plan (everything streamed, the last mode, the smallest
+     * chunk) says what the set needs */
+    const size_t nm = plan_modes(m, need, 0);
+    plan_fill(out, need, 0, m[nm - 1], chunk_choice[CHUNK_CHOICES - 1]);
     out->budget = budget;
     out->fits = 0;
 }
@@ -132,13 +171,14 @@ void cuzk_gpu_plan_describe(const cuzk_gpu_plan *p, char *buf, size_t len)
     if (p->chunk_bytes) {
         at = add(buf, len, at, ", streamed ");
         at = list_arrays(p, 1, buf, len, at);
+        if (p->pce_streamed) at = add(buf, len, at, " and the PCE's matrices");
         at = add(buf, len, at, " (%.1f GB from pinned host memory) in %llu MiB chunks", p->host_pinned / 1e9,
                  (unsigned long long)(p->chunk_bytes / MIB));
     }
     at = add(buf, len, at,
-             ", H over %u vectors; tables %.1f, PCE and points %.1f, worker %.1f, MSM scratch %.1f GiB; "
+             ", H over %u vectors%s; tables %.1f, PCE and points %.1f, worker %.1f, MSM scratch %.1f GiB; "
              "%.1f GB over PCIe a partition",
-             p->h_vectors, p->tables / (double)GIB, p->resident / (double)GIB, p->worker / (double)GIB,
+             p->h_vectors, p->compact_tables ? " with compact twiddles" : "", p->tables / (double)GIB, p->resident / (double)GIB, p->worker / (double)GIB,
              p->msm_scratch / (double)GIB, p->pcie_bytes / 1e9);
 }
 
@@ -146,13 +186,16 @@ void cuzk_gpu_plan_describe(const cuzk_gpu_plan *p, char *buf, size_t len)
  * its image, the query index lists, and the long rows' lists (a long row has
  * more than PLAN_PCE_LONG entries, so at most nnz / (PLAN_PCE_LONG + 1) of
  * them: a bound, so that planning reads no row pointer). */
-static uint64_t pce_device_bytes(const cuzk_pce *p)
+static uint64_t pce_device_bytes(const cuzk_pce *p, uint64_t *streamable)
 {
     const uint64_t m = p->num_constraints;
     uint64_t b = (uint64_t)p->num_coeffs * sizeof(cuzk_fr);
+    *streamable = 0;
     for (int k = 0; k < 3; k++) {
         const cuzk_pce_matrix *mx = &p->m[k];
-        b += (m + 1) * (mx->row_ptr32 ? 4 : 8) + 8ull * mx->nnz + 4 * (mx->nnz / (PLAN_PCE_LONG + 1));
+        const uint64_t csr = (m + 1) * (mx->row_ptr32 ? 4 : 8) + 8ull * mx->nnz; /* row pointers, entries */
+        *streamable += csr;
+        b += csr + 4 * (mx->nnz / (PLAN_PCE_LONG + 1));
     }
     return b + 4 * ((uint64_t)p->num_inputs + p->a_aux.total + p->b_input.total + p->b_aux.total);
 }
@@ -166,7 +209,7 @@ void cuzk_gpu_plan_need_of(cuzk_gpu_plan_need *nd, const cuzk_groth16_params *p,
     for (int i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++)
         nd->n_points[i] = np[i],
         nd->points[i] = np[i] * (i == CUZK_GPU_PLAN_B_G2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine));
-    nd->pce = pce ? pce_device_bytes(pce) : 0;
+    nd->pce = pce ? pce_device_bytes(pce, &nd->pce_stream) : 0;
     nd->witness = (p->vk.n_ic + p->n_l) * sizeof(cuzk_fr);
     nd->host_scalars = gathers_on_device ? 0 : (p->n_a + p->n_b_g1) * sizeof(cuzk_fr);
     nd->two_vectors = pce != NULL;

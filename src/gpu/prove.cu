@@ -111,6 +111,23 @@ static int feed_issue(cuzk_gpu_worker *w, const ctx &c)
     return CUZK_OK;
 }
 
+/* The worker's copy stream, its events and two chunk buffers of at least
+ * bytes each (made at the first streamed prove) */
+static int copy_bufs(cuzk_gpu_worker *w, const ctx &c, size_t bytes)
+{
+    if (!w->cst) {
+        GPU_TRY(c, cudaStreamCreateWithFlags(&w->cst, cudaStreamNonBlocking));
+        for (int i = 0; i < 2; i++) {
+            GPU_TRY(c, cudaEventCreate(&w->ev_start[i]));
+            GPU_TRY(c, cudaEventCreate(&w->ev_done[i]));
+            GPU_TRY(c, cudaEventCreateWithFlags(&w->ev_free[i], cudaEventDisableTiming));
+        }
+    }
+    int rc = CUZK_OK;
+    for (int i = 0; i < 2 && !rc; i++) rc = buf_reserve(c, &w->chunk[i], bytes, "streamed chunks");
+    return rc;
+}
+
 /* The chunk schedule of a prove over srs whose MSMs have n[slot] points,
  * B's in phase 1 when late_b (their scalars are gathered once H's MSM is
  * done), made with the chunk buffers, the copy stream and the first two
@@ -141,18 +158,48 @@ static int feed_start(cuzk_gpu_worker *w, const ctx &c, const dev_resident *srs,
         return fail_msg(c, CUZK_ERR_NO_MEMORY, "streamed points: the chunk schedule");
     f->n_steps = cuzk_gpu_chunk_schedule(f->step, FEED_STEPS_MAX, nn, per, phase);
     if (f->n_steps > FEED_STEPS_MAX) return fail_msg(c, CUZK_ERR_UNSUPPORTED, "streamed points: over 16,384 chunks");
-    if (!w->cst) {
-        GPU_TRY(c, cudaStreamCreateWithFlags(&w->cst, cudaStreamNonBlocking));
-        for (int i = 0; i < 2; i++) {
-            GPU_TRY(c, cudaEventCreate(&w->ev_start[i]));
-            GPU_TRY(c, cudaEventCreate(&w->ev_done[i]));
-        }
+    int rc = copy_bufs(w, c, buf);
+    /* after a streamed PCE's blocks, whose last readers may still run */
+    for (int i = 0; i < 2 && !rc; i++) GPU_TRY(c, cudaStreamWaitEvent(w->cst, w->ev_free[i], 0));
+    if (!rc) rc = feed_issue(w, c);
+    return rc ? rc : feed_issue(w, c);
+}
+
+/* Matrix k of a streamed PCE times the witness into o (n elements: the
+ * rows past m zeroed): its row blocks (pe->blk) go up on the copy stream
+ * into the two chunk buffers in turn, each once the SpMV that read the
+ * buffer before is done (ev_free), and each block's SpMV waits on the
+ * stream for its copy (ev_done): the host never waits, the copy of block i
+ * + 1 runs beside the SpMV of block i. *bytes counts what went up. */
+static int pce_eval_blocks(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, const dev_resident *pe, int k,
+                           const fr_t *wit, fr_t *o, size_t m, size_t n, uint64_t *bytes)
+{
+    const cuzk_pce_matrix *mx = &p->m[k];
+    const size_t rpb = mx->row_ptr32 ? 4 : 8;
+    const char *rp = (const char *)pe->src[PCE_RP + k];
+    const char *col = (const char *)pe->src[PCE_COL + k], *code = (const char *)pe->src[PCE_CODE + k];
+    int rc = copy_bufs(w, c, pe->blk_chunk);
+    for (size_t i = 0; i < pe->n_blk[k] && !rc; i++) {
+        const pce_block *b = &pe->blk[k][i];
+        const unsigned s = i & 1;
+        char *buf = (char *)w->chunk[s].p;
+        size_t ca, da;
+        pce_block_layout(b, rpb, &ca, &da);
+        const size_t ne = (size_t)(b->e1 - b->e0), nr = (size_t)(b->r1 - b->r0);
+        GPU_TRY(c, cudaStreamWaitEvent(w->cst, w->ev_free[s], 0));
+        GPU_TRY(c, cudaMemcpyAsync(buf, rp + b->r0 * rpb, (nr + 1) * rpb, cudaMemcpyHostToDevice, w->cst));
+        GPU_TRY(c, cudaMemcpyAsync(buf + ca, col + b->e0 * 4, ne * 4, cudaMemcpyHostToDevice, w->cst));
+        GPU_TRY(c, cudaMemcpyAsync(buf + da, code + b->e0 * 4, ne * 4, cudaMemcpyHostToDevice, w->cst));
+        GPU_TRY(c, cudaEventRecord(w->ev_done[s], w->cst));
+        GPU_TRY(c, cudaStreamWaitEvent(c.st, w->ev_done[s], 0));
+        rc = pce_spmv(c, o + b->r0, buf, rpb == 8, (const uint32_t *)(buf + ca), (const uint32_t *)(buf + da),
+                      (const fr_t *)pe->p[PCE_COEFFS], wit, nr, (const uint32_t *)pe->p[PCE_LONG + k] + b->l0,
+                      b->l1 - b->l0, b->e0, (uint32_t)b->r0);
+        if (!rc) GPU_TRY(c, cudaEventRecord(w->ev_free[s], c.st));
+        *bytes += (nr + 1) * rpb + 8 * ne;
     }
-    int rc;
-    for (int i = 0; i < 2; i++)
-        if ((rc = buf_reserve(c, &w->chunk[i], buf, "streamed points"))) return rc;
-    if ((rc = feed_issue(w, c))) return rc;
-    return feed_issue(w, c);
+    if (!rc && n > m) GPU_TRY(c, cudaMemsetAsync(o + m, 0, (n - m) * sizeof(fr_t), c.st));
+    return rc;
 }
 
 /* One MSM over the scalars of a prove (work as for msm_g1; NULL: the plain
@@ -232,10 +279,11 @@ static int sync_named(const ctx &c, const char *what)
 }
 
 /* Matrix k of the PCE times the witness into o (n elements: the rows past
- * m zeroed), on the stream. */
-static int pce_eval_row(const ctx &c, const cuzk_pce *p, const dev_resident *pe, int k, const fr_t *wit, fr_t *o,
-                        size_t m, size_t n)
+ * m zeroed), on the stream; by row blocks when its matrices stream. */
+static int pce_eval_row(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, const dev_resident *pe, int k,
+                        const fr_t *wit, fr_t *o, size_t m, size_t n, uint64_t *bytes)
 {
+    if (pe->streamed[PCE_RP + k]) return pce_eval_blocks(w, c, p, pe, k, wit, o, m, n, bytes);
     int rc = pce_spmv(c, o, pe->p[PCE_RP + k], p->m[k].row_ptr64 != NULL, (const uint32_t *)pe->p[PCE_COL + k],
                       (const uint32_t *)pe->p[PCE_CODE + k], (const fr_t *)pe->p[PCE_COEFFS], wit, m,
                       (const uint32_t *)pe->p[PCE_LONG + k], pe->bytes[PCE_LONG + k] / 4);
@@ -273,15 +321,18 @@ static int prove_job_run(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *o
      * a·b; A's and B's scalars then go into the two once H's MSM is done */
     const bool two = p && srs->h_vectors == 2 && on_device && q[0]->n <= n && q[1]->n <= n;
     /* the streamed points' first chunks go up on the copy stream meanwhile */
+    if (p && cuzk_pce_ready(p, NULL) != CUZK_OK) /* its checksums, verified in the background, failed */
+        return fail_msg(c, CUZK_ERR_FORMAT, "prove: the PCE failed verification");
+    if (p && (rc = pce_get(w, c, p, &pe, srs->pce_streamed ? srs->chunk_bytes : 0))) return rc;
+    /* a streamed PCE's blocks take the chunk buffers first: the points'
+     * chunks start once the last evaluation is issued */
+    const bool pce_blocks = pe && pe->streamed[PCE_RP];
+    uint64_t pce_bytes = 0;
     const size_t n_msm[SRS_B2 + 1] = {j->params->n_h, na, q[0]->n, q[1]->n, j->q_b_g2.n};
-    if ((rc = feed_start(w, c, srs, n_msm, two))) return rc;
-    const bool chunked = w->feed.n_steps != 0;
+    if (!pce_blocks && (rc = feed_start(w, c, srs, n_msm, two))) return rc;
     /* uploads into this worker's buffers: no lock needed */
     if ((rc = buf_reserve(c, &w->abc, (two ? 2 : 3) * n * fb, "H a, b, c"))) return rc;
     fr_t *abc = bp<fr_t>(w->abc);
-    if (p && cuzk_pce_ready(p, NULL) != CUZK_OK) /* its checksums, verified in the background, failed */
-        return fail_msg(c, CUZK_ERR_FORMAT, "prove: the PCE failed verification");
-    if (p && (rc = pce_get(w, c, p, &pe))) return rc;
     double t = t0;
     /* Gathered on the device, A's and B's scalars go where H leaves two of
      * a, b, c dead, when they fit (no arrays of their own: 5.3 GB less per
@@ -336,8 +387,11 @@ static int prove_job_run(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *o
     cuzk_gpu_device *d = w->dev;
     const fr_t *wit = bp<fr_t>(w->aux);
     t = cuzk_now();
+    if (srs->compact_tables) d->ntt.compact = true; /* the device's tables serve every set: the smallest plan's form */
     /* A·w and B·w (and C·w unless H runs over two vectors: then after a·b) */
-    for (int k = 0; p && k < (two ? 2 : 3) && !rc; k++) rc = pce_eval_row(c, p, pe, k, wit, abc + k * n, m, n);
+    for (int k = 0; p && k < (two ? 2 : 3) && !rc; k++)
+        rc = pce_eval_row(w, c, p, pe, k, wit, abc + k * n, m, n, &pce_bytes);
+    if (pce_blocks && !two && !rc) rc = feed_start(w, c, srs, n_msm, two);
     if (p) {
         if (!rc) {
             cudaError_t e = cudaStreamSynchronize(c.st);
@@ -357,7 +411,8 @@ static int prove_job_run(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *o
         /* a·b in a, then c evaluated into b's room (timed as evaluation), then H into b */
         rc = ntt_groth16_h_ab(c, &d->ntt, abc, abc + n, j->log_n);
         double te = cuzk_now();
-        if (!rc) rc = pce_eval_row(c, p, pe, 2, wit, abc + n, m, n);
+        if (!rc) rc = pce_eval_row(w, c, p, pe, 2, wit, abc + n, m, n, &pce_bytes);
+        if (pce_blocks && !rc) rc = feed_start(w, c, srs, n_msm, two);
         if (!rc) rc = sync_named(c, "ntt_groth16_h_ab, pce_spmv C");
         te = cuzk_now() - te;
         tm->eval_s += te;
@@ -400,7 +455,7 @@ static int prove_job_run(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *o
      * whose chunks interleave. */
     fr_t *const l_sc = bp<fr_t>(w->aux) + (on_device ? ni : 0);
     double secs[SRS_B2 + 1] = {0};
-    if (chunked) {
+    if (w->feed.n_steps) { /* the set streams: every MSM in chunks */
         const msm_task task[SRS_B2 + 1] = {{h, true, h}, {l_sc, mont, NULL}, {sa, mont, sa}, {sb, mont, NULL},
                                            {sb2, mont, NULL}};
         cuzk_g1_jac g1[SRS_B1 + 1];
@@ -435,7 +490,8 @@ static int prove_job_run(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *o
     tm->msm_h_s = secs[SRS_H], tm->msm_l_s = secs[SRS_L], tm->msm_a_s = secs[SRS_A];
     tm->msm_b_g1_s = secs[SRS_B1], tm->msm_b_g2_s = secs[SRS_B2];
     tm->msm_s = tm->msm_h_s + tm->msm_l_s + tm->msm_a_s + tm->msm_b_g1_s + tm->msm_b_g2_s;
-    tm->stream_bytes = w->feed.bytes, tm->stream_copy_s = w->feed.copy_s, tm->stream_wait_s = w->feed.wait_s;
+    tm->stream_bytes = w->feed.bytes + pce_bytes, tm->stream_copy_s = w->feed.copy_s;
+    tm->stream_wait_s = w->feed.wait_s;
     rc = region_unlock(w, c, rc);
     if (rc) return rc;
     cuzk_groth16_finish(out, j->params, &sums, r, s);

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <algorithm>
+
 #include "cuzk/gpu.h"
 #include "cuzk/ntt.h"
 #include "cuzk/pce.h"
@@ -27,7 +29,32 @@ void dev_resident_free(dev_resident *e)
 {
     for (int i = 0; i < SRS_N; i++)
         if (e->p[i]) cudaFree(e->p[i]), ledger_give(e->ordinal, e->bytes[i] ? e->bytes[i] : 1);
+    if (e->pin_base && cudaHostUnregister(e->pin_base) != cudaSuccess) cudaGetLastError();
+    for (int k = 0; k < 3; k++) free(e->blk[k]);
     free(e);
+}
+
+/* The host slots (bit i: slot i) of an entry page-locked for the copy
+ * engine as one span, read-only (a PCE's arrays lie side by side in a
+ * read-only mapping of its file, pages shared between neighbours, which
+ * CUDA registers once): their blocks then go up by DMA at the link's rate,
+ * not through the driver's staging. Best effort: pageable, they still
+ * stream, slower. NULL when nothing was locked. */
+static void *pin_streamed(const void *const src[SRS_N], const size_t bytes[SRS_N], uint64_t slots)
+{
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < SRS_N; i++)
+        if ((slots >> i & 1) && src[i] && bytes[i]) {
+            if ((uintptr_t)src[i] < lo) lo = (uintptr_t)src[i];
+            if ((uintptr_t)src[i] + bytes[i] > hi) hi = (uintptr_t)src[i] + bytes[i];
+        }
+    if (hi <= lo) return NULL;
+    const uintptr_t pg = 4096;
+    lo &= ~(pg - 1), hi = (hi + pg - 1) & ~(pg - 1);
+    if (cudaHostRegister((void *)lo, hi - lo, cudaHostRegisterPortable | cudaHostRegisterReadOnly) == cudaSuccess)
+        return (void *)lo;
+    cudaGetLastError();
+    return NULL;
 }
 
 
@@ -53,16 +80,18 @@ static int srs_copy(const ctx &c, void **dst, const void *src, size_t bytes, con
 #define STREAM_CHUNK_BYTES ((size_t)512 << 20)
 
 /* CUZK_GPU_STREAM (tests): point arrays named there ("h,l,a,b_g1,b_g2")
- * are streamed in every new parameter set, whatever the card's room. */
-static bool stream_forced(int slot)
+ * are streamed in every new parameter set, and "pce" a new PCE's matrices,
+ * whatever the card's room. */
+static bool stream_named(const char *name)
 {
     const char *v = getenv("CUZK_GPU_STREAM");
     if (!v || !*v) return false;
-    const size_t l = strlen(srs_name[slot]);
-    for (const char *q = v; (q = strstr(q, srs_name[slot])) != NULL; q += l)
+    const size_t l = strlen(name);
+    for (const char *q = v; (q = strstr(q, name)) != NULL; q += l)
         if ((q == v || q[-1] == ',') && (q[l] == ',' || q[l] == 0)) return true;
     return false;
 }
+static bool stream_forced(int slot) { return stream_named(srs_name[slot]); }
 
 /* The device copy of a parameter set (key: its address), uploaded by the
  * first worker that needs it; src/bytes per SRS_* slot (bytes 0: unused).
@@ -72,7 +101,8 @@ static bool stream_forced(int slot)
  * *made says whether this call uploaded it (may be NULL). */
 static int srs_get(cuzk_gpu_worker *w, const ctx &c, const void *key, const void *const src[SRS_N],
                    const size_t bytes[SRS_N], dev_resident **out, const void *const *data = NULL,
-                   bool *made = NULL, const cuzk_gpu_plan *plan = NULL)
+                   bool *made = NULL, const cuzk_gpu_plan *plan = NULL, uint64_t host_slots = 0,
+                   dev_resident *blocks = NULL)
 {
     if (made) *made = false;
     cuzk_gpu_device *d = w->dev;
@@ -120,9 +150,18 @@ static int srs_get(cuzk_gpu_worker *w, const ctx &c, const void *key, const void
         memcpy(e->bytes, bytes, sizeof e->bytes);
         e->h_vectors = plan ? plan->h_vectors : 3;
         e->chunk_bytes = plan && plan->chunk_bytes ? plan->chunk_bytes : STREAM_CHUNK_BYTES;
+        e->compact_tables = plan && plan->compact_tables;
+        e->pce_streamed = (plan && plan->pce_streamed) || host_slots;
         for (int i = 0; i < SRS_N && !rc; i++)
-            if (src[i] && i <= SRS_B2 && ((plan && plan->streamed[i]) || stream_forced(i))) e->streamed[i] = true;
+            if (src[i] && ((i <= SRS_B2 && ((plan && plan->streamed[i]) || stream_forced(i))) || (host_slots >> i & 1)))
+                e->streamed[i] = true;
             else if (src[i]) rc = srs_copy(c, &e->p[i], data && data[i] ? data[i] : src[i], bytes[i], srs_name[i]);
+        if (!rc && host_slots) e->pin_base = pin_streamed(src, bytes, host_slots);
+        if (blocks) { /* a streamed PCE's row blocks move to the entry */
+            memcpy(e->blk, blocks->blk, sizeof e->blk), memcpy(e->n_blk, blocks->n_blk, sizeof e->n_blk);
+            e->blk_chunk = blocks->blk_chunk;
+            memset(blocks->blk, 0, sizeof blocks->blk);
+        }
         if (!rc) {
             cudaError_t ce = cudaStreamSynchronize(c.st);
             if (ce != cudaSuccess) rc = fail(c, ce, "cudaStreamSynchronize(SRS upload)");
@@ -261,9 +300,10 @@ extern "C" int cuzk_gpu_device_preload(cuzk_gpu_device *d, const cuzk_groth16_pa
     }
     bool made = false;
     if (!rc) rc = srs_get_job(w, c, &j, &e, &made, params->n_h && plan.fits ? &plan : NULL);
+    const bool compact = !rc && e->compact_tables;
     if (!rc && p) {
         if (cuzk_pce_ready(p, NULL) != CUZK_OK) rc = fail_msg(c, CUZK_ERR_FORMAT, "preload: the PCE failed verification");
-        else rc = pce_get(w, c, p, &e);
+        else rc = pce_get(w, c, p, &e, e->pce_streamed ? e->chunk_bytes : 0);
     }
     /* H's NTT tables for the parameters' domain: 2 × 2 GiB of twiddles at
      * 2^27, built at the first proof's H otherwise (its NTT step took 1.38 s
@@ -271,6 +311,7 @@ extern "C" int cuzk_gpu_device_preload(cuzk_gpu_device *d, const cuzk_groth16_pa
      * proof builds them as before. */
     if (!rc && params->n_h && !(n & (n - 1)) && n <= ((size_t)1 << CUZK_NTT_MAX_LOG)) {
         region_lock(w);
+        if (compact) d->ntt.compact = true; /* the device's tables serve every set: the smallest plan's form */
         int trc = ntt_groth16_h_tables(c, &d->ntt, log_n);
         trc = region_unlock(w, c, trc);
         if (trc == CUZK_ERR_DEVICE) rc = trc; /* the context is no longer trusted */
@@ -298,13 +339,57 @@ extern "C" void cuzk_gpu_device_release(cuzk_gpu_device *d, const void *key)
     srs_release(d, key);
 }
 
+/* Whether rows [r0, r1) of matrix mx fit a chunk of chunk bytes */
+static bool pce_block_fits(const cuzk_pce_matrix *mx, uint64_t r0, uint64_t r1, size_t chunk)
+{
+    pce_block b = {r0, r1, cuzk_pce_row_start(mx, r0), cuzk_pce_row_start(mx, r1), 0, 0};
+    size_t ca, da;
+    return pce_block_layout(&b, mx->row_ptr32 ? 4 : 8, &ca, &da) <= chunk;
+}
+
+/* Matrix mx's m rows in blocks of at most chunk bytes (each as long as
+ * fits: a binary search over its end), with the ranges of its nl long rows
+ * lr (ascending) they hold; NULL with *nb = SIZE_MAX when a row alone does
+ * not fit or no memory. */
+static pce_block *pce_blocks_make(const cuzk_pce_matrix *mx, uint64_t m, const uint32_t *lr, size_t nl, size_t chunk,
+                                  size_t *nb)
+{
+    size_t cap = 16, k = 0;
+    pce_block *b = (pce_block *)malloc(cap * sizeof *b);
+    for (uint64_t r = 0; b && r < m;) {
+        if (!pce_block_fits(mx, r, r + 1, chunk)) break;
+        uint64_t lo = r + 1, hi = m; /* lo fits; the largest that fits lies in [lo, hi] */
+        while (lo < hi) {
+            const uint64_t mid = lo + (hi - lo + 1) / 2;
+            if (pce_block_fits(mx, r, mid, chunk)) lo = mid;
+            else hi = mid - 1;
+        }
+        if (k == cap) {
+            pce_block *nbk = (pce_block *)realloc(b, 2 * cap * sizeof *b);
+            if (!nbk) break;
+            b = nbk, cap *= 2;
+        }
+        b[k] = {r, lo, cuzk_pce_row_start(mx, r), cuzk_pce_row_start(mx, lo), 0, 0};
+        b[k].l0 = (uint32_t)(std::lower_bound(lr, lr + nl, (uint32_t)r) - lr);
+        b[k].l1 = (uint32_t)(std::lower_bound(lr, lr + nl, (uint32_t)lo) - lr);
+        k++, r = lo;
+    }
+    if (!b || (k && b[k - 1].r1 != m) || (!k && m)) {
+        free(b);
+        *nb = SIZE_MAX;
+        return NULL;
+    }
+    *nb = k;
+    return b;
+}
+
 /* The device copy of a PCE (key: its address): the CSR arrays as they lie
  * in its image, and, built here, the A and B query index lists from the
  * density bitmaps (A: every input, then the aux in A's density; B: the
  * inputs in B's input density, then the aux in B's: cuzk_groth16_gather's
  * order) over the unified witness (input i -> i, aux j -> num_inputs + j),
  * and each matrix's rows longer than PCE_SPMV_LONG. */
-int pce_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, dev_resident **out)
+int pce_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, dev_resident **out, size_t stream_chunk)
 {
     const void *src[SRS_N] = {};
     size_t bytes[SRS_N] = {};
@@ -362,7 +447,22 @@ int pce_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, dev_resident **
     const void *data[SRS_N] = {};
     data[PCE_IA] = ia, data[PCE_IB] = ib;
     for (int k = 0; k < 3; k++) data[PCE_LONG + k] = lr[k];
-    int rc = srs_get(w, c, p, src, bytes, out, data);
+    /* streamed, the matrices stay on the host (pinned) and go up by row blocks at each proof */
+    if (!stream_chunk && stream_named("pce")) stream_chunk = STREAM_CHUNK_BYTES;
+    const char *v = getenv("CUZK_GPU_STREAM_CHUNK"); /* tests: that many points' bytes a block */
+    if (stream_chunk && v && atol(v) > 0) stream_chunk = (size_t)atol(v) * sizeof(cuzk_g1_affine);
+    uint64_t host_slots = 0;
+    dev_resident blocks = {};
+    int rc = CUZK_OK;
+    for (int k = 0; k < 3 && stream_chunk && !rc; k++) {
+        host_slots |= 1ull << (PCE_RP + k) | 1ull << (PCE_COL + k) | 1ull << (PCE_CODE + k);
+        blocks.blk[k] = pce_blocks_make(&p->m[k], m, lr[k], nl[k], stream_chunk, &blocks.n_blk[k]);
+        if (blocks.n_blk[k] == SIZE_MAX)
+            rc = fail_msg(c, CUZK_ERR_NO_MEMORY, "PCE: a row does not fit a streamed chunk, or no host memory");
+    }
+    blocks.blk_chunk = stream_chunk;
+    if (!rc) rc = srs_get(w, c, p, src, bytes, out, data, NULL, NULL, host_slots, stream_chunk ? &blocks : NULL);
+    for (int k = 0; k < 3; k++) free(blocks.blk[k]);
     free(ia), free(ib), free(lr[0]), free(lr[1]), free(lr[2]);
     return rc;
 }
