@@ -8,11 +8,13 @@
 #               with the time left, the 32 GiB PoRep through the daemon at CONFIGS
 #               (fil_e2e_device.sh: "1:0pm24" is one packed GPU worker on a card held to 24 GiB)
 #   STEP=porep  the 32 GiB PoRep through the daemon at CONFIGS
+#   STEP=verify  the budgets of a small and a 2^20 circuit, a memcheck of everything streamed, the
+#               whole-card GPU tests (when no 32 GiB run fits the device time left)
 #   STEP=sanitize  compute-sanitizer memcheck of test_gpu_pce's budgets (a small circuit)
 #               and the GPU tests of the whole-card path
 # Each step leaves $OUT/STEP.tgz (the logs) and prints the figures.
 set -u
-STEP=${STEP:?STEP=check, porep or sanitize}
+STEP=${STEP:?STEP=check, verify, porep or sanitize}
 T0=$(date +%s)
 LIMIT=${LIMIT:-580}
 left() { echo $(( LIMIT - ($(date +%s) - T0) )); }
@@ -46,6 +48,23 @@ check)
     budgets 2000 150 || { finish; exit 1; }
     budgets 1000000 200
     [ -n "${CONFIGS:-}" ] && [ "$(left)" -gt 300 ] && porep
+    ;;
+verify)
+    # the new paths' correctness when no 32 GiB run fits the device time left: the budgets of a
+    # small circuit and of a 2^20 one, a memcheck of every array and the PCE's matrices streamed,
+    # then the whole-card GPU tests
+    budgets 2000 120 || { finish; exit 1; }
+    budgets 1000000 150
+    t=$(date +%s)
+    CUZK_GPU_STREAM=h,l,a,b_g1,b_g2,pce CUZK_GPU_STREAM_CHUNK=200 CUZK_GPU_PLAN_ROWS=600 CUZK_GPU_PCE_VARIANTS=1 \
+        timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 $B/test_gpu_pce > "$O/memcheck_pce_stream.log" 2>&1
+    echo "memcheck test_gpu_pce (streamed): rc $?, $(( $(date +%s) - t )) s; $(grep -E 'ERROR SUMMARY|passed' "$O/memcheck_pce_stream.log" | tail -2 | tr '\n' ' ')"
+    for x in test_gpu_prove test_engine_gpu test_gpu_pce; do
+        [ "$(left)" -gt 40 ] || break
+        t=$(date +%s)
+        timeout $(( $(left) - 20 )) $B/$x > "$O/$x.log" 2>&1
+        echo "$x: rc $?, $(( $(date +%s) - t )) s; $(tail -1 "$O/$x.log")"
+    done
     ;;
 porep) porep ;;
 sanitize)

@@ -291,206 +291,281 @@ static int pce_eval_row(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, con
     return rc;
 }
 
-/*
- * The GPU back end: one proof of a job (cuzk/groth16.h). Without the lock,
- * into this worker's buffers: the witness (inputs and aux as one vector when
- * the A and B scalars are gathered on the device, else the aux alone), a, b,
- * c unless a PCE gives them, and the A and B scalars gathered on the host
- * unless the device has index lists for them (a PCE's, from its densities,
- * or the queries' own). Then the kernel region, the device lock held: the
- * PCE's sparse products into the NTT buffers, the device gathers, H and the
- * five MSMs. The proof is finished on the host.
- */
-static int prove_job_run(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *out, const cuzk_groth16_job *j,
-                         const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_prove_timing *tm)
+/* One prove's shape and buffers, shared by its stages (prove_job_run) */
+struct prove_run {
+    const cuzk_groth16_job *j;
+    const cuzk_pce *p;
+    dev_resident *srs, *pe;
+    size_t n, m, ni, na;
+    bool on_device; /* A's and B's scalars gathered on the device from the witness */
+    bool share_b;   /* B2's scalars are B1's */
+    bool two;       /* H over two vectors: c evaluated after a·b */
+    bool in_abc;    /* A's and B's scalars go where H leaves vectors dead */
+    bool pce_blocks; /* the PCE's matrices stream by row blocks */
+    const cuzk_groth16_query *q[3]; /* A, B1, B2 (NULL: B2 shares B1's) */
+    size_t n_msm[SRS_B2 + 1];
+    fr_t *abc, *h;  /* H's vectors; h: where H's coefficients end */
+    fr_t *dst[3];   /* where A's, B1's and B2's scalars go */
+    const void *ix[3]; /* their index lists into the witness, on the device */
+    uint64_t pce_bytes;
+};
+
+/* The job's resident set and PCE, the shape of the prove, the points'
+ * first chunks (unless the PCE's blocks take the buffers first) and H's
+ * vectors. */
+static int run_prepare(cuzk_gpu_worker *w, const ctx &c, const cuzk_groth16_job *j, prove_run *R)
 {
     int rc = cuzk_groth16_job_check(j);
     if (rc) return fail_msg(c, rc, "prove: the job's sizes do not agree");
-    dev_resident *srs, *pe = NULL;
-    if ((rc = srs_get_job(w, c, j, &srs))) return rc;
-    const double t0 = cuzk_now();
-    const cuzk_pce *p = j->pce;
-    const size_t n = (size_t)1 << j->log_n, m = j->num_constraints, ni = j->num_inputs, na = j->num_aux;
-    const size_t fb = sizeof(cuzk_fr);
-    const bool on_device = job_gathers_on_device(j), share_b = cuzk_groth16_job_b_shared(j);
-    const cuzk_groth16_query *q[3] = {&j->q_a, &j->q_b_g1, share_b ? NULL : &j->q_b_g2}; /* NULL: shared */
-    dbuf *sc[3] = {&w->sa, &w->sb, &w->tmp};
-    static const char *const sc_name[3] = {"A scalars", "B scalars", "B2 scalars"};
-
+    memset(R, 0, sizeof *R);
+    R->j = j, R->p = j->pce;
+    if ((rc = srs_get_job(w, c, j, &R->srs))) return rc;
+    R->n = (size_t)1 << j->log_n, R->m = j->num_constraints, R->ni = j->num_inputs, R->na = j->num_aux;
+    R->on_device = job_gathers_on_device(j), R->share_b = cuzk_groth16_job_b_shared(j);
+    R->q[0] = &j->q_a, R->q[1] = &j->q_b_g1, R->q[2] = R->share_b ? NULL : &j->q_b_g2;
+    const bool fit = R->q[0]->n <= R->n && R->q[1]->n <= R->n;
     /* H over two vectors where the plan says so and a PCE evaluates c after
      * a·b; A's and B's scalars then go into the two once H's MSM is done */
-    const bool two = p && srs->h_vectors == 2 && on_device && q[0]->n <= n && q[1]->n <= n;
-    /* the streamed points' first chunks go up on the copy stream meanwhile */
-    if (p && cuzk_pce_ready(p, NULL) != CUZK_OK) /* its checksums, verified in the background, failed */
-        return fail_msg(c, CUZK_ERR_FORMAT, "prove: the PCE failed verification");
-    if (p && (rc = pce_get(w, c, p, &pe, srs->pce_streamed ? srs->chunk_bytes : 0))) return rc;
-    /* a streamed PCE's blocks take the chunk buffers first: the points'
-     * chunks start once the last evaluation is issued */
-    const bool pce_blocks = pe && pe->streamed[PCE_RP];
-    uint64_t pce_bytes = 0;
-    const size_t n_msm[SRS_B2 + 1] = {j->params->n_h, na, q[0]->n, q[1]->n, j->q_b_g2.n};
-    if (!pce_blocks && (rc = feed_start(w, c, srs, n_msm, two))) return rc;
-    /* uploads into this worker's buffers: no lock needed */
-    if ((rc = buf_reserve(c, &w->abc, (two ? 2 : 3) * n * fb, "H a, b, c"))) return rc;
-    fr_t *abc = bp<fr_t>(w->abc);
-    double t = t0;
+    R->two = R->p && R->srs->h_vectors == 2 && R->on_device && fit;
     /* Gathered on the device, A's and B's scalars go where H leaves two of
      * a, b, c dead, when they fit (no arrays of their own: 5.3 GB less per
      * worker at 32 GiB); B2's own list, when it has one, to tmp. */
-    const bool in_abc = on_device && q[0]->n <= n && q[1]->n <= n;
-    if (on_device) {
+    R->in_abc = R->on_device && fit;
+    if (R->p && cuzk_pce_ready(R->p, NULL) != CUZK_OK) /* its checksums, verified in the background, failed */
+        return fail_msg(c, CUZK_ERR_FORMAT, "prove: the PCE failed verification");
+    if (R->p && (rc = pce_get(w, c, R->p, &R->pe, R->srs->pce_streamed ? R->srs->chunk_bytes : 0))) return rc;
+    /* a streamed PCE's blocks take the chunk buffers first: the points'
+     * chunks start once the last evaluation is issued */
+    R->pce_blocks = R->pe && R->pe->streamed[PCE_RP];
+    const size_t nm[SRS_B2 + 1] = {j->params->n_h, R->na, R->q[0]->n, R->q[1]->n, j->q_b_g2.n};
+    memcpy(R->n_msm, nm, sizeof nm);
+    /* the streamed points' first chunks go up on the copy stream meanwhile */
+    if (!R->pce_blocks && (rc = feed_start(w, c, R->srs, R->n_msm, R->two))) return rc;
+    if ((rc = buf_reserve(c, &w->abc, (R->two ? 2 : 3) * R->n * sizeof(fr_t), "H a, b, c"))) return rc;
+    R->abc = R->h = bp<fr_t>(w->abc);
+    return CUZK_OK;
+}
+
+/* The A and B scalars gathered on the host and uploaded (no index lists on
+ * the device), waited for: the host copy is wiped next */
+static int run_upload_host_scalars(cuzk_gpu_worker *w, const ctx &c, const prove_run *R)
+{
+    static const char *const sc_name[3] = {"A scalars", "B scalars", "B2 scalars"};
+    dbuf *sc[3] = {&w->sa, &w->sb, &w->tmp};
+    const cuzk_groth16_job *j = R->j;
+    const size_t fb = sizeof(cuzk_fr), nsc = j->q_a.n + j->q_b_g1.n + (R->share_b ? 0 : j->q_b_g2.n);
+    cuzk_fr *hs = (cuzk_fr *)malloc((nsc + 1) * fb), *h = hs;
+    if (!hs) return fail_msg(c, CUZK_ERR_NO_MEMORY, "prove: host scalar buffer");
+    int rc = CUZK_OK;
+    for (int k = 0; k < 3 && R->q[k] && !rc; h += R->q[k]->n, k++) {
+        cuzk_groth16_gather(h, j, R->q[k]);
+        rc = buf_reserve(c, sc[k], R->q[k]->n * fb, sc_name[k]);
+        if (!rc) rc = h2d(w, c, sc[k]->p, h, R->q[k]->n * fb);
+    }
+    if (!rc) {
+        cudaError_t e = cudaStreamSynchronize(c.st);
+        if (e != cudaSuccess) rc = fail(c, e, "cudaStreamSynchronize(uploads)");
+    }
+    cuzk_mem_wipe(hs, nsc * fb);
+    free(hs);
+    return rc;
+}
+
+/* Uploads into this worker's buffers (no lock needed): the witness (inputs
+ * and aux as one vector when the scalars are gathered on the device, else
+ * the aux alone), a, b, c unless a PCE gives them, the host-gathered
+ * scalars; done when it returns. */
+static int run_upload(cuzk_gpu_worker *w, const ctx &c, const prove_run *R, cuzk_groth16_prove_timing *tm)
+{
+    static const char *const sc_name[3] = {"A scalars", "B scalars", "B2 scalars"};
+    dbuf *sc[3] = {&w->sa, &w->sb, &w->tmp};
+    const cuzk_groth16_job *j = R->j;
+    const size_t fb = sizeof(cuzk_fr), n = R->n, m = R->m, ni = R->ni, na = R->na;
+    int rc;
+    double t = cuzk_now();
+    if (R->on_device) {
         if ((rc = buf_reserve(c, &w->aux, (ni + na) * fb, "witness"))) return rc;
-        for (int k = in_abc ? 2 : 0; k < 3 && q[k]; k++)
-            if ((rc = buf_reserve(c, sc[k], q[k]->n * fb, sc_name[k]))) return rc;
-        if (in_abc) buf_free(&w->sa), buf_free(&w->sb); /* from a call that had no room in a, b, c */
+        for (int k = R->in_abc ? 2 : 0; k < 3 && R->q[k]; k++)
+            if ((rc = buf_reserve(c, sc[k], R->q[k]->n * fb, sc_name[k]))) return rc;
+        if (R->in_abc) buf_free(&w->sa), buf_free(&w->sb); /* from a call that had no room in a, b, c */
         t = cuzk_now();
         if (ni) GPU_TRY(c, cudaMemcpyAsync(w->aux.p, j->input, ni * fb, cudaMemcpyHostToDevice, c.st));
         if (j->aux_packed) { /* through a, b, c's room, which nothing has written yet (prove_job checked the fit) */
-            if ((rc = unpack_on_device(w, c, bp<fr_t>(w->aux) + ni, j->aux_packed, abc))) return rc;
+            if ((rc = unpack_on_device(w, c, bp<fr_t>(w->aux) + ni, j->aux_packed, R->abc))) return rc;
         } else if (na && (rc = h2d(w, c, bp<fr_t>(w->aux) + ni, j->aux, na * fb))) {
             return rc;
         }
     } else if ((rc = buf_reserve(c, &w->aux, na * fb, "aux witness")) || (rc = h2d(w, c, w->aux.p, j->aux, na * fb))) {
         return rc;
     }
-    if (!p && j->abc) { /* already in the NTT layout (zero tail): one transfer, a DMA when pinned */
-        if ((rc = h2d(w, c, abc, j->abc, 3 * n * fb))) return rc;
-    } else if (!p) {
+    if (!R->p && j->abc) { /* already in the NTT layout (zero tail): one transfer, a DMA when pinned */
+        if ((rc = h2d(w, c, R->abc, j->abc, 3 * n * fb))) return rc;
+    } else if (!R->p) {
         const cuzk_fr *src[3] = {j->a, j->b, j->c};
         for (int i = 0; i < 3; i++) {
-            if (m && (rc = h2d(w, c, abc + i * n, src[i], m * fb))) return rc;
-            if (n > m) GPU_TRY(c, cudaMemsetAsync(abc + i * n + m, 0, (n - m) * fb, c.st));
+            if (m && (rc = h2d(w, c, R->abc + i * n, src[i], m * fb))) return rc;
+            if (n > m) GPU_TRY(c, cudaMemsetAsync(R->abc + i * n + m, 0, (n - m) * fb, c.st));
         }
     }
-    if (on_device) {
-        GPU_TRY(c, cudaStreamSynchronize(c.st));
-    } else {
-        const size_t nsc = j->q_a.n + j->q_b_g1.n + (share_b ? 0 : j->q_b_g2.n);
-        cuzk_fr *hs = (cuzk_fr *)malloc((nsc + 1) * fb), *h = hs;
-        if (!hs) return fail_msg(c, CUZK_ERR_NO_MEMORY, "prove: host scalar buffer");
-        for (int k = 0; k < 3 && q[k] && !rc; h += q[k]->n, k++) {
-            cuzk_groth16_gather(h, j, q[k]);
-            rc = buf_reserve(c, sc[k], q[k]->n * fb, sc_name[k]);
-            if (!rc) rc = h2d(w, c, sc[k]->p, h, q[k]->n * fb);
-        }
-        if (!rc) {
-            cudaError_t e = cudaStreamSynchronize(c.st); /* hs is wiped next */
-            if (e != cudaSuccess) rc = fail(c, e, "cudaStreamSynchronize(uploads)");
-        }
-        cuzk_mem_wipe(hs, nsc * fb);
-        free(hs);
-        if (rc) return rc;
-    }
+    if (R->on_device) GPU_TRY(c, cudaStreamSynchronize(c.st));
+    else if ((rc = run_upload_host_scalars(w, c, R))) return rc;
     tm->upload_s = cuzk_now() - t;
+    return CUZK_OK;
+}
 
-    tm->wait_s = region_lock(w);
-    cuzk_gpu_device *d = w->dev;
+/* In the kernel region: A·w and B·w from the PCE (and C·w unless H runs
+ * over two vectors: then after a·b, in run_h) */
+static int run_evaluate(cuzk_gpu_worker *w, const ctx &c, prove_run *R, cuzk_groth16_prove_timing *tm)
+{
+    const double t = cuzk_now();
+    if (R->srs->compact_tables) w->dev->ntt.compact = true; /* the device's tables serve every set: the smallest plan's form */
+    if (!R->p) return CUZK_OK;
     const fr_t *wit = bp<fr_t>(w->aux);
-    t = cuzk_now();
-    if (srs->compact_tables) d->ntt.compact = true; /* the device's tables serve every set: the smallest plan's form */
-    /* A·w and B·w (and C·w unless H runs over two vectors: then after a·b) */
-    for (int k = 0; p && k < (two ? 2 : 3) && !rc; k++)
-        rc = pce_eval_row(w, c, p, pe, k, wit, abc + k * n, m, n, &pce_bytes);
-    if (pce_blocks && !two && !rc) rc = feed_start(w, c, srs, n_msm, two);
-    if (p) {
-        if (!rc) {
-            cudaError_t e = cudaStreamSynchronize(c.st);
-            if (e != cudaSuccess) rc = fail(c, e, "pce_spmv");
-        }
-        tm->eval_s = cuzk_now() - t;
-    }
-    if (rc) return region_unlock(w, c, rc);
+    int rc = CUZK_OK;
+    for (int k = 0; k < (R->two ? 2 : 3) && !rc; k++)
+        rc = pce_eval_row(w, c, R->p, R->pe, k, wit, R->abc + k * R->n, R->m, R->n, &R->pce_bytes);
+    if (R->pce_blocks && !R->two && !rc) rc = feed_start(w, c, R->srs, R->n_msm, R->two);
+    if (!rc) rc = sync_named(c, "pce_spmv");
+    tm->eval_s = cuzk_now() - t;
+    return rc;
+}
 
-    /* H, then the five MSMs: H, L over the aux, A and B over the gathered scalars */
-    const size_t n_h = j->params->n_h, n_a = j->q_a.n, n_b = j->q_b_g1.n, n_b2 = j->q_b_g2.n;
-    const bool mont = !j->plain;
-    cuzk_groth16_msm_sums sums;
-    t = cuzk_now();
-    fr_t *h = abc;
-    if (two) {
-        /* a·b in a, then c evaluated into b's room (timed as evaluation), then H into b */
-        rc = ntt_groth16_h_ab(c, &d->ntt, abc, abc + n, j->log_n);
+/* H's coefficients into R->h: over three vectors, or over two with c
+ * evaluated into b's room after a·b (timed as evaluation) */
+static int run_h(cuzk_gpu_worker *w, const ctx &c, prove_run *R, cuzk_groth16_prove_timing *tm)
+{
+    ntt_tables *nt = &w->dev->ntt;
+    fr_t *abc = R->abc;
+    const size_t n = R->n;
+    const unsigned log_n = R->j->log_n;
+    double t = cuzk_now();
+    int rc;
+    if (R->two) {
+        rc = ntt_groth16_h_ab(c, nt, abc, abc + n, log_n);
         double te = cuzk_now();
-        if (!rc) rc = pce_eval_row(w, c, p, pe, 2, wit, abc + n, m, n, &pce_bytes);
-        if (pce_blocks && !rc) rc = feed_start(w, c, srs, n_msm, two);
+        if (!rc) rc = pce_eval_row(w, c, R->p, R->pe, 2, bp<fr_t>(w->aux), abc + n, R->m, n, &R->pce_bytes);
+        if (R->pce_blocks && !rc) rc = feed_start(w, c, R->srs, R->n_msm, R->two);
         if (!rc) rc = sync_named(c, "ntt_groth16_h_ab, pce_spmv C");
         te = cuzk_now() - te;
-        tm->eval_s += te;
-        if (!rc) rc = ntt_groth16_h_c(c, &d->ntt, abc, abc + n, j->log_n);
-        h = abc + n;
-        t += te;
-    } else if (j->form == CUZK_GROTH16_H_COSET) {
-        rc = ntt_groth16_h(c, &d->ntt, abc, abc + n, abc + 2 * n, j->log_n, &h);
+        tm->eval_s += te, t += te;
+        if (!rc) rc = ntt_groth16_h_c(c, nt, abc, abc + n, log_n);
+        R->h = abc + n;
+    } else if (R->j->form == CUZK_GROTH16_H_COSET) {
+        rc = ntt_groth16_h(c, nt, abc, abc + n, abc + 2 * n, log_n, &R->h);
     } else {
-        rc = ntt_groth16_h_odd(c, &d->ntt, abc, abc + n, abc + 2 * n, j->log_n);
+        rc = ntt_groth16_h_odd(c, nt, abc, abc + n, abc + 2 * n, log_n);
     }
     if (!rc) rc = sync_named(c, "ntt_groth16_h");
-    tm->ntt_h_s = cuzk_now() - t, t = cuzk_now();
-    /* A's and B's scalars gathered from the witness (counted with the
-     * evaluation), into the two arrays H left dead when they fit: over
-     * three vectors now; over two, A's into the one H left dead now and
-     * B's into h's once H's MSM has read it */
-    fr_t *sa = bp<fr_t>(w->sa), *sb = bp<fr_t>(w->sb), *sb2 = share_b ? sb : bp<fr_t>(w->tmp);
-    if (in_abc) { /* the thirds (or halves) not holding h, h's own last */
+    tm->ntt_h_s = cuzk_now() - t;
+    return rc;
+}
+
+/* Where A's and B's scalars go: their own arrays, or the vectors H left
+ * dead when they fit (over three vectors the two not holding h; over two,
+ * A's into the one H left dead and B's into h's once H's MSM has read it);
+ * and their index lists */
+static void run_scalar_places(cuzk_gpu_worker *w, prove_run *R)
+{
+    fr_t *sa = bp<fr_t>(w->sa), *sb = bp<fr_t>(w->sb), *sb2 = R->share_b ? sb : bp<fr_t>(w->tmp);
+    if (R->in_abc) {
         fr_t *dead[3], **dp = dead;
-        for (int k = 0; k < (two ? 2 : 3); k++)
-            if (abc + k * n != h) *dp++ = abc + k * n;
-        if (two) *dp++ = h;
-        sa = dead[0], sb = dead[1], sb2 = share_b ? sb : sb2;
+        for (int k = 0; k < (R->two ? 2 : 3); k++)
+            if (R->abc + k * R->n != R->h) *dp++ = R->abc + k * R->n;
+        if (R->two) *dp++ = R->h;
+        sa = dead[0], sb = dead[1], sb2 = R->share_b ? sb : sb2;
     }
-    const void *const ix[3] = {p ? pe->p[PCE_IA] : srs->p[SRS_IA], p ? pe->p[PCE_IB] : srs->p[SRS_IB1],
-                               srs->p[SRS_IB2]};
-    fr_t *const dst[3] = {sa, sb, sb2};
-    if (on_device && !rc) {
-        for (int k = 0; k < (two ? 1 : 3) && q[k] && !rc; k++) rc = gather_on_device(c, dst[k], wit, ix[k], q[k]->n);
-        if (!rc) rc = sync_named(c, "gather_wires");
-        tm->eval_s += cuzk_now() - t, t = cuzk_now();
-    }
-    /* Each MSM's scalars are dead after it (the witness once gathered), so
-     * each leaves its plain form over them (work) instead of in a scratch
-     * copy: 4.3 GB less on the device at 32 GiB. B's, when B2 shares them,
-     * are read by B2 as the plain form B1 left. In chunks (the set streams),
-     * L's and B's leave it in the MSM's scratch instead: the witness stays
-     * for B's gather after H's MSM, and B's scalars for both of B's MSMs,
-     * whose chunks interleave. */
-    fr_t *const l_sc = bp<fr_t>(w->aux) + (on_device ? ni : 0);
-    double secs[SRS_B2 + 1] = {0};
+    R->dst[0] = sa, R->dst[1] = sb, R->dst[2] = sb2;
+    const dev_resident *pe = R->pe, *srs = R->srs;
+    R->ix[0] = R->p ? pe->p[PCE_IA] : srs->p[SRS_IA];
+    R->ix[1] = R->p ? pe->p[PCE_IB] : srs->p[SRS_IB1];
+    R->ix[2] = srs->p[SRS_IB2];
+}
+
+/* Queries first .. last - 1 gathered on the device from the witness
+ * (counted with the evaluation) */
+static int run_gather(cuzk_gpu_worker *w, const ctx &c, const prove_run *R, int first, int last,
+                      cuzk_groth16_prove_timing *tm)
+{
+    const double t = cuzk_now();
+    int rc = CUZK_OK;
+    for (int k = first; k < last && R->q[k] && !rc; k++)
+        rc = gather_on_device(c, R->dst[k], bp<fr_t>(w->aux), R->ix[k], R->q[k]->n);
+    if (!rc) rc = sync_named(c, "gather_wires");
+    tm->eval_s += cuzk_now() - t;
+    return rc;
+}
+
+/*
+ * The five MSMs: H, L over the aux, A and B over the gathered scalars. Each
+ * MSM's scalars are dead after it (the witness once gathered), so each
+ * leaves its plain form over them (work) instead of in a scratch copy: 4.3
+ * GB less on the device at 32 GiB. B's, when B2 shares them, are read by B2
+ * as the plain form B1 left. In chunks (the set streams), L's and B's leave
+ * it in the MSM's scratch instead: the witness stays for B's gather after
+ * H's MSM, and B's scalars for both of B's MSMs, whose chunks interleave.
+ */
+static int run_msms(cuzk_gpu_worker *w, const ctx &c, const prove_run *R, cuzk_groth16_msm_sums *sums,
+                    double secs[SRS_B2 + 1], cuzk_groth16_prove_timing *tm)
+{
+    const cuzk_groth16_job *j = R->j;
+    const bool mont = !j->plain;
+    fr_t *const l_sc = bp<fr_t>(w->aux) + (R->on_device ? R->ni : 0);
+    fr_t *sa = R->dst[0], *sb = R->dst[1], *sb2 = R->dst[2], *h = R->h;
+    int rc = CUZK_OK;
     if (w->feed.n_steps) { /* the set streams: every MSM in chunks */
         const msm_task task[SRS_B2 + 1] = {{h, true, h}, {l_sc, mont, NULL}, {sa, mont, sa}, {sb, mont, NULL},
                                            {sb2, mont, NULL}};
         cuzk_g1_jac g1[SRS_B1 + 1];
         for (int k = 0; k <= SRS_B1; k++) cuzk_g1_jac_set_infinity(&g1[k]);
-        cuzk_g2_jac_set_infinity(&sums.b_g2);
-        if (!rc) rc = feed_run(w, c, srs, task, 0, g1, &sums.b_g2, secs);
-        if (two && !rc) { /* h read: B's scalars into its vector (phase 1 of the schedule) */
-            t = cuzk_now();
-            for (int k = 1; k < 3 && q[k] && !rc; k++) rc = gather_on_device(c, dst[k], wit, ix[k], q[k]->n);
-            if (!rc) rc = sync_named(c, "gather_wires");
-            tm->eval_s += cuzk_now() - t;
-            if (!rc) rc = feed_run(w, c, srs, task, 1, g1, &sums.b_g2, secs);
-        }
-        sums.h = g1[SRS_H], sums.l = g1[SRS_L], sums.a = g1[SRS_A], sums.b_g1 = g1[SRS_B1];
-    } else {
-        if (!rc) rc = msm_slot(w, c, srs, SRS_H, &sums.h, h, n_h, true, h);
-        secs[SRS_H] = cuzk_now() - t, t = cuzk_now();
-        if (two && !rc) { /* before L's MSM leaves the aux in plain form */
-            for (int k = 1; k < 3 && q[k] && !rc; k++) rc = gather_on_device(c, dst[k], wit, ix[k], q[k]->n);
-            if (!rc) rc = sync_named(c, "gather_wires");
-            tm->eval_s += cuzk_now() - t, t = cuzk_now();
-        }
-        if (!rc) rc = msm_slot(w, c, srs, SRS_L, &sums.l, l_sc, na, mont, l_sc);
-        secs[SRS_L] = cuzk_now() - t, t = cuzk_now();
-        if (!rc) rc = msm_slot(w, c, srs, SRS_A, &sums.a, sa, n_a, mont, sa);
-        secs[SRS_A] = cuzk_now() - t, t = cuzk_now();
-        if (!rc) rc = msm_slot(w, c, srs, SRS_B1, &sums.b_g1, sb, n_b, mont, sb);
-        secs[SRS_B1] = cuzk_now() - t, t = cuzk_now();
-        if (!rc) rc = msm_slot(w, c, srs, SRS_B2, &sums.b_g2, sb2, n_b2, mont && !share_b, sb2);
-        secs[SRS_B2] = cuzk_now() - t;
+        cuzk_g2_jac_set_infinity(&sums->b_g2);
+        rc = feed_run(w, c, R->srs, task, 0, g1, &sums->b_g2, secs);
+        if (R->two && !rc) rc = run_gather(w, c, R, 1, 3, tm); /* h read: B's scalars into its vector */
+        if (R->two && !rc) rc = feed_run(w, c, R->srs, task, 1, g1, &sums->b_g2, secs); /* the schedule's phase 1 */
+        sums->h = g1[SRS_H], sums->l = g1[SRS_L], sums->a = g1[SRS_A], sums->b_g1 = g1[SRS_B1];
+        return rc;
     }
+    double t = cuzk_now();
+    rc = msm_slot(w, c, R->srs, SRS_H, &sums->h, h, j->params->n_h, true, h);
+    secs[SRS_H] = cuzk_now() - t;
+    if (R->two && !rc) rc = run_gather(w, c, R, 1, 3, tm); /* before L's MSM leaves the aux in plain form */
+    struct { int slot; void *out; fr_t *sc; size_t n; bool mont; } rest[4] = {
+        {SRS_L, &sums->l, l_sc, R->na, mont}, {SRS_A, &sums->a, sa, j->q_a.n, mont},
+        {SRS_B1, &sums->b_g1, sb, j->q_b_g1.n, mont}, {SRS_B2, &sums->b_g2, sb2, j->q_b_g2.n, mont && !R->share_b}};
+    for (int k = 0; k < 4 && !rc; k++) {
+        t = cuzk_now();
+        rc = msm_slot(w, c, R->srs, rest[k].slot, rest[k].out, rest[k].sc, rest[k].n, rest[k].mont, rest[k].sc);
+        secs[rest[k].slot] = cuzk_now() - t;
+    }
+    return rc;
+}
+
+/*
+ * The GPU back end: one proof of a job (cuzk/groth16.h). Without the lock,
+ * into this worker's buffers, the uploads (run_upload). Then the kernel
+ * region, the device lock held: the PCE's sparse products into the NTT
+ * buffers, H, the device gathers and the five MSMs. The proof is finished
+ * on the host.
+ */
+static int prove_job_run(cuzk_gpu_worker *w, const ctx &c, cuzk_groth16_proof *out, const cuzk_groth16_job *j,
+                         const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_prove_timing *tm)
+{
+    prove_run R;
+    int rc = run_prepare(w, c, j, &R);
+    const double t0 = cuzk_now();
+    if (!rc) rc = run_upload(w, c, &R, tm);
+    if (rc) return rc;
+    tm->wait_s = region_lock(w);
+    rc = run_evaluate(w, c, &R, tm);
+    if (!rc) rc = run_h(w, c, &R, tm);
+    run_scalar_places(w, &R);
+    if (!rc && R.on_device) rc = run_gather(w, c, &R, 0, R.two ? 1 : 3, tm);
+    cuzk_groth16_msm_sums sums;
+    double secs[SRS_B2 + 1] = {0};
+    if (!rc) rc = run_msms(w, c, &R, &sums, secs, tm);
     tm->msm_h_s = secs[SRS_H], tm->msm_l_s = secs[SRS_L], tm->msm_a_s = secs[SRS_A];
     tm->msm_b_g1_s = secs[SRS_B1], tm->msm_b_g2_s = secs[SRS_B2];
     tm->msm_s = tm->msm_h_s + tm->msm_l_s + tm->msm_a_s + tm->msm_b_g1_s + tm->msm_b_g2_s;
-    tm->stream_bytes = w->feed.bytes + pce_bytes, tm->stream_copy_s = w->feed.copy_s;
+    tm->stream_bytes = w->feed.bytes + R.pce_bytes, tm->stream_copy_s = w->feed.copy_s;
     tm->stream_wait_s = w->feed.wait_s;
     rc = region_unlock(w, c, rc);
     if (rc) return rc;
