@@ -4,6 +4,9 @@
  * with a NUL after them; the size bound (a file of max bytes is read, max + 1
  * is CUZK_ERR_BAD_LENGTH); a FIFO and a /proc file (no size up front); a
  * missing path (ENOENT), a directory (EISDIR), NULL arguments.
+ * cuzk_file_pread_full: random ranges of a random file read back exactly;
+ * a range past the end (the file cut) is CUZK_ERR_BAD_LENGTH with the bytes
+ * that were there; a write-only fd is CUZK_ERR_IO.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,6 +26,41 @@ static void write_file(const char *path, const uint8_t *b, size_t n)
     FILE *f = fopen(path, "wb");
     CHECK(f && fwrite(b, 1, n, f) == n);
     if (f) fclose(f);
+}
+
+/* cuzk_file_pread_full over a file of n random bytes at path. */
+static void pread_ranges(cuzk_rng *rng, const char *path, uint8_t *src, size_t cap)
+{
+    const size_t n = 1 + cuzk_rng_u64(rng) % cap;
+    cuzk_rng_bytes(rng, src, n);
+    write_file(path, src, n);
+    uint8_t *buf = malloc(cap + 4096);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    CHECK(fd >= 0 && buf);
+    for (int round = 0; fd >= 0 && buf && round < 40; round++) {
+        const size_t off = cuzk_rng_u64(rng) % n, len = cuzk_rng_u64(rng) % (n - off + 1);
+        size_t got = SIZE_MAX;
+        CHECK_MSG(cuzk_file_pread_full(fd, buf, len, off, &got) == CUZK_OK && got == len && !memcmp(buf, src + off, len),
+                  "%zu bytes at %zu of %zu", len, off, n);
+        /* past the end: what there was, and the shortfall said */
+        const size_t over = 1 + cuzk_rng_u64(rng) % 4096;
+        CHECK_MSG(cuzk_file_pread_full(fd, buf, n - off + over, off, &got) == CUZK_ERR_BAD_LENGTH && got == n - off &&
+                      !memcmp(buf, src + off, got),
+                  "%zu bytes at %zu of %zu: got %zu", n - off + over, off, n, got);
+    }
+    /* cut while open: the same fd now reads short */
+    const size_t cut = cuzk_rng_u64(rng) % n;
+    CHECK(truncate(path, (off_t)cut) == 0);
+    size_t got = SIZE_MAX;
+    CHECK_MSG(fd >= 0 && cuzk_file_pread_full(fd, buf, n, 0, &got) == CUZK_ERR_BAD_LENGTH && got == cut,
+              "cut to %zu of %zu: got %zu", cut, n, got);
+    if (fd >= 0) close(fd);
+    fd = open(path, O_WRONLY | O_CLOEXEC);
+    errno = 0;
+    CHECK(fd >= 0 && cuzk_file_pread_full(fd, buf, 1, 0, NULL) == CUZK_ERR_IO && errno == EBADF);
+    CHECK(cuzk_file_pread_full(fd, NULL, 1, 0, NULL) == CUZK_ERR_INVALID_ARG);
+    if (fd >= 0) close(fd);
+    free(buf);
 }
 
 int main(void)
@@ -91,6 +129,7 @@ int main(void)
     CHECK(cuzk_file_read(dir, 0, &got, &len) == CUZK_ERR_IO && errno == EISDIR && got == NULL);
     CHECK(cuzk_file_read(NULL, 0, &got, &len) == CUZK_ERR_INVALID_ARG);
     CHECK(cuzk_file_read(path, 0, NULL, &len) == CUZK_ERR_INVALID_ARG);
+    pread_ranges(&rng, path, src, cap);
     unlink(path), unlink(fifo), rmdir(dir);
     free(src);
     return tu_finish("test_file");

@@ -1,10 +1,11 @@
-/* Whole-file reads (include/cuzk/file.h). */
+/* Whole-file and byte-range reads (include/cuzk/file.h). */
 #include "cuzk/file.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cuzk/error.h"
 
@@ -58,4 +59,20 @@ int cuzk_file_read(const char *path, size_t max, uint8_t **out, size_t *len)
     *out = b;
     *len = n;
     return CUZK_OK;
+}
+
+int cuzk_file_pread_full(int fd, void *buf, size_t len, uint64_t off, size_t *got)
+{
+    size_t done = 0;
+    int rc = buf || !len ? CUZK_OK : CUZK_ERR_INVALID_ARG;
+    while (rc == CUZK_OK && done < len) {
+        size_t want = len - done;
+        if (want > ((size_t)1 << 30)) want = (size_t)1 << 30; /* one call's bound on some kernels */
+        ssize_t r = pread(fd, (uint8_t *)buf + done, want, (off_t)(off + done));
+        if (r > 0) done += (size_t)r;
+        else if (r == 0) rc = CUZK_ERR_BAD_LENGTH;
+        else if (errno != EINTR) rc = CUZK_ERR_IO;
+    }
+    if (got) *got = done;
+    return rc;
 }
