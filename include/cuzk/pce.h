@@ -6,8 +6,10 @@
  *   extraction   finalized RecordingCS -> cuzk_pce (cuzk_pce_from_recording)
  *   evaluation   a = A·w, b = B·w, c = C·w  (cuzk_pce_eval), bit-identical
  *                to a ProvingAssignment of the same circuit and witness
- *   file         versioned, checksummed, written atomically, loaded by mmap
- *                (cuzk_pce_save / cuzk_pce_load_file; byte layout in docs/pce.md)
+ *   file         versioned, checksummed, written atomically, read into the
+ *                process's own memory and checked there (cuzk_pce_save /
+ *                cuzk_pce_load_file; byte layout in docs/pce.md): the file
+ *                may be cut, rewritten or replaced under a loaded PCE
  *   cache        a directory of PCE files that cannot poison a run: stale,
  *                foreign, truncated or corrupt files are set aside and
  *                re-extracted, one extraction per circuit across threads and
@@ -89,7 +91,8 @@ static inline uint64_t cuzk_pce_row_start(const cuzk_pce_matrix *m, uint64_t row
 
 /*
  * Immutable once built; share it between threads freely. The arrays live
- * in one image (an mmap'd file or one heap block) owned by the struct.
+ * in one image (anonymous memory holding a file's bytes, or one heap block)
+ * owned by the struct; never a mapping of the file.
  */
 typedef struct cuzk_pce {
     uint64_t num_inputs, num_aux, num_constraints;
@@ -105,14 +108,14 @@ typedef struct cuzk_pce {
     /* storage */
     const uint8_t *image;
     size_t image_len;
-    bool mapped; /* image is an mmap of a file */
+    bool mapped; /* image is an anonymous mmap (a file's bytes read in), else heap */
     struct pce_verify *verify; /* background checksum verification, or NULL (see cuzk_pce_ready) */
 } cuzk_pce;
 
 /* Why an operation failed, finer than the returned cuzk_err code. */
 typedef enum cuzk_pce_fail {
     CUZK_PCE_FAIL_NONE = 0,
-    CUZK_PCE_FAIL_IO,              /* open/read/mmap/write/rename (CUZK_ERR_IO) */
+    CUZK_PCE_FAIL_IO,              /* open/read/write/rename, a file cut while read (CUZK_ERR_IO) */
     CUZK_PCE_FAIL_TRUNCATED,       /* shorter than its header says (CUZK_ERR_FORMAT) */
     CUZK_PCE_FAIL_MAGIC,           /* not a PCE file */
     CUZK_PCE_FAIL_VERSION,         /* other format version */
@@ -207,11 +210,16 @@ enum {
 int cuzk_pce_ready(const cuzk_pce *pce, cuzk_pce_error *err);
 
 /*
- * Maps path read-only and checks, in order: magic, format version, header
+ * Reads path into anonymous memory of the process's own (nthreads threads,
+ * huge pages where the kernel has them; never a mapping of the file, so a
+ * file cut, rewritten in place or replaced afterwards leaves the PCE
+ * unchanged) and checks, in order: magic, format version, header
  * checksum, library version, expected id and fingerprint, section table,
  * section checksums (hashed on nthreads threads), content hash, structure.
- * The PCE is usable only when CUZK_OK is returned. Errors: CUZK_ERR_IO,
- * CUZK_ERR_FORMAT (err->fail says which check), CUZK_ERR_NO_MEMORY.
+ * The PCE is usable only when CUZK_OK is returned. Errors: CUZK_ERR_IO
+ * (also a file that ends before the size it had when opened: cut while it
+ * was read), CUZK_ERR_FORMAT (err->fail says which check),
+ * CUZK_ERR_NO_MEMORY.
  */
 int cuzk_pce_load_file(cuzk_pce **out, const char *path, const cuzk_pce_expect *expect,
                        unsigned flags, unsigned nthreads, cuzk_pce_error *err);

@@ -1,5 +1,5 @@
 /* PCE files: atomic save (temporary, fsync, rename, fsync of the directory)
- * and checked loads (mmap or memory). */
+ * and checked loads (a file read into private memory, or memory). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "cuzk/error.h"
+#include "cuzk/file.h"
+#include "cuzk/parallel.h"
 #include "pce_internal.h"
 
 void (*pce_save_chunk_hook)(size_t written, size_t total);
@@ -77,6 +79,77 @@ fail:;
     return pce_set_err(err, CUZK_ERR_IO, CUZK_PCE_FAIL_IO, path, done, NULL, "%s: %s", what, strerror(e));
 }
 
+/* Reading a file: chunks of READ_CHUNK bytes, on at most READ_THREADS
+ * threads (past a few, reads of one file only queue on the device). */
+#define READ_CHUNK ((size_t)64 << 20)
+#define READ_THREADS 8u
+
+typedef struct read_bad {
+    uint64_t at; /* the byte where the read stopped (UINT64_MAX: none) */
+    int rc, eno;
+} read_bad;
+
+typedef struct image_read {
+    int fd;
+    uint8_t *img;
+    size_t len;
+    read_bad bad[READ_THREADS]; /* per worker: the lowest it met */
+} image_read;
+
+static void read_task(void *arg, unsigned worker, size_t lo, size_t hi)
+{
+    image_read *r = arg;
+    for (size_t c = lo; c < hi; c++) {
+        const uint64_t off = (uint64_t)c * READ_CHUNK;
+        const size_t n = r->len - off < READ_CHUNK ? (size_t)(r->len - off) : READ_CHUNK;
+        size_t got = 0;
+        int rc = cuzk_file_pread_full(r->fd, r->img + off, n, off, &got);
+        if (rc) {
+            if (off + got < r->bad[worker].at) r->bad[worker] = (read_bad){off + got, rc, errno};
+            return;
+        }
+    }
+}
+
+/* The len bytes of fd, read into anonymous memory of this process's own
+ * (huge pages where the kernel has them) and then made read-only: *img.
+ * Read, not mapped: once this returns, the file may be cut, rewritten in
+ * place or replaced and the PCE is unchanged; a MAP_PRIVATE mapping would
+ * fault (SIGBUS) on pages cut from the file and show bytes rewritten in
+ * place after the checks passed. A file that changes while it is read
+ * ends early (a clear error here) or fails the checks that follow. The
+ * image costs what the mapping's page cache did, counted as before in
+ * cuzk_pce_memory_bytes, and the eval and the GPU upload read it alike. */
+static int read_image(int fd, size_t len, unsigned nthreads, const char *path, void **img, cuzk_pce_error *err)
+{
+    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return pce_set_err(err, CUZK_ERR_NO_MEMORY, CUZK_PCE_FAIL_NONE, path, 0, NULL,
+                           "out of memory for the %zu-byte image", len);
+    madvise(m, len, MADV_HUGEPAGE);
+    posix_fadvise(fd, 0, (off_t)len, POSIX_FADV_SEQUENTIAL);
+    image_read r = {.fd = fd, .img = m, .len = len};
+    for (unsigned t = 0; t < READ_THREADS; t++) r.bad[t] = (read_bad){UINT64_MAX, 0, 0};
+    const size_t chunks = (len + READ_CHUNK - 1) / READ_CHUNK;
+    cuzk_parallel_for(chunks, 1, nthreads < READ_THREADS ? (nthreads ? nthreads : 1) : READ_THREADS, read_task, &r);
+    const read_bad *bad = NULL;
+    for (unsigned t = 0; t < READ_THREADS; t++)
+        if (r.bad[t].at != UINT64_MAX && (!bad || r.bad[t].at < bad->at)) bad = &r.bad[t];
+    if (bad) {
+        munmap(m, len);
+        if (bad->rc == CUZK_ERR_BAD_LENGTH)
+            return pce_set_err(err, CUZK_ERR_IO, CUZK_PCE_FAIL_IO, path, bad->at, NULL,
+                               "the file ends at byte %llu, not at %zu as when it was opened: cut or rewritten "
+                               "while it was read",
+                               (unsigned long long)bad->at, len);
+        return pce_set_err(err, CUZK_ERR_IO, CUZK_PCE_FAIL_IO, path, bad->at, NULL, "read at byte offset %llu: %s",
+                           (unsigned long long)bad->at, strerror(bad->eno));
+    }
+    mprotect(m, len, PROT_READ);
+    *img = m;
+    return CUZK_OK;
+}
+
 static int finish_load(cuzk_pce **out, cuzk_pce *p, int rc)
 {
     if (rc) {
@@ -109,7 +182,7 @@ int cuzk_pce_load_file(cuzk_pce **out, const char *path, const cuzk_pce_expect *
     }
     size_t len = (size_t)st.st_size;
     if (len < PCE_HEADER_BYTES) {
-        /* too short to map usefully: read it so the checks report what is wrong */
+        /* shorter than a header: read on the stack so the checks report what is wrong */
         uint8_t buf[PCE_HEADER_BYTES];
         ssize_t n = pread(fd, buf, len, 0);
         close(fd);
@@ -123,12 +196,12 @@ int cuzk_pce_load_file(cuzk_pce **out, const char *path, const cuzk_pce_expect *
         PCE_COUNT(load_failures, 1);
         return rc ? rc : CUZK_ERR_INTERNAL;
     }
-    void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-    int e = errno;
+    void *m = NULL;
+    int rrc = read_image(fd, len, nthreads, path, &m, err);
     close(fd);
-    if (m == MAP_FAILED) {
+    if (rrc) {
         PCE_COUNT(load_failures, 1);
-        return pce_set_err(err, CUZK_ERR_IO, CUZK_PCE_FAIL_IO, path, 0, NULL, "mmap: %s", strerror(e));
+        return rrc;
     }
     cuzk_pce *p = malloc(sizeof *p);
     if (!p) {

@@ -8,7 +8,7 @@
 #include "cuzk/pce.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "the PCE image is little-endian and mapped in place"
+#error "the PCE image is little-endian and used in place"
 #endif
 
 /* ---- file layout (docs/pce.md) ---- */
@@ -50,7 +50,7 @@ int pce_check_sections(const uint8_t *img, unsigned nthreads, const int *cancel,
 
 /* Background verification (verify.c): starts a thread running
  * pce_check_sections on p's image; a mismatch sets path aside (if it is
- * still the file that was mapped, dev/ino) as the cache would. Falls back
+ * still the file that was read, dev/ino) as the cache would. Falls back
  * to checking now when no thread can be started. */
 int pce_verify_start(cuzk_pce *p, const char *path, uint64_t dev, uint64_t ino, unsigned nthreads,
                      cuzk_pce_error *err);

@@ -36,7 +36,7 @@ static void *verify_main(void *arg)
     if (rc == CUZK_ERR_FORMAT) {
         PCE_COUNT(bg_failed, 1);
         /* as the cache's locked path would: set the file aside so the next
-         * lookup re-extracts (only if it is still the file we mapped) */
+         * lookup re-extracts (only if it is still the file we read) */
         pce_set_aside(v->path, v->dev, v->ino, &e, true);
     } else if (rc == CUZK_OK) {
         PCE_COUNT(bg_verified, 1);
