@@ -1,8 +1,12 @@
 /* Groth16 parameter files: round trips, bellperson layout (checked by an
  * independent offset walk), every truncation, corrupted points, subgroup
- * checks by mode, point-at-infinity rejection, thread-count independence. */
+ * checks by mode, point-at-infinity rejection, thread-count independence,
+ * a file cut while it is read. */
+#define _GNU_SOURCE
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cuzk/error.h"
@@ -519,6 +523,88 @@ static void test_large(void)
     cuzk_groth16_params_free(&p);
 }
 
+/* Bytes a thread has read (rchar of /proc/self/task/<tid>/io); 0 if unknown. */
+static uint64_t thread_rchar(pid_t tid)
+{
+    char path[64], line[128];
+    snprintf(path, sizeof path, "/proc/self/task/%d/io", (int)tid);
+    FILE *f = fopen(path, "r");
+    unsigned long long v = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "rchar: %llu", &v) == 1) break;
+    if (f) fclose(f);
+    return v;
+}
+
+typedef struct cut_reader {
+    const char *path;
+    cuzk_groth16_params q;
+    cuzk_groth16_error err;
+    int rc, done;
+    pid_t tid;
+} cut_reader;
+
+static void *cut_reader_main(void *arg)
+{
+    cut_reader *r = arg;
+    __atomic_store_n(&r->tid, gettid(), __ATOMIC_RELEASE);
+    r->rc = cuzk_groth16_params_read_file(&r->q, r->path, CUZK_GROTH16_VALIDATE, 1, &r->err);
+    __atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* A file cut while it is read: once the reader (one thread, subgroup
+ * checks: a fraction of a second per MiB) has read its first MiB of h, the
+ * file is cut at a random byte of h past 3 MiB. The read must stop there
+ * with CUZK_ERR_IO naming the entry and the byte (layout() computes them),
+ * not fault; should the reader have passed the cut already, what it read
+ * must equal what was written. */
+static void test_cut_while_read(void)
+{
+    cuzk_groth16_params p;
+    make_params(&p, 3);
+    free(p.h);
+    p.n_h = ((size_t)5 << 20) / 96 + rnd(0, 4096);
+    p.h = malloc(p.n_h * sizeof *p.h);
+    cuzk_g1_affine g1[8];
+    for (int i = 0; i < 8; i++) rand_g1(&g1[i]);
+    for (size_t i = 0; i < p.n_h; i++) p.h[i] = g1[cuzk_rng_u64(&rng) % 8];
+    char path[128];
+    snprintf(path, sizeof path, "%s/cut.params", dir);
+    cuzk_groth16_error err;
+    CHECK(cuzk_groth16_params_write_file(&p, path, &err) == CUZK_OK);
+    const size_t len = cuzk_groth16_params_serialized_size(&p);
+    item *it = malloc((p.vk.n_ic + p.n_h + p.n_l + p.n_a + p.n_b_g1 + p.n_b_g2 + 20) * sizeof *it);
+    const size_t nit = layout(&p, false, it);
+    size_t h0 = 0;
+    while (h0 < nit && strcmp(it[h0].name, "h[0]")) h0++;
+    const size_t cut = rnd((size_t)3 << 20, it[h0].off + p.n_h * 96 - 1);
+    const size_t k = h0 + (cut - it[h0].off) / 96;
+    cut_reader r = {.path = path};
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, cut_reader_main, &r) == 0);
+    const struct timespec nap = {0, 100000};
+    while (!__atomic_load_n(&r.done, __ATOMIC_ACQUIRE) &&
+           (!__atomic_load_n(&r.tid, __ATOMIC_ACQUIRE) || thread_rchar(r.tid) < ((uint64_t)1 << 20)))
+        nanosleep(&nap, NULL);
+    CHECK(truncate(path, (off_t)cut) == 0);
+    pthread_join(th, NULL);
+    char why[160];
+    snprintf(why, sizeof why, "the file ends here, not at %zu bytes as when it was opened", len);
+    if (r.rc == CUZK_OK) {
+        CHECK_MSG(params_eq(&p, &r.q), "read whole before the cut at %zu: equal to what was written", cut);
+        printf("groth16_params: the read passed byte %zu before the cut\n", cut);
+    } else {
+        CHECK_MSG(r.rc == CUZK_ERR_IO && r.err.fail == CUZK_GROTH16_FAIL_IO && r.err.offset == cut &&
+                      !strcmp(r.err.section, it[k].name) && strstr(r.err.msg, why) && strstr(r.err.msg, path) == r.err.msg,
+                  "cut at %zu (%s): rc %d: %s", cut, it[k].name, r.rc, r.err.msg);
+    }
+    cuzk_groth16_params_free(&r.q);
+    cuzk_groth16_params_free(&p);
+    free(it);
+    unlink(path);
+}
+
 int main(void)
 {
     tu_init(&rng, "groth16_params");
@@ -529,6 +615,7 @@ int main(void)
     test_corrupt();
     test_vk_equal_tampered();
     test_large();
+    test_cut_while_read();
     const char *files[] = {"p.params", "q.params", "p.vk", "empty.params"};
     for (int i = 0; i < 4; i++) {
         char path[128];

@@ -67,7 +67,7 @@ typedef enum cuzk_groth16_read_mode {
 /* Why a read failed, finer than the cuzk_err code. */
 typedef enum cuzk_groth16_fail {
     CUZK_GROTH16_FAIL_NONE = 0,
-    CUZK_GROTH16_FAIL_IO,        /* open/mmap/write/rename failed (CUZK_ERR_IO) */
+    CUZK_GROTH16_FAIL_IO,        /* open/read/write/rename failed, a file cut while read (CUZK_ERR_IO) */
     CUZK_GROTH16_FAIL_TRUNCATED, /* input ends inside a count or point (CUZK_ERR_FORMAT) */
     CUZK_GROTH16_FAIL_COUNT,     /* a count runs past the end of input (CUZK_ERR_FORMAT) */
     CUZK_GROTH16_FAIL_POINT,     /* a point failed to decode; code is the decoder's error */
@@ -114,8 +114,13 @@ int cuzk_groth16_params_read_mem(cuzk_groth16_params *out, const uint8_t *buf, s
                                  cuzk_groth16_read_mode mode, unsigned nthreads, size_t *consumed,
                                  cuzk_groth16_error *err);
 
-/* Parse a file mapped read-only (mmap); the mapping is released before
- * returning. The vk file is the vk serialization alone (bellperson .vk). */
+/* Parse a file, read with pread in pieces (at most 1 MiB per decoder
+ * thread at a time), never mapped: a file cut while it is read is
+ * CUZK_ERR_IO / CUZK_GROTH16_FAIL_IO naming where it ended ("the file ends
+ * here, not at N bytes as when it was opened"), never a SIGBUS; bytes
+ * rewritten meanwhile fail the point checks. Counts are checked against the
+ * size the file had when opened. The vk file is the vk serialization alone
+ * (bellperson .vk). */
 int cuzk_groth16_vk_read_file(cuzk_groth16_vk *out, const char *path, cuzk_groth16_error *err);
 int cuzk_groth16_params_read_file(cuzk_groth16_params *out, const char *path, cuzk_groth16_read_mode mode,
                                   unsigned nthreads, cuzk_groth16_error *err);

@@ -10,11 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cuzk/error.h"
+#include "cuzk/file.h"
 #include "cuzk/parallel.h"
 
 #define G1B CUZK_G1_UNCOMPRESSED_BYTES
@@ -317,64 +317,144 @@ typedef struct section {
     void *dst;
 } section;
 
-/* The first bad entry a worker met: its global index (SIZE_MAX: none). */
+/* The bytes being parsed: memory (buf), or an open file (fd) read piece by
+ * piece with pread. A file is read, never mapped: one cut while it is read
+ * is a short read, reported, where a mapping would fault (SIGBUS, the
+ * process dead) in whichever decoder touched a cut page; one rewritten in
+ * place gives bytes that fail the point checks. len is the size the file
+ * had when opened; every count is checked against it. */
+typedef struct input {
+    const uint8_t *buf;
+    int fd;
+    uint64_t len;
+    const char *src; /* the path, or NULL: "<memory>" */
+} input;
+
+/* A read that came up short: where it stopped and why (the rc of
+ * cuzk_file_pread_full, errno). */
+typedef struct input_short {
+    uint64_t at;
+    int rc, eno;
+} input_short;
+
+/* n bytes at off (off + n <= in->len): into memory, or read into tmp. NULL
+ * when the file ended early or could not be read (*why says where). */
+static const uint8_t *input_at(const input *in, uint64_t off, size_t n, uint8_t *tmp, input_short *why)
+{
+    if (in->buf) return in->buf + off;
+    size_t got = 0;
+    int rc = cuzk_file_pread_full(in->fd, tmp, n, off, &got);
+    if (rc == CUZK_OK) return tmp;
+    *why = (input_short){off + got, rc, errno};
+    return NULL;
+}
+
+/* The error of a short read: the file changed since it was opened. */
+static int input_err(const input *in, const input_short *why, const char *section, cuzk_groth16_error *err)
+{
+    if (why->rc == CUZK_ERR_BAD_LENGTH)
+        return set_err(err, in->src, CUZK_ERR_IO, CUZK_GROTH16_FAIL_IO, why->at, section,
+                       "the file ends here, not at %llu bytes as when it was opened: cut or rewritten while it "
+                       "was read",
+                       (unsigned long long)in->len);
+    return set_err(err, in->src, CUZK_ERR_IO, CUZK_GROTH16_FAIL_IO, why->at, section, "read: %s",
+                   strerror(why->eno));
+}
+
+/* The first bad entry a worker met: its global index (SIZE_MAX: none);
+ * for a read that came up short, the entry it stopped in and why. */
 typedef struct decode_bad {
     size_t at;
     int code;
     bool infinity;
+    bool io;
+    input_short why;
 } decode_bad;
 
+/* A file is decoded from pieces of at most PIECE_BYTES, read by each worker
+ * into its own scratch (a few hundred KiB per thread instead of a second
+ * copy of a 47 GB file). */
+#define PIECE_BYTES ((size_t)1 << 20)
+
 typedef struct decode_job {
-    const uint8_t *buf;
+    const input *in;
     section *sec;
     int nsec;
     bool checked;
-    decode_bad *bad; /* per worker */
+    decode_bad *bad;  /* per worker */
+    uint8_t *scratch; /* per worker: PIECE_BYTES each (file input only) */
 } decode_job;
 
-/* Entries [lo, hi) (global indexes over the sections), stopping at the
- * range's first bad one; a worker keeps the lowest it met. */
+/* Entries [i, i + n) of section sc (global index g of entry i) from
+ * their bytes at in; false at the first bad one, which b keeps when it is
+ * the lowest this worker met. */
+static bool decode_piece(const section *sc, size_t i, size_t n, const uint8_t *in, bool checked, size_t g,
+                         decode_bad *b)
+{
+    for (size_t k = 0; k < n; k++) {
+        int r;
+        bool inf;
+        if (sc->g2) {
+            cuzk_g2_affine *d = (cuzk_g2_affine *)sc->dst + i + k;
+            r = checked ? cuzk_g2_deserialize(d, in + k * G2B) : cuzk_g2_deserialize_unchecked(d, in + k * G2B);
+            inf = r == CUZK_OK && cuzk_g2_affine_is_infinity(d);
+        } else {
+            cuzk_g1_affine *d = (cuzk_g1_affine *)sc->dst + i + k;
+            r = checked ? cuzk_g1_deserialize(d, in + k * G1B) : cuzk_g1_deserialize_unchecked(d, in + k * G1B);
+            inf = r == CUZK_OK && cuzk_g1_affine_is_infinity(d);
+        }
+        if (r != CUZK_OK || inf) {
+            if (g + k < b->at) *b = (decode_bad){.at = g + k, .code = r, .infinity = inf};
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Entries [lo, hi) (global indexes over the sections), in pieces within
+ * one section each, stopping at the range's first bad one or short read; a
+ * worker keeps the lowest it met. */
 static void decode_range(void *arg, unsigned worker, size_t lo, size_t hi)
 {
     decode_job *j = arg;
     decode_bad *b = &j->bad[worker];
     if (lo > b->at) return; /* an earlier entry of this worker's is already bad */
+    uint8_t *tmp = j->scratch ? j->scratch + (size_t)worker * PIECE_BYTES : NULL;
     int s = 0;
-    for (size_t g = lo; g < hi; g++) {
+    for (size_t g = lo; g < hi;) {
         while (g >= j->sec[s].g0 + j->sec[s].n) s++;
         const section *sc = &j->sec[s];
-        size_t i = g - sc->g0;
-        int r;
-        bool inf;
-        if (sc->g2) {
-            cuzk_g2_affine *d = (cuzk_g2_affine *)sc->dst + i;
-            const uint8_t *in = j->buf + sc->off + (uint64_t)i * G2B;
-            r = j->checked ? cuzk_g2_deserialize(d, in) : cuzk_g2_deserialize_unchecked(d, in);
-            inf = r == CUZK_OK && cuzk_g2_affine_is_infinity(d);
-        } else {
-            cuzk_g1_affine *d = (cuzk_g1_affine *)sc->dst + i;
-            const uint8_t *in = j->buf + sc->off + (uint64_t)i * G1B;
-            r = j->checked ? cuzk_g1_deserialize(d, in) : cuzk_g1_deserialize_unchecked(d, in);
-            inf = r == CUZK_OK && cuzk_g1_affine_is_infinity(d);
-        }
-        if (r != CUZK_OK || inf) {
-            if (g < b->at) *b = (decode_bad){g, r, inf};
+        const size_t esz = sc->g2 ? G2B : G1B, i = g - sc->g0;
+        size_t n = hi - g < sc->g0 + sc->n - g ? hi - g : sc->g0 + sc->n - g;
+        if (n > PIECE_BYTES / esz) n = PIECE_BYTES / esz;
+        input_short why;
+        const uint8_t *in = input_at(j->in, sc->off + (uint64_t)i * esz, n * esz, tmp, &why);
+        if (!in) {
+            size_t stop = g + (size_t)((why.at - sc->off) / esz - i);
+            if (stop < b->at) *b = (decode_bad){.at = stop, .io = true, .why = why};
             return;
         }
+        if (!decode_piece(sc, i, n, in, j->checked, g, b)) return;
+        g += n;
     }
 }
 
 /* Reads a BE u32 count at *pos and checks that count entries of size esz
- * fit before len; advances *pos past the count. */
-static int read_count(const uint8_t *buf, size_t len, uint64_t *pos, size_t esz, size_t *n, const char *src,
-                      const char *name, cuzk_groth16_error *err)
+ * fit before the input's end; advances *pos past the count. */
+static int read_count(const input *in, uint64_t *pos, size_t esz, size_t *n, const char *name,
+                      cuzk_groth16_error *err)
 {
+    const char *src = in->src;
+    const uint64_t len = in->len;
     char sec[32];
     snprintf(sec, sizeof sec, "%s count", name);
     if (len - *pos < 4)
         return set_err(err, src, CUZK_ERR_FORMAT, CUZK_GROTH16_FAIL_TRUNCATED, *pos, sec,
                        "truncated (%llu bytes left, need 4)", (unsigned long long)(len - *pos));
-    const uint8_t *p = buf + *pos;
+    uint8_t tmp[4];
+    input_short why;
+    const uint8_t *p = input_at(in, *pos, 4, tmp, &why);
+    if (!p) return input_err(in, &why, sec, err);
     uint64_t c = (uint64_t)p[0] << 24 | (uint64_t)p[1] << 16 | (uint64_t)p[2] << 8 | p[3];
     uint64_t left = len - *pos - 4;
     if (c * esz > left) {
@@ -423,18 +503,23 @@ bool cuzk_groth16_vk_equal(const cuzk_groth16_vk *a, const cuzk_groth16_vk *b, c
 }
 
 /* The six fixed vk points, always fully checked (as bellperson). */
-static int read_vk_fixed(cuzk_groth16_vk *vk, const uint8_t *buf, size_t len, const char *src,
-                         cuzk_groth16_error *err)
+static int read_vk_fixed(cuzk_groth16_vk *vk, const input *in, cuzk_groth16_error *err)
 {
     void *dst[6] = {&vk->alpha_g1, &vk->beta_g1, &vk->beta_g2, &vk->gamma_g2, &vk->delta_g1, &vk->delta_g2};
     static const bool isg2[6] = {false, false, true, true, false, true};
+    const char *src = in->src;
+    const uint64_t len = in->len;
     uint64_t pos = 0;
     for (int k = 0; k < 6; k++) {
         size_t sz = isg2[k] ? G2B : G1B;
         if (len - pos < sz)
             return set_err(err, src, CUZK_ERR_FORMAT, CUZK_GROTH16_FAIL_TRUNCATED, pos, vk_fixed_names[k],
                            "truncated (%llu bytes left, need %zu)", (unsigned long long)(len - pos), sz);
-        int r = isg2[k] ? cuzk_g2_deserialize(dst[k], buf + pos) : cuzk_g1_deserialize(dst[k], buf + pos);
+        uint8_t tmp[G2B];
+        input_short why;
+        const uint8_t *p = input_at(in, pos, sz, tmp, &why);
+        if (!p) return input_err(in, &why, vk_fixed_names[k], err);
+        int r = isg2[k] ? cuzk_g2_deserialize(dst[k], p) : cuzk_g1_deserialize(dst[k], p);
         if (r != CUZK_OK)
             return set_err(err, src, r, CUZK_GROTH16_FAIL_POINT, pos, vk_fixed_names[k], "%s", cuzk_strerror(r));
         pos += sz;
@@ -445,16 +530,17 @@ static int read_vk_fixed(cuzk_groth16_vk *vk, const uint8_t *buf, size_t len, co
 /* Locates nsec list sections after the fixed vk; allocates and decodes
  * (with nthreads threads) those from index skip on. dsts[k] receives the
  * array pointer (unused for k < skip). */
-static int read_lists(const uint8_t *buf, size_t len, int skip, int nsec, void **dsts[], size_t *counts[], bool checked,
-                      unsigned nthreads, size_t *consumed, const char *src, cuzk_groth16_error *err)
+static int read_lists(const input *in, int skip, int nsec, void **dsts[], size_t *counts[], bool checked,
+                      unsigned nthreads, size_t *consumed, cuzk_groth16_error *err)
 {
+    const char *src = in->src;
     section sec[NSEC];
     uint64_t pos = VK_FIXED_BYTES;
     size_t total = 0;
     int r;
     for (int k = 0; k < nsec; k++) {
         size_t esz = k == SEC_BG2 ? G2B : G1B;
-        r = read_count(buf, len, &pos, esz, &sec[k].n, src, sec_names[k], err);
+        r = read_count(in, &pos, esz, &sec[k].n, sec_names[k], err);
         if (r) return r;
         sec[k].off = pos;
         sec[k].g2 = k == SEC_BG2;
@@ -477,9 +563,13 @@ static int read_lists(const uint8_t *buf, size_t len, int skip, int nsec, void *
     if (nthreads > 256) nthreads = 256;
     if (total < (size_t)nthreads * 64) nthreads = total / 64 ? (unsigned)(total / 64) : 1;
     decode_bad bads[256];
-    for (unsigned t = 0; t < nthreads; t++) bads[t] = (decode_bad){SIZE_MAX, 0, false};
-    decode_job job = {buf, sec, nsec, checked, bads};
+    for (unsigned t = 0; t < nthreads; t++) bads[t] = (decode_bad){.at = SIZE_MAX};
+    decode_job job = {in, sec, nsec, checked, bads, NULL};
+    if (!in->buf && total && !(job.scratch = malloc((size_t)nthreads * PIECE_BYTES)))
+        return set_err(err, src, CUZK_ERR_NO_MEMORY, CUZK_GROTH16_FAIL_IO, sec[skip].off, sec_names[skip],
+                       "out of memory");
     cuzk_parallel_for(total, 0, nthreads, decode_range, &job);
+    free(job.scratch);
     /* Each range stops at its own first failure, so the lowest over all
      * workers is the first failure in file order, whatever nthreads is. */
     const decode_bad *bad = NULL;
@@ -492,6 +582,7 @@ static int read_lists(const uint8_t *buf, size_t len, int skip, int nsec, void *
         uint64_t off = sec[k].off + (uint64_t)i * (sec[k].g2 ? G2B : G1B);
         char name[32];
         snprintf(name, sizeof name, "%s[%zu]", sec_names[k], i);
+        if (bad->io) return input_err(in, &bad->why, name, err);
         if (bad->infinity)
             return set_err(err, src, CUZK_ERR_FORMAT, CUZK_GROTH16_FAIL_INFINITY, off, name, "point at infinity");
         return set_err(err, src, bad->code, CUZK_GROTH16_FAIL_POINT, off, name, "%s", cuzk_strerror(bad->code));
@@ -500,33 +591,32 @@ static int read_lists(const uint8_t *buf, size_t len, int skip, int nsec, void *
     return CUZK_OK;
 }
 
-static int vk_read(cuzk_groth16_vk *out, const uint8_t *buf, size_t len, size_t *consumed, const char *src,
-                   cuzk_groth16_error *err)
+static int vk_read(cuzk_groth16_vk *out, const input *in, size_t *consumed, cuzk_groth16_error *err)
 {
     memset(out, 0, sizeof *out);
-    int r = read_vk_fixed(out, buf, len, src, err);
+    int r = read_vk_fixed(out, in, err);
     if (r == CUZK_OK) {
         void **d[1] = {(void **)&out->ic};
         size_t *c[1] = {&out->n_ic};
-        r = read_lists(buf, len, 0, 1, d, c, true, 1, consumed, src, err);
+        r = read_lists(in, 0, 1, d, c, true, 1, consumed, err);
     }
     if (r != CUZK_OK) cuzk_groth16_vk_free(out);
     return r;
 }
 
-static int params_read(cuzk_groth16_params *out, const uint8_t *buf, size_t len, cuzk_groth16_read_mode mode,
-                       unsigned nthreads, size_t *consumed, const char *src, cuzk_groth16_error *err)
+static int params_read(cuzk_groth16_params *out, const input *in, cuzk_groth16_read_mode mode, unsigned nthreads,
+                       size_t *consumed, cuzk_groth16_error *err)
 {
     memset(out, 0, sizeof *out);
     if (mode != CUZK_GROTH16_VALIDATE && mode != CUZK_GROTH16_TRUSTED)
-        return set_err(err, src, CUZK_ERR_INVALID_ARG, CUZK_GROTH16_FAIL_ARG, 0, "", "bad mode %d", (int)mode);
-    int r = read_vk_fixed(&out->vk, buf, len, src, err);
+        return set_err(err, in->src, CUZK_ERR_INVALID_ARG, CUZK_GROTH16_FAIL_ARG, 0, "", "bad mode %d", (int)mode);
+    int r = read_vk_fixed(&out->vk, in, err);
     if (r == CUZK_OK) {
         /* bellperson: vk.ic is read by VerifyingKey::read, always checked;
          * the lists follow the mode. Decode ic first, then the rest. */
         void **d1[1] = {(void **)&out->vk.ic};
         size_t *c1[1] = {&out->vk.n_ic};
-        r = read_lists(buf, len, 0, 1, d1, c1, true, nthreads, NULL, src, err);
+        r = read_lists(in, 0, 1, d1, c1, true, nthreads, NULL, err);
         if (r == CUZK_OK) {
             /* Locate all sections again, decode the lists after ic. */
             void *ic_again = NULL;
@@ -534,7 +624,7 @@ static int params_read(cuzk_groth16_params *out, const uint8_t *buf, size_t len,
             void **d[NSEC] = {&ic_again, (void **)&out->h, (void **)&out->l, (void **)&out->a,
                               (void **)&out->b_g1, (void **)&out->b_g2};
             size_t *c[NSEC] = {&n_ic_again, &out->n_h, &out->n_l, &out->n_a, &out->n_b_g1, &out->n_b_g2};
-            r = read_lists(buf, len, 1, NSEC, d, c, mode == CUZK_GROTH16_VALIDATE, nthreads, consumed, src, err);
+            r = read_lists(in, 1, NSEC, d, c, mode == CUZK_GROTH16_VALIDATE, nthreads, consumed, err);
         }
     }
     if (r != CUZK_OK) cuzk_groth16_params_free(out);
@@ -544,21 +634,24 @@ static int params_read(cuzk_groth16_params *out, const uint8_t *buf, size_t len,
 int cuzk_groth16_vk_read_mem(cuzk_groth16_vk *out, const uint8_t *buf, size_t len, size_t *consumed,
                              cuzk_groth16_error *err)
 {
-    return vk_read(out, buf, len, consumed, NULL, err);
+    static const uint8_t empty[1];
+    const input in = {buf && len ? buf : empty, -1, len, NULL};
+    return vk_read(out, &in, consumed, err);
 }
 
 int cuzk_groth16_params_read_mem(cuzk_groth16_params *out, const uint8_t *buf, size_t len,
                                  cuzk_groth16_read_mode mode, unsigned nthreads, size_t *consumed,
                                  cuzk_groth16_error *err)
 {
-    return params_read(out, buf, len, mode, nthreads, consumed, NULL, err);
+    static const uint8_t empty[1];
+    const input in = {buf && len ? buf : empty, -1, len, NULL};
+    return params_read(out, &in, mode, nthreads, consumed, err);
 }
 
-/* Maps path read-only; an empty file gives *map = NULL, *len = 0. */
-static int map_file(const char *path, const uint8_t **map, size_t *len, cuzk_groth16_error *err)
+/* path opened for reading: in (fd and the size it has now). */
+static int open_input(const char *path, input *in, cuzk_groth16_error *err)
 {
-    *map = NULL;
-    *len = 0;
+    *in = (input){NULL, -1, 0, path};
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return set_err(err, path, CUZK_ERR_IO, CUZK_GROTH16_FAIL_IO, 0, "", "open: %s", strerror(errno));
     struct stat st;
@@ -567,32 +660,20 @@ static int map_file(const char *path, const uint8_t **map, size_t *len, cuzk_gro
         close(fd);
         return set_err(err, path, CUZK_ERR_IO, CUZK_GROTH16_FAIL_IO, 0, "", "stat: %s", strerror(e));
     }
-    if (st.st_size > 0) {
-        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (m == MAP_FAILED) {
-            int e = errno;
-            close(fd);
-            return set_err(err, path, CUZK_ERR_IO, CUZK_GROTH16_FAIL_IO, 0, "", "mmap: %s", strerror(e));
-        }
-        madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
-        *map = m;
-        *len = (size_t)st.st_size;
-    }
-    close(fd);
+    posix_fadvise(fd, 0, st.st_size, POSIX_FADV_SEQUENTIAL);
+    in->fd = fd;
+    in->len = (uint64_t)st.st_size;
     return CUZK_OK;
 }
-
-static const uint8_t empty_input[1];
 
 int cuzk_groth16_vk_read_file(cuzk_groth16_vk *out, const char *path, cuzk_groth16_error *err)
 {
     memset(out, 0, sizeof *out);
-    const uint8_t *m;
-    size_t len;
-    int r = map_file(path, &m, &len, err);
+    input in;
+    int r = open_input(path, &in, err);
     if (r) return r;
-    r = vk_read(out, m ? m : empty_input, len, NULL, path, err);
-    if (m) munmap((void *)m, len);
+    r = vk_read(out, &in, NULL, err);
+    close(in.fd);
     return r;
 }
 
@@ -600,11 +681,10 @@ int cuzk_groth16_params_read_file(cuzk_groth16_params *out, const char *path, cu
                                   unsigned nthreads, cuzk_groth16_error *err)
 {
     memset(out, 0, sizeof *out);
-    const uint8_t *m;
-    size_t len;
-    int r = map_file(path, &m, &len, err);
+    input in;
+    int r = open_input(path, &in, err);
     if (r) return r;
-    r = params_read(out, m ? m : empty_input, len, mode, nthreads, NULL, path, err);
-    if (m) munmap((void *)m, len);
+    r = params_read(out, &in, mode, nthreads, NULL, err);
+    close(in.fd);
     return r;
 }
