@@ -509,7 +509,7 @@ void cuzk_engine_shutdown(cuzk_engine *e, const char *why);
 
 typedef enum cuzk_srs_state {
     CUZK_SRS_COLD = 0,    /* on disk (or in the registrant's memory) only */
-    CUZK_SRS_WARM = 1,    /* file mapped (page cache), not decoded */
+    CUZK_SRS_WARM = 1,    /* decoded before from its file, evicted (page cache at most) */
     CUZK_SRS_LOADING = 2,
     CUZK_SRS_HOT = 3      /* decoded in host memory, ready to prove */
 } cuzk_srs_state;

@@ -39,9 +39,6 @@ typedef struct srs_entry {
      * by provers and verifiers of jobs holding a reference (state HOT). */
     cuzk_groth16_params params;
     cuzk_groth16_pvk pvk;
-    void *map;                        /* WARM: the file mapping */
-    size_t map_len;
-    uint64_t map_id[4];               /* the mapped file's device, inode, size, mtime */
     uint64_t est_bytes;               /* reservation made before a load */
     uint64_t bytes;                   /* reserved while LOADING or HOT */
     unsigned refs;                    /* running jobs (and a preload) using it */

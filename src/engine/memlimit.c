@@ -161,14 +161,16 @@ uint64_t cuzk_engine_memory_limit(const char *root, char *from, size_t from_len)
 
 uint64_t cuzk_engine_memory_budget_default(uint64_t limit, uint64_t margin)
 {
-    /* headroom for the OS, the page cache (parameter and PCE files are mapped) and
-     * what the engine does not account (gRPC buffers, a request in parsing): at least
-     * margin and 3/10 of the limit; half the limit on a small machine. Why 3/10: on
-     * the 125 GiB host of the 32 GiB PoRep the reservations then stop at 87.5 GiB,
-     * of which 6.8 GiB is the PCE's file mapping (not anonymous), and what is not
-     * counted stayed under 3 GiB there: RssAnon ≤ ~84 GiB whatever the worker
-     * counts (issue 20 asks ≤ 90). A tenth let 12 synthesis workers take
-     * RssAnon to ~108 GiB. */
+    /* headroom for the OS, the page cache (parameter and PCE files are read
+     * through it) and what the engine does not account (gRPC buffers, a request in
+     * parsing): at least margin and 3/10 of the limit; half the limit on a small
+     * machine. Why 3/10: on the 125 GiB host of the 32 GiB PoRep the reservations
+     * then stop at 87.5 GiB, of which 6.8 GiB is the PCE, and what is not counted
+     * stayed under 3 GiB there: RssAnon ≤ ~84 GiB whatever the worker counts while
+     * the PCE was a file mapping (issue 20 asks ≤ 90); read into anonymous memory
+     * (so that a cut file cannot fault the daemon) it adds its 6.8 GiB, reserved
+     * in the budget all along. A tenth let 12 synthesis workers take RssAnon to
+     * ~108 GiB. */
     uint64_t head = limit / 10 * 3 > margin ? limit / 10 * 3 : margin;
     return limit > 2 * head ? limit - head : limit / 2;
 }

@@ -5,7 +5,8 @@
  * body and pce_join_all.
  *
  * SRS states: COLD (only the source: a file, or the registrant's memory),
- * WARM (the file is mapped: page cache, not counted in the budget), LOADING
+ * WARM (decoded before from its file, evicted since: the file's pages may
+ * still be in the page cache; nothing held, nothing counted), LOADING
  * (one thread decodes or copies it; its estimated size is reserved), HOT
  * (decoded in host memory with its prepared verifying key; its size is
  * reserved). Jobs hold references; an entry without references is idle.
@@ -18,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -335,38 +335,6 @@ static void file_id(const char *path, uint64_t id[4])
     if (path && stat(path, &st) == 0) stat_id(&st, id);
 }
 
-/* Maps the parameter file. A mapping kept from an earlier load (WARM) is
- * used only while it is still the file at the path: one replaced meanwhile
- * (with its .vk, say) is mapped anew, so that the new .vk is never compared
- * with the old .params. */
-static int srs_map(srs_entry *s, char **msg)
-{
-    uint64_t now[4];
-    file_id(s->path, now);
-    if (s->map && !memcmp(now, s->map_id, sizeof now)) return CUZK_OK;
-    if (s->map) munmap(s->map, s->map_len);
-    s->map = NULL;
-    s->map_len = 0;
-    int fd = open(s->path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size == 0) {
-        if (fd >= 0) close(fd);
-        *msg = eng_strf("%s: cannot open or empty", s->path);
-        return CUZK_ERR_IO;
-    }
-    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (m == MAP_FAILED) {
-        *msg = eng_strf("%s: mmap failed", s->path);
-        return CUZK_ERR_IO;
-    }
-    madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
-    s->map = m;
-    s->map_len = (size_t)st.st_size;
-    stat_id(&st, s->map_id);
-    return CUZK_OK;
-}
-
 /* A .vk holds the six fixed points and a few public inputs' ic: kilobytes.
  * Anything near this bound is not one. */
 #define VK_FILE_MAX ((size_t)16 << 20)
@@ -452,19 +420,24 @@ static int srs_vk_check(srs_entry *s, cuzk_groth16_vk *vk, char **msg)
 }
 
 /* Decodes or copies the parameters; the caller set LOADING, so this thread
- * owns params, pvk, map and load_keys until srs_load_done. */
+ * owns params, pvk and load_keys until srs_load_done. */
 int srs_load(cuzk_engine *e, srs_entry *s, char **msg)
 {
     int err;
     cuzk_groth16_vk vk;
     memset(&vk, 0, sizeof vk);
     if (s->path) {
-        if ((err = srs_map(s, msg)) != CUZK_OK) return err;
+        /* read, not mapped (cuzk_groth16_params_read_file): a file cut or
+         * rewritten under the load is this load's error, never a SIGBUS of
+         * the daemon; once decoded, the file is not looked at again */
         cuzk_groth16_error gerr;
         memset(&gerr, 0, sizeof gerr);
-        err = cuzk_groth16_params_read_mem(&s->params, s->map, s->map_len, s->mode, e->ncpu, NULL, &gerr);
+        err = cuzk_groth16_params_read_file(&s->params, s->path, s->mode, e->ncpu, &gerr);
         if (err != CUZK_OK) {
-            *msg = eng_strf("%s: %s", s->path, gerr.msg[0] ? gerr.msg : cuzk_strerror(err));
+            const char *why = gerr.msg[0] ? gerr.msg : cuzk_strerror(err);
+            size_t n = strlen(s->path); /* the reader names the file too */
+            if (!strncmp(why, s->path, n) && !strncmp(why + n, ": ", 2)) why += n + 2;
+            *msg = eng_strf("%s: %s", s->path, why);
             return err;
         }
         if ((err = srs_vk_check(s, &vk, msg)) != CUZK_OK) {
@@ -584,11 +557,6 @@ void srs_load_done(cuzk_engine *e, srs_entry *s, int err, double secs, const cha
     } else {
         free(s->load_keys_note);
         s->load_keys_note = NULL;
-        /* unmapped: the next load opens the file again, which may have
-         * been fixed meanwhile (a mapping keeps the old length) */
-        if (s->map) munmap(s->map, s->map_len);
-        s->map = NULL;
-        s->map_len = 0;
         s->state = CUZK_SRS_COLD;
         mem_release(e, s->bytes);
         s->bytes = 0;
@@ -609,12 +577,7 @@ void srs_drop(cuzk_engine *e, srs_entry *s, bool to_cold)
         s->host_released = false;
         e->c.srs_evictions++;
     }
-    if (to_cold && s->map) {
-        munmap(s->map, s->map_len);
-        s->map = NULL;
-        s->map_len = 0;
-    }
-    if (s->state != CUZK_SRS_LOADING) s->state = s->map ? CUZK_SRS_WARM : CUZK_SRS_COLD;
+    if (s->state != CUZK_SRS_LOADING) s->state = s->path && !to_cold ? CUZK_SRS_WARM : CUZK_SRS_COLD;
 }
 
 /* Once every usable device holds a HOT set (the prover's
