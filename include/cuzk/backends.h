@@ -98,6 +98,9 @@ void cuzk_engine_gpu_prover_memory_limit(cuzk_engine_prover *p, uint64_t limit);
  * saved by cuzk_pce_cache_get, witness-only synthesis plus cuzk_pce_eval on
  * the fast path. dir must exist; nthreads for loading, extraction and
  * evaluation (0: 1). Free with cuzk_engine_pce_cache_free after the engine.
+ * Made at a daemon's start, so it first removes the temporaries of writers
+ * killed mid-save ("<id>.pce.tmp.*" whose id lock is free:
+ * cuzk_pce_cache_clean), each logged through the PCE log.
  */
 int cuzk_engine_pce_cache(cuzk_engine_pce *out, const char *dir, unsigned nthreads);
 /*

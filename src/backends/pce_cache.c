@@ -176,6 +176,10 @@ int cuzk_engine_pce_cache(cuzk_engine_pce *out, const char *dir, unsigned nthrea
         return CUZK_ERR_NO_MEMORY;
     }
     c->nthreads = nthreads ? nthreads : 1;
+    /* a PCE build killed between its temporary's creation and the rename
+     * leaves up to a file's size (7 GB for porep-32g) that nothing else
+     * would remove until that circuit is extracted again */
+    cuzk_pce_cache_clean(dir);
     out->load = pc_load;
     out->extract = pc_extract;
     out->witness = pc_witness_fn;
