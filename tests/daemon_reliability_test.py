@@ -17,6 +17,7 @@ import grpc
 CUZK, PROTO_DIR = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from grpc_harness import Harness, code_of  # noqa: E402
+from grpc_harness import await_status as harness_await  # noqa: E402
 
 H = Harness("daemon_reliability", PROTO_DIR)
 rng, tmp, failures, check = H.rng, H.tmp, H.failures, H.check
@@ -515,11 +516,7 @@ G = Daemon("journal2", PC, daemon_keys=jconf).start()
 
 
 def await_status(d, job_id):
-    try:
-        r = d.stub.AwaitProof(pb.AwaitProofRequest(job_id=job_id, timeout_ms=1000), timeout=60)
-        return r.status, r.error_message
-    except grpc.RpcError as e:
-        return e.code(), e.details()
+    return harness_await(d.stub, job_id, timeout_ms=1000)
 
 
 for q in slow:

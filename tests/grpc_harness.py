@@ -24,6 +24,17 @@ def code_of(fn, *a, **kw):
         return e.code(), e.details()
 
 
+def await_status(stub, job_id, timeout_ms=120000):
+    """AwaitProof of job_id: (status, error_message), or (gRPC code, details) when the call fails."""
+    import grpc
+    from cuzk.v1 import proving_pb2 as pb
+    try:
+        r = stub.AwaitProof(pb.AwaitProofRequest(job_id=job_id, timeout_ms=timeout_ms), timeout=timeout_ms / 1000 + 30)
+        return r.status, r.error_message
+    except grpc.RpcError as e:
+        return e.code(), e.details()
+
+
 def free_port():
     """A TCP port on 127.0.0.1 that nothing listens on now."""
     with socket.socket() as s:
