@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# `cuzk cluster` against a real PostgreSQL (tests/pg.sh): the load generator's
-# simulated hosts complete every partition exactly once (it exits 1 otherwise),
-# status and job show what the database holds, bad input is refused clearly.
+# `cuzk cluster` against a real PostgreSQL (tests/pg.sh): status and job on a
+# database no daemon has used refuse and make nothing; the load generator's
+# simulated hosts complete every partition exactly once (it exits 1
+# otherwise), with --payload as its help writes it (9K); status and job show
+# what the database holds, bad input is refused clearly.
 # Skips (77) without the daemon's build or the PostgreSQL server binaries.
 set -euo pipefail
 build=$(cd "${1:?build dir}" && pwd)
@@ -10,6 +12,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 if [ -z "${CUZK_PG:-}" ]; then exec bash "$here/pg.sh" run bash "$0" "$@"; fi
 fail=0
 check() { if eval "$2"; then echo "ok  : $1"; else echo "FAIL: $1"; fail=1; fi; }
+# status and job only read: on a database no daemon has used they say so
+# and leave it as it was (no schema made)
+err=$("$build/cuzk" cluster status --conninfo "$CUZK_PG" 2>&1) && rc=0 || rc=$?
+check "status on an empty database: refused, nothing made" \
+    "[ $rc = 1 ] && grep -q 'no schema' <<<\"\$err\" && [ \"\$(\"$CUZK_PG_BIN/psql\" -X -At -d \"$CUZK_PG\" -c \"SELECT count(*) FROM pg_tables WHERE tablename LIKE 'cuzk%'\")\" = 0 ]"
+err=$("$build/cuzk" cluster job x --conninfo "$CUZK_PG" 2>&1) && rc=0 || rc=$?
+check "job on an empty database: refused, nothing made" \
+    "[ $rc = 1 ] && [ \"\$(\"$CUZK_PG_BIN/psql\" -X -At -d \"$CUZK_PG\" -c \"SELECT count(*) FROM pg_tables WHERE tablename LIKE 'cuzk%'\")\" = 0 ]"
 hosts=$((2 + RANDOM % 5)) jobs=$((10 + RANDOM % 30)) parts=$((1 + RANDOM % 10)) batch=$((1 + RANDOM % 3))
 echo "cluster_cli: $hosts hosts, $jobs jobs x $parts partitions, claims of $batch"
 out=$("$build/cuzk" cluster load --conninfo "$CUZK_PG" --hosts $hosts --jobs $jobs --partitions $parts --batch $batch) &&
@@ -29,4 +39,12 @@ err=$("$build/cuzk" cluster status --conninfo "$CUZK_PG password=s3cret-$RANDOM"
 check "a password in the conninfo is refused without echoing it" "[ $rc != 0 ] && grep -q password_file <<<\"\$err\" && ! grep -q s3cret <<<\"\$err\""
 err=$("$build/cuzk" cluster load --conninfo "$CUZK_PG" --hosts 0 2>&1) && rc=0 || rc=$?
 check "--hosts 0 is refused" "[ $rc = 2 ] && grep -q -- '--hosts' <<<\"\$err\""
+# --payload as --help and docs/scale.md write it: K, M, G alone are decimal
+kb=$((1 + RANDOM % 9))
+out=$("$build/cuzk" cluster load --conninfo "$CUZK_PG" --hosts 2 --jobs 3 --partitions 2 --payload ${kb}K 2>&1) &&
+    rc=0 || rc=$?
+check "load --payload ${kb}K: jobs of $((kb * 1000)) bytes, fetched" \
+    "[ $rc = 0 ] && grep -q 'jobs of $((kb * 1000)) bytes' <<<\"\$out\" && grep -q 'payloads fetched' <<<\"\$out\""
+err=$("$build/cuzk" cluster load --conninfo "$CUZK_PG" --payload 5X 2>&1) && rc=0 || rc=$?
+check "--payload 5X is refused" "[ $rc = 2 ] && grep -q -- '--payload' <<<\"\$err\""
 exit $fail

@@ -16,13 +16,19 @@ driven by Python's grpcio; the database is inspected with psql.
   every job completes exactly once;
 - the 2KiB Filecoin kinds whose parameters the fixture made, through the
   cluster, their payloads through a shared payload_dir (files named by
-  SHA-256, gone once the jobs are).
+  SHA-256, gone once the jobs are);
+- the database frozen (SIGSTOP): AwaitProof(timeout_ms=2000) answers
+  UNAVAILABLE by its own deadline, GetStatus says the cluster's queue is
+  unknown; thawed, everything goes on;
+- kill -9 of a daemon and its restart at once (within a lease): it waits
+  for its old incarnation to be seen dead and takes the name.
 Seeds are fresh per run (printed; CUZK_SEED replays them)."""
 import hashlib
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import grpc
@@ -160,7 +166,7 @@ def wait_for(cond, what, timeout=120):
 A, B, C = Daemon("host-a").start(), Daemon("host-b").start(), Daemon("host-c").start()
 live = wait_for(lambda: len(sql(f"SELECT name FROM cuzk_hosts WHERE stopped_at IS NULL AND "
                                 f"heartbeat_at > now() - interval '{LEASE_S} seconds'")) == 3, "three hosts")
-check(sql("SELECT v FROM cuzk_meta WHERE k = 'schema'") == [["2"]], "the daemons created schema version 2")
+check(sql("SELECT v FROM cuzk_meta WHERE k = 'schema'") == [["3"]], "the daemons created schema version 3")
 
 # jobs submitted to one daemon each, awaited on another: proved on all three
 jobs = []
@@ -406,6 +412,52 @@ for q, f in zip(rs, futures):
 check(sum("database" in line and ("server closed" in line or "terminat" in line or "connect" in line)
           for d in (A, B, C) for line in d.logtext().splitlines()) > 0, "the daemons saw the database go away")
 
+# ---- the database frozen: calls keep their deadlines --------------------------------
+def pg_pids():
+    """The test server's postmaster and its children."""
+    with open(os.path.join(os.environ["CUZK_PG_HOST"], "data", "postmaster.pid")) as f:
+        pm = int(f.readline())
+    kids = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pm:
+                        kids.append(int(d))
+            except (OSError, ValueError, IndexError):
+                pass
+    return [pm] + kids
+
+
+frozen = pg_pids()
+for p in reversed(frozen):
+    os.kill(p, signal.SIGSTOP)
+try:
+    t0 = time.time()
+    try:
+        r = A.st.AwaitProof(pb.AwaitProofRequest(job_id=rs[0].request_id, timeout_ms=2000), timeout=40)
+        code, what = grpc.StatusCode.OK, S.Status.Name(r.status)
+    except grpc.RpcError as e:
+        code, what = e.code(), e.details()
+    took = time.time() - t0
+    print(f"frozen database: AwaitProof(timeout_ms=2000) answered {code} after {took:.1f} s: {what}", flush=True)
+    check(code == grpc.StatusCode.UNAVAILABLE and "unknown" in what,
+          "AwaitProof with the database frozen: UNAVAILABLE (its state unknown), not the client's deadline")
+    try:
+        st = B.st.GetStatus(pb.GetStatusRequest(), timeout=30)
+        print(f"frozen database: GetStatus cluster_error: {st.cluster_error!r}", flush=True)
+        check(st.cluster_error != "" and not st.cluster_queues,
+              "GetStatus with the database frozen says the cluster's queue is unknown")
+    except grpc.RpcError as e:
+        check(False, f"GetStatus with the database frozen: {e.code()} {e.details()}")
+finally:
+    for p in frozen:
+        os.kill(p, signal.SIGCONT)
+st = wait_for(lambda: (lambda s: s if not s.cluster_error else None)(B.st.GetStatus(pb.GetStatusRequest())),
+              "GetStatus with the cluster's queue again", timeout=60)
+check(st.cluster_error == "" and {h.name for h in st.cluster_hosts} >= {"host-a", "host-b", "host-c"},
+      "thawed: GetStatus has the cluster again")
+
 # ---- SIGTERM of a daemon holding claims: it drains ----------------------------------
 dj = [porep_req(f"drain{i}") for i in range(3)]
 for q in dj:
@@ -464,10 +516,40 @@ if have:
     wait_for(lambda: not os.listdir(PAYLOADS), "the payload files of finished jobs removed", timeout=30)
     check(sql("SELECT count(*) FROM cuzk_payloads") == [["0"]], "no payload file left, none recorded")
 
-# ---- status, metrics, clean stop -------------------------------------------------
+# ---- metrics ----------------------------------------------------------------------
 m = A.st.GetMetrics(pb.GetMetricsRequest()).prometheus_text
 claims = [float(line.split()[1]) for line in m.splitlines() if line.startswith("cuzk_cluster_claims_total ")]
 check(claims and claims[0] >= 1, f"metrics: cuzk_cluster_claims_total of host-a {claims}")
+
+# ---- kill -9 and a restart at once: the name is waited for, not refused ----------
+# the killed incarnation's last heartbeat stays recent until the restarted one
+# has asked for the name (as a daemon killed just after heart-beating would
+# be, however long the restart takes to get there)
+old_inc = sql("SELECT incarnation FROM cuzk_hosts WHERE name = 'host-a'")[0][0]
+A.p.send_signal(signal.SIGKILL)
+A.p.wait()
+log_at = os.path.getsize(A.log)
+
+
+def fresh_heartbeat():
+    until = time.time() + 120
+    while time.time() < until and "waiting up to one lease" not in open(A.log).read()[log_at:]:
+        sql(f"UPDATE cuzk_hosts SET heartbeat_at = now() WHERE name = 'host-a' AND incarnation = {old_inc}")
+        time.sleep(0.2)
+
+
+faker = threading.Thread(target=fresh_heartbeat)
+faker.start()
+try:
+    A.start()  # raises if the daemon exits instead of serving
+finally:
+    faker.join()
+check("waiting up to one lease" in A.logtext(),
+      "host-a restarted right after kill -9 found its old incarnation's name held, waited and took it")
+wait_for(lambda: sql("SELECT stopped_at IS NULL AND heartbeat_at > now() - interval '3 seconds' FROM cuzk_hosts "
+                     "WHERE name = 'host-a'") == [["t"]], "host-a live again")
+
+# ---- status, metrics, clean stop -------------------------------------------------
 for d in (A, B, C):
     d.p.send_signal(signal.SIGTERM)
 for d in (A, B, C):

@@ -20,13 +20,16 @@
 #include <libpq-fe.h>
 #include <netinet/in.h>
 #include <openssl/evp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -79,13 +82,24 @@ static void *open_main(void *arg)
  * never answers: opening gives up after the connect timeout with a message
  * that says so, instead of waiting for ever. alarm() turns a hang into a
  * failure. */
+static const char *alarm_what = ""; /* what hung, for the alarm's line */
+static size_t alarm_len;
+
 static void on_alarm(int sig)
 {
     (void)sig;
-    static const char m[] = "test_cluster: opening a silent database hung past 60 s\n";
-    ssize_t w = write(2, m, sizeof m - 1);
+    ssize_t w = write(2, alarm_what, alarm_len);
     (void)w;
     _exit(1);
+}
+
+/* A hang of what follows, past s seconds, fails the test saying what hung. */
+static void alarm_in(unsigned s, const char *what)
+{
+    alarm_what = what;
+    alarm_len = strlen(what);
+    signal(SIGALRM, on_alarm);
+    alarm(s);
 }
 
 static void hung_database(void)
@@ -100,8 +114,7 @@ static void hung_database(void)
     cuzk_cluster_opts o = {.conninfo = ci, .host = "x"};
     cuzk_cluster_db *db = NULL;
     char err[512];
-    signal(SIGALRM, on_alarm);
-    alarm(60);
+    alarm_in(60, "test_cluster: opening a silent database hung past 60 s\n");
     double t0 = cuzk_now();
     int rc = cuzk_cluster_db_open(&o, &db, err, sizeof err);
     double took = cuzk_now() - t0;
@@ -124,7 +137,7 @@ static void schema_and_options(void)
     CHECK_MSG(atomic_load(&opened) == 4, "%d of 4 daemons connecting at once got the schema", atomic_load(&opened));
     char err[512], *js = NULL;
     cuzk_cluster_db *db = open_host("s", 0, 0, false);
-    CHECK(db && cuzk_cluster_status_json(db, &js, err, sizeof err) == CUZK_OK && js && strstr(js, "\"schema\" : 2"));
+    CHECK(db && cuzk_cluster_status_json(db, &js, err, sizeof err) == CUZK_OK && js && strstr(js, "\"schema\" : 3"));
     if (js) fprintf(stderr, "fresh status: %s\n", js);
     free(js);
     cuzk_cluster_db_close(db);
@@ -650,6 +663,59 @@ static void payload_files(void)
 
 /* ---- a node with an engine -------------------------------------------------- */
 
+static PGconn *sql_conn;
+
+/* The first column of the first row of an SQL query is want. */
+static bool sql_value(const char *q, const char *want)
+{
+    PGresult *r = PQexec(sql_conn, q);
+    bool same = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) >= 1 && !strcmp(PQgetvalue(r, 0, 0), want);
+    if (!same)
+        fprintf(stderr, "%s: %s (want %s)\n", q,
+                PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) ? PQgetvalue(r, 0, 0) : PQresultErrorMessage(r),
+                want);
+    PQclear(r);
+    return same;
+}
+
+static void sql_exec(PGconn *c, const char *q)
+{
+    PGresult *r = PQexec(c, q);
+    CHECK_MSG(PQresultStatus(r) == PGRES_COMMAND_OK, "%s: %s", q, PQresultErrorMessage(r));
+    PQclear(r);
+}
+
+/* A node stalled past its lease (its heartbeat made old, as a SIGSTOP'd
+ * daemon's is) while another daemon takes its name: at its next heartbeat
+ * it learns it and claims nothing more, though jobs of its kind wait. */
+static void node_loses_name(cuzk_cluster_db *s, const char *dir)
+{
+    char err[512], id[64];
+    sql_exec(sql_conn, "UPDATE cuzk_hosts SET heartbeat_at = now() - interval '1 hour' WHERE name = 'node-a'");
+    cuzk_cluster_db *taker = open_payload_host("node-a", dir, 4); /* joins under the name */
+    for (int i = 0; i < 600 && !log_count("stops claiming"); i++) sleep_ms(50);
+    CHECK_MSG(log_count("was taken by another daemon") == 1 && log_count("stops claiming") == 1,
+              "the stalled node learnt it lost its name");
+    uint64_t seed = cuzk_rng_u64(&rng) >> 1;
+    snprintf(id, sizeof id, "node-orphan-%016llx", (unsigned long long)cuzk_rng_u64(&rng));
+    cuzk_cluster_job job = one_job(id, "small", CUZK_PRIORITY_HIGH, 2, (uint8_t *)&seed, 8);
+    bool dup;
+    CHECK(cuzk_cluster_submit(s, &job, &dup, NULL, err, sizeof err) == CUZK_OK);
+    /* several of the node's turns (its idle claims come at least every second) */
+    sleep_ms(2500);
+    cuzk_cluster_part_info *parts = NULL;
+    size_t np = 0;
+    CHECK(cuzk_cluster_job_parts(s, id, &parts, &np, err, sizeof err) == CUZK_OK && np == 2);
+    for (size_t p = 0; p < np; p++)
+        CHECK_MSG(!strcmp(parts[p].state, "pending") && parts[p].attempt == 0,
+                  "a node that lost its name claimed partition %zu: %s, attempt %u", p, parts[p].state,
+                  parts[p].attempt);
+    free(parts);
+    bool was;
+    CHECK(cuzk_cluster_cancel(s, id, &was, err, sizeof err) == CUZK_OK);
+    cuzk_cluster_db_close(taker); /* a kill -9: the name stays held until seen dead */
+}
+
 static void wait_state(cuzk_cluster_db *db, const char *id, cuzk_job_state want, cuzk_cluster_job_info *in)
 {
     char err[512];
@@ -715,7 +781,10 @@ static void node_with_engine(void)
     /* the small job's file went with it (its completer removed it); the big one's stays */
     for (int i = 0; i < 100 && files_in(dir) != 1; i++) sleep_ms(50); /* after the write-back */
     CHECK_MSG(files_in(dir) == 1, "%u payload files left", files_in(dir));
+    node_loses_name(s, dir);
     cuzk_cluster_node_stop(n);
+    /* stopped after losing its name: the name's new holder is not marked stopped */
+    CHECK(sql_value("SELECT stopped_at IS NULL FROM cuzk_hosts WHERE name = 'node-a'", "t"));
 
     /* a corrupt and a missing payload file: each attempt fails with the
      * reason, the job fails after max_attempts; nothing is proved */
@@ -731,8 +800,14 @@ static void node_with_engine(void)
     sha256((uint8_t *)&seeds[3], 8, hex);
     snprintf(path, sizeof path, "%s/%s", dir, hex);
     CHECK(unlink(path) == 0);
+    /* a restart right after a kill -9: the name is still held by the dead
+     * incarnation (the new holder above, never heart-beating again); the
+     * node waits for it to be seen dead (one lease) and takes it */
     n = NULL;
-    CHECK_MSG(cuzk_cluster_node_start(&no, &n, err, sizeof err) == CUZK_OK, "%s", err);
+    sql_exec(sql_conn, "UPDATE cuzk_hosts SET heartbeat_at = now() WHERE name = 'node-a'"); /* then killed */
+    log_clear();
+    CHECK_MSG(cuzk_cluster_node_start(&no, &n, err, sizeof err) == CUZK_OK, "restart within a lease: %s", err);
+    CHECK_MSG(log_count("waiting up to one lease") == 1, "the restart found the name held and waited");
     wait_state(s, ids[2], CUZK_JOB_FAILED, &in);
     CHECK_MSG(strstr(in.message, "its last attempt") && strstr(in.message, "SHA-256 is not the job's"), "%s",
               in.message);
@@ -757,16 +832,11 @@ static void node_with_engine(void)
 
 /* ---- migrations --------------------------------------------------------------- */
 
-static void sql_exec(PGconn *c, const char *q)
-{
-    PGresult *r = PQexec(c, q);
-    CHECK_MSG(PQresultStatus(r) == PGRES_COMMAND_OK, "%s: %s", q, PQresultErrorMessage(r));
-    PQclear(r);
-}
-
 /* A database of schema 1 with a job in it (the tables as version 1 made
- * them: version 2's additions dropped) is brought to version 2 by the next
- * daemon to connect; a database newer than this build is refused. */
+ * them: version 2's and 3's additions dropped) is brought to version 3 by
+ * the next daemon to connect; a database newer than this build is
+ * refused, and so, by a reader, is an older one (a reader migrates
+ * nothing). */
 static void migration(void)
 {
     char err[512], id[48], dir[] = "/tmp/cuzk-migrate-XXXXXX";
@@ -786,10 +856,16 @@ static void migration(void)
     sql_exec(c, "SET client_min_messages = warning");
     sql_exec(c, "DROP TABLE cuzk_payloads");
     sql_exec(c, "ALTER TABLE cuzk_jobs DROP COLUMN payload_file, DROP COLUMN payload_sha256, DROP COLUMN payload_len");
+    /* and version 3's: the partial indexes, the claims' incarnation; version 1's indexes back */
+    sql_exec(c, "DROP INDEX cuzk_jobs_live, cuzk_jobs_deadline, cuzk_jobs_finished, cuzk_partitions_live, "
+                "cuzk_partitions_held");
+    sql_exec(c, "ALTER TABLE cuzk_partitions DROP COLUMN claimed_inc");
+    sql_exec(c, "CREATE INDEX cuzk_partitions_queue ON cuzk_partitions (state, priority DESC, job_seq, part)");
+    sql_exec(c, "CREATE INDEX cuzk_partitions_holder ON cuzk_partitions (claimed_by)");
     sql_exec(c, "UPDATE cuzk_meta SET v = 1 WHERE k = 'schema'");
     a = open_payload_host("mig-b", dir, 16);
     char *js = NULL;
-    CHECK(a && cuzk_cluster_status_json(a, &js, err, sizeof err) == CUZK_OK && js && strstr(js, "\"schema\" : 2"));
+    CHECK(a && cuzk_cluster_status_json(a, &js, err, sizeof err) == CUZK_OK && js && strstr(js, "\"schema\" : 3"));
     free(js);
     cuzk_cluster_lease l;
     CHECK(claimed_payload(a, &l, &pl, &len, err, sizeof err) == CUZK_OK && !strcmp(l.job_id, id));
@@ -810,8 +886,352 @@ static void migration(void)
     CHECK(cuzk_cluster_db_open(&o, &a, err, sizeof err) == CUZK_ERR_UNSUPPORTED && !a);
     CHECK_MSG(strstr(err, "newer than this daemon's") && strstr(err, "upgrade the daemon"), "%s", err);
     sql_exec(c, "UPDATE cuzk_meta SET v = v - 1 WHERE k = 'schema'");
+    /* a reader takes this version, and leaves an older one as it is */
+    o.read_only = true;
+    CHECK(cuzk_cluster_db_open(&o, &a, err, sizeof err) == CUZK_OK && a);
+    cuzk_cluster_db_close(a);
+    a = NULL;
+    sql_exec(c, "UPDATE cuzk_meta SET v = v - 1 WHERE k = 'schema'");
+    CHECK(cuzk_cluster_db_open(&o, &a, err, sizeof err) == CUZK_ERR_UNSUPPORTED && !a);
+    CHECK_MSG(strstr(err, "a daemon of this build migrates it"), "%s", err);
+    CHECK(sql_value("SELECT v FROM cuzk_meta WHERE k = 'schema'", "2"));
+    sql_exec(c, "UPDATE cuzk_meta SET v = v + 1 WHERE k = 'schema'");
     PQfinish(c);
     CHECK(rmdir(dir) == 0);
+}
+
+/* ---- a name taken over ------------------------------------------------------ */
+
+/* Host x stalls past its lease holding a claim; another daemon joins as x
+ * (taking the name back releases the stalled one's claim). The stalled
+ * one, resumed, is told at its heartbeat, claims nothing, and its late
+ * result and its leave touch nothing of the new incarnation's. */
+static void name_taken(void)
+{
+    char err[512], id[48];
+    snprintf(id, sizeof id, "taken-%016llx", (unsigned long long)cuzk_rng_u64(&rng));
+    uint8_t payload[16], r[192] = {9};
+    for (size_t i = 0; i < sizeof payload; i++) payload[i] = (uint8_t)cuzk_rng_u64(&rng);
+    cuzk_cluster_db *old = open_host("taken-x", 1000, 0, true);
+    cuzk_cluster_job job = one_job(id, "kt", CUZK_PRIORITY_NORMAL, 2, payload, sizeof payload);
+    bool dup, acc = true, done, lost[2];
+    CHECK(cuzk_cluster_submit(old, &job, &dup, NULL, err, sizeof err) == CUZK_OK);
+    cuzk_cluster_lease lo[3], ln[2];
+    size_t no = 0, nn = 0;
+    CHECK(cuzk_cluster_claim(old, "kt", 1, lo, &no, err, sizeof err) == CUZK_OK && no == 1);
+    sql_exec(sql_conn, "UPDATE cuzk_hosts SET heartbeat_at = now() - interval '1 hour' WHERE name = 'taken-x'");
+    cuzk_cluster_db *fresh = open_host("taken-x", 60000, 0, true);
+    cuzk_cluster_host_stats st = {.slots = 4};
+    CHECK(cuzk_cluster_heartbeat(old, &st, lo, 1, lost, err, sizeof err) == CUZK_ERR_INVALID_ARG);
+    CHECK_MSG(strstr(err, "was taken"), "%s", err);
+    CHECK(cuzk_cluster_claim(old, "kt", 2, lo + 1, &no, err, sizeof err) == CUZK_OK);
+    CHECK_MSG(no == 0, "a daemon that lost its name claimed %zu partitions under it", no);
+    CHECK(cuzk_cluster_claim(fresh, "kt", 2, ln, &nn, err, sizeof err) == CUZK_OK && nn == 2);
+    CHECK(nn == 2 && ln[0].partition == 0 && ln[0].attempt == 2 && ln[1].attempt == 1);
+    CHECK(cuzk_cluster_complete(old, &lo[0], r, 1, &acc, &done, err, sizeof err) == CUZK_OK && !acc);
+    CHECK(cuzk_cluster_host_leave(old, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_cluster_heartbeat(fresh, &st, ln, 2, lost, err, sizeof err) == CUZK_OK);
+    CHECK_MSG(!lost[0] && !lost[1], "the old incarnation's leave released the new one's claims");
+    done = false;
+    for (size_t i = 0; i < nn; i++)
+        CHECK(cuzk_cluster_complete(fresh, &ln[i], r, 1, &acc, &done, err, sizeof err) == CUZK_OK && acc);
+    CHECK(done);
+    cuzk_cluster_db_close(old);
+    cuzk_cluster_db_close(fresh);
+}
+
+/* ---- queue positions ----------------------------------------------------------- */
+
+/* A submit's position is the jobs of its kind hosts take before it: higher
+ * priority, then older; other kinds do not count. */
+static void queue_positions(void)
+{
+    cuzk_cluster_db *a = open_host("qpos", 60000, 0, true);
+    char err[512], id[64];
+    uint8_t payload[8];
+    uint64_t tag = cuzk_rng_u64(&rng);
+    static const struct {
+        const char *kind;
+        int prio;
+        uint32_t want;
+    } seq[] = {{"kq", CUZK_PRIORITY_LOW, 0},      {"kq", CUZK_PRIORITY_NORMAL, 0}, {"kq", CUZK_PRIORITY_LOW, 2},
+               {"kq2", CUZK_PRIORITY_HIGH, 0},    {"kq", CUZK_PRIORITY_CRITICAL, 0},
+               {"kq", CUZK_PRIORITY_NORMAL, 2},   {"kq", CUZK_PRIORITY_LOW, 5}};
+    for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {
+        snprintf(id, sizeof id, "qpos-%zu-%016llx", i, (unsigned long long)tag);
+        for (size_t b = 0; b < sizeof payload; b++) payload[b] = (uint8_t)cuzk_rng_u64(&rng);
+        cuzk_cluster_job job = one_job(id, seq[i].kind, seq[i].prio, 1, payload, sizeof payload);
+        bool dup;
+        uint32_t pos = 99;
+        CHECK(cuzk_cluster_submit(a, &job, &dup, &pos, err, sizeof err) == CUZK_OK);
+        CHECK_MSG(pos == seq[i].want, "job %zu (%s, priority %d): queue position %u, want %u", i, seq[i].kind,
+                  seq[i].prio, pos, seq[i].want);
+    }
+    for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {
+        bool was;
+        snprintf(id, sizeof id, "qpos-%zu-%016llx", i, (unsigned long long)tag);
+        CHECK(cuzk_cluster_cancel(a, id, &was, err, sizeof err) == CUZK_OK);
+    }
+    cuzk_cluster_db_close(a);
+}
+
+/* ---- retention --------------------------------------------------------------------- */
+
+static void sql_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sql_printf(const char *fmt, ...)
+{
+    char q[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(q, sizeof q, fmt, ap);
+    va_end(ap);
+    sql_exec(sql_conn, q);
+}
+
+static bool job_known(cuzk_cluster_db *db, const char *id)
+{
+    char err[512];
+    cuzk_cluster_job_info in;
+    int rc = cuzk_cluster_job_get(db, id, &in, err, sizeof err);
+    cuzk_cluster_job_info_free(&in);
+    return rc == CUZK_OK;
+}
+
+/* Finished jobs past the horizon go with their partitions, the others
+ * stay: finished within it, and active ones however old. A job's payload
+ * in the database goes as soon as the job ends. Hosts not heard of within
+ * the horizon go too. */
+static void retention(void)
+{
+    enum { OLD_DONE, OLD_FAILED, OLD_CANCELLED, NEW_DONE, OLD_ACTIVE, NJ };
+    cuzk_cluster_opts o = {.conninfo = conninfo, .host = "ret-a", .lease_ms = 60000, .retention_ms = 3600000};
+    cuzk_cluster_db *a = NULL;
+    char err[512], ids[NJ][64];
+    CHECK_MSG(cuzk_cluster_db_open(&o, &a, err, sizeof err) == CUZK_OK, "%s", err);
+    CHECK(a && cuzk_cluster_host_join(a, 4, "kr", err, sizeof err) == CUZK_OK);
+    uint64_t tag = cuzk_rng_u64(&rng);
+    size_t plen = 100000 + cuzk_rng_u64(&rng) % 100000;
+    uint8_t *payload = malloc(plen), r[192] = {3};
+    for (size_t i = 0; i < plen; i++) payload[i] = (uint8_t)cuzk_rng_u64(&rng);
+    bool dup, acc, done, was;
+    for (int j = 0; j < NJ; j++) {
+        snprintf(ids[j], sizeof ids[j], "ret%d-%016llx", j, (unsigned long long)tag);
+        payload[0] = (uint8_t)j;
+        cuzk_cluster_job job = one_job(ids[j], "kr", CUZK_PRIORITY_NORMAL, 2, payload, plen);
+        CHECK(cuzk_cluster_submit(a, &job, &dup, NULL, err, sizeof err) == CUZK_OK);
+    }
+    free(payload);
+    cuzk_cluster_lease l[2 * NJ];
+    size_t n = 0;
+    CHECK(cuzk_cluster_claim(a, "kr", 2 * NJ, l, &n, err, sizeof err) == CUZK_OK && n == 2 * NJ);
+    for (size_t i = 0; i < n; i++) {
+        int j = (int)(i / 2); /* claim order: oldest job first */
+        if (j == OLD_DONE || j == NEW_DONE) CHECK(cuzk_cluster_complete(a, &l[i], r, 1, &acc, &done, err, sizeof err) == CUZK_OK && acc);
+        if (j == OLD_FAILED && i % 2 == 0) CHECK(cuzk_cluster_fail(a, &l[i], false, "bad", err, sizeof err) == CUZK_OK);
+    }
+    CHECK(cuzk_cluster_cancel(a, ids[OLD_CANCELLED], &was, err, sizeof err) == CUZK_OK);
+    /* every finished job's payload left the database with it; the active one's stays */
+    for (int j = 0; j < NJ; j++) {
+        char q[200];
+        snprintf(q, sizeof q, "SELECT length(payload) > 0 FROM cuzk_jobs WHERE id = '%s'", ids[j]);
+        CHECK_MSG(sql_value(q, j == OLD_ACTIVE ? "t" : "f"), "job %d's payload in the database", j);
+    }
+    /* age them: finished two hours ago (the horizon is one), the active one submitted then */
+    for (int j = 0; j < NJ; j++)
+        if (j != NEW_DONE)
+            sql_printf("UPDATE cuzk_jobs SET finished_at = finished_at - interval '2 hours', "
+                       "submitted_at = submitted_at - interval '2 hours' WHERE id = '%s'", ids[j]);
+    sql_exec(sql_conn, "INSERT INTO cuzk_hosts (name, incarnation, heartbeat_at, stopped_at) "
+                       "VALUES ('ret-gone', 1, now() - interval '2 hours', now() - interval '2 hours')");
+    sql_exec(sql_conn, "INSERT INTO cuzk_hosts (name, incarnation, heartbeat_at) "
+                       "VALUES ('ret-dead', 1, now() - interval '59 minutes')");
+    unsigned deleted = 99;
+    CHECK_MSG(cuzk_cluster_prune(a, &deleted, err, sizeof err) == CUZK_OK, "%s", err);
+    CHECK_MSG(deleted == 3, "%u finished jobs past the horizon deleted, want 3", deleted);
+    for (int j = 0; j < NJ; j++) {
+        bool gone = j == OLD_DONE || j == OLD_FAILED || j == OLD_CANCELLED;
+        CHECK_MSG(job_known(a, ids[j]) == !gone, "job %d %s", j, gone ? "kept past the horizon" : "deleted");
+        char q[200];
+        snprintf(q, sizeof q, "SELECT count(*) FROM cuzk_partitions WHERE job_id = '%s'", ids[j]);
+        CHECK_MSG(sql_value(q, gone ? "0" : "2"), "job %d's partitions", j);
+    }
+    CHECK(sql_value("SELECT count(*) FROM cuzk_hosts WHERE name IN ('ret-gone', 'ret-dead', 'ret-a')", "2"));
+    CHECK(sql_value("SELECT count(*) FROM cuzk_hosts WHERE name = 'ret-gone'", "0"));
+    CHECK(cuzk_cluster_prune(a, &deleted, err, sizeof err) == CUZK_OK && deleted == 0);
+    /* the one finished within the horizon, and an id once deleted is a new job */
+    cuzk_cluster_job_info in;
+    CHECK(cuzk_cluster_job_get(a, ids[NEW_DONE], &in, err, sizeof err) == CUZK_OK && in.state == CUZK_JOB_DONE &&
+          in.proof_len == 384);
+    cuzk_cluster_job_info_free(&in);
+    cuzk_cluster_job job = one_job(ids[OLD_DONE], "kr", CUZK_PRIORITY_NORMAL, 1, r, 8);
+    CHECK(cuzk_cluster_submit(a, &job, &dup, NULL, err, sizeof err) == CUZK_OK && !dup);
+    CHECK(cuzk_cluster_cancel(a, ids[OLD_DONE], &was, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_cluster_cancel(a, ids[OLD_ACTIVE], &was, err, sizeof err) == CUZK_OK);
+    sql_exec(sql_conn, "DELETE FROM cuzk_hosts WHERE name = 'ret-dead'");
+    cuzk_cluster_db_close(a);
+    /* without a horizon nothing goes */
+    o.retention_ms = 0;
+    CHECK(cuzk_cluster_db_open(&o, &a, err, sizeof err) == CUZK_OK);
+    sql_printf("UPDATE cuzk_jobs SET finished_at = now() - interval '1000 hours' WHERE id = '%s'", ids[NEW_DONE]);
+    CHECK(a && cuzk_cluster_prune(a, &deleted, err, sizeof err) == CUZK_OK && deleted == 0);
+    CHECK(job_known(a, ids[NEW_DONE]));
+    cuzk_cluster_db_close(a);
+}
+
+/* ---- a frozen database ---------------------------------------------------------- */
+
+/* A TCP proxy to the test's server that can freeze: its connections stay
+ * open and the kernel keeps acknowledging, but nothing is passed on, as
+ * with a PostgreSQL stopped by SIGSTOP (which a shared server must not
+ * be). */
+typedef struct proxy {
+    int lfd;
+    char target[300]; /* the server's unix socket */
+    atomic_bool frozen, stop;
+    pthread_t th;
+} proxy;
+
+typedef struct pipe_ends {
+    proxy *px;
+    int a, b;
+} pipe_ends;
+
+static void *pipe_main(void *arg)
+{
+    pipe_ends *pe = arg;
+    char buf[65536];
+    for (bool open = true; open && !atomic_load(&pe->px->stop);) {
+        if (atomic_load(&pe->px->frozen)) {
+            sleep_ms(10);
+            continue;
+        }
+        struct pollfd p[2] = {{.fd = pe->a, .events = POLLIN}, {.fd = pe->b, .events = POLLIN}};
+        if (poll(p, 2, 50) <= 0) continue;
+        for (int i = 0; i < 2 && open; i++) {
+            if (!(p[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            ssize_t n = read(p[i].fd, buf, sizeof buf);
+            open = n > 0 && write(i ? pe->a : pe->b, buf, (size_t)n) == n;
+        }
+    }
+    close(pe->a);
+    close(pe->b);
+    free(pe);
+    return NULL;
+}
+
+static void *proxy_main(void *arg)
+{
+    proxy *px = arg;
+    while (!atomic_load(&px->stop)) {
+        struct pollfd p = {.fd = px->lfd, .events = POLLIN};
+        if (poll(&p, 1, 50) <= 0) continue;
+        int c = accept(px->lfd, NULL, NULL), u = socket(AF_UNIX, SOCK_STREAM, 0);
+        struct sockaddr_un ua = {.sun_family = AF_UNIX};
+        snprintf(ua.sun_path, sizeof ua.sun_path, "%s", px->target);
+        pipe_ends *pe = malloc(sizeof *pe);
+        pthread_t t;
+        if (c < 0 || u < 0 || !pe || connect(u, (struct sockaddr *)&ua, sizeof ua) != 0) {
+            if (c >= 0) close(c);
+            if (u >= 0) close(u);
+            free(pe);
+            continue;
+        }
+        *pe = (pipe_ends){px, c, u};
+        pthread_create(&t, NULL, pipe_main, pe);
+        pthread_detach(t);
+    }
+    return NULL;
+}
+
+/* Starts the proxy; ci: a conninfo through it. */
+static bool proxy_start(proxy *px, char *ci, size_t cilen)
+{
+    PQconninfoOption *opts = PQconninfoParse(conninfo, NULL);
+    const char *host = NULL, *port = "5432", *dbname = NULL, *user = NULL;
+    for (PQconninfoOption *o = opts; o && o->keyword; o++) {
+        if (!o->val || !o->val[0]) continue;
+        if (!strcmp(o->keyword, "host")) host = o->val;
+        if (!strcmp(o->keyword, "port")) port = o->val;
+        if (!strcmp(o->keyword, "dbname")) dbname = o->val;
+        if (!strcmp(o->keyword, "user")) user = o->val;
+    }
+    bool unix_sock = host && host[0] == '/' && dbname;
+    if (unix_sock) snprintf(px->target, sizeof px->target, "%s/.s.PGSQL.%s", host, port);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t al = sizeof a;
+    px->lfd = socket(AF_INET, SOCK_STREAM, 0);
+    bool ok = unix_sock && px->lfd >= 0 && bind(px->lfd, (struct sockaddr *)&a, sizeof a) == 0 &&
+              listen(px->lfd, 16) == 0 && getsockname(px->lfd, (struct sockaddr *)&a, &al) == 0;
+    if (ok)
+        snprintf(ci, cilen, "host=127.0.0.1 port=%u dbname=%s%s%s sslmode=disable", ntohs(a.sin_port), dbname,
+                 user ? " user=" : "", user ? user : "");
+    PQconninfoFree(opts);
+    atomic_init(&px->frozen, false);
+    atomic_init(&px->stop, false);
+    return ok && pthread_create(&px->th, NULL, proxy_main, px) == 0;
+}
+
+/* With the database frozen, a call with a deadline gives up at it, one
+ * without at the statement bound, and a node's thread goes on turning (it
+ * stops when told); thawed, the same handle works again. alarm() turns a
+ * hang into a failure. */
+static void frozen_database(void)
+{
+    static proxy px; /* its connections' threads outlive this function a little */
+    char ci[400], err[512], id[48];
+    if (!proxy_start(&px, ci, sizeof ci)) {
+        CHECK_MSG(false, "the test's conninfo has no unix socket to proxy: %s", conninfo);
+        return;
+    }
+    tkind ks;
+    tk_setup(&ks, 64, 2, &rng);
+    cuzk_engine_config ec = {.synthesis_workers = 1, .workers_per_device = 1, .log = log_capture};
+    cuzk_engine *e = NULL;
+    CHECK(cuzk_engine_create(&e, &ec) == CUZK_OK);
+    cuzk_engine_kind small = tk_kind(&ks, "small", "small-c", 2, CUZK_PRIORITY_NORMAL);
+    CHECK(cuzk_engine_register_kind(e, &small) == CUZK_OK);
+    cuzk_cluster_opts o = {.conninfo = ci, .host = "frozen-a", .lease_ms = 3000, .statement_timeout_ms = 1000};
+    cuzk_cluster_db *a = NULL;
+    CHECK_MSG(cuzk_cluster_db_open(&o, &a, err, sizeof err) == CUZK_OK, "through the proxy: %s", err);
+    snprintf(id, sizeof id, "frozen-%016llx", (unsigned long long)cuzk_rng_u64(&rng));
+    uint8_t payload[8] = {1};
+    cuzk_cluster_job job = one_job(id, "kz", CUZK_PRIORITY_NORMAL, 1, payload, sizeof payload);
+    bool dup, was;
+    CHECK(a && cuzk_cluster_submit(a, &job, &dup, NULL, err, sizeof err) == CUZK_OK);
+    cuzk_cluster_node_opts no = {.db = o, .engine = e, .slots = 2, .kinds = "small", .log = log_capture};
+    no.db.host = "frozen-n";
+    cuzk_cluster_node *n = NULL;
+    CHECK_MSG(cuzk_cluster_node_start(&no, &n, err, sizeof err) == CUZK_OK, "%s", err);
+    sleep_ms(300); /* the node's first turns */
+    atomic_store(&px.frozen, true);
+    alarm_in(90, "test_cluster: a call on a frozen database hung past its deadline\n");
+    cuzk_cluster_job_info in;
+    cuzk_cluster_db_deadline(a, 500);
+    double t0 = cuzk_now();
+    CHECK(cuzk_cluster_job_get(a, id, &in, err, sizeof err) == CUZK_ERR_IO);
+    fprintf(stderr, "frozen database, a call with a 500 ms deadline: %.2f s: %s\n", cuzk_now() - t0, err);
+    CHECK_MSG(strstr(err, "no answer within the deadline"), "%s", err);
+    cuzk_cluster_job_info_free(&in);
+    cuzk_cluster_db_deadline(a, 0);
+    t0 = cuzk_now();
+    CHECK(cuzk_cluster_cancel(a, id, &was, err, sizeof err) == CUZK_ERR_IO);
+    fprintf(stderr, "frozen database, a call bounded by the statement timeout (1 s): %.2f s: %s\n",
+            cuzk_now() - t0, err);
+    t0 = cuzk_now();
+    if (n) cuzk_cluster_node_stop(n);
+    fprintf(stderr, "frozen database, a node stopped in %.2f s\n", cuzk_now() - t0);
+    alarm(0);
+    atomic_store(&px.frozen, false);
+    CHECK_MSG(a && cuzk_cluster_job_get(a, id, &in, err, sizeof err) == CUZK_OK && in.state == CUZK_JOB_QUEUED,
+              "thawed: %s", err);
+    cuzk_cluster_job_info_free(&in);
+    CHECK(a && cuzk_cluster_cancel(a, id, &was, err, sizeof err) == CUZK_OK);
+    cuzk_cluster_db_close(a);
+    atomic_store(&px.stop, true);
+    pthread_join(px.th, NULL);
+    close(px.lfd);
+    cuzk_engine_destroy(e);
+    tk_free(&ks);
 }
 
 int main(int argc, char **argv)
@@ -825,12 +1245,18 @@ int main(int argc, char **argv)
         return 1;
     }
     tu_init(&rng, "test_cluster");
+    sql_conn = PQconnectdb(conninfo);
+    CHECK_MSG(PQstatus(sql_conn) == CONNECTION_OK, "psql connection: %s", PQerrorMessage(sql_conn));
     schema_and_options();
     concurrent_claims();
     leases();
     lifecycle();
     payload_files();
     node_with_engine();
+    name_taken();
+    queue_positions();
+    retention();
+    frozen_database();
     migration();
     return tu_finish("test_cluster");
 }

@@ -372,6 +372,37 @@ static void test_docs(void)
     free(ex);
 }
 
+/* [cluster] statement_timeout and retention: their bounds, checked when the
+ * configuration is finished; the defaults and in-range values taken. */
+static void test_cluster_bounds(void)
+{
+    static const struct {
+        const char *text, *why; /* why NULL: accepted */
+        uint64_t stmt_ms, ret_ms;
+    } cases[] = {
+        {"", NULL, 10000, 86400000},
+        {"statement_timeout = \"1s\"\nretention = \"0\"\n", NULL, 1000, 0},
+        {"retention = \"1m\"\n", NULL, 10000, 60000},
+        {"statement_timeout = \"999ms\"\n", "cluster.statement_timeout", 0, 0},
+        {"retention = \"59s\"\n", "cluster.retention", 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cuzk_config c;
+        cfg_defaults(&c);
+        char doc[256], err[384] = "";
+        snprintf(doc, sizeof doc, "[cluster]\n%s", cases[i].text);
+        CHECK_MSG(apply(&c, doc, err) == 0, "case %zu: %s", i, err);
+        int rc = cfg_finish(&c, err, sizeof err);
+        if (cases[i].why)
+            CHECK_MSG(rc != 0 && strstr(err, cases[i].why), "case %zu: rc %d, %s", i, rc, err);
+        else
+            CHECK_MSG(rc == 0 && c.cluster_statement_timeout_ms == cases[i].stmt_ms &&
+                          c.cluster_retention_ms == cases[i].ret_ms,
+                      "case %zu: rc %d %s: %llu ms, %llu ms", i, rc, err,
+                      (unsigned long long)c.cluster_statement_timeout_ms, (unsigned long long)c.cluster_retention_ms);
+    }
+}
+
 int main(void)
 {
     tu_init(&rng, "test_config");
@@ -383,5 +414,6 @@ int main(void)
     test_param_cache();
     test_curio_keys();
     test_curio_example();
+    test_cluster_bounds();
     return tu_finish("test_config");
 }

@@ -33,7 +33,7 @@
 extern "C" {
 #endif
 
-#define CUZK_CLUSTER_SCHEMA 2        /* the schema version this build creates and reads */
+#define CUZK_CLUSTER_SCHEMA 3        /* the schema version this build creates and reads */
 #define CUZK_CLUSTER_ID_MAX 256      /* job ids, as the daemon's request ids */
 #define CUZK_CLUSTER_NAME_MAX 63     /* host and kind names */
 #define CUZK_CLUSTER_PROOF_BYTES 192 /* one partition's result */
@@ -54,11 +54,24 @@ typedef struct cuzk_cluster_opts {
      * digest. The daemon's default threshold is 1 MiB. */
     const char *payload_dir;
     size_t payload_threshold;
+    /* The server's statement_timeout on every connection (0: 10000 ms);
+     * a statement not answered 2 s after it (a stopped
+     * server) is given up and its connection made again. */
+    uint32_t statement_timeout_ms;
+    /* Finished jobs (done, failed, cancelled, timed out) are deleted this
+     * long after they finished, their partitions with them, by
+     * cuzk_cluster_prune (0: kept for ever). */
+    uint64_t retention_ms;
+    /* A reader (`cuzk cluster status`): the schema is checked, never
+     * created or migrated; another version is CUZK_ERR_UNSUPPORTED. */
+    bool read_only;
 } cuzk_cluster_opts;
 
 /* Connects and creates or migrates the schema (versioned; concurrent
- * daemons serialize on the version row). A conninfo that carries a password
- * is refused: it would show wherever the configuration does. */
+ * daemons serialize on the version row), unless o->read_only. A conninfo
+ * that carries a password is refused: it would show wherever the
+ * configuration does. Connecting gives up after the conninfo's
+ * connect_timeout (default 10 s) however the server behaves. */
 int cuzk_cluster_db_open(const cuzk_cluster_opts *o, cuzk_cluster_db **out, char *err, size_t errlen);
 void cuzk_cluster_db_close(cuzk_cluster_db *db); /* NULL-safe */
 /* "host:port/dbname" (or the socket directory) of the connection, for logs. */
@@ -66,6 +79,10 @@ const char *cuzk_cluster_db_where(cuzk_cluster_db *db);
 /* Round trips to the database this handle made (statements, BEGIN and
  * COMMIT included): what an operation costs (tests, the load generator). */
 uint64_t cuzk_cluster_db_statements(const cuzk_cluster_db *db);
+/* The calls that follow give up (CUZK_ERR_IO, "no answer within the
+ * deadline") once ms have passed from now, sooner than the statement
+ * bound: a caller's own deadline. 0: none but the statement bound. */
+void cuzk_cluster_db_deadline(cuzk_cluster_db *db, uint32_t ms);
 
 /* ---- hosts ------------------------------------------------------------- */
 
@@ -116,8 +133,9 @@ typedef struct cuzk_cluster_job {
 /* Stores a job and its partitions (pending). The same id again: *duplicate,
  * nothing stored, when kind and payload are the same; CUZK_ERR_INVALID_ARG
  * when they differ, unless the job under that id failed, was cancelled or
- * timed out: then it is replaced (a retry). *queue_position: active jobs
- * submitted before it (may be NULL). */
+ * timed out: then it is replaced (a retry). *queue_position: the active
+ * jobs of its kind that hosts take before it (higher priority, or the same
+ * and submitted earlier); may be NULL. */
 int cuzk_cluster_submit(cuzk_cluster_db *db, const cuzk_cluster_job *job, bool *duplicate, uint32_t *queue_position,
                         char *err, size_t errlen);
 
@@ -167,6 +185,13 @@ int cuzk_cluster_shared_seed(cuzk_cluster_db *db, const char *name, uint64_t *se
  * jobs past their deadline time out. Counts into the outputs (may be NULL). */
 int cuzk_cluster_expire(cuzk_cluster_db *db, unsigned *leases_expired, unsigned *jobs_timed_out, char *err,
                         size_t errlen);
+
+/* Retention (o->retention_ms): finished jobs older than it are deleted with
+ * their partitions, the oldest first, in a few short statements (a pass
+ * deletes up to 16000 in about a second at most; the next pass goes on),
+ * and hosts not heard of within it. *jobs_deleted may be NULL. Any host's
+ * housekeeping. */
+int cuzk_cluster_prune(cuzk_cluster_db *db, unsigned *jobs_deleted, char *err, size_t errlen);
 
 /* ---- jobs, as the daemon's RPCs see them -------------------------------- */
 

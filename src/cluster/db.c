@@ -19,20 +19,37 @@
 #include <time.h>
 
 #include "cluster/cluster_internal.h"
+#include "cuzk/clock.h"
 #include "cuzk/error.h"
 #include "cuzk/sha256.h"
 
 struct cuzk_cluster_db {
-    PGconn *conn;
+    pq_conn *conn;
     char host[CUZK_CLUSTER_NAME_MAX + 1];
     int64_t incarnation;
+    char inc[24];                /* incarnation as a text parameter */
     uint32_t lease_ms, max_attempts;
     char lease[24], max_att[12]; /* as text parameters */
+    uint32_t statement_ms;       /* the server's statement_timeout */
+    char retention[24];          /* ms; "0": finished jobs are kept */
+    double deadline;             /* cuzk_now() past which statements give up; 0: none but statement_ms */
     char where[256];
     char *payload_dir;           /* NULL: payloads in the job rows only */
     size_t payload_threshold;
     uint64_t statements;         /* round trips made */
 };
+
+/* How long past statement_timeout a statement is waited for: the server
+ * ends a slow one itself at statement_timeout and says so; one that has
+ * not answered by then is stopped or cut off. */
+#define STATEMENT_GRACE_S 2.0
+
+/* The deadline of a statement starting now. */
+static double statement_deadline(const cuzk_cluster_db *db)
+{
+    double own = cuzk_now() + db->statement_ms / 1000.0 + STATEMENT_GRACE_S;
+    return db->deadline > 0 && db->deadline < own ? db->deadline : own;
+}
 
 
 /* ---- statements ---------------------------------------------------------- */
@@ -46,31 +63,29 @@ typedef struct qres {
 
 /* One statement with text parameters (NULL: SQL NULL) except those whose
  * lens[i] > 0, which are binary (bytea). binary_out: results in binary
- * (bytea columns read raw). A broken connection is reset first. */
+ * (bytea columns read raw). A broken connection is made again first; the
+ * statement gives up at statement_deadline. */
 static qres run(cuzk_cluster_db *db, const char *sql, int n, const char *const *vals, const int *lens,
                 bool binary_out, char *err, size_t errlen)
 {
     qres q = {0};
-    if (PQstatus(db->conn) != CONNECTION_OK) {
-        PQreset(db->conn);
-        if (PQstatus(db->conn) != CONNECTION_OK) {
-            const char *m = PQerrorMessage(db->conn);
-            cuzk_errf(err, errlen, 0, "database %s: %.*s", db->where, (int)strcspn(m, "\n"), m);
-            q.retry = false;
-            return q;
-        }
-    }
     int fmts[16] = {0};
     for (int i = 0; i < n && i < 16; i++) fmts[i] = lens && lens[i] > 0;
     db->statements++;
-    q.r = PQexecParams(db->conn, sql, n, NULL, vals, lens, fmts, binary_out ? 1 : 0);
+    char why[400];
+    pq_params pp = {.n = n, .vals = vals, .lens = lens, .fmts = fmts, .binary_out = binary_out ? 1 : 0};
+    q.r = pq_exec(db->conn, sql, &pp, statement_deadline(db), why, sizeof why);
+    if (!q.r) {
+        cuzk_errf(err, errlen, 0, "database %s: %s", db->where, why);
+        return q;
+    }
     ExecStatusType st = PQresultStatus(q.r);
     q.ok = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
     if (!q.ok) {
         const char *code = PQresultErrorField(q.r, PG_DIAG_SQLSTATE);
         q.retry = code && (!strcmp(code, "40001") || !strcmp(code, "40P01") || !strcmp(code, "23505"));
         const char *msg = PQresultErrorMessage(q.r);
-        if (!msg || !*msg) msg = PQerrorMessage(db->conn);
+        if (!msg || !*msg) msg = "error without a message";
         cuzk_errf(err, errlen, 0, "database %s: %.*s", db->where, (int)strcspn(msg, "\n"), msg);
         PQclear(q.r);
         q.r = NULL;
@@ -90,10 +105,11 @@ static bool exec0(cuzk_cluster_db *db, const char *sql, int n, const char *const
 
 static void rollback(cuzk_cluster_db *db)
 {
-    if (PQstatus(db->conn) != CONNECTION_OK) return;
+    /* a connection dropped or broken has no transaction left to end */
+    if (!pq_usable(db->conn)) return;
     db->statements++;
-    PGresult *r = PQexec(db->conn, "ROLLBACK");
-    PQclear(r);
+    char why[400];
+    PQclear(pq_exec(db->conn, "ROLLBACK", NULL, statement_deadline(db), why, sizeof why));
 }
 
 static bool begin(cuzk_cluster_db *db, char *err, size_t errlen)
@@ -189,7 +205,27 @@ static const char *const migration_2[] = {
     " created_at timestamptz NOT NULL DEFAULT now())",
     NULL,
 };
-static const char *const *const migrations[CUZK_CLUSTER_SCHEMA] = {migration_1, migration_2};
+/* 3: queries that touch only live rows, whatever the history: partial
+ * indexes of the active jobs (a submit's queue position by kind and
+ * priority, deadlines, the status) and of the pending and claimed
+ * partitions (claims, expiry, heartbeats, hosts' holdings) replace the
+ * partition indexes over every row; finished jobs by age for retention;
+ * claims carry the incarnation of the host that made them. Each statement
+ * may run again (IF [NOT] EXISTS): a migration cut short is taken up. */
+static const char *const migration_3[] = {
+    "CREATE INDEX IF NOT EXISTS cuzk_jobs_live ON cuzk_jobs (kind, priority DESC, seq) WHERE state = 'active'",
+    "CREATE INDEX IF NOT EXISTS cuzk_jobs_deadline ON cuzk_jobs (deadline) "
+    " WHERE state = 'active' AND deadline IS NOT NULL",
+    "CREATE INDEX IF NOT EXISTS cuzk_jobs_finished ON cuzk_jobs (finished_at) WHERE state <> 'active'",
+    "DROP INDEX IF EXISTS cuzk_partitions_queue",
+    "CREATE INDEX IF NOT EXISTS cuzk_partitions_live ON cuzk_partitions (state, priority DESC, job_seq, part) "
+    " WHERE state IN ('pending', 'claimed')",
+    "DROP INDEX IF EXISTS cuzk_partitions_holder",
+    "CREATE INDEX IF NOT EXISTS cuzk_partitions_held ON cuzk_partitions (claimed_by) WHERE state = 'claimed'",
+    "ALTER TABLE cuzk_partitions ADD COLUMN IF NOT EXISTS claimed_inc bigint",
+    NULL,
+};
+static const char *const *const migrations[CUZK_CLUSTER_SCHEMA] = {migration_1, migration_2, migration_3};
 
 /* One attempt at bringing the schema up to date; *retry when another
  * daemon raced us to it. */
@@ -236,16 +272,48 @@ out:
     return rc;
 }
 
+/* The schema brought up to date, retried while other daemons race us. */
+static int migrate(cuzk_cluster_db *db, char *err, size_t errlen)
+{
+    int rc = CUZK_ERR_IO;
+    for (int t = 0; t < TX_TRIES; t++) {
+        bool retry = false;
+        rc = migrate_once(db, &retry, err, errlen);
+        if (rc == CUZK_OK || !retry) break;
+        backoff(t);
+    }
+    return rc;
+}
+
+/* A reader (cuzk_cluster_opts.read_only) changes nothing: it only checks
+ * that the schema is the one this build reads. */
+static int schema_check(cuzk_cluster_db *db, char *err, size_t errlen)
+{
+    qres q = run(db, "SELECT v FROM cuzk_meta WHERE k = 'schema'", 0, NULL, NULL, false, err, errlen);
+    if (!q.ok) {
+        if (strstr(err, "does not exist"))
+            return cuzk_errf(err, errlen, CUZK_ERR_UNSUPPORTED, "database %s holds no cuzk cluster (no schema): "
+                             "the first daemon to connect creates it", db->where);
+        return CUZK_ERR_IO;
+    }
+    int64_t v = PQntuples(q.r) == 1 ? i64(q.r, 0, 0) : 0;
+    PQclear(q.r);
+    if (v == CUZK_CLUSTER_SCHEMA) return CUZK_OK;
+    return cuzk_errf(err, errlen, CUZK_ERR_UNSUPPORTED,
+                     "database %s: schema version %lld, this build reads %d: %s", db->where, (long long)v,
+                     CUZK_CLUSTER_SCHEMA, v > CUZK_CLUSTER_SCHEMA ? "upgrade cuzk"
+                                                                 : "a daemon of this build migrates it when it starts");
+}
+
 /* ---- connection ---------------------------------------------------------- */
 
-int cuzk_cluster_db_open(const cuzk_cluster_opts *o, cuzk_cluster_db **out, char *err, size_t errlen)
+/* The conninfo's connect_timeout in seconds (CLUSTER_CONNECT_TIMEOUT_S
+ * unless it says otherwise); CUZK_ERR_INVALID_ARG for a conninfo libpq
+ * cannot parse or one that carries a password. */
+static int conninfo_check(const char *conninfo, double *connect_s, char *err, size_t errlen)
 {
-    *out = NULL;
-    if (!o || !o->conninfo || !o->host || !o->host[0] || strlen(o->host) > CUZK_CLUSTER_NAME_MAX)
-        return cuzk_errf(err, errlen, CUZK_ERR_INVALID_ARG, "cluster: a conninfo and a host name (1-%d bytes) are needed",
-                    CUZK_CLUSTER_NAME_MAX);
     char *perr = NULL;
-    PQconninfoOption *opts = PQconninfoParse(o->conninfo, &perr);
+    PQconninfoOption *opts = PQconninfoParse(conninfo, &perr);
     if (!opts) {
         /* libpq's message quotes no value it parsed */
         int rc = cuzk_errf(err, errlen, CUZK_ERR_INVALID_ARG, "cluster.conninfo: %s",
@@ -254,55 +322,80 @@ int cuzk_cluster_db_open(const cuzk_cluster_opts *o, cuzk_cluster_db **out, char
         return rc;
     }
     bool has_password = false;
-    for (PQconninfoOption *p = opts; p->keyword; p++)
+    *connect_s = atof(CLUSTER_CONNECT_TIMEOUT_S);
+    for (PQconninfoOption *p = opts; p->keyword; p++) {
         if (!strcmp(p->keyword, "password") && p->val && p->val[0]) has_password = true;
+        /* libpq's rule: below 2 s counts as 2 s; 0 waits for ever (bounded here by the statement bound) */
+        if (!strcmp(p->keyword, "connect_timeout") && p->val && p->val[0])
+            *connect_s = atoi(p->val) <= 0 ? 3600 : atoi(p->val) < 2 ? 2 : atoi(p->val);
+    }
     PQconninfoFree(opts);
     if (has_password)
         return cuzk_errf(err, errlen, CUZK_ERR_INVALID_ARG,
                     "cluster.conninfo carries a password: put it in cluster.password_file or $PGPASSWORD "
                     "(the configuration is shown in logs and checks)");
+    return CUZK_OK;
+}
+
+/* The handle's settings from o (before connecting). */
+static cuzk_cluster_db *db_new(const cuzk_cluster_opts *o)
+{
     cuzk_cluster_db *db = calloc(1, sizeof *db);
-    if (!db) return cuzk_errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
+    if (!db) return NULL;
     snprintf(db->host, sizeof db->host, "%s", o->host);
     db->lease_ms = o->lease_ms ? o->lease_ms : 30000;
     db->max_attempts = o->max_attempts ? o->max_attempts : 5;
+    db->statement_ms = o->statement_timeout_ms ? o->statement_timeout_ms : 10000;
     snprintf(db->lease, sizeof db->lease, "%u", db->lease_ms);
     snprintf(db->max_att, sizeof db->max_att, "%u", db->max_attempts);
+    snprintf(db->retention, sizeof db->retention, "%llu", (unsigned long long)o->retention_ms);
     db->payload_threshold = o->payload_threshold;
     if (o->payload_dir && o->payload_dir[0] && !(db->payload_dir = strdup(o->payload_dir))) {
         free(db);
-        return cuzk_errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
+        return NULL;
     }
-    /* Bounds on a database that stops answering, before dbname so that the
-     * conninfo's own values win (libpq keeps the last of a repeated key):
-     * connecting gives up after connect_timeout seconds instead of waiting
-     * for ever on a host that accepts and says nothing; on TCP, keepalives
-     * find a peer that vanished from an idle connection and
-     * tcp_user_timeout one that stops acknowledging what was sent. */
+    return db;
+}
+
+/* Connects db with bounds on a database that stops answering, before
+ * dbname so that the conninfo's own values win (libpq keeps the last of a
+ * repeated key): on TCP, keepalives find a peer that vanished from an idle
+ * connection and tcp_user_timeout one that stops acknowledging what was
+ * sent; connecting (the session's settings included) gives up after
+ * connect_s and every statement at statement_timeout on the server (pq.c
+ * bounds the waits for one that is stopped). Notices ("relation already exists, skipping") are quieted. */
+static int db_connect(cuzk_cluster_db *db, const cuzk_cluster_opts *o, double connect_s, char *err, size_t errlen)
+{
     const char *keys[] = {"connect_timeout", "keepalives", "keepalives_idle", "keepalives_interval",
                           "keepalives_count", "tcp_user_timeout", "dbname", "application_name", "password", NULL};
     const char *vals[] = {CLUSTER_CONNECT_TIMEOUT_S, "1", "30", "10", "3", "30000", o->conninfo, "cuzk",
                           o->password, NULL};
     if (!o->password) keys[8] = NULL;
-    db->conn = PQconnectdbParams(keys, vals, 1); /* expand_dbname: conninfo may be a URI */
-    if (!db->conn || PQstatus(db->conn) != CONNECTION_OK) {
-        const char *m = db->conn ? PQerrorMessage(db->conn) : "out of memory";
-        cuzk_errf(err, errlen, CUZK_ERR_IO, "cluster: cannot connect to the database: %.*s", (int)strcspn(m, "\n"), m);
-        cuzk_cluster_db_close(db);
-        return CUZK_ERR_IO;
-    }
-    const char *h = PQhost(db->conn), *port = PQport(db->conn);
+    char setup[160], why[400];
+    snprintf(setup, sizeof setup, "SET client_min_messages = warning; SET statement_timeout = %u", db->statement_ms);
+    double deadline = cuzk_now() + connect_s;
+    if (pq_connect(keys, vals, setup, deadline, &db->conn, why, sizeof why) != CUZK_OK)
+        return cuzk_errf(err, errlen, CUZK_ERR_IO, "cluster: cannot connect to the database: %s", why);
+    PGconn *c = pq_raw(db->conn);
+    const char *h = PQhost(c), *port = PQport(c);
     snprintf(db->where, sizeof db->where, "%s%s%s/%s", h ? h : "?", port && port[0] ? ":" : "", port ? port : "",
-             PQdb(db->conn));
-    /* quiet: "relation already exists, skipping" notices */
-    PQclear(PQexec(db->conn, "SET client_min_messages = warning"));
-    int rc = CUZK_ERR_IO;
-    for (int t = 0; t < TX_TRIES; t++) {
-        bool retry = false;
-        rc = migrate_once(db, &retry, err, errlen);
-        if (rc == CUZK_OK || !retry) break;
-        backoff(t);
-    }
+             PQdb(c));
+    return CUZK_OK;
+}
+
+int cuzk_cluster_db_open(const cuzk_cluster_opts *o, cuzk_cluster_db **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (!o || !o->conninfo || !o->host || !o->host[0] || strlen(o->host) > CUZK_CLUSTER_NAME_MAX)
+        return cuzk_errf(err, errlen, CUZK_ERR_INVALID_ARG, "cluster: a conninfo and a host name (1-%d bytes) are needed",
+                    CUZK_CLUSTER_NAME_MAX);
+    double connect_s = 0;
+    int rc = conninfo_check(o->conninfo, &connect_s, err, errlen);
+    if (rc != CUZK_OK) return rc;
+    cuzk_cluster_db *db = db_new(o);
+    if (!db) return cuzk_errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
+    rc = db_connect(db, o, connect_s, err, errlen);
+    if (rc == CUZK_OK) rc = o->read_only ? schema_check(db, err, errlen) : migrate(db, err, errlen);
     if (rc != CUZK_OK) {
         cuzk_cluster_db_close(db);
         return rc;
@@ -314,7 +407,7 @@ int cuzk_cluster_db_open(const cuzk_cluster_opts *o, cuzk_cluster_db **out, char
 void cuzk_cluster_db_close(cuzk_cluster_db *db)
 {
     if (!db) return;
-    if (db->conn) PQfinish(db->conn);
+    pq_close(db->conn);
     free(db->payload_dir);
     free(db);
 }
@@ -322,17 +415,23 @@ void cuzk_cluster_db_close(cuzk_cluster_db *db)
 const char *cuzk_cluster_db_where(cuzk_cluster_db *db) { return db->where; }
 uint64_t cuzk_cluster_db_statements(const cuzk_cluster_db *db) { return db->statements; }
 
+void cuzk_cluster_db_deadline(cuzk_cluster_db *db, uint32_t ms) { db->deadline = ms ? cuzk_now() + ms / 1000.0 : 0; }
+
 /* ---- hosts ---------------------------------------------------------------- */
 
-/* Claims of this host's name go back to the queue (a previous incarnation's,
- * or ours at a clean stop). */
-static bool release_claims(cuzk_cluster_db *db, char *err, size_t errlen)
+/* Claims under this host's name go back to the queue: those of previous
+ * incarnations (ours: false, at a join) or this incarnation's own (at a
+ * clean stop). A daemon that lost its name to another keeps neither the
+ * other's claims nor its own: each names the incarnation that made it. */
+static bool release_claims(cuzk_cluster_db *db, bool ours, char *err, size_t errlen)
 {
-    const char *p[1] = {db->host};
+    const char *p[3] = {db->host, db->inc, ours ? "t" : "f"};
     return exec0(db,
-                 "UPDATE cuzk_partitions SET state = 'pending', claimed_by = NULL, lease_until = NULL "
-                 "WHERE claimed_by = $1 AND state = 'claimed'",
-                 1, p, NULL, err, errlen);
+                 "UPDATE cuzk_partitions SET state = 'pending', claimed_by = NULL, claimed_inc = NULL, "
+                 " lease_until = NULL "
+                 "WHERE claimed_by = $1 AND state = 'claimed' "
+                 " AND (claimed_inc IS NOT DISTINCT FROM $2::bigint) = $3::boolean",
+                 3, p, NULL, err, errlen);
 }
 
 /* A random positive bigint from the OS. */
@@ -382,7 +481,8 @@ int cuzk_cluster_host_join(cuzk_cluster_db *db, unsigned slots, const char *kind
                     db->host, ago);
     }
     db->incarnation = inc;
-    return release_claims(db, err, errlen) ? CUZK_OK : CUZK_ERR_IO;
+    snprintf(db->inc, sizeof db->inc, "%lld", (long long)inc);
+    return release_claims(db, false, err, errlen) ? CUZK_OK : CUZK_ERR_IO;
 }
 
 int cuzk_cluster_heartbeat(cuzk_cluster_db *db, const cuzk_cluster_host_stats *st, const cuzk_cluster_lease *held,
@@ -419,13 +519,13 @@ int cuzk_cluster_heartbeat(cuzk_cluster_db *db, const cuzk_cluster_host_stats *s
         len[2] += (size_t)snprintf(arr[2] + len[2], cap - len[2], "%s%u", i ? "," : "", held[i].attempt);
     }
     for (int k = 0; k < 3; k++) snprintf(arr[k] + len[k], cap - len[k], "}");
-    const char *p2[5] = {db->host, db->lease, arr[0], arr[1], arr[2]};
+    const char *p2[6] = {db->host, db->lease, arr[0], arr[1], arr[2], db->inc};
     q = run(db,
             "UPDATE cuzk_partitions SET lease_until = now() + $2::bigint * interval '1 millisecond' "
-            "WHERE claimed_by = $1 AND state = 'claimed' AND lease_until >= now() "
+            "WHERE claimed_by = $1 AND claimed_inc = $6 AND state = 'claimed' AND lease_until >= now() "
             " AND (job_seq, part, attempt) IN (SELECT * FROM unnest($3::bigint[], $4::integer[], $5::integer[])) "
             "RETURNING job_seq, part, attempt",
-            5, p2, NULL, false, err, errlen);
+            6, p2, NULL, false, err, errlen);
     free(arr[0]), free(arr[1]), free(arr[2]);
     if (!q.ok) return CUZK_ERR_IO;
     for (size_t i = 0; i < n; i++) {
@@ -441,10 +541,8 @@ int cuzk_cluster_heartbeat(cuzk_cluster_db *db, const cuzk_cluster_host_stats *s
 
 int cuzk_cluster_host_leave(cuzk_cluster_db *db, char *err, size_t errlen)
 {
-    if (!release_claims(db, err, errlen)) return CUZK_ERR_IO;
-    char incs[24];
-    snprintf(incs, sizeof incs, "%lld", (long long)db->incarnation);
-    const char *p[2] = {db->host, incs};
+    if (!release_claims(db, true, err, errlen)) return CUZK_ERR_IO;
+    const char *p[2] = {db->host, db->inc};
     return exec0(db, "UPDATE cuzk_hosts SET stopped_at = now(), busy = 0 WHERE name = $1 AND incarnation = $2", 2, p,
                  NULL, err, errlen)
                ? CUZK_OK
@@ -468,9 +566,9 @@ static bool job_end(cuzk_cluster_db *db, const char *seq, const char *state, con
                     bool *retry, char *err, size_t errlen)
 {
     const char *p[3] = {seq, state, message};
-    /* a job that ends no longer needs its payload file */
+    /* a job that ends no longer needs its payload, in the row or in a file */
     qres q = run(db,
-                 "WITH j AS (UPDATE cuzk_jobs SET state = $2, error = $3, finished_at = now() "
+                 "WITH j AS (UPDATE cuzk_jobs SET state = $2, error = $3, finished_at = now(), payload = '' "
                  " WHERE seq = $1 AND state = 'active' RETURNING payload_file), "
                  "f AS (UPDATE cuzk_payloads SET refs = refs - 1 WHERE name IN (SELECT payload_file FROM j)) "
                  "SELECT count(*) FROM j",
@@ -583,8 +681,12 @@ static int submit_once(cuzk_cluster_db *db, const cuzk_cluster_job *j, const uin
                "SELECT $1, g, $2, $3, $4 FROM generate_series(0, $5::integer - 1) g",
                5, p4, retry, err, errlen))
         goto out;
-    q = run(db, "SELECT count(*) FROM cuzk_jobs WHERE state = 'active' AND seq < $1", 1, p4, NULL, false, err,
-            errlen);
+    /* the active jobs of its kind that hosts take first: higher priority, or
+     * the same and older (the claim's order) */
+    q = run(db,
+            "SELECT count(*) FROM cuzk_jobs WHERE state = 'active' AND kind = $2 "
+            " AND (priority > $3::smallint OR (priority = $3::smallint AND seq < $1))",
+            3, (const char *[3]){seq, j->kind, prio}, NULL, false, err, errlen);
     if (!q.ok) goto out;
     if (pos) *pos = (uint32_t)i64(q.r, 0, 0);
     PQclear(q.r);
@@ -644,20 +746,26 @@ int cuzk_cluster_claim(cuzk_cluster_db *db, const char *kinds, size_t max, cuzk_
         }
     char lim[24];
     snprintf(lim, sizeof lim, "%zu", max);
-    const char *p[4] = {db->host, arr, lim, db->lease};
-    /* RETURNING gives the updated rows in no set order (the CTE's ORDER BY
-     * only picks them): the outer SELECT hands them over in claim order,
-     * the most urgent first */
+    const char *p[5] = {db->host, arr, lim, db->lease, db->inc};
+    /* Only while the host's row is still this incarnation's: a daemon that
+     * lost its name (stalled past its lease while another took it) claims
+     * nothing. The row is share-locked, so a join taking the name waits
+     * for this claim and then releases what it took. RETURNING gives the
+     * updated rows in no set order (the CTE's ORDER BY only picks them):
+     * the outer SELECT hands them over in claim order, the most urgent
+     * first. */
     qres q = run(db,
-                 "WITH c AS (SELECT job_seq, part FROM cuzk_partitions "
-                 " WHERE state = 'pending' AND kind = ANY($2::text[]) "
+                 "WITH h AS (SELECT 1 FROM cuzk_hosts WHERE name = $1 AND incarnation = $5 AND stopped_at IS NULL "
+                 " FOR SHARE), "
+                 "c AS (SELECT job_seq, part FROM cuzk_partitions "
+                 " WHERE state = 'pending' AND kind = ANY($2::text[]) AND EXISTS (SELECT 1 FROM h) "
                  " ORDER BY priority DESC, job_seq, part LIMIT $3 FOR UPDATE SKIP LOCKED), "
-                 "u AS (UPDATE cuzk_partitions p SET state = 'claimed', claimed_by = $1, attempt = p.attempt + 1, "
-                 " lease_until = now() + $4::bigint * interval '1 millisecond' "
+                 "u AS (UPDATE cuzk_partitions p SET state = 'claimed', claimed_by = $1, claimed_inc = $5, "
+                 " attempt = p.attempt + 1, lease_until = now() + $4::bigint * interval '1 millisecond' "
                  "FROM c WHERE p.job_seq = c.job_seq AND p.part = c.part "
                  "RETURNING p.job_id, p.kind, p.job_seq, p.part, p.attempt, p.priority) "
                  "SELECT job_id, kind, job_seq, part, attempt, priority FROM u ORDER BY priority DESC, job_seq, part",
-                 4, p, NULL, false, err, errlen);
+                 5, p, NULL, false, err, errlen);
     free(arr);
     if (!q.ok) return CUZK_ERR_IO;
     int rows = PQntuples(q.r);
@@ -686,12 +794,15 @@ int cuzk_cluster_payload(cuzk_cluster_db *db, int64_t job_seq, uint8_t **payload
     char seq[24];
     snprintf(seq, sizeof seq, "%lld", (long long)job_seq);
     const char *p[1] = {seq};
-    qres q = run(db, "SELECT payload, payload_file, payload_sha256, payload_len FROM cuzk_jobs WHERE seq = $1", 1, p,
-                 NULL, true, err, errlen);
+    /* a job that ended dropped its payload: nothing of it is to be proved */
+    qres q = run(db,
+                 "SELECT payload, payload_file, payload_sha256, payload_len FROM cuzk_jobs "
+                 "WHERE seq = $1 AND state = 'active'",
+                 1, p, NULL, true, err, errlen);
     if (!q.ok) return CUZK_ERR_IO;
     if (PQntuples(q.r) != 1) {
         PQclear(q.r);
-        return cuzk_errf(err, errlen, CUZK_ERR_INVALID_ARG, "cluster: job %s is gone", seq);
+        return cuzk_errf(err, errlen, CUZK_ERR_INVALID_ARG, "cluster: job %s ended or is gone", seq);
     }
     if (!PQgetisnull(q.r, 0, 1)) {
         /* in payload_dir: read there and checked against the row's digest */
@@ -740,17 +851,18 @@ static void claim_text(claim_params *cp, const cuzk_cluster_lease *c)
     snprintf(cp->att, sizeof cp->att, "%u", c->attempt);
 }
 
-/* The claim as this host holds it: the WHERE clause shared by complete and fail. */
-#define HELD "job_seq = $1 AND part = $2 AND attempt = $3 AND claimed_by = $4 AND state = 'claimed' " \
-             "AND lease_until >= now()"
+/* The claim as this host holds it: the WHERE clause shared by complete and
+ * fail ($7: the incarnation that claimed it). */
+#define HELD "job_seq = $1 AND part = $2 AND attempt = $3 AND claimed_by = $4 AND claimed_inc = $7 " \
+             "AND state = 'claimed' AND lease_until >= now()"
 
 /* One statement, so one round trip: the partition's result is taken only
  * while the claim is still this host's (HELD: same attempt, lease not run
  * out; otherwise a late result, discarded), and only then is the job row
  * counted, under its row lock: concurrent completions of one job queue on
  * it and each counts on the row the previous one left, so exactly one
- * brings parts_done to num_partitions. The job's payload record loses the
- * job when it is done. */
+ * brings parts_done to num_partitions. A job that is done drops its
+ * payload: the bytes in its row, or its file's reference. */
 static int complete_once(cuzk_cluster_db *db, const cuzk_cluster_lease *c, const uint8_t proof[192],
                          uint64_t prove_ms, bool *accepted, bool *job_done, bool *retry, char *err, size_t errlen)
 {
@@ -760,20 +872,21 @@ static int complete_once(cuzk_cluster_db *db, const cuzk_cluster_lease *c, const
     claim_text(&cp, c);
     char ms[24];
     snprintf(ms, sizeof ms, "%llu", (unsigned long long)prove_ms);
-    const char *p[6] = {cp.seq, cp.part, cp.att, db->host, (const char *)proof, ms};
-    int lens[6] = {0, 0, 0, 0, CUZK_CLUSTER_PROOF_BYTES, 0};
+    const char *p[7] = {cp.seq, cp.part, cp.att, db->host, (const char *)proof, ms, db->inc};
+    int lens[7] = {0, 0, 0, 0, CUZK_CLUSTER_PROOF_BYTES, 0, 0};
     qres q = run(db,
                  "WITH p AS (UPDATE cuzk_partitions SET state = 'done', result = $5, verified = true, "
                  "  proved_by = $4, prove_ms = $6, finished_at = now(), lease_until = NULL "
                  "  WHERE " HELD " RETURNING job_seq), "
                  "j AS (UPDATE cuzk_jobs SET parts_done = parts_done + 1, "
                  "  state = CASE WHEN parts_done + 1 >= num_partitions THEN 'done' ELSE state END, "
-                 "  finished_at = CASE WHEN parts_done + 1 >= num_partitions THEN now() END "
+                 "  finished_at = CASE WHEN parts_done + 1 >= num_partitions THEN now() END, "
+                 "  payload = CASE WHEN parts_done + 1 >= num_partitions THEN ''::bytea ELSE payload END "
                  "  WHERE seq IN (SELECT job_seq FROM p) AND state = 'active' RETURNING state, payload_file), "
                  "f AS (UPDATE cuzk_payloads SET refs = refs - 1 "
                  "  WHERE name IN (SELECT payload_file FROM j WHERE state = 'done')) "
                  "SELECT (SELECT count(*) FROM p), coalesce((SELECT state FROM j), '')",
-                 6, p, lens, false, err, errlen);
+                 7, p, lens, false, err, errlen);
     if (!q.ok) {
         *retry = q.retry;
         return CUZK_ERR_IO;
@@ -804,13 +917,13 @@ static int fail_once(cuzk_cluster_db *db, const cuzk_cluster_lease *c, bool requ
     claim_params cp;
     claim_text(&cp, c);
     if (!begin(db, err, errlen)) return CUZK_ERR_IO;
-    const char *p[6] = {cp.seq, cp.part, cp.att, db->host, db->max_att, requeue ? "true" : "false"};
+    const char *p[7] = {cp.seq, cp.part, cp.att, db->host, db->max_att, requeue ? "true" : "false", db->inc};
     /* back to the queue while attempts are left; otherwise 'failed' */
     qres q = run(db,
                  "UPDATE cuzk_partitions SET claimed_by = NULL, lease_until = NULL, "
                  " state = CASE WHEN $6::boolean AND attempt < $5::integer THEN 'pending' ELSE 'failed' END "
                  "WHERE " HELD " RETURNING state",
-                 6, p, NULL, false, err, errlen);
+                 7, p, NULL, false, err, errlen);
     if (!q.ok) {
         *retry = q.retry;
         rollback(db);
@@ -900,6 +1013,44 @@ int cuzk_cluster_expire(cuzk_cluster_db *db, unsigned *leases_expired, unsigned 
     }
     PQclear(q.r);
     return rc;
+}
+
+/* Jobs deleted per statement of a retention pass: each statement is short
+ * (its locks and its WAL; about 0.5 s for 2000 jobs of 10 partitions on a
+ * small server), and a pass makes a few, for about a second at most: the
+ * node's thread heart-beats between passes, and a backlog (a long history
+ * met by a first horizon) goes over several. */
+#define PRUNE_BATCH "2000"
+#define PRUNE_STATEMENTS 8
+#define PRUNE_PASS_S 1.0
+
+int cuzk_cluster_prune(cuzk_cluster_db *db, unsigned *jobs_deleted, char *err, size_t errlen)
+{
+    if (jobs_deleted) *jobs_deleted = 0;
+    if (!strcmp(db->retention, "0")) return CUZK_OK;
+    /* the oldest finished jobs first, their partitions with them; rows
+     * another host is deleting are skipped, not waited for */
+    const char *p[2] = {db->retention, PRUNE_BATCH};
+    double t0 = cuzk_now();
+    for (int s = 0; s < PRUNE_STATEMENTS && cuzk_now() - t0 < PRUNE_PASS_S; s++) {
+        qres q = run(db,
+                     "WITH d AS (DELETE FROM cuzk_jobs WHERE seq IN (SELECT seq FROM cuzk_jobs "
+                     "  WHERE state <> 'active' AND finished_at < now() - $1::bigint * interval '1 millisecond' "
+                     "  ORDER BY finished_at LIMIT $2::integer FOR UPDATE SKIP LOCKED) RETURNING seq), "
+                     "p AS (DELETE FROM cuzk_partitions WHERE job_seq IN (SELECT seq FROM d)) "
+                     "SELECT count(*) FROM d",
+                     2, p, NULL, false, err, errlen);
+        if (!q.ok) return CUZK_ERR_IO;
+        unsigned n = (unsigned)i64(q.r, 0, 0);
+        PQclear(q.r);
+        if (jobs_deleted) *jobs_deleted += n;
+        if (n < (unsigned)atoi(PRUNE_BATCH)) break;
+    }
+    /* hosts not heard of within the horizon (stopped, or dead long ago) */
+    return exec0(db, "DELETE FROM cuzk_hosts WHERE heartbeat_at < now() - $1::bigint * interval '1 millisecond'", 1,
+                 p, NULL, err, errlen)
+               ? CUZK_OK
+               : CUZK_ERR_IO;
 }
 
 /* One pass over payload files no active job needs (see

@@ -10,7 +10,9 @@
  *     fit its engine's memory budget, polling with back-off (50 ms after
  *     work, doubling to 1 s while the queue is empty: no LISTEN/NOTIFY);
  *   - removes payload files no active job needs (after completing a job,
- *     and with the housekeeping).
+ *     and with the housekeeping), and finished jobs past the retention;
+ *   - stops claiming for good once another daemon holds its name (it was
+ *     stalled past its lease and the other took the name over).
  * The database being unreachable only delays: every call is retried on the
  * next turn, with the connection reset.
  */
@@ -47,6 +49,7 @@ struct cuzk_cluster_node {
     pthread_mutex_t mu; /* guards stop, draining, st */
     pthread_cond_t cv;
     bool stop, draining;
+    bool name_lost; /* the thread's own: another daemon took the host name */
     cuzk_cluster_host_stats st;
     held *held; /* the thread's own */
     size_t n_held;
@@ -157,6 +160,22 @@ static void reap(cuzk_cluster_node *n, bool *progressed)
     pthread_mutex_unlock(&n->mu);
 }
 
+/* Another daemon runs under this host's name (this one stalled past its
+ * lease): its claims were released when the other joined, so the engine
+ * jobs in hand are stopped, and nothing more is claimed under a name that
+ * is not this daemon's. */
+static void name_lost(cuzk_cluster_node *n, const char *why)
+{
+    n->name_lost = true;
+    for (size_t i = 0; i < n->n_held; i++)
+        if (!n->held[i].lost) {
+            n->held[i].lost = true;
+            cuzk_job_cancel(n->held[i].job);
+        }
+    nlog(n, 0, "%s: this daemon stops claiming and drops the %zu partitions in hand; give one of the two "
+               "daemons another cluster.host and restart it", why, n->n_held);
+}
+
 static void heartbeat(cuzk_cluster_node *n)
 {
     char err[512];
@@ -172,7 +191,9 @@ static void heartbeat(cuzk_cluster_node *n)
     cuzk_cluster_host_stats st = n->st;
     pthread_mutex_unlock(&n->mu);
     int rc = cuzk_cluster_heartbeat(n->db, &st, ls, n->n_held, lost, err, sizeof err);
-    if (rc != CUZK_OK) {
+    if (rc == CUZK_ERR_INVALID_ARG) {
+        name_lost(n, err);
+    } else if (rc != CUZK_OK) {
         nlog(n, 1, "heartbeat: %s", err);
     } else {
         for (size_t i = 0; i < n->n_held; i++)
@@ -198,6 +219,11 @@ static void expire(cuzk_cluster_node *n)
     if (leases) nlog(n, 1, "%u partition lease(s) ran out (their hosts stopped heart-beating): back in the queue", leases);
     if (timed_out) nlog(n, 1, "%u job(s) past their deadline timed out", timed_out);
     payload_gc(n); /* failed, cancelled, timed out: nobody completes those */
+    unsigned pruned = 0;
+    if (cuzk_cluster_prune(n->db, &pruned, err, sizeof err) != CUZK_OK)
+        nlog(n, 1, "deleting finished jobs past the retention: %s", err);
+    else if (pruned)
+        nlog(n, 3, "%u finished job(s) past the retention deleted", pruned);
     pthread_mutex_lock(&n->mu);
     n->st.expired += leases;
     pthread_mutex_unlock(&n->mu);
@@ -313,7 +339,7 @@ static void *node_main(void *arg)
         bool progressed = false;
         reap(n, &progressed);
         double t = cuzk_now();
-        if (t >= next_hb) {
+        if (t >= next_hb && !n->name_lost) {
             heartbeat(n);
             next_hb = t + n->lease_ms / 3000.0;
         }
@@ -321,7 +347,7 @@ static void *node_main(void *arg)
             expire(n);
             next_exp = t + n->lease_ms / 2000.0;
         }
-        if (!draining && t >= next_claim && n->n_held < n->slots) {
+        if (!draining && !n->name_lost && t >= next_claim && n->n_held < n->slots) {
             size_t got = claim(n);
             /* back-off while the queue is empty; at once after work */
             idle = got ? 0.05 : (progressed ? 0.05 : idle * 2 > 1.0 ? 1.0 : idle * 2);
@@ -343,6 +369,21 @@ static void *node_main(void *arg)
     return NULL;
 }
 
+/* Joins under the host name. A previous daemon of this name (killed) is
+ * seen dead one lease after its last heartbeat: the name is asked for
+ * again until then, and refused only past it. */
+static int join_name(cuzk_cluster_node *n, char *err, size_t errlen)
+{
+    double until = cuzk_now() + n->lease_ms / 1000.0 + 1.0;
+    for (bool waited = false;; waited = true) {
+        int rc = cuzk_cluster_host_join(n->db, n->slots, n->kinds, err, errlen);
+        if (rc != CUZK_ERR_INVALID_ARG || cuzk_now() >= until) return rc;
+        if (!waited) nlog(n, 1, "%s; waiting up to one lease for it to be seen dead", err);
+        struct timespec ts = {0, 250 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
 int cuzk_cluster_node_start(const cuzk_cluster_node_opts *o, cuzk_cluster_node **out, char *err, size_t errlen)
 {
     *out = NULL;
@@ -358,18 +399,7 @@ int cuzk_cluster_node_start(const cuzk_cluster_node_opts *o, cuzk_cluster_node *
     pthread_cond_init(&n->cv, NULL);
     n->st.slots = n->slots;
     int rc = n->kinds && n->held ? cuzk_cluster_db_open(&o->db, &n->db, err, errlen) : CUZK_ERR_NO_MEMORY;
-    /* a previous daemon of this name (killed) is seen dead one lease after
-     * its last heartbeat: wait that long for the name */
-    double until = cuzk_now() + n->lease_ms / 1000.0 + 1.0;
-    bool waited = false;
-    while (rc == CUZK_OK) {
-        rc = cuzk_cluster_host_join(n->db, n->slots, n->kinds, err, errlen);
-        if (rc != CUZK_ERR_INVALID_ARG || cuzk_now() >= until) break;
-        if (!waited) nlog(n, 1, "%s; waiting up to one lease for it to be seen dead", err);
-        waited = true;
-        struct timespec ts = {0, 250 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
+    if (rc == CUZK_OK) rc = join_name(n, err, errlen);
     if (rc == CUZK_OK && pthread_create(&n->thread, NULL, node_main, n) != 0) {
         snprintf(err, errlen, "cluster: cannot start the node's thread");
         rc = CUZK_ERR_NO_MEMORY;

@@ -105,9 +105,11 @@ typedef struct srv_status {
     uint64_t memory_pinned, memory_pinned_limit; /* page-locked parameters and their limit */
     /* [cluster]: the cluster's queue and hosts from its database (queues
      * above then count its jobs); in_cluster false when the database did
-     * not answer or there is no cluster */
+     * not answer or there is no cluster. cluster_error: why the cluster's
+     * queue is unknown (its database did not answer); "" otherwise */
     bool in_cluster;
     cuzk_cluster_view cluster;
+    char cluster_error[320];
 } srv_status;
 int srv_get_status(srv_backend *b, srv_status *out);
 /* Frees what srv_get_status allocated (the srs errors, the cluster's view). */

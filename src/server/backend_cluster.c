@@ -57,6 +57,8 @@ static cuzk_cluster_opts opts_of(const cuzk_config *c, const char *host)
         .max_attempts = c->cluster_max_attempts,
         .payload_dir = c->cluster_payload_dir[0] ? c->cluster_payload_dir : NULL,
         .payload_threshold = (size_t)c->cluster_payload_threshold,
+        .statement_timeout_ms = (uint32_t)c->cluster_statement_timeout_ms,
+        .retention_ms = c->cluster_retention_ms,
     };
 }
 
@@ -175,13 +177,18 @@ static void sleep_ms(int64_t ms)
 static int64_t mono_ms(void) { return (int64_t)(cuzk_now() * 1000.0); }
 
 /* One look at a job through a pooled connection, held only for the query:
- * a thousand waiting calls must not hold a thousand connections. */
-static int job_get(srv_cluster *cl, const char *job_id, cuzk_cluster_job_info *in, char *why, size_t whylen)
+ * a thousand waiting calls must not hold a thousand connections. The look
+ * ends by the caller's deadline (left_ms; < 0: none) whatever the database
+ * does. */
+static int job_get(srv_cluster *cl, const char *job_id, int64_t left_ms, cuzk_cluster_job_info *in, char *why,
+                   size_t whylen)
 {
     memset(in, 0, sizeof *in);
     cuzk_cluster_db *db = db_get(cl, why, whylen);
     if (!db) return CUZK_ERR_IO;
+    cuzk_cluster_db_deadline(db, left_ms < 0 ? 0 : left_ms < 1 ? 1 : left_ms > UINT32_MAX ? UINT32_MAX : (uint32_t)left_ms);
     int rc = cuzk_cluster_job_get(db, job_id, in, why, whylen);
+    cuzk_cluster_db_deadline(db, 0);
     db_put(cl, db);
     return rc;
 }
@@ -195,7 +202,7 @@ int srv_cluster_await(srv_cluster *cl, const char *job_id, int64_t timeout_ms, b
     char why[512];
     int rc;
     for (;;) {
-        rc = job_get(cl, job_id, &in, why, sizeof why);
+        rc = job_get(cl, job_id, timeout_ms < 0 ? -1 : timeout_ms - (mono_ms() - t0), &in, why, sizeof why);
         bool down = rc == CUZK_ERR_IO && (timeout_ms < 0 || mono_ms() - t0 < timeout_ms);
         if (down) {
             /* the database restarting: keep waiting (the connection is reset
@@ -205,6 +212,9 @@ int srv_cluster_await(srv_cluster *cl, const char *job_id, int64_t timeout_ms, b
             in.state = CUZK_JOB_RUNNING;
         } else if (rc != CUZK_OK) {
             cuzk_cluster_job_info_free(&in);
+            if (rc == CUZK_ERR_IO)
+                return cuzk_errf(err, errlen, RPC_UNAVAILABLE, "cluster: job %s: its state is unknown: %s", job_id,
+                                 why);
             if (rc == CUZK_ERR_INVALID_ARG)
                 return cuzk_errf(err, errlen, RPC_NOT_FOUND, "no job %s (never submitted to the cluster, or replaced)",
                             job_id);
@@ -212,6 +222,10 @@ int srv_cluster_await(srv_cluster *cl, const char *job_id, int64_t timeout_ms, b
         }
         if (in.state >= CUZK_JOB_DONE) break;
         int64_t used = mono_ms() - t0;
+        /* the wait ran out while the database was not answering: the job's
+         * state is unknown, which is not "still running" */
+        if (timeout_ms >= 0 && used >= timeout_ms && down)
+            return cuzk_errf(err, errlen, RPC_UNAVAILABLE, "cluster: job %s: its state is unknown: %s", job_id, why);
         if (timeout_ms >= 0 && used >= timeout_ms) break;
         cuzk_cluster_job_info_free(&in);
         /* slices of at most 50 ms: a call that ended is noticed promptly */
@@ -271,13 +285,18 @@ void srv_cluster_get_stats(srv_cluster *cl, srv_cluster_stats *out)
     *out = (srv_cluster_stats){st.slots, st.busy, st.claims, st.completed, st.discarded, st.expired};
 }
 
-int srv_cluster_view(srv_cluster *cl, cuzk_cluster_view *v)
+/* A status call's database work: a status that cannot be had sooner is
+ * reported unknown rather than waited for. */
+#define VIEW_DEADLINE_MS 3000
+
+int srv_cluster_view(srv_cluster *cl, cuzk_cluster_view *v, char *err, size_t errlen)
 {
-    char err[512];
     memset(v, 0, sizeof *v);
-    cuzk_cluster_db *db = db_get(cl, err, sizeof err);
+    cuzk_cluster_db *db = db_get(cl, err, errlen);
     if (!db) return -1;
-    int rc = cuzk_cluster_view_get(db, v, err, sizeof err);
+    cuzk_cluster_db_deadline(db, VIEW_DEADLINE_MS);
+    int rc = cuzk_cluster_view_get(db, v, err, errlen);
+    cuzk_cluster_db_deadline(db, 0);
     db_put(cl, db);
     return rc == CUZK_OK ? 0 : -1;
 }
@@ -287,7 +306,9 @@ char *srv_cluster_status_json(srv_cluster *cl)
     char err[512], *js = NULL;
     cuzk_cluster_db *db = db_get(cl, err, sizeof err);
     if (!db) return NULL;
+    cuzk_cluster_db_deadline(db, VIEW_DEADLINE_MS);
     if (cuzk_cluster_status_json(db, &js, err, sizeof err) != CUZK_OK) js = NULL;
+    cuzk_cluster_db_deadline(db, 0);
     db_put(cl, db);
     return js;
 }

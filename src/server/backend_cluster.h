@@ -36,8 +36,9 @@ typedef struct srv_cluster_stats {
 void srv_cluster_get_stats(srv_cluster *cl, srv_cluster_stats *out);
 /* The cluster's JSON snapshot (cuzk_cluster_status_json), malloc'd, or NULL. */
 char *srv_cluster_status_json(srv_cluster *cl);
-/* Its queue and hosts for GetStatus; -1 when the database does not answer. */
-int srv_cluster_view(srv_cluster *cl, cuzk_cluster_view *v);
+/* Its queue and hosts for GetStatus; -1 with the reason in err when the
+ * database does not answer within a few seconds. */
+int srv_cluster_view(srv_cluster *cl, cuzk_cluster_view *v, char *err, size_t errlen);
 /* The seed every host of c's cluster makes the test kinds' parameters from
  * (stored in the database by the first to ask): an assembled proof of a
  * test kind then verifies against one parameter set. */

@@ -658,7 +658,11 @@ int srv_get_status(srv_backend *b, srv_status *out)
     pthread_mutex_unlock(&b->mu);
     /* in a cluster the jobs are the cluster's: a client's back-pressure must
      * see every host's queue, not this engine's partitions */
-    if (b->cl && srv_cluster_view(b->cl, &out->cluster) == 0) {
+    if (b->cl && srv_cluster_view(b->cl, &out->cluster, out->cluster_error, sizeof out->cluster_error) != 0) {
+        /* not the cluster's queue, and not empty either: unknown, said so */
+        if (!out->cluster_error[0]) snprintf(out->cluster_error, sizeof out->cluster_error, "database unreachable");
+    } else if (b->cl) {
+        out->cluster_error[0] = '\0';
         out->in_cluster = true;
         for (size_t i = 0; i < out->cluster.n_queues; i++) {
             const cuzk_cluster_queue *q = &out->cluster.queues[i];

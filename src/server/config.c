@@ -168,6 +168,12 @@ static const cfg_entry table[] = {
       "under their SHA-256 instead of into the database; empty = every payload in the database"),
     E("cluster", "payload_threshold", T_SIZE, cluster_payload_threshold, 0, 0, "\"1MiB\"", false,
       "payloads larger than this go to payload_dir (a 32 GiB C1 is about 50 MB)"),
+    E("cluster", "statement_timeout", T_DURATION, cluster_statement_timeout_ms, 0, 0, "\"10s\"", false,
+      "the database's statement_timeout on every connection; a statement not answered 2s past it (a stopped "
+      "server) is given up and the connection made again (at least 1s)"),
+    E("cluster", "retention", T_DURATION, cluster_retention_ms, 0, 0, "\"24h\"", false,
+      "finished jobs (their proofs, partitions, errors) are deleted this long after they finished; "
+      "0 = kept for ever (at least 1m otherwise)"),
     E("logging", "level", T_LEVEL, log_level, 0, 0, "\"info\"", true,
       "trace, debug, info, warn or error"),
     CHOICE("logging", "format", log_json, "text", "json", "\"text\"", true,
@@ -538,6 +544,10 @@ int cfg_finish(cuzk_config *c, char *err, size_t errlen)
         return FAIL("cluster.host: at most 63 letters, digits, '.', '_' or '-'");
     if (c->cluster_conninfo[0] && c->cluster_lease_ms < 1000)
         return FAIL("cluster.lease: at least 1s (heartbeats come every third of it)");
+    if (c->cluster_statement_timeout_ms < 1000 || c->cluster_statement_timeout_ms > INT32_MAX)
+        return FAIL("cluster.statement_timeout: between 1s and 596h");
+    if (c->cluster_retention_ms && c->cluster_retention_ms < 60000)
+        return FAIL("cluster.retention: 0 (kept for ever) or at least 1m (a host's row goes with it too)");
     if (c->cluster_payload_dir[0] && c->cluster_payload_dir[0] != '/')
         return FAIL("cluster.payload_dir: \"%s\" is not an absolute path", c->cluster_payload_dir);
     for (const char *q = c->auth_token; *q; q++)

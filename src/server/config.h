@@ -89,6 +89,8 @@ typedef struct cuzk_config {
     uint32_t cluster_max_attempts;
     char cluster_payload_dir[CFG_STR_MAX]; /* "" = payloads in the database */
     uint64_t cluster_payload_threshold;
+    uint64_t cluster_statement_timeout_ms;
+    uint64_t cluster_retention_ms;       /* 0 = finished jobs kept for ever */
     /* [logging] */
     cfg_log_level log_level;
     bool log_json;

@@ -634,6 +634,7 @@ static int m_status(srv_service *s, rpc_call *c, const uint8_t *req, size_t len,
     a.cluster_queues = cqp;
     a.n_cluster_hosts = nh;
     a.cluster_hosts = chp;
+    if (st.cluster_error[0]) a.cluster_error = st.cluster_error;
     send_msg(c, &a.base);
     free(cq), free(cqp), free(ch), free(chp);
     srv_status_free(&st);
