@@ -130,6 +130,22 @@ int cuzk_fil_c1_witness(const cuzk_fil_c1 *c1, unsigned k, cuzk_porep_witness *w
  * the rebuilt values; returns the count, 0 if c1 is unchecked or k out of range. */
 size_t cuzk_fil_c1_public_inputs(const cuzk_fil_c1 *c1, unsigned k, cuzk_fr *out);
 
+/* What a verifier of a seal knows (filecoin-proofs verify_seal's arguments besides the proof). */
+typedef struct cuzk_fil_seal_values {
+    uint64_t registered_proof;
+    uint8_t prover_id[32];
+    uint64_t sector_id;
+    uint8_t ticket[32], seed[32]; /* seed: the interactive randomness */
+    uint8_t comm_d[32], comm_r[32];
+} cuzk_fil_seal_values;
+/*
+ * Partition k's public inputs without ONE (cuzk_porep_num_inputs - 1 values) from those values
+ * alone: replica_id, the challenges and their graph parents rebuilt as cuzk_fil_c1_check rebuilds
+ * them, so that for a checked C1 of the same sector they are cuzk_fil_c1_public_inputs'. 0,
+ * CUZK_ERR_INVALID_ARG (unknown proof, k out of range), CUZK_ERR_NONCANONICAL (a commitment is
+ * not a field element), CUZK_ERR_NO_MEMORY.
+ */
+int cuzk_fil_porep_public_inputs(cuzk_fr *out, const cuzk_fil_seal_values *v, unsigned k);
 /* Size name of the VanillaSealProof variant ("StackedDrg2KiBV1"), NULL for an unknown size. */
 const char *cuzk_fil_c1_size_key(uint64_t sector_size);
 /* Sibling count of one tree D / tree R,C path of the config. */

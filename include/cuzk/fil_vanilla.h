@@ -183,6 +183,15 @@ int64_t cuzk_fil_update_proof_for_size(uint64_t sector_size);
  */
 int cuzk_fil_commitment(uint8_t out[32], const uint8_t *in, size_t len, const char *name, char *err,
                         size_t err_len);
+/*
+ * The same from the text an operator has: 64 hex digits of the 32 bytes (an optional "0x"), or
+ * the CID string lotus and curio print (multibase base32, "bagboea4b5abc..." for a sealed and
+ * "baga6ea4seaq..." for an unsealed commitment). A CID must be of the kind `sealed` says
+ * (comm_r: fil-commitment-sealed with Poseidon; comm_d: unsealed with SHA-256-trunc254), as
+ * lotus's CIDToReplicaCommitmentV1 / CIDToDataCommitmentV1 require.
+ */
+int cuzk_fil_commitment_text(uint8_t out[32], const char *s, int sealed, const char *name, char *err,
+                             size_t err_len);
 
 /* ---- sealed sectors and generators (tests, demos, benchmarks) ------------------------------ */
 /* These hold whole sectors and build whole trees in memory: sizes up to a few hundred MiB. */

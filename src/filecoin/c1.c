@@ -113,3 +113,47 @@ size_t cuzk_fil_c1_public_inputs(const cuzk_fil_c1 *c1, unsigned k, cuzk_fr *out
     free(ch);
     return n;
 }
+
+/* The challenged nodes of partition k and their parents: what the public inputs read of a witness. */
+static int porep_challenge_nodes(cuzk_porep_challenge *ch, const cuzk_fil_seal_proof *rp, const cuzk_porep_config *c,
+                                 const uint8_t porep_id[32], const uint8_t replica_id[32],
+                                 const cuzk_fil_seal_values *v, unsigned k)
+{
+    cuzk_fil_graph g;
+    uint64_t *nodes = malloc(sizeof *nodes * c->challenges);
+    int rc = nodes ? 0 : CUZK_ERR_NO_MEMORY;
+    if (!rc && (cuzk_fil_graph_init(&g, c->nodes, porep_id, rp->api_version) ||
+                fil_porep_partition_challenges(nodes, rp, c, replica_id, v->comm_r, v->seed, k)))
+        rc = CUZK_ERR_INVALID_ARG;
+    for (unsigned i = 0; !rc && i < c->challenges; i++) {
+        uint32_t par[CUZK_FIL_DEGREE];
+        cuzk_fil_graph_parents(&g, (uint32_t)nodes[i], par);
+        ch[i].node = nodes[i];
+        for (int j = 0; j < CUZK_POREP_BASE_DEGREE; j++) ch[i].drg[j].node = par[j];
+        for (int j = 0; j < CUZK_POREP_EXP_DEGREE; j++) ch[i].exp[j].node = par[CUZK_POREP_BASE_DEGREE + j];
+    }
+    free(nodes);
+    return rc;
+}
+
+int cuzk_fil_porep_public_inputs(cuzk_fr *out, const cuzk_fil_seal_values *v, unsigned k)
+{
+    const cuzk_fil_seal_proof *rp = cuzk_fil_seal_proof_get(v->registered_proof);
+    cuzk_porep_config c;
+    if (!rp || cuzk_porep_config_for(&c, rp->sector_size, rp->feature == CUZK_FIL_FEAT_NON_INTERACTIVE) ||
+        k >= c.partitions)
+        return CUZK_ERR_INVALID_ARG;
+    cuzk_porep_witness w = {0};
+    if (cuzk_fr_from_le32(&w.comm_d, v->comm_d) || cuzk_fr_from_le32(&w.comm_r, v->comm_r))
+        return CUZK_ERR_NONCANONICAL;
+    uint8_t porep_id[32], rid[32];
+    cuzk_fil_porep_id(porep_id, rp->id, 0);
+    cuzk_fil_replica_id(rid, v->prover_id, v->sector_id, v->ticket, v->comm_d, porep_id);
+    cuzk_fr_from_le32(&w.replica_id, rid); /* canonical: its top two bits are cleared */
+    cuzk_porep_challenge *ch = calloc(c.challenges, sizeof *ch);
+    int rc = ch ? porep_challenge_nodes(ch, rp, &c, porep_id, rid, v, k) : CUZK_ERR_NO_MEMORY;
+    w.challenges = ch;
+    if (!rc) cuzk_porep_public_inputs(out, &c, &w);
+    free(ch);
+    return rc;
+}

@@ -21,24 +21,6 @@ static int path_ok(const cuzk_tree_shape *s, uint64_t nodes, const cuzk_fil_mpro
            cuzk_fr_eq(&r, root);
 }
 
-/* Challenges of partition k as the registered proof's variant derives them. */
-static int challenges_of(const cuzk_fil_c1 *c1, unsigned k, uint64_t *out)
-{
-    const cuzk_porep_config *c = &c1->cfg;
-    if (c1->rp->feature == CUZK_FIL_FEAT_NON_INTERACTIVE) {
-        for (unsigned i = 0; i < c->challenges; i++)
-            out[i] = cuzk_fil_porep_challenge_ni(c1->replica_id, c1->comm_r, k * c->challenges + i, c->nodes);
-        return 0;
-    }
-    if (c1->rp->feature == CUZK_FIL_FEAT_SYNTHETIC) {
-        cuzk_fil_synth s;
-        if (cuzk_fil_synth_init(&s, c1->replica_id, c1->comm_r, c->nodes, 0)) return -1;
-        return cuzk_fil_synth_porep_challenges(&s, c1->seed, c->challenges, k, NULL, out);
-    }
-    cuzk_fil_porep_challenges(out, c->challenges, k, c1->replica_id, c1->seed, c->nodes);
-    return 0;
-}
-
 /* What every challenge's check reads. */
 typedef struct check_ctx {
     const cuzk_fil_c1 *c1;
@@ -157,7 +139,8 @@ int cuzk_fil_c1_check_threads(cuzk_fil_c1 *c1, uint64_t registered_proof, uint64
     cuzk_fr *parents = malloc(sizeof(cuzk_fr) * FIL_C1_NPAR);
     int rc = chs && rcs && parents ? 0 : CUZK_ERR_NO_MEMORY;
     for (unsigned k = 0; k < c->partitions && !rc; k++)
-        if (challenges_of(c1, k, chs + (size_t)k * c->challenges))
+        if (fil_porep_partition_challenges(chs + (size_t)k * c->challenges, c1->rp, c, c1->replica_id, c1->comm_r,
+                                           c1->seed, k))
             rc = vfail(err, errcap, "challenges of partition %u could not be derived", k);
     if (!rc) {
         /* the challenges are independent: checked on nthreads, and the

@@ -141,3 +141,20 @@ int cuzk_fil_synth_porep_challenges(const cuzk_fil_synth *s, const uint8_t rand[
     }
     return 0;
 }
+
+int fil_porep_partition_challenges(uint64_t *out, const cuzk_fil_seal_proof *rp, const cuzk_porep_config *c,
+                                   const uint8_t replica_id[32], const uint8_t comm_r[32], const uint8_t seed[32],
+                                   unsigned k) {
+    if (rp->feature == CUZK_FIL_FEAT_NON_INTERACTIVE) {
+        for (unsigned i = 0; i < c->challenges; i++)
+            out[i] = cuzk_fil_porep_challenge_ni(replica_id, comm_r, k * c->challenges + i, c->nodes);
+        return 0;
+    }
+    if (rp->feature == CUZK_FIL_FEAT_SYNTHETIC) {
+        cuzk_fil_synth s;
+        if (cuzk_fil_synth_init(&s, replica_id, comm_r, c->nodes, 0)) return -1;
+        return cuzk_fil_synth_porep_challenges(&s, seed, c->challenges, k, NULL, out);
+    }
+    cuzk_fil_porep_challenges(out, c->challenges, k, replica_id, seed, c->nodes);
+    return 0;
+}

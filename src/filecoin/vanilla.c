@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuzk/base32.h"
 #include "cuzk/error.h"
+#include "cuzk/hex.h"
 #include "cuzk/poseidon.h"
 #include "filecoin_internal.h"
 #include "vanilla_internal.h"
@@ -273,29 +275,74 @@ static int uvarint(const uint8_t *in, size_t len, size_t *off, uint64_t *v)
     return -1;
 }
 
+/* The digest of a Filecoin commitment CID (CIDv1 <codec> <multihash code> <digest length
+ * 32> <digest>) at *off, its codec in *codec; -1 for any other byte string. */
+static int cid_digest(const uint8_t *in, size_t len, size_t *off, uint64_t *codec)
+{
+    uint64_t ver, mh, dl;
+    *off = 0;
+    if (uvarint(in, len, off, &ver) || uvarint(in, len, off, codec) || uvarint(in, len, off, &mh) ||
+        uvarint(in, len, off, &dl) || ver != 1)
+        return -1;
+    bool sealed = *codec == 0xf102 && mh == 0xb401, unsealed = *codec == 0xf101 && mh == 0x1012;
+    return (sealed || unsealed) && dl == 32 && len - *off == 32 ? 0 : -1;
+}
+
+/* 32 digest bytes into out when they are a canonical element. */
+static int commitment_digest(uint8_t out[32], const uint8_t *digest, const char *name, char *err, size_t err_len)
+{
+    cuzk_fr t;
+    if (cuzk_fr_from_le32(&t, digest) != 0)
+        return cuzk_errf(err, err_len, CUZK_ERR_NONCANONICAL, "%s: not a canonical field element", name);
+    memcpy(out, digest, 32);
+    return 0;
+}
+
 int cuzk_fil_commitment(uint8_t out[32], const uint8_t *in, size_t len, const char *name, char *err,
                         size_t err_len)
 {
-    const uint8_t *digest = in;
-    if (len != 32) {
-        /* CIDv1 <codec> <multihash code> <digest length 32> <digest> */
-        size_t off = 0;
-        uint64_t ver, codec, mh, dl;
-        if (uvarint(in, len, &off, &ver) || uvarint(in, len, &off, &codec) || uvarint(in, len, &off, &mh) ||
-            uvarint(in, len, &off, &dl) || ver != 1 || (codec != 0xf101 && codec != 0xf102) ||
-            (mh != 0x1012 && mh != 0xb401) || dl != 32 || len - off != 32) {
-            snprintf(err, err_len, "%s: %zu bytes, neither 32 raw bytes nor a Filecoin commitment CID", name, len);
-            return CUZK_ERR_FORMAT;
-        }
-        digest = in + off;
-    }
-    cuzk_fr t;
-    if (cuzk_fr_from_le32(&t, digest) != 0) {
-        snprintf(err, err_len, "%s: not a canonical field element", name);
-        return CUZK_ERR_NONCANONICAL;
-    }
-    memcpy(out, digest, 32);
+    size_t off = 0;
+    uint64_t codec;
+    if (len != 32 && cid_digest(in, len, &off, &codec))
+        return cuzk_errf(err, err_len, CUZK_ERR_FORMAT, "%s: %zu bytes, neither 32 raw bytes nor a Filecoin "
+                         "commitment CID", name, len);
+    return commitment_digest(out, in + off, name, err, err_len);
+}
+
+/* A CID string's bytes: multibase 'b' (base32) only, the form lotus and curio print. */
+static int cid_text(uint8_t **bytes, size_t *len, const char *s, const char *name, char *err, size_t err_len)
+{
+    size_t n = strlen(s);
+    *bytes = s[0] == 'b' && n < 128 ? cuzk_base32_decode(s + 1, n - 1, len) : NULL;
+    if (!*bytes)
+        return cuzk_errf(err, err_len, CUZK_ERR_FORMAT, "%s: \"%.80s\" is neither 64 hex digits nor a CID in base32 "
+                         "(\"bagboea4b5abc...\", \"baga6ea4seaq...\")", name, s);
     return 0;
+}
+
+int cuzk_fil_commitment_text(uint8_t out[32], const char *s, int sealed, const char *name, char *err,
+                             size_t err_len)
+{
+    /* an unsealed CID's text is 64 characters too, never all hex digits ("baga6ea4...") */
+    const char *hex = !strncmp(s, "0x", 2) ? s + 2 : s;
+    uint8_t raw[32];
+    if (strlen(hex) == 64 && !cuzk_hex_decode(raw, 32, hex)) return commitment_digest(out, raw, name, err, err_len);
+    uint8_t *b;
+    size_t len, off;
+    uint64_t codec;
+    int rc = cid_text(&b, &len, s, name, err, err_len);
+    if (rc) return rc;
+    if (cid_digest(b, len, &off, &codec))
+        rc = cuzk_errf(err, err_len, CUZK_ERR_FORMAT, "%s: a CID, but not a Filecoin commitment (CIDv1, "
+                       "fil-commitment-sealed / unsealed, a 32-byte digest)", name);
+    else if (codec != (sealed ? 0xf102u : 0xf101u))
+        rc = cuzk_errf(err, err_len, CUZK_ERR_FORMAT, "%s: the CID of %s commitment, expected %s one (%s)", name,
+                       sealed ? "an unsealed (comm_d)" : "a sealed (comm_r)", sealed ? "a sealed" : "an unsealed",
+                       sealed ? "bagboea4b5abc..." : "baga6ea4seaq...");
+    else
+        rc = commitment_digest(out, b + off, name, err, err_len);
+    free(b);
+    return rc;
 }
 
 void cuzk_fil_prover_id(uint8_t out[32], uint64_t miner_id)
