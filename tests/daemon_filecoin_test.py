@@ -18,7 +18,7 @@ import grpc
 
 CUZK, PROTO_DIR, PARAMS = sys.argv[1], sys.argv[2], sys.argv[3]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from grpc_harness import Harness, fil_request  # noqa: E402
+from grpc_harness import Harness, cuzk_runner, fil_request, kill_on_error, start_fil_daemon  # noqa: E402
 
 H = Harness("daemon_filecoin", PROTO_DIR, seed_bits=31)
 rng, tmp, failures = H.rng, H.tmp, H.failures
@@ -29,31 +29,11 @@ def check(cond, what):
 
 
 from cuzk.v1 import proving_pb2 as pb  # noqa: E402
-from cuzk.v1 import proving_pb2_grpc as pbg  # noqa: E402
 
 S = pb.AwaitProofResponse
 daemon = None
-
-
-def on_error(kind, value, tb):
-    import traceback
-    traceback.print_exception(kind, value, tb)
-    if daemon and daemon.poll() is None:
-        daemon.kill()
-    log = os.path.join(tmp, "daemon.log")
-    if os.path.exists(log):
-        print("--- daemon log tail ---\n" + open(log).read()[-4000:])
-    sys.exit(1)
-
-
-sys.excepthook = on_error
-
-
-def run(*args):
-    r = subprocess.run([CUZK, *args], cwd=tmp, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"cuzk {' '.join(args)}: exit {r.returncode}\n{r.stdout}{r.stderr}")
-    return r.stdout + r.stderr
+kill_on_error(tmp, lambda: [daemon])
+run = cuzk_runner(CUZK, tmp)
 
 
 # ---- inputs: two sealed sectors, their PoSt vanilla proofs, a SnapDeals update
@@ -86,26 +66,12 @@ for f in os.listdir(PARAMS):
         os.symlink(os.path.join(PARAMS, f), os.path.join(params, f))
 # one PCE extracted beforehand by the operator's command: the daemon must load it
 run("pce", "extract", "--circuit", "wpost-2k", "--dir", pcedir, "--threads", "1")
-sock = os.path.join(tmp, "cuzk.sock")
-conf = os.path.join(tmp, "cuzk.toml")
-with open(conf, "w") as f:
-    f.write(f'[daemon]\nlisten = "unix://{sock}"\nmax_message_size = "64MiB"\n'
-            f'[srs]\nparam_cache = "{params}"\npce = true\npce_dir = "{pcedir}"\n'
-            f'[synthesis]\npartition_workers = 1\n'
-            # one prover worker: "the first PoRep is being proved, the others wait"
-            # below holds whatever the machine's speed (with two, the second PoRep
-            # could start proving before the WinningPoSt arrives)
-            f'[gpus]\ngpu_workers_per_device = 1\n')
-log = os.path.join(tmp, "daemon.log")
-daemon = subprocess.Popen([CUZK, "daemon", "--config", conf], stdout=subprocess.DEVNULL, stderr=open(log, "w"))
-deadline = time.time() + 60
-while "serving on" not in open(log).read():
-    if daemon.poll() is not None or time.time() > deadline:
-        raise RuntimeError("daemon did not start: " + open(log).read())
-    time.sleep(0.05)
-ch = grpc.insecure_channel(f"unix://{sock}", options=[("grpc.max_send_message_length", -1),
-                                                      ("grpc.max_receive_message_length", -1)])
-st = pbg.ProvingEngineStub(ch)
+daemon, st = start_fil_daemon(CUZK, tmp, params, f'pce = true\npce_dir = "{pcedir}"\n'
+                             f'[synthesis]\npartition_workers = 1\n'
+                             # one prover worker: "the first PoRep is being proved, the others wait"
+                             # below holds whatever the machine's speed (with two, the second PoRep
+                             # could start proving before the WinningPoSt arrives)
+                             f'[gpus]\ngpu_workers_per_device = 1\n')
 # the kinds whose parameters the fixture made (all four, except in the sanitizer build)
 stamp = {"window-post": "wpost-2k", "winning-post": "winning-2k", "snap": "snap-2k", "porep": "porep-2k"}
 have = sorted(v for k, v in stamp.items() if os.path.exists(os.path.join(PARAMS, f".done-{k}-2KiB")))
@@ -281,7 +247,7 @@ if FULL:
 st.GetStatus(pb.GetStatusRequest())
 daemon.terminate()
 check(daemon.wait(60) == 0, "daemon exits cleanly on SIGTERM")
-text = open(log).read()
+text = open(os.path.join(tmp, "daemon.log")).read()
 check("loaded the PCE of wpost-2k from disk" in text and "PCE of wpost-2k extracted" not in text,
       "the PCE from `cuzk pce extract` was loaded, not extracted again")
 check(all(f"PCE of {k} extracted" in text for k in have if k != "wpost-2k"),

@@ -192,6 +192,53 @@ class Harness:
             print(f"{'ok  ' if cond else 'FAIL'}: {what}", flush=True)
 
 
+def cuzk_runner(cuzk, cwd):
+    """run(*args): `cuzk args` in cwd, what it printed; RuntimeError with its output when it fails."""
+    def run(*args):
+        r = subprocess.run([cuzk, *args], cwd=cwd, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"cuzk {' '.join(args)}: exit {r.returncode}\n{r.stdout}{r.stderr}")
+        return r.stdout + r.stderr
+    return run
+
+
+def kill_on_error(tmp, procs):
+    """sys.excepthook for the Filecoin daemon tests: the traceback, the processes procs() lists
+    killed, tmp/daemon.log's tail, exit 1."""
+    def on_error(kind, value, tb):
+        import traceback
+        traceback.print_exception(kind, value, tb)
+        for p in procs():
+            if p and p.poll() is None:
+                p.kill()
+        log = os.path.join(tmp, "daemon.log")
+        if os.path.exists(log):
+            print("--- daemon log tail ---\n" + open(log).read()[-4000:])
+        sys.exit(1)
+    sys.excepthook = on_error
+
+
+def start_fil_daemon(cuzk, tmp, params, toml):
+    """`cuzk daemon` on unix://tmp/cuzk.sock with tmp/cuzk.toml ([daemon] listen, max_message_size,
+    [srs] param_cache = params, then toml), its log tmp/daemon.log; waits for "serving on".
+    (process, a ProvingEngine stub)."""
+    import grpc
+    from cuzk.v1 import proving_pb2_grpc as pbg
+    sock, conf, log = (os.path.join(tmp, n) for n in ("cuzk.sock", "cuzk.toml", "daemon.log"))
+    with open(conf, "w") as f:
+        f.write(f'[daemon]\nlisten = "unix://{sock}"\nmax_message_size = "64MiB"\n'
+                f'[srs]\nparam_cache = "{params}"\n{toml}')
+    p = subprocess.Popen([cuzk, "daemon", "--config", conf], stdout=subprocess.DEVNULL, stderr=open(log, "w"))
+    deadline = time.time() + 60
+    while "serving on" not in open(log).read():
+        if p.poll() is not None or time.time() > deadline:
+            raise RuntimeError("daemon did not start: " + open(log).read())
+        time.sleep(0.05)
+    ch = grpc.insecure_channel(f"unix://{sock}", options=[("grpc.max_send_message_length", -1),
+                                                          ("grpc.max_receive_message_length", -1)])
+    return p, pbg.ProvingEngineStub(ch)
+
+
 def fil_request(pb, d, request_id, **override):
     """A SubmitProofRequest from the request.json that `cuzk gen-vanilla` wrote
     in directory d (its vanilla proof files read from there)."""

@@ -421,8 +421,20 @@ out:
 
 /* ---- verify ------------------------------------------------------------- */
 
+int cmd_verify_filecoin(int argc, char **argv);
+
+/* `cuzk verify --kind ...` (or --values FILE) is a Filecoin proof (cmd_verify_fil.c); without
+ * them a test circuit's. */
+static bool verify_is_filecoin(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strncmp(argv[i], "--kind", 6) || !strncmp(argv[i], "--values", 8)) return true;
+    return false;
+}
+
 int cmd_verify(int argc, char **argv)
 {
+    if (verify_is_filecoin(argc, argv)) return cmd_verify_filecoin(argc, argv);
     static const struct option opts[] = {COMMON_OPTS,
                                          {"vk", required_argument, 0, OPT_VK},
                                          {"proof", required_argument, 0, OPT_PROOF},
@@ -438,7 +450,9 @@ int cmd_verify(int argc, char **argv)
     optind = 1;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (opt == OPT_HELP) {
-            printf("usage: cuzk verify [options]\n\n"
+            printf("usage: cuzk verify [options]\n"
+                   "       cuzk verify --kind porep|window-post|winning-post|snap ...  (a Filecoin proof:\n"
+                   "       cuzk verify --kind porep --help)\n\n"
                    "Verifies proofs from `cuzk prove` against a .vk file. The public inputs are\n"
                    "recomputed natively from the circuit and --seed (never taken from the prover),\n"
                    "or read from --public FILE. Several proofs in one file are batch-verified.\n"
