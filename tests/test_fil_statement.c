@@ -152,7 +152,8 @@ static void porep_statement(cuzk_fil_statement *st, const cuzk_sealed_sector *s,
     snprintf(num, sizeof num, "%llu", (unsigned long long)s->p.sector_id);
     CHECK(set(st, "sector_number", num) == 0);
     CHECK(set(st, "comm_r", form & 1 ? cid_text(a, s->comm_r, 1) : hex32(a, s->comm_r)) == 0);
-    CHECK(set(st, "comm_d", form & 2 ? cid_text(b, s->comm_d, 0) : (snprintf(b, sizeof b, "0x%s", hex32(t, s->comm_d)), b)) == 0);
+    if (!(form & 2)) snprintf(b, sizeof b, "0x%s", hex32(t, s->comm_d));
+    CHECK(set(st, "comm_d", form & 2 ? cid_text(b, s->comm_d, 0) : b) == 0);
     if (form & 1) cuzk_base64_encode(a, s->ticket, 32);
     else snprintf(a, sizeof a, "\\x%s", hex32(t, s->ticket));
     CHECK(set(st, "ticket", a) == 0);
@@ -337,12 +338,14 @@ static void t_post_statement(cuzk_rng *rng)
         cuzk_fil_statement st;
         cuzk_fil_statement_init(&st);
         CHECK(set(&st, "kind", form == 2 ? "winning-post" : "window-post") == 0);
-        CHECK(set(&st, "registered_proof", form == 1 ? "StackedDrgWindow2KiBV1" : form == 2 ? "0" : "StackedDrgWindow2KiBV1_2") == 0);
+        const char *proof = form == 1 ? "StackedDrgWindow2KiBV1" : form == 2 ? "0" : "StackedDrgWindow2KiBV1_2";
+        CHECK(set(&st, "registered_proof", proof) == 0);
         CHECK(set(&st, "randomness", hex32(c, rnd)) == 0);
         int n = form == 2 ? 1 : N;
         for (int i = n - 1; i >= 0; i--) { /* given in reverse: sorted by number again */
             int j = (i * 3) % n;
-            snprintf(v, sizeof v, "%llu:%s", (unsigned long long)ids[j], form ? cid_text(c, comm[j], 1) : hex32(c, comm[j]));
+            snprintf(v, sizeof v, "%llu:%s", (unsigned long long)ids[j],
+                     form ? cid_text(c, comm[j], 1) : hex32(c, comm[j]));
             CHECK(set(&st, "sector", v) == 0);
         }
         CHECK_MSG(cuzk_fil_statement_finish(&st, err, sizeof err) == 0, "%s", err);

@@ -71,7 +71,8 @@ static int read_statement(cuzk_fil_statement *st, int argc, char **argv, const c
         if (opt < 0 || opt >= (int)NVALUE) return fprintf(stderr, "(cuzk verify --kind K --help for the options)\n"), 2;
         snprintf(name, sizeof name, "%s", value_opts[opt]);
         for (char *p = name; *p; p++) *p = *p == '-' ? '_' : *p;
-        if (cuzk_fil_statement_set(st, name, optarg, err, sizeof err)) return cli_errorf("--%s: %s", value_opts[opt], err), 2;
+        if (cuzk_fil_statement_set(st, name, optarg, err, sizeof err))
+            return cli_errorf("--%s: %s", value_opts[opt], err), 2;
     }
     if (optind < argc) return cli_errorf("unexpected argument '%s'", argv[optind]), 2;
     return 0;
@@ -122,7 +123,8 @@ static int write_public(const cuzk_fil_statement *st, const char *path)
     int rc = x && out ? 0 : CUZK_ERR_NO_MEMORY;
     for (uint32_t i = 0; !rc && i < n; i++) {
         rc = cuzk_fil_statement_inputs(st, i, x);
-        for (size_t j = 0; !rc && j < st->num_inputs; j++) cuzk_fr_to_le32(out + ((size_t)i * st->num_inputs + j) * 32, &x[j]);
+        for (size_t j = 0; !rc && j < st->num_inputs; j++)
+            cuzk_fr_to_le32(out + ((size_t)i * st->num_inputs + j) * 32, &x[j]);
     }
     if (rc) cli_errorf("--public-out: %s", cuzk_strerror(rc));
     else rc = cli_write_file(path, out, (size_t)n * st->num_inputs * 32);

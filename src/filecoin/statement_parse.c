@@ -3,6 +3,7 @@
  * same for the command line and a JSON file. */
 #include <inttypes.h>
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,9 @@
 #include "cuzk/hex.h"
 #include "cuzk/size.h"
 
-typedef enum { T_KIND, T_PROOF, T_SIZE, T_MINER, T_PROVER_ID, T_U64, T_U32, T_SEALED, T_UNSEALED, T_BYTES32, T_SECTOR } vtype;
+typedef enum {
+    T_KIND, T_PROOF, T_SIZE, T_MINER, T_PROVER_ID, T_U64, T_U32, T_SEALED, T_UNSEALED, T_BYTES32, T_SECTOR
+} vtype;
 
 static const struct value {
     const char *name;
@@ -202,10 +205,12 @@ static int json_sector(cuzk_fil_statement *st, json_t *e, size_t i, char *err, s
 {
     char num[32], line[256];
     if (json_is_string(e)) return cuzk_fil_statement_set(st, "sector", json_string_value(e), err, err_len);
-    const char *n = json_is_object(e) && json_object_size(e) == 2 ? json_text(json_object_get(e, "sector_number"), num, sizeof num) : NULL;
+    bool pair = json_is_object(e) && json_object_size(e) == 2;
+    const char *n = pair ? json_text(json_object_get(e, "sector_number"), num, sizeof num) : NULL;
     const char *c = n ? json_text(json_object_get(e, "comm_r"), line, sizeof line) : NULL;
     if (!c || strlen(n) + strlen(c) + 2 > sizeof line)
-        return bad(err, err_len, "sectors[%zu]: expected \"NUMBER:COMM_R\" or {\"sector_number\": N, \"comm_r\": C}", i);
+        return bad(err, err_len, "sectors[%zu]: expected \"NUMBER:COMM_R\" or {\"sector_number\": N, \"comm_r\": C}",
+                   i);
     char joined[256 + 32];
     snprintf(joined, sizeof joined, "%s:%s", n, c);
     return cuzk_fil_statement_set(st, "sector", joined, err, err_len);
@@ -216,7 +221,8 @@ static int json_member(cuzk_fil_statement *st, const char *key, json_t *val, cha
     if (!strcmp(key, "sectors")) {
         if (!json_is_array(val)) return bad(err, err_len, "sectors: expected an array");
         int rc = CUZK_OK;
-        for (size_t i = 0; !rc && i < json_array_size(val); i++) rc = json_sector(st, json_array_get(val, i), i, err, err_len);
+        for (size_t i = 0; !rc && i < json_array_size(val); i++)
+            rc = json_sector(st, json_array_get(val, i), i, err, err_len);
         return rc;
     }
     char buf[32];
