@@ -53,12 +53,13 @@ verify)
     # the new paths' correctness when no 32 GiB run fits the device time left: the budgets of a
     # small circuit and of a 2^20 one, a memcheck of every array and the PCE's matrices streamed,
     # then the whole-card GPU tests
-    budgets 2000 120 || { finish; exit 1; }
-    budgets 1000000 150
+    cap() { local l=$(( $(left) - 10 )); echo $(( l < $1 ? l : $1 )); }
+    budgets 2000 "$(cap 100)" || { finish; exit 1; }
     t=$(date +%s)
     CUZK_GPU_STREAM=h,l,a,b_g1,b_g2,pce CUZK_GPU_STREAM_CHUNK=200 CUZK_GPU_PLAN_ROWS=600 CUZK_GPU_PCE_VARIANTS=1 \
-        timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 $B/test_gpu_pce > "$O/memcheck_pce_stream.log" 2>&1
+        timeout "$(cap 100)" compute-sanitizer --tool memcheck --error-exitcode 9 $B/test_gpu_pce > "$O/memcheck_pce_stream.log" 2>&1
     echo "memcheck test_gpu_pce (streamed): rc $?, $(( $(date +%s) - t )) s; $(grep -E 'ERROR SUMMARY|passed' "$O/memcheck_pce_stream.log" | tail -2 | tr '\n' ' ')"
+    [ "$(left)" -gt 60 ] && budgets 1000000 "$(cap 120)"
     for x in test_gpu_prove test_engine_gpu test_gpu_pce; do
         [ "$(left)" -gt 40 ] || break
         t=$(date +%s)
