@@ -372,15 +372,19 @@ int main(void)
         cuzk_gpu_device_release_params(dev, &ps);
 
         cuzk_groth16_params pf = p;
-        setenv("CUZK_GPU_FAIL_ALLOC", "(probed)", 1);
+        uint64_t budget, used; /* a budget a byte over what is held: no plan fits */
+        CHECK(cuzk_gpu_device_budget(dev, &budget, &used) == CUZK_OK);
+        CHECK(cuzk_gpu_device_set_memory_limit(dev, used + 1) == CUZK_OK);
         rc = cuzk_gpu_device_preload(dev, &pf, NULL, msg, sizeof msg);
-        unsetenv("CUZK_GPU_FAIL_ALLOC");
-        CHECK_MSG(rc == CUZK_ERR_NO_MEMORY && strstr(msg, "every point streamed"), "preload, never fits: %d %s", rc,
-                  msg);
+        CHECK(cuzk_gpu_device_set_memory_limit(dev, 0) == CUZK_OK);
+        CHECK_MSG(rc == CUZK_ERR_NO_MEMORY && strstr(msg, "every point streamed") && strstr(msg, "needs at least"),
+                  "preload, never fits: %d %s", rc, msg);
+        setenv("CUZK_GPU_STREAM", "h,l,a,b_g1,b_g2", 1); /* the set a job uploads: every array streamed */
         rc = cuzk_gpu_prove(tw, sp, &pf, &sh->as[2], &sh->r[2], &sh->s[2], 1, NULL); /* every array streamed */
         CHECK_MSG(rc == CUZK_OK && proof_eq(&sp[0], &gp[2]), "after the preload: %d %s", rc,
                   cuzk_gpu_worker_error(tw));
         CHECK(cuzk_gpu_device_params_host_released(dev, &pf) == CUZK_ERR_NOT_READY);
+        unsetenv("CUZK_GPU_STREAM");
         unsetenv("CUZK_GPU_STREAM_CHUNK");
         cuzk_gpu_device_release_params(dev, &pf);
         cuzk_gpu_worker_destroy(tw);
