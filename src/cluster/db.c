@@ -37,6 +37,7 @@ struct cuzk_cluster_db {
     char *payload_dir;           /* NULL: payloads in the job rows only */
     size_t payload_threshold;
     uint64_t statements;         /* round trips made */
+    bool in_tx;                  /* between BEGIN and COMMIT or ROLLBACK */
 };
 
 /* How long past statement_timeout a statement is waited for: the server
@@ -65,7 +66,7 @@ typedef struct qres {
  * lens[i] > 0, which are binary (bytea). binary_out: results in binary
  * (bytea columns read raw). A broken connection is made again first; the
  * statement gives up at statement_deadline. */
-static qres run(cuzk_cluster_db *db, const char *sql, int n, const char *const *vals, const int *lens,
+static qres run_once(cuzk_cluster_db *db, const char *sql, int n, const char *const *vals, const int *lens,
                 bool binary_out, char *err, size_t errlen)
 {
     qres q = {0};
@@ -93,6 +94,32 @@ static qres run(cuzk_cluster_db *db, const char *sql, int n, const char *const *
     return q;
 }
 
+/* A pause before a transaction is tried again: 10-40 ms, longer each time. */
+static void backoff(int attempt)
+{
+    struct timespec ts = {0, (long)(10 + (rand() % 10) * (attempt + 1)) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+#define TX_TRIES 8
+
+/* run_once, and a statement outside a transaction (its own transaction)
+ * run again on a serialization failure or deadlock, as a transaction is:
+ * under snapshot isolation (YugabyteDB, or PostgreSQL at REPEATABLE READ)
+ * a claim, a heartbeat or an expiry meeting a concurrent change fails
+ * with 40001 instead of waiting. Inside a transaction the caller retries
+ * the whole transaction. */
+static qres run(cuzk_cluster_db *db, const char *sql, int n, const char *const *vals, const int *lens,
+                bool binary_out, char *err, size_t errlen)
+{
+    qres q = run_once(db, sql, n, vals, lens, binary_out, err, errlen);
+    for (int t = 0; !q.ok && q.retry && !db->in_tx && t + 1 < TX_TRIES; t++) {
+        backoff(t);
+        q = run_once(db, sql, n, vals, lens, binary_out, err, errlen);
+    }
+    return q;
+}
+
 /* A statement whose rows do not matter. */
 static bool exec0(cuzk_cluster_db *db, const char *sql, int n, const char *const *vals, bool *retry, char *err,
                   size_t errlen)
@@ -105,6 +132,7 @@ static bool exec0(cuzk_cluster_db *db, const char *sql, int n, const char *const
 
 static void rollback(cuzk_cluster_db *db)
 {
+    db->in_tx = false;
     /* a connection dropped or broken has no transaction left to end */
     if (!pq_usable(db->conn)) return;
     db->statements++;
@@ -114,22 +142,17 @@ static void rollback(cuzk_cluster_db *db)
 
 static bool begin(cuzk_cluster_db *db, char *err, size_t errlen)
 {
-    return exec0(db, "BEGIN", 0, NULL, NULL, err, errlen);
+    db->in_tx = exec0(db, "BEGIN", 0, NULL, NULL, err, errlen);
+    return db->in_tx;
 }
 
+/* A COMMIT that fails ends its transaction: never run again alone. */
 static bool commit(cuzk_cluster_db *db, bool *retry, char *err, size_t errlen)
 {
-    return exec0(db, "COMMIT", 0, NULL, retry, err, errlen);
+    bool ok = exec0(db, "COMMIT", 0, NULL, retry, err, errlen);
+    db->in_tx = false;
+    return ok;
 }
-
-/* A pause before a transaction is tried again: 10-40 ms, longer each time. */
-static void backoff(int attempt)
-{
-    struct timespec ts = {0, (long)(10 + (rand() % 10) * (attempt + 1)) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
-#define TX_TRIES 8
 /* seconds a connection may take to be made (the conninfo may say otherwise) */
 #define CLUSTER_CONNECT_TIMEOUT_S "10"
 
@@ -137,11 +160,14 @@ static int64_t i64(PGresult *r, int row, int col) { return strtoll(PQgetvalue(r,
 
 /* ---- the schema ---------------------------------------------------------- */
 
-/* Migration i brings the schema from version i to i + 1. Never edit a
- * released one: add the next. */
+/* Migration i brings the schema from version i to i + 1. Never change what
+ * a released one makes: add the next. Each statement may run again (IF
+ * [NOT] EXISTS): on PostgreSQL a migration is one transaction, but where
+ * DDL commits by itself (YugabyteDB) one cut short leaves part of it done,
+ * and the next daemon takes it up. */
 static const char *const migration_1[] = {
-    "CREATE SEQUENCE cuzk_job_seq",
-    "CREATE TABLE cuzk_jobs ("
+    "CREATE SEQUENCE IF NOT EXISTS cuzk_job_seq",
+    "CREATE TABLE IF NOT EXISTS cuzk_jobs ("
     " id text PRIMARY KEY,"
     " seq bigint NOT NULL UNIQUE DEFAULT nextval('cuzk_job_seq'),"
     " kind text NOT NULL,"
@@ -156,7 +182,7 @@ static const char *const migration_1[] = {
     " submitted_at timestamptz NOT NULL DEFAULT now(),"
     " deadline timestamptz,"
     " finished_at timestamptz)",
-    "CREATE TABLE cuzk_partitions ("
+    "CREATE TABLE IF NOT EXISTS cuzk_partitions ("
     " job_seq bigint NOT NULL,"
     " part integer NOT NULL,"
     " job_id text NOT NULL,"
@@ -173,9 +199,9 @@ static const char *const migration_1[] = {
     " prove_ms bigint,"
     " finished_at timestamptz,"
     " PRIMARY KEY (job_seq, part))",
-    "CREATE INDEX cuzk_partitions_queue ON cuzk_partitions (state, priority DESC, job_seq, part)",
-    "CREATE INDEX cuzk_partitions_holder ON cuzk_partitions (claimed_by)",
-    "CREATE TABLE cuzk_hosts ("
+    "CREATE INDEX IF NOT EXISTS cuzk_partitions_queue ON cuzk_partitions (state, priority DESC, job_seq, part)",
+    "CREATE INDEX IF NOT EXISTS cuzk_partitions_holder ON cuzk_partitions (claimed_by)",
+    "CREATE TABLE IF NOT EXISTS cuzk_hosts ("
     " name text PRIMARY KEY,"
     " incarnation bigint NOT NULL,"
     " slots integer NOT NULL DEFAULT 0,"
@@ -195,10 +221,10 @@ static const char *const migration_1[] = {
  * counts the active jobs that need each file, so the last one to finish
  * lets it be removed (a file is shared by jobs with the same payload). */
 static const char *const migration_2[] = {
-    "ALTER TABLE cuzk_jobs ADD COLUMN payload_file text",   /* NULL: the payload is in the row */
-    "ALTER TABLE cuzk_jobs ADD COLUMN payload_sha256 bytea", /* of the payload alone */
-    "ALTER TABLE cuzk_jobs ADD COLUMN payload_len bigint",
-    "CREATE TABLE cuzk_payloads ("
+    "ALTER TABLE cuzk_jobs ADD COLUMN IF NOT EXISTS payload_file text",   /* NULL: the payload is in the row */
+    "ALTER TABLE cuzk_jobs ADD COLUMN IF NOT EXISTS payload_sha256 bytea", /* of the payload alone */
+    "ALTER TABLE cuzk_jobs ADD COLUMN IF NOT EXISTS payload_len bigint",
+    "CREATE TABLE IF NOT EXISTS cuzk_payloads ("
     " name text PRIMARY KEY,"
     " refs integer NOT NULL," /* active jobs naming it; 0: to be removed */
     " bytes bigint NOT NULL,"
@@ -210,16 +236,22 @@ static const char *const migration_2[] = {
  * priority, deadlines, the status) and of the pending and claimed
  * partitions (claims, expiry, heartbeats, hosts' holdings) replace the
  * partition indexes over every row; finished jobs by age for retention;
- * claims carry the incarnation of the host that made them. Each statement
- * may run again (IF [NOT] EXISTS): a migration cut short is taken up. */
+ * claims carry the incarnation of the host that made them; partitions
+ * carry their job's submission time, the claim's order (sequences are
+ * not in commit order across connections where they are cached, as on
+ * YugabyteDB). */
 static const char *const migration_3[] = {
-    "CREATE INDEX IF NOT EXISTS cuzk_jobs_live ON cuzk_jobs (kind, priority DESC, seq) WHERE state = 'active'",
+    "CREATE INDEX IF NOT EXISTS cuzk_jobs_live ON cuzk_jobs (kind, priority DESC, submitted_at, seq) "
+    " WHERE state = 'active'",
     "CREATE INDEX IF NOT EXISTS cuzk_jobs_deadline ON cuzk_jobs (deadline) "
     " WHERE state = 'active' AND deadline IS NOT NULL",
     "CREATE INDEX IF NOT EXISTS cuzk_jobs_finished ON cuzk_jobs (finished_at) WHERE state <> 'active'",
     "DROP INDEX IF EXISTS cuzk_partitions_queue",
-    "CREATE INDEX IF NOT EXISTS cuzk_partitions_live ON cuzk_partitions (state, priority DESC, job_seq, part) "
-    " WHERE state IN ('pending', 'claimed')",
+    "ALTER TABLE cuzk_partitions ADD COLUMN IF NOT EXISTS queued_at timestamptz NOT NULL DEFAULT now()",
+    "UPDATE cuzk_partitions p SET queued_at = j.submitted_at FROM cuzk_jobs j "
+    " WHERE j.seq = p.job_seq AND p.state IN ('pending', 'claimed')",
+    "CREATE INDEX IF NOT EXISTS cuzk_partitions_live ON cuzk_partitions "
+    " (state, priority DESC, queued_at, job_seq, part) WHERE state IN ('pending', 'claimed')",
     "DROP INDEX IF EXISTS cuzk_partitions_holder",
     "CREATE INDEX IF NOT EXISTS cuzk_partitions_held ON cuzk_partitions (claimed_by) WHERE state = 'claimed'",
     "ALTER TABLE cuzk_partitions ADD COLUMN IF NOT EXISTS claimed_inc bigint",
@@ -682,10 +714,11 @@ static int submit_once(cuzk_cluster_db *db, const cuzk_cluster_job *j, const uin
                5, p4, retry, err, errlen))
         goto out;
     /* the active jobs of its kind that hosts take first: higher priority, or
-     * the same and older (the claim's order) */
+     * the same and submitted earlier (the claim's order) */
     q = run(db,
-            "SELECT count(*) FROM cuzk_jobs WHERE state = 'active' AND kind = $2 "
-            " AND (priority > $3::smallint OR (priority = $3::smallint AND seq < $1))",
+            "SELECT count(*) FROM cuzk_jobs j, (SELECT submitted_at FROM cuzk_jobs WHERE seq = $1) me "
+            "WHERE j.state = 'active' AND j.kind = $2 AND (j.priority > $3::smallint "
+            " OR (j.priority = $3::smallint AND (j.submitted_at, j.seq) < (me.submitted_at, $1::bigint)))",
             3, (const char *[3]){seq, j->kind, prio}, NULL, false, err, errlen);
     if (!q.ok) goto out;
     if (pos) *pos = (uint32_t)i64(q.r, 0, 0);
@@ -759,12 +792,13 @@ int cuzk_cluster_claim(cuzk_cluster_db *db, const char *kinds, size_t max, cuzk_
                  " FOR SHARE), "
                  "c AS (SELECT job_seq, part FROM cuzk_partitions "
                  " WHERE state = 'pending' AND kind = ANY($2::text[]) AND EXISTS (SELECT 1 FROM h) "
-                 " ORDER BY priority DESC, job_seq, part LIMIT $3 FOR UPDATE SKIP LOCKED), "
+                 " ORDER BY priority DESC, queued_at, job_seq, part LIMIT $3 FOR UPDATE SKIP LOCKED), "
                  "u AS (UPDATE cuzk_partitions p SET state = 'claimed', claimed_by = $1, claimed_inc = $5, "
                  " attempt = p.attempt + 1, lease_until = now() + $4::bigint * interval '1 millisecond' "
                  "FROM c WHERE p.job_seq = c.job_seq AND p.part = c.part "
-                 "RETURNING p.job_id, p.kind, p.job_seq, p.part, p.attempt, p.priority) "
-                 "SELECT job_id, kind, job_seq, part, attempt, priority FROM u ORDER BY priority DESC, job_seq, part",
+                 "RETURNING p.job_id, p.kind, p.job_seq, p.part, p.attempt, p.priority, p.queued_at) "
+                 "SELECT job_id, kind, job_seq, part, attempt, priority FROM u "
+                 "ORDER BY priority DESC, queued_at, job_seq, part",
                  5, p, NULL, false, err, errlen);
     free(arr);
     if (!q.ok) return CUZK_ERR_IO;
@@ -900,14 +934,8 @@ static int complete_once(cuzk_cluster_db *db, const cuzk_cluster_lease *c, const
 int cuzk_cluster_complete(cuzk_cluster_db *db, const cuzk_cluster_lease *c, const uint8_t proof[192],
                           uint64_t prove_ms, bool *accepted, bool *job_done, char *err, size_t errlen)
 {
-    int rc = CUZK_ERR_IO;
-    for (int t = 0; t < TX_TRIES; t++) {
-        bool retry = false;
-        rc = complete_once(db, c, proof, prove_ms, accepted, job_done, &retry, err, errlen);
-        if (rc == CUZK_OK || !retry) break;
-        backoff(t);
-    }
-    return rc;
+    bool retry = false; /* the one statement is retried by run() */
+    return complete_once(db, c, proof, prove_ms, accepted, job_done, &retry, err, errlen);
 }
 
 static int fail_once(cuzk_cluster_db *db, const cuzk_cluster_lease *c, bool requeue, const char *message,
@@ -960,6 +988,23 @@ int cuzk_cluster_fail(cuzk_cluster_db *db, const cuzk_cluster_lease *c, bool ret
     return rc;
 }
 
+/* An active job ended (failed, timed out) in a transaction of its own,
+ * retried as a transaction is. */
+static int end_job(cuzk_cluster_db *db, const char *seq, const char *state, const char *message, bool *ended,
+                   char *err, size_t errlen)
+{
+    for (int t = 0; t < TX_TRIES; t++) {
+        bool retry = false;
+        if (begin(db, err, errlen) && job_end(db, seq, state, message, ended, &retry, err, errlen) &&
+            commit(db, &retry, err, errlen))
+            return CUZK_OK;
+        rollback(db);
+        if (!retry) break;
+        backoff(t);
+    }
+    return CUZK_ERR_IO;
+}
+
 int cuzk_cluster_expire(cuzk_cluster_db *db, unsigned *leases_expired, unsigned *jobs_timed_out, char *err,
                         size_t errlen)
 {
@@ -986,13 +1031,8 @@ int cuzk_cluster_expire(cuzk_cluster_db *db, unsigned *leases_expired, unsigned 
         if (asprintf(&msg, "partition %s: claimed %s times and never finished (the hosts holding it died or "
                            "stalled past their lease)", PQgetvalue(q.r, r, 1), PQgetvalue(q.r, r, 3)) < 0)
             msg = NULL;
-        bool ended = false, retry = false;
-        if (!begin(db, err, errlen) ||
-            !job_end(db, PQgetvalue(q.r, r, 0), "failed", msg ? msg : "lost", &ended, &retry, err, errlen) ||
-            !commit(db, &retry, err, errlen)) {
-            rollback(db);
-            rc = CUZK_ERR_IO;
-        }
+        bool ended = false;
+        rc = end_job(db, PQgetvalue(q.r, r, 0), "failed", msg ? msg : "lost", &ended, err, errlen);
         free(msg);
     }
     PQclear(q.r);
@@ -1002,13 +1042,8 @@ int cuzk_cluster_expire(cuzk_cluster_db *db, unsigned *leases_expired, unsigned 
             errlen);
     if (!q.ok) return CUZK_ERR_IO;
     for (int r = 0; r < PQntuples(q.r) && rc == CUZK_OK; r++) {
-        bool ended = false, retry = false;
-        if (!begin(db, err, errlen) ||
-            !job_end(db, PQgetvalue(q.r, r, 0), "timed_out", "deadline passed", &ended, &retry, err, errlen) ||
-            !commit(db, &retry, err, errlen)) {
-            rollback(db);
-            rc = CUZK_ERR_IO;
-        }
+        bool ended = false;
+        rc = end_job(db, PQgetvalue(q.r, r, 0), "timed_out", "deadline passed", &ended, err, errlen);
         if (ended && jobs_timed_out) ++*jobs_timed_out;
     }
     PQclear(q.r);
