@@ -3,7 +3,9 @@
  * loader: random documents (nested objects and arrays, integers, strings
  * with escapes, reals, literals) printed by jansson, loaded both ways and
  * compared with json_equal; malformed text (a random cut or a byte
- * replaced) rejected by both alike; plain jansson objects made and freed
+ * replaced) rejected by both alike, and by the syntax check without a
+ * document (cuzk_json_syntax) exactly where jansson rejects it; loads under
+ * a cap refused past it; plain jansson objects made and freed
  * around the loads (the allocator hooks must leave them to malloc); four
  * threads loading at once.
  */
@@ -75,6 +77,16 @@ static void one_round(cuzk_rng *r)
                             "errors differ: %s / %s", je1.text, je2.text);
     cuzk_json_arena_free(a);
     json_decref(p);
+    /* the syntax alone: jansson (duplicates allowed, which are no syntax) is the oracle */
+    size_t off = 0;
+    const char *what = NULL;
+    CHECK_MSG(cuzk_json_syntax(text, len, &off, &what) == 0, "syntax refused %.80s: %s", text, what ? what : "");
+    p = json_loadb(bad, blen, JSON_DECODE_ANY, &je2);
+    const int syn = cuzk_json_syntax(bad, blen, &off, &what);
+    CHECK_MSG((syn == 0) == (p != NULL), "jansson %s (%s), syntax %s (%s) on %.80s", p ? "ok" : "error",
+              p ? "" : je2.text, syn ? "error" : "ok", syn ? what : "", bad);
+    if (syn) CHECK(off <= blen && what && what[0]);
+    json_decref(p);
     free(bad);
     free(text);
     json_decref(doc); /* made outside any arena: freed by free() through the hooks */
@@ -105,6 +117,28 @@ int main(void)
     json_t *got = cuzk_json_loadb_arena(t, strlen(t), 0, &je, &a);
     CHECK(got && json_equal(got, big));
     cuzk_json_arena_free(a);
+    /* under a cap: refused past it (and said so), loaded within it */
+    bool capped = false;
+    const size_t cap = (size_t)(1 + cuzk_rng_u64(&rng) % 4) << 20; /* 200000 nodes take more */
+    got = cuzk_json_loadb_arena_max(t, strlen(t), 0, cap, &je, &a, &capped);
+    CHECK_MSG(!got && !a && capped, "a %zu-byte cap: %s", cap, got ? "loaded" : "refused, not capped");
+    got = cuzk_json_loadb_arena_max(t, strlen(t), 0, (size_t)64 << 20, &je, &a, &capped);
+    CHECK(got && json_equal(got, big) && !capped);
+    cuzk_json_arena_free(a);
+    got = cuzk_json_loadb_arena_max("[1,", 3, 0, (size_t)64 << 20, &je, &a, &capped);
+    CHECK(!got && !capped); /* malformed, not capped */
+    /* nesting: jansson's limit of 2048 levels, refused alike */
+    for (int depth = 2047; depth <= 2049; depth++) {
+        char *deep = malloc(2 * (size_t)depth + 1);
+        memset(deep, '[', (size_t)depth);
+        memset(deep + depth, ']', (size_t)depth);
+        size_t off;
+        const char *what;
+        json_t *p = json_loadb(deep, 2 * (size_t)depth, 0, &je);
+        CHECK_MSG(!p == !!cuzk_json_syntax(deep, 2 * (size_t)depth, &off, &what), "depth %d", depth);
+        json_decref(p);
+        free(deep);
+    }
     free(t);
     json_decref(big);
     pthread_t th[4];
