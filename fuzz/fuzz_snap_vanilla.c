@@ -16,7 +16,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t n = size - 1;
     char err[256];
     uint8_t c[32];
-    (void)cuzk_fil_commitment(c, b, n < 40 ? n : 40, "comm", err, sizeof err);
+    (void)cuzk_fil_commitment(c, b, n < 40 ? n : 40, n & 1 ? CUZK_FIL_COMM_SEALED : CUZK_FIL_COMM_UNSEALED, "comm", err,
+                              sizeof err);
     cuzk_fil_snap_vanilla v;
     if (cuzk_fil_snap_vanilla_parse(&v, id, b, n, err, sizeof err) != CUZK_OK) return 0;
     uint8_t *out;

@@ -391,7 +391,7 @@ static void golden(void)
     /* the sealed CID (bagboea4b5abcbx3jccdohrttzfneleehcpkmle4oltwuh4q3rcf5tpdodaoj6mtl) as bytes */
     uint8_t cid[40], cr[32], vr[32];
     CHECK(tu_unhex(cid, 40, "0182e20381e80220df691086e3c673c95a45908713d4c5938e5ced43f21b888bd9bc6e181c9f326b") == 0);
-    CHECK(cuzk_fil_commitment(cr, cid, 40, "comm_r", err, sizeof err) == 0);
+    CHECK(cuzk_fil_commitment(cr, cid, 40, CUZK_FIL_COMM_SEALED, "comm_r", err, sizeof err) == 0);
     cuzk_fr_to_le32(vr, &v.comm_r);
     CHECK(!memcmp(cr, vr, 32));
     static const uint8_t zero[32];

@@ -332,18 +332,34 @@ int main(void)
     cid[6] = 0x20; /* damaged: the multihash code runs into the length byte */
     uint8_t sealed[40] = {0x01, 0x82, 0xe2, 0x03, 0x81, 0xe8, 0x02, 0x20};
     memcpy(sealed + 8, nw.comm_r, 32);
-    CHECK(cuzk_fil_commitment(out, sealed, 40, "comm_r_new", err, sizeof err) == 0 && !memcmp(out, nw.comm_r, 32));
+    CHECK(cuzk_fil_commitment(out, sealed, 40, CUZK_FIL_COMM_SEALED, "comm_r_new", err, sizeof err) == 0 &&
+          !memcmp(out, nw.comm_r, 32));
     uint8_t unsealed[39] = {0x01, 0x81, 0xe2, 0x03, 0x92, 0x20, 0x20};
     memcpy(unsealed + 7, nw.comm_d, 32);
-    CHECK(cuzk_fil_commitment(out, unsealed, 39, "comm_d_new", err, sizeof err) == 0 && !memcmp(out, nw.comm_d, 32));
-    CHECK(cuzk_fil_commitment(out, nw.comm_d, 32, "comm_d_new", err, sizeof err) == 0);
-    CHECK(cuzk_fil_commitment(out, cid, 39, "comm_r_old", err, sizeof err) == CUZK_ERR_FORMAT &&
+    CHECK(cuzk_fil_commitment(out, unsealed, 39, CUZK_FIL_COMM_UNSEALED, "comm_d_new", err, sizeof err) == 0 &&
+          !memcmp(out, nw.comm_d, 32));
+    CHECK(cuzk_fil_commitment(out, nw.comm_d, 32, CUZK_FIL_COMM_UNSEALED, "comm_d_new", err, sizeof err) == 0);
+    CHECK(cuzk_fil_commitment(out, cid, 39, CUZK_FIL_COMM_SEALED, "comm_r_old", err, sizeof err) == CUZK_ERR_FORMAT &&
           fj_names(err, "comm_r_old"));
+    /* the other kind's CID, its digest a valid field element: refused naming what it is */
+    CHECK_MSG(cuzk_fil_commitment(out, unsealed, 39, CUZK_FIL_COMM_SEALED, "comm_r_old", err, sizeof err) ==
+                      CUZK_ERR_FORMAT && fj_names(err, "comm_r_old") && strstr(err, "CID of an unsealed commitment"),
+              "%s", err);
+    CHECK_MSG(cuzk_fil_commitment(out, sealed, 40, CUZK_FIL_COMM_UNSEALED, "comm_d_new", err, sizeof err) ==
+                      CUZK_ERR_FORMAT && fj_names(err, "comm_d_new") && strstr(err, "CID of a sealed commitment"),
+              "%s", err);
+    /* a sealed codec with the unsealed multihash: no commitment's pair */
+    uint8_t mixed[39] = {0x01, 0x82, 0xe2, 0x03, 0x92, 0x20, 0x20};
+    memcpy(mixed + 7, nw.comm_r, 32);
+    CHECK(cuzk_fil_commitment(out, mixed, 39, CUZK_FIL_COMM_SEALED, "comm_r_new", err, sizeof err) ==
+              CUZK_ERR_FORMAT && strstr(err, "codec 0xf102 and multihash 0x1012"));
     unsealed[1] = 0x83; /* another codec */
-    CHECK(cuzk_fil_commitment(out, unsealed, 39, "comm_d_new", err, sizeof err) == CUZK_ERR_FORMAT);
+    CHECK(cuzk_fil_commitment(out, unsealed, 39, CUZK_FIL_COMM_UNSEALED, "comm_d_new", err, sizeof err) ==
+          CUZK_ERR_FORMAT);
     unsealed[1] = 0x81;
     unsealed[38] = 0xff;
-    CHECK(cuzk_fil_commitment(out, unsealed, 39, "comm_d_new", err, sizeof err) == CUZK_ERR_NONCANONICAL);
+    CHECK(cuzk_fil_commitment(out, unsealed, 39, CUZK_FIL_COMM_UNSEALED, "comm_d_new", err, sizeof err) ==
+          CUZK_ERR_NONCANONICAL);
 
     /* the new sector is a sealed sector: WindowPoSt vanilla proofs on it prepare */
     uint8_t rnd[32] = {7, 1, 2};

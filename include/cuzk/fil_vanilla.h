@@ -175,14 +175,23 @@ unsigned cuzk_fil_snap_partitions(uint64_t update_proof_id);
 /* RegisteredUpdateProof id of a sector size, or -1. */
 int64_t cuzk_fil_update_proof_for_size(uint64_t sector_size);
 
+/* Which commitment a field holds: a replica's (CommR: comm_r, comm_r_old,
+ * comm_r_new) or its data's (CommD: comm_d_new). */
+typedef enum cuzk_fil_comm_kind {
+    CUZK_FIL_COMM_SEALED = 0,
+    CUZK_FIL_COMM_UNSEALED = 1
+} cuzk_fil_comm_kind;
+
 /*
  * A commitment field as requests carry it: 32 raw bytes (Fr repr), or the CID bytes curio
- * sends (CIDv1, codec fil-commitment-unsealed 0xf101 / sealed 0xf102, multihash
- * sha2-256-trunc254-padded 0x1012 / poseidon-bls12_381-a2-fc1 0xb401, 32-byte digest).
+ * sends: CIDv1, 32-byte digest, and the codec and multihash of the commitment `kind` names
+ * (sealed: fil-commitment-sealed 0xf102 with poseidon-bls12_381-a2-fc1 0xb401; unsealed:
+ * fil-commitment-unsealed 0xf101 with sha2-256-trunc254-padded 0x1012). A CID of the other
+ * kind, or with a codec and multihash that do not pair, is refused naming what it is.
  * 0 or CUZK_ERR_FORMAT / NONCANONICAL with err naming `name`.
  */
-int cuzk_fil_commitment(uint8_t out[32], const uint8_t *in, size_t len, const char *name, char *err,
-                        size_t err_len);
+int cuzk_fil_commitment(uint8_t out[32], const uint8_t *in, size_t len, cuzk_fil_comm_kind kind, const char *name,
+                        char *err, size_t err_len);
 /*
  * The same from the text an operator has: 64 hex digits of the 32 bytes (an optional "0x"), or
  * the CID string lotus and curio print (multibase base32, "bagboea4b5abc..." for a sealed and

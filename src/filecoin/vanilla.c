@@ -275,39 +275,56 @@ static int uvarint(const uint8_t *in, size_t len, size_t *off, uint64_t *v)
     return -1;
 }
 
-/* The digest of a Filecoin commitment CID (CIDv1 <codec> <multihash code> <digest length
- * 32> <digest>) at *off, its codec in *codec; -1 for any other byte string. */
-static int cid_digest(const uint8_t *in, size_t len, size_t *off, uint64_t *codec)
-{
-    uint64_t ver, mh, dl;
-    *off = 0;
-    if (uvarint(in, len, off, &ver) || uvarint(in, len, off, codec) || uvarint(in, len, off, &mh) ||
-        uvarint(in, len, off, &dl) || ver != 1)
-        return -1;
-    bool sealed = *codec == 0xf102 && mh == 0xb401, unsealed = *codec == 0xf101 && mh == 0x1012;
-    return (sealed || unsealed) && dl == 32 && len - *off == 32 ? 0 : -1;
-}
+/* A commitment CID's codec and multihash (go-fil-commcid's two pairs). */
+static const struct {
+    uint64_t codec, mh;
+    const char *what;
+} comm_cid[2] = {
+    [CUZK_FIL_COMM_SEALED] = {0xf102, 0xb401, "a sealed commitment (CommR: fil-commitment-sealed, poseidon)"},
+    [CUZK_FIL_COMM_UNSEALED] = {0xf101, 0x1012, "an unsealed commitment (CommD/CommP: fil-commitment-unsealed, "
+                                                "sha2-256-trunc254-padded)"},
+};
 
-/* 32 digest bytes into out when they are a canonical element. */
-static int commitment_digest(uint8_t out[32], const uint8_t *digest, const char *name, char *err, size_t err_len)
-{
-    cuzk_fr t;
-    if (cuzk_fr_from_le32(&t, digest) != 0)
-        return cuzk_errf(err, err_len, CUZK_ERR_NONCANONICAL, "%s: not a canonical field element", name);
-    memcpy(out, digest, 32);
-    return 0;
-}
-
-int cuzk_fil_commitment(uint8_t out[32], const uint8_t *in, size_t len, const char *name, char *err,
-                        size_t err_len)
+/* The digest of a CIDv1 <codec> <multihash code> <digest length 32> <digest>
+ * of the commitment kind, or NULL with err saying what the bytes are. */
+static const uint8_t *commitment_cid(const uint8_t *in, size_t len, cuzk_fil_comm_kind kind, const char *name,
+                                     char *err, size_t err_len)
 {
     size_t off = 0;
-    uint64_t codec;
-    if (len != 32 && cid_digest(in, len, &off, &codec))
-        return cuzk_errf(err, err_len, CUZK_ERR_FORMAT, "%s: %zu bytes, neither 32 raw bytes nor a Filecoin "
-                         "commitment CID", name, len);
-    return commitment_digest(out, in + off, name, err, err_len);
+    uint64_t ver, codec, mh, dl;
+    if (uvarint(in, len, &off, &ver) || uvarint(in, len, &off, &codec) || uvarint(in, len, &off, &mh) ||
+        uvarint(in, len, &off, &dl) || ver != 1 || dl != 32 || len - off != 32) {
+        snprintf(err, err_len, "%s: %zu bytes, neither 32 raw bytes nor a Filecoin commitment CID", name, len);
+        return NULL;
+    }
+    int is = -1;
+    for (int k = 0; k < 2; k++)
+        if (codec == comm_cid[k].codec && mh == comm_cid[k].mh) is = k;
+    if (is < 0) {
+        snprintf(err, err_len, "%s: a CID with codec 0x%llx and multihash 0x%llx, not a Filecoin commitment's "
+                 "(0xf102 with 0xb401 sealed, 0xf101 with 0x1012 unsealed)", name, (unsigned long long)codec,
+                 (unsigned long long)mh);
+        return NULL;
+    }
+    if (is != (int)kind) {
+        snprintf(err, err_len, "%s: the CID of %s, where %s is expected", name, comm_cid[is].what, comm_cid[kind].what);
+        return NULL;
+    }
+    return in + off;
 }
+
+int cuzk_fil_commitment(uint8_t out[32], const uint8_t *in, size_t len, cuzk_fil_comm_kind kind, const char *name,
+                        char *err, size_t err_len)
+{
+    if (kind != CUZK_FIL_COMM_SEALED && kind != CUZK_FIL_COMM_UNSEALED) return CUZK_ERR_INVALID_ARG;
+    const uint8_t *digest = len == 32 ? in : commitment_cid(in, len, kind, name, err, err_len);
+    if (!digest) return CUZK_ERR_FORMAT;
+    cuzk_fr t;
+    if (cuzk_fr_from_le32(&t, digest) != 0) {
+        snprintf(err, err_len, "%s: not a canonical field element", name);
+        return CUZK_ERR_NONCANONICAL;
+    }
+    memcpy(out, digest, 32);
 
 /* A CID string's bytes: multibase 'b' (base32) only, the form lotus and curio print. */
 static int cid_text(uint8_t **bytes, size_t *len, const char *s, const char *name, char *err, size_t err_len)
@@ -323,24 +340,18 @@ static int cid_text(uint8_t **bytes, size_t *len, const char *s, const char *nam
 int cuzk_fil_commitment_text(uint8_t out[32], const char *s, int sealed, const char *name, char *err,
                              size_t err_len)
 {
+    const cuzk_fil_comm_kind kind = sealed ? CUZK_FIL_COMM_SEALED : CUZK_FIL_COMM_UNSEALED;
     /* an unsealed CID's text is 64 characters too, never all hex digits ("baga6ea4...") */
     const char *hex = !strncmp(s, "0x", 2) ? s + 2 : s;
     uint8_t raw[32];
-    if (strlen(hex) == 64 && !cuzk_hex_decode(raw, 32, hex)) return commitment_digest(out, raw, name, err, err_len);
+    if (strlen(hex) == 64 && !cuzk_hex_decode(raw, 32, hex)) return cuzk_fil_commitment(out, raw, 32, kind, name, err, err_len);
     uint8_t *b;
-    size_t len, off;
-    uint64_t codec;
+    size_t len;
     int rc = cid_text(&b, &len, s, name, err, err_len);
     if (rc) return rc;
-    if (cid_digest(b, len, &off, &codec))
-        rc = cuzk_errf(err, err_len, CUZK_ERR_FORMAT, "%s: a CID, but not a Filecoin commitment (CIDv1, "
-                       "fil-commitment-sealed / unsealed, a 32-byte digest)", name);
-    else if (codec != (sealed ? 0xf102u : 0xf101u))
-        rc = cuzk_errf(err, err_len, CUZK_ERR_FORMAT, "%s: the CID of %s commitment, expected %s one (%s)", name,
-                       sealed ? "an unsealed (comm_d)" : "a sealed (comm_r)", sealed ? "a sealed" : "an unsealed",
-                       sealed ? "bagboea4b5abc..." : "baga6ea4seaq...");
-    else
-        rc = commitment_digest(out, b + off, name, err, err_len);
+    /* 32 bytes are never a CID (its prefix alone is 6 or 7): a base32 text of 32 bytes is not one */
+    rc = len == 32 ? cuzk_errf(err, err_len, CUZK_ERR_FORMAT, "%s: \"%.80s\" is not a commitment CID", name, s)
+                   : cuzk_fil_commitment(out, b, len, kind, name, err, err_len);
     free(b);
     return rc;
 }

@@ -354,13 +354,16 @@ static int do_submit(srv_service *s, rpc_call *c, Cuzk__V1__SubmitProofRequest *
         return fail(r, RPC_INVALID_ARGUMENT, "randomness must be 32 bytes, got %zu", q->randomness.len);
     const ProtobufCBinaryData *comms[3] = {&q->comm_r_old, &q->comm_r_new, &q->comm_d_new};
     static const char *comm_names[3] = {"comm_r_old", "comm_r_new", "comm_d_new"};
+    static const cuzk_fil_comm_kind comm_kinds[3] = {CUZK_FIL_COMM_SEALED, CUZK_FIL_COMM_SEALED,
+                                                     CUZK_FIL_COMM_UNSEALED};
     /* 32 raw bytes or the CID bytes curio sends (cuzk_fil_commitment) */
     uint8_t comm[3][32];
     uint32_t comms_present = 0;
     for (int i = 0; i < 3; i++) {
         if (!comms[i]->len) continue;
-        char why_comm[256];
-        if (cuzk_fil_commitment(comm[i], comms[i]->data, comms[i]->len, comm_names[i], why_comm, sizeof why_comm))
+        char why_comm[320];
+        if (cuzk_fil_commitment(comm[i], comms[i]->data, comms[i]->len, comm_kinds[i], comm_names[i], why_comm,
+                                sizeof why_comm))
             return fail(r, RPC_INVALID_ARGUMENT, "%s", why_comm);
         comms_present |= 1u << i;
     }
