@@ -17,6 +17,7 @@
 #include "cuzk/filecoin.h"
 #include "cuzk/v1/proving.pb-c.h"
 #include "server/log.h"
+#include "server/proto_check.h"
 #include "server/reflection.h"
 
 enum { M_SUBMIT, M_AWAIT, M_PROVE, M_CANCEL, M_STATUS, M_METRICS, M_PRELOAD, M_EVICT, M_REFLECT, M_COUNT };
@@ -438,9 +439,22 @@ static int64_t wait_limit(rpc_call *c, uint64_t req_ms)
 
 /* ---- methods ------------------------------------------------------------- */
 
+/* A string field holding a NUL is refused (proto_check.h): protobuf-c would
+ * hand it over cut at the NUL, and "id\0a" and "id\0b" would be one job. */
+static bool nul_field(const ProtobufCMessageDescriptor *d, const uint8_t *req, size_t len, reply *r)
+{
+    const char *f = proto_nul_string(d, req, len);
+    if (f) fail(r, RPC_INVALID_ARGUMENT, "%s holds a NUL byte (U+0000), which no string field may hold", f);
+    return f != NULL;
+}
+
 #define DECODE(type, fn, var)                                                                 \
     type *var = fn##__unpack(NULL, len, req);                                                 \
-    if (!var) return fail(r, RPC_INVALID_ARGUMENT, "request is not a valid %s message", #type + 10)
+    if (!var) return fail(r, RPC_INVALID_ARGUMENT, "request is not a valid %s message", #type + 10); \
+    if (nul_field(&fn##__descriptor, req, len, r)) {                                          \
+        fn##__free_unpacked(var, NULL);                                                       \
+        return r->code;                                                                       \
+    }
 
 static int m_submit(srv_service *s, rpc_call *c, const uint8_t *req, size_t len, reply *r)
 {
