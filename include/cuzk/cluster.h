@@ -67,6 +67,12 @@ typedef struct cuzk_cluster_opts {
     bool read_only;
 } cuzk_cluster_opts;
 
+/* Whether a conninfo can be used: libpq parses it, and it carries no
+ * password (which would show wherever the configuration does). 0, or
+ * CUZK_ERR_INVALID_ARG with err saying why (the message cuzk_cluster_db_open
+ * gives; a configuration check gives it too, before any connection). */
+int cuzk_cluster_conninfo_check(const char *conninfo, char *err, size_t errlen);
+
 /* Connects and creates or migrates the schema (versioned; concurrent
  * daemons serialize on the version row), unless o->read_only. A conninfo
  * that carries a password is refused: it would show wherever the

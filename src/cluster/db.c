@@ -369,6 +369,12 @@ static int conninfo_check(const char *conninfo, double *connect_s, char *err, si
     return CUZK_OK;
 }
 
+int cuzk_cluster_conninfo_check(const char *conninfo, char *err, size_t errlen)
+{
+    double connect_s;
+    return conninfo_check(conninfo ? conninfo : "", &connect_s, err, errlen);
+}
+
 /* The handle's settings from o (before connecting). */
 static cuzk_cluster_db *db_new(const cuzk_cluster_opts *o)
 {

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuzk/cluster.h"
 #include "cuzk/error.h"
 #include "cuzk/file.h"
 #include "cuzk/fil_params.h"
@@ -542,6 +543,9 @@ int cfg_finish(cuzk_config *c, char *err, size_t errlen)
     if (strlen(c->cluster_host) > 63 || strspn(c->cluster_host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                                                 "0123456789._-") != strlen(c->cluster_host))
         return FAIL("cluster.host: at most 63 letters, digits, '.', '_' or '-'");
+    /* the connection string as the cluster layer will take it: a check of the
+     * file refuses what the daemon's start would (a password in it, say) */
+    if (c->cluster_conninfo[0] && cuzk_cluster_conninfo_check(c->cluster_conninfo, err, errlen)) return -1;
     if (c->cluster_conninfo[0] && c->cluster_lease_ms < 1000)
         return FAIL("cluster.lease: at least 1s (heartbeats come every third of it)");
     if (c->cluster_statement_timeout_ms < 1000 || c->cluster_statement_timeout_ms > INT32_MAX)
