@@ -101,6 +101,8 @@ struct rpc_server {
     atomic_uint active;   /* slots taken: calls admitted and not yet over */
     atomic_uint handlers;  /* handler threads running (they outlive their calls' slots) */
     atomic_uint abandoned; /* of those, the ones whose calls ended before they replied */
+    uint64_t max_message;
+    atomic_uint_fast64_t oversize; /* request messages the core refused over max_message */
     atomic_bool stopping;
     atomic_bool shutdown_done;
     tag t_shutdown;
@@ -395,6 +397,25 @@ static void on_new_call(rpc_server *s, rpc_call *c)
     call_unref(c); /* the reference held since request_call */
 }
 
+/*
+ * The core checks a request message against GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH
+ * itself: over it, it fails our RECV_MESSAGE op (ev.success 0) and answers
+ * RESOURCE_EXHAUSTED without the bytes ever reaching us. A client that left
+ * before its message came completes the op instead, without a message and
+ * with the call failed before the receive (grpc_call_failed_before_recv_message).
+ * The first case is reported as a refused call (log line, counters) and counted.
+ */
+static void oversize_refused(rpc_server *s, rpc_call *c)
+{
+    atomic_fetch_add(&s->oversize, 1);
+    if (!s->refused) return;
+    char method[128], m[192];
+    call_method(c, method, sizeof method);
+    snprintf(m, sizeof m, "request message larger than daemon.max_message_size = %llu bytes (refused by gRPC before "
+             "it was read)", (unsigned long long)s->max_message);
+    s->refused(s->ud, method, RPC_RESOURCE_EXHAUSTED, c->peer, m);
+}
+
 static void *poller(void *arg)
 {
     rpc_server *s = arg;
@@ -415,6 +436,7 @@ static void *poller(void *arg)
             break;
         case TAG_RECV:
             if (!ev.success || !c->recv) {
+                if (!ev.success && !grpc_call_failed_before_recv_message(c->call)) oversize_refused(s, c);
                 /* The client went away or half-closed without a message. */
                 rpc_call_reply(c, RPC_INVALID_ARGUMENT, "no request message", NULL, 0);
                 call_unref(c);
@@ -511,6 +533,7 @@ rpc_server *rpc_server_start(const rpc_server_opts *o, char *err, size_t errlen)
     s->refused = o->refused;
     s->ud = o->ud;
     s->max_calls = o->max_concurrent_calls ? o->max_concurrent_calls : 1024;
+    s->max_message = o->max_message_size > INT_MAX ? INT_MAX : o->max_message_size;
     s->t_shutdown = (tag){TAG_SHUTDOWN, NULL};
     grpc_init();
 
@@ -588,6 +611,7 @@ fail:
 
 uint32_t rpc_server_active_calls(const rpc_server *s) { return atomic_load(&s->active); }
 uint32_t rpc_server_max_calls(const rpc_server *s) { return s->max_calls; }
+uint64_t rpc_server_oversize_refused(const rpc_server *s) { return atomic_load(&s->oversize); }
 
 static void sleep_ms(unsigned ms)
 {

@@ -44,7 +44,8 @@ typedef void (*rpc_handler_fn)(void *ud, rpc_call *call, const char *method,
                                const uint8_t *req, size_t req_len);
 
 /* A call the adapter answers itself, before any handler (over
- * max_concurrent_calls), for the server's log and counters; ud as the handler's. */
+ * max_concurrent_calls), or the core refused (a request message over
+ * max_message_size), for the server's log and counters; ud as the handler's. */
 typedef void (*rpc_refused_fn)(void *ud, const char *method, int code, const char *peer, const char *message);
 
 /* TLS for a listener or a channel: PEM text (server/tls.h reads and checks
@@ -79,6 +80,8 @@ rpc_server *rpc_server_start(const rpc_server_opts *o, char *err, size_t errlen)
  * its deadline); and that limit. */
 uint32_t rpc_server_active_calls(const rpc_server *s);
 uint32_t rpc_server_max_calls(const rpc_server *s);
+/* Request messages the core refused for being over max_message_size. */
+uint64_t rpc_server_oversize_refused(const rpc_server *s);
 /* Stops accepting, cancels calls still open after wait_ms, waits for every
  * handler to return, and frees the server. */
 void rpc_server_stop(rpc_server *s, uint64_t wait_ms);

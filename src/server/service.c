@@ -839,8 +839,12 @@ char *service_metrics(srv_service *s)
                       "daemon.max_concurrent_calls).\n# TYPE cuzk_rpc_calls_in_progress gauge\n"
                       "cuzk_rpc_calls_in_progress %u\n"
                       "# HELP cuzk_rpc_max_concurrent_calls daemon.max_concurrent_calls.\n"
-                      "# TYPE cuzk_rpc_max_concurrent_calls gauge\ncuzk_rpc_max_concurrent_calls %u\n",
-                  rpc_server_active_calls(s->srv), rpc_server_max_calls(s->srv));
+                      "# TYPE cuzk_rpc_max_concurrent_calls gauge\ncuzk_rpc_max_concurrent_calls %u\n"
+                      "# HELP cuzk_rpc_oversize_rejected_total Request messages over daemon.max_message_size, refused "
+                      "by gRPC with RESOURCE_EXHAUSTED before they were read.\n"
+                      "# TYPE cuzk_rpc_oversize_rejected_total counter\ncuzk_rpc_oversize_rejected_total %llu\n",
+                  rpc_server_active_calls(s->srv), rpc_server_max_calls(s->srv),
+                  (unsigned long long)rpc_server_oversize_refused(s->srv));
     if (b.oom) {
         free(b.p);
         return NULL;
