@@ -40,8 +40,16 @@ typedef struct srv_submit_req {
     int priority;           /* the proto's values: 0 the kind's default, 1 LOW .. 4 CRITICAL */
     uint32_t timeout_ms;    /* job deadline; 0: none */
     const char *origin;     /* the caller, for the job's "submitted" line (may be NULL) */
+    /* whether the caller left (may be NULL): a request waiting for a parse
+     * slot ([daemon] max_concurrent_parses) is then dropped */
+    bool (*gone)(void *ud);
+    void *gone_ud;
 } srv_submit_req;
 
+/* Submits (or, with [cluster], checks and stores) a request: RPC_OK or a
+ * status with err. Past [daemon] max_queued_jobs (jobs accepted and not
+ * finished) a new job is RESOURCE_EXHAUSTED naming the limit; a request
+ * waits for one of max_concurrent_parses slots before it is parsed. */
 int srv_submit(srv_backend *b, const srv_submit_req *r, uint32_t *queue_position,
                bool *duplicate, char *err, size_t errlen);
 bool srv_has_kind(srv_backend *b, const char *kind);

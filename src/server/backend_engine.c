@@ -66,6 +66,18 @@ struct srv_backend {
     unsigned ordinals[CFG_MAX_DEVICES]; /* engine device -> GPU ordinal */
     srv_journal *journal; /* accepted and finished job ids; NULL: none */
     srv_cluster *cl; /* [cluster] configured: jobs live in the cluster's queue */
+    /* [daemon] max_queued_jobs: live jobs and submits admitted but not yet
+     * in live count against it (guarded by mu) */
+    uint32_t max_queued;
+    unsigned admitting;
+    uint64_t queue_full; /* submits refused on it */
+    /* [daemon] max_concurrent_parses: a request's parse at submit holds its
+     * C1 (~50 MB at 32 GiB) and what is built from it; the slots bound how
+     * many of those exist at once, whatever max_concurrent_calls admits */
+    uint32_t parse_slots;
+    unsigned parsing;
+    uint64_t parse_waits; /* requests that waited for a slot */
+    pthread_cond_t parse_cv;
 };
 
 
@@ -286,6 +298,9 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
     srv_backend *b = calloc(1, sizeof *b);
     if (!b) return cuzk_errf(err, errlen, 0, "out of memory"), NULL;
     pthread_mutex_init(&b->mu, NULL);
+    pthread_cond_init(&b->parse_cv, NULL);
+    b->max_queued = c->max_queued_jobs;
+    b->parse_slots = c->max_concurrent_parses ? c->max_concurrent_parses : 1;
     b->log = o->log;
     b->log_fields = o->log_fields;
     b->workers_per_device = c->gpu_workers_per_device;
@@ -403,6 +418,7 @@ void srv_backend_close(srv_backend *b)
     if (b->has_pce) cuzk_engine_pce_cache_free(&b->pce);
     journal_close(b->journal); /* after the engine: its last events are in */
     free(b->live);
+    pthread_cond_destroy(&b->parse_cv);
     pthread_mutex_destroy(&b->mu);
     free(b);
 }
@@ -459,11 +475,97 @@ static cuzk_priority engine_priority(int p)
     }
 }
 
+/* Whether request id names a job that is queued or running (a submit of it
+ * is then a duplicate, answered whatever the queue holds). */
+static bool job_unfinished(srv_backend *b, const char *id)
+{
+    cuzk_job *j = cuzk_engine_find(b->e, id);
+    if (!j) return false;
+    cuzk_job_info info;
+    cuzk_job_get_info(j, &info);
+    cuzk_job_release(j);
+    return info.state == CUZK_JOB_QUEUED || info.state == CUZK_JOB_RUNNING;
+}
+
+/* One more job under max_queued_jobs (a slot in b->admitting until
+ * queue_done), or RESOURCE_EXHAUSTED naming the limit. Checked before the
+ * request is parsed: a full daemon spends nothing on it. */
+static int queue_admit(srv_backend *b, const char *id, char *err, size_t errlen)
+{
+    const bool dup = job_unfinished(b, id);
+    pthread_mutex_lock(&b->mu);
+    prune(b);
+    const size_t held = b->n_live + b->admitting;
+    const bool full = !dup && held >= b->max_queued;
+    if (full) b->queue_full++;
+    else b->admitting++;
+    pthread_mutex_unlock(&b->mu);
+    if (full)
+        return cuzk_errf(err, errlen, RPC_RESOURCE_EXHAUSTED,
+                         "queue full: %zu jobs queued or running (daemon.max_queued_jobs = %u); retry when some "
+                         "have finished", held, b->max_queued);
+    return RPC_OK;
+}
+
+static void queue_done(srv_backend *b)
+{
+    pthread_mutex_lock(&b->mu);
+    b->admitting--;
+    pthread_mutex_unlock(&b->mu);
+}
+
+/* A slot of max_concurrent_parses, waited for in 50 ms steps; false when
+ * the caller left first (gone). */
+static bool parse_enter(srv_backend *b, const srv_submit_req *r)
+{
+    bool waited = false, ok = true;
+    pthread_mutex_lock(&b->mu);
+    while (b->parsing >= b->parse_slots && ok) {
+        waited = true;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 50000000;
+        if (ts.tv_nsec >= 1000000000) ts.tv_sec++, ts.tv_nsec -= 1000000000;
+        pthread_cond_timedwait(&b->parse_cv, &b->mu, &ts);
+        ok = !(r->gone && r->gone(r->gone_ud));
+    }
+    if (ok) b->parsing++;
+    b->parse_waits += waited;
+    pthread_mutex_unlock(&b->mu);
+    return ok;
+}
+
+static void parse_leave(srv_backend *b)
+{
+    pthread_mutex_lock(&b->mu);
+    b->parsing--;
+    pthread_cond_signal(&b->parse_cv);
+    pthread_mutex_unlock(&b->mu);
+}
+
+static int submit_admitted(srv_backend *b, const srv_submit_req *r, int k, uint32_t *queue_position,
+                           bool *duplicate, char *err, size_t errlen);
+
 int srv_submit(srv_backend *b, const srv_submit_req *r, uint32_t *queue_position, bool *duplicate,
                char *err, size_t errlen)
 {
     int k = kind_index(b, r->kind);
     if (k < 0) return cuzk_errf(err, errlen, RPC_UNIMPLEMENTED, "proof kind %s is not registered", r->kind);
+    /* the cluster's queue is its database's: bounded there by the hosts' claims */
+    int rc = b->cl ? RPC_OK : queue_admit(b, r->request_id, err, errlen);
+    if (rc != RPC_OK) return rc;
+    if (!parse_enter(b, r)) rc = cuzk_errf(err, errlen, RPC_CANCELLED, "the caller left while its request waited "
+                                           "for a parse slot (daemon.max_concurrent_parses = %u)", b->parse_slots);
+    else rc = submit_admitted(b, r, k, queue_position, duplicate, err, errlen);
+    if (!b->cl) queue_done(b);
+    return rc;
+}
+
+/* The request parsed (its parse slot held) and queued: the engine's submit,
+ * or with [cluster] the engine's checks and the cluster's queue. */
+static int submit_admitted(srv_backend *b, const srv_submit_req *r, int k, uint32_t *queue_position,
+                           bool *duplicate, char *err, size_t errlen)
+{
     cuzk_job_request req = {
         .request_id = r->request_id,
         .kind = r->kind,
@@ -480,6 +582,7 @@ int srv_submit(srv_backend *b, const srv_submit_req *r, uint32_t *queue_position
     bool dup = false;
     /* the cluster stores the request for any host: here only its checks */
     int rc = b->cl ? cuzk_engine_check_request(b->e, &req) : cuzk_engine_submit(b->e, &req, &job, &dup);
+    parse_leave(b);
     if (rc != CUZK_OK && rc != CUZK_ERR_NO_MEMORY && why[0])
         return cuzk_errf(err, errlen, RPC_INVALID_ARGUMENT, "%s", why);
     if (rc == CUZK_ERR_INVALID_ARG)
@@ -899,6 +1002,23 @@ static void cluster_metrics(srv_backend *b, mtext *t)
     metric_rows(t, m, sizeof m / sizeof m[0]);
 }
 
+/* The bounds on what submits hold: the queue and the parses at once. */
+static void intake_metrics(srv_backend *b, mtext *t)
+{
+    pthread_mutex_lock(&b->mu);
+    const metric m[] = {
+        {"cuzk_max_queued_jobs", "gauge", "daemon.max_queued_jobs.", (double)b->max_queued},
+        {"cuzk_jobs_queue_full_total", "counter", "Submits refused with RESOURCE_EXHAUSTED at daemon.max_queued_jobs.",
+         (double)b->queue_full},
+        {"cuzk_parses_in_progress", "gauge", "Requests being parsed at submit.", (double)b->parsing},
+        {"cuzk_max_concurrent_parses", "gauge", "daemon.max_concurrent_parses.", (double)b->parse_slots},
+        {"cuzk_parse_waits_total", "counter", "Submits that waited for a parse slot (daemon.max_concurrent_parses).",
+         (double)b->parse_waits},
+    };
+    pthread_mutex_unlock(&b->mu);
+    metric_rows(t, m, sizeof m / sizeof m[0]);
+}
+
 char *srv_metrics_text(srv_backend *b, char *buf)
 {
     cuzk_engine_counters c;
@@ -979,6 +1099,7 @@ char *srv_metrics_text(srv_backend *b, char *buf)
     phase_metrics(&c, &t);
     device_memory_metrics(b, &t);
     curio_metrics(b, &c, &t);
+    intake_metrics(b, &t);
     if (b->cl) cluster_metrics(b, &t);
     return t.p;
 }

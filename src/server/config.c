@@ -79,6 +79,10 @@ static const cfg_entry table[] = {
       "on SIGTERM, how long running jobs may finish before they are cancelled"),
     E("daemon", "max_concurrent_calls", T_U32, max_concurrent_calls, 1, 1000000, "1024", false,
       "calls served at once; more get RESOURCE_EXHAUSTED"),
+    E("daemon", "max_queued_jobs", T_U32, max_queued_jobs, 1, 1000000, "128", false,
+      "jobs accepted and not finished (queued or proving); a new one past it gets RESOURCE_EXHAUSTED"),
+    E("daemon", "max_concurrent_parses", T_U32, max_concurrent_parses, 1, 1024, "2", false,
+      "requests parsed at once at submit (a C1 output, vanilla proofs); more wait their turn"),
     CHOICE("daemon", "preload_failure", preload_fatal, "degrade", "fatal", "\"degrade\"", false,
       "a [srs] preload circuit whose parameters cannot be loaded: degrade = serve the other kinds (that one "
       "shown FAILED, its jobs fail at once), fatal = exit non-zero at start"),

@@ -39,6 +39,8 @@ typedef struct cuzk_config {
     uint64_t max_message_size;       /* bytes */
     uint64_t shutdown_grace_ms;
     uint32_t max_concurrent_calls;
+    uint32_t max_queued_jobs;        /* jobs accepted and not finished; one more: RESOURCE_EXHAUSTED */
+    uint32_t max_concurrent_parses;  /* requests parsed at submit at once; more wait */
     bool preload_fatal;              /* preload_failure = "fatal" */
     char state_dir[CFG_STR_MAX];     /* "" = $STATE_DIRECTORY, else param_cache */
     /* [memory] */

@@ -325,6 +325,8 @@ static uint8_t *fil_request_encode(const Cuzk__V1__SubmitProofRequest *q, const 
     return out;
 }
 
+static bool call_gone(void *ud) { return rpc_call_cancelled(ud); }
+
 /* Validates a SubmitProofRequest and submits it. job_id receives the id. */
 static int do_submit(srv_service *s, rpc_call *c, Cuzk__V1__SubmitProofRequest *q,
                      char *job_id, size_t job_id_len, uint32_t *queue_pos, bool *duplicate,
@@ -371,7 +373,7 @@ static int do_submit(srv_service *s, rpc_call *c, Cuzk__V1__SubmitProofRequest *
 
     uint8_t seed[8], *fil_inputs = NULL;
     srv_submit_req sr = {.request_id = job_id, .kind = kind, .priority = prio, .timeout_ms = timeout_ms,
-                         .origin = rpc_call_peer(c)};
+                         .origin = rpc_call_peer(c), .gone = call_gone, .gone_ud = c};
     if (!strncmp(kind, "test-", 5)) {
         if (q->vanilla_proof.len == 8) {
             sr.inputs = q->vanilla_proof.data;
@@ -402,8 +404,6 @@ static int do_submit(srv_service *s, rpc_call *c, Cuzk__V1__SubmitProofRequest *
     /* the "submitted" line is the engine's, written before the job can run */
     return code == RPC_OK ? RPC_OK : fail(r, code, "%s", err);
 }
-
-static bool call_gone(void *ud) { return rpc_call_cancelled(ud); }
 
 static void fill_await(Cuzk__V1__AwaitProofResponse *a, const char *job_id, const srv_result *res)
 {
