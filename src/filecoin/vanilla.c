@@ -325,6 +325,8 @@ int cuzk_fil_commitment(uint8_t out[32], const uint8_t *in, size_t len, cuzk_fil
         return CUZK_ERR_NONCANONICAL;
     }
     memcpy(out, digest, 32);
+    return 0;
+}
 
 /* A CID string's bytes: multibase 'b' (base32) only, the form lotus and curio print. */
 static int cid_text(uint8_t **bytes, size_t *len, const char *s, const char *name, char *err, size_t err_len)
