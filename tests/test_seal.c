@@ -144,6 +144,17 @@ static void m_layer(json_t *r) { set_int(r, P0 "labeling_proofs/1/layer_index", 
 static void m_unknown(json_t *r) { json_object_set_new(jat(r, P0 "encoding_proof"), "extra", json_true()); }
 static void m_hashes(json_t *r) { json_array_remove(jat(r, P0 "comm_r_last_proof/data/Single/path/path/0/hashes"), 0); }
 static void m_drg(json_t *r) { json_array_remove(jat(r, P0 "replica_column_proofs/drg_parents"), 5); }
+/* a proof whose comm_d_proofs are 1-2 M zeros: ~50 bytes of nodes each, past
+ * the 16 MiB a proof's load may take */
+static size_t g_junk;
+static void m_junk(json_t *r)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < g_junk; i++) json_array_append_new(a, json_integer(0));
+    json_object_set_new(jat(r, P0), "comm_d_proofs", a);
+}
+/* a proof that is an array: named from its text, without loading it */
+static void m_proof_array(json_t *r) { json_array_set_new(jat(r, "vanilla_proofs/StackedDrg2KiBV1/0"), 1, json_array()); }
 
 /* ---- tampered values that parse: caught by the vanilla verification ---- */
 static void t_label(json_t *r) { bump_byte(r, P0 "replica_column_proofs/c_x/column/rows/0/0"); }
@@ -248,6 +259,7 @@ int main(void)
 {
     cuzk_rng rng;
     tu_init(&rng, "test_seal");
+    g_junk = ((size_t)1 << 20) + (size_t)(cuzk_rng_u64(&rng) % (1u << 20));
     const cuzk_fil_seal_proof *rp = cuzk_fil_seal_proof_by_name("StackedDrg2KiBV1_1");
     cuzk_seal_params p = {.registered_proof = rp->id,
                           .miner_id = cuzk_rng_u64(&rng) >> (cuzk_rng_u64(&rng) % 64),
@@ -388,6 +400,8 @@ int main(void)
         {m_unknown, "encoding_proof: unknown field \"extra\""},
         {m_hashes, "comm_r_last_proof.data.Single.path.path[0].hashes: expected 7 elements, got 6"},
         {m_drg, "replica_column_proofs.drg_parents: expected 6 parents, got 5"},
+        {m_junk, "vanilla_proofs.StackedDrg2KiBV1[0][0]: more values than a proof holds (over 16 MiB"},
+        {m_proof_array, "vanilla_proofs.StackedDrg2KiBV1[0][1]: expected an object, got an array"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cuzk_fil_c1 *x = NULL;

@@ -375,8 +375,9 @@ static int parse_inner(pctx *p, const json_t *root, cuzk_fil_c1 **out)
  * one's text, jansson parses the document without them (a skeleton) and
  * each proof on its own, on several threads. Anything unexpected (a
  * scan that does not fit, a proof that fails) hands the input to the
- * whole-document parse, which then decides and words any error: this
- * path only ever produces what that parse would, faster. */
+ * checked parse (below: the same pieces one by one, with messages), which
+ * then decides and words any error: this path only ever produces what that
+ * parse would, faster. */
 
 /* curio's wrapper: its fields, for both parses of it */
 static const char *const k_wrap[] = {"SectorNum", "Phase1Out", "SectorSize", NULL};
@@ -475,6 +476,57 @@ static int object_member(const char *s, size_t n, size_t i, const char *key, spa
     }
 }
 
+/* Caps on the nodes one load may build (cuzk_json_loadb_arena_max), so that
+ * a parse's memory is bounded whatever the document holds: a 32 GiB C1's
+ * proof takes ~3 MB of nodes and its skeleton a few KB, while jansson's
+ * nodes for a whole document cost 15 (a C1) to 75 (`[{},{},...]`) bytes per
+ * byte of text. A whole document is loaded only when its shape is not a
+ * C1's (curio's wrapper among them: jansson copies its 51 MB base64 string
+ * and outgrows two buffers while lexing it, hence 4 bytes per byte). */
+#define PROOF_NODES_MAX ((size_t)16 << 20)
+#define SKELETON_NODES_MAX ((size_t)16 << 20)
+static size_t whole_nodes_max(size_t n) { return SKELETON_NODES_MAX + 4 * n; }
+
+enum { MAX_PARTS = 4096, MAX_PROOFS = 65536 };
+
+/* The partitions of a document shaped as a C1 output: *arr the array that
+ * vanilla_proofs' one member holds, *parts (malloc'd) its items' spans; 0,
+ * or -1 when the document is not of that shape. */
+static int split_parts(const char *s, size_t n, span *arr, span **parts, size_t *nparts)
+{
+    *parts = NULL;
+    size_t i = skip_ws(s, n, 0);
+    span vp;
+    unsigned m;
+    if (i >= n || s[i] != '{' || object_member(s, n, i, "\"vanilla_proofs\"", &vp, &m) || m != 1 || s[vp.a] != '{' ||
+        object_member(s, n, vp.a, NULL, arr, &m) || m != 1 || s[arr->a] != '[')
+        return -1;
+    if (!(*parts = malloc(sizeof **parts * MAX_PARTS)) || !array_items(s, n, arr->a, *parts, MAX_PARTS, nparts) ||
+        *nparts > MAX_PARTS) {
+        free(*parts);
+        *parts = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* The document with an empty array of partitions, in *skel (malloc'd),
+ * loaded; NULL with je filled (*capped: past its cap) when it does not load. */
+static json_t *load_skeleton(const char *s, size_t n, span arr, char **skel, json_error_t *je,
+                             cuzk_json_arena **arena, bool *capped)
+{
+    const size_t head = arr.a + 1, tail = n - (arr.b - 1);
+    *arena = NULL;
+    *capped = false;
+    if (!(*skel = malloc(head + tail))) {
+        *je = (json_error_t){.text = "out of memory"};
+        return NULL;
+    }
+    memcpy(*skel, s, head);
+    memcpy(*skel + head, s + arr.b - 1, tail);
+    return cuzk_json_loadb_arena_max(*skel, head + tail, JSON_REJECT_DUPLICATES, SKELETON_NODES_MAX, je, arena, capped);
+}
+
 typedef struct fast_job {
     const char *s;
     const span *proofs; /* partitions x challenges, in order */
@@ -490,53 +542,40 @@ static void fast_proofs(void *arg, unsigned worker, size_t lo, size_t hi)
         json_error_t je;
         cuzk_json_arena *arena;
         const span sp = f->proofs[q];
-        json_t *o = cuzk_json_loadb_arena(f->s + sp.a, sp.b - sp.a, JSON_REJECT_DUPLICATES, &je, &arena);
-        pctx lp = {.cfg = &f->c1->cfg}; /* no message: a failure goes to the whole-document parse */
+        json_t *o = cuzk_json_loadb_arena_max(f->s + sp.a, sp.b - sp.a, JSON_REJECT_DUPLICATES, PROOF_NODES_MAX, &je,
+                                              &arena, NULL);
+        pctx lp = {.cfg = &f->c1->cfg}; /* no message: a failure goes to the checked parse */
         f->rc[q] = o ? pproof(&lp, o, &f->c1->proofs[q]) : CUZK_ERR_FORMAT;
         cuzk_json_arena_free(arena);
     }
 }
 
-/* 0 with *out the C1 that parse_inner would give, or -1: not taken. */
+/* 0 with *out the C1 that parse_checked would give, or -1: not taken. */
 static int parse_fast(const char *s, size_t n, unsigned nthreads, cuzk_fil_c1 **out)
 {
     *out = NULL;
-    size_t i = skip_ws(s, n, 0);
-    if (i >= n || s[i] != '{') return -1;
-    /* vanilla_proofs (once), its one member, an array of partitions */
-    span vp, arr;
-    unsigned m;
-    if (object_member(s, n, i, "\"vanilla_proofs\"", &vp, &m) || m != 1 || s[vp.a] != '{' ||
-        object_member(s, n, vp.a, NULL, &arr, &m) || m != 1 || s[arr.a] != '[')
-        return -1;
-    /* one scan of each array: the partitions (at most MAX_PARTS), then each
-     * one's proofs into their places (the first counted beforehand) */
-    enum { MAX_PARTS = 4096, MAX_PROOFS = 65536 };
+    /* one scan of each array: the partitions, then each one's proofs into
+     * their places (the first counted beforehand) */
     size_t nparts = 0, nch = 0;
-    span *parts = malloc(sizeof *parts * MAX_PARTS);
-    if (!parts || !array_items(s, n, arr.a, parts, MAX_PARTS, &nparts) || nparts == 0 || nparts > MAX_PARTS ||
-        s[parts[0].a] != '[' || !array_items(s, n, parts[0].a, NULL, 0, &nch) || nch == 0 || nch > MAX_PROOFS) {
+    span arr, *parts;
+    if (split_parts(s, n, &arr, &parts, &nparts)) return -1;
+    if (nparts == 0 || s[parts[0].a] != '[' || !array_items(s, n, parts[0].a, NULL, 0, &nch) || nch == 0 ||
+        nch > MAX_PROOFS) {
         free(parts);
         return -1;
     }
-    /* the skeleton: the document with an empty array of partitions */
-    const size_t head = arr.a + 1, tail = n - (arr.b - 1);
-    char *skel = malloc(head + tail);
     span *proofs = malloc(sizeof *proofs * nparts * nch);
     int *rcs = calloc(nparts * nch, sizeof *rcs);
-    int rc = skel && proofs && rcs ? 0 : -1;
+    int rc = proofs && rcs ? 0 : -1;
     for (size_t k = 0; k < nparts && !rc; k++) {
         size_t c = 0;
         if (s[parts[k].a] != '[' || !array_items(s, n, parts[k].a, proofs + k * nch, nch, &c) || c != nch) rc = -1;
     }
     json_error_t je;
     cuzk_json_arena *arena = NULL;
-    json_t *root = NULL;
-    if (!rc) {
-        memcpy(skel, s, head);
-        memcpy(skel + head, s + arr.b - 1, tail);
-        root = cuzk_json_loadb_arena(skel, head + tail, JSON_REJECT_DUPLICATES, &je, &arena);
-    }
+    char *skel = NULL;
+    bool capped;
+    json_t *root = rc ? NULL : load_skeleton(s, n, arr, &skel, &je, &arena, &capped);
     const json_t *pj = NULL;
     pctx hp = {0};
     if (!root || parse_head(&hp, root, out, &pj) || json_array_size(pj) != 0 || nparts != (*out)->cfg.partitions ||
@@ -548,7 +587,7 @@ static int parse_fast(const char *s, size_t n, unsigned nthreads, cuzk_fil_c1 **
         for (size_t q = 0; q < nparts * nch && !rc; q++)
             if (rcs[q]) rc = -1;
     }
-    if (arena) cuzk_json_arena_free(arena);
+    cuzk_json_arena_free(arena);
     free(skel);
     free(proofs);
     free(rcs);
@@ -557,6 +596,112 @@ static int parse_fast(const char *s, size_t n, unsigned nthreads, cuzk_fil_c1 **
         cuzk_fil_c1_free(*out);
         *out = NULL;
     }
+    return rc;
+}
+
+/* ---- the checked parse, piece by piece ---------------------------------------------
+ *
+ * What decides and words an error, in bounded memory: the syntax of the
+ * whole text first (no nodes built), then, for a document shaped as a C1,
+ * its skeleton and each proof on its own, in the order the checks of
+ * parse_inner meet them, with the same messages. */
+
+/* A value's type from its text, as jtype names a loaded one. */
+static const char *text_type(const char *s, span v)
+{
+    switch (s[v.a]) {
+    case '{': return "an object";
+    case '[': return "an array";
+    case '"': return "a string";
+    case 't':
+    case 'f': return "a boolean";
+    case 'n': return "null";
+    default: return memchr(s + v.a, '.', v.b - v.a) || memchr(s + v.a, 'e', v.b - v.a) ||
+                            memchr(s + v.a, 'E', v.b - v.a)
+                        ? "a number"
+                        : "an integer";
+    }
+}
+
+/* The byte jansson read last before its error, in the text it loaded. */
+static size_t load_error_at(const json_error_t *je) { return je->position > 0 ? (size_t)je->position - 1 : 0; }
+
+/* jansson's error for a piece of the document, its byte off of the document. */
+static int fail_load(pctx *p, const char *s, size_t off, const json_error_t *je)
+{
+    int line, col;
+    cuzk_json_line_col(s, off, &line, &col);
+    return fail(p, "malformed JSON at line %d column %d: %s", line, col, je->text);
+}
+
+static int fail_syntax(pctx *p, const char *s, size_t n)
+{
+    size_t off = 0;
+    const char *what = NULL;
+    if (!cuzk_json_syntax(s, n, &off, &what)) return 0;
+    int line, col;
+    cuzk_json_line_col(s, off, &line, &col);
+    return fail(p, "malformed JSON at line %d column %d: %s", line, col, what);
+}
+
+/* Partition k's proofs (their spans in sp, challenges of them), each loaded
+ * and checked on its own. */
+static int pieces_partition(pctx *p, const char *s, size_t n, span part, span *sp, cuzk_fil_c1 *c1, unsigned k)
+{
+    const cuzk_porep_config *c = &c1->cfg;
+    size_t count = 0;
+    if (s[part.a] != '[') return fail(p, "expected an array, got %s", text_type(s, part));
+    if (!array_items(s, n, part.a, sp, c->challenges, &count) || count != c->challenges)
+        return fail(p, "expected %u challenges, got %zu", c->challenges, count);
+    for (unsigned i = 0; i < c->challenges; i++) {
+        size_t o2 = push(p, "[%u]", i);
+        if (s[sp[i].a] != '{') return fail(p, "expected an object, got %s", text_type(s, sp[i])); /* unloaded */
+        json_error_t je;
+        cuzk_json_arena *arena;
+        bool capped = false;
+        json_t *o = cuzk_json_loadb_arena_max(s + sp[i].a, sp[i].b - sp[i].a, JSON_REJECT_DUPLICATES,
+                                              PROOF_NODES_MAX, &je, &arena, &capped);
+        int rc = o ? pproof(p, o, &c1->proofs[(size_t)k * c->challenges + i])
+                 : capped ? fail(p, "more values than a proof holds (over %zu MiB of nodes to load)",
+                                 PROOF_NODES_MAX >> 20)
+                          : fail_load(p, s, sp[i].a + load_error_at(&je), &je);
+        cuzk_json_arena_free(arena);
+        if (rc) return rc;
+        pop(p, o2);
+    }
+    return 0;
+}
+
+/* The checked parse of a document the scan splits (see above); -1 when it
+ * does not split, or its skeleton does not load (the whole document then). */
+static int parse_pieces(pctx *p, const char *s, size_t n, cuzk_fil_c1 **out)
+{
+    span arr, *parts = NULL, *sp = NULL;
+    size_t nparts = 0;
+    if (split_parts(s, n, &arr, &parts, &nparts)) return -1;
+    json_error_t je;
+    cuzk_json_arena *arena = NULL;
+    char *skel = NULL;
+    bool capped;
+    const json_t *pj = NULL;
+    json_t *root = load_skeleton(s, n, arr, &skel, &je, &arena, &capped);
+    /* a skeleton's error (a duplicate key, say) at its byte in the document */
+    const size_t head = arr.a + 1, pos = load_error_at(&je);
+    int rc = root     ? parse_head(p, root, out, &pj)
+             : capped ? -1
+                      : fail_load(p, s, pos < head ? pos : pos + arr.b - 1 - head, &je);
+    if (!rc && nparts != (*out)->cfg.partitions)
+        rc = fail(p, "expected %u partitions, got %zu", (*out)->cfg.partitions, nparts);
+    if (!rc && !(sp = malloc(sizeof *sp * (*out)->cfg.challenges))) rc = CUZK_ERR_NO_MEMORY;
+    for (unsigned k = 0; !rc && k < nparts; k++) {
+        size_t o1 = push(p, "[%u]", k);
+        rc = pieces_partition(p, s, n, parts[k], sp, *out, k);
+        if (!rc) pop(p, o1);
+    }
+    cuzk_json_arena_free(arena);
+    free(skel);
+    free(sp);
+    free(parts);
     return rc;
 }
 
@@ -595,14 +740,15 @@ static int parse_wrapped_fast(const char *s, size_t n, unsigned nthreads, cuzk_f
         memcpy(skel, s, ph.a);
         memcpy(skel + ph.a, "\"\"", 2);
         memcpy(skel + ph.a + 2, s + ph.b, n - ph.b);
-        root = cuzk_json_loadb_arena(skel, n - (ph.b - ph.a) + 2, JSON_REJECT_DUPLICATES, &je, &arena);
+        root = cuzk_json_loadb_arena_max(skel, n - (ph.b - ph.a) + 2, JSON_REJECT_DUPLICATES, SKELETON_NODES_MAX, &je,
+                                         &arena, NULL);
     }
     uint64_t num = 0, size = 0;
-    pctx q = {.nthreads = nthreads}; /* no message: a failure goes to the whole-document parse */
+    pctx q = {.nthreads = nthreads}; /* no message: a failure goes to the checked parse */
     if (!root || want_obj(&q, root, k_wrap, NULL) || get_u64(&q, root, "SectorNum", INT64_MAX, &num) ||
         get_u64(&q, root, "SectorSize", UINT64_MAX, &size) || !json_is_string(json_object_get(root, "Phase1Out")) ||
         /* the inner document by the fast path alone: where that is not taken,
-         * the whole-document parse below does the inner's checked parse once
+         * the checked parse does the inner's checked parse once
          * (it used to run here first as well, twice on a bad C1) */
         parse_fast((const char *)inner, inner_len, nthreads, out))
         rc = -1;
@@ -617,23 +763,23 @@ static int parse_wrapped_fast(const char *s, size_t n, unsigned nthreads, cuzk_f
     return rc;
 }
 
-static int parse_json(const uint8_t *buf, size_t len, pctx *p, cuzk_fil_c1 **out, int depth)
+/* The whole document in one load (under its cap): for a document whose
+ * shape is not a C1's, curio's wrapper among them. */
+static int parse_whole(pctx *p, const char *s, size_t n, cuzk_fil_c1 **out, int depth)
 {
-    /* on several threads when that path fits (see above); any size, so
-     * that the fuzz target's small inputs exercise it as well */
-    if (p->nthreads > 1 &&
-        (!parse_fast((const char *)buf, len, p->nthreads, out) ||
-         (depth == 0 && !parse_wrapped_fast((const char *)buf, len, p->nthreads, out))))
-        return 0;
     json_error_t je;
-    cuzk_json_arena *arena; /* ~10 M nodes for a 32 GiB C1: one arena, not 10 M mallocs */
-    json_t *root = cuzk_json_loadb_arena((const char *)buf, len, JSON_REJECT_DUPLICATES, &je, &arena);
-    if (!root) return fail(p, "malformed JSON at line %d column %d: %s", je.line, je.column, je.text);
+    cuzk_json_arena *arena; /* one arena, not a malloc per node */
+    bool capped = false;
+    json_t *root = cuzk_json_loadb_arena_max(s, n, JSON_REJECT_DUPLICATES, whole_nodes_max(n), &je, &arena, &capped);
+    if (!root && capped)
+        return fail(p, "not a C1 output: more values than one holds (over %zu MiB of nodes to load)",
+                    whole_nodes_max(n) >> 20);
+    if (!root) return fail_load(p, s, load_error_at(&je), &je);
     int rc;
     const json_t *ph = json_is_object(root) ? json_object_get(root, "Phase1Out") : NULL;
     if (ph && depth == 0) {
         uint64_t num = 0, size = 0;
-        size_t n = 0;
+        size_t inner_len = 0;
         uint8_t *inner = NULL;
         rc = want_obj(p, root, k_wrap, NULL);
         if (!rc) rc = get_u64(p, root, "SectorNum", INT64_MAX, &num);
@@ -641,12 +787,14 @@ static int parse_json(const uint8_t *buf, size_t len, pctx *p, cuzk_fil_c1 **out
         if (!rc) {
             push(p, "Phase1Out");
             if (!json_is_string(ph)) rc = fail(p, "expected a base64 string, got %s", jtype(ph));
-            else if (!(inner = cuzk_base64_decode(json_string_value(ph), json_string_length(ph), &n)))
+            else if (!(inner = cuzk_base64_decode(json_string_value(ph), json_string_length(ph), &inner_len)))
                 rc = fail(p, "not valid base64");
         }
+        cuzk_json_arena_free(arena); /* the inner document is all that is left to parse */
+        arena = NULL;
         if (!rc) {
             push(p, "/");
-            rc = parse_json(inner, n, p, out, 1);
+            rc = parse_json(inner, inner_len, p, out, 1);
         }
         free(inner);
         if (!rc && wrap_finish(*out, num, size)) {
@@ -659,6 +807,34 @@ static int parse_json(const uint8_t *buf, size_t len, pctx *p, cuzk_fil_c1 **out
     }
     cuzk_json_arena_free(arena);
     return rc;
+}
+
+/* What decides and words every error: the syntax, then the document piece
+ * by piece where it has a C1's shape, else whole. */
+static int parse_checked(pctx *p, const char *s, size_t n, cuzk_fil_c1 **out, int depth)
+{
+    int rc = fail_syntax(p, s, n);
+    if (rc) return rc;
+    const size_t i = skip_ws(s, n, 0);
+    if (s[i] != '{') return fail(p, "expected an object, got %s", text_type(s, (span){i, n}));
+    /* a Phase1Out member makes the document curio's wrapper (parse_whole
+     * says what else it holds) */
+    span ph;
+    unsigned m = 0;
+    const bool wrapper = depth == 0 && !object_member(s, n, i, "\"Phase1Out\"", &ph, &m) && m;
+    rc = wrapper ? -1 : parse_pieces(p, s, n, out);
+    return rc >= 0 ? rc : parse_whole(p, s, n, out, depth);
+}
+
+static int parse_json(const uint8_t *buf, size_t len, pctx *p, cuzk_fil_c1 **out, int depth)
+{
+    /* on several threads when that path fits (see above); any size, so
+     * that the fuzz target's small inputs exercise it as well */
+    if (p->nthreads > 1 &&
+        (!parse_fast((const char *)buf, len, p->nthreads, out) ||
+         (depth == 0 && !parse_wrapped_fast((const char *)buf, len, p->nthreads, out))))
+        return 0;
+    return parse_checked(p, (const char *)buf, len, out, depth);
 }
 
 int cuzk_fil_c1_parse(const uint8_t *buf, size_t len, cuzk_fil_c1 **out, char *err, size_t errcap)
