@@ -166,7 +166,7 @@ def wait_for(cond, what, timeout=120):
 A, B, C = Daemon("host-a").start(), Daemon("host-b").start(), Daemon("host-c").start()
 live = wait_for(lambda: len(sql(f"SELECT name FROM cuzk_hosts WHERE stopped_at IS NULL AND "
                                 f"heartbeat_at > now() - interval '{LEASE_S} seconds'")) == 3, "three hosts")
-check(sql("SELECT v FROM cuzk_meta WHERE k = 'schema'") == [["3"]], "the daemons created schema version 3")
+check(sql("SELECT v FROM cuzk_meta WHERE k = 'schema'") == [["4"]], "the daemons created schema version 4")
 
 # jobs submitted to one daemon each, awaited on another: proved on all three
 jobs = []
@@ -322,6 +322,14 @@ try:
     check(False, "an unknown job is NOT_FOUND")
 except grpc.RpcError as e:
     check(e.code() == grpc.StatusCode.NOT_FOUND, f"an unknown job: {e.code()} {e.details()}")
+
+# a wait that runs out before the job is done: TIMEOUT, the job going on (not an error)
+q = porep_req("short-wait")
+A.st.SubmitProof(q)
+r = B.st.AwaitProof(pb.AwaitProofRequest(job_id=q.request_id, timeout_ms=50), timeout=30)
+check(r.status == S.TIMEOUT and "goes on" in r.error_message,
+      f"AwaitProof(timeout_ms=50) on a job not done yet: {S.Status.Name(r.status)} {r.error_message}")
+await_ok(C, q.request_id, 10, f"{q.request_id} after a short wait ran out")
 
 # ---- cancel on one daemon stops the job everywhere --------------------------
 q = porep_req("cancel")

@@ -138,7 +138,7 @@ static void schema_and_options(void)
     CHECK_MSG(atomic_load(&opened) == 4, "%d of 4 daemons connecting at once got the schema", atomic_load(&opened));
     char err[512], *js = NULL;
     cuzk_cluster_db *db = open_host("s", 0, 0, false);
-    CHECK(db && cuzk_cluster_status_json(db, &js, err, sizeof err) == CUZK_OK && js && strstr(js, "\"schema\" : 3"));
+    CHECK(db && cuzk_cluster_status_json(db, &js, err, sizeof err) == CUZK_OK && js && strstr(js, "\"schema\" : 4"));
     if (js) fprintf(stderr, "fresh status: %s\n", js);
     free(js);
     cuzk_cluster_db_close(db);
@@ -835,7 +835,7 @@ static void node_with_engine(void)
 /* ---- migrations --------------------------------------------------------------- */
 
 /* A database of schema 1 with a job in it (the tables as version 1 made
- * them: version 2's and 3's additions dropped) is brought to version 3 by
+ * them: version 2's, 3's and 4's additions dropped) is brought to version 4 by
  * the next daemon to connect; a database newer than this build is
  * refused, and so, by a reader, is an older one (a reader migrates
  * nothing). */
@@ -858,8 +858,9 @@ static void migration(void)
     sql_exec(c, "SET client_min_messages = warning");
     sql_exec(c, "DROP TABLE cuzk_payloads");
     sql_exec(c, "ALTER TABLE cuzk_jobs DROP COLUMN payload_file, DROP COLUMN payload_sha256, DROP COLUMN payload_len");
-    /* and version 3's: the partial indexes, the claims' incarnation; version 1's indexes back */
-    sql_exec(c, "DROP INDEX cuzk_jobs_live, cuzk_jobs_deadline, cuzk_jobs_finished, cuzk_partitions_live, "
+    /* and version 3's and 4's: the partial indexes, the claims' incarnation, the
+     * partitions' submission time; version 1's indexes back */
+    sql_exec(c, "DROP INDEX cuzk_jobs_waiting, cuzk_jobs_deadline, cuzk_jobs_finished, cuzk_partitions_waiting, "
                 "cuzk_partitions_held");
     sql_exec(c, "ALTER TABLE cuzk_partitions DROP COLUMN claimed_inc, DROP COLUMN queued_at");
     sql_exec(c, "CREATE INDEX cuzk_partitions_queue ON cuzk_partitions (state, priority DESC, job_seq, part)");
@@ -867,7 +868,7 @@ static void migration(void)
     sql_exec(c, "UPDATE cuzk_meta SET v = 1 WHERE k = 'schema'");
     a = open_payload_host("mig-b", dir, 16);
     char *js = NULL;
-    CHECK(a && cuzk_cluster_status_json(a, &js, err, sizeof err) == CUZK_OK && js && strstr(js, "\"schema\" : 3"));
+    CHECK(a && cuzk_cluster_status_json(a, &js, err, sizeof err) == CUZK_OK && js && strstr(js, "\"schema\" : 4"));
     free(js);
     cuzk_cluster_lease l;
     CHECK(claimed_payload(a, &l, &pl, &len, err, sizeof err) == CUZK_OK && !strcmp(l.job_id, id));
@@ -896,7 +897,7 @@ static void migration(void)
     sql_exec(c, "UPDATE cuzk_meta SET v = v - 1 WHERE k = 'schema'");
     CHECK(cuzk_cluster_db_open(&o, &a, err, sizeof err) == CUZK_ERR_UNSUPPORTED && !a);
     CHECK_MSG(strstr(err, "a daemon of this build migrates it"), "%s", err);
-    CHECK(sql_value("SELECT v FROM cuzk_meta WHERE k = 'schema'", "2"));
+    CHECK(sql_value("SELECT v FROM cuzk_meta WHERE k = 'schema'", "3"));
     sql_exec(c, "UPDATE cuzk_meta SET v = v + 1 WHERE k = 'schema'");
     PQfinish(c);
     CHECK(rmdir(dir) == 0);

@@ -236,28 +236,39 @@ static const char *const migration_2[] = {
  * priority, deadlines, the status) and of the pending and claimed
  * partitions (claims, expiry, heartbeats, hosts' holdings) replace the
  * partition indexes over every row; finished jobs by age for retention;
- * claims carry the incarnation of the host that made them; partitions
- * carry their job's submission time, the claim's order (sequences are
- * not in commit order across connections where they are cached, as on
- * YugabyteDB). */
+ * claims carry the incarnation of the host that made them. Each statement
+ * may run again (IF [NOT] EXISTS): a migration cut short is taken up. */
 static const char *const migration_3[] = {
-    "CREATE INDEX IF NOT EXISTS cuzk_jobs_live ON cuzk_jobs (kind, priority DESC, submitted_at, seq) "
-    " WHERE state = 'active'",
+    "CREATE INDEX IF NOT EXISTS cuzk_jobs_live ON cuzk_jobs (kind, priority DESC, seq) WHERE state = 'active'",
     "CREATE INDEX IF NOT EXISTS cuzk_jobs_deadline ON cuzk_jobs (deadline) "
     " WHERE state = 'active' AND deadline IS NOT NULL",
     "CREATE INDEX IF NOT EXISTS cuzk_jobs_finished ON cuzk_jobs (finished_at) WHERE state <> 'active'",
     "DROP INDEX IF EXISTS cuzk_partitions_queue",
-    "ALTER TABLE cuzk_partitions ADD COLUMN IF NOT EXISTS queued_at timestamptz NOT NULL DEFAULT now()",
-    "UPDATE cuzk_partitions p SET queued_at = j.submitted_at FROM cuzk_jobs j "
-    " WHERE j.seq = p.job_seq AND p.state IN ('pending', 'claimed')",
-    "CREATE INDEX IF NOT EXISTS cuzk_partitions_live ON cuzk_partitions "
-    " (state, priority DESC, queued_at, job_seq, part) WHERE state IN ('pending', 'claimed')",
+    "CREATE INDEX IF NOT EXISTS cuzk_partitions_live ON cuzk_partitions (state, priority DESC, job_seq, part) "
+    " WHERE state IN ('pending', 'claimed')",
     "DROP INDEX IF EXISTS cuzk_partitions_holder",
     "CREATE INDEX IF NOT EXISTS cuzk_partitions_held ON cuzk_partitions (claimed_by) WHERE state = 'claimed'",
     "ALTER TABLE cuzk_partitions ADD COLUMN IF NOT EXISTS claimed_inc bigint",
     NULL,
 };
-static const char *const *const migrations[CUZK_CLUSTER_SCHEMA] = {migration_1, migration_2, migration_3};
+/* 4: the claim's order by submission time: partitions carry their job's
+ * (queued_at; the live ones get it from their job), and the live indexes
+ * of jobs and partitions order by it before seq, which is not submission
+ * order across connections where sequences are cached (YugabyteDB). */
+static const char *const migration_4[] = {
+    "ALTER TABLE cuzk_partitions ADD COLUMN IF NOT EXISTS queued_at timestamptz NOT NULL DEFAULT now()",
+    "UPDATE cuzk_partitions p SET queued_at = j.submitted_at FROM cuzk_jobs j "
+    " WHERE j.seq = p.job_seq AND p.state IN ('pending', 'claimed')",
+    "DROP INDEX IF EXISTS cuzk_partitions_live",
+    "CREATE INDEX IF NOT EXISTS cuzk_partitions_waiting ON cuzk_partitions "
+    " (state, priority DESC, queued_at, job_seq, part) WHERE state IN ('pending', 'claimed')",
+    "DROP INDEX IF EXISTS cuzk_jobs_live",
+    "CREATE INDEX IF NOT EXISTS cuzk_jobs_waiting ON cuzk_jobs (kind, priority DESC, submitted_at, seq) "
+    " WHERE state = 'active'",
+    NULL,
+};
+static const char *const *const migrations[CUZK_CLUSTER_SCHEMA] = {migration_1, migration_2, migration_3,
+                                                                  migration_4};
 
 /* One attempt at bringing the schema up to date; *retry when another
  * daemon raced us to it. */

@@ -193,6 +193,12 @@ static int job_get(srv_cluster *cl, const char *job_id, int64_t left_ms, cuzk_cl
     return rc;
 }
 
+/* The least a look at a job is given: the last look of a wait that runs
+ * out is not cut short by it (a healthy database answers in milliseconds,
+ * and the answer says whether the job finished), so a wait ends by its
+ * limit plus this at most. */
+#define LOOK_MIN_MS 500
+
 int srv_cluster_await(srv_cluster *cl, const char *job_id, int64_t timeout_ms, bool (*stop)(void *), void *stop_ud,
                       srv_result *out, char *err, size_t errlen)
 {
@@ -202,7 +208,9 @@ int srv_cluster_await(srv_cluster *cl, const char *job_id, int64_t timeout_ms, b
     char why[512];
     int rc;
     for (;;) {
-        rc = job_get(cl, job_id, timeout_ms < 0 ? -1 : timeout_ms - (mono_ms() - t0), &in, why, sizeof why);
+        int64_t look_ms = timeout_ms < 0 ? -1 : timeout_ms - (mono_ms() - t0);
+        if (look_ms >= 0 && look_ms < LOOK_MIN_MS) look_ms = LOOK_MIN_MS;
+        rc = job_get(cl, job_id, look_ms, &in, why, sizeof why);
         bool down = rc == CUZK_ERR_IO && (timeout_ms < 0 || mono_ms() - t0 < timeout_ms);
         if (down) {
             /* the database restarting: keep waiting (the connection is reset
