@@ -78,7 +78,7 @@ static int miner(uint8_t out[32], const char *s, char *err, size_t err_len)
     uint64_t id;
     const char *d = (s[0] == 'f' || s[0] == 't') && s[1] == '0' ? s + 2 : s;
     if ((s[0] == 'f' || s[0] == 't') && s[1] >= '1' && s[1] <= '4')
-        return bad(err, err_len, "miner: %.80s is not an ID address (f0...): a miner actor's id is", s);
+        return bad(err, err_len, "miner: %.80s is not an ID address: give the miner actor's (f0...)", s);
     if (dec_u64(d, &id)) return bad(err, err_len, "miner: \"%.80s\" is not an ID address (f01000, t01000 or 1000)", s);
     cuzk_fil_prover_id(out, id);
     return CUZK_OK;
