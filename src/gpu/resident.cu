@@ -35,9 +35,10 @@ void dev_resident_free(dev_resident *e)
 }
 
 /* The host slots (bit i: slot i) of an entry page-locked for the copy
- * engine as one span, read-only (a PCE's arrays lie side by side in a
- * read-only mapping of its file, pages shared between neighbours, which
- * CUDA registers once): their blocks then go up by DMA at the link's rate,
+ * engine as one span, read-only (a PCE's arrays lie side by side in its
+ * image, the file's bytes read into read-only memory of the process's own,
+ * pages shared between neighbours, which CUDA registers once): their
+ * blocks then go up by DMA at the link's rate,
  * not through the driver's staging. Best effort: pageable, they still
  * stream, slower. NULL when nothing was locked. */
 static void *pin_streamed(const void *const src[SRS_N], const size_t bytes[SRS_N], uint64_t slots)
