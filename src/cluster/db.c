@@ -410,7 +410,7 @@ static cuzk_cluster_db *db_new(const cuzk_cluster_opts *o)
  * dbname so that the conninfo's own values win (libpq keeps the last of a
  * repeated key): on TCP, keepalives find a peer that vanished from an idle
  * connection and tcp_user_timeout one that stops acknowledging what was
- * sent; connecting (the session's settings included) gives up after
+ * sent; connecting (the connection's SET statements included) gives up after
  * connect_s and every statement at statement_timeout on the server (pq.c
  * bounds the waits for one that is stopped). Notices ("relation already exists, skipping") are quieted. */
 static int db_connect(cuzk_cluster_db *db, const cuzk_cluster_opts *o, double connect_s, char *err, size_t errlen)

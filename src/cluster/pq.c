@@ -22,7 +22,7 @@
 struct pq_conn {
     PGconn *conn;
     bool broken; /* dropped at a deadline: reset before the next statement */
-    char *setup; /* session settings, sent after every (re)connection */
+    char *setup; /* SET statements, sent after every (re)connection */
 };
 
 /* Waits until the socket can be read (or written, or either) or the

@@ -167,7 +167,7 @@ uint64_t cuzk_engine_memory_budget_default(uint64_t limit, uint64_t margin)
      * machine. Why 3/10: on the 125 GiB host of the 32 GiB PoRep the reservations
      * then stop at 87.5 GiB, of which 6.8 GiB is the PCE, and what is not counted
      * stayed under 3 GiB there: RssAnon ≤ ~84 GiB whatever the worker counts while
-     * the PCE was a file mapping (issue 20 asks ≤ 90); read into anonymous memory
+     * the PCE was a file mapping (the goal is ≤ 90 GiB); read into anonymous memory
      * (so that a cut file cannot fault the daemon) it adds its 6.8 GiB, reserved
      * in the budget all along. A tenth let 12 synthesis workers take RssAnon to
      * ~108 GiB. */
