@@ -346,12 +346,19 @@ static int run_prepare(cuzk_gpu_worker *w, const ctx &c, const cuzk_groth16_job 
     return CUZK_OK;
 }
 
+/* The worker's own array for query k's scalars (A, B1, B2) */
+static int scalars_reserve(cuzk_gpu_worker *w, const ctx &c, const prove_run *R, int k)
+{
+    static const char *const name[3] = {"A scalars", "B scalars", "B2 scalars"};
+    dbuf *const buf[3] = {&w->sa, &w->sb, &w->tmp};
+    return buf_reserve(c, buf[k], R->q[k]->n * sizeof(cuzk_fr), name[k]);
+}
+
 /* The A and B scalars gathered on the host and uploaded (no index lists on
  * the device), waited for: the host copy is wiped next */
 static int run_upload_host_scalars(cuzk_gpu_worker *w, const ctx &c, const prove_run *R)
 {
-    static const char *const sc_name[3] = {"A scalars", "B scalars", "B2 scalars"};
-    dbuf *sc[3] = {&w->sa, &w->sb, &w->tmp};
+    dbuf *const sc[3] = {&w->sa, &w->sb, &w->tmp};
     const cuzk_groth16_job *j = R->j;
     const size_t fb = sizeof(cuzk_fr), nsc = j->q_a.n + j->q_b_g1.n + (R->share_b ? 0 : j->q_b_g2.n);
     cuzk_fr *hs = (cuzk_fr *)malloc((nsc + 1) * fb), *h = hs;
@@ -359,7 +366,7 @@ static int run_upload_host_scalars(cuzk_gpu_worker *w, const ctx &c, const prove
     int rc = CUZK_OK;
     for (int k = 0; k < 3 && R->q[k] && !rc; h += R->q[k]->n, k++) {
         cuzk_groth16_gather(h, j, R->q[k]);
-        rc = buf_reserve(c, sc[k], R->q[k]->n * fb, sc_name[k]);
+        rc = scalars_reserve(w, c, R, k);
         if (!rc) rc = h2d(w, c, sc[k]->p, h, R->q[k]->n * fb);
     }
     if (!rc) {
@@ -377,8 +384,6 @@ static int run_upload_host_scalars(cuzk_gpu_worker *w, const ctx &c, const prove
  * scalars; done when it returns. */
 static int run_upload(cuzk_gpu_worker *w, const ctx &c, const prove_run *R, cuzk_groth16_prove_timing *tm)
 {
-    static const char *const sc_name[3] = {"A scalars", "B scalars", "B2 scalars"};
-    dbuf *sc[3] = {&w->sa, &w->sb, &w->tmp};
     const cuzk_groth16_job *j = R->j;
     const size_t fb = sizeof(cuzk_fr), n = R->n, m = R->m, ni = R->ni, na = R->na;
     int rc;
@@ -386,7 +391,7 @@ static int run_upload(cuzk_gpu_worker *w, const ctx &c, const prove_run *R, cuzk
     if (R->on_device) {
         if ((rc = buf_reserve(c, &w->aux, (ni + na) * fb, "witness"))) return rc;
         for (int k = R->in_abc ? 2 : 0; k < 3 && R->q[k]; k++)
-            if ((rc = buf_reserve(c, sc[k], R->q[k]->n * fb, sc_name[k]))) return rc;
+            if ((rc = scalars_reserve(w, c, R, k))) return rc;
         if (R->in_abc) buf_free(&w->sa), buf_free(&w->sb); /* from a call that had no room in a, b, c */
         t = cuzk_now();
         if (ni) GPU_TRY(c, cudaMemcpyAsync(w->aux.p, j->input, ni * fb, cudaMemcpyHostToDevice, c.st));
