@@ -24,7 +24,7 @@ typedef struct fault {
     atomic_int mode;
     atomic_uint calls, target, corrupted, corrupted_dev1;
     atomic_bool error_armed;
-    atomic_uint open_workers, ndev;
+    atomic_uint open_workers;
     atomic_uint dev_calls[2]; /* prove calls per device */
     atomic_uint nomem;        /* F_NOMEM_W1's and F_HOSTMEM_W1's refusals */
     atomic_uint w1_ok;        /* device 0 worker 1's proofs */
@@ -32,15 +32,6 @@ typedef struct fault {
 
 static fault F;
 
-static unsigned f_num_devices(void *ctx) { return atomic_load(&((fault *)ctx)->ndev); }
-
-static const char *f_last_error(void *ctx, void *dev, unsigned worker) { return "injected fault"; }
-
-/* F_HOSTMEM_W1's refusal is the host's; every other CUZK_ERR_NO_MEMORY the device's */
-static bool f_out_of_device_memory(void *ctx, void *dev, unsigned worker)
-{
-    return atomic_load(&((fault *)ctx)->mode) != F_HOSTMEM_W1;
-}
 
 static int f_open(void *ctx, unsigned device, unsigned workers, void **dev)
 {
@@ -49,13 +40,13 @@ static int f_open(void *ctx, unsigned device, unsigned workers, void **dev)
     return CUZK_OK;
 }
 
-/* A prover's device copies (warm, release_host_params, srs_evicted), as
- * the GPU layer keeps them: the points copied per device by a warm or by
- * the device's first prove, keyed by the params' address and knowing the
- * host arrays they came from. Once released, a prove uses the copy and
- * checks that the host's arrays really went (their pages read as zeros). */
+/* A prover's device copies (warm, evict), as the GPU layer keeps them: the
+ * points copied per device by a warm or by the device's first prove, keyed
+ * by the set's handle and knowing the host arrays they came from. Once
+ * released, a prove uses the copy and checks that the host's arrays really
+ * went (their pages read as zeros). */
 typedef struct dev_copy {
-    const cuzk_groth16_params *key;
+    uint64_t key; /* the set's id; 0: none */
     const void *src[5];
     bool released;
     cuzk_groth16_params pts; /* the copied arrays and the sizes */
@@ -82,12 +73,14 @@ static void *dup_bytes(const void *p, size_t n)
 
 /* under g_dev_mu: device d's copy of p, made from the host's arrays unless
  * it has one (a released set is never copied again) */
-static void dev_copy_make(unsigned d, const cuzk_groth16_params *p)
+static void dev_copy_make(unsigned d, const cuzk_engine_set *set)
 {
     dev_copy *c = &g_dev[d];
-    if (c->key == p) return;
+    const cuzk_groth16_params *p = set->params;
+    CHECK(set->id != 0);
+    if (c->key == set->id) return;
     dev_copy_free(c);
-    c->key = p;
+    c->key = set->id;
     c->pts = *p;
     c->pts.h = dup_bytes(p->h, p->n_h * sizeof *p->h);
     c->pts.l = dup_bytes(p->l, p->n_l * sizeof *p->l);
@@ -98,7 +91,7 @@ static void dev_copy_make(unsigned d, const cuzk_groth16_params *p)
     memcpy(c->src, src, sizeof src);
 }
 
-static int f_warm(void *ctx, void *dev, const cuzk_groth16_params *p, const void *pce, char *msg, size_t msg_len)
+static int f_warm(void *ctx, void *dev, const cuzk_engine_set *set, char *msg, size_t msg_len)
 {
     const unsigned d = (unsigned)(uintptr_t)dev - 1;
     if ((int)d == g_warm_fail_dev) {
@@ -106,39 +99,39 @@ static int f_warm(void *ctx, void *dev, const cuzk_groth16_params *p, const void
         return CUZK_ERR_NO_MEMORY;
     }
     pthread_mutex_lock(&g_dev_mu);
-    dev_copy_make(d, p);
+    dev_copy_make(d, set);
     pthread_mutex_unlock(&g_dev_mu);
     return CUZK_OK;
 }
 
-static int f_release_host(void *ctx, void *dev, const cuzk_groth16_params *p)
+/* the host's arrays may go once the copy is of these very arrays; an evicted set's copy goes */
+static int f_evict(void *ctx, void *dev, const cuzk_engine_set *set, unsigned what)
 {
     const unsigned d = (unsigned)(uintptr_t)dev - 1;
+    const cuzk_groth16_params *p = set->params;
     pthread_mutex_lock(&g_dev_mu);
     dev_copy *c = &g_dev[d];
-    const bool ok = c->key == p && c->src[0] == p->h && c->src[1] == p->l && c->src[2] == p->a &&
-                    c->src[3] == p->b_g1 && c->src[4] == p->b_g2;
-    if (ok) c->released = true;
+    int rc = CUZK_OK;
+    if (what & CUZK_EVICT_HOST_ARRAYS) {
+        const bool ok = c->key == set->id && c->src[0] == p->h && c->src[1] == p->l && c->src[2] == p->a &&
+                        c->src[3] == p->b_g1 && c->src[4] == p->b_g2;
+        if (ok) c->released = true;
+        else rc = CUZK_ERR_NOT_READY;
+    }
+    if ((what & CUZK_EVICT_PARAMS) && c->key == set->id) dev_copy_free(c);
     pthread_mutex_unlock(&g_dev_mu);
-    return ok ? CUZK_OK : CUZK_ERR_NOT_READY;
-}
-
-static void f_srs_evicted(void *ctx, void *dev, const cuzk_groth16_params *p)
-{
-    const unsigned d = (unsigned)(uintptr_t)dev - 1;
-    pthread_mutex_lock(&g_dev_mu);
-    if (g_dev[d].key == p) dev_copy_free(&g_dev[d]);
-    pthread_mutex_unlock(&g_dev_mu);
+    return rc;
 }
 
 /* The params device d proves with: its copy once released (and whether the
  * host's h reads as zeros past its first page, as a discarded array does),
  * else the host's, copied first as a device's first prove uploads them. */
-static const cuzk_groth16_params *dev_params(unsigned d, const cuzk_groth16_params *p, cuzk_groth16_params *tmp)
+static const cuzk_groth16_params *dev_params(unsigned d, const cuzk_engine_set *set, cuzk_groth16_params *tmp)
 {
+    const cuzk_groth16_params *p = set->params;
     if (!g_dev_hooks || d >= 2) return p;
     pthread_mutex_lock(&g_dev_mu);
-    dev_copy_make(d, p);
+    dev_copy_make(d, set);
     const bool rel = g_dev[d].released;
     if (rel) *tmp = g_dev[d].pts, tmp->vk = p->vk;
     pthread_mutex_unlock(&g_dev_mu);
@@ -154,11 +147,28 @@ static const cuzk_groth16_params *dev_params(unsigned d, const cuzk_groth16_para
     return tmp;
 }
 
-static int f_prove(void *ctx, void *dev, unsigned worker, const cuzk_groth16_params *params, size_t n,
-                   const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s,
-                   cuzk_groth16_proof *out)
+/* every failure says "injected fault"; F_HOSTMEM_W1's refusal is the host's memory, every other
+ * CUZK_ERR_NO_MEMORY the device's */
+static int f_prove_dev(fault *f, void *dev, unsigned worker, const cuzk_engine_set *set, size_t n,
+                       const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_proof *out,
+                       cuzk_engine_prove_report *rep);
+
+static int f_prove(void *ctx, void *dev, unsigned worker, const cuzk_engine_set *set, size_t n,
+                   const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_proof *out,
+                   cuzk_engine_prove_report *rep)
 {
-    fault *f = ctx;
+    int err = f_prove_dev(ctx, dev, worker, set, n, as, r, s, out, rep);
+    if (err != CUZK_OK) {
+        snprintf(rep->error, sizeof rep->error, "injected fault");
+        rep->host_memory_short = atomic_load(&((fault *)ctx)->mode) == F_HOSTMEM_W1;
+    }
+    return err;
+}
+
+static int f_prove_dev(fault *f, void *dev, unsigned worker, const cuzk_engine_set *set, size_t n,
+                       const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_proof *out,
+                       cuzk_engine_prove_report *rep)
+{
     unsigned d = (unsigned)(uintptr_t)dev - 1;
     if (d < 2) atomic_fetch_add(&f->dev_calls[d], 1);
     int m0 = atomic_load(&f->mode);
@@ -175,8 +185,9 @@ static int f_prove(void *ctx, void *dev, unsigned worker, const cuzk_groth16_par
     if (m0 == F_ERROR_ALL) return CUZK_ERR_INVALID_ARG;           /* as a malformed witness would */
     if ((m0 == F_DEVERR_DEV1 && d == 1) || m0 == F_DEVERR_ALL) return CUZK_ERR_DEVICE; /* at once */
     cuzk_groth16_params from_copy;
-    params = dev_params(d, params, &from_copy);
-    int err = f->cpu.prove(f->cpu.ctx, NULL, worker, params, n, as, r, s, out);
+    cuzk_engine_set on_dev = *set;
+    on_dev.params = dev_params(d, set, &from_copy);
+    int err = f->cpu.prove(f->cpu.ctx, NULL, worker, &on_dev, n, as, r, s, out, rep);
     if (err == CUZK_OK && d == 0 && worker == 1) atomic_fetch_add(&f->w1_ok, 1);
     unsigned call = atomic_fetch_add(&f->calls, 1);
     int m = atomic_load(&f->mode);
@@ -205,18 +216,18 @@ static void fault_reset(int mode)
 static atomic_uint_fast64_t g_hook_live; /* bytes pinned by the hook and not unpinned */
 static atomic_uint g_hook_pins, g_hook_unpins;
 
-static cuzk_engine_pin_how f_host_pin(void *ctx, void *ptr, size_t len, char *msg, size_t msg_len)
+static cuzk_engine_pin_how f_pin(void *ctx, void *ptr, size_t len, cuzk_engine_pin_how undo, char *msg,
+                                 size_t msg_len)
 {
+    if (undo != CUZK_PIN_HOW_NONE) {
+        CHECK(undo == CUZK_PIN_HOW_DEVICE);
+        atomic_fetch_sub(&g_hook_live, len);
+        atomic_fetch_add(&g_hook_unpins, 1);
+        return CUZK_PIN_HOW_NONE;
+    }
     atomic_fetch_add(&g_hook_live, len);
     atomic_fetch_add(&g_hook_pins, 1);
     return CUZK_PIN_HOW_DEVICE;
-}
-
-static void f_host_unpin(void *ctx, void *ptr, size_t len, cuzk_engine_pin_how how)
-{
-    CHECK(how == CUZK_PIN_HOW_DEVICE);
-    atomic_fetch_sub(&g_hook_live, len);
-    atomic_fetch_add(&g_hook_unpins, 1);
 }
 
 /* engine options for make_engine: 0 / false = the defaults */
@@ -230,12 +241,9 @@ static cuzk_engine *make_engine(unsigned synth, unsigned devices, unsigned per_d
 {
     static cuzk_engine_prover fp;
     cuzk_engine_cpu_prover(&F.cpu, 1);
-    fp = (cuzk_engine_prover){.name = "faulty-cpu", .num_devices = f_num_devices, .device_open = f_open,
-                              .prove = f_prove, .last_error = f_last_error, .ctx = &F,
-                              .out_of_device_memory = f_out_of_device_memory};
-    if (g_pin_hooks) fp.host_pin = f_host_pin, fp.host_unpin = f_host_unpin;
-    if (g_dev_hooks) fp.warm = f_warm, fp.release_host_params = f_release_host, fp.srs_evicted = f_srs_evicted;
-    atomic_store(&F.ndev, 2);
+    fp = (cuzk_engine_prover){.name = "faulty-cpu", .devices = 2, .open = f_open, .prove = f_prove, .ctx = &F};
+    if (g_pin_hooks) fp.pin = f_pin;
+    if (g_dev_hooks) fp.warm = f_warm, fp.evict = f_evict;
     cuzk_engine_config cfg = {.synthesis_workers = synth, .num_devices = devices, .workers_per_device = per_dev,
                               .memory_budget = budget, .prover = &fp, .pce = pce, .log = log_capture,
                               .stage_hook = gate_hook, .hook_ctx = &G, .device_max_errors = g_max_errors,
@@ -360,8 +368,7 @@ static void corrupt_faults(tkind *k, cuzk_rng *rng)
     cuzk_engine_destroy(e);
 
     /* a backend without devices, or without a prove function */
-    atomic_store(&F.ndev, 0);
-    cuzk_engine_prover none = {.name = "none", .num_devices = f_num_devices, .prove = f_prove, .ctx = &F};
+    cuzk_engine_prover none = {.name = "none", .devices = 0, .prove = f_prove, .ctx = &F};
     cuzk_engine_config cfg = {.prover = &none};
     CHECK(cuzk_engine_create(&e, &cfg) == CUZK_ERR_NO_DEVICE && e == NULL);
     none.prove = NULL;

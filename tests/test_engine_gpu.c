@@ -23,21 +23,20 @@ typedef struct wrap {
     cuzk_engine_prover in;
     atomic_uint proved[MAXDEV];
     atomic_uint unpinned; /* prove calls whose parameters CUDA did not know as page-locked */
-    bool release;         /* warm and release_host_params pass through: the host's points go */
+    bool release;         /* warm and the host arrays' eviction pass through: the host's points go */
 } wrap;
 typedef struct wdev {
     void *in;
     unsigned idx;
 } wdev;
 
-static unsigned w_num(void *ctx) { return ((wrap *)ctx)->in.num_devices(((wrap *)ctx)->in.ctx); }
 static int w_open(void *ctx, unsigned d, unsigned workers, void **out)
 {
     wrap *w = ctx;
     wdev *x = calloc(1, sizeof *x);
     if (!x) return CUZK_ERR_NO_MEMORY;
     x->idx = d;
-    int err = w->in.device_open(w->in.ctx, d, workers, &x->in);
+    int err = w->in.open(w->in.ctx, d, workers, &x->in);
     if (err != CUZK_OK) free(x);
     else *out = x;
     return err;
@@ -45,58 +44,45 @@ static int w_open(void *ctx, unsigned d, unsigned workers, void **out)
 static void w_close(void *ctx, void *dev)
 {
     wrap *w = ctx;
-    w->in.device_close(w->in.ctx, ((wdev *)dev)->in);
+    w->in.close(w->in.ctx, ((wdev *)dev)->in);
     free(dev);
 }
-static int w_prove(void *ctx, void *dev, unsigned worker, const cuzk_groth16_params *p, size_t n,
-                   const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_proof *out)
+static int w_prove(void *ctx, void *dev, unsigned worker, const cuzk_engine_set *set, size_t n,
+                   const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_proof *out,
+                   cuzk_engine_prove_report *rep)
 {
     wrap *w = ctx;
     wdev *x = dev;
     /* the engine registered the HOT parameters: uploads are direct DMA
      * (released, they are neither registered nor uploaded again) */
-    if (!w->release && !cuzk_gpu_host_is_registered(p->h)) atomic_fetch_add(&w->unpinned, 1);
-    int err = w->in.prove(w->in.ctx, x->in, worker, p, n, as, r, s, out);
+    if (!w->release && !cuzk_gpu_host_is_registered(set->params->h)) atomic_fetch_add(&w->unpinned, 1);
+    int err = w->in.prove(w->in.ctx, x->in, worker, set, n, as, r, s, out, rep);
     if (err == CUZK_OK && x->idx < MAXDEV) atomic_fetch_add(&w->proved[x->idx], (unsigned)n);
     return err;
 }
-static void w_evicted(void *ctx, void *dev, const cuzk_groth16_params *p)
+/* without release the host's arrays stay: the device never says its copy stands in */
+static int w_evict(void *ctx, void *dev, const cuzk_engine_set *set, unsigned what)
 {
     wrap *w = ctx;
-    w->in.srs_evicted(w->in.ctx, ((wdev *)dev)->in, p);
+    if (!w->release && (what & CUZK_EVICT_HOST_ARRAYS)) return CUZK_ERR_NOT_READY;
+    return w->in.evict(w->in.ctx, ((wdev *)dev)->in, set, what);
 }
-static const char *w_err(void *ctx, void *dev, unsigned worker)
+static int w_describe(void *ctx, void *dev, const char **name, cuzk_engine_device_mem *mem)
 {
     wrap *w = ctx;
-    return w->in.last_error(w->in.ctx, ((wdev *)dev)->in, worker);
+    return w->in.describe(w->in.ctx, ((wdev *)dev)->in, name, mem);
 }
-static const char *w_name(void *ctx, void *dev)
+static int w_warm(void *ctx, void *dev, const cuzk_engine_set *set, char *msg, size_t msg_len)
 {
     wrap *w = ctx;
-    return w->in.device_name(w->in.ctx, ((wdev *)dev)->in);
+    return w->in.warm(w->in.ctx, ((wdev *)dev)->in, set, msg, msg_len);
 }
-
-static int w_warm(void *ctx, void *dev, const cuzk_groth16_params *p, const void *pce, char *msg, size_t msg_len)
-{
-    wrap *w = ctx;
-    return w->in.warm(w->in.ctx, ((wdev *)dev)->in, p, pce, msg, msg_len);
-}
-static int w_release(void *ctx, void *dev, const cuzk_groth16_params *p)
-{
-    wrap *w = ctx;
-    return w->in.release_host_params(w->in.ctx, ((wdev *)dev)->in, p);
-}
-
 /* Pinning passes through: the engine page-locks HOT parameters the prover's way. */
-static cuzk_engine_pin_how w_pin(void *ctx, void *ptr, size_t len, char *msg, size_t msg_len)
+static cuzk_engine_pin_how w_pin(void *ctx, void *ptr, size_t len, cuzk_engine_pin_how undo, char *msg,
+                                 size_t msg_len)
 {
     wrap *w = ctx;
-    return w->in.host_pin(w->in.ctx, ptr, len, msg, msg_len);
-}
-static void w_unpin(void *ctx, void *ptr, size_t len, cuzk_engine_pin_how how)
-{
-    wrap *w = ctx;
-    w->in.host_unpin(w->in.ctx, ptr, len, how);
+    return w->in.pin(w->in.ctx, ptr, len, undo, msg, msg_len);
 }
 
 /* njobs jobs of 10 partitions on the device contexts ord. With release,
@@ -108,13 +94,11 @@ static void field_scenario(tkind *k, cuzk_rng *rng, const unsigned *ord, unsigne
     memset(&w, 0, sizeof w);
     w.release = release;
     CHECK(cuzk_engine_gpu_prover(&w.in, ord, n_ord) == CUZK_OK);
-    CHECK(!strcmp(w.in.name, "gpu") && w.in.num_devices(w.in.ctx) == n_ord);
-    CHECK(w.in.host_pin && w.in.host_unpin);
-    cuzk_engine_prover p = {.name = "gpu", .num_devices = w_num, .device_open = w_open,
-                            .device_close = w_close, .prove = w_prove, .srs_evicted = w_evicted,
-                            .last_error = w_err, .device_name = w_name, .host_pin = w_pin,
-                            .host_unpin = w_unpin, .ctx = &w};
-    if (release) p.warm = w_warm, p.release_host_params = w_release;
+    CHECK(!strcmp(w.in.name, "gpu") && w.in.devices == n_ord);
+    CHECK(w.in.pin && w.in.evict && w.in.describe);
+    cuzk_engine_prover p = {.name = "gpu", .devices = n_ord, .open = w_open, .close = w_close, .prove = w_prove,
+                            .evict = w_evict, .describe = w_describe, .pin = w_pin, .ctx = &w};
+    if (release) p.warm = w_warm;
     cuzk_engine_config cfg = {.synthesis_workers = 6, .workers_per_device = 2, .prover = &p,
                               .log = log_capture};
     cuzk_engine *e;

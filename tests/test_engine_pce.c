@@ -28,37 +28,45 @@ static void run_jobs(cuzk_engine *e, tkind *k, const char *prefix, int n, uint64
 
 /* A prover that takes deferred PCE assignments (as the GPU prover does),
  * over the CPU prover: it counts the assignments whose a, b, c it was left
- * to evaluate, and the PCEs whose device copies it was told to drop. */
+ * to evaluate, and the PCEs whose device copies it was told to drop; the
+ * handles it is given must name what it proves with (a deferred partition
+ * comes with its PCE's handle, and an evicted PCE's handle never returns). */
 static cuzk_engine_prover cpu_inner;
-static atomic_int deferred_seen, plain_seen, evicted_seen, packed_seen;
+static atomic_int deferred_seen, plain_seen, evicted_seen, packed_seen, handle_wrong;
 static const void *evicted_last;
-static cuzk_groth16_prove_timing dp_tm[8];
-static int dp_prove(void *ctx, void *dev, unsigned worker, const cuzk_groth16_params *params, size_t n,
-                    const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_proof *out)
+static _Atomic uint64_t evicted_pce_id, last_pce_id;
+static int dp_prove(void *ctx, void *dev, unsigned worker, const cuzk_engine_set *set, size_t n,
+                    const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_proof *out,
+                    cuzk_engine_prove_report *rep)
 {
     for (size_t i = 0; i < n; i++) {
-        atomic_fetch_add(as[i].pce && !as[i].a ? &deferred_seen : &plain_seen, 1);
+        const bool deferred = as[i].pce && !as[i].a;
+        atomic_fetch_add(deferred ? &deferred_seen : &plain_seen, 1);
+        if (deferred && (set->pce != as[i].pce || !set->pce_id || set->pce_id == atomic_load(&evicted_pce_id)))
+            atomic_fetch_add(&handle_wrong, 1);
+        if (deferred) atomic_store(&last_pce_id, set->pce_id);
         if (as[i].aux_packed && !as[i].aux) atomic_fetch_add(&packed_seen, 1);
-        int err = cuzk_groth16_prove_assignment(&out[i], params, &as[i], &r[i], &s[i], 1, &dp_tm[worker & 7]);
+        int err = cuzk_groth16_prove_assignment(&out[i], set->params, &as[i], &r[i], &s[i], 1, &rep->timing);
         if (err) return err;
     }
+    rep->timed = true;
     return CUZK_OK;
 }
 static atomic_int warm_seen, warm_with_pce;
-static int dp_warm(void *ctx, void *dev, const cuzk_groth16_params *params, const void *pce, char *msg, size_t len)
+static int dp_warm(void *ctx, void *dev, const cuzk_engine_set *set, char *msg, size_t len)
 {
     atomic_fetch_add(&warm_seen, 1);
-    if (pce && params) atomic_fetch_add(&warm_with_pce, 1);
+    if (set->pce && set->pce_id && set->params && set->id) atomic_fetch_add(&warm_with_pce, 1);
     return CUZK_OK;
 }
-static void dp_timing(void *ctx, void *dev, unsigned worker, cuzk_groth16_prove_timing *out)
+static int dp_evict(void *ctx, void *dev, const cuzk_engine_set *set, unsigned what)
 {
-    *out = dp_tm[worker & 7];
-}
-static void dp_evicted(void *ctx, void *dev, const void *pce)
-{
-    atomic_fetch_add(&evicted_seen, 1);
-    evicted_last = pce;
+    if (what & CUZK_EVICT_PCE) {
+        atomic_fetch_add(&evicted_seen, 1);
+        evicted_last = set->pce;
+        atomic_store(&evicted_pce_id, set->pce_id);
+    }
+    return what & CUZK_EVICT_HOST_ARRAYS ? CUZK_ERR_NOT_READY : CUZK_OK;
 }
 
 int main(void)
@@ -146,8 +154,7 @@ int main(void)
     {
         cuzk_engine_cpu_prover(&cpu_inner, 1);
         cuzk_engine_prover dp = cpu_inner;
-        dp.prove = dp_prove, dp.defer_pce_eval = true, dp.pce_evicted = dp_evicted, dp.last_timing = dp_timing;
-        dp.warm = dp_warm;
+        dp.prove = dp_prove, dp.defer_pce_eval = true, dp.evict = dp_evict, dp.warm = dp_warm;
         cuzk_engine_config dcfg = cfg;
         dcfg.prover = &dp;
         log_clear();
@@ -179,9 +186,17 @@ int main(void)
         CHECK(status_has(e, "\"pack_witness\":false"));
         CHECK(cuzk_engine_srs_preload(e, "other-c") == CUZK_OK); /* evicts the idle PCE, as above */
         CHECK(cuzk_engine_pce_state(e, "porep-c", &ps) == CUZK_OK && ps == CUZK_PCE_NONE);
-        CHECK_MSG(atomic_load(&evicted_seen) == 1 && evicted_last != NULL, "evicted %d", atomic_load(&evicted_seen));
+        CHECK_MSG(atomic_load(&evicted_seen) == 1 && evicted_last != NULL && atomic_load(&evicted_pce_id) &&
+                      atomic_load(&evicted_pce_id) == atomic_load(&last_pce_id),
+                  "evicted %d (handle %llu, the proofs' %llu)", atomic_load(&evicted_seen),
+                  (unsigned long long)atomic_load(&evicted_pce_id), (unsigned long long)atomic_load(&last_pce_id));
         run_jobs(e, &k, "deferred-after", 1, 800); /* full synthesis, then the PCE again */
         CHECK(cuzk_engine_wait_idle(e, -1) == CUZK_OK);
+        CHECK(cuzk_engine_pce_state(e, "porep-c", &ps) == CUZK_OK && ps == CUZK_PCE_RESIDENT);
+        run_jobs(e, &k, "deferred-again", 1, 850); /* through the extracted PCE: a new handle */
+        CHECK(cuzk_engine_wait_idle(e, -1) == CUZK_OK);
+        CHECK_MSG(atomic_load(&handle_wrong) == 0 && atomic_load(&last_pce_id) != atomic_load(&evicted_pce_id),
+                  "%d proofs with a wrong PCE handle", atomic_load(&handle_wrong));
         cuzk_engine_destroy(e);
         CHECK(atomic_load(&plain_seen) >= 1); /* the full syntheses came as plain assignments */
         CHECK(atomic_load(&packed_seen) == 0); /* packing is the prover's to ask for */

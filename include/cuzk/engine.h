@@ -131,115 +131,118 @@ typedef struct cuzk_engine_kind {
 } cuzk_engine_kind;
 
 
-/* ---- prover backends: devices with workers ----------------------------- */
+/* ---- provers: devices with workers -------------------------------------- */
 
 /*
- * A prover backend has devices (GPUs; or CPU "devices") and the engine runs
- * workers_per_device threads per device (worker 0 .. workers-1 of a device).
- * Only prove is required.
- *  - num_devices: how many there are (used when the configuration says 0).
- *  - device_open: the device context, with its number of workers (so it can
- *    make one handle per worker, e.g. a CUDA stream); device_close.
- *  - prove: n proofs (n > 1 only with batching), proof i from as[i] with
- *    randomisers r[i], s[i], all against params. Called concurrently by the
- *    device's workers, each with its own worker index. params stays alive
- *    and unchanged while any prove with it runs; its address is a stable key
- *    for device copies (the same entry keeps it across reloads).
- *  - srs_evicted: drop device copies of params; never called while a prove
- *    with params runs (it is called with the scheduler lock held: no engine
- *    calls from it).
- *  - last_error: a message for the last failed prove of a worker (may be
- *    NULL), added to the job's failure message.
- *  - out_of_device_memory (may be NULL): whether the worker's last prove
- *    that returned CUZK_ERR_NO_MEMORY ran out of the device's memory rather
- *    than the host's. Only the device's makes the worker leave its device's
- *    work to the workers with room for a while (a failed host allocation
- *    says nothing about the card); without the hook every
- *    CUZK_ERR_NO_MEMORY counts as the device's. Called from the worker's
- *    thread right after its prove, outside the scheduler lock.
- *  - device_name: a description of an opened device for the status (may
- *    be NULL; also called with the scheduler lock held, when a device is
- *    marked failed: no engine calls from it).
- *  - defer_pce_eval: prove takes assignments whose a, b, c are left to it
- *    (the assignment's pce field, cuzk/groth16.h): a partition through a
- *    PCE then holds only its witness until it is proved, and the prover
- *    evaluates (the GPU prover on the device, from matrices kept there).
- *  - pack_witness (with defer_pce_eval): those assignments' aux comes
- *    packed by value class (aux_packed, cuzk/fr_packed.h), the full array
- *    freed once packed: a 32 GiB PoRep partition waits in 103 MB instead of
- *    4.17 GB, and the GPU uploads that much.
- *  - pce_evicted (may be NULL): drop device copies of a PCE (the PCE
- *    hook's object, which is the cuzk_pce the assignments carry) before it
- *    is freed; never called while a prove with it runs (scheduler lock
- *    held: no engine calls from it).
- *  - warm (may be NULL): make params (and the PCE, may be NULL) resident on
- *    a device now, as a first prove would; called by cuzk_engine_srs_preload
- *    once the parameters are loaded, outside the scheduler lock, while
- *    proves may run; a failure is logged and left to the first prove. msg
- *    says why on failure; on success, when set, it ends the log line
- *    (the GPU prover: the device's free memory and a worker's buffers).
- *  - device_memory (may be NULL): the device's memory now (the driver's
- *    total and free bytes, this process's budget and what it holds of it,
- *    the last parameter set's device-memory plan), for the status (called
- *    without the engine's lock, from any thread).
- *  - last_timing (may be NULL): the phases of the worker's last successful
- *    prove (its last proof when n > 1), for the per-partition log line and
- *    the phase counters (cuzk_engine_counters).
- *  - host_pin (may be NULL): page-lock len bytes at ptr, an array of a HOT
- *    parameter set that the prover uploads again and again, its own way
- *    (registered with its device driver, so that uploads are direct DMA):
- *    how it went, msg (may be NULL) saying why unless DEVICE. host_unpin
- *    undoes it (how as returned), with the scheduler lock held: no engine
- *    calls. Without host_pin the engine mlocks the arrays.
- *  - release_host_params (may be NULL): the device's copy of params stands
- *    in for the host's point arrays (h, l, a, b_g1, b_g2) from now on;
- *    CUZK_OK when it holds them (then it never uploads from them again).
- *    Once every device said so (after a preload's warm, or after a prove),
- *    and no CPU fallback may need them, the engine gives the arrays' pages
- *    back to the kernel (they read as zeros; addresses and sizes unchanged)
- *    and their bytes to the memory budget: 44 GiB of the 32 GiB PoRep's
- *    47 GB set. Called with the scheduler lock held: no engine calls.
- *  A prove error or an invalid proof counts against the device once the
- *  partition proves valid elsewhere; device_max_errors of those in a row,
- *  or CUZK_ERR_DEVICE once, mark it failed.
+ * A parameter set as the engine's residency hands it to a prover. The
+ * engine owns every set and PCE and decides their tiers (on disk, in host
+ * memory, page-locked, its arrays' pages given back once the devices hold
+ * them); a prover keeps device copies keyed by the handles here, never by
+ * an address: a set loaded again (even at the same address) gets new ids,
+ * and the engine evicts the old ones first.
+ *  - id: the parameters' handle, unique within the engine, never reused.
+ *  - pce_id, pce: the set's PCE when one is resident (0, NULL otherwise);
+ *    the same pce_id names the same PCE object until it is evicted.
  */
-/* How a HOT parameter array is page-locked (host_pin). */
-typedef enum cuzk_engine_pin_how {
-    CUZK_PIN_HOW_NONE = 0,   /* pageable */
-    CUZK_PIN_HOW_DEVICE = 1, /* registered with the prover's device: direct DMA */
-    CUZK_PIN_HOW_MLOCK = 2   /* kept in RAM (mlock), unknown to a device */
-} cuzk_engine_pin_how;
+typedef struct cuzk_engine_set {
+    uint64_t id;
+    const char *name; /* the circuit id, for messages */
+    const cuzk_groth16_params *params;
+    uint64_t pce_id;
+    const void *pce;
+} cuzk_engine_set;
 
-/* A device's memory as its prover sees it (device_memory, below). */
+/* What a prove reports besides its proofs (the engine zeroes it first). */
+typedef struct cuzk_engine_prove_report {
+    bool timed;                          /* timing holds the last proof's phases */
+    cuzk_groth16_prove_timing timing;
+    /* a CUZK_ERR_NO_MEMORY that was the host's memory, not the device's: a
+     * shortage of the device's (the default) makes the worker leave its
+     * device's work to workers with room for a while; a failed host
+     * allocation says nothing about the card */
+    bool host_memory_short;
+    char error[256];                     /* why it failed ("": nothing to add) */
+} cuzk_engine_prove_report;
+
+/* What evict drops (or gives up) of a set on one device. */
+#define CUZK_EVICT_PARAMS 1u /* the device copies of the parameters (id) */
+#define CUZK_EVICT_PCE 2u    /* the device copies of the PCE (pce_id) */
+/* Not a drop: may the host's point arrays (h, l, a, b_g1, b_g2) go? CUZK_OK
+ * when the device's copy stands in for them from now on (it never uploads
+ * from them again), anything else when not (or not yet). */
+#define CUZK_EVICT_HOST_ARRAYS 4u
+
+/* A device as its prover describes it. */
 typedef struct cuzk_engine_device_mem {
     uint64_t total, free_bytes; /* the driver's: the card's memory and what is free now */
     uint64_t budget, held;      /* this process's budget on the card and what it holds of it */
     char plan[400];             /* the last parameter set's device-memory plan, "" when none */
 } cuzk_engine_device_mem;
 
+/* How a HOT parameter array is page-locked (pin). */
+typedef enum cuzk_engine_pin_how {
+    CUZK_PIN_HOW_NONE = 0,   /* pageable */
+    CUZK_PIN_HOW_DEVICE = 1, /* registered with the prover's device: direct DMA */
+    CUZK_PIN_HOW_MLOCK = 2   /* kept in RAM (mlock), unknown to a device */
+} cuzk_engine_pin_how;
+
+/*
+ * A prover has `devices` devices (GPUs, or CPU "devices"; used when the
+ * configuration says 0) and the engine runs workers_per_device threads per
+ * device (worker 0 .. workers-1 of a device). Only prove is required.
+ *  - open: the device context, with its number of workers (so it can make
+ *    one handle per worker, e.g. a CUDA stream); close ends it.
+ *  - prove: n proofs (n > 1 only with batching), proof i from as[i] with
+ *    randomisers r[i], s[i], all against set. Called concurrently by the
+ *    device's workers, each with its own index; the set stays alive and
+ *    unchanged while any prove with it runs. *rep (zeroed by the engine)
+ *    gets the phases of the last proof on success, why on failure.
+ *  - warm (may be NULL): make the set (and its PCE, when it has one)
+ *    resident on the device now, as a first prove would; called once the
+ *    parameters are loaded (a preload), outside the scheduler lock, while
+ *    proves may run; a failure is logged and left to the first prove. msg
+ *    says why on failure; on success, when set, it ends the log line.
+ *  - evict (may be NULL): what (CUZK_EVICT_*) of the set on the device;
+ *    never called for the parameters or PCE while a prove with them runs.
+ *    Called with the scheduler lock held: no engine calls from it.
+ *  - describe (may be NULL): the device's name (*name, stable while the
+ *    device is open; called with the scheduler lock held) and, with mem
+ *    not NULL, its memory now (the driver's, this process's budget, the
+ *    last set's device-memory plan; called without the engine's lock).
+ *    CUZK_ERR_NO_DEVICE where it has no memory to report.
+ *  - pin (may be NULL): with undo NONE, page-lock len bytes at ptr, an
+ *    array of a HOT set that the prover uploads again and again, its own
+ *    way (registered with its device driver, so that uploads are direct
+ *    DMA), returning how (msg, may be NULL, says why unless DEVICE); with
+ *    undo the way it was pinned, unpin it (scheduler lock held: no engine
+ *    calls). Without pin the engine mlocks the arrays.
+ *  - defer_pce_eval: prove takes assignments whose a, b, c are left to it
+ *    (CUZK_GROTH16_WITNESS_DEFERRED): a partition through a PCE then holds
+ *    only its witness until it is proved, and the prover evaluates (the
+ *    GPU prover on the device, from matrices kept there).
+ *  - pack_witness (with defer_pce_eval): those witnesses come packed by
+ *    value class (CUZK_GROTH16_WITNESS_PACKED, cuzk/fr_packed.h), the full
+ *    array freed once packed: a 32 GiB PoRep partition waits in 103 MB
+ *    instead of 4.17 GB, and the GPU uploads that much.
+ *  A prove error or an invalid proof counts against the device once the
+ *  partition proves valid elsewhere; device_max_errors of those in a row,
+ *  or CUZK_ERR_DEVICE once, mark it failed.
+ */
 typedef struct cuzk_engine_prover {
     const char *name;
-    unsigned (*num_devices)(void *ctx);
-    int (*device_open)(void *ctx, unsigned device, unsigned workers, void **dev);
-    void (*device_close)(void *ctx, void *dev);
-    int (*prove)(void *ctx, void *dev, unsigned worker, const cuzk_groth16_params *params, size_t n,
-                 const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s,
-                 cuzk_groth16_proof *out);
-    void (*srs_evicted)(void *ctx, void *dev, const cuzk_groth16_params *params);
-    const char *(*last_error)(void *ctx, void *dev, unsigned worker);
     void *ctx;
-    const char *(*device_name)(void *ctx, void *dev);
-    bool defer_pce_eval;
-    bool pack_witness;
-    void (*pce_evicted)(void *ctx, void *dev, const void *pce);
-    void (*last_timing)(void *ctx, void *dev, unsigned worker, cuzk_groth16_prove_timing *out);
-    int (*warm)(void *ctx, void *dev, const cuzk_groth16_params *params, const void *pce, char *msg,
-                size_t msg_len);
-    int (*device_memory)(void *ctx, void *dev, cuzk_engine_device_mem *out);
-    cuzk_engine_pin_how (*host_pin)(void *ctx, void *ptr, size_t len, char *msg, size_t msg_len);
-    void (*host_unpin)(void *ctx, void *ptr, size_t len, cuzk_engine_pin_how how);
-    bool (*out_of_device_memory)(void *ctx, void *dev, unsigned worker);
-    int (*release_host_params)(void *ctx, void *dev, const cuzk_groth16_params *params);
+    unsigned devices;
+    bool defer_pce_eval, pack_witness;
+    int (*open)(void *ctx, unsigned device, unsigned workers, void **dev);
+    void (*close)(void *ctx, void *dev);
+    int (*prove)(void *ctx, void *dev, unsigned worker, const cuzk_engine_set *set, size_t n,
+                 const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_proof *out,
+                 cuzk_engine_prove_report *rep);
+    int (*warm)(void *ctx, void *dev, const cuzk_engine_set *set, char *msg, size_t msg_len);
+    int (*evict)(void *ctx, void *dev, const cuzk_engine_set *set, unsigned what);
+    int (*describe)(void *ctx, void *dev, const char **name, cuzk_engine_device_mem *mem);
+    cuzk_engine_pin_how (*pin)(void *ctx, void *ptr, size_t len, cuzk_engine_pin_how undo, char *msg,
+                               size_t msg_len);
 } cuzk_engine_prover;
 
 /* Fills *out with the CPU prover: cuzk_groth16_prove_assignment with

@@ -420,6 +420,7 @@ static task pick_cpu(cuzk_engine *e)
         if (t.pce) { /* never evicted while this synthesis or its witness uses it */
             s->pce_refs++;
             p->pce_src = s;
+            p->pce_id = s->pce_id;
         }
         return t;
     too_big:
@@ -904,21 +905,19 @@ static void *prove_worker_main(void *arg)
         }
         double t1 = cuzk_now();
         const cuzk_engine_prover *pv = (unsigned)w->device == e->n_devices ? &e->fallback : &e->prover;
-        int err = pv->prove(pv->ctx, e->devs[w->device], (unsigned)w->slot, &srs->params, n, as, r, s, out);
+        cuzk_engine_set set;
+        srs_handle(srs, as[0].pce, ps[0]->pce_id, &set);
+        cuzk_engine_prove_report rep;
+        memset(&rep, 0, sizeof rep);
+        int err = pv->prove(pv->ctx, e->devs[w->device], (unsigned)w->slot, &set, n, as, r, s, out, &rep);
         double t2 = cuzk_now();
-        const char *detail =
-            err && pv->last_error ? pv->last_error(pv->ctx, e->devs[w->device], (unsigned)w->slot) : NULL;
-        const bool short_dev = err == CUZK_ERR_NO_MEMORY &&
-                               (!pv->out_of_device_memory ||
-                                pv->out_of_device_memory(pv->ctx, e->devs[w->device], (unsigned)w->slot));
+        const char *detail = err && rep.error[0] ? rep.error : NULL;
+        const bool short_dev = err == CUZK_ERR_NO_MEMORY && !rep.host_memory_short;
 
         double ph[CUZK_PHASES];
-        const bool timed = err == CUZK_OK && pv->last_timing;
+        const bool timed = err == CUZK_OK && rep.timed;
         if (timed) {
-            cuzk_groth16_prove_timing tm;
-            memset(&tm, 0, sizeof tm);
-            pv->last_timing(pv->ctx, e->devs[w->device], (unsigned)w->slot, &tm);
-            prove_phases(ph, &tm);
+            prove_phases(ph, &rep.timing);
             eng_log(e, 3,
                     "job %s partition %u%s proved on device %d worker %d in %.3f s (upload %.3f, eval %.3f, "
                     "ntt %.3f, msm %.3f: h %.3f l %.3f a %.3f b_g1 %.3f b_g2 %.3f, wait %.3f, stream_copy %.3f, "
@@ -1046,9 +1045,7 @@ int cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg)
     e->n_cpu_workers = e->cfg.synthesis_workers ? e->cfg.synthesis_workers : e->ncpu;
     e->synth_limit = e->n_cpu_workers;
     if (e->cfg.prover) e->prover = *e->cfg.prover;
-    e->n_devices = e->cfg.num_devices                            ? e->cfg.num_devices
-                   : e->cfg.prover && e->prover.num_devices ? e->prover.num_devices(e->prover.ctx)
-                                                                : 1;
+    e->n_devices = e->cfg.num_devices ? e->cfg.num_devices : e->cfg.prover ? e->prover.devices : 1;
     if (e->n_devices == 0 || (e->cfg.prover && !e->prover.prove)) {
         int err = e->n_devices == 0 ? CUZK_ERR_NO_DEVICE : CUZK_ERR_INVALID_ARG;
         free(e);
@@ -1104,8 +1101,8 @@ int cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg)
     unsigned opened = 0;
     int err = CUZK_OK;
     for (; opened < e->n_devices; opened++) {
-        if (!e->prover.device_open) continue;
-        err = e->prover.device_open(e->prover.ctx, opened, e->per_device, &e->devs[opened]);
+        if (!e->prover.open) continue;
+        err = e->prover.open(e->prover.ctx, opened, e->per_device, &e->devs[opened]);
         if (err != CUZK_OK) break;
     }
     unsigned started = 0;
@@ -1139,8 +1136,8 @@ int cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg)
         eng_wake_all(e);
         pthread_mutex_unlock(&e->mu);
         for (unsigned i = 0; i < started; i++) pthread_join(e->workers[i].thread, NULL);
-        if (e->prover.device_close)
-            for (unsigned d = 0; d < opened; d++) e->prover.device_close(e->prover.ctx, e->devs[d]);
+        if (e->prover.close)
+            for (unsigned d = 0; d < opened; d++) e->prover.close(e->prover.ctx, e->devs[d]);
         e->n_devices = 0;
         e->n_cpu_workers = e->n_prove_workers = e->n_fb_workers = 0;
         cuzk_engine_destroy(e);
@@ -1202,8 +1199,8 @@ void cuzk_engine_destroy(cuzk_engine *e)
     srs_free_all(e);
     pthread_mutex_unlock(&e->mu);
     kinds_free_all(e);
-    if (e->prover.device_close)
-        for (unsigned d = 0; d < e->n_devices; d++) e->prover.device_close(e->prover.ctx, e->devs[d]);
+    if (e->prover.close)
+        for (unsigned d = 0; d < e->n_devices; d++) e->prover.close(e->prover.ctx, e->devs[d]);
     pthread_mutex_destroy(&e->mu);
     pthread_cond_destroy(&e->cpu_cv);
     pthread_cond_destroy(&e->prove_cv);
@@ -1556,7 +1553,8 @@ void cuzk_engine_get_counters(cuzk_engine *e, cuzk_engine_counters *out)
 const char *cuzk_engine_device_name(cuzk_engine *e, unsigned d)
 {
     if (!e || d >= e->n_devices) return "";
-    const char *n = e->prover.device_name && e->devs[d] ? e->prover.device_name(e->prover.ctx, e->devs[d]) : NULL;
+    const char *n = NULL;
+    if (e->prover.describe && e->devs[d]) e->prover.describe(e->prover.ctx, e->devs[d], &n, NULL);
     return n ? n : e->prover.name ? e->prover.name : "";
 }
 

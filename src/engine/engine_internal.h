@@ -10,7 +10,7 @@
  * One scheduler lock, e->mu, guards every field below unless a comment says
  * otherwise. It is never held across synthesis, proving, verification, SRS
  * decoding or pinning, PCE hooks other than free, or the stage hook; it is
- * held across the log callback, the prover's srs_evicted and device_name,
+ * held across the log callback, the prover's evict and describe (its name),
  * the PCE hook's free, and unpinning (none may call the engine).
  */
 #ifndef CUZK_ENGINE_INTERNAL_H
@@ -39,6 +39,7 @@ typedef struct srs_entry {
      * by provers and verifiers of jobs holding a reference (state HOT). */
     cuzk_groth16_params params;
     cuzk_groth16_pvk pvk;
+    uint64_t set_id;                  /* HOT: the parameters' handle for the prover (set_handle) */
     uint64_t est_bytes;               /* reservation made before a load */
     uint64_t bytes;                   /* reserved while LOADING or HOT */
     unsigned refs;                    /* running jobs (and a preload) using it */
@@ -74,6 +75,7 @@ typedef struct srs_entry {
     /* PCE */
     cuzk_pce_state pce_state;
     void *pce;
+    uint64_t pce_id;                  /* RESIDENT: the PCE's handle for the prover */
     uint64_t pce_bytes;
     unsigned pce_refs;                /* fast-path syntheses and their witnesses using pce */
     uint64_t pce_last_used;           /* LRU tick, shared with the SRS entries */
@@ -119,6 +121,7 @@ typedef struct part {
     /* the entry whose PCE made wit (fast path): the witness is a view into
      * the PCE, so its reference is held until the witness is released */
     struct srs_entry *pce_src;
+    uint64_t pce_id;                  /* that PCE's handle */
     cuzk_groth16_proof proof;
 } part;
 
@@ -219,6 +222,7 @@ struct cuzk_engine {
     cuzk_job **finished;
     size_t fin_head, fin_len, fin_cap;
     uint64_t next_seq, next_finish, lru_tick;
+    uint64_t next_handle;             /* the last set or PCE handle given (never reused) */
     unsigned n_synth, n_ready, n_proved; /* partitions in P_SYNTH, P_READY, P_PROVED */
     unsigned n_inflight;                 /* partitions holding a witness reservation */
 
@@ -264,6 +268,8 @@ unsigned queue_limit(const cuzk_engine *e);
 void srs_unref(cuzk_engine *e, srs_entry *s);
 void srs_release_host(cuzk_engine *e, srs_entry *s); /* every device holds it: the host's points go */
 void srs_drop(cuzk_engine *e, srs_entry *s, bool to_cold); /* HOT -> WARM/COLD */
+/* s's handle for the prover, with the PCE pce (handle pce_id) when not NULL */
+void srs_handle(const srs_entry *s, const void *pce, uint64_t pce_id, cuzk_engine_set *out);
 void srs_free_all(cuzk_engine *e);
 uint64_t params_bytes(const cuzk_groth16_params *p);
 void srs_pin(cuzk_engine *e, srs_entry *s);   /* no lock; s LOADING, params decoded */

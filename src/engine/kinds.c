@@ -134,32 +134,24 @@ int cuzk_engine_kind_witness_bytes(const cuzk_engine_kind *kind, const void *inp
 
 /* ---- the CPU prover ------------------------------------------------------ */
 
-/* Each prover worker is its own thread and asks for its timing right after
- * its prove: a thread-local keeps the CPU prover free of state. */
-static _Thread_local cuzk_groth16_prove_timing cpu_last_tm;
-
-static int cpu_prove(void *ctx, void *dev, unsigned worker, const cuzk_groth16_params *params, size_t n,
-                     const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s,
-                     cuzk_groth16_proof *out)
+static int cpu_prove(void *ctx, void *dev, unsigned worker, const cuzk_engine_set *set, size_t n,
+                     const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_proof *out,
+                     cuzk_engine_prove_report *rep)
 {
     unsigned threads = (unsigned)(uintptr_t)ctx;
     for (size_t i = 0; i < n; i++) {
-        int err = cuzk_groth16_prove_assignment(&out[i], params, &as[i], &r[i], &s[i], threads, &cpu_last_tm);
+        int err = cuzk_groth16_prove_assignment(&out[i], set->params, &as[i], &r[i], &s[i], threads, &rep->timing);
         if (err != CUZK_OK) return err;
     }
+    rep->timed = true;
     return CUZK_OK;
-}
-
-static void cpu_last_timing(void *ctx, void *dev, unsigned worker, cuzk_groth16_prove_timing *out)
-{
-    *out = cpu_last_tm;
 }
 
 void cuzk_engine_cpu_prover(cuzk_engine_prover *out, unsigned threads)
 {
     memset(out, 0, sizeof *out);
     out->name = "cpu";
+    out->devices = 1;
     out->prove = cpu_prove;
-    out->last_timing = cpu_last_timing;
     out->ctx = (void *)(uintptr_t)(threads ? threads : 1);
 }

@@ -217,10 +217,10 @@ static size_t pin_arrays(cuzk_groth16_params *p, void *ptr[5], size_t len[5])
     return 5;
 }
 
-/* One array the prover's way (its host_pin), else kept in RAM by mlock. */
+/* One array the prover's way (its pin hook), else kept in RAM by mlock. */
 static cuzk_engine_pin_how host_pin(cuzk_engine *e, void *ptr, size_t len, char *msg, size_t msg_len)
 {
-    if (e->prover.host_pin) return e->prover.host_pin(e->prover.ctx, ptr, len, msg, msg_len);
+    if (e->prover.pin) return e->prover.pin(e->prover.ctx, ptr, len, CUZK_PIN_HOW_NONE, msg, msg_len);
     char why[140];
     if (cuzk_mem_lock(ptr, len, why, sizeof why) == CUZK_OK) {
         snprintf(msg, msg_len, "mlock (the %s prover pins nothing itself)", e->prover.name);
@@ -233,7 +233,7 @@ static cuzk_engine_pin_how host_pin(cuzk_engine *e, void *ptr, size_t len, char 
 static void host_unpin(cuzk_engine *e, void *ptr, size_t len, cuzk_engine_pin_how how)
 {
     if (!ptr || !len || how == CUZK_PIN_HOW_NONE) return;
-    if (e->prover.host_unpin) e->prover.host_unpin(e->prover.ctx, ptr, len, how);
+    if (e->prover.pin) e->prover.pin(e->prover.ctx, ptr, len, how, NULL, 0);
     else cuzk_mem_unlock(ptr, len);
 }
 
@@ -546,6 +546,7 @@ void srs_load_done(cuzk_engine *e, srs_entry *s, int err, double secs, const cha
         mem_force(e, (int64_t)actual - (int64_t)s->bytes);
         s->bytes = s->est_bytes = actual;
         s->state = CUZK_SRS_HOT;
+        s->set_id = ++e->next_handle;
         s->loads++;
         s->load_s += secs;
         s->last_used = ++e->lru_tick;
@@ -564,11 +565,25 @@ void srs_load_done(cuzk_engine *e, srs_entry *s, int err, double secs, const cha
     eng_wake_all(e);
 }
 
+void srs_handle(const srs_entry *s, const void *pce, uint64_t pce_id, cuzk_engine_set *out)
+{
+    *out = (cuzk_engine_set){.id = s->set_id, .name = s->circuit_id, .params = &s->params,
+                             .pce_id = pce ? pce_id : 0, .pce = pce};
+}
+
+/* what (CUZK_EVICT_PARAMS, _PCE) of s's handle on every device */
+static void srs_evict_devices(cuzk_engine *e, const srs_entry *s, const void *pce, uint64_t pce_id, unsigned what)
+{
+    if (!e->prover.evict) return;
+    cuzk_engine_set set;
+    srs_handle(s, pce, pce_id, &set);
+    for (unsigned d = 0; d < e->n_devices; d++) e->prover.evict(e->prover.ctx, e->devs[d], &set, what);
+}
+
 void srs_drop(cuzk_engine *e, srs_entry *s, bool to_cold)
 {
     if (s->state == CUZK_SRS_HOT) {
-        if (e->prover.srs_evicted)
-            for (unsigned d = 0; d < e->n_devices; d++) e->prover.srs_evicted(e->prover.ctx, e->devs[d], &s->params);
+        srs_evict_devices(e, s, NULL, 0, CUZK_EVICT_PARAMS);
         srs_unpin(e, s);
         cuzk_groth16_params_free(&s->params);
         cuzk_groth16_pvk_free(&s->pvk);
@@ -580,8 +595,8 @@ void srs_drop(cuzk_engine *e, srs_entry *s, bool to_cold)
     if (s->state != CUZK_SRS_LOADING) s->state = s->path && !to_cold ? CUZK_SRS_WARM : CUZK_SRS_COLD;
 }
 
-/* Once every usable device holds a HOT set (the prover's
- * release_host_params says so for each), the host's point arrays are only
+/* Once every usable device holds a HOT set (the prover's evict with
+ * CUZK_EVICT_HOST_ARRAYS says so for each), the host's point arrays are only
  * the source of an upload that will not happen again: their pages go back
  * to the kernel and their bytes to the budget. The arrays stay allocated,
  * their addresses unchanged, so that proves in flight, which compare them
@@ -593,12 +608,13 @@ void srs_drop(cuzk_engine *e, srs_entry *s, bool to_cold)
  * when it does nothing; the GPU prover's answer never waits on an upload. */
 void srs_release_host(cuzk_engine *e, srs_entry *s)
 {
-    if (s->state != CUZK_SRS_HOT || s->host_released || !e->prover.release_host_params || !e->n_healthy ||
+    if (s->state != CUZK_SRS_HOT || s->host_released || !e->prover.evict || !e->n_healthy ||
         e->cfg.cpu_fallback || e->cfg.keep_host_params)
         return;
+    cuzk_engine_set set;
+    srs_handle(s, NULL, 0, &set);
     for (unsigned d = 0; d < e->n_devices; d++)
-        if (!e->dstate[d].failed &&
-            e->prover.release_host_params(e->prover.ctx, e->devs[d], &s->params) != CUZK_OK)
+        if (!e->dstate[d].failed && e->prover.evict(e->prover.ctx, e->devs[d], &set, CUZK_EVICT_HOST_ARRAYS) != CUZK_OK)
             return;
     s->host_released = true;
     s->refs++;
@@ -635,10 +651,9 @@ void srs_unref(cuzk_engine *e, srs_entry *s)
 }
 
 /* The prover's device copies of a PCE go before the PCE does. */
-static void pce_evict_devices(cuzk_engine *e, const void *pce)
+static void pce_evict_devices(cuzk_engine *e, srs_entry *s, const void *pce, uint64_t pce_id)
 {
-    if (pce && e->prover.pce_evicted)
-        for (unsigned d = 0; d < e->n_devices; d++) e->prover.pce_evicted(e->prover.ctx, e->devs[d], pce);
+    if (pce) srs_evict_devices(e, s, pce, pce_id, CUZK_EVICT_PCE);
 }
 
 void srs_free_all(cuzk_engine *e)
@@ -646,7 +661,7 @@ void srs_free_all(cuzk_engine *e)
     for (size_t i = 0; i < e->nsrs; i++) {
         srs_entry *s = e->srs[i];
         srs_drop(e, s, true);
-        pce_evict_devices(e, s->pce);
+        pce_evict_devices(e, s, s->pce, s->pce_id);
         if (s->pce && e->pce.free) e->pce.free(e->pce.ctx, s->pce);
         for (size_t r = 0; r < s->n_pce_retired; r++)
             if (e->pce.free) e->pce.free(e->pce.ctx, s->pce_retired[r]);
@@ -674,13 +689,14 @@ static void srs_warm_devices(cuzk_engine *e, srs_entry *s)
     const bool pce = s->pce_state == CUZK_PCE_RESIDENT && s->pce;
     s->refs++;
     if (pce) s->pce_refs++;
-    void *p = pce ? s->pce : NULL;
+    cuzk_engine_set set;
+    srs_handle(s, pce ? s->pce : NULL, s->pce_id, &set);
     pthread_mutex_unlock(&e->mu);
     unsigned warm = 0;
     for (unsigned d = 0; d < e->n_devices; d++) {
         char msg[512] = "";
         double t0 = cuzk_now();
-        int err = e->prover.warm(e->prover.ctx, e->devs[d], &s->params, p, msg, sizeof msg);
+        int err = e->prover.warm(e->prover.ctx, e->devs[d], &set, msg, sizeof msg);
         warm += err == CUZK_OK;
         if (err) eng_log(e, 1, "device %u: uploading %s ahead of the first proof: %s (%s)", d, s->circuit_id,
                          cuzk_strerror(err), msg);
@@ -833,6 +849,7 @@ void pce_load_cached(cuzk_engine *e, kind_entry *k)
     pthread_mutex_lock(&e->mu);
     if (err == CUZK_OK && pce) {
         s->pce = pce;
+        s->pce_id = ++e->next_handle;
         s->pce_bytes = bytes;
         mem_force(e, (int64_t)bytes); /* already in memory: account for it */
         s->pce_state = CUZK_PCE_RESIDENT;
@@ -867,6 +884,7 @@ static void *pce_thread_main(void *arg)
     if (err == CUZK_OK && pce) {
         mem_force(e, (int64_t)bytes - (int64_t)s->pce_bytes);
         s->pce = pce;
+        s->pce_id = ++e->next_handle;
         s->pce_bytes = bytes;
         s->pce_state = CUZK_PCE_RESIDENT;
         s->pce_last_used = ++e->lru_tick;
@@ -930,7 +948,7 @@ void pce_unref(cuzk_engine *e, srs_entry *s)
 void pce_drop(cuzk_engine *e, srs_entry *s)
 {
     if (s->pce_state != CUZK_PCE_RESIDENT || s->pce_refs) return;
-    pce_evict_devices(e, s->pce);
+    pce_evict_devices(e, s, s->pce, s->pce_id);
     if (s->pce && e->pce.free) e->pce.free(e->pce.ctx, s->pce);
     s->pce = NULL;
     mem_release(e, s->pce_bytes);
@@ -948,7 +966,7 @@ void pce_drop_invalid(cuzk_engine *e, srs_entry *s, void *pce)
     if (!r) return; /* keep it resident: every witness through it falls back to full synthesis */
     s->pce_retired = r;
     r[s->n_pce_retired++] = pce;
-    pce_evict_devices(e, pce);
+    pce_evict_devices(e, s, pce, s->pce_id);
     s->pce = NULL;
     mem_release(e, s->pce_bytes);
     s->pce_last_bytes = s->pce_bytes;

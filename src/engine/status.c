@@ -323,8 +323,9 @@ unsigned cuzk_engine_num_devices(cuzk_engine *e) { return e ? e->n_devices : 0; 
 int cuzk_engine_device_memory(cuzk_engine *e, unsigned d, cuzk_engine_device_mem *out)
 {
     memset(out, 0, sizeof *out);
-    if (!e || d >= e->n_devices || !e->devs[d] || !e->prover.device_memory) return CUZK_ERR_NO_DEVICE;
-    return e->prover.device_memory(e->prover.ctx, e->devs[d], out);
+    if (!e || d >= e->n_devices || !e->devs[d] || !e->prover.describe) return CUZK_ERR_NO_DEVICE;
+    const char *name = NULL;
+    return e->prover.describe(e->prover.ctx, e->devs[d], &name, out);
 }
 
 size_t cuzk_engine_prover_workers(cuzk_engine *e, cuzk_engine_prover_worker *out, size_t max)
