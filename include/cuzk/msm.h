@@ -47,8 +47,8 @@
  *       2^16  13   20   1,474,560
  *       2^20  16   16  17,825,792
  *       2^27  20   13   1.76e9
- *     docs/perf-log.md ("v0.3") has the multiplication counts per method and
- *     bench/bench_msm measures each (msm_internal.h selects them).
+ *     bench/bench_msm measures each method (msm_internal.h selects them)
+ *     against the multiplication count above.
  *     Bucket memory per thread: 2^(c-1) XYZZ points plus, for the affine
  *     buckets, 2^(c-1) affine points (c = 16: 9 MiB for G1, 18 MiB for G2);
  *     scalar scratch is 4 bytes per scalar 1 and per general scalar, plus

@@ -33,7 +33,7 @@
  * multiplication by J is a full one. What it saves is half the loads and
  * stores inside the blocks, where the radix-2 network already ran at about
  * 1.1x the multiplication floor: the gain measured on dev-2c is 0-3 %
- * (docs/perf-log.md), the full passes and the permutation being the rest. At
+ * (bench/bench_ntt), the full passes and the permutation being the rest. At
  * 20-40 ns per Fr multiplication
  * (portable Montgomery on this machine) that is 0.19-0.38 s per 2^20
  * transform and 34-67 s per 2^27 transform on one core; additions, loads and
