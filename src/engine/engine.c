@@ -203,7 +203,7 @@ static void job_finish(cuzk_engine *e, cuzk_job *j, cuzk_job_state st, int err, 
     if (fmt) { /* whole, however long (a path and a parser's reason); set once */
         va_list ap;
         va_start(ap, fmt);
-        j->message = eng_vstrf(fmt, ap);
+        j->message = cuzk_vstrf(fmt, ap);
         va_end(ap);
     }
     j->t_end = cuzk_now();

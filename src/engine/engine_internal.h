@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "cuzk/engine.h"
+#include "cuzk/strf.h"
 
 /* ---- SRS and PCE residency, one entry per circuit id ------------------- */
 
@@ -239,11 +240,8 @@ struct cuzk_engine {
     bool timer_live;
 };
 
-/* logging and strings (base.c); time is cuzk_now (cuzk/clock.h) */
+/* logging (base.c); time is cuzk_now (cuzk/clock.h), strings cuzk_strf (cuzk/strf.h) */
 void eng_log(cuzk_engine *e, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* A malloc'd formatted string of any length (NULL when out of memory). */
-char *eng_vstrf(const char *fmt, va_list ap);
-char *eng_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void eng_wake_all(cuzk_engine *e);
 
 /* memory budget (residency.c) */

@@ -347,12 +347,12 @@ static void srs_vk_judge(srs_entry *s, const uint8_t *buf, size_t len, char *not
     note[0] = 0;
     if (!s->vk_is_ceremony) {
         s->load_keys = CUZK_KEYS_VK;
-        s->load_keys_note = eng_strf("%s", s->vk_path);
+        s->load_keys_note = cuzk_strf("%s", s->vk_path);
         return;
     }
     bool ceremony = s->vk_is_ceremony(s->vk_ctx, buf, len, note, note_len);
     s->load_keys = ceremony ? CUZK_KEYS_CEREMONY : CUZK_KEYS_NOT_CEREMONY;
-    s->load_keys_note = eng_strf("%s: %s", s->vk_path, note);
+    s->load_keys_note = cuzk_strf("%s: %s", s->vk_path, note);
 }
 
 /* The refusal of a .params whose key is not the .vk's: both files, where
@@ -365,7 +365,7 @@ static char *vk_mismatch_msg(const srs_entry *s, const char *what, const char *n
                                                                  : "";
     const char *then = s->load_keys == CUZK_KEYS_CEREMONY ? "): the .params is the file to replace" : ")";
     bool judged = which[0] != 0;
-    return eng_strf("%s does not go with %s: the verifying key inside the .params is not the .vk's (they differ "
+    return cuzk_strf("%s does not go with %s: the verifying key inside the .params is not the .vk's (they differ "
                     "at %s), so its proofs would be rejected by every verifier holding the .vk%s%s%s; refused",
                     s->path, s->vk_path, what, which, judged ? note : "", judged ? then : "");
 }
@@ -385,13 +385,13 @@ static int srs_vk_check(srs_entry *s, cuzk_groth16_vk *vk, char **msg)
     size_t len = 0;
     int err = cuzk_file_read(s->vk_path, VK_FILE_MAX, &buf, &len);
     if (err == CUZK_ERR_IO && errno == ENOENT) {
-        s->load_keys_note = eng_strf("no %s: proofs are checked against the key inside %s only, whose setup "
+        s->load_keys_note = cuzk_strf("no %s: proofs are checked against the key inside %s only, whose setup "
                                      "nothing confirms",
                                      s->vk_path, s->path);
         return CUZK_OK;
     }
     if (err != CUZK_OK) {
-        *msg = eng_strf("%s (the verifying key of %s): %s", s->vk_path, s->path,
+        *msg = cuzk_strf("%s (the verifying key of %s): %s", s->vk_path, s->path,
                         err == CUZK_ERR_IO ? strerror(errno)
                         : err == CUZK_ERR_BAD_LENGTH ? "larger than 16 MiB: not a .vk"
                                                      : cuzk_strerror(err));
@@ -407,7 +407,7 @@ static int srs_vk_check(srs_entry *s, cuzk_groth16_vk *vk, char **msg)
         /* the reader names its source "<memory>": the file is named here */
         const char *why = gerr.msg[0] ? gerr.msg : cuzk_strerror(err);
         if (!strncmp(why, "<memory>: ", 10)) why += 10;
-        *msg = eng_strf("%s (the verifying key of %s): %s", s->vk_path, s->path, why);
+        *msg = cuzk_strf("%s (the verifying key of %s): %s", s->vk_path, s->path, why);
         return err;
     }
     char what[64];
@@ -437,7 +437,7 @@ int srs_load(cuzk_engine *e, srs_entry *s, char **msg)
             const char *why = gerr.msg[0] ? gerr.msg : cuzk_strerror(err);
             size_t n = strlen(s->path); /* the reader names the file too */
             if (!strncmp(why, s->path, n) && !strncmp(why + n, ": ", 2)) why += n + 2;
-            *msg = eng_strf("%s: %s", s->path, why);
+            *msg = cuzk_strf("%s: %s", s->path, why);
             return err;
         }
         if ((err = srs_vk_check(s, &vk, msg)) != CUZK_OK) {
@@ -448,7 +448,7 @@ int srs_load(cuzk_engine *e, srs_entry *s, char **msg)
         s->load_keys = CUZK_KEYS_NO_VK;
         err = params_copy(&s->params, s->src);
         if (err != CUZK_OK) {
-            *msg = eng_strf("copying parameters: %s", cuzk_strerror(err));
+            *msg = cuzk_strf("copying parameters: %s", cuzk_strerror(err));
             return err;
         }
     }
@@ -459,7 +459,7 @@ int srs_load(cuzk_engine *e, srs_entry *s, char **msg)
     cuzk_groth16_vk_free(&vk);
     if (err != CUZK_OK) {
         cuzk_groth16_params_free(&s->params);
-        *msg = eng_strf("preparing the verifying key: %s", cuzk_strerror(err));
+        *msg = cuzk_strf("preparing the verifying key: %s", cuzk_strerror(err));
         return err;
     }
     srs_pin(e, s);

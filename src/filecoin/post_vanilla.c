@@ -134,14 +134,10 @@ void cuzk_fil_post_job_free(cuzk_fil_post_job *job)
     memset(job, 0, sizeof *job);
 }
 
-static int job_fail(cuzk_fil_post_job *job, int rc, char *err, size_t err_len, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static int job_fail(cuzk_fil_post_job *job, int rc, char *err, size_t err_len, const char *fmt, ...)
+/* The job freed, then rc: `return post_job_freed(job, cuzk_errf(err, err_len, CODE, ...))`
+ * writes the message first, while what it names is still held. */
+static int post_job_freed(cuzk_fil_post_job *job, int rc)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    cuzk_verrf(err, err_len, rc, fmt, ap); /* first: the message may name what the job holds */
-    va_end(ap);
     cuzk_fil_post_job_free(job);
     return rc;
 }
@@ -226,20 +222,22 @@ int cuzk_fil_post_prepare_threads(cuzk_fil_post_job *job, uint64_t post_proof_id
     const cuzk_fil_post_proof *p = cuzk_fil_post_proof_get(post_proof_id);
     vshape s;
     if (!p || vshape_tree_r(&s, p->sector_size) || cuzk_post_config_for(&job->cfg, p->sector_size, post_kind(p)))
-        return job_fail(job, CUZK_ERR_INVALID_ARG, err, err_len, "registered_proof: %llu is not a PoSt proof",
-                        (unsigned long long)post_proof_id);
+        return post_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG,
+                                             "registered_proof: %llu is not a PoSt proof",
+                                             (unsigned long long)post_proof_id));
     job->proof = p;
     cuzk_fr rnd;
     if (cuzk_fr_from_le32(&rnd, randomness) != 0)
-        return job_fail(job, CUZK_ERR_NONCANONICAL, err, err_len, "randomness: not a canonical field element");
+        return post_job_freed(
+            job, cuzk_errf(err, err_len, CUZK_ERR_NONCANONICAL, "randomness: not a canonical field element"));
     bool winning = p->kind == CUZK_FIL_POST_WINNING;
     if (winning && partition_index != 0)
-        return job_fail(job, CUZK_ERR_INVALID_ARG, err, err_len, "partition_index: %u, WinningPoSt has one partition",
-                        partition_index);
+        return post_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG,
+                                             "partition_index: %u, WinningPoSt has one partition", partition_index));
     size_t max = winning ? 1 : job->cfg.sectors;
     if (n == 0 || n > max)
-        return job_fail(job, CUZK_ERR_INVALID_ARG, err, err_len, "vanilla_proofs: %zu proofs, want 1..%zu for %s", n,
-                        max, p->name);
+        return post_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG,
+                                             "vanilla_proofs: %zu proofs, want 1..%zu for %s", n, max, p->name));
     unsigned nc = cuzk_fil_post_vanilla_challenges(p);
     job->nv = n;
     job->v = calloc(n, sizeof *job->v);
@@ -255,7 +253,7 @@ int cuzk_fil_post_prepare_threads(cuzk_fil_post_job *job, uint64_t post_proof_id
     if (!job->v || !job->sector_ids || !job->comm_rs || !job->challenges || !job->leaves || !job->slots ||
         !job->inputs || !x.parse_rc || !x.check_rc || !x.msg) {
         free(x.parse_rc), free(x.check_rc), free(x.msg);
-        return job_fail(job, CUZK_ERR_NO_MEMORY, err, err_len, "out of memory");
+        return post_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_NO_MEMORY, "out of memory"));
     }
     /* The sectors are independent (2,349 of them, 23,490 inclusion proofs
      * for a 32 GiB WindowPoSt partition): parsed and checked on nthreads,
@@ -271,7 +269,7 @@ int cuzk_fil_post_prepare_threads(cuzk_fil_post_job *job, uint64_t post_proof_id
                                "vanilla_proofs[%zu].sector_id: %llu repeats vanilla_proofs[%zu]", i,
                                (unsigned long long)job->v[i].sector_id, j);
         if (!rc) rc = x.check_rc[i];
-        if (rc) rc = job_fail(job, rc, err, err_len, "%s", x.msg[i]);
+        if (rc) rc = post_job_freed(job, cuzk_errf(err, err_len, rc, "%s", x.msg[i]));
     }
     free(x.parse_rc), free(x.check_rc), free(x.msg);
     if (rc) return rc;
@@ -287,7 +285,7 @@ int cuzk_fil_post_prepare_threads(cuzk_fil_post_job *job, uint64_t post_proof_id
     job->w = (cuzk_post_witness){job->slots, nslots};
     rc = cuzk_fil_post_public_inputs(job->inputs, post_proof_id, randomness, partition_index, job->sector_ids,
                                      job->comm_rs, n);
-    if (rc) return job_fail(job, rc, err, err_len, "public inputs");
+    if (rc) return post_job_freed(job, cuzk_errf(err, err_len, rc, "public inputs"));
     return 0;
 }
 
@@ -380,16 +378,18 @@ int cuzk_fil_post_prepare_request(cuzk_fil_post_job *job, const cuzk_fil_request
 {
     memset(job, 0, sizeof *job);
     if (r->kind != CUZK_FIL_KIND_WINDOW_POST && r->kind != CUZK_FIL_KIND_WINNING_POST)
-        return job_fail(job, CUZK_ERR_INVALID_ARG, err, err_len, "proof_kind: %d is not a PoSt kind", (int)r->kind);
+        return post_job_freed(
+            job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG, "proof_kind: %d is not a PoSt kind", (int)r->kind));
     if (!(r->present & CUZK_FIL_REQ_RANDOMNESS))
-        return job_fail(job, CUZK_ERR_INVALID_ARG, err, err_len, "randomness: missing");
+        return post_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG, "randomness: missing"));
     const cuzk_fil_post_proof *p = cuzk_fil_post_proof_get(r->registered_proof);
     if (p && (p->kind == CUZK_FIL_POST_WINNING) != (r->kind == CUZK_FIL_KIND_WINNING_POST))
-        return job_fail(job, CUZK_ERR_INVALID_ARG, err, err_len, "registered_proof: %s does not match proof_kind",
-                        p->name);
+        return post_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG,
+                                             "registered_proof: %s does not match proof_kind", p->name));
     if (p && r->sector_size && r->sector_size != p->sector_size)
-        return job_fail(job, CUZK_ERR_INVALID_ARG, err, err_len, "sector_size: %llu, %s proves %llu",
-                        (unsigned long long)r->sector_size, p->name, (unsigned long long)p->sector_size);
+        return post_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG, "sector_size: %llu, %s proves %llu",
+                                             (unsigned long long)r->sector_size, p->name,
+                                             (unsigned long long)p->sector_size));
     return cuzk_fil_post_prepare(job, r->registered_proof, r->randomness, r->partition_index, r->blobs, r->num_blobs,
                                  NULL, err, err_len);
 }

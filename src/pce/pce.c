@@ -13,6 +13,7 @@
 #include "cuzk/error.h"
 #include "cuzk/parallel.h"
 #include "cuzk/sha256.h"
+#include "cuzk/strf.h"
 #include "pce_internal.h"
 
 #ifndef CUZK_LIB_VERSION
@@ -97,13 +98,9 @@ void cuzk_pce_set_log(cuzk_pce_log_fn fn, void *ctx)
 void pce_logf(const char *fmt, ...)
 {
     /* allocated: a message naming a long path and its reason is never cut */
-    va_list ap, aq;
+    va_list ap;
     va_start(ap, fmt);
-    va_copy(aq, ap);
-    int n = vsnprintf(NULL, 0, fmt, aq);
-    va_end(aq);
-    char *line = n < 0 ? NULL : malloc((size_t)n + 1);
-    if (line) vsnprintf(line, (size_t)n + 1, fmt, ap);
+    char *line = cuzk_vstrf(fmt, ap);
     va_end(ap);
     const char *l = line ? line : fmt; /* out of memory: the format still says what happened */
     pthread_mutex_lock(&log_mu);

@@ -1,4 +1,5 @@
 #include "cuzk/clock.h"
+#include "cuzk/strf.h"
 #include "server/log.h"
 
 #include <stdarg.h>
@@ -46,12 +47,7 @@ static void vlog(cfg_log_level level, const log_field *fields, size_t nf, const 
     /* Every buffer is sized from the message and the fields: a line naming a
      * long path and a parser's reason is never cut. An escaped byte takes at
      * most 6 (JSON \u00NN) or 4 (text \xNN) bytes. */
-    va_list aq;
-    va_copy(aq, ap);
-    int n = vsnprintf(NULL, 0, fmt, aq);
-    va_end(aq);
-    char *msg = n < 0 ? NULL : malloc((size_t)n + 1);
-    if (msg) vsnprintf(msg, (size_t)n + 1, fmt, ap);
+    char *msg = cuzk_vstrf(fmt, ap);
     const char *m = msg ? msg : fmt; /* out of memory: the format still says what happened */
     size_t mlen = strlen(m), flen = 0, longest = mlen;
     const bool json = atomic_load(&cur_json);
