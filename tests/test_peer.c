@@ -7,8 +7,8 @@
  * - request ids: any valid UTF-8 of 1-256 bytes (curio's WindowPoSt ids hold
  *   spaces and brackets), nothing else: random valid strings are accepted,
  *   random corruptions of them are refused exactly when they stop being
- *   UTF-8 (checked against a decoder written differently, below);
- * - the sector size of a request that carries none.
+ *   UTF-8 (checked against a decoder written differently, below).
+ * A request's kind and sector size: test_fil_kinds.
  */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -203,38 +203,11 @@ static void test_ids(void)
     CHECK(refused > 1000);
 }
 
-static void test_sector_size(void)
-{
-    char why[256];
-    uint64_t sz = 0;
-    /* SnapDeals: RegisteredUpdateProof 0..4 (2KiB .. 64GiB); 16 partitions at 32 and 64 GiB */
-    CHECK(service_sector_size(CUZK__V1__PROOF_KIND__SNAP_DEALS_UPDATE, 0, 1, &sz, why, sizeof why) && sz == 2048);
-    CHECK(service_sector_size(CUZK__V1__PROOF_KIND__SNAP_DEALS_UPDATE, 3, 16, &sz, why, sizeof why) &&
-          sz == 32ull << 30);
-    CHECK(service_sector_size(CUZK__V1__PROOF_KIND__SNAP_DEALS_UPDATE, 4, 16, &sz, why, sizeof why) &&
-          sz == 64ull << 30);
-    CHECK(!service_sector_size(CUZK__V1__PROOF_KIND__SNAP_DEALS_UPDATE, 3, 1, &sz, why, sizeof why) &&
-          strstr(why, "disagrees") && strstr(why, "16 partitions"));
-    CHECK(!service_sector_size(CUZK__V1__PROOF_KIND__SNAP_DEALS_UPDATE, 0, 16, &sz, why, sizeof why) &&
-          strstr(why, "disagrees"));
-    CHECK(!service_sector_size(CUZK__V1__PROOF_KIND__SNAP_DEALS_UPDATE, 99, 1, &sz, why, sizeof why) &&
-          strstr(why, "registered_proof 99"));
-    /* PoRep (seal proof ids: 3 = StackedDrg32GiBV1, 8 = StackedDrg32GiBV1_1) and PoSt */
-    CHECK(service_sector_size(CUZK__V1__PROOF_KIND__POREP_SEAL_COMMIT, 8, 0, &sz, why, sizeof why) &&
-          sz == 32ull << 30);
-    CHECK(service_sector_size(CUZK__V1__PROOF_KIND__POREP_SEAL_COMMIT, 0, 0, &sz, why, sizeof why) && sz == 2048);
-    CHECK(!service_sector_size(CUZK__V1__PROOF_KIND__POREP_SEAL_COMMIT, 1000, 0, &sz, why, sizeof why));
-    CHECK(service_sector_size(CUZK__V1__PROOF_KIND__WINDOW_POST_PARTITION, 5, 0, &sz, why, sizeof why) && sz == 2048);
-    CHECK(service_sector_size(CUZK__V1__PROOF_KIND__WINNING_POST, 3, 0, &sz, why, sizeof why) && sz == 32ull << 30);
-    CHECK(!service_sector_size(CUZK__V1__PROOF_KIND__TEST_POREP, 0, 0, &sz, why, sizeof why));
-}
-
 int main(void)
 {
     tu_init(&rng, "test_peer");
     test_fixed_peers();
     test_random_peers();
     test_ids();
-    test_sector_size();
     return tu_finish("test_peer");
 }

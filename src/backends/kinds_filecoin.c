@@ -7,6 +7,7 @@
  * the vanilla proofs are read and checked, every public input is rebuilt by
  * cuzk, and the per-partition witnesses are kept for the synthesis workers.
  * Background PCE extraction synthesizes the blank circuit (inputs NULL).
+ * Which kinds exist is the table of kinds_filecoin_table.c (cuzk/fil_kinds.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "cuzk/clock.h"
 #include "cuzk/error.h"
+#include "cuzk/fil_kinds.h"
 #include "cuzk/fil_params.h"
 #include "cuzk/fil_request.h"
 #include "cuzk/pce.h"
@@ -23,13 +25,6 @@
 #include "cuzk/post.h"
 #include "cuzk/update.h"
 #include "backends/backends_internal.h"
-
-static const struct {
-    uint64_t bytes;
-    const char *tag;
-} fil_sizes[] = {{2048ull, "2k"}, {8ull << 20, "8m"}, {512ull << 20, "512m"}, {32ull << 30, "32g"}, {64ull << 30, "64g"}};
-
-static const char *const kind_prefix[5] = {NULL, "porep", "snap", "wpost", "winning"};
 
 static void fil_kind_free(void *ctx) { free(ctx); }
 
@@ -161,28 +156,15 @@ static int kind_shape(fil_kind *fk)
     return -1;
 }
 
-/* The registered proof whose parameter file a kind uses (every variant of a
- * size shares it): PoRep V1_1, WindowPoSt/WinningPoSt V1, SnapDeals. */
-static uint64_t kind_proof_id(cuzk_fil_proof_kind kind, size_t size_index)
-{
-    switch (kind) {
-    case CUZK_FIL_KIND_POREP: return 5 + size_index;
-    case CUZK_FIL_KIND_WINNING_POST: return size_index;
-    case CUZK_FIL_KIND_WINDOW_POST: return 5 + size_index;
-    case CUZK_FIL_KIND_SNAP: return size_index;
-    }
-    return 0;
-}
-
-/* fk for kind and size index s (name, proof id, shape); -1 when it does not exist. */
-static int kind_init(fil_kind *fk, int kind, size_t s, unsigned synth_threads)
+/* fk for a table entry (name, proof id, shape); -1 when its circuit has no shape. */
+static int kind_init(fil_kind *fk, const cuzk_fil_kind_entry *ke, unsigned synth_threads)
 {
     memset(fk, 0, sizeof *fk);
-    fk->kind = (cuzk_fil_proof_kind)kind;
-    fk->sector_size = fil_sizes[s].bytes;
-    fk->proof_id = kind_proof_id(fk->kind, s);
+    fk->kind = ke->kind;
+    fk->sector_size = ke->sector_size;
+    fk->proof_id = ke->proof_id;
     fk->synth_threads = synth_threads; /* 0: the system's own, which the engine sets */
-    snprintf(fk->name, sizeof fk->name, "%s-%s", kind_prefix[kind], fil_sizes[s].tag);
+    snprintf(fk->name, sizeof fk->name, "%s", ke->name);
     return kind_shape(fk);
 }
 
@@ -191,9 +173,8 @@ static int pce_synth_blank(cuzk_cs *cs, void *ctx) { return fil_synthesize(ctx, 
 /* fk for a circuit id ("porep-32g"); -1 with a message when there is none. */
 static int kind_by_name(fil_kind *fk, const char *circuit_id, unsigned synth_threads, char *err, size_t err_len)
 {
-    for (size_t s = 0; s < sizeof fil_sizes / sizeof fil_sizes[0]; s++)
-        for (int kind = CUZK_FIL_KIND_POREP; kind <= CUZK_FIL_KIND_WINNING_POST; kind++)
-            if (!kind_init(fk, kind, s, synth_threads) && !strcmp(fk->name, circuit_id)) return 0;
+    cuzk_fil_kind_entry ke;
+    if (!cuzk_fil_kind_by_name(&ke, circuit_id) && !kind_init(fk, &ke, synth_threads)) return 0;
     snprintf(err, err_len, "%s: not a Filecoin circuit id (porep-, snap-, wpost-, winning- x 2k, 8m, 512m, 32g, 64g)",
              circuit_id);
     return -1;
@@ -279,40 +260,41 @@ int cuzk_engine_register_filecoin(cuzk_engine *e, const cuzk_engine_filecoin_opt
 {
     if (registered) *registered = 0;
     if (!e || !o || !o->param_cache) return CUZK_ERR_INVALID_ARG;
-    for (size_t s = 0; s < sizeof fil_sizes / sizeof fil_sizes[0]; s++)
-        for (int kind = CUZK_FIL_KIND_POREP; kind <= CUZK_FIL_KIND_WINNING_POST; kind++) {
-            fil_kind *fk = calloc(1, sizeof *fk);
-            if (!fk) return CUZK_ERR_NO_MEMORY;
-            if (kind_init(fk, kind, s, o->synth_threads) || !kind_files(fk, o->param_cache)) {
-                free(fk); /* no parameters for this kind here */
-                continue;
-            }
-            cuzk_engine_kind k = {
-                .name = fk->name,
-                .circuit_id = fk->name,
-                .num_partitions = fk->partitions,
-                .default_priority = fk->priority,
-                .num_public_inputs = fk->num_inputs,
-                .params_path = fk->params_path,
-                .read_mode = o->read_mode,
-                .vk_path = fk->vk_path,
-                .vk_is_ceremony = fil_vk_is_ceremony,
-                .synthesize = fil_synthesize,
-                .public_inputs = fil_public_inputs,
-                .prepare = fil_prepare,
-                .prepared_free = fil_job_free,
-                .ctx = fk,
-                .ctx_free = fil_kind_free,
-            };
-            int rc = cuzk_engine_register_kind(e, &k);
-            if (rc) {
-                if (err && err_len)
-                    snprintf(err, err_len, "kind %s (%s): %s", fk->name, fk->params_path, cuzk_strerror(rc));
-                free(fk);
-                return rc;
-            }
-            if (registered) (*registered)++;
-            if (on_kind) on_kind(ud, fk->name, fk->name);
+    for (size_t i = 0; i < CUZK_FIL_KINDS; i++) {
+        cuzk_fil_kind_entry ke;
+        cuzk_fil_kind_at(&ke, i);
+        fil_kind *fk = calloc(1, sizeof *fk);
+        if (!fk) return CUZK_ERR_NO_MEMORY;
+        if (kind_init(fk, &ke, o->synth_threads) || !kind_files(fk, o->param_cache)) {
+            free(fk); /* no parameters for this kind here */
+            continue;
         }
+        cuzk_engine_kind k = {
+            .name = fk->name,
+            .circuit_id = fk->name,
+            .num_partitions = fk->partitions,
+            .default_priority = fk->priority,
+            .num_public_inputs = fk->num_inputs,
+            .params_path = fk->params_path,
+            .read_mode = o->read_mode,
+            .vk_path = fk->vk_path,
+            .vk_is_ceremony = fil_vk_is_ceremony,
+            .synthesize = fil_synthesize,
+            .public_inputs = fil_public_inputs,
+            .prepare = fil_prepare,
+            .prepared_free = fil_job_free,
+            .ctx = fk,
+            .ctx_free = fil_kind_free,
+        };
+        int rc = cuzk_engine_register_kind(e, &k);
+        if (rc) {
+            if (err && err_len)
+                snprintf(err, err_len, "kind %s (%s): %s", fk->name, fk->params_path, cuzk_strerror(rc));
+            free(fk);
+            return rc;
+        }
+        if (registered) (*registered)++;
+        if (on_kind) on_kind(ud, fk->name, fk->name);
+    }
     return CUZK_OK;
 }

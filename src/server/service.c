@@ -12,9 +12,9 @@
 #include <time.h>
 
 #include "cuzk/clock.h"
+#include "cuzk/fil_kinds.h"
 #include "cuzk/fil_request.h"
 #include "cuzk/fil_vanilla.h"
-#include "cuzk/filecoin.h"
 #include "cuzk/v1/proving.pb-c.h"
 #include "server/log.h"
 #include "server/proto_check.h"
@@ -171,37 +171,19 @@ static bool authorized(srv_service *s, rpc_call *c, reply *r)
     return true;
 }
 
-bool service_kind_name(int proof_kind, uint64_t sector_size, char *out, size_t outlen, char *why,
-                       size_t whylen)
+bool service_kind_name(const Cuzk__V1__SubmitProofRequest *q, cuzk_fil_request *fr, char *out, size_t outlen,
+                       char *why, size_t whylen)
 {
-    static const struct {
-        uint64_t bytes;
-        const char *name;
-    } sizes[] = {{2048ull, "2k"}, {8ull << 20, "8m"}, {512ull << 20, "512m"}, {32ull << 30, "32g"}, {64ull << 30, "64g"}};
-    const char *prefix = NULL;
-    switch (proof_kind) {
+    switch (q->proof_kind) {
     case CUZK__V1__PROOF_KIND__TEST_POREP: snprintf(out, outlen, "test-porep"); return true;
     case CUZK__V1__PROOF_KIND__TEST_WINDOW_POST: snprintf(out, outlen, "test-window"); return true;
     case CUZK__V1__PROOF_KIND__TEST_WINNING_POST: snprintf(out, outlen, "test-winning"); return true;
-    case CUZK__V1__PROOF_KIND__POREP_SEAL_COMMIT: prefix = "porep"; break;
-    case CUZK__V1__PROOF_KIND__SNAP_DEALS_UPDATE: prefix = "snap"; break;
-    case CUZK__V1__PROOF_KIND__WINDOW_POST_PARTITION: prefix = "wpost"; break;
-    case CUZK__V1__PROOF_KIND__WINNING_POST: prefix = "winning"; break;
-    case CUZK__V1__PROOF_KIND__PROOF_KIND_UNSPECIFIED:
-        snprintf(why, whylen, "proof_kind is not set");
-        return false;
-    default:
-        snprintf(why, whylen, "unknown proof_kind %d", proof_kind);
-        return false;
+    default: break;
     }
-    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
-        if (sizes[i].bytes == sector_size) {
-            snprintf(out, outlen, "%s-%s", prefix, sizes[i].name);
-            return true;
-        }
-    snprintf(why, whylen, "sector_size %llu is not a Filecoin sector size (2048, 8388608, 536870912, 34359738368 or 68719476736)",
-             (unsigned long long)sector_size);
-    return false;
+    cuzk_fil_kind_entry ke; /* the Filecoin kinds: the kinds layer's table says which */
+    if (cuzk_fil_kind_of(fr, &ke, why, whylen)) return false;
+    snprintf(out, outlen, "%s", ke.name);
+    return true;
 }
 
 bool service_valid_request_id(const char *id, char *why, size_t whylen)
@@ -233,51 +215,6 @@ bool service_valid_request_id(const char *id, char *why, size_t whylen)
     return true;
 }
 
-bool service_sector_size(int proof_kind, uint64_t registered_proof, size_t n_vanilla_proofs, uint64_t *size,
-                         char *why, size_t whylen)
-{
-    uint64_t from_proof = 0;
-    const char *what = "";
-    switch (proof_kind) {
-    case CUZK__V1__PROOF_KIND__POREP_SEAL_COMMIT: {
-        const cuzk_fil_seal_proof *sp = cuzk_fil_seal_proof_get(registered_proof);
-        from_proof = sp ? sp->sector_size : 0;
-        what = "seal proof";
-        break;
-    }
-    case CUZK__V1__PROOF_KIND__WINDOW_POST_PARTITION:
-    case CUZK__V1__PROOF_KIND__WINNING_POST: {
-        const cuzk_fil_post_proof *pp = cuzk_fil_post_proof_get(registered_proof);
-        from_proof = pp ? pp->sector_size : 0;
-        what = "PoSt proof";
-        break;
-    }
-    case CUZK__V1__PROOF_KIND__SNAP_DEALS_UPDATE: {
-        from_proof = cuzk_fil_update_proof_sector_size(registered_proof);
-        what = "update proof";
-        /* a SnapDeals request carries one vanilla proof per partition */
-        unsigned parts = from_proof ? cuzk_fil_snap_partitions(registered_proof) : 0;
-        if (parts && n_vanilla_proofs && n_vanilla_proofs != parts) {
-            snprintf(why, whylen, "sector_size is not set and registered_proof %llu (a %llu-byte update proof, %u "
-                     "partitions) disagrees with the %zu vanilla_proofs",
-                     (unsigned long long)registered_proof, (unsigned long long)from_proof, parts, n_vanilla_proofs);
-            return false;
-        }
-        break;
-    }
-    default:
-        snprintf(why, whylen, "sector_size is not set");
-        return false;
-    }
-    if (!from_proof) {
-        snprintf(why, whylen, "sector_size is not set and registered_proof %llu is not a known %s to derive it from",
-                 (unsigned long long)registered_proof, what);
-        return false;
-    }
-    *size = from_proof;
-    return true;
-}
-
 /* FNV-1a: a seed for test kinds when the request carries none. */
 static uint64_t seed_from_id(const char *id)
 {
@@ -286,19 +223,15 @@ static uint64_t seed_from_id(const char *id)
     return h;
 }
 
-/* The Filecoin fields of q in cuzk_fil_request's encoding (malloc'd). */
-static uint8_t *fil_request_encode(const Cuzk__V1__SubmitProofRequest *q, const uint8_t comms[3][32],
-                                   uint32_t comms_present, size_t *len)
+void service_fil_request(const Cuzk__V1__SubmitProofRequest *q, cuzk_fil_request *fr, cuzk_fil_blob *blobs)
 {
     size_t n = q->n_vanilla_proofs ? q->n_vanilla_proofs : 1;
-    cuzk_fil_blob *blobs = calloc(n, sizeof *blobs);
-    if (!blobs) return NULL;
     if (q->n_vanilla_proofs) {
         for (size_t i = 0; i < n; i++) blobs[i] = (cuzk_fil_blob){q->vanilla_proofs[i].data, q->vanilla_proofs[i].len};
     } else {
         blobs[0] = (cuzk_fil_blob){q->vanilla_proof.data, q->vanilla_proof.len};
     }
-    cuzk_fil_request fr = {
+    *fr = (cuzk_fil_request){
         .kind = (cuzk_fil_proof_kind)q->proof_kind,
         .partition_index = q->partition_index,
         .registered_proof = q->registered_proof,
@@ -309,88 +242,88 @@ static uint8_t *fil_request_encode(const Cuzk__V1__SubmitProofRequest *q, const 
         .num_blobs = n,
     };
     if (q->randomness.len == 32) {
-        memcpy(fr.randomness, q->randomness.data, 32);
-        fr.present |= CUZK_FIL_REQ_RANDOMNESS;
+        memcpy(fr->randomness, q->randomness.data, 32);
+        fr->present |= CUZK_FIL_REQ_RANDOMNESS;
     }
-    uint8_t *dst[3] = {fr.comm_r_old, fr.comm_r_new, fr.comm_d_new};
-    for (int i = 0; i < 3; i++)
-        if (comms_present & (1u << i)) {
-            memcpy(dst[i], comms[i], 32);
-            fr.present |= (uint32_t)CUZK_FIL_REQ_COMM_R_OLD << i;
-        }
-    *len = cuzk_fil_request_size(&fr);
-    uint8_t *out = malloc(*len);
-    if (out) cuzk_fil_request_encode(&fr, out);
-    free(blobs);
-    return out;
+}
+
+bool service_fil_comms(const Cuzk__V1__SubmitProofRequest *q, cuzk_fil_request *fr, char *why, size_t whylen)
+{
+    const ProtobufCBinaryData *comms[3] = {&q->comm_r_old, &q->comm_r_new, &q->comm_d_new};
+    static const char *names[3] = {"comm_r_old", "comm_r_new", "comm_d_new"};
+    static const cuzk_fil_comm_kind kinds[3] = {CUZK_FIL_COMM_SEALED, CUZK_FIL_COMM_SEALED, CUZK_FIL_COMM_UNSEALED};
+    uint8_t *dst[3] = {fr->comm_r_old, fr->comm_r_new, fr->comm_d_new};
+    for (int i = 0; i < 3; i++) {
+        if (!comms[i]->len) continue;
+        if (cuzk_fil_commitment(dst[i], comms[i]->data, comms[i]->len, kinds[i], names[i], why, whylen)) return false;
+        fr->present |= (uint32_t)CUZK_FIL_REQ_COMM_R_OLD << i;
+    }
+    return true;
 }
 
 static bool call_gone(void *ud) { return rpc_call_cancelled(ud); }
 
-/* Validates a SubmitProofRequest and submits it. job_id receives the id. */
-static int do_submit(srv_service *s, rpc_call *c, Cuzk__V1__SubmitProofRequest *q,
-                     char *job_id, size_t job_id_len, uint32_t *queue_pos, bool *duplicate,
-                     uint32_t timeout_ms, reply *r)
+/* job_id: the request's id, checked, or a generated one; false with why. */
+static bool job_id_of(srv_service *s, const Cuzk__V1__SubmitProofRequest *q, char *job_id, size_t job_id_len,
+                      char *why, size_t whylen)
 {
-    if (service_draining(s))
-        return fail(r, RPC_UNAVAILABLE, "the daemon is shutting down and takes no new proofs; retry on another instance or after restart");
-    char kind[64], why[256];
-    /* curio's ProofShare SnapDeals requests carry no sector_size: the
-     * registered proof says it (the engine's kind then checks the rest) */
-    bool fil = q->proof_kind >= CUZK__V1__PROOF_KIND__POREP_SEAL_COMMIT &&
-               q->proof_kind <= CUZK__V1__PROOF_KIND__WINNING_POST;
-    if (fil && q->sector_size == 0 &&
-        !service_sector_size(q->proof_kind, q->registered_proof, q->n_vanilla_proofs, &q->sector_size, why, sizeof why))
-        return fail(r, RPC_INVALID_ARGUMENT, "%s", why);
-    if (!service_kind_name(q->proof_kind, q->sector_size, kind, sizeof kind, why, sizeof why))
-        return fail(r, RPC_INVALID_ARGUMENT, "%s", why);
     if (q->request_id && q->request_id[0]) {
-        if (!service_valid_request_id(q->request_id, why, sizeof why)) return fail(r, RPC_INVALID_ARGUMENT, "%s", why);
+        if (!service_valid_request_id(q->request_id, why, whylen)) return false;
         snprintf(job_id, job_id_len, "%s", q->request_id);
     } else {
         snprintf(job_id, job_id_len, "job-%llx-%llu", (unsigned long long)time(NULL),
                  (unsigned long long)atomic_fetch_add(&s->job_seq, 1));
     }
+    return true;
+}
+
+/* A test kind's inputs: the 8-byte seed in vanilla_proof, or one made from
+ * the job id into seed; false when vanilla_proof is some other length. */
+static bool test_seed(const Cuzk__V1__SubmitProofRequest *q, const char *job_id, uint8_t seed[8], srv_submit_req *sr)
+{
+    if (q->vanilla_proof.len == 8) {
+        sr->inputs = q->vanilla_proof.data;
+    } else if (q->vanilla_proof.len == 0) {
+        uint64_t v = seed_from_id(job_id);
+        for (int i = 0; i < 8; i++) seed[i] = (uint8_t)(v >> (8 * i));
+        sr->inputs = seed;
+    } else {
+        return false;
+    }
+    sr->inputs_len = 8;
+    return true;
+}
+
+/* Validates a SubmitProofRequest (fr: its Filecoin fields) and submits it. */
+static int submit_request(srv_service *s, rpc_call *c, const Cuzk__V1__SubmitProofRequest *q, cuzk_fil_request *fr,
+                          char *job_id, size_t job_id_len, uint32_t *queue_pos, bool *duplicate, uint32_t timeout_ms,
+                          reply *r)
+{
+    char kind[64], why[320];
+    /* curio's ProofShare SnapDeals requests carry no sector_size: the kinds
+     * layer takes it from the registered proof (the kind then checks the rest) */
+    if (!service_kind_name(q, fr, kind, sizeof kind, why, sizeof why) ||
+        !job_id_of(s, q, job_id, job_id_len, why, sizeof why))
+        return fail(r, RPC_INVALID_ARGUMENT, "%s", why);
     int prio = (int)q->priority;
     if (prio < 0 || prio > 4) return fail(r, RPC_INVALID_ARGUMENT, "unknown priority %d (0-4)", prio);
     if (q->randomness.len && q->randomness.len != 32)
         return fail(r, RPC_INVALID_ARGUMENT, "randomness must be 32 bytes, got %zu", q->randomness.len);
-    const ProtobufCBinaryData *comms[3] = {&q->comm_r_old, &q->comm_r_new, &q->comm_d_new};
-    static const char *comm_names[3] = {"comm_r_old", "comm_r_new", "comm_d_new"};
-    static const cuzk_fil_comm_kind comm_kinds[3] = {CUZK_FIL_COMM_SEALED, CUZK_FIL_COMM_SEALED,
-                                                     CUZK_FIL_COMM_UNSEALED};
     /* 32 raw bytes or the CID bytes curio sends (cuzk_fil_commitment) */
-    uint8_t comm[3][32];
-    uint32_t comms_present = 0;
-    for (int i = 0; i < 3; i++) {
-        if (!comms[i]->len) continue;
-        char why_comm[320];
-        if (cuzk_fil_commitment(comm[i], comms[i]->data, comms[i]->len, comm_kinds[i], comm_names[i], why_comm,
-                                sizeof why_comm))
-            return fail(r, RPC_INVALID_ARGUMENT, "%s", why_comm);
-        comms_present |= 1u << i;
-    }
+    if (!service_fil_comms(q, fr, why, sizeof why)) return fail(r, RPC_INVALID_ARGUMENT, "%s", why);
 
     uint8_t seed[8], *fil_inputs = NULL;
     srv_submit_req sr = {.request_id = job_id, .kind = kind, .priority = prio, .timeout_ms = timeout_ms,
                          .origin = rpc_call_peer(c), .gone = call_gone, .gone_ud = c};
     if (!strncmp(kind, "test-", 5)) {
-        if (q->vanilla_proof.len == 8) {
-            sr.inputs = q->vanilla_proof.data;
-        } else if (q->vanilla_proof.len == 0) {
-            uint64_t v = seed_from_id(job_id);
-            for (int i = 0; i < 8; i++) seed[i] = (uint8_t)(v >> (8 * i));
-            sr.inputs = seed;
-        } else {
+        if (!test_seed(q, job_id, seed, &sr))
             return fail(r, RPC_INVALID_ARGUMENT, "test kinds take an 8-byte little-endian seed in vanilla_proof (or none), got %zu bytes", q->vanilla_proof.len);
-        }
-        sr.inputs_len = 8;
     } else {
-        /* Filecoin kinds: the request's fields, flattened; the engine's kind
-         * parses the vanilla proofs and rebuilds the public inputs. */
+        /* Filecoin kinds: the request's fields as the kinds take them; the
+         * engine's kind parses the vanilla proofs and rebuilds the public inputs. */
         if (q->vanilla_proof.len == 0 && q->n_vanilla_proofs == 0)
             return fail(r, RPC_INVALID_ARGUMENT, "vanilla_proof (PoRep) or vanilla_proofs (PoSt, SnapDeals) is empty");
-        fil_inputs = fil_request_encode(q, (const uint8_t(*)[32])comm, comms_present, &sr.inputs_len);
+        fil_inputs = cuzk_fil_kind_encode(fr, &sr.inputs_len);
         if (!fil_inputs) return fail(r, RPC_RESOURCE_EXHAUSTED, "no memory for the request");
         sr.inputs = fil_inputs;
     }
@@ -403,6 +336,22 @@ static int do_submit(srv_service *s, rpc_call *c, Cuzk__V1__SubmitProofRequest *
     free(fil_inputs);
     /* the "submitted" line is the engine's, written before the job can run */
     return code == RPC_OK ? RPC_OK : fail(r, code, "%s", err);
+}
+
+/* Validates a SubmitProofRequest and submits it. job_id receives the id. */
+static int do_submit(srv_service *s, rpc_call *c, Cuzk__V1__SubmitProofRequest *q,
+                     char *job_id, size_t job_id_len, uint32_t *queue_pos, bool *duplicate,
+                     uint32_t timeout_ms, reply *r)
+{
+    if (service_draining(s))
+        return fail(r, RPC_UNAVAILABLE, "the daemon is shutting down and takes no new proofs; retry on another instance or after restart");
+    cuzk_fil_blob *blobs = calloc(q->n_vanilla_proofs ? q->n_vanilla_proofs : 1, sizeof *blobs);
+    if (!blobs) return fail(r, RPC_RESOURCE_EXHAUSTED, "no memory for the request");
+    cuzk_fil_request fr;
+    service_fil_request(q, &fr, blobs);
+    int code = submit_request(s, c, q, &fr, job_id, job_id_len, queue_pos, duplicate, timeout_ms, r);
+    free(blobs);
+    return code;
 }
 
 static void fill_await(Cuzk__V1__AwaitProofResponse *a, const char *job_id, const srv_result *res)

@@ -10,8 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cuzk/fil_request.h"
 #include "server/backend.h"
 #include "server/grpc_adapter.h"
+
+typedef struct Cuzk__V1__SubmitProofRequest Cuzk__V1__SubmitProofRequest; /* cuzk/v1/proving.pb-c.h */
 
 typedef struct srv_service srv_service;
 
@@ -45,9 +48,17 @@ char *service_metrics(srv_service *s);
 /* JSON for the HTTP /status page (malloc'd). */
 char *service_status_json(srv_service *s);
 
-/* Maps (proof_kind, sector_size) to a registered kind name such as
- * "porep-32g" or "test-porep"; false with a reason for unknown values. */
-bool service_kind_name(int proof_kind, uint64_t sector_size, char *out, size_t outlen,
+/* A SubmitProofRequest's Filecoin fields as the kinds take them (cuzk/fil_kinds.h): fr points
+ * into q, its blobs into blobs (q->n_vanilla_proofs entries, or 1 for vanilla_proof); the
+ * randomness where it is 32 bytes. */
+void service_fil_request(const Cuzk__V1__SubmitProofRequest *q, cuzk_fil_request *fr, cuzk_fil_blob *blobs);
+/* q's commitments into fr: 32 raw bytes or the CID bytes of their kind; false with why. */
+bool service_fil_comms(const Cuzk__V1__SubmitProofRequest *q, cuzk_fil_request *fr, char *why, size_t whylen);
+/* The registered kind name q asks for: "test-porep" and the other test kinds
+ * by proof_kind, a Filecoin kind ("porep-32g") as the kinds layer names fr
+ * (which may take fr->sector_size from the registered proof); false with a
+ * reason for unknown values. */
+bool service_kind_name(const Cuzk__V1__SubmitProofRequest *q, cuzk_fil_request *fr, char *out, size_t outlen,
                        char *why, size_t whylen);
 
 /* Request ids are opaque to clients (curio's WindowPoSt ids hold spaces
@@ -55,10 +66,5 @@ bool service_kind_name(int proof_kind, uint64_t sector_size, char *out, size_t o
  * no surrogates). False with a reason otherwise. Logs escape them. */
 #define SERVICE_MAX_ID 256
 bool service_valid_request_id(const char *id, char *why, size_t whylen);
-/* The sector size of a Filecoin request that carries none, from its
- * registered proof (seal, PoSt or update proof by proof_kind); for SnapDeals
- * the number of vanilla proofs must match the proof's partitions. */
-bool service_sector_size(int proof_kind, uint64_t registered_proof, size_t n_vanilla_proofs, uint64_t *size,
-                         char *why, size_t whylen);
 
 #endif
