@@ -43,27 +43,7 @@ COMMENT_LEAD = re.compile(r"^\s*(?:/\*+|\*+|//+|#+|>)?\s*")
 # Lines under src/gpu and src/engine that another change rewrites: tolerated
 # while they stand, word for word; each gone one is printed as a note, to be
 # deleted here. Everything else in those folders is checked like the rest.
-PENDING = {
-    "src/gpu/ff_inv.cuh": [" * (docs/perf-log.md, twelfth session). Fermat's a^(p-2) (fp_inv in ff.cuh)"],
-    "src/gpu/ff_dp.cuh": [
-        " * The Montgomery product of Fp and Fr on the FP64 pipe (f_mul_dp), issue 21's",
-        " * product every ~5 clocks instead of 9. Measured on the H100 (perf-log,",
-        " * eleventh session):",
-    ],
-    "src/gpu/msm.cuh": [
-        " * instruction cache: perf-log, twelfth session). G1 stays unbounded: with",
-        " * alone on the H200 (docs/perf-log.md). About 6 multiplications per addition",
-        " * pairs' own ~6 multiplications, docs/perf-log.md); (3) msm_aff_back: the block rebuilds its tree",
-        " * window a batch, ≈ 2.7 ms a launch (perf-log, fifteenth session). */",
-        "     * card the 32 GiB H MSM fits two windows a batch (perf-log, fourteenth",
-        "         * 0.12-0.29 s in the packed run (perf-log). Now the batch is narrowed before",
-    ],
-    "src/gpu/ntt.cu": [
-        " * 5 Dec, perf-log); CUZK_GPU_NTT_MINB=1 picks the other to compare. */",
-        "                     * pass spilled 36 bytes (2.7 % slower at 2^27, perf-log) */",
-        " * (perf-log, fifteenth session), where 4.3 GB in and out take ≈ 3 ms. */",
-    ],
-}
+PENDING = {}
 
 
 def history_findings(path, text):

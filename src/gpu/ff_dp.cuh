@@ -1,12 +1,11 @@
 /*
- * The Montgomery product of Fp and Fr on the FP64 pipe (f_mul_dp), issue 21's
- * test of whether a second multiplier raises the card's product rate.
+ * The Montgomery product of Fp and Fr on the FP64 pipe (f_mul_dp): whether a
+ * second multiplier raises the card's product rate.
  *
  * f_mul_eo runs on the IMAD pipe alone, at its floor. The FP64 pipe (64 DFMA
  * lanes per SM) is a separate unit that the kernels leave idle, so a kernel
  * that ran some products here and the rest on IMAD might have finished a
- * product every ~5 clocks instead of 9. Measured on the H100 (perf-log,
- * eleventh session):
+ * product every ~5 clocks instead of 9. Measured on the H100:
  * - alone: 20.3 G/s for Fp and 36.0 for Fr, against 27.8 and 53.5 on IMAD;
  * - mixed: the two pipes share their cycles (ncu: 42 % + 53 % busy), so the
  *   best mix (3 : 1) gains 7.5 %;

@@ -1,7 +1,7 @@
 /*
  * Fp inversion by Bernstein–Yang divsteps ("safegcd"), in constant time and
- * without a division: the cheap inversion that batch-affine additions need
- * (docs/perf-log.md, twelfth session). Fermat's a^(p-2) (fp_inv in ff.cuh)
+ * without a division: the cheap inversion that batch-affine additions need.
+ * Fermat's a^(p-2) (fp_inv in ff.cuh)
  * costs ≈ 575 dependent products; this costs 37 batches of 30 divsteps on
  * one 32-bit word each, plus a 2×2 matrix of 30-bit entries applied to four
  * 13-limb numbers per batch: ≈ 35 k instructions, every lane the same path.

@@ -209,7 +209,7 @@ __global__ void msm_accumulate(const uint32_t *__restrict__ keys, const uint32_t
  * fields that name a MINB (level0_minb). G2's level 0 takes 255 registers
  * unbounded, 8 warps per SM; held to 6 blocks it has 168 and 12 warps and
  * ran 4.8 % faster at 2^24 (5 and 6 alike; 7 and 8, at 16 warps, thrash the
- * instruction cache: perf-log, twelfth session). G1 stays unbounded: with
+ * instruction cache). G1 stays unbounded: with
  * __launch_bounds__(64, 1) ptxas gives it 192 registers instead of 168, and
  * held tighter it loses to instruction fetch as well. */
 template <class F> struct level0_minb {
@@ -240,7 +240,7 @@ __global__ void __launch_bounds__(64, MINB)
  * msm_aff_fwd / _inv / _back). The first version inverted each block's
  * product inside the round on one thread, with the products in a per-thread
  * array that ptxas put on a 432-byte stack frame: 3.2x slower than step 4
- * alone on the H200 (docs/perf-log.md). About 6 multiplications per addition
+ * alone on the H200. About 6 multiplications per addition
  * against about 11 for step 4's mixed XYZZ addition; the cost is a pass over
  * the points per round, so the rounds run only where runs are long (the H
  * MSM: ~64 entries per bucket at 2^27 scalars, 22-bit windows). */
@@ -465,7 +465,7 @@ __global__ void __launch_bounds__(MSM_AFF_THREADS, 2)
  * product, so a warp runs 32 inversions in the issue slots the one-kernel
  * round spends on one (there, ~575 warp-wide multiplications of one active
  * lane per 4,096 pairs: three quarters as many issue slots again as the
- * pairs' own ~6 multiplications, docs/perf-log.md); (3) msm_aff_back: the block rebuilds its tree
+ * pairs' own ~6 multiplications); (3) msm_aff_back: the block rebuilds its tree
  * from tprod (T - 1 multiplications more), puts the inverse at the root and
  * goes down, then the pairs. */
 template <class F, bool LEVEL0>
@@ -530,7 +530,7 @@ template <class F> __device__ void block_sum(xyzz_t<F> *sm, xyzz_t<F> acc, xyzz_
  * each block's MSM_SEG_THREADS segments: one partial a block, the blocks of
  * window w in row w of the grid (blockIdx.y). Before, every segment wrote
  * its own sum and one block a window added them up: 32,768 sums at one
- * window a batch, ≈ 2.7 ms a launch (perf-log, fifteenth session). */
+ * window a batch, ≈ 2.7 ms a launch. */
 #define MSM_SEG_THREADS 64
 template <class F>
 __global__ void msm_bucket_segments(const xyzz_t<F> *__restrict__ buckets, uint32_t B, uint32_t S, uint32_t nseg,
@@ -844,8 +844,7 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
     /* The class flags and their prefix sums (16 bytes a scalar) are dead
      * once the split's count is read, and the sort's keys and values are
      * not born before: both live in one arena (kv), so that on an 80 GB
-     * card the 32 GiB H MSM fits two windows a batch (perf-log, fourteenth
-     * session). */
+     * card the 32 GiB H MSM fits two windows a batch. */
     unsigned long long *const flags = bp<unsigned long long>(s->kv), *const pos = flags + n;
     msm_classify<<<blocks_for(n, T), T, 0, c.st>>>(scalars, n, mont, plain, flags);
     GPU_LAUNCHED(c, "msm_classify");
@@ -926,7 +925,7 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
          * each prove's H MSM at 2^27 on an 80 GB card tried two windows a
          * batch, failed, freed a dozen arrays and made them again: ≈ 20
          * cudaMalloc and cudaFree a partition, at steady state, some taking
-         * 0.12-0.29 s in the packed run (perf-log). Now the batch is narrowed before
+         * 0.12-0.29 s in the packed run. So the batch is narrowed before
          * anything is allocated, and the arrays, once at their largest, stay. */
         msm_batch bt = msm_batch_shape(m, wb, B, sizeof(X), nwin);
         size_t freeb = 0;

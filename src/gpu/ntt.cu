@@ -71,8 +71,8 @@ static __device__ __forceinline__ size_t bitrev(size_t i, unsigned log_n)
 /* MINB: blocks per SM the registers must allow (1: as ptxas likes; the DIT
  * radix-4 pass then takes 98 registers, two blocks of 256 threads per SM
  * where shared memory allows three; 3: 80 registers, a few spilled). 3 is
- * the default: 7.6-12 % faster from 2^24 to 2^27 in both directions (H100,
- * 5 Dec, perf-log); CUZK_GPU_NTT_MINB=1 picks the other to compare. */
+ * the default: 7.6-12 % faster from 2^24 to 2^27 in both directions on the
+ * H100; CUZK_GPU_NTT_MINB=1 picks the other to compare. */
 template <bool DIF, bool R4, int MINB, bool CT>
 __global__ void __launch_bounds__(NTT_THREADS, MINB)
     ntt_pass(fr_t *__restrict__ x, unsigned lvl_lo, unsigned k, unsigned log_g, const ntt_tw tw, const ntt_pre pre)
@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(NTT_THREADS, MINB)
                 } else {
                     /* wc is read where it is used: read first, it stayed live
                      * through the other three products and the 80-register
-                     * pass spilled 36 bytes (2.7 % slower at 2^27, perf-log) */
+                     * pass spilled 36 bytes (2.7 % slower at 2^27) */
                     if (!unit) {
                         const fr_t wa = twiddle<CT>(tw, lvl_lo, smask, gid, low, lt);
                         f_mul(u1, u1, wa), f_mul(u3, u3, wa);
@@ -228,8 +228,8 @@ __global__ void ntt_scale_bitrev(fr_t *__restrict__ out, const fr_t *__restrict_
  * (rev l, rev m, rev h). A block takes the 32 × 32 elements of one m: it reads
  * them by rows of l and writes them by rows of rev h, so every warp reads and
  * writes 1 KB in a row. The one-element kernel above writes each warp's 32
- * elements 2^(log_n - 5) apart: 23.1 ms at 2^27 in the daemon's trace
- * (perf-log, fifteenth session), where 4.3 GB in and out take ≈ 3 ms. */
+ * elements 2^(log_n - 5) apart: 23.1 ms at 2^27 in the daemon's trace,
+ * where 4.3 GB in and out take ≈ 3 ms. */
 #define NTT_BR_B 5
 #define NTT_BR_ROWS 8 /* threadIdx.y: a block of 32 × 8 threads, four elements each */
 __global__ void __launch_bounds__(32 * NTT_BR_ROWS)
