@@ -39,6 +39,7 @@
 #include "cuzk/error.h"
 #include "cuzk/file.h"
 #include "engine_test.h"
+#include "pg_test.h"
 #include "testutil.h"
 
 static const char *conninfo;
@@ -121,6 +122,20 @@ static void hung_database(void)
     double took = cuzk_now() - t0;
     alarm(0);
     fprintf(stderr, "silent database: gave up after %.1f s: %s\n", took, rc ? err : "(opened?)");
+    CHECK(rc == CUZK_ERR_IO && !db);
+    CHECK_MSG(strstr(err, "cannot connect") && strstr(err, "timeout"), "%s", err);
+    /* a caller's deadline sooner than connect_timeout (a pooled connection
+     * opened for a gRPC call of 1 s): opening ends by it, not 30 s later */
+    snprintf(ci, sizeof ci, "host=127.0.0.1 port=%u dbname=x user=x sslmode=disable connect_timeout=30",
+             ntohs(a.sin_port));
+    o.open_within_ms = 1000;
+    alarm_in(15, "test_cluster: opening a silent database with a 1 s deadline hung past 15 s\n");
+    t0 = cuzk_now();
+    rc = cuzk_cluster_db_open(&o, &db, err, sizeof err);
+    took = cuzk_now() - t0;
+    alarm(0);
+    fprintf(stderr, "silent database, a 1 s deadline (connect_timeout 30): gave up after %.1f s: %s\n", took,
+            rc ? err : "(opened?)");
     CHECK(rc == CUZK_ERR_IO && !db);
     CHECK_MSG(strstr(err, "cannot connect") && strstr(err, "timeout"), "%s", err);
     close(s);
@@ -1091,19 +1106,21 @@ typedef struct proxy {
     int lfd;
     char target[300]; /* the server's unix socket */
     atomic_bool frozen, stop;
+    atomic_int cuts; /* raised: the connections made before are closed */
     pthread_t th;
 } proxy;
 
 typedef struct pipe_ends {
     proxy *px;
     int a, b;
+    int cuts; /* the proxy's cuts when this connection was made */
 } pipe_ends;
 
 static void *pipe_main(void *arg)
 {
     pipe_ends *pe = arg;
     char buf[65536];
-    for (bool open = true; open && !atomic_load(&pe->px->stop);) {
+    for (bool open = true; open && !atomic_load(&pe->px->stop) && atomic_load(&pe->px->cuts) == pe->cuts;) {
         if (atomic_load(&pe->px->frozen)) {
             sleep_ms(10);
             continue;
@@ -1139,7 +1156,7 @@ static void *proxy_main(void *arg)
             free(pe);
             continue;
         }
-        *pe = (pipe_ends){px, c, u};
+        *pe = (pipe_ends){px, c, u, atomic_load(&px->cuts)};
         pthread_create(&t, NULL, pipe_main, pe);
         pthread_detach(t);
     }
@@ -1171,6 +1188,7 @@ static bool proxy_start(proxy *px, char *ci, size_t cilen)
     PQconninfoFree(opts);
     atomic_init(&px->frozen, false);
     atomic_init(&px->stop, false);
+    atomic_init(&px->cuts, 0);
     return ok && pthread_create(&px->th, NULL, proxy_main, px) == 0;
 }
 
@@ -1237,6 +1255,49 @@ static void frozen_database(void)
     tk_free(&ks);
 }
 
+/* A connection cut while the server stops answering new ones (accepted,
+ * never served): the statements that follow make it again, and each
+ * attempt ends at the conninfo's connect_timeout (2 s here), not at the
+ * statement bound (30 s + 2 s) a statement gets. alarm() turns a hang
+ * into a failure. */
+static void reconnect_bounded(void)
+{
+    static proxy px;
+    char ci[400], ci2[440], err[512];
+    if (!proxy_start(&px, ci, sizeof ci)) {
+        CHECK_MSG(false, "the test's conninfo has no unix socket to proxy: %s", conninfo);
+        return;
+    }
+    snprintf(ci2, sizeof ci2, "%s connect_timeout=2", ci);
+    cuzk_cluster_opts o = {.conninfo = ci2, .host = "recon", .statement_timeout_ms = 30000};
+    cuzk_cluster_db *db = NULL;
+    CHECK_MSG(cuzk_cluster_db_open(&o, &db, err, sizeof err) == CUZK_OK, "through the proxy: %s", err);
+    cuzk_cluster_job_info in;
+    CHECK(db && cuzk_cluster_job_get(db, "recon-none", &in, err, sizeof err) == CUZK_ERR_INVALID_ARG);
+    atomic_store(&px.frozen, true);
+    atomic_fetch_add(&px.cuts, 1);
+    sleep_ms(200); /* the proxy's threads close the connection */
+    alarm_in(15, "test_cluster: a reconnection to a silent server hung past connect_timeout (15 s)\n");
+    bool reconnected = false;
+    for (int i = 0; db && i < 3; i++) {
+        double t0 = cuzk_now();
+        int rc = cuzk_cluster_job_get(db, "recon-none", &in, err, sizeof err);
+        fprintf(stderr, "cut connection, silent server, call %d: %.1f s: %s\n", i, cuzk_now() - t0, err);
+        CHECK(rc == CUZK_ERR_IO);
+        reconnected |= strstr(err, "connecting again") && strstr(err, "timeout");
+        cuzk_cluster_job_info_free(&in);
+    }
+    alarm(0);
+    CHECK_MSG(reconnected, "no call tried to connect again");
+    atomic_store(&px.frozen, false);
+    CHECK_MSG(db && cuzk_cluster_job_get(db, "recon-none", &in, err, sizeof err) == CUZK_ERR_INVALID_ARG,
+              "served again: %s", err);
+    cuzk_cluster_db_close(db);
+    atomic_store(&px.stop, true);
+    pthread_join(px.th, NULL);
+    close(px.lfd);
+}
+
 /* ---- snapshot isolation and serialization failures ------------------------------ */
 
 /* $CUZK_PG_CHAOS=P (0 < P < 1): the whole test at REPEATABLE READ, PostgreSQL's
@@ -1291,17 +1352,10 @@ static void chaos_report(void)
 
 int main(int argc, char **argv)
 {
-    conninfo = getenv("CUZK_PG");
-    if (!conninfo) {
-        /* a real database around this program: tests/pg.sh starts one */
-        (void)argc;
-        execlp("bash", "bash", CUZK_SOURCE_DIR "/tests/pg.sh", "run", argv[0], (char *)NULL);
-        perror("bash tests/pg.sh");
-        return 1;
-    }
+    (void)argc;
+    conninfo = pg_test_conninfo(argv);
     tu_init(&rng, "test_cluster");
-    sql_conn = PQconnectdb(conninfo);
-    CHECK_MSG(PQstatus(sql_conn) == CONNECTION_OK, "psql connection: %s", PQerrorMessage(sql_conn));
+    sql_conn = pg_test_sql(conninfo);
     if (getenv("CUZK_PG_CHAOS")) chaos_setup(getenv("CUZK_PG_CHAOS"));
     schema_and_options();
     concurrent_claims();
@@ -1313,6 +1367,7 @@ int main(int argc, char **argv)
     queue_positions();
     retention();
     frozen_database();
+    reconnect_bounded();
     migration();
     if (chaos) chaos_report();
     return tu_finish("test_cluster");

@@ -65,6 +65,11 @@ typedef struct cuzk_cluster_opts {
     /* A reader (`cuzk cluster status`): the schema is checked, never
      * created or migrated; another version is CUZK_ERR_UNSUPPORTED. */
     bool read_only;
+    /* Opening (connecting, the connection's settings, the schema's check
+     * or migration) ends within this many ms when that is sooner than the
+     * conninfo's connect_timeout: a caller's own deadline, such as the
+     * gRPC call a pooled connection is opened for. 0: connect_timeout. */
+    uint32_t open_within_ms;
 } cuzk_cluster_opts;
 
 /* Whether a conninfo can be used: libpq parses it, and it carries no
@@ -77,7 +82,8 @@ int cuzk_cluster_conninfo_check(const char *conninfo, char *err, size_t errlen);
  * daemons serialize on the version row), unless o->read_only. A conninfo
  * that carries a password is refused: it would show wherever the
  * configuration does. Connecting gives up after the conninfo's
- * connect_timeout (default 10 s) however the server behaves. */
+ * connect_timeout (default 10 s), or o->open_within_ms if sooner, however
+ * the server behaves; so does every reconnection a later call makes. */
 int cuzk_cluster_db_open(const cuzk_cluster_opts *o, cuzk_cluster_db **out, char *err, size_t errlen);
 void cuzk_cluster_db_close(cuzk_cluster_db *db); /* NULL-safe */
 /* "host:port/dbname" (or the socket directory) of the connection, for logs. */

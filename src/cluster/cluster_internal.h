@@ -48,13 +48,15 @@ typedef struct pq_params {
 } pq_params;
 
 /* Connects (PQconnectStartParams with expand_dbname) and sends setup (SQL,
- * may be several statements; NULL: none). CUZK_ERR_IO with libpq's words,
- * or "timeout expired", in err. */
-int pq_connect(const char *const *keys, const char *const *vals, const char *setup, double deadline,
-               pq_conn **out, char *err, size_t errlen);
+ * may be several statements; NULL: none) within connect_s seconds, or by
+ * deadline if sooner (0: none); every later reconnection gets connect_s
+ * too. CUZK_ERR_IO with libpq's words, or "timeout expired", in err. */
+int pq_connect(const char *const *keys, const char *const *vals, const char *setup, double connect_s,
+               double deadline, pq_conn **out, char *err, size_t errlen);
 /* One statement (params NULL: a simple query). NULL with the reason in err
  * when the connection failed or the deadline passed; else the result,
- * which may be an SQL error. A broken connection is made again first. */
+ * which may be an SQL error. A broken connection is made again first,
+ * within connect_s of pq_connect (or by the deadline if sooner). */
 PGresult *pq_exec(pq_conn *pc, const char *sql, const pq_params *params, double deadline, char *err,
                   size_t errlen);
 /* Connected and not dropped. */

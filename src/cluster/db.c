@@ -411,7 +411,7 @@ static cuzk_cluster_db *db_new(const cuzk_cluster_opts *o)
  * repeated key): on TCP, keepalives find a peer that vanished from an idle
  * connection and tcp_user_timeout one that stops acknowledging what was
  * sent; connecting (the connection's SET statements included) gives up after
- * connect_s and every statement at statement_timeout on the server (pq.c
+ * connect_s (or at db->deadline, the caller's, if sooner) and every statement at statement_timeout on the server (pq.c
  * bounds the waits for one that is stopped). Notices ("relation already exists, skipping") are quieted. */
 static int db_connect(cuzk_cluster_db *db, const cuzk_cluster_opts *o, double connect_s, char *err, size_t errlen)
 {
@@ -422,8 +422,7 @@ static int db_connect(cuzk_cluster_db *db, const cuzk_cluster_opts *o, double co
     if (!o->password) keys[8] = NULL;
     char setup[160], why[400];
     snprintf(setup, sizeof setup, "SET client_min_messages = warning; SET statement_timeout = %u", db->statement_ms);
-    double deadline = cuzk_now() + connect_s;
-    if (pq_connect(keys, vals, setup, deadline, &db->conn, why, sizeof why) != CUZK_OK)
+    if (pq_connect(keys, vals, setup, connect_s, db->deadline, &db->conn, why, sizeof why) != CUZK_OK)
         return cuzk_errf(err, errlen, CUZK_ERR_IO, "cluster: cannot connect to the database: %s", why);
     PGconn *c = pq_raw(db->conn);
     const char *h = PQhost(c), *port = PQport(c);
@@ -443,8 +442,11 @@ int cuzk_cluster_db_open(const cuzk_cluster_opts *o, cuzk_cluster_db **out, char
     if (rc != CUZK_OK) return rc;
     cuzk_cluster_db *db = db_new(o);
     if (!db) return cuzk_errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
+    /* the caller's bound covers the schema's statements as well */
+    cuzk_cluster_db_deadline(db, o->open_within_ms);
     rc = db_connect(db, o, connect_s, err, errlen);
     if (rc == CUZK_OK) rc = o->read_only ? schema_check(db, err, errlen) : migrate(db, err, errlen);
+    cuzk_cluster_db_deadline(db, 0);
     if (rc != CUZK_OK) {
         cuzk_cluster_db_close(db);
         return rc;

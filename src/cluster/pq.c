@@ -23,7 +23,17 @@ struct pq_conn {
     PGconn *conn;
     bool broken; /* dropped at a deadline: reset before the next statement */
     char *setup; /* SET statements, sent after every (re)connection */
+    double connect_s; /* the longest a (re)connection, its setup included, may take */
 };
+
+/* The end of a connection attempt starting now: connect_s from now, or the
+ * caller's deadline if sooner (0: none). libpq's own connect_timeout acts
+ * only in its blocking calls, never in PQconnectPoll's. */
+static double connect_deadline(double connect_s, double deadline)
+{
+    double own = cuzk_now() + connect_s;
+    return deadline > 0 && deadline < own ? deadline : own;
+}
 
 /* Waits until the socket can be read (or written, or either) or the
  * deadline passes. false: the deadline, or the socket failed. */
@@ -130,10 +140,14 @@ static PGresult *send_and_collect(pq_conn *pc, const char *sql, const pq_params 
     return NULL;
 }
 
-/* Brings a broken or dropped connection back, settings included. */
+/* Brings a broken or dropped connection back, settings included, by
+ * connect_s or the statement's deadline, whichever comes first: a server
+ * that accepts and never answers costs a statement no more than a
+ * connection's bound. */
 static bool revive(pq_conn *pc, double deadline, char *err, size_t errlen)
 {
     if (!pc->broken && PQstatus(pc->conn) == CONNECTION_OK) return true;
+    deadline = connect_deadline(pc->connect_s, deadline);
     char why[400] = "";
     if (!PQresetStart(pc->conn) || !connect_poll(pc->conn, true, deadline, why, sizeof why)) {
         pc->broken = true;
@@ -151,8 +165,8 @@ static bool revive(pq_conn *pc, double deadline, char *err, size_t errlen)
     return ok;
 }
 
-int pq_connect(const char *const *keys, const char *const *vals, const char *setup, double deadline,
-               pq_conn **out, char *err, size_t errlen)
+int pq_connect(const char *const *keys, const char *const *vals, const char *setup, double connect_s,
+               double deadline, pq_conn **out, char *err, size_t errlen)
 {
     *out = NULL;
     pq_conn *pc = calloc(1, sizeof *pc);
@@ -160,6 +174,8 @@ int pq_connect(const char *const *keys, const char *const *vals, const char *set
         free(pc);
         return cuzk_errf(err, errlen, CUZK_ERR_NO_MEMORY, "out of memory");
     }
+    pc->connect_s = connect_s;
+    deadline = connect_deadline(connect_s, deadline);
     pc->conn = PQconnectStartParams(keys, vals, 1); /* expand_dbname: the conninfo may be a URI */
     err[0] = '\0';
     bool ok = pc->conn && PQstatus(pc->conn) != CONNECTION_BAD && connect_poll(pc->conn, false, deadline, err, errlen);

@@ -117,14 +117,19 @@ void srv_cluster_close(srv_cluster *cl)
     free(cl);
 }
 
-static cuzk_cluster_db *db_get(srv_cluster *cl, char *err, size_t errlen)
+/* A pooled connection, or a new one opened within_ms (0: connect_timeout
+ * alone): a call with a deadline is not held past it by a database that
+ * accepts and never answers. */
+static cuzk_cluster_db *db_get(srv_cluster *cl, uint32_t within_ms, char *err, size_t errlen)
 {
     pthread_mutex_lock(&cl->mu);
     cuzk_cluster_db *db = cl->n_pool ? cl->pool[--cl->n_pool] : NULL;
     pthread_mutex_unlock(&cl->mu);
     if (db) return db;
     char why[512];
-    if (cuzk_cluster_db_open(&cl->opts, &db, why, sizeof why) != CUZK_OK) {
+    cuzk_cluster_opts o = cl->opts;
+    o.open_within_ms = within_ms;
+    if (cuzk_cluster_db_open(&o, &db, why, sizeof why) != CUZK_OK) {
         cuzk_errf(err, errlen, 0, "%s", why);
         return NULL;
     }
@@ -155,7 +160,7 @@ static int rpc_code(int rc)
 int srv_cluster_submit(srv_cluster *cl, const srv_submit_req *r, uint32_t num_partitions, int priority,
                        uint32_t *queue_position, bool *duplicate, char *err, size_t errlen)
 {
-    cuzk_cluster_db *db = db_get(cl, err, errlen);
+    cuzk_cluster_db *db = db_get(cl, 0, err, errlen);
     if (!db) return RPC_UNAVAILABLE;
     cuzk_cluster_job j = {.id = r->request_id, .kind = r->kind, .priority = priority,
                           .num_partitions = num_partitions, .payload = r->inputs, .payload_len = r->inputs_len,
@@ -184,9 +189,10 @@ static int job_get(srv_cluster *cl, const char *job_id, int64_t left_ms, cuzk_cl
                    size_t whylen)
 {
     memset(in, 0, sizeof *in);
-    cuzk_cluster_db *db = db_get(cl, why, whylen);
+    uint32_t ms = left_ms < 0 ? 0 : left_ms < 1 ? 1 : left_ms > UINT32_MAX ? UINT32_MAX : (uint32_t)left_ms;
+    cuzk_cluster_db *db = db_get(cl, ms, why, whylen);
     if (!db) return CUZK_ERR_IO;
-    cuzk_cluster_db_deadline(db, left_ms < 0 ? 0 : left_ms < 1 ? 1 : left_ms > UINT32_MAX ? UINT32_MAX : (uint32_t)left_ms);
+    cuzk_cluster_db_deadline(db, ms);
     int rc = cuzk_cluster_job_get(db, job_id, in, why, whylen);
     cuzk_cluster_db_deadline(db, 0);
     db_put(cl, db);
@@ -273,7 +279,7 @@ int srv_cluster_await(srv_cluster *cl, const char *job_id, int64_t timeout_ms, b
 
 int srv_cluster_cancel(srv_cluster *cl, const char *job_id, bool *was_running, char *err, size_t errlen)
 {
-    cuzk_cluster_db *db = db_get(cl, err, errlen);
+    cuzk_cluster_db *db = db_get(cl, 0, err, errlen);
     if (!db) return RPC_UNAVAILABLE;
     char why[512];
     int rc = cuzk_cluster_cancel(db, job_id, was_running, why, sizeof why);
@@ -300,7 +306,7 @@ void srv_cluster_get_stats(srv_cluster *cl, srv_cluster_stats *out)
 int srv_cluster_view(srv_cluster *cl, cuzk_cluster_view *v, char *err, size_t errlen)
 {
     memset(v, 0, sizeof *v);
-    cuzk_cluster_db *db = db_get(cl, err, errlen);
+    cuzk_cluster_db *db = db_get(cl, VIEW_DEADLINE_MS, err, errlen);
     if (!db) return -1;
     cuzk_cluster_db_deadline(db, VIEW_DEADLINE_MS);
     int rc = cuzk_cluster_view_get(db, v, err, errlen);
@@ -312,7 +318,7 @@ int srv_cluster_view(srv_cluster *cl, cuzk_cluster_view *v, char *err, size_t er
 char *srv_cluster_status_json(srv_cluster *cl)
 {
     char err[512], *js = NULL;
-    cuzk_cluster_db *db = db_get(cl, err, sizeof err);
+    cuzk_cluster_db *db = db_get(cl, VIEW_DEADLINE_MS, err, sizeof err);
     if (!db) return NULL;
     cuzk_cluster_db_deadline(db, VIEW_DEADLINE_MS);
     if (cuzk_cluster_status_json(db, &js, err, sizeof err) != CUZK_OK) js = NULL;
