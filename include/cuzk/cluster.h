@@ -260,9 +260,12 @@ typedef struct cuzk_cluster_view {
 int cuzk_cluster_view_get(cuzk_cluster_db *db, cuzk_cluster_view *out, char *err, size_t errlen);
 void cuzk_cluster_view_free(cuzk_cluster_view *v);
 
-/* A JSON snapshot of the cluster: hosts (slots, busy, claims held, last
- * heartbeat, counters), partitions per state, expirations, active jobs per
- * kind. malloc'd; free it. */
+/* A JSON snapshot of the cluster (the fields: docs/cluster.md, "Operating
+ * it"): hosts (slots, busy, claims held, last heartbeat, counters), the
+ * waiting partitions (pending, claimed, their lease expirations), active
+ * jobs and the last hour's finished ones by state, payload files, pending
+ * partitions per kind. Every key is always present; no count reads the
+ * finished history beyond the last hour. malloc'd; free it. */
 int cuzk_cluster_status_json(cuzk_cluster_db *db, char **json, char *err, size_t errlen);
 
 /* ---- a host's share of the work ---------------------------------------- */

@@ -1428,32 +1428,42 @@ void cuzk_cluster_view_free(cuzk_cluster_view *v)
     memset(v, 0, sizeof *v);
 }
 
+/* The status's statement: every count reads live rows through the partial
+ * indexes (the waiting partitions, the claimed ones by holder, the active
+ * jobs) or the last hour of finished jobs (cuzk_jobs_finished by age),
+ * never the whole history, which retention lets grow to a day of the
+ * cluster's work. Every key is always there (zero, not missing), so a
+ * reader's field does not come and go with the queue. */
+static const char status_sql[] =
+    "SELECT json_build_object("
+    " 'schema', (SELECT v FROM cuzk_meta WHERE k = 'schema'),"
+    " 'hosts', coalesce((SELECT json_agg(json_build_object("
+    "   'name', h.name, 'slots', h.slots, 'busy', h.busy, 'kinds', h.kinds,"
+    "   'held', (SELECT count(*) FROM cuzk_partitions p WHERE p.claimed_by = h.name AND p.state = 'claimed'),"
+    "   'claims', h.claims, 'completed', h.completed, 'discarded', h.discarded,"
+    "   'expired', h.expired, 'stopped', h.stopped_at IS NOT NULL,"
+    "   'heartbeat_age_s', round(extract(epoch FROM now() - h.heartbeat_at)::numeric, 3))"
+    "   ORDER BY h.name) FROM cuzk_hosts h), '[]'::json),"
+    " 'partitions', (SELECT json_build_object('pending', count(*) FILTER (WHERE state = 'pending'),"
+    "   'claimed', count(*) FILTER (WHERE state = 'claimed'), 'expirations', coalesce(sum(expirations), 0))"
+    "   FROM cuzk_partitions WHERE state IN ('pending', 'claimed')),"
+    " 'jobs', json_build_object('active', (SELECT count(*) FROM cuzk_jobs WHERE state = 'active'),"
+    "   'finished_last_hour', (SELECT json_build_object('done', count(*) FILTER (WHERE state = 'done'),"
+    "     'failed', count(*) FILTER (WHERE state = 'failed'),"
+    "     'cancelled', count(*) FILTER (WHERE state = 'cancelled'),"
+    "     'timed_out', count(*) FILTER (WHERE state = 'timed_out'))"
+    "     FROM cuzk_jobs WHERE state <> 'active' AND finished_at >= now() - interval '1 hour')),"
+    " 'payload_files', (SELECT json_build_object('files', count(*), 'bytes', coalesce(sum(bytes), 0),"
+    "   'unneeded', count(*) FILTER (WHERE refs <= 0)) FROM cuzk_payloads),"
+    " 'queue', coalesce((SELECT json_object_agg(kind, n ORDER BY kind) FROM"
+    "   (SELECT kind, count(*) AS n FROM cuzk_partitions WHERE state = 'pending' GROUP BY kind) s),"
+    "   '{}'::json))";
+
 int cuzk_cluster_status_json(cuzk_cluster_db *db, char **json, char *err, size_t errlen)
 {
     *json = NULL;
     /* built by the database: json_build_object and json_agg are in both */
-    qres q = run(db,
-                 "SELECT json_build_object("
-                 " 'schema', (SELECT v FROM cuzk_meta WHERE k = 'schema'),"
-                 " 'hosts', coalesce((SELECT json_agg(json_build_object("
-                 "   'name', h.name, 'slots', h.slots, 'busy', h.busy, 'kinds', h.kinds,"
-                 "   'held', (SELECT count(*) FROM cuzk_partitions p WHERE p.claimed_by = h.name"
-                 "            AND p.state = 'claimed'),"
-                 "   'claims', h.claims, 'completed', h.completed, 'discarded', h.discarded,"
-                 "   'expired', h.expired, 'stopped', h.stopped_at IS NOT NULL,"
-                 "   'heartbeat_age_s', round(extract(epoch FROM now() - h.heartbeat_at)::numeric, 3))"
-                 "   ORDER BY h.name) FROM cuzk_hosts h), '[]'::json),"
-                 " 'partitions', coalesce((SELECT json_object_agg(state, n) FROM"
-                 "   (SELECT state, count(*) AS n FROM cuzk_partitions GROUP BY state) s), '{}'::json),"
-                 " 'expirations', (SELECT coalesce(sum(expirations), 0) FROM cuzk_partitions),"
-                 " 'jobs', coalesce((SELECT json_object_agg(state, n) FROM"
-                 "   (SELECT state, count(*) AS n FROM cuzk_jobs GROUP BY state) s), '{}'::json),"
-                 " 'payload_files', (SELECT json_build_object('files', count(*), 'bytes', coalesce(sum(bytes), 0),"
-                 "   'unneeded', count(*) FILTER (WHERE refs <= 0)) FROM cuzk_payloads),"
-                 " 'queue', coalesce((SELECT json_object_agg(kind, n) FROM"
-                 "   (SELECT kind, count(*) AS n FROM cuzk_partitions WHERE state = 'pending' GROUP BY kind) s),"
-                 "   '{}'::json))",
-                 0, NULL, NULL, false, err, errlen);
+    qres q = run(db, status_sql, 0, NULL, NULL, false, err, errlen);
     if (!q.ok) return CUZK_ERR_IO;
     *json = strdup(PQgetvalue(q.r, 0, 0));
     PQclear(q.r);
