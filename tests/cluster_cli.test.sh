@@ -48,4 +48,22 @@ check "load --payload ${kb}K: jobs of $((kb * 1000)) bytes, fetched" \
     "[ $rc = 0 ] && grep -q 'jobs of $((kb * 1000)) bytes' <<<\"\$out\" && grep -q 'payloads fetched' <<<\"\$out\""
 err=$("$build/cuzk" cluster load --conninfo "$CUZK_PG" --payload 5X 2>&1) && rc=0 || rc=$?
 check "--payload 5X is refused" "[ $rc = 2 ] && grep -q -- '--payload' <<<\"\$err\""
+# the whole statement mix: short lease so every timer fires in a few seconds;
+# every call kind issued statements, none failed (it exits 1 otherwise)
+pd=$(mktemp -d)
+printf '[cluster]\nconninfo = "%s"\nlease = "2s"\n' "$CUZK_PG" >"$pd/cuzk.toml"
+mhosts=$((2 + RANDOM % 3))
+out=$("$build/cuzk" cluster load --mix --config "$pd/cuzk.toml" --hosts $mhosts --seconds 4 --partitions 3 \
+    --prove-ms 100 --status-per-s 2 --payload-dir "$pd" 2>&1) && rc=0 || rc=$?
+echo "$out"
+check "load --mix ($mhosts hosts): no call failed" "[ $rc = 0 ]"
+for call in claim payload complete heartbeat housekeeping 'files gc' submit 'await poll' getstatus; do
+    check "load --mix: $call issued statements" \
+        "awk -v c='$call' 'substr(\$0, 3, 13) == sprintf(\"%-13s\", c) { split(substr(\$0, 16), f, \" +\"); \
+             if (f[3] + 0 > 0) ok = 1 } END { exit !ok }' <<<\"\$out\""
+done
+check "load --mix: partitions completed" "grep -qE 'partitions completed: [0-9.]*[1-9]' <<<\"\$out\""
+err=$("$build/cuzk" cluster load --mix --conninfo "$CUZK_PG" --load 0 2>&1) && rc=0 || rc=$?
+check "--load 0 is refused" "[ $rc = 2 ] && grep -q -- '--load' <<<\"\$err\""
+rm -rf "$pd"
 exit $fail

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cluster_mix.h"
 #include "cuzk/clock.h"
 #include "cuzk/size.h"
 #include "cuzk/cluster.h"
@@ -32,7 +33,10 @@ static void usage(FILE *f)
             "usage: cuzk cluster status [--config FILE | --conninfo STR]\n"
             "       cuzk cluster job ID [--config FILE | --conninfo STR]\n"
             "       cuzk cluster load [--config FILE | --conninfo STR] [--hosts N] [--jobs N]\n"
-            "                         [--partitions N] [--batch N] [--payload BYTES]\n\n"
+            "                         [--partitions N] [--batch N] [--payload BYTES]\n"
+            "       cuzk cluster load --mix [--config FILE | --conninfo STR] [--hosts N] [--seconds N]\n"
+            "                         [--partitions N] [--slots N] [--prove-ms N] [--load F]\n"
+            "                         [--status-per-s F] [--payload-dir DIR]\n\n"
             "  --config FILE    the daemon's configuration: [cluster] conninfo, password_file\n"
             "                   (default /data/zk/cuzk.toml)\n"
             "  --conninfo STR   libpq connection string instead (password: $PGPASSWORD, ~/.pgpass)\n"
@@ -43,6 +47,14 @@ static void usage(FILE *f)
             "  stores that many bytes and a host fetches them from the first partition\n"
             "  of a job it claims, as a daemon does. Use a database of its own (it adds\n"
             "  jobs of kind cuzk-load, completed by the end)\n"
+            "  load --mix: N simulated daemons (default 8) for --seconds (default 60, after\n"
+            "  a lease, at most 10 s, of warm-up), each issuing every statement a daemon issues at its pace:\n"
+            "  claims for --slots (default 2), a partition proved in --prove-ms (default\n"
+            "  1500, not proved: waited), jobs of --partitions submitted at --load (default\n"
+            "  0.9) times the hosts' rate and awaited as AwaitProof does, heartbeats and\n"
+            "  housekeeping per the lease and [cluster] retention, GetStatus --status-per-s\n"
+            "  (default 1) a daemon; --payload-dir puts every payload there (as\n"
+            "  payload_threshold 0). Prints each call's rate, statements and latency\n"
             "  status and job read the database and change nothing (no schema is made\n"
             "  or migrated: a daemon does that)\n");
 }
@@ -65,7 +77,8 @@ static int options(const char *config, const char *conninfo, cuzk_config *cfg, c
                              .password = cfg->cluster_password[0] ? cfg->cluster_password : NULL,
                              .host = host,
                              .lease_ms = (uint32_t)cfg->cluster_lease_ms,
-                             .statement_timeout_ms = (uint32_t)cfg->cluster_statement_timeout_ms};
+                             .statement_timeout_ms = (uint32_t)cfg->cluster_statement_timeout_ms,
+                             .retention_ms = cfg->cluster_retention_ms};
     return 0;
 }
 
@@ -302,10 +315,40 @@ static int load(const cuzk_cluster_opts *o, unsigned hosts, unsigned jobs, unsig
     return complete == jobs && done == (uint64_t)jobs * parts && !errors ? 0 : 1;
 }
 
+/* A share or a rate: a positive decimal up to max. */
+static bool parse_share(const char *s, double max, double *out)
+{
+    char *end;
+    double v = s ? strtod(s, &end) : 0;
+    if (!s || end == s || *end || !(v > 0 && v <= max)) return false;
+    *out = v;
+    return true;
+}
+
+/* The --mix options (cluster_mix_cfg) at i; false: not one of them. */
+static bool mix_option(char **argv, int argc, int *i, cluster_mix_cfg *m, const char **payload_dir)
+{
+    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    uint64_t n = 0;
+    bool ok = v != NULL;
+    if (!strcmp(a, "--seconds")) ok = ok && cli_parse_u64(v, &n) && n >= 1 && n <= 3600, m->seconds = (unsigned)n;
+    else if (!strcmp(a, "--slots")) ok = ok && cli_parse_u64(v, &n) && n >= 1 && n <= 16, m->slots = (unsigned)n;
+    else if (!strcmp(a, "--prove-ms")) ok = ok && cli_parse_u64(v, &n) && n >= 1 && n <= 600000, m->prove_ms = (unsigned)n;
+    else if (!strcmp(a, "--load")) ok = ok && parse_share(v, 10, &m->load);
+    else if (!strcmp(a, "--status-per-s")) ok = ok && parse_share(v, 100, &m->status_per_s);
+    else if (!strcmp(a, "--payload-dir")) ok = ok && v[0], *payload_dir = v;
+    else return false;
+    if (ok) ++*i;
+    return ok;
+}
+
 int cmd_cluster(int argc, char **argv)
 {
     const char *config = "/data/zk/cuzk.toml", *conninfo = NULL, *sub = argc > 1 ? argv[1] : NULL, *id = NULL;
     uint64_t hosts = 8, jobs = 200, parts = 10, batch = 1, payload = 0;
+    cluster_mix_cfg mix = {.seconds = 60, .slots = 2, .prove_ms = 1500, .load = 0.9, .status_per_s = 1};
+    const char *payload_dir = NULL;
+    bool mixed = false;
     if (!sub || !strcmp(sub, "--help") || !strcmp(sub, "-h")) {
         usage(sub ? stdout : stderr);
         return sub ? 0 : 2;
@@ -328,6 +371,8 @@ int cmd_cluster(int argc, char **argv)
                  payload <= (512ull << 20))
             i++;
         else if (!strcmp(a, "--conninfo") && v) conninfo = v, i++;
+        else if (!strcmp(a, "--mix") && !strcmp(sub, "load")) mixed = true;
+        else if (!strcmp(sub, "load") && mix_option(argv, argc, &i, &mix, &payload_dir)) continue;
         else if (num && !strcmp(sub, "load") && v && cli_parse_u64(v, num) && *num >= 1 && *num <= 100000) i++;
         else {
             cli_errorf("cluster %s: bad or incomplete option '%s'", sub, a);
@@ -338,6 +383,11 @@ int cmd_cluster(int argc, char **argv)
     cuzk_config cfg;
     cuzk_cluster_opts o;
     if (options(config, conninfo, &cfg, &o, "cuzk-cli")) return 2;
+    if (!strcmp(sub, "load") && mixed) {
+        mix.hosts = (unsigned)hosts, mix.partitions = (unsigned)parts;
+        if (payload_dir) o.payload_dir = payload_dir, o.payload_threshold = 0;
+        return cluster_mix_run(&o, &mix);
+    }
     if (!strcmp(sub, "load"))
         return load(&o, (unsigned)hosts, (unsigned)jobs, (unsigned)parts, (unsigned)batch, payload);
     char err[512];
