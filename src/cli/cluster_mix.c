@@ -74,6 +74,11 @@ typedef struct sim_host {
 } sim_host;
 
 static atomic_bool mix_go;
+static atomic_uint mix_ready; /* hosts connected and joined, or given up */
+/* Daemons start at different times: one connects at a time, not hundreds
+ * at once (a small server's postmaster forks backends one after another,
+ * and hundreds waiting ran past connect_timeout). */
+static pthread_mutex_t mix_open_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static void push_ms(double **a, size_t *n, size_t *cap, double v)
 {
@@ -279,7 +284,10 @@ static void *host_main(void *arg)
 {
     sim_host *h = arg;
     h->held = calloc(h->c->slots, sizeof *h->held);
+    pthread_mutex_lock(&mix_open_mu);
     bool ok = h->held && host_open(h);
+    pthread_mutex_unlock(&mix_open_mu);
+    atomic_fetch_add(&mix_ready, 1);
     while (!atomic_load(&mix_go)) usleep(1000);
     double now = cuzk_now(), every = h->c->partitions * (h->c->prove_ms / 1000.0) / h->c->load;
     /* daemons started at different times: their timers are spread */
@@ -293,6 +301,9 @@ static void *host_main(void *arg)
         sleep_until(next_due(h, cuzk_now()));
     }
     char err[512];
+    bool was;
+    /* the next run starts from an empty queue: jobs still awaited go */
+    for (size_t i = 0; h->rpc && i < h->n_waits; i++) cuzk_cluster_cancel(h->rpc, h->waits[i].id, &was, err, sizeof err);
     if (h->node) cuzk_cluster_host_leave(h->node, err, sizeof err);
     cuzk_cluster_db_close(h->node);
     cuzk_cluster_db_close(h->rpc);
@@ -355,13 +366,14 @@ int cluster_mix_run(const cuzk_cluster_opts *o, const cluster_mix_cfg *c)
     if (!hs || !th) return cli_errorf("out of memory"), 1;
     /* a lease (10 s at most) of warm-up: every timer has fired once */
     double warm = o->lease_ms && o->lease_ms < 10000 ? o->lease_ms / 1000.0 : 10.0;
-    double t0 = cuzk_now() + 1.0 + c->hosts / 200.0; /* connected and joined by then */
     for (unsigned i = 0; i < c->hosts; i++) {
-        hs[i] = (sim_host){.c = c, .o = *o, .index = i, .t_measure = t0 + warm, .t_end = t0 + warm + c->seconds};
+        hs[i] = (sim_host){.c = c, .o = *o, .index = i};
         snprintf(hs[i].name, sizeof hs[i].name, "mix-%u-%u", (unsigned)getpid(), i);
         pthread_create(&th[i], NULL, host_main, &hs[i]);
     }
-    sleep_until(t0);
+    while (atomic_load(&mix_ready) < c->hosts) usleep(10000);
+    double t0 = cuzk_now();
+    for (unsigned i = 0; i < c->hosts; i++) hs[i].t_measure = t0 + warm, hs[i].t_end = t0 + warm + c->seconds;
     atomic_store(&mix_go, true);
     for (unsigned i = 0; i < c->hosts; i++) pthread_join(th[i], NULL);
     printf("load --mix: %u hosts (2 connections each), %u s measured after %.0f s, jobs of %u partitions, "
