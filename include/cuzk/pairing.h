@@ -53,6 +53,25 @@ void cuzk_gt_mul(cuzk_gt *r, const cuzk_gt *a, const cuzk_gt *b);
 void cuzk_gt_inv(cuzk_gt *r, const cuzk_gt *a);
 void cuzk_gt_pow(cuzk_gt *r, const cuzk_gt *a, const uint64_t k[4]);
 
+/*
+ * Encodings of GT as Filecoin's SnarkPack proofs and transcripts carry them (facts from
+ * filecoin-project/blstrs src/gt.rs Compress and src/serde_impl.rs):
+ *   compressed (288 bytes): the torus form b = (c0 + 1)/c1 of a = c0 + c1·w, its six Fp
+ *     coefficients b.c0.c0, b.c0.c1, b.c1.c0, b.c1.c1, b.c2.c0, b.c2.c1 each 48 bytes
+ *     little-endian; decompression is a = (b + w)/(b - w). 1 and -1 (c1 = 0) have no form:
+ *     cuzk_gt_compress answers CUZK_ERR_INVALID_ARG. cuzk_gt_uncompress answers
+ *     CUZK_ERR_NONCANONICAL (a coefficient >= p) or CUZK_ERR_NOT_IN_SUBGROUP (blst's
+ *     fp12_in_group: cyclotomic and of order r); *r is zeroed on failure.
+ *   little-endian (576 bytes): the twelve Fp coefficients in cuzk_fp12_to_bytes' order, each
+ *     48 bytes little-endian (serde's [u64; 6] per Fp under bincode).
+ * cuzk_gt_in_subgroup: a^(p^4 - p^2 + 1) = 1 and a^p = a^x (p = x mod r).
+ */
+#define CUZK_GT_COMPRESSED_BYTES 288
+bool cuzk_gt_in_subgroup(const cuzk_gt *a);
+int cuzk_gt_compress(uint8_t out[CUZK_GT_COMPRESSED_BYTES], const cuzk_gt *a);
+int cuzk_gt_uncompress(cuzk_gt *r, const uint8_t in[CUZK_GT_COMPRESSED_BYTES]);
+void cuzk_gt_to_le_bytes(uint8_t out[CUZK_FP12_BYTES], const cuzk_gt *a);
+
 #ifdef __cplusplus
 }
 #endif

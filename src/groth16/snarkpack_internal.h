@@ -1,0 +1,53 @@
+/* SnarkPack's shared pieces inside src/groth16: the Fiat-Shamir transcript (cuzk/snarkpack.h
+ * gives its byte rules), the challenges prover and verifier both derive, and the parallel
+ * helpers over inner pairing products and point vectors. */
+#ifndef CUZK_SNARKPACK_INTERNAL_H
+#define CUZK_SNARKPACK_INTERNAL_H
+
+#include "cuzk/snarkpack.h"
+
+typedef struct sp_transcript {
+    uint8_t *buf;
+    size_t len, cap;
+    int oom;
+} sp_transcript;
+
+void sp_ts_init(sp_transcript *t, const char *tag);
+void sp_ts_fr(sp_transcript *t, const cuzk_fr *x);
+void sp_ts_g1(sp_transcript *t, const cuzk_g1_affine *p);
+void sp_ts_g2(sp_transcript *t, const cuzk_g2_affine *p);
+void sp_ts_gt(sp_transcript *t, const cuzk_gt *x);
+void sp_ts_blob(sp_transcript *t, const uint8_t *b, size_t len);
+/* The challenge; releases t. CUZK_OK or CUZK_ERR_NO_MEMORY. */
+int sp_ts_challenge(cuzk_fr *out, sp_transcript *t);
+
+/* The challenges of the protocol (cuzk/snarkpack.h). */
+int sp_challenge_hcom(cuzk_fr *out, const cuzk_snarkpack_com *ab, const cuzk_snarkpack_com *c);
+int sp_challenge_r(cuzk_fr *out, const cuzk_fr *hcom, const uint8_t *include, size_t len);
+int sp_challenge_gipa0(cuzk_fr *out, const cuzk_fr *hcom, const cuzk_gt *ip_ab, const cuzk_g1_affine *agg_c,
+                       const cuzk_fr *r);
+/* Round i's c_inv from the previous one (for i = 0: gipa0's) and the round's messages; V1 keeps
+ * gipa0's for round 0. */
+int sp_challenge_round(cuzk_fr *c_inv, unsigned i, const cuzk_snarkpack_round *rd, cuzk_snarkpack_version v);
+int sp_challenge_extra(cuzk_fr *out, const cuzk_fr *c_last, const cuzk_snarkpack_proof *p);
+/* The KZG point: first is the last round's c (V1) or the extra link (V2). */
+int sp_challenge_z(cuzk_fr *out, const cuzk_fr *first, const cuzk_snarkpack_proof *p, cuzk_snarkpack_version v);
+
+/* prod_j (1 + t[j]·(s·z)^(2^j)): the KZG polynomials' values from the reversed challenges. */
+void sp_poly_eval_product(cuzk_fr *out, const cuzk_fr *t, size_t l, const cuzk_fr *z, const cuzk_fr *s);
+/* Their coefficients (2^l of them): c = [1]; c <- c || c·t[j]·s^(2^j). */
+void sp_poly_coeffs(cuzk_fr *out, const cuzk_fr *t, size_t l, const cuzk_fr *s);
+
+/* out = prod_i e(P[i], Q[i]) (Miller loops spread over nthreads, one final exponentiation). */
+int sp_pairing_product(cuzk_gt *out, const cuzk_g1_affine *P, const cuzk_g2_affine *Q, size_t n,
+                       unsigned nthreads);
+/* out = sum k[i]·P[i] */
+int sp_g1_msm(cuzk_g1_affine *out, const cuzk_g1_affine *P, const cuzk_fr *k, size_t n, unsigned nthreads);
+int sp_g2_msm(cuzk_g2_affine *out, const cuzk_g2_affine *P, const cuzk_fr *k, size_t n, unsigned nthreads);
+/* a[i] = a[i] + s·a[i + half] for i < half (s NULL: k[i] scales a[i] in place, i < half). */
+void sp_g1_fold(cuzk_g1_affine *a, size_t half, const cuzk_fr *s, const cuzk_fr *k, unsigned nthreads);
+void sp_g2_fold(cuzk_g2_affine *a, size_t half, const cuzk_fr *s, const cuzk_fr *k, unsigned nthreads);
+/* v^e for a small exponent. */
+void sp_fr_pow_u64(cuzk_fr *out, const cuzk_fr *v, uint64_t e);
+
+#endif

@@ -1,0 +1,281 @@
+/*
+ * SnarkPack (cuzk/snarkpack.h) on the CPU:
+ *  - GT as blstrs has it: e(G1, G2) equals blstrs' Gt::generator (pinned limbs), so commitments,
+ *    compressed bytes and transcripts are those of bellperson; compression round trips, the
+ *    subgroup test agrees with a^r = 1, cyclotomic elements outside GT and non-canonical
+ *    coordinates are refused;
+ *  - the proof length bellperson's own test pins (8212 bytes for 4 proofs);
+ *  - TEST SRS: serialize, read back (whole, and cut to fewer powers as rust-fil-proofs reads
+ *    the real file), the TEST trailer seen; bad counts, truncation and a bad point refused
+ *    naming the vector and index;
+ *  - proofs of a synthetic circuit (fresh setup, fresh witnesses) aggregated with v1 and v2 for
+ *    n = 2, 4, 8 and 5 proofs padded to 8, encoded, decoded and verified; deterministic over
+ *    thread counts; rejected: two proofs swapped, a public input changed, rows truncated or
+ *    padded, the transcript bytes changed, the other version, a flipped byte, bytes cut or
+ *    appended, another circuit's key.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuzk/error.h"
+#include "cuzk/groth16.h"
+#include "cuzk/snarkpack.h"
+#include "cuzk/test_circuits.h"
+#include "testutil.h"
+
+static cuzk_rng rng;
+
+/* blstrs src/gt.rs Gt::generator() = pairing(G1 generator, G2 generator): Montgomery limbs
+ * (R = 2^384, as cuzk_fp keeps them), c0.c0.c0 first. */
+static const uint64_t blstrs_gt_gen[72] = {
+    0x1972e433a01f85c5, 0x97d32b76fd772538, 0xc8ce546fc96bcdf9, 0xcef63e7366d40614, 0xa611342781843780,
+    0x13f3448a3fc6d825, 0xd26331b02e9d6995, 0x9d68a482f7797e7d, 0x9c9b29248d39ea92, 0xf4801ca2e13107aa,
+    0xa16c0732bdbcb066, 0x083ca4afba360478, 0x59e261db0916b641, 0x2716b6f4b23e960d, 0xc8e55b10a0bd9c45,
+    0x0bdb0bd99c4deda8, 0x8cf89ebf57fdaac5, 0x12d6b7929e777a5e, 0x5fc85188b0e15f35, 0x34a06e3a8f096365,
+    0xdb3126a6e02ad62c, 0xfc6f5aa97d9a990b, 0xa12f55f5eb89c210, 0x1723703a926f8889, 0x93588f2971828778,
+    0x43f65b8611ab7585, 0x3183aaf5ec279fdf, 0xfa73d7e18ac99df6, 0x64e176a6a64c99b0, 0x179fa78c58388f1f,
+    0x672a0a11ca2aef12, 0x0d11b9b52aa3f16b, 0xa44412d0699d056e, 0xc01d0177221a5ba5, 0x66e0cede6c735529,
+    0x05f5a71e9fddc339, 0xd30a88a1b062c679, 0x5ac56a5d35fc8304, 0xd0c834a6a81f290d, 0xcd5430c2da3707c7,
+    0xf0c27ff780500af0, 0x09245da6e2d72eae, 0x9f2e0676791b5156, 0xe2d1c8234918fe13, 0x4c9e459f3c561bf4,
+    0xa3e85e53b9d3e3c1, 0x820a121e21a70020, 0x15af618341c59acc, 0x7c95658c24993ab1, 0x73eb38721ca886b9,
+    0x5256d749477434bc, 0x8ba41902ea504a8b, 0x04a3d3f80c86ce6d, 0x18a64a87fb686eaa, 0xbb83e71bb920cf26,
+    0x2a5277ac92a73945, 0xfc0ee59f94f046a0, 0x7158cdf3786058f7, 0x7cc1061b82f945f6, 0x03f847aa9fdbe567,
+    0x8078dba56134e657, 0x1cd7ec9a43998a6e, 0xb1aa599a1a993766, 0xc9a0f62f0842ee44, 0x8e159be3b605dffa,
+    0x0c86ba0d4af13fc2, 0xe80ff2a06a52ffb1, 0x7694ca48721a906c, 0x7583183e03b08514, 0xf567afdd40cee4e2,
+    0x9a6d96d2e526a5fc, 0x197e9f49861f2242};
+
+static void rand_gt(cuzk_gt *out)
+{
+    cuzk_fr a, b;
+    cuzk_g1_affine p;
+    cuzk_g2_affine q;
+    cuzk_fr_random(&a, &rng), cuzk_fr_random(&b, &rng);
+    tu_g1_mul_gen(&p, &a), tu_g2_mul_gen(&q, &b);
+    cuzk_pairing(out, &p, &q);
+}
+
+static void t_gt(void)
+{
+    cuzk_gt g, want, x, y;
+    memcpy(&want, blstrs_gt_gen, sizeof want);
+    cuzk_pairing(&g, &cuzk_g1_generator, &cuzk_g2_generator);
+    CHECK_MSG(cuzk_gt_eq(&g, &want), "e(G1, G2) is not blstrs' Gt::generator");
+    uint8_t b[CUZK_GT_COMPRESSED_BYTES];
+    for (int i = 0; i < 4; i++) {
+        rand_gt(&x);
+        uint64_t r[4];
+        memcpy(r, cuzk_fr_modulus, sizeof r);
+        cuzk_fp12_pow(&y, &x, r, 4);
+        CHECK(cuzk_fp12_is_one(&y) && cuzk_gt_in_subgroup(&x));
+        CHECK(cuzk_gt_compress(b, &x) == CUZK_OK && cuzk_gt_uncompress(&y, b) == CUZK_OK && cuzk_gt_eq(&x, &y));
+        /* cyclotomic but (almost surely) not of order r: f^((p^6 - 1)(p^2 + 1)) of a random f */
+        cuzk_fp12 f, t;
+        cuzk_fp12_random(&f, &rng);
+        cuzk_fp12_conjugate(&t, &f), cuzk_fp12_inv(&f, &f), cuzk_fp12_mul(&f, &t, &f);
+        cuzk_fp12_frobenius(&t, &f, 2), cuzk_fp12_mul(&f, &t, &f);
+        cuzk_fp12_pow(&y, &f, r, 4);
+        CHECK(!cuzk_fp12_is_one(&y) && !cuzk_gt_in_subgroup(&f));
+        CHECK(cuzk_gt_compress(b, &f) == CUZK_OK && cuzk_gt_uncompress(&y, b) == CUZK_ERR_NOT_IN_SUBGROUP);
+        CHECK(cuzk_gt_compress(b, &x) == CUZK_OK);
+        memset(b + 48 * (cuzk_rng_u64(&rng) % 6), 0xff, 48); /* a coefficient >= p */
+        CHECK(cuzk_gt_uncompress(&y, b) == CUZK_ERR_NONCANONICAL);
+    }
+    CHECK(cuzk_gt_compress(b, &cuzk_fp12_one) == CUZK_ERR_INVALID_ARG);
+    CHECK(cuzk_snarkpack_proof_size(4) == 8212 && cuzk_snarkpack_proof_size(2) == 2260 + 2976);
+}
+
+static void t_srs(const cuzk_snarkpack_srs *s)
+{
+    size_t len;
+    char err[512];
+    uint8_t *b = cuzk_snarkpack_srs_serialize(s, 1, &len);
+    CHECK(b && len > 16 + 16 * (48 + 48 + 96 + 96));
+    cuzk_snarkpack_srs r;
+    CHECK(cuzk_snarkpack_srs_read_mem(&r, b, len, 0, 2, err, sizeof err) == CUZK_OK && r.test);
+    CHECK(r.len[3] == 16 && !memcmp(r.h_beta, s->h_beta, 16 * sizeof *r.h_beta) &&
+          !memcmp(r.g_alpha, s->g_alpha, 16 * sizeof *r.g_alpha) && cuzk_snarkpack_srs_max_proofs(&r) == 8);
+    cuzk_snarkpack_srs_free(&r);
+    /* cut to 9 powers as rust-fil-proofs cuts the real file: the rest skipped, 4 proofs served */
+    CHECK(cuzk_snarkpack_srs_read_mem(&r, b, 16 + 16 * 288, 9, 1, err, sizeof err) == CUZK_OK && !r.test);
+    CHECK(r.len[0] == 9 && r.file_len[0] == 16 && cuzk_g2_affine_eq(&r.h_beta[8], &s->h_beta[8]) &&
+          cuzk_snarkpack_srs_max_proofs(&r) == 4);
+    cuzk_snarkpack_vk vk;
+    CHECK(cuzk_snarkpack_vk_for(&vk, &r, 8, err, sizeof err) == CUZK_ERR_INVALID_ARG);
+    CHECK(cuzk_snarkpack_vk_for(&vk, &r, 3, err, sizeof err) == CUZK_ERR_INVALID_ARG);
+    CHECK(cuzk_snarkpack_vk_for(&vk, &r, 4, err, sizeof err) == CUZK_OK && cuzk_g1_affine_eq(&vk.g_beta, &s->g_beta[1]));
+    cuzk_snarkpack_srs_free(&r);
+    /* counts over 2^20 + 1, input ending inside a vector, a point off the curve */
+    uint8_t *c = malloc(len);
+    memcpy(c, b, len);
+    c[16 * 48 + 4] = 0x01, c[16 * 48 + 5] = 0x10; /* g_beta count 0x00110010... */
+    CHECK(cuzk_snarkpack_srs_read_mem(&r, c, len, 0, 2, err, sizeof err) == CUZK_ERR_FORMAT && strstr(err, "g_beta"));
+    CHECK(cuzk_snarkpack_srs_read_mem(&r, b, len - 300 - (len - 16 - 16 * 288), 0, 2, err, sizeof err) ==
+              CUZK_ERR_FORMAT && strstr(err, "h_beta_powers"));
+    memcpy(c, b, len);
+    size_t at = 4 + 16 * 48 + 4 + 16 * 48 + 4 + 5 * 96 + 50; /* h_alpha[5] */
+    c[at] ^= 0x5a;
+    int rc = cuzk_snarkpack_srs_read_mem(&r, c, len, 0, 2, err, sizeof err);
+    CHECK_MSG(rc != CUZK_OK && strstr(err, "h_alpha_powers[5]"), "rc %d: %s", rc, err);
+    CHECK(cuzk_snarkpack_srs_read_mem(&r, b, 3, 0, 2, err, sizeof err) == CUZK_ERR_FORMAT);
+    free(c), free(b);
+}
+
+#define NI 3
+#define NMAX 8
+
+typedef struct {
+    cuzk_groth16_params params;
+    cuzk_groth16_proof pf[NMAX];
+    cuzk_fr in[NMAX * NI];
+} circuit;
+
+/* A fresh setup of a synthetic circuit and NMAX proofs of fresh witnesses. */
+static int make_circuit(circuit *c, uint64_t nc)
+{
+    cuzk_synthetic_spec sp = {nc, NI, cuzk_rng_u64(&rng)};
+    cuzk_recording_cs *r = cuzk_recording_cs_new();
+    cuzk_cs_alloc_one(&r->base);
+    if (cuzk_synthetic_synthesize(&r->base, &sp) || cuzk_cs_finalize(&r->base) ||
+        cuzk_groth16_setup(&c->params, r, &rng, 2))
+        return cuzk_cs_free(&r->base), -1;
+    cuzk_cs_free(&r->base);
+    for (int i = 0; i < NMAX; i++) {
+        sp.witness_seed = cuzk_rng_u64(&rng);
+        cuzk_proving_cs *p = cuzk_proving_cs_new();
+        cuzk_cs_alloc_one(&p->base);
+        int rc = cuzk_synthetic_synthesize(&p->base, &sp) || cuzk_cs_finalize(&p->base) ||
+                 cuzk_groth16_prove(&c->pf[i], &c->params, p, &rng, 2) ||
+                 cuzk_synthetic_public_inputs(&c->in[i * NI], &sp);
+        cuzk_cs_free(&p->base);
+        if (rc) return -1;
+    }
+    return 0;
+}
+
+/* Aggregate n proofs (ix: which of c's), encode, decode; the decoded proof into *out. */
+static int agg(cuzk_snarkpack_proof *out, const cuzk_snarkpack_srs *srs, const circuit *c, const int *ix, size_t n,
+               const uint8_t *inc, size_t inc_len, cuzk_snarkpack_version v, unsigned nt, uint8_t **bytes)
+{
+    cuzk_groth16_proof pf[NMAX];
+    char err[256];
+    for (size_t i = 0; i < n; i++) pf[i] = c->pf[ix[i]];
+    cuzk_snarkpack_proof *p = malloc(sizeof *p);
+    int rc = cuzk_snarkpack_aggregate(p, srs, pf, n, inc, inc_len, v, nt, err, sizeof err);
+    size_t len = cuzk_snarkpack_proof_size((uint32_t)n);
+    *bytes = malloc(len);
+    if (!rc) rc = cuzk_snarkpack_proof_encode(*bytes, len, p);
+    if (!rc) rc = cuzk_snarkpack_proof_decode(out, *bytes, len, err, sizeof err);
+    CHECK_MSG(rc == CUZK_OK, "aggregate n=%zu v%d: %d %s", n, (int)v, rc, err);
+    free(p);
+    return rc;
+}
+
+static int verify(const cuzk_snarkpack_proof *p, const cuzk_snarkpack_srs *srs, const cuzk_groth16_vk *vk,
+                  const cuzk_fr *in, size_t n, const uint8_t *inc, size_t inc_len, cuzk_snarkpack_version v,
+                  char *err, size_t err_len)
+{
+    cuzk_snarkpack_vk svk;
+    int rc = cuzk_snarkpack_vk_for(&svk, srs, p->nproofs, err, err_len);
+    return rc ? rc : cuzk_snarkpack_verify(p, &svk, vk, in, n, NI, inc, inc_len, v, &rng, 2, err, err_len);
+}
+
+/* Each tampered form is refused, and says why. */
+static void t_tamper(const cuzk_snarkpack_proof *p, const uint8_t *bytes, const cuzk_snarkpack_srs *srs,
+                     const circuit *c, const cuzk_fr *in, size_t n, const uint8_t *inc, cuzk_snarkpack_version v)
+{
+    char err[512];
+    size_t len = cuzk_snarkpack_proof_size((uint32_t)n), row = NI * sizeof *in;
+    cuzk_fr *x = malloc((n + 1) * row);
+    memcpy(x, in, n * row);
+    size_t i = cuzk_rng_u64(&rng) % n, j = (i + 1 + cuzk_rng_u64(&rng) % (n - 1)) % n;
+    memcpy(x + i * NI, in + j * NI, row), memcpy(x + j * NI, in + i * NI, row);
+    int rc = verify(p, srs, &c->params.vk, x, n, inc, 32, v, err, sizeof err);
+    CHECK_MSG(rc == CUZK_ERR_VERIFY_FAILED || !memcmp(in + i * NI, in + j * NI, row), "rows %zu, %zu swapped: %d", i, j, rc);
+    memcpy(x, in, n * row);
+    cuzk_fr_add(&x[i * NI + cuzk_rng_u64(&rng) % NI], &x[i * NI], &cuzk_fr_one);
+    CHECK(verify(p, srs, &c->params.vk, x, n, inc, 32, v, err, sizeof err) == CUZK_ERR_VERIFY_FAILED &&
+          strstr(err, "Groth16"));
+    memcpy(x, in, n * row), memcpy(x + n * NI, in + (n - 1) * NI, row);
+    CHECK(verify(p, srs, &c->params.vk, x, n - 1, inc, 32, v, err, sizeof err) == CUZK_ERR_INVALID_ARG);
+    CHECK(verify(p, srs, &c->params.vk, x, n + 1, inc, 32, v, err, sizeof err) == CUZK_ERR_INVALID_ARG);
+    uint8_t inc2[32];
+    memcpy(inc2, inc, 32), inc2[cuzk_rng_u64(&rng) % 32] ^= 1;
+    CHECK(verify(p, srs, &c->params.vk, in, n, inc2, 32, v, err, sizeof err) == CUZK_ERR_VERIFY_FAILED);
+    rc = verify(p, srs, &c->params.vk, in, n, inc, 32, v == CUZK_SNARKPACK_V1 ? CUZK_SNARKPACK_V2 : CUZK_SNARKPACK_V1,
+                err, sizeof err);
+    CHECK_MSG(rc == CUZK_ERR_VERIFY_FAILED, "other version: %d", rc);
+    uint8_t *b = malloc(len + 1);
+    memcpy(b, bytes, len);
+    size_t at = cuzk_rng_u64(&rng) % len;
+    b[at] ^= (uint8_t)(1 + cuzk_rng_u64(&rng) % 255);
+    cuzk_snarkpack_proof *q = malloc(sizeof *q);
+    rc = cuzk_snarkpack_proof_decode(q, b, len, err, sizeof err);
+    if (!rc) rc = verify(q, srs, &c->params.vk, in, n, inc, 32, v, err, sizeof err);
+    CHECK_MSG(rc != CUZK_OK, "byte %zu flipped accepted", at);
+    printf("  n=%zu v%d: byte %zu flipped: %s\n", n, (int)v, at, err);
+    CHECK(cuzk_snarkpack_proof_decode(q, bytes, len - 1, err, sizeof err) == CUZK_ERR_BAD_LENGTH);
+    memcpy(b, bytes, len), b[len] = 0;
+    CHECK(cuzk_snarkpack_proof_decode(q, b, len + 1, err, sizeof err) == CUZK_ERR_BAD_LENGTH);
+    free(q), free(b), free(x);
+}
+
+static void t_aggregate(const cuzk_snarkpack_srs *srs, const circuit *c, size_t n, size_t real,
+                        cuzk_snarkpack_version v)
+{
+    int ix[NMAX];
+    cuzk_fr in[NMAX * NI];
+    uint8_t inc[32], *bytes = NULL;
+    char err[512];
+    int perm[NMAX];
+    for (int i = 0; i < NMAX; i++) perm[i] = i;
+    for (int i = NMAX - 1; i > 0; i--) {
+        int j = (int)(cuzk_rng_u64(&rng) % (uint64_t)(i + 1)), t = perm[i];
+        perm[i] = perm[j], perm[j] = t;
+    }
+    for (size_t i = 0; i < n; i++) ix[i] = i < real ? perm[i] : ix[real - 1];
+    for (size_t i = 0; i < n; i++) memcpy(&in[i * NI], &c->in[ix[i] * NI], NI * sizeof *in);
+    cuzk_rng_bytes(&rng, inc, sizeof inc);
+    cuzk_snarkpack_proof *p = malloc(sizeof *p);
+    if (agg(p, srs, c, ix, n, inc, 32, v, 2, &bytes)) return free(p), free(bytes);
+    int rc = verify(p, srs, &c->params.vk, in, n, inc, 32, v, err, sizeof err);
+    CHECK_MSG(rc == CUZK_OK, "n=%zu (%zu real) v%d: %d %s", n, real, (int)v, rc, err);
+    t_tamper(p, bytes, srs, c, in, n, inc, v);
+    free(p), free(bytes);
+}
+
+/* Same bytes on 1 and 2 threads; another circuit's key refuses the aggregate. */
+static void t_determinism(const cuzk_snarkpack_srs *srs, const circuit *c, const circuit *other)
+{
+    int ix[4] = {0, 1, 2, 3};
+    uint8_t inc[32] = {7}, *b1 = NULL, *b2 = NULL;
+    char err[512];
+    cuzk_snarkpack_proof *p = malloc(sizeof *p);
+    if (!agg(p, srs, c, ix, 4, inc, 32, CUZK_SNARKPACK_V2, 1, &b1) &&
+        !agg(p, srs, c, ix, 4, inc, 32, CUZK_SNARKPACK_V2, 2, &b2))
+        CHECK(!memcmp(b1, b2, cuzk_snarkpack_proof_size(4)));
+    int rc = verify(p, srs, &other->params.vk, c->in, 4, inc, 32, CUZK_SNARKPACK_V2, err, sizeof err);
+    CHECK_MSG(rc == CUZK_ERR_VERIFY_FAILED, "another circuit's key: %d", rc);
+    free(p), free(b1), free(b2);
+}
+
+int main(void)
+{
+    tu_init(&rng, "test_snarkpack");
+    t_gt();
+    cuzk_snarkpack_srs srs;
+    CHECK(cuzk_snarkpack_srs_setup_test(&srs, NMAX, &rng, 2) == CUZK_OK);
+    t_srs(&srs);
+    circuit *c = calloc(2, sizeof *c);
+    uint64_t nc = 40 + cuzk_rng_u64(&rng) % 100;
+    printf("synthetic circuit: %llu constraints, %d inputs\n", (unsigned long long)nc, NI);
+    CHECK(make_circuit(&c[0], nc) == 0 && make_circuit(&c[1], nc) == 0);
+    for (int v = CUZK_SNARKPACK_V1; v <= CUZK_SNARKPACK_V2; v++) {
+        for (size_t n = 2; n <= NMAX; n *= 2) t_aggregate(&srs, &c[0], n, n, (cuzk_snarkpack_version)v);
+        t_aggregate(&srs, &c[0], 8, 5, (cuzk_snarkpack_version)v);
+    }
+    t_determinism(&srs, &c[0], &c[1]);
+    cuzk_groth16_params_free(&c[0].params), cuzk_groth16_params_free(&c[1].params);
+    free(c);
+    cuzk_snarkpack_srs_free(&srs);
+    return tu_finish("test_snarkpack");
+}
