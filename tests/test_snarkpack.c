@@ -243,6 +243,39 @@ static void t_aggregate(const cuzk_snarkpack_srs *srs, const circuit *c, size_t 
     free(p), free(bytes);
 }
 
+/*
+ * The upstream vector: rust-fil-proofs filecoin-proofs/tests/aggregate_proof_bytes (commit
+ * 64a7c43a), an aggregate of 512 2KiB PoRep proofs that bellperson wrote (its test pins 29044
+ * bytes and 512 proofs). Every GT value decompresses into GT and every point into its group,
+ * and cuzk writes the same bytes back: the layout and blstrs' GT compression as bellperson has
+ * them. Any flipped byte is refused or writes back differently.
+ */
+static void t_upstream(void)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s", __FILE__);
+    char *slash = strrchr(path, '/');
+    snprintf(slash ? slash + 1 : path, sizeof path - (size_t)(slash ? slash + 1 - path : 0), "data/snarkpack_512.agg");
+    FILE *f = fopen(path, "rb");
+    CHECK_MSG(f != NULL, "%s missing", path);
+    if (!f) return;
+    static uint8_t buf[32768], out[32768];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    char err[256] = "";
+    cuzk_snarkpack_proof *p = malloc(sizeof *p);
+    CHECK(n == 29044 && cuzk_snarkpack_proof_count(buf, n) == 512);
+    CHECK_MSG(cuzk_snarkpack_proof_decode(p, buf, n, err, sizeof err) == CUZK_OK, "upstream: %s", err);
+    CHECK(p->rounds == 9 && cuzk_snarkpack_proof_encode(out, sizeof out, p) == CUZK_OK && !memcmp(out, buf, n));
+    size_t at = 4 + cuzk_rng_u64(&rng) % (n - 4); /* past com_ab.T's first bytes: any element */
+    buf[at] ^= (uint8_t)(1 + cuzk_rng_u64(&rng) % 255);
+    int rc = cuzk_snarkpack_proof_decode(p, buf, n, err, sizeof err);
+    if (!rc) rc = cuzk_snarkpack_proof_encode(out, sizeof out, p), rc = rc ? rc : !memcmp(out, buf, n);
+    CHECK_MSG(rc != CUZK_OK, "upstream byte %zu flipped: accepted and written back the same", at);
+    printf("upstream vector, byte %zu flipped: %s\n", at, err);
+    free(p);
+}
+
 /* Same bytes on 1 and 2 threads; another circuit's key refuses the aggregate. */
 static void t_determinism(const cuzk_snarkpack_srs *srs, const circuit *c, const circuit *other)
 {
@@ -262,6 +295,7 @@ int main(void)
 {
     tu_init(&rng, "test_snarkpack");
     t_gt();
+    t_upstream();
     cuzk_snarkpack_srs srs;
     CHECK(cuzk_snarkpack_srs_setup_test(&srs, NMAX, &rng, 2) == CUZK_OK);
     t_srs(&srs);
