@@ -1,0 +1,215 @@
+/*
+ * Filecoin's SnarkPack aggregates (cuzk/fil_aggregate.h) of 2KiB PoRep proofs: every sector's
+ * partition rows derived from its public values (cuzk_fil_porep_public_inputs, fresh random
+ * comm_r, comm_d, ticket, seed, sector number, prover), proved with TEST Groth16 parameters of a
+ * stand-in circuit whose public inputs are exactly those rows (the real 2KiB PoRep circuit is
+ * 2.7M constraints: minutes per proof here; the aggregate sees only the key and the rows), one
+ * C2-style proof list per sector, aggregated as filecoin-ffi does (1, 2, 3 and 5 sectors: 2, 2,
+ * 4 and 8 proofs, v1 and v2) and verified from the values alone. Refused: two sectors in the
+ * other order, one seed / ticket / sector number changed, a sector left out or added, the other
+ * version, a flipped byte, another prover. NI-PoRep: the seed is in neither the challenges nor
+ * the transcript, so another seed verifies; comm_r changed does not.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuzk/c1.h"
+#include "cuzk/error.h"
+#include "cuzk/fil_aggregate.h"
+#include "cuzk/filecoin.h"
+#include "cuzk/groth16.h"
+#include "testutil.h"
+
+static cuzk_rng rng;
+
+/* x_i public, a_i = x_i·1: a circuit whose public inputs are any values (x NULL: blank). */
+static int standin(cuzk_cs *cs, const cuzk_fr *x, size_t ni)
+{
+    cuzk_lc a, b, c;
+    cuzk_lc_init(&a), cuzk_lc_init(&b), cuzk_lc_init(&c);
+    for (size_t i = 0; i < ni; i++) {
+        cuzk_var in = cuzk_cs_alloc_input(cs, "x", x ? &x[i] : &cuzk_fr_zero);
+        cuzk_var aux = cuzk_cs_alloc(cs, "a", x ? &x[i] : &cuzk_fr_zero);
+        cuzk_lc_clear(&a), cuzk_lc_clear(&b), cuzk_lc_clear(&c);
+        cuzk_lc_add(&a, in, &cuzk_fr_one), cuzk_lc_add(&b, cuzk_var_input(0), &cuzk_fr_one);
+        cuzk_lc_add(&c, aux, &cuzk_fr_one);
+        cuzk_cs_enforce(cs, "x = a", &a, &b, &c);
+    }
+    cuzk_lc_free(&a), cuzk_lc_free(&b), cuzk_lc_free(&c);
+    return cuzk_cs_error(cs);
+}
+
+static void rand_fr_bytes(uint8_t out[32])
+{
+    cuzk_fr x;
+    cuzk_fr_random(&x, &rng);
+    cuzk_fr_to_le32(out, &x);
+}
+
+static void rand_values(cuzk_fil_agg_values *v, cuzk_fil_agg_sector *s, size_t n, uint64_t rp,
+                        cuzk_snarkpack_version ver)
+{
+    memset(v, 0, sizeof *v);
+    v->registered_proof = rp, v->version = ver, v->sectors = s, v->num_sectors = n;
+    cuzk_fil_prover_id(v->prover_id, 1000 + cuzk_rng_u64(&rng) % 100000);
+    for (size_t i = 0; i < n; i++) {
+        s[i].sector_number = cuzk_rng_u64(&rng) % 1000000;
+        rand_fr_bytes(s[i].comm_r), rand_fr_bytes(s[i].comm_d);
+        cuzk_rng_bytes(&rng, s[i].ticket, 32), cuzk_rng_bytes(&rng, s[i].seed, 32);
+    }
+}
+
+static int setup_standin(cuzk_groth16_params *p, size_t ni)
+{
+    cuzk_recording_cs *r = cuzk_recording_cs_new();
+    cuzk_cs_alloc_one(&r->base);
+    int rc = standin(&r->base, NULL, ni);
+    if (!rc) rc = cuzk_cs_finalize(&r->base);
+    if (!rc) rc = cuzk_groth16_setup(p, r, &rng, 2);
+    cuzk_cs_free(&r->base);
+    return rc;
+}
+
+/* Each sector's C2 bytes: its partitions' rows proved with the stand-in circuit. */
+static int prove_sectors(uint8_t **c2, size_t *len, const cuzk_groth16_params *p, const cuzk_fil_agg_values *v,
+                         uint32_t parts, size_t ni)
+{
+    cuzk_fr *x = malloc(ni * sizeof *x);
+    int rc = x ? CUZK_OK : CUZK_ERR_NO_MEMORY;
+    for (size_t s = 0; !rc && s < v->num_sectors; s++) {
+        cuzk_fil_seal_values sv = {.registered_proof = v->registered_proof, .sector_id = v->sectors[s].sector_number};
+        memcpy(sv.prover_id, v->prover_id, 32), memcpy(sv.ticket, v->sectors[s].ticket, 32);
+        memcpy(sv.seed, v->sectors[s].seed, 32), memcpy(sv.comm_d, v->sectors[s].comm_d, 32);
+        memcpy(sv.comm_r, v->sectors[s].comm_r, 32);
+        len[s] = parts * (size_t)CUZK_GROTH16_PROOF_BYTES;
+        c2[s] = malloc(len[s]);
+        for (uint32_t k = 0; !rc && k < parts; k++) {
+            cuzk_groth16_proof pf;
+            cuzk_proving_cs *pc = cuzk_proving_cs_new();
+            cuzk_cs_alloc_one(&pc->base);
+            rc = cuzk_fil_porep_public_inputs(x, &sv, k);
+            if (!rc) rc = standin(&pc->base, x, ni);
+            if (!rc) rc = cuzk_cs_finalize(&pc->base);
+            if (!rc) rc = cuzk_groth16_prove(&pf, p, pc, &rng, 2);
+            if (!rc) cuzk_groth16_proof_encode(c2[s] + k * CUZK_GROTH16_PROOF_BYTES, &pf);
+            cuzk_cs_free(&pc->base);
+        }
+    }
+    free(x);
+    return rc;
+}
+
+static int verify(const cuzk_fil_agg_values *v, const cuzk_groth16_params *p, const cuzk_snarkpack_srs *srs,
+                  const uint8_t *agg, size_t len, char *err, size_t err_len)
+{
+    return cuzk_fil_aggregate_verify(v, &p->vk, srs, agg, len, 2, err, err_len);
+}
+
+/* One changed copy of the values must be refused (want: the code, 0 = any failure). */
+static void refused(const cuzk_fil_agg_values *v, const cuzk_groth16_params *p, const cuzk_snarkpack_srs *srs,
+                    const uint8_t *agg, size_t len, const char *what, int want)
+{
+    char err[512] = "";
+    int rc = verify(v, p, srs, agg, len, err, sizeof err);
+    CHECK_MSG(want ? rc == want : rc != CUZK_OK, "%s: %d %s", what, rc, err);
+    printf("  %s: %s\n", what, err);
+}
+
+static void t_tamper(const cuzk_fil_agg_values *v0, const cuzk_groth16_params *p, const cuzk_snarkpack_srs *srs,
+                     const uint8_t *agg, size_t len)
+{
+    cuzk_fil_agg_sector s[8];
+    cuzk_fil_agg_values v = *v0;
+    size_t n = v0->num_sectors, i = cuzk_rng_u64(&rng) % n;
+    v.sectors = s;
+#define RESET() memcpy(s, v0->sectors, n * sizeof *s), v = *v0, v.sectors = s
+    RESET();
+    if (n > 1) {
+        s[0] = v0->sectors[1], s[1] = v0->sectors[0];
+        refused(&v, p, srs, agg, len, "two sectors swapped", CUZK_ERR_VERIFY_FAILED);
+    }
+    RESET(), s[i].seed[cuzk_rng_u64(&rng) % 32] ^= 4;
+    refused(&v, p, srs, agg, len, "a seed changed", CUZK_ERR_VERIFY_FAILED);
+    RESET(), s[i].ticket[cuzk_rng_u64(&rng) % 32] ^= 4;
+    refused(&v, p, srs, agg, len, "a ticket changed", CUZK_ERR_VERIFY_FAILED);
+    RESET(), s[i].sector_number++;
+    refused(&v, p, srs, agg, len, "a sector number changed", CUZK_ERR_VERIFY_FAILED);
+    RESET(), v.num_sectors = n - 1;
+    refused(&v, p, srs, agg, len, "the last sector left out", 0);
+    RESET(), s[n] = s[cuzk_rng_u64(&rng) % n], s[n].sector_number += 1, v.num_sectors = n + 1;
+    refused(&v, p, srs, agg, len, "a sector added", 0);
+    RESET(), v.version = v.version == CUZK_SNARKPACK_V1 ? CUZK_SNARKPACK_V2 : CUZK_SNARKPACK_V1;
+    refused(&v, p, srs, agg, len, "the other version", CUZK_ERR_VERIFY_FAILED);
+    RESET(), v.prover_id[0] ^= 1;
+    refused(&v, p, srs, agg, len, "another prover", CUZK_ERR_VERIFY_FAILED);
+    RESET();
+    uint8_t *b = malloc(len);
+    memcpy(b, agg, len);
+    b[cuzk_rng_u64(&rng) % len] ^= (uint8_t)(1 + cuzk_rng_u64(&rng) % 255);
+    refused(&v, p, srs, b, len, "a byte flipped", 0);
+    refused(&v, p, srs, agg, len - 1, "the last byte cut", CUZK_ERR_BAD_LENGTH);
+    free(b);
+#undef RESET
+}
+
+/* nsect sectors aggregated and verified; the tampered forms refused; the values kept in v. */
+static int t_case(const cuzk_groth16_params *p, const cuzk_snarkpack_srs *srs, uint64_t rp, size_t nsect,
+                  cuzk_snarkpack_version ver, cuzk_fil_agg_values *v, cuzk_fil_agg_sector *s, uint8_t **agg,
+                  size_t *len)
+{
+    uint8_t *c2[8] = {0};
+    size_t c2_len[8], ni;
+    uint32_t parts;
+    char err[512] = "";
+    rand_values(v, s, nsect, rp, ver);
+    int rc = cuzk_fil_agg_shape(v, &parts, &ni, err, sizeof err);
+    if (!rc) rc = prove_sectors(c2, c2_len, p, v, parts, ni);
+    if (!rc) rc = cuzk_fil_aggregate(agg, len, v, (const uint8_t *const *)c2, c2_len, srs, 2, err, sizeof err);
+    CHECK_MSG(rc == CUZK_OK, "aggregate %zu sectors: %d %s", nsect, rc, err);
+    if (!rc) rc = verify(v, p, srs, *agg, *len, err, sizeof err);
+    CHECK_MSG(rc == CUZK_OK, "%zu sectors v%d: %d %s", nsect, (int)ver, rc, err);
+    printf("%zu sector(s) of %u partition(s), %zu inputs each: %u proofs, %zu bytes, v%d: %s\n", nsect, parts, ni,
+           cuzk_fil_agg_target(nsect * parts), *len, (int)ver, rc ? "FAILED" : "VALID");
+    for (size_t i = 0; i < nsect; i++) free(c2[i]);
+    return rc;
+}
+
+int main(void)
+{
+    tu_init(&rng, "test_fil_aggregate");
+    const cuzk_fil_seal_proof *sp = cuzk_fil_seal_proof_by_name("StackedDrg2KiBV1_1");
+    const cuzk_fil_seal_proof *ni_sp = cuzk_fil_seal_proof_by_name("StackedDrg2KiBV1_2_Feat_NonInteractivePoRep");
+    CHECK(sp && ni_sp);
+    if (!sp || !ni_sp) return tu_finish("test_fil_aggregate");
+    cuzk_fil_agg_values v = {.registered_proof = sp->id};
+    uint32_t parts;
+    size_t ni;
+    char err[256];
+    CHECK(cuzk_fil_agg_shape(&v, &parts, &ni, err, sizeof err) == CUZK_OK);
+    cuzk_groth16_params p;
+    cuzk_snarkpack_srs srs;
+    CHECK(setup_standin(&p, ni) == CUZK_OK && cuzk_snarkpack_srs_setup_test(&srs, 32, &rng, 2) == CUZK_OK);
+    static const size_t nsect[] = {1, 2, 3, 5};
+    cuzk_fil_agg_sector s[8];
+    for (int ver = CUZK_SNARKPACK_V1; ver <= CUZK_SNARKPACK_V2; ver++)
+        for (size_t k = 0; k < 4; k++) {
+            uint8_t *agg = NULL;
+            size_t len = 0;
+            if (!t_case(&p, &srs, sp->id, nsect[k], (cuzk_snarkpack_version)ver, &v, s, &agg, &len) && (int)(k % 2) == ver % 2)
+                t_tamper(&v, &p, &srs, agg, len);
+            free(agg);
+        }
+    /* NI-PoRep (13 partitions of the same circuit at 2KiB: 26 proofs padded to 32) */
+    uint8_t *agg = NULL;
+    size_t len = 0;
+    if (!t_case(&p, &srs, ni_sp->id, 2, CUZK_SNARKPACK_V2, &v, s, &agg, &len)) {
+        s[1].seed[3] ^= 1;
+        CHECK_MSG(verify(&v, &p, &srs, agg, len, err, sizeof err) == CUZK_OK, "NI-PoRep, another seed: %s", err);
+        s[1].comm_r[3] ^= 1;
+        refused(&v, &p, &srs, agg, len, "NI-PoRep, a comm_r changed", CUZK_ERR_VERIFY_FAILED);
+    }
+    free(agg);
+    cuzk_groth16_params_free(&p);
+    cuzk_snarkpack_srs_free(&srs);
+    return tu_finish("test_fil_aggregate");
+}
