@@ -181,8 +181,12 @@ static int usage_error(const char *cmd)
 
 /* ---- setup -------------------------------------------------------------- */
 
+int cmd_setup_aggregation(int argc, char **argv);
+
 int cmd_setup(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--aggregation")) return cmd_setup_aggregation(argc, argv);
     static const struct option opts[] = {COMMON_OPTS,
                                          {"params", required_argument, 0, OPT_PARAMS},
                                          {"vk", required_argument, 0, OPT_VK},

@@ -143,8 +143,21 @@ static int report(const cuzk_fil_statement *st, int rc, const cuzk_fil_verdict *
     return rc ? 1 : 0;
 }
 
+int cmd_verify_aggregate(int argc, char **argv);
+
+/* --kind aggregate (or --kind=aggregate): a SnarkPack aggregate (cmd_aggregate.c). */
+static bool kind_is_aggregate(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--kind=aggregate") || (!strcmp(argv[i], "--kind") && i + 1 < argc &&
+                                                     !strcmp(argv[i + 1], "aggregate")))
+            return true;
+    return false;
+}
+
 int cmd_verify_filecoin(int argc, char **argv)
 {
+    if (kind_is_aggregate(argc, argv)) return cmd_verify_aggregate(argc, argv);
     cuzk_fil_statement st;
     cuzk_fil_statement_init(&st);
     const char *files[5] = {0}; /* vk, param cache, proof, values, public out */

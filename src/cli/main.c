@@ -14,6 +14,7 @@ int cmd_version(int argc, char **argv);
 int cmd_setup(int argc, char **argv);
 int cmd_prove(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+int cmd_aggregate(int argc, char **argv);
 int cmd_circuit(int argc, char **argv);
 int cmd_params(int argc, char **argv);
 int cmd_pce(int argc, char **argv);
@@ -31,6 +32,7 @@ static const cuzk_cli_command commands[] = {
     {"setup", cmd_setup, "TEST Groth16 parameters for a built-in circuit (.params, .vk)"},
     {"prove", cmd_prove, "prove witnesses of a built-in circuit on the CPU"},
     {"verify", cmd_verify, "verify proofs against a .vk and the circuit's public inputs"},
+    {"aggregate", cmd_aggregate, "SnarkPack: Groth16 proofs (Filecoin PoRep C2 outputs) into one aggregate"},
     {"circuit", cmd_circuit, "circuit info: inputs, aux, constraints, nnz of a Filecoin circuit"},
     {"params", cmd_params, "Filecoin parameter files: check digests against parameters.json, list"},
     {"pce", cmd_pce, "pre-compiled circuit files: inspect"},
