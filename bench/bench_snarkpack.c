@@ -1,0 +1,86 @@
+/*
+ * bench_snarkpack: SnarkPack on the CPU (cuzk/snarkpack.h): for n = 8, 16, ... up to --max
+ * (default 1024) proofs, the aggregation and the verification wall time on --threads threads
+ * (default all CPUs), the proof's bytes, and the TEST SRS setup time. The proofs are 8 real
+ * proofs of a small synthetic circuit repeated to n (the cost does not depend on which proofs;
+ * each aggregate is verified, so a figure is never of a failing check). Single runs.
+ *   bench_snarkpack [--max N] [--threads T]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuzk/error.h"
+#include "cuzk/groth16.h"
+#include "cuzk/parallel.h"
+#include "cuzk/snarkpack.h"
+#include "cuzk/test_circuits.h"
+
+#include "bench_util.h"
+
+#define NI 4
+
+static int make_proofs(cuzk_groth16_params *p, cuzk_groth16_proof pf[8], cuzk_fr in[8 * NI], cuzk_rng *rng)
+{
+    cuzk_synthetic_spec sp = {256, NI, 1};
+    cuzk_recording_cs *r = cuzk_recording_cs_new();
+    cuzk_cs_alloc_one(&r->base);
+    int rc = cuzk_synthetic_synthesize(&r->base, &sp) || cuzk_cs_finalize(&r->base) || cuzk_groth16_setup(p, r, rng, 2);
+    cuzk_cs_free(&r->base);
+    for (int i = 0; !rc && i < 8; i++) {
+        sp.witness_seed = 100 + (uint64_t)i;
+        cuzk_proving_cs *c = cuzk_proving_cs_new();
+        cuzk_cs_alloc_one(&c->base);
+        rc = cuzk_synthetic_synthesize(&c->base, &sp) || cuzk_cs_finalize(&c->base) ||
+             cuzk_groth16_prove(&pf[i], p, c, rng, 2) || cuzk_synthetic_public_inputs(&in[i * NI], &sp);
+        cuzk_cs_free(&c->base);
+    }
+    return rc;
+}
+
+static void row(const cuzk_snarkpack_srs *srs, const cuzk_groth16_params *p, const cuzk_groth16_proof *pf8,
+                const cuzk_fr *in8, uint32_t n, unsigned nt, cuzk_rng *rng)
+{
+    cuzk_groth16_proof *pf = malloc(n * sizeof *pf);
+    cuzk_fr *in = malloc((size_t)n * NI * sizeof *in);
+    cuzk_snarkpack_proof *agg = malloc(sizeof *agg);
+    cuzk_snarkpack_vk svk;
+    uint8_t inc[32] = {1};
+    char err[512] = "";
+    for (uint32_t i = 0; i < n; i++) pf[i] = pf8[i % 8], memcpy(&in[i * NI], &in8[(i % 8) * NI], NI * sizeof *in);
+    double t0 = cuzk_now();
+    int rc = cuzk_snarkpack_aggregate(agg, srs, pf, n, inc, 32, CUZK_SNARKPACK_V2, nt, err, sizeof err);
+    double t1 = cuzk_now();
+    if (!rc) rc = cuzk_snarkpack_vk_for(&svk, srs, n, err, sizeof err);
+    if (!rc) rc = cuzk_snarkpack_verify(agg, &svk, &p->vk, in, n, NI, inc, 32, CUZK_SNARKPACK_V2, rng, nt, err, sizeof err);
+    double t2 = cuzk_now();
+    printf("| %5u | %9.2f | %9.3f | %6zu | %s\n", n, t1 - t0, t2 - t1, cuzk_snarkpack_proof_size(n), rc ? err : "VALID");
+    fflush(stdout);
+    free(pf), free(in), free(agg);
+}
+
+int main(int argc, char **argv)
+{
+    uint32_t max = 1024;
+    unsigned nt = cuzk_parallel_cpus();
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--max")) max = (uint32_t)strtoul(argv[i + 1], NULL, 10);
+        else if (!strcmp(argv[i], "--threads")) nt = (unsigned)strtoul(argv[i + 1], NULL, 10);
+    }
+    cuzk_rng rng;
+    cuzk_rng_seed(&rng, 7);
+    cuzk_groth16_params p;
+    cuzk_groth16_proof pf[8];
+    cuzk_fr in[8 * NI];
+    cuzk_snarkpack_srs srs;
+    if (make_proofs(&p, pf, in, &rng)) return fprintf(stderr, "bench_snarkpack: proofs failed\n"), 1;
+    double t = cuzk_now();
+    if (cuzk_snarkpack_srs_setup_test(&srs, max, &rng, nt)) return fprintf(stderr, "bench_snarkpack: SRS failed\n"), 1;
+    printf("SnarkPack v2 on the CPU, %u threads; TEST SRS for %u proofs (2 x %u G1 + 2 x %u G2 powers): %.2f s\n\n",
+           nt, max, 2 * max, 2 * max, cuzk_now() - t);
+    printf("| n     | aggregate | verify    | bytes  |\n|-------|-----------|-----------|--------|\n");
+    for (uint32_t n = 8; n <= max; n *= 2) row(&srs, &p, pf, in, n, nt, &rng);
+    cuzk_snarkpack_srs_free(&srs);
+    cuzk_groth16_params_free(&p);
+    return 0;
+}
