@@ -7,8 +7,8 @@
  * derived as rust-fil-proofs derives them (cuzk_fil_porep_public_inputs,
  * cuzk_fil_post_public_inputs, cuzk_fil_snap_public_inputs: the functions proving uses), never
  * taken from the prover. The proof's check against a verifying key is one layer up
- * (cuzk/fil_verify.h); SnarkPack kinds (NI-PoRep, aggregated seals) would derive their rows here
- * with cuzk_fil_porep_public_inputs and check one aggregate proof there.
+ * (cuzk/fil_verify.h); SnarkPack aggregates (NI-PoRep, aggregated seals) derive their rows with
+ * cuzk_fil_porep_public_inputs in cuzk/fil_aggregate.h.
  *
  * Values come as text, in the forms operators have them (cuzk_fil_statement_set, the same for
  * the command line and a JSON file):

@@ -6,8 +6,9 @@
  * each partition is verified on its own against the circuit's verifying key, so that a
  * verdict names the partitions that fail and why.
  *
- * A SnarkPack module (NI-PoRep, aggregated seals) sits beside this one: the same statement
- * rows, one aggregate proof and its own key instead of a Groth16 proof per partition.
+ * SnarkPack aggregates (NI-PoRep, aggregated seals) are checked beside this one
+ * (cuzk/fil_aggregate.h): the same rows per sector, one aggregate proof and its SRS instead of a
+ * Groth16 proof per partition.
  */
 #ifndef CUZK_FIL_VERIFY_H
 #define CUZK_FIL_VERIFY_H
