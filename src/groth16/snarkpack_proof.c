@@ -70,33 +70,36 @@ typedef struct {
     size_t err_len;
 } rd;
 
-static void r_fail(rd *r, int code, const char *what, unsigned i)
+/* gt: a GT value, whose subgroup is GT (the point decoders' messages say "point"). */
+static void r_fail(rd *r, int code, const char *what, unsigned i, int gt)
 {
     if (r->rc) return;
     char idx[16] = "";
     if (i != ~0u) snprintf(idx, sizeof idx, "[%u]", i);
+    const char *why = gt && code == CUZK_ERR_NOT_IN_SUBGROUP ? "not an element of GT (blstrs' compressed form)"
+                      : gt ? "a coefficient is not a canonical Fp element" : cuzk_strerror(code);
     r->rc = cuzk_errf(r->err, r->err_len, code, "aggregate proof: %s%s at byte %zu: %s", what, idx,
-                      (size_t)(r->p - r->base), cuzk_strerror(code));
+                      (size_t)(r->p - r->base), why);
 }
 
 static void r_gt(rd *r, cuzk_gt *x, const char *what, unsigned i)
 {
     int rc = r->rc ? 0 : cuzk_gt_uncompress(x, r->p);
-    if (rc) r_fail(r, rc, what, i);
+    if (rc) r_fail(r, rc, what, i, 1);
     r->p += GT_B;
 }
 
 static void r_g1(rd *r, cuzk_g1_affine *a, const char *what, unsigned i)
 {
     int rc = r->rc ? 0 : cuzk_g1_uncompress(a, r->p);
-    if (rc) r_fail(r, rc, what, i);
+    if (rc) r_fail(r, rc, what, i, 0);
     r->p += 48;
 }
 
 static void r_g2(rd *r, cuzk_g2_affine *a, const char *what, unsigned i)
 {
     int rc = r->rc ? 0 : cuzk_g2_uncompress(a, r->p);
-    if (rc) r_fail(r, rc, what, i);
+    if (rc) r_fail(r, rc, what, i, 0);
     r->p += 96;
 }
 
