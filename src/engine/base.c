@@ -1,10 +1,11 @@
 /*
  * The core's small helpers, below every other core file: the engine's log
- * line and waking every waiter.
+ * line, waking every waiter, a wait with a deadline.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "engine/engine_internal.h"
 
@@ -28,4 +29,24 @@ void eng_wake_all(cuzk_engine *e)
     pthread_cond_broadcast(&e->cpu_cv);
     pthread_cond_broadcast(&e->prove_cv);
     pthread_cond_broadcast(&e->done_cv);
+}
+
+static void abs_deadline(struct timespec *ts, double t)
+{
+    ts->tv_sec = (time_t)t;
+    ts->tv_nsec = (long)((t - (double)ts->tv_sec) * 1e9);
+    if (ts->tv_nsec >= 1000000000L) ts->tv_sec++, ts->tv_nsec -= 1000000000L;
+    if (ts->tv_nsec < 0) ts->tv_nsec = 0;
+}
+
+/* Waits on cv until woken or the monotonic time t (t <= 0: no limit). */
+void eng_cv_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu, double t)
+{
+    if (t <= 0) {
+        pthread_cond_wait(cv, mu);
+        return;
+    }
+    struct timespec ts;
+    abs_deadline(&ts, t);
+    pthread_cond_timedwait(cv, mu, &ts);
 }

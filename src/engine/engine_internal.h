@@ -3,8 +3,10 @@
  * calls only those before it): memlimit.c (what the machine allows),
  * base.c (log line, strings), residency.c (memory budget, SRS and PCE
  * residency, the synthesis limit), kinds.c (registry, full synthesis, the
- * CPU prover), engine.c (jobs, scheduling, workers, devices) and status.c
- * (JSON snapshot). None knows Filecoin, the GPU or a PCE's format: those
+ * CPU prover), jobs.c (the job table and API), devices.c (prover devices'
+ * health), schedule.c (which work runs next), workers.c (the threads'
+ * loops), engine.c (lifecycle, deadlines, counters) and status.c (JSON
+ * snapshot). None knows Filecoin, the GPU or a PCE's format: those
  * come through the tables of cuzk/engine.h (cuzk/backends.h fills them).
  *
  * One scheduler lock, e->mu, guards every field below unless a comment says
@@ -199,7 +201,7 @@ struct cuzk_engine {
     unsigned ncpu, n_cpu_workers, n_devices, per_device, n_prove_workers;
     unsigned queue_depth, batch_max, batch_wait_ms, retention;
     /* running means (EWMA) of a partition's synthesis and of a prove call
-     * per partition, for the default depth (queue_limit in engine.c) */
+     * per partition, for the default depth (queue_limit in schedule.c) */
     double synth_mean_s, prove_mean_s;
     void **devs;                 /* n_devices + 1: the fallback's is NULL */
     cuzk_engine_prover fallback; /* the CPU prover behind failed devices */
@@ -244,6 +246,62 @@ struct cuzk_engine {
 void eng_log(cuzk_engine *e, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void eng_wake_all(cuzk_engine *e);
 
+/* Waits on cv until woken or the monotonic time t (t <= 0: no limit); base.c */
+void eng_cv_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu, double t);
+
+/* the job table (jobs.c); every call under e->mu */
+static inline bool job_final(const cuzk_job *j) { return j->state >= CUZK_JOB_DONE; }
+/* Frees what partition p holds (its witness, its reservation, its PCE view). */
+void part_release(cuzk_engine *e, part *p);
+/* A finished job leaves the active list once no thread works on it. */
+void job_maybe_retire(cuzk_engine *e, cuzk_job *j);
+/* Finishes j (once): its state, error and message (fmt, or none), its
+ * queued partitions dropped, the counters, its log line, the retention ring. */
+void job_finish(cuzk_engine *e, cuzk_job *j, cuzk_job_state st, int err, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* Every partition verified: the proof bytes, then DONE. */
+void job_complete(cuzk_engine *e, cuzk_job *j);
+/* Every job's references dropped (destroy, no thread left). */
+void jobs_free_all(cuzk_engine *e);
+
+/* scheduling (schedule.c); under e->mu */
+typedef enum task_kind { T_NONE = 0, T_SYNTH, T_VERIFY } task_kind;
+typedef struct task {
+    task_kind kind;
+    cuzk_job *job;
+    part *p;
+    bool load_srs;    /* load the SRS before synthesizing */
+    void *pce;        /* PCE fast path, or NULL */
+    bool probe;       /* witness size unknown: learn it */
+    unsigned threads; /* the synthesis's share of the CPUs */
+} task;
+/* The next CPU task (T_NONE: none now); its partition and job are marked taken. */
+task pick_cpu(cuzk_engine *e);
+/* Claims up to cap ready partitions of one SRS (*srs: NULL, or the batch's) for prover w,
+ * after the n already in ps / js; returns the new count. */
+size_t claim_ready(cuzk_engine *e, worker *w, part **ps, cuzk_job **js, size_t n, size_t cap, srs_entry **srs);
+/* A prover worker short of device memory stands by until *until (true) while others of its device have room. */
+#define MEM_RETRY_S 30.0
+bool mem_wait(const cuzk_engine *e, const worker *w, double *until);
+/* Partitions synthesizing or waiting for a prover, at most. */
+unsigned queue_limit(const cuzk_engine *e);
+
+/* prover devices' health (devices.c); under e->mu */
+bool prover_available(const cuzk_engine *e);
+void job_fail_no_prover(cuzk_engine *e, cuzk_job *j);
+bool worker_usable(const cuzk_engine *e, const worker *w);
+bool prove_eligible(cuzk_engine *e, const worker *w, const part *p);
+bool reprove_allowed(const cuzk_engine *e, const part *p);
+/* A failed prove call or an invalid proof (CUZK_ERR_VERIFY_FAILED) on device d. */
+void device_failure(cuzk_engine *e, int d, int err, const char *detail);
+/* A partition that failed on device d proved valid elsewhere: a strike against d. */
+void device_strike(cuzk_engine *e, int d);
+void part_requeue(cuzk_engine *e, cuzk_job *j, part *p);
+
+/* the threads' loops (workers.c), started by cuzk_engine_create with their worker */
+void *cpu_worker_main(void *arg);
+void *prove_worker_main(void *arg);
+
 /* memory budget (residency.c) */
 bool mem_try(cuzk_engine *e, uint64_t bytes);     /* evicts idle SRS and PCEs if needed */
 void mem_force(cuzk_engine *e, int64_t delta);    /* adjust to actual sizes */
@@ -261,8 +319,6 @@ void srs_load_done(cuzk_engine *e, srs_entry *s, int err, double secs, const cha
 /* Under the lock: true when s failed to load and its file is unchanged
  * since (a changed file clears the failure: the next job tries it). */
 bool srs_failed(srs_entry *s);
-/* Partitions synthesizing or waiting for a prover, at most (engine.c). */
-unsigned queue_limit(const cuzk_engine *e);
 void srs_unref(cuzk_engine *e, srs_entry *s);
 void srs_release_host(cuzk_engine *e, srs_entry *s); /* every device holds it: the host's points go */
 void srs_drop(cuzk_engine *e, srs_entry *s, bool to_cold); /* HOT -> WARM/COLD */
