@@ -8,13 +8,11 @@
  * MSM bases are distinct, k_i·G for random k_i from the GPU fixed-base
  * kernel (copies of a small pool let the L2 cache flatter the figures); the
  * prove uses random parameters of the right shape (timing only, proofs do
- * not verify). The G1 random rows run again with the batch-affine rounds
- * (CUZK_GPU_MSM_AFFINE = CUZK_BENCH_AFFINE, default 6; 0 skips the rows),
- * the inversions the grid's and then each block's own
- * (CUZK_GPU_MSM_AFFINE_INV=block), every result compared with the plain
- * run's; and once more with the bases resident on the device and the
- * scalars in pinned host memory, as sppark's msm_t is timed
- * (bench/sppark_side.sh runs the two side by side).
+ * not verify). The G1 random rows run again with the bases resident on the
+ * device and the scalars in pinned host memory, as sppark's msm_t is timed
+ * (bench/sppark_side.sh runs the two side by side), each result compared
+ * with the plain run's. The GPU test hooks (CUZK_GPU_MSM_C, ...) and
+ * CUZK_GPU_TRACE come from the environment (tests/gpu_hooks_env.h).
  * circom: the snarkjs-style prove (cuzk_circom_prove_gpu) on synthetic zkeys
  * (tests/circom_synth.h) of domains 2^CUZK_BENCH_CIRCOM_MIN (10) ..
  * 2^CUZK_BENCH_CIRCOM (14), against the CPU prover with CUZK_BENCH_THREADS
@@ -28,6 +26,7 @@
 #include "cuzk/gpu.h"
 
 #include "../tests/circom_synth.h"
+#include "../tests/gpu_hooks_env.h"
 #include "bench_util.h"
 
 static unsigned env_u(const char *n, unsigned d)
@@ -124,6 +123,7 @@ int main(void)
         return 0;
     }
     cuzk_rng_seed(&rng, 12345);
+    gpu_hooks_from_env(); /* CUZK_GPU_MSM_C, CUZK_GPU_TRACE, ... (tests/gpu_hooks_env.h) */
     reps = env_u("CUZK_BENCH_REPS", 3);
     unsigned lmin = env_u("CUZK_BENCH_MIN", 20), lg1 = env_u("CUZK_BENCH_G1", 26),
              lg2 = env_u("CUZK_BENCH_G2", 24), lntt = env_u("CUZK_BENCH_NTT", 27),
@@ -173,39 +173,17 @@ int main(void)
         return 1;
     }
 
-    const unsigned aff = env_u("CUZK_BENCH_AFFINE", 6);
-    /* random, bool-heavy, random with affine rounds (the grid's inversions;
-     * then each block's inside its round, CUZK_GPU_MSM_AFFINE_INV=block) */
-    for (int mode = 0; mode < 5; mode++) { /* 4: bool-heavy with the affine rounds (the ones' sum) */
-        if (mode >= 2 && !aff) break;
-        const int boolean = mode == 1 || mode == 4;
+    /* random, bool-heavy */
+    for (int boolean = 0; boolean < 2; boolean++) {
         for (unsigned lg = lmin; lg <= lg1; lg += 2) {
             size_t n = (size_t)1 << lg;
-            cuzk_rng_seed(&rng, 777 + lg + 100 * boolean); /* the affine rows redo the random rows' scalars */
+            cuzk_rng_seed(&rng, 777 + lg + 100 * boolean); /* the resident rows redo the random rows' scalars */
             scalars(k, n, boolean);
-            cuzk_g1_jac o, plain;
+            cuzk_g1_jac o;
             int bad = 0;
-            if (mode >= 2) {
-                bad |= cuzk_gpu_g1_msm(w, &plain, b1, k, n);
-                char v[16];
-                snprintf(v, sizeof v, "%u", aff);
-                setenv("CUZK_GPU_MSM_AFFINE", v, 1);
-                if (mode == 3) setenv("CUZK_GPU_MSM_AFFINE_INV", "block", 1);
-            }
             TIMED(bad, w, cuzk_gpu_g1_msm(w, &o, b1, k, n));
-            if (mode >= 2) {
-                unsetenv("CUZK_GPU_MSM_AFFINE");
-                unsetenv("CUZK_GPU_MSM_AFFINE_INV");
-                if (!bad && !cuzk_g1_jac_eq(&o, &plain))
-                    printf("G1 MSM 2^%u (mode %d): the affine rounds' result differs\n", lg, mode);
-            }
             if (bad) printf("G1 MSM error: %s\n", cuzk_gpu_worker_error(w));
-            row(mode == 0   ? "G1 MSM random"
-                : mode == 1 ? "G1 MSM bool-heavy"
-                : mode == 2 ? "G1 MSM random, affine"
-                : mode == 3 ? "G1 MSM random, affine, block inversion"
-                            : "G1 MSM bool-heavy, affine",
-                lg);
+            row(boolean ? "G1 MSM bool-heavy" : "G1 MSM random", lg);
         }
     }
     /* As sppark's msm_t is timed: the bases resident on the device, the
@@ -235,30 +213,16 @@ int main(void)
         }
         if (pinned) cuzk_gpu_host_unregister(k);
     }
-    /* G2, plain; then with the affine rounds (an Fp2 affine addition is
-     * ~6 Fp2 multiplications against ~10 for the mixed XYZZ one) */
-    for (int mode = 0; mode < 2; mode++) {
-        if (mode == 1 && !aff) break;
-        for (unsigned lg = lmin; lg <= lg2; lg += 2) {
-            size_t n = (size_t)1 << lg;
-            cuzk_rng_seed(&rng, 999 + lg); /* the affine rows redo the plain rows' scalars */
-            scalars(k, n, 0);
-            cuzk_g2_jac o, plain;
-            int bad = 0;
-            if (mode == 1) {
-                bad |= cuzk_gpu_g2_msm(w, &plain, b2, k, n);
-                char v[16];
-                snprintf(v, sizeof v, "%u", aff);
-                setenv("CUZK_GPU_MSM_AFFINE", v, 1);
-            }
-            TIMED(bad, w, cuzk_gpu_g2_msm(w, &o, b2, k, n));
-            if (mode == 1) {
-                unsetenv("CUZK_GPU_MSM_AFFINE");
-                if (!bad && !cuzk_g2_jac_eq(&o, &plain)) printf("G2 MSM 2^%u: the affine rounds' result differs\n", lg);
-            }
-            if (bad) printf("G2 MSM error: %s\n", cuzk_gpu_worker_error(w));
-            row(mode ? "G2 MSM random, affine" : "G2 MSM random", lg);
-        }
+    /* G2 */
+    for (unsigned lg = lmin; lg <= lg2; lg += 2) {
+        size_t n = (size_t)1 << lg;
+        cuzk_rng_seed(&rng, 999 + lg);
+        scalars(k, n, 0);
+        cuzk_g2_jac o;
+        int bad = 0;
+        TIMED(bad, w, cuzk_gpu_g2_msm(w, &o, b2, k, n));
+        if (bad) printf("G2 MSM error: %s\n", cuzk_gpu_worker_error(w));
+        row("G2 MSM random", lg);
     }
     /* fixed-base multiplications of a test setup: the whole call (scalars up,
      * affine points down, pageable memory) is the kernel region here */
@@ -283,13 +247,13 @@ int main(void)
         if (bad) printf("NTT error: %s\n", cuzk_gpu_worker_error(w));
         row("NTT (nat->bitrev)", lg);
         /* the other direction (H's forward transforms), and both with the
-         * passes as ptxas likes them, 2 blocks per SM (CUZK_GPU_NTT_MINB=1;
+         * passes as ptxas likes them, 2 blocks per SM (the hooks' ntt_minb;
          * the default holds them to 3) */
         for (int v = 0; v < 3 && lg >= 24; v++) {
-            if (v) setenv("CUZK_GPU_NTT_MINB", "1", 1);
+            if (v) GPU_HOOK_SET(ntt_minb, 1);
             const unsigned fl = v == 1 ? CUZK_GPU_NTT_OUT_BITREV : CUZK_GPU_NTT_IN_BITREV;
             TIMED(bad, w, cuzk_gpu_ntt(w, k, lg, fl));
-            unsetenv("CUZK_GPU_NTT_MINB");
+            GPU_HOOK_SET(ntt_minb, 0);
             if (bad) printf("NTT error: %s\n", cuzk_gpu_worker_error(w));
             row(v == 0 ? "NTT (bitrev->nat)" : v == 1 ? "NTT (nat->bitrev), minb 1" : "NTT (bitrev->nat), minb 1", lg);
         }

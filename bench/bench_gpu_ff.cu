@@ -1,25 +1,21 @@
 /* Device field throughput: Montgomery multiplications per second for the
  * even/odd CIOS (f_mul_eo; in Fr also with the reduction that uses r's limbs
- * 1 and 2^32 - 1) and the single-accumulator version (f_mul_cios), in Fp and Fr; the product on
- * the FP64 pipe (f_mul_dp) alone and beside f_mul_eo (in the same thread, or in every other warp:
- * do the two pipes add up?); plus G1 XYZZ mixed additions (the MSM's inner step) and Fp
- * inversions, Fermat's against divsteps (ff_inv.cuh). Each thread runs 4 independent chains of K
- * dependent operations (inversions: one chain of KI); one table, median of 5 launches. */
+ * 1 and 2^32 - 1) and the single-accumulator version (f_mul_cios), in Fp and Fr;
+ * plus G1 XYZZ mixed additions (the MSM's inner step) and Fp inversions
+ * (Fermat's). Each thread runs 4 independent chains of K dependent
+ * operations (inversions: one chain of KI); one table, median of 5 launches. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "gpu/ec.cuh"
-#include "gpu/ff_dp.cuh"
-#include "gpu/ff_inv.cuh"
 
 using namespace cuzk_gpu;
 
 #define CHAINS 4
 #define K 256
 
-/* EO: 0 cios, 1 eo, 2 eo low01, 3 dp, 4 chains 0-1 eo and 2-3 dp, 5 chains 0-2 eo and 3 dp,
- * 6 eo in even warps and dp in odd ones */
+/* EO: 0 cios, 1 eo, 2 eo low01 */
 template <class P, int EO> __global__ void mul_loop(fe<P> *io, fe<P> y)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -30,14 +26,7 @@ template <class P, int EO> __global__ void mul_loop(fe<P> *io, fe<P> y)
     for (int k = 0; k < K; k++)
 #pragma unroll
         for (int c = 0; c < CHAINS; c++) {
-            if constexpr (EO >= 3) {
-                const bool dp = EO == 3 || (EO == 4 && c >= 2) || (EO == 5 && c == 3) ||
-                                (EO == 6 && (threadIdx.x >> 5) & 1);
-                if (dp)
-                    f_mul_dp(x[c], x[c], y);
-                else
-                    f_mul_eo<P, false>(x[c], x[c], y);
-            } else if (EO == 2)
+            if (EO == 2)
                 f_mul_eo<P, P::LOW01>(x[c], x[c], y);
             else if (EO)
                 f_mul_eo<P, false>(x[c], x[c], y);
@@ -61,19 +50,14 @@ __global__ void add_loop(xyzz_t<fp_t> *io, const affine_t<fp_t> *pts)
     io[i] = acc;
 }
 
-/* KI dependent inversions per thread: DS 0 Fermat (f_inv), 1 divsteps */
+/* KI dependent inversions per thread (Fermat's, f_inv) */
 #define KI 4
-template <int DS> __global__ void inv_loop(fp_t *io)
+__global__ void inv_loop(fp_t *io)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     fp_t x = io[i];
 #pragma unroll 1
-    for (int k = 0; k < KI; k++) {
-        if (DS)
-            f_inv_divsteps(x, x);
-        else
-            f_inv(x, x);
-    }
+    for (int k = 0; k < KI; k++) f_inv(x, x);
     io[i] = x;
 }
 
@@ -129,31 +113,15 @@ int main(void)
     } rows[] = {
         {"Fp mul even/odd (f_mul_eo)", time_it([&] { mul_loop<fp_params, 1><<<blocks, T>>>((fp_t *)buf, yp); }), ops},
         {"Fp mul single-acc (f_mul_cios)", time_it([&] { mul_loop<fp_params, 0><<<blocks, T>>>((fp_t *)buf, yp); }), ops},
-        {"Fp mul FP64 pipe (f_mul_dp)", time_it([&] { mul_loop<fp_params, 3><<<blocks, T>>>((fp_t *)buf, yp); }), ops},
-        {"Fp mul, 2 chains f_mul_eo + 2 f_mul_dp per thread",
-         time_it([&] { mul_loop<fp_params, 4><<<blocks, T>>>((fp_t *)buf, yp); }), ops},
-        {"Fp mul, 3 chains f_mul_eo + 1 f_mul_dp per thread",
-         time_it([&] { mul_loop<fp_params, 5><<<blocks, T>>>((fp_t *)buf, yp); }), ops},
-        {"Fp mul, f_mul_eo in even warps, f_mul_dp in odd",
-         time_it([&] { mul_loop<fp_params, 6><<<blocks, T>>>((fp_t *)buf, yp); }), ops},
         {"Fr mul even/odd (f_mul_eo)", time_it([&] { mul_loop<fr_params, 1><<<blocks, T>>>((fr_t *)buf, yr); }), ops},
         {"Fr mul even/odd, r's limbs 1 and 2^32 - 1 (f_mul_eo low01)",
          time_it([&] { mul_loop<fr_params, 2><<<blocks, T>>>((fr_t *)buf, yr); }), ops},
         {"Fr mul single-acc (f_mul_cios)", time_it([&] { mul_loop<fr_params, 0><<<blocks, T>>>((fr_t *)buf, yr); }), ops},
-        {"Fr mul FP64 pipe (f_mul_dp)", time_it([&] { mul_loop<fr_params, 3><<<blocks, T>>>((fr_t *)buf, yr); }), ops},
-        {"Fr mul, 2 chains f_mul_eo + 2 f_mul_dp per thread",
-         time_it([&] { mul_loop<fr_params, 4><<<blocks, T>>>((fr_t *)buf, yr); }), ops},
-        {"Fr mul, 3 chains f_mul_eo + 1 f_mul_dp per thread",
-         time_it([&] { mul_loop<fr_params, 5><<<blocks, T>>>((fr_t *)buf, yr); }), ops},
-        {"Fr mul, f_mul_eo in even warps, f_mul_dp in odd",
-         time_it([&] { mul_loop<fr_params, 6><<<blocks, T>>>((fr_t *)buf, yr); }), ops},
         /* G1 mixed additions: any Fp values exercise the same instruction stream (no branch
          * depends on the curve) */
         {"G1 XYZZ mixed add (hot_add_aff, f_mul)",
          time_it([&] { add_loop<<<blocks, T>>>((xyzz_t<fp_t> *)buf, pts); }), (double)threads * K},
-        {"Fp inversion, Fermat (f_inv)", time_it([&] { inv_loop<0><<<blocks, T>>>((fp_t *)buf); }), (double)threads * KI},
-        {"Fp inversion, divsteps (f_inv_divsteps)", time_it([&] { inv_loop<1><<<blocks, T>>>((fp_t *)buf); }),
-         (double)threads * KI},
+        {"Fp inversion, Fermat (f_inv)", time_it([&] { inv_loop<<<blocks, T>>>((fp_t *)buf); }), (double)threads * KI},
     };
     for (const auto &r : rows)
         printf("| %s | %.3f | %.2f | %.3f |\n", r.name, r.ms, r.n / r.ms / 1e6, r.ms * 1e6 / r.n * prop.multiProcessorCount);

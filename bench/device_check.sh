@@ -5,15 +5,12 @@
 #             PCE on the device, circom, setup, the engine on the GPU);
 #   sanitize  compute-sanitizer memcheck and racecheck on one-round cases
 #             (CUZK_GPU_ROUNDS=1);
-#   bench     bench_gpu_ff (field multiplications), bench_gpu with the
-#             batch-affine MSM rows at 6 (its default), 4 and 8
-#             (CUZK_BENCH_AFFINE).
+#   bench     bench_gpu_ff (field multiplications), bench_gpu.
 # The three together may pass ten minutes: split them over calls, e.g.
 # STEPS="tests sanitize", then STEPS=bench.
 # STEPS picks (default "tests sanitize bench"); TESTS narrows the tests step to some of its
-# tests (the affine rerun of test_gpu_prove comes with test_gpu_prove), SANITIZERS the sanitize
-# step to memcheck or racecheck, SANITIZE_TESTS its tests (SANITIZE_AFFINE=0 leaves out the
-# affine case); T bounds each test (s). Under the sanitizers test_gpu_prove runs in shards of
+# tests, SANITIZERS the sanitize step to memcheck or racecheck, SANITIZE_TESTS its tests
+# (SANITIZE_MINB=0 leaves out the narrow-window, unbounded-NTT case); T bounds each test (s). Under the sanitizers test_gpu_prove runs in shards of
 # its cases (SHARDS, space-separated comma lists of CUZK_GPU_PROVE_CASES; "all" for one run),
 # each with its own log and verdict, so that a shard that runs out of time leaves the others'.
 # Binaries: $1 (default /tmp/devbin), unpacked from devgpu/devbin.tar.xz
@@ -44,9 +41,6 @@ for step in $STEPS; do
         for t in ${TESTS:-test_gpu_ff test_gpu_kernels test_gpu_prove test_gpu_pce test_gpu_circom test_gpu_setup test_engine_gpu}; do
             run "$t" "$t.log" "$B/$t"
         done
-        case " ${TESTS:-test_gpu_prove} " in *" test_gpu_prove "*)
-            CUZK_GPU_MSM_AFFINE=8 run "test_gpu_prove (affine 8)" test_gpu_prove_affine.log "$B/test_gpu_prove" ;;
-        esac
         # the lone MSMs' and NTTs' inputs through staging slots of 1 KiB (a slot turn per KiB)
         case " ${TESTS:-test_gpu_kernels} " in *" test_gpu_kernels "*)
             CUZK_GPU_STAGE_KIB=1 run "test_gpu_kernels (staging 1 KiB)" test_gpu_kernels_stage.log \
@@ -77,17 +71,16 @@ for step in $STEPS; do
                         "$tool-$t-${sh//,/-}.log" compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/$t"
                 done
             done
-            # the switched-off kernels too: affine rounds (narrow windows for long runs, the
-            # ones' sums through them), NTT passes for 3 blocks per SM (SANITIZE_AFFINE=0: not)
-            [ "${SANITIZE_AFFINE:-1}" = 0 ] || CUZK_GPU_ROUNDS=1 CUZK_GPU_MSM_AFFINE=8 CUZK_GPU_MSM_C=4 CUZK_GPU_MSM_AFF_ONES_MIN=64 CUZK_GPU_NTT_MINB=1 \
-                run "$tool test_gpu_prove (affine, minb 1)" "$tool-test_gpu_prove_affine.log" \
+            # the switched-off kernels too: narrow windows (long bucket runs), the NTT passes
+            # without their 3-blocks-an-SM bound (SANITIZE_MINB=0: not)
+            [ "${SANITIZE_MINB:-1}" = 0 ] || CUZK_GPU_ROUNDS=1 CUZK_GPU_MSM_C=4 CUZK_GPU_NTT_MINB=1 \
+                run "$tool test_gpu_prove (c 4, minb 1)" "$tool-test_gpu_prove_minb.log" \
                 compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/test_gpu_prove"
         done
         unset CUZK_GPU_PROVE_MUL ;;
     bench)
         run "bench_gpu_ff" bench_gpu_ff.log "$B/bench_gpu_ff"
-        run "bench_gpu (affine 6)" bench_gpu.log "$B/bench_gpu"
-        for a in 4 8; do CUZK_BENCH_AFFINE=$a run "bench_gpu affine $a" "bench_gpu_affine$a.log" "$B/bench_gpu"; done ;;
+        run "bench_gpu" bench_gpu.log "$B/bench_gpu" ;;
     *) echo "unknown step $step" | tee -a "$S" ;;
     esac
 done

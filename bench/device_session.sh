@@ -5,7 +5,7 @@
 #               tests and compute-sanitizer beside it (device_check.sh; CHECK_STEPS and TESTS
 #               narrow them when an earlier run passed them), then waits for the setup
 #   STEP=bench  the kernel benchmarks, the GPU to themselves (after check's setup is done):
-#               bench_gpu_ff, bench_gpu (the G1 rows plain, batch-affine with either inversion,
+#               bench_gpu_ff, bench_gpu (the G1 rows plain and with the
 #               bases resident), sppark_side (cuzk and sppark in one process, when packed), and
 #               CUZK_GPU_TRACE runs that split the 2^27 MSM and NTT and the 2^24 G1/G2 MSMs by kernel
 #   STEP=probe  what bounds the kernels: the SASS of bench_gpu_ff and of the MSM's accumulation
@@ -14,14 +14,9 @@
 #               (device_pack.sh's VARIANT_BUILD) each one's kernel test, and the NTT 2^27 and
 #               G1 2^24 / 2^26 rows of the default build and the variant interleaved twice; then G1 2^26 and G2 2^24 with the window width forced
 #               around the cost model's pick (CUZK_GPU_MSM_C)
-#   STEP=dp     the FP64-pipe products: bench_gpu_ff, test_gpu_ff, ncu's pipe counters of the product
-#               loops, and a variant build packed as variant-dp (device_pack's VARIANT_BUILD=build-dp,
-#               e.g. the kernel switches of 7e9df6a) tested and timed beside the default one
 #   STEP=porep  the 32 GiB PoRep end to end (drive-32g.sh STAGE=2: PCE, preload, first proof,
-#               batch of PROOFS at concurrency 2, for each gpu:synthesis pair of CONFIGS); the
-#               affine MSM is switched on for the daemon only when check's kernel tests passed and
-#               bench's 2^26 row is >= 10 % faster with the same result; then the PoRep files go
-#               and the WindowPoSt setup starts detached
+#               batch of PROOFS at concurrency 2, for each gpu:synthesis pair of CONFIGS); then
+#               the PoRep files go and the WindowPoSt setup starts detached
 #   STEP=post   the 32 GiB WindowPoSt (its 61 GB of parameters leave no room on the 64 GB disk
 #               for its PCE: PCE_DIR=/dev/shm/pce), one proof and a batch; then WinningPoSt
 #   STEP=snap   the 32 GiB SnapDeals (16 partitions), setup included, for each pair of CONFIGS
@@ -30,7 +25,7 @@
 # also packs ../shared/device/drive-32g.sh) carried; each step leaves $OUT/STEP.tgz and prints
 # the figures. Disk: one kind's parameters at a time.
 set -u
-STEP=${STEP:?STEP=check, bench, probe, dp, porep, post or snap}
+STEP=${STEP:?STEP=check, bench, probe, porep, post or snap}
 T0=$(date +%s)
 left() { echo $(( ${LIMIT:-570} - ($(date +%s) - T0) )); }
 B=/tmp/devbin
@@ -50,8 +45,7 @@ cuda_tools() {
     [ -n "$ncu" ] && export PATH=$PATH:$(dirname "$ncu")
 }
 # bench_gpu with only some rows: env "${ONLY[@]}" CUZK_BENCH_G1=.. CUZK_BENCH_NTT=.. CUZK_BENCH_MIN=.. BIN
-ONLY=(CUZK_BENCH_G1=0 CUZK_BENCH_G2=0 CUZK_BENCH_NTT=0 CUZK_BENCH_PROVE=0 CUZK_BENCH_CIRCOM=0 CUZK_BENCH_FB=0
-      CUZK_BENCH_AFFINE=0)
+ONLY=(CUZK_BENCH_G1=0 CUZK_BENCH_G2=0 CUZK_BENCH_NTT=0 CUZK_BENCH_PROVE=0 CUZK_BENCH_CIRCOM=0 CUZK_BENCH_FB=0)
 # variant_rows V T: the variant build in V (device_pack's VARIANT_BUILD) beside the default one:
 # its kernel test, then the NTT 2^27 and G1 2^24 / 2^26 rows of both interleaved twice, each run
 # bounded by T s and none started with T s or less left
@@ -70,7 +64,7 @@ variant_rows() {
     done
 }
 # ncu_pipes E T: ncu's pipe counters (% of peak, those >= 1 printed) of bench_gpu_ff's Fp product
-# loop mul_loop<fp, E> (1: f_mul_eo, 3: f_mul_dp, 4: both in one thread), bounded by T s
+# loop mul_loop<fp, E> (0: f_mul_cios, 1: f_mul_eo), bounded by T s
 ncu_pipes() {
     timeout $2 ncu --kernel-name-base mangled -k "regex:mul_loopIN8cuzk_gpu9fp_paramsELi$1E" --launch-count 1 \
         --metrics "regex:^sm__(pipe_.*_cycles_active|inst_executed_pipe_[a-z0-9_]+)\.avg\.pct_of_peak_sustained_active$" \
@@ -112,8 +106,8 @@ bench)
     CUZK_BENCH_G2=19 CUZK_BENCH_PROVE=22 CUZK_BENCH_CIRCOM=9 CUZK_BENCH_FB=19 timeout 260 $B/bench_gpu > $O/bench_gpu.log 2>&1
     sp=$(( $(left) - 150 )); [ $sp -gt 150 ] && sp=150 # leaves the traces their time
     [ -x $B/sppark_side ] && [ $sp -gt 30 ] && timeout $sp $B/sppark_side > $O/sppark_side.log 2>&1
-    # the kernel regions split by kernel (CUZK_GPU_TRACE): the H MSM's size (2^27, c = 22) plain and
-    # affine, the NTT at 2^27; then G1 and G2 at 2^24
+    # the kernel regions split by kernel (CUZK_GPU_TRACE): the H MSM's size (2^27, c = 22), the NTT
+    # at 2^27; then G1 and G2 at 2^24
     for sz in 27 24; do
         tt=$(( $(left) > 130 ? 120 : $(left) - 10 ))
         [ $tt -gt 20 ] || break
@@ -141,15 +135,15 @@ probe)
         timeout 100 env "${ONLY[@]}" CUZK_BENCH_NTT=27 CUZK_BENCH_MIN=27 CUZK_BENCH_REPS=1 ncu -k regex:ntt_pass \
             --launch-count 3 "${S[@]}" $B/bench_gpu > $O/ncu_ntt.txt 2>&1
         timeout 60 ncu -k regex:add_loop --launch-count 1 "${S[@]}" $B/bench_gpu_ff > $O/ncu_add.txt 2>&1
-        # the sections of Fp's product loops: IMAD alone (1), FP64 alone (3), both in one thread (4)
-        for e in 1 3 4; do
+        # the sections of Fp's product loops: the even/odd product (1), the single accumulator (0)
+        for e in 1 0; do
             [ "$(left)" -gt 90 ] || break
             timeout 40 ncu --kernel-name-base mangled -k "regex:mul_loopIN8cuzk_gpu9fp_paramsELi${e}E" --launch-count 1 \
                 "${S[@]}" $B/bench_gpu_ff > $O/ncu_mul$e.txt 2>&1
         done
         grep -E "^  [a-z_]+.*\(|Duration|DRAM Throughput|L2 Hit|L1/TEX Hit|Issue Slots Busy|Executed Ipc A|Registers Per|Achieved Occupancy|SM Busy" \
             $O/ncu_*.txt | cut -c1-170
-        for e in 1 3 4; do
+        for e in 1 0; do
             [ "$(left)" -gt 90 ] || break
             ncu_pipes $e 40
         done
@@ -163,26 +157,6 @@ probe)
         echo "G$g c=$cw: $(grep -E "G$g MSM random +\|" $O/g${g}_c$cw.log | head -1)"
     done
     finish ;;
-dp)
-    # the FP64-pipe products (issue 21, eleventh session), most telling first, in under LIMIT s:
-    # bench_gpu_ff (the pipes alone and mixed), test_gpu_ff, a variant-dp build's kernel test
-    # and its NTT 2^27 / G1 2^24, 2^26 rows interleaved with the default's (when packed), ncu's
-    # pipe counters of the Fp product loops, then the default build's kernel test
-    cuda_tools
-    timeout 60 $B/bench_gpu_ff > $O/bench_gpu_ff.log 2>&1; cat $O/bench_gpu_ff.log
-    timeout 60 $B/test_gpu_ff > $O/test_gpu_ff.log 2>&1; echo "test_gpu_ff rc $? $(tail -1 $O/test_gpu_ff.log)"
-    [ -x $B/variant-dp/bench_gpu ] && variant_rows $B/variant-dp 40
-    if command -v ncu > /dev/null; then
-        for e in 1 3 4; do
-            [ "$(left)" -gt 40 ] || break
-            ncu_pipes $e 30
-        done
-    fi
-    if [ "$(left)" -gt 70 ]; then
-        timeout $(( $(left) - 10 )) $B/test_gpu_kernels > $O/kernels.log 2>&1
-        echo "default test_gpu_kernels rc $? $(tail -1 $O/kernels.log)"
-    fi
-    finish ;;
 porep)
     need_big
     # a proof path that failed its GPU tests would only fail its partitions here: say so and stop
@@ -193,17 +167,7 @@ porep)
         finish
         exit 4
     fi
-    BL=/tmp/session/bench/bench_gpu.log # STEP=bench's, when it ran before
-    row() { awk -F'|' -v w="$1" -v s="$2" '{ o = $2; gsub(/^ +| +$/, "", o) } o == w && $3 ~ s { print $4 + 0 }' $BL 2>/dev/null; }
-    plain=$(row "G1 MSM random" "2\\^26") aff=$(row "G1 MSM random, affine" "2\\^26")
-    echo "G1 2^26: plain $plain ms, affine $aff ms"
-    S=/tmp/session/check/chk/summary.txt
-    if grep -q "test_gpu_kernels  *rc=0" $S 2>/dev/null && grep -q "affine 8) *rc=0" $S && ! grep -q differs $BL &&
-        [ -n "$aff" ] && awk -v a="$aff" -v p="$plain" 'BEGIN { exit !(a < 0.90 * p) }'; then
-        export CUZK_GPU_MSM_AFFINE=6
-    fi
-    echo "daemon MSM: ${CUZK_GPU_MSM_AFFINE:+affine }${CUZK_GPU_MSM_AFFINE:-plain}"
-    export CUZK_GPU_TRACE=alloc # the device-memory ledger into the daemon's log (perf-log's table)
+    export LOG_ALLOC=1 # the device-memory ledger into the daemon's log ([gpus] log_allocations; perf-log's table)
     W=/var/tmp/scale OUT=$O STAGE=2 LIMIT=$(( $(left) - 40 )) CONFIGS="${CONFIGS:-2:0}" PROOFS=${PROOFS:-5} \
         bash $B/drive-32g.sh $B > $O/drive.log 2>&1
     rm -rf /var/tmp/scale
@@ -231,12 +195,12 @@ post)
     tail -40 $O/e2e_wpost.log; tail -25 $O/e2e_winning.log 2>/dev/null ;;
 snap)
     need_big
-    export CUZK_GPU_TRACE=alloc # the device-memory ledger (each MSM's batch width) into the daemon's log
+    export LOG_ALLOC=1 # the device-memory ledger (each MSM's batch width) into the daemon's log
     SCALE_DIR=/var/tmp/snap OUT=$O SIZE=32GiB DEVICE=gpu KIND=snap PROOFS=${PROOFS:-2} CONFIGS=${CONFIGS:-2:0} \
         SETUP_TIMEOUT=300 timeout $(( $(left) - 15 )) bash bench/fil_e2e_device.sh $B > $O/e2e_snap.log 2>&1
     echo "snap rc $? after $(( $(date +%s) - T0 )) s"
     cp $O/e2e_snap.log "$OUT/" 2>/dev/null
     finish
     tail -40 $O/e2e_snap.log ;;
-*) echo "STEP: check, bench, probe, dp, porep, post or snap" >&2; exit 2 ;;
+*) echo "STEP: check, bench, probe, porep, post or snap" >&2; exit 2 ;;
 esac

@@ -18,8 +18,8 @@
 #     [gpus] pack_witness = true, else false; a trailing nN, "1:0pn15", sets
 #     [synthesis] nice = N, else 5; a trailing mG, "1:0pm24", holds the card to
 #     G GiB as a G GiB card would be: tool_gpu_hold keeps the rest of its
-#     memory from another process and [gpus] memory_limit = "G GiB"), the
-#     daemon on a unix socket: one proof
+#     memory from another process and [gpus] memory_limit = "G GiB"; with
+#     LOG_ALLOC=1, [gpus] log_allocations = true), the daemon on a unix socket: one proof
 #     alone (the first one uploads the parameters to the GPU), then PROOFS
 #     proofs at concurrency 2 (steady state); every partition is verified
 #     by the daemon before it answers and the counters must show 0 invalid.
@@ -163,6 +163,7 @@ max_message_size = "256MiB" # a 32 GiB WindowPoSt partition: 2,349 vanilla proof
 gpu_workers_per_device = $gw
 pack_witness = $([ $pack = 1 ] && echo true || echo false)
 memory_limit = "$([ -n "$mem" ] && echo "${mem}GiB" || echo auto)"
+log_allocations = $([ "${LOG_ALLOC:-0}" = 1 ] && echo true || echo false)
 [synthesis]
 partition_workers = $sw
 nice = $nice
@@ -237,7 +238,7 @@ TOML
     grep -oE "proved on device .*\(upload.*\)" "$OUT/e2e_daemon_$tag.log" | sed -E 's/.*\((.*)\)/\1/; s/msm ([0-9.]+):/msm \1/; s/,//g' |
         awk '{ for (i = 1; i < NF; i += 2) { s[$i] += $(i + 1); if (!(($i) in o)) o[$i] = ++k; name[o[$i]] = $i } n++ }
              END { if (n) { printf "per-partition phases (mean of %d, s):", n; for (j = 1; j <= k; j++) printf " %s %.3f", name[j], s[name[j]] / n; print "" } }'
-    # the slowest MSM of each partition against its median, and (CUZK_GPU_TRACE=alloc) the MSM
+    # the slowest MSM of each partition against its median, and (LOG_ALLOC=1) the MSM
     # scratch's allocations after the first two partitions: a steady state allocates nothing
     grep -oE "msm [0-9.]+: h [0-9.]+ l [0-9.]+ a [0-9.]+ b_g1 [0-9.]+ b_g2 [0-9.]+" "$OUT/e2e_daemon_$tag.log" |
         awk '{ for (k = 0; k < 5; k++) v[k, NR] = $(4 + 2 * k); n = NR }

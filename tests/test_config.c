@@ -59,6 +59,7 @@ static void test_defaults(void)
     CHECK(!strcmp(c.param_cache, "/var/tmp/filecoin-proof-parameters") && !c.param_cache_set);
     CHECK(c.n_warnings == 0);
     CHECK(!c.pce_verify_background); /* sync unless asked */
+    CHECK(!c.gpu_log_allocations);
     CHECK(c.log_level == CFG_LOG_INFO && !c.log_json);
     CHECK(!strncmp(c.listen, "unix:///", 8));
     CHECK(c.max_message_size >= 50u << 20); /* ~50 MB C1 outputs must fit */
@@ -84,19 +85,20 @@ static void test_random_values(void)
         static const uint64_t dmul[] = {1, 1000, 60000, 3600000, 1000};
         int du = (int)(cuzk_rng_u64(&rng) % 5);
         uint32_t dev0 = (uint32_t)(cuzk_rng_u64(&rng) % 8), dev1 = dev0 + 1 + (uint32_t)(cuzk_rng_u64(&rng) % 8);
-        bool sort = cuzk_rng_u64(&rng) & 1;
+        bool sort = cuzk_rng_u64(&rng) & 1, log_alloc = cuzk_rng_u64(&rng) & 1;
         snprintf(doc, sizeof doc,
-                 "# comment\n[gpus]\ndevices = [%u, %u]\ngpu_workers_per_device = %u\n"
+                 "# comment\n[gpus]\ndevices = [%u, %u]\ngpu_workers_per_device = %u\nlog_allocations = %s\n"
                  "[scheduler]\nmax_batch_size = %u\nmax_batch_wait_ms = %llu\nsort_by_type = %s\n"
                  "[memory]\ntotal_budget = \"%llu%s\"\neviction_min_idle = \"%llu%s\"\n"
                  "[srs]\npreload = [\"porep-32g\", \"test-porep\"]\n[logging]\nlevel = \"debug\"\nformat = \"json\"\n",
-                 dev0, dev1, workers, batch, (unsigned long long)wait, sort ? "true" : "false",
+                 dev0, dev1, workers, log_alloc ? "true" : "false", batch, (unsigned long long)wait,
+                 sort ? "true" : "false",
                  (unsigned long long)n, units[u], (unsigned long long)dur, dunits[du]);
         int rc = apply(&c, doc, err);
         CHECK_MSG(rc == 0, "%s\n%s", err, doc);
         CHECK(c.n_devices == 2 && c.devices[0] == dev0 && c.devices[1] == dev1);
         CHECK(c.gpu_workers_per_device == workers && c.max_batch_size == batch);
-        CHECK(c.max_batch_wait_ms == wait && c.sort_by_type == sort);
+        CHECK(c.max_batch_wait_ms == wait && c.sort_by_type == sort && c.gpu_log_allocations == log_alloc);
         CHECK(c.total_budget == n * mul[u]);
         CHECK(c.eviction_min_idle_ms == dur * dmul[du]);
         CHECK(c.n_preload == 2 && !strcmp(c.preload[1], "test-porep"));
@@ -159,6 +161,7 @@ static void test_errors(void)
     expect_error("[gpus]\ngpu_workers_per_device = -3\n", "out of range");
     expect_error("[gpus]\ndevices = [0, 0]\n", "gpus.devices: device 0 listed twice");
     expect_error("[gpus]\ndevices = [\"0\"]\n", "gpus.devices");
+    expect_error("[gpus]\nlog_allocations = \"alloc\"\n", "gpus.log_allocations");
     expect_error("[memory]\ntotal_budget = \"12XB\"\n", "memory.total_budget");
     expect_error("[memory]\ntotal_budget = \"0GiB\"\n", "memory.total_budget");
     expect_error("[memory]\nsafety_margin = \"auto\"\n", "memory.safety_margin");

@@ -11,6 +11,7 @@
  */
 #include "cuzk/clock.h"
 #include "cuzk/gpu.h"
+#include "gpu_hooks_env.h"
 #include "engine_test.h"
 
 #include <time.h>
@@ -192,6 +193,7 @@ int main(void)
 {
     cuzk_rng rng;
     tu_init(&rng, "test_engine_gpu");
+    gpu_hooks_from_env();
     cuzk_engine_prover p;
     int count = 0;
     if (cuzk_gpu_device_count(&count) != CUZK_OK || count <= 0) {

@@ -19,6 +19,7 @@
 #include "cuzk/circom.h"
 #include "cuzk/error.h"
 #include "cuzk/gpu.h"
+#include "gpu_hooks_env.h"
 #include "testutil.h"
 
 static cuzk_rng rng;
@@ -180,6 +181,7 @@ static void fixtures(cuzk_gpu_device *dev, cuzk_gpu_worker *gw, const char *dir)
 int main(void)
 {
     tu_init(&rng, "test_gpu_circom");
+    gpu_hooks_from_env();
     int count = 0;
     if (cuzk_gpu_device_count(&count) != CUZK_OK || count == 0) {
         return tu_skip("test_gpu_circom", "no CUDA device");

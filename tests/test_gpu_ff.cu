@@ -2,19 +2,15 @@
  * fresh random values plus the edges (0, 1, p - 1, 2, R^2-like limbs): the
  * multiplication the kernels use (f_mul), every version it can be (the
  * even/odd CIOS with the generic reduction and, in Fr, the one that uses r's
- * limbs 1 and 2^32 - 1; the single-accumulator one; the FP64-pipe product
- * f_mul_dp, whose floor step runs here with the device's rounding mode
- * rather than the host emulation's floor), squaring, addition and
- * subtraction, in Fp and Fr; the Fp inversion, Fermat's and by divsteps
- * (ff_inv.cuh); limbs must be bit-identical. Without a CUDA
+ * limbs 1 and 2^32 - 1; the single-accumulator one), squaring, addition and
+ * subtraction, in Fp and Fr; the Fp inversion (Fermat's); limbs must be
+ * bit-identical. Without a CUDA
  * device: prints "SKIPPED: no CUDA device" (CTest: Skipped). */
 #include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpu/ff.cuh"
-#include "gpu/ff_dp.cuh"
-#include "gpu/ff_inv.cuh"
 extern "C" {
 #include "cuzk/fp.h"
 #include "cuzk/fp2.h"
@@ -25,8 +21,8 @@ extern "C" {
 
 using namespace cuzk_gpu;
 
-enum { OP_MUL, OP_MUL_EO, OP_MUL_EO_LOW01, OP_MUL_CIOS, OP_MUL_DP, OP_SQR, OP_ADD, OP_SUB, NOPS };
-static const char *op_name[NOPS] = {"mul", "mul_eo", "mul_eo_low01", "mul_cios", "mul_dp", "sqr", "add", "sub"};
+enum { OP_MUL, OP_MUL_EO, OP_MUL_EO_LOW01, OP_MUL_CIOS, OP_SQR, OP_ADD, OP_SUB, NOPS };
+static const char *op_name[NOPS] = {"mul", "mul_eo", "mul_eo_low01", "mul_cios", "sqr", "add", "sub"};
 
 template <class P> __global__ void ff_ops(const fe<P> *a, const fe<P> *b, fe<P> *out, size_t n)
 {
@@ -37,7 +33,6 @@ template <class P> __global__ void ff_ops(const fe<P> *a, const fe<P> *b, fe<P> 
     f_mul_eo<P, false>(out[OP_MUL_EO * n + i], x, y);
     f_mul_eo<P, P::LOW01>(out[OP_MUL_EO_LOW01 * n + i], x, y); /* Fp: the generic one again */
     f_mul_cios(out[OP_MUL_CIOS * n + i], x, y);
-    f_mul_dp(out[OP_MUL_DP * n + i], x, y);
     f_sqr(out[OP_SQR * n + i], x);
     f_add(out[OP_ADD * n + i], x, y);
     f_sub(out[OP_SUB * n + i], x, y);
@@ -73,7 +68,7 @@ static void check_field(const char *field, const T *a, const T *b, size_t n, con
     for (size_t i = 0; i < n; i++) {
         T want[NOPS];
         ops.mul(&want[OP_MUL], &a[i], &b[i]);
-        want[OP_MUL_EO] = want[OP_MUL_EO_LOW01] = want[OP_MUL_CIOS] = want[OP_MUL_DP] = want[OP_MUL];
+        want[OP_MUL_EO] = want[OP_MUL_EO_LOW01] = want[OP_MUL_CIOS] = want[OP_MUL];
         ops.sqr(&want[OP_SQR], &a[i]);
         ops.add(&want[OP_ADD], &a[i], &b[i]);
         ops.sub(&want[OP_SUB], &a[i], &b[i]);
@@ -151,14 +146,13 @@ static void test_fp2(size_t nr, cuzk_rng *rng)
     printf("Fp2: %zu pairs, mul, sqr %s\n", n, bad[0] + bad[1] ? "DIFFER" : "all equal");
     free(a), free(b), free(out);
 }
-/* Fp inversion on the device, Fermat's (f_inv) and by divsteps
- * (f_inv_divsteps), against the CPU's, on the edges and nr random values. */
+/* Fp inversion on the device (Fermat's, f_inv) against the CPU's, on the
+ * edges and nr random values. */
 __global__ void inv_ops(const fp_t *a, fp_t *out, size_t n)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     f_inv(out[i], a[i]);
-    f_inv_divsteps(out[n + i], a[i]);
 }
 
 static void test_inv(size_t nr, cuzk_rng *rng)
@@ -166,28 +160,27 @@ static void test_inv(size_t nr, cuzk_rng *rng)
     cuzk_fp e[FF_NEDGES];
     ff_edges(e, fp_oracle);
     const size_t n = FF_NEDGES + nr, sz = n * sizeof(cuzk_fp);
-    cuzk_fp *a = (cuzk_fp *)malloc(sz), *out = (cuzk_fp *)malloc(2 * sz);
+    cuzk_fp *a = (cuzk_fp *)malloc(sz), *out = (cuzk_fp *)malloc(sz);
     for (size_t k = 0; k < n; k++)
         if (k < FF_NEDGES) a[k] = e[k];
         else cuzk_fp_random(&a[k], rng);
     fp_t *da, *dout;
-    bool ok = !cudaMalloc(&da, sz) && !cudaMalloc(&dout, 2 * sz);
+    bool ok = !cudaMalloc(&da, sz) && !cudaMalloc(&dout, sz);
     if (ok) {
         cudaMemcpy(da, a, sz, cudaMemcpyHostToDevice);
         inv_ops<<<(unsigned)((n + 127) / 128), 128>>>(da, dout, n);
-        ok = cudaMemcpy(out, dout, 2 * sz, cudaMemcpyDeviceToHost) == cudaSuccess;
+        ok = cudaMemcpy(out, dout, sz, cudaMemcpyDeviceToHost) == cudaSuccess;
         cudaFree(da), cudaFree(dout);
     }
     CHECK_MSG(ok, "Fp inversion: kernel failed");
-    unsigned long bad[2] = {0};
+    unsigned long bad = 0;
     for (size_t i = 0; ok && i < n; i++) {
         cuzk_fp want;
         cuzk_fp_inv(&want, &a[i]);
-        bad[0] += memcmp(&want, &out[i], sizeof want) != 0;
-        bad[1] += memcmp(&want, &out[n + i], sizeof want) != 0;
+        bad += memcmp(&want, &out[i], sizeof want) != 0;
     }
-    CHECK_MSG(!bad[0] && !bad[1], "Fp inversion: Fermat %lu, divsteps %lu of %zu differ", bad[0], bad[1], n);
-    printf("Fp inversion: %zu values, Fermat and divsteps %s\n", n, bad[0] + bad[1] ? "DIFFER" : "all equal");
+    CHECK_MSG(!bad, "Fp inversion: %lu of %zu differ", bad, n);
+    printf("Fp inversion: %zu values %s\n", n, bad ? "DIFFER" : "all equal");
     free(a), free(out);
 }
 

@@ -12,6 +12,7 @@
 #include "cuzk/gpu.h"
 #include "cuzk/msm.h"
 #include "cuzk/ntt.h"
+#include "gpu_hooks_env.h"
 #include "testutil.h"
 
 static cuzk_rng rng;
@@ -204,37 +205,18 @@ static void test_msm(cuzk_gpu_worker *w, bool big)
         cuzk_gpu_bases_free(rb1);
         cuzk_gpu_bases_free(rb2);
     }
-    /* the ones' sum through the affine rounds without room for their keys
-     * (injected): the plain sum instead, the same result, no error */
+    /* random scalars need the window batches' keys: without room for them
+     * (injected, on every retry), out of memory, said */
     {
         const size_t n = nmax < 5000 ? nmax : 5000;
-        gen_scalars(k, n, SC_ONE);
-        for (size_t i = 0; i < n; i++) b1[i] = p1[cuzk_rng_u64(&rng) % pool];
-        cuzk_g1_jac r1, g1;
-        CHECK(cuzk_g1_msm(&r1, b1, k, n, 2) == CUZK_OK);
-        const char *aff = getenv("CUZK_GPU_MSM_AFFINE"), *omin = getenv("CUZK_GPU_MSM_AFF_ONES_MIN");
-        char saved[2][16] = {"", ""};
-        if (aff) snprintf(saved[0], sizeof saved[0], "%s", aff);
-        if (omin) snprintf(saved[1], sizeof saved[1], "%s", omin);
-        setenv("CUZK_GPU_MSM_AFFINE", "8", 1);
-        setenv("CUZK_GPU_MSM_AFF_ONES_MIN", "64", 1);
-        setenv("CUZK_GPU_FAIL_ALLOC", "msm keys", 1);
-        int rc = cuzk_gpu_g1_msm(w, &g1, b1, k, n);
-        unsetenv("CUZK_GPU_FAIL_ALLOC");
-        CHECK_MSG(rc == CUZK_OK && cuzk_g1_jac_eq(&r1, &g1), "ones without room for the rounds: rc %d (%s)", rc,
-                  cuzk_gpu_worker_error(w));
-        CHECK_MSG(cuzk_gpu_worker_error(w)[0] == 0, "a stale message: %s", cuzk_gpu_worker_error(w));
-        /* random scalars need the window batches' keys: out of memory, said */
         gen_scalars(k, n, SC_RANDOM);
-        setenv("CUZK_GPU_FAIL_ALLOC", "msm keys", 1);
-        rc = cuzk_gpu_g1_msm(w, &g1, b1, k, n);
-        unsetenv("CUZK_GPU_FAIL_ALLOC");
+        for (size_t i = 0; i < n; i++) b1[i] = p1[cuzk_rng_u64(&rng) % pool];
+        cuzk_g1_jac g1;
+        GPU_HOOK_SET_STR(fail_alloc, "msm keys");
+        int rc = cuzk_gpu_g1_msm(w, &g1, b1, k, n);
+        GPU_HOOK_SET_STR(fail_alloc, "");
         CHECK_MSG(rc == CUZK_ERR_NO_MEMORY && strstr(cuzk_gpu_worker_error(w), "msm keys"), "rc %d (%s)", rc,
                   cuzk_gpu_worker_error(w));
-        if (aff) setenv("CUZK_GPU_MSM_AFFINE", saved[0], 1);
-        else unsetenv("CUZK_GPU_MSM_AFFINE");
-        if (omin) setenv("CUZK_GPU_MSM_AFF_ONES_MIN", saved[1], 1);
-        else unsetenv("CUZK_GPU_MSM_AFF_ONES_MIN");
     }
     /* a changed scalar must change the result */
     gen_scalars(k, 100, SC_RANDOM);
@@ -264,6 +246,7 @@ static void test_errors(cuzk_gpu_device *dev, cuzk_gpu_worker *w)
 int main(void)
 {
     tu_init(&rng, "test_gpu_kernels");
+    gpu_hooks_from_env();
     int count = 0;
     if (cuzk_gpu_device_count(&count) != CUZK_OK || count == 0) {
         return tu_skip("test_gpu_kernels", "no CUDA device");
@@ -284,12 +267,12 @@ int main(void)
         test_ntt(w, b ? 20 : 14);
         /* the passes as ptxas likes them, 2 blocks per SM (the default
          * holds them to 3: another register allocation) */
-        setenv("CUZK_GPU_NTT_MINB", "1", 1);
+        GPU_HOOK_SET(ntt_minb, 1);
         test_ntt(w, 12);
         /* and at the sizes whose passes use the full tile (9 levels, 4
          * columns, as at 2^27), both register allocations */
         test_ntt_range(w, 17, 18);
-        unsetenv("CUZK_GPU_NTT_MINB");
+        GPU_HOOK_SET(ntt_minb, 0);
         test_ntt_range(w, 17, 18);
         /* the tables' growth failing half way (the inverse table's allocation
          * out of memory): refused, and the next smaller transforms rebuild
@@ -297,9 +280,9 @@ int main(void)
         {
             const unsigned lg = (b ? 20 : 18) + 1; /* above every table built so far: a growth */
             cuzk_fr *x = calloc((size_t)1 << lg, sizeof *x);
-            setenv("CUZK_GPU_FAIL_ALLOC", "inverse twiddles", 1);
+            GPU_HOOK_SET_STR(fail_alloc, "inverse twiddles");
             rc = x ? cuzk_gpu_ntt(w, x, lg, CUZK_GPU_NTT_INVERSE) : CUZK_ERR_NO_MEMORY;
-            unsetenv("CUZK_GPU_FAIL_ALLOC");
+            GPU_HOOK_SET_STR(fail_alloc, "");
             CHECK_MSG(rc == CUZK_ERR_NO_MEMORY && strstr(cuzk_gpu_worker_error(w), "inverse twiddles"),
                       "injected table failure: rc %d (%s)", rc, cuzk_gpu_worker_error(w));
             free(x);
@@ -310,43 +293,20 @@ int main(void)
         test_msm(w, b);
         /* narrow windows: long runs of one bucket across many accumulation
          * chunks and several partial levels (this found a real bug) */
-        setenv("CUZK_GPU_MSM_C", "2", 1);
+        GPU_HOOK_SET(msm_c, 2);
         test_msm(w, false);
-        /* the batch-affine rounds (off by default): long runs at C = 2 (P + P
-         * and P - P from the repeated pool points), then the usual windows */
-        setenv("CUZK_GPU_MSM_AFFINE", "8", 1);
-        setenv("CUZK_GPU_MSM_AFF_ONES_MIN", "64", 1); /* the ones' sums through the rounds too */
-        test_msm(w, false);
-        /* and with each block's inversion inside the round (the first version,
-         * kept to be measured against the grid's) */
-        setenv("CUZK_GPU_MSM_AFFINE_INV", "block", 1);
-        test_msm(w, false);
-        unsetenv("CUZK_GPU_MSM_AFFINE_INV");
         /* many window batches (a batch of 4,096 sorted entries: one window
-         * or less each): the sort's two buffers taking turns across batches,
-         * the rounds' buffers reused, with one, two and eight rounds */
-        setenv("CUZK_GPU_MSM_BATCH", "4096", 1);
-        for (int R = 1; R <= 8; R *= 2) {
-            if (R == 4) continue;
-            char rs[4];
-            snprintf(rs, sizeof rs, "%d", R);
-            setenv("CUZK_GPU_MSM_AFFINE", rs, 1);
-            test_msm(w, false);
-        }
-        unsetenv("CUZK_GPU_MSM_AFFINE");
+         * or less each): the sort's two buffers taking turns across batches */
+        GPU_HOOK_SET(msm_batch, 4096);
         test_msm(w, false);
-        unsetenv("CUZK_GPU_MSM_BATCH");
-        /* a card with no room to spare (CUZK_GPU_MSM_FREE, a stand-in for the
+        GPU_HOOK_SET(msm_batch, 0);
+        /* a card with no room to spare (the hooks' msm_free, a stand-in for the
          * driver's free figure): each batch narrowed to one window before
          * anything is allocated; at C = 2, 128 windows in 128 batches */
-        setenv("CUZK_GPU_MSM_FREE", "1", 1);
+        GPU_HOOK_SET(msm_free, 1);
         test_msm(w, false);
-        unsetenv("CUZK_GPU_MSM_FREE");
-        setenv("CUZK_GPU_MSM_AFFINE", "8", 1);
-        unsetenv("CUZK_GPU_MSM_C");
-        test_msm(w, b);
-        unsetenv("CUZK_GPU_MSM_AFFINE");
-        unsetenv("CUZK_GPU_MSM_AFF_ONES_MIN");
+        GPU_HOOK_SET(msm_free, 0);
+        GPU_HOOK_SET(msm_c, 0);
     }
     test_errors(dev, w);
     cuzk_gpu_worker_destroy(w);

@@ -22,6 +22,7 @@
 #include "cuzk/groth16.h"
 #include "cuzk/groth16_pce.h"
 #include "cuzk/pce.h"
+#include "gpu_hooks_env.h"
 #include "test_pce_circuit.h"
 #include "testutil.h"
 
@@ -293,7 +294,9 @@ static void budgets(void)
     cuzk_gpu_plan_need nd;
     cuzk_gpu_plan_need_of(&nd, &params, pce, 1);
     printf("plan budgets: 2^%u domain, %zu constraints\n", nd.log_n, r->base.num_constraints);
-    setenv("CUZK_GPU_STREAM_CHUNK", "1500", 1); /* many chunks an MSM, each MSM's last one short */
+    cuzk_gpu_test_hooks keep;
+    cuzk_gpu_test_hooks_get(&keep);
+    GPU_HOOK_SET(stream_chunk, 1500); /* many chunks an MSM, each MSM's last one short */
     /* case 0: the smallest plan (the PCE's matrices streamed too); case 1:
      * every array streamed, the PCE resident; case 1 + r: r arrays resident */
     for (unsigned cs = 0; cs <= CUZK_GPU_PLAN_ARRAYS + 1; cs++) {
@@ -320,7 +323,7 @@ static void budgets(void)
         CHECK_MSG(rc == CUZK_OK, "prove, %u resident: %d %s", res, rc, cuzk_gpu_worker_error(w));
         CHECK_MSG(rc || (proof_eq(&pf, &whole) && verify(&pvk, &pf, wit) == CUZK_OK),
                   "%u resident: the proof differs from the whole card's", res);
-        const bool streams = plan.chunk_bytes != 0 || getenv("CUZK_GPU_STREAM"); /* tests may force it */
+        const bool streams = plan.chunk_bytes != 0 || keep.stream[0]; /* tests may force it */
         CHECK(streams == (tm.stream_bytes > 0) && (!streams || tm.stream_copy_s > 0));
         CHECK(cuzk_gpu_device_budget(dev, &budget, &used) == CUZK_OK && used <= budget);
         printf("    H over %u vectors%s%s, %llu bytes streamed (copy %.4f s, waited %.4f s), held %llu of %llu\n",
@@ -331,7 +334,7 @@ static void budgets(void)
         cuzk_gpu_worker_destroy(w);
         cuzk_gpu_device_close(dev);
     }
-    unsetenv("CUZK_GPU_STREAM_CHUNK");
+    cuzk_gpu_test_hooks_set(&keep);
     cuzk_pce_free(pce);
     cuzk_groth16_pvk_free(&pvk);
     cuzk_groth16_params_free(&params);
@@ -341,6 +344,7 @@ static void budgets(void)
 int main(void)
 {
     tu_init(&rng, "test_gpu_pce");
+    gpu_hooks_from_env();
     int count = 0;
     if (cuzk_gpu_device_count(&count) != CUZK_OK || count == 0) {
         return tu_skip("test_gpu_pce", "no CUDA device");

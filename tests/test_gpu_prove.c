@@ -14,6 +14,7 @@
 #include "cuzk/gpu.h"
 #include "cuzk/groth16.h"
 #include "cuzk/mem.h"
+#include "gpu_hooks_env.h"
 #include "job_by_index.h"
 #include "testutil.h"
 
@@ -170,6 +171,7 @@ static void *worker(void *arg)
 int main(void)
 {
     tu_init(&rng, "test_gpu_prove");
+    gpu_hooks_from_env();
     int count = 0;
     if (cuzk_gpu_device_count(&count) != CUZK_OK || count == 0) {
         return tu_skip("test_gpu_prove", "no CUDA device");
@@ -319,11 +321,13 @@ int main(void)
      * device-gathered job too), and with staging off (the driver's copies):
      * the same proofs */
     for (int off = 0; off < 2 && want_case("staged"); off++) {
-        setenv("CUZK_GPU_STAGE_KIB", "1", 1);
-        if (off) setenv("CUZK_GPU_STAGE_THREADS", "0", 1);
+        cuzk_gpu_test_hooks keep;
+        cuzk_gpu_test_hooks_get(&keep);
+        GPU_HOOK_SET(stage_kib, 1);
+        if (off) GPU_HOOK_SET(stage_threads, 0);
         cuzk_gpu_worker *sw = NULL;
         rc = cuzk_gpu_worker_create(&sw, dev);
-        unsetenv("CUZK_GPU_STAGE_KIB"), unsetenv("CUZK_GPU_STAGE_THREADS");
+        cuzk_gpu_test_hooks_set(&keep);
         CHECK(rc == CUZK_OK);
         if (rc) break;
         cuzk_groth16_proof sp[3];
@@ -355,10 +359,8 @@ int main(void)
     if (want_case("streamed")) {
         cuzk_gpu_worker *tw = NULL; /* its own: the other workers' buffers are measured below */
         CHECK(cuzk_gpu_worker_create(&tw, dev) == CUZK_OK);
-        setenv("CUZK_GPU_STREAM", "h,l,a,b_g1,b_g2", 1);
-        char chunk[32];
-        snprintf(chunk, sizeof chunk, "%zu", rcs->base.num_aux / 6 + 1);
-        setenv("CUZK_GPU_STREAM_CHUNK", chunk, 1);
+        GPU_HOOK_SET_STR(stream, "h,l,a,b_g1,b_g2");
+        GPU_HOOK_SET(stream_chunk, rcs->base.num_aux / 6 + 1);
         cuzk_groth16_params ps = p; /* another key: a set of its own on the device */
         cuzk_groth16_proof sp[3];
         rc = cuzk_gpu_prove(tw, sp, &ps, sh->as, sh->r, sh->s, 3, NULL);
@@ -368,7 +370,7 @@ int main(void)
         rc = prove_by_index(tw, dev, sp, &p, &sh->as[1], &sh->r[1], &sh->s[1]);
         CHECK_MSG(rc == CUZK_OK && proof_eq(&sp[0], &gp[1]), "streamed job by index: %d %s", rc,
                   cuzk_gpu_worker_error(tw));
-        unsetenv("CUZK_GPU_STREAM");
+        GPU_HOOK_SET_STR(stream, "");
         cuzk_gpu_device_release_params(dev, &ps);
 
         cuzk_groth16_params pf = p;
@@ -379,13 +381,13 @@ int main(void)
         CHECK(cuzk_gpu_device_set_memory_limit(dev, 0) == CUZK_OK);
         CHECK_MSG(rc == CUZK_ERR_NO_MEMORY && strstr(msg, "every point streamed") && strstr(msg, "needs at least"),
                   "preload, never fits: %d %s", rc, msg);
-        setenv("CUZK_GPU_STREAM", "h,l,a,b_g1,b_g2", 1); /* the set a job uploads: every array streamed */
+        GPU_HOOK_SET_STR(stream, "h,l,a,b_g1,b_g2"); /* the set a job uploads: every array streamed */
         rc = cuzk_gpu_prove(tw, sp, &pf, &sh->as[2], &sh->r[2], &sh->s[2], 1, NULL); /* every array streamed */
         CHECK_MSG(rc == CUZK_OK && proof_eq(&sp[0], &gp[2]), "after the preload: %d %s", rc,
                   cuzk_gpu_worker_error(tw));
         CHECK(cuzk_gpu_device_params_host_released(dev, &pf) == CUZK_ERR_NOT_READY);
-        unsetenv("CUZK_GPU_STREAM");
-        unsetenv("CUZK_GPU_STREAM_CHUNK");
+        GPU_HOOK_SET_STR(stream, "");
+        GPU_HOOK_SET(stream_chunk, 0);
         cuzk_gpu_device_release_params(dev, &pf);
         cuzk_gpu_worker_destroy(tw);
     }
@@ -427,9 +429,9 @@ int main(void)
         cuzk_groth16_proof bp;
         const uint64_t held = cuzk_gpu_worker_held_bytes(sh->w[1]);
         CHECK_MSG(held > 0, "worker 1 holds no buffers after its proofs");
-        setenv("CUZK_GPU_FAIL_ALLOC", "witness", 1);
+        GPU_HOOK_SET_STR(fail_alloc, "witness");
         rc = cuzk_gpu_prove(sh->w[1], &bp, &p, &sh->as[0], &sh->r[0], &sh->s[0], 1, NULL);
-        unsetenv("CUZK_GPU_FAIL_ALLOC");
+        GPU_HOOK_SET_STR(fail_alloc, "");
         const char *em = cuzk_gpu_worker_error(sh->w[1]);
         CHECK_MSG(rc == CUZK_ERR_NO_MEMORY, "injected out of memory: rc %d (%s)", rc, em);
         CHECK_MSG(strstr(em, "witness") && strstr(em, "buffers released"), "the message: %s", em);
@@ -445,9 +447,9 @@ int main(void)
                (unsigned long long)held);
         /* inside the kernel region (the MSM's segments): the same, the device
          * lock released (the other worker proves), the device not failed */
-        setenv("CUZK_GPU_FAIL_ALLOC", "msm segments", 1);
+        GPU_HOOK_SET_STR(fail_alloc, "msm segments");
         rc = cuzk_gpu_prove(sh->w[1], &bp, &p, &sh->as[0], &sh->r[0], &sh->s[0], 1, NULL);
-        unsetenv("CUZK_GPU_FAIL_ALLOC");
+        GPU_HOOK_SET_STR(fail_alloc, "");
         CHECK_MSG(rc == CUZK_ERR_NO_MEMORY && cuzk_gpu_worker_held_bytes(sh->w[1]) == 0, "in the region: rc %d (%s)",
                   rc, cuzk_gpu_worker_error(sh->w[1]));
         rc = cuzk_gpu_prove(sh->w[0], &bp, &p, &sh->as[0], &sh->r[0], &sh->s[0], 1, NULL);

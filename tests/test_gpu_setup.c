@@ -13,6 +13,7 @@
 #include "cuzk/gpu.h"
 #include "cuzk/groth16.h"
 #include "cuzk/test_circuits.h"
+#include "gpu_hooks_env.h"
 #include "testutil.h"
 
 static cuzk_rng rng;
@@ -36,10 +37,10 @@ static void test_fixed_base(cuzk_gpu_worker *w)
     cuzk_fr_random(&base_k, &rng);
     tu_g1_mul_gen(&b1, &base_k);
     tu_g2_mul_gen(&b2, &base_k);
-    setenv("CUZK_GPU_FB_BATCH", "1024", 1); /* several batches, the last one partial */
+    GPU_HOOK_SET(fb_batch, 1024); /* several batches, the last one partial */
     int rc1 = cuzk_gpu_g1_fixed_base(w, o1, &b1, k, n);
     int rc2 = cuzk_gpu_g2_fixed_base(w, o2, &b2, k, n);
-    unsetenv("CUZK_GPU_FB_BATCH");
+    GPU_HOOK_SET(fb_batch, 0);
     CHECK_MSG(rc1 == CUZK_OK, "g1 fixed base: %s", cuzk_gpu_worker_error(w));
     CHECK_MSG(rc2 == CUZK_OK, "g2 fixed base: %s", cuzk_gpu_worker_error(w));
     size_t bad1 = 0, bad2 = 0;
@@ -122,6 +123,7 @@ static void test_setup(cuzk_gpu_worker *w)
 int main(void)
 {
     tu_init(&rng, "test_gpu_setup");
+    gpu_hooks_from_env();
     int count = 0;
     if (cuzk_gpu_device_count(&count) != CUZK_OK || count == 0) {
         return tu_skip("test_gpu_setup", "no CUDA device");

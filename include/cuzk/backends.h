@@ -89,6 +89,10 @@ void cuzk_engine_gpu_prover_free(cuzk_engine_prover *p);
  * when it is opened; cuzk_gpu_device_set_memory_limit), for the devices
  * the engine opens from then on. */
 void cuzk_engine_gpu_prover_memory_limit(cuzk_engine_prover *p, uint64_t limit);
+/* Every device allocation listed on stderr with the card's free memory
+ * after it (cuzk_gpu_set_trace's CUZK_GPU_TRACE_ALLOC), from the first
+ * device the engine opens on. */
+void cuzk_engine_gpu_prover_log_allocations(cuzk_engine_prover *p, bool on);
 
 /* ---- the PCE cache ------------------------------------------------------ */
 

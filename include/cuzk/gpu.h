@@ -175,6 +175,16 @@ double cuzk_gpu_worker_region_s(const cuzk_gpu_worker *w);
  * other workers keep their room. */
 uint64_t cuzk_gpu_worker_held_bytes(const cuzk_gpu_worker *w);
 
+/* ---- tracing, on stderr ------------------------------------------------- */
+
+#define CUZK_GPU_TRACE_ALLOC 1u   /* every device allocation: its name, bytes, the card's free memory after it */
+#define CUZK_GPU_TRACE_KERNELS 2u /* at the end of each kernel region, its time split by kernel (CUDA events) */
+/* Process-wide; 0, the default, traces nothing. The allocations are the
+ * ledger of what a card must hold (the daemon's [gpus] log_allocations);
+ * the kernel split is for benchmarks (a block per region, a partition's
+ * several). Without CUDA a no-op. */
+void cuzk_gpu_set_trace(unsigned flags);
+
 /* ---- building blocks (host arrays in, host arrays out) ---------------- */
 
 #define CUZK_GPU_NTT_INVERSE 1u    /* evaluations -> coefficients (times 1/n) */

@@ -16,6 +16,7 @@
 typedef struct gpu_ctx {
     unsigned n;
     uint64_t memory_limit; /* per card; 0: its free memory at open */
+    unsigned trace;        /* CUZK_GPU_TRACE_* flags, set as the devices open */
     int ordinals[];
 } gpu_ctx;
 
@@ -47,6 +48,7 @@ static int gpu_device_open(void *ctx, unsigned device, unsigned workers, void **
         free(g);
         return CUZK_ERR_NO_MEMORY;
     }
+    if (c->trace) cuzk_gpu_set_trace(c->trace); /* process-wide: the GPU layer's stderr */
     int err = cuzk_gpu_device_open(&g->dev, c->ordinals[device], g->msg, sizeof g->msg);
     if (err == CUZK_OK && c->memory_limit) err = cuzk_gpu_device_set_memory_limit(g->dev, c->memory_limit);
     for (; err == CUZK_OK && g->n_workers < workers; g->n_workers++)
@@ -133,7 +135,7 @@ int cuzk_engine_gpu_prover(cuzk_engine_prover *out, const unsigned *ordinals, un
         if (ordinals[i] >= (unsigned)count) return CUZK_ERR_NO_DEVICE;
     gpu_ctx *c = malloc(sizeof *c + n * sizeof c->ordinals[0]);
     if (!c) return CUZK_ERR_NO_MEMORY;
-    c->n = n, c->memory_limit = 0;
+    c->n = n, c->memory_limit = 0, c->trace = 0;
     for (unsigned i = 0; i < n; i++) c->ordinals[i] = ordinals ? (int)ordinals[i] : (int)i;
     out->name = "gpu";
     out->devices = n;
@@ -156,6 +158,11 @@ int cuzk_engine_gpu_prover(cuzk_engine_prover *out, const unsigned *ordinals, un
 void cuzk_engine_gpu_prover_memory_limit(cuzk_engine_prover *p, uint64_t limit)
 {
     if (p && p->ctx) ((gpu_ctx *)p->ctx)->memory_limit = limit;
+}
+
+void cuzk_engine_gpu_prover_log_allocations(cuzk_engine_prover *p, bool on)
+{
+    if (p && p->ctx) ((gpu_ctx *)p->ctx)->trace = on ? CUZK_GPU_TRACE_ALLOC : 0;
 }
 
 void cuzk_engine_gpu_prover_free(cuzk_engine_prover *p)

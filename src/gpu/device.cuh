@@ -146,7 +146,7 @@ namespace cuzk_gpu {
 bool dev_mem_gib(double *free_gib, double *total_gib);
 /* "cudaMalloc(what, n bytes)" failed as the driver's out of memory does, over the budget */
 int over_budget(const ctx &c, const char *what, size_t bytes);
-/* With CUZK_GPU_TRACE, an allocation listed with the free memory after it */
+/* With CUZK_GPU_TRACE_ALLOC, an allocation listed with the free memory after it */
 void alloc_note(const ctx &c, const char *what, size_t bytes);
 } // namespace cuzk_gpu
 

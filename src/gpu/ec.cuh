@@ -172,65 +172,6 @@ template <class F> __device__ __noinline__ void xyzz_add(xyzz_t<F> &r, const xyz
     xyzz_add_body(r, a, b);
 }
 
-/* ---- affine additions whose inverses are shared (Montgomery's trick) ---- */
-enum { AFF_P, AFF_Q, AFF_ADD, AFF_DBL, AFF_INF };
-/* What P + Q needs, and its denominator d (1 when there is nothing to invert:
- * an operand at infinity, or P = -Q). */
-template <class F> CUZK_FD int aff_case(const affine_t<F> &P, const affine_t<F> &Q, F &d)
-{
-    if (aff_is_inf(Q)) {
-        f_one(d);
-        return AFF_P;
-    }
-    if (aff_is_inf(P)) {
-        f_one(d);
-        return AFF_Q;
-    }
-    f_sub(d, Q.x, P.x);
-    if (!f_is_zero(d)) return AFF_ADD;
-    if (f_eq(P.y, Q.y) && !f_is_zero(P.y)) {
-        f_dbl(d, P.y);
-        return AFF_DBL;
-    }
-    f_one(d);
-    return AFF_INF;
-}
-/* R = P + Q for aff_case's case cs, id = 1/d: lambda = (y2 - y1)/(x2 - x1)
- * or 3x^2/(2y); x3 = lambda^2 - x1 - x2, y3 = lambda (x1 - x3) - y1 (x2 = x1
- * when doubling). Three products. */
-template <class F> CUZK_FD void aff_sum(affine_t<F> &R, const affine_t<F> &P, const affine_t<F> &Q, int cs, const F &id)
-{
-    if (cs == AFF_P) {
-        R = P;
-        return;
-    }
-    if (cs == AFF_Q) {
-        R = Q;
-        return;
-    }
-    if (cs == AFF_INF) {
-        f_zero(R.x), f_zero(R.y);
-        return;
-    }
-    F lam, t;
-    if (cs == AFF_ADD) {
-        f_sub(t, Q.y, P.y);
-    } else {
-        F t2;
-        f_sqr(t, P.x);
-        f_dbl(t2, t);
-        f_add(t, t2, t);
-    }
-    f_mul(lam, t, id);
-    affine_t<F> o;
-    f_sqr(o.x, lam);
-    f_sub(o.x, o.x, P.x);
-    f_sub(o.x, o.x, Q.x);
-    f_sub(t, P.x, o.x);
-    f_mul(o.y, lam, t);
-    f_sub(o.y, o.y, P.y);
-    R = o;
-}
 /* Whether the MSM's hot loops inline the additions (G1 yes; G2 would spill). */
 template <class F> struct inline_adds {
     static constexpr bool value = false;

@@ -87,8 +87,8 @@ static int fixed_base_run(const ctx &c, fixed_base_bufs *b, void *out, const voi
     typedef xyzz_t<F> X;
     int rc;
     size_t batch = FB_BATCH;
-    const char *force = getenv("CUZK_GPU_FB_BATCH"); /* tests: several batches at small n */
-    if (force && atol(force) >= 64) batch = (size_t)atol(force);
+    const uint64_t force = cuzk_gpu_hooks_now()->fb_batch; /* tests: several batches at small n */
+    if (force >= 64) batch = (size_t)force;
     if (batch > n) batch = n;
     if ((rc = buf_reserve(c, &b->tab, CUZK_GPU_FB_NWIN * CUZK_GPU_FB_DIG * sizeof(A), "fixed-base table")) ||
         (rc = buf_reserve(c, &b->k, batch * sizeof(fr_t), "fixed-base scalars")) ||

@@ -98,9 +98,8 @@ int over_budget(const ctx &c, const char *what, size_t bytes)
 
 bool device_free_bytes(const ctx &c, size_t *freeb)
 {
-    const char *fake = getenv("CUZK_GPU_MSM_FREE");
-    if (fake && *fake) {
-        *freeb = (size_t)strtoull(fake, NULL, 10);
+    if (const uint64_t fake = cuzk_gpu_hooks_now()->msm_free) {
+        *freeb = (size_t)fake;
         return true;
     }
     size_t total;
@@ -112,14 +111,12 @@ bool device_free_bytes(const ctx &c, size_t *freeb)
     return true;
 }
 
-/* With CUZK_GPU_TRACE=1 (or =alloc, without the kernel split) every device
- * allocation is listed on stderr with the device's free memory after it:
- * the ledger of what a card must hold. */
+/* With CUZK_GPU_TRACE_ALLOC every device allocation is listed on stderr
+ * with the device's free memory after it: the ledger of what a card must
+ * hold. */
 void alloc_note(const ctx &c, const char *what, size_t bytes)
 {
-    static const char *const env = getenv("CUZK_GPU_TRACE");
-    static const bool on = env && (atoi(env) == 1 || !strcmp(env, "alloc"));
-    if (!on) return;
+    if (!(cuzk_gpu_trace_flags() & CUZK_GPU_TRACE_ALLOC)) return;
     double f, t;
     dev_mem_gib(&f, &t);
     fprintf(stderr, "gpu alloc, device %d: %-28s %14zu bytes, %.2f of %.2f GiB free\n", c.ordinal, what, bytes, f, t);
@@ -127,12 +124,12 @@ void alloc_note(const ctx &c, const char *what, size_t bytes)
 
 int buf_reserve(const ctx &c, dbuf *b, size_t bytes, const char *what)
 {
-    /* tests: a reservation whose name contains $CUZK_GPU_FAIL_ALLOC fails as
-     * the driver's out of memory does, whether or not it would allocate */
-    const char *inject = getenv("CUZK_GPU_FAIL_ALLOC");
-    if (inject && *inject && strstr(what, inject)) {
+    /* tests: a reservation whose name contains the hooks' fail_alloc fails
+     * as the driver's out of memory does, whether or not it would allocate */
+    const char *inject = cuzk_gpu_hooks_now()->fail_alloc;
+    if (*inject && strstr(what, inject)) {
         char msg[160];
-        snprintf(msg, sizeof msg, "cudaMalloc(%s, %zu bytes) [CUZK_GPU_FAIL_ALLOC]", what, bytes);
+        snprintf(msg, sizeof msg, "cudaMalloc(%s, %zu bytes) [test hook fail_alloc]", what, bytes);
         return fail(c, cudaErrorMemoryAllocation, msg);
     }
     if (bytes <= b->cap && b->p) return CUZK_OK;
@@ -164,10 +161,8 @@ void buf_free(dbuf *b)
 
 void msm_scratch_free(msm_scratch *s)
 {
-    dbuf *all[] = {&s->plain,     &s->kv,        &s->ones,      &s->gen,       &s->cub,       &s->buckets,
-                   &s->part_k[0], &s->part_k[1], &s->part_p[0], &s->part_p[1], &s->segs,      &s->wins,
-                   &s->onesp,     &s->host_tot,  &s->aff_pos,   &s->aff_src,   &s->aff_k[0],  &s->aff_k[1],
-                   &s->aff_p[0],  &s->aff_p[1],  &s->aff_chain, &s->aff_tprod, &s->aff_bprod};
+    dbuf *all[] = {&s->plain,     &s->kv,        &s->ones,      &s->gen,       &s->cub,  &s->buckets, &s->part_k[0],
+                   &s->part_k[1], &s->part_p[0], &s->part_p[1], &s->segs,      &s->wins, &s->onesp,   &s->host_tot};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) buf_free(all[i]);
 }
 
@@ -314,12 +309,12 @@ extern "C" int cuzk_gpu_worker_create(cuzk_gpu_worker **out, cuzk_gpu_device *d)
         free(w);
         return CUZK_ERR_DEVICE;
     }
-    /* CUZK_GPU_STAGE_THREADS (4; 0: the driver's own pageable copies) and
-     * CUZK_GPU_STAGE_KIB (32768 per slot) shape the staging */
-    const char *st = getenv("CUZK_GPU_STAGE_THREADS"), *sk = getenv("CUZK_GPU_STAGE_KIB");
-    const long nt = st ? atol(st) : 4, kib = sk ? atol(sk) : 32768;
-    w->stage.threads = nt < 0 ? 0 : nt > 64 ? 64 : (unsigned)nt;
-    w->stage.bytes = (size_t)(kib < 1 ? 32768 : kib > (1l << 20) ? (1l << 20) : kib) * 1024; /* 1 KiB to 1 GiB */
+    /* the hooks' stage_threads (4; 0: the driver's own pageable copies) and
+     * stage_kib (32768 per slot) shape the staging */
+    const cuzk_gpu_test_hooks *hk = cuzk_gpu_hooks_now();
+    const unsigned nt = hk->stage_threads, kib = hk->stage_kib;
+    w->stage.threads = nt > 64 ? 64 : nt;
+    w->stage.bytes = (size_t)(kib < 1 ? 32768 : kib > (1u << 20) ? (1u << 20) : kib) * 1024; /* 1 KiB to 1 GiB */
     w->stage.state = w->stage.threads ? 0 : -1;
     *out = w;
     return CUZK_OK;
@@ -459,7 +454,7 @@ static int upload(cuzk_gpu_worker *w, const ctx &c, dbuf *b, const void *src, si
 /* ---- kernel trace (gpu_internal.cuh) ---------------------------------- */
 namespace cuzk_gpu {
 #define TRACE_MAX 4096
-static const bool trace_on = getenv("CUZK_GPU_TRACE") && atoi(getenv("CUZK_GPU_TRACE")) == 1;
+static inline bool trace_on() { return cuzk_gpu_trace_flags() & CUZK_GPU_TRACE_KERNELS; }
 /* one region at a time per thread: its events (0 is the start) and names;
  * allocated by the first region a thread traces */
 struct trace_state {
@@ -471,7 +466,7 @@ static thread_local trace_state *tr;
 
 void trace_region_start(cudaStream_t st, int ordinal)
 {
-    if (!trace_on) return;
+    if (!trace_on()) return;
     if (!tr) {
         if (!(tr = (trace_state *)calloc(1, sizeof *tr))) return;
         tr->ordinal = ordinal;
@@ -486,7 +481,7 @@ void trace_region_start(cudaStream_t st, int ordinal)
 
 void trace_mark(const ctx &c, const char *name)
 {
-    if (!trace_on || !tr || tr->n < 0 || tr->n >= TRACE_MAX) return;
+    if (!trace_on() || !tr || tr->n < 0 || tr->n >= TRACE_MAX) return;
     const int i = tr->n + 1;
     if (i >= tr->made) {
         if (cudaEventCreate(&tr->ev[i]) != cudaSuccess) return;
@@ -500,7 +495,7 @@ void trace_mark(const ctx &c, const char *name)
  * order of their first appearance. */
 void trace_region_end(const char *what)
 {
-    if (!trace_on || !tr || tr->n < 0) return;
+    if (!trace_on() || !tr || tr->n < 0) return;
     const char *names[64];
     float ms[64], total = 0;
     int count[64], k = 0;

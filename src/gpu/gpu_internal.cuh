@@ -16,6 +16,11 @@
 #include "cuzk/g1.h"
 #include "cuzk/g2.h"
 #include "ff.cuh"
+#include "gpu_test_hooks.h"
+
+/* hooks.c: the tests' hooks and the trace flags in force */
+extern "C" const cuzk_gpu_test_hooks *cuzk_gpu_hooks_now(void);
+extern "C" unsigned cuzk_gpu_trace_flags(void);
 
 namespace cuzk_gpu {
 
@@ -37,7 +42,7 @@ int fail_msg(const ctx &c, int code, const char *msg);
         cudaError_t e_ = (call);                                                                   \
         if (e_ != cudaSuccess) return ::cuzk_gpu::fail((c), e_, #call);                            \
     } while (0)
-/* Kernel trace (CUZK_GPU_TRACE=1, for benchmarks): each mark records an
+/* Kernel trace (CUZK_GPU_TRACE_KERNELS, for benchmarks): each mark records an
  * event on the stream, and at the end of a kernel region the time between
  * consecutive marks is printed, summed by name, to stderr, so a region's
  * time splits into its kernels without a profiler. Work with no mark of its
@@ -63,8 +68,8 @@ struct dbuf {
 int buf_reserve(const ctx &c, dbuf *b, size_t bytes, const char *what);
 void buf_free(dbuf *b);
 /* The bytes an allocation on the current card may still take: the
- * driver's free memory, or what the card's budget leaves if less (or
- * $CUZK_GPU_MSM_FREE bytes, tests: a card short of memory without one). */
+ * driver's free memory, or what the card's budget leaves if less (or the
+ * hooks' msm_free bytes, tests: a card short of memory without one). */
 bool device_free_bytes(const ctx &c, size_t *freeb);
 template <class T> static inline T *bp(const dbuf &b) { return (T *)b.p; }
 
@@ -122,7 +127,6 @@ struct msm_scratch {
     /* kv: the class flags and prefix sums (16 bytes a scalar), then the
      * window batch's keys, values and their sorted copies (16 a sorted entry) */
     dbuf plain, kv, ones, gen, cub, buckets, part_k[2], part_p[2], segs, wins, onesp, host_tot;
-    dbuf aff_pos, aff_src, aff_k[2], aff_p[2], aff_chain, aff_tprod, aff_bprod; /* batch-affine rounds (msm.cuh, 3b) */
 };
 void msm_scratch_free(msm_scratch *s);
 /* out = sum scalars[i]·bases[i]; bases and scalars on the device, scalars in

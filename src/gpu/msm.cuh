@@ -11,10 +11,6 @@
  *      buckets per window), value = point index | sign << 31.
  *   3. sort the (key, value) pairs by key (CUB radix sort on the key bits,
  *      ping-ponging between the two pairs of arrays: no temporary copy).
- *   3b. optional batch-affine rounds (CUZK_GPU_MSM_AFFINE=R): each round adds
- *      the entries of a bucket's run two by two in affine coordinates, the
- *      inversions of a block's pairs sharing one field inversion, halving
- *      the runs before step 4 sums what is left.
  *   4. accumulate: the sorted array is cut into equal chunks of L entries,
  *      one thread each (load balanced whatever the bucket sizes: a skewed
  *      bucket spreads over many chunks). A run of one key that lies inside
@@ -55,8 +51,6 @@ namespace cuzk_gpu {
 #define MSM_LARGE (1ull << 26)
 #define MSM_MAX_BATCH (1ull << 28) /* sorted entries per window batch */
 #define MSM_SUM_THREADS 128
-#define MSM_AFF_MIN_RUN 4u             /* affine rounds only where runs average >= 4 entries */
-#define MSM_AFF_MAX_BATCH (1ull << 26) /* sorted entries per window batch with affine rounds */
 
 /* 1. plain scalar and its class flag: 1 << 32 for general, 1 for one. */
 static __global__ void msm_classify(const fr_t *sc, size_t n, bool mont, fr_t *plain, /* may be sc */
@@ -172,7 +166,7 @@ msm_accumulate_body(const uint32_t *__restrict__ keys, const uint32_t *__restric
             xyzz_set_inf(acc);
         }
         if (LEVEL0) {
-            const uint32_t v = vals ? vals[e] : (uint32_t)e; /* none: bases[e] (after affine rounds) */
+            const uint32_t v = vals ? vals[e] : (uint32_t)e; /* none: bases[e], in order */
             if (v != MSM_SKIP) {
                 affine_t<F> p;
                 load_signed(p, bases, v);
@@ -226,288 +220,6 @@ __global__ void __launch_bounds__(64, MINB)
                       xyzz_t<F> *__restrict__ pp)
 {
     msm_accumulate_body<F, true>(keys, vals, pin, bases, M, L, final_level, buckets, pk, pp);
-}
-
-/* 3b. Batch-affine rounds. A round pairs the entries of each run of one key
- * from the run's start, (0, 1), (2, 3), ..., an odd last one alone, and
- * writes one affine point per pair: P + Q, or P passed through. An affine
- * addition costs 1/(x2 - x1) (1/(2y) for a doubling) and three
- * multiplications; the inversions are shared by Montgomery's trick: each
- * thread chains the denominators of its MSM_AFF_K pairs (the running products
- * in device memory, so that several blocks share an SM), the block chains its
- * MSM_AFF_THREADS threads by a product tree in shared memory, and the blocks'
- * products are inverted by a kernel of their own, one thread each (below,
- * msm_aff_fwd / _inv / _back). The first version inverted each block's
- * product inside the round on one thread, with the products in a per-thread
- * array that ptxas put on a 432-byte stack frame: 3.2x slower than step 4
- * alone on the H200. About 6 multiplications per addition
- * against about 11 for step 4's mixed XYZZ addition; the cost is a pass over
- * the points per round, so the rounds run only where runs are long (the H
- * MSM: ~64 entries per bucket at 2^27 scalars, 22-bit windows). */
-#define MSM_AFF_K 32u
-#define MSM_AFF_THREADS 128u /* G2: 2 x 128 x 96 B of shared memory */
-
-/* rs[j] = j where a run of one key starts, else 0 (a max-scan then gives every
- * entry its run's start) */
-static __global__ void msm_aff_starts(const uint32_t *__restrict__ keys, size_t n, uint32_t *__restrict__ rs)
-{
-    const size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j < n) rs[j] = (j == 0 || keys[j] != keys[j - 1]) ? (uint32_t)j : 0u;
-}
-/* ph[j] = 1 when entry j heads a pair: an even offset from its run's start */
-static __global__ void msm_aff_heads(const uint32_t *__restrict__ start, size_t n, uint32_t *__restrict__ ph)
-{
-    const size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j < n) ph[j] = (((uint32_t)j - start[j]) & 1u) == 0;
-}
-/* src[pos[j]] = j for the pair heads (pos: exclusive sum of ph) */
-static __global__ void msm_aff_src(const uint32_t *__restrict__ ph, const uint32_t *__restrict__ pos, size_t n,
-                                   uint32_t *__restrict__ src)
-{
-    const size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j < n && ph[j]) src[pos[j]] = (uint32_t)j;
-}
-
-/* Entry j of a round's input: a signed base (round 0: MSM_SKIP is the point
- * at infinity) or a point of the previous round. */
-template <class F, bool LEVEL0>
-__device__ __forceinline__ void aff_point(affine_t<F> &p, const uint32_t *vals, const affine_t<F> *pin,
-                                          const affine_t<F> *bases, size_t j)
-{
-    if (LEVEL0) {
-        const uint32_t v = vals[j];
-        if (v == MSM_SKIP)
-            f_zero(p.x), f_zero(p.y);
-        else
-            load_signed(p, bases, v);
-    } else {
-        load16(p, pin + j);
-    }
-}
-
-/* Pair o: P, its partner Q (infinity when the run ends at P), their key. */
-template <class F, bool LEVEL0>
-__device__ __forceinline__ void aff_pair(affine_t<F> &P, affine_t<F> &Q, uint32_t &key, const uint32_t *keys,
-                                         const uint32_t *vals, const affine_t<F> *pin, const affine_t<F> *bases,
-                                         size_t n, const uint32_t *src, size_t o)
-{
-    const size_t j = src[o];
-    key = keys[j];
-    aff_point<F, LEVEL0>(P, vals, pin, bases, j);
-    if (j + 1 < n && keys[j + 1] == key)
-        aff_point<F, LEVEL0>(Q, vals, pin, bases, j + 1);
-    else
-        f_zero(Q.x), f_zero(Q.y);
-}
-
-/* The x coordinate of entry j of a round's input (the sign of a signed base
- * only flips y; MSM_SKIP is the point at infinity, x = 0). */
-template <class F, bool LEVEL0>
-__device__ __forceinline__ void aff_x(F &x, const uint32_t *vals, const affine_t<F> *pin, const affine_t<F> *bases,
-                                      size_t j)
-{
-    if (LEVEL0) {
-        const uint32_t v = vals[j];
-        if (v == MSM_SKIP)
-            f_zero(x);
-        else
-            load16(x, &bases[v & 0x7fffffffu].x);
-    } else {
-        load16(x, &pin[j].x);
-    }
-}
-
-/* Pair o's denominator, as aff_case gives it, from the x coordinates alone
- * where they settle it (half the forward pass's bytes): a partner with a
- * different x, neither x zero. An equal x (doubling, or P = -Q) and x = 0
- * (the point at infinity is (0, 0)) take the whole points. */
-template <class F, bool LEVEL0>
-__device__ __forceinline__ void aff_denominator(F &d, const uint32_t *keys, const uint32_t *vals,
-                                                const affine_t<F> *pin, const affine_t<F> *bases, size_t n,
-                                                const uint32_t *src, size_t o)
-{
-    const size_t j = src[o];
-    if (!(j + 1 < n && keys[j + 1] == keys[j])) { /* no partner: P passes through */
-        f_one(d);
-        return;
-    }
-    F px, qx;
-    aff_x<F, LEVEL0>(px, vals, pin, bases, j);
-    aff_x<F, LEVEL0>(qx, vals, pin, bases, j + 1);
-    if (!f_is_zero(px) && !f_is_zero(qx)) {
-        f_sub(d, qx, px);
-        if (!f_is_zero(d)) return;
-    }
-    affine_t<F> P, Q;
-    uint32_t key;
-    aff_pair<F, LEVEL0>(P, Q, key, keys, vals, pin, bases, n, src, o);
-    aff_case(P, Q, d);
-}
-
-/* The forward half of a round for one thread: chain[o] = the product of the
- * denominators of the thread's pairs up to pair o's; returns the whole
- * product. The thread's pairs are o0 + i·T, i < k (a warp's loads and
- * stores side by side). */
-template <class F, bool LEVEL0>
-__device__ __forceinline__ F aff_forward(const uint32_t *keys, const uint32_t *vals, const affine_t<F> *pin,
-                                         const affine_t<F> *bases, size_t n, const uint32_t *src, size_t o0,
-                                         unsigned k, F *chain)
-{
-    F acc;
-    f_one(acc);
-    for (unsigned i = 0; i < k; i++) {
-        const size_t o = o0 + (size_t)i * MSM_AFF_THREADS;
-        F d;
-        aff_denominator<F, LEVEL0>(d, keys, vals, pin, bases, n, src, o);
-        f_mul(acc, acc, d);
-        chain[o] = acc;
-    }
-    return acc;
-}
-
-/* The backward half: inv = 1/(the thread's product); each pair's inverse
- * denominator peeled off the chain, its sum written. */
-template <class F, bool LEVEL0>
-__device__ __forceinline__ void aff_backward(F inv, const uint32_t *keys, const uint32_t *vals,
-                                             const affine_t<F> *pin, const affine_t<F> *bases, size_t n,
-                                             const uint32_t *src, size_t o0, unsigned k, const F *chain,
-                                             uint32_t *kout, affine_t<F> *pout)
-{
-    for (unsigned i = k; i-- > 0;) {
-        const size_t o = o0 + (size_t)i * MSM_AFF_THREADS;
-        affine_t<F> P, Q, R;
-        uint32_t key;
-        F d, id;
-        aff_pair<F, LEVEL0>(P, Q, key, keys, vals, pin, bases, n, src, o);
-        const int cs = aff_case(P, Q, d);
-        if (i)
-            f_mul(id, inv, chain[o - MSM_AFF_THREADS]); /* 1/d_o */
-        else
-            id = inv;
-        f_mul(inv, inv, d);
-        aff_sum(R, P, Q, cs, id);
-        kout[o] = key;
-        pout[o] = R;
-    }
-}
-
-/* The block's product tree over its threads' products (T - 1
- * multiplications): node i's children 2i, 2i + 1, thread t's product at
- * T + t; the root (tree[1]) is the block's product. */
-template <class F> __device__ __forceinline__ void aff_tree_up(F *tree, F acc)
-{
-    constexpr unsigned T = MSM_AFF_THREADS;
-    const unsigned tid = threadIdx.x;
-    tree[T + tid] = acc;
-    __syncthreads();
-    for (unsigned w = T / 2; w >= 1; w >>= 1) {
-        if (tid < w) f_mul(tree[w + tid], tree[2 * (w + tid)], tree[2 * (w + tid) + 1]);
-        __syncthreads();
-    }
-}
-
-/* With tree[1] the root's inverse: down in place, a node's children become
- * the inverses of their products, child = 1/parent · sibling (2(T - 1)
- * multiplications); returns 1/(this thread's product). */
-template <class F> __device__ __forceinline__ F aff_tree_down(F *tree)
-{
-    constexpr unsigned T = MSM_AFF_THREADS;
-    const unsigned tid = threadIdx.x;
-    __syncthreads();
-    for (unsigned w = 1; w < T; w <<= 1) {
-        if (tid < w) {
-            const unsigned i = w + tid;
-            const F l = tree[2 * i], r = tree[2 * i + 1], a = tree[i];
-            f_mul(tree[2 * i], a, r);
-            f_mul(tree[2 * i + 1], a, l);
-        }
-        __syncthreads();
-    }
-    return tree[T + tid];
-}
-
-/* The thread's first pair and its count of pairs below nout. */
-__device__ __forceinline__ unsigned aff_thread_pairs(size_t nout, size_t *o0)
-{
-    constexpr unsigned T = MSM_AFF_THREADS;
-    *o0 = (size_t)blockIdx.x * T * MSM_AFF_K + threadIdx.x;
-    const size_t left = *o0 < nout ? (nout - *o0 + T - 1) / T : 0;
-    return left < MSM_AFF_K ? (unsigned)left : MSM_AFF_K;
-}
-
-/* A round in one kernel, the block's product inverted by one thread (by
- * Fermat, ~575 dependent multiplications on one lane of one warp: while it
- * runs, the block's other warps wait). Kept for comparison with the grid
- * version below (CUZK_GPU_MSM_AFFINE_INV=block). */
-template <class F, bool LEVEL0>
-__global__ void __launch_bounds__(MSM_AFF_THREADS, 2)
-    msm_aff_round(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
-                  const affine_t<F> *__restrict__ pin, const affine_t<F> *__restrict__ bases, size_t n,
-                  const uint32_t *__restrict__ src, size_t nout, uint32_t *__restrict__ kout,
-                  affine_t<F> *__restrict__ pout, F *__restrict__ chain)
-{
-    __shared__ F tree[2 * MSM_AFF_THREADS];
-    size_t o0;
-    const unsigned k = aff_thread_pairs(nout, &o0);
-    aff_tree_up(tree, aff_forward<F, LEVEL0>(keys, vals, pin, bases, n, src, o0, k, chain));
-    if (threadIdx.x == 0) {
-        F t;
-        f_inv(t, tree[1]); /* a product of non-zero denominators */
-        tree[1] = t;
-    }
-    const F inv = aff_tree_down(tree);
-    aff_backward<F, LEVEL0>(inv, keys, vals, pin, bases, n, src, o0, k, chain, kout, pout);
-}
-
-/* A round in three kernels, the inversions of the whole grid in parallel:
- * (1) msm_aff_fwd: the chains, each thread's product to tprod and each
- * block's to bprod; (2) msm_aff_inv: one thread per block inverts its
- * product, so a warp runs 32 inversions in the issue slots the one-kernel
- * round spends on one (there, ~575 warp-wide multiplications of one active
- * lane per 4,096 pairs: three quarters as many issue slots again as the
- * pairs' own ~6 multiplications); (3) msm_aff_back: the block rebuilds its tree
- * from tprod (T - 1 multiplications more), puts the inverse at the root and
- * goes down, then the pairs. */
-template <class F, bool LEVEL0>
-__global__ void __launch_bounds__(MSM_AFF_THREADS, 3)
-    msm_aff_fwd(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
-                const affine_t<F> *__restrict__ pin, const affine_t<F> *__restrict__ bases, size_t n,
-                const uint32_t *__restrict__ src, size_t nout, F *__restrict__ chain, F *__restrict__ tprod,
-                F *__restrict__ bprod)
-{
-    __shared__ F tree[2 * MSM_AFF_THREADS];
-    size_t o0;
-    const unsigned k = aff_thread_pairs(nout, &o0);
-    const F acc = aff_forward<F, LEVEL0>(keys, vals, pin, bases, n, src, o0, k, chain);
-    tprod[(size_t)blockIdx.x * MSM_AFF_THREADS + threadIdx.x] = acc;
-    aff_tree_up(tree, acc);
-    if (threadIdx.x == 0) bprod[blockIdx.x] = tree[1];
-}
-
-template <class F> __global__ void msm_aff_inv(F *__restrict__ bprod, size_t nb)
-{
-    const size_t b = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (b >= nb) return;
-    F t;
-    f_inv(t, bprod[b]); /* a product of non-zero denominators */
-    bprod[b] = t;
-}
-
-template <class F, bool LEVEL0>
-__global__ void __launch_bounds__(MSM_AFF_THREADS, 2)
-    msm_aff_back(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
-                 const affine_t<F> *__restrict__ pin, const affine_t<F> *__restrict__ bases, size_t n,
-                 const uint32_t *__restrict__ src, size_t nout, const F *__restrict__ chain,
-                 const F *__restrict__ tprod, const F *__restrict__ binv, uint32_t *__restrict__ kout,
-                 affine_t<F> *__restrict__ pout)
-{
-    __shared__ F tree[2 * MSM_AFF_THREADS];
-    size_t o0;
-    const unsigned k = aff_thread_pairs(nout, &o0);
-    aff_tree_up(tree, tprod[(size_t)blockIdx.x * MSM_AFF_THREADS + threadIdx.x]);
-    if (threadIdx.x == 0) tree[1] = binv[blockIdx.x];
-    const F inv = aff_tree_down(tree);
-    aff_backward<F, LEVEL0>(inv, keys, vals, pin, bases, n, src, o0, k, chain, kout, pout);
 }
 
 /* Block-level tree sum of shared-memory points (blockDim.x a power of two). */
@@ -599,147 +311,21 @@ template <class HX, class HJ> struct host_ops {
 /* Accumulation chunk length for M sorted entries. A level of chunks of L
  * leaves 2 partials per L entries, so the sequential additions are about
  * L·log_{L/2}(M): small MSMs are latency-bound and take short chunks.
- * Benchmarks sweep it with CUZK_GPU_MSM_L. */
+ * Benchmarks sweep it (the hooks' msm_l). */
 static inline unsigned msm_chunk_len(size_t M)
 {
-    const char *force = getenv("CUZK_GPU_MSM_L");
-    if (force && atoi(force) >= 4 && atoi(force) <= 4096) return (unsigned)atoi(force);
+    const unsigned force = cuzk_gpu_hooks_now()->msm_l;
+    if (force >= 4 && force <= 4096) return force;
     return M >= MSM_LARGE ? MSM_CHUNK_LARGE : M >= MSM_SMALL ? MSM_CHUNK : MSM_CHUNK_SMALL;
 }
 
 /* Bucket segments a batch (threads of step 5a, shared by its windows):
- * 32,768 unless a benchmark sweeps it (CUZK_GPU_MSM_SEGS, 64 to 2^20). */
+ * 32,768 unless a benchmark sweeps it (the hooks' msm_segs, 64 to 2^20). */
 static inline uint32_t msm_seg_threads()
 {
-    const char *force = getenv("CUZK_GPU_MSM_SEGS");
-    if (force && atol(force) >= 64 && atol(force) <= (1l << 20)) return (uint32_t)atol(force);
+    const uint32_t force = cuzk_gpu_hooks_now()->msm_segs;
+    if (force >= 64 && force <= (1u << 20)) return force;
     return 32768;
-}
-
-/* Batch-affine rounds asked for (CUZK_GPU_MSM_AFFINE=R, R <= 8; off until
- * measured on the H200); read per MSM, so benchmarks switch it. */
-static inline unsigned msm_aff_rounds_env()
-{
-    const char *aff = getenv("CUZK_GPU_MSM_AFFINE");
-    return aff && atoi(aff) > 0 ? (atoi(aff) > 8 ? 8u : (unsigned)atoi(aff)) : 0u;
-}
-/* The ones' sum takes the rounds from 2^16 ones on (below, one pass of mixed
- * additions is cheaper than the rounds' scans and launches); tests lower it
- * with CUZK_GPU_MSM_AFF_ONES_MIN. */
-static inline size_t msm_aff_ones_min()
-{
-    const char *v = getenv("CUZK_GPU_MSM_AFF_ONES_MIN");
-    return v && atol(v) > 0 ? (size_t)atol(v) : (size_t)1 << 16;
-}
-
-struct max_u32 {
-    __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
-};
-
-/* Up to R batch-affine rounds (3b) over the n = *cnt sorted entries (*kin,
- * *vin: keys and signed base indices into *pts) of at most nbuckets distinct
- * keys. On return *kin, *pts, *cnt describe the points left, *vin = NULL
- * (entry e is (*pts)[e]). A round that leaves more than 4/5 of its input is
- * the last (the runs are too short to pay for another pass over the points).
- * Without room on the device for the rounds' points, nothing changes. */
-template <class F>
-static int msm_affine_rounds(const ctx &c, msm_scratch *s, unsigned R, size_t nbuckets, const uint32_t **kin,
-                             const uint32_t **vin, const affine_t<F> **pts, size_t *cnt, uint32_t *starts,
-                             uint32_t *heads)
-{
-    typedef affine_t<F> A;
-    const unsigned T = 256;
-    int rc;
-    /* the inversions: the whole grid's in parallel (three kernels a round), or
-     * CUZK_GPU_MSM_AFFINE_INV=block, one thread's per block inside one kernel
-     * (the version measured 3.2x slower than step 4 alone; kept to compare) */
-    const char *how = getenv("CUZK_GPU_MSM_AFFINE_INV");
-    const bool inv_block = how && !strcmp(how, "block");
-    size_t n = *cnt;
-    const size_t runs = nbuckets < n ? nbuckets : n;
-    const size_t n0 = (n + runs) / 2 + 1, n1 = (n0 + runs) / 2 + 1; /* bounds of two rounds' outputs */
-    size_t have = s->aff_pos.cap + s->aff_src.cap + s->aff_k[0].cap + s->aff_k[1].cap + s->aff_p[0].cap +
-                  s->aff_p[1].cap + s->aff_chain.cap + s->aff_tprod.cap + s->aff_bprod.cap, freeb = 0;
-    /* positions and pairs, two rounds' keys and points, the chain; the grid
-     * version's thread and block products are a 32nd of the chain and less */
-    const size_t need = 2 * n * 4 + (n0 + n1) * (sizeof(A) + 4) + n0 * sizeof(F) + (n0 / MSM_AFF_K + 1) * 2 * sizeof(F);
-    if (need > have && (!device_free_bytes(c, &freeb) || freeb + have < need + ((size_t)1 << 30)))
-        return CUZK_OK; /* step 4 alone, as without the rounds */
-    /* starts, heads: two free arrays of n entries (the sort's other buffers): run starts, pair heads */
-    if ((rc = buf_reserve(c, &s->aff_pos, n * 4, "msm affine positions")) ||
-        (rc = buf_reserve(c, &s->aff_src, n * 4, "msm affine pairs")))
-        return rc;
-    size_t scan_bytes = 0, b2 = 0;
-    GPU_TRY(c, cub::DeviceScan::InclusiveScan(nullptr, scan_bytes, starts, bp<uint32_t>(s->aff_pos), max_u32(),
-                                              n, c.st));
-    GPU_TRY(c, cub::DeviceScan::ExclusiveSum(nullptr, b2, heads, bp<uint32_t>(s->aff_pos), n, c.st));
-    if (b2 > scan_bytes) scan_bytes = b2;
-    if ((rc = buf_reserve(c, &s->cub, scan_bytes, "msm scan temp"))) return rc;
-    for (unsigned r = 0; r < R; r++) {
-        uint32_t *pos = bp<uint32_t>(s->aff_pos);
-        msm_aff_starts<<<blocks_for(n, T), T, 0, c.st>>>(*kin, n, starts);
-        GPU_LAUNCHED(c, "msm_aff_starts");
-        size_t sb = s->cub.cap;
-        GPU_TRY(c, cub::DeviceScan::InclusiveScan(s->cub.p, sb, starts, pos, max_u32(), n, c.st));
-        trace_mark(c, "msm affine run scan");
-        msm_aff_heads<<<blocks_for(n, T), T, 0, c.st>>>(pos, n, heads);
-        GPU_LAUNCHED(c, "msm_aff_heads");
-        sb = s->cub.cap;
-        GPU_TRY(c, cub::DeviceScan::ExclusiveSum(s->cub.p, sb, heads, pos, n, c.st));
-        trace_mark(c, "msm affine pair scan");
-        uint32_t last[2];
-        GPU_TRY(c, cudaMemcpyAsync(&last[0], pos + n - 1, 4, cudaMemcpyDeviceToHost, c.st));
-        GPU_TRY(c, cudaMemcpyAsync(&last[1], heads + n - 1, 4, cudaMemcpyDeviceToHost, c.st));
-        GPU_TRY(c, cudaStreamSynchronize(c.st));
-        const size_t nout = (size_t)last[0] + last[1];
-        msm_aff_src<<<blocks_for(n, T), T, 0, c.st>>>(heads, pos, n, bp<uint32_t>(s->aff_src));
-        GPU_LAUNCHED(c, "msm_aff_src");
-        const int o = r & 1; /* round r reads round r - 1's buffers, the other pair */
-        if ((rc = buf_reserve(c, &s->aff_k[o], nout * 4, "msm affine keys")) ||
-            (rc = buf_reserve(c, &s->aff_p[o], nout * sizeof(A), "msm affine points")) ||
-            (rc = buf_reserve(c, &s->aff_chain, nout * sizeof(F), "msm affine products")))
-            return rc;
-        const unsigned TB = MSM_AFF_THREADS;
-        const size_t per_block = (size_t)TB * MSM_AFF_K;
-        const unsigned nb = (unsigned)((nout + per_block - 1) / per_block);
-        uint32_t *ko = bp<uint32_t>(s->aff_k[o]), *src = bp<uint32_t>(s->aff_src);
-        A *po = bp<A>(s->aff_p[o]);
-        F *chain = bp<F>(s->aff_chain);
-        if (inv_block) {
-            if (r == 0)
-                msm_aff_round<F, true><<<nb, TB, 0, c.st>>>(*kin, *vin, nullptr, *pts, n, src, nout, ko, po, chain);
-            else
-                msm_aff_round<F, false><<<nb, TB, 0, c.st>>>(*kin, nullptr, *pts, nullptr, n, src, nout, ko, po, chain);
-            GPU_LAUNCHED(c, "msm_aff_round");
-        } else {
-            if ((rc = buf_reserve(c, &s->aff_tprod, (size_t)nb * TB * sizeof(F), "msm affine thread products")) ||
-                (rc = buf_reserve(c, &s->aff_bprod, (size_t)nb * sizeof(F), "msm affine block products")))
-                return rc;
-            F *tp = bp<F>(s->aff_tprod), *bpr = bp<F>(s->aff_bprod);
-            if (r == 0)
-                msm_aff_fwd<F, true><<<nb, TB, 0, c.st>>>(*kin, *vin, nullptr, *pts, n, src, nout, chain, tp, bpr);
-            else
-                msm_aff_fwd<F, false><<<nb, TB, 0, c.st>>>(*kin, nullptr, *pts, nullptr, n, src, nout, chain, tp, bpr);
-            GPU_LAUNCHED(c, "msm_aff_fwd");
-            msm_aff_inv<F><<<blocks_for(nb, 64), 64, 0, c.st>>>(bpr, nb);
-            GPU_LAUNCHED(c, "msm_aff_inv");
-            if (r == 0)
-                msm_aff_back<F, true><<<nb, TB, 0, c.st>>>(*kin, *vin, nullptr, *pts, n, src, nout, chain, tp, bpr,
-                                                          ko, po);
-            else
-                msm_aff_back<F, false><<<nb, TB, 0, c.st>>>(*kin, nullptr, *pts, nullptr, n, src, nout, chain, tp,
-                                                           bpr, ko, po);
-            GPU_LAUNCHED(c, "msm_aff_back");
-        }
-        *kin = bp<uint32_t>(s->aff_k[o]);
-        *vin = nullptr;
-        *pts = bp<A>(s->aff_p[o]);
-        const size_t prev = n;
-        n = nout;
-        if (n * 5 > prev * 4) break;
-    }
-    *cnt = n;
-    return CUZK_OK;
 }
 
 /* One window batch's shape (step 3) and its arrays' bytes, for wb windows
@@ -860,30 +446,13 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
     GPU_TRY(c, cudaStreamSynchronize(c.st));
     const size_t m1 = (size_t)(tot & 0xffffffffu), m = (size_t)(tot >> 32);
 
-    const unsigned aff_rounds = msm_aff_rounds_env();
     const X *ones_sum = nullptr;         /* on the device, when there are ones */
     unsigned nwin = 0, cw = 0;           /* the general scalars' windows of cw bits */
-    /* ones: partial per block, then one block; with the affine rounds on, the
-     * ones are first one run of one key that each round halves */
+    /* ones: partial per block, then one block */
     if (m1) {
-        const uint32_t *kin = nullptr, *vin = bp<uint32_t>(s->ones);
+        const uint32_t *vin = bp<uint32_t>(s->ones);
         const affine_t<F> *pts = bases;
         size_t cnt = m1;
-        bool rounds = aff_rounds && m1 >= msm_aff_ones_min();
-        /* the rounds' keys, starts and heads: three arrays of m1 words in the
-         * arena, which holds 4n (the name lets tests inject its failure) */
-        if (rounds && (rc = buf_reserve(c, &s->kv, m1 * 12, "msm keys"))) {
-            if (rc != CUZK_ERR_NO_MEMORY) return rc;
-            rounds = false, rc = CUZK_OK; /* no room for the rounds' keys: the plain sum */
-            if (c.err) c.err[0] = 0;
-        }
-        if (rounds) {
-            uint32_t *const kv = bp<uint32_t>(s->kv);
-            GPU_TRY(c, cudaMemsetAsync(kv + 2 * m1, 0, m1 * 4, c.st));
-            kin = kv + 2 * m1;
-            if ((rc = msm_affine_rounds<F>(c, s, aff_rounds, 1, &kin, &vin, &pts, &cnt, kv, kv + m1)))
-                return rc;
-        }
         unsigned nb = blocks_for(cnt, MSM_SUM_THREADS);
         if (nb > 1024) nb = 1024;
         if ((rc = buf_reserve(c, &s->onesp, (nb + 1) * sizeof(X), "msm ones partials"))) return rc;
@@ -907,16 +476,13 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
             if (nw1 * ((uint64_t)m + (1ull << wbits)) < nw0 * ((uint64_t)m + (1ull << cw))) cw = wbits;
         }
         /* tests force narrow windows (long bucket runs, several partial levels) */
-        const char *force = getenv("CUZK_GPU_MSM_C");
-        if (force && atoi(force) >= 2 && atoi(force) <= 24) cw = (unsigned)atoi(force);
+        const unsigned force = cuzk_gpu_hooks_now()->msm_c;
+        if (force >= 2 && force <= 24) cw = force;
         nwin = (255 + 1 + cw - 1) / cw;
         const uint32_t B = (1u << (cw - 1)) + 1;
-        /* with the batch-affine rounds before step 4, their points need
-         * (M + buckets)/2 and half that again, so their batches hold fewer
-         * entries */
-        size_t max_batch = aff_rounds ? MSM_AFF_MAX_BATCH : MSM_MAX_BATCH;
-        const char *mbe = getenv("CUZK_GPU_MSM_BATCH"); /* tests: many window batches at small sizes */
-        if (mbe && atoll(mbe) > 0) max_batch = (size_t)atoll(mbe);
+        size_t max_batch = MSM_MAX_BATCH;
+        const uint64_t mbe = cuzk_gpu_hooks_now()->msm_batch; /* tests: many window batches at small sizes */
+        if (mbe > 0) max_batch = (size_t)mbe;
         unsigned wb = (unsigned)(max_batch / m);
         if (wb < 1) wb = 1;
         if (wb > nwin) wb = nwin;
@@ -942,15 +508,13 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
                      * is the driver's; its pages may be scattered): first
                      * what is dead by now or made again on demand -- the
                      * class flags and positions, the scan's and sort's
-                     * temporaries, an earlier MSM's affine rounds' arrays,
-                     * the batch's own at another MSM's sizes -- then, while
+                     * temporaries, the batch's own at another MSM's sizes --
+                     * then, while
                      * that is not enough, fewer windows a batch (the same
                      * sum), the batch's arrays made again at that size */
                     GPU_TRY(c, cudaStreamSynchronize(c.st));
-                    dbuf *batch[] = {&s->kv,        &s->buckets,   &s->part_k[0], &s->part_p[0], &s->part_k[1],
-                                     &s->part_p[1], &s->segs,      &s->cub,       &s->aff_pos,   &s->aff_src,
-                                     &s->aff_k[0], &s->aff_k[1], &s->aff_p[0],  &s->aff_p[1],  &s->aff_chain,
-                                     &s->aff_tprod, &s->aff_bprod};
+                    dbuf *batch[] = {&s->kv,        &s->buckets, &s->part_k[0], &s->part_p[0],
+                                     &s->part_k[1], &s->part_p[1], &s->segs,     &s->cub};
                     for (dbuf *b : batch) buf_free(b);
                     if (freed) wb = (wb + 1) / 2;
                     freed = true;
@@ -990,24 +554,11 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
             trace_mark(c, "msm sort");
             GPU_TRY(c, cudaMemsetAsync(s->buckets.p, 0, (size_t)nw * B * sizeof(X), c.st));
             trace_mark(c, "msm bucket clear");
-            /* 3b. batch-affine rounds: (kin, vin, pts) become the rounds' keys and points */
             const uint32_t *kin = dk.Current(), *vin = dv.Current();
             const affine_t<F> *pts = bases;
             size_t cnt = M;
-            unsigned Lf = L;
-            if (aff_rounds && M >= MSM_AFF_MIN_RUN * (size_t)nw * B) {
-                if ((rc = msm_affine_rounds<F>(c, s, aff_rounds, (size_t)wb * B, &kin, &vin, &pts, &cnt,
-                                               dk.Alternate(), dv.Alternate())))
-                    return rc;
-                Lf = msm_chunk_len(cnt);
-                const size_t np = 2 * ((cnt + Lf - 1) / Lf);
-                if ((rc = buf_reserve(c, &s->part_k[0], np * 4, "msm partial keys")) ||
-                    (rc = buf_reserve(c, &s->part_p[0], np * sizeof(X), "msm partial sums")) ||
-                    (rc = buf_reserve(c, &s->part_k[1], np * 4, "msm partial keys")) ||
-                    (rc = buf_reserve(c, &s->part_p[1], np * sizeof(X), "msm partial sums")))
-                    return rc;
-            }
-            /* level 0 from the sorted pairs (or the rounds' points), then partial levels */
+            const unsigned Lf = L;
+            /* level 0 from the sorted pairs, then partial levels */
             bool fin = cnt <= Lf;
             size_t nt = (cnt + Lf - 1) / Lf;
             void (*acc0)(const uint32_t *, const uint32_t *, const X *, const affine_t<F> *, size_t, unsigned,

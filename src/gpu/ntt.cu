@@ -444,10 +444,10 @@ static int transform(const ctx &cx, const ntt_gen_tables *t, fr_t *x, unsigned l
         ks[p] = (log_n - done) / (npass - p);
         done += ks[p];
     }
-    /* radix-4 steps unless CUZK_GPU_NTT_R2=1 asks for the radix-2 reference */
-    static const bool r2 = getenv("CUZK_GPU_NTT_R2") && atoi(getenv("CUZK_GPU_NTT_R2")) == 1;
-    const char *mb = getenv("CUZK_GPU_NTT_MINB"); /* read per call: benchmarks switch it */
-    const bool occ3 = !(mb && atoi(mb) == 1);
+    /* radix-4 steps unless a test hook asks for the radix-2 reference or the
+     * passes without their register bound (read per call: benchmarks switch it) */
+    const cuzk_gpu_test_hooks *hk = cuzk_gpu_hooks_now();
+    const bool r2 = hk->ntt_r2 != 0, occ3 = hk->ntt_minb == 0;
     void (*pass)(fr_t *, unsigned, unsigned, unsigned, const ntt_tw, const ntt_pre) =
         tw.S   ? (dif ? ntt_pass<true, true, 3, true> : ntt_pass<false, true, 3, true>)
         : r2   ? (dif ? ntt_pass<true, false, 1, false> : ntt_pass<false, false, 1, false>)

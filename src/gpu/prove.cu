@@ -143,11 +143,11 @@ static int feed_start(cuzk_gpu_worker *w, const ctx &c, const dev_resident *srs,
     unsigned phase[SRS_B2 + 1];
     bool any = false;
     size_t buf = 0;
-    const char *v = getenv("CUZK_GPU_STREAM_CHUNK"); /* tests: points a chunk */
+    const uint64_t v = cuzk_gpu_hooks_now()->stream_chunk; /* tests: points a chunk */
     for (int slot = SRS_H; slot <= SRS_B2; slot++) {
         const size_t pb = point_bytes(slot);
         nn[slot] = n[slot], phase[slot] = late_b && (slot == SRS_B1 || slot == SRS_B2);
-        per[slot] = v && atol(v) > 0 ? (uint64_t)atol(v) : srs->chunk_bytes / pb;
+        per[slot] = v > 0 ? v : srs->chunk_bytes / pb;
         if (!srs->streamed[slot] || !n[slot]) continue;
         f->src[slot] = (const char *)srs->src[slot], any = true;
         const size_t b = (per[slot] < n[slot] ? per[slot] : n[slot]) * pb;

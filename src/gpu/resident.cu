@@ -77,16 +77,16 @@ static int srs_copy(const ctx &c, void **dst, const void *src, size_t bytes, con
     return CUZK_OK;
 }
 
-/* a streamed set's chunk buffers when no plan chose them (CUZK_GPU_STREAM) */
+/* a streamed set's chunk buffers when no plan chose them (the hooks' stream) */
 #define STREAM_CHUNK_BYTES ((size_t)512 << 20)
 
-/* CUZK_GPU_STREAM (tests): point arrays named there ("h,l,a,b_g1,b_g2")
+/* The hooks' stream (tests): point arrays named there ("h,l,a,b_g1,b_g2")
  * are streamed in every new parameter set, and "pce" a new PCE's matrices,
  * whatever the card's room. */
 static bool stream_named(const char *name)
 {
-    const char *v = getenv("CUZK_GPU_STREAM");
-    if (!v || !*v) return false;
+    const char *v = cuzk_gpu_hooks_now()->stream;
+    if (!*v) return false;
     const size_t l = strlen(name);
     for (const char *q = v; (q = strstr(q, name)) != NULL; q += l)
         if ((q == v || q[-1] == ',') && (q[l] == ',' || q[l] == 0)) return true;
@@ -450,8 +450,8 @@ int pce_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, dev_resident **
     for (int k = 0; k < 3; k++) data[PCE_LONG + k] = lr[k];
     /* streamed, the matrices stay on the host (pinned) and go up by row blocks at each proof */
     if (!stream_chunk && stream_named("pce")) stream_chunk = STREAM_CHUNK_BYTES;
-    const char *v = getenv("CUZK_GPU_STREAM_CHUNK"); /* tests: that many points' bytes a block */
-    if (stream_chunk && v && atol(v) > 0) stream_chunk = (size_t)atol(v) * sizeof(cuzk_g1_affine);
+    const uint64_t v = cuzk_gpu_hooks_now()->stream_chunk; /* tests: that many points' bytes a block */
+    if (stream_chunk && v > 0) stream_chunk = (size_t)v * sizeof(cuzk_g1_affine);
     uint64_t host_slots = 0;
     dev_resident blocks = {};
     int rc = CUZK_OK;

@@ -351,6 +351,7 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
         b->on_gpu = true;
         b->gpu.pack_witness = c->pack_witness;
         cuzk_engine_gpu_prover_memory_limit(&b->gpu, c->gpu_memory_limit);
+        cuzk_engine_gpu_prover_log_allocations(&b->gpu, c->gpu_log_allocations);
         ec.prover = &b->gpu;
         ec.num_devices = 0; /* one per ordinal */
         rc = cuzk_engine_create(&b->e, &ec);

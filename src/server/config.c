@@ -116,6 +116,9 @@ static const cfg_entry table[] = {
     E("gpus", "pack_witness", T_BOOL, pack_witness, 0, 0, "true", true,
       "hold each synthesized partition's witness packed by value class (0, 1, other: 0.1 GB instead of 4.17 GB "
       "a 32 GiB PoRep partition; where a quarter or more of it is 0 or 1), expanded on the GPU"),
+    E("gpus", "log_allocations", T_BOOL, gpu_log_allocations, 0, 0, "false", false,
+      "log every device allocation (its name, bytes, the card's free memory after it): the ledger of what "
+      "a card holds, for sizing memory_limit and gpu_workers_per_device"),
     E("scheduler", "max_batch_size", T_U32, max_batch_size, 1, 64, "1", false,
       "same-circuit proofs proved in one GPU pass; 1 = no batching"),
     E("scheduler", "max_batch_wait_ms", T_U64, max_batch_wait_ms, 0, 3600000, "10000", false,

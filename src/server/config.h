@@ -58,6 +58,7 @@ typedef struct cuzk_config {
     bool keep_host_params;
     bool pack_witness;
     uint64_t gpu_memory_limit;       /* 0 = auto (the card's free memory at start) */
+    bool gpu_log_allocations;        /* every device allocation on stderr (the GPU layer's trace) */
     /* [scheduler] */
     uint32_t max_batch_size;
     uint64_t max_batch_wait_ms;
