@@ -6,6 +6,9 @@ from it). A file of layer L may include only headers of L and of the layers
 before it; a src/<M>/*_internal.h (or .cuh) header is M's alone. Every public
 header belongs to one layer and every folder of src/ is a layer. README's
 layout table and docs/architecture.md name the layers in the table's order.
+No file of src/ reads the environment (getenv) outside src/util and the
+command line's documented variables: a daemon's behaviour comes from its
+config, a test's switches from the hooks its program sets.
 
 Usage: layers.py [SOURCE_DIR]   (default: the parent of this file's folder)
 Exit 0 when the tree keeps the rule, 1 with one line per broken edge.
@@ -136,6 +139,50 @@ def check_folders(root, layers):
            [f"src/layers: {d} has no folder src/{d}" for d in layers if d not in have]
 
 
+# The environment a process of cuzk reads: src/util any (CUZK_SEED), the command
+# line its documented variables, and two the daemon shares with the tools around
+# it, each the default of a [section] key that names it (docs/configuration.md).
+GETENV = re.compile(r"\b(?:secure_)?getenv\s*\(\s*([^)]*?)\s*\)")
+ENV_ALLOWED = {
+    ("cli", '"CUZK_THREADS"'): "the command line's threads (README)",
+    ("cli", '"CUZK_TOKEN"'): "cuzk bench's bearer token (README)",
+    ("server", '"STATE_DIRECTORY"'): "systemd's StateDirectory=, [daemon] state_dir's default",
+    ("filecoin", "CUZK_FIL_PARAM_CACHE_ENV"): "rust-fil-proofs' parameter cache, [srs] param_cache's default",
+}
+
+
+def strip_comments(text):
+    """C and C++ comments blanked (newlines kept, so lines still count)."""
+    return re.sub(r"/\*.*?\*/|//[^\n]*", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.S)
+
+
+def scan_env(root):
+    """{file: [(line, getenv's argument)]} for the files of src/ that call getenv."""
+    calls = {}
+    for d, _, files in os.walk(os.path.join(root, "src")):
+        for fn in files:
+            if not fn.endswith(EXTENSIONS):
+                continue
+            full = os.path.join(d, fn)
+            with open(full, errors="replace") as f:
+                text = strip_comments(f.read())
+            found = [(text.count("\n", 0, m.start()) + 1, m.group(1)) for m in GETENV.finditer(text)]
+            if found:
+                calls[os.path.relpath(full, root)] = found
+    return calls
+
+
+def check_env(calls):
+    errors = []
+    for path in sorted(calls):
+        layer = path.split("/")[1]
+        for line, arg in calls[path]:
+            if layer != "util" and (layer, arg) not in ENV_ALLOWED:
+                errors.append(f"{path}:{line}: getenv({arg}): a knob outside the config (docs/configuration.md's "
+                              "table, passed down as a struct) or a test hook set through the API")
+    return errors
+
+
 def self_test(root, layers, owner, edges):
     """The checker must see an upward edge, an internal header across layers and
     an engine-core edge when one is added: each injected alone into the real tree."""
@@ -149,6 +196,14 @@ def self_test(root, layers, owner, edges):
         ("include/cuzk/injected.h", "cuzk/fr.h", "no layer owns"),
     )
     failed = []
+    for path, arg in (("src/gpu/injected.cu", '"CUZK_GPU_X"'), ("src/cli/injected.c", '"CUZK_OTHER"'),
+                      ("src/server/injected.c", "name")):
+        text = f'static int f(void) {{ /* getenv("IN_A_COMMENT") */ return getenv({arg}) != 0; }}'
+        found = [(1, m.group(1)) for m in GETENV.finditer(strip_comments(text))]
+        if len(check_env({path: found})) != 1:
+            failed.append(f"self-test: getenv({arg}) in {path} was not reported exactly once")
+    if check_env({"src/util/injected.c": [(1, '"CUZK_SEED"')], "src/cli/injected.c": [(1, '"CUZK_TOKEN"')]}):
+        failed.append("self-test: src/util's getenv or the command line's CUZK_TOKEN was reported")
     for path, name, want in cases:
         trial = dict(edges)
         trial[path] = [(1, name)]
@@ -169,10 +224,13 @@ def main():
     errors += check_folders(root, layers)
     errors += check_edges(root, layers, owner, edges)
     errors += check_docs(root, layers)
+    env = scan_env(root)
+    errors += check_env(env)
     n = sum(len(v) for v in edges.values())
     for e in errors:
         print("FAIL:", e)
-    print(f"{len(edges)} files, {n} quoted includes, layers: {' < '.join(layers)}: "
+    print(f"{len(edges)} files, {n} quoted includes, {sum(len(v) for v in env.values())} getenv calls, "
+          f"layers: {' < '.join(layers)}: "
           f"{'%d problems' % len(errors) if errors else 'ok'}")
     return 1 if errors else 0
 
