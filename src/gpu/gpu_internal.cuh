@@ -122,7 +122,7 @@ int ntt_groth16_h_tables(const ctx &c, ntt_tables *t, unsigned log_n);
  * natural order; b and c are overwritten. */
 int ntt_groth16_h_odd(const ctx &c, ntt_tables *t, fr_t *a, fr_t *b, fr_t *cc, unsigned log_n);
 
-/* ---- MSM (msm.cuh, msm_g1.cu, msm_g2.cu) -------------------------------- */
+/* ---- MSM (msm/, msm.cu, msm_g1.cu, msm_g2.cu) -------------------------- */
 struct msm_scratch {
     /* kv: the class flags and prefix sums (16 bytes a scalar), then the
      * window batch's keys, values and their sorted copies (16 a sorted entry) */

@@ -1,6 +1,6 @@
-/* G1 instantiation of the device MSM (msm.cuh). */
+/* G1 instantiation of the device MSM (msm/run.cuh). */
 #include "cuzk/g1.h"
-#include "msm.cuh"
+#include "msm/run.cuh"
 
 namespace cuzk_gpu {
 

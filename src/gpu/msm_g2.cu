@@ -1,6 +1,6 @@
-/* G2 instantiation of the device MSM (msm.cuh). */
+/* G2 instantiation of the device MSM (msm/run.cuh). */
 #include "cuzk/g2.h"
-#include "msm.cuh"
+#include "msm/run.cuh"
 
 namespace cuzk_gpu {
 
