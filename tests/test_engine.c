@@ -283,6 +283,95 @@ static void one_partition(tkind *k, cuzk_rng *rng)
     cuzk_engine_destroy(e);
 }
 
+/* A kind's finish: called once per whole job with its verified partition
+ * proofs in order, its bytes become the job's proof (here the proofs
+ * reversed, a tag ahead), an error fails the job with its message, a job
+ * cancelled while it runs stays cancelled; one_partition jobs skip it. */
+static struct {
+    atomic_int calls, fail;
+    atomic_bool hold, holding;
+    uint8_t seen[8 * CUZK_GROTH16_PROOF_BYTES];
+    size_t seen_len;
+} F;
+
+static int tag_finish(void *ctx, const void *in, size_t in_len, const void *prepared, const uint8_t *proofs,
+                      size_t len, uint8_t **out, size_t *out_len, char *err, size_t err_len)
+{
+    (void)ctx, (void)in, (void)in_len, (void)prepared;
+    atomic_fetch_add(&F.calls, 1);
+    atomic_store(&F.holding, true);
+    while (atomic_load(&F.hold)) usleep(1000);
+    atomic_store(&F.holding, false);
+    if (atomic_load(&F.fail)) return cuzk_errf(err, err_len, CUZK_ERR_VERIFY_FAILED, "finish says no (%zu bytes)", len);
+    if (len <= sizeof F.seen) memcpy(F.seen, proofs, len), F.seen_len = len;
+    *out_len = len + 4;
+    if (!(*out = malloc(*out_len))) return CUZK_ERR_NO_MEMORY;
+    memcpy(*out, "AGG:", 4);
+    for (size_t i = 0; i < len; i++) (*out)[4 + i] = proofs[len - 1 - i];
+    return CUZK_OK;
+}
+
+static void finish_hook(tkind *k, cuzk_rng *rng)
+{
+    cuzk_engine_config cfg = {.synthesis_workers = 2, .num_devices = 1, .workers_per_device = 1,
+                              .prover_threads = 1, .log = log_capture};
+    cuzk_engine *e;
+    CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
+    enum { NP = 5 };
+    cuzk_engine_kind kd = tk_kind(k, "ni", "ni-c", NP, CUZK_PRIORITY_NORMAL);
+    kd.finish = tag_finish;
+    CHECK(cuzk_engine_register_kind(e, &kd) == CUZK_OK);
+    uint64_t seed = cuzk_rng_u64(rng) >> 1;
+    cuzk_job *j = NULL;
+    cuzk_job_request rq = {.request_id = "fin/1", .kind = "ni", .inputs = &seed, .inputs_len = 8};
+    CHECK(cuzk_engine_submit(e, &rq, &j, NULL) == CUZK_OK && cuzk_job_await(j, -1) == CUZK_OK);
+    const uint8_t *pr = NULL;
+    size_t len = 0;
+    CHECK(cuzk_job_proof(j, &pr, &len) == CUZK_OK && len == 4 + NP * CUZK_GROTH16_PROOF_BYTES &&
+          F.seen_len == NP * CUZK_GROTH16_PROOF_BYTES && atomic_load(&F.calls) == 1);
+    /* what finish got: the partitions' proofs in order, each valid for its inputs */
+    cuzk_groth16_proof proofs[NP];
+    cuzk_fr pub[NP * 8];
+    CHECK(k->ni <= 8 && cuzk_groth16_proofs_decode(proofs, NP, F.seen, F.seen_len, NULL) == CUZK_OK);
+    for (uint32_t p = 0; p < NP; p++) {
+        cuzk_synthetic_spec sp = tk_spec(k, &seed, p);
+        CHECK(cuzk_synthetic_public_inputs(pub + p * k->ni, &sp) == CUZK_OK);
+    }
+    CHECK_MSG(cuzk_groth16_verify_batch(&k->pvk, proofs, NP, pub, k->ni) == CUZK_OK, "finish got no valid proofs");
+    bool same = len > 4 && !memcmp(pr, "AGG:", 4);
+    for (size_t i = 0; same && i < F.seen_len; i++) same = pr[4 + i] == F.seen[F.seen_len - 1 - i];
+    CHECK_MSG(same, "the job's proof is not what finish made");
+    cuzk_job_release(j);
+    /* an error fails the job with finish's message */
+    atomic_store(&F.fail, 1);
+    rq.request_id = "fin/2";
+    CHECK(cuzk_engine_submit(e, &rq, &j, NULL) == CUZK_OK && cuzk_job_await(j, -1) == CUZK_ERR_VERIFY_FAILED);
+    cuzk_job_info inf;
+    cuzk_job_get_info(j, &inf);
+    CHECK_MSG(strstr(inf.message, "finish says no") && cuzk_job_proof(j, &pr, &len) != CUZK_OK, "%s", inf.message);
+    cuzk_job_release(j);
+    atomic_store(&F.fail, 0);
+    /* cancelled while finish runs: stays cancelled, finish's bytes dropped */
+    atomic_store(&F.hold, true);
+    rq.request_id = "fin/3";
+    CHECK(cuzk_engine_submit(e, &rq, &j, NULL) == CUZK_OK);
+    while (!atomic_load(&F.holding)) usleep(1000);
+    CHECK(cuzk_job_cancel(j) == CUZK_OK);
+    atomic_store(&F.hold, false);
+    CHECK(cuzk_job_await(j, -1) == CUZK_ERR_CANCELLED && cuzk_job_proof(j, &pr, &len) != CUZK_OK);
+    CHECK(cuzk_engine_wait_idle(e, -1) == CUZK_OK);
+    cuzk_job_release(j);
+    /* a cluster's one-partition share: its 192 bytes, finish not called */
+    int before = atomic_load(&F.calls);
+    cuzk_job_request one = {.request_id = "fin/one", .kind = "ni", .inputs = &seed, .inputs_len = 8,
+                            .one_partition = true, .partition = 3};
+    CHECK(cuzk_engine_submit(e, &one, &j, NULL) == CUZK_OK && cuzk_job_await(j, -1) == CUZK_OK);
+    CHECK(cuzk_job_proof(j, &pr, &len) == CUZK_OK && len == CUZK_GROTH16_PROOF_BYTES &&
+          atomic_load(&F.calls) == before);
+    cuzk_job_release(j);
+    cuzk_engine_destroy(e);
+}
+
 /* A CRITICAL job submitted behind many NORMAL ones finishes first; a LOW job
  * submitted first finishes last. One worker per stage makes the order exact. */
 static void priority_order(tkind *k, tkind *k1)
@@ -834,6 +923,7 @@ int main(void)
     tk_setup(&k1, NC / 2, 2, &rng);
     field_scenario(&k, &rng);
     one_partition(&k, &rng);
+    finish_hook(&k, &rng);
     synthesis_nice(&k, &rng);
     priority_order(&k, &k1);
     critical_jumps_full_queue(&k, &k1);

@@ -126,6 +126,16 @@ typedef struct cuzk_engine_kind {
     int (*prepare)(void *ctx, const void *inputs, size_t inputs_len, void **prepared, char *err,
                    size_t err_len);
     void (*prepared_free)(void *ctx, void *prepared);
+    /* Optional, for a kind whose answer is not its partitions' proofs
+     * themselves (NI-PoRep: their SnarkPack aggregate): the job's proof
+     * made from them (num_partitions · 192 bytes, every one verified), into
+     * *out (malloc'd, *out_len bytes). Called once per job, on the worker
+     * that verified the last partition, without the engine's lock, so that
+     * it may take seconds; a job cancelled meanwhile stays cancelled and
+     * *out is dropped. An error fails the job with err. Not called for
+     * one_partition jobs (a cluster's share: its proof stays the 192 bytes). */
+    int (*finish)(void *ctx, const void *inputs, size_t inputs_len, const void *prepared, const uint8_t *proofs,
+                  size_t len, uint8_t **out, size_t *out_len, char *err, size_t err_len);
     void *ctx;
     void (*ctx_free)(void *ctx); /* at engine destroy; may be NULL */
 } cuzk_engine_kind;
@@ -491,8 +501,9 @@ typedef struct cuzk_job_info {
 void cuzk_job_get_info(cuzk_job *job, cuzk_job_info *out);
 const char *cuzk_job_request_id(const cuzk_job *job);
 
-/* The proof of a DONE job: num_partitions · 192 bytes, valid while the
- * handle is held. CUZK_ERR_INVALID_ARG when the job is not DONE. */
+/* The proof of a DONE job: num_partitions · 192 bytes (or what the kind's
+ * finish made of them), valid while the handle is held.
+ * CUZK_ERR_INVALID_ARG when the job is not DONE. */
 int cuzk_job_proof(cuzk_job *job, const uint8_t **proof, size_t *len);
 
 /* Waits until no job is running and no work is in flight (tests, drain). */

@@ -150,7 +150,8 @@ struct cuzk_job {
     double t_submit, t_start, t_end, deadline; /* monotonic seconds; deadline 0: none */
     double srs_load_s, synth_s, prove_s, verify_s;
     uint64_t finish_seq;
-    uint8_t *proof;    /* DONE: nparts * 192 bytes */
+    uint8_t *proof;    /* DONE: nparts * 192 bytes, or what the kind's finish made of them */
+    size_t proof_len;
     struct cuzk_job *hnext; /* hash chain */
 };
 
@@ -259,7 +260,9 @@ void job_maybe_retire(cuzk_engine *e, cuzk_job *j);
  * queued partitions dropped, the counters, its log line, the retention ring. */
 void job_finish(cuzk_engine *e, cuzk_job *j, cuzk_job_state st, int err, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
-/* Every partition verified: the proof bytes, then DONE. */
+/* Every partition verified: the proofs concatenated, or what the kind's
+ * finish makes of them, run with e->mu released (the job held busy so that
+ * it is not retired meanwhile); then DONE. Called and returns with e->mu held. */
 void job_complete(cuzk_engine *e, cuzk_job *j);
 /* Every job's references dropped (destroy, no thread left). */
 void jobs_free_all(cuzk_engine *e);

@@ -214,14 +214,37 @@ void job_finish(cuzk_engine *e, cuzk_job *j, cuzk_job_state st, int err, const c
 
 void job_complete(cuzk_engine *e, cuzk_job *j)
 {
-    j->proof = malloc((size_t)j->nparts * CUZK_GROTH16_PROOF_BYTES);
+    j->proof_len = (size_t)j->nparts * CUZK_GROTH16_PROOF_BYTES;
+    j->proof = malloc(j->proof_len);
     if (!j->proof) {
         job_finish(e, j, CUZK_JOB_FAILED, CUZK_ERR_NO_MEMORY, "no memory for the proof");
         return;
     }
     for (uint32_t i = 0; i < j->nparts; i++)
         cuzk_groth16_proof_encode(j->proof + (size_t)i * CUZK_GROTH16_PROOF_BYTES, &j->parts[i].proof);
-    job_finish(e, j, CUZK_JOB_DONE, CUZK_OK, NULL);
+    if (!j->kind->k.finish || j->one_partition) {
+        job_finish(e, j, CUZK_JOB_DONE, CUZK_OK, NULL);
+        return;
+    }
+    const cuzk_engine_kind *k = &j->kind->k;
+    uint8_t *out = NULL;
+    size_t out_len = 0;
+    char err[512] = "";
+    j->busy++;
+    pthread_mutex_unlock(&e->mu);
+    double t0 = cuzk_now();
+    int rc = k->finish(k->ctx, j->inputs, j->inputs_len, j->prepared, j->proof, j->proof_len, &out, &out_len, err,
+                       sizeof err);
+    double t1 = cuzk_now();
+    pthread_mutex_lock(&e->mu);
+    j->busy--;
+    j->verify_s += t1 - t0;
+    free(j->proof);
+    j->proof = rc ? NULL : out;
+    j->proof_len = rc ? 0 : out_len;
+    if (rc) free(out);
+    if (rc) job_finish(e, j, CUZK_JOB_FAILED, rc, "%s", err[0] ? err : cuzk_strerror(rc));
+    else job_finish(e, j, CUZK_JOB_DONE, CUZK_OK, NULL); /* no-op when cancelled meanwhile */
 }
 
 /* ---- the job API ------------------------------------------------------- */
@@ -527,7 +550,7 @@ int cuzk_job_proof(cuzk_job *j, const uint8_t **proof, size_t *len)
     pthread_mutex_unlock(&j->e->mu);
     if (!done) return CUZK_ERR_INVALID_ARG;
     *proof = j->proof; /* immutable once DONE */
-    *len = (size_t)j->nparts * CUZK_GROTH16_PROOF_BYTES;
+    *len = j->proof_len;
     return CUZK_OK;
 }
 
