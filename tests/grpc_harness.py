@@ -244,7 +244,7 @@ def fil_request(pb, d, request_id, **override):
     in directory d (its vanilla proof files read from there)."""
     import json
     kinds = {"porep": pb.POREP_SEAL_COMMIT, "snap": pb.SNAP_DEALS_UPDATE, "wpost": pb.WINDOW_POST_PARTITION,
-             "winning": pb.WINNING_POST}
+             "winning": pb.WINNING_POST, "ni-porep": pb.NI_POREP_SEAL_COMMIT}
     q = json.load(open(os.path.join(d, "request.json")))
     kw = dict(proof_kind=kinds[q["proof_kind"]], sector_size=q["sector_size"],
               registered_proof=q["registered_proof"], sector_number=q["sector_number"],

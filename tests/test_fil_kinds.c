@@ -43,6 +43,7 @@ static const char *prefix_of(cuzk_fil_proof_kind k)
     case CUZK_FIL_KIND_SNAP: return "snap";
     case CUZK_FIL_KIND_WINDOW_POST: return "wpost";
     case CUZK_FIL_KIND_WINNING_POST: return "winning";
+    case CUZK_FIL_KIND_NI_POREP: return "ni-porep";
     }
     return "?";
 }
@@ -60,9 +61,16 @@ static const uint64_t filecoin_sizes[5] = {2048ull, 8ull << 20, 512ull << 20, 32
 static bool proof_of_entry(const cuzk_fil_kind_entry *e, char cache_id[CUZK_FIL_CACHE_ID_MAX])
 {
     switch (e->kind) {
-    case CUZK_FIL_KIND_POREP: {
+    case CUZK_FIL_KIND_POREP:
+    case CUZK_FIL_KIND_NI_POREP: {
+        /* NI-PoRep: an NI proof of the size whose parameter file is the interactive V1_1's */
         const cuzk_fil_seal_proof *p = cuzk_fil_seal_proof_get(e->proof_id);
-        return p && p->sector_size == e->sector_size && cuzk_fil_porep_cache_id(cache_id, e->proof_id);
+        bool ni = e->kind == CUZK_FIL_KIND_NI_POREP;
+        char inter[CUZK_FIL_CACHE_ID_MAX];
+        return p && p->sector_size == e->sector_size && (p->feature == CUZK_FIL_FEAT_NON_INTERACTIVE) == ni &&
+               cuzk_fil_porep_cache_id(cache_id, e->proof_id) &&
+               cuzk_fil_porep_cache_id(inter, cuzk_fil_seal_proof_get(e->proof_id - (ni ? 10 : 0))->id) &&
+               !strcmp(inter, cache_id);
     }
     case CUZK_FIL_KIND_WINDOW_POST:
     case CUZK_FIL_KIND_WINNING_POST: {
@@ -83,7 +91,7 @@ static void test_table(void)
     cuzk_fil_manifest m;
     char err[256];
     CHECK(cuzk_fil_manifest_builtin(&m, err, sizeof err) == 0);
-    unsigned seen[5][5] = {{0}};
+    unsigned seen[6][5] = {{0}}; /* proof kinds 1-4, NI-PoRep at 5 */
     for (size_t i = 0; i < CUZK_FIL_KINDS; i++) {
         cuzk_fil_kind_entry e, back;
         cuzk_fil_kind_at(&e, i);
@@ -92,22 +100,27 @@ static void test_table(void)
         snprintf(want, sizeof want, "%s-%s", prefix_of(e.kind), tag);
         CHECK_MSG(!strcmp(e.name, want), "entry %zu: %s, want %s", i, e.name, want);
         CHECK(cuzk_fil_kind_by_name(&back, e.name) == 0 && !memcmp(&back, &e, sizeof e));
+        /* the circuit: the name, the PoRep's for NI-PoRep (its parameters, PCE, residency) */
+        snprintf(want, sizeof want, "%s-%s", e.kind == CUZK_FIL_KIND_NI_POREP ? "porep" : prefix_of(e.kind), tag);
+        CHECK_MSG(!strcmp(e.circuit_id, want), "entry %zu: circuit %s, want %s", i, e.circuit_id, want);
+        int ki = e.kind == CUZK_FIL_KIND_NI_POREP ? 5 : (int)e.kind;
         for (int s = 0; s < 5; s++)
-            if (e.sector_size == filecoin_sizes[s] && e.kind >= 1 && e.kind <= 4) seen[e.kind][s]++;
+            if (e.sector_size == filecoin_sizes[s] && ki >= 1 && ki <= 5) seen[ki][s]++;
         char cache_id[CUZK_FIL_CACHE_ID_MAX], file[CUZK_FIL_CACHE_ID_MAX + 16];
         bool ok = proof_of_entry(&e, cache_id);
         CHECK_MSG(ok, "%s: registered proof %llu is not its family's at its size", e.name,
                   (unsigned long long)e.proof_id);
         if (!ok) continue;
-        static const char *const family[5] = {"", "v28-stacked-proof-of-replication-", "v28-empty-sector-update-",
-                                              "v28-proof-of-spacetime-fallback-", "v28-proof-of-spacetime-fallback-"};
+        static const char *const family[6] = {"", "v28-stacked-proof-of-replication-", "v28-empty-sector-update-",
+                                              "v28-proof-of-spacetime-fallback-", "v28-proof-of-spacetime-fallback-",
+                                              "v28-stacked-proof-of-replication-"};
         cuzk_fil_param_file_name(file, sizeof file, cache_id, ".params");
-        CHECK_MSG(!strncmp(file, family[e.kind], strlen(family[e.kind])), "%s: %s", e.name, file);
+        CHECK_MSG(!strncmp(file, family[ki], strlen(family[ki])), "%s: %s", e.name, file);
         const cuzk_fil_manifest_entry *me = cuzk_fil_manifest_find(&m, file);
         CHECK_MSG(me && me->sector_size == e.sector_size, "%s: %s %s", e.name, file,
                   me ? "listed at another size" : "not in parameters.json");
     }
-    for (int k = 1; k <= 4; k++)
+    for (int k = 1; k <= 5; k++)
         for (int s = 0; s < 5; s++) CHECK_MSG(seen[k][s] == 1, "kind %d size %d: %u entries", k, s, seen[k][s]);
     cuzk_fil_kind_entry e;
     CHECK(cuzk_fil_kind_by_name(&e, "porep-16g") == -1 && cuzk_fil_kind_by_name(&e, "test-porep") == -1);
@@ -131,11 +144,18 @@ static void test_registered_proofs(void)
     unsigned mapped = 0;
     for (uint64_t id = 0; id < 24; id++) {
         const cuzk_fil_seal_proof *sp = cuzk_fil_seal_proof_get(id);
+        /* a PoRep request of an NI-PoRep proof names the NI-PoRep kind, so does NI_POREP_SEAL_COMMIT */
+        cuzk_fil_proof_kind want = sp && sp->feature == CUZK_FIL_FEAT_NON_INTERACTIVE ? CUZK_FIL_KIND_NI_POREP
+                                                                                       : CUZK_FIL_KIND_POREP;
         int rc = kind_of_proof(CUZK_FIL_KIND_POREP, id, 1, &e, why, sizeof why);
-        CHECK_MSG(sp ? rc == 0 && e.kind == CUZK_FIL_KIND_POREP && e.sector_size == sp->sector_size
+        CHECK_MSG(sp ? rc == 0 && e.kind == want && e.sector_size == sp->sector_size
                      : rc == CUZK_ERR_INVALID_ARG && strstr(why, "registered_proof"),
                   "seal proof %llu: rc %d %s", (unsigned long long)id, rc, rc ? why : e.name);
         mapped += sp && !rc;
+        rc = kind_of_proof(CUZK_FIL_KIND_NI_POREP, id, 1, &e, why, sizeof why);
+        CHECK_MSG(sp ? rc == 0 && e.kind == CUZK_FIL_KIND_NI_POREP && e.sector_size == sp->sector_size
+                     : rc == CUZK_ERR_INVALID_ARG && strstr(why, "registered_proof"),
+                  "NI-PoRep of seal proof %llu: rc %d %s", (unsigned long long)id, rc, rc ? why : e.name);
         const cuzk_fil_post_proof *pp = cuzk_fil_post_proof_get(id);
         cuzk_fil_proof_kind pk = pp && pp->kind == CUZK_FIL_POST_WINNING ? CUZK_FIL_KIND_WINNING_POST
                                                                          : CUZK_FIL_KIND_WINDOW_POST;
@@ -179,7 +199,8 @@ static void on_kind(void *ud, const char *name, const char *circuit_id)
 {
     names *ns = ud;
     if (ns->n <= CUZK_FIL_KINDS) snprintf(ns->name[ns->n++], 32, "%s", name);
-    CHECK(!strcmp(name, circuit_id));
+    cuzk_fil_kind_entry e;
+    CHECK(cuzk_fil_kind_by_name(&e, name) == 0 && !strcmp(e.circuit_id, circuit_id));
 }
 
 /* An empty .params and .vk for every entry in dir. */
@@ -241,7 +262,8 @@ static void random_request(Cuzk__V1__SubmitProofRequest *q, req_store *st, const
     q->proof_kind = (Cuzk__V1__ProofKind)e->kind;
     bool by_proof = cuzk_rng_u64(&rng) & 1;
     q->sector_size = by_proof ? 0 : e->sector_size;
-    q->registered_proof = by_proof ? e->proof_id : cuzk_rng_u64(&rng) % 20;
+    /* a PoRep request's NI proof would name the NI kind: interactive ids (0-14) for porep-* */
+    q->registered_proof = by_proof ? e->proof_id : cuzk_rng_u64(&rng) % (e->kind == CUZK_FIL_KIND_POREP ? 15 : 20);
     q->partition_index = (uint32_t)(cuzk_rng_u64(&rng) % 16);
     q->sector_number = cuzk_rng_u64(&rng), q->miner_id = cuzk_rng_u64(&rng);
     cuzk_rng_bytes(&rng, st->rand, 32);
@@ -311,6 +333,28 @@ static void test_service_round_trip(void)
         CHECK(cuzk_fil_kind_by_name(&named, kind) == 0 && rc == 0 && named.kind == d.kind &&
               named.sector_size == d.sector_size);
         if (rc == 0) cuzk_fil_request_clear(&d);
+        free(bytes);
+    }
+    /* curio's PoRep kind with an NI-PoRep C1: the ni-porep kind, its encoding says NI-PoRep */
+    for (int s = 0; s < 5; s++) {
+        Cuzk__V1__SubmitProofRequest q;
+        cuzk__v1__submit_proof_request__init(&q);
+        q.proof_kind = CUZK__V1__PROOF_KIND__POREP_SEAL_COMMIT;
+        q.registered_proof = 15 + (uint64_t)s;
+        q.sector_size = (cuzk_rng_u64(&rng) & 1) ? filecoin_sizes[s] : 0;
+        cuzk_fil_blob blob;
+        cuzk_fil_request fr, d;
+        char kind[64], why[256], want[32], tag[16];
+        service_fil_request(&q, &fr, &blob);
+        tag_of(tag, sizeof tag, filecoin_sizes[s]);
+        snprintf(want, sizeof want, "ni-porep-%s", tag);
+        bool ok = service_kind_name(&q, &fr, kind, sizeof kind, why, sizeof why) && !strcmp(kind, want);
+        size_t len = 0;
+        uint8_t *bytes = ok ? cuzk_fil_kind_encode(&fr, &len) : NULL;
+        CHECK_MSG(bytes && cuzk_fil_request_decode(&d, bytes, len, why, sizeof why) == 0 &&
+                      d.kind == CUZK_FIL_KIND_NI_POREP && d.sector_size == filecoin_sizes[s],
+                  "PoRep request of NI proof %d: %s %s", 15 + s, kind, why);
+        if (bytes) cuzk_fil_request_clear(&d);
         free(bytes);
     }
     static const struct {

@@ -26,9 +26,11 @@ extern "C" {
 /* ---- the Filecoin kinds ------------------------------------------------- */
 
 /*
- * The Filecoin kinds (porep-, snap-, wpost-, winning- x 2k, 8m, 512m, 32g,
- * 64g), one per sector size whose .params file is in param_cache under
- * Filecoin's name (v28-<cache id>.params). Their inputs are a
+ * The Filecoin kinds (porep-, ni-porep-, snap-, wpost-, winning- x 2k, 8m,
+ * 512m, 32g, 64g), one per sector size whose .params file is in param_cache
+ * under Filecoin's name (v28-<cache id>.params); an NI-PoRep kind proves the
+ * PoRep circuit (circuit id porep-<size>) and answers with the partitions'
+ * SnarkPack v2 aggregate (the engine kind's finish). Their inputs are a
  * cuzk_fil_request (cuzk/fil_request.h) parsed once at submit; every public
  * input is rebuilt by cuzk. on_kind (may be NULL) hears each name. Returns
  * the number registered (>= 0) or a CUZK_ERR_* with a message in err.
@@ -37,6 +39,10 @@ typedef struct cuzk_engine_filecoin_opts {
     const char *param_cache;
     cuzk_groth16_read_mode read_mode;
     unsigned synth_threads; /* threads synthesizing one partition (0: what the engine gives it, synthesis_threads) */
+    /* NI-PoRep's aggregation SRS (param_cache/v28-fil-inner-product-v1.srs, read at the
+     * first NI request): the ceremony's file (its digest checked), else a TEST SRS
+     * (cuzk setup --aggregation) unless this is set (cuzk_fil_agg_srs_load) */
+    bool refuse_test_srs;
 } cuzk_engine_filecoin_opts;
 
 int cuzk_engine_register_filecoin(cuzk_engine *e, const cuzk_engine_filecoin_opts *o,

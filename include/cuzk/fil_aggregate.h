@@ -64,6 +64,31 @@ int cuzk_fil_aggregate_verify(const cuzk_fil_agg_values *v, const cuzk_groth16_v
                               const cuzk_snarkpack_srs *srs, const uint8_t *proof, size_t len, unsigned nthreads,
                               char *err, size_t err_len);
 
+/* ---- the aggregation SRS in a parameter cache ---- */
+
+/* rust-fil-proofs' srs-inner-product.json: the one file's parameters.json digest (Blake2b-512
+ * of the whole file, its first 16 bytes in hex, as verify_production_entry computes it). */
+#define CUZK_FIL_SRS_DIGEST "ae20310138f5ba81451d723f858e3797"
+
+typedef enum cuzk_fil_srs_origin {
+    CUZK_FIL_SRS_CEREMONY = 1, /* the file's digest is srs-inner-product.json's */
+    CUZK_FIL_SRS_TEST = 2,     /* cuzk setup --aggregation's TEST SRS: aggregates the chain rejects */
+} cuzk_fil_srs_origin;
+
+/*
+ * The aggregation SRS of parameter cache dir (dir/v28-fil-inner-product-v1.srs), enough of it
+ * for aggregates of up to max_proofs proofs (2·max_proofs powers of each vector read, never
+ * more than rust-fil-proofs reads). The file's digest is computed first: the ceremony's file
+ * when it is CUZK_FIL_SRS_DIGEST. Any other file is taken only when it is a TEST SRS (cuzk's
+ * trailer) and allow_test; otherwise CUZK_ERR_VERIFY_FAILED ("digest D, srs-inner-product.json
+ * lists E": a damaged download, or a TEST SRS refused). A missing file is CUZK_ERR_IO naming
+ * the path and `cuzk setup --aggregation`. note (may be NULL) gets what was compared, for a
+ * log line; *origin which file it is.
+ */
+int cuzk_fil_agg_srs_load(cuzk_snarkpack_srs *srs, cuzk_fil_srs_origin *origin, const char *dir,
+                          uint32_t max_proofs, int allow_test, unsigned nthreads, char *note, size_t note_len,
+                          char *err, size_t err_len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,7 +1,8 @@
 /*
- * The Filecoin kinds' one table: PoRep C2 (porep-), SnapDeals (snap-),
- * WindowPoSt (wpost-) and WinningPoSt (winning-) at each Filecoin sector size
- * (2k, 8m, 512m, 32g, 64g), each named "<prefix>-<size>" ("porep-32g").
+ * The Filecoin kinds' one table: PoRep C2 (porep-), NI-PoRep C2 (ni-porep-),
+ * SnapDeals (snap-), WindowPoSt (wpost-) and WinningPoSt (winning-) at each
+ * Filecoin sector size (2k, 8m, 512m, 32g, 64g), each named
+ * "<prefix>-<size>" ("porep-32g").
  *
  * A request names its kind by proof kind and sector size; the daemon hands
  * the kinds layer the request as a cuzk_fil_request, asks it which kind that
@@ -26,10 +27,11 @@ typedef struct cuzk_fil_kind_entry {
     cuzk_fil_proof_kind kind;
     uint64_t sector_size;
     uint64_t proof_id; /* the registered proof whose parameter file the kind uses */
-    char name[32];     /* "porep-32g": the kind's name and its circuit id */
+    char name[32];     /* "porep-32g": the kind's name */
+    char circuit_id[32]; /* its circuit (parameters, PCE): the name, but "porep-32g" for "ni-porep-32g" */
 } cuzk_fil_kind_entry;
 
-#define CUZK_FIL_KINDS 20 /* 4 proof kinds x 5 sector sizes */
+#define CUZK_FIL_KINDS 25 /* 5 proof kinds x 5 sector sizes */
 
 /* Entry i (< CUZK_FIL_KINDS) of the table: sizes outer, proof kinds inner. */
 void cuzk_fil_kind_at(cuzk_fil_kind_entry *out, size_t i);
@@ -39,7 +41,9 @@ int cuzk_fil_kind_by_name(cuzk_fil_kind_entry *out, const char *name);
 /*
  * The kind r names, into out: r->kind and r->sector_size, where r carries no
  * sector size the one of r->registered_proof (written into r->sector_size;
- * for SnapDeals r->num_blobs must then be the proof's partitions). 0, or
+ * for SnapDeals r->num_blobs must then be the proof's partitions); a PoRep
+ * request of an NI-PoRep registered proof names the NI-PoRep kind (written
+ * into r->kind). 0, or
  * CUZK_ERR_INVALID_ARG with the reason in why: proof kind unset or unknown,
  * a registered proof that says no size, a size that is not Filecoin's.
  */

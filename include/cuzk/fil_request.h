@@ -8,8 +8,8 @@
  *   u32 present (bit 0 randomness, 1 comm_r_old, 2 comm_r_new, 3 comm_d_new) |
  *   4 x 32 bytes (randomness, comm_r_old, comm_r_new, comm_d_new; zero when absent) |
  *   u32 blob count | per blob: u64 length, bytes.
- * PoRep carries the C1 output as its one blob; PoSt one vanilla proof per
- * sector; SnapDeals one per partition.
+ * PoRep and NI-PoRep carry the C1 output as their one blob; PoSt one
+ * vanilla proof per sector; SnapDeals one per partition.
  */
 #ifndef CUZK_FIL_REQUEST_H
 #define CUZK_FIL_REQUEST_H
@@ -27,7 +27,16 @@ typedef enum cuzk_fil_proof_kind {
     CUZK_FIL_KIND_SNAP = 2,
     CUZK_FIL_KIND_WINDOW_POST = 3,
     CUZK_FIL_KIND_WINNING_POST = 4,
+    /* cuzk's addition: NI-PoRep C2 (a C1 of a NonInteractivePoRep registered proof),
+     * answered with the SnarkPack v2 aggregate of its partition proofs */
+    CUZK_FIL_KIND_NI_POREP = 110,
 } cuzk_fil_proof_kind;
+
+/* Whether k is one of the kinds above. */
+static inline int cuzk_fil_proof_kind_known(cuzk_fil_proof_kind k)
+{
+    return (k >= CUZK_FIL_KIND_POREP && k <= CUZK_FIL_KIND_WINNING_POST) || k == CUZK_FIL_KIND_NI_POREP;
+}
 
 #define CUZK_FIL_REQ_RANDOMNESS 1u
 #define CUZK_FIL_REQ_COMM_R_OLD 2u

@@ -1,7 +1,7 @@
 /*
  * A proof request kept in a file: what `cuzk gen-vanilla` writes beside the
  * vanilla proofs it makes, and what `cuzk bench --request` sends. JSON:
- *   {"proof_kind": "porep"|"snap"|"wpost"|"winning", "sector_size": 2048,
+ *   {"proof_kind": "porep"|"ni-porep"|"snap"|"wpost"|"winning", "sector_size": 2048,
  *    "registered_proof": 5, "sector_number": 1, "miner_id": 1000,
  *    "partition_index": 0, "randomness": HEX64, "comm_r_old": HEX64,
  *    "comm_r_new": HEX64, "comm_d_new": HEX64,
@@ -24,7 +24,7 @@ extern "C" {
 #define CUZK_FIL_REQ_FILE_MAX_BLOBS 4096
 
 typedef struct cuzk_fil_request_file {
-    const char *proof_kind; /* "porep", "snap", "wpost", "winning" */
+    const char *proof_kind; /* "porep", "ni-porep", "snap", "wpost", "winning" */
     cuzk_fil_proof_kind kind; /* read: proof_kind as the engine's enum */
     uint64_t sector_size, registered_proof, sector_number, miner_id;
     uint32_t partition_index;

@@ -1,10 +1,13 @@
 /* Filecoin's SnarkPack aggregates of PoRep proofs (fil_aggregate.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cuzk/c1.h"
 #include "cuzk/error.h"
 #include "cuzk/fil_aggregate.h"
+#include "cuzk/fil_params.h"
 #include "cuzk/filecoin.h"
 #include "cuzk/porep.h"
 #include "cuzk/sha256.h"
@@ -162,4 +165,48 @@ int cuzk_fil_aggregate_verify(const cuzk_fil_agg_values *v, const cuzk_groth16_v
                                         err_len);
     free(p), free(rows);
     return rc;
+}
+
+int cuzk_fil_agg_srs_load(cuzk_snarkpack_srs *srs, cuzk_fil_srs_origin *origin, const char *dir,
+                          uint32_t max_proofs, int allow_test, unsigned nthreads, char *note, size_t note_len,
+                          char *err, size_t err_len)
+{
+    char path[4096], hex[CUZK_FIL_DIGEST_HEX + 1], e[512];
+    struct stat st;
+    memset(srs, 0, sizeof *srs);
+    if (note && note_len) note[0] = 0;
+    if (snprintf(path, sizeof path, "%s/%s", dir, CUZK_SNARKPACK_SRS_NAME) >= (int)sizeof path)
+        return cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG, "param_cache: path too long");
+    if (stat(path, &st))
+        return cuzk_errf(err, err_len, CUZK_ERR_IO, "no aggregation SRS %s (Filecoin's file, or a TEST one from "
+                         "`cuzk setup --aggregation --out %s`)", path, dir);
+    /* the whole file, as rust-fil-proofs' verify_production_entry hashes it: a damaged tail is
+     * caught although only the first powers are read */
+    int rc = cuzk_fil_param_digest(hex, path, NULL, NULL, e, sizeof e);
+    if (rc) return cuzk_errf(err, err_len, rc, "%s: %s", path, e);
+    size_t max_len = 2 * (size_t)(max_proofs < 2 ? 2 : max_proofs);
+    if (max_len > CUZK_SNARKPACK_FIL_READ_LEN) max_len = CUZK_SNARKPACK_FIL_READ_LEN;
+    rc = cuzk_snarkpack_srs_read_file(srs, path, max_len, nthreads, e, sizeof e);
+    bool ceremony = !strcmp(hex, CUZK_FIL_SRS_DIGEST);
+    if (rc && ceremony) return cuzk_errf(err, err_len, rc, "%s", e);
+    if (ceremony) {
+        *origin = CUZK_FIL_SRS_CEREMONY;
+        cuzk_errf(note, note_len, 0, "%s: digest %s matches srs-inner-product.json", path, hex);
+        return CUZK_OK;
+    }
+    if (!rc && srs->test && allow_test) {
+        *origin = CUZK_FIL_SRS_TEST;
+        cuzk_errf(note, note_len, 0, "%s: TEST SRS (cuzk setup --aggregation; digest %s, not the ceremony's "
+                  "%s): aggregates the chain rejects", path, hex, CUZK_FIL_SRS_DIGEST);
+        return CUZK_OK;
+    }
+    bool test = !rc && srs->test;
+    cuzk_snarkpack_srs_free(srs);
+    if (test)
+        return cuzk_errf(err, err_len, CUZK_ERR_VERIFY_FAILED, "%s: a TEST SRS (cuzk setup --aggregation), refused: "
+                         "TEST parameters are not allowed here (digest %s, srs-inner-product.json lists %s)",
+                         path, hex, CUZK_FIL_SRS_DIGEST);
+    return cuzk_errf(err, err_len, CUZK_ERR_VERIFY_FAILED, "%s: digest %s, srs-inner-product.json lists %s: a "
+                     "damaged or foreign file (fetch it again)%s%s", path, hex, CUZK_FIL_SRS_DIGEST,
+                     rc ? "; " : "", rc ? e : "");
 }

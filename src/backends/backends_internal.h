@@ -6,19 +6,36 @@
 #ifndef CUZK_BACKENDS_INTERNAL_H
 #define CUZK_BACKENDS_INTERNAL_H
 
+#include <pthread.h>
+
 #include "cuzk/backends.h"
+#include "cuzk/fil_aggregate.h"
 #include "cuzk/fil_request.h"
 #include "cuzk/filecoin.h"
 #include "cuzk/porep.h"
 #include "cuzk/post.h"
 #include "cuzk/update.h"
 
+/* An NI-PoRep kind's aggregation: the SRS (read at its first request) and
+ * the PoRep circuit's verifying key the aggregate is checked against. */
+typedef struct fil_ni {
+    pthread_mutex_t mu;
+    int loaded; /* srs and vk hold; else err says why not (tried again at the next request) */
+    char param_cache[4096];
+    int allow_test_srs;
+    cuzk_snarkpack_srs srs;
+    cuzk_fil_srs_origin origin;
+    cuzk_groth16_vk vk;
+} fil_ni;
+
 /* One registered kind: a proof type at one sector size. */
 typedef struct fil_kind {
     cuzk_fil_proof_kind kind;
     uint64_t sector_size;
     uint64_t proof_id; /* the registered proof that names the parameter file */
-    char name[32];     /* "porep-32g": the kind and its circuit id */
+    char name[32];     /* "porep-32g": the kind */
+    char circuit_id[32]; /* its circuit: the name, "porep-32g" for "ni-porep-32g" */
+    fil_ni *ni;        /* NI-PoRep kinds only */
     char cache_id[CUZK_FIL_CACHE_ID_MAX];
     char params_path[4096];
     char vk_path[4096]; /* the .vk of the same name beside it */
@@ -41,6 +58,9 @@ typedef struct fil_job {
         cuzk_post_witness *post;
         cuzk_update_witness *update;
     } w;
+    cuzk_fil_agg_sector ni_sector; /* NI-PoRep: the sector's values, for the aggregate */
+    uint8_t prover_id[32];
+    uint64_t registered_proof;
     void *parsed;                  /* what the witnesses point into */
     void (*release)(struct fil_job *j); /* frees parsed and w */
 } fil_job;
@@ -48,6 +68,15 @@ typedef struct fil_job {
 /* Parses req's vanilla proofs into j (w, pub, parsed, release), rebuilding
  * every public input; a message naming the bad field into err. */
 int fil_parse(const fil_kind *fk, const cuzk_fil_request *req, fil_job *j, char *err, size_t err_len);
+
+/* NI-PoRep (kinds_filecoin_ni.c): the kind's state for param_cache; ready
+ * loads the SRS and key once (CUZK_OK, or why not in err); finish is the
+ * engine kind's finish (the partitions' SnarkPack v2 aggregate, verified). */
+fil_ni *fil_ni_new(const char *param_cache, int allow_test_srs);
+void fil_ni_free(fil_ni *ni);
+int fil_ni_ready(const fil_kind *fk, char *err, size_t err_len);
+int fil_ni_finish(void *ctx, const void *inputs, size_t inputs_len, const void *prepared, const uint8_t *proofs,
+                  size_t len, uint8_t **out, size_t *out_len, char *err, size_t err_len);
 
 /* The fingerprint the engine's PCE cache gives a circuit id (pce_cache.c). */
 void pce_engine_fingerprint(uint8_t fp[32], const char *circuit_id);

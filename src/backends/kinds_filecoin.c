@@ -1,7 +1,8 @@
 /*
- * The Filecoin proof kinds: PoRep C2 (porep-*), SnapDeals (snap-*),
- * WindowPoSt (wpost-*) and WinningPoSt (winning-*), one kind per sector size
- * whose parameters are in the param cache under Filecoin's names.
+ * The Filecoin proof kinds: PoRep C2 (porep-*), NI-PoRep C2 (ni-porep-*,
+ * the PoRep circuit; its aggregate: kinds_filecoin_ni.c), SnapDeals
+ * (snap-*), WindowPoSt (wpost-*) and WinningPoSt (winning-*), one kind per
+ * sector size whose parameters are in the param cache under Filecoin's names.
  *
  * A request (include/cuzk/fil_request.h) is parsed once at submit (prepare):
  * the vanilla proofs are read and checked, every public input is rebuilt by
@@ -26,7 +27,12 @@
 #include "cuzk/update.h"
 #include "backends/backends_internal.h"
 
-static void fil_kind_free(void *ctx) { free(ctx); }
+static void fil_kind_free(void *ctx)
+{
+    fil_kind *fk = ctx;
+    if (fk) fil_ni_free(fk->ni);
+    free(fk);
+}
 
 /* ---- prepared jobs --------------------------------------------------------- */
 
@@ -59,8 +65,11 @@ static int fil_prepare(void *ctx, const void *inputs, size_t len, void **prepare
         snprintf(err, err_len, "sector_size %llu does not match kind %s", (unsigned long long)req.sector_size, fk->name);
         rc = CUZK_ERR_INVALID_ARG;
     } else {
+        /* NI-PoRep: the aggregation's SRS and key first, so that a request that could not be
+         * answered is refused now rather than after its partitions are proved */
+        rc = fk->ni ? fil_ni_ready(fk, err, err_len) : CUZK_OK;
         j->pub = calloc((size_t)fk->partitions * (fk->num_inputs ? fk->num_inputs : 1), sizeof *j->pub);
-        rc = j->pub ? fil_parse(fk, &req, j, err, err_len) : CUZK_ERR_NO_MEMORY;
+        if (!rc) rc = j->pub ? fil_parse(fk, &req, j, err, err_len) : CUZK_ERR_NO_MEMORY;
     }
     cuzk_fil_request_clear(&req);
     if (rc) {
@@ -81,6 +90,7 @@ static int fil_synthesize(void *ctx, cuzk_cs *cs, const void *inputs, size_t len
     if (j && partition >= fk->partitions) return CUZK_ERR_INVALID_ARG;
     switch (fk->kind) {
     case CUZK_FIL_KIND_POREP:
+    case CUZK_FIL_KIND_NI_POREP:
         return cuzk_porep_circuit_threads(cs, &fk->cfg.porep, j ? &j->w.porep[partition] : NULL, fk->synth_threads);
     case CUZK_FIL_KIND_WINDOW_POST:
     case CUZK_FIL_KIND_WINNING_POST:
@@ -132,7 +142,9 @@ static int kind_shape(fil_kind *fk)
 {
     switch (fk->kind) {
     case CUZK_FIL_KIND_POREP:
-        if (cuzk_porep_config_for(&fk->cfg.porep, fk->sector_size, false)) return -1;
+    case CUZK_FIL_KIND_NI_POREP:
+        /* NI-PoRep: more partitions of the same circuit (the challenges per partition equal) */
+        if (cuzk_porep_config_for(&fk->cfg.porep, fk->sector_size, fk->kind == CUZK_FIL_KIND_NI_POREP)) return -1;
         fk->partitions = fk->cfg.porep.partitions;
         fk->num_inputs = (uint32_t)cuzk_porep_num_inputs(&fk->cfg.porep) - 1;
         fk->priority = CUZK_PRIORITY_NORMAL;
@@ -165,6 +177,7 @@ static int kind_init(fil_kind *fk, const cuzk_fil_kind_entry *ke, unsigned synth
     fk->proof_id = ke->proof_id;
     fk->synth_threads = synth_threads; /* 0: the system's own, which the engine sets */
     snprintf(fk->name, sizeof fk->name, "%s", ke->name);
+    snprintf(fk->circuit_id, sizeof fk->circuit_id, "%s", ke->circuit_id);
     return kind_shape(fk);
 }
 
@@ -269,9 +282,13 @@ int cuzk_engine_register_filecoin(cuzk_engine *e, const cuzk_engine_filecoin_opt
             free(fk); /* no parameters for this kind here */
             continue;
         }
+        if (fk->kind == CUZK_FIL_KIND_NI_POREP && !(fk->ni = fil_ni_new(o->param_cache, !o->refuse_test_srs))) {
+            free(fk);
+            return CUZK_ERR_NO_MEMORY;
+        }
         cuzk_engine_kind k = {
             .name = fk->name,
-            .circuit_id = fk->name,
+            .circuit_id = fk->circuit_id,
             .num_partitions = fk->partitions,
             .default_priority = fk->priority,
             .num_public_inputs = fk->num_inputs,
@@ -283,6 +300,7 @@ int cuzk_engine_register_filecoin(cuzk_engine *e, const cuzk_engine_filecoin_opt
             .public_inputs = fil_public_inputs,
             .prepare = fil_prepare,
             .prepared_free = fil_job_free,
+            .finish = fk->ni ? fil_ni_finish : NULL,
             .ctx = fk,
             .ctx_free = fil_kind_free,
         };
@@ -290,11 +308,11 @@ int cuzk_engine_register_filecoin(cuzk_engine *e, const cuzk_engine_filecoin_opt
         if (rc) {
             if (err && err_len)
                 snprintf(err, err_len, "kind %s (%s): %s", fk->name, fk->params_path, cuzk_strerror(rc));
-            free(fk);
+            fil_kind_free(fk);
             return rc;
         }
         if (registered) (*registered)++;
-        if (on_kind) on_kind(ud, fk->name, fk->name);
+        if (on_kind) on_kind(ud, fk->name, fk->circuit_id);
     }
     return CUZK_OK;
 }

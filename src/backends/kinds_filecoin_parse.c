@@ -4,6 +4,7 @@
  * SnapDeals through the vanilla-proof readers (cuzk/fil_vanilla.h). Each
  * checks the vanilla proofs against public values it rebuilds itself.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,9 +47,11 @@ static int parse_porep(const fil_kind *fk, const cuzk_fil_request *req, fil_job 
                  fk->name);
         return CUZK_ERR_INVALID_ARG;
     }
-    if (rp->feature == CUZK_FIL_FEAT_NON_INTERACTIVE) {
-        snprintf(err, err_len, "registered_proof: %s (NI-PoRep) is not served by %s", rp->name, fk->name);
-        return CUZK_ERR_UNSUPPORTED;
+    bool ni = fk->kind == CUZK_FIL_KIND_NI_POREP;
+    if ((rp->feature == CUZK_FIL_FEAT_NON_INTERACTIVE) != ni) {
+        snprintf(err, err_len, "registered_proof: %s is %san NI-PoRep proof, %s proves %s", rp->name, ni ? "not " : "",
+                 fk->name, ni ? "NI-PoRep (V1_2_Feat_NonInteractivePoRep)" : "the interactive PoRep");
+        return CUZK_ERR_INVALID_ARG;
     }
     porep_parsed *p = calloc(1, sizeof *p);
     if (!p) return CUZK_ERR_NO_MEMORY;
@@ -70,6 +73,12 @@ static int parse_porep(const fil_kind *fk, const cuzk_fil_request *req, fil_job 
                  p->c1->cfg.challenges, fk->name, fk->partitions, fk->cfg.porep.challenges);
         return CUZK_ERR_INVALID_ARG;
     }
+    /* what the aggregate of an NI-PoRep's partitions is made and checked with */
+    j->registered_proof = req->registered_proof;
+    cuzk_fil_prover_id(j->prover_id, req->miner_id);
+    j->ni_sector.sector_number = req->sector_number;
+    memcpy(j->ni_sector.comm_r, p->c1->comm_r, 32), memcpy(j->ni_sector.comm_d, p->c1->comm_d, 32);
+    memcpy(j->ni_sector.ticket, p->c1->ticket, 32), memcpy(j->ni_sector.seed, p->c1->seed, 32);
     p->partitions = fk->partitions;
     p->chs = calloc(fk->partitions, sizeof *p->chs);
     j->w.porep = calloc(fk->partitions, sizeof *j->w.porep);
@@ -206,7 +215,8 @@ static int parse_snap(const fil_kind *fk, const cuzk_fil_request *req, fil_job *
 int fil_parse(const fil_kind *fk, const cuzk_fil_request *req, fil_job *j, char *err, size_t err_len)
 {
     switch (fk->kind) {
-    case CUZK_FIL_KIND_POREP: return parse_porep(fk, req, j, err, err_len);
+    case CUZK_FIL_KIND_POREP:
+    case CUZK_FIL_KIND_NI_POREP: return parse_porep(fk, req, j, err, err_len);
     case CUZK_FIL_KIND_WINDOW_POST:
     case CUZK_FIL_KIND_WINNING_POST: return parse_post(fk, req, j, err, err_len);
     case CUZK_FIL_KIND_SNAP: return parse_snap(fk, req, j, err, err_len);

@@ -3,6 +3,7 @@
  *   cuzk setup --aggregation --out DIR [--max N]   a TEST SRS under Filecoin's file name
  *   cuzk aggregate ...                              Groth16 proofs into one aggregate
  *   cuzk verify --kind aggregate ...                an aggregate checked
+ *   cuzk verify --kind ni-porep ...                 an NI-PoRep C2 proof (its partitions' aggregate)
  * Filecoin form: the values filecoin-ffi's aggregate_seal_proofs / verify_aggregate_seal_proof
  * take (registered proof, prover, per sector NUMBER:COMM_R:COMM_D:TICKET:SEED, version); plain
  * form: any circuit's proofs with --public rows and --include transcript bytes.
@@ -17,9 +18,11 @@
 #include "cuzk/clock.h"
 #include "cuzk/error.h"
 #include "cuzk/fil_aggregate.h"
+#include "cuzk/fil_params.h"
 #include "cuzk/fil_statement.h"
 #include "cuzk/filecoin.h"
 #include "cuzk/hex.h"
+#include "cuzk/size.h"
 
 enum { O_SRS = 400, O_VK, O_PROOF, O_OUT, O_VERSION, O_RP, O_MINER, O_PROVER, O_SECTOR, O_PUBLIC, O_INCLUDE,
        O_THREADS, O_MAX, O_AGG, O_KIND, O_HELP };
@@ -353,6 +356,118 @@ int cmd_verify_aggregate(int argc, char **argv)
                                 : verify_plain(&a, &vk, &srs, proof, len, err, sizeof err);
         printf("verify: %u proofs, SnarkPack v%d, %.2f s\n", cuzk_snarkpack_proof_count(proof, len), a.version,
                cuzk_now() - t);
+        rc = verdict(v, err);
+    }
+    free(proof), free(a.sectors);
+    cuzk_groth16_vk_free(&vk);
+    cuzk_snarkpack_srs_free(&srs);
+    return rc == -1 ? 0 : rc;
+}
+
+static const char verify_ni_help[] =
+    "usage: cuzk verify --kind ni-porep --proof FILE --registered-proof ID|NAME (or --sector-size SIZE)\n"
+    "         --miner f0N (or --prover-id HEX) --sector-number N --comm-r C --comm-d C --ticket T\n"
+    "         [--seed S] [--srs FILE] [--vk FILE] [--param-cache DIR] [--threads T]\n\n"
+    "Verifies an NI-PoRep C2 proof (the SnarkPack v2 aggregate of its partition proofs, as\n"
+    "seal_commit_phase2 and the daemon return it) from the values filecoin-ffi's verify_seal takes.\n"
+    "cuzk derives every partition's public inputs (NI-PoRep's challenges from replica_id and comm_r:\n"
+    "the seed is not used) and the transcript SHA-256(comm_r). The SRS and the PoRep .vk default to\n"
+    "the Filecoin names in the parameter cache ($FIL_PROOFS_PARAMETER_CACHE or\n"
+    "/var/tmp/filecoin-proof-parameters); the SRS's digest says whether it is the ceremony's.\n"
+    "Exit 0 VALID, 1 INVALID, 2 bad input.\n";
+
+enum { N_SIZE = 500, N_NUMBER, N_COMM_R, N_COMM_D, N_TICKET, N_SEED, N_CACHE };
+
+/* The NI-PoRep values into a (one sector, version 2); 0, 2, or -1 for --help. */
+static int ni_parse(agg_args *a, const char **cache, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"srs", required_argument, 0, O_SRS}, {"vk", required_argument, 0, O_VK},
+        {"proof", required_argument, 0, O_PROOF}, {"registered-proof", required_argument, 0, O_RP},
+        {"miner", required_argument, 0, O_MINER}, {"prover-id", required_argument, 0, O_PROVER},
+        {"threads", required_argument, 0, O_THREADS}, {"kind", required_argument, 0, O_KIND},
+        {"help", no_argument, 0, O_HELP}, {"sector-size", required_argument, 0, N_SIZE},
+        {"sector-number", required_argument, 0, N_NUMBER}, {"comm-r", required_argument, 0, N_COMM_R},
+        {"comm-d", required_argument, 0, N_COMM_D}, {"ticket", required_argument, 0, N_TICKET},
+        {"seed", required_argument, 0, N_SEED}, {"param-cache", required_argument, 0, N_CACHE}, {0, 0, 0, 0}};
+    static const char *const field[] = {"comm_r", "comm_d", "ticket", "seed"};
+    static const char *const name[] = {"comm-r", "comm-d", "ticket", "seed"};
+    memset(a, 0, sizeof *a);
+    a->version = 2, a->threads = cli_default_threads();
+    if (!(a->sectors = calloc(1, sizeof *a->sectors))) return cli_errorf("out of memory"), 2;
+    a->v.sectors = a->sectors, a->v.num_sectors = 1, a->v.version = CUZK_SNARKPACK_V2;
+    uint8_t *dst[4] = {a->sectors->comm_r, a->sectors->comm_d, a->sectors->ticket, a->sectors->seed};
+    int opt, rc = 0, have = 0;
+    optind = 1;
+    while (!rc && (opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        uint64_t x;
+        if (opt == N_CACHE) *cache = optarg;
+        else if (opt == N_NUMBER) rc = cli_parse_u64(optarg, &x) ? (a->sectors->sector_number = x, have |= 1, 0)
+                                                                  : (cli_errorf("--sector-number: expected a number"), 2);
+        else if (opt >= N_COMM_R && opt <= N_SEED) {
+            rc = parse_value(field[opt - N_COMM_R], optarg, dst[opt - N_COMM_R], name[opt - N_COMM_R]);
+            have |= 2 << (opt - N_COMM_R);
+        }
+        else if (opt == N_SIZE) {
+            uint64_t size;
+            const cuzk_fil_seal_proof *sp = NULL;
+            for (uint64_t id = 15; id < 20 && cuzk_size_parse(optarg, &size); id++)
+                if (cuzk_fil_seal_proof_get(id)->sector_size == size) sp = cuzk_fil_seal_proof_get(id);
+            if (!sp) rc = 2, cli_errorf("--sector-size: '%s' is not a Filecoin sector size", optarg);
+            else a->v.registered_proof = sp->id, a->have_rp = 1;
+        } else rc = agg_opt(a, opt, optarg);
+    }
+    if (rc == -1) return fputs(verify_ni_help, stdout), -1;
+    if (!rc && optind < argc) rc = 2, cli_errorf("unexpected argument '%s'", argv[optind]);
+    if (!rc && (!a->have_rp || !a->have_prover || (have & 15) != 15 || a->nproof != 1))
+        rc = 2, cli_errorf("--proof, --registered-proof (or --sector-size), --miner, --sector-number, --comm-r, "
+                           "--comm-d and --ticket are needed (cuzk verify --kind ni-porep --help)");
+    const cuzk_fil_seal_proof *sp = rc ? NULL : cuzk_fil_seal_proof_get(a->v.registered_proof);
+    if (sp && sp->feature != CUZK_FIL_FEAT_NON_INTERACTIVE)
+        rc = 2, cli_errorf("--registered-proof: %s is not an NI-PoRep proof (V1_2_Feat_NonInteractivePoRep); "
+                           "--kind porep verifies it", sp->name);
+    return rc;
+}
+
+/* The SRS (--srs, else the parameter cache's, its digest checked) for aggregates of n proofs. */
+static int ni_srs(cuzk_snarkpack_srs *srs, const agg_args *a, const char *cache, uint32_t n)
+{
+    if (a->srs) return read_srs(srs, a);
+    char note[4400], err[4400];
+    cuzk_fil_srs_origin origin;
+    if (cuzk_fil_agg_srs_load(srs, &origin, cache, n, 1, a->threads, note, sizeof note, err, sizeof err))
+        return cli_errorf("%s", err), 2;
+    printf("srs: %s\n%s", note, origin == CUZK_FIL_SRS_TEST ? "     a VALID here says nothing about the chain\n" : "");
+    return 0;
+}
+
+int cmd_verify_ni(int argc, char **argv)
+{
+    agg_args a;
+    const char *cache = NULL;
+    int rc = ni_parse(&a, &cache, argc, argv);
+    cuzk_snarkpack_srs srs = {0};
+    cuzk_groth16_vk vk = {0};
+    cuzk_groth16_error ve;
+    cuzk_fil_param_files pf;
+    uint8_t *proof = NULL;
+    size_t len = 0, ni;
+    uint32_t parts = 0;
+    char err[1024] = "";
+    if (!cache) cache = cuzk_fil_param_cache_dir();
+    if (!rc && cuzk_fil_agg_shape(&a.v, &parts, &ni, err, sizeof err)) rc = 2, cli_errorf("%s", err);
+    if (!rc && !a.vk && cuzk_fil_param_files_for(&pf, CUZK_FIL_CIRCUIT_POREP, a.v.registered_proof, cache))
+        rc = 2, cli_errorf("--param-cache: path too long");
+    const char *vk_path = a.vk ? a.vk : pf.vk;
+    if (!rc) printf("verify: ni-porep, registered proof %llu, %u partitions aggregated (padded to %u), vk %s\n",
+                    (unsigned long long)a.v.registered_proof, parts, cuzk_fil_agg_target(parts), vk_path);
+    if (!rc && cuzk_groth16_vk_read_file(&vk, vk_path, &ve)) rc = 2, cli_errorf("vk %s: %s", vk_path, ve.msg);
+    if (!rc) rc = ni_srs(&srs, &a, cache, cuzk_fil_agg_target(parts));
+    if (!rc && !(proof = cli_read_file("--proof", a.proof[0], &len))) rc = 2;
+    if (!rc) {
+        double t = cuzk_now();
+        int v = cuzk_fil_aggregate_verify(&a.v, &vk, &srs, proof, len, a.threads, err, sizeof err);
+        printf("verify: %u proofs, SnarkPack v2, %.2f s\n", cuzk_snarkpack_proof_count(proof, len), cuzk_now() - t);
         rc = verdict(v, err);
     }
     free(proof), free(a.sectors);

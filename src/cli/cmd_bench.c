@@ -78,6 +78,7 @@ static const struct {
     {"snap", CUZK__V1__PROOF_KIND__SNAP_DEALS_UPDATE},
     {"wpost", CUZK__V1__PROOF_KIND__WINDOW_POST_PARTITION},
     {"winning", CUZK__V1__PROOF_KIND__WINNING_POST},
+    {"ni-porep", CUZK__V1__PROOF_KIND__NI_POREP_SEAL_COMMIT},
 };
 
 /* curio's cuzk-bench names for the Filecoin kinds */
@@ -622,7 +623,7 @@ static void usage(FILE *f)
             "                    with the system's CA certificates unless --tls-ca)\n"
             "  --tls-server-name NAME   the name to expect in the daemon's certificate (default: ADDR's host)\n"
             "  KIND     test-porep, test-window, test-winning (daemon --test-kinds), or\n"
-            "           porep, snap, wpost, winning (curio's names too: porep-c2, snap-deals, window-post, ...)\n"
+            "           porep, ni-porep, snap, wpost, winning (curio's names too: porep-c2, snap-deals, window-post, ...)\n"
             "  --c1     PoRep: the C1 output (JSON); --vanilla: a JSON array of base64 proofs (PoSt, SnapDeals)\n"
             "           or one proof file sent whole\n"
             "  sizes    --sector-size, else the daemon's reading of --registered-proof, else 32 GiB\n"

@@ -32,8 +32,9 @@ static void on_progress(void *ctx, const char *phase, uint64_t done, uint64_t to
             t - p->t0);
 }
 
-/* StackedDrg<size>V1_1 for a registered size; for the test-only sizes the 2KiB proof. */
-static uint64_t default_proof(uint64_t size)
+/* StackedDrg<size>V1_1 for a registered size (V1_2_Feat_NonInteractivePoRep with ni); for the
+ * test-only sizes the 2KiB proof. */
+static uint64_t default_proof(uint64_t size, int ni)
 {
     static const struct {
         uint64_t size;
@@ -41,9 +42,13 @@ static uint64_t default_proof(uint64_t size)
     } T[] = {{1ull << 11, "StackedDrg2KiBV1_1"},     {1ull << 23, "StackedDrg8MiBV1_1"},
              {1ull << 29, "StackedDrg512MiBV1_1"},   {1ull << 35, "StackedDrg32GiBV1_1"},
              {1ull << 36, "StackedDrg64GiBV1_1"}};
+    const char *name = "StackedDrg2KiBV1_1";
     for (size_t i = 0; i < sizeof T / sizeof T[0]; i++)
-        if (T[i].size == size) return cuzk_fil_seal_proof_by_name(T[i].name)->id;
-    return cuzk_fil_seal_proof_by_name("StackedDrg2KiBV1_1")->id;
+        if (T[i].size == size) name = T[i].name;
+    char ni_name[64];
+    /* "StackedDrg2KiBV1_1" -> "StackedDrg2KiBV1_2_Feat_NonInteractivePoRep" */
+    snprintf(ni_name, sizeof ni_name, "%.*sV1_2_Feat_NonInteractivePoRep", (int)(strlen(name) - 4), name);
+    return cuzk_fil_seal_proof_by_name(ni ? ni_name : name)->id;
 }
 
 static int write_c1_files(const cuzk_fil_c1 *c1, const char *dir, uint64_t sector_id, uint64_t miner_id)
@@ -60,7 +65,8 @@ static int write_c1_files(const cuzk_fil_c1 *c1, const char *dir, uint64_t secto
     if (f && fclose(f)) rc = CUZK_ERR_IO;
     if (rc) return rc;
     char *files[1] = {"c1.json"};
-    cuzk_fil_request_file r = {.proof_kind = "porep",
+    int ni = c1->rp && c1->rp->feature == CUZK_FIL_FEAT_NON_INTERACTIVE;
+    cuzk_fil_request_file r = {.proof_kind = ni ? "ni-porep" : "porep",
                      .sector_size = c1->cfg.sector_size,
                      .registered_proof = c1->registered_proof,
                      .sector_number = sector_id,
@@ -77,12 +83,15 @@ static void usage(void)
     fprintf(stderr,
             "usage: cuzk gen-vanilla porep --sector-size SIZE --out DIR [--seed N] [--registered-proof ID]\n"
             "                              [--miner-id N] [--sector-id N] [--threads N] [--synthetic]\n"
+            "                              [--non-interactive]\n"
             "  seals a sector (2KiB, 4KiB, 16KiB, 32KiB, 8MiB, 16MiB, 512MiB) natively into DIR\n"
             "  (sector.json, data.bin, replica.bin) and writes the C1 output of the seed's\n"
             "  challenges: DIR/c1.json (SealCommitPhase1Output), DIR/c1-curio.json (curio's\n"
             "  wrapper) and DIR/request.json. Test-only sizes (4KiB, 16KiB, 32KiB) have no C1 form.\n"
             "  --synthetic: only the C1 of a full-size sector (any registered size, e.g. 32GiB),\n"
             "  without sealing: random parent columns, sparse trees (for benchmarks).\n"
+            "  --non-interactive: an NI-PoRep C1 (StackedDrg<size>V1_2_Feat_NonInteractivePoRep: its\n"
+            "  challenges from replica_id and comm_r, 13 partitions at 2KiB), request kind ni-porep.\n"
             "  Deterministic given --seed (default 1). Registered proof default: StackedDrg<size>V1_1.\n");
 }
 
@@ -91,15 +100,15 @@ int cmd_gen_porep(int argc, char **argv)
     cuzk_seal_params p = {.miner_id = 1000, .sector_id = 1, .seed = 1};
     uint64_t size = 0, rp = UINT64_MAX;
     const char *out = NULL;
-    int synthetic = 0;
+    int synthetic = 0, ni = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         uint64_t x;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage();
             return 0;
-        } else if (!strcmp(a, "--synthetic")) {
-            synthetic = 1;
+        } else if (!strcmp(a, "--synthetic") || !strcmp(a, "--non-interactive")) {
+            *(a[2] == 's' ? &synthetic : &ni) = 1;
             continue;
         } else if (!v) {
             usage();
@@ -122,10 +131,14 @@ int cmd_gen_porep(int argc, char **argv)
         usage();
         return 2;
     }
-    p.registered_proof = rp != UINT64_MAX ? rp : default_proof(size);
+    p.registered_proof = rp != UINT64_MAX ? rp : default_proof(size, ni);
     const cuzk_fil_seal_proof *sp = cuzk_fil_seal_proof_get(p.registered_proof);
     if (!sp) {
         cli_errorf("gen-vanilla porep: unknown registered proof %llu", (unsigned long long)p.registered_proof);
+        return 2;
+    }
+    if (ni && sp->feature != CUZK_FIL_FEAT_NON_INTERACTIVE) {
+        cli_errorf("gen-vanilla porep: --non-interactive and %s, which is not an NI-PoRep proof", sp->name);
         return 2;
     }
     if (!p.nthreads) p.nthreads = cli_default_threads();

@@ -24,7 +24,8 @@ static const char *const value_opts[] = {"kind", "registered-proof", "sector-siz
 enum { OPT_VK = 300, OPT_PARAM_CACHE, OPT_PROOF, OPT_VALUES, OPT_PUBLIC_OUT, OPT_HELP };
 
 static const char help[] =
-    "usage: cuzk verify --kind porep|window-post|winning-post|snap --proof FILE [values] [--values FILE]\n\n"
+    "usage: cuzk verify --kind porep|window-post|winning-post|snap --proof FILE [values] [--values FILE]\n"
+    "       (--kind ni-porep and --kind aggregate: SnarkPack aggregates, see their --help)\n\n"
     "Verifies a Filecoin proof (one 192-byte Groth16 proof per partition, in partition order, as\n"
     "the daemon returns it) from the values filecoin-ffi's verify_seal, verify_window_post,\n"
     "verify_winning_post and verify_empty_sector_update_proof take; cuzk derives every public\n"
@@ -144,20 +145,24 @@ static int report(const cuzk_fil_statement *st, int rc, const cuzk_fil_verdict *
 }
 
 int cmd_verify_aggregate(int argc, char **argv);
+int cmd_verify_ni(int argc, char **argv);
 
-/* --kind aggregate (or --kind=aggregate): a SnarkPack aggregate (cmd_aggregate.c). */
-static bool kind_is_aggregate(int argc, char **argv)
+/* --kind K (or --kind=K) given. */
+static bool kind_is(int argc, char **argv, const char *k)
 {
+    char eq[32];
+    snprintf(eq, sizeof eq, "--kind=%s", k);
     for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--kind=aggregate") || (!strcmp(argv[i], "--kind") && i + 1 < argc &&
-                                                     !strcmp(argv[i + 1], "aggregate")))
+        if (!strcmp(argv[i], eq) || (!strcmp(argv[i], "--kind") && i + 1 < argc && !strcmp(argv[i + 1], k)))
             return true;
     return false;
 }
 
 int cmd_verify_filecoin(int argc, char **argv)
 {
-    if (kind_is_aggregate(argc, argv)) return cmd_verify_aggregate(argc, argv);
+    /* SnarkPack aggregates: cmd_aggregate.c */
+    if (kind_is(argc, argv, "aggregate")) return cmd_verify_aggregate(argc, argv);
+    if (kind_is(argc, argv, "ni-porep")) return cmd_verify_ni(argc, argv);
     cuzk_fil_statement st;
     cuzk_fil_statement_init(&st);
     const char *files[5] = {0}; /* vk, param cache, proof, values, public out */

@@ -70,7 +70,7 @@ int cuzk_fil_request_decode(cuzk_fil_request *r, const uint8_t *buf, size_t len,
     if (get32(buf + 4) != 1) return fail(err, err_len, "unknown version", 4);
     const uint8_t *p = buf + 8;
     r->kind = (cuzk_fil_proof_kind)get32(p), p += 4;
-    if (r->kind < CUZK_FIL_KIND_POREP || r->kind > CUZK_FIL_KIND_WINNING_POST)
+    if (!cuzk_fil_proof_kind_known(r->kind))
         return fail(err, err_len, "unknown proof kind", 8);
     r->partition_index = get32(p), p += 4;
     r->registered_proof = get64(p), p += 8;

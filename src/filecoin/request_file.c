@@ -53,15 +53,21 @@ int cuzk_fil_request_file_read(const char *path, cuzk_fil_request_file *r, char 
         goto out;
     }
     json_t *k = json_object_get(o, "proof_kind");
-    /* in cuzk_fil_proof_kind's order, from CUZK_FIL_KIND_POREP = 1 */
-    static const char *const kinds[] = {"porep", "snap", "wpost", "winning"};
-    for (size_t i = 0; k && json_is_string(k) && i < 4; i++)
-        if (!strcmp(json_string_value(k), kinds[i])) {
-            r->proof_kind = kinds[i];
-            r->kind = (cuzk_fil_proof_kind)(CUZK_FIL_KIND_POREP + i);
+    static const struct {
+        const char *name;
+        cuzk_fil_proof_kind kind;
+    } kinds[] = {{"porep", CUZK_FIL_KIND_POREP},
+                 {"snap", CUZK_FIL_KIND_SNAP},
+                 {"wpost", CUZK_FIL_KIND_WINDOW_POST},
+                 {"winning", CUZK_FIL_KIND_WINNING_POST},
+                 {"ni-porep", CUZK_FIL_KIND_NI_POREP}};
+    for (size_t i = 0; k && json_is_string(k) && i < sizeof kinds / sizeof kinds[0]; i++)
+        if (!strcmp(json_string_value(k), kinds[i].name)) {
+            r->proof_kind = kinds[i].name;
+            r->kind = kinds[i].kind;
         }
     if (!r->proof_kind) {
-        fail(err, err_len, path, "%s: must be porep, snap, wpost or winning", "proof_kind");
+        fail(err, err_len, path, "%s: must be porep, ni-porep, snap, wpost or winning", "proof_kind");
         goto out;
     }
     uint64_t part = 0;

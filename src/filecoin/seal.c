@@ -259,7 +259,8 @@ static void c1_header(cuzk_fil_c1 *c1, const uint8_t comm_r[32], const uint8_t c
 
 int cuzk_seal_c1(const cuzk_sealed_sector *s, cuzk_fil_c1 **out)
 {
-    if (s->rp->feature != CUZK_FIL_FEAT_NONE) return CUZK_ERR_UNSUPPORTED; /* interactive challenges only */
+    /* interactive and NI-PoRep challenges (SyntheticPoRep's C1 holds other proofs) */
+    if (s->rp->feature == CUZK_FIL_FEAT_SYNTHETIC) return CUZK_ERR_UNSUPPORTED;
     int rc = cuzk_fil_c1_alloc(out, s->p.registered_proof, s->cfg.sector_size);
     if (rc) return rc;
     cuzk_fil_c1 *c1 = *out;
@@ -269,7 +270,11 @@ int cuzk_seal_c1(const cuzk_sealed_sector *s, cuzk_fil_c1 **out)
     size_t n = (size_t)s->cfg.partitions * s->cfg.challenges;
     uint64_t *chs = malloc(sizeof(uint64_t) * n);
     if (!chs) rc = CUZK_ERR_NO_MEMORY;
-    else all_challenges(chs, &s->cfg, s->replica_id, s->seed);
+    /* NI-PoRep's from replica_id and comm_r, the sealed sector's own: no seed */
+    for (unsigned k = 0; chs && k < s->cfg.partitions && !rc; k++)
+        if (fil_porep_partition_challenges(&chs[(size_t)k * s->cfg.challenges], s->rp, &s->cfg, s->replica_id,
+                                           s->comm_r, s->seed, k))
+            rc = CUZK_ERR_INVALID_ARG;
     for (size_t i = 0; i < n && !rc; i++) rc = fill_vproof(&src, chs[i], &c1->proofs[i]);
     free(chs);
     if (rc) {

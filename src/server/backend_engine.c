@@ -236,6 +236,7 @@ static int register_filecoin_kinds(srv_backend *b, const cuzk_config *c, char *e
         .param_cache = c->param_cache,
         .read_mode = CUZK_GROTH16_TRUSTED,
         .synth_threads = 0, /* the engine's share per partition ([synthesis] threads) */
+        .refuse_test_srs = !c->test_srs,
     };
     char why[512] = "";
     unsigned n = 0;
@@ -552,6 +553,11 @@ int srv_submit(srv_backend *b, const srv_submit_req *r, uint32_t *queue_position
 {
     int k = kind_index(b, r->kind);
     if (k < 0) return cuzk_errf(err, errlen, RPC_UNIMPLEMENTED, "proof kind %s is not registered", r->kind);
+    /* a cluster's hosts each prove single partitions: the aggregate of an NI-PoRep's is made by the
+     * engine that proves them all */
+    if (b->cl && !strncmp(r->kind, "ni-porep-", 9))
+        return cuzk_errf(err, errlen, RPC_UNIMPLEMENTED, "proof kind %s is not served by a cluster ([cluster]): "
+                         "its partitions' aggregate is made by the daemon that proves them all", r->kind);
     /* the cluster's queue is its database's: bounded there by the hosts' claims */
     int rc = b->cl ? RPC_OK : queue_admit(b, r->request_id, err, errlen);
     if (rc != RPC_OK) return rc;

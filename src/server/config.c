@@ -157,6 +157,10 @@ static const cfg_entry table[] = {
       "when a cached PCE file loaded after start is checksummed: sync = before it is used (load waits), "
       "background = on a thread started at load, the first proof through it waits for the result; "
       "files found at start: always in the background"),
+    E("srs", "test_srs", T_BOOL, test_srs, 0, 0, "true", false,
+      "NI-PoRep's aggregation SRS (param_cache/v28-fil-inner-product-v1.srs, its digest checked): when it is "
+      "not Filecoin's, accept cuzk's TEST SRS (cuzk setup --aggregation; aggregates the chain rejects); "
+      "false = NI-PoRep requests are refused unless the ceremony's file is there"),
     E("srs", "preload", T_ID_LIST, preload, 0, 0, "[]", true,
       "circuit ids made resident at start (e.g. \"porep-32g\")"),
     E("cluster", "conninfo", T_STR, cluster_conninfo, 0, 0, "\"\"", false,

@@ -80,6 +80,7 @@ typedef struct cuzk_config {
     bool param_cache_set;            /* named by the file; else cfg_finish takes the environment's */
     bool pce;                        /* srs.pce: pre-compiled circuits in pce_dir (default param_cache) */
     bool pce_verify_background;      /* srs.pce_verify = "background" */
+    bool test_srs;                   /* srs.test_srs: a TEST aggregation SRS accepted for NI-PoRep */
     char preload[CFG_MAX_PRELOAD][64];
     size_t n_preload;
     /* [cluster] */
