@@ -8,14 +8,17 @@
  * 4 and 8 proofs, v1 and v2) and verified from the values alone. Refused: two sectors in the
  * other order, one seed / ticket / sector number changed, a sector left out or added, the other
  * version, a flipped byte, another prover. NI-PoRep: the seed is in neither the challenges nor
- * the transcript, so another seed verifies; comm_r changed does not.
+ * the transcript, so another seed verifies; comm_r changed does not. The SRS read from a
+ * parameter cache: its digest against srs-inner-product.json's, a TEST one only when allowed.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuzk/c1.h"
 #include "cuzk/error.h"
 #include "cuzk/fil_aggregate.h"
+#include "cuzk/fil_params.h"
 #include "cuzk/filecoin.h"
 #include "cuzk/groth16.h"
 #include "testutil.h"
@@ -174,6 +177,56 @@ static int t_case(const cuzk_groth16_params *p, const cuzk_snarkpack_srs *srs, u
     return rc;
 }
 
+static void write_bytes(const char *path, const uint8_t *b, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    CHECK(f && fwrite(b, 1, len, f) == len);
+    if (f) fclose(f);
+}
+
+/* The aggregation SRS from a parameter cache: a TEST one taken only when allowed, the powers
+ * read equal to the written ones; missing, a foreign file (the TEST one without its trailer),
+ * a flipped byte refused naming the digests. */
+static void t_srs_load(const cuzk_snarkpack_srs *srs)
+{
+    char dir[] = "/tmp/cuzk-srs-load-XXXXXX", path[128], note[512], err[1024], hex[CUZK_FIL_DIGEST_HEX + 1];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/%s", dir, CUZK_SNARKPACK_SRS_NAME);
+    cuzk_snarkpack_srs got;
+    cuzk_fil_srs_origin origin = 0;
+    int rc = cuzk_fil_agg_srs_load(&got, &origin, dir, 16, 1, 2, note, sizeof note, err, sizeof err);
+    CHECK_MSG(rc == CUZK_ERR_IO && strstr(err, "cuzk setup --aggregation"), "missing: %d %s", rc, err);
+    size_t len, plain;
+    uint8_t *b = cuzk_snarkpack_srs_serialize(srs, 1, &len), *p = cuzk_snarkpack_srs_serialize(srs, 0, &plain);
+    CHECK(b && p && plain < len);
+    if (!b || !p) return;
+    write_bytes(path, b, len);
+    cuzk_fil_param_digest_mem(hex, b, len);
+    rc = cuzk_fil_agg_srs_load(&got, &origin, dir, 16, 1, 2, note, sizeof note, err, sizeof err);
+    CHECK_MSG(rc == CUZK_OK && origin == CUZK_FIL_SRS_TEST && strstr(note, hex) && strstr(note, "TEST") &&
+                  got.len[0] == 32 && got.len[2] == 32, "TEST SRS allowed: %d %s", rc, rc ? err : note);
+    for (size_t i = 0; rc == CUZK_OK && i < 32; i++)
+        CHECK(cuzk_g1_affine_eq(&got.g_alpha[i], &srs->g_alpha[i]) && cuzk_g2_affine_eq(&got.h_beta[i], &srs->h_beta[i]));
+    if (rc == CUZK_OK) cuzk_snarkpack_srs_free(&got);
+    rc = cuzk_fil_agg_srs_load(&got, &origin, dir, 16, 0, 2, note, sizeof note, err, sizeof err);
+    CHECK_MSG(rc == CUZK_ERR_VERIFY_FAILED && strstr(err, "TEST parameters are not allowed") && strstr(err, hex) &&
+                  strstr(err, CUZK_FIL_SRS_DIGEST), "TEST SRS refused: %d %s", rc, err);
+    write_bytes(path, p, plain);
+    cuzk_fil_param_digest_mem(hex, p, plain);
+    rc = cuzk_fil_agg_srs_load(&got, &origin, dir, 16, 1, 2, note, sizeof note, err, sizeof err);
+    CHECK_MSG(rc == CUZK_ERR_VERIFY_FAILED && strstr(err, "damaged or foreign") && strstr(err, hex),
+              "foreign: %d %s", rc, err);
+    size_t at = 4 + (size_t)(cuzk_rng_u64(&rng) % 32) * 48 + 47;
+    b[at] ^= (uint8_t)(1u << (cuzk_rng_u64(&rng) % 8));
+    write_bytes(path, b, len);
+    rc = cuzk_fil_agg_srs_load(&got, &origin, dir, 16, 1, 2, note, sizeof note, err, sizeof err);
+    CHECK_MSG(rc == CUZK_ERR_VERIFY_FAILED && strstr(err, "damaged or foreign") && strstr(err, "g_alpha"),
+              "byte %zu flipped: %d %s", at, rc, err);
+    free(b), free(p);
+    remove(path);
+    remove(dir);
+}
+
 int main(void)
 {
     tu_init(&rng, "test_fil_aggregate");
@@ -189,6 +242,7 @@ int main(void)
     cuzk_groth16_params p;
     cuzk_snarkpack_srs srs;
     CHECK(setup_standin(&p, ni) == CUZK_OK && cuzk_snarkpack_srs_setup_test(&srs, 32, &rng, 2) == CUZK_OK);
+    t_srs_load(&srs);
     static const size_t nsect[] = {1, 2, 3, 5};
     cuzk_fil_agg_sector s[8];
     for (int ver = CUZK_SNARKPACK_V1; ver <= CUZK_SNARKPACK_V2; ver++)
