@@ -355,8 +355,8 @@ static void finish_hook(tkind *k, cuzk_rng *rng)
     atomic_store(&F.hold, true);
     rq.request_id = "fin/3";
     CHECK(cuzk_engine_submit(e, &rq, &j, NULL) == CUZK_OK);
-    while (!atomic_load(&F.holding)) usleep(1000);
-    CHECK(cuzk_job_cancel(j) == CUZK_OK);
+    while (!atomic_load(&F.holding) && cuzk_job_await(j, 1) == CUZK_ERR_NOT_READY) continue;
+    CHECK(atomic_load(&F.holding) && cuzk_job_cancel(j) == CUZK_OK);
     atomic_store(&F.hold, false);
     CHECK(cuzk_job_await(j, -1) == CUZK_ERR_CANCELLED && cuzk_job_proof(j, &pr, &len) != CUZK_OK);
     CHECK(cuzk_engine_wait_idle(e, -1) == CUZK_OK);
