@@ -905,7 +905,7 @@ static void migration(void)
     CHECK_MSG(strstr(err, "newer than this daemon's") && strstr(err, "upgrade the daemon"), "%s", err);
     sql_exec(c, "UPDATE cuzk_meta SET v = v - 1 WHERE k = 'schema'");
     /* a reader takes this version, and leaves an older one as it is */
-    o.read_only = true;
+    o.schema_check_only = true;
     CHECK(cuzk_cluster_db_open(&o, &a, err, sizeof err) == CUZK_OK && a);
     cuzk_cluster_db_close(a);
     a = NULL;

@@ -39,23 +39,9 @@ typedef struct expect {
     long files, bytes, unneeded;
 } expect;
 
-static void sql_ok(const char *q)
-{
-    PGresult *r = PQexec(sql, q);
-    CHECK_MSG(PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK, "%s: %s", q,
-              PQresultErrorMessage(r));
-    PQclear(r);
-}
+static void sql_ok(const char *q) { pg_test_ok(sql, q); }
 
-static long sql_long(const char *q)
-{
-    PGresult *r = PQexec(sql, q);
-    bool ok = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1;
-    CHECK_MSG(ok, "%s: %s", q, PQresultErrorMessage(r));
-    long v = ok ? atol(PQgetvalue(r, 0, 0)) : -1;
-    PQclear(r);
-    return v;
-}
+static long sql_long(const char *q) { return pg_test_long(sql, q); }
 
 static void sleep_ms(unsigned ms)
 {
@@ -246,7 +232,7 @@ static long rows_read(void)
 static char *status_counted(long *read)
 {
     long before = rows_read();
-    cuzk_cluster_opts o = {.conninfo = conninfo, .host = "st-reader", .read_only = true};
+    cuzk_cluster_opts o = {.conninfo = conninfo, .host = "st-reader", .schema_check_only = true};
     cuzk_cluster_db *db = NULL;
     char err[512], *js = NULL;
     CHECK_MSG(cuzk_cluster_db_open(&o, &db, err, sizeof err) == CUZK_OK, "%s", err);

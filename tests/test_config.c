@@ -375,7 +375,7 @@ static void test_docs(void)
     free(ex);
 }
 
-/* [cluster] statement_timeout and retention: their bounds, checked when the
+/* [cluster] statement_timeout, retention and pool_idle: their bounds, checked when the
  * configuration is finished; the defaults and in-range values taken. */
 static void test_cluster_bounds(void)
 {
@@ -388,6 +388,7 @@ static void test_cluster_bounds(void)
         {"retention = \"1m\"\n", NULL, 10000, 60000},
         {"statement_timeout = \"999ms\"\n", "cluster.statement_timeout", 0, 0},
         {"retention = \"59s\"\n", "cluster.retention", 0, 0},
+        {"pool_idle = \"999ms\"\n", "cluster.pool_idle", 0, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cuzk_config c;

@@ -62,9 +62,13 @@ typedef struct cuzk_cluster_opts {
      * long after they finished, their partitions with them, by
      * cuzk_cluster_prune (0: kept for ever). */
     uint64_t retention_ms;
-    /* A reader (`cuzk cluster status`): the schema is checked, never
-     * created or migrated; another version is CUZK_ERR_UNSUPPORTED. */
-    bool read_only;
+    /* The schema's version is read (one statement, no lock), never
+     * created or migrated; another version is CUZK_ERR_UNSUPPORTED. For a
+     * reader (`cuzk cluster status`) and for a daemon's pooled connections
+     * (its start migrated the schema): a migration is DDL and takes the
+     * version row's lock, which every connection opened would otherwise
+     * queue on. */
+    bool schema_check_only;
     /* Opening (connecting, the connection's settings, the schema's check
      * or migration) ends within this many ms when that is sooner than the
      * conninfo's connect_timeout: a caller's own deadline, such as the
@@ -79,7 +83,7 @@ typedef struct cuzk_cluster_opts {
 int cuzk_cluster_conninfo_check(const char *conninfo, char *err, size_t errlen);
 
 /* Connects and creates or migrates the schema (versioned; concurrent
- * daemons serialize on the version row), unless o->read_only. A conninfo
+ * daemons serialize on the version row), unless o->schema_check_only. A conninfo
  * that carries a password is refused: it would show wherever the
  * configuration does. Connecting gives up after the conninfo's
  * connect_timeout (default 10 s), or o->open_within_ms if sooner, however

@@ -271,9 +271,12 @@ static bool host_open(sim_host *h)
 {
     char err[512];
     h->o.host = h->name;
+    /* as a daemon: its start migrates, its RPC connections only check */
+    cuzk_cluster_opts rpc = h->o;
+    rpc.schema_check_only = true;
     if (cuzk_cluster_db_open(&h->o, &h->node, err, sizeof err) ||
         cuzk_cluster_host_join(h->node, h->c->slots, "cuzk-mix", err, sizeof err) ||
-        cuzk_cluster_db_open(&h->o, &h->rpc, err, sizeof err)) {
+        cuzk_cluster_db_open(&rpc, &h->rpc, err, sizeof err)) {
         cli_errorf("%s: %s", h->name, err);
         return false;
     }

@@ -392,7 +392,7 @@ int cmd_cluster(int argc, char **argv)
         return load(&o, (unsigned)hosts, (unsigned)jobs, (unsigned)parts, (unsigned)batch, payload);
     char err[512];
     cuzk_cluster_db *db = NULL;
-    o.read_only = true;
+    o.schema_check_only = true;
     if (cuzk_cluster_db_open(&o, &db, err, sizeof err)) return cli_errorf("%s", err), 1;
     int rc = 0;
     if (id) {

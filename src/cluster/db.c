@@ -328,8 +328,9 @@ static int migrate(cuzk_cluster_db *db, char *err, size_t errlen)
     return rc;
 }
 
-/* A reader (cuzk_cluster_opts.read_only) changes nothing: it only checks
- * that the schema is the one this build reads. */
+/* A connection that does not migrate (cuzk_cluster_opts.schema_check_only)
+ * changes nothing: one statement checks that the schema is the one this
+ * build reads. */
 static int schema_check(cuzk_cluster_db *db, char *err, size_t errlen)
 {
     qres q = run(db, "SELECT v FROM cuzk_meta WHERE k = 'schema'", 0, NULL, NULL, false, err, errlen);
@@ -445,7 +446,7 @@ int cuzk_cluster_db_open(const cuzk_cluster_opts *o, cuzk_cluster_db **out, char
     /* the caller's bound covers the schema's statements as well */
     cuzk_cluster_db_deadline(db, o->open_within_ms);
     rc = db_connect(db, o, connect_s, err, errlen);
-    if (rc == CUZK_OK) rc = o->read_only ? schema_check(db, err, errlen) : migrate(db, err, errlen);
+    if (rc == CUZK_OK) rc = o->schema_check_only ? schema_check(db, err, errlen) : migrate(db, err, errlen);
     cuzk_cluster_db_deadline(db, 0);
     if (rc != CUZK_OK) {
         cuzk_cluster_db_close(db);

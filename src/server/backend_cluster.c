@@ -1,9 +1,14 @@
 /*
  * The daemon's cluster binding (backend_cluster.h). RPC handlers run on
  * many threads and a database connection serves one at a time, so they
- * take connections from a small pool (opened on demand, kept for the next
- * call); the node has its own. AwaitProof polls the job's row with back-off
- * (20 ms doubling to 250 ms): any daemon answers for any job.
+ * take connections from a pool: at most [cluster] pool_size open at once,
+ * in calls and idle together (a call that finds them all busy waits for
+ * one), each opened on demand and closed by the pool's thread once unused
+ * for pool_idle. The most recently used is taken first, so after a burst
+ * the others age out. Pooled connections only check the schema's version:
+ * the daemon's start migrated it (the node's connection). The node has its
+ * own connection. AwaitProof polls the job's row with back-off (20 ms
+ * doubling to 250 ms): any daemon answers for any job.
  */
 #define _GNU_SOURCE
 #include "server/backend_cluster.h"
@@ -21,15 +26,24 @@
 #include "cuzk/error.h"
 #include "server/grpc_adapter.h"
 
-#define POOL_MAX 16
+/* An idle connection and when it came back. */
+typedef struct pooled {
+    cuzk_cluster_db *db;
+    double since;
+} pooled;
 
 struct srv_cluster {
     cuzk_cluster_opts opts;
     char host[CUZK_CLUSTER_NAME_MAX + 1];
     cuzk_cluster_node *node;
-    pthread_mutex_t mu; /* guards pool */
-    cuzk_cluster_db *pool[POOL_MAX];
-    size_t n_pool;
+    pthread_mutex_t mu;   /* guards the pool */
+    pthread_cond_t freed; /* a connection came back, or room to open one */
+    pthread_cond_t aged;  /* for the pool's thread: the oldest idle one changed, or closing */
+    pooled *idle;         /* idle connections, the most recently used last */
+    size_t n_idle, n_open, pool_max; /* n_open: idle and in calls */
+    double idle_s, wait_s; /* pool_idle; a call without a deadline waits this long for a connection */
+    bool closing;
+    pthread_t ager;
     const cuzk_config *cfg;
 };
 
@@ -73,6 +87,60 @@ int srv_cluster_test_seed(const cuzk_config *c, uint64_t *seed, char *err, size_
     return rc == CUZK_OK ? 0 : cuzk_errf(err, errlen, -1, "cluster: the test kinds' seed: %s", why);
 }
 
+/* A condition variable timed on cuzk_now()'s clock. */
+static void cond_init_mono(pthread_cond_t *cv)
+{
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(cv, &ca);
+    pthread_condattr_destroy(&ca);
+}
+
+/* Waits on cv until signalled or cuzk_now() reaches until. */
+static void cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu, double until)
+{
+    struct timespec ts = {(time_t)until, (long)((until - (double)(time_t)until) * 1e9)};
+    pthread_cond_timedwait(cv, mu, &ts);
+}
+
+/* The pool's thread: closes each idle connection pool_idle after it came
+ * back. The oldest is at the bottom of the stack, so it is the next due. */
+static void *pool_ager(void *arg)
+{
+    srv_cluster *cl = arg;
+    pthread_mutex_lock(&cl->mu);
+    while (!cl->closing) {
+        if (!cl->n_idle) {
+            pthread_cond_wait(&cl->aged, &cl->mu);
+            continue;
+        }
+        double due = cl->idle[0].since + cl->idle_s;
+        if (cuzk_now() < due) {
+            cond_wait_until(&cl->aged, &cl->mu, due);
+            continue;
+        }
+        cuzk_cluster_db *db = cl->idle[0].db;
+        memmove(cl->idle, cl->idle + 1, --cl->n_idle * sizeof *cl->idle);
+        cl->n_open--;
+        pthread_cond_signal(&cl->freed); /* room to open one */
+        pthread_mutex_unlock(&cl->mu);
+        cuzk_cluster_db_close(db);
+        pthread_mutex_lock(&cl->mu);
+    }
+    pthread_mutex_unlock(&cl->mu);
+    return NULL;
+}
+
+static void cluster_free(srv_cluster *cl)
+{
+    pthread_mutex_destroy(&cl->mu);
+    pthread_cond_destroy(&cl->freed);
+    pthread_cond_destroy(&cl->aged);
+    free(cl->idle);
+    free(cl);
+}
+
 srv_cluster *srv_cluster_open(const cuzk_config *c, cuzk_engine *e, const char *kinds, unsigned prover_workers,
                               void (*log)(int level, const char *msg), char *err, size_t errlen)
 {
@@ -83,14 +151,24 @@ srv_cluster *srv_cluster_open(const cuzk_config *c, cuzk_engine *e, const char *
                                           "every host mounts)", c->cluster_payload_dir, strerror(errno)),
                NULL;
     srv_cluster *cl = calloc(1, sizeof *cl);
-    if (!cl) return cuzk_errf(err, errlen, 0, "out of memory"), NULL;
+    size_t pool_max = c->cluster_pool_size ? c->cluster_pool_size : 1;
+    if (!cl || !(cl->idle = calloc(pool_max, sizeof *cl->idle))) {
+        free(cl);
+        return cuzk_errf(err, errlen, 0, "out of memory"), NULL;
+    }
+    cl->pool_max = pool_max;
     pthread_mutex_init(&cl->mu, NULL);
+    cond_init_mono(&cl->freed);
+    cond_init_mono(&cl->aged);
+    cl->idle_s = (double)c->cluster_pool_idle_ms / 1000.0;
+    cl->wait_s = (double)c->cluster_statement_timeout_ms / 1000.0;
     cl->cfg = c;
     if (c->cluster_host[0]) snprintf(cl->host, sizeof cl->host, "%.63s", c->cluster_host); /* checked by cfg_finish */
     else if (gethostname(cl->host, sizeof cl->host) != 0 || !cl->host[0]) snprintf(cl->host, sizeof cl->host, "cuzk");
     cl->host[sizeof cl->host - 1] = '\0';
     cl->opts = opts_of(c, cl->host);
     node_logger = log;
+    /* the node's connection migrates the schema; the pool's only check it */
     cuzk_cluster_node_opts no = {
         .db = cl->opts,
         .engine = e,
@@ -98,12 +176,17 @@ srv_cluster *srv_cluster_open(const cuzk_config *c, cuzk_engine *e, const char *
         .kinds = kinds,
         .log = node_log,
     };
+    cl->opts.schema_check_only = true;
     char why[512];
     if (cuzk_cluster_node_start(&no, &cl->node, why, sizeof why) != CUZK_OK) {
         cuzk_errf(err, errlen, 0, "cluster: %s", why);
-        pthread_mutex_destroy(&cl->mu);
-        free(cl);
+        cluster_free(cl);
         return NULL;
+    }
+    if (pthread_create(&cl->ager, NULL, pool_ager, cl) != 0) {
+        cuzk_cluster_node_stop(cl->node);
+        cluster_free(cl);
+        return cuzk_errf(err, errlen, 0, "cluster: cannot start the connection pool's thread"), NULL;
     }
     return cl;
 }
@@ -112,36 +195,63 @@ void srv_cluster_close(srv_cluster *cl)
 {
     if (!cl) return;
     cuzk_cluster_node_stop(cl->node);
-    for (size_t i = 0; i < cl->n_pool; i++) cuzk_cluster_db_close(cl->pool[i]);
-    pthread_mutex_destroy(&cl->mu);
-    free(cl);
+    pthread_mutex_lock(&cl->mu);
+    cl->closing = true;
+    pthread_cond_broadcast(&cl->aged);
+    pthread_mutex_unlock(&cl->mu);
+    pthread_join(cl->ager, NULL);
+    for (size_t i = 0; i < cl->n_idle; i++) cuzk_cluster_db_close(cl->idle[i].db);
+    cluster_free(cl);
 }
 
-/* A pooled connection, or a new one opened within_ms (0: connect_timeout
- * alone): a call with a deadline is not held past it by a database that
- * accepts and never answers. */
+/* A pooled connection: the most recently used idle one, or a new one when
+ * fewer than pool_size are open, else the first to come back. within_ms
+ * bounds the wait and the opening (0: the wait by statement_timeout, the
+ * opening by connect_timeout): a call with a deadline is not held past it
+ * by a busy pool or by a database that accepts and never answers. */
 static cuzk_cluster_db *db_get(srv_cluster *cl, uint32_t within_ms, char *err, size_t errlen)
 {
+    double t0 = cuzk_now(), until = t0 + (within_ms ? within_ms / 1000.0 : cl->wait_s);
     pthread_mutex_lock(&cl->mu);
-    cuzk_cluster_db *db = cl->n_pool ? cl->pool[--cl->n_pool] : NULL;
+    while (!cl->n_idle && cl->n_open >= cl->pool_max) {
+        if (cuzk_now() >= until) {
+            pthread_mutex_unlock(&cl->mu);
+            return cuzk_errf(err, errlen, 0, "all %zu database connections of this daemon's pool were in use for "
+                             "%.1f s (cluster.pool_size)", cl->pool_max, cuzk_now() - t0), NULL;
+        }
+        cond_wait_until(&cl->freed, &cl->mu, until);
+    }
+    if (cl->n_idle) {
+        cuzk_cluster_db *db = cl->idle[--cl->n_idle].db;
+        pthread_mutex_unlock(&cl->mu);
+        return db;
+    }
+    cl->n_open++;
     pthread_mutex_unlock(&cl->mu);
-    if (db) return db;
     char why[512];
     cuzk_cluster_opts o = cl->opts;
-    o.open_within_ms = within_ms;
+    double left_ms = within_ms ? within_ms - (cuzk_now() - t0) * 1000.0 : 0;
+    o.open_within_ms = within_ms ? (left_ms < 1 ? 1 : (uint32_t)left_ms) : 0;
+    cuzk_cluster_db *db = NULL;
     if (cuzk_cluster_db_open(&o, &db, why, sizeof why) != CUZK_OK) {
+        pthread_mutex_lock(&cl->mu);
+        cl->n_open--;
+        pthread_cond_signal(&cl->freed);
+        pthread_mutex_unlock(&cl->mu);
         cuzk_errf(err, errlen, 0, "%s", why);
         return NULL;
     }
     return db;
 }
 
+/* A connection back to the pool, on top: the next call takes it. */
 static void db_put(srv_cluster *cl, cuzk_cluster_db *db)
 {
     pthread_mutex_lock(&cl->mu);
-    if (cl->n_pool < POOL_MAX) cl->pool[cl->n_pool++] = db, db = NULL;
+    if (!cl->n_idle) pthread_cond_signal(&cl->aged); /* the oldest idle one is now this */
+    cl->idle[cl->n_idle++] = (pooled){db, cuzk_now()};
+    pthread_cond_signal(&cl->freed);
     pthread_mutex_unlock(&cl->mu);
-    cuzk_cluster_db_close(db);
 }
 
 /* The cluster layer's error as an RPC status: unknown ids and refused

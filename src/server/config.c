@@ -186,6 +186,11 @@ static const cfg_entry table[] = {
     E("cluster", "retention", T_DURATION, cluster_retention_ms, 0, 0, "\"24h\"", false,
       "finished jobs (their proofs, partitions, errors) are deleted this long after they finished; "
       "0 = kept for ever (at least 1m otherwise)"),
+    E("cluster", "pool_size", T_U32, cluster_pool_size, 1, 1024, "8", false,
+      "database connections the RPC handlers hold at most, in use and idle (the node has one more); a call "
+      "finding all busy waits for one, up to its own deadline or statement_timeout"),
+    E("cluster", "pool_idle", T_DURATION, cluster_pool_idle_ms, 0, 0, "\"60s\"", false,
+      "a pooled connection unused this long is closed (at least 1s)"),
     E("logging", "level", T_LEVEL, log_level, 0, 0, "\"info\"", true,
       "trace, debug, info, warn or error"),
     CHOICE("logging", "format", log_json, "text", "json", "\"text\"", true,
@@ -563,6 +568,8 @@ int cfg_finish(cuzk_config *c, char *err, size_t errlen)
         return FAIL("cluster.statement_timeout: between 1s and 596h");
     if (c->cluster_retention_ms && c->cluster_retention_ms < 60000)
         return FAIL("cluster.retention: 0 (kept for ever) or at least 1m (a host's row goes with it too)");
+    if (c->cluster_pool_idle_ms < 1000 || c->cluster_pool_idle_ms > INT32_MAX)
+        return FAIL("cluster.pool_idle: between 1s and 596h");
     if (c->cluster_payload_dir[0] && c->cluster_payload_dir[0] != '/')
         return FAIL("cluster.payload_dir: \"%s\" is not an absolute path", c->cluster_payload_dir);
     for (const char *q = c->auth_token; *q; q++)

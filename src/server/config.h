@@ -95,6 +95,8 @@ typedef struct cuzk_config {
     uint64_t cluster_payload_threshold;
     uint64_t cluster_statement_timeout_ms;
     uint64_t cluster_retention_ms;       /* 0 = finished jobs kept for ever */
+    uint32_t cluster_pool_size;          /* RPC handlers' database connections at most */
+    uint64_t cluster_pool_idle_ms;       /* a pooled connection unused this long is closed */
     /* [logging] */
     cfg_log_level log_level;
     bool log_json;
