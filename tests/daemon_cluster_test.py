@@ -421,10 +421,8 @@ check(sum("database" in line and ("server closed" in line or "terminat" in line 
           for d in (A, B, C) for line in d.logtext().splitlines()) > 0, "the daemons saw the database go away")
 
 # ---- the database frozen: calls keep their deadlines --------------------------------
-def pg_pids():
-    """The test server's postmaster and its children."""
-    with open(os.path.join(os.environ["CUZK_PG_HOST"], "data", "postmaster.pid")) as f:
-        pm = int(f.readline())
+def pg_children(pm):
+    """The live children of the test server's postmaster pm."""
     kids = []
     for d in os.listdir("/proc"):
         if d.isdigit():
@@ -434,12 +432,36 @@ def pg_pids():
                         kids.append(int(d))
             except (OSError, ValueError, IndexError):
                 pass
-    return [pm] + kids
+    return kids
 
 
-frozen = pg_pids()
-for p in reversed(frozen):
-    os.kill(p, signal.SIGSTOP)
+def signal_gone_ok(pid, sig):
+    """Signals pid; False when it has exited (a backend whose client left)."""
+    try:
+        os.kill(pid, sig)
+        return True
+    except ProcessLookupError:
+        return False
+
+
+def freeze_pg():
+    """Stops the test server: the postmaster first (it forks no backend
+    after), then its children, listed again until none is left running. A
+    backend that exits between its listing and its signal (a connection just
+    closed, an autovacuum worker done) needs no stopping. The stopped pids."""
+    with open(os.path.join(os.environ["CUZK_PG_HOST"], "data", "postmaster.pid")) as f:
+        pm = int(f.readline())
+    os.kill(pm, signal.SIGSTOP)
+    stopped, seen = [pm], {pm}
+    while True:
+        new = [k for k in pg_children(pm) if k not in seen]
+        if not new:
+            return stopped
+        seen.update(new)
+        stopped += [k for k in new if signal_gone_ok(k, signal.SIGSTOP)]
+
+
+frozen = freeze_pg()
 try:
     t0 = time.time()
     try:
@@ -460,7 +482,7 @@ try:
         check(False, f"GetStatus with the database frozen: {e.code()} {e.details()}")
 finally:
     for p in frozen:
-        os.kill(p, signal.SIGCONT)
+        signal_gone_ok(p, signal.SIGCONT)
 st = wait_for(lambda: (lambda s: s if not s.cluster_error else None)(B.st.GetStatus(pb.GetStatusRequest())),
               "GetStatus with the cluster's queue again", timeout=60)
 check(st.cluster_error == "" and {h.name for h in st.cluster_hosts} >= {"host-a", "host-b", "host-c"},
