@@ -8,6 +8,9 @@
  * documented key is there and no other, and the statement reads the live
  * rows only: the rows it read from the job and partition tables
  * (pg_stat_user_tables, pg_stat_user_indexes) stay far below the history.
+ * So do the rows each of the calls a daemon makes over and over reads: a
+ * submit (its queue position), a claim, an expiry and retention pass,
+ * GetStatus's view.
  */
 #define _GNU_SOURCE
 #include <jansson.h>
@@ -227,24 +230,98 @@ static long rows_read(void)
                     "  WHERE relname IN ('cuzk_jobs', 'cuzk_partitions'))");
 }
 
-/* The status, read on a connection of its own, whose statistics reach the
- * server's counters when it ends: rows read, from before to after. */
-static char *status_counted(long *read)
+/* One of a daemon's calls, on a connection of its own. */
+typedef int (*db_call)(cuzk_cluster_db *db, char *err, size_t errlen);
+
+/* The rows call read from the job and partition tables: on a connection
+ * of its own, whose statistics reach the server's counters when it ends,
+ * from before to after. */
+static long rows_of(const char *what, db_call call)
 {
     long before = rows_read();
-    cuzk_cluster_opts o = {.conninfo = conninfo, .host = "st-reader", .schema_check_only = true};
+    cuzk_cluster_opts o = {.conninfo = conninfo, .host = "st-call", .retention_ms = 48 * 3600000ull,
+                           .schema_check_only = true};
     cuzk_cluster_db *db = NULL;
-    char err[512], *js = NULL;
+    char err[512];
     CHECK_MSG(cuzk_cluster_db_open(&o, &db, err, sizeof err) == CUZK_OK, "%s", err);
-    CHECK_MSG(db && cuzk_cluster_status_json(db, &js, err, sizeof err) == CUZK_OK, "%s", err);
+    CHECK_MSG(db && call(db, err, sizeof err) == CUZK_OK, "%s: %s", what, err);
     cuzk_cluster_db_close(db);
     long after = before;
     for (int i = 0; i < 200 && after == before; i++) { /* the ended backend's counters arrive */
         sleep_ms(50);
         after = rows_read();
     }
-    *read = after - before;
-    return js;
+    return after - before;
+}
+
+static char *status_js;
+static int call_status(cuzk_cluster_db *db, char *err, size_t errlen)
+{
+    return cuzk_cluster_status_json(db, &status_js, err, errlen);
+}
+
+static char *status_counted(long *read)
+{
+    status_js = NULL;
+    *read = rows_of("the status", call_status);
+    return status_js;
+}
+
+/* The calls a daemon makes over and over (docs/scale.md's mix). */
+static int call_submit(cuzk_cluster_db *db, char *err, size_t errlen)
+{
+    char id[64];
+    snprintf(id, sizeof id, "call-%016llx", (unsigned long long)cuzk_rng_u64(&rng));
+    uint8_t pl[8] = {1, 2, 3};
+    cuzk_cluster_job job = {.id = id, .kind = "ka", .priority = CUZK_PRIORITY_NORMAL, .num_partitions = 2,
+                            .payload = pl, .payload_len = sizeof pl};
+    bool dup;
+    uint32_t pos = 0;
+    return cuzk_cluster_submit(db, &job, &dup, &pos, err, errlen); /* the queue position counted */
+}
+
+static int call_claim(cuzk_cluster_db *db, char *err, size_t errlen)
+{
+    cuzk_cluster_lease l[2];
+    size_t n = 0;
+    int rc = cuzk_cluster_host_join(db, 2, "ka,kb", err, errlen);
+    if (rc == CUZK_OK) rc = cuzk_cluster_claim(db, "ka,kb", 2, l, &n, err, errlen);
+    if (rc == CUZK_OK) rc = cuzk_cluster_host_leave(db, err, errlen); /* the claims back */
+    return rc;
+}
+
+static int call_housekeeping(cuzk_cluster_db *db, char *err, size_t errlen)
+{
+    int rc = cuzk_cluster_expire(db, NULL, NULL, err, errlen);
+    return rc == CUZK_OK ? cuzk_cluster_prune(db, NULL, err, errlen) : rc; /* 48 h: nothing past it */
+}
+
+static int call_view(cuzk_cluster_db *db, char *err, size_t errlen)
+{
+    cuzk_cluster_view v;
+    int rc = cuzk_cluster_view_get(db, &v, err, errlen);
+    if (rc == CUZK_OK) cuzk_cluster_view_free(&v);
+    return rc;
+}
+
+/* Each of them reads the live rows (a few index scans of them), never the
+ * history: a submit's queue position, a claim (its join and leave too),
+ * an expiry and retention pass, GetStatus's view. */
+static void calls_read_live_rows(const expect *x)
+{
+    static const struct {
+        const char *what;
+        db_call call;
+    } calls[] = {{"a submit", call_submit}, {"a claim", call_claim}, {"housekeeping", call_housekeeping},
+                 {"GetStatus's view", call_view}};
+    long live = x->pending + x->claimed + x->active;
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        long read = rows_of(calls[i].what, calls[i].call), bound = 10 * (live + 8) + 100;
+        fprintf(stderr, "%s: %ld rows read (%ld live rows; a %ld-partition history)\n", calls[i].what, read, live,
+                x->history_parts);
+        CHECK_MSG(read < bound, "%s read %ld rows (%ld live rows; a %ld-partition history)", calls[i].what, read,
+                  live, x->history_parts);
+    }
 }
 
 int main(int argc, char **argv)
@@ -290,6 +367,7 @@ int main(int argc, char **argv)
     long bound = recent + 10 * (x.pending + x.claimed + x.active) + 100;
     CHECK_MSG(read > 0 && read < bound, "the status read %ld rows (%ld jobs of the last hour, %ld live rows; a "
               "%ld-partition history)", read, recent, x.pending + x.claimed + x.active, x.history_parts);
+    calls_read_live_rows(&x);
     PQfinish(sql);
     return tu_finish("test_cluster_status");
 }
