@@ -993,6 +993,49 @@ static void queue_positions(void)
     cuzk_cluster_db_close(a);
 }
 
+/* Where sequences are cached per connection (YugabyteDB; PostgreSQL's
+ * CACHE does the same for the sessions opened after it is set) a job
+ * submitted later on another connection can get a lower seq: the claim's
+ * order and the queue position go by submission time, not by seq. */
+static void cached_sequences(void)
+{
+    sql_exec(sql_conn, "ALTER SEQUENCE cuzk_job_seq CACHE 32");
+    cuzk_cluster_db *a = open_host("seq-a", 60000, 0, true), *b = open_host("seq-b", 60000, 0, false);
+    char err[512], ids[3][64], q[200];
+    uint64_t tag = cuzk_rng_u64(&rng);
+    uint32_t pos[3] = {99, 99, 99};
+    /* a takes a block of values, then b the next: a's second job, the last
+     * submitted, gets a lower seq than b's */
+    cuzk_cluster_db *by[3] = {a, b, a};
+    for (int i = 0; i < 3; i++) {
+        snprintf(ids[i], sizeof ids[i], "seq%d-%016llx", i, (unsigned long long)tag);
+        uint8_t payload[8] = {(uint8_t)i, (uint8_t)tag};
+        cuzk_cluster_job job = one_job(ids[i], "kseq", CUZK_PRIORITY_NORMAL, 1, payload, sizeof payload);
+        bool dup;
+        CHECK_MSG(cuzk_cluster_submit(by[i], &job, &dup, &pos[i], err, sizeof err) == CUZK_OK, "%s", err);
+    }
+    snprintf(q, sizeof q, "SELECT (SELECT seq FROM cuzk_jobs WHERE id = '%s') > "
+                          "(SELECT seq FROM cuzk_jobs WHERE id = '%s')", ids[1], ids[2]);
+    CHECK_MSG(sql_value(q, "t"), "the last job submitted has the lower seq (else this shows nothing)");
+    CHECK_MSG(pos[0] == 0 && pos[1] == 1 && pos[2] == 2, "queue positions %u %u %u, want 0 1 2 (submission order)",
+              pos[0], pos[1], pos[2]);
+    /* one at a time: each claim picks the first waiting */
+    for (int i = 0; i < 3; i++) {
+        cuzk_cluster_lease l;
+        size_t n = 0;
+        CHECK(cuzk_cluster_claim(a, "kseq", 1, &l, &n, err, sizeof err) == CUZK_OK && n == 1);
+        CHECK_MSG(n == 1 && !strcmp(l.job_id, ids[i]), "claim %d: %s, want %s (submission order)", i,
+                  n ? l.job_id : "none", ids[i]);
+    }
+    for (int i = 0; i < 3; i++) {
+        bool was;
+        CHECK(cuzk_cluster_cancel(a, ids[i], &was, err, sizeof err) == CUZK_OK);
+    }
+    cuzk_cluster_db_close(a);
+    cuzk_cluster_db_close(b);
+    sql_exec(sql_conn, "ALTER SEQUENCE cuzk_job_seq CACHE 1");
+}
+
 /* ---- retention --------------------------------------------------------------------- */
 
 static void sql_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -1365,6 +1408,7 @@ int main(int argc, char **argv)
     node_with_engine();
     name_taken();
     queue_positions();
+    cached_sequences();
     retention();
     frozen_database();
     reconnect_bounded();
