@@ -3,7 +3,8 @@
 # database no daemon has used refuse and make nothing; the load generator's
 # simulated hosts complete every partition exactly once (it exits 1
 # otherwise), with --payload as its help writes it (9K); status and job show
-# what the database holds, bad input is refused clearly.
+# what the database holds, bad input is refused clearly; the whole mix
+# again under snapshot isolation with injected serialization failures.
 # Skips (77) without the daemon's build or the PostgreSQL server binaries.
 set -euo pipefail
 build=$(cd "${1:?build dir}" && pwd)
@@ -63,6 +64,34 @@ for call in claim payload complete heartbeat housekeeping 'files gc' submit 'awa
              if (f[3] + 0 > 0) ok = 1 } END { exit !ok }' <<<\"\$out\""
 done
 check "load --mix: partitions completed" "grep -qE 'partitions completed: [0-9.]*[1-9]' <<<\"\$out\""
+# the same mix under snapshot isolation (REPEATABLE READ: YugabyteDB's
+# default, where a statement meeting a concurrent change fails with 40001)
+# and with 5% of the daemons' writes failing with an injected 40001
+# (statement triggers, counted in a sequence a rollback does not undo):
+# every call retries its way through, none fails
+"$CUZK_PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$CUZK_PG" >/dev/null <<'SQL'
+DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_isolation = %L', current_database(),
+                           'repeatable read'); END $$;
+CREATE SEQUENCE cuzk_test_chaos_n;
+CREATE FUNCTION cuzk_test_chaos() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN
+  IF current_setting('application_name') = 'cuzk' AND random() < 0.05 THEN
+    PERFORM nextval('cuzk_test_chaos_n');
+    RAISE EXCEPTION 'injected serialization failure' USING ERRCODE = '40001';
+  END IF; RETURN NULL; END $f$;
+DO $$ DECLARE t text; BEGIN
+  FOREACH t IN ARRAY ARRAY['cuzk_jobs', 'cuzk_partitions', 'cuzk_hosts', 'cuzk_payloads'] LOOP
+    EXECUTE format('CREATE TRIGGER cuzk_test_chaos BEFORE INSERT OR UPDATE OR DELETE ON %I '
+                   || 'FOR EACH STATEMENT EXECUTE FUNCTION cuzk_test_chaos()', t);
+  END LOOP; END $$;
+SQL
+out=$("$build/cuzk" cluster load --mix --config "$pd/cuzk.toml" --hosts $mhosts --seconds 4 --partitions 3 \
+    --prove-ms 100 --status-per-s 2 --payload-dir "$pd" 2>&1) && rc=0 || rc=$?
+injected=$("$CUZK_PG_BIN/psql" -X -At -d "$CUZK_PG" \
+    -c "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM cuzk_test_chaos_n")
+echo "$out" | tail -n 3
+check "load --mix at REPEATABLE READ with $injected injected serialization failures: no call failed" \
+    "[ $rc = 0 ] && [ \"$injected\" -gt 0 ]"
+check "load --mix at REPEATABLE READ: partitions completed" "grep -qE 'partitions completed: [0-9.]*[1-9]' <<<\"\$out\""
 err=$("$build/cuzk" cluster load --mix --conninfo "$CUZK_PG" --load 0 2>&1) && rc=0 || rc=$?
 check "--load 0 is refused" "[ $rc = 2 ] && grep -q -- '--load' <<<\"\$err\""
 rm -rf "$pd"
