@@ -62,7 +62,8 @@ static bool conns_reach(bool waiting, long want)
 {
     long n = -1;
     for (int i = 0; i < 600 && (n = daemon_conns(waiting)) != want; i++) sleep_ms(50);
-    if (n != want) fprintf(stderr, "daemon connections%s: %ld, want %ld\n", waiting ? " waiting for a lock" : "", n, want);
+    if (n != want)
+        fprintf(stderr, "daemon connections%s: %ld, want %ld\n", waiting ? " waiting for a lock" : "", n, want);
     return n == want;
 }
 
