@@ -166,7 +166,7 @@ def wait_for(cond, what, timeout=120):
 A, B, C = Daemon("host-a").start(), Daemon("host-b").start(), Daemon("host-c").start()
 live = wait_for(lambda: len(sql(f"SELECT name FROM cuzk_hosts WHERE stopped_at IS NULL AND "
                                 f"heartbeat_at > now() - interval '{LEASE_S} seconds'")) == 3, "three hosts")
-check(sql("SELECT v FROM cuzk_meta WHERE k = 'schema'") == [["4"]], "the daemons created schema version 4")
+check(sql("SELECT v FROM cuzk_meta WHERE k = 'schema'") == [["5"]], "the daemons created schema version 5")
 
 # jobs submitted to one daemon each, awaited on another: proved on all three
 jobs = []

@@ -153,7 +153,7 @@ static void schema_and_options(void)
     CHECK_MSG(atomic_load(&opened) == 4, "%d of 4 daemons connecting at once got the schema", atomic_load(&opened));
     char err[512], *js = NULL;
     cuzk_cluster_db *db = open_host("s", 0, 0, false);
-    CHECK(db && cuzk_cluster_status_json(db, &js, err, sizeof err) == CUZK_OK && js && strstr(js, "\"schema\" : 4"));
+    CHECK(db && cuzk_cluster_status_json(db, &js, err, sizeof err) == CUZK_OK && js && strstr(js, "\"schema\" : 5"));
     if (js) fprintf(stderr, "fresh status: %s\n", js);
     free(js);
     cuzk_cluster_db_close(db);
@@ -873,9 +873,9 @@ static void migration(void)
     sql_exec(c, "SET client_min_messages = warning");
     sql_exec(c, "DROP TABLE cuzk_payloads");
     sql_exec(c, "ALTER TABLE cuzk_jobs DROP COLUMN payload_file, DROP COLUMN payload_sha256, DROP COLUMN payload_len");
-    /* and version 3's and 4's: the partial indexes, the claims' incarnation, the
+    /* and version 3's to 5's: the partial indexes, the claims' incarnation, the
      * partitions' submission time; version 1's indexes back */
-    sql_exec(c, "DROP INDEX cuzk_jobs_waiting, cuzk_jobs_deadline, cuzk_jobs_finished, cuzk_partitions_waiting, "
+    sql_exec(c, "DROP INDEX cuzk_jobs_by_queue, cuzk_jobs_by_deadline, cuzk_jobs_by_end, cuzk_partitions_by_queue, "
                 "cuzk_partitions_held");
     sql_exec(c, "ALTER TABLE cuzk_partitions DROP COLUMN claimed_inc, DROP COLUMN queued_at");
     sql_exec(c, "CREATE INDEX cuzk_partitions_queue ON cuzk_partitions (state, priority DESC, job_seq, part)");
@@ -883,7 +883,7 @@ static void migration(void)
     sql_exec(c, "UPDATE cuzk_meta SET v = 1 WHERE k = 'schema'");
     a = open_payload_host("mig-b", dir, 16);
     char *js = NULL;
-    CHECK(a && cuzk_cluster_status_json(a, &js, err, sizeof err) == CUZK_OK && js && strstr(js, "\"schema\" : 4"));
+    CHECK(a && cuzk_cluster_status_json(a, &js, err, sizeof err) == CUZK_OK && js && strstr(js, "\"schema\" : 5"));
     free(js);
     cuzk_cluster_lease l;
     CHECK(claimed_payload(a, &l, &pl, &len, err, sizeof err) == CUZK_OK && !strcmp(l.job_id, id));
@@ -912,8 +912,22 @@ static void migration(void)
     sql_exec(c, "UPDATE cuzk_meta SET v = v - 1 WHERE k = 'schema'");
     CHECK(cuzk_cluster_db_open(&o, &a, err, sizeof err) == CUZK_ERR_UNSUPPORTED && !a);
     CHECK_MSG(strstr(err, "a daemon of this build migrates it"), "%s", err);
-    CHECK(sql_value("SELECT v FROM cuzk_meta WHERE k = 'schema'", "3"));
-    sql_exec(c, "UPDATE cuzk_meta SET v = v + 1 WHERE k = 'schema'");
+    char ver[16];
+    snprintf(ver, sizeof ver, "%d", CUZK_CLUSTER_SCHEMA - 1);
+    CHECK(sql_value("SELECT v FROM cuzk_meta WHERE k = 'schema'", ver));
+    /* every statement of every migration run again over the schema it made:
+     * where DDL commits by itself (YugabyteDB) a migration cut short leaves
+     * part of it done, and the next daemon takes it up from its version */
+    sql_exec(c, "UPDATE cuzk_meta SET v = 0 WHERE k = 'schema'");
+    a = open_payload_host("mig-d", dir, 16);
+    CHECK_MSG(a != NULL, "the migrations run again over the schema they made");
+    if (a) cuzk_cluster_db_close(a);
+    snprintf(ver, sizeof ver, "%d", CUZK_CLUSTER_SCHEMA);
+    CHECK(sql_value("SELECT v FROM cuzk_meta WHERE k = 'schema'", ver));
+    CHECK(sql_value("SELECT string_agg(indexname, ',' ORDER BY indexname) FROM pg_indexes WHERE tablename LIKE "
+                    "'cuzk_%' AND indexname NOT LIKE '%_pkey' AND indexname NOT LIKE '%_key'",
+                    "cuzk_jobs_by_deadline,cuzk_jobs_by_end,cuzk_jobs_by_queue,cuzk_partitions_by_queue,"
+                    "cuzk_partitions_held"));
     PQfinish(c);
     CHECK(rmdir(dir) == 0);
 }

@@ -33,7 +33,7 @@
 extern "C" {
 #endif
 
-#define CUZK_CLUSTER_SCHEMA 4        /* the schema version this build creates and reads */
+#define CUZK_CLUSTER_SCHEMA 5        /* the schema version this build creates and reads */
 #define CUZK_CLUSTER_ID_MAX 256      /* job ids, as the daemon's request ids */
 #define CUZK_CLUSTER_NAME_MAX 63     /* host and kind names */
 #define CUZK_CLUSTER_PROOF_BYTES 192 /* one partition's result */

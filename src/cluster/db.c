@@ -267,8 +267,28 @@ static const char *const migration_4[] = {
     " WHERE state = 'active'",
     NULL,
 };
+/* 5: every index that serves an order or a range names its first
+ * column's order: YugabyteDB shards an index by the hash of its first
+ * column unless the column says ASC or DESC, and a hash-sharded index
+ * serves neither the claim's and the queue position's ORDER BY ... LIMIT
+ * nor the deadline and retention ranges. PostgreSQL's B-trees read the
+ * same either way. New names: IF NOT EXISTS would keep the old ones. */
+static const char *const migration_5[] = {
+    "CREATE INDEX IF NOT EXISTS cuzk_partitions_by_queue ON cuzk_partitions "
+    " (state ASC, priority DESC, queued_at ASC, job_seq ASC, part ASC) WHERE state IN ('pending', 'claimed')",
+    "DROP INDEX IF EXISTS cuzk_partitions_waiting",
+    "CREATE INDEX IF NOT EXISTS cuzk_jobs_by_queue ON cuzk_jobs (kind ASC, priority DESC, submitted_at ASC, seq ASC) "
+    " WHERE state = 'active'",
+    "DROP INDEX IF EXISTS cuzk_jobs_waiting",
+    "CREATE INDEX IF NOT EXISTS cuzk_jobs_by_deadline ON cuzk_jobs (deadline ASC) "
+    " WHERE state = 'active' AND deadline IS NOT NULL",
+    "DROP INDEX IF EXISTS cuzk_jobs_deadline",
+    "CREATE INDEX IF NOT EXISTS cuzk_jobs_by_end ON cuzk_jobs (finished_at ASC) WHERE state <> 'active'",
+    "DROP INDEX IF EXISTS cuzk_jobs_finished",
+    NULL,
+};
 static const char *const *const migrations[CUZK_CLUSTER_SCHEMA] = {migration_1, migration_2, migration_3,
-                                                                  migration_4};
+                                                                  migration_4, migration_5};
 
 /* One attempt at bringing the schema up to date; *retry when another
  * daemon raced us to it. */
@@ -1431,7 +1451,7 @@ void cuzk_cluster_view_free(cuzk_cluster_view *v)
 
 /* The status's statement: every count reads live rows through the partial
  * indexes (the waiting partitions, the claimed ones by holder, the active
- * jobs) or the last hour of finished jobs (cuzk_jobs_finished by age),
+ * jobs) or the last hour of finished jobs (cuzk_jobs_by_end),
  * never the whole history, which retention lets grow to a day of the
  * cluster's work. Every key is always there (zero, not missing), so a
  * reader's field does not come and go with the queue. */
