@@ -850,7 +850,7 @@ static void node_with_engine(void)
 /* ---- migrations --------------------------------------------------------------- */
 
 /* A database of schema 1 with a job in it (the tables as version 1 made
- * them: version 2's, 3's and 4's additions dropped) is brought to version 4 by
+ * them: the later versions' additions dropped) is brought to this build's version by
  * the next daemon to connect; a database newer than this build is
  * refused, and so, by a reader, is an older one (a reader migrates
  * nothing). */
