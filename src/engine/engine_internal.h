@@ -254,6 +254,8 @@ void eng_cv_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu, double t);
 static inline bool job_final(const cuzk_job *j) { return j->state >= CUZK_JOB_DONE; }
 /* Frees what partition p holds (its witness, its reservation, its PCE view). */
 void part_release(cuzk_engine *e, part *p);
+/* part_release, and the partition is P_DROPPED. */
+void part_drop(cuzk_engine *e, part *p);
 /* A finished job leaves the active list once no thread works on it. */
 void job_maybe_retire(cuzk_engine *e, cuzk_job *j);
 /* Finishes j (once): its state, error and message (fmt, or none), its

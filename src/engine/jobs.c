@@ -110,6 +110,13 @@ void part_release(cuzk_engine *e, part *p)
     p->inflight = false;
 }
 
+/* Partition p leaves the work for good: released, then dropped. */
+void part_drop(cuzk_engine *e, part *p)
+{
+    part_release(e, p);
+    p->state = P_DROPPED;
+}
+
 /* A finished job leaves the active list once no thread works on it. */
 void job_maybe_retire(cuzk_engine *e, cuzk_job *j)
 {
@@ -188,8 +195,7 @@ void job_finish(cuzk_engine *e, cuzk_job *j, cuzk_job_state st, int err, const c
         if (p->state == P_READY) e->n_ready--;
         if (p->state == P_PROVED) e->n_proved--;
         if (p->state == P_PENDING || p->state == P_READY || p->state == P_PROVED) {
-            part_release(e, p);
-            p->state = P_DROPPED;
+            part_drop(e, p);
         }
     }
     switch (st) {

@@ -113,8 +113,7 @@ static bool synth_load_booked(cuzk_engine *e, const task *t, int lerr, double se
     srs_load_done(e, s, lerr, secs, lmsg);
     j->srs_load_s += secs;
     if (lerr == CUZK_OK) return true;
-    part_release(e, t->p); /* the witness reservation */
-    t->p->state = P_DROPPED;
+    part_drop(e, t->p); /* the witness reservation goes */
     job_finish(e, j, CUZK_JOB_FAILED, lerr, "loading parameters of %s: %s", s->circuit_id,
                lmsg ? lmsg : cuzk_strerror(lerr));
     job_maybe_retire(e, j);
@@ -162,11 +161,9 @@ static void run_synth(cuzk_engine *e, worker *w, task *t)
     p->wit = wit;
     if (err == CUZK_OK) synth_book(e, t, &wit, te - ts, pce_bad);
     if (job_final(j)) {
-        part_release(e, p);
-        p->state = P_DROPPED;
+        part_drop(e, p);
     } else if (err != CUZK_OK) {
-        part_release(e, p);
-        p->state = P_DROPPED;
+        part_drop(e, p);
         e->c.synthesis_errors++;
         job_finish(e, j, CUZK_JOB_FAILED, err, "partition %u: synthesis failed: %s", p->index, cuzk_strerror(err));
     } else {
@@ -202,11 +199,9 @@ static void run_verify(cuzk_engine *e, worker *w, task *t)
     j->verify_s += t1 - t0;
     j->busy--;
     if (job_final(j)) {
-        part_release(e, p);
-        p->state = P_DROPPED;
+        part_drop(e, p);
     } else if (err != CUZK_OK) {
-        part_release(e, p);
-        p->state = P_DROPPED;
+        part_drop(e, p);
         job_finish(e, j, CUZK_JOB_FAILED, err, "partition %u: public inputs: %s", p->index,
                    cuzk_strerror(err));
     } else if (verr == CUZK_OK) {
@@ -226,21 +221,18 @@ static void run_verify(cuzk_engine *e, worker *w, task *t)
         device_failure(e, p->last_device, CUZK_ERR_VERIFY_FAILED, NULL);
         p->blame_device = p->last_device;
         if (job_final(j)) { /* no prover device left */
-            part_release(e, p);
-            p->state = P_DROPPED;
+            part_drop(e, p);
         } else if (reprove_allowed(e, p)) {
             part_requeue(e, j, p); /* the witness is still here */
         } else {
-            part_release(e, p);
-            p->state = P_DROPPED;
+            part_drop(e, p);
             job_finish(e, j, CUZK_JOB_FAILED, CUZK_ERR_VERIFY_FAILED,
                        "partition %u INVALID twice (device %d worker %d, then device %d worker %d): "
                        "no valid proof",
                        p->index, p->avoid_device, p->avoid_worker, p->last_device, p->last_worker);
         }
     } else {
-        part_release(e, p);
-        p->state = P_DROPPED;
+        part_drop(e, p);
         job_finish(e, j, CUZK_JOB_FAILED, verr, "partition %u: verification error: %s", p->index,
                    cuzk_strerror(verr));
     }
@@ -373,14 +365,12 @@ static void prove_settle(cuzk_engine *e, worker *w, const prove_bufs *b, size_t 
         p->last_device = w->device;
         p->last_worker = w->id;
         if (job_final(j)) {
-            part_release(e, p);
-            p->state = P_DROPPED;
+            part_drop(e, p);
         } else if (err != CUZK_OK && reprove_allowed(e, p)) {
             p->blame_device = w->device;
             part_requeue(e, j, p); /* the witness is still here */
         } else if (err != CUZK_OK) {
-            part_release(e, p);
-            p->state = P_DROPPED;
+            part_drop(e, p);
             job_finish(e, j, CUZK_JOB_FAILED, err, "partition %u: prover error on device %d worker %d: %s%s%s",
                        p->index, w->device, w->id, cuzk_strerror(err), detail ? ": " : "", detail ? detail : "");
         } else {
