@@ -62,6 +62,10 @@ int cuzk_fil_post_vanilla_parse(cuzk_fil_post_vanilla *out, uint64_t post_proof_
 int cuzk_fil_post_vanilla_encode(uint8_t **out, size_t *len, uint64_t post_proof_id,
                                  const cuzk_fil_post_vanilla *v);
 void cuzk_fil_post_vanilla_free(cuzk_fil_post_vanilla *v);
+/* A sector's vanilla proof of a registered PoSt proof to fill in: its inclusion proofs, each
+ * with room for a tree R path, the values zero. 0 or CUZK_ERR_INVALID_ARG / NO_MEMORY (then
+ * nothing is held). */
+int cuzk_fil_post_vanilla_alloc(cuzk_fil_post_vanilla *v, uint64_t post_proof_id);
 
 /* The leaves sector sector_id must open: sector_index is its position in the whole PoSt
  * (partition_index · sectors per partition + i; only API 1.0/1.1 use it). out gets
@@ -138,6 +142,9 @@ int cuzk_fil_snap_vanilla_parse(cuzk_fil_snap_vanilla *out, uint64_t update_proo
 int cuzk_fil_snap_vanilla_encode(uint8_t **out, size_t *len, uint64_t update_proof_id,
                                  const cuzk_fil_snap_vanilla *v);
 void cuzk_fil_snap_vanilla_free(cuzk_fil_snap_vanilla *v);
+/* A partition's vanilla proof of a registered update proof to fill in: its apex leaves and
+ * challenge proofs, each with room for its path. As cuzk_fil_post_vanilla_alloc. */
+int cuzk_fil_snap_vanilla_alloc(cuzk_fil_snap_vanilla *v, uint64_t update_proof_id);
 
 /* h that filecoin-proofs uses (SectorUpdateConfig h = h_default = hs(nodes)[3]); its h_select is
  * 1 << (first index of h in hs), so 1 for the sizes below 64 KiB where hs is [1; 6]. */
@@ -174,6 +181,13 @@ unsigned cuzk_fil_snap_partitions(uint64_t update_proof_id);
 
 /* RegisteredUpdateProof id of a sector size, or -1. */
 int64_t cuzk_fil_update_proof_for_size(uint64_t sector_size);
+
+/* Tree R of a sector size (Poseidon, the arities of cuzk_fil_tree_shape). 0 or
+ * CUZK_ERR_INVALID_ARG for a size that is not Filecoin's. */
+int cuzk_fil_tree_r(cuzk_tree_shape *out, uint64_t sector_size);
+/* comm_r = H(comm_c, comm_r_last): Poseidon arity 2 with the Merkle tag, as the circuits'
+ * "H_comm_c_comm_r_last". */
+void cuzk_fil_comm_r(cuzk_fr *out, const cuzk_fr *comm_c, const cuzk_fr *comm_r_last);
 
 /* Which commitment a field holds: a replica's (CommR: comm_r, comm_r_old,
  * comm_r_new) or its data's (CommD: comm_d_new). */

@@ -34,6 +34,7 @@ typedef struct cuzk_update_config {
     unsigned challenges;     /* per partition */
     unsigned challenge_bits; /* log2(nodes) */
     unsigned apex_leaves, apex_bits;
+    unsigned apex_height;    /* tree D level of the apex leaves: challenge_bits - partition_bits - apex_bits */
     unsigned hs[CUZK_UPDATE_NUM_HS];
     cuzk_tree_shape tree; /* tree R (Poseidon); tree D is binary SHA-256 */
 } cuzk_update_config;

@@ -37,6 +37,7 @@ int cuzk_update_config_for(cuzk_update_config *out, uint64_t sector_size)
         out->challenge_bits = (unsigned)__builtin_ctzll(n);
         out->partition_bits = (unsigned)__builtin_ctz(out->partitions);
         out->apex_bits = (unsigned)__builtin_ctz(out->apex_leaves);
+        out->apex_height = out->challenge_bits - out->partition_bits - out->apex_bits;
         out->tree = (cuzk_tree_shape){CUZK_TREE_POSEIDON, 8, T[i].sub, T[i].top};
         return 0;
     }
@@ -333,7 +334,7 @@ static int challenge_circuit(cuzk_cs *cs, const cuzk_update_config *cfg, unsigne
         cuzk_cs_pop_ns(cs);
         return cuzk_cs_error(cs);
     }
-    unsigned to_apex = cfg->challenge_bits - cfg->partition_bits - cfg->apex_bits;
+    unsigned to_apex = cfg->apex_height;
     cuzk_cs_push_ns(cs, "select_apex_leaf (c_index=%u)", ci);
     cuzk_num apex_leaf = cuzk_select(cs, apex, &c_bits[to_apex], cfg->apex_bits);
     cuzk_cs_pop_ns(cs);

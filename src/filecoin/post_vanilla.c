@@ -37,6 +37,17 @@ static int post_alloc(cuzk_fil_post_vanilla *v, unsigned n, size_t plen)
     return 0;
 }
 
+int cuzk_fil_post_vanilla_alloc(cuzk_fil_post_vanilla *v, uint64_t post_proof_id)
+{
+    memset(v, 0, sizeof *v);
+    const cuzk_fil_post_proof *p = cuzk_fil_post_proof_get(post_proof_id);
+    vshape s;
+    if (!p || vshape_tree_r(&s, p->sector_size)) return CUZK_ERR_INVALID_ARG;
+    int rc = post_alloc(v, cuzk_fil_post_vanilla_challenges(p), s.path_len);
+    if (rc) cuzk_fil_post_vanilla_free(v);
+    return rc;
+}
+
 int cuzk_fil_post_vanilla_parse(cuzk_fil_post_vanilla *out, uint64_t post_proof_id, const uint8_t *buf,
                                 size_t len, char *err, size_t err_len)
 {
@@ -168,7 +179,7 @@ static int sector_check(const sector_ctx *x, size_t i, char *msg, size_t cap)
     if (x->expected_comm_r && !cuzk_fr_eq(&x->expected_comm_r[i], &v->comm_r))
         return cuzk_errf(msg, cap, CUZK_ERR_VERIFY_FAILED, "vanilla_proofs[%zu].comm_r: not the sector's comm_r", i);
     cuzk_fr h;
-    vanilla_h2(&h, &v->comm_c, &v->comm_r_last);
+    cuzk_fil_comm_r(&h, &v->comm_c, &v->comm_r_last);
     if (!cuzk_fr_eq(&h, &v->comm_r))
         return cuzk_errf(msg, cap, CUZK_ERR_VERIFY_FAILED, "vanilla_proofs[%zu].comm_r: not H(comm_c, comm_r_last)",
                          i);
@@ -293,20 +304,22 @@ int cuzk_fil_post_vanilla_generate(uint8_t **out, size_t *len, uint64_t post_pro
                                    const uint8_t randomness[32], uint64_t sector_index)
 {
     const cuzk_fil_post_proof *p = cuzk_fil_post_proof_get(post_proof_id);
-    vshape s;
-    if (!p || vshape_tree_r(&s, p->sector_size) || sec->sector_size != p->sector_size) return CUZK_ERR_INVALID_ARG;
+    cuzk_tree_shape tree_r;
+    if (!p || cuzk_fil_tree_r(&tree_r, p->sector_size) || sec->sector_size != p->sector_size)
+        return CUZK_ERR_INVALID_ARG;
     cuzk_merkle_tree t;
-    int rc = cuzk_merkle_tree_build(&t, &s.tree, sec->replica, sec->nodes);
+    int rc = cuzk_merkle_tree_build(&t, &tree_r, sec->replica, sec->nodes);
     if (rc) return rc;
     unsigned nc = cuzk_fil_post_vanilla_challenges(p);
-    cuzk_fil_post_vanilla v = {.sector_id = sec->sector_id};
+    cuzk_fil_post_vanilla v;
     uint64_t *ch = malloc(sizeof(uint64_t) * nc);
-    rc = post_alloc(&v, nc, s.path_len);
+    rc = cuzk_fil_post_vanilla_alloc(&v, post_proof_id);
     if (!rc && !ch) rc = CUZK_ERR_NO_MEMORY;
     if (!rc) {
+        v.sector_id = sec->sector_id;
         cuzk_fr_from_le32(&v.comm_c, sec->comm_c);
         v.comm_r_last = t.root;
-        vanilla_h2(&v.comm_r, &v.comm_c, &v.comm_r_last);
+        cuzk_fil_comm_r(&v.comm_r, &v.comm_c, &v.comm_r_last);
         cuzk_fil_post_sector_challenges(ch, p, randomness, sec->sector_id, sector_index);
         for (unsigned i = 0; i < nc && !rc; i++) rc = mproof_from_tree(&v.proofs[i], &t, sec->replica, ch[i]);
     }
@@ -332,18 +345,19 @@ int cuzk_fil_post_vanilla_synthetic(uint8_t **out, size_t *len, uint64_t post_pr
                                     uint8_t comm_r[32])
 {
     const cuzk_fil_post_proof *p = cuzk_fil_post_proof_get(post_proof_id);
-    vshape s;
-    if (!p || vshape_tree_r(&s, p->sector_size)) return CUZK_ERR_INVALID_ARG;
+    cuzk_tree_shape tree_r;
+    if (!p || cuzk_fil_tree_r(&tree_r, p->sector_size)) return CUZK_ERR_INVALID_ARG;
     const uint64_t nodes = p->sector_size / 32;
     const unsigned nc = cuzk_fil_post_vanilla_challenges(p);
     post_synth ps = {seed, sector_id};
-    cuzk_fil_post_vanilla v = {.sector_id = sector_id};
+    cuzk_fil_post_vanilla v;
     uint64_t *ch = malloc(sizeof(uint64_t) * nc), *idx = malloc(sizeof(uint64_t) * nc);
     cuzk_fr *val = malloc(sizeof(cuzk_fr) * nc);
     fil_sparse t = {0};
-    int rc = post_alloc(&v, nc, s.path_len);
+    int rc = cuzk_fil_post_vanilla_alloc(&v, post_proof_id);
     if (!rc && (!ch || !idx || !val)) rc = CUZK_ERR_NO_MEMORY;
     if (!rc) {
+        v.sector_id = sector_id;
         /* the opened leaves, sorted and unique (two challenges may hit one leaf) */
         cuzk_fil_post_sector_challenges(ch, p, randomness, sector_id, sector_index);
         memcpy(idx, ch, sizeof(uint64_t) * nc);
@@ -352,11 +366,11 @@ int cuzk_fil_post_vanilla_synthetic(uint8_t **out, size_t *len, uint64_t post_pr
         for (unsigned i = 0; i < nc; i++)
             if (!u || idx[u - 1] != idx[i]) idx[u++] = idx[i];
         for (size_t i = 0; i < u; i++) fil_det_fr(&val[i], "cuzk-synth-post leaf", seed, sector_id, idx[i]);
-        rc = fil_sparse_build(&t, &s.tree, nodes, idx, val, u, post_fill, &ps);
+        rc = fil_sparse_build(&t, &tree_r, nodes, idx, val, u, post_fill, &ps);
         if (!rc) {
             fil_det_fr(&v.comm_c, "cuzk-synth-post comm_c", seed, sector_id, 0);
             v.comm_r_last = t.root;
-            vanilla_h2(&v.comm_r, &v.comm_c, &v.comm_r_last);
+            cuzk_fil_comm_r(&v.comm_r, &v.comm_c, &v.comm_r_last);
             for (unsigned i = 0; i < nc && !rc; i++) {
                 cuzk_fil_mproof *m = &v.proofs[i];
                 m->index = ch[i];

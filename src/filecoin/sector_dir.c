@@ -92,8 +92,8 @@ int cuzk_fil_sector_read(cuzk_fil_sector *s, const char *dir, char *err, size_t 
         }
     }
     json_decref(o);
-    vshape sh;
-    if (!rc && vshape_tree_r(&sh, s->sector_size)) {
+    cuzk_tree_shape tree_r;
+    if (!rc && cuzk_fil_tree_r(&tree_r, s->sector_size)) {
         snprintf(err, err_len, "%s: sector_size: %llu is not a Filecoin sector size", path,
                  (unsigned long long)s->sector_size);
         rc = CUZK_ERR_FORMAT;
@@ -107,7 +107,7 @@ int cuzk_fil_sector_read(cuzk_fil_sector *s, const char *dir, char *err, size_t 
         return rc;
     }
     cuzk_merkle_tree t;
-    rc = cuzk_merkle_tree_build(&t, &sh.tree, s->replica, s->nodes);
+    rc = cuzk_merkle_tree_build(&t, &tree_r, s->replica, s->nodes);
     if (!rc) {
         cuzk_fr c, cl, cr, h;
         uint8_t root[32];
@@ -117,7 +117,7 @@ int cuzk_fil_sector_read(cuzk_fil_sector *s, const char *dir, char *err, size_t 
             snprintf(err, err_len, "%s: comm_r_last: not the root of tree R over replica.bin", path);
             rc = CUZK_ERR_FORMAT;
         } else {
-            vanilla_h2(&h, &c, &cl);
+            cuzk_fil_comm_r(&h, &c, &cl);
             if (!cuzk_fr_eq(&h, &cr)) {
                 snprintf(err, err_len, "%s: comm_r: not H(comm_c, comm_r_last)", path);
                 rc = CUZK_ERR_FORMAT;
@@ -177,8 +177,8 @@ int cuzk_fil_sector_random(cuzk_fil_sector *s, uint64_t seal_proof_id, uint64_t 
 {
     memset(s, 0, sizeof *s);
     const cuzk_fil_seal_proof *sp = cuzk_fil_seal_proof_get(seal_proof_id);
-    vshape r;
-    if (!sp || vshape_tree_r(&r, sp->sector_size)) return CUZK_ERR_INVALID_ARG;
+    cuzk_tree_shape tree_r;
+    if (!sp || cuzk_fil_tree_r(&tree_r, sp->sector_size)) return CUZK_ERR_INVALID_ARG;
     s->sector_size = sp->sector_size;
     s->registered_proof = seal_proof_id;
     s->sector_id = sector_id;
@@ -205,11 +205,11 @@ int cuzk_fil_sector_random(cuzk_fil_sector *s, uint64_t seal_proof_id, uint64_t 
     if (!rc) {
         cuzk_fr_to_le32(s->comm_d, &t.root);
         cuzk_merkle_tree_free(&t);
-        rc = cuzk_merkle_tree_build(&t, &r.tree, s->replica, s->nodes);
+        rc = cuzk_merkle_tree_build(&t, &tree_r, s->replica, s->nodes);
     }
     if (!rc) {
         cuzk_fr_to_le32(s->comm_r_last, &t.root);
-        vanilla_h2(&h, &c, &t.root);
+        cuzk_fil_comm_r(&h, &c, &t.root);
         cuzk_fr_to_le32(s->comm_r, &h);
         cuzk_merkle_tree_free(&t);
         uint8_t porep_id[32];

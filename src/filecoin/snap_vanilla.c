@@ -52,6 +52,16 @@ static int snap_alloc(cuzk_fil_snap_vanilla *v, const snap_shape *s)
     return 0;
 }
 
+int cuzk_fil_snap_vanilla_alloc(cuzk_fil_snap_vanilla *v, uint64_t update_proof_id)
+{
+    memset(v, 0, sizeof *v);
+    snap_shape s;
+    if (snap_shape_for(&s, update_proof_id)) return CUZK_ERR_INVALID_ARG;
+    int rc = snap_alloc(v, &s);
+    if (rc) cuzk_fil_snap_vanilla_free(v);
+    return rc;
+}
+
 int cuzk_fil_snap_vanilla_parse(cuzk_fil_snap_vanilla *out, uint64_t update_proof_id, const uint8_t *buf,
                                 size_t len, char *err, size_t err_len)
 {
@@ -133,9 +143,6 @@ static int snap_job_freed(cuzk_fil_snap_job *job, int rc)
     return rc;
 }
 
-/* Height of the apex leaves in tree D: challenge_bits - partition_bits - apex_bits. */
-static unsigned apex_height(const cuzk_update_config *c) { return c->challenge_bits - c->partition_bits - c->apex_bits; }
-
 /* The tree D node at height h on the path of m. */
 static int d_node(cuzk_fr *out, const cuzk_fil_mproof *m, unsigned h)
 {
@@ -185,11 +192,11 @@ int cuzk_fil_snap_prepare(cuzk_fil_snap_job *job, uint64_t update_proof_id, uint
     w->root_r_new = v->ch[0].r_new.root;
     w->apex_leaves = v->apex_leaves;
     cuzk_fr t;
-    vanilla_h2(&t, &w->comm_c, &w->root_r_old);
+    cuzk_fil_comm_r(&t, &w->comm_c, &w->root_r_old);
     if (!cuzk_fr_eq(&t, &w->comm_r_old))
         return snap_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_VERIFY_FAILED,
                                              "comm_r_old: not H(comm_c, tree R old root) of vanilla_proofs[%u]", k));
-    vanilla_h2(&t, &w->comm_c, &w->root_r_new);
+    cuzk_fil_comm_r(&t, &w->comm_c, &w->root_r_new);
     if (!cuzk_fr_eq(&t, &w->comm_r_new))
         return snap_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_VERIFY_FAILED,
                                              "comm_r_new: not H(comm_c, tree R new root) of vanilla_proofs[%u]", k));
@@ -200,7 +207,7 @@ int cuzk_fil_snap_prepare(cuzk_fil_snap_job *job, uint64_t update_proof_id, uint
     if (!job->ch) return snap_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_NO_MEMORY, "out of memory"));
     cuzk_fr phi;
     cuzk_update_phi(&phi, &w->comm_d_new, &w->comm_r_old);
-    unsigned ah = apex_height(cfg);
+    unsigned ah = cfg->apex_height;
     for (unsigned i = 0; i < cfg->challenges; i++) {
         const cuzk_fil_snap_challenge *c = &v->ch[i];
         const cuzk_fil_mproof *m[3] = {&c->r_old, &c->d_new, &c->r_new};
@@ -247,6 +254,9 @@ int cuzk_fil_snap_prepare(cuzk_fil_snap_job *job, uint64_t update_proof_id, uint
     return 0;
 }
 
+/* Tree D: binary SHA-256 over the new data. */
+static const cuzk_tree_shape TREE_D = {CUZK_TREE_SHA256, 2, 0, 0};
+
 /* Where a generator's partition proofs come from: open fills m (leaf, root, index and the path
  * in m's storage) at leaf of tree 0 (R old), 1 (D new) or 2 (R new); apex writes partition k's
  * apex leaves (tree D nodes at apex_height). */
@@ -260,16 +270,17 @@ typedef void (*snap_progress)(void *ctx, unsigned done, unsigned total);
 
 /* Every partition's vanilla proof into *blobs / *lens (malloc'd, *n = partitions; none left
  * on failure), the challenges drawn from comm_r_new as prepare draws them. */
-static int snap_partitions(uint8_t ***blobs, size_t **lens, size_t *n, const snap_shape *s, uint64_t id,
+static int snap_partitions(uint8_t ***blobs, size_t **lens, size_t *n, const cuzk_update_config *cfg, uint64_t id,
                            const cuzk_fr *comm_c, const cuzk_fr *comm_r_new, const snap_source *src,
                            snap_progress progress, void *pctx)
 {
-    const cuzk_update_config *cfg = &s->cfg;
     cuzk_fil_snap_vanilla v = {0};
     *n = cfg->partitions;
     *blobs = calloc(cfg->partitions, sizeof **blobs);
     *lens = calloc(cfg->partitions, sizeof **lens);
-    int rc = !*blobs || !*lens ? CUZK_ERR_NO_MEMORY : cfg->challenges > 128 ? CUZK_ERR_INTERNAL : snap_alloc(&v, s);
+    int rc = !*blobs || !*lens           ? CUZK_ERR_NO_MEMORY
+             : cfg->challenges > 128     ? CUZK_ERR_INTERNAL
+                                         : cuzk_fil_snap_vanilla_alloc(&v, id);
     for (unsigned k = 0; !rc && k < cfg->partitions; k++) {
         uint64_t chs[128];
         v.comm_c = *comm_c;
@@ -325,9 +336,9 @@ int cuzk_fil_snap_generate(cuzk_fil_sector *out_new, uint8_t ***blobs, size_t **
     *lens = NULL;
     *n = 0;
     int64_t id = cuzk_fil_update_proof_for_size(old->sector_size);
-    snap_shape s;
-    if (id < 0 || snap_shape_for(&s, (uint64_t)id) || old->nodes != s.cfg.nodes) return CUZK_ERR_INVALID_ARG;
-    const cuzk_update_config *cfg = &s.cfg;
+    cuzk_update_config c;
+    if (id < 0 || cuzk_update_config_for(&c, old->sector_size) || old->nodes != c.nodes) return CUZK_ERR_INVALID_ARG;
+    const cuzk_update_config *cfg = &c;
     uint64_t N = cfg->nodes;
     memset(out_new, 0, sizeof *out_new);
     *out_new = *old;
@@ -338,12 +349,12 @@ int cuzk_fil_snap_generate(cuzk_fil_sector *out_new, uint8_t ***blobs, size_t **
     cuzk_fr comm_c, comm_r_old, comm_d_new, comm_r_new, phi;
     if (!rc) {
         for (uint64_t i = 0; i < N; i++) cuzk_fr_random(&out_new->data[i], rng);
-        rc = cuzk_merkle_tree_build(&td, &s.d.tree, out_new->data, N);
+        rc = cuzk_merkle_tree_build(&td, &TREE_D, out_new->data, N);
     }
-    if (!rc) rc = cuzk_merkle_tree_build(&tro, &s.r.tree, old->replica, N);
+    if (!rc) rc = cuzk_merkle_tree_build(&tro, &cfg->tree, old->replica, N);
     if (!rc) {
         cuzk_fr_from_le32(&comm_c, old->comm_c);
-        vanilla_h2(&comm_r_old, &comm_c, &tro.root);
+        cuzk_fil_comm_r(&comm_r_old, &comm_c, &tro.root);
         comm_d_new = td.root;
         cuzk_update_phi(&phi, &comm_d_new, &comm_r_old);
         /* rho depends on the node's top h bits only: 2^h values (rhos() upstream) */
@@ -356,19 +367,19 @@ int cuzk_fil_snap_generate(cuzk_fil_sector *out_new, uint8_t ***blobs, size_t **
             cuzk_fr_add(&out_new->replica[i], &out_new->replica[i], &old->replica[i]);
         }
         free(rhos);
-        if (!rc) rc = cuzk_merkle_tree_build(&trn, &s.r.tree, out_new->replica, N);
+        if (!rc) rc = cuzk_merkle_tree_build(&trn, &cfg->tree, out_new->replica, N);
     }
     if (!rc) {
-        vanilla_h2(&comm_r_new, &comm_c, &trn.root);
+        cuzk_fil_comm_r(&comm_r_new, &comm_c, &trn.root);
         cuzk_fr_to_le32(out_new->comm_d, &comm_d_new);
         cuzk_fr_to_le32(out_new->comm_r, &comm_r_new);
         cuzk_fr_to_le32(out_new->comm_r_last, &trn.root);
         size_t row = 0;
-        for (unsigned l = 0; l < apex_height(cfg); l++) row += N >> l;
+        for (unsigned l = 0; l < cfg->apex_height; l++) row += N >> l;
         snap_full f = {{&tro, &td, &trn}, {old->replica, out_new->data, out_new->replica}, &td.base[row],
                        cfg->apex_leaves};
         snap_source src = {full_open, full_apex, &f};
-        rc = snap_partitions(blobs, lens, n, &s, (uint64_t)id, &comm_c, &comm_r_new, &src, progress, ctx);
+        rc = snap_partitions(blobs, lens, n, cfg, (uint64_t)id, &comm_c, &comm_r_new, &src, progress, ctx);
     }
     cuzk_merkle_tree_free(&td);
     cuzk_merkle_tree_free(&tro);
@@ -411,9 +422,8 @@ static int synth_apex(void *ctx, unsigned k, cuzk_fr *out)
 }
 
 /* The sparse trees over every partition's challenged leaves, filled from the run trees. */
-static int synth_sparse(snap_synth *y, const snap_shape *s, const cuzk_fr *comm_r_new)
+static int synth_sparse(snap_synth *y, const cuzk_update_config *cfg, const cuzk_fr *comm_r_new)
 {
-    const cuzk_update_config *cfg = &s->cfg;
     size_t nch = (size_t)cfg->partitions * cfg->challenges, u = 0;
     uint64_t *idx = malloc(sizeof(uint64_t) * nch);
     cuzk_fr *val = malloc(sizeof(cuzk_fr) * nch);
@@ -427,7 +437,7 @@ static int synth_sparse(snap_synth *y, const snap_shape *s, const cuzk_fr *comm_
     }
     for (int t = 0; t < 3 && !rc; t++) {
         for (size_t i = 0; i < u; i++) fil_runtree_node(&y->rt[t], 0, idx[i], &val[i]);
-        const cuzk_tree_shape *shape = t == 1 ? &s->d.tree : &s->r.tree;
+        const cuzk_tree_shape *shape = t == 1 ? &TREE_D : &cfg->tree;
         rc = fil_sparse_build(&y->sp[t], shape, cfg->nodes, idx, val, u, fil_runtree_fill, &y->rt[t]);
         /* the opened paths rebuilt from the leaves reach the run tree's root */
         if (!rc && !cuzk_fr_eq(&y->sp[t].root, &y->rt[t].root)) rc = CUZK_ERR_INTERNAL;
@@ -444,13 +454,14 @@ int cuzk_fil_snap_synthetic(uint8_t ***blobs, size_t **lens, size_t *n, uint64_t
     *blobs = NULL;
     *lens = NULL;
     *n = 0;
-    snap_shape s;
-    if (snap_shape_for(&s, update_proof_id)) return CUZK_ERR_INVALID_ARG;
-    const cuzk_update_config *cfg = &s.cfg;
+    uint64_t size = cuzk_fil_update_proof_sector_size(update_proof_id);
+    cuzk_update_config c;
+    if (!size || cuzk_update_config_for(&c, size)) return CUZK_ERR_INVALID_ARG;
+    const cuzk_update_config *cfg = &c;
     const unsigned h = cuzk_fil_snap_default_h(cfg), cb = cfg->challenge_bits;
     const unsigned r = h > SNAP_SYNTH_RUNS_LOG2 ? h : cb < SNAP_SYNTH_RUNS_LOG2 ? cb : SNAP_SYNTH_RUNS_LOG2;
     const uint64_t runs = 1ull << r;
-    snap_synth y = {.apex_height = apex_height(cfg), .apex_leaves = cfg->apex_leaves};
+    snap_synth y = {.apex_height = cfg->apex_height, .apex_leaves = cfg->apex_leaves};
     cuzk_fr *leaf[3], comm_c, c_r_old, c_r_new, phi;
     for (int t = 0; t < 3; t++) leaf[t] = malloc(sizeof(cuzk_fr) * runs);
     int rc = leaf[0] && leaf[1] && leaf[2] ? 0 : CUZK_ERR_NO_MEMORY;
@@ -461,12 +472,12 @@ int cuzk_fil_snap_synthetic(uint8_t ***blobs, size_t **lens, size_t *n, uint64_t
             fil_det_fr(&leaf[0][j], "cuzk-synth-snap old replica", seed, sector_id, j);
             fil_det_fr(&leaf[1][j], "cuzk-synth-snap data", seed, sector_id, j);
         }
-        rc = fil_runtree_build(&y.rt[0], &s.r.tree, cfg->nodes, cb - r, leaf[0]);
+        rc = fil_runtree_build(&y.rt[0], &cfg->tree, cfg->nodes, cb - r, leaf[0]);
     }
-    if (!rc) rc = fil_runtree_build(&y.rt[1], &s.d.tree, cfg->nodes, cb - r, leaf[1]);
+    if (!rc) rc = fil_runtree_build(&y.rt[1], &TREE_D, cfg->nodes, cb - r, leaf[1]);
     if (!rc) {
         /* the encoding: run j lies in rho group j >> (r - h), whose rho is its first node's */
-        vanilla_h2(&c_r_old, &comm_c, &y.rt[0].root);
+        cuzk_fil_comm_r(&c_r_old, &comm_c, &y.rt[0].root);
         cuzk_update_phi(&phi, &y.rt[1].root, &c_r_old);
         cuzk_fr rho;
         for (uint64_t j = 0; j < runs; j++) {
@@ -474,15 +485,15 @@ int cuzk_fil_snap_synthetic(uint8_t ***blobs, size_t **lens, size_t *n, uint64_t
             cuzk_fr_mul(&leaf[2][j], &leaf[1][j], &rho);
             cuzk_fr_add(&leaf[2][j], &leaf[2][j], &leaf[0][j]);
         }
-        rc = fil_runtree_build(&y.rt[2], &s.r.tree, cfg->nodes, cb - r, leaf[2]);
+        rc = fil_runtree_build(&y.rt[2], &cfg->tree, cfg->nodes, cb - r, leaf[2]);
     }
     if (!rc) {
-        vanilla_h2(&c_r_new, &comm_c, &y.rt[2].root);
-        rc = synth_sparse(&y, &s, &c_r_new);
+        cuzk_fil_comm_r(&c_r_new, &comm_c, &y.rt[2].root);
+        rc = synth_sparse(&y, cfg, &c_r_new);
     }
     if (!rc) {
         snap_source src = {synth_open, synth_apex, &y};
-        rc = snap_partitions(blobs, lens, n, &s, update_proof_id, &comm_c, &c_r_new, &src, NULL, NULL);
+        rc = snap_partitions(blobs, lens, n, cfg, update_proof_id, &comm_c, &c_r_new, &src, NULL, NULL);
     }
     if (!rc) {
         cuzk_fr_to_le32(comm_r_old, &c_r_old);

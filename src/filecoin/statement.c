@@ -112,7 +112,8 @@ static int resolve_proof(cuzk_fil_statement *st, char *err, size_t err_len)
 
 static int sector_cmp(const void *a, const void *b)
 {
-    return fil_u64cmp(&((const cuzk_fil_stmt_sector *)a)->number, &((const cuzk_fil_stmt_sector *)b)->number);
+    uint64_t x = ((const cuzk_fil_stmt_sector *)a)->number, y = ((const cuzk_fil_stmt_sector *)b)->number;
+    return (x > y) - (x < y);
 }
 
 /* A PoSt's sectors sorted by number (filecoin-ffi's BTreeMap order), none twice; its partitions. */

@@ -138,12 +138,18 @@ int vshape_init(vshape *s, const cuzk_tree_shape *tree, uint64_t leaves)
     return 0;
 }
 
-int vshape_tree_r(vshape *s, uint64_t sector_size)
+int cuzk_fil_tree_r(cuzk_tree_shape *out, uint64_t sector_size)
 {
     unsigned b, sub, top;
     if (!cuzk_fil_tree_shape(sector_size, &b, &sub, &top)) return CUZK_ERR_INVALID_ARG;
-    cuzk_tree_shape t = {CUZK_TREE_POSEIDON, b, sub, top};
-    return vshape_init(s, &t, sector_size / 32);
+    *out = (cuzk_tree_shape){CUZK_TREE_POSEIDON, b, sub, top};
+    return 0;
+}
+
+int vshape_tree_r(vshape *s, uint64_t sector_size)
+{
+    cuzk_tree_shape t;
+    return cuzk_fil_tree_r(&t, sector_size) ? CUZK_ERR_INVALID_ARG : vshape_init(s, &t, sector_size / 32);
 }
 
 /* InclusionPath levels [l0, l0 + count): siblings into path, positions into *index. */
@@ -256,9 +262,9 @@ int mproof_from_tree(cuzk_fil_mproof *p, const cuzk_merkle_tree *t, const cuzk_f
     return cuzk_merkle_tree_path(t, index, p->path);
 }
 
-void vanilla_h2(cuzk_fr *out, const cuzk_fr *a, const cuzk_fr *b)
+void cuzk_fil_comm_r(cuzk_fr *out, const cuzk_fr *comm_c, const cuzk_fr *comm_r_last)
 {
-    cuzk_fr in[2] = {*a, *b};
+    cuzk_fr in[2] = {*comm_c, *comm_r_last};
     cuzk_poseidon_hash(out, 2, in);
 }
 

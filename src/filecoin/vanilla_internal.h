@@ -56,7 +56,4 @@ bool mproof_ok(const vshape *s, const cuzk_fil_mproof *p);
 /* Fills p (leaf, root, index, path in caller storage) from a built tree. */
 int mproof_from_tree(cuzk_fil_mproof *p, const cuzk_merkle_tree *t, const cuzk_fr *leaves, uint64_t index);
 
-/* H(a, b): Poseidon arity 2, Merkle tag (comm_r = H(comm_c, comm_r_last)). */
-void vanilla_h2(cuzk_fr *out, const cuzk_fr *a, const cuzk_fr *b);
-
 #endif
