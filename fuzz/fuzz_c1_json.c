@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cuzk/c1.h"
+#include "cuzk/seal.h"
 #include "cuzk/error.h"
 
 static char *dump(const cuzk_fil_c1 *c1, size_t *len)

@@ -1,4 +1,4 @@
-/* libFuzzer: request files (request.json, src/filecoin/request_file.c) — any
+/* libFuzzer: request files (request.json, src/filecoin_gen/request_file.c) — any
  * bytes must give a request or a clear error, never a crash or a leak. The
  * vanilla-proof files it names are looked up beside it (mostly absent). */
 #include <stdint.h>

@@ -27,6 +27,12 @@ GENERATED = re.compile(r"\.pb-c\.h$")
 # although those layers are below it: they belong in src/backends, above it.
 ENGINE_CORE_MAY_NOT = ("poly", "msm", "gadgets", "circuits", "filecoin", "pce", "gpu", "circom")
 
+# Test inputs (native sealing, sector directories, the vanilla-proof and C1 writers) are the
+# command line's and the tests': nothing on the daemon's path includes them, wherever the
+# table puts their layer.
+TEST_INPUTS = "filecoin_gen"
+DAEMON_PATH = ("engine", "backends", "cluster", "server")
+
 
 def read_table(root):
     """src/layers -> (layers lowest first, {public header: layer})."""
@@ -101,6 +107,9 @@ def check_edges(root, layers, owner, edges):
             them = layer_of(target, owner)
             if them is None:
                 errors.append(f"{path}:{line}: includes {target}, which no layer owns")
+            elif me in DAEMON_PATH and them == TEST_INPUTS:
+                errors.append(f"{path}:{line}: the daemon's path ({me}) includes {target} of {them}, "
+                              "the test inputs")
             elif rank[them] > rank[me]:
                 errors.append(f"{path}:{line}: upward: {me} includes {target} of {them}, a layer above it")
             elif them != me and re.search(r"_internal\.(h|cuh)$", target):
@@ -184,8 +193,9 @@ def check_env(calls):
 
 
 def self_test(root, layers, owner, edges):
-    """The checker must see an upward edge, an internal header across layers and
-    an engine-core edge when one is added: each injected alone into the real tree."""
+    """The checker must see an upward edge, an internal header across layers, an
+    engine-core edge and a daemon edge to the test inputs when one is added: each
+    injected alone into the real tree."""
     lowest, top = layers[0], layers[-1]
     public_top = next(h for h, l in owner.items() if l == "engine")
     internal = next(p for p in sorted(edges) if re.search(r"^src/[a-z0-9_]+/[a-z0-9_]+_internal\.h$", p))
@@ -193,6 +203,8 @@ def self_test(root, layers, owner, edges):
         (f"src/{lowest}/injected.c", "cuzk/" + os.path.basename(public_top), "upward"),
         (f"src/{top}/injected.c", os.path.relpath(internal, "src"), "internal to"),
         ("src/engine/injected.c", "cuzk/gpu.h", "engine core"),
+        ("src/server/injected.c", "cuzk/" + os.path.basename(next(h for h, l in owner.items() if l == TEST_INPUTS)),
+         "test inputs"),
         ("include/cuzk/injected.h", "cuzk/fr.h", "no layer owns"),
     )
     failed = []

@@ -1,5 +1,5 @@
 /*
- * The synthetic sectors' trees (src/filecoin/sparse.c) against the whole-tree builder
+ * The synthetic sectors' trees (src/filecoin_gen/sparse.c) against the whole-tree builder
  * (cuzk_merkle_tree_build) over the expanded leaves: run trees (leaves constant over aligned
  * runs) of random shapes (binary SHA-256, oct Poseidon with and without sub/top levels) and
  * run lengths, from one run to every leaf its own: the root, every node's path, and sparse
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cuzk/error.h"
-#include "filecoin/filecoin_internal.h"
+#include "filecoin_gen/gen_internal.h"
 #include "testutil.h"
 
 static void one(cuzk_rng *rng, const cuzk_tree_shape *shape, uint64_t nodes, unsigned run_bits, const char *what)

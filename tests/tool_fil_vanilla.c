@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "cuzk/cs.h"
-#include "cuzk/fil_vanilla.h"
+#include "cuzk/fil_gen.h"
 #include "testutil.h"
 
 static int unhex32(uint8_t out[32], json_t *o, const char *name)

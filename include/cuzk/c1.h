@@ -29,7 +29,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "cuzk/filecoin.h"
 #include "cuzk/fr.h"
@@ -90,12 +89,6 @@ int cuzk_fil_c1_parse(const uint8_t *buf, size_t len, cuzk_fil_c1 **out, char *e
  * it (anything unexpected is left to the one-thread parse). */
 int cuzk_fil_c1_parse_threads(const uint8_t *buf, size_t len, unsigned nthreads, cuzk_fil_c1 **out, char *err,
                               size_t errcap);
-
-/* Writes the inner JSON exactly as serde_json::to_vec writes SealCommitPhase1Output
- * (compact, field order of the Rust structs). 0 or CUZK_ERR_IO. */
-int cuzk_fil_c1_write(const cuzk_fil_c1 *c1, FILE *f);
-/* curio's wrapper around the inner JSON (Go json.Marshal field order). */
-int cuzk_fil_c1_write_wrapped(const cuzk_fil_c1 *c1, uint64_t sector_num, FILE *f);
 
 /*
  * The vanilla verification with every public value rebuilt by cuzk (prover_id: the

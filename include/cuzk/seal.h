@@ -17,12 +17,15 @@
  * SHA-256 from them, and sparse trees C and R holding only the opened paths
  * (other subtrees are random values), so every path reaches one root. It
  * passes cuzk_fil_c1_check and satisfies the partition circuits.
+ *
+ * The daemon never calls these (src/layers: this layer is above it).
  */
 #ifndef CUZK_SEAL_H
 #define CUZK_SEAL_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cuzk/c1.h"
 #include "cuzk/merkle.h"
@@ -71,6 +74,13 @@ int cuzk_seal_write_dir(const cuzk_sealed_sector *s, const char *dir);
 /* The synthetic C1 of a registered proof's full-size sector (interactive PoRep
  * only: the challenges must not depend on comm_r). Memory ~ the opened paths. */
 int cuzk_seal_synthetic_c1(const cuzk_seal_params *p, cuzk_fil_c1 **out);
+
+/* A C1 as JSON, the inner JSON exactly as serde_json::to_vec writes
+ * SealCommitPhase1Output (compact, field order of the Rust structs), the
+ * layout cuzk_fil_c1_parse reads. 0 or CUZK_ERR_IO. */
+int cuzk_fil_c1_write(const cuzk_fil_c1 *c1, FILE *f);
+/* curio's wrapper around the inner JSON (Go json.Marshal field order). */
+int cuzk_fil_c1_write_wrapped(const cuzk_fil_c1 *c1, uint64_t sector_num, FILE *f);
 
 /* Ticket and interactive seed of a params seed (SHA-256 of a tag and the seed). */
 void cuzk_seal_randomness(uint64_t seed, uint8_t ticket[32], uint8_t interactive_seed[32]);

@@ -20,7 +20,7 @@
 #include "cli.h"
 #include "cuzk/clock.h"
 #include "cuzk/size.h"
-#include "cuzk/fil_vanilla.h"
+#include "cuzk/fil_gen.h"
 #include "cuzk/hex.h"
 #include "cuzk/fil_request_file.h"
 

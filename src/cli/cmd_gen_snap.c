@@ -1,6 +1,6 @@
 /*
  * cuzk gen-vanilla snap: SnapDeals for a sealed-sector directory (cmd_gen.c). New random data
- * from --seed is encoded into the replica (cuzk_fil_snap_generate, fil_vanilla.h); OUT becomes
+ * from --seed is encoded into the replica (cuzk_fil_snap_generate, fil_gen.h); OUT becomes
  * the updated sector's directory (so PoSt can run on it) and holds the request that proves it:
  *   OUT/sector.json, data.bin, replica.bin   the updated sector (comm_d, comm_r new)
  *   OUT/vanilla-p<k>.bin                     partition k's vanilla proof (PartitionProof bincode)
@@ -19,7 +19,7 @@
 #include "cli.h"
 #include "cuzk/clock.h"
 #include "cuzk/size.h"
-#include "cuzk/fil_vanilla.h"
+#include "cuzk/fil_gen.h"
 #include "cuzk/fil_request_file.h"
 
 static void usage(void)

@@ -1,6 +1,7 @@
 /* PoRep C1 output (SealCommitPhase1Output; docs/filecoin.md gives the sources): the object,
  * its allocation, and what the circuit takes from a checked one (witness, public inputs).
- * Parsing: c1_parse.c; writing: c1_write.c; the vanilla verification: c1_check.c. */
+ * Parsing: c1_parse.c; the vanilla verification: c1_check.c; writing (test inputs):
+ * src/filecoin_gen/c1_write.c. */
 #include <stdlib.h>
 #include <string.h>
 

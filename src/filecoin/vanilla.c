@@ -254,14 +254,6 @@ bool mproof_ok(const vshape *s, const cuzk_fil_mproof *p)
     return cuzk_fr_eq(&root, &p->root);
 }
 
-int mproof_from_tree(cuzk_fil_mproof *p, const cuzk_merkle_tree *t, const cuzk_fr *leaves, uint64_t index)
-{
-    p->index = index;
-    p->leaf = leaves[index];
-    p->root = t->root;
-    return cuzk_merkle_tree_path(t, index, p->path);
-}
-
 void cuzk_fil_comm_r(cuzk_fr *out, const cuzk_fr *comm_c, const cuzk_fr *comm_r_last)
 {
     cuzk_fr in[2] = {*comm_c, *comm_r_last};

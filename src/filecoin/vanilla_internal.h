@@ -53,7 +53,5 @@ void vrd_mproof(vrd *r, const vshape *s, cuzk_fil_mproof *out, const char *field
 void vwr_mproof(vwr *w, const vshape *s, const cuzk_fil_mproof *p);
 /* The path recomputes p->root from p->leaf at p->index. */
 bool mproof_ok(const vshape *s, const cuzk_fil_mproof *p);
-/* Fills p (leaf, root, index, path in caller storage) from a built tree. */
-int mproof_from_tree(cuzk_fil_mproof *p, const cuzk_merkle_tree *t, const cuzk_fr *leaves, uint64_t index);
 
 #endif

@@ -1,5 +1,5 @@
 /* Sealed-sector directories (sector.json, data.bin, replica.bin; src/cli/cmd_gen.c) and
- * stand-in random sectors for the generators (fil_vanilla.h). */
+ * stand-in random sectors for the generators (fil_gen.h). */
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 
 #include "cuzk/error.h"
+#include "cuzk/fil_gen.h"
 #include "cuzk/hex.h"
-#include "vanilla_internal.h"
 
 static const char *const hex_names[7] = {"prover_id", "ticket", "comm_d", "comm_r", "comm_c", "comm_r_last",
                                          "replica_id"};

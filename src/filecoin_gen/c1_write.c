@@ -8,7 +8,10 @@
 #include "cuzk/c1.h"
 #include "cuzk/error.h"
 #include "cuzk/merkle.h"
-#include "filecoin_internal.h"
+#include "cuzk/seal.h"
+
+/* Tree D: binary SHA-256 over the unsealed data. */
+static const cuzk_tree_shape TREE_D = {CUZK_TREE_SHA256, 2, 0, 0};
 
 typedef struct wr {
     FILE *f;
@@ -125,7 +128,7 @@ static void wcolumn(wr *w, const cuzk_porep_config *c, const cuzk_fil_column *co
 static void wlabel(wr *w, const cuzk_fr *parents, unsigned layer, uint64_t node)
 {
     ws(w, "{\"parents\":");
-    wfrs(w, parents, FIL_C1_NPAR);
+    wfrs(w, parents, CUZK_POREP_TOTAL_PARENTS);
     ws(w, ",\"layer_index\":");
     wu(w, layer);
     ws(w, ",\"node\":");
@@ -136,7 +139,7 @@ static void wlabel(wr *w, const cuzk_fr *parents, unsigned layer, uint64_t node)
 static void wproof(wr *w, const cuzk_porep_config *c, const cuzk_fil_vproof *v)
 {
     ws(w, "{\"comm_d_proofs\":");
-    wmproof(w, &fil_c1_tree_d, c->nodes, &v->comm_d);
+    wmproof(w, &TREE_D, c->nodes, &v->comm_d);
     ws(w, ",\"comm_r_last_proof\":");
     wmproof(w, &c->tree, c->nodes, &v->comm_r_last);
     ws(w, ",\"replica_column_proofs\":{\"c_x\":");
@@ -154,7 +157,7 @@ static void wproof(wr *w, const cuzk_porep_config *c, const cuzk_fil_vproof *v)
     ws(w, "]},\"labeling_proofs\":[");
     for (unsigned l = 0; l < c->layers; l++) {
         if (l) ws(w, ",");
-        wlabel(w, &v->lab_parents[(size_t)l * FIL_C1_NPAR], l + 1, v->node);
+        wlabel(w, &v->lab_parents[(size_t)l * CUZK_POREP_TOTAL_PARENTS], l + 1, v->node);
     }
     ws(w, "],\"encoding_proof\":");
     wlabel(w, v->enc_parents, c->layers, v->node);

@@ -8,12 +8,12 @@
 
 
 #include "cuzk/error.h"
+#include "cuzk/fil_gen.h"
 #include "cuzk/parallel.h"
 #include "cuzk/poseidon.h"
 #include "cuzk/seal.h"
-#include "cuzk/fil_vanilla.h"
 #include "cuzk/sha256.h"
-#include "filecoin_internal.h"
+#include "gen_internal.h"
 
 #define NPAR CUZK_POREP_TOTAL_PARENTS
 

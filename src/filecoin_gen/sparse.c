@@ -1,12 +1,13 @@
 /* Helpers of the synthetic (sparse) sectors: deterministic values, Merkle trees built over
  * the opened leaves only, and whole trees of runs of equal leaves that fill them
- * (filecoin_internal.h). */
+ * (gen_internal.h). */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuzk/error.h"
-#include "filecoin_internal.h"
+#include "cuzk/sha256.h"
+#include "gen_internal.h"
 
 void fil_tagged_hash(uint8_t out[32], const char *tag, uint64_t a, uint64_t b, uint64_t c)
 {
@@ -181,4 +182,12 @@ void fil_runtree_free(fil_runtree *t)
         free(t->v[l]);
         t->v[l] = NULL;
     }
+}
+
+int mproof_from_tree(cuzk_fil_mproof *p, const cuzk_merkle_tree *t, const cuzk_fr *leaves, uint64_t index)
+{
+    p->index = index;
+    p->leaf = leaves[index];
+    p->root = t->root;
+    return cuzk_merkle_tree_path(t, index, p->path);
 }
