@@ -40,17 +40,17 @@ int main(int argc, char **argv)
     cuzk_rng rng;
     cuzk_rng_seed(&rng, 1);
 
-    printf("cuzk bench_math (field back end: %s)\n\n", cuzk_ff_backend_name(cuzk_ff_backend_active()));
+    printf("cuzk bench_math (field multiplication: %s)\n\n", cuzk_ff_mont_name(cuzk_ff_mont_active()));
     printf("| %-28s | %12s |\n", "operation", "ns/op");
     printf("|%s|%s|\n", "------------------------------", "--------------");
 
     cuzk_fp a, b;
     cuzk_fp_random(&a, &rng);
     cuzk_fp_random(&b, &rng);
-    if (cuzk_ff_backend_available(CUZK_FF_PORTABLE) && cuzk_ff_backend_available(CUZK_FF_ADX)) {
-        cuzk_ff_backend_select(CUZK_FF_PORTABLE);
+    if (cuzk_ff_mont_available(CUZK_FF_PORTABLE) && cuzk_ff_mont_available(CUZK_FF_ADX)) {
+        cuzk_ff_mont_select(CUZK_FF_PORTABLE);
         BENCH("Fp mul (portable)", 2000000, , cuzk_fp_mul(&a, &a, &b));
-        cuzk_ff_backend_select(CUZK_FF_ADX);
+        cuzk_ff_mont_select(CUZK_FF_ADX);
     }
     BENCH("Fp mul", 4000000, , cuzk_fp_mul(&a, &a, &b));
     BENCH("Fp sqr", 4000000, , cuzk_fp_sqr(&a, &a));

@@ -1,5 +1,5 @@
 /*
- * Fp and Fr against GMP, for every available back end: random and edge-value
+ * Fp and Fr against GMP, for every available multiplication: random and edge-value
  * arithmetic, inversion (single and batched), pow, sqrt, Legendre, encodings,
  * rejection of non-canonical input, Fr roots of unity, back-end parity.
  */
@@ -425,7 +425,7 @@ static void test_fr_roots(void)
     (void)f;
 }
 
-/* Same inputs through both back ends give identical limbs. */
+/* Same inputs through both multiplications give identical limbs. */
 static void test_parity(const field *f, cuzk_rng *rng, int iters)
 {
     mpz_t x, y;
@@ -441,7 +441,7 @@ static void test_parity(const field *f, cuzk_rng *rng, int iters)
             from_mpz(f, &b, y);
         }
         for (int be = 0; be < 2; be++) {
-            CHECK(cuzk_ff_backend_select(be ? CUZK_FF_ADX : CUZK_FF_PORTABLE) == CUZK_OK);
+            CHECK(cuzk_ff_mont_select(be ? CUZK_FF_ADX : CUZK_FF_PORTABLE) == CUZK_OK);
             memset(r[be], 0, sizeof r[be]);
             f->mul(&r[be][0], &a, &b);
             f->sqr(&r[be][1], &a);
@@ -459,22 +459,22 @@ int main(void)
     cuzk_rng rng;
     tu_init(&rng, "test_ff");
     mpz_init(P);
-    cuzk_ff_backend initial = cuzk_ff_backend_active();
-    printf("default back end: %s\n", cuzk_ff_backend_name(initial));
-    CHECK(cuzk_ff_backend_available(CUZK_FF_PORTABLE));
-    CHECK(initial == CUZK_FF_ADX || !cuzk_ff_backend_available(CUZK_FF_ADX));
-    CHECK(cuzk_ff_backend_select((cuzk_ff_backend)7) != CUZK_OK);
+    cuzk_ff_mont initial = cuzk_ff_mont_active();
+    printf("default multiplication: %s\n", cuzk_ff_mont_name(initial));
+    CHECK(cuzk_ff_mont_available(CUZK_FF_PORTABLE));
+    CHECK(initial == CUZK_FF_ADX || !cuzk_ff_mont_available(CUZK_FF_ADX));
+    CHECK(cuzk_ff_mont_select((cuzk_ff_mont)7) != CUZK_OK);
     for (int be = 0; be < 2; be++) {
-        cuzk_ff_backend b = be ? CUZK_FF_ADX : CUZK_FF_PORTABLE;
-        if (!cuzk_ff_backend_available(b)) {
-            CHECK(cuzk_ff_backend_select(b) == CUZK_ERR_UNSUPPORTED);
-            printf("back end %s not available, skipped\n", cuzk_ff_backend_name(b));
+        cuzk_ff_mont b = be ? CUZK_FF_ADX : CUZK_FF_PORTABLE;
+        if (!cuzk_ff_mont_available(b)) {
+            CHECK(cuzk_ff_mont_select(b) == CUZK_ERR_UNSUPPORTED);
+            printf("multiplication %s not available, skipped\n", cuzk_ff_mont_name(b));
             continue;
         }
         for (int fi = 0; fi < 2; fi++) {
             const field *f = &fields[fi];
-            CHECK(cuzk_ff_backend_select(b) == CUZK_OK);
-            CHECK(cuzk_ff_backend_active() == b);
+            CHECK(cuzk_ff_mont_select(b) == CUZK_OK);
+            CHECK(cuzk_ff_mont_active() == b);
             mpz_import(P, f->n, -1, 8, 0, 0, f->mod);
             unsigned long before = n_ops;
             test_arith(f, &rng, 40000);
@@ -482,17 +482,17 @@ int main(void)
             test_pow_sqrt_legendre(f, &rng, 1500);
             test_encodings(f, &rng, 5000);
             if (fi == 1) test_fr_roots();
-            printf("%s / %s: %lu random operations checked\n", cuzk_ff_backend_name(b), f->name,
+            printf("%s / %s: %lu random operations checked\n", cuzk_ff_mont_name(b), f->name,
                    n_ops - before);
         }
     }
-    if (cuzk_ff_backend_available(CUZK_FF_ADX)) {
+    if (cuzk_ff_mont_available(CUZK_FF_ADX)) {
         for (int fi = 0; fi < 2; fi++) {
             mpz_import(P, fields[fi].n, -1, 8, 0, 0, fields[fi].mod);
             test_parity(&fields[fi], &rng, 20000);
         }
     }
-    cuzk_ff_backend_select(initial);
+    cuzk_ff_mont_select(initial);
     printf("total random operations: %lu\n", n_ops);
     mpz_clear(P);
     return tu_finish("test_ff");

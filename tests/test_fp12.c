@@ -346,9 +346,9 @@ int main(void)
     cuzk_rng rng;
     tu_init(&rng, "test_fp12");
     for (int be = CUZK_FF_PORTABLE; be <= CUZK_FF_ADX; be++) {
-        if (!cuzk_ff_backend_available((cuzk_ff_backend)be)) continue;
-        cuzk_ff_backend_select((cuzk_ff_backend)be);
-        fprintf(stderr, "test_fp12: backend %s\n", cuzk_ff_backend_name((cuzk_ff_backend)be));
+        if (!cuzk_ff_mont_available((cuzk_ff_mont)be)) continue;
+        cuzk_ff_mont_select((cuzk_ff_mont)be);
+        fprintf(stderr, "test_fp12: multiplication %s\n", cuzk_ff_mont_name((cuzk_ff_mont)be));
         test_fp6(&rng);
         test_fp12_arith(&rng);
         test_fp12_frobenius(&rng);

@@ -1,6 +1,6 @@
 /*
  * Fp2 = Fp[u]/(u^2+1) against a GMP model of pairs (a0, a1) mod p, for every
- * available back end: add, sub, dbl, neg, conj, mul, sqr, mul_fp,
+ * available multiplication: add, sub, dbl, neg, conj, mul, sqr, mul_fp,
  * mul_by_nonresidue, norm, inv, pow, sqrt and Legendre.
  */
 #include <gmp.h>
@@ -221,18 +221,18 @@ int main(void)
     tu_init(&rng, "test_fp2");
     mpz_init(P);
     mpz_import(P, 6, -1, 8, 0, 0, cuzk_fp_modulus);
-    cuzk_ff_backend initial = cuzk_ff_backend_active();
+    cuzk_ff_mont initial = cuzk_ff_mont_active();
     for (int be = 0; be < 2; be++) {
-        cuzk_ff_backend b = be ? CUZK_FF_ADX : CUZK_FF_PORTABLE;
-        if (cuzk_ff_backend_select(b) != CUZK_OK) {
-            printf("back end %s not available, skipped\n", cuzk_ff_backend_name(b));
+        cuzk_ff_mont b = be ? CUZK_FF_ADX : CUZK_FF_PORTABLE;
+        if (cuzk_ff_mont_select(b) != CUZK_OK) {
+            printf("multiplication %s not available, skipped\n", cuzk_ff_mont_name(b));
             continue;
         }
         unsigned long before = n_ops;
         run(&rng, 4000);
-        printf("%s: %lu random operations checked\n", cuzk_ff_backend_name(b), n_ops - before);
+        printf("%s: %lu random operations checked\n", cuzk_ff_mont_name(b), n_ops - before);
     }
-    cuzk_ff_backend_select(initial);
+    cuzk_ff_mont_select(initial);
     mpz_clear(P);
     return tu_finish("test_fp2");
 }

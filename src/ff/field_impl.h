@@ -10,7 +10,7 @@
  *   FF_ONE       1 in Montgomery form
  *   FF_BITS      bit length of the modulus
  *   FF_MUL_PORTABLE, FF_SQR_PORTABLE  names for the portable multiply/square
- *   FF_MUL_FAST(r,a,b), FF_SQR_FAST(r,a)  the fast back end, used when
+ *   FF_MUL_FAST(r,a,b), FF_SQR_FAST(r,a)  the fast multiplication, used when
  *                cuzk_ff_adx_on (define as the portable ones when absent)
  */
 #include <string.h>

@@ -4,7 +4,7 @@
  * squaring r = a^2*2^(-64N) mod m for Fr (N = 4) and Fp (N = 6), with mulx
  * and the two carry chains adcx (CF) / adox (OF). Needs m < 2^(64N-1),
  * inputs < m; output < m. r may alias a or b (written after all reads).
- * Callers must check CPU support (backend.c) before calling.
+ * Callers must check CPU support (mont_select.c) before calling.
  */
 #ifndef CUZK_SRC_FF_MONT_ADX_H
 #define CUZK_SRC_FF_MONT_ADX_H

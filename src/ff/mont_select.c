@@ -1,4 +1,4 @@
-/* Selection of the field arithmetic back end (cuzk/ff.h). */
+/* Which Montgomery multiplication the field arithmetic runs: portable or BMI2/ADX (cuzk/ff.h). */
 #include "cuzk/ff.h"
 #include "cuzk/error.h"
 #include "ff_internal.h"
@@ -9,7 +9,7 @@
 #endif
 
 /* Plain global read on every mul: set once before main (constructor) and
- * afterwards only by cuzk_ff_backend_select, which callers use single-threaded. */
+ * afterwards only by cuzk_ff_mont_select, which callers use single-threaded. */
 bool cuzk_ff_adx_on = false;
 static bool ff_adx_cpu = false;
 
@@ -25,27 +25,27 @@ static bool ff_detect_adx(void)
 #endif
 }
 
-__attribute__((constructor)) static void ff_backend_init(void)
+__attribute__((constructor)) static void ff_mont_init(void)
 {
     ff_adx_cpu = ff_detect_adx();
     cuzk_ff_adx_on = ff_adx_cpu;
 }
 
-bool cuzk_ff_backend_available(cuzk_ff_backend b)
+bool cuzk_ff_mont_available(cuzk_ff_mont b)
 {
     return b == CUZK_FF_PORTABLE || (b == CUZK_FF_ADX && ff_adx_cpu);
 }
 
-int cuzk_ff_backend_select(cuzk_ff_backend b)
+int cuzk_ff_mont_select(cuzk_ff_mont b)
 {
-    if (!cuzk_ff_backend_available(b)) return CUZK_ERR_UNSUPPORTED;
+    if (!cuzk_ff_mont_available(b)) return CUZK_ERR_UNSUPPORTED;
     cuzk_ff_adx_on = (b == CUZK_FF_ADX);
     return CUZK_OK;
 }
 
-cuzk_ff_backend cuzk_ff_backend_active(void) { return cuzk_ff_adx_on ? CUZK_FF_ADX : CUZK_FF_PORTABLE; }
+cuzk_ff_mont cuzk_ff_mont_active(void) { return cuzk_ff_adx_on ? CUZK_FF_ADX : CUZK_FF_PORTABLE; }
 
-const char *cuzk_ff_backend_name(cuzk_ff_backend b)
+const char *cuzk_ff_mont_name(cuzk_ff_mont b)
 {
     return b == CUZK_FF_ADX ? "x86-64 BMI2/ADX" : "portable";
 }
