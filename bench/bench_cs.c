@@ -1,5 +1,5 @@
 /* Synthesis throughput: SHA-256 blocks (512 allocated message bits + one
- * compression each) on every backend, 1 thread and all threads (parallel
+ * compression each) on every constraint system, 1 thread and all threads (parallel
  * driver + extend). Usage: bench_cs [blocks] [threads]. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +18,7 @@ int main(int argc, char **argv)
     unsigned threads = argc > 2 ? (unsigned)atoi(argv[2]) : (unsigned)(nproc > 0 ? nproc : 1);
     static const cuzk_cs_kind kinds[] = {CUZK_CS_WITNESS, CUZK_CS_RECORDING, CUZK_CS_PROVING, CUZK_CS_TEST};
     printf("SHA-256 block synthesis, %zu blocks\n", blocks);
-    printf("%-18s %8s %12s %10s %14s\n", "backend", "threads", "constraints", "seconds", "constraints/s");
+    printf("%-18s %8s %12s %10s %14s\n", "system", "threads", "constraints", "seconds", "constraints/s");
     for (int k = 0; k < 4; k++) {
         unsigned tl[2] = {1, threads};
         for (int ti = 0; ti < (threads > 1 ? 2 : 1); ti++) {

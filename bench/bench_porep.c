@@ -1,4 +1,4 @@
-/* PoRep partition synthesis speed on every backend: the 32 GiB shape (11
+/* PoRep partition synthesis speed on every constraint system: the 32 GiB shape (11
  * layers, tree 8-8-0) with fewer challenges per partition (default 2 of 18,
  * so that matrices and witnesses fit on a small machine; the cost is linear
  * in challenges). Modes: one partition on one thread; "2 partitions": two
@@ -52,7 +52,7 @@ int main(int argc, char **argv)
     cfg.challenges = challenges;
     printf("PoRep partition synthesis (blank circuit), %llu-byte sector shape, %u of %u challenges\n",
            (unsigned long long)size, challenges, full);
-    printf("%-18s %-13s %12s %10s %14s %16s\n", "backend", "mode", "constraints", "seconds", "constraints/s",
+    printf("%-18s %-13s %12s %10s %14s %16s\n", "system", "mode", "constraints", "seconds", "constraints/s",
            "full partition s");
     static const cuzk_cs_kind kinds[] = {CUZK_CS_COUNT, CUZK_CS_WITNESS, CUZK_CS_RECORDING, CUZK_CS_PROVING,
                                          CUZK_CS_TEST};

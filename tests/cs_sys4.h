@@ -1,4 +1,4 @@
-/* Four backends side by side (WitnessCS, RecordingCS, ProvingAssignment,
+/* Four constraint systems side by side (WitnessCS, RecordingCS, ProvingAssignment,
  * TestCS) and a full consistency check of one finalized set: counts,
  * witnesses, matrices x witness = a/b/c evaluations, satisfaction, input
  * constraints, densities. Shared by the cs and circuit tests. */
@@ -76,10 +76,10 @@ static inline void check_parity(sys4 *s, const char *what)
     cuzk_cs *b0 = sys_get(s, 0);
     for (int k = 0; k < 4; k++) {
         cuzk_cs *b = sys_get(s, k);
-        CHECK_MSG(b->err == 0, "%s: backend %d err %d", what, k, b->err);
+        CHECK_MSG(b->err == 0, "%s: system %d err %d", what, k, b->err);
         CHECK_MSG(b->num_inputs == b0->num_inputs && b->num_aux == b0->num_aux &&
                       b->num_constraints == b0->num_constraints,
-                  "%s: counts differ on backend %d: %zu/%zu/%zu vs %zu/%zu/%zu", what, k,
+                  "%s: counts differ on system %d: %zu/%zu/%zu vs %zu/%zu/%zu", what, k,
                   b->num_inputs, b->num_aux, b->num_constraints, b0->num_inputs, b0->num_aux,
                   b0->num_constraints);
     }

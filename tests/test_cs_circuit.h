@@ -1,5 +1,5 @@
-/* A random circuit for backend parity tests: structure and values are a
- * deterministic function of the seed, so every backend sees the same one. */
+/* A random circuit for constraint-system parity tests: structure and values are a
+ * deterministic function of the seed, so every constraint system sees the same one. */
 #ifndef TEST_CS_CIRCUIT_H
 #define TEST_CS_CIRCUIT_H
 

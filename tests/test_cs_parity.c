@@ -1,4 +1,4 @@
-/* Backend parity: the same random circuits on WitnessCS, RecordingCS,
+/* Constraint-system parity: the same random circuits on WitnessCS, RecordingCS,
  * ProvingAssignment and TestCS agree on counts, witness, matrices x witness
  * = evaluations, densities; parallel extend equals sequential synthesis. */
 #include <stdatomic.h>
@@ -23,7 +23,7 @@ static int seg_fn(cuzk_cs *cs, size_t s, void *vctx)
     return 0;
 }
 
-/* seq and par (finalized) are identical on every backend. */
+/* seq and par (finalized) are identical on every constraint system. */
 static void same_systems(sys4 *seq, sys4 *par)
 {
     for (int k = 0; k < 4; k++) {
@@ -218,7 +218,7 @@ static void keyed_parallel(cuzk_rng *rng)
         cuzk_cs_free(&seq->base);
         cuzk_cs_free(&par->base);
     }
-    /* a backend without in-place windows copies, and agrees with WitnessCS */
+    /* a constraint system without in-place windows copies, and agrees with WitnessCS */
     const uint64_t key = cuzk_rng_u64(rng) | 1;
     keyed_ctx c = {cuzk_rng_u64(rng), cuzk_rng_u64(rng), false, 0, 0};
     for (int i = 0; i < 2; i++) {
@@ -244,7 +244,7 @@ int main(void)
     cuzk_rng rng;
     tu_init(&rng, "test_cs_parity");
 
-    /* Every backend starts empty: no pre-allocated ONE. */
+    /* Every constraint system starts empty: no pre-allocated ONE. */
     for (int k = 1; k <= 4; k++) {
         cuzk_cs *cs = cuzk_cs_new((cuzk_cs_kind)k);
         CHECK(cs && cs->num_inputs == 0 && cs->num_aux == 0 && cs->num_constraints == 0);
@@ -278,7 +278,7 @@ int main(void)
         cuzk_lc_free(&lc);
     }
 
-    /* Random circuits, all four backends. */
+    /* Random circuits, all four constraint systems. */
     for (int round = 0; round < 6; round++) {
         uint64_t seed = cuzk_rng_u64(&rng);
         int steps = 50 + (int)(cuzk_rng_u64(&rng) % 400);
@@ -387,7 +387,7 @@ int main(void)
         cuzk_cs_alloc(c, NULL, &cuzk_fr_one);
         CHECK(cuzk_cs_error(c) == CUZK_ERR_INVALID_ARG);
         cuzk_cs_free(c);
-        /* RecordingCS needs no values; the value backends reject NULL. */
+        /* RecordingCS needs no values; the systems holding values reject NULL. */
         cuzk_cs *r = cuzk_cs_new(CUZK_CS_RECORDING), *w = cuzk_cs_new(CUZK_CS_WITNESS);
         cuzk_cs_alloc_one(r);
         cuzk_cs_alloc_one(w);

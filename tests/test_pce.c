@@ -95,7 +95,7 @@ static const char *damage_file(const char *path, size_t len)
     return how;
 }
 
-/* Every check for one circuit, built by fn into the three backends. */
+/* Every check for one circuit, built by fn into the three constraint systems. */
 typedef void (*synth_fn)(cuzk_cs *cs, const void *arg);
 
 static cuzk_cs *build_with(cuzk_cs_kind kind, synth_fn fn, const void *arg)

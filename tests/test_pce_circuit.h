@@ -1,7 +1,7 @@
 /* Circuits for the PCE tests: every coefficient class (+1, -1, ±small,
  * boundary values 2^29 - 1 and 2^29, general, zero terms), long rows, and a
  * satisfiable variant (with an optional SHA-256 block) for proofs. Structure
- * and values are a function of the seed, so every backend sees the same. */
+ * and values are a function of the seed, so every constraint system sees the same. */
 #ifndef TEST_PCE_CIRCUIT_H
 #define TEST_PCE_CIRCUIT_H
 

@@ -5,7 +5,7 @@
  * 8-4-0 1,296,576, 8-4-2 1,346,982 (blank circuits). A witness built from a synthetic sector
  * (random data and labels, each challenged node's labels recomputed natively
  * from its parents, native trees D, C, R and comm_r) satisfies TestCS, its
- * public inputs equal generate_public_inputs' order, the four backends
+ * public inputs equal generate_public_inputs' order, the four constraint systems
  * agree, and a wrong data leaf is rejected at the comm_d root check.
  * Parent indices are random here (the DRG/expander graph is not part of
  * this circuit: parents enter only through their path inputs).
@@ -205,7 +205,7 @@ int main(void)
         cuzk_cs_free(&k->base);
     }
 
-    /* the four backends agree on one synthetic sector */
+    /* the four constraint systems agree on one synthetic sector */
     {
         cuzk_porep_config cfg = test_shape(8, 0, 0);
         sector s;
@@ -234,7 +234,7 @@ int main(void)
     }
 
     /* challenges on two threads (forks of the header): the same witness and sizes
-     * (fork equivalence on every backend is test_cs_parity's) */
+     * (fork equivalence on every constraint system is test_cs_parity's) */
     {
         cuzk_porep_config cfg = test_shape(8, 0, 0);
         cfg.challenges = 2;

@@ -3,7 +3,7 @@
  * digests against neptune's published values (round_numbers.rs tests, the
  * Sage-generated parameters file, poseidon.rs hash_values, hash_type.rs
  * domain tags); the optimized permutation against the textbook one on random
- * inputs; the circuit gadget on all four backends against the native hash,
+ * inputs; the circuit gadget on all four constraint systems against the native hash,
  * with neptune's constraint counts (circuit.rs test_poseidon_hash,
  * storage-proofs' 311 / 598 column hashes) and a tampered witness rejected.
  */
@@ -163,7 +163,7 @@ static void test_native(cuzk_rng *rng)
     CHECK(cuzk_poseidon_hash_md(&h, md, 1) == CUZK_ERR_INVALID_ARG);
 }
 
-/* Gadget on all four backends; returns the number of constraints of the gadget. */
+/* Gadget on all four constraint systems; returns the number of constraints of the gadget. */
 static void test_circuit(cuzk_rng *rng, unsigned a, size_t want, bool constant_tag)
 {
     cuzk_fr vals[CUZK_POSEIDON_MAX_ARITY], tag, expect;

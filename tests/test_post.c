@@ -7,7 +7,7 @@
  * (random tree R leaves, native tree, comm_r = H(comm_c, comm_r_last)) and
  * satisfy TestCS, with fewer sectors than slots padded by the last; the
  * public inputs follow generate_public_inputs; sequential and extensible
- * (threaded) synthesis give identical systems on every backend (RecordingCS
+ * (threaded) synthesis give identical systems on every constraint system (RecordingCS
  * matrices term by term); a tampered leaf is rejected at its root check; a
  * 2KiB WindowPoSt proof through the PCE path verifies.
  */
@@ -160,7 +160,7 @@ int main(void)
     }
 
     /* sequential vs extensible synthesis (1, 2 and 3 threads, groups of 2, 1, 1 slots of 5)
-     * on all four backends: each set consistent, and every backend identical across them */
+     * on all four constraint systems: each set consistent, and every system identical across them */
     {
         cuzk_post_config cfg = test_shape(8, 4, 0, 5);
         sectors S;

@@ -6,7 +6,7 @@
  * witness satisfies TestCS with exactly the rebuilt public inputs; Groth16 proofs (direct and
  * through an extracted PCE) verify against them. WindowPoSt with 2 sectors for API 1.0 (id 5)
  * and 1.2 (id 10), 1 sector (padding) and WinningPoSt (id 0) with the sector selected by cuzk.
- * The four constraint-system backends agree on each job's system (cs_sys4.h).
+ * The four constraint systems agree on each job's system (cs_sys4.h).
  * Tampering (a leaf, a path hash, comm_r, randomness, the partition index, another sector's
  * comm_r) is refused by prepare and, in the witness or the public inputs, by TestCS or the
  * verifier; malformed blobs are refused with the field named.
@@ -26,7 +26,7 @@ static int post_synth(cuzk_cs *cs, const void *ctx, bool blank)
     return cuzk_post_circuit(cs, &j->cfg, blank ? NULL : &j->w, 1);
 }
 
-/* The four backends agree on the job's system (counts, witness, matrices, densities). */
+/* The four constraint systems agree on the job's system (counts, witness, matrices, densities). */
 static void parity(fj_synth fn, const void *ctx, const char *what)
 {
     sys4 sy;

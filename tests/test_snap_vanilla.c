@@ -6,7 +6,7 @@
  * prepare rebuilds the challenges from comm_r_new and k_and_h_select with the default h; the
  * witness satisfies TestCS (1.7M constraints) with exactly the rebuilt public inputs; with
  * CUZK_LONG=1 (minutes) Groth16 proofs through the PCE and the direct path verify against them
- * and not against altered ones. The four constraint-system backends agree on the system.
+ * and not against altered ones. The four constraint systems agree on the system.
  * Tampering (comm_r_new, comm_r_old, comm_d_new, the partition index, a leaf, an apex leaf,
  * the witness) and malformed blobs are refused with the field named. Commitments also arrive
  * as curio's CID bytes. Synthetic updates (cuzk_fil_snap_synthetic, no sector): 2KiB and 8MiB
@@ -239,7 +239,7 @@ int main(void)
     CHECK(cuzk_fr_is_one(&j.inputs[0])); /* k 0, h_select 1 << 0: the first hs entry equal to h */
     size_t nc = fj_satisfied(snap_synth, &j, j.inputs, 4, "2KiB SnapDeals");
     CHECK_MSG(nc == 1705039, "%zu constraints", nc);
-    {   /* the four backends agree on the system built from these real inputs */
+    {   /* the four constraint systems agree on the system built from these real inputs */
         sys4 sy;
         sys_new(&sy);
         for (int k = 0; k < 4; k++) {

@@ -1,5 +1,5 @@
 /* Built-in test circuits: exact sizes, satisfied witnesses, natively
- * computed public inputs, the same shape on every backend, and proofs that
+ * computed public inputs, the same shape on every constraint system, and proofs that
  * verify against the native public inputs (and fail against others). */
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +23,7 @@ static cuzk_cs *build(cuzk_cs_kind kind, synth_fn fn, const void *spec, bool fin
     return cs;
 }
 
-/* Same counts on all backends; TestCS satisfied with the native inputs. */
+/* Same counts on all constraint systems; TestCS satisfied with the native inputs. */
 static void check_shape(synth_fn fn, const void *spec, const cuzk_fr *pub, size_t npub,
                         uint64_t want_constraints)
 {

@@ -12,7 +12,7 @@
  * the public inputs in PublicInputs::to_vec order; a wrong leaf_d_new is
  * rejected at the tree R new root check. The Poseidon variant
  * (tests/circuit_poseidon.rs: 1KiB 32,164, 8KiB 47,974): counts, and a 1KiB
- * witness on which the four backends agree and whose proof through the PCE
+ * witness on which the four constraint systems agree and whose proof through the PCE
  * path verifies; a wrong old leaf is rejected.
  * Challenge derivation natively (cuzk_update_challenges) mirrors the gadget,
  * so it checks consistency, not rust-fil-proofs' vanilla Challenges.
@@ -156,7 +156,7 @@ int main(void)
         cuzk_cs_free(&k->base);
     }
 
-    /* Poseidon variant, 1KiB: a satisfied witness, the four backends agree, a wrong old leaf is rejected */
+    /* Poseidon variant, 1KiB: a satisfied witness, the four systems agree, a wrong old leaf is rejected */
     {
         cuzk_update_config cfg;
         CHECK(cuzk_update_config_for(&cfg, 1024) == 0);

@@ -1,7 +1,7 @@
 /*
- * R1CS constraint systems: one synthesis interface, five backends.
+ * R1CS constraint systems: one synthesis interface, five implementations.
  *
- * Circuits are written once against cuzk_cs and run on any backend:
+ * Circuits are written once against cuzk_cs and run on any constraint system:
  *   WitnessCS          values only, enforce is a no-op (fast witness path)
  *   RecordingCS        the A, B, C matrices as CSR rows (no values)
  *   ProvingAssignment  assignments, per-constraint evaluations a_i, b_i, c_i
@@ -22,7 +22,7 @@
  *  - Density (ProvingAssignment) counts a variable only where its
  *    coefficient is non-zero, and tracks aux in A, inputs and aux in B
  *    (inputs are dense in A because of the input constraints below).
- *  - Every backend starts with zero inputs: the caller allocates ONE as
+ *  - Every constraint system starts with zero inputs: the caller allocates ONE as
  *    input 0 (cuzk_cs_alloc_one) before synthesis.
  *  - cuzk_cs_finalize appends input_i * 0 = 0 (input_i in A only) for each
  *    input, as bellperson's prover and generator do.
@@ -61,7 +61,7 @@ typedef struct cuzk_cs cuzk_cs;
 /* Computes an aux/input value on demand; returns 0 or an error code. */
 typedef int (*cuzk_cs_value_fn)(cuzk_fr *out, void *ctx);
 
-/* Backend dispatch: one indirect call per operation. */
+/* Dispatch: one indirect call per operation. */
 typedef struct cuzk_cs_vtable {
     cuzk_cs_kind kind;
     const char *name;
@@ -76,7 +76,7 @@ typedef struct cuzk_cs_vtable {
     /* Optional: give a fresh child the parent's current variables (values,
      * zero density bits) for cuzk_cs_fork; NULL when nothing is stored. */
     int (*fork)(cuzk_cs *child, const cuzk_cs *parent);
-    /* Optional, value backends: room for that many more inputs and aux, so
+    /* Optional, systems holding values: room for that many more inputs and aux, so
      * the arrays do not move while they fill (cuzk_cs_reserve). */
     int (*reserve)(cuzk_cs *cs, size_t inputs, size_t aux);
     /* Optional: a fresh child (of new_like) whose own aux values go straight
@@ -86,7 +86,7 @@ typedef struct cuzk_cs_vtable {
     int (*place)(cuzk_cs *child, const cuzk_cs *parent, size_t at, size_t len, bool copy_inputs);
 } cuzk_cs_vtable;
 
-/* Common header of every backend (first member). */
+/* Common header of every constraint system (first member). */
 struct cuzk_cs {
     const cuzk_cs_vtable *vt;
     size_t num_inputs, num_aux, num_constraints;
@@ -110,10 +110,10 @@ struct cuzk_cs {
 
 /*
  * Allocates an aux variable. value may be NULL only when cs->needs_values
- * is false; name is used only by backends that want names (may be NULL).
+ * is false; name is used only by constraint systems that want names (may be NULL).
  */
 cuzk_var cuzk_cs_alloc(cuzk_cs *cs, const char *name, const cuzk_fr *value);
-/* Same with a value callback, called only when the backend needs values. */
+/* Same with a value callback, called only when the constraint system needs values. */
 cuzk_var cuzk_cs_alloc_fn(cuzk_cs *cs, const char *name, cuzk_cs_value_fn fn, void *ctx);
 cuzk_var cuzk_cs_alloc_input(cuzk_cs *cs, const char *name, const cuzk_fr *value);
 cuzk_var cuzk_cs_alloc_input_fn(cuzk_cs *cs, const char *name, cuzk_cs_value_fn fn, void *ctx);
@@ -122,12 +122,12 @@ int cuzk_cs_alloc_one(cuzk_cs *cs);
 /* Enforces a * b = c. */
 void cuzk_cs_enforce(cuzk_cs *cs, const char *name, const cuzk_lc *a, const cuzk_lc *b,
                      const cuzk_lc *c);
-/* Namespaces: printf-style name, formatted only if the backend keeps names. */
+/* Namespaces: printf-style name, formatted only if the constraint system keeps names. */
 void cuzk_cs_push_ns(cuzk_cs *cs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cuzk_cs_pop_ns(cuzk_cs *cs);
 /* Current path ("" at the root); meaningful only where names are kept. */
 const char *cuzk_cs_ns_path(const cuzk_cs *cs);
-/* All five backends are extensible. */
+/* All five constraint systems are extensible. */
 bool cuzk_cs_is_extensible(const cuzk_cs *cs);
 /*
  * Appends child to parent (same kind, neither finalized): child's input 0
@@ -166,7 +166,7 @@ static inline void cuzk_cs_set_error(cuzk_cs *cs, int err)
     if (!cs->err) cs->err = err;
 }
 
-/* Room for that many more inputs and aux variables in a value backend (a
+/* Room for that many more inputs and aux variables in a system holding values (a
  * witness whose size is known: no regrowth, no slack); a no-op elsewhere. */
 int cuzk_cs_reserve(cuzk_cs *cs, size_t inputs, size_t aux);
 /* The threads a parallel synthesis of cs uses when asked for 0 (0: all
@@ -208,7 +208,7 @@ int cuzk_cs_synthesize_parallel_shared(cuzk_cs *parent, size_t n, cuzk_cs_segmen
 int cuzk_cs_synthesize_parallel_keyed(cuzk_cs *parent, size_t n, cuzk_cs_segment_fn fn, void *ctx,
                                       unsigned nthreads, bool shared, uint64_t shape_key);
 /* How keyed parallel syntheses went in this process: segments written in
- * place, calls that copied children in (a shape not seen yet, or a backend
+ * place, calls that copied children in (a shape not seen yet, or a constraint system
  * without place), and in-place attempts redone because a segment's shape
  * differed. */
 typedef struct cuzk_cs_parallel_counts {
@@ -224,7 +224,7 @@ static inline uint64_t cuzk_cs_shape_key(const uint64_t *v, size_t n)
     return h ? h : 1;
 }
 
-/* ---- backends --------------------------------------------------------- */
+/* ---- the constraint systems -------------------------------------------- */
 
 /* Growable Fr array. */
 typedef struct cuzk_fr_vec {
@@ -319,7 +319,7 @@ cuzk_count_cs *cuzk_count_cs_new(void);
 cuzk_recording_cs *cuzk_recording_cs_new(void);
 cuzk_proving_cs *cuzk_proving_cs_new(void);
 cuzk_test_cs *cuzk_test_cs_new(void);
-/* Any backend by kind (NULL on bad kind or no memory). */
+/* Any constraint system by kind (NULL on bad kind or no memory). */
 cuzk_cs *cuzk_cs_new(cuzk_cs_kind kind);
 
 /* TestCS: true when every constraint enforced so far holds. */

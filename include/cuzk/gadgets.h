@@ -5,7 +5,7 @@
  * in the same order, so that circuits built from them match Filecoin's
  * parameters.
  *
- * Values: every gadget computes its witness values. On a backend that does
+ * Values: every gadget computes its witness values. On a constraint system that does
  * not need values (RecordingCS) callers may feed arbitrary values (e.g.
  * zeros); the values are then meaningless but the constraints are the same.
  * Gadgets push bellpepper's namespace names (used by TestCS only).

@@ -44,7 +44,7 @@ typedef struct cuzk_lc_term {
  * Sorted, merged term list. Small combinations live inline (no malloc);
  * larger ones move to the heap. Do not copy the struct by value (use
  * cuzk_lc_copy); always cuzk_lc_free. On allocation failure the lc is
- * marked (oom) and backends report CUZK_ERR_NO_MEMORY when it is used.
+ * marked (oom) and constraint systems report CUZK_ERR_NO_MEMORY when it is used.
  */
 typedef struct cuzk_lc {
     cuzk_lc_term *heap; /* NULL while inline */

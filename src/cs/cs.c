@@ -1,4 +1,4 @@
-/* Backend-independent parts of the constraint-system interface: counting,
+/* System-independent parts of the constraint-system interface: counting,
  * namespaces, dispatch and the parallel synthesis driver. */
 #include <stdarg.h>
 #include <stdio.h>

@@ -15,7 +15,7 @@
 typedef struct elt {
     bool alloc;
     cuzk_var var;     /* alloc only */
-    cuzk_numlc n;     /* value always; lc only when !alloc and the backend builds lcs */
+    cuzk_numlc n;     /* value always; lc only when !alloc and the constraint system builds lcs */
 } elt;
 
 static void elt_set_alloc(elt *e, const cuzk_num *x)

@@ -1,4 +1,4 @@
-/* Four of the constraint-system backends (CountingCS: count.c). */
+/* Four of the constraint systems (CountingCS: count.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
