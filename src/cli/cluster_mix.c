@@ -2,7 +2,7 @@
  * The cluster's whole statement mix (cluster_mix.h). Each simulated daemon
  * is one thread with two connections, as a daemon has its node's and (at
  * least) one pooled for its RPCs, and does on them what src/cluster/node.c
- * and src/server/backend_cluster.c do, at their pace, through the same
+ * and src/server/dispatch_cluster.c do, at their pace, through the same
  * cluster calls:
  *   node: claims for free slots (50 ms after work, doubling to 1 s while
  *     the queue is empty), the payload at its first claim of a job, the

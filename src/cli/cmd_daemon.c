@@ -27,7 +27,7 @@
 #include "cli/cli.h"
 #include "cuzk/clock.h"
 #include "cuzk/pce.h"
-#include "server/backend.h"
+#include "server/dispatch.h"
 #include "server/config.h"
 #include "server/grpc_adapter.h"
 #include "server/http_status.h"
@@ -81,8 +81,8 @@ static void usage(FILE *f)
     }
 }
 
-static void backend_log(int level, const char *msg) { log_msg((cfg_log_level)level, "engine: %s", msg); }
-static void backend_log_fields(int level, const char *msg, const log_field *f, size_t n)
+static void engine_log(int level, const char *msg) { log_msg((cfg_log_level)level, "engine: %s", msg); }
+static void engine_log_fields(int level, const char *msg, const log_field *f, size_t n)
 {
     log_fields((cfg_log_level)level, f, n, "engine: %s", msg);
 }
@@ -113,7 +113,7 @@ static int load_config(cuzk_config *c, const char *path, bool path_given, const 
 
 /* [srs] preload; returns how many failed. With fatal, stops at the first
  * failure (the caller exits). */
-static size_t preload_all(srv_backend *b, const cuzk_config *c, bool fatal)
+static size_t preload_all(srv_dispatch *b, const cuzk_config *c, bool fatal)
 {
     size_t failed = 0;
     for (size_t i = 0; i < c->n_preload; i++) {
@@ -174,7 +174,7 @@ static void notify_status(const srv_status *st, const char *listen, const char *
 }
 
 /* READY=1 with the status line. */
-static void notify_ready(srv_backend *b, const char *listen)
+static void notify_ready(srv_dispatch *b, const char *listen)
 {
     srv_status st;
     srv_get_status(b, &st);
@@ -285,8 +285,8 @@ int cmd_daemon(int argc, char **argv)
     notify("STATUS=starting the engine");
     double t0 = cuzk_now();
     srv_options so = {.cfg = &cfg, .test_kinds = test_kinds, .test_porep_constraints = test_c,
-                      .test_post_constraints = test_post_c, .log = backend_log, .log_fields = backend_log_fields};
-    srv_backend *b = srv_backend_open(&so, err, sizeof err);
+                      .test_post_constraints = test_post_c, .log = engine_log, .log_fields = engine_log_fields};
+    srv_dispatch *b = srv_dispatch_open(&so, err, sizeof err);
     if (!b) {
         LOG_ERROR("%s", err);
         tls_pem_free(&pem);
@@ -298,7 +298,7 @@ int cmd_daemon(int argc, char **argv)
                  (unsigned long long)test_c, (unsigned long long)test_post_c, cuzk_now() - t0);
     /* Resident before READY: the first proofs never wait for a load. */
     if (preload_all(b, &cfg, cfg.preload_fatal) && cfg.preload_fatal) {
-        srv_backend_close(b);
+        srv_dispatch_close(b);
         tls_pem_free(&pem);
         listen_claim_release(claim);
         return 1;
@@ -316,7 +316,7 @@ int cmd_daemon(int argc, char **argv)
     if (!srv) {
         LOG_ERROR("%s", err);
         service_destroy(svc);
-        srv_backend_close(b);
+        srv_dispatch_close(b);
         listen_claim_release(claim);
         return 1;
     }
@@ -397,7 +397,7 @@ int cmd_daemon(int argc, char **argv)
         listen_claim_release(claim);
         return 0;
     }
-    srv_backend_close(b);
+    srv_dispatch_close(b);
     /* Last: a daemon started on this address now is refused until the
      * engine is closed (its job journal's lock among what it lets go). */
     listen_claim_release(claim);

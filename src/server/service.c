@@ -27,7 +27,7 @@ static const char *method_names[M_COUNT] = {"SubmitProof", "AwaitProof", "Prove"
 #define NCODES 17
 
 struct srv_service {
-    srv_backend *b;
+    srv_dispatch *b;
     pthread_mutex_t mu; /* guards token */
     char token[CFG_STR_MAX];
     atomic_bool open_tcp; /* allow_unauthenticated_tcp: no token, every TCP peer */
@@ -46,7 +46,7 @@ struct srv_service {
 #define REJECT_LOG_BURST 20
 #define REJECT_LOG_WINDOW_S 60.0
 
-srv_service *service_create(srv_backend *b)
+srv_service *service_create(srv_dispatch *b)
 {
     srv_service *s = calloc(1, sizeof *s);
     if (!s) return NULL;

@@ -1,6 +1,6 @@
 /*
  * The cuzk.v1.ProvingEngine service: decodes requests (protobuf-c), checks
- * the caller, validates, calls the backend, and encodes replies with gRPC
+ * the caller, validates, calls the dispatch, and encodes replies with gRPC
  * status codes. Transport-free: grpc_adapter.c calls service_handle.
  */
 #ifndef CUZK_SERVER_SERVICE_H
@@ -11,14 +11,14 @@
 #include <stdint.h>
 
 #include "cuzk/fil_request.h"
-#include "server/backend.h"
+#include "server/dispatch.h"
 #include "server/grpc_adapter.h"
 
 typedef struct Cuzk__V1__SubmitProofRequest Cuzk__V1__SubmitProofRequest; /* cuzk/v1/proving.pb-c.h */
 
 typedef struct srv_service srv_service;
 
-srv_service *service_create(srv_backend *b);
+srv_service *service_create(srv_dispatch *b);
 void service_destroy(srv_service *s);
 /* Bearer token required from non-local callers ("" = none required). */
 void service_set_token(srv_service *s, const char *token);

@@ -1,14 +1,14 @@
 /*
- * The daemon's backend when [cluster] is configured: jobs go to the
+ * The daemon's dispatch when [cluster] is configured: jobs go to the
  * cluster's PostgreSQL queue (cuzk/cluster.h) instead of this engine alone,
- * and this daemon's node proves partitions of any host's jobs. backend_engine.c
- * calls these from the srv_* functions of backend.h; the results and
- * errors are backend.h's (RPC_* codes, messages a person can act on).
+ * and this daemon's node proves partitions of any host's jobs. dispatch_engine.c
+ * calls these from the srv_* functions of dispatch.h; the results and
+ * errors are dispatch.h's (RPC_* codes, messages a person can act on).
  */
-#ifndef CUZK_SERVER_BACKEND_CLUSTER_H
-#define CUZK_SERVER_BACKEND_CLUSTER_H
+#ifndef CUZK_SERVER_DISPATCH_CLUSTER_H
+#define CUZK_SERVER_DISPATCH_CLUSTER_H
 
-#include "server/backend.h"
+#include "server/dispatch.h"
 
 typedef struct srv_cluster srv_cluster;
 typedef struct cuzk_engine cuzk_engine;
@@ -29,7 +29,7 @@ int srv_cluster_await(srv_cluster *cl, const char *job_id, int64_t timeout_ms, b
 int srv_cluster_cancel(srv_cluster *cl, const char *job_id, bool *was_running, char *err, size_t errlen);
 /* No new claims; the partitions in hand finish. */
 void srv_cluster_drain(srv_cluster *cl);
-/* The node's counters (cuzk_cluster_host_stats, through backend.h's types). */
+/* The node's counters (cuzk_cluster_host_stats, through dispatch.h's types). */
 typedef struct srv_cluster_stats {
     uint64_t slots, busy, claims, completed, discarded, expired;
 } srv_cluster_stats;

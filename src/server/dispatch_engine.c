@@ -1,7 +1,7 @@
 /*
- * The binding of the daemon's backend interface (backend.h) to the proving
+ * The binding of the daemon's dispatch interface (dispatch.h) to the proving
  * engine (cuzk/engine.h). Nothing else in src/server includes engine.h but
- * backend_cluster.c, the binding of the cluster layer: with [cluster]
+ * dispatch_cluster.c, the binding of the cluster layer: with [cluster]
  * configured, jobs are stored in the cluster's queue (after the engine's
  * checks, so bad input gets the same errors) and awaited there, and this
  * engine proves the partitions its node claims.
@@ -12,7 +12,7 @@
  * retention window for AwaitProof.
  */
 #define _GNU_SOURCE
-#include "server/backend.h"
+#include "server/dispatch.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -29,7 +29,7 @@
 #include "cuzk/engine.h"
 #include "cuzk/error.h"
 #include "cuzk/parallel.h"
-#include "server/backend_cluster.h"
+#include "server/dispatch_cluster.h"
 #include "server/grpc_adapter.h"
 #include "server/journal.h"
 
@@ -48,7 +48,7 @@ typedef struct live_job {
     int kind; /* index into kinds */
 } live_job;
 
-struct srv_backend {
+struct srv_dispatch {
     cuzk_engine *e;
     pthread_mutex_t mu; /* guards live */
     live_job *live;
@@ -142,7 +142,7 @@ static size_t job_line_fields(char *line, log_field *f, size_t cap)
 
 static void engine_log(void *ctx, int level, const char *msg)
 {
-    srv_backend *b = ctx;
+    srv_dispatch *b = ctx;
     /* engine: 0 error, 1 warning, 2 info, 3 debug */
     int l = level <= 0 ? CFG_LOG_ERROR : level == 1 ? CFG_LOG_WARN : level == 2 ? CFG_LOG_INFO : CFG_LOG_DEBUG;
     if (!b->log) {
@@ -160,7 +160,7 @@ static void engine_log(void *ctx, int level, const char *msg)
 
 /* "auto": what the machine and the daemon's cgroup allow, less headroom
  * (safety_margin, at least 3/10); the log says where the limit came from. */
-static uint64_t memory_budget(const cuzk_config *c, srv_backend *b)
+static uint64_t memory_budget(const cuzk_config *c, srv_dispatch *b)
 {
     if (c->total_budget) return c->total_budget;
     char from[4200];
@@ -189,7 +189,7 @@ static bool param_cache_writable(const cuzk_config *c) { return dir_writable(c->
  * write each; srv_submit fsyncs before the caller hears "accepted"). */
 static void job_event(void *ctx, const char *request_id, cuzk_job_state state)
 {
-    srv_backend *b = ctx;
+    srv_dispatch *b = ctx;
     if (strlen(request_id) < sizeof announced) snprintf(announced, sizeof announced, "%s", request_id);
     if (state == CUZK_JOB_QUEUED) journal_accepted(b->journal, request_id);
     else journal_finished(b->journal, request_id);
@@ -198,7 +198,7 @@ static void job_event(void *ctx, const char *request_id, cuzk_job_state state)
 /* The journal in [daemon] state_dir, else $STATE_DIRECTORY (its first
  * entry: systemd's StateDirectory=), else the param cache. Without one the
  * daemon still proves; only its answer after a crash is poorer. */
-static void journal_start(srv_backend *b, const cuzk_config *c)
+static void journal_start(srv_dispatch *b, const cuzk_config *c)
 {
     char dir[CFG_STR_MAX];
     const char *env = getenv("STATE_DIRECTORY");
@@ -219,7 +219,7 @@ static void journal_start(srv_backend *b, const cuzk_config *c)
     engine_log(b, b->journal ? 2 : 1, m);
 }
 
-static void add_kind(srv_backend *b, const char *name, const char *circuit)
+static void add_kind(srv_dispatch *b, const char *name, const char *circuit)
 {
     if (b->n_kinds >= MAX_KINDS) return;
     snprintf(b->kinds[b->n_kinds], sizeof b->kinds[0], "%s", name);
@@ -230,7 +230,7 @@ static void add_kind(srv_backend *b, const char *name, const char *circuit)
 static void on_filecoin_kind(void *ud, const char *name, const char *circuit) { add_kind(ud, name, circuit); }
 
 /* Every Filecoin kind whose parameters are in the param cache. */
-static int register_filecoin_kinds(srv_backend *b, const cuzk_config *c, char *err, size_t errlen)
+static int register_filecoin_kinds(srv_dispatch *b, const cuzk_config *c, char *err, size_t errlen)
 {
     cuzk_engine_filecoin_opts fo = {
         .param_cache = c->param_cache,
@@ -249,7 +249,7 @@ static int register_filecoin_kinds(srv_backend *b, const cuzk_config *c, char *e
     return 0;
 }
 
-static int register_test_kinds(srv_backend *b, const srv_options *o, char *err, size_t errlen)
+static int register_test_kinds(srv_dispatch *b, const srv_options *o, char *err, size_t errlen)
 {
     const cuzk_config *c = o->cfg;
     /* Parameters go to the param cache when it is usable, so the kinds are
@@ -293,10 +293,10 @@ static int register_test_kinds(srv_backend *b, const srv_options *o, char *err, 
     return 0;
 }
 
-srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
+srv_dispatch *srv_dispatch_open(const srv_options *o, char *err, size_t errlen)
 {
     const cuzk_config *c = o->cfg;
-    srv_backend *b = calloc(1, sizeof *b);
+    srv_dispatch *b = calloc(1, sizeof *b);
     if (!b) return cuzk_errf(err, errlen, 0, "out of memory"), NULL;
     pthread_mutex_init(&b->mu, NULL);
     pthread_cond_init(&b->parse_cv, NULL);
@@ -386,11 +386,11 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
             engine_log(b, 2, m);
         }
     if (o->test_kinds && register_test_kinds(b, o, err, errlen)) {
-        srv_backend_close(b);
+        srv_dispatch_close(b);
         return NULL;
     }
     if (register_filecoin_kinds(b, c, err, errlen)) {
-        srv_backend_close(b);
+        srv_dispatch_close(b);
         return NULL;
     }
     if (c->cluster_conninfo[0]) {
@@ -399,14 +399,14 @@ srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen)
             snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", i ? "," : "", b->kinds[i]);
         unsigned workers = cuzk_engine_num_devices(b->e) * (c->gpu_workers_per_device ? c->gpu_workers_per_device : 2);
         if (!(b->cl = srv_cluster_open(c, b->e, kinds, workers, b->log, err, errlen))) {
-            srv_backend_close(b);
+            srv_dispatch_close(b);
             return NULL;
         }
     }
     return b;
 }
 
-void srv_backend_close(srv_backend *b)
+void srv_dispatch_close(srv_dispatch *b)
 {
     if (!b) return;
     srv_cluster_close(b->cl); /* the partitions in hand go back to the cluster */
@@ -425,24 +425,24 @@ void srv_backend_close(srv_backend *b)
     free(b);
 }
 
-static int kind_index(const srv_backend *b, const char *kind)
+static int kind_index(const srv_dispatch *b, const char *kind)
 {
     for (size_t i = 0; i < b->n_kinds; i++)
         if (!strcmp(b->kinds[i], kind)) return (int)i;
     return -1;
 }
 
-static int circuit_index(const srv_backend *b, const char *id)
+static int circuit_index(const srv_dispatch *b, const char *id)
 {
     for (size_t i = 0; i < b->n_kinds; i++)
         if (!strcmp(b->circuits[i], id)) return (int)i;
     return -1;
 }
 
-bool srv_has_kind(srv_backend *b, const char *kind) { return kind_index(b, kind) >= 0; }
+bool srv_has_kind(srv_dispatch *b, const char *kind) { return kind_index(b, kind) >= 0; }
 
 /* Drops finished jobs from the live list. Caller holds mu. */
-static void prune(srv_backend *b)
+static void prune(srv_dispatch *b)
 {
     size_t w = 0;
     for (size_t i = 0; i < b->n_live; i++) {
@@ -479,7 +479,7 @@ static cuzk_priority engine_priority(int p)
 
 /* Whether request id names a job that is queued or running (a submit of it
  * is then a duplicate, answered whatever the queue holds). */
-static bool job_unfinished(srv_backend *b, const char *id)
+static bool job_unfinished(srv_dispatch *b, const char *id)
 {
     cuzk_job *j = cuzk_engine_find(b->e, id);
     if (!j) return false;
@@ -492,7 +492,7 @@ static bool job_unfinished(srv_backend *b, const char *id)
 /* One more job under max_queued_jobs (a slot in b->admitting until
  * queue_done), or RESOURCE_EXHAUSTED naming the limit. Checked before the
  * request is parsed: a full daemon spends nothing on it. */
-static int queue_admit(srv_backend *b, const char *id, char *err, size_t errlen)
+static int queue_admit(srv_dispatch *b, const char *id, char *err, size_t errlen)
 {
     const bool dup = job_unfinished(b, id);
     pthread_mutex_lock(&b->mu);
@@ -509,7 +509,7 @@ static int queue_admit(srv_backend *b, const char *id, char *err, size_t errlen)
     return RPC_OK;
 }
 
-static void queue_done(srv_backend *b)
+static void queue_done(srv_dispatch *b)
 {
     pthread_mutex_lock(&b->mu);
     b->admitting--;
@@ -518,7 +518,7 @@ static void queue_done(srv_backend *b)
 
 /* A slot of max_concurrent_parses, waited for in 50 ms steps; false when
  * the caller left first (gone). */
-static bool parse_enter(srv_backend *b, const srv_submit_req *r)
+static bool parse_enter(srv_dispatch *b, const srv_submit_req *r)
 {
     bool waited = false, ok = true;
     pthread_mutex_lock(&b->mu);
@@ -537,7 +537,7 @@ static bool parse_enter(srv_backend *b, const srv_submit_req *r)
     return ok;
 }
 
-static void parse_leave(srv_backend *b)
+static void parse_leave(srv_dispatch *b)
 {
     pthread_mutex_lock(&b->mu);
     b->parsing--;
@@ -545,10 +545,10 @@ static void parse_leave(srv_backend *b)
     pthread_mutex_unlock(&b->mu);
 }
 
-static int submit_admitted(srv_backend *b, const srv_submit_req *r, int k, uint32_t *queue_position,
+static int submit_admitted(srv_dispatch *b, const srv_submit_req *r, int k, uint32_t *queue_position,
                            bool *duplicate, char *err, size_t errlen);
 
-int srv_submit(srv_backend *b, const srv_submit_req *r, uint32_t *queue_position, bool *duplicate,
+int srv_submit(srv_dispatch *b, const srv_submit_req *r, uint32_t *queue_position, bool *duplicate,
                char *err, size_t errlen)
 {
     int k = kind_index(b, r->kind);
@@ -570,7 +570,7 @@ int srv_submit(srv_backend *b, const srv_submit_req *r, uint32_t *queue_position
 
 /* The request parsed (its parse slot held) and queued: the engine's submit,
  * or with [cluster] the engine's checks and the cluster's queue. */
-static int submit_admitted(srv_backend *b, const srv_submit_req *r, int k, uint32_t *queue_position,
+static int submit_admitted(srv_dispatch *b, const srv_submit_req *r, int k, uint32_t *queue_position,
                            bool *duplicate, char *err, size_t errlen)
 {
     cuzk_job_request req = {
@@ -632,7 +632,7 @@ static int submit_admitted(srv_backend *b, const srv_submit_req *r, int k, uint3
 
 static uint64_t ms(double s) { return s > 0 ? (uint64_t)(s * 1000.0 + 0.5) : 0; }
 
-int srv_await(srv_backend *b, const char *job_id, int64_t timeout_ms, bool (*stop)(void *),
+int srv_await(srv_dispatch *b, const char *job_id, int64_t timeout_ms, bool (*stop)(void *),
               void *stop_ud, srv_result *out, char *err, size_t errlen)
 {
     if (b->cl) return srv_cluster_await(b->cl, job_id, timeout_ms, stop, stop_ud, out, err, errlen);
@@ -693,7 +693,7 @@ int srv_await(srv_backend *b, const char *job_id, int64_t timeout_ms, bool (*sto
     return RPC_OK;
 }
 
-int srv_cancel(srv_backend *b, const char *job_id, const char *why, bool *was_running, char *err, size_t errlen)
+int srv_cancel(srv_dispatch *b, const char *job_id, const char *why, bool *was_running, char *err, size_t errlen)
 {
     if (b->cl) return srv_cluster_cancel(b->cl, job_id, was_running, err, errlen);
     cuzk_job *job = cuzk_engine_find(b->e, job_id);
@@ -737,7 +737,7 @@ static int keys_of(cuzk_engine_keys k)
 
 /* "failed to load at <UTC>: <reason>" (malloc'd) when circuit's parameters
  * failed to load, else NULL. */
-static char *srs_failure(srv_backend *b, const char *circuit)
+static char *srs_failure(srv_dispatch *b, const char *circuit)
 {
     char *why = NULL, *out = NULL, when[32];
     int64_t t = 0;
@@ -750,7 +750,7 @@ static char *srs_failure(srv_backend *b, const char *circuit)
     return out;
 }
 
-int srv_get_status(srv_backend *b, srv_status *out)
+int srv_get_status(srv_dispatch *b, srv_status *out)
 {
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < b->n_kinds && i < 32; i++)
@@ -879,7 +879,7 @@ static void __attribute__((format(printf, 2, 3))) mt_printf(mtext *t, const char
 /* One series per kind whose parameters loaded: 1 when its proofs carry the
  * ceremony's verifying key, 0 when they do not or nothing says (keys tells
  * which: not-ceremony, no-vk, vk). Absent before the first load. */
-static void kind_keys_metrics(srv_backend *b, mtext *t)
+static void kind_keys_metrics(srv_dispatch *b, mtext *t)
 {
     mt_printf(t, "# HELP cuzk_kind_ceremony_keys Proof kind whose parameters carry the ceremony's verifying key "
                  "(1); 0: not the ceremony's (proofs the chain rejects) or unknown, keys says which.\n"
@@ -914,7 +914,7 @@ static void phase_metrics(const cuzk_engine_counters *c, mtext *t)
 
 /* curio's daemon's metric names and shapes, beside ours: dashboards built on
  * it read these. */
-static void curio_metrics(srv_backend *b, const cuzk_engine_counters *c, mtext *t)
+static void curio_metrics(srv_dispatch *b, const cuzk_engine_counters *c, mtext *t)
 {
     pthread_mutex_lock(&b->mu);
     prune(b);
@@ -962,7 +962,7 @@ static void curio_metrics(srv_backend *b, const cuzk_engine_counters *c, mtext *
 
 /* Each device's memory: the card's, the daemon's budget on it, what the
  * daemon holds (a streamed set's budget shows how close the plan runs). */
-static void device_memory_metrics(srv_backend *b, mtext *t)
+static void device_memory_metrics(srv_dispatch *b, mtext *t)
 {
     static const char *const name[4] = {"cuzk_gpu_memory_total_bytes", "cuzk_gpu_memory_free_bytes",
                                         "cuzk_gpu_memory_budget_bytes", "cuzk_gpu_memory_held_bytes"};
@@ -994,7 +994,7 @@ static void metric_rows(mtext *t, const metric *m, size_t n)
 }
 
 /* This daemon's part in the cluster. */
-static void cluster_metrics(srv_backend *b, mtext *t)
+static void cluster_metrics(srv_dispatch *b, mtext *t)
 {
     srv_cluster_stats st;
     srv_cluster_get_stats(b->cl, &st);
@@ -1010,7 +1010,7 @@ static void cluster_metrics(srv_backend *b, mtext *t)
 }
 
 /* The bounds on what submits hold: the queue and the parses at once. */
-static void intake_metrics(srv_backend *b, mtext *t)
+static void intake_metrics(srv_dispatch *b, mtext *t)
 {
     pthread_mutex_lock(&b->mu);
     const metric m[] = {
@@ -1026,7 +1026,7 @@ static void intake_metrics(srv_backend *b, mtext *t)
     metric_rows(t, m, sizeof m / sizeof m[0]);
 }
 
-char *srv_metrics_text(srv_backend *b, char *buf)
+char *srv_metrics_text(srv_dispatch *b, char *buf)
 {
     cuzk_engine_counters c;
     cuzk_engine_get_counters(b->e, &c);
@@ -1111,9 +1111,9 @@ char *srv_metrics_text(srv_backend *b, char *buf)
     return t.p;
 }
 
-char *srv_status_json(srv_backend *b) { return cuzk_engine_status_json(b->e); }
+char *srv_status_json(srv_dispatch *b) { return cuzk_engine_status_json(b->e); }
 
-char *srv_cluster_json(srv_backend *b) { return b->cl ? srv_cluster_status_json(b->cl) : NULL; }
+char *srv_cluster_json(srv_dispatch *b) { return b->cl ? srv_cluster_status_json(b->cl) : NULL; }
 
 /* A malloc'd message for *err and the code, as cuzk_errf does for a buffer. */
 static int errm(char **err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -1126,7 +1126,7 @@ static int errm(char **err, int code, const char *fmt, ...)
     return code;
 }
 
-int srv_preload(srv_backend *b, const char *circuit_id, bool *already, uint64_t *load_ms, char **err)
+int srv_preload(srv_dispatch *b, const char *circuit_id, bool *already, uint64_t *load_ms, char **err)
 {
     *err = NULL;
     if (circuit_index(b, circuit_id) < 0) return errm(err, RPC_NOT_FOUND, "unknown circuit id %s", circuit_id);
@@ -1150,7 +1150,7 @@ int srv_preload(srv_backend *b, const char *circuit_id, bool *already, uint64_t 
     return RPC_OK;
 }
 
-int srv_evict(srv_backend *b, const char *circuit_id, bool *was_loaded, uint64_t *freed, char *err,
+int srv_evict(srv_dispatch *b, const char *circuit_id, bool *was_loaded, uint64_t *freed, char *err,
               size_t errlen)
 {
     if (circuit_index(b, circuit_id) < 0)
@@ -1167,13 +1167,13 @@ int srv_evict(srv_backend *b, const char *circuit_id, bool *was_loaded, uint64_t
     return RPC_OK;
 }
 
-bool srv_drain(srv_backend *b, uint64_t timeout_ms)
+bool srv_drain(srv_dispatch *b, uint64_t timeout_ms)
 {
     if (b->cl) srv_cluster_drain(b->cl); /* no new claims: the engine can go idle */
     return cuzk_engine_wait_idle(b->e, (int64_t)timeout_ms) == CUZK_OK;
 }
 
-void srv_cancel_all(srv_backend *b)
+void srv_cancel_all(srv_dispatch *b)
 {
     pthread_mutex_lock(&b->mu);
     prune(b);
@@ -1181,4 +1181,4 @@ void srv_cancel_all(srv_backend *b)
     pthread_mutex_unlock(&b->mu);
 }
 
-void srv_shutdown(srv_backend *b, const char *why) { cuzk_engine_shutdown(b->e, why); }
+void srv_shutdown(srv_dispatch *b, const char *why) { cuzk_engine_shutdown(b->e, why); }

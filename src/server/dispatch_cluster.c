@@ -1,5 +1,5 @@
 /*
- * The daemon's cluster binding (backend_cluster.h). RPC handlers run on
+ * The daemon's cluster binding (dispatch_cluster.h). RPC handlers run on
  * many threads and a database connection serves one at a time, so they
  * take connections from a pool: at most [cluster] pool_size open at once,
  * in calls and idle together (a call that finds them all busy waits for
@@ -11,7 +11,7 @@
  * doubling to 250 ms): any daemon answers for any job.
  */
 #define _GNU_SOURCE
-#include "server/backend_cluster.h"
+#include "server/dispatch_cluster.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -48,7 +48,7 @@ struct srv_cluster {
 };
 
 
-/* The daemon's logger for the node's lines: one backend per process, and a
+/* The daemon's logger for the node's lines: one dispatch per process, and a
  * function pointer does not travel through the node's void * context. */
 static void (*node_logger)(int level, const char *msg);
 static void node_log(void *ctx, int level, const char *msg)

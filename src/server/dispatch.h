@@ -1,11 +1,13 @@
 /*
- * The daemon's narrow view of the proving engine. service.c speaks only
- * this; backend_engine.c is the one file that binds it to cuzk/engine.h.
+ * Where the daemon's jobs go: the proving engine, or with [cluster] the
+ * cluster's queue (dispatch_cluster.h), seen through one narrow interface.
+ * service.c speaks only this; dispatch_engine.c is the one file that binds
+ * it to cuzk/engine.h.
  * Every function returns a gRPC status code (RPC_*) and, when not RPC_OK, a
  * message a person can act on in err.
  */
-#ifndef CUZK_SERVER_BACKEND_H
-#define CUZK_SERVER_BACKEND_H
+#ifndef CUZK_SERVER_DISPATCH_H
+#define CUZK_SERVER_DISPATCH_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,7 +17,7 @@
 #include "server/config.h"
 #include "server/log.h"
 
-typedef struct srv_backend srv_backend;
+typedef struct srv_dispatch srv_dispatch;
 
 typedef struct srv_options {
     const cuzk_config *cfg;
@@ -28,9 +30,9 @@ typedef struct srv_options {
     void (*log_fields)(int level, const char *msg, const log_field *f, size_t n);
 } srv_options;
 
-srv_backend *srv_backend_open(const srv_options *o, char *err, size_t errlen);
+srv_dispatch *srv_dispatch_open(const srv_options *o, char *err, size_t errlen);
 /* Cancels what is left and frees everything. */
-void srv_backend_close(srv_backend *b);
+void srv_dispatch_close(srv_dispatch *b);
 
 typedef struct srv_submit_req {
     const char *request_id; /* non-empty */
@@ -50,9 +52,9 @@ typedef struct srv_submit_req {
  * status with err. Past [daemon] max_queued_jobs (jobs accepted and not
  * finished) a new job is RESOURCE_EXHAUSTED naming the limit; a request
  * waits for one of max_concurrent_parses slots before it is parsed. */
-int srv_submit(srv_backend *b, const srv_submit_req *r, uint32_t *queue_position,
+int srv_submit(srv_dispatch *b, const srv_submit_req *r, uint32_t *queue_position,
                bool *duplicate, char *err, size_t errlen);
-bool srv_has_kind(srv_backend *b, const char *kind);
+bool srv_has_kind(srv_dispatch *b, const char *kind);
 
 typedef enum srv_outcome {
     SRV_COMPLETED = 1,
@@ -73,10 +75,10 @@ typedef struct srv_result {
 /* Waits for job `job_id` at most timeout_ms (< 0: no limit), returning early
  * with RPC_CANCELLED when stop(stop_ud) turns true (checked every 50 ms).
  * RPC_NOT_FOUND for an unknown job. */
-int srv_await(srv_backend *b, const char *job_id, int64_t timeout_ms, bool (*stop)(void *),
+int srv_await(srv_dispatch *b, const char *job_id, int64_t timeout_ms, bool (*stop)(void *),
               void *stop_ud, srv_result *out, char *err, size_t errlen);
 /* why: who or what cancels it, for the job's message and log line ("cancelled: <why>"). */
-int srv_cancel(srv_backend *b, const char *job_id, const char *why, bool *was_running, char *err, size_t errlen);
+int srv_cancel(srv_dispatch *b, const char *job_id, const char *why, bool *was_running, char *err, size_t errlen);
 
 typedef struct srv_queue {
     char kind[64];
@@ -119,30 +121,30 @@ typedef struct srv_status {
     cuzk_cluster_view cluster;
     char cluster_error[320];
 } srv_status;
-int srv_get_status(srv_backend *b, srv_status *out);
+int srv_get_status(srv_dispatch *b, srv_status *out);
 /* Frees what srv_get_status allocated (the srs errors, the cluster's view). */
 void srv_status_free(srv_status *st);
 /* Appends Prometheus text for the engine's counters to a malloc'd buffer
  * (*buf may be NULL); returns the new buffer or NULL on no memory. */
-char *srv_metrics_text(srv_backend *b, char *buf);
+char *srv_metrics_text(srv_dispatch *b, char *buf);
 /* The engine's JSON snapshot (malloc'd) or NULL. */
-char *srv_status_json(srv_backend *b);
+char *srv_status_json(srv_dispatch *b);
 /* The cluster's JSON snapshot (malloc'd); NULL without [cluster] (or when
  * the database does not answer). */
-char *srv_cluster_json(srv_backend *b);
+char *srv_cluster_json(srv_dispatch *b);
 
 /* Makes a circuit's parameters resident. Parameters that cannot be loaded:
  * RPC_FAILED_PRECONDITION; *err (malloc'd, free it) is then the whole reason. */
-int srv_preload(srv_backend *b, const char *circuit_id, bool *already, uint64_t *load_ms, char **err);
-int srv_evict(srv_backend *b, const char *circuit_id, bool *was_loaded, uint64_t *freed,
+int srv_preload(srv_dispatch *b, const char *circuit_id, bool *already, uint64_t *load_ms, char **err);
+int srv_evict(srv_dispatch *b, const char *circuit_id, bool *was_loaded, uint64_t *freed,
               char *err, size_t errlen);
 /* Waits up to timeout_ms for running jobs to finish; true when idle. */
-bool srv_drain(srv_backend *b, uint64_t timeout_ms);
+bool srv_drain(srv_dispatch *b, uint64_t timeout_ms);
 /* Cancels every job not finished. */
-void srv_cancel_all(srv_backend *b);
+void srv_cancel_all(srv_dispatch *b);
 /* The grace deadline: every job cancelled with "cancelled: <why>", no new
  * work (loads, extractions) starts; returns at once (srv_drain: until the
  * work in hand is over). */
-void srv_shutdown(srv_backend *b, const char *why);
+void srv_shutdown(srv_dispatch *b, const char *why);
 
 #endif
