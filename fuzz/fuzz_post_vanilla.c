@@ -26,16 +26,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cuzk_fil_post_vanilla_free(&v);
     static const uint8_t rnd[32] = {1, 2, 3};
     cuzk_fil_blob blob = {b, n};
-    cuzk_fil_post_job j;
-    if (cuzk_fil_post_prepare(&j, id, rnd, 0, &blob, 1, NULL, err, sizeof err) == CUZK_OK) cuzk_fil_post_job_free(&j);
+    cuzk_fil_post_partition j;
+    if (cuzk_fil_post_prepare(&j, id, rnd, 0, &blob, 1, NULL, err, sizeof err) == CUZK_OK)
+        cuzk_fil_post_partition_free(&j);
     /* two copies (a repeated sector, and each one's own checks) on one thread and on three:
      * the same verdict and message */
     cuzk_fil_blob two[2] = {blob, blob};
     char err3[256];
     int rc1 = cuzk_fil_post_prepare(&j, id, rnd, 0, two, 2, NULL, err, sizeof err);
-    if (rc1 == CUZK_OK) cuzk_fil_post_job_free(&j);
+    if (rc1 == CUZK_OK) cuzk_fil_post_partition_free(&j);
     int rc3 = cuzk_fil_post_prepare_threads(&j, id, rnd, 0, two, 2, NULL, 3, err3, sizeof err3);
-    if (rc3 == CUZK_OK) cuzk_fil_post_job_free(&j);
+    if (rc3 == CUZK_OK) cuzk_fil_post_partition_free(&j);
     if (rc1 != rc3 || (rc1 && strcmp(err, err3))) abort();
     return 0;
 }

@@ -30,7 +30,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cuzk_fr_to_le32(rn, &v.ch[0].r_new.root);
     cuzk_fr_to_le32(dn, &v.ch[0].d_new.root);
     cuzk_fil_snap_vanilla_free(&v);
-    cuzk_fil_snap_job j;
-    if (cuzk_fil_snap_prepare(&j, id, 0, ro, rn, dn, b, n, err, sizeof err) == CUZK_OK) cuzk_fil_snap_job_free(&j);
+    cuzk_fil_snap_partition j;
+    if (cuzk_fil_snap_prepare(&j, id, 0, ro, rn, dn, b, n, err, sizeof err) == CUZK_OK)
+        cuzk_fil_snap_partition_free(&j);
     return 0;
 }

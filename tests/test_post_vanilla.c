@@ -22,7 +22,7 @@
 
 static int post_synth(cuzk_cs *cs, const void *ctx, bool blank)
 {
-    const cuzk_fil_post_job *j = ctx;
+    const cuzk_fil_post_partition *j = ctx;
     return cuzk_post_circuit(cs, &j->cfg, blank ? NULL : &j->w, 1);
 }
 
@@ -60,14 +60,14 @@ static cuzk_fil_blob reencode(uint64_t id, const cuzk_fil_post_vanilla *v)
 static void refused(uint64_t id, const uint8_t rnd[32], uint32_t part, const cuzk_fil_blob *b, size_t n,
                     const cuzk_fr *expect, int rc, const char *want)
 {
-    cuzk_fil_post_job j;
+    cuzk_fil_post_partition j;
     char err[256] = "", err3[256] = "";
     int got = cuzk_fil_post_prepare(&j, id, rnd, part, b, n, expect, err, sizeof err);
     CHECK_MSG(got == rc && fj_names(err, want), "want %d naming '%s', got %d: %s", rc, want, got, err);
-    if (!got) cuzk_fil_post_job_free(&j);
+    if (!got) cuzk_fil_post_partition_free(&j);
     int got3 = cuzk_fil_post_prepare_threads(&j, id, rnd, part, b, n, expect, 3, err3, sizeof err3);
     CHECK_MSG(got3 == got && !strcmp(err3, err), "3 threads: %d \"%s\" against %d \"%s\"", got3, err3, got, err);
-    if (!got3) cuzk_fil_post_job_free(&j);
+    if (!got3) cuzk_fil_post_partition_free(&j);
 }
 
 /* Malformed blobs: each rejected before synthesis with the field named. */
@@ -145,16 +145,16 @@ static void window_case(uint64_t id, cuzk_fil_sector *sec, size_t nsec, cuzk_rng
     }
     cuzk_fr comm_r[2];
     for (size_t i = 0; i < nsec; i++) cuzk_fr_from_le32(&comm_r[i], sec[i].comm_r);
-    cuzk_fil_post_job j;
+    cuzk_fil_post_partition j;
     char err[256] = "";
     CHECK_MSG(cuzk_fil_post_prepare(&j, id, rnd, 0, b, nsec, comm_r, err, sizeof err) == 0, "%s: %s", what, err);
     {   /* on 2 threads: the same job */
-        cuzk_fil_post_job j2;
+        cuzk_fil_post_partition j2;
         CHECK(cuzk_fil_post_prepare_threads(&j2, id, rnd, 0, b, nsec, comm_r, 2, err, sizeof err) == 0 &&
               j2.num_inputs == j.num_inputs && !memcmp(j2.inputs, j.inputs, j.num_inputs * sizeof *j.inputs) &&
               !memcmp(j2.leaves, j.leaves, nsec * 10 * sizeof *j.leaves) &&
               !memcmp(j2.challenges, j.challenges, nsec * 10 * sizeof *j.challenges));
-        cuzk_fil_post_job_free(&j2);
+        cuzk_fil_post_partition_free(&j2);
     }
     /* the rebuilt inputs equal those from the request-level view alone */
     uint64_t ids[2] = {sec[0].sector_id, nsec > 1 ? sec[1].sector_id : 0};
@@ -187,7 +187,7 @@ static void window_case(uint64_t id, cuzk_fil_sector *sec, size_t nsec, cuzk_rng
     /* a tampered witness leaf: TestCS refuses */
     cuzk_fr_add(&j.leaves[3], &j.leaves[3], &cuzk_fr_one);
     fj_unsatisfied(post_synth, &j, what);
-    cuzk_fil_post_job_free(&j);
+    cuzk_fil_post_partition_free(&j);
 
     /* the same through a flattened request (fil_request.h), and what a request may lack */
     cuzk_fil_request rq = {.kind = CUZK_FIL_KIND_WINDOW_POST, .registered_proof = id, .sector_size = 2048,
@@ -199,7 +199,7 @@ static void window_case(uint64_t id, cuzk_fil_sector *sec, size_t nsec, cuzk_rng
     CHECK(cuzk_fil_request_decode(&dq, flat, cuzk_fil_request_size(&rq), err, sizeof err) == 0);
     CHECK_MSG(cuzk_fil_post_prepare_request(&j, &dq, err, sizeof err) == 0, "request: %s", err);
     CHECK(j.num_inputs == 22);
-    cuzk_fil_post_job_free(&j);
+    cuzk_fil_post_partition_free(&j);
     dq.present = 0;
     CHECK(cuzk_fil_post_prepare_request(&j, &dq, err, sizeof err) == CUZK_ERR_INVALID_ARG &&
           fj_names(err, "randomness: missing"));
@@ -266,7 +266,7 @@ static void winning_case(cuzk_fil_sector *sec, size_t nsec, uint64_t miner, cuzk
     size_t n;
     CHECK(cuzk_fil_post_vanilla_generate(&p, &n, id, &sec[pick], rnd, 0) == 0);
     cuzk_fil_blob b = {p, n};
-    cuzk_fil_post_job j;
+    cuzk_fil_post_partition j;
     char err[256] = "";
     CHECK_MSG(cuzk_fil_post_prepare(&j, id, rnd, 0, &b, 1, NULL, err, sizeof err) == 0, "winning: %s", err);
     CHECK(j.num_inputs == 132 && j.w.num_sectors == 66);
@@ -289,7 +289,7 @@ static void winning_case(cuzk_fil_sector *sec, size_t nsec, uint64_t miner, cuzk
     CHECK(cuzk_fil_post_public_inputs(pub, id, rnd, 0, &other, &comm_r, 1) == 0);
     CHECK(cuzk_groth16_verify(&pvk, &pf, pub, j.num_inputs) == CUZK_ERR_VERIFY_FAILED);
     cuzk_groth16_pvk_free(&pvk);
-    cuzk_fil_post_job_free(&j);
+    cuzk_fil_post_partition_free(&j);
     refused(id, r2, 0, &b, 1, NULL, CUZK_ERR_VERIFY_FAILED, "the challenge is");
     cuzk_fil_blob two[2] = {b, b};
     refused(id, rnd, 0, two, 2, NULL, CUZK_ERR_INVALID_ARG, "vanilla_proofs: 2 proofs");
@@ -403,13 +403,13 @@ static void golden(void)
     cuzk_fr comm_r;
     cuzk_fr_from_le32(&comm_r, cr);
     cuzk_fil_blob b = {buf, n};
-    cuzk_fil_post_job j;
+    cuzk_fil_post_partition j;
     CHECK_MSG(cuzk_fil_post_prepare(&j, 8, zero, 0, &b, 1, &comm_r, err, sizeof err) == 0, "golden: %s", err);
     CHECK(j.num_inputs == 2349 * 11 && cuzk_fr_eq(&j.inputs[0], &comm_r));
-    cuzk_fil_post_job_free(&j);
+    cuzk_fil_post_partition_free(&j);
     /* API 1.2 (id 13) derives the same leaves at sector index 0; partition 1 of API 1.0 does not */
     CHECK(cuzk_fil_post_prepare(&j, 13, zero, 0, &b, 1, &comm_r, err, sizeof err) == 0);
-    cuzk_fil_post_job_free(&j);
+    cuzk_fil_post_partition_free(&j);
     refused(8, zero, 1, &b, 1, NULL, CUZK_ERR_VERIFY_FAILED, "the challenge is");
     cuzk_fil_post_vanilla_free(&v);
 }

@@ -23,7 +23,7 @@
 
 static int snap_synth(cuzk_cs *cs, const void *ctx, bool blank)
 {
-    const cuzk_fil_snap_job *j = ctx;
+    const cuzk_fil_snap_partition *j = ctx;
     return cuzk_update_circuit(cs, &j->cfg, blank ? NULL : &j->w);
 }
 
@@ -33,11 +33,11 @@ typedef struct req {
 
 static void refused(const req *q, uint32_t k, const uint8_t *blob, size_t len, int rc, const char *want)
 {
-    cuzk_fil_snap_job j;
+    cuzk_fil_snap_partition j;
     char err[256] = "";
     int got = cuzk_fil_snap_prepare(&j, 0, k, q->r_old, q->r_new, q->d_new, blob, len, err, sizeof err);
     CHECK_MSG(got == rc && fj_names(err, want), "want %d naming '%s', got %d: %s", rc, want, got, err);
-    if (!got) cuzk_fil_snap_job_free(&j);
+    if (!got) cuzk_fil_snap_partition_free(&j);
 }
 
 static void refused_v(const req *q, const cuzk_fil_snap_vanilla *v, int rc, const char *want)
@@ -104,7 +104,7 @@ static void progress(void *ctx, unsigned done, unsigned total)
 static void synth_partition(uint64_t id, uint32_t k, const uint8_t *blob, size_t len, const uint8_t ro[32],
                             const uint8_t dn[32], const uint8_t rn[32], bool satisfy, const char *what)
 {
-    cuzk_fil_snap_job j;
+    cuzk_fil_snap_partition j;
     char err[256] = "";
     int rc = cuzk_fil_snap_prepare(&j, id, k, ro, rn, dn, blob, len, err, sizeof err);
     CHECK_MSG(rc == 0, "%s partition %u: %s", what, k, err);
@@ -123,7 +123,7 @@ static void synth_partition(uint64_t id, uint32_t k, const uint8_t *blob, size_t
         size_t nc = fj_satisfied(snap_synth, &j, j.inputs, 4, w);
         CHECK_MSG(j.cfg.nodes != 64 || nc == 1705039, "%s: %zu constraints", w, nc);
     }
-    cuzk_fil_snap_job_free(&j);
+    cuzk_fil_snap_partition_free(&j);
 }
 
 /*
@@ -227,7 +227,7 @@ int main(void)
     memcpy(q.r_old, old.comm_r, 32);
     memcpy(q.r_new, nw.comm_r, 32);
     memcpy(q.d_new, nw.comm_d, 32);
-    cuzk_fil_snap_job j;
+    cuzk_fil_snap_partition j;
     CHECK_MSG(cuzk_fil_snap_prepare(&j, 0, 0, q.r_old, q.r_new, q.d_new, blobs[0], lens[0], err, sizeof err) == 0,
               "%s", err);
     cuzk_fr pub[4], cro, crn, cdn;
@@ -273,7 +273,7 @@ int main(void)
     cuzk_update_challenge *ch = (cuzk_update_challenge *)j.w.challenges;
     cuzk_fr_add(&ch[2].leaf_d_new, &ch[2].leaf_d_new, &cuzk_fr_one);
     fj_unsatisfied(snap_synth, &j, "tampered leaf_d_new");
-    cuzk_fil_snap_job_free(&j);
+    cuzk_fil_snap_partition_free(&j);
 
     /* the same through a request (fil_request.h); what a request may lack */
     cuzk_fil_blob rb = {blobs[0], lens[0]};
@@ -286,7 +286,7 @@ int main(void)
     CHECK(cuzk_fil_snap_partitions(0) == 1 && cuzk_fil_snap_partitions(3) == 16 && cuzk_fil_snap_partitions(9) == 0);
     CHECK_MSG(cuzk_fil_snap_prepare_request(&j, &rq, 0, err, sizeof err) == 0, "request: %s", err);
     CHECK(!memcmp(j.inputs, pub, sizeof pub));
-    cuzk_fil_snap_job_free(&j);
+    cuzk_fil_snap_partition_free(&j);
     rq.present &= ~CUZK_FIL_REQ_COMM_D_NEW;
     CHECK(cuzk_fil_snap_prepare_request(&j, &rq, 0, err, sizeof err) == CUZK_ERR_INVALID_ARG &&
           fj_names(err, "comm_d_new: missing"));
@@ -367,9 +367,9 @@ int main(void)
     size_t pn;
     CHECK(cuzk_fil_post_vanilla_generate(&pb, &pn, 10, &nw2, rnd, 0) == 0);
     cuzk_fil_blob bb = {pb, pn};
-    cuzk_fil_post_job pj;
+    cuzk_fil_post_partition pj;
     CHECK_MSG(cuzk_fil_post_prepare(&pj, 10, rnd, 0, &bb, 1, NULL, err, sizeof err) == 0, "PoSt on new: %s", err);
-    cuzk_fil_post_job_free(&pj);
+    cuzk_fil_post_partition_free(&pj);
     free(pb);
 
     free(blobs[0]);

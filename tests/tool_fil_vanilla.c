@@ -47,10 +47,10 @@ static size_t satisfied(int post, const void *job, const cuzk_fr *inputs, size_t
     cuzk_cs_alloc_one(&t->base);
     int rc;
     if (post) {
-        const cuzk_fil_post_job *j = job;
+        const cuzk_fil_post_partition *j = job;
         rc = cuzk_post_circuit(&t->base, &j->cfg, &j->w, 1);
     } else {
-        const cuzk_fil_snap_job *j = job;
+        const cuzk_fil_snap_partition *j = job;
         rc = cuzk_update_circuit(&t->base, &j->cfg, &j->w);
     }
     size_t c = !rc && cuzk_test_cs_is_satisfied(t) && t->base.num_inputs == n + 1 &&
@@ -94,22 +94,22 @@ static int check(const char *path, long only)
     size_t cons = 0;
     if (!rc && (!strcmp(kind, "wpost") || !strcmp(kind, "winning"))) {
         uint8_t rnd[32];
-        cuzk_fil_post_job j;
+        cuzk_fil_post_partition j;
         rc = unhex32(rnd, o, "randomness") || cuzk_fil_post_prepare(&j, id, rnd, part, b, n, NULL, err, sizeof err);
         if (!rc) {
             rc = !(cons = satisfied(1, &j, j.inputs, j.num_inputs));
-            cuzk_fil_post_job_free(&j);
+            cuzk_fil_post_partition_free(&j);
         }
     } else if (!rc && !strcmp(kind, "snap")) {
         uint8_t ro[32], rn[32], dn[32];
         rc = unhex32(ro, o, "comm_r_old") || unhex32(rn, o, "comm_r_new") || unhex32(dn, o, "comm_d_new") ||
              (only >= 0 && (size_t)only >= n);
         for (size_t k = 0; k < n && !rc; k++) {
-            cuzk_fil_snap_job j;
+            cuzk_fil_snap_partition j;
             rc = cuzk_fil_snap_prepare(&j, id, (uint32_t)k, ro, rn, dn, b[k].data, b[k].len, err, sizeof err);
             if (!rc) {
                 if (only < 0 || (size_t)only == k) rc = !(cons = satisfied(0, &j, j.inputs, 4));
-                cuzk_fil_snap_job_free(&j);
+                cuzk_fil_snap_partition_free(&j);
             }
         }
     } else {

@@ -80,7 +80,7 @@ int cuzk_fil_post_public_inputs(cuzk_fr *out, uint64_t post_proof_id, const uint
                                 size_t n);
 
 /* A PoSt partition ready for synthesis. */
-typedef struct cuzk_fil_post_job {
+typedef struct cuzk_fil_post_partition {
     const cuzk_fil_post_proof *proof;
     cuzk_post_config cfg;
     cuzk_post_witness w;
@@ -94,7 +94,7 @@ typedef struct cuzk_fil_post_job {
     cuzk_fr *leaves;
     uint64_t *sector_ids;
     cuzk_fr *comm_rs;
-} cuzk_fil_post_job;
+} cuzk_fil_post_partition;
 
 /*
  * The request's vanilla_proofs (one per sector, in partition order; WinningPoSt exactly one,
@@ -105,18 +105,19 @@ typedef struct cuzk_fil_post_job {
  * hash to comm_r_last. 0, or CUZK_ERR_FORMAT / NONCANONICAL / INVALID_ARG / VERIFY_FAILED with
  * err naming the field.
  */
-int cuzk_fil_post_prepare(cuzk_fil_post_job *job, uint64_t post_proof_id, const uint8_t randomness[32],
+int cuzk_fil_post_prepare(cuzk_fil_post_partition *job, uint64_t post_proof_id, const uint8_t randomness[32],
                           uint32_t partition_index, const cuzk_fil_blob *blobs, size_t n,
                           const cuzk_fr *expected_comm_r, char *err, size_t err_len);
 /* The same with the sectors parsed and checked on nthreads threads (0 or 1: the caller's); the
  * result and any error and its message (the first a sequential pass meets) do not depend on it. */
-int cuzk_fil_post_prepare_threads(cuzk_fil_post_job *job, uint64_t post_proof_id, const uint8_t randomness[32],
+int cuzk_fil_post_prepare_threads(cuzk_fil_post_partition *job, uint64_t post_proof_id, const uint8_t randomness[32],
                                   uint32_t partition_index, const cuzk_fil_blob *blobs, size_t n,
                                   const cuzk_fr *expected_comm_r, unsigned nthreads, char *err, size_t err_len);
-void cuzk_fil_post_job_free(cuzk_fil_post_job *job);
+void cuzk_fil_post_partition_free(cuzk_fil_post_partition *job);
 /* The same from a decoded request (fil_request.h): kind WINDOW_POST / WINNING_POST, randomness
  * present, its blobs the vanilla proofs. */
-int cuzk_fil_post_prepare_request(cuzk_fil_post_job *job, const cuzk_fil_request *r, char *err, size_t err_len);
+int cuzk_fil_post_prepare_request(cuzk_fil_post_partition *job, const cuzk_fil_request *r, char *err,
+                                  size_t err_len);
 
 /* WinningPoSt: the index (< sector_set_len) of the sector a miner must prove. */
 uint64_t cuzk_fil_winning_sector_index(const uint8_t randomness[32], uint64_t miner_id, uint64_t sector_set_len);
@@ -152,13 +153,14 @@ unsigned cuzk_fil_snap_default_h(const cuzk_update_config *cfg);
 int cuzk_fil_snap_public_inputs(cuzk_fr out[4], uint64_t update_proof_id, uint32_t k, const cuzk_fr *comm_r_old,
                                 const cuzk_fr *comm_d_new, const cuzk_fr *comm_r_new);
 
-typedef struct cuzk_fil_snap_job {
+/* A SnapDeals partition ready for synthesis. */
+typedef struct cuzk_fil_snap_partition {
     cuzk_update_config cfg;
     cuzk_update_witness w;
     cuzk_fr inputs[4]; /* rebuilt public inputs without ONE */
     cuzk_update_challenge *ch;
     cuzk_fil_snap_vanilla v;
-} cuzk_fil_snap_job;
+} cuzk_fil_snap_partition;
 
 /*
  * Partition k (the request's partition_index, < partitions; vanilla_proofs[k] is blob) of a
@@ -167,13 +169,13 @@ typedef struct cuzk_fil_snap_job {
  * H(comm_c, root), comm_d_new = tree D root, each challenge proof at cuzk's challenge, the
  * encoding leaf_r_new = leaf_r_old + leaf_d_new·rho and the apex leaves on every tree D path.
  */
-int cuzk_fil_snap_prepare(cuzk_fil_snap_job *job, uint64_t update_proof_id, uint32_t k,
+int cuzk_fil_snap_prepare(cuzk_fil_snap_partition *job, uint64_t update_proof_id, uint32_t k,
                           const uint8_t comm_r_old[32], const uint8_t comm_r_new[32], const uint8_t comm_d_new[32],
                           const uint8_t *blob, size_t len, char *err, size_t err_len);
-void cuzk_fil_snap_job_free(cuzk_fil_snap_job *job);
+void cuzk_fil_snap_partition_free(cuzk_fil_snap_partition *job);
 /* Partition k of a decoded SNAP request: the three commitments present, one blob per partition
  * (a SnapDeals proof covers every partition: the caller prepares k = 0 .. partitions - 1). */
-int cuzk_fil_snap_prepare_request(cuzk_fil_snap_job *job, const cuzk_fil_request *r, uint32_t k, char *err,
+int cuzk_fil_snap_prepare_request(cuzk_fil_snap_partition *job, const cuzk_fil_request *r, uint32_t k, char *err,
                                   size_t err_len);
 /* Partitions of a registered update proof, 0 if unknown. */
 unsigned cuzk_fil_snap_partitions(uint64_t update_proof_id);

@@ -96,9 +96,9 @@ static int parse_porep(const fil_kind *fk, const cuzk_fil_request *req, fil_job 
 
 static void post_release(fil_job *j)
 {
-    cuzk_fil_post_job *p = j->parsed;
+    cuzk_fil_post_partition *p = j->parsed;
     if (p) {
-        cuzk_fil_post_job_free(p);
+        cuzk_fil_post_partition_free(p);
         free(p);
     }
 }
@@ -116,7 +116,7 @@ static int parse_post(const fil_kind *fk, const cuzk_fil_request *req, fil_job *
         snprintf(err, err_len, "randomness: required (32 bytes)");
         return CUZK_ERR_INVALID_ARG;
     }
-    cuzk_fil_post_job *p = calloc(1, sizeof *p);
+    cuzk_fil_post_partition *p = calloc(1, sizeof *p);
     if (!p) return CUZK_ERR_NO_MEMORY;
     j->parsed = p;
     j->release = post_release;
@@ -133,7 +133,7 @@ static int parse_post(const fil_kind *fk, const cuzk_fil_request *req, fil_job *
 /* ---- SnapDeals --------------------------------------------------------------------- */
 
 typedef struct snap_parsed {
-    cuzk_fil_snap_job *jobs;
+    cuzk_fil_snap_partition *jobs;
     uint32_t partitions;
 } snap_parsed;
 
@@ -141,7 +141,7 @@ static void snap_release(fil_job *j)
 {
     snap_parsed *p = j->parsed;
     if (p) {
-        for (uint32_t k = 0; p->jobs && k < p->partitions; k++) cuzk_fil_snap_job_free(&p->jobs[k]);
+        for (uint32_t k = 0; p->jobs && k < p->partitions; k++) cuzk_fil_snap_partition_free(&p->jobs[k]);
         free(p->jobs);
         free(p);
     }
@@ -151,7 +151,7 @@ static void snap_release(fil_job *j)
 /* SnapDeals partitions [lo, hi) prepared, each with its own message. */
 typedef struct snap_prep {
     const cuzk_fil_request *req;
-    cuzk_fil_snap_job *jobs;
+    cuzk_fil_snap_partition *jobs;
     int *rc;
     char (*msg)[384];
 } snap_prep;

@@ -132,7 +132,7 @@ int cuzk_fil_post_public_inputs(cuzk_fr *out, uint64_t post_proof_id, const uint
     return 0;
 }
 
-void cuzk_fil_post_job_free(cuzk_fil_post_job *job)
+void cuzk_fil_post_partition_free(cuzk_fil_post_partition *job)
 {
     for (size_t i = 0; i < job->nv; i++) cuzk_fil_post_vanilla_free(&job->v[i]);
     free(job->v);
@@ -145,17 +145,17 @@ void cuzk_fil_post_job_free(cuzk_fil_post_job *job)
     memset(job, 0, sizeof *job);
 }
 
-/* The job freed, then rc: `return post_job_freed(job, cuzk_errf(err, err_len, CODE, ...))`
+/* The job freed, then rc: `return post_partition_freed(job, cuzk_errf(err, err_len, CODE, ...))`
  * writes the message first, while what it names is still held. */
-static int post_job_freed(cuzk_fil_post_job *job, int rc)
+static int post_partition_freed(cuzk_fil_post_partition *job, int rc)
 {
-    cuzk_fil_post_job_free(job);
+    cuzk_fil_post_partition_free(job);
     return rc;
 }
 
 /* What every sector's check reads; each writes only its own entries. */
 typedef struct sector_ctx {
-    cuzk_fil_post_job *job;
+    cuzk_fil_post_partition *job;
     const cuzk_fil_post_proof *p;
     const vshape *s;
     uint64_t post_proof_id;
@@ -172,7 +172,7 @@ typedef struct sector_ctx {
  * 0, or an error with why in msg. */
 static int sector_check(const sector_ctx *x, size_t i, char *msg, size_t cap)
 {
-    cuzk_fil_post_job *job = x->job;
+    cuzk_fil_post_partition *job = x->job;
     const cuzk_fil_post_vanilla *v = &job->v[i];
     job->sector_ids[i] = v->sector_id;
     job->comm_rs[i] = v->comm_r;
@@ -217,7 +217,7 @@ static void sectors_range(void *arg, unsigned worker, size_t lo, size_t hi)
     }
 }
 
-int cuzk_fil_post_prepare(cuzk_fil_post_job *job, uint64_t post_proof_id, const uint8_t randomness[32],
+int cuzk_fil_post_prepare(cuzk_fil_post_partition *job, uint64_t post_proof_id, const uint8_t randomness[32],
                           uint32_t partition_index, const cuzk_fil_blob *blobs, size_t n,
                           const cuzk_fr *expected_comm_r, char *err, size_t err_len)
 {
@@ -225,7 +225,7 @@ int cuzk_fil_post_prepare(cuzk_fil_post_job *job, uint64_t post_proof_id, const 
                                          1, err, err_len);
 }
 
-int cuzk_fil_post_prepare_threads(cuzk_fil_post_job *job, uint64_t post_proof_id, const uint8_t randomness[32],
+int cuzk_fil_post_prepare_threads(cuzk_fil_post_partition *job, uint64_t post_proof_id, const uint8_t randomness[32],
                                   uint32_t partition_index, const cuzk_fil_blob *blobs, size_t n,
                                   const cuzk_fr *expected_comm_r, unsigned nthreads, char *err, size_t err_len)
 {
@@ -233,21 +233,21 @@ int cuzk_fil_post_prepare_threads(cuzk_fil_post_job *job, uint64_t post_proof_id
     const cuzk_fil_post_proof *p = cuzk_fil_post_proof_get(post_proof_id);
     vshape s;
     if (!p || vshape_tree_r(&s, p->sector_size) || cuzk_post_config_for(&job->cfg, p->sector_size, post_kind(p)))
-        return post_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG,
+        return post_partition_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG,
                                              "registered_proof: %llu is not a PoSt proof",
                                              (unsigned long long)post_proof_id));
     job->proof = p;
     cuzk_fr rnd;
     if (cuzk_fr_from_le32(&rnd, randomness) != 0)
-        return post_job_freed(
+        return post_partition_freed(
             job, cuzk_errf(err, err_len, CUZK_ERR_NONCANONICAL, "randomness: not a canonical field element"));
     bool winning = p->kind == CUZK_FIL_POST_WINNING;
     if (winning && partition_index != 0)
-        return post_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG,
+        return post_partition_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG,
                                              "partition_index: %u, WinningPoSt has one partition", partition_index));
     size_t max = winning ? 1 : job->cfg.sectors;
     if (n == 0 || n > max)
-        return post_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG,
+        return post_partition_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG,
                                              "vanilla_proofs: %zu proofs, want 1..%zu for %s", n, max, p->name));
     unsigned nc = cuzk_fil_post_vanilla_challenges(p);
     job->nv = n;
@@ -264,7 +264,7 @@ int cuzk_fil_post_prepare_threads(cuzk_fil_post_job *job, uint64_t post_proof_id
     if (!job->v || !job->sector_ids || !job->comm_rs || !job->challenges || !job->leaves || !job->slots ||
         !job->inputs || !x.parse_rc || !x.check_rc || !x.msg) {
         free(x.parse_rc), free(x.check_rc), free(x.msg);
-        return post_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_NO_MEMORY, "out of memory"));
+        return post_partition_freed(job, cuzk_errf(err, err_len, CUZK_ERR_NO_MEMORY, "out of memory"));
     }
     /* The sectors are independent (2,349 of them, 23,490 inclusion proofs
      * for a 32 GiB WindowPoSt partition): parsed and checked on nthreads,
@@ -280,7 +280,7 @@ int cuzk_fil_post_prepare_threads(cuzk_fil_post_job *job, uint64_t post_proof_id
                                "vanilla_proofs[%zu].sector_id: %llu repeats vanilla_proofs[%zu]", i,
                                (unsigned long long)job->v[i].sector_id, j);
         if (!rc) rc = x.check_rc[i];
-        if (rc) rc = post_job_freed(job, cuzk_errf(err, err_len, rc, "%s", x.msg[i]));
+        if (rc) rc = post_partition_freed(job, cuzk_errf(err, err_len, rc, "%s", x.msg[i]));
     }
     free(x.parse_rc), free(x.check_rc), free(x.msg);
     if (rc) return rc;
@@ -296,26 +296,27 @@ int cuzk_fil_post_prepare_threads(cuzk_fil_post_job *job, uint64_t post_proof_id
     job->w = (cuzk_post_witness){job->slots, nslots};
     rc = cuzk_fil_post_public_inputs(job->inputs, post_proof_id, randomness, partition_index, job->sector_ids,
                                      job->comm_rs, n);
-    if (rc) return post_job_freed(job, cuzk_errf(err, err_len, rc, "public inputs"));
+    if (rc) return post_partition_freed(job, cuzk_errf(err, err_len, rc, "public inputs"));
     return 0;
 }
 
-int cuzk_fil_post_prepare_request(cuzk_fil_post_job *job, const cuzk_fil_request *r, char *err, size_t err_len)
+int cuzk_fil_post_prepare_request(cuzk_fil_post_partition *job, const cuzk_fil_request *r, char *err, size_t err_len)
 {
     memset(job, 0, sizeof *job);
     if (r->kind != CUZK_FIL_KIND_WINDOW_POST && r->kind != CUZK_FIL_KIND_WINNING_POST)
-        return post_job_freed(
+        return post_partition_freed(
             job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG, "proof_kind: %d is not a PoSt kind", (int)r->kind));
     if (!(r->present & CUZK_FIL_REQ_RANDOMNESS))
-        return post_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG, "randomness: missing"));
+        return post_partition_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG, "randomness: missing"));
     const cuzk_fil_post_proof *p = cuzk_fil_post_proof_get(r->registered_proof);
     if (p && (p->kind == CUZK_FIL_POST_WINNING) != (r->kind == CUZK_FIL_KIND_WINNING_POST))
-        return post_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG,
+        return post_partition_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG,
                                              "registered_proof: %s does not match proof_kind", p->name));
     if (p && r->sector_size && r->sector_size != p->sector_size)
-        return post_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG, "sector_size: %llu, %s proves %llu",
-                                             (unsigned long long)r->sector_size, p->name,
-                                             (unsigned long long)p->sector_size));
+        return post_partition_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG,
+                                                   "sector_size: %llu, %s proves %llu",
+                                                   (unsigned long long)r->sector_size, p->name,
+                                                   (unsigned long long)p->sector_size));
     return cuzk_fil_post_prepare(job, r->registered_proof, r->randomness, r->partition_index, r->blobs, r->num_blobs,
                                  NULL, err, err_len);
 }

@@ -128,18 +128,18 @@ int cuzk_fil_snap_public_inputs(cuzk_fr out[4], uint64_t update_proof_id, uint32
     return rc;
 }
 
-void cuzk_fil_snap_job_free(cuzk_fil_snap_job *job)
+void cuzk_fil_snap_partition_free(cuzk_fil_snap_partition *job)
 {
     cuzk_fil_snap_vanilla_free(&job->v);
     free(job->ch);
     memset(job, 0, sizeof *job);
 }
 
-/* The job freed, then rc: `return snap_job_freed(job, cuzk_errf(err, err_len, CODE, ...))`
+/* The job freed, then rc: `return snap_partition_freed(job, cuzk_errf(err, err_len, CODE, ...))`
  * writes the message first, while what it names is still held. */
-static int snap_job_freed(cuzk_fil_snap_job *job, int rc)
+static int snap_partition_freed(cuzk_fil_snap_partition *job, int rc)
 {
-    cuzk_fil_snap_job_free(job);
+    cuzk_fil_snap_partition_free(job);
     return rc;
 }
 
@@ -158,20 +158,20 @@ static int d_node(cuzk_fr *out, const cuzk_fil_mproof *m, unsigned h)
     return 0;
 }
 
-int cuzk_fil_snap_prepare(cuzk_fil_snap_job *job, uint64_t update_proof_id, uint32_t k,
+int cuzk_fil_snap_prepare(cuzk_fil_snap_partition *job, uint64_t update_proof_id, uint32_t k,
                           const uint8_t comm_r_old[32], const uint8_t comm_r_new[32], const uint8_t comm_d_new[32],
                           const uint8_t *blob, size_t len, char *err, size_t err_len)
 {
     memset(job, 0, sizeof *job);
     snap_shape s;
     if (snap_shape_for(&s, update_proof_id))
-        return snap_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG,
+        return snap_partition_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG,
                                              "registered_proof: %llu is not a SnapDeals proof",
                                              (unsigned long long)update_proof_id));
     job->cfg = s.cfg;
     const cuzk_update_config *cfg = &s.cfg;
     if (k >= cfg->partitions)
-        return snap_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG,
+        return snap_partition_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG,
                                              "partition_index: %u, the sector has %u partitions", k, cfg->partitions));
     cuzk_update_witness *w = &job->w;
     const uint8_t *cm[3] = {comm_r_old, comm_r_new, comm_d_new};
@@ -179,11 +179,11 @@ int cuzk_fil_snap_prepare(cuzk_fil_snap_job *job, uint64_t update_proof_id, uint
     static const char *const cn[3] = {"comm_r_old", "comm_r_new", "comm_d_new"};
     for (int i = 0; i < 3; i++)
         if (cuzk_fr_from_le32(cv[i], cm[i]) != 0)
-            return snap_job_freed(
+            return snap_partition_freed(
                 job, cuzk_errf(err, err_len, CUZK_ERR_NONCANONICAL, "%s: not a canonical field element", cn[i]));
     char e[200];
     int rc = cuzk_fil_snap_vanilla_parse(&job->v, update_proof_id, blob, len, e, sizeof e);
-    if (rc) return snap_job_freed(job, cuzk_errf(err, err_len, rc, "vanilla_proofs[%u]: %s", k, e));
+    if (rc) return snap_partition_freed(job, cuzk_errf(err, err_len, rc, "vanilla_proofs[%u]: %s", k, e));
     const cuzk_fil_snap_vanilla *v = &job->v;
     w->k = k;
     w->h = cuzk_fil_snap_default_h(cfg);
@@ -194,17 +194,17 @@ int cuzk_fil_snap_prepare(cuzk_fil_snap_job *job, uint64_t update_proof_id, uint
     cuzk_fr t;
     cuzk_fil_comm_r(&t, &w->comm_c, &w->root_r_old);
     if (!cuzk_fr_eq(&t, &w->comm_r_old))
-        return snap_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_VERIFY_FAILED,
+        return snap_partition_freed(job, cuzk_errf(err, err_len, CUZK_ERR_VERIFY_FAILED,
                                              "comm_r_old: not H(comm_c, tree R old root) of vanilla_proofs[%u]", k));
     cuzk_fil_comm_r(&t, &w->comm_c, &w->root_r_new);
     if (!cuzk_fr_eq(&t, &w->comm_r_new))
-        return snap_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_VERIFY_FAILED,
+        return snap_partition_freed(job, cuzk_errf(err, err_len, CUZK_ERR_VERIFY_FAILED,
                                              "comm_r_new: not H(comm_c, tree R new root) of vanilla_proofs[%u]", k));
     uint64_t chs[128];
     if (cfg->challenges > 128 || cuzk_update_challenges(chs, cfg, &w->comm_r_new, k))
-        return snap_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INTERNAL, "challenges"));
+        return snap_partition_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INTERNAL, "challenges"));
     job->ch = calloc(cfg->challenges, sizeof *job->ch);
-    if (!job->ch) return snap_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_NO_MEMORY, "out of memory"));
+    if (!job->ch) return snap_partition_freed(job, cuzk_errf(err, err_len, CUZK_ERR_NO_MEMORY, "out of memory"));
     cuzk_fr phi;
     cuzk_update_phi(&phi, &w->comm_d_new, &w->comm_r_old);
     unsigned ah = cfg->apex_height;
@@ -215,16 +215,16 @@ int cuzk_fil_snap_prepare(cuzk_fil_snap_job *job, uint64_t update_proof_id, uint
         const cuzk_fr *roots[3] = {&w->root_r_old, &w->comm_d_new, &w->root_r_new};
         for (int j = 0; j < 3; j++) {
             if (m[j]->index != chs[i])
-                return snap_job_freed(
+                return snap_partition_freed(
                     job, cuzk_errf(err, err_len, CUZK_ERR_VERIFY_FAILED,
                                    "vanilla_proofs[%u].challenge_proofs[%u].%s: opens leaf %llu, the challenge is %llu",
                                    k, i, mn[j], (unsigned long long)m[j]->index, (unsigned long long)chs[i]));
             if (!cuzk_fr_eq(&m[j]->root, roots[j]))
-                return snap_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_VERIFY_FAILED,
+                return snap_partition_freed(job, cuzk_errf(err, err_len, CUZK_ERR_VERIFY_FAILED,
                                                      "vanilla_proofs[%u].challenge_proofs[%u].%s: root is not %s", k, i,
                                                      mn[j], j == 1 ? "comm_d_new" : "the tree's root in challenge 0"));
             if (!mproof_ok(j == 1 ? &s.d : &s.r, m[j]))
-                return snap_job_freed(
+                return snap_partition_freed(
                     job, cuzk_errf(err, err_len, CUZK_ERR_VERIFY_FAILED,
                                    "vanilla_proofs[%u].challenge_proofs[%u].%s: path does not hash to its root", k, i,
                                    mn[j]));
@@ -234,7 +234,7 @@ int cuzk_fil_snap_prepare(cuzk_fil_snap_job *job, uint64_t update_proof_id, uint
         cuzk_fr_mul(&enc, &c->d_new.leaf, &rho);
         cuzk_fr_add(&enc, &enc, &c->r_old.leaf);
         if (!cuzk_fr_eq(&enc, &c->r_new.leaf))
-            return snap_job_freed(
+            return snap_partition_freed(
                 job,
                 cuzk_errf(err, err_len, CUZK_ERR_VERIFY_FAILED,
                           "vanilla_proofs[%u].challenge_proofs[%u]: leaf_r_new is not leaf_r_old + leaf_d_new * rho", k,
@@ -242,7 +242,7 @@ int cuzk_fil_snap_prepare(cuzk_fil_snap_job *job, uint64_t update_proof_id, uint
         uint64_t ai = (chs[i] >> ah) - (uint64_t)k * cfg->apex_leaves;
         cuzk_fr node;
         if (ai >= cfg->apex_leaves || d_node(&node, &c->d_new, ah) || !cuzk_fr_eq(&node, &v->apex_leaves[ai]))
-            return snap_job_freed(
+            return snap_partition_freed(
                 job, cuzk_errf(err, err_len, CUZK_ERR_VERIFY_FAILED,
                                "vanilla_proofs[%u].challenge_proofs[%u].proof_d_new: does not pass apex_leafs[%llu]", k,
                                i, (unsigned long long)ai));
@@ -250,7 +250,7 @@ int cuzk_fil_snap_prepare(cuzk_fil_snap_job *job, uint64_t update_proof_id, uint
     }
     w->challenges = job->ch;
     rc = cuzk_fil_snap_public_inputs(job->inputs, update_proof_id, k, &w->comm_r_old, &w->comm_d_new, &w->comm_r_new);
-    if (rc) return snap_job_freed(job, cuzk_errf(err, err_len, rc, "public inputs"));
+    if (rc) return snap_partition_freed(job, cuzk_errf(err, err_len, rc, "public inputs"));
     return 0;
 }
 
@@ -260,33 +260,33 @@ unsigned cuzk_fil_snap_partitions(uint64_t update_proof_id)
     return snap_shape_for(&s, update_proof_id) ? 0 : s.cfg.partitions;
 }
 
-int cuzk_fil_snap_prepare_request(cuzk_fil_snap_job *job, const cuzk_fil_request *r, uint32_t k, char *err,
+int cuzk_fil_snap_prepare_request(cuzk_fil_snap_partition *job, const cuzk_fil_request *r, uint32_t k, char *err,
                                   size_t err_len)
 {
     memset(job, 0, sizeof *job);
     const uint32_t need = CUZK_FIL_REQ_COMM_R_OLD | CUZK_FIL_REQ_COMM_R_NEW | CUZK_FIL_REQ_COMM_D_NEW;
     unsigned parts = cuzk_fil_snap_partitions(r->registered_proof);
     if (r->kind != CUZK_FIL_KIND_SNAP)
-        return snap_job_freed(
+        return snap_partition_freed(
             job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG, "proof_kind: %d is not SnapDeals", (int)r->kind));
     if ((r->present & need) != need)
-        return snap_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG, "%s: missing",
+        return snap_partition_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG, "%s: missing",
                                              !(r->present & CUZK_FIL_REQ_COMM_R_OLD)   ? "comm_r_old"
                                              : !(r->present & CUZK_FIL_REQ_COMM_R_NEW) ? "comm_r_new"
                                                                                        : "comm_d_new"));
     if (!parts)
-        return snap_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG,
+        return snap_partition_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG,
                                              "registered_proof: %llu is not a SnapDeals proof",
                                              (unsigned long long)r->registered_proof));
     if (r->sector_size && r->sector_size != cuzk_fil_update_proof_sector_size(r->registered_proof))
-        return snap_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG,
+        return snap_partition_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG,
                                              "sector_size: %llu does not match registered_proof",
                                              (unsigned long long)r->sector_size));
     if (r->num_blobs != parts)
-        return snap_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG,
+        return snap_partition_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG,
                                              "vanilla_proofs: %zu, want one per partition (%u)", r->num_blobs, parts));
     if (k >= parts)
-        return snap_job_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG, "partition %u of %u", k, parts));
+        return snap_partition_freed(job, cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG, "partition %u of %u", k, parts));
     return cuzk_fil_snap_prepare(job, r->registered_proof, k, r->comm_r_old, r->comm_r_new, r->comm_d_new,
                                  r->blobs[k].data, r->blobs[k].len, err, err_len);
 }
