@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cuzk/backends.h"
+#include "cuzk/kinds.h"
 #include "cuzk/engine.h"
 #include "cuzk/error.h"
 #include "cuzk/test_circuits.h"

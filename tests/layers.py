@@ -24,14 +24,14 @@ GENERATED = re.compile(r"\.pb-c\.h$")
 
 # The engine's core knows jobs, partitions, priorities, workers and memory,
 # not Filecoin, the circuits, pre-compiled circuits, the GPU or circom,
-# although those layers are below it: they belong in src/backends, above it.
+# although those layers are below it: they belong in src/kinds, above it.
 ENGINE_CORE_MAY_NOT = ("poly", "msm", "gadgets", "circuits", "filecoin", "pce", "gpu", "circom")
 
 # Test inputs (native sealing, sector directories, the vanilla-proof and C1 writers) are the
 # command line's and the tests': nothing on the daemon's path includes them, wherever the
 # table puts their layer.
 TEST_INPUTS = "filecoin_gen"
-DAEMON_PATH = ("engine", "backends", "cluster", "server")
+DAEMON_PATH = ("engine", "kinds", "cluster", "server")
 
 
 def read_table(root):
@@ -116,7 +116,7 @@ def check_edges(root, layers, owner, edges):
                 errors.append(f"{path}:{line}: {me} includes {target}, internal to {them}")
             elif me == "engine" and them in ENGINE_CORE_MAY_NOT:
                 errors.append(f"{path}:{line}: the engine core includes {target} of {them} "
-                              "(it belongs in src/backends, above the core)")
+                              "(it belongs in src/kinds, above the core)")
     return errors
 
 

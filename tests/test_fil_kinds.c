@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cuzk/backends.h"
+#include "cuzk/kinds.h"
 #include "cuzk/error.h"
 #include "cuzk/fil_kinds.h"
 #include "cuzk/fil_params.h"

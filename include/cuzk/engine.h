@@ -22,7 +22,7 @@
  * Everything else plugs in through small tables: cuzk_engine_kind (a
  * circuit), cuzk_engine_prover (devices with workers; the CPU prover is
  * built in) and cuzk_engine_pce (pre-compiled circuits); the core knows no
- * Filecoin, GPU or PCE format. cuzk/backends.h fills those tables (the
+ * Filecoin, GPU or PCE format. cuzk/kinds.h fills those tables (the
  * Filecoin and test kinds, the GPU prover, the PCE cache). The log callback and the stage hook are called from worker
  * threads and must not call back into the engine.
  */

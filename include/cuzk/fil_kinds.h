@@ -9,7 +9,7 @@
  * is (cuzk_fil_kind_of) and for the job inputs that kind decodes
  * (cuzk_fil_kind_encode). The engine registers the table's kinds whose
  * parameter files are in the param cache (cuzk_engine_register_filecoin,
- * cuzk/backends.h); nothing above this layer knows a sector size.
+ * cuzk/kinds.h); nothing above this layer knows a sector size.
  */
 #ifndef CUZK_FIL_KINDS_H
 #define CUZK_FIL_KINDS_H

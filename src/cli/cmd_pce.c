@@ -10,7 +10,7 @@
 #include "cuzk/clock.h"
 #include "cuzk/fil_request_file.h"
 #include "cuzk/fil_request.h"
-#include "cuzk/backends.h"
+#include "cuzk/kinds.h"
 #include "cuzk/engine.h"
 #include "cuzk/error.h"
 #include "cuzk/pce.h"

@@ -7,7 +7,7 @@
  * health), schedule.c (which work runs next), workers.c (the threads'
  * loops), engine.c (lifecycle, deadlines, counters) and status.c (JSON
  * snapshot). None knows Filecoin, the GPU or a PCE's format: those
- * come through the tables of cuzk/engine.h (cuzk/backends.h fills them).
+ * come through the tables of cuzk/engine.h (cuzk/kinds.h fills them).
  *
  * One scheduler lock, e->mu, guards every field below unless a comment says
  * otherwise. It is never held across synthesis, proving, verification, SRS

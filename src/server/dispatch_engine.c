@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cuzk/backends.h"
+#include "cuzk/kinds.h"
 #include "cuzk/clock.h"
 #include "cuzk/engine.h"
 #include "cuzk/error.h"

@@ -1,5 +1,5 @@
 /*
- * Synthetic test kinds (cuzk/backends.h): the synthetic circuit of
+ * Synthetic test kinds (cuzk/kinds.h): the synthetic circuit of
  * cuzk/test_circuits.h with test parameters made at registration, so that
  * the engine and the daemon can be exercised at any size without Filecoin
  * parameters.
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/backends.h"
+#include "cuzk/kinds.h"
 #include "cuzk/error.h"
 #include "cuzk/test_circuits.h"
 

@@ -12,7 +12,7 @@
 #include "cuzk/error.h"
 #include "cuzk/groth16_pce.h"
 #include "cuzk/pce.h"
-#include "backends/backends_internal.h"
+#include "kinds/kinds_internal.h"
 
 typedef struct pce_cache_ctx {
     char *dir;

@@ -13,7 +13,7 @@
 #include "cuzk/error.h"
 #include "cuzk/fil_vanilla.h"
 #include "cuzk/parallel.h"
-#include "backends/backends_internal.h"
+#include "kinds/kinds_internal.h"
 
 /* ---- PoRep --------------------------------------------------------------------- */
 

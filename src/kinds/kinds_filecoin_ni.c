@@ -19,7 +19,7 @@
 
 #include "cuzk/error.h"
 #include "cuzk/parallel.h"
-#include "backends/backends_internal.h"
+#include "kinds/kinds_internal.h"
 
 fil_ni *fil_ni_new(const char *param_cache, int allow_test_srs)
 {

@@ -9,8 +9,8 @@
  *    circuits' PCE for operators.
  * The daemon, the CLI and the tests pick from here what the engine runs.
  */
-#ifndef CUZK_BACKENDS_H
-#define CUZK_BACKENDS_H
+#ifndef CUZK_KINDS_H
+#define CUZK_KINDS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,14 +1,14 @@
 /*
- * The backends layer's internals: the Filecoin kinds (kinds_filecoin.c,
+ * The kinds layer's internals: the Filecoin kinds (kinds_filecoin.c,
  * parsing in kinds_filecoin_parse.c) and the PCE cache's fingerprint, which
  * the Filecoin operator tools share (pce_cache.c).
  */
-#ifndef CUZK_BACKENDS_INTERNAL_H
-#define CUZK_BACKENDS_INTERNAL_H
+#ifndef CUZK_KINDS_INTERNAL_H
+#define CUZK_KINDS_INTERNAL_H
 
 #include <pthread.h>
 
-#include "cuzk/backends.h"
+#include "cuzk/kinds.h"
 #include "cuzk/fil_aggregate.h"
 #include "cuzk/fil_request.h"
 #include "cuzk/filecoin.h"

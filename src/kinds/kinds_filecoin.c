@@ -25,7 +25,7 @@
 #include "cuzk/porep.h"
 #include "cuzk/post.h"
 #include "cuzk/update.h"
-#include "backends/backends_internal.h"
+#include "kinds/kinds_internal.h"
 
 static void fil_kind_free(void *ctx)
 {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/backends.h"
+#include "cuzk/kinds.h"
 #include "cuzk/error.h"
 #include "cuzk/gpu.h"
 
