@@ -26,7 +26,7 @@
 #include "cuzk/engine.h"
 #include "cuzk/error.h"
 #include "pg_test.h"
-#include "server/backend_cluster.h"
+#include "server/dispatch_cluster.h"
 #include "server/config.h"
 #include "server/grpc_adapter.h"
 #include "testutil.h"
