@@ -124,6 +124,11 @@ typedef struct cuzk_gpu_plan {
  * anything streams: every MSM then runs in chunks; one window a batch:
  * 7.5 GB at 2^27, measured with the 32 GiB PoRep on the H100). */
 #define CUZK_GPU_PLAN_MSM_BYTES_PER_POINT 56u
+/* When anything streams, each MSM runs in chunks that share one set of
+ * buckets: the plan keeps this much for them; at run time each takes at
+ * most half of what the card then leaves beyond its chunks' scratch, so a
+ * larger room gives wider windows (fewer of them). */
+#define CUZK_GPU_PLAN_MSM_BUCKETS ((uint64_t)256 << 20)
 
 struct cuzk_pce;
 /* What params need for one worker proving with pce (may be NULL), the A
