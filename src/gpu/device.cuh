@@ -104,7 +104,7 @@ struct stage_bufs {
  * kernel region (they write only the worker's own buffers, so no lock is
  * needed). Each step's kernels are timed by a pair of events of a ring. */
 #define FEED_STEPS_MAX 16384
-#define FEED_BUFS 2
+#define FEED_BUFS CUZK_GPU_PLAN_CHUNK_BUFFERS /* the plan counts them */
 #define FEED_TIMERS 8
 struct stream_feed {
     cuzk_gpu_chunk_step *step; /* the schedule (FEED_STEPS_MAX, made at the first streamed prove) */

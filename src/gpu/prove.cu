@@ -171,7 +171,7 @@ static int feed_start(cuzk_gpu_worker *w, const ctx &c, const dev_resident *srs,
 
 /* Matrix k of a streamed PCE times the witness into o (n elements: the
  * rows past m zeroed): its row blocks (pe->blk) go up on the copy stream
- * into the two chunk buffers in turn, each once the SpMV that read the
+ * into the first two chunk buffers in turn, each once the SpMV that read the
  * buffer before is done (ev_free), and each block's SpMV waits on the
  * stream for its copy (ev_done): the host never waits, the copy of block i
  * + 1 runs beside the SpMV of block i. *bytes counts what went up. */
