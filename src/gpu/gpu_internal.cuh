@@ -53,7 +53,8 @@ void trace_region_end(const char *what);
 /* After a kernel launch: launch errors (bad configuration, sticky faults). */
 #define GPU_LAUNCHED(c, name)                                                                      \
     do {                                                                                           \
-        GPU_TRY(c, cudaPeekAtLastError());                                                         \
+        cudaError_t l_ = cudaPeekAtLastError(); /* named: a launch may fail for its stack's room */ \
+        if (l_ != cudaSuccess) return ::cuzk_gpu::fail((c), l_, (name));                           \
         ::cuzk_gpu::trace_mark((c), (name));                                                       \
     } while (0)
 

@@ -154,6 +154,12 @@ static int msm_batch_reserve(const ctx &c, msm_scratch *s, const msm_batch &b)
 }
 
 #define MSM_FREE_MARGIN ((size_t)128 << 20) /* the sort's and scans' temporaries, allocation granularity */
+/* What the chunked path's own choices (a batch's width, a chunked MSM's
+ * buckets) leave free: it runs on cards held small, where the plan's slack
+ * is all there is, and the driver reserves a kernel's stack for every
+ * thread the chip holds at its first launch (G2's kernels, ≈ 1.3 KB a
+ * thread: ≈ 360 MB on the H100's 270,336), besides the temporaries. */
+#define MSM_CHUNKED_FLOOR ((size_t)768 << 20)
 
 /* Windows a batch before anything is allocated: as many as MSM_MAX_BATCH
  * sorted entries hold (the hooks' msm_batch: tests run many batches at
@@ -174,8 +180,9 @@ static unsigned msm_batch_width(const ctx &c, msm_scratch *s, size_t m, uint32_t
     if (wb > nwin) wb = nwin;
     msm_batch bt = msm_batch_shape(m, wb, B, xb, nwin, shared);
     size_t freeb = 0;
+    const size_t margin = shared ? MSM_CHUNKED_FLOOR : MSM_FREE_MARGIN;
     if (wb > 1 && device_free_bytes(c, &freeb)) {
-        while (wb > 1 && msm_batch_growth(s, bt) + MSM_FREE_MARGIN > freeb)
+        while (wb > 1 && msm_batch_growth(s, bt) + margin > freeb)
             wb = (wb + 1) / 2, bt = msm_batch_shape(m, wb, B, xb, nwin, shared);
     }
     return wb;
@@ -269,15 +276,15 @@ static size_t chunk_scratch_need(const msm_scratch *s, size_t chunk_n)
 
 /* The cost model's width for all m general scalars, narrowed until the
  * buckets of every window take at most half of what the card leaves
- * beyond the chunks' scratch (the acc's own arrays count as free: they
- * only grow): the other half is for the other MSMs taken in chunks beside
- * this one. */
+ * beyond the chunks' scratch and the floor (the acc's own arrays count as
+ * free: they only grow): the other half is for the other MSMs taken in
+ * chunks beside this one. */
 int msm_acc_plan(const ctx &c, const msm_scratch *s, msm_acc *a, size_t m, size_t xb, size_t chunk_n)
 {
     unsigned cw = msm_window_bits(m ? m : 1); /* none general: the buckets stay unread */
     size_t freeb = 0;
     if (device_free_bytes(c, &freeb)) {
-        size_t room = freeb + a->buckets.cap, keep = MSM_FREE_MARGIN + chunk_scratch_need(s, chunk_n);
+        size_t room = freeb + a->buckets.cap, keep = MSM_CHUNKED_FLOOR + chunk_scratch_need(s, chunk_n);
         room = room > keep ? (room - keep) / 2 : 0;
         while (cw > 8 && acc_bucket_bytes(cw, xb) > room) cw--;
     }
