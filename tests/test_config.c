@@ -375,6 +375,45 @@ static void test_docs(void)
     free(ex);
 }
 
+/* Every key documented in docs/configuration.md (a row "| `key` | `default` |"
+ * under "## [section]") loads with its documented default, and refuses a
+ * value of a type no key takes (a float, or a date) with an error that
+ * names the key. */
+static void test_documented_keys(void)
+{
+    const char *root = getenv("CUZK_SOURCE_DIR") ? getenv("CUZK_SOURCE_DIR") : CUZK_SOURCE_DIR;
+    char path[1024], section[64] = "";
+    snprintf(path, sizeof path, "%s/docs/configuration.md", root);
+    char *doc = slurp(path);
+    CHECK_MSG(doc, "%s missing", path);
+    if (!doc) return;
+    size_t rows = 0;
+    for (char *line = strtok(doc, "\n"); line; line = strtok(NULL, "\n")) {
+        char key[64], def[256];
+        if (sscanf(line, "## [%63[^]]]", section) == 1) continue;
+        if (sscanf(line, "| `%63[^`]` | `%255[^`]` |", key, def) != 2 || !section[0]) continue;
+        rows++;
+        char text[512], err[384] = "";
+        cuzk_config c;
+        cfg_defaults(&c);
+        snprintf(text, sizeof text, "[%s]\n%s = %s\n", section, key, def);
+        CHECK_MSG(apply(&c, text, err) == 0, "documented %s.%s = %s refused: %s", section, key, def, err);
+        if (cuzk_rng_u64(&rng) & 1)
+            snprintf(text, sizeof text, "[%s]\n%s = %u.%u\n", section, key, (unsigned)(cuzk_rng_u64(&rng) % 1000),
+                     1 + (unsigned)(cuzk_rng_u64(&rng) % 9));
+        else
+            snprintf(text, sizeof text, "[%s]\n%s = 20%02u-0%u-1%u\n", section, key, (unsigned)(cuzk_rng_u64(&rng) % 100),
+                     1 + (unsigned)(cuzk_rng_u64(&rng) % 9), (unsigned)(cuzk_rng_u64(&rng) % 10));
+        char want[160];
+        snprintf(want, sizeof want, "line 2: %s.%s: expected ", section, key);
+        cfg_defaults(&c);
+        CHECK_MSG(apply(&c, text, err) != 0 && strstr(err, want), "<<%s>> gave '%s', wanted '%s'", text, err, want);
+    }
+    CHECK_MSG(rows == cfg_key_count(), "docs/configuration.md documents %zu keys, the table has %zu", rows,
+              cfg_key_count());
+    free(doc);
+}
+
 /* [cluster] statement_timeout, retention and pool_idle: their bounds, checked when the
  * configuration is finished; the defaults and in-range values taken. */
 static void test_cluster_bounds(void)
@@ -415,6 +454,7 @@ int main(void)
     test_errors();
     test_reload_diff();
     test_docs();
+    test_documented_keys();
     test_param_cache();
     test_curio_keys();
     test_curio_example();
