@@ -319,10 +319,127 @@ static int copy_str(char *dst, size_t cap, const char *s, const char *name, char
     return 0;
 }
 
+/* The setters, one per type of value: each checks v and stores it at p, the
+ * entry's field; a refusal starts with name, the key's "section.key". */
+
+static int set_level(void *p, const char *name, const tomla_value *v, char *err, size_t errlen)
+{
+    for (int l = 0; l < 5; l++)
+        if (!strcmp(v->str, level_names[l])) {
+            *(cfg_log_level *)p = (cfg_log_level)l;
+            return 0;
+        }
+    return FAIL("%s: \"%s\" is not one of trace, debug, info, warn, error", name, v->str);
+}
+
+static int set_choice(void *p, const cfg_entry *e, const char *name, const tomla_value *v, char *err,
+                      size_t errlen)
+{
+    if (strcmp(v->str, e->choice[0]) && strcmp(v->str, e->choice[1]))
+        return FAIL("%s: \"%s\" is not %s or %s", name, v->str, e->choice[0], e->choice[1]);
+    *(bool *)p = !strcmp(v->str, e->choice[1]);
+    return 0;
+}
+
+/* T_STR, T_PATH, T_LISTEN, T_LISTEN0, T_LEVEL and T_CHOICE: a string. */
+static int set_string(void *p, const cfg_entry *e, const char *name, const tomla_value *v, char *err,
+                      size_t errlen)
+{
+    char why[128];
+    if (v->type != TOMLA_STRING) return FAIL("%s: expected a string, got %s", name, type_name(v->type));
+    if (e->type == T_PATH && !v->str[0]) return FAIL("%s: must not be empty", name);
+    if ((e->type == T_LISTEN || (e->type == T_LISTEN0 && v->str[0])) && !cfg_valid_listen(v->str, why, sizeof why))
+        return FAIL("%s: \"%s\": %s", name, v->str, why);
+    if (e->type == T_LEVEL) return set_level(p, name, v, err, errlen);
+    if (e->type == T_CHOICE) return set_choice(p, e, name, v, err, errlen);
+    return copy_str(p, CFG_STR_MAX, v->str, name, err, errlen);
+}
+
+/* T_SIZE and T_SIZE0: "5GiB" or bytes; T_SIZE0 also "auto" (0). */
+static int set_size(void *p, const cfg_entry *e, const char *name, const tomla_value *v, char *err, size_t errlen)
+{
+    uint64_t x;
+    if (v->type == TOMLA_INT && v->i >= 0) x = (uint64_t)v->i;
+    else if (v->type == TOMLA_STRING && e->type == T_SIZE0 && !strcmp(v->str, "auto")) x = 0;
+    else if (v->type != TOMLA_STRING || !cuzk_size_parse(v->str, &x))
+        return FAIL("%s: expected a size like \"5GiB\", \"512MiB\" or bytes%s", name,
+                    e->type == T_SIZE0 ? ", or \"auto\"" : "");
+    else if (e->type == T_SIZE0 && x == 0)
+        return FAIL("%s: must be positive (or \"auto\")", name);
+    *(uint64_t *)p = x;
+    return 0;
+}
+
+/* T_DURATION: "30s" or integer seconds, stored in ms. */
+static int set_duration(void *p, const char *name, const tomla_value *v, char *err, size_t errlen)
+{
+    uint64_t ms;
+    if (v->type == TOMLA_INT && v->i >= 0 && v->i < (int64_t)(UINT64_MAX / 1000)) ms = (uint64_t)v->i * 1000;
+    else if (v->type != TOMLA_STRING || !cfg_parse_duration_ms(v->str, &ms))
+        return FAIL("%s: expected a duration like \"30s\", \"5m\", \"250ms\" or seconds", name);
+    *(uint64_t *)p = ms;
+    return 0;
+}
+
+/* T_U32 and T_U64: an integer within the entry's range. */
+static int set_integer(void *p, const cfg_entry *e, const char *name, const tomla_value *v, char *err,
+                       size_t errlen)
+{
+    if (v->type != TOMLA_INT) return FAIL("%s: expected an integer, got %s", name, type_name(v->type));
+    if (v->i < 0 || (uint64_t)v->i < e->min || (uint64_t)v->i > e->max)
+        return FAIL("%s: %lld is out of range %llu..%llu", name, (long long)v->i, (unsigned long long)e->min,
+                    (unsigned long long)e->max);
+    if (e->type == T_U32) *(uint32_t *)p = (uint32_t)v->i;
+    else *(uint64_t *)p = (uint64_t)v->i;
+    return 0;
+}
+
+static int set_bool(void *p, const char *name, const tomla_value *v, char *err, size_t errlen)
+{
+    if (v->type != TOMLA_BOOL) return FAIL("%s: expected true or false, got %s", name, type_name(v->type));
+    *(bool *)p = v->b;
+    return 0;
+}
+
+/* T_U32_LIST: [gpus] devices, distinct ordinals. */
+static int set_devices(cuzk_config *c, const char *name, const tomla_value *v, char *err, size_t errlen)
+{
+    if (v->type != TOMLA_ARRAY) return FAIL("%s: expected an array of integers", name);
+    if (v->n_items > CFG_MAX_DEVICES) return FAIL("%s: more than %d entries", name, CFG_MAX_DEVICES);
+    for (size_t i = 0; i < v->n_items; i++) {
+        const tomla_value *it = &v->items[i];
+        if (it->type != TOMLA_INT || it->i < 0 || it->i > 1023)
+            return FAIL("%s: entry %zu is not a device ordinal 0..1023", name, i);
+        for (size_t j = 0; j < i; j++)
+            if (v->items[j].i == it->i) return FAIL("%s: device %lld listed twice", name, (long long)it->i);
+        c->devices[i] = (uint32_t)it->i;
+    }
+    c->n_devices = v->n_items;
+    return 0;
+}
+
+/* T_ID_LIST: [srs] preload, circuit ids of letters, digits, '-' and '_'. */
+static int set_circuit_ids(cuzk_config *c, const char *name, const tomla_value *v, char *err, size_t errlen)
+{
+    if (v->type != TOMLA_ARRAY) return FAIL("%s: expected an array of strings", name);
+    if (v->n_items > CFG_MAX_PRELOAD) return FAIL("%s: more than %d entries", name, CFG_MAX_PRELOAD);
+    for (size_t i = 0; i < v->n_items; i++) {
+        const tomla_value *it = &v->items[i];
+        if (it->type != TOMLA_STRING || !it->str[0] || strlen(it->str) >= sizeof c->preload[0])
+            return FAIL("%s: entry %zu is not a circuit id (1-63 characters)", name, i);
+        for (const char *q = it->str; *q; q++)
+            if (!isalnum((unsigned char)*q) && *q != '-' && *q != '_')
+                return FAIL("%s: entry %zu: bad character in circuit id", name, i);
+        strcpy(c->preload[i], it->str);
+    }
+    c->n_preload = v->n_items;
+    return 0;
+}
+
 static int set_entry(cuzk_config *c, const cfg_entry *e, const tomla_value *v, char *err,
                      size_t errlen)
 {
-    char name[64], why[128];
+    char name[64];
     snprintf(name, sizeof name, "%s.%s", e->info.section, e->info.key);
     void *p = (char *)c + e->off;
     switch (e->type) {
@@ -331,88 +448,15 @@ static int set_entry(cuzk_config *c, const cfg_entry *e, const tomla_value *v, c
     case T_LISTEN:
     case T_LISTEN0:
     case T_LEVEL:
-    case T_CHOICE:
-        if (v->type != TOMLA_STRING) return FAIL("%s: expected a string, got %s", name, type_name(v->type));
-        if (e->type == T_PATH && !v->str[0]) return FAIL("%s: must not be empty", name);
-        if ((e->type == T_LISTEN || (e->type == T_LISTEN0 && v->str[0])) &&
-            !cfg_valid_listen(v->str, why, sizeof why))
-            return FAIL("%s: \"%s\": %s", name, v->str, why);
-        if (e->type == T_LEVEL) {
-            for (int l = 0; l < 5; l++)
-                if (!strcmp(v->str, level_names[l])) {
-                    *(cfg_log_level *)p = (cfg_log_level)l;
-                    return 0;
-                }
-            return FAIL("%s: \"%s\" is not one of trace, debug, info, warn, error", name, v->str);
-        }
-        if (e->type == T_CHOICE) {
-            if (strcmp(v->str, e->choice[0]) && strcmp(v->str, e->choice[1]))
-                return FAIL("%s: \"%s\" is not %s or %s", name, v->str, e->choice[0], e->choice[1]);
-            *(bool *)p = !strcmp(v->str, e->choice[1]);
-            return 0;
-        }
-        return copy_str(p, CFG_STR_MAX, v->str, name, err, errlen);
+    case T_CHOICE: return set_string(p, e, name, v, err, errlen);
     case T_SIZE:
-    case T_SIZE0: {
-        uint64_t x;
-        if (v->type == TOMLA_INT && v->i >= 0) x = (uint64_t)v->i;
-        else if (v->type == TOMLA_STRING && e->type == T_SIZE0 && !strcmp(v->str, "auto")) x = 0;
-        else if (v->type != TOMLA_STRING || !cuzk_size_parse(v->str, &x))
-            return FAIL("%s: expected a size like \"5GiB\", \"512MiB\" or bytes%s", name,
-                        e->type == T_SIZE0 ? ", or \"auto\"" : "");
-        else if (e->type == T_SIZE0 && x == 0)
-            return FAIL("%s: must be positive (or \"auto\")", name);
-        *(uint64_t *)p = x;
-        return 0;
-    }
-    case T_DURATION: {
-        uint64_t ms;
-        if (v->type == TOMLA_INT && v->i >= 0 && v->i < (int64_t)(UINT64_MAX / 1000)) ms = (uint64_t)v->i * 1000;
-        else if (v->type != TOMLA_STRING || !cfg_parse_duration_ms(v->str, &ms))
-            return FAIL("%s: expected a duration like \"30s\", \"5m\", \"250ms\" or seconds", name);
-        *(uint64_t *)p = ms;
-        return 0;
-    }
+    case T_SIZE0: return set_size(p, e, name, v, err, errlen);
+    case T_DURATION: return set_duration(p, name, v, err, errlen);
     case T_U32:
-    case T_U64:
-        if (v->type != TOMLA_INT) return FAIL("%s: expected an integer, got %s", name, type_name(v->type));
-        if (v->i < 0 || (uint64_t)v->i < e->min || (uint64_t)v->i > e->max)
-            return FAIL("%s: %lld is out of range %llu..%llu", name, (long long)v->i,
-                        (unsigned long long)e->min, (unsigned long long)e->max);
-        if (e->type == T_U32) *(uint32_t *)p = (uint32_t)v->i;
-        else *(uint64_t *)p = (uint64_t)v->i;
-        return 0;
-    case T_BOOL:
-        if (v->type != TOMLA_BOOL) return FAIL("%s: expected true or false, got %s", name, type_name(v->type));
-        *(bool *)p = v->b;
-        return 0;
-    case T_U32_LIST:
-        if (v->type != TOMLA_ARRAY) return FAIL("%s: expected an array of integers", name);
-        if (v->n_items > CFG_MAX_DEVICES) return FAIL("%s: more than %d entries", name, CFG_MAX_DEVICES);
-        for (size_t i = 0; i < v->n_items; i++) {
-            const tomla_value *it = &v->items[i];
-            if (it->type != TOMLA_INT || it->i < 0 || it->i > 1023)
-                return FAIL("%s: entry %zu is not a device ordinal 0..1023", name, i);
-            for (size_t j = 0; j < i; j++)
-                if (v->items[j].i == it->i) return FAIL("%s: device %lld listed twice", name, (long long)it->i);
-            c->devices[i] = (uint32_t)it->i;
-        }
-        c->n_devices = v->n_items;
-        return 0;
-    case T_ID_LIST:
-        if (v->type != TOMLA_ARRAY) return FAIL("%s: expected an array of strings", name);
-        if (v->n_items > CFG_MAX_PRELOAD) return FAIL("%s: more than %d entries", name, CFG_MAX_PRELOAD);
-        for (size_t i = 0; i < v->n_items; i++) {
-            const tomla_value *it = &v->items[i];
-            if (it->type != TOMLA_STRING || !it->str[0] || strlen(it->str) >= sizeof c->preload[0])
-                return FAIL("%s: entry %zu is not a circuit id (1-63 characters)", name, i);
-            for (const char *q = it->str; *q; q++)
-                if (!isalnum((unsigned char)*q) && *q != '-' && *q != '_')
-                    return FAIL("%s: entry %zu: bad character in circuit id", name, i);
-            strcpy(c->preload[i], it->str);
-        }
-        c->n_preload = v->n_items;
-        return 0;
+    case T_U64: return set_integer(p, e, name, v, err, errlen);
+    case T_BOOL: return set_bool(p, name, v, err, errlen);
+    case T_U32_LIST: return set_devices(c, name, v, err, errlen);
+    case T_ID_LIST: return set_circuit_ids(c, name, v, err, errlen);
     }
     return FAIL("%s: internal: unknown type", name);
 }
