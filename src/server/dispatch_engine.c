@@ -293,11 +293,12 @@ static int register_test_kinds(srv_dispatch *b, const srv_options *o, char *err,
     return 0;
 }
 
-srv_dispatch *srv_dispatch_open(const srv_options *o, char *err, size_t errlen)
+/* The binding's own state, before the engine: limits and log sinks. */
+static srv_dispatch *dispatch_new(const srv_options *o)
 {
     const cuzk_config *c = o->cfg;
     srv_dispatch *b = calloc(1, sizeof *b);
-    if (!b) return cuzk_errf(err, errlen, 0, "out of memory"), NULL;
+    if (!b) return NULL;
     pthread_mutex_init(&b->mu, NULL);
     pthread_cond_init(&b->parse_cv, NULL);
     b->max_queued = c->max_queued_jobs;
@@ -305,7 +306,14 @@ srv_dispatch *srv_dispatch_open(const srv_options *o, char *err, size_t errlen)
     b->log = o->log;
     b->log_fields = o->log_fields;
     b->workers_per_device = c->gpu_workers_per_device;
-    cuzk_engine_config ec = {
+    return b;
+}
+
+/* The engine's settings from the daemon's (the memory budget is logged
+ * here); the prover and the PCE hooks are chosen after. */
+static cuzk_engine_config engine_config_of(const cuzk_config *c, srv_dispatch *b)
+{
+    return (cuzk_engine_config){
         .synthesis_workers = c->partition_workers,
         .synthesis_threads = c->threads,
         .synthesis_nice = c->synthesis_nice,
@@ -325,37 +333,43 @@ srv_dispatch *srv_dispatch_open(const srv_options *o, char *err, size_t errlen)
         .job_event = job_event,
         .job_event_ctx = b,
     };
-    journal_start(b, c);
-    /* [srs] pce: pre-compiled circuits cached in pce_dir, by default beside
-     * the parameters. Without a usable directory the daemon still proves,
-     * through full synthesis. */
-    if (c->pce) {
-        unsigned pt = c->threads ? c->threads : cuzk_parallel_cpus();
-        const char *pdir = c->pce_dir[0] ? c->pce_dir : c->param_cache;
-        if (dir_writable(pdir) && cuzk_engine_pce_cache(&b->pce, pdir, pt) == CUZK_OK) {
-            b->has_pce = true;
-            if (c->pce_verify_background) cuzk_engine_pce_cache_verify_background(&b->pce, true);
-            /* the cached files found at start: checked without delaying readiness */
-            cuzk_engine_pce_cache_verify_at_start(&b->pce, true);
-            ec.pce = &b->pce;
-        } else {
-            char m[CFG_STR_MAX + 96];
-            snprintf(m, sizeof m, "%s is not a writable directory: no pre-compiled circuits (full synthesis)%s",
-                     pdir, c->pce_dir[0] ? "" : "; [srs] pce_dir can name another");
-            engine_log(b, 1, m);
-        }
+}
+
+/* [srs] pce: pre-compiled circuits cached in pce_dir, by default beside the
+ * parameters, into ec. Without a usable directory the daemon still proves,
+ * through full synthesis. */
+static void pce_cache_open(srv_dispatch *b, const cuzk_config *c, cuzk_engine_config *ec)
+{
+    if (!c->pce) return;
+    unsigned pt = c->threads ? c->threads : cuzk_parallel_cpus();
+    const char *pdir = c->pce_dir[0] ? c->pce_dir : c->param_cache;
+    if (dir_writable(pdir) && cuzk_engine_pce_cache(&b->pce, pdir, pt) == CUZK_OK) {
+        b->has_pce = true;
+        if (c->pce_verify_background) cuzk_engine_pce_cache_verify_background(&b->pce, true);
+        /* the cached files found at start: checked without delaying readiness */
+        cuzk_engine_pce_cache_verify_at_start(&b->pce, true);
+        ec->pce = &b->pce;
+        return;
     }
-    /* [gpus] devices: the GPU prover on those ordinals (empty: all GPUs);
-     * no GPU (or a build without CUDA): the CPU prover, as before. */
+    char m[CFG_STR_MAX + 96];
+    snprintf(m, sizeof m, "%s is not a writable directory: no pre-compiled circuits (full synthesis)%s", pdir,
+             c->pce_dir[0] ? "" : "; [srs] pce_dir can name another");
+    engine_log(b, 1, m);
+}
+
+/* [gpus] devices: the engine on the GPU prover on those ordinals (empty: all
+ * GPUs); no GPU (or a build without CUDA): on the CPU prover, as before. */
+static int engine_start(srv_dispatch *b, const cuzk_config *c, cuzk_engine_config *ec)
+{
     int rc = CUZK_ERR_NO_DEVICE;
     if (cuzk_engine_gpu_prover(&b->gpu, c->devices, (unsigned)c->n_devices) == CUZK_OK) {
         b->on_gpu = true;
         b->gpu.pack_witness = c->pack_witness;
         cuzk_engine_gpu_prover_memory_limit(&b->gpu, c->gpu_memory_limit);
         cuzk_engine_gpu_prover_log_allocations(&b->gpu, c->gpu_log_allocations);
-        ec.prover = &b->gpu;
-        ec.num_devices = 0; /* one per ordinal */
-        rc = cuzk_engine_create(&b->e, &ec);
+        ec->prover = &b->gpu;
+        ec->num_devices = 0; /* one per ordinal */
+        rc = cuzk_engine_create(&b->e, ec);
         if (rc == CUZK_ERR_NO_DEVICE) {
             engine_log(b, 1, "GPU devices could not be opened; proving on the CPU");
             cuzk_engine_gpu_prover_free(&b->gpu);
@@ -365,43 +379,66 @@ srv_dispatch *srv_dispatch_open(const srv_options *o, char *err, size_t errlen)
         engine_log(b, 2, "no usable CUDA device; proving on the CPU");
     }
     if (!b->on_gpu) {
-        ec.prover = NULL;
-        ec.num_devices = (unsigned)c->n_devices;
-        rc = cuzk_engine_create(&b->e, &ec);
+        ec->prover = NULL;
+        ec->num_devices = (unsigned)c->n_devices;
+        rc = cuzk_engine_create(&b->e, ec);
     }
+    return rc;
+}
+
+/* What was made before an engine that did not start. */
+static void dispatch_free_unstarted(srv_dispatch *b)
+{
+    if (b->on_gpu) cuzk_engine_gpu_prover_free(&b->gpu);
+    if (b->has_pce) cuzk_engine_pce_cache_free(&b->pce);
+    journal_close(b->journal);
+    free(b);
+}
+
+/* On the GPU prover: each engine device's GPU ordinal, and its name logged. */
+static void gpu_devices_note(srv_dispatch *b, const cuzk_config *c)
+{
+    if (!b->on_gpu) return;
+    for (unsigned d = 0; d < cuzk_engine_num_devices(b->e) && d < CFG_MAX_DEVICES; d++)
+        b->ordinals[d] = c->n_devices ? c->devices[d] : d;
+    for (unsigned d = 0; d < cuzk_engine_num_devices(b->e); d++) {
+        char m[320];
+        snprintf(m, sizeof m, "prover device %u: %s", d, cuzk_engine_device_name(b->e, d));
+        engine_log(b, 2, m);
+    }
+}
+
+/* [cluster]: this engine joins the cluster's queue with its kinds and as many
+ * slots as it has prover workers. */
+static int cluster_join(srv_dispatch *b, const cuzk_config *c, char *err, size_t errlen)
+{
+    char kinds[MAX_KINDS * 65] = "";
+    for (size_t i = 0; i < b->n_kinds; i++)
+        snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", i ? "," : "", b->kinds[i]);
+    unsigned workers = cuzk_engine_num_devices(b->e) * (c->gpu_workers_per_device ? c->gpu_workers_per_device : 2);
+    b->cl = srv_cluster_open(c, b->e, kinds, workers, b->log, err, errlen);
+    return b->cl ? 0 : -1;
+}
+
+srv_dispatch *srv_dispatch_open(const srv_options *o, char *err, size_t errlen)
+{
+    const cuzk_config *c = o->cfg;
+    srv_dispatch *b = dispatch_new(o);
+    if (!b) return cuzk_errf(err, errlen, 0, "out of memory"), NULL;
+    cuzk_engine_config ec = engine_config_of(c, b);
+    journal_start(b, c);
+    pce_cache_open(b, c, &ec);
+    int rc = engine_start(b, c, &ec);
     if (rc != CUZK_OK) {
         cuzk_errf(err, errlen, 0, "cannot start the engine: %s", cuzk_strerror(rc));
-        if (b->on_gpu) cuzk_engine_gpu_prover_free(&b->gpu);
-        if (b->has_pce) cuzk_engine_pce_cache_free(&b->pce);
-        journal_close(b->journal);
-        free(b);
+        dispatch_free_unstarted(b);
         return NULL;
     }
-    for (unsigned d = 0; b->on_gpu && d < cuzk_engine_num_devices(b->e) && d < CFG_MAX_DEVICES; d++)
-        b->ordinals[d] = c->n_devices ? c->devices[d] : d;
-    if (b->on_gpu)
-        for (unsigned d = 0; d < cuzk_engine_num_devices(b->e); d++) {
-            char m[320];
-            snprintf(m, sizeof m, "prover device %u: %s", d, cuzk_engine_device_name(b->e, d));
-            engine_log(b, 2, m);
-        }
-    if (o->test_kinds && register_test_kinds(b, o, err, errlen)) {
+    gpu_devices_note(b, c);
+    if ((o->test_kinds && register_test_kinds(b, o, err, errlen)) || register_filecoin_kinds(b, c, err, errlen) ||
+        (c->cluster_conninfo[0] && cluster_join(b, c, err, errlen))) {
         srv_dispatch_close(b);
         return NULL;
-    }
-    if (register_filecoin_kinds(b, c, err, errlen)) {
-        srv_dispatch_close(b);
-        return NULL;
-    }
-    if (c->cluster_conninfo[0]) {
-        char kinds[MAX_KINDS * 65] = "";
-        for (size_t i = 0; i < b->n_kinds; i++)
-            snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", i ? "," : "", b->kinds[i]);
-        unsigned workers = cuzk_engine_num_devices(b->e) * (c->gpu_workers_per_device ? c->gpu_workers_per_device : 2);
-        if (!(b->cl = srv_cluster_open(c, b->e, kinds, workers, b->log, err, errlen))) {
-            srv_dispatch_close(b);
-            return NULL;
-        }
     }
     return b;
 }
@@ -750,9 +787,9 @@ static char *srs_failure(srv_dispatch *b, const char *circuit)
     return out;
 }
 
-int srv_get_status(srv_dispatch *b, srv_status *out)
+/* A queue per kind, counting the jobs this binding submitted and holds. */
+static void status_local_queues(srv_dispatch *b, srv_status *out)
 {
-    memset(out, 0, sizeof *out);
     for (size_t i = 0; i < b->n_kinds && i < 32; i++)
         snprintf(out->queues[i].kind, sizeof out->queues[i].kind, "%s", b->kinds[i]);
     out->n_queues = b->n_kinds < 32 ? b->n_kinds : 32;
@@ -766,27 +803,37 @@ int srv_get_status(srv_dispatch *b, srv_status *out)
         else if (info.state == CUZK_JOB_RUNNING) out->queues[b->live[i].kind].in_progress++;
     }
     pthread_mutex_unlock(&b->mu);
-    /* in a cluster the jobs are the cluster's: a client's back-pressure must
-     * see every host's queue, not this engine's partitions */
-    if (b->cl && srv_cluster_view(b->cl, &out->cluster, out->cluster_error, sizeof out->cluster_error) != 0) {
+}
+
+/* In a cluster the jobs are the cluster's: a client's back-pressure must see
+ * every host's queue, not this engine's partitions. Its queues are added to
+ * the kinds' (a kind only the cluster knows gets a queue of its own). */
+static void status_cluster_queues(srv_dispatch *b, srv_status *out)
+{
+    if (srv_cluster_view(b->cl, &out->cluster, out->cluster_error, sizeof out->cluster_error) != 0) {
         /* not the cluster's queue, and not empty either: unknown, said so */
         if (!out->cluster_error[0]) snprintf(out->cluster_error, sizeof out->cluster_error, "database unreachable");
-    } else if (b->cl) {
-        out->cluster_error[0] = '\0';
-        out->in_cluster = true;
-        for (size_t i = 0; i < out->cluster.n_queues; i++) {
-            const cuzk_cluster_queue *q = &out->cluster.queues[i];
-            size_t k = 0;
-            while (k < out->n_queues && strcmp(out->queues[k].kind, q->kind)) k++;
-            if (k == out->n_queues) {
-                if (k == 32) continue;
-                snprintf(out->queues[k].kind, sizeof out->queues[k].kind, "%s", q->kind);
-                out->n_queues++;
-            }
-            out->queues[k].pending += q->jobs_pending;
-            out->queues[k].in_progress += q->jobs_running;
-        }
+        return;
     }
+    out->cluster_error[0] = '\0';
+    out->in_cluster = true;
+    for (size_t i = 0; i < out->cluster.n_queues; i++) {
+        const cuzk_cluster_queue *q = &out->cluster.queues[i];
+        size_t k = 0;
+        while (k < out->n_queues && strcmp(out->queues[k].kind, q->kind)) k++;
+        if (k == out->n_queues) {
+            if (k == 32) continue;
+            snprintf(out->queues[k].kind, sizeof out->queues[k].kind, "%s", q->kind);
+            out->n_queues++;
+        }
+        out->queues[k].pending += q->jobs_pending;
+        out->queues[k].in_progress += q->jobs_running;
+    }
+}
+
+/* Each circuit's parameters once: tier (failed with the reason), keys. */
+static void status_srs(srv_dispatch *b, srv_status *out)
+{
     for (size_t i = 0; i < b->n_kinds && out->n_srs < 32; i++) {
         if (circuit_index(b, b->circuits[i]) != (int)i) continue; /* listed once */
         cuzk_srs_state st;
@@ -800,6 +847,10 @@ int srv_get_status(srv_dispatch *b, srv_status *out)
         cuzk_engine_srs_keys(b->e, b->circuits[i], &keys, &s->keys_note);
         s->keys = keys_of(keys);
     }
+}
+
+static void status_counters(srv_dispatch *b, srv_status *out)
+{
     cuzk_engine_counters c;
     cuzk_engine_get_counters(b->e, &c);
     out->proofs_completed = c.jobs_done;
@@ -808,28 +859,47 @@ int srv_get_status(srv_dispatch *b, srv_status *out)
     out->memory_budget = c.memory_budget;
     out->memory_pinned = c.memory_pinned;
     out->memory_pinned_limit = c.memory_pinned_limit;
+}
+
+/* A prover worker on device d as curio lists it: the device's ordinal, name
+ * (GPUStatus has no state field: a failed device says so in its name) and
+ * memory, and the job it proves. */
+static void status_gpu(srv_dispatch *b, unsigned d, const cuzk_engine_prover_worker *pw, srv_gpu *g)
+{
+    g->ordinal = b->on_gpu && d < CFG_MAX_DEVICES ? b->ordinals[d] : 0;
+    char why[224];
+    if (cuzk_engine_device_failed(b->e, d, why, sizeof why))
+        snprintf(g->name, sizeof g->name, "%.56s [failed: %.56s]", cuzk_engine_device_name(b->e, d), why);
+    else
+        snprintf(g->name, sizeof g->name, "%s", b->on_gpu ? cuzk_engine_device_name(b->e, d) : "CPU prover (no GPU)");
+    cuzk_engine_device_mem mem; /* zeros when none */
+    cuzk_engine_device_memory(b->e, d, &mem);
+    g->vram_total = mem.total, g->vram_free = mem.free_bytes;
+    g->vram_budget = mem.budget, g->vram_held = mem.held;
+    memcpy(g->plan, mem.plan, sizeof g->plan);
+    memcpy(g->job_id, pw->job_id, sizeof g->job_id);
+    memcpy(g->kind, pw->kind, sizeof g->kind);
+}
+
+static void status_gpus(srv_dispatch *b, srv_status *out)
+{
     cuzk_engine_prover_worker pw[64];
     size_t npw = cuzk_engine_prover_workers(b->e, pw, 64);
     const unsigned ndev = cuzk_engine_num_devices(b->e);
     for (size_t i = 0; i < npw && out->n_gpus < 64; i++) {
-        const unsigned d = pw[i].device;
-        if (d >= ndev) continue; /* the CPU fallback behind failed GPUs */
-        srv_gpu *g = &out->gpus[out->n_gpus++];
-        g->ordinal = b->on_gpu && d < CFG_MAX_DEVICES ? b->ordinals[d] : 0;
-        char why[224];
-        /* GPUStatus has no state field: a failed device says so in its name */
-        if (cuzk_engine_device_failed(b->e, d, why, sizeof why))
-            snprintf(g->name, sizeof g->name, "%.56s [failed: %.56s]", cuzk_engine_device_name(b->e, d), why);
-        else
-            snprintf(g->name, sizeof g->name, "%s", b->on_gpu ? cuzk_engine_device_name(b->e, d) : "CPU prover (no GPU)");
-        cuzk_engine_device_mem mem; /* zeros when none */
-        cuzk_engine_device_memory(b->e, d, &mem);
-        g->vram_total = mem.total, g->vram_free = mem.free_bytes;
-        g->vram_budget = mem.budget, g->vram_held = mem.held;
-        memcpy(g->plan, mem.plan, sizeof g->plan);
-        memcpy(g->job_id, pw[i].job_id, sizeof g->job_id);
-        memcpy(g->kind, pw[i].kind, sizeof g->kind);
+        if (pw[i].device >= ndev) continue; /* the CPU fallback behind failed GPUs */
+        status_gpu(b, pw[i].device, &pw[i], &out->gpus[out->n_gpus++]);
     }
+}
+
+int srv_get_status(srv_dispatch *b, srv_status *out)
+{
+    memset(out, 0, sizeof *out);
+    status_local_queues(b, out);
+    if (b->cl) status_cluster_queues(b, out);
+    status_srs(b, out);
+    status_counters(b, out);
+    status_gpus(b, out);
     return RPC_OK;
 }
 
@@ -1026,82 +1096,110 @@ static void intake_metrics(srv_dispatch *b, mtext *t)
     metric_rows(t, m, sizeof m / sizeof m[0]);
 }
 
+/* The engine's counters and gauges, one series each. */
+static void engine_metrics(const cuzk_engine_counters *c, mtext *t)
+{
+    const metric m[] = {
+        {"cuzk_jobs_submitted_total", "counter", "Jobs submitted (duplicates excluded).", (double)c->jobs_submitted},
+        {"cuzk_jobs_duplicate_total", "counter", "Submits that named a known request id.", (double)c->jobs_duplicate},
+        {"cuzk_jobs_completed_total", "counter", "Jobs that returned a verified proof.", (double)c->jobs_done},
+        {"cuzk_jobs_failed_total", "counter", "Jobs that failed.", (double)c->jobs_failed},
+        {"cuzk_jobs_cancelled_total", "counter", "Jobs cancelled.", (double)c->jobs_cancelled},
+        {"cuzk_jobs_timed_out_total", "counter", "Jobs past their deadline.", (double)c->jobs_timed_out},
+        {"cuzk_jobs_active", "gauge", "Jobs submitted and not finished.", (double)c->jobs_active},
+        {"cuzk_partitions_synthesized_total", "counter", "Partitions synthesized.", (double)c->partitions_synthesized},
+        {"cuzk_partitions_proved_total", "counter", "Partition proofs made.", (double)c->partitions_proved},
+        {"cuzk_partitions_verified_total", "counter", "Partition proofs verified.", (double)c->partitions_verified},
+        {"cuzk_partitions_invalid_total", "counter", "Partition proofs that failed verification.",
+         (double)c->partitions_invalid},
+        {"cuzk_partitions_reproved_total", "counter", "Partitions proved again after an invalid proof.",
+         (double)c->partitions_reproved},
+        {"cuzk_synthesis_errors_total", "counter", "Synthesis errors.", (double)c->synthesis_errors},
+        {"cuzk_prover_errors_total", "counter", "Prover errors.", (double)c->prover_errors},
+        {"cuzk_prover_out_of_memory_total", "counter", "Prover calls that ran out of device memory.",
+         (double)c->prover_out_of_memory},
+        {"cuzk_pce_fast_path_total", "counter", "Partitions synthesized through a PCE.", (double)c->pce_fast_path},
+        {"cuzk_srs_loads_total", "counter", "Parameter loads.", (double)c->srs_loads},
+        {"cuzk_srs_evictions_total", "counter", "Parameter evictions.", (double)c->srs_evictions},
+        {"cuzk_srs_host_released_total", "counter",
+         "Parameter sets whose host copy was freed once every GPU held them.", (double)c->srs_host_released},
+        {"cuzk_queued_partitions", "gauge", "Partitions waiting for synthesis.", (double)c->queued_synthesis},
+        {"cuzk_queued_prove_partitions", "gauge", "Synthesized partitions waiting for a prover.",
+         (double)c->queued_prove},
+        {"cuzk_synthesis_busy_seconds_total", "counter", "Worker time spent in synthesis.", c->synthesis_busy_s},
+        {"cuzk_prove_busy_seconds_total", "counter", "Worker time spent proving.", c->prove_busy_s},
+        {"cuzk_verify_busy_seconds_total", "counter", "Worker time spent verifying.", c->verify_busy_s},
+        {"cuzk_memory_budget_bytes", "gauge", "Memory budget.", (double)c->memory_budget},
+        {"cuzk_memory_reserved_bytes", "gauge", "Memory reserved now.", (double)c->memory_reserved},
+        {"cuzk_memory_peak_bytes", "gauge", "Largest reservation seen.", (double)c->memory_peak},
+        {"cuzk_memory_rss_anon_bytes", "gauge", "Anonymous resident memory of the daemon (RssAnon), beside the reservations.",
+         (double)c->memory_rss_anon},
+        {"cuzk_memory_pinned_bytes", "gauge", "Page-locked parameter memory.", (double)c->memory_pinned},
+        {"cuzk_memory_pinned_limit_bytes", "gauge", "Limit on page-locked parameter memory.",
+         (double)c->memory_pinned_limit},
+        {"cuzk_pce_evictions_total", "counter", "Idle pre-compiled circuits freed for memory.",
+         (double)c->pce_evictions},
+        {"cuzk_devices_failed_total", "counter", "Prover devices marked failed.", (double)c->devices_failed},
+        {"cuzk_devices_healthy", "gauge", "Prover devices not marked failed.", (double)c->devices_healthy},
+        {"cuzk_synthesis_limit", "gauge", "Partitions synthesized at once at most.", (double)c->synthesis_limit},
+    };
+    metric_rows(t, m, sizeof m / sizeof m[0]);
+}
+
+/* s as a Prometheus label value (\\, \" and \n escaped) into out, cut to fit. */
+static void label_escape(const char *s, char *out, size_t cap)
+{
+    size_t k = 0;
+    for (const char *q = s; *q && k + 2 < cap; q++) {
+        if (*q == '\\' || *q == '"') out[k++] = '\\', out[k++] = *q;
+        else if (*q == '\n') out[k++] = '\\', out[k++] = 'n';
+        else out[k++] = *q;
+    }
+    out[k] = 0;
+}
+
+/* One series per device: 1 when failed, with the reason as a label. */
+static void device_failed_metrics(srv_dispatch *b, mtext *t)
+{
+    unsigned nd = cuzk_engine_num_devices(b->e);
+    mt_printf(t, "# HELP cuzk_device_failed Prover device marked failed (1) or not (0).\n"
+                 "# TYPE cuzk_device_failed gauge\n");
+    for (unsigned d = 0; d < nd; d++) {
+        char why[224], esc[2 * sizeof why];
+        bool failed = cuzk_engine_device_failed(b->e, d, why, sizeof why);
+        label_escape(why, esc, sizeof esc);
+        mt_printf(t, "cuzk_device_failed{device=\"%u\",reason=\"%s\"} %d\n", d, esc, failed);
+    }
+}
+
+/* One series per kind: 1 while its parameters cannot be loaded (the reason
+ * is in GetStatus, /status and the log). */
+static void kind_failed_metrics(srv_dispatch *b, mtext *t)
+{
+    mt_printf(t, "# HELP cuzk_kind_failed Proof kind whose parameters failed to load (1): its jobs fail at once.\n"
+                 "# TYPE cuzk_kind_failed gauge\n");
+    for (size_t k = 0; k < b->n_kinds; k++) {
+        char *why = NULL;
+        cuzk_engine_srs_failure(b->e, b->circuits[k], &why, NULL);
+        mt_printf(t, "cuzk_kind_failed{proof_kind=\"%s\",circuit=\"%s\"} %d\n", b->kinds[k], b->circuits[k],
+                  why != NULL);
+        free(why);
+    }
+}
+
 char *srv_metrics_text(srv_dispatch *b, char *buf)
 {
     cuzk_engine_counters c;
     cuzk_engine_get_counters(b->e, &c);
-    const metric m[] = {
-        {"cuzk_jobs_submitted_total", "counter", "Jobs submitted (duplicates excluded).", (double)c.jobs_submitted},
-        {"cuzk_jobs_duplicate_total", "counter", "Submits that named a known request id.", (double)c.jobs_duplicate},
-        {"cuzk_jobs_completed_total", "counter", "Jobs that returned a verified proof.", (double)c.jobs_done},
-        {"cuzk_jobs_failed_total", "counter", "Jobs that failed.", (double)c.jobs_failed},
-        {"cuzk_jobs_cancelled_total", "counter", "Jobs cancelled.", (double)c.jobs_cancelled},
-        {"cuzk_jobs_timed_out_total", "counter", "Jobs past their deadline.", (double)c.jobs_timed_out},
-        {"cuzk_jobs_active", "gauge", "Jobs submitted and not finished.", (double)c.jobs_active},
-        {"cuzk_partitions_synthesized_total", "counter", "Partitions synthesized.", (double)c.partitions_synthesized},
-        {"cuzk_partitions_proved_total", "counter", "Partition proofs made.", (double)c.partitions_proved},
-        {"cuzk_partitions_verified_total", "counter", "Partition proofs verified.", (double)c.partitions_verified},
-        {"cuzk_partitions_invalid_total", "counter", "Partition proofs that failed verification.", (double)c.partitions_invalid},
-        {"cuzk_partitions_reproved_total", "counter", "Partitions proved again after an invalid proof.", (double)c.partitions_reproved},
-        {"cuzk_synthesis_errors_total", "counter", "Synthesis errors.", (double)c.synthesis_errors},
-        {"cuzk_prover_errors_total", "counter", "Prover errors.", (double)c.prover_errors},
-        {"cuzk_prover_out_of_memory_total", "counter", "Prover calls that ran out of device memory.",
-         (double)c.prover_out_of_memory},
-        {"cuzk_pce_fast_path_total", "counter", "Partitions synthesized through a PCE.", (double)c.pce_fast_path},
-        {"cuzk_srs_loads_total", "counter", "Parameter loads.", (double)c.srs_loads},
-        {"cuzk_srs_evictions_total", "counter", "Parameter evictions.", (double)c.srs_evictions},
-        {"cuzk_srs_host_released_total", "counter",
-         "Parameter sets whose host copy was freed once every GPU held them.", (double)c.srs_host_released},
-        {"cuzk_queued_partitions", "gauge", "Partitions waiting for synthesis.", (double)c.queued_synthesis},
-        {"cuzk_queued_prove_partitions", "gauge", "Synthesized partitions waiting for a prover.", (double)c.queued_prove},
-        {"cuzk_synthesis_busy_seconds_total", "counter", "Worker time spent in synthesis.", c.synthesis_busy_s},
-        {"cuzk_prove_busy_seconds_total", "counter", "Worker time spent proving.", c.prove_busy_s},
-        {"cuzk_verify_busy_seconds_total", "counter", "Worker time spent verifying.", c.verify_busy_s},
-        {"cuzk_memory_budget_bytes", "gauge", "Memory budget.", (double)c.memory_budget},
-        {"cuzk_memory_reserved_bytes", "gauge", "Memory reserved now.", (double)c.memory_reserved},
-        {"cuzk_memory_peak_bytes", "gauge", "Largest reservation seen.", (double)c.memory_peak},
-        {"cuzk_memory_rss_anon_bytes", "gauge", "Anonymous resident memory of the daemon (RssAnon), beside the reservations.", (double)c.memory_rss_anon},
-        {"cuzk_memory_pinned_bytes", "gauge", "Page-locked parameter memory.", (double)c.memory_pinned},
-        {"cuzk_memory_pinned_limit_bytes", "gauge", "Limit on page-locked parameter memory.", (double)c.memory_pinned_limit},
-        {"cuzk_pce_evictions_total", "counter", "Idle pre-compiled circuits freed for memory.", (double)c.pce_evictions},
-        {"cuzk_devices_failed_total", "counter", "Prover devices marked failed.", (double)c.devices_failed},
-        {"cuzk_devices_healthy", "gauge", "Prover devices not marked failed.", (double)c.devices_healthy},
-        {"cuzk_synthesis_limit", "gauge", "Partitions synthesized at once at most.", (double)c.synthesis_limit},
-    };
-    unsigned nd = cuzk_engine_num_devices(b->e);
     mtext t = {.len = buf ? strlen(buf) : 0};
     t.cap = t.len + 16384;
     if (!(t.p = realloc(buf, t.cap))) {
         free(buf);
         return NULL;
     }
-    metric_rows(&t, m, sizeof m / sizeof m[0]);
-    /* one series per device: 1 when failed, with the reason as a label */
-    mt_printf(&t, "# HELP cuzk_device_failed Prover device marked failed (1) or not (0).\n"
-                  "# TYPE cuzk_device_failed gauge\n");
-    for (unsigned d = 0; d < nd; d++) {
-        char why[224], esc[2 * sizeof why];
-        bool failed = cuzk_engine_device_failed(b->e, d, why, sizeof why);
-        size_t k = 0;
-        for (const char *q = why; *q && k + 2 < sizeof esc; q++) { /* label value escaping */
-            if (*q == '\\' || *q == '"') esc[k++] = '\\', esc[k++] = *q;
-            else if (*q == '\n') esc[k++] = '\\', esc[k++] = 'n';
-            else esc[k++] = *q;
-        }
-        esc[k] = 0;
-        mt_printf(&t, "cuzk_device_failed{device=\"%u\",reason=\"%s\"} %d\n", d, esc, failed);
-    }
-    /* one series per kind: 1 while its parameters cannot be loaded (the
-     * reason is in GetStatus, /status and the log) */
-    mt_printf(&t, "# HELP cuzk_kind_failed Proof kind whose parameters failed to load (1): its jobs fail at once.\n"
-                  "# TYPE cuzk_kind_failed gauge\n");
-    for (size_t k = 0; k < b->n_kinds; k++) {
-        char *why = NULL;
-        cuzk_engine_srs_failure(b->e, b->circuits[k], &why, NULL);
-        mt_printf(&t, "cuzk_kind_failed{proof_kind=\"%s\",circuit=\"%s\"} %d\n", b->kinds[k], b->circuits[k],
-                  why != NULL);
-        free(why);
-    }
+    engine_metrics(&c, &t);
+    device_failed_metrics(b, &t);
+    kind_failed_metrics(b, &t);
     kind_keys_metrics(b, &t);
     phase_metrics(&c, &t);
     device_memory_metrics(b, &t);
