@@ -525,18 +525,9 @@ static void listen_failed(const rpc_server_opts *o, char *err, size_t errlen)
             o->listen);
 }
 
-rpc_server *rpc_server_start(const rpc_server_opts *o, char *err, size_t errlen)
+/* The core's server with our channel arguments. */
+static grpc_server *server_create(const rpc_server_opts *o)
 {
-    rpc_server *s = calloc(1, sizeof *s);
-    if (!s) return set_err(err, errlen, "%s", "out of memory"), NULL;
-    s->handler = o->handler;
-    s->refused = o->refused;
-    s->ud = o->ud;
-    s->max_calls = o->max_concurrent_calls ? o->max_concurrent_calls : 1024;
-    s->max_message = o->max_message_size > INT_MAX ? INT_MAX : o->max_message_size;
-    s->t_shutdown = (tag){TAG_SHUTDOWN, NULL};
-    grpc_init();
-
     grpc_arg args[4];
     memset(args, 0, sizeof args);
     args[0].type = GRPC_ARG_INTEGER;
@@ -558,12 +549,15 @@ rpc_server *rpc_server_start(const rpc_server_opts *o, char *err, size_t errlen)
     args[3].key = (char *)GRPC_ARG_ALLOW_REUSEPORT;
     args[3].value.integer = 0;
     grpc_channel_args ch = {4, args};
-    s->server = grpc_server_create(&ch, NULL);
-    s->cq = grpc_completion_queue_create_for_next(NULL);
-    grpc_server_register_completion_queue(s->server, s->cq, NULL);
+    return grpc_server_create(&ch, NULL);
+}
 
-    /* A stale socket file was removed by the caller's claim on the path
-     * (listen_claim.h), which removes ours after rpc_server_stop. */
+/* The listener's socket (0660) or port, with TLS when configured; false
+ * when the core cannot bind it. A stale socket file was removed by the
+ * caller's claim on the path (listen_claim.h), which removes ours after
+ * rpc_server_stop. */
+static bool server_listen(rpc_server *s, const rpc_server_opts *o)
+{
     const char *path = NULL;
     if (!strncmp(o->listen, "unix:", 5)) {
         path = o->listen + 5;
@@ -576,37 +570,65 @@ rpc_server *rpc_server_start(const rpc_server_opts *o, char *err, size_t errlen)
     int port = grpc_server_add_http2_port(s->server, o->listen, creds);
     grpc_server_credentials_release(creds);
     umask(old);
-    if (port == 0) {
-        listen_failed(o, err, errlen);
-        goto fail;
-    }
+    if (port == 0) return false;
     grpc_server_start(s->server);
     if (path) chmod(path, 0660);
-    for (int i = 0; i < 8; i++) request_next(s);
-    if (pthread_create(&s->poller, NULL, poller, s)) {
-        set_err(err, errlen, "%s", "cannot start the poller thread");
-        atomic_store(&s->stopping, true);
-        grpc_server_shutdown_and_notify(s->server, s->cq, &s->t_shutdown);
-        grpc_server_cancel_all_calls(s->server);
-        /* drain the queue here: the poller does not exist */
-        for (;;) {
-            grpc_event ev = grpc_completion_queue_next(s->cq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
-            if (ev.type != GRPC_OP_COMPLETE) break;
-            tag *t = ev.tag;
-            if (t->kind == TAG_SHUTDOWN) break;
-            call_unref(t->call);
-        }
-        goto fail;
+    return true;
+}
+
+/* A started server whose poller did not start: shut down, its queue
+ * drained here. */
+static void server_stop_unpolled(rpc_server *s)
+{
+    atomic_store(&s->stopping, true);
+    grpc_server_shutdown_and_notify(s->server, s->cq, &s->t_shutdown);
+    grpc_server_cancel_all_calls(s->server);
+    for (;;) {
+        grpc_event ev = grpc_completion_queue_next(s->cq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
+        if (ev.type != GRPC_OP_COMPLETE) break;
+        tag *t = ev.tag;
+        if (t->kind == TAG_SHUTDOWN) break;
+        call_unref(t->call);
     }
-    return s;
-fail:
+}
+
+static void server_free(rpc_server *s)
+{
     grpc_server_destroy(s->server);
     grpc_completion_queue_shutdown(s->cq);
     while (grpc_completion_queue_next(s->cq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL).type != GRPC_QUEUE_SHUTDOWN) {}
     grpc_completion_queue_destroy(s->cq);
     grpc_shutdown();
     free(s);
-    return NULL;
+}
+
+rpc_server *rpc_server_start(const rpc_server_opts *o, char *err, size_t errlen)
+{
+    rpc_server *s = calloc(1, sizeof *s);
+    if (!s) return set_err(err, errlen, "%s", "out of memory"), NULL;
+    s->handler = o->handler;
+    s->refused = o->refused;
+    s->ud = o->ud;
+    s->max_calls = o->max_concurrent_calls ? o->max_concurrent_calls : 1024;
+    s->max_message = o->max_message_size > INT_MAX ? INT_MAX : o->max_message_size;
+    s->t_shutdown = (tag){TAG_SHUTDOWN, NULL};
+    grpc_init();
+    s->server = server_create(o);
+    s->cq = grpc_completion_queue_create_for_next(NULL);
+    grpc_server_register_completion_queue(s->server, s->cq, NULL);
+    if (!server_listen(s, o)) {
+        listen_failed(o, err, errlen);
+        server_free(s);
+        return NULL;
+    }
+    for (int i = 0; i < 8; i++) request_next(s);
+    if (pthread_create(&s->poller, NULL, poller, s)) {
+        set_err(err, errlen, "%s", "cannot start the poller thread");
+        server_stop_unpolled(s);
+        server_free(s);
+        return NULL;
+    }
+    return s;
 }
 
 uint32_t rpc_server_active_calls(const rpc_server *s) { return atomic_load(&s->active); }
