@@ -515,6 +515,117 @@ static int m_cancel(srv_service *s, rpc_call *c, const uint8_t *req, size_t len,
     return RPC_OK;
 }
 
+/* What a GetStatusResponse points into besides the srv_status: the
+ * messages of its repeated fields, and their pointer arrays. */
+typedef struct status_reply {
+    Cuzk__V1__QueueStatus qs[32], *qp[32];
+    Cuzk__V1__SRSStatus ss[32], *sp[32];
+    Cuzk__V1__GPUStatus gs[64], *gp[64];
+    Cuzk__V1__ClusterQueue *cq, **cqp;
+    Cuzk__V1__ClusterHost *ch, **chp;
+} status_reply;
+
+/* GetStatus.gpus: the prover's workers, as curio lists them. */
+static void status_put_gpus(Cuzk__V1__GetStatusResponse *a, srv_status *st, status_reply *sr)
+{
+    for (size_t i = 0; i < st->n_gpus; i++) {
+        Cuzk__V1__GPUStatus *g = &sr->gs[i];
+        cuzk__v1__gpustatus__init(g);
+        g->ordinal = st->gpus[i].ordinal;
+        g->name = st->gpus[i].name;
+        g->vram_total_bytes = st->gpus[i].vram_total;
+        g->vram_free_bytes = st->gpus[i].vram_free;
+        g->memory_budget_bytes = st->gpus[i].vram_budget;
+        g->memory_held_bytes = st->gpus[i].vram_held;
+        g->memory_plan = st->gpus[i].plan;
+        g->current_job_id = st->gpus[i].job_id;
+        g->current_proof_kind = st->gpus[i].kind;
+        sr->gp[i] = g;
+    }
+    a->n_gpus = st->n_gpus;
+    a->gpus = sr->gp;
+}
+
+static void status_put_queues(Cuzk__V1__GetStatusResponse *a, srv_status *st, status_reply *sr)
+{
+    for (size_t i = 0; i < st->n_queues; i++) {
+        cuzk__v1__queue_status__init(&sr->qs[i]);
+        sr->qs[i].proof_kind = st->queues[i].kind;
+        sr->qs[i].pending = st->queues[i].pending;
+        sr->qs[i].in_progress = st->queues[i].in_progress;
+        sr->qp[i] = &sr->qs[i];
+    }
+    a->n_queues = st->n_queues;
+    a->queues = sr->qp;
+}
+
+static void status_put_srs(Cuzk__V1__GetStatusResponse *a, srv_status *st, status_reply *sr)
+{
+    for (size_t i = 0; i < st->n_srs; i++) {
+        Cuzk__V1__SRSStatus *s = &sr->ss[i];
+        cuzk__v1__srsstatus__init(s);
+        s->circuit_id = st->srs[i].circuit_id;
+        s->tier = (Cuzk__V1__SRSStatus__Tier)st->srs[i].tier;
+        s->size_bytes = st->srs[i].size_bytes;
+        s->ref_count = st->srs[i].ref_count;
+        if (st->srs[i].error) s->error = st->srs[i].error;
+        s->keys = (Cuzk__V1__SRSStatus__Keys)st->srs[i].keys;
+        if (st->srs[i].keys_note) s->keys_note = st->srs[i].keys_note;
+        sr->sp[i] = s;
+    }
+    a->n_loaded_srs = st->n_srs;
+    a->loaded_srs = sr->sp;
+}
+
+static void status_put_cluster_queue(Cuzk__V1__ClusterQueue *q, const cuzk_cluster_queue *v)
+{
+    cuzk__v1__cluster_queue__init(q);
+    q->proof_kind = (char *)v->kind;
+    q->priority = (Cuzk__V1__Priority)v->priority;
+    q->jobs_pending = v->jobs_pending;
+    q->jobs_in_progress = v->jobs_running;
+    q->partitions_pending = v->parts_pending;
+    q->partitions_claimed = v->parts_claimed;
+}
+
+static void status_put_cluster_host(Cuzk__V1__ClusterHost *h, const cuzk_cluster_host *v)
+{
+    cuzk__v1__cluster_host__init(h);
+    h->name = (char *)v->name;
+    h->slots = v->slots;
+    h->busy = v->busy;
+    h->claims = v->held;
+    h->alive = v->alive;
+    h->heartbeat_age_ms = v->heartbeat_age_ms;
+    h->partitions_completed = v->completed;
+}
+
+/* A cluster member: the cluster's queue per kind and priority, and its
+ * hosts (arrays allocated in sr: status_reply_free). */
+static void status_put_cluster(Cuzk__V1__GetStatusResponse *a, srv_status *st, status_reply *sr)
+{
+    const cuzk_cluster_view *v = &st->cluster;
+    size_t nq = st->in_cluster ? v->n_queues : 0, nh = st->in_cluster ? v->n_hosts : 0;
+    sr->cq = calloc(nq + 1, sizeof *sr->cq), sr->cqp = calloc(nq + 1, sizeof *sr->cqp);
+    sr->ch = calloc(nh + 1, sizeof *sr->ch), sr->chp = calloc(nh + 1, sizeof *sr->chp);
+    if (!sr->cq || !sr->cqp || !sr->ch || !sr->chp) nq = nh = 0; /* the engine's part still answers */
+    for (size_t i = 0; i < nq; i++) {
+        status_put_cluster_queue(&sr->cq[i], &v->queues[i]);
+        sr->cqp[i] = &sr->cq[i];
+    }
+    for (size_t i = 0; i < nh; i++) {
+        status_put_cluster_host(&sr->ch[i], &v->hosts[i]);
+        sr->chp[i] = &sr->ch[i];
+    }
+    a->n_cluster_queues = nq;
+    a->cluster_queues = sr->cqp;
+    a->n_cluster_hosts = nh;
+    a->cluster_hosts = sr->chp;
+    if (st->cluster_error[0]) a->cluster_error = st->cluster_error;
+}
+
+static void status_reply_free(status_reply *sr) { free(sr->cq), free(sr->cqp), free(sr->ch), free(sr->chp); }
+
 static int m_status(srv_service *s, rpc_call *c, const uint8_t *req, size_t len, reply *r)
 {
     DECODE(Cuzk__V1__GetStatusRequest, cuzk__v1__get_status_request, q);
@@ -523,86 +634,19 @@ static int m_status(srv_service *s, rpc_call *c, const uint8_t *req, size_t len,
     memset(&st, 0, sizeof st);
     srv_get_status(s->b, &st);
     Cuzk__V1__GetStatusResponse a = CUZK__V1__GET_STATUS_RESPONSE__INIT;
-    Cuzk__V1__QueueStatus qs[32], *qp[32];
-    Cuzk__V1__SRSStatus ss[32], *sp[32];
-    Cuzk__V1__GPUStatus gs[64], *gp[64];
-    for (size_t i = 0; i < st.n_gpus; i++) {
-        cuzk__v1__gpustatus__init(&gs[i]);
-        gs[i].ordinal = st.gpus[i].ordinal;
-        gs[i].name = st.gpus[i].name;
-        gs[i].vram_total_bytes = st.gpus[i].vram_total;
-        gs[i].vram_free_bytes = st.gpus[i].vram_free;
-        gs[i].memory_budget_bytes = st.gpus[i].vram_budget;
-        gs[i].memory_held_bytes = st.gpus[i].vram_held;
-        gs[i].memory_plan = st.gpus[i].plan;
-        gs[i].current_job_id = st.gpus[i].job_id;
-        gs[i].current_proof_kind = st.gpus[i].kind;
-        gp[i] = &gs[i];
-    }
-    a.n_gpus = st.n_gpus;
-    a.gpus = gp;
-    for (size_t i = 0; i < st.n_queues; i++) {
-        cuzk__v1__queue_status__init(&qs[i]);
-        qs[i].proof_kind = st.queues[i].kind;
-        qs[i].pending = st.queues[i].pending;
-        qs[i].in_progress = st.queues[i].in_progress;
-        qp[i] = &qs[i];
-    }
-    for (size_t i = 0; i < st.n_srs; i++) {
-        cuzk__v1__srsstatus__init(&ss[i]);
-        ss[i].circuit_id = st.srs[i].circuit_id;
-        ss[i].tier = (Cuzk__V1__SRSStatus__Tier)st.srs[i].tier;
-        ss[i].size_bytes = st.srs[i].size_bytes;
-        ss[i].ref_count = st.srs[i].ref_count;
-        if (st.srs[i].error) ss[i].error = st.srs[i].error;
-        ss[i].keys = (Cuzk__V1__SRSStatus__Keys)st.srs[i].keys;
-        if (st.srs[i].keys_note) ss[i].keys_note = st.srs[i].keys_note;
-        sp[i] = &ss[i];
-    }
-    a.n_queues = st.n_queues;
-    a.queues = qp;
-    a.n_loaded_srs = st.n_srs;
-    a.loaded_srs = sp;
+    status_reply sr;
+    status_put_gpus(&a, &st, &sr);
+    status_put_queues(&a, &st, &sr);
+    status_put_srs(&a, &st, &sr);
     a.total_proofs_completed = st.proofs_completed;
     a.total_proofs_failed = st.proofs_failed;
     a.uptime_seconds = uptime_s(s);
     a.pinned_memory_bytes = st.memory_pinned;
     a.pinned_memory_limit_bytes = st.memory_pinned_limit;
     a.draining = service_draining(s);
-    /* a cluster member: the cluster's queue per kind and priority, and its hosts */
-    const cuzk_cluster_view *v = &st.cluster;
-    size_t nq = st.in_cluster ? v->n_queues : 0, nh = st.in_cluster ? v->n_hosts : 0;
-    Cuzk__V1__ClusterQueue *cq = calloc(nq + 1, sizeof *cq), **cqp = calloc(nq + 1, sizeof *cqp);
-    Cuzk__V1__ClusterHost *ch = calloc(nh + 1, sizeof *ch), **chp = calloc(nh + 1, sizeof *chp);
-    if (!cq || !cqp || !ch || !chp) nq = nh = 0; /* the engine's part still answers */
-    for (size_t i = 0; i < nq; i++) {
-        cuzk__v1__cluster_queue__init(&cq[i]);
-        cq[i].proof_kind = (char *)v->queues[i].kind;
-        cq[i].priority = (Cuzk__V1__Priority)v->queues[i].priority;
-        cq[i].jobs_pending = v->queues[i].jobs_pending;
-        cq[i].jobs_in_progress = v->queues[i].jobs_running;
-        cq[i].partitions_pending = v->queues[i].parts_pending;
-        cq[i].partitions_claimed = v->queues[i].parts_claimed;
-        cqp[i] = &cq[i];
-    }
-    for (size_t i = 0; i < nh; i++) {
-        cuzk__v1__cluster_host__init(&ch[i]);
-        ch[i].name = (char *)v->hosts[i].name;
-        ch[i].slots = v->hosts[i].slots;
-        ch[i].busy = v->hosts[i].busy;
-        ch[i].claims = v->hosts[i].held;
-        ch[i].alive = v->hosts[i].alive;
-        ch[i].heartbeat_age_ms = v->hosts[i].heartbeat_age_ms;
-        ch[i].partitions_completed = v->hosts[i].completed;
-        chp[i] = &ch[i];
-    }
-    a.n_cluster_queues = nq;
-    a.cluster_queues = cqp;
-    a.n_cluster_hosts = nh;
-    a.cluster_hosts = chp;
-    if (st.cluster_error[0]) a.cluster_error = st.cluster_error;
+    status_put_cluster(&a, &st, &sr);
     send_msg(c, &a.base);
-    free(cq), free(cqp), free(ch), free(chp);
+    status_reply_free(&sr);
     srv_status_free(&st);
     return RPC_OK;
 }
