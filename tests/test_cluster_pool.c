@@ -25,6 +25,7 @@
 #include "cuzk/cluster.h"
 #include "cuzk/engine.h"
 #include "cuzk/error.h"
+#include "cuzk/kinds.h"
 #include "pg_test.h"
 #include "server/dispatch_cluster.h"
 #include "server/config.h"

@@ -374,6 +374,15 @@ static void corrupt_faults(tkind *k, cuzk_rng *rng)
     none.prove = NULL;
     cfg.num_devices = 1;
     CHECK(cuzk_engine_create(&e, &cfg) == CUZK_ERR_INVALID_ARG && e == NULL);
+    /* the core holds no prover: it starts on one it is given, and a
+     * fallback must prove too */
+    cuzk_engine_config bare = {.num_devices = 1};
+    CHECK(cuzk_engine_start(&e, &bare) == CUZK_ERR_INVALID_ARG && e == NULL);
+    CHECK(cuzk_engine_start(&e, NULL) == CUZK_ERR_INVALID_ARG && e == NULL);
+    none.prove = f_prove;
+    cuzk_engine_prover mute = {.name = "mute", .devices = 1};
+    cuzk_engine_config fb = {.prover = &none, .num_devices = 1, .fallback = &mute};
+    CHECK(cuzk_engine_start(&e, &fb) == CUZK_ERR_INVALID_ARG && e == NULL);
 }
 
 /* ---- failed devices ------------------------------------------------------------ */

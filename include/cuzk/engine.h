@@ -20,10 +20,10 @@
  *    partition is the next one synthesized and the next one proved.
  *
  * Everything else plugs in through small tables: cuzk_engine_kind (a
- * circuit), cuzk_engine_prover (devices with workers; the CPU prover is
- * built in) and cuzk_engine_pce (pre-compiled circuits); the core knows no
- * Filecoin, GPU or PCE format. cuzk/kinds.h fills those tables (the
- * Filecoin and test kinds, the GPU prover, the PCE cache). The log callback and the stage hook are called from worker
+ * circuit), cuzk_engine_prover (devices with workers) and cuzk_engine_pce
+ * (pre-compiled circuits); the core knows no Filecoin, GPU or PCE format
+ * and holds no prover. cuzk/kinds.h fills those tables (the Filecoin and
+ * test kinds, the CPU and GPU provers, the PCE cache). The log callback and the stage hook are called from worker
  * threads and must not call back into the engine.
  */
 #ifndef CUZK_ENGINE_H
@@ -255,10 +255,6 @@ typedef struct cuzk_engine_prover {
                                size_t msg_len);
 } cuzk_engine_prover;
 
-/* Fills *out with the CPU prover: cuzk_groth16_prove_assignment with
- * `threads` threads per call (0: 1), no device state. Tests wrap it. */
-void cuzk_engine_cpu_prover(cuzk_engine_prover *out, unsigned threads);
-
 
 /* ---- pre-compiled circuits (PCE) --------------------------------------- */
 
@@ -312,7 +308,7 @@ typedef enum cuzk_engine_stage {
 
 /* Page-locking of HOT parameter sets (the prover's host_pin, else mlock). */
 typedef enum cuzk_engine_pin {
-    CUZK_PIN_AUTO = 0, /* on with a prover backend (it uploads), off for the built-in CPU prover */
+    CUZK_PIN_AUTO = 0, /* on (the prover uploads); cuzk_engine_create: off on the CPU prover it supplies */
     CUZK_PIN_ON = 1,
     CUZK_PIN_OFF = 2
 } cuzk_engine_pin;
@@ -334,9 +330,9 @@ typedef struct cuzk_engine_config {
      * uploads, a proof's finish) goes first and the GPU is not left
      * waiting on synthesis that has slack. 0: unchanged. */
     unsigned synthesis_nice;
-    unsigned num_devices;        /* 0: the prover's num_devices, else 1 */
+    unsigned num_devices;        /* 0: the prover's devices */
     unsigned workers_per_device; /* 0: 2 */
-    unsigned prover_threads;     /* CPU prover threads per call; 0: CPUs / prover workers */
+    unsigned prover_threads;     /* host threads per prove call (cuzk_engine_prove_threads) */
     unsigned queue_depth;        /* partitions synthesized ahead of the provers, counted per
                                     priority and above; 0: at least 2 per prover worker, and
                                     as many as keep the provers fed (mean synthesis time over
@@ -347,7 +343,7 @@ typedef struct cuzk_engine_config {
     uint64_t memory_budget;      /* bytes; 0: physical memory minus a margin */
     uint32_t default_timeout_ms; /* per job; 0: none */
     unsigned job_retention;      /* finished jobs kept for duplicate ids; 0: 4096 */
-    const cuzk_engine_prover *prover; /* NULL: the CPU prover */
+    const cuzk_engine_prover *prover; /* required, copied (cuzk_engine_create: NULL for the CPU prover) */
     const cuzk_engine_pce *pce;       /* NULL: always full synthesis */
     /* level 0 error, 1 warning, 2 info, 3 debug; NULL: errors and warnings to stderr */
     void (*log)(void *ctx, int level, const char *msg);
@@ -360,15 +356,18 @@ typedef struct cuzk_engine_config {
      * proved valid on another device (a bad input, failing everywhere,
      * blames none), or at once on CUZK_ERR_DEVICE (the GPU layer's
      * unusable device). Its workers stop,
-     * its partitions are proved elsewhere, the status says why. With
-     * cpu_fallback (and a prover backend) the CPU prover takes over when
-     * every device has failed; without it the jobs then fail with
-     * CUZK_ERR_NO_DEVICE. */
+     * its partitions are proved elsewhere, the status says why. A
+     * fallback (copied; its open is not called: a prover without device
+     * state) takes over when every device has failed, on as many workers
+     * as a device has; without one the jobs then fail with
+     * CUZK_ERR_NO_DEVICE. cpu_fallback: cuzk_engine_create makes the CPU
+     * prover the fallback of a prover it was given. */
     unsigned device_max_errors;
+    const cuzk_engine_prover *fallback;
     bool cpu_fallback;
     /* A set's host point arrays stay in RAM after every device holds them
      * (release_host_params); false: their pages go back to the kernel,
-     * unless cpu_fallback needs them. */
+     * unless a fallback needs them. */
     bool keep_host_params;
     /* HOT parameters are page-locked (the prover's host_pin, else mlock) up to pinned_limit
      * bytes (0: the memory budget); sets over the limit stay pageable. */
@@ -401,8 +400,15 @@ uint64_t cuzk_engine_rss_anon(void);
  * footprint) and at least 1 (footprint 0, not known yet: cores). */
 unsigned cuzk_engine_synthesis_workers_default(unsigned cores, uint64_t budget, uint64_t footprint);
 
-/* Starts the workers. cfg may be NULL (all defaults). */
-int cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg);
+/* Host threads for each prove call of a prover with `devices` devices under
+ * cfg: prover_threads, else the CPUs shared among its devices ×
+ * workers_per_device workers; at least 1 (what the CPU prover is given). */
+unsigned cuzk_engine_prove_threads(const cuzk_engine_config *cfg, unsigned devices);
+
+/* Opens cfg->prover's devices and starts the workers (CUZK_ERR_INVALID_ARG
+ * without a prover). cuzk_engine_create (cuzk/kinds.h) is this with the CPU
+ * prover supplied. */
+int cuzk_engine_start(cuzk_engine **out, const cuzk_engine_config *cfg);
 /* Cancels every job, joins the workers and frees everything. Job handles
  * must have been released before. NULL-safe. */
 void cuzk_engine_destroy(cuzk_engine *e);

@@ -4,7 +4,7 @@
  * in through). This layer fills those tables:
  *  - kinds: the Filecoin proofs at every sector size, and synthetic test
  *    kinds (cuzk_engine_kind);
- *  - the GPU prover (cuzk_engine_prover; the CPU prover is the core's own);
+ *  - the provers (cuzk_engine_prover): the CPU prover, and the GPU prover;
  *  - the PCE cache behind the PCE hook (cuzk_engine_pce), and the Filecoin
  *    circuits' PCE for operators.
  * The daemon, the CLI and the tests pick from here what the engine runs.
@@ -75,6 +75,23 @@ typedef struct cuzk_engine_pce_check {
 int cuzk_engine_filecoin_pce_check(const cuzk_pce *pce, const char *circuit_id, const void *request, size_t len,
                                    uint32_t partition, unsigned nthreads, cuzk_engine_pce_check *out, char *err,
                                    size_t err_len);
+
+/* ---- the CPU prover ----------------------------------------------------- */
+
+/* Fills *out with the CPU prover: cuzk_groth16_prove_assignment with
+ * `threads` threads per call (0: 1), one device, no device state. Tests
+ * wrap it. */
+void cuzk_engine_cpu_prover(cuzk_engine_prover *out, unsigned threads);
+
+/*
+ * cuzk_engine_start, with the CPU prover where cfg (may be NULL: all
+ * defaults) names no prover: its threads cuzk_engine_prove_threads of its
+ * devices (num_devices, else 1), the parameters not page-locked under pin
+ * auto (nothing uploads them). With a prover and cpu_fallback, the CPU
+ * prover behind its devices (as one device). The daemon, the CLI and the
+ * tests create their engines here.
+ */
+int cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg);
 
 /* ---- the GPU prover ----------------------------------------------------- */
 

@@ -55,8 +55,21 @@ static uint64_t auto_budget(void)
     return limit ? cuzk_engine_memory_budget_default(limit, (uint64_t)1 << 30) : (uint64_t)4 << 30;
 }
 
+static unsigned workers_per_device(const cuzk_engine_config *cfg)
+{
+    return cfg->workers_per_device ? cfg->workers_per_device : 2;
+}
+
+unsigned cuzk_engine_prove_threads(const cuzk_engine_config *cfg, unsigned devices)
+{
+    unsigned th = cfg->prover_threads ? cfg->prover_threads
+                                      : cuzk_parallel_cpus() / ((devices ? devices : 1) * workers_per_device(cfg));
+    return th ? th : 1;
+}
+
 /* The engine's settings from its config: workers, devices, depth, batch,
- * budgets, and the CPU prover (alone, or behind the devices as fallback). */
+ * budgets, the prover and the fallback behind its devices (their tables
+ * copied: the caller's may go). */
 static int engine_configure(cuzk_engine *e)
 {
     e->ncpu = cuzk_parallel_cpus();
@@ -65,11 +78,12 @@ static int engine_configure(cuzk_engine *e)
     e->synth_fixed = e->cfg.synthesis_workers != 0;
     e->n_cpu_workers = e->cfg.synthesis_workers ? e->cfg.synthesis_workers : e->ncpu;
     e->synth_limit = e->n_cpu_workers;
-    if (e->cfg.prover) e->prover = *e->cfg.prover;
-    e->n_devices = e->cfg.num_devices ? e->cfg.num_devices : e->cfg.prover ? e->prover.devices : 1;
+    if (!e->cfg.prover || (e->cfg.fallback && !e->cfg.fallback->prove)) return CUZK_ERR_INVALID_ARG;
+    e->prover = *e->cfg.prover;
+    e->n_devices = e->cfg.num_devices ? e->cfg.num_devices : e->prover.devices;
     if (e->n_devices == 0) return CUZK_ERR_NO_DEVICE;
-    if (e->cfg.prover && !e->prover.prove) return CUZK_ERR_INVALID_ARG;
-    e->per_device = e->cfg.workers_per_device ? e->cfg.workers_per_device : 2;
+    if (!e->prover.prove) return CUZK_ERR_INVALID_ARG;
+    e->per_device = workers_per_device(&e->cfg);
     e->n_prove_workers = e->n_devices * e->per_device;
     e->queue_depth = e->cfg.queue_depth ? e->cfg.queue_depth : 2 * e->n_prove_workers;
     e->batch_max = e->cfg.max_batch_size > 1 ? e->cfg.max_batch_size : 1;
@@ -77,19 +91,17 @@ static int engine_configure(cuzk_engine *e)
     e->retention = e->cfg.job_retention ? e->cfg.job_retention : 4096;
     e->budget = e->cfg.memory_budget ? e->cfg.memory_budget : auto_budget();
     e->c.memory_budget = e->budget;
-    /* HOT parameters are page-locked for the uploads of a prover backend */
-    e->pin_off = e->cfg.pin == CUZK_PIN_OFF || (e->cfg.pin == CUZK_PIN_AUTO && !e->cfg.prover);
+    /* HOT parameters are page-locked for the prover's uploads */
+    e->pin_off = e->cfg.pin == CUZK_PIN_OFF;
     e->pin_limit = e->cfg.pinned_limit ? e->cfg.pinned_limit : e->budget;
     e->max_strikes = e->cfg.device_max_errors ? e->cfg.device_max_errors : 3;
-    if (!e->cfg.prover) {
-        unsigned th = e->cfg.prover_threads ? e->cfg.prover_threads : e->ncpu / e->n_prove_workers;
-        cuzk_engine_cpu_prover(&e->prover, th ? th : 1);
-    } else if (e->cfg.cpu_fallback) {
-        /* the CPU prover behind the devices, as many workers as a device has */
+    if (e->cfg.fallback) {
+        /* behind the devices, as many workers as a device has */
         e->n_fb_workers = e->per_device;
-        unsigned th = e->cfg.prover_threads ? e->cfg.prover_threads : e->ncpu / e->n_fb_workers;
-        cuzk_engine_cpu_prover(&e->fallback, th ? th : 1);
+        e->fallback = *e->cfg.fallback;
     }
+    e->cfg.prover = &e->prover;
+    e->cfg.fallback = e->n_fb_workers ? &e->fallback : NULL;
     e->n_healthy = e->n_devices;
     if (e->cfg.pce) {
         e->pce = *e->cfg.pce;
@@ -176,14 +188,14 @@ static int engine_start(cuzk_engine *e)
     return err;
 }
 
-int cuzk_engine_create(cuzk_engine **out, const cuzk_engine_config *cfg)
+int cuzk_engine_start(cuzk_engine **out, const cuzk_engine_config *cfg)
 {
     if (!out) return CUZK_ERR_INVALID_ARG;
     *out = NULL;
-    if (cfg && cfg->synthesis_nice > 19) return CUZK_ERR_INVALID_ARG;
+    if (!cfg || cfg->synthesis_nice > 19) return CUZK_ERR_INVALID_ARG;
     cuzk_engine *e = calloc(1, sizeof *e);
     if (!e) return CUZK_ERR_NO_MEMORY;
-    if (cfg) e->cfg = *cfg;
+    e->cfg = *cfg;
     int err = engine_configure(e);
     if (err == CUZK_OK) err = engine_alloc(e);
     if (err != CUZK_OK) {

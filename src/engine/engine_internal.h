@@ -205,7 +205,7 @@ struct cuzk_engine {
      * per partition, for the default depth (queue_limit in schedule.c) */
     double synth_mean_s, prove_mean_s;
     void **devs;                 /* n_devices + 1: the fallback's is NULL */
-    cuzk_engine_prover fallback; /* the CPU prover behind failed devices */
+    cuzk_engine_prover fallback; /* cfg.fallback, behind failed devices */
     unsigned n_fb_workers;       /* its workers (0: no fallback) */
     unsigned max_strikes;        /* errors in a row that fail a device */
     unsigned n_healthy;          /* devices not failed */
@@ -303,7 +303,7 @@ void device_failure(cuzk_engine *e, int d, int err, const char *detail);
 void device_strike(cuzk_engine *e, int d);
 void part_requeue(cuzk_engine *e, cuzk_job *j, part *p);
 
-/* the threads' loops (workers.c), started by cuzk_engine_create with their worker */
+/* the threads' loops (workers.c), started by cuzk_engine_start with their worker */
 void *cpu_worker_main(void *arg);
 void *prove_worker_main(void *arg);
 

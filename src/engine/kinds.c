@@ -1,6 +1,5 @@
 /*
- * The circuit registry, full synthesis into a ProvingAssignment, and the
- * CPU prover (the engine's default and its fallback behind failed devices).
+ * The circuit registry, and full synthesis into a ProvingAssignment.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -130,28 +129,4 @@ int cuzk_engine_kind_witness_bytes(const cuzk_engine_kind *kind, const void *inp
     *bytes = witness_bytes(&w);
     w.release(w.owner);
     return CUZK_OK;
-}
-
-/* ---- the CPU prover ------------------------------------------------------ */
-
-static int cpu_prove(void *ctx, void *dev, unsigned worker, const cuzk_engine_set *set, size_t n,
-                     const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_proof *out,
-                     cuzk_engine_prove_report *rep)
-{
-    unsigned threads = (unsigned)(uintptr_t)ctx;
-    for (size_t i = 0; i < n; i++) {
-        int err = cuzk_groth16_prove_assignment(&out[i], set->params, &as[i], &r[i], &s[i], threads, &rep->timing);
-        if (err != CUZK_OK) return err;
-    }
-    rep->timed = true;
-    return CUZK_OK;
-}
-
-void cuzk_engine_cpu_prover(cuzk_engine_prover *out, unsigned threads)
-{
-    memset(out, 0, sizeof *out);
-    out->name = "cpu";
-    out->devices = 1;
-    out->prove = cpu_prove;
-    out->ctx = (void *)(uintptr_t)(threads ? threads : 1);
 }

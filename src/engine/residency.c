@@ -609,7 +609,7 @@ void srs_drop(cuzk_engine *e, srs_entry *s, bool to_cold)
 void srs_release_host(cuzk_engine *e, srs_entry *s)
 {
     if (s->state != CUZK_SRS_HOT || s->host_released || !e->prover.evict || !e->n_healthy ||
-        e->cfg.cpu_fallback || e->cfg.keep_host_params)
+        e->n_fb_workers || e->cfg.keep_host_params)
         return;
     cuzk_engine_set set;
     srs_handle(s, NULL, 0, &set);
