@@ -31,8 +31,8 @@ static uint64_t expected_total(const cuzk_gpu_plan_need *nd, const cuzk_gpu_plan
     const uint64_t tw = p->compact_tables && L ? 2 * ((1ull << S) + (1ull << (L - S))) * 32 : n * 32;
     const uint64_t tables = tw + 64 * MIB;
     const int buffers = any || p->pce_streamed;
-    const uint64_t worker = p->h_vectors * n * 32 + nd->witness + nd->host_scalars + (buffers ? 4 * p->chunk_bytes : 0);
-    const uint64_t l_plain = any ? p->chunk_bytes / 96 * 32 + CUZK_GPU_PLAN_MSM_BUCKETS : 0;
+    const uint64_t worker = p->h_vectors * n * 32 + nd->witness + nd->host_scalars + (buffers ? 2 * p->chunk_bytes : 0);
+    const uint64_t l_plain = any ? p->chunk_bytes / 96 * 32 : 0;
     return tables + res + worker + largest * CUZK_GPU_PLAN_MSM_BYTES_PER_POINT + l_plain + 256 * MIB;
 }
 

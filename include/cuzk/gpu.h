@@ -113,7 +113,7 @@ typedef struct cuzk_gpu_plan {
     unsigned h_vectors;                      /* 3 or 2 */
     int compact_tables;                      /* H's twiddles as two short tables, a product per read */
     int pce_streamed;                        /* the PCE's matrices go up by row blocks at each proof */
-    uint64_t chunk_bytes;                    /* each of a worker's chunk buffers (0: nothing streamed) */
+    uint64_t chunk_bytes;                    /* each of a worker's two chunk buffers (0: nothing streamed) */
     uint64_t tables, resident, worker, msm_scratch, reserve; /* the parts of total */
     uint64_t total;                          /* planned device bytes, at most budget when fits */
     uint64_t host_pinned;                    /* host bytes the streamed arrays keep (pinned to overlap) */
@@ -124,19 +124,6 @@ typedef struct cuzk_gpu_plan {
  * anything streams: every MSM then runs in chunks; one window a batch:
  * 7.5 GB at 2^27, measured with the 32 GiB PoRep on the H100). */
 #define CUZK_GPU_PLAN_MSM_BYTES_PER_POINT 56u
-/* A worker's chunk buffers when anything streams: the copy engine runs up
- * to this many chunks ahead of the MSMs, so that while one of H's
- * compute-bound chunks runs (≈ 3.6 copies' time at 2^27 on the H100) the
- * copies of the transfer-bound chunks of L, A and B that follow are done. */
-#ifndef CUZK_GPU_PLAN_CHUNK_BUFFERS
-#define CUZK_GPU_PLAN_CHUNK_BUFFERS 4u
-#endif
-
-/* When anything streams, each MSM runs in chunks that share one set of
- * buckets: the plan keeps this much for them; at run time each takes at
- * most half of what the card then leaves beyond its chunks' scratch, so a
- * larger room gives wider windows (fewer of them). */
-#define CUZK_GPU_PLAN_MSM_BUCKETS ((uint64_t)256 << 20)
 
 struct cuzk_pce;
 /* What params need for one worker proving with pce (may be NULL), the A

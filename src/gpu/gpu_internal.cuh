@@ -53,8 +53,7 @@ void trace_region_end(const char *what);
 /* After a kernel launch: launch errors (bad configuration, sticky faults). */
 #define GPU_LAUNCHED(c, name)                                                                      \
     do {                                                                                           \
-        cudaError_t l_ = cudaPeekAtLastError(); /* named: a launch may fail for its stack's room */ \
-        if (l_ != cudaSuccess) return ::cuzk_gpu::fail((c), l_, (name));                           \
+        GPU_TRY(c, cudaPeekAtLastError());                                                         \
         ::cuzk_gpu::trace_mark((c), (name));                                                       \
     } while (0)
 
@@ -124,22 +123,10 @@ int ntt_groth16_h_tables(const ctx &c, ntt_tables *t, unsigned log_n);
 int ntt_groth16_h_odd(const ctx &c, ntt_tables *t, fr_t *a, fr_t *b, fr_t *cc, unsigned log_n);
 
 /* ---- MSM (msm/, msm.cu, msm_g1.cu, msm_g2.cu) -------------------------- */
-/* An MSM taken in chunks of its points (a set that streams): one window
- * width for all its general scalars, one set of buckets every chunk adds
- * to, reduced once after the last chunk, and the ones' running sum, all on
- * the device (msm/chunked.cuh). Arrays that only grow, like the scratch's. */
-struct msm_acc {
-    dbuf buckets, sums; /* sums: the ones' running sum (one XYZZ point) */
-    unsigned cw, nwin;
-    uint32_t B;
-    bool gen, ones; /* a chunk had general scalars, ones */
-};
-#define MSM_ACC_MAX 5 /* chunked MSMs in progress at once: a prove's five */
 struct msm_scratch {
     /* kv: the class flags and prefix sums (16 bytes a scalar), then the
      * window batch's keys, values and their sorted copies (16 a sorted entry) */
-    dbuf plain, kv, ones, gen, cub, buckets, part_k[2], part_p[2], segs, wins, onesp, count;
-    msm_acc acc[MSM_ACC_MAX];
+    dbuf plain, kv, ones, gen, cub, buckets, part_k[2], part_p[2], segs, wins, onesp, host_tot;
 };
 void msm_scratch_free(msm_scratch *s);
 /* out = sum scalars[i]·bases[i]; bases and scalars on the device, scalars in
@@ -151,23 +138,6 @@ int msm_g1(const ctx &c, msm_scratch *s, cuzk_g1_jac *out, const void *bases, co
            size_t n, bool mont, fr_t *work);
 int msm_g2(const ctx &c, msm_scratch *s, cuzk_g2_jac *out, const void *bases, const fr_t *scalars,
            size_t n, bool mont, fr_t *work);
-/* The same sum over chunks of the points: begin over all n scalars (their
- * general ones counted, the window width chosen for chunks of at most
- * chunk_n points, a's buckets cleared), add
- * each chunk (its points, its scalars: work as above) with nothing waited
- * for after its launches, end (one reduction, the sum on the host). The
- * chunks may come in any order and interleave with other MSMs' of other
- * msm_acc. */
-int msm_g1_chunked_begin(const ctx &c, msm_scratch *s, msm_acc *a, const fr_t *scalars, size_t n, bool mont,
-                         size_t chunk_n);
-int msm_g1_chunked_add(const ctx &c, msm_scratch *s, msm_acc *a, const void *bases, const fr_t *scalars, size_t n,
-                       bool mont, fr_t *work);
-int msm_g1_chunked_end(const ctx &c, msm_scratch *s, msm_acc *a, cuzk_g1_jac *out);
-int msm_g2_chunked_begin(const ctx &c, msm_scratch *s, msm_acc *a, const fr_t *scalars, size_t n, bool mont,
-                         size_t chunk_n);
-int msm_g2_chunked_add(const ctx &c, msm_scratch *s, msm_acc *a, const void *bases, const fr_t *scalars, size_t n,
-                       bool mont, fr_t *work);
-int msm_g2_chunked_end(const ctx &c, msm_scratch *s, msm_acc *a, cuzk_g2_jac *out);
 
 /* ---- pre-compiled circuits (pce_spmv.cu) -------------------------------- */
 /* Rows with more entries than this take a warp each (their indices listed). */

@@ -6,7 +6,6 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
-#include "cuzk/gpu.h"
 #include "cuzk/msm.h"
 #include "msm/classify.cuh"
 #include "msm/plan.cuh"
@@ -84,9 +83,7 @@ static uint32_t msm_seg_threads()
     return 32768;
 }
 
-/* shared: the batch sums into a chunked MSM's own buckets (msm_acc), which
- * also reduces them: no buckets, segments or window sums of its own. */
-static msm_batch msm_batch_shape(size_t m, unsigned wb, uint32_t B, size_t xb, unsigned nwin, bool shared)
+static msm_batch msm_batch_shape(size_t m, unsigned wb, uint32_t B, size_t xb, unsigned nwin)
 {
     msm_batch b;
     b.wb = wb, b.key_bits = 0;
@@ -102,7 +99,6 @@ static msm_batch msm_batch_shape(size_t m, unsigned wb, uint32_t B, size_t xb, u
     b.gseg = blocks_for(b.nseg, MSM_SEG_THREADS);
     b.seg_bytes = (size_t)wb * b.gseg * xb;
     b.win_bytes = (size_t)nwin * xb;
-    if (shared) b.bucket_bytes = b.seg_bytes = b.win_bytes = 0;
     return b;
 }
 
@@ -154,12 +150,6 @@ static int msm_batch_reserve(const ctx &c, msm_scratch *s, const msm_batch &b)
 }
 
 #define MSM_FREE_MARGIN ((size_t)128 << 20) /* the sort's and scans' temporaries, allocation granularity */
-/* What the chunked path's own choices (a batch's width, a chunked MSM's
- * buckets) leave free: it runs on cards held small, where the plan's slack
- * is all there is, and the driver reserves a kernel's stack for every
- * thread the chip holds at its first launch (G2's kernels, ≈ 1.3 KB a
- * thread: ≈ 360 MB on the H100's 270,336), besides the temporaries. */
-#define MSM_CHUNKED_FLOOR ((size_t)768 << 20)
 
 /* Windows a batch before anything is allocated: as many as MSM_MAX_BATCH
  * sorted entries hold (the hooks' msm_batch: tests run many batches at
@@ -169,8 +159,7 @@ static int msm_batch_reserve(const ctx &c, msm_scratch *s, const msm_batch &b)
  * batch and free and make a dozen arrays again: ≈ 20 cudaMalloc and
  * cudaFree a partition, some taking 0.12-0.29 s. So the arrays, once at
  * their largest, stay. */
-static unsigned msm_batch_width(const ctx &c, msm_scratch *s, size_t m, uint32_t B, size_t xb, unsigned nwin,
-                                bool shared)
+static unsigned msm_batch_width(const ctx &c, msm_scratch *s, size_t m, uint32_t B, size_t xb, unsigned nwin)
 {
     size_t max_batch = MSM_MAX_BATCH;
     const uint64_t mbe = cuzk_gpu_hooks_now()->msm_batch;
@@ -178,12 +167,11 @@ static unsigned msm_batch_width(const ctx &c, msm_scratch *s, size_t m, uint32_t
     unsigned wb = (unsigned)(max_batch / m);
     if (wb < 1) wb = 1;
     if (wb > nwin) wb = nwin;
-    msm_batch bt = msm_batch_shape(m, wb, B, xb, nwin, shared);
+    msm_batch bt = msm_batch_shape(m, wb, B, xb, nwin);
     size_t freeb = 0;
-    const size_t margin = shared ? MSM_CHUNKED_FLOOR : MSM_FREE_MARGIN;
     if (wb > 1 && device_free_bytes(c, &freeb)) {
-        while (wb > 1 && msm_batch_growth(s, bt) + margin > freeb)
-            wb = (wb + 1) / 2, bt = msm_batch_shape(m, wb, B, xb, nwin, shared);
+        while (wb > 1 && msm_batch_growth(s, bt) + MSM_FREE_MARGIN > freeb)
+            wb = (wb + 1) / 2, bt = msm_batch_shape(m, wb, B, xb, nwin);
     }
     return wb;
 }
@@ -202,12 +190,12 @@ static void msm_batch_free(msm_scratch *s)
  * frees what msm_batch_free names, then, while that is not enough, takes
  * fewer windows a batch (the same sum), the arrays made again at that size. */
 static int msm_batch_reserve_retrying(const ctx &c, msm_scratch *s, size_t m, uint32_t B, size_t xb, unsigned nwin,
-                                      unsigned wb, bool shared, msm_batch *bt)
+                                      unsigned wb, msm_batch *bt)
 {
     int rc;
     bool freed = false;
     for (;;) {
-        *bt = msm_batch_shape(m, wb, B, xb, nwin, shared);
+        *bt = msm_batch_shape(m, wb, B, xb, nwin);
         if ((rc = msm_batch_reserve(c, s, *bt)))
             if (rc == CUZK_ERR_NO_MEMORY && (wb > 1 || !freed)) {
                 GPU_TRY(c, cudaStreamSynchronize(c.st));
@@ -223,11 +211,10 @@ static int msm_batch_reserve_retrying(const ctx &c, msm_scratch *s, size_t m, ui
     return CUZK_OK;
 }
 
-int msm_batch_plan(const ctx &c, msm_scratch *s, size_t m, uint32_t B, size_t xb, unsigned nwin, bool shared,
-                   msm_batch *bt)
+int msm_batch_plan(const ctx &c, msm_scratch *s, size_t m, uint32_t B, size_t xb, unsigned nwin, msm_batch *bt)
 {
-    const unsigned wb = msm_batch_width(c, s, m, B, xb, nwin, shared);
-    int rc = msm_batch_reserve_retrying(c, s, m, B, xb, nwin, wb, shared, bt);
+    const unsigned wb = msm_batch_width(c, s, m, B, xb, nwin);
+    int rc = msm_batch_reserve_retrying(c, s, m, B, xb, nwin, wb, bt);
     if (rc) return rc;
     unsigned key_bits = 1;
     while (((uint64_t)1 << key_bits) < (uint64_t)bt->wb * B) key_bits++;
@@ -241,71 +228,6 @@ int msm_batch_plan(const ctx &c, msm_scratch *s, size_t m, uint32_t B, size_t xb
     cub::DoubleBuffer<uint32_t> dk(keys, keys + 2 * Mmax), dv(keys + Mmax, keys + 3 * Mmax);
     GPU_TRY(c, cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, dk, dv, Mmax, 0, key_bits, c.st));
     return buf_reserve(c, &s->cub, sort_bytes, "msm sort temp");
-}
-
-int msm_count_general(const ctx &c, msm_scratch *s, const fr_t *scalars, size_t n, bool mont, size_t *m)
-{
-    const unsigned T = 256;
-    int rc = buf_reserve(c, &s->count, 8, "msm general count");
-    if (rc) return rc;
-    unsigned long long *const cnt = bp<unsigned long long>(s->count), tot = 0;
-    GPU_TRY(c, cudaMemsetAsync(cnt, 0, 8, c.st));
-    if (n) msm_count_gen<<<blocks_for(n, T), T, 0, c.st>>>(scalars, n, mont, cnt);
-    GPU_LAUNCHED(c, "msm_count_gen");
-    GPU_TRY(c, cudaMemcpyAsync(&tot, cnt, 8, cudaMemcpyDeviceToHost, c.st));
-    GPU_TRY(c, cudaStreamSynchronize(c.st));
-    *m = (size_t)tot;
-    return CUZK_OK;
-}
-
-/* The bytes of a chunked MSM's buckets at cw bits: nwin windows of B. */
-static size_t acc_bucket_bytes(unsigned cw, size_t xb)
-{
-    const size_t nwin = (255 + 1 + cw - 1) / cw;
-    return nwin * (((size_t)1 << (cw - 1)) + 1) * xb;
-}
-
-/* The scratch a chunk of chunk_n points needs (the plan's count: its
- * split, one window a batch, its plain scalars) beyond what s holds. */
-static size_t chunk_scratch_need(const msm_scratch *s, size_t chunk_n)
-{
-    const size_t need = chunk_n * (CUZK_GPU_PLAN_MSM_BYTES_PER_POINT + 32);
-    const size_t held = s->plain.cap + s->kv.cap + s->ones.cap + s->gen.cap + s->part_p[0].cap + s->part_p[1].cap;
-    return need > held ? need - held : 0;
-}
-
-/* The cost model's width for all m general scalars, narrowed until the
- * buckets of every window take at most half of what the card leaves
- * beyond the chunks' scratch and the floor (the acc's own arrays count as
- * free: they only grow): the other half is for the other MSMs taken in
- * chunks beside this one. */
-int msm_acc_plan(const ctx &c, const msm_scratch *s, msm_acc *a, size_t m, size_t xb, size_t chunk_n)
-{
-    unsigned cw = msm_window_bits(m ? m : 1); /* none general: the buckets stay unread */
-    size_t freeb = 0;
-    if (device_free_bytes(c, &freeb)) {
-        size_t room = freeb + a->buckets.cap, keep = MSM_CHUNKED_FLOOR + chunk_scratch_need(s, chunk_n);
-        room = room > keep ? (room - keep) / 2 : 0;
-        while (cw > 8 && acc_bucket_bytes(cw, xb) > room) cw--;
-    }
-    a->cw = cw;
-    a->nwin = (255 + 1 + cw - 1) / cw;
-    a->B = (1u << (cw - 1)) + 1;
-    int rc = buf_reserve(c, &a->buckets, acc_bucket_bytes(cw, xb), "msm chunked buckets");
-    if (!rc) rc = buf_reserve(c, &a->sums, xb, "msm chunked ones");
-    if (rc) return rc;
-    GPU_TRY(c, cudaMemsetAsync(a->buckets.p, 0, acc_bucket_bytes(cw, xb), c.st));
-    GPU_TRY(c, cudaMemsetAsync(a->sums.p, 0, xb, c.st));
-    a->gen = a->ones = false;
-    return CUZK_OK;
-}
-
-/* Step 5's shape over all windows of a chunked MSM, its arrays reserved. */
-int msm_acc_reduce_plan(const ctx &c, msm_scratch *s, const msm_acc *a, size_t xb, msm_batch *bt)
-{
-    *bt = msm_batch_shape(0, a->nwin, a->B, xb, a->nwin, false);
-    int rc = buf_reserve(c, &s->segs, bt->seg_bytes, "msm segments");
-    return rc ? rc : buf_reserve(c, &s->wins, bt->win_bytes, "msm windows");
 }
 
 } // namespace cuzk_gpu

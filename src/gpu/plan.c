@@ -6,11 +6,10 @@
  *   tables    H's twiddles (2 x 2^(log_n - 1) elements) and scaling tables;
  *   resident  the PCE's arrays and the point arrays kept on the device;
  *   worker    H's vectors (3 or 2 of 2^log_n), the witness, host-gathered
- *             scalars, and CUZK_GPU_PLAN_CHUNK_BUFFERS chunk buffers when
- *             anything is streamed;
+ *             scalars, and two chunk buffers when anything is streamed;
  *   msm       the MSM scratch of the largest MSM run at once: the largest
  *             array's, or a chunk's when anything streams (every MSM then
- *             runs in chunks, into buckets of its own: their room too);
+ *             runs in chunks);
  *   reserve   the sort's and scans' temporaries and allocation granularity.
  * The search keeps the longest resident prefix of h, l, a, b_g1, b_g2 that
  * fits, with three vectors before two and the largest chunk before smaller
@@ -92,8 +91,8 @@ static void plan_fill(cuzk_gpu_plan *p, const cuzk_gpu_plan_need *nd, unsigned r
     /* in chunks, L's and B's MSMs leave their plain scalars in the scratch:
      * the witness stays as it is for B's gather after H's MSM, and B's
      * scalars for both of B's MSMs, whose chunks interleave */
-    if (any) p->msm_scratch += chunk / 96 * 32 + CUZK_GPU_PLAN_MSM_BUCKETS;
-    p->worker = md.hv * n * FR_BYTES + nd->witness + nd->host_scalars + CUZK_GPU_PLAN_CHUNK_BUFFERS * p->chunk_bytes;
+    if (any) p->msm_scratch += chunk / 96 * 32;
+    p->worker = md.hv * n * FR_BYTES + nd->witness + nd->host_scalars + 2 * p->chunk_bytes;
     p->reserve = PLAN_RESERVE;
     p->total = p->tables + p->resident + p->worker + p->msm_scratch + p->reserve;
     p->pcie_bytes = p->host_pinned + nd->witness;

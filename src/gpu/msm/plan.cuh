@@ -27,9 +27,7 @@ unsigned msm_window_bits(size_t m);
 unsigned msm_chunk_len(size_t M);
 
 /* One window batch's shape and its arrays' bytes, for wb windows of B
- * buckets over m general scalars; xb: the bytes of one XYZZ point. A
- * shared batch (a chunked MSM's) has no buckets, segments or window sums
- * of its own. */
+ * buckets over m general scalars; xb: the bytes of one XYZZ point. */
 struct msm_batch {
     size_t Mmax, np0, bucket_bytes, part_bytes, seg_bytes, win_bytes;
     uint32_t nseg, S; /* bucket segments of S buckets: enough threads to fill the chip */
@@ -42,20 +40,7 @@ struct msm_batch {
 /* The batches of nwin windows of B buckets over m general scalars, their
  * arrays reserved in s, and the sort's temporary storage: *bt, or the
  * first error that no narrower batch avoids. */
-int msm_batch_plan(const ctx &c, msm_scratch *s, size_t m, uint32_t B, size_t xb, unsigned nwin, bool shared,
-                   msm_batch *bt);
-
-/* The general scalars among n (one count, one wait). */
-int msm_count_general(const ctx &c, msm_scratch *s, const fr_t *scalars, size_t n, bool mont, size_t *m);
-
-/* A chunked MSM's window width for its m general scalars (chunks of at
- * most chunk_n points), its buckets reserved and cleared, its ones' sum
- * set to infinity. */
-int msm_acc_plan(const ctx &c, const msm_scratch *s, msm_acc *a, size_t m, size_t xb, size_t chunk_n);
-
-/* Step 5's shape over every window of a chunked MSM (wb = nwin), the
- * segments' and window sums' arrays reserved. */
-int msm_acc_reduce_plan(const ctx &c, msm_scratch *s, const msm_acc *a, size_t xb, msm_batch *bt);
+int msm_batch_plan(const ctx &c, msm_scratch *s, size_t m, uint32_t B, size_t xb, unsigned nwin, msm_batch *bt);
 
 } // namespace cuzk_gpu
 #endif
