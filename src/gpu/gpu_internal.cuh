@@ -53,8 +53,9 @@ void trace_region_end(const char *what);
 /* After a kernel launch: launch errors (bad configuration, sticky faults). */
 #define GPU_LAUNCHED(c, name)                                                                      \
     do {                                                                                           \
-        GPU_TRY(c, cudaPeekAtLastError());                                                         \
-        ::cuzk_gpu::trace_mark((c), (name));                                                       \
+        cudaError_t l_ = cudaPeekAtLastError(); /* named: a launch fails out of memory when the */ \
+        if (l_ != cudaSuccess) return ::cuzk_gpu::fail((c), l_, (name)); /* driver can't reserve */ \
+        ::cuzk_gpu::trace_mark((c), (name)); /* its stack for every thread the chip holds */       \
     } while (0)
 
 /* A device buffer that only grows (freed by buf_free). Its bytes count
