@@ -139,6 +139,16 @@ typedef struct cuzk_engine_kind {
     void *ctx;
     void (*ctx_free)(void *ctx); /* at engine destroy; may be NULL */
 } cuzk_engine_kind;
+/*
+ * A task kind: num_partitions 0, finish set, no circuit (no parameters,
+ * synthesize or public_inputs; circuit_id only names it). Its job is its
+ * finish alone (proofs of length 0), run once by a CPU worker in the
+ * job's priority turn, in a synthesis slot: CPU work (a SnarkPack
+ * aggregation) with the jobs' submit, idempotency, priority, cancellation,
+ * deadline and counters. prepare checks its inputs at submit as for any
+ * kind. A task cancelled while its finish runs stays cancelled; its
+ * result is dropped.
+ */
 
 
 /* ---- provers: devices with workers -------------------------------------- */
@@ -303,7 +313,8 @@ typedef struct cuzk_engine_pce {
 typedef enum cuzk_engine_stage {
     CUZK_STAGE_SYNTHESIS = 0,
     CUZK_STAGE_PROVE = 1,
-    CUZK_STAGE_VERIFY = 2
+    CUZK_STAGE_VERIFY = 2,
+    CUZK_STAGE_TASK = 3 /* a task kind's finish (partition 0) */
 } cuzk_engine_stage;
 
 /* Page-locking of HOT parameter sets (the prover's host_pin, else mlock). */

@@ -85,7 +85,8 @@ static void device_fail(cuzk_engine *e, unsigned d, const char *fmt, ...)
                               : "no prover device left");
     if (!prover_available(e))
         for (size_t i = e->nactive; i-- > 0;)
-            if (i < e->nactive && !job_final(e->active[i])) job_fail_no_prover(e, e->active[i]);
+            if (i < e->nactive && !job_final(e->active[i]) && e->active[i]->nparts) /* a task proves nothing */
+                job_fail_no_prover(e, e->active[i]);
     eng_wake_all(e);
 }
 

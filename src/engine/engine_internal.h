@@ -270,7 +270,7 @@ void job_complete(cuzk_engine *e, cuzk_job *j);
 void jobs_free_all(cuzk_engine *e);
 
 /* scheduling (schedule.c); under e->mu */
-typedef enum task_kind { T_NONE = 0, T_SYNTH, T_VERIFY } task_kind;
+typedef enum task_kind { T_NONE = 0, T_SYNTH, T_VERIFY, T_TASK /* a task kind's job: its finish */ } task_kind;
 typedef struct task {
     task_kind kind;
     cuzk_job *job;

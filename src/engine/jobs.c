@@ -221,7 +221,7 @@ void job_finish(cuzk_engine *e, cuzk_job *j, cuzk_job_state st, int err, const c
 void job_complete(cuzk_engine *e, cuzk_job *j)
 {
     j->proof_len = (size_t)j->nparts * CUZK_GROTH16_PROOF_BYTES;
-    j->proof = malloc(j->proof_len);
+    j->proof = malloc(j->proof_len ? j->proof_len : 1); /* a task's finish gets no proofs */
     if (!j->proof) {
         job_finish(e, j, CUZK_JOB_FAILED, CUZK_ERR_NO_MEMORY, "no memory for the proof");
         return;

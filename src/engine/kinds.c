@@ -25,13 +25,25 @@ static void kind_entry_free(kind_entry *k)
     free(k);
 }
 
+/* A circuit: synthesis, public inputs and exactly one parameter source. */
+static bool kind_circuit_valid(const cuzk_engine_kind *kind)
+{
+    return kind->synthesize && kind->public_inputs && !kind->params_path != !kind->params &&
+           (!kind->vk_path || kind->params_path) && (!kind->vk_is_ceremony || kind->vk_path);
+}
+
+/* A task (no partitions): its finish is the whole job, with no circuit or parameters. */
+static bool kind_task_valid(const cuzk_engine_kind *kind)
+{
+    return kind->finish && !kind->synthesize && !kind->public_inputs && !kind->params_path && !kind->params &&
+           !kind->vk_path && !kind->vk_is_ceremony;
+}
+
 int cuzk_engine_register_kind(cuzk_engine *e, const cuzk_engine_kind *kind)
 {
     if (!e || !kind || !kind->name || !*kind->name || !kind->circuit_id || !*kind->circuit_id ||
-        kind->num_partitions == 0 || !kind->synthesize || !kind->public_inputs ||
-        !kind->prepare != !kind->prepared_free ||
-        !kind->params_path == !kind->params || (kind->vk_path && !kind->params_path) ||
-        (kind->vk_is_ceremony && !kind->vk_path) || kind->default_priority < CUZK_PRIORITY_DEFAULT ||
+        !(kind->num_partitions ? kind_circuit_valid(kind) : kind_task_valid(kind)) ||
+        !kind->prepare != !kind->prepared_free || kind->default_priority < CUZK_PRIORITY_DEFAULT ||
         kind->default_priority > CUZK_PRIORITY_CRITICAL)
         return CUZK_ERR_INVALID_ARG;
     kind_entry *k = calloc(1, sizeof *k);
@@ -56,7 +68,7 @@ int cuzk_engine_register_kind(cuzk_engine *e, const cuzk_engine_kind *kind)
         if (a) e->kinds = a, e->kinds_cap = cap;
         else err = CUZK_ERR_NO_MEMORY;
     }
-    if (!err) k->srs = srs_get_or_add(e, kind, &err);
+    if (!err && kind->num_partitions) k->srs = srs_get_or_add(e, kind, &err); /* a task has none */
     if (!err) {
         e->kinds[e->nkinds++] = k;
         synth_limit_update(e);
@@ -66,7 +78,7 @@ int cuzk_engine_register_kind(cuzk_engine *e, const cuzk_engine_kind *kind)
         kind_entry_free(k);
         return err;
     }
-    pce_load_cached(e, k);
+    if (k->srs) pce_load_cached(e, k);
     return CUZK_OK;
 }
 

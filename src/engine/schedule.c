@@ -180,6 +180,18 @@ static void synth_start(cuzk_engine *e, cuzk_job *j, part *p, uint64_t wb, bool 
     }
 }
 
+/* A task kind's job (no partitions) starts: its finish runs on this CPU
+ * worker in a synthesis slot, so that it shares the CPUs as a partition's
+ * synthesis does. */
+static void task_start(cuzk_engine *e, cuzk_job *j, task *t)
+{
+    j->state = CUZK_JOB_RUNNING;
+    j->t_start = cuzk_now();
+    j->busy++;
+    e->n_synth++;
+    t->kind = T_TASK, t->job = j;
+}
+
 /*
  * The next CPU task: verification first, then synthesis of the
  * highest-priority, oldest job's lowest pending partition, within the queue
@@ -200,6 +212,11 @@ task pick_cpu(cuzk_engine *e)
     for (size_t i = 0; i < e->nactive && e->n_synth < e->synth_limit; i++) {
         cuzk_job *j = e->active[i];
         if (job_final(j)) continue;
+        if (!j->nparts) { /* a task, in its priority's turn: no prover, witness or queue depth */
+            if (j->state != CUZK_JOB_QUEUED) continue;
+            task_start(e, j, &t);
+            return t;
+        }
         part *p = first_in_state(j, P_PENDING);
         if (!p) continue;
         if (no_prover) {
@@ -251,7 +268,7 @@ size_t claim_ready(cuzk_engine *e, worker *w, part **ps, cuzk_job **js, size_t n
 {
     for (size_t i = 0; i < e->nactive && n < cap; i++) {
         cuzk_job *j = e->active[i];
-        if (job_final(j)) continue;
+        if (job_final(j) || !j->nparts) continue; /* a task has nothing to prove */
         if (*srs && j->kind->srs != *srs) continue;
         /* synthesis overlaps the job's SRS load; proving waits for it */
         if (j->kind->srs->state != CUZK_SRS_HOT) continue;

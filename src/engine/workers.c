@@ -240,6 +240,22 @@ static void run_verify(cuzk_engine *e, worker *w, task *t)
     pthread_mutex_unlock(&e->mu);
 }
 
+/* A task kind's job: its finish, job_complete dropping the lock around it. */
+static void run_task(cuzk_engine *e, worker *w, task *t)
+{
+    cuzk_job *j = t->job;
+    double t0 = cuzk_now();
+    if (e->cfg.stage_hook) e->cfg.stage_hook(e->cfg.hook_ctx, CUZK_STAGE_TASK, j->request_id, 0);
+    pthread_mutex_lock(&e->mu);
+    if (!job_final(j)) job_complete(e, j); /* cancelled or timed out while the hook held it: not run */
+    e->n_synth--;
+    j->busy--;
+    w->busy_s += cuzk_now() - t0;
+    job_maybe_retire(e, j);
+    pthread_cond_broadcast(&e->cpu_cv);
+    pthread_mutex_unlock(&e->mu);
+}
+
 void *cpu_worker_main(void *arg)
 {
     worker *w = arg;
@@ -263,12 +279,13 @@ void *cpu_worker_main(void *arg)
             pthread_cond_wait(&e->cpu_cv, &e->mu);
             continue;
         }
-        w->doing = t.kind == T_VERIFY ? "verify" : t.load_srs ? "srs-load" : "synthesis";
+        w->doing = t.kind == T_VERIFY ? "verify" : t.kind == T_TASK ? "task" : t.load_srs ? "srs-load" : "synthesis";
         w->job_seq = t.job->seq;
-        w->partition = t.p->index;
+        w->partition = t.p ? t.p->index : 0;
         w->tasks++;
         pthread_mutex_unlock(&e->mu);
         if (t.kind == T_VERIFY) run_verify(e, w, &t);
+        else if (t.kind == T_TASK) run_task(e, w, &t);
         else run_synth(e, w, &t);
         pthread_mutex_lock(&e->mu);
         w->doing = "idle";
