@@ -10,6 +10,10 @@
  * version, a flipped byte, another prover. NI-PoRep: the seed is in neither the challenges nor
  * the transcript, so another seed verifies; comm_r changed does not. The SRS read from a
  * parameter cache: its digest against srs-inner-product.json's, a TEST one only when allowed.
+ * The aggregate-seal kind's request: encoded and decoded back, cut, padded or another magic
+ * refused; checked, and refused naming the field with more sectors than the SRS serves, a cut
+ * proof, a point's flags, a sector number twice, a zero or non-canonical commitment, another
+ * version, an NI-PoRep or unknown registered proof, no sectors.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,6 +231,87 @@ static void t_srs_load(const cuzk_snarkpack_srs *srs)
     remove(dir);
 }
 
+/* r's encoding decoded again is r (values and proof bytes). */
+static bool request_round_trip(const cuzk_fil_agg_request *r, const uint8_t *buf, size_t len)
+{
+    cuzk_fil_agg_request d;
+    char err[256];
+    bool ok = cuzk_fil_agg_request_decode(&d, buf, len, err, sizeof err) == CUZK_OK;
+    ok = ok && d.v.registered_proof == r->v.registered_proof && d.v.version == r->v.version &&
+         !memcmp(d.v.prover_id, r->v.prover_id, 32) && d.v.num_sectors == r->v.num_sectors;
+    for (size_t i = 0; ok && i < r->v.num_sectors; i++)
+        ok = !memcmp(&d.v.sectors[i], &r->v.sectors[i], sizeof d.v.sectors[i]) && d.proof_len[i] == r->proof_len[i] &&
+             !memcmp(d.proofs[i], r->proofs[i], r->proof_len[i]);
+    if (ok) cuzk_fil_agg_request_clear(&d);
+    return ok;
+}
+
+/* The check refuses r (changed by the caller) naming text. */
+static void request_refused(const cuzk_fil_agg_request *r, size_t max, const char *what, const char *text)
+{
+    char err[512] = "";
+    int rc = cuzk_fil_agg_request_check(r, max, err, sizeof err);
+    CHECK_MSG(rc == CUZK_ERR_INVALID_ARG && strstr(err, text), "%s: %d %s", what, rc, err);
+    printf("  request, %s: %s\n", what, err);
+}
+
+/* The aggregate-seal kind's inputs: encoded, decoded back, checked; cut, padded or changed
+ * encodings and requests refused naming the field. */
+static void t_request(const cuzk_groth16_params *p, uint64_t rp, uint64_t ni_rp)
+{
+    cuzk_fil_agg_values v;
+    cuzk_fil_agg_sector s[3];
+    uint8_t *c2[3] = {0}, *buf;
+    size_t c2_len[3], ni, len;
+    uint32_t parts;
+    char err[512] = "";
+    rand_values(&v, s, 3, rp, CUZK_SNARKPACK_V2);
+    CHECK(cuzk_fil_agg_shape(&v, &parts, &ni, err, sizeof err) == CUZK_OK);
+    CHECK(prove_sectors(c2, c2_len, p, &v, parts, ni) == CUZK_OK);
+    cuzk_fil_agg_request r = {.v = v, .proofs = (const uint8_t *const *)c2, .proof_len = c2_len};
+    len = cuzk_fil_agg_request_size(&r);
+    CHECK((buf = malloc(len + 1)) != NULL);
+    cuzk_fil_agg_request_encode(&r, buf);
+    CHECK(request_round_trip(&r, buf, len));
+    CHECK(cuzk_fil_agg_request_check(&r, 0, err, sizeof err) == CUZK_OK);
+    CHECK(cuzk_fil_agg_request_check(&r, 3, err, sizeof err) == CUZK_OK);
+    cuzk_fil_agg_request d;
+    size_t cut = cuzk_rng_u64(&rng) % len;
+    CHECK(cuzk_fil_agg_request_decode(&d, buf, cut, err, sizeof err) == CUZK_ERR_FORMAT);
+    buf[len] = 0;
+    CHECK(cuzk_fil_agg_request_decode(&d, buf, len + 1, err, sizeof err) == CUZK_ERR_FORMAT);
+    buf[0] ^= 1;
+    CHECK(cuzk_fil_agg_request_decode(&d, buf, len, err, sizeof err) == CUZK_ERR_FORMAT);
+    printf("  request cut at %zu of %zu bytes, padded, other magic: refused\n", cut, len);
+    request_refused(&r, 2, "3 sectors, 2 served", "serves at most 2");
+    size_t k = cuzk_rng_u64(&rng) % 3;
+    char name[64];
+    snprintf(name, sizeof name, "aggregate_sectors[%zu].proof is 191 bytes", k);
+    c2_len[k]--, request_refused(&r, 0, "a proof cut", name), c2_len[k]++;
+    uint8_t keep = c2[k][0];
+    c2[k][0] &= 0x7f; /* the compression flag cleared: not bellperson's form */
+    snprintf(name, sizeof name, "aggregate_sectors[%zu].proof: partition 0: point A", k);
+    request_refused(&r, 0, "point A's flags", name), c2[k][0] = keep;
+    s[2].sector_number = s[0].sector_number;
+    request_refused(&r, 0, "a sector number twice", "is aggregate_sectors[0]'s");
+    rand_values(&v, s, 3, rp, CUZK_SNARKPACK_V2), r.v = v;
+    memset(s[k].comm_r, 0, 32);
+    snprintf(name, sizeof name, "aggregate_sectors[%zu].comm_r is zero", k);
+    request_refused(&r, 0, "a zero comm_r", name);
+    rand_fr_bytes(s[k].comm_r), memset(s[k].comm_d, 0xff, 32);
+    snprintf(name, sizeof name, "aggregate_sectors[%zu].comm_d is not a field element", k);
+    request_refused(&r, 0, "comm_d of 0xff bytes", name);
+    rand_fr_bytes(s[k].comm_d);
+    r.v.version = 3, request_refused(&r, 0, "version 3", "aggregate_version"), r.v.version = CUZK_SNARKPACK_V1;
+    r.v.registered_proof = ni_rp, request_refused(&r, 0, "an NI-PoRep registered proof", "NI-PoRep");
+    r.v.registered_proof = 99, request_refused(&r, 0, "registered proof 99", "registered_proof");
+    r.v.registered_proof = rp, r.v.num_sectors = 0, request_refused(&r, 0, "no sectors", "aggregate_sectors is empty");
+    r.v.num_sectors = 3;
+    CHECK_MSG(cuzk_fil_agg_request_check(&r, 0, err, sizeof err) == CUZK_OK, "the request restored: %s", err);
+    for (int i = 0; i < 3; i++) free(c2[i]);
+    free(buf);
+}
+
 int main(void)
 {
     tu_init(&rng, "test_fil_aggregate");
@@ -243,6 +328,12 @@ int main(void)
     cuzk_snarkpack_srs srs;
     CHECK(setup_standin(&p, ni) == CUZK_OK && cuzk_snarkpack_srs_setup_test(&srs, 32, &rng, 2) == CUZK_OK);
     t_srs_load(&srs);
+    t_request(&p, sp->id, ni_sp->id);
+    /* the most sectors whose proofs pad to what the SRS serves, and no more */
+    size_t most = cuzk_fil_agg_max_sectors(sp->id, &srs);
+    uint32_t served = cuzk_snarkpack_srs_max_proofs(&srs);
+    CHECK_MSG(most && cuzk_fil_agg_target(most * parts) <= served && cuzk_fil_agg_target((most + 1) * parts) > served &&
+              cuzk_fil_agg_max_sectors(99, &srs) == 0, "%zu sectors of %u partitions, %u proofs", most, parts, served);
     static const size_t nsect[] = {1, 2, 3, 5};
     cuzk_fil_agg_sector s[8];
     for (int ver = CUZK_SNARKPACK_V1; ver <= CUZK_SNARKPACK_V2; ver++)

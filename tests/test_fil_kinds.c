@@ -200,6 +200,7 @@ static void on_kind(void *ud, const char *name, const char *circuit_id)
     names *ns = ud;
     if (ns->n <= CUZK_FIL_KINDS) snprintf(ns->name[ns->n++], 32, "%s", name);
     cuzk_fil_kind_entry e;
+    if (!strcmp(name, CUZK_FIL_AGG_KIND)) return; /* a task kind, outside the table */
     CHECK(cuzk_fil_kind_by_name(&e, name) == 0 && !strcmp(e.circuit_id, circuit_id));
 }
 
@@ -237,8 +238,11 @@ static void test_registration(void)
     char err[256] = "";
     cuzk_engine_filecoin_opts o = {.param_cache = dir};
     int rc = e ? cuzk_engine_register_filecoin(e, &o, on_kind, &ns, &registered, err, sizeof err) : -1;
-    CHECK_MSG(rc == CUZK_OK && registered == CUZK_FIL_KINDS && ns.n == CUZK_FIL_KINDS, "rc %d, %u kinds: %s", rc,
-              registered, err);
+    /* the table's kinds, then the PoRep proofs' aggregation (there are PoRep parameters) */
+    CHECK_MSG(rc == CUZK_OK && registered == CUZK_FIL_KINDS + 1 && ns.n == CUZK_FIL_KINDS + 1, "rc %d, %u kinds: %s",
+              rc, registered, err);
+    CHECK_MSG(ns.n == CUZK_FIL_KINDS + 1 && !strcmp(ns.name[CUZK_FIL_KINDS], CUZK_FIL_AGG_KIND), "last kind %s",
+              ns.n ? ns.name[ns.n - 1] : "(none)");
     for (size_t i = 0; i < CUZK_FIL_KINDS && i < ns.n; i++) {
         cuzk_fil_kind_entry te;
         cuzk_fil_kind_at(&te, i);

@@ -64,6 +64,39 @@ int cuzk_fil_aggregate_verify(const cuzk_fil_agg_values *v, const cuzk_groth16_v
                               const cuzk_snarkpack_srs *srs, const uint8_t *proof, size_t len, unsigned nthreads,
                               char *err, size_t err_len);
 
+/* ---- an aggregation request: the aggregate-seal kind's job inputs ---- */
+
+/*
+ * A request to aggregate sectors' C2 outputs, flattened (a job's inputs are bytes: copied,
+ * compared for idempotency), little-endian:
+ *   "CZAG" | u32 format (1) | u64 registered_proof | u32 version | prover_id (32 bytes) |
+ *   u32 sectors | per sector: u64 sector_number | comm_r | comm_d | ticket | seed (32 bytes
+ *   each) | u64 proof length | the proof (its C2 output, partitions x 192 bytes).
+ */
+typedef struct cuzk_fil_agg_request {
+    cuzk_fil_agg_values v;          /* decode: v.sectors malloc'd */
+    const uint8_t *const *proofs;   /* v.num_sectors C2 outputs (decode: into the buffer) */
+    const size_t *proof_len;
+} cuzk_fil_agg_request;
+
+/* Bytes cuzk_fil_agg_request_encode writes. */
+size_t cuzk_fil_agg_request_size(const cuzk_fil_agg_request *r);
+void cuzk_fil_agg_request_encode(const cuzk_fil_agg_request *r, uint8_t *out);
+/* Parses buf into *r (its proofs point into buf; free with cuzk_fil_agg_request_clear).
+ * CUZK_OK, or CUZK_ERR_FORMAT / NO_MEMORY with err. */
+int cuzk_fil_agg_request_decode(cuzk_fil_agg_request *r, const uint8_t *buf, size_t len, char *err, size_t err_len);
+void cuzk_fil_agg_request_clear(cuzk_fil_agg_request *r);
+/*
+ * What a request must be before it is aggregated, each failure CUZK_ERR_INVALID_ARG with err
+ * naming the field: registered_proof an interactive seal proof (an NI-PoRep C2 is an
+ * aggregate already), version SnarkPack v1 or v2, at least one sector and at most max_sectors
+ * (0: no limit), no sector number twice, comm_r and comm_d not zero and field elements, every
+ * proof partitions x 192 bytes of valid points ("aggregate_sectors[2].proof: partition 1: point B: ...").
+ */
+int cuzk_fil_agg_request_check(const cuzk_fil_agg_request *r, size_t max_sectors, char *err, size_t err_len);
+/* The most sectors of registered_proof an aggregate over srs holds (0: not a seal proof). */
+size_t cuzk_fil_agg_max_sectors(uint64_t registered_proof, const cuzk_snarkpack_srs *srs);
+
 /* ---- the aggregation SRS in a parameter cache ---- */
 
 /* rust-fil-proofs' srs-inner-product.json: the one file's parameters.json digest (Blake2b-512

@@ -33,6 +33,10 @@ typedef struct cuzk_fil_kind_entry {
 
 #define CUZK_FIL_KINDS 25 /* 5 proof kinds x 5 sector sizes */
 
+/* The SnarkPack aggregation of sectors' PoRep C2 outputs (AGGREGATE_SEAL, every sector size;
+ * its inputs: cuzk_fil_agg_request, cuzk/fil_aggregate.h), registered beside the PoRep kinds. */
+#define CUZK_FIL_AGG_KIND "aggregate-seal"
+
 /* Entry i (< CUZK_FIL_KINDS) of the table: sizes outer, proof kinds inner. */
 void cuzk_fil_kind_at(cuzk_fil_kind_entry *out, size_t i);
 /* The entry of a name ("porep-32g"); -1 when the table has none. */

@@ -273,6 +273,7 @@ int cuzk_engine_register_filecoin(cuzk_engine *e, const cuzk_engine_filecoin_opt
 {
     if (registered) *registered = 0;
     if (!e || !o || !o->param_cache) return CUZK_ERR_INVALID_ARG;
+    unsigned porep = 0;
     for (size_t i = 0; i < CUZK_FIL_KINDS; i++) {
         cuzk_fil_kind_entry ke;
         cuzk_fil_kind_at(&ke, i);
@@ -313,6 +314,11 @@ int cuzk_engine_register_filecoin(cuzk_engine *e, const cuzk_engine_filecoin_opt
         }
         if (registered) (*registered)++;
         if (on_kind) on_kind(ud, fk->name, fk->circuit_id);
+        porep += fk->kind == CUZK_FIL_KIND_POREP;
     }
-    return CUZK_OK;
+    /* the PoRep proofs' aggregation, where there are PoRep parameters (and so their keys) */
+    int rc = porep ? fil_agg_register(e, o, on_kind, ud) : CUZK_OK;
+    if (rc && err && err_len) snprintf(err, err_len, "kind %s: %s", CUZK_FIL_AGG_KIND, cuzk_strerror(rc));
+    if (!rc && porep && registered) (*registered)++;
+    return rc;
 }

@@ -78,6 +78,10 @@ int fil_ni_ready(const fil_kind *fk, char *err, size_t err_len);
 int fil_ni_finish(void *ctx, const void *inputs, size_t inputs_len, const void *prepared, const uint8_t *proofs,
                   size_t len, uint8_t **out, size_t *out_len, char *err, size_t err_len);
 
+/* The aggregate-seal task kind (kinds_aggregate.c) for o's param cache; on_kind hears it. */
+int fil_agg_register(cuzk_engine *e, const cuzk_engine_filecoin_opts *o,
+                     void (*on_kind)(void *ud, const char *name, const char *circuit_id), void *ud);
+
 /* The fingerprint the engine's PCE cache gives a circuit id (pce_cache.c). */
 void pce_engine_fingerprint(uint8_t fp[32], const char *circuit_id);
 
