@@ -28,6 +28,7 @@
 #include "cuzk/clock.h"
 #include "cuzk/engine.h"
 #include "cuzk/error.h"
+#include "cuzk/fil_kinds.h"
 #include "cuzk/parallel.h"
 #include "server/dispatch_cluster.h"
 #include "server/grpc_adapter.h"
@@ -590,11 +591,11 @@ int srv_submit(srv_dispatch *b, const srv_submit_req *r, uint32_t *queue_positio
 {
     int k = kind_index(b, r->kind);
     if (k < 0) return cuzk_errf(err, errlen, RPC_UNIMPLEMENTED, "proof kind %s is not registered", r->kind);
-    /* a cluster's hosts each prove single partitions: the aggregate of an NI-PoRep's is made by the
-     * engine that proves them all */
-    if (b->cl && !strncmp(r->kind, "ni-porep-", 9))
+    /* a cluster's hosts each prove single partitions: an aggregate (of an NI-PoRep's partitions, or
+     * aggregate-seal's of whole proofs, which has no partitions) is made by one daemon's engine */
+    if (b->cl && (!strncmp(r->kind, "ni-porep-", 9) || !strcmp(r->kind, CUZK_FIL_AGG_KIND)))
         return cuzk_errf(err, errlen, RPC_UNIMPLEMENTED, "proof kind %s is not served by a cluster ([cluster]): "
-                         "its partitions' aggregate is made by the daemon that proves them all", r->kind);
+                         "its aggregate is made by one daemon's engine (a daemon without [cluster])", r->kind);
     /* the cluster's queue is its database's: bounded there by the hosts' claims */
     int rc = b->cl ? RPC_OK : queue_admit(b, r->request_id, err, errlen);
     if (rc != RPC_OK) return rc;

@@ -178,6 +178,7 @@ bool service_kind_name(const Cuzk__V1__SubmitProofRequest *q, cuzk_fil_request *
     case CUZK__V1__PROOF_KIND__TEST_POREP: snprintf(out, outlen, "test-porep"); return true;
     case CUZK__V1__PROOF_KIND__TEST_WINDOW_POST: snprintf(out, outlen, "test-window"); return true;
     case CUZK__V1__PROOF_KIND__TEST_WINNING_POST: snprintf(out, outlen, "test-winning"); return true;
+    case CUZK__V1__PROOF_KIND__AGGREGATE_SEAL: snprintf(out, outlen, "%s", CUZK_FIL_AGG_KIND); return true;
     default: break;
     }
     cuzk_fil_kind_entry ke; /* the Filecoin kinds: the kinds layer's table says which */
@@ -318,6 +319,10 @@ static int submit_request(srv_service *s, rpc_call *c, const Cuzk__V1__SubmitPro
     if (!strncmp(kind, "test-", 5)) {
         if (!test_seed(q, job_id, seed, &sr))
             return fail(r, RPC_INVALID_ARGUMENT, "test kinds take an 8-byte little-endian seed in vanilla_proof (or none), got %zu bytes", q->vanilla_proof.len);
+    } else if (q->proof_kind == CUZK__V1__PROOF_KIND__AGGREGATE_SEAL) {
+        int code = service_aggregate_inputs(q, &fil_inputs, &sr.inputs_len, why, sizeof why);
+        if (code != RPC_OK) return fail(r, code, "%s", why);
+        sr.inputs = fil_inputs;
     } else {
         /* Filecoin kinds: the request's fields as the kinds take them; the
          * engine's kind parses the vanilla proofs and rebuilds the public inputs. */

@@ -61,6 +61,12 @@ bool service_fil_comms(const Cuzk__V1__SubmitProofRequest *q, cuzk_fil_request *
 bool service_kind_name(const Cuzk__V1__SubmitProofRequest *q, cuzk_fil_request *fr, char *out, size_t outlen,
                        char *why, size_t whylen);
 
+/* An AGGREGATE_SEAL request's fields as the aggregate-seal kind's inputs (cuzk_fil_agg_request's
+ * encoding, malloc'd into *inputs, *len bytes): RPC_OK, or RPC_INVALID_ARGUMENT with why naming
+ * the field (service_aggregate.c). */
+int service_aggregate_inputs(const Cuzk__V1__SubmitProofRequest *q, uint8_t **inputs, size_t *len, char *why,
+                             size_t whylen);
+
 /* Request ids are opaque to clients (curio's WindowPoSt ids hold spaces
  * and brackets): 1 to SERVICE_MAX_ID bytes of valid UTF-8 (shortest forms,
  * no surrogates). False with a reason otherwise. Logs escape them. */
