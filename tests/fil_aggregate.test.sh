@@ -5,8 +5,10 @@
 # `cuzk verify --kind aggregate`; the @noble/curves prover recomputes the aggregate byte for byte
 # from the proofs, the rows `cuzk verify --kind porep --public-out` derives and the transcript
 # hash Python's hashlib computes. Refused: sectors reordered, a seed changed, a sector left
-# out, a flipped byte, the other version. Skips (77) without the daemon,
-# the Python packages or node.
+# out, a flipped byte, the other version. The daemon then aggregates them itself (AGGREGATE_SEAL,
+# fil_aggregate_daemon.py): the same bytes, VALID; tampered requests refused or failed naming the
+# field or sector, never COMPLETED; a queued aggregation cancelled; the metrics count them.
+# Skips (77) without the daemon, the Python packages or node.
 set -euo pipefail
 . "$(dirname "$0")/daemon_py.sh" "$@"
 params=${CUZK_FIL_PARAMS:-$build/fil-params-2k}

@@ -8,7 +8,12 @@ padded to 2) and verified by `cuzk verify --kind aggregate` from the values
 verify_aggregate_seal_proof takes. The @noble/curves prover recomputes each aggregate byte for
 byte from the proofs (padded by the last), the rows cuzk derives per sector and the transcript
 bytes hashlib computes here (SHA-256 over seed || comm_r of each sector). Refused: the sectors
-in another order, one seed changed, a sector left out, a flipped byte, the other version."""
+in another order, one seed changed, a sector left out, a flipped byte, the other version.
+
+The same daemon, with a TEST SRS in its param cache, aggregates the sectors itself (AGGREGATE_SEAL,
+fil_aggregate_daemon.py): an aggregation queued behind S1's synthesis is cancelled; each of its
+aggregates is the bytes `cuzk aggregate` writes and VALID; tampered requests are refused naming
+the field or fail naming the sector; the metrics count them."""
 import hashlib
 import json
 import os
@@ -23,6 +28,7 @@ from grpc_harness import Harness, cuzk_runner, fil_request, kill_on_error, start
 H = Harness("fil_aggregate", PROTO_DIR, seed_bits=31)
 rng, tmp = H.rng, H.tmp
 from cuzk.v1 import proving_pb2 as pb  # noqa: E402
+from fil_aggregate_daemon import Daemon, sector_values  # noqa: E402
 
 daemon = None
 kill_on_error(tmp, lambda: [daemon])
@@ -38,15 +44,24 @@ os.makedirs(params)
 for f in os.listdir(PARAMS):
     if f.startswith("v28-"):
         os.symlink(os.path.join(PARAMS, f), os.path.join(params, f))
+run("setup", "--aggregation", "--out", "srs", "--max", "4")
+srs = os.path.join(tmp, "srs", "v28-fil-inner-product-v1.srs")
+os.symlink(srs, os.path.join(params, "v28-fil-inner-product-v1.srs"))  # the daemon's aggregations
 daemon, st = start_fil_daemon(CUZK, tmp, params, "pce = false\n[synthesis]\npartition_workers = 1\n")
+rp = json.load(open(os.path.join(tmp, "S0", "request.json")))["registered_proof"]
+daemon_agg = Daemon(H, st, CUZK, run, params, [sector_values(os.path.join(tmp, f"S{i}")) for i in range(2)], rp, miner)
 for i in range(2):
     t = time.time()
     req = fil_request(pb, os.path.join(tmp, f"S{i}"), f"S{i}-{rng.getrandbits(48):012x}")
-    r = st.Prove(pb.ProveRequest(submit=req), timeout=900).result
+    if i == 0:
+        r = st.Prove(pb.ProveRequest(submit=req), timeout=900).result
+    else:  # S1's synthesis holds the one slot: an aggregation waits behind it
+        st.SubmitProof(req, timeout=120)
+        daemon_agg.cancel_queued(daemon_agg.S[0])
+        r = st.AwaitProof(pb.AwaitProofRequest(job_id=req.request_id, timeout_ms=900000), timeout=930)
     H.check(r.status == pb.AwaitProofResponse.COMPLETED, f"daemon proved S{i} in {time.time() - t:.1f} s", verbose=True)
     open(os.path.join(tmp, f"S{i}.proof"), "wb").write(r.proof)
-daemon.terminate()
-daemon.wait(timeout=60)
+    daemon_agg.S[i].update(proof=r.proof, proof_file=f"S{i}.proof")
 
 
 def values(i):
@@ -65,8 +80,6 @@ for i, s in enumerate(S):
               "--sector-number", str(s["sector_number"]), "--registered-proof", str(rp), "--public-out", f"S{i}.public",
               *[x for k in ("comm_r", "comm_d", "ticket", "seed") for x in (f"--{k.replace('_', '-')}", s[k])])
     vk = out.split("vk: ", 1)[1].split(":", 1)[0]
-run("setup", "--aggregation", "--out", "srs", "--max", "4")
-srs = os.path.join(tmp, "srs", "v28-fil-inner-product-v1.srs")
 
 
 def sector_arg(s):
@@ -138,4 +151,7 @@ for v in (1, 2):
     b[at] ^= 1 << rng.randrange(8)
     open(os.path.join(tmp, "flip.bin"), "wb").write(b)
     verify(f"v{v}: byte {at} flipped", 1 if at < 1488 or at >= 1492 else 2, S, v, "flip.bin")
+daemon_agg.run_all()
+daemon.terminate()
+daemon.wait(timeout=60)
 H.finish()
