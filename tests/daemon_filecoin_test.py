@@ -78,8 +78,9 @@ have = sorted(v for k, v in stamp.items() if os.path.exists(os.path.join(PARAMS,
 if len(have) < 4:
     print(f"daemon_filecoin: parameters for {have} only (FIL_KINDS): the other kinds are not tested", flush=True)
 names = sorted(q.proof_kind for q in st.GetStatus(pb.GetStatusRequest()).queues)
-# the NI-PoRep kind proves with the PoRep's parameter files: registered with them
-want = sorted(have + (["ni-porep-2k"] if "porep-2k" in have else []))
+# the NI-PoRep kind proves with the PoRep's parameter files, and aggregate-seal checks its aggregates
+# against their .vk: both registered with them
+want = sorted(have + (["ni-porep-2k", "aggregate-seal"] if "porep-2k" in have else []))
 check(names == want and {"wpost-2k", "winning-2k"} <= set(names), f"the 2KiB Filecoin kinds are registered: {names}")
 FULL = len(have) == 4
 

@@ -3,7 +3,8 @@
 
 #include <string.h>
 
-/* messages inside messages: proving.proto nests two deep; a bound for the recursion */
+/* messages inside messages: proving.proto nests three deep (ProveRequest, SubmitProofRequest,
+ * AggregateSector); a bound for the recursion */
 #define MAX_NESTING 16
 
 static int wire_varint(const uint8_t *b, size_t n, size_t *i, uint64_t *v)
