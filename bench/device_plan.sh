@@ -2,8 +2,8 @@
 # The device-memory plan on the device machine, in calls of under ten minutes that follow each
 # other within the machine's 30 s of warmth (run from the repository root there, with
 # devgpu/devbin.tar.xz of bench/device_pack.sh carried):
-#   STEP=check  the 32 GiB PoRep TEST setup started detached (drive-32g.sh STAGE=1);
-#               test_gpu_pce's budgets (every plan of a small circuit, then, unless BIG=0, of a 2^20 one,
+#   STEP=check  the 32 GiB PoRep TEST setup started detached (drive-32g.sh STAGE=1); the MSMs in
+#               chunks against the CPU (unless CHUNKED=0); test_gpu_pce's budgets (every plan of a small circuit, then, unless BIG=0, of a 2^20 one,
 #               byte for byte against the whole card), stopping here when they fail; then,
 #               with the time left, the 32 GiB PoRep through the daemon at CONFIGS
 #               (fil_e2e_device.sh: "1:0pm24" is one packed GPU worker on a card held to 24 GiB)
@@ -38,6 +38,20 @@ budgets() {
     grep -E "plan budgets|bytes|streamed|CHECK|passed" "$O/budgets_$1.log" | head -40
     return $rc
 }
+# the MSM taken in chunks into shared buckets (the hooks' msm_chunk) on every lone MSM of
+# test_gpu_kernels against the CPU: chunks of 777 points, then of 3,000 with 5-bit windows and
+# batches of 4,000 entries (many windows a chunk, several batches), and test_gpu_prove's proofs
+chunked() {
+    local t=$(date +%s) a
+    for a in "777 0 0" "3000 5 4000"; do
+        set -- $a
+        CUZK_GPU_MSM_CHUNK=$1 CUZK_GPU_MSM_C=$2 CUZK_GPU_MSM_BATCH=$3 timeout 120 $B/test_gpu_kernels \
+            > "$O/kernels_chunk_$1.log" 2>&1
+        echo "test_gpu_kernels, MSMs in chunks of $1 (c $2, batch $3): rc $?; $(tail -1 "$O/kernels_chunk_$1.log")"
+    done
+    CUZK_GPU_MSM_CHUNK=5000 timeout 120 $B/test_gpu_prove > "$O/prove_chunk.log" 2>&1
+    echo "test_gpu_prove, MSMs in chunks of 5000: rc $?, $(( $(date +%s) - t )) s; $(tail -1 "$O/prove_chunk.log")"
+}
 porep() {
     STAGE=2 CONFIGS="$CONFIGS" PROOFS=${PROOFS:-3} LIMIT=$(left) OUT=$O bash $B/drive-32g.sh $B 2>&1 |
         grep -vE "^\[batch\]|^ *[0-9]+ +[0-9]" | tail -${TAIL:-70}
@@ -45,6 +59,7 @@ porep() {
 case $STEP in
 check)
     STAGE=1 LIMIT=3 OUT=$O bash $B/drive-32g.sh $B > /dev/null 2>&1
+    [ "${CHUNKED:-1}" = 1 ] && chunked
     budgets 2000 150 || { finish; exit 1; }
     [ "${BIG:-1}" = 1 ] && budgets 1000000 200
     [ -n "${CONFIGS:-}" ] && [ "$(left)" -gt 300 ] && porep
@@ -54,6 +69,7 @@ verify)
     # small circuit and of a 2^20 one, a memcheck of every array and the PCE's matrices streamed,
     # then the whole-card GPU tests
     cap() { local l=$(( $(left) - 10 )); echo $(( l < $1 ? l : $1 )); }
+    chunked
     budgets 2000 "$(cap 100)" || { finish; exit 1; }
     t=$(date +%s)
     CUZK_GPU_STREAM=h,l,a,b_g1,b_g2,pce CUZK_GPU_STREAM_CHUNK=200 CUZK_GPU_PLAN_ROWS=600 CUZK_GPU_PCE_VARIANTS=1 \

@@ -7,6 +7,7 @@
  * CUZK_GPU_TRACE=1 traces allocations and kernels, =alloc allocations.
  *
  *   CUZK_GPU_MSM_C, _MSM_L, _MSM_SEGS, _MSM_BATCH, _MSM_FREE     msm_c ... msm_free
+ *   CUZK_GPU_MSM_CHUNK                                           msm_chunk
  *   CUZK_GPU_NTT_R2=1, CUZK_GPU_NTT_MINB=1                       ntt_r2, ntt_minb
  *   CUZK_GPU_FB_BATCH                                            fb_batch
  *   CUZK_GPU_STAGE_THREADS, CUZK_GPU_STAGE_KIB                   stage_threads, stage_kib
@@ -46,6 +47,7 @@ static inline void gpu_hooks_from_env(void)
     h.msm_segs = (uint32_t)gpu_hooks_u64("CUZK_GPU_MSM_SEGS", h.msm_segs);
     h.msm_batch = gpu_hooks_u64("CUZK_GPU_MSM_BATCH", h.msm_batch);
     h.msm_free = gpu_hooks_u64("CUZK_GPU_MSM_FREE", h.msm_free);
+    h.msm_chunk = gpu_hooks_u64("CUZK_GPU_MSM_CHUNK", h.msm_chunk);
     h.ntt_r2 = gpu_hooks_var("CUZK_GPU_NTT_R2") ? atoi(getenv("CUZK_GPU_NTT_R2")) == 1 : h.ntt_r2;
     h.ntt_minb = gpu_hooks_var("CUZK_GPU_NTT_MINB") ? atoi(getenv("CUZK_GPU_NTT_MINB")) == 1 : h.ntt_minb;
     h.fb_batch = gpu_hooks_u64("CUZK_GPU_FB_BATCH", h.fb_batch);

@@ -14,6 +14,24 @@
 #define GIB ((uint64_t)1 << 30)
 #define MIB ((uint64_t)1 << 20)
 
+/* The chunked MSMs' scratch as cuzk/gpu.h counts it, from the plan's own
+ * widths and chunk */
+static uint64_t expected_msm_chunked(const cuzk_gpu_plan *p, uint64_t *bk)
+{
+    const uint64_t k = p->chunk_bytes / 96;
+    uint64_t phase[2] = {0, 0};
+    for (int i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++) {
+        const unsigned c = p->msm_c[i];
+        const uint64_t xb = i == CUZK_GPU_PLAN_B_G2 ? 384 : 192;
+        const uint64_t windows = c ? (256 + c - 1) / c : 0;
+        const int late = p->h_vectors == 2 && i >= CUZK_GPU_PLAN_B_G1;
+        phase[late] += c ? windows * ((1ull << (c - 1)) + 1) * xb : 0;
+    }
+    const uint64_t buckets = phase[0] > phase[1] ? phase[0] : phase[1];
+    if (bk) *bk = buckets;
+    return k * 56 + 2 * (2 * ((k + 31) / 32)) * 196 + buckets + CUZK_GPU_PLAN_MSM_SMALL + CUZK_GPU_PLAN_MSM_STACK;
+}
+
 /* the parts of a plan as the header states them, from the plan's own choices */
 static uint64_t expected_total(const cuzk_gpu_plan_need *nd, const cuzk_gpu_plan *p)
 {
@@ -25,15 +43,33 @@ static uint64_t expected_total(const cuzk_gpu_plan_need *nd, const cuzk_gpu_plan
         if (nd->n_points[i] > largest) largest = nd->n_points[i];
     }
     for (int i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++) any |= (uint64_t)p->streamed[i];
-    if (any) largest = p->chunk_bytes / 96; /* every MSM in chunks */
     /* twiddles: n/2 each way, or 2^S + 2^(L-S) each way (L = log n - 1, S = ceil(L/2)) */
     const unsigned L = nd->log_n - 1, S = (L + 1) / 2;
     const uint64_t tw = p->compact_tables && L ? 2 * ((1ull << S) + (1ull << (L - S))) * 32 : n * 32;
     const uint64_t tables = tw + 64 * MIB;
     const int buffers = any || p->pce_streamed;
-    const uint64_t worker = p->h_vectors * n * 32 + nd->witness + nd->host_scalars + (buffers ? 2 * p->chunk_bytes : 0);
-    const uint64_t l_plain = any ? p->chunk_bytes / 96 * 32 : 0;
-    return tables + res + worker + largest * CUZK_GPU_PLAN_MSM_BYTES_PER_POINT + l_plain + 256 * MIB;
+    CHECK(buffers ? p->chunk_buffers == 2 || p->chunk_buffers == 4 : p->chunk_buffers == 0);
+    const uint64_t worker = p->h_vectors * n * 32 + nd->witness + nd->host_scalars + p->chunk_buffers * p->chunk_bytes;
+    const uint64_t msm = any ? expected_msm_chunked(p, NULL) : largest * CUZK_GPU_PLAN_MSM_BYTES_PER_POINT;
+    return tables + res + worker + msm + 256 * MIB;
+}
+
+/* The MSMs' widths in chunks: H's at most its own points' width, the
+ * others' at most that, CUZK_GPU_PLAN_MSM_C_REST and their own; none for
+ * an absent array or when nothing streams */
+static void check_widths(const cuzk_gpu_plan_need *nd, const cuzk_gpu_plan *p, int any)
+{
+    const unsigned ch = p->msm_c[CUZK_GPU_PLAN_H];
+    for (int i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++) {
+        const unsigned c = p->msm_c[i];
+        if (!any || !nd->n_points[i]) {
+            CHECK(c == 0);
+            continue;
+        }
+        const unsigned own = cuzk_gpu_msm_window_bits(nd->n_points[i]);
+        CHECK_MSG(c >= 2 && c <= own, "array %d: %u bits, its points take %u", i, c, own);
+        if (i != CUZK_GPU_PLAN_H) CHECK(c <= CUZK_GPU_PLAN_MSM_C_REST && c <= ch);
+    }
 }
 
 static uint64_t resident_points(const cuzk_gpu_plan_need *nd, const cuzk_gpu_plan *p)
@@ -85,6 +121,12 @@ static void check_plan(const cuzk_gpu_plan_need *nd, const cuzk_gpu_plan *p, uin
     CHECK(!p->pce_streamed || (nd->pce_stream && resident_points(nd, p) == 0));
     if (p->pce_streamed) pinned += nd->pce_stream;
     CHECK((p->chunk_bytes != 0) == (any || p->pce_streamed));
+    check_widths(nd, p, any);
+    if (any) {
+        uint64_t bk = 0;
+        expected_msm_chunked(p, &bk);
+        CHECK(p->msm_buckets == bk && p->msm_entries == p->chunk_bytes / 96);
+    }
     CHECK(p->host_pinned == pinned);
     CHECK(p->pcie_bytes == pinned + nd->witness);
 }
@@ -101,9 +143,14 @@ static void check_longest_prefix(const cuzk_gpu_plan_need *nd, const cuzk_gpu_pl
     q.streamed[next] = 0;
     q.h_vectors = nd->two_vectors ? 2 : 3;
     q.compact_tables = 1, q.pce_streamed = 0;
+    /* the smallest chunking: every width at its narrowest */
+    for (int i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++)
+        if (q.msm_c[i] > CUZK_GPU_PLAN_MSM_C_MIN) q.msm_c[i] = CUZK_GPU_PLAN_MSM_C_MIN;
     int still = 0;
     for (int i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++) still |= q.streamed[i];
     q.chunk_bytes = still ? 64 * MIB : 0;
+    q.chunk_buffers = still ? 2 : 0;
+    if (!still) memset(q.msm_c, 0, sizeof q.msm_c);
     CHECK_MSG(expected_total(nd, &q) > p->budget, "%s could have stayed resident", cuzk_gpu_plan_array_name(next));
 }
 

@@ -113,17 +113,58 @@ typedef struct cuzk_gpu_plan {
     unsigned h_vectors;                      /* 3 or 2 */
     int compact_tables;                      /* H's twiddles as two short tables, a product per read */
     int pce_streamed;                        /* the PCE's matrices go up by row blocks at each proof */
-    uint64_t chunk_bytes;                    /* each of a worker's two chunk buffers (0: nothing streamed) */
+    uint64_t chunk_bytes;                    /* each of a worker's chunk buffers (0: nothing streamed) */
+    unsigned chunk_buffers;                  /* how many (2 or 4; 0: nothing streamed) */
+    /* When anything streams every MSM runs in chunks summed into buckets of
+     * its own (one set for all its chunks), its memory planned here: */
+    unsigned msm_c[CUZK_GPU_PLAN_ARRAYS];    /* each MSM's widest window, bits (0: no such MSM) */
+    uint64_t msm_entries;                    /* sorted entries a window batch of G1 holds (G2: half) */
+    uint64_t msm_buckets;                    /* the buckets' bytes: the MSMs of one phase at once */
     uint64_t tables, resident, worker, msm_scratch, reserve; /* the parts of total */
     uint64_t total;                          /* planned device bytes, at most budget when fits */
     uint64_t host_pinned;                    /* host bytes the streamed arrays keep (pinned to overlap) */
     uint64_t pcie_bytes;                     /* host to device a partition: what streams and the witness */
 } cuzk_gpu_plan;
 
-/* MSM scratch a point of the largest MSM run at once (a chunk's when
- * anything streams: every MSM then runs in chunks; one window a batch:
- * 7.5 GB at 2^27, measured with the 32 GiB PoRep on the H100). */
+/* MSM scratch a point of the largest MSM run at once when nothing streams
+ * (one window a batch: 7.5 GB at 2^27, measured with the 32 GiB PoRep on
+ * the H100). */
 #define CUZK_GPU_PLAN_MSM_BYTES_PER_POINT 56u
+
+/*
+ * The MSM in chunks (when anything streams), per worker, counted from the
+ * arrays src/gpu/msm/chunked.cuh keeps:
+ *   split     a chunk's plain scalars, ones' and general indices: 40 bytes
+ *             a G1 point of a chunk (chunk_bytes / 96 of them);
+ *   sort      msm_entries keys and values sorted in place (16 bytes an
+ *             entry; the split's class flags, 16 bytes a point, share it)
+ *             and two arrays of level-0 partials (2 per 32 entries, a key
+ *             and an XYZZ point each): msm_entries is a chunk's points, so
+ *             H's chunks (every scalar general) sort one window a batch and
+ *             the mostly-0/1 MSMs' all their windows at once;
+ *   buckets   each MSM's windows at its width msm_c: 2^(c-1) + 1 XYZZ
+ *             points a window, ceil(256 / c) windows; B's MSMs reuse H's
+ *             room when they run after H's (two vectors: their scalars are
+ *             gathered into h's vector);
+ *   small     the segments' and windows' sums, the ones' partials, the
+ *             sort's and scan's temporaries (CUZK_GPU_PLAN_MSM_SMALL);
+ *   stack     the driver's local memory: a kernel's stack for every thread
+ *             the chip holds, reserved at its first launch (G2's level 0,
+ *             1.3 KB a thread: 0.35 GB on the H100's 270,336 threads).
+ * H's width is chosen with the chunk size and buffer count by an estimate
+ * of H's additions plus a fixed cost a chunk and window; the others' widths
+ * are held to CUZK_GPU_PLAN_MSM_C_REST (their general scalars are few).
+ */
+#define CUZK_GPU_PLAN_MSM_SMALL ((uint64_t)96 << 20)
+#define CUZK_GPU_PLAN_MSM_STACK ((uint64_t)512 << 20)
+#define CUZK_GPU_PLAN_MSM_C_REST 16u
+#define CUZK_GPU_PLAN_MSM_C_MIN 13u
+/* Bytes of an MSM's buckets at c bits, xyzz bytes a point. */
+uint64_t cuzk_gpu_msm_bucket_bytes(unsigned c, unsigned xyzz);
+/* The device MSM's window width for m general scalars: the CPU's cost
+ * model, widened up to 22 bits from 2^25 scalars on (12 windows instead of
+ * 13 at 2^27). */
+unsigned cuzk_gpu_msm_window_bits(uint64_t m);
 
 struct cuzk_pce;
 /* What params need for one worker proving with pce (may be NULL), the A

@@ -66,7 +66,10 @@ struct dev_resident {
                                plan of a set that with one worker's buffers does not fit the budget */
     int ordinal;            /* the card whose budget holds the arrays */
     unsigned h_vectors;     /* the plan's H: 3 vectors, or 2 (c evaluated after a·b) */
-    size_t chunk_bytes;     /* the plan's chunk buffers, when anything is streamed */
+    size_t chunk_bytes;     /* the plan's chunk buffers, when anything is streamed, */
+    unsigned chunk_buffers; /* how many (0: no plan, two) */
+    unsigned msm_c[SRS_B2 + 1]; /* the plan's widest windows of the MSMs in chunks (0: their own) */
+    size_t msm_entries;     /* the plan's sorted entries a window batch (0: a chunk's points) */
     bool compact_tables;    /* the plan's H twiddles: two short tables */
     bool pce_streamed;      /* the plan streams the PCE's matrices (a set's entry: its PCE's) */
     void *pin_base;         /* the span of streamed PCE arrays this entry page-locked (unlocked with it) */
@@ -99,18 +102,28 @@ struct stage_bufs {
 };
 
 /* A prove's MSMs as chunks when its set streams (cuzk_gpu_chunk_schedule):
- * the streamed chunks go up on the worker's copy stream into two buffers,
- * two ahead of the MSMs that read them, the first two before the kernel
- * region (they write only the worker's own buffers, so no lock is needed). */
+ * the streamed chunks go up on the worker's copy stream into FEED_BUFS
+ * buffers, ahead of the MSMs that read them, the first ones before the
+ * kernel region (they write only the worker's own buffers, so no lock is
+ * needed). Each step's kernels are timed by a pair of events of a ring. */
 #define FEED_STEPS_MAX 16384
+#define FEED_BUFS 4 /* at most: the plan says how many (cuzk_gpu_plan.chunk_buffers) */
+#define FEED_TIMERS 8
 struct stream_feed {
     cuzk_gpu_chunk_step *step; /* the schedule (FEED_STEPS_MAX, made at the first streamed prove) */
     size_t n_steps;            /* 0: nothing streams, the MSMs run whole */
     const char *src[SRS_B2 + 1]; /* a streamed MSM's host points, else NULL */
     size_t next_copy;          /* the next step to look at for a copy */
-    size_t buf_step[2];        /* the step each chunk buffer holds */
+    size_t buf_step[FEED_BUFS]; /* the step each chunk buffer holds */
     unsigned issued, taken;    /* streamed chunks copied and read */
-    double copy_s, wait_s;     /* the copy engine's time, and the MSMs' waits for it */
+    unsigned timers;           /* steps timed so far */
+    unsigned char t_slot[FEED_TIMERS]; /* the MSM (slot + 1) a timer's events time, 0: none */
+    double copy_s, wait_s;     /* the copy engine's time; the MSM phases' time with no chunk's kernels */
+    double kern_s;             /* the chunks' kernel time */
+    unsigned nbuf;             /* chunk buffers in turn (the plan's) */
+    unsigned cap[SRS_B2 + 1];  /* the chunked MSMs' widest windows, */
+    size_t off[SRS_B2 + 1];    /* their buckets' offsets in the room, */
+    size_t room, entries;      /* its bytes, a window batch's sorted entries (msm_chunked_reserve) */
     uint64_t bytes;
 };
 
@@ -121,10 +134,11 @@ struct cuzk_gpu_worker {
     double region_s;            /* seconds in the last kernel region */
     int dev_oom;                /* the last call ran out of device memory */
     cuzk_gpu::dbuf abc, aux, sa, sb, tmp; /* written only by this worker */
-    cuzk_gpu::dbuf chunk[2];              /* streamed points, two chunks in turn */
+    cuzk_gpu::dbuf chunk[FEED_BUFS];      /* streamed points (a PCE's row blocks: the first two) in turn */
     cudaStream_t cst;           /* their copies (made at the first streamed prove) */
-    cudaEvent_t ev_start[2], ev_done[2];
-    cudaEvent_t ev_free[2];     /* a chunk buffer's last reader done (streamed PCE blocks) */
+    cudaEvent_t ev_start[FEED_BUFS], ev_done[FEED_BUFS];
+    cudaEvent_t ev_free[FEED_BUFS]; /* a chunk buffer's last reader done */
+    cudaEvent_t ev_t0[FEED_TIMERS], ev_t1[FEED_TIMERS]; /* around a step's kernels */
     stream_feed feed;           /* the chunks of the prove in progress */
     cuzk_gpu::fixed_base_bufs fb;         /* likewise */
     stage_bufs stage;           /* likewise */

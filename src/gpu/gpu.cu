@@ -162,8 +162,10 @@ void buf_free(dbuf *b)
 void msm_scratch_free(msm_scratch *s)
 {
     dbuf *all[] = {&s->plain,     &s->kv,        &s->ones,      &s->gen,       &s->cub,  &s->buckets, &s->part_k[0],
-                   &s->part_k[1], &s->part_p[0], &s->part_p[1], &s->segs,      &s->wins, &s->onesp,   &s->host_tot};
+                   &s->part_k[1], &s->part_p[0], &s->part_p[1], &s->segs,      &s->wins, &s->onesp,   &s->count,
+                   &s->acc_room,  &s->acc_sums};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) buf_free(all[i]);
+    s->entries = 0;
 }
 
 } // namespace cuzk_gpu
@@ -398,7 +400,7 @@ void worker_shed(cuzk_gpu_worker *w)
     cudaStreamSynchronize(w->st);
     if (w->cst) cudaStreamSynchronize(w->cst);
     buf_free(&w->abc), buf_free(&w->aux), buf_free(&w->sa), buf_free(&w->sb), buf_free(&w->tmp);
-    buf_free(&w->chunk[0]), buf_free(&w->chunk[1]);
+    for (cuzk_gpu::dbuf &b : w->chunk) buf_free(&b);
 }
 
 extern "C" void cuzk_gpu_worker_destroy(cuzk_gpu_worker *w)
@@ -409,8 +411,9 @@ extern "C" void cuzk_gpu_worker_destroy(cuzk_gpu_worker *w)
     fixed_base_bufs_free(&w->fb);
     stage_free(&w->stage);
     if (w->cst) {
-        for (int i = 0; i < 2; i++)
+        for (int i = 0; i < FEED_BUFS; i++)
             cudaEventDestroy(w->ev_start[i]), cudaEventDestroy(w->ev_done[i]), cudaEventDestroy(w->ev_free[i]);
+        for (int i = 0; i < FEED_TIMERS; i++) cudaEventDestroy(w->ev_t0[i]), cudaEventDestroy(w->ev_t1[i]);
         cudaStreamDestroy(w->cst);
     }
     free(w->feed.step);
@@ -423,9 +426,10 @@ extern "C" int cuzk_gpu_worker_out_of_device_memory(const cuzk_gpu_worker *w) { 
 extern "C" double cuzk_gpu_worker_region_s(const cuzk_gpu_worker *w) { return w ? w->region_s : 0; }
 extern "C" uint64_t cuzk_gpu_worker_held_bytes(const cuzk_gpu_worker *w)
 {
-    return w ? (uint64_t)w->abc.cap + w->aux.cap + w->sa.cap + w->sb.cap + w->tmp.cap + w->chunk[0].cap +
-                   w->chunk[1].cap
-             : 0;
+    if (!w) return 0;
+    uint64_t b = (uint64_t)w->abc.cap + w->aux.cap + w->sa.cap + w->sb.cap + w->tmp.cap;
+    for (const cuzk_gpu::dbuf &k : w->chunk) b += k.cap;
+    return b;
 }
 
 /* Selects the worker's device in the calling thread; refuses failed devices. */

@@ -124,10 +124,26 @@ int ntt_groth16_h_tables(const ctx &c, ntt_tables *t, unsigned log_n);
 int ntt_groth16_h_odd(const ctx &c, ntt_tables *t, fr_t *a, fr_t *b, fr_t *cc, unsigned log_n);
 
 /* ---- MSM (msm/, msm.cu, msm_g1.cu, msm_g2.cu) -------------------------- */
+/* An MSM taken in chunks of its points (a set that streams): one window
+ * width for all its general scalars, one set of buckets every chunk adds
+ * to, reduced once after the last chunk, and the ones' running sum, all on
+ * the device (msm/chunked.cuh), in the scratch's room that
+ * msm_chunked_reserve made to the plan's sizes (cuzk/gpu.h). */
+struct msm_acc {
+    size_t off;     /* its buckets' offset in the scratch's acc_room */
+    unsigned cap;   /* its widest window, bits (the plan's) */
+    unsigned cw, nwin;
+    uint32_t B;
+    bool gen, ones; /* a chunk had general scalars, ones */
+};
+#define MSM_ACC_MAX 5 /* chunked MSMs in progress at once: a prove's five */
 struct msm_scratch {
     /* kv: the class flags and prefix sums (16 bytes a scalar), then the
      * window batch's keys, values and their sorted copies (16 a sorted entry) */
-    dbuf plain, kv, ones, gen, cub, buckets, part_k[2], part_p[2], segs, wins, onesp, host_tot;
+    dbuf plain, kv, ones, gen, cub, buckets, part_k[2], part_p[2], segs, wins, onesp, count;
+    dbuf acc_room, acc_sums; /* the chunked MSMs' buckets, their ones' sums (one XYZZ point each) */
+    size_t entries;          /* sorted entries a chunked window batch of G1 holds (G2: half) */
+    msm_acc acc[MSM_ACC_MAX];
 };
 void msm_scratch_free(msm_scratch *s);
 /* out = sum scalars[i]·bases[i]; bases and scalars on the device, scalars in
@@ -139,6 +155,24 @@ int msm_g1(const ctx &c, msm_scratch *s, cuzk_g1_jac *out, const void *bases, co
            size_t n, bool mont, fr_t *work);
 int msm_g2(const ctx &c, msm_scratch *s, cuzk_g2_jac *out, const void *bases, const fr_t *scalars,
            size_t n, bool mont, fr_t *work);
+/* The chunked MSMs' arrays at the plan's sizes, made once (they only grow):
+ * window batches of entries sorted G1 entries, buckets' room of room bytes,
+ * each MSM's buckets in it at a->off, at most a->cap bits wide. */
+int msm_chunked_reserve(const ctx &c, msm_scratch *s, size_t entries, size_t room);
+/* The same sum as msm_g1 / msm_g2 over chunks of the points: begin over all
+ * n scalars (their general ones counted, the window width chosen, a's
+ * buckets cleared), add each chunk (its points, its scalars: work as
+ * above) with nothing waited for after its launches, end (one reduction,
+ * the sum on the host). The chunks may come in any order and interleave
+ * with other MSMs' of other msm_acc. */
+int msm_g1_chunked_begin(const ctx &c, msm_scratch *s, msm_acc *a, const fr_t *scalars, size_t n, bool mont);
+int msm_g1_chunked_add(const ctx &c, msm_scratch *s, msm_acc *a, const void *bases, const fr_t *scalars, size_t n,
+                       bool mont, fr_t *work);
+int msm_g1_chunked_end(const ctx &c, msm_scratch *s, msm_acc *a, cuzk_g1_jac *out);
+int msm_g2_chunked_begin(const ctx &c, msm_scratch *s, msm_acc *a, const fr_t *scalars, size_t n, bool mont);
+int msm_g2_chunked_add(const ctx &c, msm_scratch *s, msm_acc *a, const void *bases, const fr_t *scalars, size_t n,
+                       bool mont, fr_t *work);
+int msm_g2_chunked_end(const ctx &c, msm_scratch *s, msm_acc *a, cuzk_g2_jac *out);
 
 /* ---- pre-compiled circuits (pce_spmv.cu) -------------------------------- */
 /* Rows with more entries than this take a warp each (their indices listed). */

@@ -28,6 +28,8 @@ typedef struct cuzk_gpu_test_hooks {
     uint32_t msm_segs;      /* bucket segments a window batch, 64..2^20; else 32,768 */
     uint64_t msm_batch;     /* at most this many sorted entries a window batch; 0: 2^28 */
     uint64_t msm_free;      /* the device's free bytes as an allocation sees them; 0: the driver's and budget's */
+    uint64_t msm_chunk;     /* every MSM (msm_g1, msm_g2) taken in chunks of this many points into shared buckets,
+                             * as a streamed set's are (msm/chunked.cuh); 0: whole */
     /* the NTT (ntt.cu) */
     int ntt_r2;             /* nonzero: radix-2 passes (the reference) instead of radix-4 */
     int ntt_minb;           /* nonzero: radix-4 passes as ptxas likes them, not held to 3 blocks an SM */

@@ -6,6 +6,7 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
+#include "cuzk/gpu.h"
 #include "cuzk/msm.h"
 #include "msm/classify.cuh"
 #include "msm/plan.cuh"
@@ -46,18 +47,13 @@ int msm_split(const ctx &c, msm_scratch *s, const fr_t *scalars, size_t n, bool 
     return CUZK_OK;
 }
 
-/* The CPU's cost model with windows up to 22 bits (the CPU stops at 20 for
- * its bucket memory): from ~2^26 general scalars on, 12 windows instead of
- * 13 (H200, 2^27 random: 867 ms at c = 20, 876 at 21, 836 at 22, 864 at
- * 23). Tests force narrow windows (long bucket runs, several partial
- * levels) through the hooks' msm_c. */
+/* The plan's width (cuzk_gpu_msm_window_bits: up to 22 bits from 2^25
+ * scalars on; H200, 2^27 random: 867 ms at c = 20, 876 at 21, 836 at 22,
+ * 864 at 23). Tests force narrow windows (long bucket runs, several
+ * partial levels) through the hooks' msm_c. */
 unsigned msm_window_bits(size_t m)
 {
-    unsigned cw = cuzk_msm_window_bits(m, 255, NULL);
-    for (unsigned wbits = cw + 1; wbits <= 22 && m >= ((size_t)1 << 25); wbits++) {
-        const uint64_t nw0 = (256 + cw - 1) / cw, nw1 = (256 + wbits - 1) / wbits;
-        if (nw1 * ((uint64_t)m + (1ull << wbits)) < nw0 * ((uint64_t)m + (1ull << cw))) cw = wbits;
-    }
+    unsigned cw = cuzk_gpu_msm_window_bits(m);
     const unsigned force = cuzk_gpu_hooks_now()->msm_c;
     if (force >= 2 && force <= 24) cw = force;
     return cw;
@@ -83,7 +79,9 @@ static uint32_t msm_seg_threads()
     return 32768;
 }
 
-static msm_batch msm_batch_shape(size_t m, unsigned wb, uint32_t B, size_t xb, unsigned nwin)
+/* shared: the batch sums into a chunked MSM's own buckets (msm_acc), which
+ * also reduces them: no buckets, segments or window sums of its own. */
+static msm_batch msm_batch_shape(size_t m, unsigned wb, uint32_t B, size_t xb, unsigned nwin, bool shared)
 {
     msm_batch b;
     b.wb = wb, b.key_bits = 0;
@@ -99,6 +97,7 @@ static msm_batch msm_batch_shape(size_t m, unsigned wb, uint32_t B, size_t xb, u
     b.gseg = blocks_for(b.nseg, MSM_SEG_THREADS);
     b.seg_bytes = (size_t)wb * b.gseg * xb;
     b.win_bytes = (size_t)nwin * xb;
+    if (shared) b.bucket_bytes = b.seg_bytes = b.win_bytes = 0;
     return b;
 }
 
@@ -167,11 +166,11 @@ static unsigned msm_batch_width(const ctx &c, msm_scratch *s, size_t m, uint32_t
     unsigned wb = (unsigned)(max_batch / m);
     if (wb < 1) wb = 1;
     if (wb > nwin) wb = nwin;
-    msm_batch bt = msm_batch_shape(m, wb, B, xb, nwin);
+    msm_batch bt = msm_batch_shape(m, wb, B, xb, nwin, false);
     size_t freeb = 0;
     if (wb > 1 && device_free_bytes(c, &freeb)) {
         while (wb > 1 && msm_batch_growth(s, bt) + MSM_FREE_MARGIN > freeb)
-            wb = (wb + 1) / 2, bt = msm_batch_shape(m, wb, B, xb, nwin);
+            wb = (wb + 1) / 2, bt = msm_batch_shape(m, wb, B, xb, nwin, false);
     }
     return wb;
 }
@@ -195,7 +194,7 @@ static int msm_batch_reserve_retrying(const ctx &c, msm_scratch *s, size_t m, ui
     int rc;
     bool freed = false;
     for (;;) {
-        *bt = msm_batch_shape(m, wb, B, xb, nwin);
+        *bt = msm_batch_shape(m, wb, B, xb, nwin, false);
         if ((rc = msm_batch_reserve(c, s, *bt)))
             if (rc == CUZK_ERR_NO_MEMORY && (wb > 1 || !freed)) {
                 GPU_TRY(c, cudaStreamSynchronize(c.st));
@@ -211,11 +210,10 @@ static int msm_batch_reserve_retrying(const ctx &c, msm_scratch *s, size_t m, ui
     return CUZK_OK;
 }
 
-int msm_batch_plan(const ctx &c, msm_scratch *s, size_t m, uint32_t B, size_t xb, unsigned nwin, msm_batch *bt)
+/* The sort's key bits for wb windows of B buckets, and its temporary
+ * storage for Mmax entries (grown when short: a few MB). */
+static int msm_batch_sort_room(const ctx &c, msm_scratch *s, uint32_t B, msm_batch *bt)
 {
-    const unsigned wb = msm_batch_width(c, s, m, B, xb, nwin);
-    int rc = msm_batch_reserve_retrying(c, s, m, B, xb, nwin, wb, bt);
-    if (rc) return rc;
     unsigned key_bits = 1;
     while (((uint64_t)1 << key_bits) < (uint64_t)bt->wb * B) key_bits++;
     bt->key_bits = key_bits;
@@ -228,6 +226,92 @@ int msm_batch_plan(const ctx &c, msm_scratch *s, size_t m, uint32_t B, size_t xb
     cub::DoubleBuffer<uint32_t> dk(keys, keys + 2 * Mmax), dv(keys + Mmax, keys + 3 * Mmax);
     GPU_TRY(c, cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, dk, dv, Mmax, 0, key_bits, c.st));
     return buf_reserve(c, &s->cub, sort_bytes, "msm sort temp");
+}
+
+int msm_batch_plan(const ctx &c, msm_scratch *s, size_t m, uint32_t B, size_t xb, unsigned nwin, msm_batch *bt)
+{
+    const unsigned wb = msm_batch_width(c, s, m, B, xb, nwin);
+    int rc = msm_batch_reserve_retrying(c, s, m, B, xb, nwin, wb, bt);
+    return rc ? rc : msm_batch_sort_room(c, s, B, bt);
+}
+
+int msm_batch_in_room(const ctx &c, msm_scratch *s, size_t m, uint32_t B, size_t xb, unsigned nwin, msm_batch *bt)
+{
+    /* a G2 entry's partials take twice a G1 entry's bytes */
+    size_t room = s->entries * sizeof(xyzz_t<fp_t>) / xb;
+    const uint64_t mbe = cuzk_gpu_hooks_now()->msm_batch;
+    if (mbe > 0 && mbe < room) room = (size_t)mbe;
+    unsigned wb = m ? (unsigned)(room / m < nwin ? room / m : nwin) : nwin;
+    if (wb < 1) wb = 1;
+    *bt = msm_batch_shape(m, wb, B, xb, nwin, true);
+    /* longer level-0 runs until the partials fit their arrays */
+    while (bt->np0 * xb > s->part_p[0].cap && bt->L < MSM_CHUNK_LARGE) {
+        bt->L = bt->L < MSM_CHUNK ? MSM_CHUNK : MSM_CHUNK_LARGE;
+        bt->np0 = 2 * ((bt->Mmax + bt->L - 1) / bt->L);
+        bt->part_bytes = bt->np0 * xb;
+    }
+    if (bt->Mmax * 16 > s->kv.cap || bt->np0 * xb > s->part_p[0].cap || bt->np0 * 4 > s->part_k[0].cap)
+        return fail_msg(c, CUZK_ERR_INTERNAL, "msm: a chunk's window batch exceeds the planned room");
+    return msm_batch_sort_room(c, s, B, bt);
+}
+
+int msm_count_general(const ctx &c, msm_scratch *s, const fr_t *scalars, size_t n, bool mont, size_t *m)
+{
+    const unsigned T = 256;
+    int rc = buf_reserve(c, &s->count, 8, "msm general count");
+    if (rc) return rc;
+    unsigned long long *const cnt = bp<unsigned long long>(s->count), tot = 0;
+    GPU_TRY(c, cudaMemsetAsync(cnt, 0, 8, c.st));
+    if (n) msm_count_gen<<<blocks_for(n, T), T, 0, c.st>>>(scalars, n, mont, cnt);
+    GPU_LAUNCHED(c, "msm_count_gen");
+    GPU_TRY(c, cudaMemcpyAsync(&tot, cnt, 8, cudaMemcpyDeviceToHost, c.st));
+    GPU_TRY(c, cudaStreamSynchronize(c.st));
+    *m = (size_t)tot;
+    return CUZK_OK;
+}
+
+int msm_chunked_reserve(const ctx &c, msm_scratch *s, size_t entries, size_t room)
+{
+    typedef xyzz_t<fp_t> X1;
+    typedef xyzz_t<fp2_t> X2;
+    const size_t np0 = 2 * ((entries + MSM_CHUNK - 1) / MSM_CHUNK);
+    int rc;
+    if ((rc = buf_reserve(c, &s->kv, entries * 16, "msm keys")) ||
+        (rc = buf_reserve(c, &s->part_k[0], np0 * 4, "msm partial keys")) ||
+        (rc = buf_reserve(c, &s->part_k[1], np0 * 4, "msm partial keys")) ||
+        (rc = buf_reserve(c, &s->part_p[0], np0 * sizeof(X1), "msm partial sums")) ||
+        (rc = buf_reserve(c, &s->part_p[1], np0 * sizeof(X1), "msm partial sums")) ||
+        (rc = buf_reserve(c, &s->acc_room, room, "msm chunked buckets")) ||
+        (rc = buf_reserve(c, &s->acc_sums, MSM_ACC_MAX * sizeof(X2), "msm chunked ones")))
+        return rc;
+    s->entries = entries;
+    return CUZK_OK;
+}
+
+/* The width for all m general scalars, at most the plan's a->cap; the
+ * buckets cleared where the plan put them; the ones' sum set to infinity. */
+int msm_acc_plan(const ctx &c, const msm_scratch *s, msm_acc *a, size_t m, size_t xb)
+{
+    unsigned cw = msm_window_bits(m ? m : 1); /* none general: the buckets stay unread */
+    if (a->cap && cw > a->cap) cw = a->cap;
+    a->cw = cw;
+    a->nwin = (255 + 1 + cw - 1) / cw;
+    a->B = (1u << (cw - 1)) + 1;
+    const size_t bytes = (size_t)a->nwin * a->B * xb;
+    if (a->off + bytes > s->acc_room.cap || (size_t)(a - s->acc) >= MSM_ACC_MAX)
+        return fail_msg(c, CUZK_ERR_INTERNAL, "msm: a chunked MSM's buckets exceed the planned room");
+    GPU_TRY(c, cudaMemsetAsync((char *)s->acc_room.p + a->off, 0, bytes, c.st));
+    GPU_TRY(c, cudaMemsetAsync(msm_acc_sum(s, a, xb), 0, xb, c.st));
+    a->gen = a->ones = false;
+    return CUZK_OK;
+}
+
+/* Step 5's shape over all windows of a chunked MSM, its arrays reserved. */
+int msm_acc_reduce_plan(const ctx &c, msm_scratch *s, const msm_acc *a, size_t xb, msm_batch *bt)
+{
+    *bt = msm_batch_shape(0, a->nwin, a->B, xb, a->nwin, false);
+    int rc = buf_reserve(c, &s->segs, bt->seg_bytes, "msm segments");
+    return rc ? rc : buf_reserve(c, &s->wins, bt->win_bytes, "msm windows");
 }
 
 } // namespace cuzk_gpu

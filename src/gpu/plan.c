@@ -6,21 +6,26 @@
  *   tables    H's twiddles (2 x 2^(log_n - 1) elements) and scaling tables;
  *   resident  the PCE's arrays and the point arrays kept on the device;
  *   worker    H's vectors (3 or 2 of 2^log_n), the witness, host-gathered
- *             scalars, and two chunk buffers when anything is streamed;
+ *             scalars, and the chunk buffers (2 or 4) when anything is
+ *             streamed;
  *   msm       the MSM scratch of the largest MSM run at once: the largest
- *             array's, or a chunk's when anything streams (every MSM then
- *             runs in chunks);
+ *             array's; when anything streams (every MSM then runs in
+ *             chunks) a chunk's, the buckets of the MSMs run at once and
+ *             the driver's stack reservation (cuzk/gpu.h);
  *   reserve   the sort's and scans' temporaries and allocation granularity.
  * The search keeps the longest resident prefix of h, l, a, b_g1, b_g2 that
- * fits, with three vectors before two and the largest chunk before smaller
- * ones: since no part depends on the budget, a larger budget can only keep
- * more resident (never stream more).
+ * fits, with three vectors before two; when anything streams, the chunk
+ * size, buffer count and H's window width of least estimated MSM cost
+ * (chunking_cost) among those that fit: since no part depends on the
+ * budget, a larger budget can only keep more resident (never stream more)
+ * and never take a costlier chunking for the same arrays.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cuzk/gpu.h"
+#include "cuzk/msm.h"
 #include "cuzk/pce.h"
 
 #define GIB ((uint64_t)1 << 30)
@@ -58,12 +63,74 @@ typedef struct plan_mode {
     int compact, pce_streamed;
 } plan_mode;
 
-/* The plan with the first r arrays resident, in mode md, with chunk
- * buffers of chunk bytes (unused when nothing streams). */
-static void plan_fill(cuzk_gpu_plan *p, const cuzk_gpu_plan_need *nd, unsigned r, plan_mode md, uint64_t chunk)
+/* What streaming takes besides the streamed arrays: the chunk size, the
+ * chunk buffers, H's widest window (the MSMs' widths in chunks) */
+typedef struct plan_chunking {
+    uint64_t chunk;
+    unsigned buffers, c_h;
+} plan_chunking;
+
+static unsigned xyzz_bytes(unsigned i) { return i == CUZK_GPU_PLAN_B_G2 ? 384u : 192u; }
+
+uint64_t cuzk_gpu_msm_bucket_bytes(unsigned c, unsigned xyzz)
+{
+    return c ? (uint64_t)((256 + c - 1) / c) * ((1ull << (c - 1)) + 1) * xyzz : 0;
+}
+
+unsigned cuzk_gpu_msm_window_bits(uint64_t m)
+{
+    unsigned cw = cuzk_msm_window_bits((size_t)(m ? m : 1), 255, NULL);
+    for (unsigned wbits = cw + 1; wbits <= 22 && m >= ((uint64_t)1 << 25); wbits++) {
+        const uint64_t nw0 = (256 + cw - 1) / cw, nw1 = (256 + wbits - 1) / wbits;
+        if (nw1 * (m + (1ull << wbits)) < nw0 * (m + (1ull << cw))) cw = wbits;
+    }
+    return cw;
+}
+
+/* The MSMs' widths in chunks: H's c_h (its scalars are all general), the
+ * others' at most CUZK_GPU_PLAN_MSM_C_REST; each no wider than its own
+ * points would take. */
+static void plan_msm_widths(cuzk_gpu_plan *p, const cuzk_gpu_plan_need *nd, unsigned c_h)
+{
+    for (unsigned i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++) {
+        unsigned c = nd->n_points[i] ? cuzk_gpu_msm_window_bits(nd->n_points[i]) : 0;
+        const unsigned cap = i == CUZK_GPU_PLAN_H ? c_h : CUZK_GPU_PLAN_MSM_C_REST < c_h ? CUZK_GPU_PLAN_MSM_C_REST : c_h;
+        p->msm_c[i] = c > cap ? cap : c;
+    }
+}
+
+/* The buckets' room: with two vectors B's MSMs run after H's, L's and A's
+ * (their scalars gathered into h's vector), in the room those leave. */
+static uint64_t plan_msm_buckets(const cuzk_gpu_plan *p)
+{
+    uint64_t ph[2] = {0, 0};
+    for (unsigned i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++) {
+        const int late = p->h_vectors == 2 && (i == CUZK_GPU_PLAN_B_G1 || i == CUZK_GPU_PLAN_B_G2);
+        ph[late] += cuzk_gpu_msm_bucket_bytes(p->msm_c[i], xyzz_bytes(i));
+    }
+    return ph[0] > ph[1] ? ph[0] : ph[1];
+}
+
+/* The MSM scratch in chunks (cuzk/gpu.h lists the parts) */
+static uint64_t plan_msm_chunked(cuzk_gpu_plan *p, const cuzk_gpu_plan_need *nd, const plan_chunking *ck)
+{
+    const uint64_t k = ck->chunk / 96, parts = 2 * ((k + 31) / 32);
+    plan_msm_widths(p, nd, ck->c_h);
+    p->msm_entries = k;
+    p->msm_buckets = plan_msm_buckets(p);
+    return k * 40 + k * 16 + 2 * parts * (192 + 4) + p->msm_buckets + CUZK_GPU_PLAN_MSM_SMALL +
+           CUZK_GPU_PLAN_MSM_STACK;
+}
+
+/* The plan with the first r arrays resident, in mode md, chunked as ck
+ * (unused when nothing streams). */
+static void plan_fill(cuzk_gpu_plan *p, const cuzk_gpu_plan_need *nd, unsigned r, plan_mode md,
+                      const plan_chunking *ck)
 {
     const uint64_t n = (uint64_t)1 << nd->log_n;
     memset(p->streamed, 0, sizeof p->streamed);
+    memset(p->msm_c, 0, sizeof p->msm_c);
+    p->msm_entries = p->msm_buckets = 0;
     p->h_vectors = md.hv;
     p->compact_tables = md.compact;
     p->pce_streamed = md.pce_streamed;
@@ -82,17 +149,12 @@ static void plan_fill(cuzk_gpu_plan *p, const cuzk_gpu_plan_need *nd, unsigned r
             p->host_pinned += nd->points[i];
         }
     }
-    p->chunk_bytes = any || md.pce_streamed ? chunk : 0;
+    p->chunk_bytes = any || md.pce_streamed ? ck->chunk : 0;
+    p->chunk_buffers = p->chunk_bytes ? ck->buffers : 0;
     /* when any points stream, every MSM runs in chunks (cuzk_gpu_chunk_schedule),
-     * resident ones too: the largest is a chunk of chunk / 96 G1 points (G2's
-     * 192-byte points: half as many) */
-    if (any) largest = chunk / 96;
-    p->msm_scratch = largest * CUZK_GPU_PLAN_MSM_BYTES_PER_POINT;
-    /* in chunks, L's and B's MSMs leave their plain scalars in the scratch:
-     * the witness stays as it is for B's gather after H's MSM, and B's
-     * scalars for both of B's MSMs, whose chunks interleave */
-    if (any) p->msm_scratch += chunk / 96 * 32;
-    p->worker = md.hv * n * FR_BYTES + nd->witness + nd->host_scalars + 2 * p->chunk_bytes;
+     * resident ones too */
+    p->msm_scratch = any ? plan_msm_chunked(p, nd, ck) : largest * CUZK_GPU_PLAN_MSM_BYTES_PER_POINT;
+    p->worker = md.hv * n * FR_BYTES + nd->witness + nd->host_scalars + p->chunk_buffers * p->chunk_bytes;
     p->reserve = PLAN_RESERVE;
     p->total = p->tables + p->resident + p->worker + p->msm_scratch + p->reserve;
     p->pcie_bytes = p->host_pinned + nd->witness;
@@ -114,26 +176,77 @@ static size_t plan_modes(plan_mode *m, const cuzk_gpu_plan_need *nd, unsigned r)
     return k;
 }
 
+/* H's MSM in chunks, in additions: each of its windows adds every point
+ * and reduces its buckets, and each chunk's window costs a sort and
+ * launches about as much as 2^17 additions; two buffers instead of four
+ * let a copy wait behind H's compute-bound chunks (a chunk's worth). */
+static uint64_t chunking_cost(const cuzk_gpu_plan_need *nd, const plan_chunking *ck)
+{
+    const uint64_t nh = nd->n_points[CUZK_GPU_PLAN_H], k = ck->chunk / 96, nwin = (256 + ck->c_h - 1) / ck->c_h;
+    const uint64_t chunks = (nh + k - 1) / k;
+    return nwin * (nh + (1ull << ck->c_h)) + nwin * chunks * (1ull << 17) + (ck->buffers < 4 ? k : 0);
+}
+
+/* Whether the plan of r resident arrays in mode md streams anything */
+static int plan_streams(const cuzk_gpu_plan_need *nd, unsigned r, plan_mode md)
+{
+    for (unsigned i = r; i < CUZK_GPU_PLAN_ARRAYS; i++)
+        if (nd->points[i]) return 1;
+    return md.pce_streamed;
+}
+
+/* H's widest window: its points' own width, and the narrowest tried */
+static unsigned c_top(const cuzk_gpu_plan_need *nd) { return cuzk_gpu_msm_window_bits(nd->n_points[CUZK_GPU_PLAN_H]); }
+static unsigned c_bottom(const cuzk_gpu_plan_need *nd)
+{
+    return c_top(nd) < CUZK_GPU_PLAN_MSM_C_MIN ? c_top(nd) : CUZK_GPU_PLAN_MSM_C_MIN;
+}
+
+/* The cheapest chunking of r resident arrays in mode md that fits budget
+ * (*p filled with it), or 0. */
+static int plan_fill_chunked(cuzk_gpu_plan *p, const cuzk_gpu_plan_need *nd, unsigned r, plan_mode md,
+                             uint64_t budget)
+{
+    plan_chunking best = {0, 0, 0};
+    uint64_t best_cost = UINT64_MAX;
+    for (size_t k = 0; k < CHUNK_CHOICES; k++)
+        for (unsigned c = c_top(nd); c >= c_bottom(nd); c--)
+            for (unsigned b = 4; b >= 2; b -= 2) {
+                const plan_chunking ck = {chunk_choice[k], b, c};
+                plan_fill(p, nd, r, md, &ck);
+                const uint64_t cost = chunking_cost(nd, &ck);
+                if (p->total <= budget && cost < best_cost) best = ck, best_cost = cost;
+            }
+    if (!best.chunk) return 0;
+    plan_fill(p, nd, r, md, &best);
+    return 1;
+}
+
 void cuzk_gpu_plan_make(cuzk_gpu_plan *out, const cuzk_gpu_plan_need *need, uint64_t budget)
 {
     plan_mode m[8];
+    const plan_chunking none = {0, 0, 0};
     for (int r = CUZK_GPU_PLAN_ARRAYS; r >= 0; r--) {
         const size_t nm = plan_modes(m, need, (unsigned)r);
-        for (size_t i = 0; i < nm; i++)
-            for (size_t k = 0; k < CHUNK_CHOICES; k++) {
-                plan_fill(out, need, (unsigned)r, m[i], chunk_choice[k]);
-                out->budget = budget;
-                if (out->total <= budget) {
-                    out->fits = 1;
-                    return;
-                }
-                if (!out->chunk_bytes) break; /* nothing streamed: the chunk plays no part */
+        for (size_t i = 0; i < nm; i++) {
+            int fits;
+            if (plan_streams(need, (unsigned)r, m[i])) {
+                fits = plan_fill_chunked(out, need, (unsigned)r, m[i], budget);
+            } else { /* nothing streamed: the chunking plays no part */
+                plan_fill(out, need, (unsigned)r, m[i], &none);
+                fits = out->total <= budget;
             }
+            if (fits) {
+                out->budget = budget, out->fits = 1;
+                return;
+            }
+        }
     }
-    /* the smallest plan (everything streamed, the last mode, the smallest
-     * chunk) says what the set needs */
+    /* the smallest plan (every array streamed, the last mode, the smallest
+     * chunk, two buffers, the narrowest windows) says what the set needs */
     const size_t nm = plan_modes(m, need, 0);
-    plan_fill(out, need, 0, m[nm - 1], chunk_choice[CHUNK_CHOICES - 1]);
+    const plan_chunking ck = {chunk_choice[CHUNK_CHOICES - 1], 2, c_bottom(need)};
+    plan_fill(out, need, 0, m[nm - 1], &ck);
     out->budget = budget;
     out->fits = 0;
 }
@@ -172,8 +285,11 @@ void cuzk_gpu_plan_describe(const cuzk_gpu_plan *p, char *buf, size_t len)
         at = add(buf, len, at, ", streamed ");
         at = list_arrays(p, 1, buf, len, at);
         if (p->pce_streamed) at = add(buf, len, at, " and the PCE's matrices");
-        at = add(buf, len, at, " (%.1f GB from pinned host memory) in %llu MiB chunks", p->host_pinned / 1e9,
-                 (unsigned long long)(p->chunk_bytes / MIB));
+        at = add(buf, len, at, " (%.1f GB from pinned host memory) in %llu MiB chunks, %u buffers", p->host_pinned / 1e9,
+                 (unsigned long long)(p->chunk_bytes / MIB), p->chunk_buffers);
+        if (p->msm_c[CUZK_GPU_PLAN_H])
+            at = add(buf, len, at, ", H's MSM in %u-bit windows (buckets %.2f GiB)", p->msm_c[CUZK_GPU_PLAN_H],
+                     p->msm_buckets / (double)GIB);
     }
     at = add(buf, len, at,
              ", H over %u vectors%s; tables %.1f, PCE and points %.1f, worker %.1f, MSM scratch %.1f GiB; "

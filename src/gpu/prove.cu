@@ -92,17 +92,18 @@ static int unpack_on_device(cuzk_gpu_worker *w, const ctx &c, fr_t *dst, const c
 static size_t point_bytes(int slot) { return slot == SRS_B2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine); }
 
 /* The next streamed chunk of the schedule copied into the buffer it frees,
- * when one is free (at most two in flight: the one read next and the one
- * after). */
+ * when one is free (at most f->nbuf in flight), once the buffer's last
+ * reader is done (ev_free: the copy stream waits, the host does not). */
 static int feed_issue(cuzk_gpu_worker *w, const ctx &c)
 {
     stream_feed *f = &w->feed;
     while (f->next_copy < f->n_steps && !f->src[f->step[f->next_copy].msm]) f->next_copy++;
-    if (f->next_copy >= f->n_steps || f->issued - f->taken >= 2) return CUZK_OK;
+    if (f->next_copy >= f->n_steps || f->issued - f->taken >= f->nbuf) return CUZK_OK;
     const cuzk_gpu_chunk_step *st = &f->step[f->next_copy];
     const size_t pb = point_bytes((int)st->msm);
-    const unsigned k = f->issued & 1;
+    const unsigned k = f->issued % f->nbuf;
     f->buf_step[k] = f->next_copy++;
+    GPU_TRY(c, cudaStreamWaitEvent(w->cst, w->ev_free[k], 0)); /* the buffer's last MSM done */
     GPU_TRY(c, cudaEventRecord(w->ev_start[k], w->cst));
     GPU_TRY(c, cudaMemcpyAsync(w->chunk[k].p, f->src[st->msm] + st->off * pb, st->len * pb, cudaMemcpyHostToDevice,
                                w->cst));
@@ -111,27 +112,52 @@ static int feed_issue(cuzk_gpu_worker *w, const ctx &c)
     return CUZK_OK;
 }
 
-/* The worker's copy stream, its events and two chunk buffers of at least
+/* The worker's copy stream, its events and nbuf chunk buffers of at least
  * bytes each (made at the first streamed prove) */
-static int copy_bufs(cuzk_gpu_worker *w, const ctx &c, size_t bytes)
+static int copy_bufs(cuzk_gpu_worker *w, const ctx &c, size_t bytes, unsigned nbuf)
 {
     if (!w->cst) {
         GPU_TRY(c, cudaStreamCreateWithFlags(&w->cst, cudaStreamNonBlocking));
-        for (int i = 0; i < 2; i++) {
+        for (int i = 0; i < FEED_BUFS; i++) {
             GPU_TRY(c, cudaEventCreate(&w->ev_start[i]));
             GPU_TRY(c, cudaEventCreate(&w->ev_done[i]));
             GPU_TRY(c, cudaEventCreateWithFlags(&w->ev_free[i], cudaEventDisableTiming));
         }
+        for (int i = 0; i < FEED_TIMERS; i++) {
+            GPU_TRY(c, cudaEventCreate(&w->ev_t0[i]));
+            GPU_TRY(c, cudaEventCreate(&w->ev_t1[i]));
+        }
     }
     int rc = CUZK_OK;
-    for (int i = 0; i < 2 && !rc; i++) rc = buf_reserve(c, &w->chunk[i], bytes, "streamed chunks");
+    for (unsigned i = 0; i < nbuf && !rc; i++) rc = buf_reserve(c, &w->chunk[i], bytes, "streamed chunks");
     return rc;
+}
+
+/* The chunked MSMs' room (msm_chunked_reserve) for the schedule's MSMs:
+ * each one's widest window the plan's (else its points' own width), its
+ * buckets after those of the MSMs of its phase, the room the largest
+ * phase; window batches of the largest chunk's points (in G1 entries). */
+static void feed_msm_room(stream_feed *f, const dev_resident *srs, const uint64_t n[SRS_B2 + 1],
+                          const uint64_t per[SRS_B2 + 1], const unsigned phase[SRS_B2 + 1])
+{
+    size_t at[2] = {0, 0};
+    f->entries = srs->msm_entries;
+    for (int slot = SRS_H; slot <= SRS_B2; slot++) {
+        if (!n[slot]) continue;
+        const unsigned xb = slot == SRS_B2 ? 384 : 192, cap = srs->msm_c[slot] ? srs->msm_c[slot]
+                                                                               : cuzk_gpu_msm_window_bits(n[slot]);
+        f->cap[slot] = cap, f->off[slot] = at[phase[slot]];
+        at[phase[slot]] += cuzk_gpu_msm_bucket_bytes(cap, xb);
+        const size_t e = (per[slot] < n[slot] ? per[slot] : n[slot]) * (xb / 192);
+        if (e > f->entries) f->entries = e;
+    }
+    f->room = at[0] > at[1] ? at[0] : at[1];
 }
 
 /* The chunk schedule of a prove over srs whose MSMs have n[slot] points,
  * B's in phase 1 when late_b (their scalars are gathered once H's MSM is
- * done), made with the chunk buffers, the copy stream and the first two
- * copies; none (n_steps 0) when nothing streams. */
+ * done), made with the chunk buffers, the copy stream and the first
+ * copies, one a buffer; none (n_steps 0) when nothing streams. */
 static int feed_start(cuzk_gpu_worker *w, const ctx &c, const dev_resident *srs, const size_t n[SRS_B2 + 1],
                       bool late_b)
 {
@@ -139,6 +165,7 @@ static int feed_start(cuzk_gpu_worker *w, const ctx &c, const dev_resident *srs,
     cuzk_gpu_chunk_step *keep = f->step;
     memset(f, 0, sizeof *f);
     f->step = keep;
+    f->nbuf = srs->chunk_buffers >= 2 && srs->chunk_buffers <= FEED_BUFS ? srs->chunk_buffers : 2;
     uint64_t nn[SRS_B2 + 1], per[SRS_B2 + 1];
     unsigned phase[SRS_B2 + 1];
     bool any = false;
@@ -158,16 +185,16 @@ static int feed_start(cuzk_gpu_worker *w, const ctx &c, const dev_resident *srs,
         return fail_msg(c, CUZK_ERR_NO_MEMORY, "streamed points: the chunk schedule");
     f->n_steps = cuzk_gpu_chunk_schedule(f->step, FEED_STEPS_MAX, nn, per, phase);
     if (f->n_steps > FEED_STEPS_MAX) return fail_msg(c, CUZK_ERR_UNSUPPORTED, "streamed points: over 16,384 chunks");
-    int rc = copy_bufs(w, c, buf);
-    /* after a streamed PCE's blocks, whose last readers may still run */
-    for (int i = 0; i < 2 && !rc; i++) GPU_TRY(c, cudaStreamWaitEvent(w->cst, w->ev_free[i], 0));
-    if (!rc) rc = feed_issue(w, c);
-    return rc ? rc : feed_issue(w, c);
+    feed_msm_room(f, srs, nn, per, phase);
+    int rc = copy_bufs(w, c, buf, f->nbuf);
+    /* each after the buffer's last reader (a streamed PCE's block, a step) */
+    for (unsigned i = 0; i < f->nbuf && !rc; i++) rc = feed_issue(w, c);
+    return rc;
 }
 
 /* Matrix k of a streamed PCE times the witness into o (n elements: the
  * rows past m zeroed): its row blocks (pe->blk) go up on the copy stream
- * into the two chunk buffers in turn, each once the SpMV that read the
+ * into the first two chunk buffers in turn, each once the SpMV that read the
  * buffer before is done (ev_free), and each block's SpMV waits on the
  * stream for its copy (ev_done): the host never waits, the copy of block i
  * + 1 runs beside the SpMV of block i. *bytes counts what went up. */
@@ -178,7 +205,7 @@ static int pce_eval_blocks(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, 
     const size_t rpb = mx->row_ptr32 ? 4 : 8;
     const char *rp = (const char *)pe->src[PCE_RP + k];
     const char *col = (const char *)pe->src[PCE_COL + k], *code = (const char *)pe->src[PCE_CODE + k];
-    int rc = copy_bufs(w, c, pe->blk_chunk);
+    int rc = copy_bufs(w, c, pe->blk_chunk, 2);
     for (size_t i = 0; i < pe->n_blk[k] && !rc; i++) {
         const pce_block *b = &pe->blk[k][i];
         const unsigned s = i & 1;
@@ -202,63 +229,117 @@ static int pce_eval_blocks(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, 
     return rc;
 }
 
+/* The chunked MSMs' room at the schedule's sizes, in the device's MSM
+ * scratch (inside the kernel region: the device lock held) */
+static int feed_msm_reserve(cuzk_gpu_worker *w, const ctx &c)
+{
+    const stream_feed *f = &w->feed;
+    msm_scratch *ms = &w->dev->msm;
+    for (int slot = SRS_H; slot <= SRS_B2; slot++) ms->acc[slot].off = f->off[slot], ms->acc[slot].cap = f->cap[slot];
+    return msm_chunked_reserve(c, ms, f->entries, f->room);
+}
+
 /* One MSM over the scalars of a prove (work as for msm_g1; NULL: the plain
  * form goes to the MSM's scratch), its sum on the host as G1 or G2. */
 struct msm_task {
     const fr_t *sc;
+    size_t n;
     bool mont;
     fr_t *work;
 };
 
+/* One step of the schedule: its MSM's chunk of n points at bases, summed
+ * into the MSM's buckets (msm/chunked.cuh); the MSM begun at its first
+ * chunk (the schedule takes an MSM's chunks in order) and ended at its
+ * last, its sum then in g1[slot] or *g2. */
+static int chunk_msm(cuzk_gpu_worker *w, const ctx &c, const msm_task &t, int slot, const cuzk_gpu_chunk_step *st,
+                     const void *bases, cuzk_g1_jac g1[SRS_B1 + 1], cuzk_g2_jac *g2)
+{
+    msm_scratch *ms = &w->dev->msm;
+    msm_acc *a = &ms->acc[slot];
+    const bool two = slot == SRS_B2;
+    const fr_t *sc = t.sc + st->off;
+    fr_t *work = t.work ? t.work + st->off : NULL;
+    int rc = CUZK_OK;
+    if (st->off == 0)
+        rc = two ? msm_g2_chunked_begin(c, ms, a, t.sc, t.n, t.mont) : msm_g1_chunked_begin(c, ms, a, t.sc, t.n, t.mont);
+    if (!rc)
+        rc = two ? msm_g2_chunked_add(c, ms, a, bases, sc, st->len, t.mont, work)
+                 : msm_g1_chunked_add(c, ms, a, bases, sc, st->len, t.mont, work);
+    if (rc || st->off + st->len < t.n) return rc;
+    return two ? msm_g2_chunked_end(c, ms, a, g2) : msm_g1_chunked_end(c, ms, a, &g1[slot]);
+}
+
+/* Timer r of the ring, when it holds a step's events: its kernel time
+ * added to its MSM's secs and to the feed's kernel time. A pair is read
+ * before it is recorded again, so FEED_TIMERS steps may be in flight. */
+static int timer_read(cuzk_gpu_worker *w, const ctx &c, unsigned r, double secs[SRS_B2 + 1])
+{
+    stream_feed *f = &w->feed;
+    if (!f->t_slot[r]) return CUZK_OK;
+    GPU_TRY(c, cudaEventSynchronize(w->ev_t1[r]));
+    float ms_ = 0;
+    GPU_TRY(c, cudaEventElapsedTime(&ms_, w->ev_t0[r], w->ev_t1[r]));
+    secs[f->t_slot[r] - 1] += ms_ / 1e3, f->kern_s += ms_ / 1e3;
+    f->t_slot[r] = 0;
+    return CUZK_OK;
+}
+
+/* The copy engine's time for the chunk in buffer k (its copy is done:
+ * the step's split waited on the stream after it). */
+static void copy_time(cuzk_gpu_worker *w, unsigned k)
+{
+    float ms_ = 0;
+    if (cudaEventSynchronize(w->ev_done[k]) == cudaSuccess &&
+        cudaEventElapsedTime(&ms_, w->ev_start[k], w->ev_done[k]) == cudaSuccess)
+        w->feed.copy_s += ms_ / 1e3;
+    else
+        cudaGetLastError();
+}
+
 /* The schedule's steps of one phase: each chunk's MSM over its points (a
- * streamed chunk's buffer once its copy is in, waited for on the host: that
- * wait is the copy time the kernels did not hide; a resident array's range
- * in place), its sum added to its MSM's on the host, the next copy issued
- * as a buffer frees. secs[slot] gets each MSM's time. */
+ * streamed chunk's buffer, the stream waiting for its copy; a resident
+ * array's range in place), the buffer's next copy issued once its MSM's
+ * launches are in (the copy stream waits for them). secs[slot] gets each
+ * MSM's kernel time; the phase's time less the kernels' is the wait, the
+ * time no chunk's kernels ran (copies not hidden, the host's launches). */
 static int feed_run(cuzk_gpu_worker *w, const ctx &c, const dev_resident *srs, const msm_task t[SRS_B2 + 1],
                     unsigned phase, cuzk_g1_jac g1[SRS_B1 + 1], cuzk_g2_jac *g2, double secs[SRS_B2 + 1])
 {
     stream_feed *f = &w->feed;
-    msm_scratch *ms = &w->dev->msm;
+    const double t0 = cuzk_now(), k0 = f->kern_s;
     int rc = CUZK_OK;
     for (size_t i = 0; i < f->n_steps && !rc; i++) {
         const cuzk_gpu_chunk_step *st = &f->step[i];
         if (st->phase != phase) continue;
         const int slot = (int)st->msm;
-        const double t0 = cuzk_now();
         const void *bases;
         const bool streamed = f->src[slot] != NULL;
-        const unsigned k = f->taken & 1;
+        const unsigned k = f->taken % f->nbuf, r = f->timers++ % FEED_TIMERS;
         if (streamed) {
             if (f->taken >= f->issued || f->buf_step[k] != i) /* the copies follow the schedule */
                 return fail_msg(c, CUZK_ERR_INTERNAL, "streamed points: chunk out of order");
-            GPU_TRY(c, cudaEventSynchronize(w->ev_done[k]));
-            f->wait_s += cuzk_now() - t0;
-            float ms_ = 0;
-            if (cudaEventElapsedTime(&ms_, w->ev_start[k], w->ev_done[k]) == cudaSuccess) f->copy_s += ms_ / 1e3;
-            else cudaGetLastError();
+            GPU_TRY(c, cudaStreamWaitEvent(c.st, w->ev_done[k], 0));
             bases = w->chunk[k].p;
         } else {
             bases = (const char *)srs->p[slot] + st->off * point_bytes(slot);
         }
-        const fr_t *sc = t[slot].sc + st->off;
-        fr_t *work = t[slot].work ? t[slot].work + st->off : NULL;
-        /* each returns its sum on the host, its kernels done: the buffer may be overwritten next */
-        if (slot == SRS_B2) {
-            cuzk_g2_jac p2;
-            rc = msm_g2(c, ms, &p2, bases, sc, st->len, t[slot].mont, work);
-            if (!rc) cuzk_g2_jac_add(g2, g2, &p2);
-        } else {
-            cuzk_g1_jac p1;
-            rc = msm_g1(c, ms, &p1, bases, sc, st->len, t[slot].mont, work);
-            if (!rc) cuzk_g1_jac_add(&g1[slot], &g1[slot], &p1);
-        }
+        if ((rc = timer_read(w, c, r, secs))) break;
+        GPU_TRY(c, cudaEventRecord(w->ev_t0[r], c.st));
+        rc = chunk_msm(w, c, t[slot], slot, st, bases, g1, g2);
+        if (rc) break;
+        GPU_TRY(c, cudaEventRecord(w->ev_t1[r], c.st));
+        f->t_slot[r] = (unsigned char)(slot + 1);
         if (streamed) {
+            copy_time(w, k);
+            GPU_TRY(c, cudaEventRecord(w->ev_free[k], c.st));
             f->taken++;
-            if (!rc) rc = feed_issue(w, c);
+            rc = feed_issue(w, c);
         }
-        secs[slot] += cuzk_now() - t0;
     }
+    for (unsigned r = 0; r < FEED_TIMERS && !rc; r++) rc = timer_read(w, c, r, secs);
+    const double idle = (cuzk_now() - t0) - (f->kern_s - k0);
+    if (idle > 0) f->wait_s += idle;
     return rc;
 }
 
@@ -518,12 +599,17 @@ static int run_msms(cuzk_gpu_worker *w, const ctx &c, const prove_run *R, cuzk_g
     fr_t *sa = R->dst[0], *sb = R->dst[1], *sb2 = R->dst[2], *h = R->h;
     int rc = CUZK_OK;
     if (w->feed.n_steps) { /* the set streams: every MSM in chunks */
-        const msm_task task[SRS_B2 + 1] = {{h, true, h}, {l_sc, mont, NULL}, {sa, mont, sa}, {sb, mont, NULL},
-                                           {sb2, mont, NULL}};
+        const size_t *nm = R->n_msm;
+        const msm_task task[SRS_B2 + 1] = {{h, nm[SRS_H], true, h},
+                                           {l_sc, nm[SRS_L], mont, NULL},
+                                           {sa, nm[SRS_A], mont, sa},
+                                           {sb, nm[SRS_B1], mont, NULL},
+                                           {sb2, nm[SRS_B2], mont, NULL}};
         cuzk_g1_jac g1[SRS_B1 + 1];
         for (int k = 0; k <= SRS_B1; k++) cuzk_g1_jac_set_infinity(&g1[k]);
         cuzk_g2_jac_set_infinity(&sums->b_g2);
-        rc = feed_run(w, c, R->srs, task, 0, g1, &sums->b_g2, secs);
+        rc = feed_msm_reserve(w, c);
+        if (!rc) rc = feed_run(w, c, R->srs, task, 0, g1, &sums->b_g2, secs);
         if (R->two && !rc) rc = run_gather(w, c, R, 1, 3, tm); /* h read: B's scalars into its vector */
         if (R->two && !rc) rc = feed_run(w, c, R->srs, task, 1, g1, &sums->b_g2, secs); /* the schedule's phase 1 */
         sums->h = g1[SRS_H], sums->l = g1[SRS_L], sums->a = g1[SRS_A], sums->b_g1 = g1[SRS_B1];

@@ -152,6 +152,10 @@ static int srs_get(cuzk_gpu_worker *w, const ctx &c, const void *key, const void
         e->h_vectors = plan ? plan->h_vectors : 3;
         e->chunk_bytes = plan && plan->chunk_bytes ? plan->chunk_bytes : STREAM_CHUNK_BYTES;
         e->compact_tables = plan && plan->compact_tables;
+        if (plan) {
+            e->chunk_buffers = plan->chunk_buffers, e->msm_entries = plan->msm_entries;
+            for (int i = 0; i <= SRS_B2; i++) e->msm_c[i] = plan->msm_c[i];
+        }
         e->pce_streamed = (plan && plan->pce_streamed) || host_slots;
         for (int i = 0; i < SRS_N && !rc; i++)
             if (src[i] && ((i <= SRS_B2 && ((plan && plan->streamed[i]) || stream_forced(i))) || (host_slots >> i & 1)))

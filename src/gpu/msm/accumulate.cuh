@@ -5,7 +5,9 @@
  * inside a chunk is written to its bucket directly; the runs touching the
  * chunk's ends become (key, partial XYZZ sum) pairs, still sorted by key,
  * and the same kernel reduces them again until one chunk is left. Each
- * bucket is written exactly once, by one thread, so no atomics.
+ * bucket is written exactly once, by one thread, so no atomics. With ACC
+ * the write adds to what the bucket holds: an MSM taken in chunks of its
+ * points (msm/chunked.cuh) sums every chunk into one set of buckets.
  */
 #ifndef CUZK_GPU_MSM_ACCUMULATE_CUH
 #define CUZK_GPU_MSM_ACCUMULATE_CUH
@@ -20,9 +22,22 @@ template <class F> __device__ __forceinline__ void load_signed(affine_t<F> &p, c
     if (v >> 31) f_neg(p.y, p.y); /* -(0,0) stays (0,0): 0 - 0 = 0 */
 }
 
+/* A finished run's sum into its bucket: stored, or added to the sums of
+ * the MSM's earlier chunks (ACC). The addition reads the bucket where it
+ * lies (a plain load: the array is written in this kernel): a copy of it
+ * in the kernel's frame grew G2's level 0 from 1,168 to 1,712 bytes of
+ * stack, and the driver reserves a kernel's stack for every thread the
+ * chip holds (270,336 on the H100: 463 MB), which a card held small may
+ * not have. */
+template <class F, bool ACC> __device__ __forceinline__ void bucket_put(xyzz_t<F> *buckets, uint32_t key, xyzz_t<F> &acc)
+{
+    if constexpr (ACC) xyzz_add(acc, acc, buckets[key]);
+    buckets[key] = acc;
+}
+
 /* 4. One level of the chunked segmented reduction. Level 0 reads signed
  * indices into bases; later levels read the previous level's partials. */
-template <class F, bool LEVEL0>
+template <class F, bool LEVEL0, bool ACC>
 __device__ __forceinline__ void
 msm_accumulate_body(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
                     const xyzz_t<F> *__restrict__ pin, const affine_t<F> *__restrict__ bases, size_t M, unsigned L,
@@ -47,7 +62,7 @@ msm_accumulate_body(const uint32_t *__restrict__ keys, const uint32_t *__restric
                 pk[2 * t] = key; /* may continue in the previous chunk */
                 pp[2 * t] = acc;
             } else {
-                buckets[key] = acc; /* complete: strictly inside, or the final level */
+                bucket_put<F, ACC>(buckets, key, acc); /* complete: strictly inside, or the final level */
             }
             first = false;
             key = k;
@@ -67,7 +82,7 @@ msm_accumulate_body(const uint32_t *__restrict__ keys, const uint32_t *__restric
         }
     }
     if (final_level) {
-        buckets[key] = acc;
+        bucket_put<F, ACC>(buckets, key, acc);
         return;
     }
     /* two partials per chunk, keys non-decreasing across chunks */
@@ -79,13 +94,13 @@ msm_accumulate_body(const uint32_t *__restrict__ keys, const uint32_t *__restric
     }
 }
 
-template <class F, bool LEVEL0>
+template <class F, bool LEVEL0, bool ACC>
 __global__ void msm_accumulate(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
                                const xyzz_t<F> *__restrict__ pin, const affine_t<F> *__restrict__ bases,
                                size_t M, unsigned L, bool final_level, xyzz_t<F> *__restrict__ buckets,
                                uint32_t *__restrict__ pk, xyzz_t<F> *__restrict__ pp)
 {
-    msm_accumulate_body<F, LEVEL0>(keys, vals, pin, bases, M, L, final_level, buckets, pk, pp);
+    msm_accumulate_body<F, LEVEL0, ACC>(keys, vals, pin, bases, M, L, final_level, buckets, pk, pp);
 }
 /* Level 0 with its registers held to MINB blocks of 64 per SM, for the
  * fields that name a MINB (level0_minb). G2's level 0 takes 255 registers
@@ -100,14 +115,14 @@ template <class F> struct level0_minb {
 template <> struct level0_minb<fp2_t> {
     static constexpr int value = 6;
 };
-template <class F, int MINB>
+template <class F, int MINB, bool ACC>
 __global__ void __launch_bounds__(64, MINB)
     msm_accumulate_mb(const uint32_t *__restrict__ keys, const uint32_t *__restrict__ vals,
                       const xyzz_t<F> *__restrict__ pin, const affine_t<F> *__restrict__ bases, size_t M,
                       unsigned L, bool final_level, xyzz_t<F> *__restrict__ buckets, uint32_t *__restrict__ pk,
                       xyzz_t<F> *__restrict__ pp)
 {
-    msm_accumulate_body<F, true>(keys, vals, pin, bases, M, L, final_level, buckets, pk, pp);
+    msm_accumulate_body<F, true, ACC>(keys, vals, pin, bases, M, L, final_level, buckets, pk, pp);
 }
 
 } // namespace cuzk_gpu

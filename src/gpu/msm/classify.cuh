@@ -12,27 +12,42 @@
 
 namespace cuzk_gpu {
 
-/* 1. plain scalar and its class flag: 1 << 32 for general, 1 for one. */
+/* A scalar's plain form and its class flag: 1 << 32 for general, 1 for
+ * one, 0 for zero. */
+static __device__ __forceinline__ unsigned long long scalar_class(const fr_t &in, bool mont, fr_t &s)
+{
+    if (mont)
+        f_from_mont(s, in);
+    else
+        s = in;
+    uint32_t hi = 0;
+#pragma unroll
+    for (int k = 1; k < 8; k++) hi |= s.l[k];
+    return hi == 0 && s.l[0] <= 1 ? s.l[0] : 1ull << 32; /* 0 -> nothing, 1 -> ones */
+}
+
+/* 1. plain scalar and its class flag. */
 static __global__ void msm_classify(const fr_t *sc, size_t n, bool mont, fr_t *plain, /* may be sc */
                                     unsigned long long *__restrict__ flags)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     fr_t s;
-    if (mont)
-        f_from_mont(s, sc[i]);
-    else
-        s = sc[i];
-    uint32_t hi = 0;
-#pragma unroll
-    for (int k = 1; k < 8; k++) hi |= s.l[k];
-    unsigned long long f;
-    if (hi == 0 && s.l[0] <= 1)
-        f = s.l[0]; /* 0 -> nothing, 1 -> ones */
-    else
-        f = 1ull << 32;
+    const unsigned long long f = scalar_class(sc[i], mont, s);
     plain[i] = s;
     flags[i] = f;
+}
+
+/* The general scalars among n, counted into *cnt (a block's count, one
+ * atomic): a chunked MSM's window width is chosen for all of them before
+ * its first chunk. */
+static __global__ void msm_count_gen(const fr_t *__restrict__ sc, size_t n, bool mont, unsigned long long *cnt)
+{
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    fr_t s;
+    const int g = i < n && (scalar_class(sc[i], mont, s) >> 32) != 0;
+    const int k = __syncthreads_count(g);
+    if (threadIdx.x == 0 && k) atomicAdd(cnt, (unsigned long long)k);
 }
 
 static __global__ void msm_scatter(const unsigned long long *__restrict__ flags,

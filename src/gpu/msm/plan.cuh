@@ -27,7 +27,9 @@ unsigned msm_window_bits(size_t m);
 unsigned msm_chunk_len(size_t M);
 
 /* One window batch's shape and its arrays' bytes, for wb windows of B
- * buckets over m general scalars; xb: the bytes of one XYZZ point. */
+ * buckets over m general scalars; xb: the bytes of one XYZZ point. A
+ * shared batch (a chunked MSM's) has no buckets, segments or window sums
+ * of its own. */
 struct msm_batch {
     size_t Mmax, np0, bucket_bytes, part_bytes, seg_bytes, win_bytes;
     uint32_t nseg, S; /* bucket segments of S buckets: enough threads to fill the chip */
@@ -38,9 +40,34 @@ struct msm_batch {
 };
 
 /* The batches of nwin windows of B buckets over m general scalars, their
- * arrays reserved in s, and the sort's temporary storage: *bt, or the
- * first error that no narrower batch avoids. */
+ * arrays reserved in s (fewer windows a batch when the device is short of
+ * memory), and the sort's temporary storage: *bt, or the first error that
+ * no narrower batch avoids. */
 int msm_batch_plan(const ctx &c, msm_scratch *s, size_t m, uint32_t B, size_t xb, unsigned nwin, msm_batch *bt);
+
+/* The same for a chunk of a chunked MSM, in the arrays msm_chunked_reserve
+ * made (no buckets, segments or window sums of its own): as many windows a
+ * batch as s->entries hold; level 0's runs lengthened until its partials
+ * fit. */
+int msm_batch_in_room(const ctx &c, msm_scratch *s, size_t m, uint32_t B, size_t xb, unsigned nwin, msm_batch *bt);
+
+/* The general scalars among n (one count, one wait). */
+int msm_count_general(const ctx &c, msm_scratch *s, const fr_t *scalars, size_t n, bool mont, size_t *m);
+
+/* A chunked MSM's window width for its m general scalars (at most a->cap),
+ * its buckets cleared, its ones' sum set to infinity. */
+int msm_acc_plan(const ctx &c, const msm_scratch *s, msm_acc *a, size_t m, size_t xb);
+
+/* Step 5's shape over every window of a chunked MSM (wb = nwin), the
+ * segments' and window sums' arrays reserved. */
+int msm_acc_reduce_plan(const ctx &c, msm_scratch *s, const msm_acc *a, size_t xb, msm_batch *bt);
+
+/* Where a chunked MSM's buckets and its ones' running sum lie. */
+static inline void *msm_acc_buckets(const msm_scratch *s, const msm_acc *a) { return (char *)s->acc_room.p + a->off; }
+static inline void *msm_acc_sum(const msm_scratch *s, const msm_acc *a, size_t xb)
+{
+    return (char *)s->acc_sums.p + (size_t)(a - s->acc) * xb;
+}
 
 } // namespace cuzk_gpu
 #endif

@@ -58,15 +58,19 @@ __global__ void msm_bucket_segments(const xyzz_t<F> *__restrict__ buckets, uint3
     block_sum((xyzz_t<F> *)smraw, R, &Q[(size_t)w * gridDim.x + blockIdx.x]);
 }
 
-/* 5b. out[g] = sum of in[g·len .. g·len + len), one block per group. */
+/* 5b. out[g] = sum of in[g·len .. g·len + len), one block per group; with
+ * add, out[g] += that sum (a chunked MSM's running sum of its ones). */
 template <class F>
-__global__ void msm_sum_groups(const xyzz_t<F> *__restrict__ in, size_t len, xyzz_t<F> *__restrict__ out)
+__global__ void msm_sum_groups(const xyzz_t<F> *__restrict__ in, size_t len, xyzz_t<F> *__restrict__ out, bool add)
 {
     extern __shared__ __align__(16) unsigned char smraw[];
     xyzz_t<F> *sm = (xyzz_t<F> *)smraw;
     const xyzz_t<F> *g = in + (size_t)blockIdx.x * len;
     xyzz_t<F> acc;
-    xyzz_set_inf(acc);
+    if (add && threadIdx.x == 0)
+        acc = out[blockIdx.x];
+    else
+        xyzz_set_inf(acc);
     for (size_t i = threadIdx.x; i < len; i += blockDim.x) xyzz_add(acc, acc, g[i]);
     block_sum(sm, acc, &out[blockIdx.x]);
 }

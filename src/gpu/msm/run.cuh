@@ -37,22 +37,28 @@ template <class HX, class HJ> struct host_ops {
     void (*to_jac)(HJ *, const HX *);
 };
 
+/* Blocks of the ones' partial sums (their sum lands after them). */
+static inline unsigned ones_blocks(size_t m1)
+{
+    const unsigned nb = blocks_for(m1, MSM_SUM_THREADS);
+    return nb > 1024 ? 1024 : nb;
+}
+
 /* The ones' sum (step 5 over the m1 ones): a partial per block, then one
- * block; *sum is on the device, read back with the windows (one wait). */
+ * block, into *dst (added to it when add); on the device, read back with
+ * the windows (one wait). */
 template <class F>
-int msm_ones_sum(const ctx &c, msm_scratch *s, const affine_t<F> *bases, size_t m1, const xyzz_t<F> **sum)
+int msm_ones_sum(const ctx &c, msm_scratch *s, const affine_t<F> *bases, size_t m1, xyzz_t<F> *dst, bool add)
 {
     typedef xyzz_t<F> X;
     int rc;
-    unsigned nb = blocks_for(m1, MSM_SUM_THREADS);
-    if (nb > 1024) nb = 1024;
+    const unsigned nb = ones_blocks(m1);
     if ((rc = buf_reserve(c, &s->onesp, (nb + 1) * sizeof(X), "msm ones partials"))) return rc;
     const size_t sm = MSM_SUM_THREADS * sizeof(X);
     msm_sum_ones<F><<<nb, MSM_SUM_THREADS, sm, c.st>>>(bases, bp<uint32_t>(s->ones), m1, bp<X>(s->onesp));
     GPU_LAUNCHED(c, "msm_sum_ones");
-    msm_sum_groups<F><<<1, MSM_SUM_THREADS, sm, c.st>>>(bp<X>(s->onesp), nb, bp<X>(s->onesp) + nb);
+    msm_sum_groups<F><<<1, MSM_SUM_THREADS, sm, c.st>>>(bp<X>(s->onesp), nb, dst ? dst : bp<X>(s->onesp) + nb, add);
     GPU_LAUNCHED(c, "msm_sum_groups(ones)");
-    *sum = bp<X>(s->onesp) + nb;
     return CUZK_OK;
 }
 
@@ -63,9 +69,9 @@ int msm_ones_sum(const ctx &c, msm_scratch *s, const affine_t<F> *bases, size_t 
  * additions on each of only 8,192 threads left the chip waiting on latency
  * (30 ms of partial levels at 2^27); its output fits the level-0 sized
  * arrays as every level at least halves its count. */
-template <class F>
+template <class F, bool ACC>
 int msm_accumulate_levels(const ctx &c, msm_scratch *s, const uint32_t *keys, const uint32_t *vals,
-                          const affine_t<F> *bases, size_t cnt, unsigned L)
+                          const affine_t<F> *bases, size_t cnt, unsigned L, xyzz_t<F> *buckets)
 {
     typedef xyzz_t<F> X;
     bool fin = cnt <= L;
@@ -73,10 +79,10 @@ int msm_accumulate_levels(const ctx &c, msm_scratch *s, const uint32_t *keys, co
     void (*acc0)(const uint32_t *, const uint32_t *, const X *, const affine_t<F> *, size_t, unsigned, bool, X *,
                  uint32_t *, X *);
     if constexpr (level0_minb<F>::value > 0)
-        acc0 = msm_accumulate_mb<F, level0_minb<F>::value>;
+        acc0 = msm_accumulate_mb<F, level0_minb<F>::value, ACC>;
     else
-        acc0 = msm_accumulate<F, true>;
-    acc0<<<blocks_for(nt, 64), 64, 0, c.st>>>(keys, vals, nullptr, bases, cnt, L, fin, bp<X>(s->buckets),
+        acc0 = msm_accumulate<F, true, ACC>;
+    acc0<<<blocks_for(nt, 64), 64, 0, c.st>>>(keys, vals, nullptr, bases, cnt, L, fin, buckets,
                                               bp<uint32_t>(s->part_k[0]), bp<X>(s->part_p[0]));
     GPU_LAUNCHED(c, "msm_accumulate(level 0)");
     int cur = 0;
@@ -85,8 +91,8 @@ int msm_accumulate_levels(const ctx &c, msm_scratch *s, const uint32_t *keys, co
         const unsigned Lp = msm_chunk_len(cnt);
         fin = cnt <= Lp;
         nt = (cnt + Lp - 1) / Lp;
-        msm_accumulate<F, false><<<blocks_for(nt, 64), 64, 0, c.st>>>(
-            bp<uint32_t>(s->part_k[cur]), nullptr, bp<X>(s->part_p[cur]), nullptr, cnt, Lp, fin, bp<X>(s->buckets),
+        msm_accumulate<F, false, ACC><<<blocks_for(nt, 64), 64, 0, c.st>>>(
+            bp<uint32_t>(s->part_k[cur]), nullptr, bp<X>(s->part_p[cur]), nullptr, cnt, Lp, fin, buckets,
             bp<uint32_t>(s->part_k[cur ^ 1]), bp<X>(s->part_p[cur ^ 1]));
         GPU_LAUNCHED(c, "msm_accumulate(partials)");
         cur ^= 1;
@@ -94,15 +100,30 @@ int msm_accumulate_levels(const ctx &c, msm_scratch *s, const uint32_t *keys, co
     return CUZK_OK;
 }
 
-/* One batch of nw windows from w0 (steps 2 to 5): their sums into
- * s->wins[w0 ..]. */
+/* Step 5 over nw windows' buckets (from buckets, B a window): their sums
+ * into s->wins[w0 ..]. */
 template <class F>
-int msm_window_batch(const ctx &c, msm_scratch *s, const affine_t<F> *bases, const fr_t *plain, size_t m,
-                     unsigned cw, uint32_t B, const msm_batch &bt, unsigned w0, unsigned nw)
+int msm_reduce_windows(const ctx &c, msm_scratch *s, const xyzz_t<F> *buckets, uint32_t B, const msm_batch &bt,
+                       unsigned w0, unsigned nw)
 {
     typedef xyzz_t<F> X;
+    msm_bucket_segments<F><<<dim3(bt.gseg, nw), MSM_SEG_THREADS, MSM_SEG_THREADS * sizeof(X), c.st>>>(
+        buckets, B, bt.S, bt.nseg, bp<X>(s->segs));
+    GPU_LAUNCHED(c, "msm_bucket_segments");
+    msm_sum_groups<F><<<nw, MSM_SUM_THREADS, MSM_SUM_THREADS * sizeof(X), c.st>>>(bp<X>(s->segs), bt.gseg,
+                                                                                  bp<X>(s->wins) + w0, false);
+    GPU_LAUNCHED(c, "msm_sum_groups(windows)");
+    return CUZK_OK;
+}
+
+/* Steps 2 to 4 for one batch of nw windows from w0: the digits of the m
+ * general scalars sorted and summed into buckets (nw·B of them; added to
+ * what they hold when ACC). */
+template <class F, bool ACC>
+int msm_window_buckets(const ctx &c, msm_scratch *s, const affine_t<F> *bases, const fr_t *plain, size_t m,
+                       unsigned cw, uint32_t B, const msm_batch &bt, unsigned w0, unsigned nw, xyzz_t<F> *buckets)
+{
     const unsigned T = 256;
-    int rc;
     const size_t Mmax = bt.Mmax, M = (size_t)nw * m;
     uint32_t *const keys = bp<uint32_t>(s->kv), *const vals = keys + Mmax, *const keys2 = keys + 2 * Mmax,
                     *const vals2 = keys + 3 * Mmax;
@@ -112,16 +133,20 @@ int msm_window_batch(const ctx &c, msm_scratch *s, const affine_t<F> *bases, con
     cub::DoubleBuffer<uint32_t> dk(keys, keys2), dv(vals, vals2);
     GPU_TRY(c, cub::DeviceRadixSort::SortPairs(s->cub.p, sb, dk, dv, M, 0, bt.key_bits, c.st));
     trace_mark(c, "msm sort");
+    return msm_accumulate_levels<F, ACC>(c, s, dk.Current(), dv.Current(), bases, M, bt.L, buckets);
+}
+
+/* One batch of nw windows from w0 (steps 2 to 5): their sums into
+ * s->wins[w0 ..]. */
+template <class F>
+int msm_window_batch(const ctx &c, msm_scratch *s, const affine_t<F> *bases, const fr_t *plain, size_t m,
+                     unsigned cw, uint32_t B, const msm_batch &bt, unsigned w0, unsigned nw)
+{
+    typedef xyzz_t<F> X;
     GPU_TRY(c, cudaMemsetAsync(s->buckets.p, 0, (size_t)nw * B * sizeof(X), c.st));
     trace_mark(c, "msm bucket clear");
-    if ((rc = msm_accumulate_levels<F>(c, s, dk.Current(), dv.Current(), bases, M, bt.L))) return rc;
-    msm_bucket_segments<F><<<dim3(bt.gseg, nw), MSM_SEG_THREADS, MSM_SEG_THREADS * sizeof(X), c.st>>>(
-        bp<X>(s->buckets), B, bt.S, bt.nseg, bp<X>(s->segs));
-    GPU_LAUNCHED(c, "msm_bucket_segments");
-    msm_sum_groups<F><<<nw, MSM_SUM_THREADS, MSM_SUM_THREADS * sizeof(X), c.st>>>(bp<X>(s->segs), bt.gseg,
-                                                                                  bp<X>(s->wins) + w0);
-    GPU_LAUNCHED(c, "msm_sum_groups(windows)");
-    return CUZK_OK;
+    int rc = msm_window_buckets<F, false>(c, s, bases, plain, m, cw, B, bt, w0, nw, bp<X>(s->buckets));
+    return rc ? rc : msm_reduce_windows<F>(c, s, bp<X>(s->buckets), B, bt, w0, nw);
 }
 
 /* The m general scalars' windows of *cw bits (*nwin of them), their sums
@@ -189,7 +214,8 @@ int msm_run(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, con
     int rc = msm_split(c, s, scalars, n, mont, work, &plain, &m1, &m);
     if (rc) return rc;
     const xyzz_t<F> *ones_sum = nullptr; /* on the device, when there are ones */
-    if (m1 && (rc = msm_ones_sum<F>(c, s, bases, m1, &ones_sum))) return rc;
+    if (m1 && (rc = msm_ones_sum<F>(c, s, bases, m1, nullptr, false))) return rc;
+    if (m1) ones_sum = bp<xyzz_t<F>>(s->onesp) + ones_blocks(m1);
     unsigned nwin = 0, cw = 0; /* the general scalars' windows of cw bits */
     if (m && (rc = msm_windows<F>(c, s, bases, plain, m, &cw, &nwin))) return rc;
     if ((nwin || ones_sum) && (rc = msm_join(c, s, nwin, cw, ones_sum, &total, ops))) return rc;
