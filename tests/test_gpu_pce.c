@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cuzk/error.h"
+#include "cuzk/fr_packed.h"
 #include "cuzk/gpu.h"
 #include "cuzk/groth16.h"
 #include "cuzk/groth16_pce.h"
@@ -258,7 +259,10 @@ static uint64_t budget_for(const cuzk_gpu_plan_need *nd, unsigned r, bool pce_re
 static void budgets(void)
 {
     const char *rv = getenv("CUZK_GPU_PLAN_ROWS");
-    pc_cfg cfg = {.seed = cuzk_rng_u64(&rng), .rows = rv ? atoi(rv) : 2000, .long_every = 13, .satisfied = true};
+    /* with a SHA-256 block the aux is mostly bits, as a Filecoin witness
+     * is: the smallest plan keeps it packed on the device */
+    pc_cfg cfg = {.seed = cuzk_rng_u64(&rng), .rows = rv ? atoi(rv) : 2000, .long_every = 13, .satisfied = true,
+                  .sha = true};
     cuzk_recording_cs *r = (cuzk_recording_cs *)pc_build(CUZK_CS_RECORDING, &cfg);
     cuzk_witness_cs *wit = (cuzk_witness_cs *)pc_build(CUZK_CS_WITNESS, &cfg);
     CHECK(r && wit);
@@ -280,6 +284,12 @@ static void budgets(void)
     CHECK(cuzk_pce_from_recording(&pce, r, "gpu-plan", NULL, 0, 2, &e) == CUZK_OK);
     cuzk_groth16_assignment as;
     CHECK(pce && cuzk_groth16_assignment_deferred(&as, pce, wit) == CUZK_OK);
+    /* the budgets prove from the aux packed, as the engine hands it over */
+    cuzk_fr_packed pk;
+    CHECK(cuzk_fr_pack(&pk, as.aux, as.num_aux, false) == CUZK_OK);
+    cuzk_groth16_assignment asp = as;
+    asp.aux = NULL, asp.aux_packed = &pk;
+    const bool packable = pk.n_gen <= pk.n / 8; /* within the plan's bound */
     cuzk_fr rr, ss;
     cuzk_fr_random(&rr, &rng), cuzk_fr_random(&ss, &rng);
     cuzk_groth16_proof whole, pf;
@@ -293,11 +303,14 @@ static void budgets(void)
 
     cuzk_gpu_plan_need nd;
     cuzk_gpu_plan_need_of(&nd, &params, pce, 1);
-    printf("plan budgets: 2^%u domain, %zu constraints\n", nd.log_n, r->base.num_constraints);
+    if (!packable) nd.witness_packed = 0; /* the smallest plan the prover can follow: the aux plain */
+    printf("plan budgets: 2^%u domain, %zu constraints, aux %zu entries, %zu general (%s)\n", nd.log_n,
+           r->base.num_constraints, pk.n, pk.n_gen, packable ? "kept packed at the smallest plan" : "plain");
     cuzk_gpu_test_hooks keep;
     cuzk_gpu_test_hooks_get(&keep);
     GPU_HOOK_SET(stream_chunk, 1500); /* many chunks an MSM, each MSM's last one short */
-    /* case 0: the smallest plan (the PCE's matrices streamed too); case 1:
+    /* case 0: the smallest plan (the PCE's matrices streamed too, the aux
+     * packed on the device); case 1:
      * every array streamed, the PCE resident; case 1 + r: r arrays resident */
     for (unsigned cs = 0; cs <= CUZK_GPU_PLAN_ARRAYS + 1; cs++) {
         const unsigned res = cs ? cs - 1 : 0;
@@ -305,6 +318,7 @@ static void budgets(void)
         cuzk_gpu_plan plan;
         cuzk_gpu_plan_make(&plan, &nd, need);
         if (res && plan_resident(&plan, &nd) > res) continue; /* an absent array: the same plan as before */
+        CHECK(cs != 0 || plan.witness_packed == (int)packable); /* the last resort, where the aux allows */
         CHECK(cuzk_gpu_device_open(&dev, 0, msg, sizeof msg) == CUZK_OK);
         CHECK(cuzk_gpu_worker_create(&w, dev) == CUZK_OK);
         uint64_t budget, used;
@@ -319,7 +333,7 @@ static void budgets(void)
         CHECK_MSG(rc == CUZK_OK, "preload at %llu bytes: %d %s", (unsigned long long)need, rc, msg);
         printf("  %llu bytes: %s\n", (unsigned long long)need, msg);
         cuzk_groth16_prove_timing tm;
-        rc = cuzk_gpu_prove(w, &pf, &params, &as, &rr, &ss, 1, &tm);
+        rc = cuzk_gpu_prove(w, &pf, &params, &asp, &rr, &ss, 1, &tm);
         CHECK_MSG(rc == CUZK_OK, "prove, %u resident: %d %s", res, rc, cuzk_gpu_worker_error(w));
         CHECK_MSG(rc || (proof_eq(&pf, &whole) && verify(&pvk, &pf, wit) == CUZK_OK),
                   "%u resident: the proof differs from the whole card's", res);
@@ -327,7 +341,8 @@ static void budgets(void)
         CHECK(streams == (tm.stream_bytes > 0) && (!streams || tm.stream_copy_s > 0));
         CHECK(cuzk_gpu_device_budget(dev, &budget, &used) == CUZK_OK && used <= budget);
         printf("    H over %u vectors%s%s, %llu bytes streamed (copy %.4f s, waited %.4f s), held %llu of %llu\n",
-               plan.h_vectors, plan.compact_tables ? ", compact twiddles" : "",
+               plan.h_vectors, plan.witness_packed ? ", compact twiddles, the witness packed"
+                               : plan.compact_tables ? ", compact twiddles" : "",
                plan.pce_streamed ? ", PCE matrices streamed" : "", (unsigned long long)tm.stream_bytes,
                tm.stream_copy_s, tm.stream_wait_s,
                (unsigned long long)used, (unsigned long long)budget);
@@ -335,6 +350,7 @@ static void budgets(void)
         cuzk_gpu_device_close(dev);
     }
     cuzk_gpu_test_hooks_set(&keep);
+    cuzk_fr_packed_free(&pk);
     cuzk_pce_free(pce);
     cuzk_groth16_pvk_free(&pvk);
     cuzk_groth16_params_free(&params);

@@ -49,7 +49,8 @@ static uint64_t expected_total(const cuzk_gpu_plan_need *nd, const cuzk_gpu_plan
     const uint64_t tables = tw + 64 * MIB;
     const int buffers = any || p->pce_streamed;
     CHECK(buffers ? p->chunk_buffers == 2 || p->chunk_buffers == 4 : p->chunk_buffers == 0);
-    const uint64_t worker = p->h_vectors * n * 32 + nd->witness + nd->host_scalars + p->chunk_buffers * p->chunk_bytes;
+    const uint64_t wit = p->witness_packed ? nd->witness_packed + p->chunk_bytes / 96 * 32 : nd->witness;
+    const uint64_t worker = p->h_vectors * n * 32 + wit + nd->host_scalars + p->chunk_buffers * p->chunk_bytes;
     const uint64_t msm = any ? expected_msm_chunked(p, NULL) : largest * CUZK_GPU_PLAN_MSM_BYTES_PER_POINT;
     return tables + res + worker + msm + 256 * MIB;
 }
@@ -93,6 +94,7 @@ static void random_need(cuzk_rng *rng, cuzk_gpu_plan_need *nd)
     nd->pce = cuzk_rng_u64(rng) % 2 ? cuzk_rng_u64(rng) % (n * 64) : 0;
     nd->pce_stream = nd->pce ? nd->pce / 10 * (5 + cuzk_rng_u64(rng) % 5) : 0;
     nd->witness = (1 + cuzk_rng_u64(rng) % n) * 32;
+    nd->witness_packed = nd->pce && cuzk_rng_u64(rng) % 2 ? nd->witness / (2 + cuzk_rng_u64(rng) % 30) : 0;
     nd->host_scalars = nd->pce ? 0 : (cuzk_rng_u64(rng) % (2 * n)) * 32;
     nd->two_vectors = nd->pce != 0;
 }
@@ -119,6 +121,8 @@ static void check_plan(const cuzk_gpu_plan_need *nd, const cuzk_gpu_plan *p, uin
     CHECK(prefix);
     /* the PCE streams only with every array streamed, and only a PCE's */
     CHECK(!p->pce_streamed || (nd->pce_stream && resident_points(nd, p) == 0));
+    /* the witness packed only as the last resort: everything streamed, two vectors, compact twiddles */
+    CHECK(!p->witness_packed || (p->pce_streamed && p->h_vectors == 2 && p->compact_tables && nd->witness_packed));
     if (p->pce_streamed) pinned += nd->pce_stream;
     CHECK((p->chunk_bytes != 0) == (any || p->pce_streamed));
     check_widths(nd, p, any);
@@ -142,7 +146,7 @@ static void check_longest_prefix(const cuzk_gpu_plan_need *nd, const cuzk_gpu_pl
     cuzk_gpu_plan q = *p;
     q.streamed[next] = 0;
     q.h_vectors = nd->two_vectors ? 2 : 3;
-    q.compact_tables = 1, q.pce_streamed = 0;
+    q.compact_tables = 1, q.pce_streamed = 0, q.witness_packed = 0;
     /* the smallest chunking: every width at its narrowest */
     for (int i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++)
         if (q.msm_c[i] > CUZK_GPU_PLAN_MSM_C_MIN) q.msm_c[i] = CUZK_GPU_PLAN_MSM_C_MIN;
@@ -171,6 +175,7 @@ static void porep_32g(cuzk_gpu_plan_need *nd)
     nd->pce_stream = 3 * (rows + 1) * 4 + 8 * nnz;
     nd->pce = nd->pce_stream + 4 * (nnz / 33) + 4 * (18 + 129753620ull + 2 * 33112282);
     nd->witness = (1 + 130278869ull + 18) * 32;
+    nd->witness_packed = (130278869ull + 31) / 32 * 12 + (19 + 130278869ull / 8) * 32;
     nd->two_vectors = 1;
 }
 

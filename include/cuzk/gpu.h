@@ -102,6 +102,7 @@ typedef struct cuzk_gpu_plan_need {
     uint64_t pce;                            /* the PCE's device arrays (0: none) */
     uint64_t pce_stream;                     /* of which its matrices' row pointers and entries */
     uint64_t witness;                        /* one worker's witness (inputs and aux) */
+    uint64_t witness_packed;                 /* the same packed (cuzk/fr_packed.h), an eighth of the aux general at most */
     uint64_t host_scalars;                   /* one worker's host-gathered A and B scalars (0: on the device) */
     int two_vectors;                         /* H may run over two vectors (a PCE evaluates c late) */
 } cuzk_gpu_plan_need;
@@ -113,6 +114,8 @@ typedef struct cuzk_gpu_plan {
     unsigned h_vectors;                      /* 3 or 2 */
     int compact_tables;                      /* H's twiddles as two short tables, a product per read */
     int pce_streamed;                        /* the PCE's matrices go up by row blocks at each proof */
+    int witness_packed;                      /* the witness stays packed on the device: the PCE's products and the
+                                              * gathers read its entries where they lie, L's MSM unpacks a chunk at a time */
     uint64_t chunk_bytes;                    /* each of a worker's chunk buffers (0: nothing streamed) */
     unsigned chunk_buffers;                  /* how many (2 or 4; 0: nothing streamed) */
     /* When anything streams every MSM runs in chunks summed into buckets of

@@ -70,6 +70,7 @@ struct dev_resident {
     unsigned chunk_buffers; /* how many (0: no plan, two) */
     unsigned msm_c[SRS_B2 + 1]; /* the plan's widest windows of the MSMs in chunks (0: their own) */
     size_t msm_entries;     /* the plan's sorted entries a window batch (0: a chunk's points) */
+    bool witness_packed;    /* the plan keeps the aux packed on the device */
     bool compact_tables;    /* the plan's H twiddles: two short tables */
     bool pce_streamed;      /* the plan streams the PCE's matrices (a set's entry: its PCE's) */
     void *pin_base;         /* the span of streamed PCE arrays this entry page-locked (unlocked with it) */
@@ -134,6 +135,7 @@ struct cuzk_gpu_worker {
     double region_s;            /* seconds in the last kernel region */
     int dev_oom;                /* the last call ran out of device memory */
     cuzk_gpu::dbuf abc, aux, sa, sb, tmp; /* written only by this worker */
+    cuzk_gpu::dbuf wpk, lchunk;           /* a packed aux's arrays, a chunk of L's scalars unpacked */
     cuzk_gpu::dbuf chunk[FEED_BUFS];      /* streamed points (a PCE's row blocks: the first two) in turn */
     cudaStream_t cst;           /* their copies (made at the first streamed prove) */
     cudaEvent_t ev_start[FEED_BUFS], ev_done[FEED_BUFS];

@@ -400,6 +400,7 @@ void worker_shed(cuzk_gpu_worker *w)
     cudaStreamSynchronize(w->st);
     if (w->cst) cudaStreamSynchronize(w->cst);
     buf_free(&w->abc), buf_free(&w->aux), buf_free(&w->sa), buf_free(&w->sb), buf_free(&w->tmp);
+    buf_free(&w->wpk), buf_free(&w->lchunk);
     for (cuzk_gpu::dbuf &b : w->chunk) buf_free(&b);
 }
 
@@ -427,7 +428,7 @@ extern "C" double cuzk_gpu_worker_region_s(const cuzk_gpu_worker *w) { return w 
 extern "C" uint64_t cuzk_gpu_worker_held_bytes(const cuzk_gpu_worker *w)
 {
     if (!w) return 0;
-    uint64_t b = (uint64_t)w->abc.cap + w->aux.cap + w->sa.cap + w->sb.cap + w->tmp.cap;
+    uint64_t b = (uint64_t)w->abc.cap + w->aux.cap + w->sa.cap + w->sb.cap + w->tmp.cap + w->wpk.cap + w->lchunk.cap;
     for (const cuzk_gpu::dbuf &k : w->chunk) b += k.cap;
     return b;
 }

@@ -166,6 +166,9 @@ int msm_chunked_reserve(const ctx &c, msm_scratch *s, size_t entries, size_t roo
  * the sum on the host). The chunks may come in any order and interleave
  * with other MSMs' of other msm_acc. */
 int msm_g1_chunked_begin(const ctx &c, msm_scratch *s, msm_acc *a, const fr_t *scalars, size_t n, bool mont);
+/* begin for scalars whose general ones the caller counted (m): a packed
+ * vector's general values */
+int msm_g1_chunked_begin_counted(const ctx &c, msm_scratch *s, msm_acc *a, size_t m);
 int msm_g1_chunked_add(const ctx &c, msm_scratch *s, msm_acc *a, const void *bases, const fr_t *scalars, size_t n,
                        bool mont, fr_t *work);
 int msm_g1_chunked_end(const ctx &c, msm_scratch *s, msm_acc *a, cuzk_g1_jac *out);
@@ -175,17 +178,19 @@ int msm_g2_chunked_add(const ctx &c, msm_scratch *s, msm_acc *a, const void *bas
 int msm_g2_chunked_end(const ctx &c, msm_scratch *s, msm_acc *a, cuzk_g2_jac *out);
 
 /* ---- pre-compiled circuits (pce_spmv.cu) -------------------------------- */
+struct wit_dev; /* witness.cuh */
 /* Rows with more entries than this take a warp each (their indices listed). */
 #define PCE_SPMV_LONG 32u
 /* out[i] = row i of one PCE matrix (CSR: row_ptr u64 when wide, else u32)
- * times the unified witness w (inputs, then aux), for i < rows; long_rows
+ * times the unified witness w (inputs, then aux; plain or packed:
+ * witness.cuh), for i < rows; long_rows
  * lists the n_long rows longer than PCE_SPMV_LONG; all device arrays.
  * Bit-identical to cuzk_pce_eval. A block of rows streamed from the host
  * (row r0 on): row_ptr its rows' pointers as in the matrix (entry indices
  * from e0), col and code its entries from e0, long_rows the matrix's own
  * numbers (from r0); whole, e0 = r0 = 0. */
 int pce_spmv(const ctx &c, fr_t *out, const void *row_ptr, bool wide, const uint32_t *col, const uint32_t *code,
-             const fr_t *coeffs, const fr_t *w, size_t rows, const uint32_t *long_rows, size_t n_long,
+             const fr_t *coeffs, const wit_dev &w, size_t rows, const uint32_t *long_rows, size_t n_long,
              uint64_t e0 = 0, uint32_t r0 = 0);
 
 /* ---- fixed-base multiplications (fixed_base.cu) ------------------------- */

@@ -22,6 +22,11 @@ int msm_g1_chunked_begin(const ctx &c, msm_scratch *s, msm_acc *a, const fr_t *s
     return msm_chunked_begin<fp_t>(c, s, a, scalars, n, mont);
 }
 
+int msm_g1_chunked_begin_counted(const ctx &c, msm_scratch *s, msm_acc *a, size_t m)
+{
+    return msm_acc_plan(c, s, a, m, sizeof(xyzz_t<fp_t>));
+}
+
 int msm_g1_chunked_add(const ctx &c, msm_scratch *s, msm_acc *a, const void *bases, const fr_t *scalars, size_t n,
                        bool mont, fr_t *work)
 {

@@ -14,6 +14,7 @@
  */
 #include "cuzk/pce.h"
 #include "gpu_internal.cuh"
+#include "witness.cuh"
 
 namespace cuzk_gpu {
 
@@ -110,11 +111,10 @@ static __device__ __forceinline__ void spmv_final(fr_t &out, spmv_acc &a)
  * pce_spmv_long (a warp each): with one thread per row a warp would wait on
  * its longest row (PoRep's A has rows of hundreds of entries among rows of
  * one to four, and a third of its entries lie in them). */
-template <class RP>
+template <class RP, bool PK>
 static __global__ void pce_spmv_rows(fr_t *__restrict__ out, const RP *__restrict__ rp,
                                      const uint32_t *__restrict__ col, const uint32_t *__restrict__ code,
-                                     const fr_t *__restrict__ coeffs, const fr_t *__restrict__ w, size_t rows,
-                                     uint64_t eb)
+                                     const fr_t *__restrict__ coeffs, const wit_dev w, size_t rows, uint64_t eb)
 {
     const size_t row = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (row >= rows) return;
@@ -122,16 +122,16 @@ static __global__ void pce_spmv_rows(fr_t *__restrict__ out, const RP *__restric
     if (e1 - e0 > PCE_SPMV_LONG) return;
     spmv_acc a;
     spmv_init(a);
-    for (uint64_t e = e0; e < e1; e++) spmv_add(a, __ldg(&code[e]), w[__ldg(&col[e])], coeffs);
+    for (uint64_t e = e0; e < e1; e++) spmv_add(a, __ldg(&code[e]), wit_get<PK>(w, __ldg(&col[e])), coeffs);
     spmv_final(out[row], a);
 }
 
 /* One warp per long row: the lanes take every 32nd entry, then a tree of
  * shuffles adds the 32 partial sums. */
-template <class RP>
+template <class RP, bool PK>
 static __global__ void pce_spmv_long(fr_t *__restrict__ out, const RP *__restrict__ rp,
                                      const uint32_t *__restrict__ col, const uint32_t *__restrict__ code,
-                                     const fr_t *__restrict__ coeffs, const fr_t *__restrict__ w,
+                                     const fr_t *__restrict__ coeffs, const wit_dev w,
                                      const uint32_t *__restrict__ long_rows, size_t n_long, uint64_t eb,
                                      uint32_t rb)
 {
@@ -142,7 +142,7 @@ static __global__ void pce_spmv_long(fr_t *__restrict__ out, const RP *__restric
     spmv_acc a;
     spmv_init(a);
     for (uint64_t e = rp[row] - eb + lane, e1 = rp[row + 1] - eb; e < e1; e += 32)
-        spmv_add(a, __ldg(&code[e]), w[__ldg(&col[e])], coeffs);
+        spmv_add(a, __ldg(&code[e]), wit_get<PK>(w, __ldg(&col[e])), coeffs);
     fr_t s;
     spmv_final(s, a);
     for (unsigned h = 16; h > 0; h >>= 1) {
@@ -154,22 +154,33 @@ static __global__ void pce_spmv_long(fr_t *__restrict__ out, const RP *__restric
     if (lane == 0) out[row] = s;
 }
 
+/* The two kernels for one row pointer width and witness form. */
+template <class RP, bool PK>
+static void pce_spmv_launch(const ctx &c, fr_t *out, const RP *rp, const uint32_t *col, const uint32_t *code,
+                            const fr_t *coeffs, const wit_dev &w, size_t rows, const uint32_t *long_rows,
+                            size_t n_long, uint64_t e0, uint32_t r0)
+{
+    const unsigned threads = 128, blocks = (unsigned)((rows + threads - 1) / threads);
+    const unsigned lblocks = (unsigned)((n_long * 32 + threads - 1) / threads);
+    pce_spmv_rows<RP, PK><<<blocks, threads, 0, c.st>>>(out, rp, col, code, coeffs, w, rows, e0);
+    if (n_long)
+        pce_spmv_long<RP, PK><<<lblocks, threads, 0, c.st>>>(out, rp, col, code, coeffs, w, long_rows, n_long, e0, r0);
+}
+
 int pce_spmv(const ctx &c, fr_t *out, const void *row_ptr, bool wide, const uint32_t *col, const uint32_t *code,
-             const fr_t *coeffs, const fr_t *w, size_t rows, const uint32_t *long_rows, size_t n_long,
+             const fr_t *coeffs, const wit_dev &w, size_t rows, const uint32_t *long_rows, size_t n_long,
              uint64_t e0, uint32_t r0)
 {
     if (rows == 0) return CUZK_OK;
-    const unsigned threads = 128, blocks = (unsigned)((rows + threads - 1) / threads);
-    const unsigned lblocks = (unsigned)((n_long * 32 + threads - 1) / threads);
-    if (wide) {
-        const uint64_t *rp = (const uint64_t *)row_ptr;
-        pce_spmv_rows<<<blocks, threads, 0, c.st>>>(out, rp, col, code, coeffs, w, rows, e0);
-        if (n_long) pce_spmv_long<<<lblocks, threads, 0, c.st>>>(out, rp, col, code, coeffs, w, long_rows, n_long, e0, r0);
-    } else {
-        const uint32_t *rp = (const uint32_t *)row_ptr;
-        pce_spmv_rows<<<blocks, threads, 0, c.st>>>(out, rp, col, code, coeffs, w, rows, e0);
-        if (n_long) pce_spmv_long<<<lblocks, threads, 0, c.st>>>(out, rp, col, code, coeffs, w, long_rows, n_long, e0, r0);
-    }
+    const bool pk = w.plain == nullptr;
+    if (wide && pk)
+        pce_spmv_launch<uint64_t, true>(c, out, (const uint64_t *)row_ptr, col, code, coeffs, w, rows, long_rows, n_long, e0, r0);
+    else if (wide)
+        pce_spmv_launch<uint64_t, false>(c, out, (const uint64_t *)row_ptr, col, code, coeffs, w, rows, long_rows, n_long, e0, r0);
+    else if (pk)
+        pce_spmv_launch<uint32_t, true>(c, out, (const uint32_t *)row_ptr, col, code, coeffs, w, rows, long_rows, n_long, e0, r0);
+    else
+        pce_spmv_launch<uint32_t, false>(c, out, (const uint32_t *)row_ptr, col, code, coeffs, w, rows, long_rows, n_long, e0, r0);
     GPU_LAUNCHED(c, "pce_spmv");
     return CUZK_OK;
 }

@@ -60,7 +60,7 @@ static uint64_t twiddle_bytes(unsigned log_n, int compact)
  * form, whether the PCE's matrices stream */
 typedef struct plan_mode {
     unsigned hv;
-    int compact, pce_streamed;
+    int compact, pce_streamed, witness_packed;
 } plan_mode;
 
 /* What streaming takes besides the streamed arrays: the chunk size, the
@@ -154,7 +154,10 @@ static void plan_fill(cuzk_gpu_plan *p, const cuzk_gpu_plan_need *nd, unsigned r
     /* when any points stream, every MSM runs in chunks (cuzk_gpu_chunk_schedule),
      * resident ones too */
     p->msm_scratch = any ? plan_msm_chunked(p, nd, ck) : largest * CUZK_GPU_PLAN_MSM_BYTES_PER_POINT;
-    p->worker = md.hv * n * FR_BYTES + nd->witness + nd->host_scalars + p->chunk_buffers * p->chunk_bytes;
+    p->witness_packed = md.witness_packed;
+    /* a packed witness leaves L's scalars packed: a chunk's unpacked beside them */
+    const uint64_t wit = md.witness_packed ? nd->witness_packed + ck->chunk / 96 * FR_BYTES : nd->witness;
+    p->worker = md.hv * n * FR_BYTES + wit + nd->host_scalars + p->chunk_buffers * p->chunk_bytes;
     p->reserve = PLAN_RESERVE;
     p->total = p->tables + p->resident + p->worker + p->msm_scratch + p->reserve;
     p->pcie_bytes = p->host_pinned + nd->witness;
@@ -171,8 +174,11 @@ static size_t plan_modes(plan_mode *m, const cuzk_gpu_plan_need *nd, unsigned r)
     for (int ps = 0; ps < 2; ps++) {
         if (ps && (r || !nd->pce_stream)) break;
         for (int ct = 0; ct < 2; ct++)
-            for (unsigned hv = 3; hv >= (nd->two_vectors ? 2u : 3u); hv--) m[k++] = (plan_mode){hv, ct, ps};
+            for (unsigned hv = 3; hv >= (nd->two_vectors ? 2u : 3u); hv--) m[k++] = (plan_mode){hv, ct, ps, 0};
     }
+    /* last, with every array and the PCE's matrices streamed (a PCE reads
+     * it packed): the witness packed, its entries decoded at each read */
+    if (!r && nd->pce_stream && nd->witness_packed) m[k++] = (plan_mode){2, 1, 1, 1};
     return k;
 }
 
@@ -224,7 +230,7 @@ static int plan_fill_chunked(cuzk_gpu_plan *p, const cuzk_gpu_plan_need *nd, uns
 
 void cuzk_gpu_plan_make(cuzk_gpu_plan *out, const cuzk_gpu_plan_need *need, uint64_t budget)
 {
-    plan_mode m[8];
+    plan_mode m[12];
     const plan_chunking none = {0, 0, 0};
     for (int r = CUZK_GPU_PLAN_ARRAYS; r >= 0; r--) {
         const size_t nm = plan_modes(m, need, (unsigned)r);
@@ -294,7 +300,8 @@ void cuzk_gpu_plan_describe(const cuzk_gpu_plan *p, char *buf, size_t len)
     at = add(buf, len, at,
              ", H over %u vectors%s; tables %.1f, PCE and points %.1f, worker %.1f, MSM scratch %.1f GiB; "
              "%.1f GB over PCIe a partition",
-             p->h_vectors, p->compact_tables ? " with compact twiddles" : "", p->tables / (double)GIB, p->resident / (double)GIB, p->worker / (double)GIB,
+             p->h_vectors, p->witness_packed ? " with compact twiddles and the witness packed"
+                           : p->compact_tables ? " with compact twiddles" : "", p->tables / (double)GIB, p->resident / (double)GIB, p->worker / (double)GIB,
              p->msm_scratch / (double)GIB, p->pcie_bytes / 1e9);
 }
 
@@ -327,6 +334,9 @@ void cuzk_gpu_plan_need_of(cuzk_gpu_plan_need *nd, const cuzk_groth16_params *p,
         nd->points[i] = np[i] * (i == CUZK_GPU_PLAN_B_G2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine));
     nd->pce = pce ? pce_device_bytes(pce, &nd->pce_stream) : 0;
     nd->witness = (p->vk.n_ic + p->n_l) * sizeof(cuzk_fr);
+    /* codes and counts (12 bytes a word of 32 entries), the inputs plain, an
+     * eighth of the aux general: the 32 GiB PoRep's is 1.3 % */
+    nd->witness_packed = (p->n_l + 31) / 32 * 12 + (p->vk.n_ic + p->n_l / 8) * sizeof(cuzk_fr);
     nd->host_scalars = gathers_on_device ? 0 : (p->n_a + p->n_b_g1) * sizeof(cuzk_fr);
     nd->two_vectors = pce != NULL;
 }

@@ -16,42 +16,42 @@
 #include "cuzk/pce.h"
 #include "device.cuh"
 #include "gpu_internal.cuh"
+#include "witness.cuh"
 
 using namespace cuzk_gpu;
 
-/* out[k] = wit[idx[k]]: a query's scalars by index into the witness (plain
- * integers or Montgomery values alike). */
-static __global__ void gather_wires(fr_t *__restrict__ out, const fr_t *__restrict__ wit,
-                                    const uint32_t *__restrict__ idx, size_t n)
+/* out[k] = entry idx[k] of the witness: a query's scalars by index into it
+ * (plain integers or Montgomery values alike, plain or packed). */
+template <bool PK>
+static __global__ void gather_wires(fr_t *__restrict__ out, const wit_dev w, const uint32_t *__restrict__ idx, size_t n)
 {
     size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (k < n) out[k] = wit[idx[k]];
+    if (k < n) out[k] = wit_get<PK>(w, idx[k]);
 }
 
-static int gather_on_device(const ctx &c, fr_t *dst, const fr_t *wit, const void *idx, size_t n)
+static int gather_on_device(const ctx &c, fr_t *dst, const wit_dev &w, const void *idx, size_t n)
 {
     if (n == 0) return CUZK_OK;
-    gather_wires<<<(unsigned)((n + 255) / 256), 256, 0, c.st>>>(dst, wit, (const uint32_t *)idx, n);
+    const unsigned nb = (unsigned)((n + 255) / 256);
+    if (w.plain) gather_wires<false><<<nb, 256, 0, c.st>>>(dst, w, (const uint32_t *)idx, n);
+    else gather_wires<true><<<nb, 256, 0, c.st>>>(dst, w, (const uint32_t *)idx, n);
     GPU_LAUNCHED(c, "gather_wires");
     return CUZK_OK;
 }
 
-/* out[i] = entry i of a packed vector (cuzk/fr_packed.h): 0, one, or the
- * general value that the word's count and the general codes below i name. */
-static __global__ void fr_unpack_entries(fr_t *__restrict__ out, const unsigned long long *__restrict__ codes,
-                                         const uint32_t *__restrict__ before, const fr_t *__restrict__ gen,
-                                         size_t n, const fr_t one)
+/* out[i] = entry j0 + i of a packed aux (witness.cuh), for i < n. */
+static __global__ void fr_unpack_entries(fr_t *__restrict__ out, const wit_dev w, size_t j0, size_t n)
 {
     const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    const unsigned long long word = codes[i >> 5];
-    const unsigned sh = 2 * (unsigned)(i & 31), code = (unsigned)(word >> sh) & 3u;
-    if (code >= CUZK_FR_PACKED_GENERAL)
-        out[i] = gen[before[i >> 5] + __popcll(word & 0xaaaaaaaaaaaaaaaaull & ((1ull << sh) - 1))];
-    else if (code == CUZK_FR_PACKED_ONE)
-        out[i] = one;
-    else
-        f_zero(out[i]);
+    if (i < n) out[i] = wit_packed_aux(w, j0 + i);
+}
+
+static int unpack_range(const ctx &c, fr_t *out, const wit_dev &w, size_t j0, size_t n)
+{
+    if (!n) return CUZK_OK;
+    fr_unpack_entries<<<(unsigned)((n + 255) / 256), 256, 0, c.st>>>(out, w, j0, n);
+    GPU_LAUNCHED(c, "fr_unpack_entries");
+    return CUZK_OK;
 }
 
 /* Where a packed vector's arrays lie in the device's scratch (each 256-byte
@@ -65,28 +65,36 @@ static size_t packed_dev_layout(const cuzk_fr_packed *pk, size_t *before, size_t
     return *gen + pk->n_gen * sizeof(cuzk_fr);
 }
 
-/* dst <- the entries of pk: its arrays uploaded into scratch (at least
- * packed_dev_layout, dead until the caller's next writes in stream order),
- * then expanded there: 103 MB over the bus instead of 4.17 GB for a 32 GiB
- * PoRep partition's aux. */
-static int unpack_on_device(cuzk_gpu_worker *w, const ctx &c, fr_t *dst, const cuzk_fr_packed *pk, void *scratch)
+/* The packed aux pk's arrays uploaded into dev (at least packed_dev_layout
+ * bytes), the view *v of them with the inputs at in (ni of them). */
+static int packed_upload(cuzk_gpu_worker *w, const ctx &c, wit_dev *v, const cuzk_fr_packed *pk, void *dev,
+                         const fr_t *in, size_t ni)
 {
-    if (!pk->n) return CUZK_OK;
     const size_t nw = (pk->n + 31) / 32;
     size_t ob, og;
     packed_dev_layout(pk, &ob, &og);
-    unsigned long long *codes = (unsigned long long *)scratch;
-    uint32_t *before = (uint32_t *)((char *)scratch + ob);
-    fr_t *gen = (fr_t *)((char *)scratch + og);
+    memset(v, 0, sizeof *v);
+    v->in = in, v->ni = ni;
+    v->codes = (const unsigned long long *)dev;
+    v->before = (const uint32_t *)((char *)dev + ob);
+    v->gen = (const fr_t *)((char *)dev + og);
+    memcpy(&v->one, cuzk_fr_packed_one(pk->plain), sizeof v->one); /* the integer 1, or R mod r (the same limbs) */
     int rc;
-    if ((rc = h2d(w, c, codes, pk->codes, nw * 8)) || (rc = h2d(w, c, before, pk->before, nw * 4)) ||
-        (pk->n_gen && (rc = h2d(w, c, gen, pk->gen, pk->n_gen * sizeof(cuzk_fr)))))
+    if ((rc = h2d(w, c, dev, pk->codes, nw * 8)) || (rc = h2d(w, c, (char *)dev + ob, pk->before, nw * 4)) ||
+        (pk->n_gen && (rc = h2d(w, c, (char *)dev + og, pk->gen, pk->n_gen * sizeof(cuzk_fr)))))
         return rc;
-    fr_t one; /* in the vector's form: the integer 1, or R mod r (the same limbs) */
-    memcpy(&one, cuzk_fr_packed_one(pk->plain), sizeof one);
-    fr_unpack_entries<<<(unsigned)((pk->n + 255) / 256), 256, 0, c.st>>>(dst, codes, before, gen, pk->n, one);
-    GPU_LAUNCHED(c, "fr_unpack_entries");
     return CUZK_OK;
+}
+
+/* dst <- the entries of pk: its arrays uploaded into scratch (dead until
+ * the caller's next writes in stream order), then expanded there: 103 MB
+ * over the bus instead of 4.17 GB for a 32 GiB PoRep partition's aux. */
+static int unpack_on_device(cuzk_gpu_worker *w, const ctx &c, fr_t *dst, const cuzk_fr_packed *pk, void *scratch)
+{
+    if (!pk->n) return CUZK_OK;
+    wit_dev v;
+    int rc = packed_upload(w, c, &v, pk, scratch, nullptr, 0);
+    return rc ? rc : unpack_range(c, dst, v, 0, pk->n);
 }
 
 static size_t point_bytes(int slot) { return slot == SRS_B2 ? sizeof(cuzk_g2_affine) : sizeof(cuzk_g1_affine); }
@@ -199,7 +207,7 @@ static int feed_start(cuzk_gpu_worker *w, const ctx &c, const dev_resident *srs,
  * stream for its copy (ev_done): the host never waits, the copy of block i
  * + 1 runs beside the SpMV of block i. *bytes counts what went up. */
 static int pce_eval_blocks(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, const dev_resident *pe, int k,
-                           const fr_t *wit, fr_t *o, size_t m, size_t n, uint64_t *bytes)
+                           const wit_dev &wit, fr_t *o, size_t m, size_t n, uint64_t *bytes)
 {
     const cuzk_pce_matrix *mx = &p->m[k];
     const size_t rpb = mx->row_ptr32 ? 4 : 8;
@@ -231,12 +239,15 @@ static int pce_eval_blocks(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, 
 
 /* The chunked MSMs' room at the schedule's sizes, in the device's MSM
  * scratch (inside the kernel region: the device lock held) */
-static int feed_msm_reserve(cuzk_gpu_worker *w, const ctx &c)
+static int feed_msm_reserve(cuzk_gpu_worker *w, const ctx &c, bool l_packed)
 {
     const stream_feed *f = &w->feed;
     msm_scratch *ms = &w->dev->msm;
     for (int slot = SRS_H; slot <= SRS_B2; slot++) ms->acc[slot].off = f->off[slot], ms->acc[slot].cap = f->cap[slot];
-    return msm_chunked_reserve(c, ms, f->entries, f->room);
+    int rc = msm_chunked_reserve(c, ms, f->entries, f->room);
+    /* L's chunks of a packed aux unpacked here (a chunk's G1 points of scalars) */
+    if (!rc && l_packed) rc = buf_reserve(c, &w->lchunk, f->entries * sizeof(fr_t), "L's chunk unpacked");
+    return rc;
 }
 
 /* One MSM over the scalars of a prove (work as for msm_g1; NULL: the plain
@@ -246,6 +257,8 @@ struct msm_task {
     size_t n;
     bool mont;
     fr_t *work;
+    const wit_dev *pk; /* L's over a packed aux: sc unused, each chunk unpacked first */
+    size_t n_gen;      /* then its general scalars (the packed aux's general values) */
 };
 
 /* One step of the schedule: its MSM's chunk of n points at bases, summed
@@ -258,11 +271,17 @@ static int chunk_msm(cuzk_gpu_worker *w, const ctx &c, const msm_task &t, int sl
     msm_scratch *ms = &w->dev->msm;
     msm_acc *a = &ms->acc[slot];
     const bool two = slot == SRS_B2;
-    const fr_t *sc = t.sc + st->off;
+    const fr_t *sc = t.pk ? NULL : t.sc + st->off;
     fr_t *work = t.work ? t.work + st->off : NULL;
     int rc = CUZK_OK;
-    if (st->off == 0)
+    if (st->off == 0 && t.pk) /* the packed aux counts its general values */
+        rc = msm_g1_chunked_begin_counted(c, ms, a, t.n_gen);
+    else if (st->off == 0)
         rc = two ? msm_g2_chunked_begin(c, ms, a, t.sc, t.n, t.mont) : msm_g1_chunked_begin(c, ms, a, t.sc, t.n, t.mont);
+    if (!rc && t.pk) { /* this chunk of the aux unpacked, its plain form then over it */
+        rc = unpack_range(c, bp<fr_t>(w->lchunk), *t.pk, st->off, st->len);
+        sc = work = bp<fr_t>(w->lchunk);
+    }
     if (!rc)
         rc = two ? msm_g2_chunked_add(c, ms, a, bases, sc, st->len, t.mont, work)
                  : msm_g1_chunked_add(c, ms, a, bases, sc, st->len, t.mont, work);
@@ -362,7 +381,7 @@ static int sync_named(const ctx &c, const char *what)
 /* Matrix k of the PCE times the witness into o (n elements: the rows past
  * m zeroed), on the stream; by row blocks when its matrices stream. */
 static int pce_eval_row(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, const dev_resident *pe, int k,
-                        const fr_t *wit, fr_t *o, size_t m, size_t n, uint64_t *bytes)
+                        const wit_dev &wit, fr_t *o, size_t m, size_t n, uint64_t *bytes)
 {
     if (pe->streamed[PCE_RP + k]) return pce_eval_blocks(w, c, p, pe, k, wit, o, m, n, bytes);
     int rc = pce_spmv(c, o, pe->p[PCE_RP + k], p->m[k].row_ptr64 != NULL, (const uint32_t *)pe->p[PCE_COL + k],
@@ -383,6 +402,8 @@ struct prove_run {
     bool two;       /* H over two vectors: c evaluated after a·b */
     bool in_abc;    /* A's and B's scalars go where H leaves vectors dead */
     bool pce_blocks; /* the PCE's matrices stream by row blocks */
+    bool wpk;       /* the aux stays packed on the device (the plan's last resort) */
+    wit_dev wit;    /* the witness as the kernels read it */
     const cuzk_groth16_query *q[3]; /* A, B1, B2 (NULL: B2 shares B1's) */
     size_t n_msm[SRS_B2 + 1];
     fr_t *abc, *h;  /* H's vectors; h: where H's coefficients end */
@@ -412,6 +433,10 @@ static int run_prepare(cuzk_gpu_worker *w, const ctx &c, const cuzk_groth16_job 
      * a, b, c dead, when they fit (no arrays of their own: 5.3 GB less per
      * worker at 32 GiB); B2's own list, when it has one, to tmp. */
     R->in_abc = R->on_device && fit;
+    /* packed where the plan says so and the job's aux is packed within the
+     * plan's bound (an eighth of it general); else plain */
+    const cuzk_fr_packed *pk = j->aux_packed;
+    R->wpk = R->two && R->srs->witness_packed && pk && pk->n == R->na && pk->n_gen <= pk->n / 8;
     if (R->p && cuzk_pce_ready(R->p, NULL) != CUZK_OK) /* its checksums, verified in the background, failed */
         return fail_msg(c, CUZK_ERR_FORMAT, "prove: the PCE failed verification");
     if (R->p && (rc = pce_get(w, c, R->p, &R->pe, R->srs->pce_streamed ? R->srs->chunk_bytes : 0))) return rc;
@@ -459,30 +484,56 @@ static int run_upload_host_scalars(cuzk_gpu_worker *w, const ctx &c, const prove
     return rc;
 }
 
+/* The witness's buffers when the scalars are gathered on the device: the
+ * inputs and aux plain, or the inputs plain and the aux's packed arrays;
+ * the other form's buffers let go (a card held small has no room for both) */
+static int witness_reserve(cuzk_gpu_worker *w, const ctx &c, prove_run *R)
+{
+    const size_t fb = sizeof(cuzk_fr), ni = R->ni;
+    int rc;
+    if (!R->wpk) {
+        buf_free(&w->wpk), buf_free(&w->lchunk);
+        if ((rc = buf_reserve(c, &w->aux, (ni + R->na) * fb, "witness"))) return rc;
+        memset(&R->wit, 0, sizeof R->wit);
+        R->wit.plain = bp<fr_t>(w->aux);
+        return CUZK_OK;
+    }
+    size_t ob, og;
+    const size_t pb = packed_dev_layout(R->j->aux_packed, &ob, &og);
+    if (w->aux.cap > (ni + 1) * fb) buf_free(&w->aux);
+    if ((rc = buf_reserve(c, &w->aux, (ni + 1) * fb, "witness inputs"))) return rc;
+    return buf_reserve(c, &w->wpk, pb, "witness packed");
+}
+
 /* Uploads into this worker's buffers (no lock needed): the witness (inputs
  * and aux as one vector when the scalars are gathered on the device, else
  * the aux alone), a, b, c unless a PCE gives them, the host-gathered
  * scalars; done when it returns. */
-static int run_upload(cuzk_gpu_worker *w, const ctx &c, const prove_run *R, cuzk_groth16_prove_timing *tm)
+static int run_upload(cuzk_gpu_worker *w, const ctx &c, prove_run *R, cuzk_groth16_prove_timing *tm)
 {
     const cuzk_groth16_job *j = R->j;
     const size_t fb = sizeof(cuzk_fr), n = R->n, m = R->m, ni = R->ni, na = R->na;
     int rc;
     double t = cuzk_now();
     if (R->on_device) {
-        if ((rc = buf_reserve(c, &w->aux, (ni + na) * fb, "witness"))) return rc;
+        if ((rc = witness_reserve(w, c, R))) return rc;
         for (int k = R->in_abc ? 2 : 0; k < 3 && R->q[k]; k++)
             if ((rc = scalars_reserve(w, c, R, k))) return rc;
         if (R->in_abc) buf_free(&w->sa), buf_free(&w->sb); /* from a call that had no room in a, b, c */
         t = cuzk_now();
         if (ni) GPU_TRY(c, cudaMemcpyAsync(w->aux.p, j->input, ni * fb, cudaMemcpyHostToDevice, c.st));
-        if (j->aux_packed) { /* through a, b, c's room, which nothing has written yet (prove_job checked the fit) */
+        if (R->wpk) { /* to stay packed */
+            if ((rc = packed_upload(w, c, &R->wit, j->aux_packed, w->wpk.p, bp<fr_t>(w->aux), ni))) return rc;
+        } else if (j->aux_packed) { /* through a, b, c's room, which nothing has written yet (prove_job checked the fit) */
             if ((rc = unpack_on_device(w, c, bp<fr_t>(w->aux) + ni, j->aux_packed, R->abc))) return rc;
         } else if (na && (rc = h2d(w, c, bp<fr_t>(w->aux) + ni, j->aux, na * fb))) {
             return rc;
         }
     } else if ((rc = buf_reserve(c, &w->aux, na * fb, "aux witness")) || (rc = h2d(w, c, w->aux.p, j->aux, na * fb))) {
         return rc;
+    } else {
+        memset(&R->wit, 0, sizeof R->wit);
+        R->wit.plain = bp<fr_t>(w->aux);
     }
     if (!R->p && j->abc) { /* already in the NTT layout (zero tail): one transfer, a DMA when pinned */
         if ((rc = h2d(w, c, R->abc, j->abc, 3 * n * fb))) return rc;
@@ -506,10 +557,9 @@ static int run_evaluate(cuzk_gpu_worker *w, const ctx &c, prove_run *R, cuzk_gro
     const double t = cuzk_now();
     if (R->srs->compact_tables) w->dev->ntt.compact = true; /* the device's tables serve every set: the smallest plan's form */
     if (!R->p) return CUZK_OK;
-    const fr_t *wit = bp<fr_t>(w->aux);
     int rc = CUZK_OK;
     for (int k = 0; k < (R->two ? 2 : 3) && !rc; k++)
-        rc = pce_eval_row(w, c, R->p, R->pe, k, wit, R->abc + k * R->n, R->m, R->n, &R->pce_bytes);
+        rc = pce_eval_row(w, c, R->p, R->pe, k, R->wit, R->abc + k * R->n, R->m, R->n, &R->pce_bytes);
     if (R->pce_blocks && !R->two && !rc) rc = feed_start(w, c, R->srs, R->n_msm, R->two);
     if (!rc) rc = sync_named(c, "pce_spmv");
     tm->eval_s = cuzk_now() - t;
@@ -529,7 +579,7 @@ static int run_h(cuzk_gpu_worker *w, const ctx &c, prove_run *R, cuzk_groth16_pr
     if (R->two) {
         rc = ntt_groth16_h_ab(c, nt, abc, abc + n, log_n);
         double te = cuzk_now();
-        if (!rc) rc = pce_eval_row(w, c, R->p, R->pe, 2, bp<fr_t>(w->aux), abc + n, R->m, n, &R->pce_bytes);
+        if (!rc) rc = pce_eval_row(w, c, R->p, R->pe, 2, R->wit, abc + n, R->m, n, &R->pce_bytes);
         if (R->pce_blocks && !rc) rc = feed_start(w, c, R->srs, R->n_msm, R->two);
         if (!rc) rc = sync_named(c, "ntt_groth16_h_ab, pce_spmv C");
         te = cuzk_now() - te;
@@ -575,7 +625,7 @@ static int run_gather(cuzk_gpu_worker *w, const ctx &c, const prove_run *R, int 
     const double t = cuzk_now();
     int rc = CUZK_OK;
     for (int k = first; k < last && R->q[k] && !rc; k++)
-        rc = gather_on_device(c, R->dst[k], bp<fr_t>(w->aux), R->ix[k], R->q[k]->n);
+        rc = gather_on_device(c, R->dst[k], R->wit, R->ix[k], R->q[k]->n);
     if (!rc) rc = sync_named(c, "gather_wires");
     tm->eval_s += cuzk_now() - t;
     return rc;
@@ -600,15 +650,17 @@ static int run_msms(cuzk_gpu_worker *w, const ctx &c, const prove_run *R, cuzk_g
     int rc = CUZK_OK;
     if (w->feed.n_steps) { /* the set streams: every MSM in chunks */
         const size_t *nm = R->n_msm;
-        const msm_task task[SRS_B2 + 1] = {{h, nm[SRS_H], true, h},
-                                           {l_sc, nm[SRS_L], mont, NULL},
-                                           {sa, nm[SRS_A], mont, sa},
-                                           {sb, nm[SRS_B1], mont, NULL},
-                                           {sb2, nm[SRS_B2], mont, NULL}};
+        const wit_dev *lpk = R->wpk ? &R->wit : NULL;
+        const size_t lgen = R->wpk ? j->aux_packed->n_gen : 0;
+        const msm_task task[SRS_B2 + 1] = {{h, nm[SRS_H], true, h, NULL, 0},
+                                           {l_sc, nm[SRS_L], mont, NULL, lpk, lgen},
+                                           {sa, nm[SRS_A], mont, sa, NULL, 0},
+                                           {sb, nm[SRS_B1], mont, NULL, NULL, 0},
+                                           {sb2, nm[SRS_B2], mont, NULL, NULL, 0}};
         cuzk_g1_jac g1[SRS_B1 + 1];
         for (int k = 0; k <= SRS_B1; k++) cuzk_g1_jac_set_infinity(&g1[k]);
         cuzk_g2_jac_set_infinity(&sums->b_g2);
-        rc = feed_msm_reserve(w, c);
+        rc = feed_msm_reserve(w, c, R->wpk);
         if (!rc) rc = feed_run(w, c, R->srs, task, 0, g1, &sums->b_g2, secs);
         if (R->two && !rc) rc = run_gather(w, c, R, 1, 3, tm); /* h read: B's scalars into its vector */
         if (R->two && !rc) rc = feed_run(w, c, R->srs, task, 1, g1, &sums->b_g2, secs); /* the schedule's phase 1 */

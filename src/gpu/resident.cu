@@ -154,6 +154,7 @@ static int srs_get(cuzk_gpu_worker *w, const ctx &c, const void *key, const void
         e->compact_tables = plan && plan->compact_tables;
         if (plan) {
             e->chunk_buffers = plan->chunk_buffers, e->msm_entries = plan->msm_entries;
+            e->witness_packed = plan->witness_packed;
             for (int i = 0; i <= SRS_B2; i++) e->msm_c[i] = plan->msm_c[i];
         }
         e->pce_streamed = (plan && plan->pce_streamed) || host_slots;
