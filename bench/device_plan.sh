@@ -62,7 +62,7 @@ check)
     [ "${CHUNKED:-1}" = 1 ] && chunked
     budgets 2000 150 || { finish; exit 1; }
     [ "${BIG:-1}" = 1 ] && budgets 1000000 200
-    [ -n "${CONFIGS:-}" ] && [ "$(left)" -gt 300 ] && porep
+    [ -n "${CONFIGS:-}" ] && [ "$(left)" -gt "${PMIN:-300}" ] && porep
     ;;
 verify)
     # the new paths' correctness when no 32 GiB run fits the device time left: the budgets of a

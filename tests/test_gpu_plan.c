@@ -29,7 +29,7 @@ static uint64_t expected_msm_chunked(const cuzk_gpu_plan *p, uint64_t *bk)
     }
     const uint64_t buckets = phase[0] > phase[1] ? phase[0] : phase[1];
     if (bk) *bk = buckets;
-    return k * 56 + 2 * (2 * ((k + 31) / 32)) * 196 + buckets + CUZK_GPU_PLAN_MSM_SMALL + CUZK_GPU_PLAN_MSM_STACK;
+    return k * 56 + 2 * (2 * ((k + 31) / 32) + 4) * 196 + buckets + CUZK_GPU_PLAN_MSM_SMALL;
 }
 
 /* the parts of a plan as the header states them, from the plan's own choices */

@@ -150,16 +150,15 @@ typedef struct cuzk_gpu_plan {
  *             room when they run after H's (two vectors: their scalars are
  *             gathered into h's vector);
  *   small     the segments' and windows' sums, the ones' partials, the
- *             sort's and scan's temporaries (CUZK_GPU_PLAN_MSM_SMALL);
- *   stack     the driver's local memory: a kernel's stack for every thread
- *             the chip holds, reserved at its first launch (G2's level 0,
- *             1.3 KB a thread: 0.35 GB on the H100's 270,336 threads).
+ *             sort's and scan's temporaries (CUZK_GPU_PLAN_MSM_SMALL).
+ * (The driver's local memory, a kernel's stack for every thread the chip
+ * holds reserved at its first launch, is the card's, not a set's: the
+ * budget a plan is made for leaves it out; src/gpu/resident.cu.)
  * H's width is chosen with the chunk size and buffer count by an estimate
  * of H's additions plus a fixed cost a chunk and window; the others' widths
  * are held to CUZK_GPU_PLAN_MSM_C_REST (their general scalars are few).
  */
 #define CUZK_GPU_PLAN_MSM_SMALL ((uint64_t)96 << 20)
-#define CUZK_GPU_PLAN_MSM_STACK ((uint64_t)512 << 20)
 #define CUZK_GPU_PLAN_MSM_C_REST 16u
 #define CUZK_GPU_PLAN_MSM_C_MIN 13u
 /* Bytes of an MSM's buckets at c bits, xyzz bytes a point. */

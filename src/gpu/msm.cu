@@ -274,7 +274,9 @@ int msm_chunked_reserve(const ctx &c, msm_scratch *s, size_t entries, size_t roo
 {
     typedef xyzz_t<fp_t> X1;
     typedef xyzz_t<fp2_t> X2;
-    const size_t np0 = 2 * ((entries + MSM_CHUNK - 1) / MSM_CHUNK);
+    /* two partials a level-0 chunk of MSM_CHUNK entries, and 4 for the
+     * rounding of G2's batches (half the entries, twice the bytes) */
+    const size_t np0 = 2 * ((entries + MSM_CHUNK - 1) / MSM_CHUNK) + 4;
     int rc;
     if ((rc = buf_reserve(c, &s->kv, entries * 16, "msm keys")) ||
         (rc = buf_reserve(c, &s->part_k[0], np0 * 4, "msm partial keys")) ||

@@ -114,12 +114,11 @@ static uint64_t plan_msm_buckets(const cuzk_gpu_plan *p)
 /* The MSM scratch in chunks (cuzk/gpu.h lists the parts) */
 static uint64_t plan_msm_chunked(cuzk_gpu_plan *p, const cuzk_gpu_plan_need *nd, const plan_chunking *ck)
 {
-    const uint64_t k = ck->chunk / 96, parts = 2 * ((k + 31) / 32);
+    const uint64_t k = ck->chunk / 96, parts = 2 * ((k + 31) / 32) + 4;
     plan_msm_widths(p, nd, ck->c_h);
     p->msm_entries = k;
     p->msm_buckets = plan_msm_buckets(p);
-    return k * 40 + k * 16 + 2 * parts * (192 + 4) + p->msm_buckets + CUZK_GPU_PLAN_MSM_SMALL +
-           CUZK_GPU_PLAN_MSM_STACK;
+    return k * 40 + k * 16 + 2 * parts * (192 + 4) + p->msm_buckets + CUZK_GPU_PLAN_MSM_SMALL;
 }
 
 /* The plan with the first r arrays resident, in mode md, chunked as ck

@@ -187,8 +187,16 @@ static int srs_get(cuzk_gpu_worker *w, const ctx &c, const void *key, const void
     return CUZK_OK;
 }
 
+/* What the driver takes of a card at kernel launches, outside any
+ * allocation: each kernel's stack for every thread the chip holds, reserved
+ * at its first launch and kept (G2's level-0 accumulation, 1.3 KB a thread:
+ * 0.35 GB on the H100's 270,336 threads), and its own bookkeeping. */
+#define DRIVER_LAUNCH_RESERVE ((uint64_t)512 << 20)
+
 /* The plan of a set on the worker's card from what its budget leaves now
- * (the set's own arrays not yet there). */
+ * (the set's own arrays not yet there), and no more than what the card has
+ * free less what launches will take: on a card held small by other
+ * processes the budget is all there is. */
 static void plan_for(cuzk_gpu_worker *w, cuzk_gpu_plan *plan, const cuzk_groth16_params *params,
                      const cuzk_pce *pce, bool gathers_on_device)
 {
@@ -199,6 +207,13 @@ static void plan_for(cuzk_gpu_worker *w, cuzk_gpu_plan *plan, const cuzk_groth16
     if (l && l->budget) {
         const uint64_t used = l->used.load();
         left = l->budget > used ? l->budget - used : 0;
+    }
+    size_t freeb = 0, total = 0;
+    if (cudaMemGetInfo(&freeb, &total) == cudaSuccess) {
+        const uint64_t room = freeb > DRIVER_LAUNCH_RESERVE ? freeb - DRIVER_LAUNCH_RESERVE : 0;
+        if (room < left) left = room;
+    } else {
+        cudaGetLastError();
     }
     cuzk_gpu_plan_make(plan, &nd, left);
 }
