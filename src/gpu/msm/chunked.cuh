@@ -82,16 +82,19 @@ int msm_chunked_end(const ctx &c, msm_scratch *s, msm_acc *a, HJ *out, const hos
 
 /* msm_run's sum through the chunked path, over chunks of k points of
  * resident bases in order (the hooks' msm_chunk: tests take the path of a
- * streamed set on any MSM), its room as a plan would make it: window
- * batches of a chunk's points, buckets at the width of all n scalars. */
+ * streamed set on any MSM), its room made for it: buckets at the width of
+ * all n scalars, window batches of every window of a chunk (up to 2^24
+ * entries; the hooks' msm_batch narrows them), so that the tests' many
+ * chunks do not each run a dozen batches of a few hundred entries. */
 template <class F, class HX, class HJ>
 int msm_run_chunks(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bases, const fr_t *scalars, size_t n,
                    bool mont, fr_t *work, const host_ops<HX, HJ> &ops, size_t k)
 {
     msm_acc *a = &s->acc[0];
     a->off = 0, a->cap = msm_window_bits(n);
-    const size_t entries = (k < n ? k : n) * sizeof(xyzz_t<F>) / sizeof(xyzz_t<fp_t>);
-    const size_t room = (size_t)((255 + a->cap) / a->cap) * ((1u << (a->cap - 1)) + 1) * sizeof(xyzz_t<F>);
+    const size_t nwin = (255 + a->cap) / a->cap, kk = k < n ? k : n;
+    const size_t entries = (kk * nwin < ((size_t)1 << 24) ? kk * nwin : kk) * sizeof(xyzz_t<F>) / sizeof(xyzz_t<fp_t>);
+    const size_t room = nwin * ((1u << (a->cap - 1)) + 1) * sizeof(xyzz_t<F>);
     int rc = msm_chunked_reserve(c, s, entries, room);
     if (!rc) rc = msm_chunked_begin<F>(c, s, a, scalars, n, mont);
     for (size_t off = 0; !rc && off < n; off += k)
