@@ -6,8 +6,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cuzk/cs.h"
-#include "cuzk/gadgets.h"
+#include "cuzk/cs/cs.h"
+#include "cuzk/gadgets/gadgets.h"
 
 #include "bench_util.h"
 

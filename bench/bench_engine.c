@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "cuzk/kinds.h"
-#include "cuzk/clock.h"
-#include "cuzk/engine.h"
-#include "cuzk/error.h"
-#include "cuzk/gpu.h"
-#include "cuzk/parallel.h"
+#include "cuzk/kinds/kinds.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/engine/engine.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gpu/gpu.h"
+#include "cuzk/util/parallel.h"
 
 
 int main(int argc, char **argv)

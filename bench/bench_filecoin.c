@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "cuzk/filecoin.h"
+#include "cuzk/filecoin/filecoin.h"
 
 #include "bench_util.h"
 

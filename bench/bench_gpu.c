@@ -22,8 +22,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "cuzk/error.h"
-#include "cuzk/gpu.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gpu/gpu.h"
 
 #include "../tests/circom_synth.h"
 #include "../tests/gpu_hooks_env.h"

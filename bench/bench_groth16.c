@@ -1,7 +1,7 @@
 /*
  * bench_groth16: the CPU prover phase by phase, and its two kernels alone.
  *
- *  1. Prove: synthetic circuits (include/cuzk/test_circuits.h) filling a
+ *  1. Prove: synthetic circuits (include/cuzk/circuits/test_circuits.h) filling a
  *     domain of 2^k exactly (2^k - 5 constraints + 5 input constraints, 4
  *     public inputs) for k = 16, 18, 20: setup once (2 threads, timed), then
  *     one proof on 1 and 2 threads with the time of NTT(H) and each MSM, the
@@ -21,11 +21,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "cuzk/error.h"
-#include "cuzk/groth16.h"
-#include "cuzk/msm.h"
-#include "cuzk/ntt.h"
-#include "cuzk/test_circuits.h"
+#include "cuzk/util/error.h"
+#include "cuzk/groth16/groth16.h"
+#include "cuzk/msm/msm.h"
+#include "cuzk/poly/ntt.h"
+#include "cuzk/circuits/test_circuits.h"
 #include "poly/ntt_internal.h"
 
 #include "bench_util.h"

@@ -8,11 +8,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "cuzk/ff.h"
-#include "cuzk/fp2.h"
-#include "cuzk/g1.h"
-#include "cuzk/g2.h"
-#include "cuzk/pairing.h"
+#include "cuzk/ff/ff.h"
+#include "cuzk/ff/fp2.h"
+#include "cuzk/ec/g1.h"
+#include "cuzk/ec/g2.h"
+#include "cuzk/ec/pairing.h"
 
 static double now_ns(void)
 {

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "bench_util.h"
-#include "cuzk/msm.h"
+#include "cuzk/msm/msm.h"
 #include "msm/msm_internal.h"
 
 

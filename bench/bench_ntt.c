@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "cuzk/fr.h"
-#include "cuzk/ntt.h"
+#include "cuzk/ff/fr.h"
+#include "cuzk/poly/ntt.h"
 #include "poly/ntt_internal.h"
 
 #include "bench_util.h"

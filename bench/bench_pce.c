@@ -17,10 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cuzk/cs.h"
-#include "cuzk/gadgets.h"
-#include "cuzk/pce.h"
-#include "cuzk/test_circuits.h"
+#include "cuzk/cs/cs.h"
+#include "cuzk/gadgets/gadgets.h"
+#include "cuzk/pce/pce.h"
+#include "cuzk/circuits/test_circuits.h"
 
 #include "bench_util.h"
 

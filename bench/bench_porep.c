@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "cuzk/cs.h"
-#include "cuzk/porep.h"
+#include "cuzk/cs/cs.h"
+#include "cuzk/circuits/porep.h"
 
 #include "bench_util.h"
 

@@ -1,5 +1,5 @@
 /*
- * bench_snarkpack: SnarkPack on the CPU (cuzk/snarkpack.h): for n = 8, 16, ... up to --max
+ * bench_snarkpack: SnarkPack on the CPU (cuzk/groth16/snarkpack.h): for n = 8, 16, ... up to --max
  * (default 1024) proofs, the aggregation and the verification wall time on --threads threads
  * (default all CPUs), the proof's bytes, and the TEST SRS setup time. The proofs are 8 real
  * proofs of a small synthetic circuit repeated to n (the cost does not depend on which proofs;
@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/groth16.h"
-#include "cuzk/parallel.h"
-#include "cuzk/snarkpack.h"
-#include "cuzk/test_circuits.h"
+#include "cuzk/util/error.h"
+#include "cuzk/groth16/groth16.h"
+#include "cuzk/util/parallel.h"
+#include "cuzk/groth16/snarkpack.h"
+#include "cuzk/circuits/test_circuits.h"
 
 #include "bench_util.h"
 

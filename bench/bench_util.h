@@ -8,10 +8,10 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "cuzk/clock.h"
-#include "cuzk/fr.h"
-#include "cuzk/gadgets.h"
-#include "cuzk/rng.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/ff/fr.h"
+#include "cuzk/gadgets/gadgets.h"
+#include "cuzk/util/rng.h"
 
 /* CPU seconds of the calling thread: 1-thread figures that hold on a
  * shared, oversubscribed box. */

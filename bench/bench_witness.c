@@ -1,5 +1,5 @@
 /* A PoRep partition's aux witness by value class, and what packing it
- * costs (cuzk/fr_packed.h): a synthetic C1 of a full-size sector (no
+ * costs (cuzk/ff/fr_packed.h): a synthetic C1 of a full-size sector (no
  * sealing), checked, partition 0 synthesized by the WitnessCS, its aux
  * counted (zeros, ones, others), then packed on 1 and on T threads and
  * unpacked (into fresh pages, then into touched ones).
@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/c1.h"
-#include "cuzk/cs.h"
-#include "cuzk/error.h"
-#include "cuzk/fr_packed.h"
-#include "cuzk/porep.h"
-#include "cuzk/seal.h"
+#include "cuzk/filecoin/c1.h"
+#include "cuzk/cs/cs.h"
+#include "cuzk/util/error.h"
+#include "cuzk/ff/fr_packed.h"
+#include "cuzk/circuits/porep.h"
+#include "cuzk/filecoin_gen/seal.h"
 
 #include "bench_util.h"
 

@@ -40,11 +40,11 @@ typedef fr_t scalar_t;
 #include <vector>
 
 extern "C" {
-#include "cuzk/g1.h"
-#include "cuzk/gpu.h"
-#include "cuzk/clock.h"
-#include "cuzk/fr.h"
-#include "cuzk/rng.h"
+#include "cuzk/ec/g1.h"
+#include "cuzk/gpu/gpu.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/ff/fr.h"
+#include "cuzk/util/rng.h"
 }
 #include "bench_util.h"
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/c1.h"
-#include "cuzk/seal.h"
-#include "cuzk/error.h"
+#include "cuzk/filecoin/c1.h"
+#include "cuzk/filecoin_gen/seal.h"
+#include "cuzk/util/error.h"
 
 static char *dump(const cuzk_fil_c1 *c1, size_t *len)
 {

@@ -2,8 +2,8 @@
  * system whose combinations lie inside the arrays and name existing wires. */
 #include <stdlib.h>
 
-#include "cuzk/circom.h"
-#include "cuzk/error.h"
+#include "cuzk/circom/circom.h"
+#include "cuzk/util/error.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/circom.h"
-#include "cuzk/error.h"
+#include "cuzk/circom/circom.h"
+#include "cuzk/util/error.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -2,8 +2,8 @@
  * that are canonical and backed by the input's bytes. */
 #include <stdlib.h>
 
-#include "cuzk/circom.h"
-#include "cuzk/error.h"
+#include "cuzk/circom/circom.h"
+#include "cuzk/util/error.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/fp.h"
-#include "cuzk/fr.h"
+#include "cuzk/util/error.h"
+#include "cuzk/ff/fp.h"
+#include "cuzk/ff/fr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/fil_aggregate.h"
+#include "cuzk/util/error.h"
+#include "cuzk/kinds/fil_aggregate.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

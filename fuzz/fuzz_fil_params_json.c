@@ -1,10 +1,10 @@
-/* Fuzz the parameters.json and .meta parsers (cuzk/fil_params.h): any bytes
+/* Fuzz the parameters.json and .meta parsers (cuzk/filecoin/fil_params.h): any bytes
  * are parsed or rejected with a message, never crash; a parsed manifest's
  * entries are well-formed (32 lowercase hex digest, plain name, findable). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/fil_params.h"
+#include "cuzk/filecoin/fil_params.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

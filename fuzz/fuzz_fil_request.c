@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/fil_request.h"
+#include "cuzk/util/error.h"
+#include "cuzk/filecoin/fil_request.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,12 +1,12 @@
-/* libFuzzer: a Filecoin proof's statement (cuzk/fil_statement.h) from a JSON file of values
+/* libFuzzer: a Filecoin proof's statement (cuzk/filecoin/fil_statement.h) from a JSON file of values
  * (`cuzk verify --values`), and each value's text parser alone: any bytes give a statement or
  * a clear error, never a crash or a leak; a statement that finishes yields every proof's rows. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/fil_statement.h"
+#include "cuzk/util/error.h"
+#include "cuzk/filecoin/fil_statement.h"
 
 static const char *const fields[] = {"kind", "registered_proof", "sector_size", "miner", "prover_id",
                                      "sector_number", "comm_r", "comm_d", "ticket", "seed", "randomness",

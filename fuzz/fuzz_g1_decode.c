@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/g1.h"
+#include "cuzk/util/error.h"
+#include "cuzk/ec/g1.h"
 
 static void decode_all(const uint8_t c[48], const uint8_t u[96])
 {

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/groth16_params.h"
+#include "cuzk/util/error.h"
+#include "cuzk/groth16/groth16_params.h"
 
 static void parse_all(const uint8_t *d, size_t n, unsigned nthreads)
 {

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/pce.h"
+#include "cuzk/util/error.h"
+#include "cuzk/pce/pce.h"
 
 static void exercise(const uint8_t *d, size_t n, unsigned flags)
 {

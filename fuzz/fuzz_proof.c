@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/groth16_verify.h"
+#include "cuzk/util/error.h"
+#include "cuzk/groth16/groth16_verify.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

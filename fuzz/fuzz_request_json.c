@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cuzk/fil_request_file.h"
+#include "cuzk/filecoin_gen/fil_request_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

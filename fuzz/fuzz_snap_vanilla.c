@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/fil_vanilla.h"
+#include "cuzk/util/error.h"
+#include "cuzk/filecoin/fil_vanilla.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,11 +1,11 @@
-/* Fuzz SnarkPack proof decoding (cuzk/snarkpack.h): any byte string either decodes to a proof
+/* Fuzz SnarkPack proof decoding (cuzk/groth16/snarkpack.h): any byte string either decodes to a proof
  * that encodes back to the same bytes, or is refused with a length, count or point error;
  * never a crash. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/snarkpack.h"
+#include "cuzk/util/error.h"
+#include "cuzk/groth16/snarkpack.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

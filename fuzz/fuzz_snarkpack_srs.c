@@ -1,11 +1,11 @@
-/* Fuzz the SnarkPack SRS reader (cuzk/snarkpack.h): the first byte picks how many powers to
+/* Fuzz the SnarkPack SRS reader (cuzk/groth16/snarkpack.h): the first byte picks how many powers to
  * read (0: all), the rest is the file. Any input is read or refused with a message; a whole read
  * serializes back to the bytes it read; never a crash. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/snarkpack.h"
+#include "cuzk/util/error.h"
+#include "cuzk/groth16/snarkpack.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

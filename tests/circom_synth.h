@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/circom.h"
-#include "cuzk/rng.h"
+#include "cuzk/circom/circom.h"
+#include "cuzk/util/rng.h"
 
 /* count random G1 / G2 affine points: a random start plus multiples of a
  * random step (one batch inversion, not count scalar multiplications). */

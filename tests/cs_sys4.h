@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/cs.h"
+#include "cuzk/cs/cs.h"
 #include "testutil.h"
 
 typedef struct sys4 {

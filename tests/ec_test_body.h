@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/fr.h"
+#include "cuzk/util/error.h"
+#include "cuzk/ff/fr.h"
 #include "testutil.h"
 
 static cuzk_rng rng;

@@ -14,10 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cuzk/kinds.h"
-#include "cuzk/engine.h"
-#include "cuzk/error.h"
-#include "cuzk/test_circuits.h"
+#include "cuzk/kinds/kinds.h"
+#include "cuzk/engine/engine.h"
+#include "cuzk/util/error.h"
+#include "cuzk/circuits/test_circuits.h"
 #include "testutil.h"
 
 /* not every test uses every helper */

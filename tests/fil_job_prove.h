@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/cs.h"
-#include "cuzk/error.h"
-#include "cuzk/groth16.h"
-#include "cuzk/groth16_pce.h"
-#include "cuzk/groth16_verify.h"
-#include "cuzk/pce.h"
+#include "cuzk/cs/cs.h"
+#include "cuzk/util/error.h"
+#include "cuzk/groth16/groth16.h"
+#include "cuzk/groth16/groth16_pce.h"
+#include "cuzk/groth16/groth16_verify.h"
+#include "cuzk/pce/pce.h"
 #include "testutil.h"
 
 /* Synthesizes the circuit into cs (ONE allocated); blank: no witness. */

@@ -3,7 +3,7 @@
  * test or benchmark program, so that the device scripts (bench/...sh) drive
  * them as variables; the library reads no environment. Each variable set
  * and not empty replaces its hook; a number that does not parse is taken
- * as 0 (the library's own choice). The kernel trace is cuzk/gpu.h's:
+ * as 0 (the library's own choice). The kernel trace is cuzk/gpu/gpu.h's:
  * CUZK_GPU_TRACE=1 traces allocations and kernels, =alloc allocations.
  *
  *   CUZK_GPU_MSM_C, _MSM_L, _MSM_SEGS, _MSM_BATCH, _MSM_FREE     msm_c ... msm_free
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/gpu.h"
+#include "cuzk/gpu/gpu.h"
 #include "gpu/gpu_test_hooks.h"
 
 static inline const char *gpu_hooks_var(const char *name)

@@ -10,7 +10,7 @@
 
 #include <stdlib.h>
 
-#include "cuzk/groth16.h"
+#include "cuzk/groth16/groth16.h"
 
 /* idx[3] receive the lists (free each); false when out of memory. */
 static bool job_by_index(cuzk_groth16_job *j, uint32_t *idx[3])

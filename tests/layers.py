@@ -48,7 +48,7 @@ def read_table(root):
             for h in words[2:]:
                 if h in owner:
                     sys.exit(f"src/layers:{n}: {h} already belongs to {owner[h]}")
-                owner["include/cuzk/" + h] = words[0]
+                owner[f"include/cuzk/{words[0]}/{h}"] = words[0]
     return layers, owner
 
 
@@ -200,12 +200,12 @@ def self_test(root, layers, owner, edges):
     public_top = next(h for h, l in owner.items() if l == "engine")
     internal = next(p for p in sorted(edges) if re.search(r"^src/[a-z0-9_]+/[a-z0-9_]+_internal\.h$", p))
     cases = (
-        (f"src/{lowest}/injected.c", "cuzk/" + os.path.basename(public_top), "upward"),
+        (f"src/{lowest}/injected.c", os.path.relpath(public_top, "include"), "upward"),
         (f"src/{top}/injected.c", os.path.relpath(internal, "src"), "internal to"),
-        ("src/engine/injected.c", "cuzk/gpu.h", "engine core"),
-        ("src/server/injected.c", "cuzk/" + os.path.basename(next(h for h, l in owner.items() if l == TEST_INPUTS)),
+        ("src/engine/injected.c", "cuzk/gpu/gpu.h", "engine core"),
+        ("src/server/injected.c", os.path.relpath(next(h for h, l in owner.items() if l == TEST_INPUTS), "include"),
          "test inputs"),
-        ("include/cuzk/injected.h", "cuzk/fr.h", "no layer owns"),
+        ("include/cuzk/injected.h", "cuzk/ff/fr.h", "no layer owns"),
     )
     failed = []
     for path, arg in (("src/gpu/injected.cu", '"CUZK_GPU_X"'), ("src/cli/injected.c", '"CUZK_OTHER"'),
@@ -228,9 +228,11 @@ def self_test(root, layers, owner, edges):
 def main():
     root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), ".."))
     layers, owner = read_table(root)
-    for h in sorted(os.listdir(os.path.join(root, "include", "cuzk"))):
-        if h.endswith(".h") and "include/cuzk/" + h not in owner:
-            owner.setdefault("include/cuzk/" + h, None)
+    for d, _, files in os.walk(os.path.join(root, "include", "cuzk")):
+        for h in sorted(files):
+            rel = os.path.relpath(os.path.join(d, h), root)
+            if h.endswith(".h") and rel not in owner:
+                owner.setdefault(rel, None)
     edges = scan(root)
     errors = self_test(root, layers, {k: v for k, v in owner.items() if v}, edges)
     errors += check_folders(root, layers)

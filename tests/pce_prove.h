@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/groth16.h"
-#include "cuzk/groth16_pce.h"
-#include "cuzk/groth16_verify.h"
-#include "cuzk/pce.h"
+#include "cuzk/util/error.h"
+#include "cuzk/groth16/groth16.h"
+#include "cuzk/groth16/groth16_pce.h"
+#include "cuzk/groth16/groth16_verify.h"
+#include "cuzk/pce/pce.h"
 #include "testutil.h"
 
 static inline void pce_prove_verify(const cuzk_recording_cs *r, const cuzk_witness_cs *w, cuzk_rng *rng,

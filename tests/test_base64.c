@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/base64.h"
+#include "cuzk/util/base64.h"
 #include "testutil.h"
 
 int main(void)

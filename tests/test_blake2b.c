@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cuzk/blake2b.h"
-#include "cuzk/filecoin.h"
+#include "cuzk/util/blake2b.h"
+#include "cuzk/filecoin/filecoin.h"
 #include "testutil.h"
 
 static void hex_of(char *out, const uint8_t *in, size_t n) { tu_hex(out, in, n); }

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/circom.h"
-#include "cuzk/error.h"
-#include "cuzk/ntt.h"
+#include "cuzk/circom/circom.h"
+#include "cuzk/util/error.h"
+#include "cuzk/poly/ntt.h"
 #include "testutil.h"
 
 static cuzk_rng rng;

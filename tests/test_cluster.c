@@ -1,5 +1,5 @@
 /*
- * The cluster's queue (cuzk/cluster.h) against a real PostgreSQL (started by
+ * The cluster's queue (cuzk/cluster/cluster.h) against a real PostgreSQL (started by
  * tests/pg.sh when $CUZK_PG is not set; skipped only when the server
  * binaries are not installed): schema created by daemons connecting at
  * once; idempotent submits; concurrent claimers on their own connections
@@ -34,10 +34,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cuzk/clock.h"
-#include "cuzk/cluster.h"
-#include "cuzk/error.h"
-#include "cuzk/file.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/cluster/cluster.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/file.h"
 #include "engine_test.h"
 #include "pg_test.h"
 #include "testutil.h"

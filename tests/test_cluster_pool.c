@@ -22,10 +22,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "cuzk/cluster.h"
-#include "cuzk/engine.h"
-#include "cuzk/error.h"
-#include "cuzk/kinds.h"
+#include "cuzk/cluster/cluster.h"
+#include "cuzk/engine/engine.h"
+#include "cuzk/util/error.h"
+#include "cuzk/kinds/kinds.h"
 #include "pg_test.h"
 #include "server/dispatch_cluster.h"
 #include "server/config.h"

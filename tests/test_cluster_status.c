@@ -21,8 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cuzk/cluster.h"
-#include "cuzk/error.h"
+#include "cuzk/cluster/cluster.h"
+#include "cuzk/util/error.h"
 #include "pg_test.h"
 #include "testutil.h"
 

@@ -3,9 +3,9 @@
 #ifndef TEST_CS_CIRCUIT_H
 #define TEST_CS_CIRCUIT_H
 
-#include "cuzk/cs.h"
-#include "cuzk/gadgets.h"
-#include "cuzk/rng.h"
+#include "cuzk/cs/cs.h"
+#include "cuzk/gadgets/gadgets.h"
+#include "cuzk/util/rng.h"
 
 #define RC_POOL 24
 

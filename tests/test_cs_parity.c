@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/cs.h"
-#include "cuzk/error.h"
+#include "cuzk/cs/cs.h"
+#include "cuzk/util/error.h"
 #include "cs_sys4.h"
 #include "test_cs_circuit.h"
 #include "testutil.h"

@@ -8,7 +8,7 @@
  */
 #include <signal.h>
 
-#include "cuzk/clock.h"
+#include "cuzk/util/clock.h"
 #include "engine_test.h"
 
 #define NC 128 /* constraints per partition: small, CI runs on 2 cores */

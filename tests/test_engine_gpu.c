@@ -9,8 +9,8 @@
  * CUZK_ERR_NO_DEVICE (the daemon then falls back to the CPU prover) and the
  * test prints "SKIPPED: no CUDA device" (CTest: Skipped).
  */
-#include "cuzk/clock.h"
-#include "cuzk/gpu.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/gpu/gpu.h"
 #include "gpu_hooks_env.h"
 #include "engine_test.h"
 

@@ -1,5 +1,5 @@
 /*
- * Task kinds (cuzk/engine.h: no partitions, the finish the whole job), as the aggregate-seal kind
+ * Task kinds (cuzk/engine/engine.h: no partitions, the finish the whole job), as the aggregate-seal kind
  * uses them: registration refuses a task with a circuit, parameters or no finish; a task's
  * answer is its finish's bytes (recomputed here from fresh inputs); prepare refuses bad inputs
  * at submit with its message; with one synthesis slot, tasks run in priority order (HIGH before
@@ -10,7 +10,7 @@
  * task is counted in the job counters; no prover device is needed.
  */
 #include "engine_test.h"
-#include "cuzk/sha256.h"
+#include "cuzk/util/sha256.h"
 
 static atomic_uint finish_calls;
 static char finish_order[16][32];

@@ -6,10 +6,10 @@
 #include <gmp.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/ff.h"
-#include "cuzk/fp.h"
-#include "cuzk/fr.h"
+#include "cuzk/util/error.h"
+#include "cuzk/ff/ff.h"
+#include "cuzk/ff/fp.h"
+#include "cuzk/ff/fr.h"
 #include "testutil.h"
 
 /* A generic element (6 limbs covers both fields) and per-field operations. */

@@ -1,5 +1,5 @@
 /*
- * Filecoin's SnarkPack aggregates (cuzk/fil_aggregate.h) of 2KiB PoRep proofs: every sector's
+ * Filecoin's SnarkPack aggregates (cuzk/kinds/fil_aggregate.h) of 2KiB PoRep proofs: every sector's
  * partition rows derived from its public values (cuzk_fil_porep_public_inputs, fresh random
  * comm_r, comm_d, ticket, seed, sector number, prover), proved with TEST Groth16 parameters of a
  * stand-in circuit whose public inputs are exactly those rows (the real 2KiB PoRep circuit is
@@ -19,12 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/c1.h"
-#include "cuzk/error.h"
-#include "cuzk/fil_aggregate.h"
-#include "cuzk/fil_params.h"
-#include "cuzk/filecoin.h"
-#include "cuzk/groth16.h"
+#include "cuzk/filecoin/c1.h"
+#include "cuzk/util/error.h"
+#include "cuzk/kinds/fil_aggregate.h"
+#include "cuzk/filecoin/fil_params.h"
+#include "cuzk/filecoin/filecoin.h"
+#include "cuzk/groth16/groth16.h"
 #include "testutil.h"
 
 static cuzk_rng rng;

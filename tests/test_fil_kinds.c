@@ -1,5 +1,5 @@
 /*
- * The Filecoin kinds' one table (cuzk/fil_kinds.h) against what names and
+ * The Filecoin kinds' one table (cuzk/kinds/fil_kinds.h) against what names and
  * uses it:
  * - every entry: its name from its proof kind and size ("porep-32g", spelled
  *   here independently), found again by name, its registered proof of the
@@ -23,12 +23,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cuzk/kinds.h"
-#include "cuzk/error.h"
-#include "cuzk/fil_kinds.h"
-#include "cuzk/fil_params.h"
-#include "cuzk/fil_vanilla.h"
-#include "cuzk/filecoin.h"
+#include "cuzk/kinds/kinds.h"
+#include "cuzk/util/error.h"
+#include "cuzk/kinds/fil_kinds.h"
+#include "cuzk/filecoin/fil_params.h"
+#include "cuzk/filecoin/fil_vanilla.h"
+#include "cuzk/filecoin/filecoin.h"
 #include "cuzk/v1/proving.pb-c.h"
 #include "server/service.h"
 #include "testutil.h"

@@ -1,5 +1,5 @@
 /*
- * Filecoin parameter files (cuzk/fil_params.h): file names and paths for
+ * Filecoin parameter files (cuzk/filecoin/fil_params.h): file names and paths for
  * every circuit and registered proof (cross-checked against the embedded
  * parameters.json, an independent source of the names), the default
  * param_cache, .meta bytes, the parameters.json parser (and its refusals,
@@ -16,9 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cuzk/error.h"
-#include "cuzk/fil_params.h"
-#include "cuzk/groth16.h"
+#include "cuzk/util/error.h"
+#include "cuzk/filecoin/fil_params.h"
+#include "cuzk/groth16/groth16.h"
 #include "testutil.h"
 
 static char tmpdir[256];

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/fil_request.h"
+#include "cuzk/util/error.h"
+#include "cuzk/filecoin/fil_request.h"
 #include "testutil.h"
 
 static void random_bytes(cuzk_rng *rng, uint8_t *out, size_t n)

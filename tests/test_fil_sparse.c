@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
+#include "cuzk/util/error.h"
 #include "filecoin_gen/gen_internal.h"
 #include "testutil.h"
 

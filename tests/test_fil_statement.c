@@ -1,5 +1,5 @@
 /*
- * A Filecoin proof's statement from its verifier's values (cuzk/fil_statement.h):
+ * A Filecoin proof's statement from its verifier's values (cuzk/filecoin/fil_statement.h):
  *  - base32 (CID strings) against RFC 4648's vectors and a bit-at-a-time encoder here;
  *    strings that are not strict lowercase unpadded base32 refused;
  *  - PoRep public inputs from the public values alone equal those the prover's checked C1
@@ -14,14 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/base32.h"
-#include "cuzk/base64.h"
-#include "cuzk/c1.h"
-#include "cuzk/error.h"
-#include "cuzk/fil_statement.h"
-#include "cuzk/fil_vanilla.h"
-#include "cuzk/hex.h"
-#include "cuzk/seal.h"
+#include "cuzk/util/base32.h"
+#include "cuzk/util/base64.h"
+#include "cuzk/filecoin/c1.h"
+#include "cuzk/util/error.h"
+#include "cuzk/filecoin/fil_statement.h"
+#include "cuzk/filecoin/fil_vanilla.h"
+#include "cuzk/util/hex.h"
+#include "cuzk/filecoin_gen/seal.h"
 #include "testutil.h"
 
 /* RFC 4648 base32, lowercase, unpadded, one bit at a time (the oracle). */

@@ -17,8 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cuzk/error.h"
-#include "cuzk/file.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/file.h"
 #include "testutil.h"
 
 static void write_file(const char *path, const uint8_t *b, size_t n)

@@ -12,7 +12,7 @@
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 
-#include "cuzk/filecoin.h"
+#include "cuzk/filecoin/filecoin.h"
 #include "testutil.h"
 
 static void hex32(char out[65], const uint8_t *b) { tu_hex(out, b, 32); }

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/filecoin.h"
+#include "cuzk/filecoin/filecoin.h"
 #include "testutil.h"
 
 static const struct { uint64_t proof; const char *name, *digest; int lng; } kat[] = {

@@ -6,9 +6,9 @@
  */
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/ff.h"
-#include "cuzk/fp12.h"
+#include "cuzk/util/error.h"
+#include "cuzk/ff/ff.h"
+#include "cuzk/ff/fp12.h"
 #include "testutil.h"
 #ifdef CUZK_HAVE_GMP
 #include <gmp.h>

@@ -6,9 +6,9 @@
 #include <gmp.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/ff.h"
-#include "cuzk/fp2.h"
+#include "cuzk/util/error.h"
+#include "cuzk/ff/ff.h"
+#include "cuzk/ff/fp2.h"
 #include "testutil.h"
 
 static mpz_t P;

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/fr_packed.h"
+#include "cuzk/util/error.h"
+#include "cuzk/ff/fr_packed.h"
 #include "testutil.h"
 
 static cuzk_rng rng;

@@ -1,5 +1,5 @@
 /* G1 tests: group laws, encodings, rejection classes, fast vs slow subgroup check. */
-#include "cuzk/g1.h"
+#include "cuzk/ec/g1.h"
 
 static const cuzk_fp g1_b_test = {{0xaa270000000cfff3ULL, 0x53cc0032fc34000aULL, 0x478fe97a6b0a807fULL,
                                    0xb1d37ebee6ba24d7ULL, 0x8ec9733bbf78ab2fULL, 0x09d645513d83de7eULL}};

@@ -1,5 +1,5 @@
 /* G2 tests: group laws, encodings, rejection classes, fast vs slow subgroup check, psi. */
-#include "cuzk/g2.h"
+#include "cuzk/ec/g2.h"
 
 static cuzk_fp2 g2_b_test; /* 4(u + 1), set in main */
 #define G(x) cuzk_g2_##x

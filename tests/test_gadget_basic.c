@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/cs.h"
-#include "cuzk/error.h"
-#include "cuzk/gadgets.h"
+#include "cuzk/cs/cs.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gadgets/gadgets.h"
 #include "testutil.h"
 
 static cuzk_test_cs *tcs(void)

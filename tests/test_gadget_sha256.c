@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/cs.h"
-#include "cuzk/gadgets.h"
+#include "cuzk/cs/cs.h"
+#include "cuzk/gadgets/gadgets.h"
 #include "testutil.h"
 
 static void bits_to_bytes(uint8_t *out, const cuzk_bool *bits, size_t nbytes)

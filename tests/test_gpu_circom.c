@@ -16,9 +16,9 @@
 #include <string.h>
 
 #include "circom_synth.h"
-#include "cuzk/circom.h"
-#include "cuzk/error.h"
-#include "cuzk/gpu.h"
+#include "cuzk/circom/circom.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gpu/gpu.h"
 #include "gpu_hooks_env.h"
 #include "testutil.h"
 

@@ -12,9 +12,9 @@
 
 #include "gpu/ff.cuh"
 extern "C" {
-#include "cuzk/fp.h"
-#include "cuzk/fp2.h"
-#include "cuzk/fr.h"
+#include "cuzk/ff/fp.h"
+#include "cuzk/ff/fp2.h"
+#include "cuzk/ff/fr.h"
 #include "testutil.h"
 }
 #include "ff_oracle.h"

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/gpu.h"
-#include "cuzk/msm.h"
-#include "cuzk/ntt.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gpu/gpu.h"
+#include "cuzk/msm/msm.h"
+#include "cuzk/poly/ntt.h"
 #include "gpu_hooks_env.h"
 #include "testutil.h"
 

@@ -17,12 +17,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cuzk/error.h"
-#include "cuzk/fr_packed.h"
-#include "cuzk/gpu.h"
-#include "cuzk/groth16.h"
-#include "cuzk/groth16_pce.h"
-#include "cuzk/pce.h"
+#include "cuzk/util/error.h"
+#include "cuzk/ff/fr_packed.h"
+#include "cuzk/gpu/gpu.h"
+#include "cuzk/groth16/groth16.h"
+#include "cuzk/groth16/groth16_pce.h"
+#include "cuzk/pce/pce.h"
 #include "gpu_hooks_env.h"
 #include "test_pce_circuit.h"
 #include "testutil.h"

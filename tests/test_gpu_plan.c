@@ -1,5 +1,5 @@
 /* The device-memory plan (cuzk_gpu_plan_make), on the CPU: random sets and
- * budgets, each plan checked against the parts cuzk/gpu.h and src/gpu/plan.c
+ * budgets, each plan checked against the parts cuzk/gpu/gpu.h and src/gpu/plan.c
  * describe, recomputed here; within budget; a resident prefix; never worse
  * (more streamed, more PCIe bytes) when the budget grows; no resident prefix
  * one longer would have fit; the PCE's matrices streamed only with every
@@ -8,13 +8,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cuzk/gpu.h"
+#include "cuzk/gpu/gpu.h"
 #include "testutil.h"
 
 #define GIB ((uint64_t)1 << 30)
 #define MIB ((uint64_t)1 << 20)
 
-/* The chunked MSMs' scratch as cuzk/gpu.h counts it, from the plan's own
+/* The chunked MSMs' scratch as cuzk/gpu/gpu.h counts it, from the plan's own
  * widths and chunk */
 static uint64_t expected_msm_chunked(const cuzk_gpu_plan *p, uint64_t *bk)
 {

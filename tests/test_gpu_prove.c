@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/gadgets.h"
-#include "cuzk/gpu.h"
-#include "cuzk/groth16.h"
-#include "cuzk/mem.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gadgets/gadgets.h"
+#include "cuzk/gpu/gpu.h"
+#include "cuzk/groth16/groth16.h"
+#include "cuzk/util/mem.h"
 #include "gpu_hooks_env.h"
 #include "job_by_index.h"
 #include "testutil.h"

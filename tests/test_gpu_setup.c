@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/gpu.h"
-#include "cuzk/groth16.h"
-#include "cuzk/test_circuits.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gpu/gpu.h"
+#include "cuzk/groth16/groth16.h"
+#include "cuzk/circuits/test_circuits.h"
 #include "gpu_hooks_env.h"
 #include "testutil.h"
 

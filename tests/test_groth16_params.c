@@ -9,9 +9,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cuzk/error.h"
-#include "cuzk/fp2.h"
-#include "cuzk/groth16_params.h"
+#include "cuzk/util/error.h"
+#include "cuzk/ff/fp2.h"
+#include "cuzk/groth16/groth16_params.h"
 #include "testutil.h"
 
 static cuzk_rng rng;

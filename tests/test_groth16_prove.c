@@ -8,10 +8,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "cuzk/clock.h"
-#include "cuzk/error.h"
-#include "cuzk/gadgets.h"
-#include "cuzk/groth16.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gadgets/gadgets.h"
+#include "cuzk/groth16/groth16.h"
 #include "job_by_index.h"
 #include "testutil.h"
 

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/fp2.h"
-#include "cuzk/groth16_verify.h"
+#include "cuzk/util/error.h"
+#include "cuzk/ff/fp2.h"
+#include "cuzk/groth16/groth16_verify.h"
 #include "testutil.h"
 
 static cuzk_rng rng;

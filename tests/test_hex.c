@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cuzk/hex.h"
+#include "cuzk/util/hex.h"
 #include "testutil.h"
 
 int main(void)

@@ -1,5 +1,5 @@
 /*
- * JSON documents in one arena (cuzk/json_arena.h) against jansson's own
+ * JSON documents in one arena (cuzk/util/json_arena.h) against jansson's own
  * loader: random documents (nested objects and arrays, integers, strings
  * with escapes, reals, literals) printed by jansson, loaded both ways and
  * compared with json_equal; malformed text (a random cut or a byte
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/json_arena.h"
+#include "cuzk/util/json_arena.h"
 #include "testutil.h"
 
 static json_t *gen(cuzk_rng *r, int depth)

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/cs.h"
-#include "cuzk/porep.h"
+#include "cuzk/cs/cs.h"
+#include "cuzk/circuits/porep.h"
 #include "cs_sys4.h"
 #include "testutil.h"
 

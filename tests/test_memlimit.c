@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cuzk/engine.h"
-#include "cuzk/mem.h"
+#include "cuzk/engine/engine.h"
+#include "cuzk/util/mem.h"
 #include "testutil.h"
 
 static char root[] = "/tmp/cuzk_memlimit_XXXXXX";

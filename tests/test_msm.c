@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/msm.h"
+#include "cuzk/util/error.h"
+#include "cuzk/msm/msm.h"
 #include "msm/msm_internal.h"
 #include "testutil.h"
 

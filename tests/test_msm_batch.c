@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/msm.h"
+#include "cuzk/util/error.h"
+#include "cuzk/msm/msm.h"
 #include "testutil.h"
 
 static cuzk_rng rng;

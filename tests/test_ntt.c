@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/fr.h"
-#include "cuzk/ntt.h"
+#include "cuzk/util/error.h"
+#include "cuzk/ff/fr.h"
+#include "cuzk/poly/ntt.h"
 #include "poly/ntt_internal.h"
 #include "testutil.h"
 

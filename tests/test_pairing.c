@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "cuzk/pairing.h"
+#include "cuzk/ec/pairing.h"
 #include "testutil.h"
 #ifdef CUZK_HAVE_GMP
 #include <gmp.h>

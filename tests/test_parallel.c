@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/parallel.h"
+#include "cuzk/util/parallel.h"
 #include "testutil.h"
 
 #define MAX_THREADS 9

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cuzk/error.h"
-#include "cuzk/groth16_pce.h"
-#include "cuzk/pce.h"
-#include "cuzk/test_circuits.h"
+#include "cuzk/util/error.h"
+#include "cuzk/groth16/groth16_pce.h"
+#include "cuzk/pce/pce.h"
+#include "cuzk/circuits/test_circuits.h"
 #include "test_cs_circuit.h"
 #include "test_pce_circuit.h"
 #include "testutil.h"

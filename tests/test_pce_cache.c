@@ -20,9 +20,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cuzk/error.h"
-#include "cuzk/groth16_pce.h"
-#include "cuzk/pce.h"
+#include "cuzk/util/error.h"
+#include "cuzk/groth16/groth16_pce.h"
+#include "cuzk/pce/pce.h"
 #include "pce/pce_internal.h"
 #include "test_pce_circuit.h"
 #include "testutil.h"

@@ -7,9 +7,9 @@
 
 #include <stdlib.h>
 
-#include "cuzk/cs.h"
-#include "cuzk/gadgets.h"
-#include "cuzk/rng.h"
+#include "cuzk/cs/cs.h"
+#include "cuzk/gadgets/gadgets.h"
+#include "cuzk/util/rng.h"
 
 typedef struct pc_cfg {
     uint64_t seed;

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/cs.h"
-#include "cuzk/error.h"
-#include "cuzk/merkle.h"
+#include "cuzk/cs/cs.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gadgets/merkle.h"
 #include "cs_sys4.h"
 #include "testutil.h"
 

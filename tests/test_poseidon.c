@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/cs.h"
-#include "cuzk/error.h"
-#include "cuzk/poseidon.h"
+#include "cuzk/cs/cs.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gadgets/poseidon.h"
 #include "cs_sys4.h"
 #include "testutil.h"
 

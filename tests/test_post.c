@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/cs.h"
-#include "cuzk/error.h"
-#include "cuzk/post.h"
-#include "cuzk/poseidon.h"
+#include "cuzk/cs/cs.h"
+#include "cuzk/util/error.h"
+#include "cuzk/circuits/post.h"
+#include "cuzk/gadgets/poseidon.h"
 #include "cs_sys4.h"
 #include "pce_prove.h"
 #include "testutil.h"

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cuzk/fil_gen.h"
+#include "cuzk/filecoin_gen/fil_gen.h"
 #include "cs_sys4.h"
 #include "fil_job_prove.h"
 

@@ -1,7 +1,7 @@
 /* RNG: determinism under a seed, distinct streams for distinct seeds, uniform-looking bits. */
 #include <string.h>
 
-#include "cuzk/rng.h"
+#include "cuzk/util/rng.h"
 #include "testutil.h"
 
 int main(void)

@@ -24,12 +24,12 @@
 #include <jansson.h>
 #include <openssl/sha.h>
 
-#include "cuzk/base64.h"
-#include "cuzk/c1.h"
-#include "cuzk/cs.h"
-#include "cuzk/error.h"
-#include "cuzk/groth16.h"
-#include "cuzk/seal.h"
+#include "cuzk/util/base64.h"
+#include "cuzk/filecoin/c1.h"
+#include "cuzk/cs/cs.h"
+#include "cuzk/util/error.h"
+#include "cuzk/groth16/groth16.h"
+#include "cuzk/filecoin_gen/seal.h"
 #include "testutil.h"
 
 static char *to_json(const cuzk_fil_c1 *c1, int wrapped, size_t *len)

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cuzk/size.h"
+#include "cuzk/util/size.h"
 #include "testutil.h"
 
 static const struct {

@@ -1,5 +1,5 @@
 /*
- * SnarkPack (cuzk/snarkpack.h) on the CPU:
+ * SnarkPack (cuzk/groth16/snarkpack.h) on the CPU:
  *  - GT as blstrs has it: e(G1, G2) equals blstrs' Gt::generator (pinned limbs), so commitments,
  *    compressed bytes and transcripts are those of bellperson; compression round trips, the
  *    subgroup test agrees with a^r = 1, cyclotomic elements outside GT and non-canonical
@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/groth16.h"
-#include "cuzk/snarkpack.h"
-#include "cuzk/test_circuits.h"
+#include "cuzk/util/error.h"
+#include "cuzk/groth16/groth16.h"
+#include "cuzk/groth16/snarkpack.h"
+#include "cuzk/circuits/test_circuits.h"
 #include "testutil.h"
 
 static cuzk_rng rng;

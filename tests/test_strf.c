@@ -1,5 +1,5 @@
 /*
- * Formatted strings of any length (cuzk/strf.h) against libc's snprintf into
+ * Formatted strings of any length (cuzk/util/strf.h) against libc's snprintf into
  * a buffer large enough: random strings from empty to 1 MiB (past any fixed
  * buffer a log line or an error message had), mixed with integers, and the
  * va_list form used twice over one argument list through va_copy.
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/strf.h"
+#include "cuzk/util/strf.h"
 #include "testutil.h"
 
 static char *twice(char **second, const char *fmt, ...)

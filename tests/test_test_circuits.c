@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/groth16.h"
-#include "cuzk/test_circuits.h"
+#include "cuzk/util/error.h"
+#include "cuzk/groth16/groth16.h"
+#include "cuzk/circuits/test_circuits.h"
 #include "testutil.h"
 
 typedef int (*synth_fn)(cuzk_cs *cs, const void *spec);

@@ -20,10 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/cs.h"
-#include "cuzk/error.h"
-#include "cuzk/poseidon.h"
-#include "cuzk/update.h"
+#include "cuzk/cs/cs.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gadgets/poseidon.h"
+#include "cuzk/circuits/update.h"
 #include "cs_sys4.h"
 #include "pce_prove.h"
 #include "testutil.h"

@@ -1,6 +1,6 @@
 #include "testutil.h"
 
-#include "cuzk/hex.h"
+#include "cuzk/util/hex.h"
 
 #include <string.h>
 

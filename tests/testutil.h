@@ -9,10 +9,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cuzk/fr.h"
-#include "cuzk/g1.h"
-#include "cuzk/g2.h"
-#include "cuzk/rng.h"
+#include "cuzk/ff/fr.h"
+#include "cuzk/ec/g1.h"
+#include "cuzk/ec/g2.h"
+#include "cuzk/util/rng.h"
 
 extern unsigned long tu_passed, tu_failed;
 

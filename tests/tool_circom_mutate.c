@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/circom.h"
-#include "cuzk/error.h"
-#include "cuzk/fp2.h"
+#include "cuzk/circom/circom.h"
+#include "cuzk/util/error.h"
+#include "cuzk/ff/fp2.h"
 #include "testutil.h"
 
 /* decimal p and r (the BLS12-381 moduli) */

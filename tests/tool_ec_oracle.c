@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/g1.h"
-#include "cuzk/g2.h"
+#include "cuzk/util/error.h"
+#include "cuzk/ec/g1.h"
+#include "cuzk/ec/g2.h"
 #include "testutil.h"
 
 static cuzk_rng rng;

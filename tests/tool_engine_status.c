@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cuzk/kinds.h"
-#include "cuzk/engine.h"
-#include "cuzk/error.h"
+#include "cuzk/kinds/kinds.h"
+#include "cuzk/engine/engine.h"
+#include "cuzk/util/error.h"
 
 #define ODD_NAME "k\"q\\b/\n\t\x01\x1f-\xc3\xa9"
 

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/cs.h"
-#include "cuzk/fil_gen.h"
+#include "cuzk/cs/cs.h"
+#include "cuzk/filecoin_gen/fil_gen.h"
 #include "testutil.h"
 
 static int unhex32(uint8_t out[32], json_t *o, const char *name)

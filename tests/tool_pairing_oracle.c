@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/pairing.h"
+#include "cuzk/util/error.h"
+#include "cuzk/ec/pairing.h"
 #include "testutil.h"
 
 static void put_hex(FILE *out, const uint8_t *b, size_t n)

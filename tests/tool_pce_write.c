@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/pce.h"
+#include "cuzk/pce/pce.h"
 #include "test_pce_circuit.h"
 #include "testutil.h"
 

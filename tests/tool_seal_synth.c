@@ -11,10 +11,10 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "cuzk/clock.h"
-#include "cuzk/c1.h"
-#include "cuzk/cs.h"
-#include "cuzk/seal.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/filecoin/c1.h"
+#include "cuzk/cs/cs.h"
+#include "cuzk/filecoin_gen/seal.h"
 #include "testutil.h"
 
 int main(int argc, char **argv)

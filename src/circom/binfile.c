@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "circom/circom_internal.h"
-#include "cuzk/error.h"
-#include "cuzk/fp.h"
+#include "cuzk/util/error.h"
+#include "cuzk/ff/fp.h"
 
 int circom_fail(cuzk_circom_error *err, int code, uint64_t offset, const char *fmt, ...)
 {

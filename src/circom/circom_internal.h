@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cuzk/circom.h"
+#include "cuzk/circom/circom.h"
 
 /* Fills err (may be NULL) and returns code. */
 int circom_fail(cuzk_circom_error *err, int code, uint64_t offset, const char *fmt, ...)

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "circom/circom_internal.h"
-#include "cuzk/error.h"
-#include "cuzk/fp.h"
-#include "cuzk/pairing.h"
+#include "cuzk/util/error.h"
+#include "cuzk/ff/fp.h"
+#include "cuzk/ec/pairing.h"
 
 /* ---- decimal strings <-> little-endian limbs -------------------------------- */
 

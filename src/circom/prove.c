@@ -1,7 +1,7 @@
 /*
  * Groth16 proofs from a snarkjs zkey and a circom witness, computed as
- * snarkjs's groth16 prove does (include/cuzk/circom.h): the zkey and the
- * witness become a Groth16 job (cuzk/groth16.h) that the CPU or the GPU back
+ * snarkjs's groth16 prove does (include/cuzk/circom/circom.h): the zkey and the
+ * witness become a Groth16 job (cuzk/groth16/groth16.h) that the CPU or the GPU back
  * end proves. Only the rows (C taken as A·B row by row) and H (odd points of
  * the doubled domain instead of a coset divided by Z) differ from bellperson.
  */
@@ -10,11 +10,11 @@
 #include <time.h>
 
 #include "circom/circom_internal.h"
-#include "cuzk/clock.h"
-#include "cuzk/error.h"
-#include "cuzk/gpu.h"
-#include "cuzk/groth16.h"
-#include "cuzk/mem.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gpu/gpu.h"
+#include "cuzk/groth16/groth16.h"
+#include "cuzk/util/mem.h"
 
 /* a, b (domain_size each, overwritten) <- the row evaluations a_i, b_i of
  * section 4 and c <- c_i = a_i·b_i, with wm (n_vars) the witness in

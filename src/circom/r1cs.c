@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "circom/circom_internal.h"
-#include "cuzk/error.h"
+#include "cuzk/util/error.h"
 
 void cuzk_circom_r1cs_free(cuzk_circom_r1cs *r)
 {

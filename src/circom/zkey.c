@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "circom/circom_internal.h"
-#include "cuzk/error.h"
-#include "cuzk/fp.h"
-#include "cuzk/ntt.h"
-#include "cuzk/parallel.h"
+#include "cuzk/util/error.h"
+#include "cuzk/ff/fp.h"
+#include "cuzk/poly/ntt.h"
+#include "cuzk/util/parallel.h"
 
 #define G1_BYTES 96
 #define G2_BYTES 192

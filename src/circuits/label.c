@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/porep.h"
-#include "cuzk/sha256.h"
+#include "cuzk/util/error.h"
+#include "cuzk/circuits/porep.h"
+#include "cuzk/util/sha256.h"
 
 void cuzk_porep_expand_parents(cuzk_fr out[CUZK_POREP_TOTAL_PARENTS], uint32_t layer,
                                const cuzk_fr drg[CUZK_POREP_BASE_DEGREE],

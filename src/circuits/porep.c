@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/porep.h"
-#include "cuzk/poseidon.h"
+#include "cuzk/util/error.h"
+#include "cuzk/circuits/porep.h"
+#include "cuzk/gadgets/poseidon.h"
 
 int cuzk_porep_config_for(cuzk_porep_config *out, uint64_t sector_size, bool non_interactive)
 {

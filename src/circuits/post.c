@@ -5,9 +5,9 @@
  */
 #include <stdlib.h>
 
-#include "cuzk/error.h"
-#include "cuzk/post.h"
-#include "cuzk/porep.h"
+#include "cuzk/util/error.h"
+#include "cuzk/circuits/post.h"
+#include "cuzk/circuits/porep.h"
 
 int cuzk_post_config_for(cuzk_post_config *out, uint64_t sector_size, cuzk_post_kind kind)
 {

@@ -1,12 +1,12 @@
-/* Built-in test circuits (see include/cuzk/test_circuits.h). */
+/* Built-in test circuits (see include/cuzk/circuits/test_circuits.h). */
 #include <string.h>
 
 
-#include "cuzk/error.h"
-#include "cuzk/gadgets.h"
-#include "cuzk/rng.h"
-#include "cuzk/sha256.h"
-#include "cuzk/test_circuits.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gadgets/gadgets.h"
+#include "cuzk/util/rng.h"
+#include "cuzk/util/sha256.h"
+#include "cuzk/circuits/test_circuits.h"
 
 /* ---- synthetic ---------------------------------------------------------- */
 

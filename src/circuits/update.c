@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/poseidon.h"
-#include "cuzk/update.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gadgets/poseidon.h"
+#include "cuzk/circuits/update.h"
 
 int cuzk_update_config_for(cuzk_update_config *out, uint64_t sector_size)
 {

@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cuzk/error.h"
-#include "cuzk/file.h"
-#include "cuzk/parallel.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/file.h"
+#include "cuzk/util/parallel.h"
 
 void cli_errorf(const char *fmt, ...)
 {

@@ -29,7 +29,7 @@ uint8_t *cli_read_file(const char *what, const char *path, size_t *len);
 int cli_write_file(const char *path, const void *buf, size_t len);
 /* A count: an unsigned integer with an optional K/M/G multiplier (powers
  * of 1024: "--constraints 1M"). Byte sizes are cuzk_size_parse's
- * (include/cuzk/size.h: "2KiB", "32GiB"). */
+ * (include/cuzk/util/size.h: "2KiB", "32GiB"). */
 bool cli_parse_u64(const char *s, uint64_t *out);
 /* Worker threads: CUZK_THREADS or the online CPU count. */
 unsigned cli_default_threads(void);

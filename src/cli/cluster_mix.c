@@ -29,8 +29,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cuzk/clock.h"
-#include "cuzk/error.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/util/error.h"
 
 enum { OP_CLAIM, OP_PAYLOAD, OP_COMPLETE, OP_HEARTBEAT, OP_HOUSEKEEP, OP_GC, OP_SUBMIT, OP_POLL, OP_STATUS, OP_N };
 static const char *const op_names[OP_N] = {"claim",     "payload", "complete", "heartbeat", "housekeeping",

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "cuzk/cluster.h"
+#include "cuzk/cluster/cluster.h"
 
 typedef struct cluster_mix_cfg {
     unsigned hosts;      /* simulated daemons */

@@ -1,5 +1,5 @@
 /*
- * SnarkPack on the command line (cuzk/snarkpack.h, cuzk/fil_aggregate.h):
+ * SnarkPack on the command line (cuzk/groth16/snarkpack.h, cuzk/kinds/fil_aggregate.h):
  *   cuzk setup --aggregation --out DIR [--max N]   a TEST SRS under Filecoin's file name
  *   cuzk aggregate ...                              Groth16 proofs into one aggregate
  *   cuzk verify --kind aggregate ...                an aggregate checked
@@ -15,14 +15,14 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
-#include "cuzk/clock.h"
-#include "cuzk/error.h"
-#include "cuzk/fil_aggregate.h"
-#include "cuzk/fil_params.h"
-#include "cuzk/fil_statement.h"
-#include "cuzk/filecoin.h"
-#include "cuzk/hex.h"
-#include "cuzk/size.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/util/error.h"
+#include "cuzk/kinds/fil_aggregate.h"
+#include "cuzk/filecoin/fil_params.h"
+#include "cuzk/filecoin/fil_statement.h"
+#include "cuzk/filecoin/filecoin.h"
+#include "cuzk/util/hex.h"
+#include "cuzk/util/size.h"
 
 enum { O_SRS = 400, O_VK, O_PROOF, O_OUT, O_VERSION, O_RP, O_MINER, O_PROVER, O_SECTOR, O_PUBLIC, O_INCLUDE,
        O_THREADS, O_MAX, O_AGG, O_KIND, O_HELP };

@@ -23,13 +23,13 @@
 #include <strings.h>
 
 #include "cli/cli.h"
-#include "cuzk/clock.h"
-#include "cuzk/size.h"
-#include "cuzk/base64.h"
-#include "cuzk/hex.h"
-#include "cuzk/rng.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/util/size.h"
+#include "cuzk/util/base64.h"
+#include "cuzk/util/hex.h"
+#include "cuzk/util/rng.h"
 #include "cuzk/v1/proving.pb-c.h"
-#include "cuzk/fil_request_file.h"
+#include "cuzk/filecoin_gen/fil_request_file.h"
 #include "server/grpc_adapter.h"
 #include "server/tls.h"
 

@@ -1,13 +1,13 @@
 /* cuzk c1 check FILE: parse a PoRep C1 output (inner JSON or curio's wrapper), run the vanilla
- * verification with rebuilt public values (include/cuzk/c1.h) and print a summary. */
+ * verification with rebuilt public values (include/cuzk/filecoin/c1.h) and print a summary. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "cuzk/clock.h"
-#include "cuzk/c1.h"
-#include "cuzk/error.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/filecoin/c1.h"
+#include "cuzk/util/error.h"
 
 static int c1_check(int argc, char **argv)
 {

@@ -8,11 +8,11 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cuzk/clock.h"
-#include "cuzk/circom.h"
-#include "cuzk/error.h"
-#include "cuzk/gpu.h"
-#include "cuzk/groth16_verify.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/circom/circom.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gpu/gpu.h"
+#include "cuzk/groth16/groth16_verify.h"
 
 static const char usage_text[] =
     "usage: cuzk circom <subcommand> [options]\n\n"

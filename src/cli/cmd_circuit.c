@@ -8,13 +8,13 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cuzk/clock.h"
-#include "cuzk/size.h"
-#include "cuzk/cs.h"
-#include "cuzk/error.h"
-#include "cuzk/porep.h"
-#include "cuzk/post.h"
-#include "cuzk/update.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/util/size.h"
+#include "cuzk/cs/cs.h"
+#include "cuzk/util/error.h"
+#include "cuzk/circuits/porep.h"
+#include "cuzk/circuits/post.h"
+#include "cuzk/circuits/update.h"
 
 static void usage(FILE *f)
 {

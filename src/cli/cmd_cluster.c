@@ -21,10 +21,10 @@
 
 #include "cli/cli.h"
 #include "cli/cluster_mix.h"
-#include "cuzk/clock.h"
-#include "cuzk/size.h"
-#include "cuzk/cluster.h"
-#include "cuzk/error.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/util/size.h"
+#include "cuzk/cluster/cluster.h"
+#include "cuzk/util/error.h"
 #include "server/config.h"
 
 static void usage(FILE *f)
@@ -82,7 +82,7 @@ static int options(const char *config, const char *conninfo, cuzk_config *cfg, c
     return 0;
 }
 
-/* --payload: a size (cuzk/size.h), or digits and one of K, M, G as the
+/* --payload: a size (cuzk/util/size.h), or digits and one of K, M, G as the
  * load generator's help writes them (50M, a C1), taken as KB, MB, GB: the
  * decimal units docs/scale.md measures in. */
 static bool payload_size(const char *s, uint64_t *out)

@@ -25,8 +25,8 @@
 #endif
 
 #include "cli/cli.h"
-#include "cuzk/clock.h"
-#include "cuzk/pce.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/pce/pce.h"
 #include "server/dispatch.h"
 #include "server/config.h"
 #include "server/grpc_adapter.h"

@@ -3,7 +3,7 @@
  * directory (cmd_gen.c) with the C1 output in both encodings (c1.json, the
  * inner SealCommitPhase1Output JSON; c1-curio.json, curio's wrapper) and a
  * request file; or, with --synthetic, only the C1 of a full-size sector
- * (sparse trees, see include/cuzk/seal.h).
+ * (sparse trees, see include/cuzk/filecoin_gen/seal.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,11 +12,11 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "cuzk/clock.h"
-#include "cuzk/size.h"
-#include "cuzk/error.h"
-#include "cuzk/seal.h"
-#include "cuzk/fil_request_file.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/util/size.h"
+#include "cuzk/util/error.h"
+#include "cuzk/filecoin_gen/seal.h"
+#include "cuzk/filecoin_gen/fil_request_file.h"
 
 typedef struct prog {
     double t0, last;

@@ -3,7 +3,7 @@
  * directories (cmd_gen.c), laid out as filecoin-proofs-api's generate_single_vanilla_proof
  * returns them (fil_vanilla.h), plus the request that proves them:
  *   OUT/vanilla-<i>.bin  one per sector (WinningPoSt: the sector cuzk selects)
- *   OUT/request.json     the request file (include/cuzk/fil_request_file.h)
+ *   OUT/request.json     the request file (include/cuzk/filecoin_gen/fil_request_file.h)
  *   OUT/sectors.json     {"sectors": [{"sector_id", "comm_r", "dir"}], "selected"} for verifiers
  * Deterministic: the randomness is --randomness or drawn from --seed.
  * --synthetic: no sector directories; the vanilla proofs of --sectors consistent stand-in sectors
@@ -18,11 +18,11 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "cuzk/clock.h"
-#include "cuzk/size.h"
-#include "cuzk/fil_gen.h"
-#include "cuzk/hex.h"
-#include "cuzk/fil_request_file.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/util/size.h"
+#include "cuzk/filecoin_gen/fil_gen.h"
+#include "cuzk/util/hex.h"
+#include "cuzk/filecoin_gen/fil_request_file.h"
 
 #define MAX_SECTORS 4096
 

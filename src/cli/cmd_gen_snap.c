@@ -4,7 +4,7 @@
  * the updated sector's directory (so PoSt can run on it) and holds the request that proves it:
  *   OUT/sector.json, data.bin, replica.bin   the updated sector (comm_d, comm_r new)
  *   OUT/vanilla-p<k>.bin                     partition k's vanilla proof (PartitionProof bincode)
- *   OUT/request.json                         the request file (include/cuzk/fil_request_file.h)
+ *   OUT/request.json                         the request file (include/cuzk/filecoin_gen/fil_request_file.h)
  * --synthetic: no sector directory; a stand-in update of --sector-size (any registered size,
  * e.g. 32GiB, which takes hours to seal) from --seed (cuzk_fil_snap_synthetic: trees of runs
  * of equal leaves, seconds at any size). OUT then holds only the vanilla proofs and
@@ -17,10 +17,10 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "cuzk/clock.h"
-#include "cuzk/size.h"
-#include "cuzk/fil_gen.h"
-#include "cuzk/fil_request_file.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/util/size.h"
+#include "cuzk/filecoin_gen/fil_gen.h"
+#include "cuzk/filecoin_gen/fil_request_file.h"
 
 static void usage(void)
 {

@@ -1,6 +1,6 @@
 /*
  * cuzk setup / prove / verify on the built-in test circuits
- * (include/cuzk/test_circuits.h), with bellperson-format files:
+ * (include/cuzk/circuits/test_circuits.h), with bellperson-format files:
  *   <base>.params, <base>.vk   parameters (setup writes, prove / verify read)
  *   <base>.proof               count · 192 bytes, proofs concatenated
  *   <base>.public              count rows of the circuit's public inputs
@@ -18,12 +18,12 @@
 
 #include "cli/cli.h"
 #include "cli/setup.h"
-#include "cuzk/clock.h"
-#include "cuzk/size.h"
-#include "cuzk/error.h"
-#include "cuzk/gpu.h"
-#include "cuzk/groth16.h"
-#include "cuzk/test_circuits.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/util/size.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gpu/gpu.h"
+#include "cuzk/groth16/groth16.h"
+#include "cuzk/circuits/test_circuits.h"
 
 /* ---- circuit choice, shared by the three commands ----------------------- */
 

@@ -2,7 +2,7 @@
  * cuzk params check | list: Filecoin parameter files in a param_cache
  * directory against filecoin-proofs' parameters.json (embedded, or
  * --parameters-json), by the digest paramfetch checks (first 128 bits of
- * Blake2b-512, include/cuzk/fil_params.h).
+ * Blake2b-512, include/cuzk/filecoin/fil_params.h).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
-#include "cuzk/clock.h"
-#include "cuzk/error.h"
-#include "cuzk/fil_params.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/util/error.h"
+#include "cuzk/filecoin/fil_params.h"
 
 enum { OPT_CACHE = 256, OPT_JSON, OPT_NAME, OPT_HELP };
 

@@ -7,13 +7,13 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
-#include "cuzk/clock.h"
-#include "cuzk/fil_request_file.h"
-#include "cuzk/fil_request.h"
-#include "cuzk/kinds.h"
-#include "cuzk/engine.h"
-#include "cuzk/error.h"
-#include "cuzk/pce.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/filecoin_gen/fil_request_file.h"
+#include "cuzk/filecoin/fil_request.h"
+#include "cuzk/kinds/kinds.h"
+#include "cuzk/engine/engine.h"
+#include "cuzk/util/error.h"
+#include "cuzk/pce/pce.h"
 
 static void usage(FILE *f)
 {

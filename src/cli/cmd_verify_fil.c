@@ -1,7 +1,7 @@
 /*
  * cuzk verify --kind porep|window-post|winning-post|snap: a Filecoin proof (the daemon's bytes,
  * one 192-byte Groth16 proof per partition) checked against the values filecoin-ffi's verifiers
- * take, its public inputs derived by cuzk (cuzk/fil_statement.h, cuzk/fil_verify.h). Prints a
+ * take, its public inputs derived by cuzk (cuzk/filecoin/fil_statement.h, cuzk/kinds/fil_verify.h). Prints a
  * verdict per partition; exit 0 VALID, 1 INVALID, 2 bad input.
  */
 #include <getopt.h>
@@ -10,11 +10,11 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cuzk/error.h"
-#include "cuzk/fil_params.h"
-#include "cuzk/fil_statement.h"
-#include "cuzk/fil_verify.h"
-#include "cuzk/groth16_params.h"
+#include "cuzk/util/error.h"
+#include "cuzk/filecoin/fil_params.h"
+#include "cuzk/filecoin/fil_statement.h"
+#include "cuzk/kinds/fil_verify.h"
+#include "cuzk/groth16/groth16_params.h"
 
 /* Options that are statement values: --comm-r is "comm_r", ... (index = option value). */
 static const char *const value_opts[] = {"kind", "registered-proof", "sector-size", "miner", "prover-id",

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cuzk/error.h"
+#include "cuzk/util/error.h"
 
 /* Command entry points (cmd_*.c). */
 int cmd_version(int argc, char **argv);

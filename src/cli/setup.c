@@ -8,10 +8,10 @@
 
 #include "cli/cli.h"
 #include "cli/setup.h"
-#include "cuzk/clock.h"
-#include "cuzk/error.h"
-#include "cuzk/fil_params.h"
-#include "cuzk/gpu.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/util/error.h"
+#include "cuzk/filecoin/fil_params.h"
+#include "cuzk/gpu/gpu.h"
 
 static unsigned log2_ceil(uint64_t m)
 {

@@ -5,8 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cuzk/cs.h"
-#include "cuzk/groth16.h"
+#include "cuzk/cs/cs.h"
+#include "cuzk/groth16/groth16.h"
 
 /* Printed on stderr before every setup. */
 extern const char cli_test_params_banner[];

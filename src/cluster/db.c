@@ -1,5 +1,5 @@
 /*
- * The cluster's queue in PostgreSQL (cuzk/cluster.h): the schema and its
+ * The cluster's queue in PostgreSQL (cuzk/cluster/cluster.h): the schema and its
  * migrations, and every statement the daemons run. Times are the database's
  * (now()), never a host's clock. Statements that must hold together run in
  * one transaction, retried from the start when the database reports a
@@ -7,7 +7,7 @@
  * unique violation: YugabyteDB raises the first freely.
  */
 #define _GNU_SOURCE
-#include "cuzk/cluster.h"
+#include "cuzk/cluster/cluster.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -19,9 +19,9 @@
 #include <time.h>
 
 #include "cluster/cluster_internal.h"
-#include "cuzk/clock.h"
-#include "cuzk/error.h"
-#include "cuzk/sha256.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/sha256.h"
 
 struct cuzk_cluster_db {
     pq_conn *conn;

@@ -1,5 +1,5 @@
 /*
- * A host's share of the cluster's work (cuzk/cluster.h): one thread that,
+ * A host's share of the cluster's work (cuzk/cluster/cluster.h): one thread that,
  * in a loop,
  *   - collects the engine jobs it started (one partition each) and writes
  *     their verified results back, or the reason they failed;
@@ -24,9 +24,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "cuzk/clock.h"
-#include "cuzk/cluster.h"
-#include "cuzk/error.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/cluster/cluster.h"
+#include "cuzk/util/error.h"
 
 typedef struct held {
     cuzk_cluster_lease l;

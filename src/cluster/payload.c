@@ -17,9 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cuzk/error.h"
-#include "cuzk/file.h"
-#include "cuzk/sha256.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/file.h"
+#include "cuzk/util/sha256.h"
 
 void payload_name(const uint8_t sha[32], char name[PAYLOAD_NAME_LEN + 1])
 {

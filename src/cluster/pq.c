@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "cluster/cluster_internal.h"
-#include "cuzk/clock.h"
-#include "cuzk/error.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/util/error.h"
 
 struct pq_conn {
     PGconn *conn;

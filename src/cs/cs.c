@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#include "cuzk/cs.h"
-#include "cuzk/error.h"
-#include "cuzk/parallel.h"
+#include "cuzk/cs/cs.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/parallel.h"
 #include "cs_internal.h"
 
 static bool cs_usable(cuzk_cs *cs)

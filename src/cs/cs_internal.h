@@ -1,7 +1,7 @@
 /* Shared between the cs sources only. */
 #ifndef CUZK_CS_INTERNAL_H
 #define CUZK_CS_INTERNAL_H
-#include "cuzk/cs.h"
+#include "cuzk/cs/cs.h"
 void cuzk_cs_base_init(cuzk_cs *cs, const cuzk_cs_vtable *vt, bool needs_values, bool wants_names);
 /* Variables a child shares with the parent it is extended into: its first
  * shared_inputs inputs (at least ONE) and shared_aux aux keep their index. */

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/lc.h"
+#include "cuzk/cs/lc.h"
 
 void cuzk_lc_init(cuzk_lc *lc)
 {

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/cs.h"
-#include "cuzk/error.h"
+#include "cuzk/cs/cs.h"
+#include "cuzk/util/error.h"
 #include "cs_internal.h"
 
 /* ---- helpers ---------------------------------------------------------- */

@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-#include "cuzk/fp.h"
+#include "cuzk/ff/fp.h"
 
 /* True when a > p - a as integers (zcash's "lexicographically largest";
  * false for 0). */

@@ -1,9 +1,9 @@
 /* G1 of BLS12-381: y^2 = x^3 + 4 over Fp. Arithmetic from ec_impl.h. */
-#include "cuzk/g1.h"
+#include "cuzk/ec/g1.h"
 
 #include <string.h>
 
-#include "cuzk/error.h"
+#include "cuzk/util/error.h"
 #include "ec_internal.h"
 
 /* Montgomery-form constants (a·2^384 mod p), computed offline from the

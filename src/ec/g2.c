@@ -1,9 +1,9 @@
 /* G2 of BLS12-381: y^2 = x^3 + 4(u + 1) over Fp2. Arithmetic from ec_impl.h. */
-#include "cuzk/g2.h"
+#include "cuzk/ec/g2.h"
 
 #include <string.h>
 
-#include "cuzk/error.h"
+#include "cuzk/util/error.h"
 #include "ec_internal.h"
 
 /* Montgomery-form constants (a·2^384 mod p), computed offline from the

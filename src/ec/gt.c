@@ -1,12 +1,12 @@
 /*
  * GT encodings and membership: blstrs' compressed form of a pairing value (what SnarkPack
  * proofs carry), the subgroup test its reader applies, and the little-endian 576-byte form
- * serde/bincode gives a Gt (what SnarkPack transcripts hash). See cuzk/pairing.h.
+ * serde/bincode gives a Gt (what SnarkPack transcripts hash). See cuzk/ec/pairing.h.
  */
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/pairing.h"
+#include "cuzk/util/error.h"
+#include "cuzk/ec/pairing.h"
 
 static const uint64_t BLS_X_ABS = 0xd201000000010000ULL;
 

@@ -1,5 +1,5 @@
-/* Optimal ate pairing on BLS12-381; see cuzk/pairing.h for the choices made. */
-#include "cuzk/pairing.h"
+/* Optimal ate pairing on BLS12-381; see cuzk/ec/pairing.h for the choices made. */
+#include "cuzk/ec/pairing.h"
 
 /* |x| for the BLS parameter x = -0xd201000000010000 (bits 63, 62, 60, 57, 48, 16). */
 static const uint64_t BLS_X_ABS = 0xd201000000010000ULL;

@@ -14,9 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cuzk/clock.h"
-#include "cuzk/error.h"
-#include "cuzk/parallel.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/parallel.h"
 #include "engine/engine_internal.h"
 
 /* ---- deadlines ---------------------------------------------------------- */

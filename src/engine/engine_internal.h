@@ -7,7 +7,7 @@
  * health), schedule.c (which work runs next), workers.c (the threads'
  * loops), engine.c (lifecycle, deadlines, counters) and status.c (JSON
  * snapshot). None knows Filecoin, the GPU or a PCE's format: those
- * come through the tables of cuzk/engine.h (cuzk/kinds.h fills them).
+ * come through the tables of cuzk/engine/engine.h (cuzk/kinds/kinds.h fills them).
  *
  * One scheduler lock, e->mu, guards every field below unless a comment says
  * otherwise. It is never held across synthesis, proving, verification, SRS
@@ -24,8 +24,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cuzk/engine.h"
-#include "cuzk/strf.h"
+#include "cuzk/engine/engine.h"
+#include "cuzk/util/strf.h"
 
 /* ---- SRS and PCE residency, one entry per circuit id ------------------- */
 
@@ -243,7 +243,7 @@ struct cuzk_engine {
     bool timer_live;
 };
 
-/* logging (base.c); time is cuzk_now (cuzk/clock.h), strings cuzk_strf (cuzk/strf.h) */
+/* logging (base.c); time is cuzk_now (cuzk/util/clock.h), strings cuzk_strf (cuzk/util/strf.h) */
 void eng_log(cuzk_engine *e, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void eng_wake_all(cuzk_engine *e);
 

@@ -13,9 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cuzk/clock.h"
-#include "cuzk/error.h"
-#include "cuzk/parallel.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/parallel.h"
 #include "engine/engine_internal.h"
 
 const char *cuzk_job_state_name(cuzk_job_state s)

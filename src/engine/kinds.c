@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
+#include "cuzk/util/error.h"
 #include "engine/engine_internal.h"
 
 kind_entry *kind_find(cuzk_engine *e, const char *name)

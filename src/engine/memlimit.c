@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cuzk/engine.h"
+#include "cuzk/engine/engine.h"
 
 /* A limit file: a byte count, or "max" / an absurdly large value for none (0). */
 static uint64_t read_limit(const char *path)

@@ -23,10 +23,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cuzk/clock.h"
-#include "cuzk/error.h"
-#include "cuzk/file.h"
-#include "cuzk/mem.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/file.h"
+#include "cuzk/util/mem.h"
 #include "engine/engine_internal.h"
 
 /* ---- memory budget ------------------------------------------------------ */

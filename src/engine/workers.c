@@ -13,9 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cuzk/clock.h"
-#include "cuzk/error.h"
-#include "cuzk/parallel.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/parallel.h"
 #include "engine/engine_internal.h"
 
 static void ewma(double *m, double x) { *m = *m > 0 ? 0.8 * *m + 0.2 * x : x; }

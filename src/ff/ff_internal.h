@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-/* True while the BMI2/ADX multiplication is selected (see cuzk/ff.h). */
+/* True while the BMI2/ADX multiplication is selected (see cuzk/ff/ff.h). */
 extern bool cuzk_ff_adx_on;
 
 #endif

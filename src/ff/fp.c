@@ -1,6 +1,6 @@
 /* Fp, the BLS12-381 base field. Generic parts come from field_impl.h. */
-#include "cuzk/fp.h"
-#include "cuzk/error.h"
+#include "cuzk/ff/fp.h"
+#include "cuzk/util/error.h"
 #include "ff_internal.h"
 #include "mont.h"
 #include "mont_adx.h"

@@ -1,7 +1,7 @@
 /* Fp12 = Fp6[w]/(w^2 - v). */
-#include "cuzk/fp12.h"
+#include "cuzk/ff/fp12.h"
 
-#include "cuzk/error.h"
+#include "cuzk/util/error.h"
 
 extern const cuzk_fp2 cuzk_fp12_frob_gamma[3][6]; /* defined in fp6.c */
 

@@ -1,5 +1,5 @@
 /* Fp2 = Fp[u]/(u^2+1). */
-#include "cuzk/fp2.h"
+#include "cuzk/ff/fp2.h"
 
 const cuzk_fp2 cuzk_fp2_zero = {{{0}}, {{0}}};
 const cuzk_fp2 cuzk_fp2_one = {{{0x760900000002fffdULL, 0xebf4000bc40c0002ULL, 0x5f48985753c758baULL,

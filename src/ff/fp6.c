@@ -1,5 +1,5 @@
 /* Fp6 = Fp2[v]/(v^3 - xi), xi = u + 1. */
-#include "cuzk/fp12.h"
+#include "cuzk/ff/fp12.h"
 
 /* Shared with fp12.c (not public API). */
 extern const cuzk_fp2 cuzk_fp12_frob_gamma[3][6];

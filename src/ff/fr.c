@@ -1,6 +1,6 @@
 /* Fr, the BLS12-381 scalar field. Generic parts come from field_impl.h. */
-#include "cuzk/fr.h"
-#include "cuzk/error.h"
+#include "cuzk/ff/fr.h"
+#include "cuzk/util/error.h"
 #include "ff_internal.h"
 #include "mont.h"
 #include "mont_adx.h"

@@ -1,11 +1,11 @@
-/* A vector of Fr packed by value class (cuzk/fr_packed.h). */
-#include "cuzk/fr_packed.h"
+/* A vector of Fr packed by value class (cuzk/ff/fr_packed.h). */
+#include "cuzk/ff/fr_packed.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/parallel.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/parallel.h"
 
 static const cuzk_fr plain_one = {{1, 0, 0, 0}};
 

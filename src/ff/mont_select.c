@@ -1,6 +1,6 @@
-/* Which Montgomery multiplication the field arithmetic runs: portable or BMI2/ADX (cuzk/ff.h). */
-#include "cuzk/ff.h"
-#include "cuzk/error.h"
+/* Which Montgomery multiplication the field arithmetic runs: portable or BMI2/ADX (cuzk/ff/ff.h). */
+#include "cuzk/ff/ff.h"
+#include "cuzk/util/error.h"
 #include "ff_internal.h"
 #include "mont_adx.h"
 

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/c1.h"
-#include "cuzk/error.h"
-#include "cuzk/merkle.h"
+#include "cuzk/filecoin/c1.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gadgets/merkle.h"
 #include "filecoin_internal.h"
 
 const cuzk_tree_shape fil_c1_tree_d = {CUZK_TREE_SHA256, 2, 0, 0};

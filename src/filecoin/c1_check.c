@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/c1.h"
-#include "cuzk/error.h"
-#include "cuzk/merkle.h"
-#include "cuzk/parallel.h"
-#include "cuzk/poseidon.h"
+#include "cuzk/filecoin/c1.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gadgets/merkle.h"
+#include "cuzk/util/parallel.h"
+#include "cuzk/gadgets/poseidon.h"
 #include "filecoin_internal.h"
 
 /* a C1 that does not check out: CUZK_ERR_VERIFY_FAILED and why */

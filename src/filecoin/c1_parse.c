@@ -7,12 +7,12 @@
 
 #include <jansson.h>
 
-#include "cuzk/base64.h"
-#include "cuzk/c1.h"
-#include "cuzk/error.h"
-#include "cuzk/json_arena.h"
-#include "cuzk/merkle.h"
-#include "cuzk/parallel.h"
+#include "cuzk/util/base64.h"
+#include "cuzk/filecoin/c1.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/json_arena.h"
+#include "cuzk/gadgets/merkle.h"
+#include "cuzk/util/parallel.h"
 #include "filecoin_internal.h"
 
 typedef struct pctx {

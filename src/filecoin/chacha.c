@@ -1,7 +1,7 @@
 /* The ChaCha block function and rand_chacha's ChaCha8Rng stream (OpenSSL has no ChaCha8). */
 #include <string.h>
 
-#include "cuzk/filecoin.h"
+#include "cuzk/filecoin/filecoin.h"
 
 #define ROTL(v, n) ((uint32_t)((v) << (n)) | ((v) >> (32 - (n))))
 #define QR(a, b, c, d)                                                                             \

@@ -2,8 +2,8 @@
 #include <string.h>
 
 
-#include "cuzk/blake2b.h"
-#include "cuzk/filecoin.h"
+#include "cuzk/util/blake2b.h"
+#include "cuzk/filecoin/filecoin.h"
 #include "filecoin_internal.h"
 
 static void le64(uint8_t out[8], uint64_t v) {

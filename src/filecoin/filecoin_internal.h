@@ -5,9 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cuzk/fil_vanilla.h"
-#include "cuzk/porep.h"
-#include "cuzk/sha256.h"
+#include "cuzk/filecoin/fil_vanilla.h"
+#include "cuzk/circuits/porep.h"
+#include "cuzk/util/sha256.h"
 
 /* ---- PoRep C1 output (c1*.c) ---- */
 

@@ -4,9 +4,9 @@
 
 #include <openssl/evp.h>
 
-#include "cuzk/blake2b.h"
-#include "cuzk/filecoin.h"
-#include "cuzk/hex.h"
+#include "cuzk/util/blake2b.h"
+#include "cuzk/filecoin/filecoin.h"
+#include "cuzk/util/hex.h"
 #include "filecoin_internal.h"
 
 /* derive_porep_domain_seed: SHA-256(tag || porep_id). */

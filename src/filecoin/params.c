@@ -1,5 +1,5 @@
 /* Filecoin parameter files: circuits to names and paths, .meta, parameters.json, digests
- * (see include/cuzk/fil_params.h). */
+ * (see include/cuzk/filecoin/fil_params.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -9,13 +9,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cuzk/blake2b.h"
-#include "cuzk/error.h"
-#include "cuzk/file.h"
-#include "cuzk/fil_params.h"
-#include "cuzk/porep.h"
-#include "cuzk/post.h"
-#include "cuzk/update.h"
+#include "cuzk/util/blake2b.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/file.h"
+#include "cuzk/filecoin/fil_params.h"
+#include "cuzk/circuits/porep.h"
+#include "cuzk/circuits/post.h"
+#include "cuzk/circuits/update.h"
 
 static const char *const circuit_names[CUZK_FIL_CIRCUIT_COUNT] = {"porep", "window-post", "winning-post", "snap",
                                                                    "snap-poseidon"};

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/parallel.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/parallel.h"
 #include "filecoin_internal.h"
 #include "vanilla_internal.h"
 

@@ -4,9 +4,9 @@
 #include <string.h>
 
 
-#include "cuzk/filecoin.h"
-#include "cuzk/hex.h"
-#include "cuzk/sha256.h"
+#include "cuzk/filecoin/filecoin.h"
+#include "cuzk/util/hex.h"
+#include "cuzk/util/sha256.h"
 
 #define KIB 1024ull
 #define MIB (1024ull * KIB)

@@ -1,10 +1,10 @@
-/* The flat encoding of a Filecoin proof request (include/cuzk/fil_request.h). */
+/* The flat encoding of a Filecoin proof request (include/cuzk/filecoin/fil_request.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/fil_request.h"
+#include "cuzk/util/error.h"
+#include "cuzk/filecoin/fil_request.h"
 
 #define HEADER_BYTES (4 + 4 + 4 + 4 + 4 * 8 + 4 + 4 * 32 + 4)
 

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/c1.h"
-#include "cuzk/error.h"
-#include "cuzk/fil_statement.h"
-#include "cuzk/fil_vanilla.h"
-#include "cuzk/post.h"
+#include "cuzk/filecoin/c1.h"
+#include "cuzk/util/error.h"
+#include "cuzk/filecoin/fil_statement.h"
+#include "cuzk/filecoin/fil_vanilla.h"
+#include "cuzk/circuits/post.h"
 #include "filecoin_internal.h"
 
 /* Values every kind takes: which one, and its registered proof (or size). */

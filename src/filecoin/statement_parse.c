@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/base64.h"
-#include "cuzk/error.h"
-#include "cuzk/fil_statement.h"
-#include "cuzk/fil_vanilla.h"
-#include "cuzk/hex.h"
-#include "cuzk/size.h"
+#include "cuzk/util/base64.h"
+#include "cuzk/util/error.h"
+#include "cuzk/filecoin/fil_statement.h"
+#include "cuzk/filecoin/fil_vanilla.h"
+#include "cuzk/util/hex.h"
+#include "cuzk/util/size.h"
 
 typedef enum {
     T_KIND, T_PROOF, T_SIZE, T_MINER, T_PROVER_ID, T_U64, T_U32, T_SEALED, T_UNSEALED, T_BYTES32, T_SECTOR

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/base32.h"
-#include "cuzk/error.h"
-#include "cuzk/hex.h"
-#include "cuzk/poseidon.h"
+#include "cuzk/util/base32.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/hex.h"
+#include "cuzk/gadgets/poseidon.h"
 #include "filecoin_internal.h"
 #include "vanilla_internal.h"
 

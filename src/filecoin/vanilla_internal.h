@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cuzk/fil_vanilla.h"
+#include "cuzk/filecoin/fil_vanilla.h"
 
 /* A reader over one blob; the first failure is kept (rc, err) and later reads are no-ops. */
 typedef struct vrd {

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/base64.h"
-#include "cuzk/c1.h"
-#include "cuzk/error.h"
-#include "cuzk/merkle.h"
-#include "cuzk/seal.h"
+#include "cuzk/util/base64.h"
+#include "cuzk/filecoin/c1.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gadgets/merkle.h"
+#include "cuzk/filecoin_gen/seal.h"
 
 /* Tree D: binary SHA-256 over the unsealed data. */
 static const cuzk_tree_shape TREE_D = {CUZK_TREE_SHA256, 2, 0, 0};

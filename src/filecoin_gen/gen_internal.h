@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cuzk/fil_mproof.h"
-#include "cuzk/merkle.h"
+#include "cuzk/filecoin/fil_mproof.h"
+#include "cuzk/gadgets/merkle.h"
 
 /* ---- synthetic sectors (sparse.c) ---- */
 

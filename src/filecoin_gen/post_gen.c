@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/fil_gen.h"
+#include "cuzk/util/error.h"
+#include "cuzk/filecoin_gen/fil_gen.h"
 #include "gen_internal.h"
 
 int cuzk_fil_post_vanilla_generate(uint8_t **out, size_t *len, uint64_t post_proof_id, const cuzk_fil_sector *sec,

@@ -1,5 +1,5 @@
-/* Request files (include/cuzk/fil_request_file.h). */
-#include "cuzk/fil_request_file.h"
+/* Request files (include/cuzk/filecoin_gen/fil_request_file.h). */
+#include "cuzk/filecoin_gen/fil_request_file.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cuzk/fil_request.h"
-#include "cuzk/error.h"
-#include "cuzk/file.h"
-#include "cuzk/hex.h"
+#include "cuzk/filecoin/fil_request.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/file.h"
+#include "cuzk/util/hex.h"
 
 static const char *const value_names[4] = {"randomness", "comm_r_old", "comm_r_new", "comm_d_new"};
 

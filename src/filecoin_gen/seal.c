@@ -1,5 +1,5 @@
 /* Native sealing of small sectors, the synthetic full-size C1, and the vanilla proofs of both
- * (include/cuzk/seal.h; the facts are in docs/filecoin.md). */
+ * (include/cuzk/filecoin_gen/seal.h; the facts are in docs/filecoin.md). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,12 +7,12 @@
 #include <sys/stat.h>
 
 
-#include "cuzk/error.h"
-#include "cuzk/fil_gen.h"
-#include "cuzk/parallel.h"
-#include "cuzk/poseidon.h"
-#include "cuzk/seal.h"
-#include "cuzk/sha256.h"
+#include "cuzk/util/error.h"
+#include "cuzk/filecoin_gen/fil_gen.h"
+#include "cuzk/util/parallel.h"
+#include "cuzk/gadgets/poseidon.h"
+#include "cuzk/filecoin_gen/seal.h"
+#include "cuzk/util/sha256.h"
 #include "gen_internal.h"
 
 #define NPAR CUZK_POREP_TOTAL_PARENTS

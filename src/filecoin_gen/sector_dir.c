@@ -7,9 +7,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cuzk/error.h"
-#include "cuzk/fil_gen.h"
-#include "cuzk/hex.h"
+#include "cuzk/util/error.h"
+#include "cuzk/filecoin_gen/fil_gen.h"
+#include "cuzk/util/hex.h"
 
 static const char *const hex_names[7] = {"prover_id", "ticket", "comm_d", "comm_r", "comm_c", "comm_r_last",
                                          "replica_id"};

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/fil_gen.h"
+#include "cuzk/util/error.h"
+#include "cuzk/filecoin_gen/fil_gen.h"
 #include "gen_internal.h"
 
 /* Tree D: binary SHA-256 over the new data. */

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/sha256.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/sha256.h"
 #include "gen_internal.h"
 
 void fil_tagged_hash(uint8_t out[32], const char *tag, uint64_t a, uint64_t b, uint64_t c)

@@ -1,7 +1,7 @@
 /* Boolean gadgets, constraint-for-constraint as bellpepper-core's
  * gadgets/boolean.rs (same allocation order, terms and match order). */
-#include "cuzk/error.h"
-#include "cuzk/gadgets.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gadgets/gadgets.h"
 
 static cuzk_fr fr_bool(bool b) { return b ? cuzk_fr_one : cuzk_fr_zero; }
 

@@ -2,10 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/merkle.h"
-#include "cuzk/poseidon.h"
-#include "cuzk/sha256.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gadgets/merkle.h"
+#include "cuzk/gadgets/poseidon.h"
+#include "cuzk/util/sha256.h"
 
 static bool pow2_arity(unsigned a) { return a >= 2 && a <= 16 && (a & (a - 1)) == 0; }
 

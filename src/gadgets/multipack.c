@@ -1,7 +1,7 @@
 /* Bit packing helpers as bellpepper's gadgets/multipack.rs. */
 #include <stdio.h>
 
-#include "cuzk/gadgets.h"
+#include "cuzk/gadgets/gadgets.h"
 
 void cuzk_bytes_to_bits(bool *out, const uint8_t *bytes, size_t n)
 {

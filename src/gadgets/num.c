@@ -1,6 +1,6 @@
 /* AllocatedNum / Num gadgets as bellpepper-core's gadgets/num.rs. */
-#include "cuzk/error.h"
-#include "cuzk/gadgets.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gadgets/gadgets.h"
 
 cuzk_num cuzk_num_alloc(cuzk_cs *cs, const cuzk_fr *value)
 {

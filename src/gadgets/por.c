@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cuzk/error.h"
-#include "cuzk/merkle.h"
-#include "cuzk/poseidon.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gadgets/merkle.h"
+#include "cuzk/gadgets/poseidon.h"
 
 cuzk_num cuzk_pick(cuzk_cs *cs, const cuzk_bool *cond, const cuzk_num *a, const cuzk_num *b)
 {

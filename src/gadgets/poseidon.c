@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/poseidon.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gadgets/poseidon.h"
 
 /* ---- round numbers (neptune round_numbers.rs, f32 arithmetic as there) --- */
 

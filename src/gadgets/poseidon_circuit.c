@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cuzk/error.h"
-#include "cuzk/poseidon.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gadgets/poseidon.h"
 
 typedef struct elt {
     bool alloc;

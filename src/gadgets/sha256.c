@@ -3,8 +3,8 @@
  * of the modular additions. */
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/gadgets.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gadgets/gadgets.h"
 
 static const uint32_t K[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,

@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cuzk/error.h"
+#include "cuzk/util/error.h"
 
-#include "cuzk/gadgets.h"
+#include "cuzk/gadgets/gadgets.h"
 
 cuzk_u32 cuzk_u32_constant(uint32_t v)
 {

@@ -12,8 +12,8 @@
 
 #include <atomic>
 
-#include "cuzk/gpu.h"
-#include "cuzk/pce.h"
+#include "cuzk/gpu/gpu.h"
+#include "cuzk/pce/pce.h"
 #include "gpu_internal.cuh"
 
 /* Each card's budget and what this process holds of it. The budget is the

@@ -9,12 +9,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "cuzk/clock.h"
-#include "cuzk/gpu.h"
-#include "cuzk/mem.h"
-#include "cuzk/ntt.h"
-#include "cuzk/parallel.h"
-#include "cuzk/pce.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/gpu/gpu.h"
+#include "cuzk/util/mem.h"
+#include "cuzk/poly/ntt.h"
+#include "cuzk/util/parallel.h"
+#include "cuzk/pce/pce.h"
 #include "device.cuh"
 #include "gpu_internal.cuh"
 

@@ -11,10 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cuzk/error.h"
-#include "cuzk/fr.h"
-#include "cuzk/g1.h"
-#include "cuzk/g2.h"
+#include "cuzk/util/error.h"
+#include "cuzk/ff/fr.h"
+#include "cuzk/ec/g1.h"
+#include "cuzk/ec/g2.h"
 #include "ff.cuh"
 #include "gpu_test_hooks.h"
 

@@ -3,8 +3,8 @@
 #ifndef CUZK_HAVE_CUDA
 #include <stdio.h>
 
-#include "cuzk/error.h"
-#include "cuzk/gpu.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gpu/gpu.h"
 
 int cuzk_gpu_device_count(int *count)
 {

@@ -7,7 +7,7 @@
  */
 #include <stdatomic.h>
 
-#include "cuzk/gpu.h"
+#include "cuzk/gpu/gpu.h"
 #include "gpu_test_hooks.h"
 
 /* written between calls (the header's rule), read by the workers */

@@ -5,9 +5,9 @@
  */
 #include <stdio.h>
 
-#include "cuzk/error.h"
-#include "cuzk/gpu.h"
-#include "cuzk/mem.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gpu/gpu.h"
+#include "cuzk/util/mem.h"
 
 const char *cuzk_gpu_pin_name(cuzk_gpu_pin_how how)
 {

@@ -6,8 +6,8 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
-#include "cuzk/gpu.h"
-#include "cuzk/msm.h"
+#include "cuzk/gpu/gpu.h"
+#include "cuzk/msm/msm.h"
 #include "msm/classify.cuh"
 #include "msm/plan.cuh"
 

@@ -1,6 +1,6 @@
 /* G2 instantiation of the device MSM (msm/run.cuh) and of the MSM taken
  * in chunks (msm/chunked.cuh). */
-#include "cuzk/g2.h"
+#include "cuzk/ec/g2.h"
 #include "msm/chunked.cuh"
 
 namespace cuzk_gpu {

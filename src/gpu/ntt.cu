@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/gpu.h"
-#include "cuzk/ntt.h"
+#include "cuzk/gpu/gpu.h"
+#include "cuzk/poly/ntt.h"
 #include "gpu_internal.cuh"
 
 namespace cuzk_gpu {

@@ -12,7 +12,7 @@
  * and multiplies otherwise. The row's value is reduced canonically, so it
  * is bit for bit what cuzk_pce_eval computes.
  */
-#include "cuzk/pce.h"
+#include "cuzk/pce/pce.h"
 #include "gpu_internal.cuh"
 #include "witness.cuh"
 

@@ -24,9 +24,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cuzk/gpu.h"
-#include "cuzk/msm.h"
-#include "cuzk/pce.h"
+#include "cuzk/gpu/gpu.h"
+#include "cuzk/msm/msm.h"
+#include "cuzk/pce/pce.h"
 
 #define GIB ((uint64_t)1 << 30)
 #define MIB ((uint64_t)1 << 20)

@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/clock.h"
-#include "cuzk/fr_packed.h"
-#include "cuzk/gpu.h"
-#include "cuzk/mem.h"
-#include "cuzk/pce.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/ff/fr_packed.h"
+#include "cuzk/gpu/gpu.h"
+#include "cuzk/util/mem.h"
+#include "cuzk/pce/pce.h"
 #include "device.cuh"
 #include "gpu_internal.cuh"
 #include "witness.cuh"

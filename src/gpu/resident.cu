@@ -11,9 +11,9 @@
 
 #include <algorithm>
 
-#include "cuzk/gpu.h"
-#include "cuzk/ntt.h"
-#include "cuzk/pce.h"
+#include "cuzk/gpu/gpu.h"
+#include "cuzk/poly/ntt.h"
+#include "cuzk/pce/pce.h"
 #include "device.cuh"
 #include "gpu_internal.cuh"
 

@@ -10,7 +10,7 @@
 #ifndef CUZK_GPU_WITNESS_CUH
 #define CUZK_GPU_WITNESS_CUH
 
-#include "cuzk/fr_packed.h"
+#include "cuzk/ff/fr_packed.h"
 #include "ff.cuh"
 
 namespace cuzk_gpu {

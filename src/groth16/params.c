@@ -1,7 +1,7 @@
 /* Groth16 parameter files in bellperson's layout; see groth16_params.h for
  * the format facts and where they come from. */
 #define _GNU_SOURCE
-#include "cuzk/groth16_params.h"
+#include "cuzk/groth16/groth16_params.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cuzk/error.h"
-#include "cuzk/file.h"
-#include "cuzk/parallel.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/file.h"
+#include "cuzk/util/parallel.h"
 
 #define G1B CUZK_G1_UNCOMPRESSED_BYTES
 #define G2B CUZK_G2_UNCOMPRESSED_BYTES

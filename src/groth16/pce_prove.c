@@ -1,6 +1,6 @@
 /* Groth16 from (witness, pre-compiled circuit): see groth16_pce.h. */
-#include "cuzk/error.h"
-#include "cuzk/groth16_pce.h"
+#include "cuzk/util/error.h"
+#include "cuzk/groth16/groth16_pce.h"
 
 int cuzk_groth16_assignment_from_pce(cuzk_groth16_assignment *out, const cuzk_pce *pce,
                                      const cuzk_witness_cs *w, const cuzk_pce_eval_buf *buf)

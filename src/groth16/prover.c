@@ -1,18 +1,18 @@
 /*
  * Groth16 prover on the CPU (bellperson's formulas and query layout, see
- * include/cuzk/groth16.h). Five MSMs: H and L (G1), A (G1), B (G1 and G2).
+ * include/cuzk/groth16/groth16.h). Five MSMs: H and L (G1), A (G1), B (G1 and G2).
  */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "cuzk/clock.h"
-#include "cuzk/error.h"
-#include "cuzk/groth16.h"
-#include "cuzk/mem.h"
-#include "cuzk/msm.h"
-#include "cuzk/ntt.h"
-#include "cuzk/pce.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/util/error.h"
+#include "cuzk/groth16/groth16.h"
+#include "cuzk/util/mem.h"
+#include "cuzk/msm/msm.h"
+#include "cuzk/poly/ntt.h"
+#include "cuzk/pce/pce.h"
 
 int cuzk_groth16_assignment_from_cs(cuzk_groth16_assignment *out, const cuzk_proving_cs *cs)
 {

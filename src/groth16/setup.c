@@ -1,5 +1,5 @@
 /*
- * Groth16 test setup (see include/cuzk/groth16.h for the formulas and the
+ * Groth16 test setup (see include/cuzk/groth16/groth16.h for the formulas and the
  * warning: test parameters only).
  *
  * Scalar multiplications by a fixed generator use a comb of 32 windows of
@@ -13,11 +13,11 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "cuzk/error.h"
-#include "cuzk/groth16.h"
-#include "cuzk/mem.h"
-#include "cuzk/ntt.h"
-#include "cuzk/parallel.h"
+#include "cuzk/util/error.h"
+#include "cuzk/groth16/groth16.h"
+#include "cuzk/util/mem.h"
+#include "cuzk/poly/ntt.h"
+#include "cuzk/util/parallel.h"
 
 #define FB_WIN 8
 #define FB_NWIN 32 /* 32·8 = 256 bits >= 255 */

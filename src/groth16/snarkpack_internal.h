@@ -1,10 +1,10 @@
-/* SnarkPack's shared pieces inside src/groth16: the Fiat-Shamir transcript (cuzk/snarkpack.h
+/* SnarkPack's shared pieces inside src/groth16: the Fiat-Shamir transcript (cuzk/groth16/snarkpack.h
  * gives its byte rules), the challenges prover and verifier both derive, and the parallel
  * helpers over inner pairing products and point vectors. */
 #ifndef CUZK_SNARKPACK_INTERNAL_H
 #define CUZK_SNARKPACK_INTERNAL_H
 
-#include "cuzk/snarkpack.h"
+#include "cuzk/groth16/snarkpack.h"
 
 typedef struct sp_transcript {
     uint8_t *buf;
@@ -21,7 +21,7 @@ void sp_ts_blob(sp_transcript *t, const uint8_t *b, size_t len);
 /* The challenge; releases t. CUZK_OK or CUZK_ERR_NO_MEMORY. */
 int sp_ts_challenge(cuzk_fr *out, sp_transcript *t);
 
-/* The challenges of the protocol (cuzk/snarkpack.h). */
+/* The challenges of the protocol (cuzk/groth16/snarkpack.h). */
 int sp_challenge_hcom(cuzk_fr *out, const cuzk_snarkpack_com *ab, const cuzk_snarkpack_com *c);
 int sp_challenge_r(cuzk_fr *out, const cuzk_fr *hcom, const uint8_t *include, size_t len);
 int sp_challenge_gipa0(cuzk_fr *out, const cuzk_fr *hcom, const cuzk_gt *ip_ab, const cuzk_g1_affine *agg_c,

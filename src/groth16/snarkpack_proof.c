@@ -1,8 +1,8 @@
-/* SnarkPack proof bytes: AggregateProof::write's layout (cuzk/snarkpack.h). */
+/* SnarkPack proof bytes: AggregateProof::write's layout (cuzk/groth16/snarkpack.h). */
 #include <stdio.h>
 #include <string.h>
 
-#include "cuzk/error.h"
+#include "cuzk/util/error.h"
 #include "snarkpack_internal.h"
 
 #define GT_B CUZK_GT_COMPRESSED_BYTES

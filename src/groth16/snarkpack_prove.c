@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
+#include "cuzk/util/error.h"
 #include "snarkpack_internal.h"
 
 /* The prover's vectors, folded in place round by round. */
@@ -53,7 +53,7 @@ static int commit(prover *p, cuzk_snarkpack_com *out, const cuzk_g2_affine *va, 
     return rc;
 }
 
-/* One round's messages over the current length m (cuzk/snarkpack.h; bellperson gipa_tipp_mipp). */
+/* One round's messages over the current length m (cuzk/groth16/snarkpack.h; bellperson gipa_tipp_mipp). */
 static int round_messages(prover *p, cuzk_snarkpack_round *rd, size_t m)
 {
     size_t h = m / 2;

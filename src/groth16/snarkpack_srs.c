@@ -1,4 +1,4 @@
-/* SnarkPack's SRS: bellperson's GenericSRS file (cuzk/snarkpack.h), its TEST setup and the
+/* SnarkPack's SRS: bellperson's GenericSRS file (cuzk/groth16/snarkpack.h), its TEST setup and the
  * verifier key for n proofs. */
 #define _GNU_SOURCE /* O_CLOEXEC */
 #include <fcntl.h>
@@ -8,10 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cuzk/error.h"
-#include "cuzk/file.h"
-#include "cuzk/mem.h"
-#include "cuzk/parallel.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/file.h"
+#include "cuzk/util/mem.h"
+#include "cuzk/util/parallel.h"
 #include "snarkpack_internal.h"
 
 static const char test_trailer[] = "\ncuzk TEST SRS: alpha and beta drawn at random on one machine and wiped; "

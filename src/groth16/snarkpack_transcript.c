@@ -1,10 +1,10 @@
-/* SnarkPack's Fiat-Shamir transcript and challenges (byte rules in cuzk/snarkpack.h). */
+/* SnarkPack's Fiat-Shamir transcript and challenges (byte rules in cuzk/groth16/snarkpack.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/sha256.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/sha256.h"
 #include "snarkpack_internal.h"
 
 static void ts_put(sp_transcript *t, const void *p, size_t n)

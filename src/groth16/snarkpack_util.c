@@ -2,9 +2,9 @@
  * folds of point vectors that every GIPA round makes. */
 #include <stdlib.h>
 
-#include "cuzk/error.h"
-#include "cuzk/msm.h"
-#include "cuzk/parallel.h"
+#include "cuzk/util/error.h"
+#include "cuzk/msm/msm.h"
+#include "cuzk/util/parallel.h"
 #include "snarkpack_internal.h"
 
 typedef struct {

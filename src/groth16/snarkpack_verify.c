@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
+#include "cuzk/util/error.h"
 #include "snarkpack_internal.h"
 
 #define MAX_PAIRS 3

@@ -2,9 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/groth16_verify.h"
-#include "cuzk/msm.h"
+#include "cuzk/util/error.h"
+#include "cuzk/groth16/groth16_verify.h"
+#include "cuzk/msm/msm.h"
 
 void cuzk_groth16_proof_encode(uint8_t out[CUZK_GROTH16_PROOF_BYTES], const cuzk_groth16_proof *p)
 {

@@ -4,13 +4,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cuzk/c1.h"
-#include "cuzk/error.h"
-#include "cuzk/fil_aggregate.h"
-#include "cuzk/fil_params.h"
-#include "cuzk/filecoin.h"
-#include "cuzk/porep.h"
-#include "cuzk/sha256.h"
+#include "cuzk/filecoin/c1.h"
+#include "cuzk/util/error.h"
+#include "cuzk/kinds/fil_aggregate.h"
+#include "cuzk/filecoin/fil_params.h"
+#include "cuzk/filecoin/filecoin.h"
+#include "cuzk/circuits/porep.h"
+#include "cuzk/util/sha256.h"
 
 static const cuzk_fil_seal_proof *seal_proof(const cuzk_fil_agg_values *v, char *err, size_t err_len)
 {

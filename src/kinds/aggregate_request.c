@@ -1,5 +1,5 @@
 /*
- * An aggregation request (cuzk/fil_aggregate.h): its flat encoding, the aggregate-seal kind's
+ * An aggregation request (cuzk/kinds/fil_aggregate.h): its flat encoding, the aggregate-seal kind's
  * job inputs, and the checks a request passes before any aggregation work: each failure names
  * the field, as a client sent it, so that an operator can find the sector.
  */
@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/fil_aggregate.h"
-#include "cuzk/filecoin.h"
-#include "cuzk/porep.h"
+#include "cuzk/util/error.h"
+#include "cuzk/kinds/fil_aggregate.h"
+#include "cuzk/filecoin/filecoin.h"
+#include "cuzk/circuits/porep.h"
 
 #define AGG_MAGIC "CZAG"
 #define AGG_FORMAT 1u

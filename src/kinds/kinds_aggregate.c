@@ -1,7 +1,7 @@
 /*
  * The aggregate-seal kind: SnarkPack aggregates of sectors' PoRep C2 outputs, as filecoin-ffi's
- * aggregate_seal_proofs makes them (cuzk/fil_aggregate.h), through the engine as a task kind
- * (cuzk/engine.h: no partitions, its finish the whole job) so that an aggregation is queued,
+ * aggregate_seal_proofs makes them (cuzk/kinds/fil_aggregate.h), through the engine as a task kind
+ * (cuzk/engine/engine.h: no partitions, its finish the whole job) so that an aggregation is queued,
  * prioritized, cancelled, timed out, retried under its request id and counted as every proof
  * is. Its inputs are a cuzk_fil_agg_request's encoding, checked at submit (prepare) with the
  * field named; the aggregate is verified from the sectors' public values before it is returned,
@@ -17,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/c1.h"
-#include "cuzk/error.h"
-#include "cuzk/fil_kinds.h"
-#include "cuzk/groth16_verify.h"
-#include "cuzk/parallel.h"
+#include "cuzk/filecoin/c1.h"
+#include "cuzk/util/error.h"
+#include "cuzk/kinds/fil_kinds.h"
+#include "cuzk/groth16/groth16_verify.h"
+#include "cuzk/util/parallel.h"
 #include "kinds/kinds_internal.h"
 
 #define AGG_VKS 16 /* PoRep keys held: one per sector size and porep cache id */

@@ -4,27 +4,27 @@
  * (snap-*), WindowPoSt (wpost-*) and WinningPoSt (winning-*), one kind per
  * sector size whose parameters are in the param cache under Filecoin's names.
  *
- * A request (include/cuzk/fil_request.h) is parsed once at submit (prepare):
+ * A request (include/cuzk/filecoin/fil_request.h) is parsed once at submit (prepare):
  * the vanilla proofs are read and checked, every public input is rebuilt by
  * cuzk, and the per-partition witnesses are kept for the synthesis workers.
  * Background PCE extraction synthesizes the blank circuit (inputs NULL).
- * Which kinds exist is the table of kinds_filecoin_table.c (cuzk/fil_kinds.h).
+ * Which kinds exist is the table of kinds_filecoin_table.c (cuzk/kinds/fil_kinds.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cuzk/clock.h"
-#include "cuzk/error.h"
-#include "cuzk/fil_kinds.h"
-#include "cuzk/fil_params.h"
-#include "cuzk/fil_request.h"
-#include "cuzk/pce.h"
-#include "cuzk/filecoin.h"
-#include "cuzk/porep.h"
-#include "cuzk/post.h"
-#include "cuzk/update.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/util/error.h"
+#include "cuzk/kinds/fil_kinds.h"
+#include "cuzk/filecoin/fil_params.h"
+#include "cuzk/filecoin/fil_request.h"
+#include "cuzk/pce/pce.h"
+#include "cuzk/filecoin/filecoin.h"
+#include "cuzk/circuits/porep.h"
+#include "cuzk/circuits/post.h"
+#include "cuzk/circuits/update.h"
 #include "kinds/kinds_internal.h"
 
 static void fil_kind_free(void *ctx)

@@ -4,7 +4,7 @@
  * 2 KiB, 126 at 32 GiB, as many challenges per partition as the interactive
  * ones'), every partition proved and verified by the engine, then answered
  * as rust-fil-proofs' seal_commit_phase2 answers NI-PoRep: the SnarkPack v2
- * aggregate of the partition proofs (cuzk/fil_aggregate.h: padded to a
+ * aggregate of the partition proofs (cuzk/kinds/fil_aggregate.h: padded to a
  * power of two by the last, the transcript bytes SHA-256(comm_r)), checked
  * from the sector's public values before it is returned.
  *
@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/parallel.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/parallel.h"
 #include "kinds/kinds_internal.h"
 
 fil_ni *fil_ni_new(const char *param_cache, int allow_test_srs)

@@ -1,7 +1,7 @@
 /*
  * Parsing Filecoin requests into witnesses and public inputs
- * (kinds_filecoin.h): PoRep through the C1 reader (cuzk/c1.h), PoSt and
- * SnapDeals through the vanilla-proof readers (cuzk/fil_vanilla.h). Each
+ * (kinds_filecoin.h): PoRep through the C1 reader (cuzk/filecoin/c1.h), PoSt and
+ * SnapDeals through the vanilla-proof readers (cuzk/filecoin/fil_vanilla.h). Each
  * checks the vanilla proofs against public values it rebuilds itself.
  */
 #include <stdbool.h>
@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/c1.h"
-#include "cuzk/error.h"
-#include "cuzk/fil_vanilla.h"
-#include "cuzk/parallel.h"
+#include "cuzk/filecoin/c1.h"
+#include "cuzk/util/error.h"
+#include "cuzk/filecoin/fil_vanilla.h"
+#include "cuzk/util/parallel.h"
 #include "kinds/kinds_internal.h"
 
 /* ---- PoRep --------------------------------------------------------------------- */

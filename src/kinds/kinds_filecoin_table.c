@@ -1,5 +1,5 @@
 /*
- * The Filecoin kinds' one table (cuzk/fil_kinds.h): which kinds exist, their
+ * The Filecoin kinds' one table (cuzk/kinds/fil_kinds.h): which kinds exist, their
  * names, sector sizes and parameter files' registered proofs, and how a
  * request names one. kinds_filecoin.c registers its entries with the engine.
  */
@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/fil_kinds.h"
-#include "cuzk/fil_vanilla.h"
-#include "cuzk/filecoin.h"
+#include "cuzk/util/error.h"
+#include "cuzk/kinds/fil_kinds.h"
+#include "cuzk/filecoin/fil_vanilla.h"
+#include "cuzk/filecoin/filecoin.h"
 
 static const struct {
     uint64_t bytes;

@@ -8,13 +8,13 @@
 
 #include <pthread.h>
 
-#include "cuzk/kinds.h"
-#include "cuzk/fil_aggregate.h"
-#include "cuzk/fil_request.h"
-#include "cuzk/filecoin.h"
-#include "cuzk/porep.h"
-#include "cuzk/post.h"
-#include "cuzk/update.h"
+#include "cuzk/kinds/kinds.h"
+#include "cuzk/kinds/fil_aggregate.h"
+#include "cuzk/filecoin/fil_request.h"
+#include "cuzk/filecoin/filecoin.h"
+#include "cuzk/circuits/porep.h"
+#include "cuzk/circuits/post.h"
+#include "cuzk/circuits/update.h"
 
 /* An NI-PoRep kind's aggregation: the SRS (read at its first request) and
  * the PoRep circuit's verifying key the aggregate is checked against. */

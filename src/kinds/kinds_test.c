@@ -1,6 +1,6 @@
 /*
- * Synthetic test kinds (cuzk/kinds.h): the synthetic circuit of
- * cuzk/test_circuits.h with test parameters made at registration, so that
+ * Synthetic test kinds (cuzk/kinds/kinds.h): the synthetic circuit of
+ * cuzk/circuits/test_circuits.h with test parameters made at registration, so that
  * the engine and the daemon can be exercised at any size without Filecoin
  * parameters.
  */
@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/kinds.h"
-#include "cuzk/error.h"
-#include "cuzk/test_circuits.h"
+#include "cuzk/kinds/kinds.h"
+#include "cuzk/util/error.h"
+#include "cuzk/circuits/test_circuits.h"
 
 typedef struct synth_ctx {
     uint64_t num_constraints;

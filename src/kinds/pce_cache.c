@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/groth16_pce.h"
-#include "cuzk/pce.h"
+#include "cuzk/util/error.h"
+#include "cuzk/groth16/groth16_pce.h"
+#include "cuzk/pce/pce.h"
 #include "kinds/kinds_internal.h"
 
 typedef struct pce_cache_ctx {

@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "cuzk/kinds.h"
-#include "cuzk/error.h"
+#include "cuzk/kinds/kinds.h"
+#include "cuzk/util/error.h"
 
 static int cpu_prove(void *ctx, void *dev, unsigned worker, const cuzk_engine_set *set, size_t n,
                      const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_proof *out,

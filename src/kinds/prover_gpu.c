@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/kinds.h"
-#include "cuzk/error.h"
-#include "cuzk/gpu.h"
+#include "cuzk/kinds/kinds.h"
+#include "cuzk/util/error.h"
+#include "cuzk/gpu/gpu.h"
 
 typedef struct gpu_ctx {
     unsigned n;

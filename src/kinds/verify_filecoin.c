@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/fil_verify.h"
-#include "cuzk/groth16_verify.h"
+#include "cuzk/util/error.h"
+#include "cuzk/kinds/fil_verify.h"
+#include "cuzk/groth16/groth16_verify.h"
 
 /* The proof bytes hold exactly one proof per partition the statement names. */
 static int check_length(const cuzk_fil_statement *st, size_t len, char *err, size_t err_len)

@@ -1,12 +1,12 @@
-/* CPU multi-scalar multiplication for G1 and G2 (method: include/cuzk/msm.h). */
-#include "cuzk/msm.h"
+/* CPU multi-scalar multiplication for G1 and G2 (method: include/cuzk/msm/msm.h). */
+#include "cuzk/msm/msm.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/parallel.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/parallel.h"
 #include "msm_internal.h"
 
 #define MSM_C_MIN 2
@@ -255,7 +255,7 @@ typedef struct msm_needs_ {
 #define FE_IS_ZERO cuzk_fp2_is_zero
 #include "msm_impl.h"
 
-/* ---- the batch driver (method: include/cuzk/msm.h, cuzk_msm_batch) ---- */
+/* ---- the batch driver (method: include/cuzk/msm/msm.h, cuzk_msm_batch) ---- */
 
 typedef struct msm_bjob_ {
     const cuzk_msm_job *job;

@@ -9,7 +9,7 @@
  *   MSM_COST_W  weight of one coordinate-field multiplication in Fp ones
  *              (task cost estimates for the batch's task order)
  *   MSM_ONES_COST  estimated cost of one point of a pairwise scalar-1 sum
- * The method and cost model are documented in include/cuzk/msm.h and the
+ * The method and cost model are documented in include/cuzk/msm/msm.h and the
  * flags in msm_internal.h; the digit recoding, the GLV split and the batch
  * driver (threads, task order) are in msm.c.
  */

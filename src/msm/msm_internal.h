@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cuzk/g1.h"
-#include "cuzk/g2.h"
+#include "cuzk/ec/g1.h"
+#include "cuzk/ec/g2.h"
 
 enum {
     /* k = k1 + k2·x^2 with k1, k2 < 2^128, and x^2·P from the endomorphism

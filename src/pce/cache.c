@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cuzk/error.h"
+#include "cuzk/util/error.h"
 #include "pce_internal.h"
 
 #define TMP_INFIX ".pce.tmp."

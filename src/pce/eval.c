@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/mem.h"
-#include "cuzk/parallel.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/mem.h"
+#include "cuzk/util/parallel.h"
 #include "pce_internal.h"
 
 /* hi·2^256 mod r for small hi: the Montgomery form of hi. */

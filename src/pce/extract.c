@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/parallel.h"
-#include "cuzk/sha256.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/parallel.h"
+#include "cuzk/util/sha256.h"
 #include "pce_internal.h"
 
 /* Code of one coefficient, or CUZK_PCE_GENERAL << 30 with no index yet. */

@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cuzk/error.h"
-#include "cuzk/file.h"
-#include "cuzk/parallel.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/file.h"
+#include "cuzk/util/parallel.h"
 #include "pce_internal.h"
 
 void (*pce_save_chunk_hook)(size_t written, size_t total);

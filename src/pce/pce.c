@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/parallel.h"
-#include "cuzk/sha256.h"
-#include "cuzk/strf.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/parallel.h"
+#include "cuzk/util/sha256.h"
+#include "cuzk/util/strf.h"
 #include "pce_internal.h"
 
 #ifndef CUZK_LIB_VERSION

@@ -5,7 +5,7 @@
 
 #include <stdarg.h>
 
-#include "cuzk/pce.h"
+#include "cuzk/pce/pce.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the PCE image is little-endian and used in place"

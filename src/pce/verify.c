@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
+#include "cuzk/util/error.h"
 #include "pce_internal.h"
 
 struct pce_verify {

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "cuzk/error.h"
-#include "cuzk/parallel.h"
-#include "cuzk/sha256.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/parallel.h"
+#include "cuzk/util/sha256.h"
 #include "pce_internal.h"
 
 #define FMT_ERR(fail, off, sec, ...) pce_set_err(err, CUZK_ERR_FORMAT, fail, src, off, sec, __VA_ARGS__)

@@ -41,13 +41,13 @@
  * and the running power), 1/n scaling n. bench_ntt prints M(n) times the
  * measured Fr multiplication latency beside each timing.
  */
-#include "cuzk/ntt.h"
+#include "cuzk/poly/ntt.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/parallel.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/parallel.h"
 #include "poly/ntt_internal.h"
 
 #define NTT_LOG_BLK 12

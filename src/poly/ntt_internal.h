@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-#include "cuzk/ntt.h"
+#include "cuzk/poly/ntt.h"
 
 /* The radix-2 network the radix-4 one replaced, kept as a reference:
  * cuzk_ntt_forward (inverse false) or cuzk_ntt_inverse (true), same bits. */

@@ -13,11 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/cluster.h"
-#include "cuzk/error.h"
-#include "cuzk/file.h"
-#include "cuzk/fil_params.h"
-#include "cuzk/size.h"
+#include "cuzk/cluster/cluster.h"
+#include "cuzk/util/error.h"
+#include "cuzk/util/file.h"
+#include "cuzk/filecoin/fil_params.h"
+#include "cuzk/util/size.h"
 #include "server/toml_adapter.h"
 
 typedef enum cfg_type {

@@ -140,7 +140,7 @@ size_t cfg_unreloadable_changes(const cuzk_config *a, const cuzk_config *b, char
 void cfg_apply_reloadable(cuzk_config *dst, const cuzk_config *src);
 
 /* Durations: "5m", "300s", "250ms", "1h", "60" (seconds). False on bad
- * input. (Sizes: cuzk_size_parse, include/cuzk/size.h.) */
+ * input. (Sizes: cuzk_size_parse, include/cuzk/util/size.h.) */
 bool cfg_parse_duration_ms(const char *s, uint64_t *out);
 /* Listener syntax check: "unix:///abs/path" (or "unix:/abs/path") or
  * "host:port" / "[v6]:port". */

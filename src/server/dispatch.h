@@ -2,7 +2,7 @@
  * Where the daemon's jobs go: the proving engine, or with [cluster] the
  * cluster's queue (dispatch_cluster.h), seen through one narrow interface.
  * service.c speaks only this; dispatch_engine.c is the one file that binds
- * it to cuzk/engine.h.
+ * it to cuzk/engine/engine.h.
  * Every function returns a gRPC status code (RPC_*) and, when not RPC_OK, a
  * message a person can act on in err.
  */
@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cuzk/cluster.h"
+#include "cuzk/cluster/cluster.h"
 #include "server/config.h"
 #include "server/log.h"
 

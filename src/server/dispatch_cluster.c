@@ -21,9 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cuzk/clock.h"
-#include "cuzk/cluster.h"
-#include "cuzk/error.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/cluster/cluster.h"
+#include "cuzk/util/error.h"
 #include "server/grpc_adapter.h"
 
 /* An idle connection and when it came back. */

@@ -1,6 +1,6 @@
 /*
  * The daemon's dispatch when [cluster] is configured: jobs go to the
- * cluster's PostgreSQL queue (cuzk/cluster.h) instead of this engine alone,
+ * cluster's PostgreSQL queue (cuzk/cluster/cluster.h) instead of this engine alone,
  * and this daemon's node proves partitions of any host's jobs. dispatch_engine.c
  * calls these from the srv_* functions of dispatch.h; the results and
  * errors are dispatch.h's (RPC_* codes, messages a person can act on).

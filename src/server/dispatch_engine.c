@@ -1,6 +1,6 @@
 /*
  * The binding of the daemon's dispatch interface (dispatch.h) to the proving
- * engine (cuzk/engine.h). Nothing else in src/server includes engine.h but
+ * engine (cuzk/engine/engine.h). Nothing else in src/server includes engine.h but
  * dispatch_cluster.c, the binding of the cluster layer: with [cluster]
  * configured, jobs are stored in the cluster's queue (after the engine's
  * checks, so bad input gets the same errors) and awaited there, and this
@@ -24,12 +24,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cuzk/kinds.h"
-#include "cuzk/clock.h"
-#include "cuzk/engine.h"
-#include "cuzk/error.h"
-#include "cuzk/fil_kinds.h"
-#include "cuzk/parallel.h"
+#include "cuzk/kinds/kinds.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/engine/engine.h"
+#include "cuzk/util/error.h"
+#include "cuzk/kinds/fil_kinds.h"
+#include "cuzk/util/parallel.h"
 #include "server/dispatch_cluster.h"
 #include "server/grpc_adapter.h"
 #include "server/journal.h"

@@ -22,7 +22,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "cuzk/clock.h"
+#include "cuzk/util/clock.h"
 #include "server/listen_claim.h"
 #include "server/log.h"
 

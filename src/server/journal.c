@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cuzk/hex.h"
+#include "cuzk/util/hex.h"
 #include "server/config.h"
 
 #define HEADER "cuzk-journal 1\n"

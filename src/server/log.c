@@ -1,5 +1,5 @@
-#include "cuzk/clock.h"
-#include "cuzk/strf.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/util/strf.h"
 #include "server/log.h"
 
 #include <stdarg.h>

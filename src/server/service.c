@@ -11,10 +11,10 @@
 #include <strings.h>
 #include <time.h>
 
-#include "cuzk/clock.h"
-#include "cuzk/fil_kinds.h"
-#include "cuzk/fil_request.h"
-#include "cuzk/fil_vanilla.h"
+#include "cuzk/util/clock.h"
+#include "cuzk/kinds/fil_kinds.h"
+#include "cuzk/filecoin/fil_request.h"
+#include "cuzk/filecoin/fil_vanilla.h"
 #include "cuzk/v1/proving.pb-c.h"
 #include "server/log.h"
 #include "server/proto_check.h"

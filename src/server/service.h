@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cuzk/fil_request.h"
+#include "cuzk/filecoin/fil_request.h"
 #include "server/dispatch.h"
 #include "server/grpc_adapter.h"
 
@@ -48,7 +48,7 @@ char *service_metrics(srv_service *s);
 /* JSON for the HTTP /status page (malloc'd). */
 char *service_status_json(srv_service *s);
 
-/* A SubmitProofRequest's Filecoin fields as the kinds take them (cuzk/fil_kinds.h): fr points
+/* A SubmitProofRequest's Filecoin fields as the kinds take them (cuzk/kinds/fil_kinds.h): fr points
  * into q, its blobs into blobs (q->n_vanilla_proofs entries, or 1 for vanilla_proof); the
  * randomness where it is 32 bytes. */
 void service_fil_request(const Cuzk__V1__SubmitProofRequest *q, cuzk_fil_request *fr, cuzk_fil_blob *blobs);

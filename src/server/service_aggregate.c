@@ -1,7 +1,7 @@
 /*
  * AGGREGATE_SEAL requests: SubmitProofRequest's aggregation fields (registered_proof, the
  * prover, aggregate_version, aggregate_sectors) as the aggregate-seal kind takes them
- * (cuzk_fil_agg_request's encoding, cuzk/fil_aggregate.h). What the wire alone decides is
+ * (cuzk_fil_agg_request's encoding, cuzk/kinds/fil_aggregate.h). What the wire alone decides is
  * checked here, naming the field as the client sent it; the kind checks the rest at submit
  * (proof lengths and points, commitments, the SRS's limit).
  */
@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuzk/error.h"
-#include "cuzk/fil_aggregate.h"
-#include "cuzk/fil_vanilla.h"
-#include "cuzk/filecoin.h"
+#include "cuzk/util/error.h"
+#include "cuzk/kinds/fil_aggregate.h"
+#include "cuzk/filecoin/fil_vanilla.h"
+#include "cuzk/filecoin/filecoin.h"
 #include "cuzk/v1/proving.pb-c.h"
 #include "server/grpc_adapter.h"
 #include "server/service.h"

@@ -12,7 +12,7 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
-#include "cuzk/error.h"
+#include "cuzk/util/error.h"
 
 #define MAX_PEM (1 << 20)
 

@@ -1,5 +1,5 @@
-/* Base32 (include/cuzk/base32.h). */
-#include "cuzk/base32.h"
+/* Base32 (include/cuzk/util/base32.h). */
+#include "cuzk/util/base32.h"
 
 #include <stdlib.h>
 

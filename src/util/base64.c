@@ -1,5 +1,5 @@
-/* Base64 (include/cuzk/base64.h). */
-#include "cuzk/base64.h"
+/* Base64 (include/cuzk/util/base64.h). */
+#include "cuzk/util/base64.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* BLAKE2b after RFC 7693 (constants and the G function from the RFC). */
-#include "cuzk/blake2b.h"
+#include "cuzk/util/blake2b.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
-/* The monotonic clock (include/cuzk/clock.h). */
-#include "cuzk/clock.h"
+/* The monotonic clock (include/cuzk/util/clock.h). */
+#include "cuzk/util/clock.h"
 
 #include <time.h>
 

@@ -1,4 +1,4 @@
-#include "cuzk/error.h"
+#include "cuzk/util/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
-/* Whole-file and byte-range reads (include/cuzk/file.h). */
-#include "cuzk/file.h"
+/* Whole-file and byte-range reads (include/cuzk/util/file.h). */
+#include "cuzk/util/file.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cuzk/error.h"
+#include "cuzk/util/error.h"
 
 int cuzk_file_read(const char *path, size_t max, uint8_t **out, size_t *len)
 {

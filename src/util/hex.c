@@ -1,5 +1,5 @@
-/* Hex strings (include/cuzk/hex.h). */
-#include "cuzk/hex.h"
+/* Hex strings (include/cuzk/util/hex.h). */
+#include "cuzk/util/hex.h"
 
 #include <string.h>
 

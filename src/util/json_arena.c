@@ -1,5 +1,5 @@
-/* JSON documents in one arena (cuzk/json_arena.h). */
-#include "cuzk/json_arena.h"
+/* JSON documents in one arena (cuzk/util/json_arena.h). */
+#include "cuzk/util/json_arena.h"
 
 #include <pthread.h>
 #include <stdint.h>

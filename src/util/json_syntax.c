@@ -1,10 +1,10 @@
-/* JSON syntax without a document (cuzk/json_arena.h): one pass over the
+/* JSON syntax without a document (cuzk/util/json_arena.h): one pass over the
  * text, a byte per level of nesting, so that a malformed request is named
  * at its first bad byte before anything is built for it (a jansson load
  * builds nodes up to that byte: ~15 bytes of nodes per byte of a C1). */
 #include <string.h>
 
-#include "cuzk/json_arena.h"
+#include "cuzk/util/json_arena.h"
 
 /* jansson's JSON_PARSER_MAX_DEPTH: deeper documents it refuses */
 #define MAX_DEPTH 2048

@@ -1,5 +1,5 @@
-/* Host memory chores (include/cuzk/mem.h). */
-#include "cuzk/mem.h"
+/* Host memory chores (include/cuzk/util/mem.h). */
+#include "cuzk/util/mem.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -9,7 +9,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "cuzk/error.h"
+#include "cuzk/util/error.h"
 
 int cuzk_mem_lock(void *ptr, size_t len, char *why, size_t why_len)
 {

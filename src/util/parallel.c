@@ -1,8 +1,8 @@
-/* The parallel loop (include/cuzk/parallel.h). Threads are made per call: the
+/* The parallel loop (include/cuzk/util/parallel.h). Threads are made per call: the
  * loops that use it run for milliseconds to minutes, against tens of
  * microseconds to start a thread, and a pool held between calls would be
  * state every caller shares. */
-#include "cuzk/parallel.h"
+#include "cuzk/util/parallel.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

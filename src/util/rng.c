@@ -1,6 +1,6 @@
 /* ChaCha20 (RFC 8439 block function) as a keystream generator. */
-#include "cuzk/rng.h"
-#include "cuzk/error.h"
+#include "cuzk/util/rng.h"
+#include "cuzk/util/error.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,10 +1,10 @@
-/* SHA-256 (include/cuzk/sha256.h), over OpenSSL's EVP interface. */
-#include "cuzk/sha256.h"
+/* SHA-256 (include/cuzk/util/sha256.h), over OpenSSL's EVP interface. */
+#include "cuzk/util/sha256.h"
 
 #include <openssl/evp.h>
 #include <string.h>
 
-#include "cuzk/error.h"
+#include "cuzk/util/error.h"
 
 int cuzk_sha256_hash(uint8_t out[32], const void *data, size_t len)
 {

@@ -1,5 +1,5 @@
-/* Byte sizes with units (include/cuzk/size.h). */
-#include "cuzk/size.h"
+/* Byte sizes with units (include/cuzk/util/size.h). */
+#include "cuzk/util/size.h"
 
 #include <string.h>
 

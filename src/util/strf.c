@@ -1,4 +1,4 @@
-#include "cuzk/strf.h"
+#include "cuzk/util/strf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
