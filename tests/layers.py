@@ -3,9 +3,12 @@
 
 The one layer table is src/layers (lowest first; CMakeLists.txt builds libcuzk
 from it). A file of layer L may include only headers of L and of the layers
-before it; a src/<M>/*_internal.h (or .cuh) header is M's alone. Every public
-header belongs to one layer and every folder of src/ is a layer. README's
-layout table and docs/architecture.md name the layers in the table's order.
+before it; a src/<M>/*_internal.h (or .cuh) header is M's alone. A public
+header's folder is its layer: include/cuzk/<layer>/<name>.h, none flat in
+include/cuzk/, and an include of it is spelled "cuzk/<layer>/<name>.h", so
+every include line says the layer it reaches into. Every folder of src/ is a
+layer. README's layout table and docs/architecture.md name the layers in the
+table's order; docs/architecture.md's header table lists each layer's folder.
 No file of src/ reads the environment (getenv) outside src/util and the
 command line's documented variables: a daemon's behaviour comes from its
 config, a test's switches from the hooks its program sets.
@@ -35,31 +38,40 @@ DAEMON_PATH = ("engine", "kinds", "cluster", "server")
 
 
 def read_table(root):
-    """src/layers -> (layers lowest first, {public header: layer})."""
-    layers, owner = [], {}
+    """src/layers -> the layers, lowest first."""
+    layers = []
     with open(os.path.join(root, "src", "layers")) as f:
         for n, line in enumerate(f, 1):
             words = line.split("#", 1)[0].split()
             if not words:
                 continue
-            if len(words) < 2 or words[0] in layers:
-                sys.exit(f"src/layers:{n}: want 'layer part [headers...]', each layer once")
+            if len(words) != 2 or words[0] in layers:
+                sys.exit(f"src/layers:{n}: want 'layer part', each layer once")
             layers.append(words[0])
-            for h in words[2:]:
-                if h in owner:
-                    sys.exit(f"src/layers:{n}: {h} already belongs to {owner[h]}")
-                owner[f"include/cuzk/{words[0]}/{h}"] = words[0]
-    return layers, owner
+    return layers
 
 
-def layer_of(path, owner):
-    """The layer a tree path belongs to, or None (generated, unknown)."""
-    if path.startswith("include/cuzk/"):
-        return owner.get(path)
+def layer_of(path, layers):
+    """The layer a tree path belongs to, or None: a public header's is its
+    folder (include/cuzk/<layer>/<name>.h), a source file's its src/ folder."""
     parts = path.split("/")
+    if parts[:2] == ["include", "cuzk"]:
+        return parts[2] if len(parts) == 4 and parts[2] in layers else None
     if parts[0] == "src" and len(parts) > 2:
         return parts[1]
     return None
+
+
+def public_misplaced(path, layers):
+    """Why a file under include/ sits outside include/cuzk/<layer>/, or None."""
+    parts = path.split("/")
+    if parts[:2] != ["include", "cuzk"]:
+        return "outside include/cuzk/ (move it to include/cuzk/<layer>/)"
+    if len(parts) == 3:
+        return "a flat public header (move it to include/cuzk/<layer>/, the layer of src/ that implements it)"
+    if parts[2] not in layers:
+        return f"in include/cuzk/{parts[2]}/, which is no layer of src/layers"
+    return "nested below its layer's folder (include/cuzk/<layer>/<name>.h)" if len(parts) > 4 else None
 
 
 def resolve(root, path, name):
@@ -88,13 +100,13 @@ def scan(root):
     return edges
 
 
-def check_edges(root, layers, owner, edges):
+def check_edges(root, layers, edges):
     errors = []
     rank = {name: i for i, name in enumerate(layers)}
     for path in sorted(edges):
-        me = layer_of(path, owner)
+        me = layer_of(path, layers)
         if me is None:
-            where = "a public header no layer owns (add it to src/layers)" if path.startswith("include/") \
+            where = public_misplaced(path, layers) if path.startswith("include/") \
                 else "a folder of src/ that is no layer (add it to src/layers)"
             errors.append(f"{path}: {where}")
             continue
@@ -104,9 +116,12 @@ def check_edges(root, layers, owner, edges):
                 if not GENERATED.search(name):
                     errors.append(f"{path}:{line}: includes \"{name}\", which is not in the tree")
                 continue
-            them = layer_of(target, owner)
+            them = layer_of(target, layers)
             if them is None:
                 errors.append(f"{path}:{line}: includes {target}, which no layer owns")
+            elif target.startswith("include/") and name != os.path.relpath(target, "include"):
+                errors.append(f"{path}:{line}: includes \"{name}\"; spell it \"{os.path.relpath(target, 'include')}\" "
+                              "(the layer in the include line)")
             elif me in DAEMON_PATH and them == TEST_INPUTS:
                 errors.append(f"{path}:{line}: the daemon's path ({me}) includes {target} of {them}, "
                               "the test inputs")
@@ -140,6 +155,25 @@ def check_docs(root, layers):
         if named != layers:
             errors.append(f"{doc} ({start}) names the layers {' '.join(named)}; src/layers has {' '.join(layers)}")
     return errors
+
+
+def check_header_table(root, layers, edges):
+    """docs/architecture.md's "Public headers" table: one row a layer with
+    headers, lowest first, `include/cuzk/<layer>/` then the folder's headers."""
+    tree = {}
+    for p in sorted(edges):
+        if p.startswith("include/") and layer_of(p, layers):
+            tree.setdefault(p.split("/")[2], []).append(os.path.basename(p))
+    want = [(l, sorted(tree[l])) for l in layers if l in tree]
+    with open(os.path.join(root, "docs", "architecture.md")) as f:
+        text = f.read()
+    rows = re.findall(r"^\| `include/cuzk/([a-z0-9_]+)/` \|([^|]*)\|", text, re.M)
+    have = [(l, sorted(re.findall(r"[a-z0-9_]+\.h", names))) for l, names in rows]
+    if have == want:
+        return []
+    diff = [f"{l}: {' '.join(h)}" for l, h in want if (l, h) not in have]
+    return ["docs/architecture.md (Public headers) does not list include/cuzk/<layer>/ as the tree has it, "
+            "lowest layer first; the tree's rows that differ: " + "; ".join(diff or ["(order, or extra rows)"])]
 
 
 def check_folders(root, layers):
@@ -192,20 +226,31 @@ def check_env(calls):
     return errors
 
 
-def self_test(root, layers, owner, edges):
-    """The checker must see an upward edge, an internal header across layers, an
-    engine-core edge and a daemon edge to the test inputs when one is added: each
-    injected alone into the real tree."""
+def public_header(edges, layer):
+    """One public header of the layer, as an include names it (a name not in
+    the tree when the layer's folder is empty: its self-test case then fails)."""
+    return next((os.path.relpath(p, "include") for p in sorted(edges) if p.startswith(f"include/cuzk/{layer}/")),
+                f"cuzk/{layer}/(no public header in the tree).h")
+
+
+def self_test(root, layers, edges):
+    """The checker must see an upward edge (from a source file and from a public
+    header), an internal header across layers, an engine-core edge, a daemon edge
+    to the test inputs, a flat public header, one in no layer's folder and a
+    public header spelled without its layer when one is added: each injected
+    alone into the real tree."""
     lowest, top = layers[0], layers[-1]
-    public_top = next(h for h, l in owner.items() if l == "engine")
     internal = next(p for p in sorted(edges) if re.search(r"^src/[a-z0-9_]+/[a-z0-9_]+_internal\.h$", p))
+    fr = public_header(edges, "ff")
     cases = (
-        (f"src/{lowest}/injected.c", os.path.relpath(public_top, "include"), "upward"),
+        (f"src/{lowest}/injected.c", public_header(edges, "engine"), "upward"),
+        ("include/cuzk/ff/injected.h", public_header(edges, "ec"), "upward"),
         (f"src/{top}/injected.c", os.path.relpath(internal, "src"), "internal to"),
-        ("src/engine/injected.c", "cuzk/gpu/gpu.h", "engine core"),
-        ("src/server/injected.c", os.path.relpath(next(h for h, l in owner.items() if l == TEST_INPUTS), "include"),
-         "test inputs"),
-        ("include/cuzk/injected.h", "cuzk/ff/fr.h", "no layer owns"),
+        ("src/engine/injected.c", public_header(edges, "gpu"), "engine core"),
+        ("src/server/injected.c", public_header(edges, TEST_INPUTS), "test inputs"),
+        ("include/cuzk/injected.h", fr, "flat public header"),
+        ("include/cuzk/nolayer/injected.h", fr, "no layer of src/layers"),
+        ("src/ec/injected.c", "../../include/" + fr, "the layer in the include line"),
     )
     failed = []
     for path, arg in (("src/gpu/injected.cu", '"CUZK_GPU_X"'), ("src/cli/injected.c", '"CUZK_OTHER"'),
@@ -219,7 +264,7 @@ def self_test(root, layers, owner, edges):
     for path, name, want in cases:
         trial = dict(edges)
         trial[path] = [(1, name)]
-        errs = check_edges(root, layers, dict(owner), trial)
+        errs = check_edges(root, layers, trial)
         if not any(path in e and want in e for e in errs):
             failed.append(f"self-test: {path} including \"{name}\" was not reported as '{want}'")
     return failed
@@ -227,17 +272,13 @@ def self_test(root, layers, owner, edges):
 
 def main():
     root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), ".."))
-    layers, owner = read_table(root)
-    for d, _, files in os.walk(os.path.join(root, "include", "cuzk")):
-        for h in sorted(files):
-            rel = os.path.relpath(os.path.join(d, h), root)
-            if h.endswith(".h") and rel not in owner:
-                owner.setdefault(rel, None)
+    layers = read_table(root)
     edges = scan(root)
-    errors = self_test(root, layers, {k: v for k, v in owner.items() if v}, edges)
+    errors = self_test(root, layers, edges)
     errors += check_folders(root, layers)
-    errors += check_edges(root, layers, owner, edges)
+    errors += check_edges(root, layers, edges)
     errors += check_docs(root, layers)
+    errors += check_header_table(root, layers, edges)
     env = scan_env(root)
     errors += check_env(env)
     n = sum(len(v) for v in edges.values())
