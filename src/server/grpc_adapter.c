@@ -416,6 +416,64 @@ static void oversize_refused(rpc_server *s, rpc_call *c)
     s->refused(s->ud, method, RPC_RESOURCE_EXHAUSTED, c->peer, m);
 }
 
+/* The request message arrived: its handler gets a detached thread of its
+ * own. Without a message (oversize, or the client gone) the call is answered
+ * here. */
+static void on_request(rpc_server *s, rpc_call *c, bool success)
+{
+    if (!success || !c->recv) {
+        if (!success && !grpc_call_failed_before_recv_message(c->call)) oversize_refused(s, c);
+        /* The client went away or half-closed without a message. */
+        rpc_call_reply(c, RPC_INVALID_ARGUMENT, "no request message", NULL, 0);
+        call_unref(c);
+        return;
+    }
+    pthread_t th;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    atomic_fetch_add(&s->handlers, 1);
+    /* the poller alone sees TAG_CLOSE: a call already over starts abandoned */
+    if (atomic_load(&c->closed)) {
+        atomic_store(&c->hstate, H_ABANDONED);
+        atomic_fetch_add(&s->abandoned, 1);
+    } else {
+        atomic_store(&c->hstate, H_RUNNING);
+    }
+    if (pthread_create(&th, &at, handler_thread, c)) {
+        if (atomic_exchange(&c->hstate, H_DONE) == H_ABANDONED) atomic_fetch_sub(&s->abandoned, 1);
+        atomic_fetch_sub(&s->handlers, 1);
+        rpc_call_reply(c, RPC_RESOURCE_EXHAUSTED, "cannot start a handler thread", NULL, 0);
+        call_unref(c);
+    }
+    pthread_attr_destroy(&at);
+}
+
+/* The call is over: after our status, or the client cancelled, or the
+ * deadline passed. Its slot goes back; a handler still working on it is
+ * counted as abandoned. */
+static void on_close(rpc_server *s, rpc_call *c)
+{
+    atomic_store(&c->closed, true);
+    slot_give(c);
+    if (!atomic_load(&c->replied)) {
+        int running = H_RUNNING;
+        if (atomic_compare_exchange_strong(&c->hstate, &running, H_ABANDONED)) atomic_fetch_add(&s->abandoned, 1);
+    }
+    call_unref(c);
+}
+
+/* A batch of a stream (stream_batch) completed: wake the handler waiting on it. */
+static void on_stream_batch(rpc_call *c, bool ok)
+{
+    pthread_mutex_lock(&c->smu);
+    c->s_done = true;
+    c->s_ok = ok;
+    pthread_cond_signal(&c->scv);
+    pthread_mutex_unlock(&c->smu);
+    call_unref(c);
+}
+
 static void *poller(void *arg)
 {
     rpc_server *s = arg;
@@ -434,58 +492,11 @@ static void *poller(void *arg)
             request_next(s);
             on_new_call(s, c);
             break;
-        case TAG_RECV:
-            if (!ev.success || !c->recv) {
-                if (!ev.success && !grpc_call_failed_before_recv_message(c->call)) oversize_refused(s, c);
-                /* The client went away or half-closed without a message. */
-                rpc_call_reply(c, RPC_INVALID_ARGUMENT, "no request message", NULL, 0);
-                call_unref(c);
-                break;
-            }
-            pthread_t th;
-            pthread_attr_t at;
-            pthread_attr_init(&at);
-            pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-            atomic_fetch_add(&s->handlers, 1);
-            /* the poller alone sees TAG_CLOSE: a call already over starts abandoned */
-            if (atomic_load(&c->closed)) {
-                atomic_store(&c->hstate, H_ABANDONED);
-                atomic_fetch_add(&s->abandoned, 1);
-            } else {
-                atomic_store(&c->hstate, H_RUNNING);
-            }
-            if (pthread_create(&th, &at, handler_thread, c)) {
-                if (atomic_exchange(&c->hstate, H_DONE) == H_ABANDONED) atomic_fetch_sub(&s->abandoned, 1);
-                atomic_fetch_sub(&s->handlers, 1);
-                rpc_call_reply(c, RPC_RESOURCE_EXHAUSTED, "cannot start a handler thread", NULL, 0);
-                call_unref(c);
-            }
-            pthread_attr_destroy(&at);
-            break;
-        case TAG_CLOSE: /* after our status, or the client cancelled, or the deadline passed */
-            atomic_store(&c->closed, true);
-            slot_give(c);
-            if (!atomic_load(&c->replied)) { /* a handler still working on a call that is over */
-                int running = H_RUNNING;
-                if (atomic_compare_exchange_strong(&c->hstate, &running, H_ABANDONED))
-                    atomic_fetch_add(&s->abandoned, 1);
-            }
-            call_unref(c);
-            break;
-        case TAG_SEND:
-            call_unref(c);
-            break;
-        case TAG_STREAM:
-            pthread_mutex_lock(&c->smu);
-            c->s_done = true;
-            c->s_ok = ev.success;
-            pthread_cond_signal(&c->scv);
-            pthread_mutex_unlock(&c->smu);
-            call_unref(c);
-            break;
-        case TAG_SHUTDOWN:
-            atomic_store(&s->shutdown_done, true);
-            break;
+        case TAG_RECV: on_request(s, c, ev.success); break;
+        case TAG_CLOSE: on_close(s, c); break;
+        case TAG_SEND: call_unref(c); break;
+        case TAG_STREAM: on_stream_batch(c, ev.success); break;
+        case TAG_SHUTDOWN: atomic_store(&s->shutdown_done, true); break;
         }
     }
     return NULL;
