@@ -726,6 +726,76 @@ void rpc_client_close(rpc_client *cl)
     grpc_shutdown();
 }
 
+/* One unary exchange's buffers: what goes out (the bearer token, the
+ * request) and what comes back (metadata, the reply, the status). */
+typedef struct {
+    grpc_metadata md;
+    grpc_byte_buffer *send, *recv;
+    grpc_metadata_array init_md, trail_md;
+    grpc_status_code status;
+    grpc_slice details;
+} client_exchange;
+
+static void client_exchange_init(client_exchange *x, const rpc_client *cl, const uint8_t *req, size_t req_len)
+{
+    memset(x, 0, sizeof *x);
+    x->md.key = grpc_slice_from_static_string("authorization");
+    x->md.value = grpc_slice_from_copied_string(cl->auth);
+    grpc_slice sl = grpc_slice_from_copied_buffer((const char *)req, req_len);
+    x->send = grpc_raw_byte_buffer_create(&sl, 1);
+    grpc_slice_unref(sl);
+    grpc_metadata_array_init(&x->init_md);
+    grpc_metadata_array_init(&x->trail_md);
+    x->status = GRPC_STATUS_UNKNOWN;
+    x->details = grpc_empty_slice();
+}
+
+/* The six ops of a unary call, in one batch. */
+static void client_exchange_ops(client_exchange *x, bool has_auth, grpc_op ops[6])
+{
+    memset(ops, 0, 6 * sizeof *ops);
+    ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
+    ops[0].data.send_initial_metadata.count = has_auth ? 1 : 0;
+    ops[0].data.send_initial_metadata.metadata = has_auth ? &x->md : NULL;
+    ops[1].op = GRPC_OP_SEND_MESSAGE;
+    ops[1].data.send_message.send_message = x->send;
+    ops[2].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
+    ops[3].op = GRPC_OP_RECV_INITIAL_METADATA;
+    ops[3].data.recv_initial_metadata.recv_initial_metadata = &x->init_md;
+    ops[4].op = GRPC_OP_RECV_MESSAGE;
+    ops[4].data.recv_message.recv_message = &x->recv;
+    ops[5].op = GRPC_OP_RECV_STATUS_ON_CLIENT;
+    ops[5].data.recv_status_on_client.trailing_metadata = &x->trail_md;
+    ops[5].data.recv_status_on_client.status = &x->status;
+    ops[5].data.recv_status_on_client.status_details = &x->details;
+}
+
+/* The completed exchange's status; its details in msg, the reply in *resp
+ * (an OK status must come with a reply message). */
+static grpc_status_code client_exchange_result(client_exchange *x, uint8_t **resp, size_t *resp_len, char *msg,
+                                               size_t msglen)
+{
+    if (msglen)
+        snprintf(msg, msglen, "%.*s", (int)GRPC_SLICE_LENGTH(x->details),
+                 (const char *)GRPC_SLICE_START_PTR(x->details));
+    if (x->status != GRPC_STATUS_OK) return x->status;
+    if (!x->recv) {
+        snprintf(msg, msglen, "OK status without a reply message");
+        return GRPC_STATUS_INTERNAL;
+    }
+    return (*resp = buffer_bytes(x->recv, resp_len)) ? GRPC_STATUS_OK : GRPC_STATUS_RESOURCE_EXHAUSTED;
+}
+
+static void client_exchange_free(client_exchange *x)
+{
+    if (x->recv) grpc_byte_buffer_destroy(x->recv);
+    grpc_byte_buffer_destroy(x->send);
+    grpc_slice_unref(x->details);
+    grpc_slice_unref(x->md.value);
+    grpc_metadata_array_destroy(&x->init_md);
+    grpc_metadata_array_destroy(&x->trail_md);
+}
+
 int rpc_client_call(rpc_client *cl, const char *method, const uint8_t *req, size_t req_len,
                     uint64_t timeout_ms, uint8_t **resp, size_t *resp_len, char *msg,
                     size_t msglen)
@@ -739,57 +809,20 @@ int rpc_client_call(rpc_client *cl, const char *method, const uint8_t *req, size
         : gpr_inf_future(GPR_CLOCK_MONOTONIC);
     grpc_slice msl = grpc_slice_from_static_string(method);
     grpc_call *call = grpc_channel_create_call(cl->ch, NULL, GRPC_PROPAGATE_DEFAULTS, cq, msl, NULL, deadline, NULL);
-
-    grpc_metadata md;
-    memset(&md, 0, sizeof md);
-    md.key = grpc_slice_from_static_string("authorization");
-    md.value = grpc_slice_from_copied_string(cl->auth);
-    grpc_slice sl = grpc_slice_from_copied_buffer((const char *)req, req_len);
-    grpc_byte_buffer *send = grpc_raw_byte_buffer_create(&sl, 1);
-    grpc_slice_unref(sl);
-    grpc_byte_buffer *recv = NULL;
-    grpc_metadata_array init_md, trail_md;
-    grpc_metadata_array_init(&init_md);
-    grpc_metadata_array_init(&trail_md);
-    grpc_status_code status = GRPC_STATUS_UNKNOWN;
-    grpc_slice details = grpc_empty_slice();
-
+    client_exchange x;
+    client_exchange_init(&x, cl, req, req_len);
     grpc_op ops[6];
-    memset(ops, 0, sizeof ops);
-    ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
-    ops[0].data.send_initial_metadata.count = cl->has_auth ? 1 : 0;
-    ops[0].data.send_initial_metadata.metadata = cl->has_auth ? &md : NULL;
-    ops[1].op = GRPC_OP_SEND_MESSAGE;
-    ops[1].data.send_message.send_message = send;
-    ops[2].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
-    ops[3].op = GRPC_OP_RECV_INITIAL_METADATA;
-    ops[3].data.recv_initial_metadata.recv_initial_metadata = &init_md;
-    ops[4].op = GRPC_OP_RECV_MESSAGE;
-    ops[4].data.recv_message.recv_message = &recv;
-    ops[5].op = GRPC_OP_RECV_STATUS_ON_CLIENT;
-    ops[5].data.recv_status_on_client.trailing_metadata = &trail_md;
-    ops[5].data.recv_status_on_client.status = &status;
-    ops[5].data.recv_status_on_client.status_details = &details;
+    client_exchange_ops(&x, cl->has_auth, ops);
     int t;
+    grpc_status_code status;
     if (grpc_call_start_batch(call, ops, 6, &t, NULL) != GRPC_CALL_OK) {
         status = GRPC_STATUS_INTERNAL;
         snprintf(msg, msglen, "cannot start the call");
     } else {
         grpc_completion_queue_pluck(cq, &t, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
-        if (msglen) snprintf(msg, msglen, "%.*s", (int)GRPC_SLICE_LENGTH(details), (const char *)GRPC_SLICE_START_PTR(details));
-        if (status == GRPC_STATUS_OK && recv) {
-            if (!(*resp = buffer_bytes(recv, resp_len))) status = GRPC_STATUS_RESOURCE_EXHAUSTED;
-        } else if (status == GRPC_STATUS_OK) {
-            status = GRPC_STATUS_INTERNAL;
-            snprintf(msg, msglen, "OK status without a reply message");
-        }
+        status = client_exchange_result(&x, resp, resp_len, msg, msglen);
     }
-    if (recv) grpc_byte_buffer_destroy(recv);
-    grpc_byte_buffer_destroy(send);
-    grpc_slice_unref(details);
-    grpc_slice_unref(md.value);
-    grpc_metadata_array_destroy(&init_md);
-    grpc_metadata_array_destroy(&trail_md);
+    client_exchange_free(&x);
     grpc_call_unref(call);
     grpc_completion_queue_shutdown(cq);
     grpc_completion_queue_destroy(cq);
