@@ -279,77 +279,110 @@ typedef Grpc__Reflection__V1alpha__ServerReflectionResponse refl_resp;
 #define REQ(x) GRPC__REFLECTION__V1ALPHA__SERVER_REFLECTION_REQUEST__MESSAGE_REQUEST_##x
 #define RESP(x) GRPC__REFLECTION__V1ALPHA__SERVER_REFLECTION_RESPONSE__MESSAGE_RESPONSE_##x
 
+/* A response being built: the message and every part it may point to,
+ * alive until it is packed. */
+typedef struct {
+    refl_resp a;
+    Grpc__Reflection__V1alpha__FileDescriptorResponse files;
+    Grpc__Reflection__V1alpha__ListServiceResponse list;
+    Grpc__Reflection__V1alpha__ExtensionNumberResponse ext;
+    Grpc__Reflection__V1alpha__ErrorResponse err;
+    ProtobufCBinaryData fds[MAX_FILES];
+    bool seen[MAX_FILES];
+    Grpc__Reflection__V1alpha__ServiceResponse svc[MAX_FILES * 4], *svcp[MAX_FILES * 4];
+    char why[320];
+} refl_answer;
+
+/* The file a file_by_filename or file_containing_symbol request asks for,
+ * or -1 with why it was not found in r->why. */
+static int answer_file_index(refl_answer *r, const refl_req *q)
+{
+    if (q->message_request_case == REQ(FILE_BY_FILENAME)) {
+        int fi = file_by_name(q->file_by_filename);
+        if (fi < 0) snprintf(r->why, sizeof r->why, "file not found: %.200s", q->file_by_filename);
+        return fi;
+    }
+    const symbol *sym = find_symbol(q->file_containing_symbol);
+    if (!sym) snprintf(r->why, sizeof r->why, "symbol not found: %.200s", q->file_containing_symbol);
+    return sym ? (int)sym->file : -1;
+}
+
+/* The file and, transitively, those it imports. */
+static void answer_files(refl_answer *r, unsigned fi)
+{
+    add_file(fi, r->fds, &r->files.n_file_descriptor_proto, r->seen);
+    r->files.file_descriptor_proto = r->fds;
+    r->a.message_response_case = RESP(FILE_DESCRIPTOR_RESPONSE);
+    r->a.file_descriptor_response = &r->files;
+}
+
+/* A message type's extension numbers: the served files declare none, so an
+ * empty list, or not found when it names no message type. */
+static void answer_extension_numbers(refl_answer *r, const refl_req *q)
+{
+    const symbol *sym = find_symbol(q->all_extension_numbers_of_type);
+    if (!sym || sym->what != SYM_MESSAGE) {
+        snprintf(r->why, sizeof r->why, "message type not found: %.200s", q->all_extension_numbers_of_type);
+        return;
+    }
+    r->ext.base_type_name = sym->name;
+    r->a.message_response_case = RESP(ALL_EXTENSION_NUMBERS_RESPONSE);
+    r->a.all_extension_numbers_response = &r->ext;
+}
+
+static void answer_services(refl_answer *r)
+{
+    for (size_t i = 0; i < idx.n_syms && r->list.n_service < sizeof r->svc / sizeof r->svc[0]; i++) {
+        if (idx.syms[i].what != SYM_SERVICE) continue;
+        grpc__reflection__v1alpha__service_response__init(&r->svc[r->list.n_service]);
+        r->svc[r->list.n_service].name = idx.syms[i].name;
+        r->svcp[r->list.n_service] = &r->svc[r->list.n_service];
+        r->list.n_service++;
+    }
+    r->list.service = r->svcp;
+    r->a.message_response_case = RESP(LIST_SERVICES_RESPONSE);
+    r->a.list_services_response = &r->list;
+}
+
+/* r->why as the error response: not found, or an empty request. */
+static void answer_error(refl_answer *r, const refl_req *q)
+{
+    r->err.error_code = q->message_request_case ? RPC_NOT_FOUND : RPC_INVALID_ARGUMENT;
+    r->err.error_message = r->why;
+    r->a.message_response_case = RESP(ERROR_RESPONSE);
+    r->a.error_response = &r->err;
+}
+
 /* The response to q, packed (malloc'd), or NULL on no memory. */
 static uint8_t *answer(const refl_req *q, size_t *out_len)
 {
-    refl_resp a = GRPC__REFLECTION__V1ALPHA__SERVER_REFLECTION_RESPONSE__INIT;
-    a.valid_host = q->host;
-    a.original_request = (refl_req *)q;
-    Grpc__Reflection__V1alpha__FileDescriptorResponse files = GRPC__REFLECTION__V1ALPHA__FILE_DESCRIPTOR_RESPONSE__INIT;
-    Grpc__Reflection__V1alpha__ListServiceResponse list = GRPC__REFLECTION__V1ALPHA__LIST_SERVICE_RESPONSE__INIT;
-    Grpc__Reflection__V1alpha__ExtensionNumberResponse ext = GRPC__REFLECTION__V1ALPHA__EXTENSION_NUMBER_RESPONSE__INIT;
-    Grpc__Reflection__V1alpha__ErrorResponse err = GRPC__REFLECTION__V1ALPHA__ERROR_RESPONSE__INIT;
-    ProtobufCBinaryData fds[MAX_FILES];
-    bool seen[MAX_FILES] = {false};
-    Grpc__Reflection__V1alpha__ServiceResponse svc[MAX_FILES * 4], *svcp[MAX_FILES * 4];
-    char why[320] = "";
+    refl_answer r = {.a = GRPC__REFLECTION__V1ALPHA__SERVER_REFLECTION_RESPONSE__INIT,
+                     .files = GRPC__REFLECTION__V1ALPHA__FILE_DESCRIPTOR_RESPONSE__INIT,
+                     .list = GRPC__REFLECTION__V1ALPHA__LIST_SERVICE_RESPONSE__INIT,
+                     .ext = GRPC__REFLECTION__V1ALPHA__EXTENSION_NUMBER_RESPONSE__INIT,
+                     .err = GRPC__REFLECTION__V1ALPHA__ERROR_RESPONSE__INIT};
+    r.a.valid_host = q->host;
+    r.a.original_request = (refl_req *)q;
     int fi = -1;
-    const symbol *sym = NULL;
-
     switch (q->message_request_case) {
     case REQ(FILE_BY_FILENAME):
-        if ((fi = file_by_name(q->file_by_filename)) < 0)
-            snprintf(why, sizeof why, "file not found: %.200s", q->file_by_filename);
-        break;
-    case REQ(FILE_CONTAINING_SYMBOL):
-        if ((sym = find_symbol(q->file_containing_symbol))) fi = (int)sym->file;
-        else snprintf(why, sizeof why, "symbol not found: %.200s", q->file_containing_symbol);
-        break;
+    case REQ(FILE_CONTAINING_SYMBOL): fi = answer_file_index(&r, q); break;
     case REQ(FILE_CONTAINING_EXTENSION):
-        snprintf(why, sizeof why, "extension not found: %.200s %d (the served files declare no extensions)",
+        snprintf(r.why, sizeof r.why, "extension not found: %.200s %d (the served files declare no extensions)",
                  q->file_containing_extension ? q->file_containing_extension->containing_type : "",
                  q->file_containing_extension ? q->file_containing_extension->extension_number : 0);
         break;
-    case REQ(ALL_EXTENSION_NUMBERS_OF_TYPE):
-        sym = find_symbol(q->all_extension_numbers_of_type);
-        if (sym && sym->what == SYM_MESSAGE) {
-            ext.base_type_name = sym->name; /* no extensions: an empty list */
-            a.message_response_case = RESP(ALL_EXTENSION_NUMBERS_RESPONSE);
-            a.all_extension_numbers_response = &ext;
-        } else {
-            snprintf(why, sizeof why, "message type not found: %.200s", q->all_extension_numbers_of_type);
-        }
-        break;
-    case REQ(LIST_SERVICES):
-        for (size_t i = 0; i < idx.n_syms && list.n_service < sizeof svc / sizeof svc[0]; i++) {
-            if (idx.syms[i].what != SYM_SERVICE) continue;
-            grpc__reflection__v1alpha__service_response__init(&svc[list.n_service]);
-            svc[list.n_service].name = idx.syms[i].name;
-            svcp[list.n_service] = &svc[list.n_service];
-            list.n_service++;
-        }
-        list.service = svcp;
-        a.message_response_case = RESP(LIST_SERVICES_RESPONSE);
-        a.list_services_response = &list;
-        break;
+    case REQ(ALL_EXTENSION_NUMBERS_OF_TYPE): answer_extension_numbers(&r, q); break;
+    case REQ(LIST_SERVICES): answer_services(&r); break;
     default:
-        snprintf(why, sizeof why, "the request asks nothing (none of file_by_filename, file_containing_symbol, "
-                                  "file_containing_extension, all_extension_numbers_of_type, list_services)");
+        snprintf(r.why, sizeof r.why, "the request asks nothing (none of file_by_filename, file_containing_symbol, "
+                                      "file_containing_extension, all_extension_numbers_of_type, list_services)");
     }
-    if (fi >= 0) {
-        add_file((unsigned)fi, fds, &files.n_file_descriptor_proto, seen);
-        files.file_descriptor_proto = fds;
-        a.message_response_case = RESP(FILE_DESCRIPTOR_RESPONSE);
-        a.file_descriptor_response = &files;
-    } else if (why[0]) {
-        err.error_code = q->message_request_case ? RPC_NOT_FOUND : RPC_INVALID_ARGUMENT;
-        err.error_message = why;
-        a.message_response_case = RESP(ERROR_RESPONSE);
-        a.error_response = &err;
-    }
-    *out_len = protobuf_c_message_get_packed_size(&a.base);
+    if (fi >= 0) answer_files(&r, (unsigned)fi);
+    else if (r.why[0]) answer_error(&r, q);
+    *out_len = protobuf_c_message_get_packed_size(&r.a.base);
     uint8_t *out = malloc(*out_len ? *out_len : 1);
-    if (out) protobuf_c_message_pack(&a.base, out);
+    if (out) protobuf_c_message_pack(&r.a.base, out);
     return out;
 }
 
