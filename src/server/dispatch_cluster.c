@@ -315,61 +315,65 @@ static int job_get(srv_cluster *cl, const char *job_id, int64_t left_ms, cuzk_cl
  * limit plus this at most. */
 #define LOOK_MIN_MS 500
 
-int srv_cluster_await(srv_cluster *cl, const char *job_id, int64_t timeout_ms, bool (*stop)(void *), void *stop_ud,
-                      srv_result *out, char *err, size_t errlen)
+/* One look at the job within what is left of the wait (at least
+ * LOOK_MIN_MS). The database not answering while the wait lasts counts as
+ * the job still running (*down set; the connection is reset at the next
+ * look): a restarting database does not end the wait. On an error *in is
+ * freed. */
+static int await_look(srv_cluster *cl, const char *job_id, int64_t timeout_ms, int64_t t0, cuzk_cluster_job_info *in,
+                      bool *down, char *why, size_t whylen)
 {
-    memset(out, 0, sizeof *out);
-    int64_t t0 = mono_ms(), pause = 20;
-    cuzk_cluster_job_info in;
-    char why[512];
-    int rc;
-    for (;;) {
-        int64_t look_ms = timeout_ms < 0 ? -1 : timeout_ms - (mono_ms() - t0);
-        if (look_ms >= 0 && look_ms < LOOK_MIN_MS) look_ms = LOOK_MIN_MS;
-        rc = job_get(cl, job_id, look_ms, &in, why, sizeof why);
-        bool down = rc == CUZK_ERR_IO && (timeout_ms < 0 || mono_ms() - t0 < timeout_ms);
-        if (down) {
-            /* the database restarting: keep waiting (the connection is reset
-             * at the next poll) while the caller's wait lasts */
-            cuzk_cluster_job_info_free(&in);
-            memset(&in, 0, sizeof in);
-            in.state = CUZK_JOB_RUNNING;
-        } else if (rc != CUZK_OK) {
-            cuzk_cluster_job_info_free(&in);
-            if (rc == CUZK_ERR_IO)
-                return cuzk_errf(err, errlen, RPC_UNAVAILABLE, "cluster: job %s: its state is unknown: %s", job_id,
-                                 why);
-            if (rc == CUZK_ERR_INVALID_ARG)
-                return cuzk_errf(err, errlen, RPC_NOT_FOUND, "no job %s (never submitted to the cluster, or replaced)",
-                            job_id);
-            return cuzk_errf(err, errlen, rpc_code(rc), "cluster: %s", why);
-        }
-        if (in.state >= CUZK_JOB_DONE) break;
-        int64_t used = mono_ms() - t0;
-        /* the wait ran out while the database was not answering: the job's
-         * state is unknown, which is not "still running" */
-        if (timeout_ms >= 0 && used >= timeout_ms && down)
-            return cuzk_errf(err, errlen, RPC_UNAVAILABLE, "cluster: job %s: its state is unknown: %s", job_id, why);
-        if (timeout_ms >= 0 && used >= timeout_ms) break;
-        cuzk_cluster_job_info_free(&in);
-        /* slices of at most 50 ms: a call that ended is noticed promptly */
-        int64_t left = pause;
-        while (left > 0) {
-            if (stop && stop(stop_ud)) return cuzk_errf(err, errlen, RPC_CANCELLED, "call cancelled");
-            int64_t s = left < 50 ? left : 50;
-            if (timeout_ms >= 0 && timeout_ms - (mono_ms() - t0) < s) s = timeout_ms - (mono_ms() - t0);
-            if (s <= 0) break;
-            sleep_ms(s);
-            left -= s;
-        }
-        pause = pause * 2 > 250 ? 250 : pause * 2;
+    int64_t look_ms = timeout_ms < 0 ? -1 : timeout_ms - (mono_ms() - t0);
+    if (look_ms >= 0 && look_ms < LOOK_MIN_MS) look_ms = LOOK_MIN_MS;
+    int rc = job_get(cl, job_id, look_ms, in, why, whylen);
+    *down = rc == CUZK_ERR_IO && (timeout_ms < 0 || mono_ms() - t0 < timeout_ms);
+    if (*down) {
+        cuzk_cluster_job_info_free(in);
+        memset(in, 0, sizeof *in);
+        in->state = CUZK_JOB_RUNNING;
+        return CUZK_OK;
     }
-    out->total_ms = in.total_s > 0 ? (uint64_t)(in.total_s * 1000 + 0.5) : 0;
-    switch (in.state) {
+    if (rc != CUZK_OK) cuzk_cluster_job_info_free(in);
+    return rc;
+}
+
+/* A failed look as the call's status. */
+static int await_look_failed(int rc, const char *job_id, const char *why, char *err, size_t errlen)
+{
+    if (rc == CUZK_ERR_IO)
+        return cuzk_errf(err, errlen, RPC_UNAVAILABLE, "cluster: job %s: its state is unknown: %s", job_id, why);
+    if (rc == CUZK_ERR_INVALID_ARG)
+        return cuzk_errf(err, errlen, RPC_NOT_FOUND, "no job %s (never submitted to the cluster, or replaced)",
+                         job_id);
+    return cuzk_errf(err, errlen, rpc_code(rc), "cluster: %s", why);
+}
+
+/* The pause between looks, in slices of at most 50 ms so that a call that
+ * ended is noticed promptly, and never past the wait's end. True when the
+ * call ended (stop). */
+static bool await_pause(int64_t pause, int64_t timeout_ms, int64_t t0, bool (*stop)(void *), void *stop_ud)
+{
+    for (int64_t left = pause; left > 0;) {
+        if (stop && stop(stop_ud)) return true;
+        int64_t s = left < 50 ? left : 50;
+        if (timeout_ms >= 0 && timeout_ms - (mono_ms() - t0) < s) s = timeout_ms - (mono_ms() - t0);
+        if (s <= 0) break;
+        sleep_ms(s);
+        left -= s;
+    }
+    return false;
+}
+
+/* The job's last look as the call's result; frees *in (a finished job's
+ * proof moves to out). */
+static void await_outcome(srv_result *out, cuzk_cluster_job_info *in, int64_t timeout_ms)
+{
+    out->total_ms = in->total_s > 0 ? (uint64_t)(in->total_s * 1000 + 0.5) : 0;
+    switch (in->state) {
     case CUZK_JOB_DONE:
         out->outcome = SRV_COMPLETED;
-        out->proof = in.proof, out->proof_len = in.proof_len;
-        in.proof = NULL;
+        out->proof = in->proof, out->proof_len = in->proof_len;
+        in->proof = NULL;
         break;
     case CUZK_JOB_CANCELLED: out->outcome = SRV_CANCELLED; break;
     case CUZK_JOB_TIMED_OUT: out->outcome = SRV_TIMEOUT; break;
@@ -379,11 +383,37 @@ int srv_cluster_await(srv_cluster *cl, const char *job_id, int64_t timeout_ms, b
         out->still_running = true;
         if (asprintf(&out->message, "not finished after %lld ms (%u of %u partitions done, %u being proved in the "
                                     "cluster); the job goes on",
-                     (long long)timeout_ms, in.partitions_done, in.num_partitions, in.partitions_claimed) < 0)
+                     (long long)timeout_ms, in->partitions_done, in->num_partitions, in->partitions_claimed) < 0)
             out->message = NULL;
     }
-    if (in.state >= CUZK_JOB_FAILED) out->message = strdup(in.message[0] ? in.message : "failed");
-    cuzk_cluster_job_info_free(&in);
+    if (in->state >= CUZK_JOB_FAILED) out->message = strdup(in->message[0] ? in->message : "failed");
+    cuzk_cluster_job_info_free(in);
+}
+
+int srv_cluster_await(srv_cluster *cl, const char *job_id, int64_t timeout_ms, bool (*stop)(void *), void *stop_ud,
+                      srv_result *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    int64_t t0 = mono_ms(), pause = 20;
+    cuzk_cluster_job_info in;
+    char why[512];
+    for (;;) {
+        bool down;
+        int rc = await_look(cl, job_id, timeout_ms, t0, &in, &down, why, sizeof why);
+        if (rc != CUZK_OK) return await_look_failed(rc, job_id, why, err, errlen);
+        if (in.state >= CUZK_JOB_DONE) break;
+        int64_t used = mono_ms() - t0;
+        /* the wait ran out while the database was not answering: the job's
+         * state is unknown, which is not "still running" */
+        if (timeout_ms >= 0 && used >= timeout_ms && down)
+            return cuzk_errf(err, errlen, RPC_UNAVAILABLE, "cluster: job %s: its state is unknown: %s", job_id, why);
+        if (timeout_ms >= 0 && used >= timeout_ms) break;
+        cuzk_cluster_job_info_free(&in);
+        if (await_pause(pause, timeout_ms, t0, stop, stop_ud))
+            return cuzk_errf(err, errlen, RPC_CANCELLED, "call cancelled");
+        pause = pause * 2 > 250 ? 250 : pause * 2;
+    }
+    await_outcome(out, &in, timeout_ms);
     return RPC_OK;
 }
 
