@@ -1,5 +1,5 @@
 /*
- * GPU devices, workers and the Groth16 prover (C ABI of include/cuzk/gpu.h).
+ * GPU devices, workers and the Groth16 prover (C ABI of include/cuzk/gpu/gpu.h).
  * Ownership and locking rule: docs/gpu.md.
  */
 #include <pthread.h>

@@ -101,7 +101,7 @@ struct ntt_tables {
 };
 void ntt_tables_free(ntt_tables *t);
 
-/* flags as cuzk_gpu_ntt (include/cuzk/gpu.h); x and tmp device arrays of
+/* flags as cuzk_gpu_ntt (include/cuzk/gpu/gpu.h); x and tmp device arrays of
  * 2^log_n elements (tmp only used when a reorder pass is needed). */
 int ntt_run(const ctx &c, ntt_tables *t, fr_t *x, fr_t *tmp, unsigned log_n, unsigned flags);
 /* Groth16 H on device arrays a, b, c (2^log_n each, evaluations on the
@@ -128,7 +128,7 @@ int ntt_groth16_h_odd(const ctx &c, ntt_tables *t, fr_t *a, fr_t *b, fr_t *cc, u
  * width for all its general scalars, one set of buckets every chunk adds
  * to, reduced once after the last chunk, and the ones' running sum, all on
  * the device (msm/chunked.cuh), in the scratch's room that
- * msm_chunked_reserve made to the plan's sizes (cuzk/gpu.h). */
+ * msm_chunked_reserve made to the plan's sizes (cuzk/gpu/gpu.h). */
 struct msm_acc {
     size_t off;     /* its buckets' offset in the scratch's acc_room */
     unsigned cap;   /* its widest window, bits (the plan's) */

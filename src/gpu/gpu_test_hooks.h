@@ -1,7 +1,7 @@
 /*
  * The GPU layer's hooks for its tests and benchmarks: switches no daemon
- * sets (a daemon's GPU behaviour comes from its config through cuzk/gpu.h
- * and cuzk/kinds.h). They make small inputs take the paths of large ones
+ * sets (a daemon's GPU behaviour comes from its config through cuzk/gpu/gpu.h
+ * and cuzk/kinds/kinds.h). They make small inputs take the paths of large ones
  * (many window batches, streamed point arrays, failing allocations, a card
  * short of memory) or sweep a kernel's shape. A C header of the GPU layer's
  * own, included by the test and benchmark programs (-I src), not by other

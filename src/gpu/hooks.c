@@ -1,5 +1,5 @@
 /*
- * The GPU layer's process-wide switches: the trace flags (cuzk/gpu.h,
+ * The GPU layer's process-wide switches: the trace flags (cuzk/gpu/gpu.h,
  * cuzk_gpu_set_trace) and the tests' hooks (gpu_test_hooks.h). Plain C,
  * built with and without CUDA, so that the programs that set them need no
  * #ifdefs; the CUDA code reads them through cuzk_gpu_hooks_now and

@@ -1,5 +1,5 @@
 /*
- * Page-locking of host arrays (cuzk/gpu.h): CUDA registration when a device
+ * Page-locking of host arrays (cuzk/gpu/gpu.h): CUDA registration when a device
  * is usable, mlock as the best-effort fallback. Shared by the CUDA and the
  * CPU-only builds; only cuzk_gpu_host_register differs between them.
  */

@@ -1,5 +1,5 @@
 /*
- * The device-memory plan of a parameter set (cuzk/gpu.h): a pure function
+ * The device-memory plan of a parameter set (cuzk/gpu/gpu.h): a pure function
  * of the set's sizes and the card's budget, built with or without CUDA.
  *
  * What a card holds for one set and one worker:
@@ -10,9 +10,9 @@
  *             streamed;
  *   msm       the MSM scratch of the largest MSM run at once: the largest
  *             array's; when anything streams (every MSM then runs in
- *             chunks) a chunk's, the buckets of the MSMs run at once and
- *             the driver's stack reservation (cuzk/gpu.h);
- *   reserve   the sort's and scans' temporaries and allocation granularity.
+ *             chunks) a chunk's sort and the buckets of the MSMs run at
+ *             once (cuzk/gpu/gpu.h);
+ *   reserve   allocation granularity and what the runtime takes.
  * The search keeps the longest resident prefix of h, l, a, b_g1, b_g2 that
  * fits, with three vectors before two; when anything streams, the chunk
  * size, buffer count and H's window width of least estimated MSM cost
@@ -111,7 +111,7 @@ static uint64_t plan_msm_buckets(const cuzk_gpu_plan *p)
     return ph[0] > ph[1] ? ph[0] : ph[1];
 }
 
-/* The MSM scratch in chunks (cuzk/gpu.h lists the parts) */
+/* The MSM scratch in chunks (cuzk/gpu/gpu.h lists the parts) */
 static uint64_t plan_msm_chunked(cuzk_gpu_plan *p, const cuzk_gpu_plan_need *nd, const plan_chunking *ck)
 {
     const uint64_t k = ck->chunk / 96, parts = 2 * ((k + 31) / 32) + 4;

@@ -683,7 +683,7 @@ static int run_msms(cuzk_gpu_worker *w, const ctx &c, const prove_run *R, cuzk_g
 }
 
 /*
- * The GPU back end: one proof of a job (cuzk/groth16.h). Without the lock,
+ * The GPU back end: one proof of a job (cuzk/groth16/groth16.h). Without the lock,
  * into this worker's buffers, the uploads (run_upload). Then the kernel
  * region, the device lock held: the PCE's sparse products into the NTT
  * buffers, H, the device gathers and the five MSMs. The proof is finished

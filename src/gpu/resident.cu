@@ -301,7 +301,7 @@ extern "C" int cuzk_gpu_device_preload(cuzk_gpu_device *d, const cuzk_groth16_pa
     unsigned log_n = 0;
     while (((size_t)1 << log_n) < n) log_n++;
     j.log_n = log_n;
-    /* the set's plan (cuzk/gpu.h) from what the card's budget leaves: the
+    /* the set's plan (cuzk/gpu/gpu.h) from what the card's budget leaves: the
      * arrays it streams are never uploaded */
     cuzk_gpu_plan plan;
     char line[400] = "";

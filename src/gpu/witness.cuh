@@ -1,6 +1,6 @@
 /*
  * The witness as the device reads it: plain (one fr_t an entry), or packed
- * (cuzk/fr_packed.h: the inputs plain, the aux as 2-bit codes a word of 32
+ * (cuzk/ff/fr_packed.h: the inputs plain, the aux as 2-bit codes a word of 32
  * entries, the general values before each word, the general values), each
  * entry found on its own. The 32 GiB PoRep's aux is 4.17 GB plain and
  * 103 MB packed; its codes and counts (49 MB) mostly stay in the H100's

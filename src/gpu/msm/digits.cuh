@@ -1,6 +1,6 @@
 /*
  * MSM step 2, the general scalars' signed digits of c bits, as the CPU's
- * (cuzk/msm.h): a window's digit is its c bits plus the top bit of the
+ * (cuzk/msm/msm.h): a window's digit is its c bits plus the top bit of the
  * window below, minus 2^c times its own top bit; key = window·B + |digit|
  * (B = 2^(c-1) + 1 buckets a window), value = point index | sign << 31,
  * MSM_SKIP for a zero digit. Step 3 sorts the pairs by key (CUB).
