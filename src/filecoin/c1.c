@@ -124,7 +124,7 @@ static int porep_challenge_nodes(cuzk_porep_challenge *ch, const cuzk_fil_seal_p
     uint64_t *nodes = malloc(sizeof *nodes * c->challenges);
     int rc = nodes ? 0 : CUZK_ERR_NO_MEMORY;
     if (!rc && (cuzk_fil_graph_init(&g, c->nodes, porep_id, rp->api_version) ||
-                fil_porep_partition_challenges(nodes, rp, c, replica_id, v->comm_r, v->seed, k)))
+                cuzk_fil_porep_partition_challenges(nodes, rp, c, replica_id, v->comm_r, v->seed, k)))
         rc = CUZK_ERR_INVALID_ARG;
     for (unsigned i = 0; !rc && i < c->challenges; i++) {
         uint32_t par[CUZK_FIL_DEGREE];

@@ -139,7 +139,7 @@ int cuzk_fil_c1_check_threads(cuzk_fil_c1 *c1, uint64_t registered_proof, uint64
     cuzk_fr *parents = malloc(sizeof(cuzk_fr) * FIL_C1_NPAR);
     int rc = chs && rcs && parents ? 0 : CUZK_ERR_NO_MEMORY;
     for (unsigned k = 0; k < c->partitions && !rc; k++)
-        if (fil_porep_partition_challenges(chs + (size_t)k * c->challenges, c1->rp, c, c1->replica_id, c1->comm_r,
+        if (cuzk_fil_porep_partition_challenges(chs + (size_t)k * c->challenges, c1->rp, c, c1->replica_id, c1->comm_r,
                                            c1->seed, k))
             rc = vfail(err, errcap, "challenges of partition %u could not be derived", k);
     if (!rc) {

@@ -142,7 +142,7 @@ int cuzk_fil_synth_porep_challenges(const cuzk_fil_synth *s, const uint8_t rand[
     return 0;
 }
 
-int fil_porep_partition_challenges(uint64_t *out, const cuzk_fil_seal_proof *rp, const cuzk_porep_config *c,
+int cuzk_fil_porep_partition_challenges(uint64_t *out, const cuzk_fil_seal_proof *rp, const cuzk_porep_config *c,
                                    const uint8_t replica_id[32], const uint8_t comm_r[32], const uint8_t seed[32],
                                    unsigned k) {
     if (rp->feature == CUZK_FIL_FEAT_NON_INTERACTIVE) {

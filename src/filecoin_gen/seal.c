@@ -272,7 +272,7 @@ int cuzk_seal_c1(const cuzk_sealed_sector *s, cuzk_fil_c1 **out)
     if (!chs) rc = CUZK_ERR_NO_MEMORY;
     /* NI-PoRep's from replica_id and comm_r, the sealed sector's own: no seed */
     for (unsigned k = 0; chs && k < s->cfg.partitions && !rc; k++)
-        if (fil_porep_partition_challenges(&chs[(size_t)k * s->cfg.challenges], s->rp, &s->cfg, s->replica_id,
+        if (cuzk_fil_porep_partition_challenges(&chs[(size_t)k * s->cfg.challenges], s->rp, &s->cfg, s->replica_id,
                                            s->comm_r, s->seed, k))
             rc = CUZK_ERR_INVALID_ARG;
     for (size_t i = 0; i < n && !rc; i++) rc = fill_vproof(&src, chs[i], &c1->proofs[i]);

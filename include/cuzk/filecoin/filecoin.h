@@ -139,6 +139,14 @@ int cuzk_fil_synth_porep_challenges(const cuzk_fil_synth *s, const uint8_t rand[
                                     unsigned count, unsigned k, uint64_t *indexes,
                                     uint64_t *challenges);
 
+/* Partition k's challenges (c->challenges nodes) as the registered proof's variant derives
+ * them: interactive from (replica_id, seed), NI-PoRep from (replica_id, comm_r), SyntheticPoRep
+ * selected by seed from the synthetic set of (replica_id, comm_r). 0, or -1. */
+struct cuzk_porep_config;
+int cuzk_fil_porep_partition_challenges(uint64_t *out, const cuzk_fil_seal_proof *rp,
+                                        const struct cuzk_porep_config *c, const uint8_t replica_id[32],
+                                        const uint8_t comm_r[32], const uint8_t seed[32], unsigned k);
+
 /* PoSt: index of the leaf challenge n of the sector at sector_index in its partition;
  * V1_0_0/V1_1_0 use sector_index * challenge_count + n, V1_2_0 uses n. */
 uint64_t cuzk_fil_post_challenge_index(cuzk_fil_api_version v, uint64_t sector_index,
