@@ -49,7 +49,7 @@ static void row(const cuzk_snarkpack_srs *srs, const cuzk_groth16_params *p, con
     char err[512] = "";
     for (uint32_t i = 0; i < n; i++) pf[i] = pf8[i % 8], memcpy(&in[i * NI], &in8[(i % 8) * NI], NI * sizeof *in);
     double t0 = cuzk_now();
-    int rc = cuzk_snarkpack_aggregate(agg, srs, pf, n, inc, 32, CUZK_SNARKPACK_V2, nt, err, sizeof err);
+    int rc = cuzk_snarkpack_aggregate(agg, srs, pf, n, inc, 32, CUZK_SNARKPACK_V2, NULL, nt, err, sizeof err);
     double t1 = cuzk_now();
     if (!rc) rc = cuzk_snarkpack_vk_for(&svk, srs, n, err, sizeof err);
     if (!rc) rc = cuzk_snarkpack_verify(agg, &svk, &p->vk, in, n, NI, inc, 32, CUZK_SNARKPACK_V2, rng, nt, err, sizeof err);

@@ -294,10 +294,10 @@ static struct {
     size_t seen_len;
 } F;
 
-static int tag_finish(void *ctx, const void *in, size_t in_len, const void *prepared, const uint8_t *proofs,
-                      size_t len, uint8_t **out, size_t *out_len, char *err, size_t err_len)
+static int tag_finish(void *ctx, cuzk_job *job, const void *in, size_t in_len, const void *prepared,
+                      const uint8_t *proofs, size_t len, uint8_t **out, size_t *out_len, char *err, size_t err_len)
 {
-    (void)ctx, (void)in, (void)in_len, (void)prepared;
+    (void)ctx, (void)job, (void)in, (void)in_len, (void)prepared;
     atomic_fetch_add(&F.calls, 1);
     atomic_store(&F.holding, true);
     while (atomic_load(&F.hold)) usleep(1000);

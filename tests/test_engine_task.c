@@ -7,7 +7,10 @@
  * while its finish is about to run stays cancelled, its finish not called; a finish error fails
  * the job with its message and the same id then retries; the same id and inputs are the same
  * job; a circuit kind's jobs prove beside tasks (a prover worker's scan passes over them); a
- * task is counted in the job counters; no prover device is needed.
+ * task is counted in the job counters; no prover device is needed. A finish already running
+ * learns of its job's cancellation and of its deadline (cuzk_job_stopped, polled between its
+ * stages as the SnarkPack finishes do): it stops after its first stage of STAGE_MAX, the job
+ * ends CANCELLED or TIMED_OUT, the log says where it stopped, and a task after it completes.
  */
 #include "engine_test.h"
 #include "cuzk/util/sha256.h"
@@ -18,10 +21,10 @@ static unsigned n_finish_order;
 static pthread_mutex_t order_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* The task's answer: SHA-256 of its inputs, or an error when the first byte is 0xee. */
-static int task_finish(void *ctx, const void *in, size_t len, const void *prepared, const uint8_t *proofs,
-                       size_t plen, uint8_t **out, size_t *out_len, char *err, size_t err_len)
+static int task_finish(void *ctx, cuzk_job *job, const void *in, size_t len, const void *prepared,
+                       const uint8_t *proofs, size_t plen, uint8_t **out, size_t *out_len, char *err, size_t err_len)
 {
-    (void)ctx, (void)proofs;
+    (void)ctx, (void)job, (void)proofs;
     atomic_fetch_add(&finish_calls, 1);
     pthread_mutex_lock(&order_mu);
     if (n_finish_order < 16)
@@ -46,6 +49,61 @@ static int task_prepare(void *ctx, const void *in, size_t len, void **prepared, 
 }
 
 static void task_prepared_free(void *ctx, void *prepared) { (void)ctx, free(prepared); }
+
+static void await_state(cuzk_job *j, int want_rc, cuzk_job_state want, const char *what)
+{
+    int rc = cuzk_job_await(j, -1);
+    cuzk_job_info inf;
+    cuzk_job_get_info(j, &inf);
+    CHECK_MSG(rc == want_rc && inf.state == want, "%s: %s, state %s (%s)", what, cuzk_strerror(rc),
+              cuzk_job_state_name(inf.state), inf.message);
+}
+
+/* A task of STAGE_MAX stages asking cuzk_job_stopped before each. After its first it waits for
+ * its job to end (at most STAGE_WAIT_MS): only the engine's cancellation or deadline stops it
+ * there; without them it runs every stage. */
+#define STAGE_MAX 64
+#define STAGE_WAIT_MS 20000
+static atomic_uint stages_run;
+static atomic_bool stage_first_done;
+
+static int stage_finish(void *ctx, cuzk_job *job, const void *in, size_t len, const void *prepared,
+                        const uint8_t *proofs, size_t plen, uint8_t **out, size_t *out_len, char *err, size_t err_len)
+{
+    (void)ctx, (void)in, (void)len, (void)prepared, (void)proofs, (void)plen;
+    for (unsigned s = 0; s < STAGE_MAX; s++) {
+        if (cuzk_job_stopped(job))
+            return cuzk_errf(err, err_len, CUZK_ERR_CANCELLED, "stopped before stage %u of %u", s + 1, STAGE_MAX);
+        atomic_fetch_add(&stages_run, 1);
+        if (s > 0) continue;
+        atomic_store(&stage_first_done, true);
+        for (int i = 0; i < STAGE_WAIT_MS && !cuzk_job_stopped(job); i++) usleep(1000);
+    }
+    *out = malloc(1), *out_len = 1;
+    return *out ? CUZK_OK : CUZK_ERR_NO_MEMORY;
+}
+
+/* A stage task submitted (timeout_ms 0: none) and stopped after its first stage: by a cancel,
+ * or by its deadline; the job's end state, the stages run and the engine's log line. */
+static void stage_stopped(cuzk_engine *e, const char *id, uint32_t timeout_ms)
+{
+    atomic_store(&stages_run, 0), atomic_store(&stage_first_done, false);
+    log_clear();
+    cuzk_job *j;
+    cuzk_job_request rq = {.request_id = id, .kind = "stages", .inputs = "s", .inputs_len = 2,
+                           .timeout_ms = timeout_ms};
+    CHECK(cuzk_engine_submit(e, &rq, &j, NULL) == CUZK_OK);
+    while (!atomic_load(&stage_first_done)) usleep(1000);
+    if (!timeout_ms) CHECK(cuzk_job_cancel_why(j, "by the test") == CUZK_OK);
+    await_state(j, timeout_ms ? CUZK_ERR_TIMEOUT : CUZK_ERR_CANCELLED,
+                timeout_ms ? CUZK_JOB_TIMED_OUT : CUZK_JOB_CANCELLED, "a running stage task stopped");
+    CHECK(cuzk_engine_wait_idle(e, 60000) == CUZK_OK);
+    unsigned ran = atomic_load(&stages_run);
+    CHECK_MSG(ran == 1, "%s: %u of %u stages ran; the finish should stop after the first", id, ran, STAGE_MAX);
+    CHECK_MSG(log_count("its stages finish stopped: stopped before stage 2 of 64") == 1, "%s: log: %s", id, log_buf);
+    printf("%s: %s after %u of %u stages\n", id, timeout_ms ? "timed out" : "cancelled", ran, STAGE_MAX);
+    cuzk_job_release(j);
+}
 
 static cuzk_engine_kind task_kind(void)
 {
@@ -88,15 +146,6 @@ static void registration(tkind *k)
     uint32_t parts = 9;
     CHECK(cuzk_engine_kind_info(e, "task", &parts, NULL) == CUZK_OK && parts == 0);
     cuzk_engine_destroy(e);
-}
-
-static void await_state(cuzk_job *j, int want_rc, cuzk_job_state want, const char *what)
-{
-    int rc = cuzk_job_await(j, -1);
-    cuzk_job_info inf;
-    cuzk_job_get_info(j, &inf);
-    CHECK_MSG(rc == want_rc && inf.state == want, "%s: %s, state %s (%s)", what, cuzk_strerror(rc),
-              cuzk_job_state_name(inf.state), inf.message);
 }
 
 int main(void)
@@ -189,11 +238,23 @@ int main(void)
     CHECK(task_answer_ok(j, tag[2]));
     cuzk_job_release(j);
 
+    /* a finish already running stops at its next stage once cancelled, or past its deadline */
+    cuzk_engine_kind st = {.name = "stages", .circuit_id = "stages", .default_priority = CUZK_PRIORITY_NORMAL,
+                           .finish = stage_finish};
+    CHECK(cuzk_engine_register_kind(e, &st) == CUZK_OK);
+    stage_stopped(e, "stage-cancel", 0);
+    stage_stopped(e, "stage-deadline", 50);
+    CHECK(task_submit(e, "after-stages", tag[1], CUZK_PRIORITY_DEFAULT, &j, NULL, why, sizeof why) == CUZK_OK);
+    await_state(j, CUZK_OK, CUZK_JOB_DONE, "a task after the stopped ones");
+    CHECK(task_answer_ok(j, tag[1]));
+    cuzk_job_release(j);
+
     cuzk_engine_counters ct;
     cuzk_engine_get_counters(e, &ct);
-    CHECK_MSG(ct.jobs_done == 6 && ct.jobs_failed == 1 && ct.jobs_cancelled == 2 && ct.jobs_duplicate == 1,
-              "done %llu failed %llu cancelled %llu duplicate %llu", (unsigned long long)ct.jobs_done,
-              (unsigned long long)ct.jobs_failed, (unsigned long long)ct.jobs_cancelled,
+    CHECK_MSG(ct.jobs_done == 7 && ct.jobs_failed == 1 && ct.jobs_cancelled == 3 && ct.jobs_timed_out == 1 &&
+              ct.jobs_duplicate == 1, "done %llu failed %llu cancelled %llu timed out %llu duplicate %llu",
+              (unsigned long long)ct.jobs_done, (unsigned long long)ct.jobs_failed,
+              (unsigned long long)ct.jobs_cancelled, (unsigned long long)ct.jobs_timed_out,
               (unsigned long long)ct.jobs_duplicate);
     cuzk_engine_destroy(e);
     tk_free(&k);

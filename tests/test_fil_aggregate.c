@@ -13,7 +13,8 @@
  * The aggregate-seal kind's request: encoded and decoded back, cut, padded or another magic
  * refused; checked, and refused naming the field with more sectors than the SRS serves, a cut
  * proof, a point's flags, a sector number twice, a zero or non-canonical commitment, another
- * version, an NI-PoRep or unknown registered proof, no sectors.
+ * version, an NI-PoRep or unknown registered proof, no sectors. An aggregation whose ctl stops
+ * it before a random stage returns CUZK_ERR_CANCELLED; one never stopped runs every stage.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,26 +26,10 @@
 #include "cuzk/filecoin/fil_params.h"
 #include "cuzk/filecoin/filecoin.h"
 #include "cuzk/groth16/groth16.h"
+#include "fil_agg_standin.h"
 #include "testutil.h"
 
 static cuzk_rng rng;
-
-/* x_i public, a_i = x_i·1: a circuit whose public inputs are any values (x NULL: blank). */
-static int standin(cuzk_cs *cs, const cuzk_fr *x, size_t ni)
-{
-    cuzk_lc a, b, c;
-    cuzk_lc_init(&a), cuzk_lc_init(&b), cuzk_lc_init(&c);
-    for (size_t i = 0; i < ni; i++) {
-        cuzk_var in = cuzk_cs_alloc_input(cs, "x", x ? &x[i] : &cuzk_fr_zero);
-        cuzk_var aux = cuzk_cs_alloc(cs, "a", x ? &x[i] : &cuzk_fr_zero);
-        cuzk_lc_clear(&a), cuzk_lc_clear(&b), cuzk_lc_clear(&c);
-        cuzk_lc_add(&a, in, &cuzk_fr_one), cuzk_lc_add(&b, cuzk_var_input(0), &cuzk_fr_one);
-        cuzk_lc_add(&c, aux, &cuzk_fr_one);
-        cuzk_cs_enforce(cs, "x = a", &a, &b, &c);
-    }
-    cuzk_lc_free(&a), cuzk_lc_free(&b), cuzk_lc_free(&c);
-    return cuzk_cs_error(cs);
-}
 
 static void rand_fr_bytes(uint8_t out[32])
 {
@@ -64,46 +49,6 @@ static void rand_values(cuzk_fil_agg_values *v, cuzk_fil_agg_sector *s, size_t n
         rand_fr_bytes(s[i].comm_r), rand_fr_bytes(s[i].comm_d);
         cuzk_rng_bytes(&rng, s[i].ticket, 32), cuzk_rng_bytes(&rng, s[i].seed, 32);
     }
-}
-
-static int setup_standin(cuzk_groth16_params *p, size_t ni)
-{
-    cuzk_recording_cs *r = cuzk_recording_cs_new();
-    cuzk_cs_alloc_one(&r->base);
-    int rc = standin(&r->base, NULL, ni);
-    if (!rc) rc = cuzk_cs_finalize(&r->base);
-    if (!rc) rc = cuzk_groth16_setup(p, r, &rng, 2);
-    cuzk_cs_free(&r->base);
-    return rc;
-}
-
-/* Each sector's C2 bytes: its partitions' rows proved with the stand-in circuit. */
-static int prove_sectors(uint8_t **c2, size_t *len, const cuzk_groth16_params *p, const cuzk_fil_agg_values *v,
-                         uint32_t parts, size_t ni)
-{
-    cuzk_fr *x = malloc(ni * sizeof *x);
-    int rc = x ? CUZK_OK : CUZK_ERR_NO_MEMORY;
-    for (size_t s = 0; !rc && s < v->num_sectors; s++) {
-        cuzk_fil_seal_values sv = {.registered_proof = v->registered_proof, .sector_id = v->sectors[s].sector_number};
-        memcpy(sv.prover_id, v->prover_id, 32), memcpy(sv.ticket, v->sectors[s].ticket, 32);
-        memcpy(sv.seed, v->sectors[s].seed, 32), memcpy(sv.comm_d, v->sectors[s].comm_d, 32);
-        memcpy(sv.comm_r, v->sectors[s].comm_r, 32);
-        len[s] = parts * (size_t)CUZK_GROTH16_PROOF_BYTES;
-        c2[s] = malloc(len[s]);
-        for (uint32_t k = 0; !rc && k < parts; k++) {
-            cuzk_groth16_proof pf;
-            cuzk_proving_cs *pc = cuzk_proving_cs_new();
-            cuzk_cs_alloc_one(&pc->base);
-            rc = cuzk_fil_porep_public_inputs(x, &sv, k);
-            if (!rc) rc = standin(&pc->base, x, ni);
-            if (!rc) rc = cuzk_cs_finalize(&pc->base);
-            if (!rc) rc = cuzk_groth16_prove(&pf, p, pc, &rng, 2);
-            if (!rc) cuzk_groth16_proof_encode(c2[s] + k * CUZK_GROTH16_PROOF_BYTES, &pf);
-            cuzk_cs_free(&pc->base);
-        }
-    }
-    free(x);
-    return rc;
 }
 
 static int verify(const cuzk_fil_agg_values *v, const cuzk_groth16_params *p, const cuzk_snarkpack_srs *srs,
@@ -170,8 +115,8 @@ static int t_case(const cuzk_groth16_params *p, const cuzk_snarkpack_srs *srs, u
     char err[512] = "";
     rand_values(v, s, nsect, rp, ver);
     int rc = cuzk_fil_agg_shape(v, &parts, &ni, err, sizeof err);
-    if (!rc) rc = prove_sectors(c2, c2_len, p, v, parts, ni);
-    if (!rc) rc = cuzk_fil_aggregate(agg, len, v, (const uint8_t *const *)c2, c2_len, srs, 2, err, sizeof err);
+    if (!rc) rc = standin_prove_sectors(c2, c2_len, p, v, parts, ni, &rng);
+    if (!rc) rc = cuzk_fil_aggregate(agg, len, v, (const uint8_t *const *)c2, c2_len, srs, NULL, 2, err, sizeof err);
     CHECK_MSG(rc == CUZK_OK, "aggregate %zu sectors: %d %s", nsect, rc, err);
     if (!rc) rc = verify(v, p, srs, *agg, *len, err, sizeof err);
     CHECK_MSG(rc == CUZK_OK, "%zu sectors v%d: %d %s", nsect, (int)ver, rc, err);
@@ -231,6 +176,48 @@ static void t_srs_load(const cuzk_snarkpack_srs *srs)
     remove(dir);
 }
 
+/* A ctl counting the stages it is asked about; stops before stage stop_at (1-based; 0: never). */
+typedef struct stage_count {
+    unsigned asked, stop_at;
+} stage_count;
+
+static int stage_count_stop(void *ctx, cuzk_snarkpack_stage stage, unsigned round)
+{
+    (void)stage, (void)round;
+    stage_count *c = ctx;
+    return ++c->asked == c->stop_at;
+}
+
+/* An aggregation stopped by its ctl before a random stage returns CUZK_ERR_CANCELLED naming the
+ * stage, having asked about no later stage; one whose ctl never stops asks about every stage
+ * (commitments, each round, the openings) and makes the same bytes as one without a ctl. */
+static void t_stop(const cuzk_groth16_params *p, const cuzk_snarkpack_srs *srs, uint64_t rp)
+{
+    cuzk_fil_agg_values v;
+    cuzk_fil_agg_sector s[5];
+    uint8_t *c2[5] = {0}, *agg = NULL, *agg2 = NULL;
+    size_t c2_len[5], ni, len = 0, len2 = 0;
+    uint32_t parts;
+    char err[512] = "";
+    rand_values(&v, s, 5, rp, (cuzk_snarkpack_version)(1 + cuzk_rng_u64(&rng) % 2));
+    CHECK(cuzk_fil_agg_shape(&v, &parts, &ni, err, sizeof err) == CUZK_OK);
+    CHECK(standin_prove_sectors(c2, c2_len, p, &v, parts, ni, &rng) == CUZK_OK);
+    unsigned total = cuzk_snarkpack_stages(cuzk_fil_agg_target(5 * (size_t)parts));
+    stage_count c = {0, 1 + (unsigned)(cuzk_rng_u64(&rng) % total)};
+    cuzk_snarkpack_ctl ctl = {stage_count_stop, &c};
+    int rc = cuzk_fil_aggregate(&agg, &len, &v, (const uint8_t *const *)c2, c2_len, srs, &ctl, 2, err, sizeof err);
+    CHECK_MSG(rc == CUZK_ERR_CANCELLED && !agg && c.asked == c.stop_at && strstr(err, "stopped before"),
+              "stopped before stage %u of %u: %d, asked %u: %s", c.stop_at, total, rc, c.asked, err);
+    printf("  stopped before stage %u of %u: %s\n", c.stop_at, total, err);
+    c = (stage_count){0, 0};
+    rc = cuzk_fil_aggregate(&agg, &len, &v, (const uint8_t *const *)c2, c2_len, srs, &ctl, 2, err, sizeof err);
+    if (!rc) rc = cuzk_fil_aggregate(&agg2, &len2, &v, (const uint8_t *const *)c2, c2_len, srs, NULL, 2, err, sizeof err);
+    CHECK_MSG(rc == CUZK_OK && c.asked == total && len == len2 && !memcmp(agg, agg2, len),
+              "a ctl that never stops: %d, asked %u of %u stages: %s", rc, c.asked, total, err);
+    for (int i = 0; i < 5; i++) free(c2[i]);
+    free(agg), free(agg2);
+}
+
 /* r's encoding decoded again is r (values and proof bytes). */
 static bool request_round_trip(const cuzk_fil_agg_request *r, const uint8_t *buf, size_t len)
 {
@@ -267,7 +254,7 @@ static void t_request(const cuzk_groth16_params *p, uint64_t rp, uint64_t ni_rp)
     char err[512] = "";
     rand_values(&v, s, 3, rp, CUZK_SNARKPACK_V2);
     CHECK(cuzk_fil_agg_shape(&v, &parts, &ni, err, sizeof err) == CUZK_OK);
-    CHECK(prove_sectors(c2, c2_len, p, &v, parts, ni) == CUZK_OK);
+    CHECK(standin_prove_sectors(c2, c2_len, p, &v, parts, ni, &rng) == CUZK_OK);
     cuzk_fil_agg_request r = {.v = v, .proofs = (const uint8_t *const *)c2, .proof_len = c2_len};
     len = cuzk_fil_agg_request_size(&r);
     CHECK((buf = malloc(len + 1)) != NULL);
@@ -326,9 +313,10 @@ int main(void)
     CHECK(cuzk_fil_agg_shape(&v, &parts, &ni, err, sizeof err) == CUZK_OK);
     cuzk_groth16_params p;
     cuzk_snarkpack_srs srs;
-    CHECK(setup_standin(&p, ni) == CUZK_OK && cuzk_snarkpack_srs_setup_test(&srs, 32, &rng, 2) == CUZK_OK);
+    CHECK(standin_setup(&p, ni, &rng) == CUZK_OK && cuzk_snarkpack_srs_setup_test(&srs, 32, &rng, 2) == CUZK_OK);
     t_srs_load(&srs);
     t_request(&p, sp->id, ni_sp->id);
+    t_stop(&p, &srs, sp->id);
     /* the most sectors whose proofs pad to what the SRS serves, and no more */
     size_t most = cuzk_fil_agg_max_sectors(sp->id, &srs);
     uint32_t served = cuzk_snarkpack_srs_max_proofs(&srs);

@@ -160,7 +160,7 @@ static int agg(cuzk_snarkpack_proof *out, const cuzk_snarkpack_srs *srs, const c
     char err[256];
     for (size_t i = 0; i < n; i++) pf[i] = c->pf[ix[i]];
     cuzk_snarkpack_proof *p = malloc(sizeof *p);
-    int rc = cuzk_snarkpack_aggregate(p, srs, pf, n, inc, inc_len, v, nt, err, sizeof err);
+    int rc = cuzk_snarkpack_aggregate(p, srs, pf, n, inc, inc_len, v, NULL, nt, err, sizeof err);
     size_t len = cuzk_snarkpack_proof_size((uint32_t)n);
     *bytes = malloc(len);
     if (!rc) rc = cuzk_snarkpack_proof_encode(*bytes, len, p);

@@ -244,7 +244,7 @@ static int aggregate_plain(const agg_args *a, const cuzk_snarkpack_srs *srs, uin
     char err[512];
     cuzk_snarkpack_proof *p = malloc(sizeof *p);
     int rc = p ? cuzk_snarkpack_aggregate(p, srs, pf, target, inc, inc_len, (cuzk_snarkpack_version)a->version,
-                                          a->threads, err, sizeof err) : CUZK_ERR_NO_MEMORY;
+                                          NULL, a->threads, err, sizeof err) : CUZK_ERR_NO_MEMORY;
     if (!rc) *out_len = cuzk_snarkpack_proof_size(target), *out = malloc(*out_len);
     if (!rc) rc = *out ? cuzk_snarkpack_proof_encode(*out, *out_len, p) : CUZK_ERR_NO_MEMORY;
     free(p), free(pf);
@@ -265,7 +265,7 @@ static int aggregate_fil(const agg_args *a, const cuzk_snarkpack_srs *srs, uint8
     for (size_t i = 0; !rc && i < a->nproof; i++)
         if (!(c2[i] = cli_read_file("--proof", a->proof[i], &len[i]))) rc = 2;
     char err[512];
-    if (!rc && (rc = cuzk_fil_aggregate(out, out_len, &a->v, (const uint8_t *const *)c2, len, srs, a->threads, err,
+    if (!rc && (rc = cuzk_fil_aggregate(out, out_len, &a->v, (const uint8_t *const *)c2, len, srs, NULL, a->threads, err,
                                         sizeof err)))
         cli_errorf("aggregate: %s", err), rc = rc == CUZK_ERR_NO_MEMORY ? 1 : 2;
     for (size_t i = 0; i < a->nproof; i++) free(c2[i]);

@@ -139,6 +139,7 @@ struct cuzk_job {
     void *prepared; /* the kind's parsed inputs (kind->prepare), or NULL */
     cuzk_priority priority;
     cuzk_job_state state;
+    atomic_bool stopped; /* state is final: read without the lock by a running finish */
     int error;
     char *message;     /* why it failed (malloc'd, set once when it finishes), or NULL */
     uint32_t nparts, done, reproved;

@@ -178,6 +178,7 @@ void job_finish(cuzk_engine *e, cuzk_job *j, cuzk_job_state st, int err, const c
 {
     if (job_final(j)) return;
     j->state = st;
+    atomic_store(&j->stopped, true);
     j->error = err;
     if (fmt) { /* whole, however long (a path and a parser's reason); set once */
         va_list ap;
@@ -239,8 +240,8 @@ void job_complete(cuzk_engine *e, cuzk_job *j)
     j->busy++;
     pthread_mutex_unlock(&e->mu);
     double t0 = cuzk_now();
-    int rc = k->finish(k->ctx, j->inputs, j->inputs_len, j->prepared, j->proof, j->proof_len, &out, &out_len, err,
-                       sizeof err);
+    int rc = k->finish(k->ctx, j, j->inputs, j->inputs_len, j->prepared, j->proof, j->proof_len, &out, &out_len,
+                       err, sizeof err);
     double t1 = cuzk_now();
     pthread_mutex_lock(&e->mu);
     j->busy--;
@@ -249,6 +250,8 @@ void job_complete(cuzk_engine *e, cuzk_job *j)
     j->proof = rc ? NULL : out;
     j->proof_len = rc ? 0 : out_len;
     if (rc) free(out);
+    if (rc && job_final(j)) /* stopped early for its cancellation or deadline: where, for the log */
+        eng_log(e, 2, "job %s: its %s finish stopped: %s", j->request_id, k->name, err[0] ? err : cuzk_strerror(rc));
     if (rc) job_finish(e, j, CUZK_JOB_FAILED, rc, "%s", err[0] ? err : cuzk_strerror(rc));
     else job_finish(e, j, CUZK_JOB_DONE, CUZK_OK, NULL); /* no-op when cancelled meanwhile */
 }
@@ -583,4 +586,9 @@ void jobs_free_all(cuzk_engine *e)
             map_del(e, j);
             cuzk_job_release(j);
         }
+}
+
+bool cuzk_job_stopped(const cuzk_job *j)
+{
+    return j && atomic_load(&j->stopped);
 }

@@ -1,6 +1,8 @@
 /* SnarkPack aggregation (bellperson aggregate_proofs): commitments to A, B, C under the SRS's
  * v/w keys, the random linear combination r, the joint TIPP/MIPP GIPA rounds and the KZG
- * openings of the final keys. */
+ * openings of the final keys. The caller's ctl is asked before each of those stages whether to
+ * go on, so that a cancelled aggregation of thousands of proofs gives its cores and memory back
+ * within one stage. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +16,18 @@ typedef struct {
     cuzk_g1_affine *a, *c, *wa, *wb, *P; /* P, Q: 2n scratch for pairing products */
     cuzk_g2_affine *b, *va, *vb, *Q;
     cuzk_fr *r, ch[CUZK_SNARKPACK_MAX_LOG], ch_inv[CUZK_SNARKPACK_MAX_LOG];
+    const cuzk_snarkpack_ctl *ctl;
+    cuzk_snarkpack_stage stop_stage; /* the stage ctl stopped it before */
+    unsigned stop_round;
 } prover;
+
+/* CUZK_ERR_CANCELLED when the caller's ctl stops the aggregation before this stage. */
+static int prover_stop(prover *p, cuzk_snarkpack_stage stage, unsigned round)
+{
+    if (!p->ctl || !p->ctl->stop || !p->ctl->stop(p->ctl->ctx, stage, round)) return CUZK_OK;
+    p->stop_stage = stage, p->stop_round = round;
+    return CUZK_ERR_CANCELLED;
+}
 
 static void prover_free(prover *p)
 {
@@ -91,7 +104,8 @@ static int gipa(prover *p, cuzk_snarkpack_proof *out, const cuzk_fr *c_inv0, cuz
     unsigned i = 0;
     for (size_t m = p->n; m > 1; m /= 2, i++) {
         cuzk_snarkpack_round *rd = &out->round[i];
-        int rc = round_messages(p, rd, m);
+        int rc = prover_stop(p, CUZK_SNARKPACK_STAGE_ROUND, i);
+        if (!rc) rc = round_messages(p, rd, m);
         if (!rc) rc = sp_challenge_round(&c_inv, i, rd, v);
         if (rc) return rc;
         p->ch_inv[i] = c_inv;
@@ -191,10 +205,29 @@ static int commit_all(prover *p, cuzk_snarkpack_proof *out, const cuzk_snarkpack
     return rc;
 }
 
+unsigned cuzk_snarkpack_stages(size_t n)
+{
+    unsigned l = 0;
+    while (l < 63 && ((size_t)1 << l) < n) l++;
+    return l + 2;
+}
+
+/* err for an aggregation ctl stopped: the stage it did not run. */
+static int prover_stopped(const prover *p, char *err, size_t err_len)
+{
+    unsigned total = cuzk_snarkpack_stages(p->n);
+    if (p->stop_stage == CUZK_SNARKPACK_STAGE_ROUND)
+        return cuzk_errf(err, err_len, CUZK_ERR_CANCELLED, "aggregate: stopped before GIPA round %u of %u "
+                         "(stage %u of %u)", p->stop_round + 1, total - 2, p->stop_round + 2, total);
+    return cuzk_errf(err, err_len, CUZK_ERR_CANCELLED, "aggregate: stopped before the %s (stage %u of %u)",
+                     p->stop_stage == CUZK_SNARKPACK_STAGE_COMMIT ? "commitments" : "KZG openings",
+                     p->stop_stage == CUZK_SNARKPACK_STAGE_COMMIT ? 1 : total, total);
+}
+
 int cuzk_snarkpack_aggregate(cuzk_snarkpack_proof *out, const cuzk_snarkpack_srs *srs,
                              const cuzk_groth16_proof *proofs, size_t n, const uint8_t *include,
-                             size_t include_len, cuzk_snarkpack_version v, unsigned nthreads, char *err,
-                             size_t err_len)
+                             size_t include_len, cuzk_snarkpack_version v, const cuzk_snarkpack_ctl *ctl,
+                             unsigned nthreads, char *err, size_t err_len)
 {
     if (!out || !srs || !proofs || (v != CUZK_SNARKPACK_V1 && v != CUZK_SNARKPACK_V2))
         return cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG, "aggregate: missing argument or unknown version");
@@ -206,12 +239,16 @@ int cuzk_snarkpack_aggregate(cuzk_snarkpack_proof *out, const cuzk_snarkpack_srs
     prover p;
     if (prover_alloc(&p, n, nthreads ? nthreads : 1)) return cuzk_errf(err, err_len, CUZK_ERR_NO_MEMORY, "aggregate: out of memory");
     out->nproofs = (uint32_t)n;
+    p.ctl = ctl;
     cuzk_fr r, hcom, c_inv0;
-    int rc = commit_all(&p, out, srs, proofs, include, include_len, &r, &hcom);
+    int rc = prover_stop(&p, CUZK_SNARKPACK_STAGE_COMMIT, 0);
+    if (!rc) rc = commit_all(&p, out, srs, proofs, include, include_len, &r, &hcom);
     if (!rc) rc = sp_challenge_gipa0(&c_inv0, &hcom, &out->ip_ab, &out->agg_c, &r);
     if (!rc) rc = gipa(&p, out, &c_inv0, v);
+    if (!rc) rc = prover_stop(&p, CUZK_SNARKPACK_STAGE_KZG, 0);
     if (!rc) rc = kzg_openings(&p, out, srs, &r, v);
     prover_free(&p);
+    if (rc == CUZK_ERR_CANCELLED) return memset(out, 0, sizeof *out), prover_stopped(&p, err, err_len);
     if (rc) return cuzk_errf(err, err_len, rc, "aggregate: %s", cuzk_strerror(rc));
     return CUZK_OK;
 }

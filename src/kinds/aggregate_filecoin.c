@@ -122,8 +122,8 @@ static int decode_c2(cuzk_groth16_proof **out, uint32_t *n, const cuzk_fil_agg_v
 }
 
 int cuzk_fil_aggregate(uint8_t **out, size_t *out_len, const cuzk_fil_agg_values *v, const uint8_t *const *c2,
-                       const size_t *c2_len, const cuzk_snarkpack_srs *srs, unsigned nthreads, char *err,
-                       size_t err_len)
+                       const size_t *c2_len, const cuzk_snarkpack_srs *srs, const cuzk_snarkpack_ctl *ctl,
+                       unsigned nthreads, char *err, size_t err_len)
 {
     uint32_t parts, n;
     size_t ni;
@@ -136,7 +136,7 @@ int cuzk_fil_aggregate(uint8_t **out, size_t *out_len, const cuzk_fil_agg_values
     if (!rc) rc = cuzk_fil_agg_transcript(inc, v);
     cuzk_snarkpack_proof *p = rc ? NULL : malloc(sizeof *p);
     if (!rc && !p) rc = cuzk_errf(err, err_len, CUZK_ERR_NO_MEMORY, "out of memory");
-    if (!rc) rc = cuzk_snarkpack_aggregate(p, srs, pf, n, inc, 32, v->version, nthreads, err, err_len);
+    if (!rc) rc = cuzk_snarkpack_aggregate(p, srs, pf, n, inc, 32, v->version, ctl, nthreads, err, err_len);
     if (!rc) {
         *out_len = cuzk_snarkpack_proof_size(n);
         *out = malloc(*out_len);

@@ -162,8 +162,20 @@ static int agg_check(const cuzk_fil_agg_request *r, const agg_vk *k, const cuzk_
                      "verify although every proof does: %s", e);
 }
 
-static int agg_finish(void *ctx, const void *inputs, size_t inputs_len, const void *prepared, const uint8_t *proofs,
-                      size_t len, uint8_t **out, size_t *out_len, char *err, size_t err_len)
+static int agg_job_stop(void *job, cuzk_snarkpack_stage stage, unsigned round)
+{
+    (void)stage, (void)round;
+    return cuzk_job_stopped(job);
+}
+
+cuzk_snarkpack_ctl fil_agg_job_ctl(cuzk_job *job)
+{
+    cuzk_snarkpack_ctl c = {agg_job_stop, job};
+    return c;
+}
+
+static int agg_finish(void *ctx, cuzk_job *job, const void *inputs, size_t inputs_len, const void *prepared,
+                      const uint8_t *proofs, size_t len, uint8_t **out, size_t *out_len, char *err, size_t err_len)
 {
     (void)proofs, (void)len;
     const fil_agg *a = ctx;
@@ -174,8 +186,15 @@ static int agg_finish(void *ctx, const void *inputs, size_t inputs_len, const vo
     int rc = cuzk_fil_agg_request_decode(&r, inputs, inputs_len, err, err_len);
     if (rc) return rc;
     /* the SRS and keys are read-only once loaded: several aggregations run at once */
-    rc = cuzk_fil_aggregate(out, out_len, &r.v, r.proofs, r.proof_len, &a->srs, cuzk_parallel_cpus(), e, sizeof e);
+    cuzk_snarkpack_ctl ctl = fil_agg_job_ctl(job);
+    rc = cuzk_fil_aggregate(out, out_len, &r.v, r.proofs, r.proof_len, &a->srs, &ctl, cuzk_parallel_cpus(), e,
+                            sizeof e);
     if (rc) cuzk_errf(err, err_len, rc, "aggregating %zu sectors: %s", r.v.num_sectors, e);
+    if (!rc && cuzk_job_stopped(job)) { /* ended during the last stage: its verification is not wanted either */
+        free(*out), *out = NULL;
+        rc = cuzk_errf(err, err_len, CUZK_ERR_CANCELLED, "aggregating %zu sectors: stopped before verifying the "
+                       "aggregate", r.v.num_sectors);
+    }
     if (!rc && (rc = agg_check(&r, k, &a->srs, *out, *out_len, err, err_len))) free(*out), *out = NULL;
     cuzk_fil_agg_request_clear(&r);
     return rc;

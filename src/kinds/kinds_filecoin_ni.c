@@ -75,8 +75,8 @@ int fil_ni_ready(const fil_kind *fk, char *err, size_t err_len)
     return rc;
 }
 
-int fil_ni_finish(void *ctx, const void *inputs, size_t inputs_len, const void *prepared, const uint8_t *proofs,
-                  size_t len, uint8_t **out, size_t *out_len, char *err, size_t err_len)
+int fil_ni_finish(void *ctx, cuzk_job *job, const void *inputs, size_t inputs_len, const void *prepared,
+                  const uint8_t *proofs, size_t len, uint8_t **out, size_t *out_len, char *err, size_t err_len)
 {
     (void)inputs, (void)inputs_len;
     const fil_kind *fk = ctx;
@@ -94,7 +94,8 @@ int fil_ni_finish(void *ctx, const void *inputs, size_t inputs_len, const void *
     unsigned nt = cuzk_parallel_cpus();
     char e[512] = "";
     /* the SRS and key are read-only once loaded: aggregates of several jobs run at once */
-    rc = cuzk_fil_aggregate(out, out_len, &v, c2, c2_len, &fk->ni->srs, nt, e, sizeof e);
+    cuzk_snarkpack_ctl ctl = fil_agg_job_ctl(job);
+    rc = cuzk_fil_aggregate(out, out_len, &v, c2, c2_len, &fk->ni->srs, &ctl, nt, e, sizeof e);
     if (rc) return cuzk_errf(err, err_len, rc, "aggregating the %u verified partition proofs: %s", fk->partitions, e);
     rc = cuzk_fil_aggregate_verify(&v, &fk->ni->vk, &fk->ni->srs, *out, *out_len, nt, e, sizeof e);
     if (rc) {

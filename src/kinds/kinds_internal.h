@@ -75,8 +75,12 @@ int fil_parse(const fil_kind *fk, const cuzk_fil_request *req, fil_job *j, char 
 fil_ni *fil_ni_new(const char *param_cache, int allow_test_srs);
 void fil_ni_free(fil_ni *ni);
 int fil_ni_ready(const fil_kind *fk, char *err, size_t err_len);
-int fil_ni_finish(void *ctx, const void *inputs, size_t inputs_len, const void *prepared, const uint8_t *proofs,
-                  size_t len, uint8_t **out, size_t *out_len, char *err, size_t err_len);
+int fil_ni_finish(void *ctx, cuzk_job *job, const void *inputs, size_t inputs_len, const void *prepared,
+                  const uint8_t *proofs, size_t len, uint8_t **out, size_t *out_len, char *err, size_t err_len);
+
+/* A SnarkPack ctl (kinds_aggregate.c) that stops an aggregation at its next stage once job has
+ * ended (cancelled, timed out): its cores and memory go back then, not at its end. */
+cuzk_snarkpack_ctl fil_agg_job_ctl(cuzk_job *job);
 
 /* The aggregate-seal task kind (kinds_aggregate.c) for o's param cache; on_kind hears it. */
 int fil_agg_register(cuzk_engine *e, const cuzk_engine_filecoin_opts *o,

@@ -131,11 +131,13 @@ typedef struct cuzk_engine_kind {
      * made from them (num_partitions · 192 bytes, every one verified), into
      * *out (malloc'd, *out_len bytes). Called once per job, on the worker
      * that verified the last partition, without the engine's lock, so that
-     * it may take seconds; a job cancelled meanwhile stays cancelled and
-     * *out is dropped. An error fails the job with err. Not called for
-     * one_partition jobs (a cluster's share: its proof stays the 192 bytes). */
-    int (*finish)(void *ctx, const void *inputs, size_t inputs_len, const void *prepared, const uint8_t *proofs,
-                  size_t len, uint8_t **out, size_t *out_len, char *err, size_t err_len);
+     * it may take seconds; a job cancelled or timed out meanwhile stays so
+     * and *out is dropped: a long finish asks cuzk_job_stopped(job) between
+     * its steps and gives up (any error) once it says so. An error fails the
+     * job with err. Not called for one_partition jobs (a cluster's share:
+     * its proof stays the 192 bytes). */
+    int (*finish)(void *ctx, cuzk_job *job, const void *inputs, size_t inputs_len, const void *prepared,
+                  const uint8_t *proofs, size_t len, uint8_t **out, size_t *out_len, char *err, size_t err_len);
     void *ctx;
     void (*ctx_free)(void *ctx); /* at engine destroy; may be NULL */
 } cuzk_engine_kind;
@@ -146,8 +148,8 @@ typedef struct cuzk_engine_kind {
  * job's priority turn, in a synthesis slot: CPU work (a SnarkPack
  * aggregation) with the jobs' submit, idempotency, priority, cancellation,
  * deadline and counters. prepare checks its inputs at submit as for any
- * kind. A task cancelled while its finish runs stays cancelled; its
- * result is dropped.
+ * kind. A task cancelled or timed out while its finish runs stays so; its
+ * result is dropped, and cuzk_job_stopped tells the finish to stop early.
  */
 
 
@@ -502,6 +504,10 @@ int cuzk_job_cancel(cuzk_job *job);
 /* The same, the job's message "cancelled: <why>" (who or what cancelled it;
  * the job's last log line says it). why NULL: as cuzk_job_cancel. */
 int cuzk_job_cancel_why(cuzk_job *job, const char *why);
+/* Whether the job has ended (cancelled, timed out, failed, the engine shut
+ * down): what a kind's finish, running without the engine's lock, polls
+ * between its steps to stop early. Lock-free; any thread. */
+bool cuzk_job_stopped(const cuzk_job *job);
 
 typedef struct cuzk_job_info {
     cuzk_job_state state;

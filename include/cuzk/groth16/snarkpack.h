@@ -128,13 +128,33 @@ uint32_t cuzk_snarkpack_proof_count(const uint8_t *in, size_t len);
 
 /* ---- aggregate and verify ---- */
 
+/* The aggregation's stages, in the order they run: the commitments to A, B and C (with r, ip_ab
+ * and agg_c), the GIPA rounds (log2 n of them), the two KZG openings. */
+typedef enum cuzk_snarkpack_stage {
+    CUZK_SNARKPACK_STAGE_COMMIT = 0,
+    CUZK_SNARKPACK_STAGE_ROUND = 1, /* round: 0 .. log2 n - 1 */
+    CUZK_SNARKPACK_STAGE_KZG = 2
+} cuzk_snarkpack_stage;
+
+/* Asked before each stage (on the aggregating thread): nonzero stops the aggregation there,
+ * its memory freed, and it returns CUZK_ERR_CANCELLED. A job's cancellation or deadline reaches
+ * a running aggregation so; a test counts, slows or stops stages so. */
+typedef struct cuzk_snarkpack_ctl {
+    int (*stop)(void *ctx, cuzk_snarkpack_stage stage, unsigned round);
+    void *ctx;
+} cuzk_snarkpack_ctl;
+
+/* Stages an aggregation of n proofs runs (commitments, log2 n rounds, openings). */
+unsigned cuzk_snarkpack_stages(size_t n);
+
 /* Aggregates n proofs (a power of two >= 2; the caller pads by repeating the last) with the
- * caller's transcript bytes. CUZK_OK, CUZK_ERR_INVALID_ARG (n, an SRS too short) with err,
- * CUZK_ERR_NO_MEMORY. */
+ * caller's transcript bytes; ctl (NULL: none) may stop it between stages. CUZK_OK,
+ * CUZK_ERR_INVALID_ARG (n, an SRS too short) with err, CUZK_ERR_CANCELLED (ctl stopped it; err
+ * names the stage not run), CUZK_ERR_NO_MEMORY. */
 int cuzk_snarkpack_aggregate(cuzk_snarkpack_proof *out, const cuzk_snarkpack_srs *srs,
                              const cuzk_groth16_proof *proofs, size_t n, const uint8_t *include,
-                             size_t include_len, cuzk_snarkpack_version v, unsigned nthreads, char *err,
-                             size_t err_len);
+                             size_t include_len, cuzk_snarkpack_version v, const cuzk_snarkpack_ctl *ctl,
+                             unsigned nthreads, char *err, size_t err_len);
 
 /* Verifies a decoded proof against vk (Groth16), the SnarkPack key for its n, n rows of
  * n_inputs public inputs and the transcript bytes. The checks are batched with random

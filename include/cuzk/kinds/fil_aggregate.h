@@ -53,11 +53,12 @@ int cuzk_fil_agg_inputs(cuzk_fr **rows, size_t *num_inputs, const cuzk_fil_agg_v
                         char *err, size_t err_len);
 
 /* Aggregates the sectors' C2 outputs (c2[i]: c2_len[i] bytes, partitions × 192) into *out
- * (malloc'd, *out_len bytes). CUZK_OK, or a bad length, a proof that does not decode, an SRS
- * too short, with err. */
+ * (malloc'd, *out_len bytes); ctl (NULL: none) may stop it between stages (cuzk/groth16/snarkpack.h).
+ * CUZK_OK, CUZK_ERR_CANCELLED (stopped, err naming the stage), or a bad length, a proof that
+ * does not decode, an SRS too short, with err. */
 int cuzk_fil_aggregate(uint8_t **out, size_t *out_len, const cuzk_fil_agg_values *v, const uint8_t *const *c2,
-                       const size_t *c2_len, const cuzk_snarkpack_srs *srs, unsigned nthreads, char *err,
-                       size_t err_len);
+                       const size_t *c2_len, const cuzk_snarkpack_srs *srs, const cuzk_snarkpack_ctl *ctl,
+                       unsigned nthreads, char *err, size_t err_len);
 /* Verifies an aggregate. CUZK_OK, CUZK_ERR_VERIFY_FAILED (err: the relation that failed), or
  * bad input (the bytes' length, a point, counts that do not match the sectors) with err. */
 int cuzk_fil_aggregate_verify(const cuzk_fil_agg_values *v, const cuzk_groth16_vk *vk,
