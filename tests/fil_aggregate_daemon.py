@@ -9,10 +9,11 @@ padded to 2) is the bytes `cuzk aggregate` writes from the same values and proof
 in `cuzk verify --kind aggregate` from the sector values, INVALID there with the other version.
 Refused at submit with INVALID_ARGUMENT naming the field, the daemon serving after each: no
 sectors, more sectors than the SRS serves, a cut proof, an empty proof (a sector's proof left out
-of the list), a sector of another registered proof, an NI-PoRep registered proof, no version, a
-31-byte ticket, a sector number twice, a zero comm_d. Failed (never COMPLETED) with the sector at
-fault named: a proof point negated (a valid point, a wrong proof), a sector value changed, the
-two proofs swapped; a random byte flipped is refused at submit or fails, never COMPLETED. A
+of the list), a sector of another registered proof, interactive (1-partition) proofs under an
+NI-PoRep registered proof (13 partitions each), no version, a 31-byte ticket, a sector number
+twice, a zero comm_d. Failed (never COMPLETED) with the sector at fault named: a proof point
+negated (a valid point, a wrong proof), a sector value changed, the two proofs swapped; a random
+byte flipped is refused at submit or fails, never COMPLETED. A
 failed id submitted again with the right values completes (a retry). GetMetrics counts the
 kind's completed and failed jobs and the cancellation."""
 import json
@@ -182,7 +183,8 @@ class Daemon:
                 "aggregate_sectors[1].proof is empty")
         refused("a sector of another registered proof", req([S[0], dict(S[1], rp=self.rp + 5)], 2),
                 "aggregate_sectors[1].registered_proof")
-        refused("an NI-PoRep registered proof", req(S, 2, registered_proof=15), "NI-PoRep")
+        refused("interactive proofs as NI-PoRep's", req(S, 2, registered_proof=15),
+                "aggregate_sectors[0].proof is 192 bytes; a C2 output of this registered proof is 13 partition(s)")
         refused("no aggregate_version", req(S, pb.AGGREGATE_VERSION_UNSPECIFIED), "aggregate_version")
         refused("a 31-byte ticket", req([S[0], dict(S[1], ticket=S[1]["ticket"][:31])], 2),
                 "aggregate_sectors[1].ticket is 31 bytes")

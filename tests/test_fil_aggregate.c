@@ -81,7 +81,16 @@ static void t_tamper(const cuzk_fil_agg_values *v0, const cuzk_groth16_params *p
         refused(&v, p, srs, agg, len, "two sectors swapped", CUZK_ERR_VERIFY_FAILED);
     }
     RESET(), s[i].seed[cuzk_rng_u64(&rng) % 32] ^= 4;
-    refused(&v, p, srs, agg, len, "a seed changed", CUZK_ERR_VERIFY_FAILED);
+    if (cuzk_fil_agg_is_ni(&v)) { /* NI-PoRep's challenges and transcript take no seed */
+        char err[512] = "";
+        CHECK_MSG(verify(&v, p, srs, agg, len, err, sizeof err) == CUZK_OK, "NI-PoRep, another seed: %s", err);
+        RESET(), s[i].comm_r[cuzk_rng_u64(&rng) % 31] ^= 4;
+        refused(&v, p, srs, agg, len, "NI-PoRep, a comm_r changed", CUZK_ERR_VERIFY_FAILED);
+        RESET(), s[i].comm_d[cuzk_rng_u64(&rng) % 31] ^= 4;
+        refused(&v, p, srs, agg, len, "NI-PoRep, a comm_d changed", CUZK_ERR_VERIFY_FAILED);
+    } else {
+        refused(&v, p, srs, agg, len, "a seed changed", CUZK_ERR_VERIFY_FAILED);
+    }
     RESET(), s[i].ticket[cuzk_rng_u64(&rng) % 32] ^= 4;
     refused(&v, p, srs, agg, len, "a ticket changed", CUZK_ERR_VERIFY_FAILED);
     RESET(), s[i].sector_number++;
@@ -290,13 +299,59 @@ static void t_request(const cuzk_groth16_params *p, uint64_t rp, uint64_t ni_rp)
     request_refused(&r, 0, "comm_d of 0xff bytes", name);
     rand_fr_bytes(s[k].comm_d);
     r.v.version = 3, request_refused(&r, 0, "version 3", "aggregate_version"), r.v.version = CUZK_SNARKPACK_V1;
-    r.v.registered_proof = ni_rp, request_refused(&r, 0, "an NI-PoRep registered proof", "NI-PoRep");
+    r.v.registered_proof = ni_rp, request_refused(&r, 0, "an NI-PoRep registered proof, 1-partition proofs",
+                                                  "a C2 output of this registered proof is 13 partition(s)");
     r.v.registered_proof = 99, request_refused(&r, 0, "registered proof 99", "registered_proof");
     r.v.registered_proof = rp, r.v.num_sectors = 0, request_refused(&r, 0, "no sectors", "aggregate_sectors is empty");
     r.v.num_sectors = 3;
     CHECK_MSG(cuzk_fil_agg_request_check(&r, 0, err, sizeof err) == CUZK_OK, "the request restored: %s", err);
     for (int i = 0; i < 3; i++) free(c2[i]);
     free(buf);
+}
+
+/* NI-PoRep requests: 3 sectors' partition proofs pass; a sector's NI C2 output (an aggregate)
+ * in their place is refused naming it; 66 sectors (FIP-0092: 1 to 65) refused by the request
+ * check and by cuzk_fil_aggregate, before any work. */
+static void t_request_ni(const cuzk_groth16_params *p, uint64_t ni_rp, const cuzk_snarkpack_srs *srs)
+{
+    cuzk_fil_agg_values v;
+    cuzk_fil_agg_sector s[3];
+    uint8_t *c2[3] = {0};
+    size_t c2_len[3], ni;
+    uint32_t parts;
+    char err[512] = "";
+    rand_values(&v, s, 3, ni_rp, CUZK_SNARKPACK_V2);
+    CHECK(cuzk_fil_agg_shape(&v, &parts, &ni, err, sizeof err) == CUZK_OK && parts == 13);
+    CHECK(standin_prove_sectors(c2, c2_len, p, &v, parts, ni, &rng) == CUZK_OK);
+    cuzk_fil_agg_request r = {.v = v, .proofs = (const uint8_t *const *)c2, .proof_len = c2_len};
+    CHECK_MSG(cuzk_fil_agg_request_check(&r, 0, err, sizeof err) == CUZK_OK, "3 NI-PoRep sectors: %s", err);
+    /* sector k's own NI C2: its 13 proofs aggregated alone (v2, seal_commit_phase2's form) */
+    size_t k = cuzk_rng_u64(&rng) % 3, one_len = 0;
+    uint8_t *one = NULL, *keep = c2[k];
+    cuzk_fil_agg_values v1 = v;
+    v1.sectors = &s[k], v1.num_sectors = 1;
+    CHECK(cuzk_fil_aggregate(&one, &one_len, &v1, (const uint8_t *const *)&c2[k], &c2_len[k], srs, NULL, 2, err,
+                             sizeof err) == CUZK_OK && one_len == 14164);
+    c2[k] = one, c2_len[k] = one_len;
+    char name[80];
+    snprintf(name, sizeof name, "aggregate_sectors[%zu].proof is 14164 bytes: an NI-PoRep C2 output", k);
+    request_refused(&r, 0, "an NI C2 output as a sector's proof", name);
+    c2[k] = keep, c2_len[k] = (size_t)parts * CUZK_GROTH16_PROOF_BYTES;
+    cuzk_fil_agg_sector *many = calloc(CUZK_FIL_NI_AGG_MAX_SECTORS + 1, sizeof *many);
+    const uint8_t **pp = calloc(CUZK_FIL_NI_AGG_MAX_SECTORS + 1, sizeof *pp);
+    size_t *pl = calloc(CUZK_FIL_NI_AGG_MAX_SECTORS + 1, sizeof *pl);
+    CHECK(many && pp && pl);
+    for (size_t i = 0; many && pp && pl && i <= CUZK_FIL_NI_AGG_MAX_SECTORS; i++)
+        many[i] = s[i % 3], many[i].sector_number = i + 1, pp[i] = c2[i % 3], pl[i] = c2_len[i % 3];
+    r.v.sectors = many, r.v.num_sectors = CUZK_FIL_NI_AGG_MAX_SECTORS + 1, r.proofs = pp, r.proof_len = pl;
+    request_refused(&r, 0, "66 NI-PoRep sectors", "FIP-0092 aggregates 1 to 65");
+    uint8_t *agg = NULL;
+    size_t len = 0;
+    int rc = cuzk_fil_aggregate(&agg, &len, &r.v, pp, pl, srs, NULL, 2, err, sizeof err);
+    CHECK_MSG(rc == CUZK_ERR_INVALID_ARG && !agg && strstr(err, "FIP-0092"), "66 NI-PoRep sectors aggregated: %d %s",
+              rc, err);
+    free(many), free(pp), free(pl), free(one);
+    for (int i = 0; i < 3; i++) free(c2[i]);
 }
 
 int main(void)
@@ -313,10 +368,11 @@ int main(void)
     CHECK(cuzk_fil_agg_shape(&v, &parts, &ni, err, sizeof err) == CUZK_OK);
     cuzk_groth16_params p;
     cuzk_snarkpack_srs srs;
-    CHECK(standin_setup(&p, ni, &rng) == CUZK_OK && cuzk_snarkpack_srs_setup_test(&srs, 32, &rng, 2) == CUZK_OK);
+    CHECK(standin_setup(&p, ni, &rng) == CUZK_OK && cuzk_snarkpack_srs_setup_test(&srs, 64, &rng, 2) == CUZK_OK);
     t_srs_load(&srs);
     t_request(&p, sp->id, ni_sp->id);
     t_stop(&p, &srs, sp->id);
+    t_request_ni(&p, ni_sp->id, &srs);
     /* the most sectors whose proofs pad to what the SRS serves, and no more */
     size_t most = cuzk_fil_agg_max_sectors(sp->id, &srs);
     uint32_t served = cuzk_snarkpack_srs_max_proofs(&srs);
@@ -332,16 +388,15 @@ int main(void)
                 t_tamper(&v, &p, &srs, agg, len);
             free(agg);
         }
-    /* NI-PoRep (13 partitions of the same circuit at 2KiB: 26 proofs padded to 32) */
-    uint8_t *agg = NULL;
-    size_t len = 0;
-    if (!t_case(&p, &srs, ni_sp->id, 2, CUZK_SNARKPACK_V2, &v, s, &agg, &len)) {
-        s[1].seed[3] ^= 1;
-        CHECK_MSG(verify(&v, &p, &srs, agg, len, err, sizeof err) == CUZK_OK, "NI-PoRep, another seed: %s", err);
-        s[1].comm_r[3] ^= 1;
-        refused(&v, &p, &srs, agg, len, "NI-PoRep, a comm_r changed", CUZK_ERR_VERIFY_FAILED);
+    /* NI-PoRep sectors (13 partitions of the same circuit at 2KiB): 1 (13 proofs padded to 16, the
+     * NI C2's own aggregate), 2 (26 to 32) and 3 (39 to 64), v2 as ProveCommitSectorsNI takes them */
+    for (size_t k = 1; k <= 3; k++) {
+        uint8_t *agg = NULL;
+        size_t len = 0;
+        if (!t_case(&p, &srs, ni_sp->id, k, CUZK_SNARKPACK_V2, &v, s, &agg, &len) && k > 1)
+            t_tamper(&v, &p, &srs, agg, len);
+        free(agg);
     }
-    free(agg);
     cuzk_groth16_params_free(&p);
     cuzk_snarkpack_srs_free(&srs);
     return tu_finish("test_fil_aggregate");

@@ -24,12 +24,15 @@
 #include "cuzk/util/hex.h"
 #include "cuzk/util/size.h"
 
+/* --proof files: a ProveCommitAggregate's 819 sectors, FIP-0092's 65 NI-PoRep sectors */
+#define AGG_MAX_FILES 1024
+
 enum { O_SRS = 400, O_VK, O_PROOF, O_OUT, O_VERSION, O_RP, O_MINER, O_PROVER, O_SECTOR, O_PUBLIC, O_INCLUDE,
        O_THREADS, O_MAX, O_AGG, O_KIND, O_HELP };
 
 typedef struct {
     const char *srs, *vk, *out, *pub, *include;
-    const char *proof[64];
+    const char *proof[AGG_MAX_FILES];
     size_t nproof;
     int version;
     unsigned threads;
@@ -112,7 +115,7 @@ static int agg_opt(agg_args *a, int opt, const char *arg)
     case O_AGG: case O_KIND: return 0;
     case O_HELP: return -1;
     case O_PROOF:
-        if (a->nproof == 64) return cli_errorf("--proof: at most 64 files"), 2;
+        if (a->nproof == AGG_MAX_FILES) return cli_errorf("--proof: at most %d files", AGG_MAX_FILES), 2;
         a->proof[a->nproof++] = arg;
         return 0;
     case O_VERSION:
@@ -211,6 +214,8 @@ static const char aggregate_help[] =
     "Aggregates Groth16 proofs into one SnarkPack proof (bellperson's bytes), on the CPU.\n"
     "Filecoin (filecoin-ffi aggregate_seal_proofs): one --proof per --sector, each that sector's C2\n"
     "proof (192 bytes per partition); the transcript hashes every sector's seed and comm_r.\n"
+    "NI-PoRep (FIP-0092, 1 to 65 sectors): each sector's partition proofs (13 x 192 bytes at 2KiB),\n"
+    "not its NI C2 output; the transcript hashes the comm_rs alone (SEED is read and ignored).\n"
     "Plain: the proofs of all files in order, any circuit, --include the transcript bytes (hex).\n"
     "Either way the count is padded to a power of two by repeating the last proof.\n"
     "  --srs FILE  " CUZK_SNARKPACK_SRS_NAME " (Filecoin's, or cuzk setup --aggregation's TEST one)\n"
@@ -259,8 +264,8 @@ static int aggregate_fil(const agg_args *a, const cuzk_snarkpack_srs *srs, uint8
     if (a->nproof != a->v.num_sectors)
         return cli_errorf("%zu --proof files for %zu --sector values: one C2 proof per sector", a->nproof,
                           a->v.num_sectors), 2;
-    uint8_t *c2[64] = {0};
-    size_t len[64];
+    uint8_t *c2[AGG_MAX_FILES] = {0};
+    size_t len[AGG_MAX_FILES];
     int rc = 0;
     for (size_t i = 0; !rc && i < a->nproof; i++)
         if (!(c2[i] = cli_read_file("--proof", a->proof[i], &len[i]))) rc = 2;

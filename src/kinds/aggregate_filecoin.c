@@ -40,10 +40,15 @@ uint32_t cuzk_fil_agg_target(size_t proofs)
     return n;
 }
 
-int cuzk_fil_agg_transcript(uint8_t out[32], const cuzk_fil_agg_values *v)
+bool cuzk_fil_agg_is_ni(const cuzk_fil_agg_values *v)
 {
     const cuzk_fil_seal_proof *sp = cuzk_fil_seal_proof_get(v->registered_proof);
-    int ni = sp && sp->feature == CUZK_FIL_FEAT_NON_INTERACTIVE;
+    return sp && sp->feature == CUZK_FIL_FEAT_NON_INTERACTIVE;
+}
+
+int cuzk_fil_agg_transcript(uint8_t out[32], const cuzk_fil_agg_values *v)
+{
+    int ni = cuzk_fil_agg_is_ni(v);
     size_t k = ni ? 1 : 2, n = v->num_sectors * k;
     const void **parts = malloc((n + 1) * sizeof *parts);
     size_t *lens = malloc((n + 1) * sizeof *lens);
@@ -132,6 +137,10 @@ int cuzk_fil_aggregate(uint8_t **out, size_t *out_len, const cuzk_fil_agg_values
     *out = NULL;
     int rc = cuzk_fil_agg_shape(v, &parts, &ni, err, err_len);
     if (!rc && !v->num_sectors) rc = cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG, "no sectors to aggregate");
+    if (!rc && cuzk_fil_agg_is_ni(v) && v->num_sectors > CUZK_FIL_NI_AGG_MAX_SECTORS)
+        rc = cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG, "%zu NI-PoRep sectors: FIP-0092 aggregates 1 to %d "
+                       "(rust-fil-proofs FIP92_MAX_NI_POREP_AGGREGATION_PROOFS)", v->num_sectors,
+                       CUZK_FIL_NI_AGG_MAX_SECTORS);
     if (!rc) rc = decode_c2(&pf, &n, v, c2, c2_len, parts, err, err_len);
     if (!rc) rc = cuzk_fil_agg_transcript(inc, v);
     cuzk_snarkpack_proof *p = rc ? NULL : malloc(sizeof *p);

@@ -138,6 +138,11 @@ static int agg_comm_check(const uint8_t comm[32], size_t i, const char *name, ch
 static int agg_proof_check(const cuzk_fil_agg_request *r, size_t i, uint32_t parts, char *err, size_t err_len)
 {
     size_t want = (size_t)parts * CUZK_GROTH16_PROOF_BYTES;
+    if (cuzk_fil_agg_is_ni(&r->v) && r->proof_len[i] == cuzk_snarkpack_proof_size(cuzk_fil_agg_target(parts)))
+        return cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG, "aggregate_sectors[%zu].proof is %zu bytes: an NI-PoRep "
+                         "C2 output (the SnarkPack aggregate of its partitions); an aggregate of NI-PoRep sectors "
+                         "takes each sector's %u partition proofs (%zu bytes, seal_commit_phase2_circuit_proofs)", i,
+                         r->proof_len[i], parts, want);
     if (r->proof_len[i] != want)
         return cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG, "aggregate_sectors[%zu].proof is %zu bytes; a C2 output "
                          "of this registered proof is %u partition(s) x %u = %zu bytes", i, r->proof_len[i], parts,
@@ -160,14 +165,15 @@ static int agg_shape_check(const cuzk_fil_agg_request *r, size_t max_sectors, ui
     const cuzk_fil_agg_values *v = &r->v;
     const cuzk_fil_seal_proof *sp = cuzk_fil_seal_proof_get(v->registered_proof);
     size_t ni;
-    if (sp && sp->feature == CUZK_FIL_FEAT_NON_INTERACTIVE)
-        return cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG, "registered_proof: %s is NI-PoRep, whose C2 output is an "
-                         "aggregate already (NI_POREP_SEAL_COMMIT)", sp->name);
     if (cuzk_fil_agg_shape(v, parts, &ni, err, err_len)) return CUZK_ERR_INVALID_ARG;
     if (v->version != CUZK_SNARKPACK_V1 && v->version != CUZK_SNARKPACK_V2)
         return cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG, "aggregate_version: %d is not SnarkPack v1 (1) or v2 (2)",
                          (int)v->version);
     if (v->num_sectors == 0) return cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG, "aggregate_sectors is empty");
+    if (cuzk_fil_agg_is_ni(v) && v->num_sectors > CUZK_FIL_NI_AGG_MAX_SECTORS)
+        return cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG, "aggregate_sectors: %zu NI-PoRep sectors; FIP-0092 "
+                         "aggregates 1 to %d (rust-fil-proofs FIP92_MAX_NI_POREP_AGGREGATION_PROOFS)",
+                         v->num_sectors, CUZK_FIL_NI_AGG_MAX_SECTORS);
     if (max_sectors && v->num_sectors > max_sectors)
         return cuzk_errf(err, err_len, CUZK_ERR_INVALID_ARG, "aggregate_sectors: %zu sectors of %s, the aggregation "
                          "SRS serves at most %zu", v->num_sectors, sp->name, max_sectors);

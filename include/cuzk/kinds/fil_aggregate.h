@@ -11,10 +11,15 @@
  *    for NI-PoRep, whose challenges take no seed), 32 bytes;
  *  - the version is the registered aggregation proof's: SnarkPackV1 = 1, SnarkPackV2 = 2.
  * The Groth16 key is the PoRep circuit's (.vk) and the SRS v28-fil-inner-product-v1.srs.
+ * NI-PoRep sectors aggregate the same way (FIP-0092, rust-fil-proofs aggregate_seal_commit_proofs):
+ * each sector's proof is its partitions' Groth16 proofs (seal_commit_phase2_circuit_proofs), not
+ * its NI C2 output, which is an aggregate already; 1 to CUZK_FIL_NI_AGG_MAX_SECTORS sectors; the
+ * seeds are in neither the rows nor the transcript.
  */
 #ifndef CUZK_FIL_AGGREGATE_H
 #define CUZK_FIL_AGGREGATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +30,10 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* NI-PoRep sectors one aggregate holds at most (FIP-0092; rust-fil-proofs
+ * FIP92_MAX_NI_POREP_AGGREGATION_PROOFS): 65 × 126 partitions of 32 GiB pad to 8,192 proofs. */
+#define CUZK_FIL_NI_AGG_MAX_SECTORS 65
 
 typedef struct cuzk_fil_agg_sector {
     uint64_t sector_number;
@@ -45,6 +54,8 @@ int cuzk_fil_agg_shape(const cuzk_fil_agg_values *v, uint32_t *partitions, size_
                        size_t err_len);
 /* The proof count an aggregate of `proofs` proofs holds: 2 for 1, else the next power of two. */
 uint32_t cuzk_fil_agg_target(size_t proofs);
+/* Whether the registered proof is an NI-PoRep one. */
+bool cuzk_fil_agg_is_ni(const cuzk_fil_agg_values *v);
 /* The 32 transcript bytes. */
 int cuzk_fil_agg_transcript(uint8_t out[32], const cuzk_fil_agg_values *v);
 /* Every row (num_inputs each), padded to nproofs rows; *rows malloc'd. CUZK_OK, or
@@ -55,7 +66,7 @@ int cuzk_fil_agg_inputs(cuzk_fr **rows, size_t *num_inputs, const cuzk_fil_agg_v
 /* Aggregates the sectors' C2 outputs (c2[i]: c2_len[i] bytes, partitions × 192) into *out
  * (malloc'd, *out_len bytes); ctl (NULL: none) may stop it between stages (cuzk/groth16/snarkpack.h).
  * CUZK_OK, CUZK_ERR_CANCELLED (stopped, err naming the stage), or a bad length, a proof that
- * does not decode, an SRS too short, with err. */
+ * does not decode, an SRS too short, more NI-PoRep sectors than FIP-0092 allows, with err. */
 int cuzk_fil_aggregate(uint8_t **out, size_t *out_len, const cuzk_fil_agg_values *v, const uint8_t *const *c2,
                        const size_t *c2_len, const cuzk_snarkpack_srs *srs, const cuzk_snarkpack_ctl *ctl,
                        unsigned nthreads, char *err, size_t err_len);
@@ -89,10 +100,11 @@ int cuzk_fil_agg_request_decode(cuzk_fil_agg_request *r, const uint8_t *buf, siz
 void cuzk_fil_agg_request_clear(cuzk_fil_agg_request *r);
 /*
  * What a request must be before it is aggregated, each failure CUZK_ERR_INVALID_ARG with err
- * naming the field: registered_proof an interactive seal proof (an NI-PoRep C2 is an
- * aggregate already), version SnarkPack v1 or v2, at least one sector and at most max_sectors
- * (0: no limit), no sector number twice, comm_r and comm_d not zero and field elements, every
- * proof partitions x 192 bytes of valid points ("aggregate_sectors[2].proof: partition 1: point B: ...").
+ * naming the field: registered_proof a seal proof, version SnarkPack v1 or v2, at least one
+ * sector and at most max_sectors (0: no limit) and, for NI-PoRep, CUZK_FIL_NI_AGG_MAX_SECTORS,
+ * no sector number twice, comm_r and comm_d not zero and field elements, every proof
+ * partitions x 192 bytes of valid points ("aggregate_sectors[2].proof: partition 1: point B:
+ * ..."; an NI-PoRep C2 output, an aggregate, is named as such).
  */
 int cuzk_fil_agg_request_check(const cuzk_fil_agg_request *r, size_t max_sectors, char *err, size_t err_len);
 /* The most sectors of registered_proof an aggregate over srs holds (0: not a seal proof). */
