@@ -123,7 +123,7 @@ struct stream_feed {
     double kern_s;             /* the chunks' kernel time */
     unsigned nbuf;             /* chunk buffers in turn (the plan's) */
     unsigned cap[SRS_B2 + 1];  /* the chunked MSMs' widest windows, */
-    size_t off[SRS_B2 + 1];    /* their buckets' offsets in the room, */
+    uint64_t off[SRS_B2 + 1];  /* their buckets' offsets in the room (cuzk_gpu_msm_bucket_layout), */
     size_t room, entries;      /* its bytes, a window batch's sorted entries (msm_chunked_reserve) */
     uint64_t bytes;
 };

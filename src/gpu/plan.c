@@ -99,16 +99,26 @@ static void plan_msm_widths(cuzk_gpu_plan *p, const cuzk_gpu_plan_need *nd, unsi
     }
 }
 
+uint64_t cuzk_gpu_msm_bucket_layout(const unsigned c[CUZK_GPU_PLAN_ARRAYS], const unsigned phase[CUZK_GPU_PLAN_ARRAYS],
+                                    uint64_t off[CUZK_GPU_PLAN_ARRAYS])
+{
+    uint64_t at[2] = {0, 0};
+    for (unsigned i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++) {
+        const unsigned ph = phase[i] ? 1 : 0;
+        if (off) off[i] = at[ph];
+        at[ph] += cuzk_gpu_msm_bucket_bytes(c[i], xyzz_bytes(i));
+    }
+    return at[0] > at[1] ? at[0] : at[1];
+}
+
 /* The buckets' room: with two vectors B's MSMs run after H's, L's and A's
  * (their scalars gathered into h's vector), in the room those leave. */
 static uint64_t plan_msm_buckets(const cuzk_gpu_plan *p)
 {
-    uint64_t ph[2] = {0, 0};
-    for (unsigned i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++) {
-        const int late = p->h_vectors == 2 && (i == CUZK_GPU_PLAN_B_G1 || i == CUZK_GPU_PLAN_B_G2);
-        ph[late] += cuzk_gpu_msm_bucket_bytes(p->msm_c[i], xyzz_bytes(i));
-    }
-    return ph[0] > ph[1] ? ph[0] : ph[1];
+    unsigned phase[CUZK_GPU_PLAN_ARRAYS];
+    for (unsigned i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++)
+        phase[i] = p->h_vectors == 2 && (i == CUZK_GPU_PLAN_B_G1 || i == CUZK_GPU_PLAN_B_G2);
+    return cuzk_gpu_msm_bucket_layout(p->msm_c, phase, NULL);
 }
 
 /* The MSM scratch in chunks (cuzk/gpu/gpu.h lists the parts) */

@@ -148,18 +148,13 @@ static int copy_bufs(cuzk_gpu_worker *w, const ctx &c, size_t bytes, unsigned nb
 static void feed_msm_room(stream_feed *f, const dev_resident *srs, const uint64_t n[SRS_B2 + 1],
                           const uint64_t per[SRS_B2 + 1], const unsigned phase[SRS_B2 + 1])
 {
-    size_t at[2] = {0, 0};
     f->entries = srs->msm_entries;
     for (int slot = SRS_H; slot <= SRS_B2; slot++) {
-        if (!n[slot]) continue;
-        const unsigned xb = slot == SRS_B2 ? 384 : 192, cap = srs->msm_c[slot] ? srs->msm_c[slot]
-                                                                               : cuzk_gpu_msm_window_bits(n[slot]);
-        f->cap[slot] = cap, f->off[slot] = at[phase[slot]];
-        at[phase[slot]] += cuzk_gpu_msm_bucket_bytes(cap, xb);
-        const size_t e = (per[slot] < n[slot] ? per[slot] : n[slot]) * (xb / 192);
+        f->cap[slot] = !n[slot] ? 0 : srs->msm_c[slot] ? srs->msm_c[slot] : cuzk_gpu_msm_window_bits(n[slot]);
+        const size_t e = (per[slot] < n[slot] ? per[slot] : n[slot]) * (slot == SRS_B2 ? 2 : 1);
         if (e > f->entries) f->entries = e;
     }
-    f->room = at[0] > at[1] ? at[0] : at[1];
+    f->room = cuzk_gpu_msm_bucket_layout(f->cap, phase, f->off);
 }
 
 /* The chunk schedule of a prove over srs whose MSMs have n[slot] points,

@@ -163,6 +163,11 @@ typedef struct cuzk_gpu_plan {
 #define CUZK_GPU_PLAN_MSM_C_MIN 13u
 /* Bytes of an MSM's buckets at c bits, xyzz bytes a point. */
 uint64_t cuzk_gpu_msm_bucket_bytes(unsigned c, unsigned xyzz);
+/* The MSMs' buckets in one room: MSM i at width c[i] (0: none) in phase
+ * phase[i] (0 or 1; the MSMs of phase 1 run after phase 0's have ended and
+ * reuse its room), its offset in off[i] (off may be NULL); the room's bytes. */
+uint64_t cuzk_gpu_msm_bucket_layout(const unsigned c[CUZK_GPU_PLAN_ARRAYS], const unsigned phase[CUZK_GPU_PLAN_ARRAYS],
+                                    uint64_t off[CUZK_GPU_PLAN_ARRAYS]);
 /* The device MSM's window width for m general scalars: the CPU's cost
  * model, widened up to 22 bits from 2^25 scalars on (12 windows instead of
  * 13 at 2^27). */

@@ -18,6 +18,7 @@
 #ifndef CUZK_GPU_MSM_CHUNKED_CUH
 #define CUZK_GPU_MSM_CHUNKED_CUH
 
+#include "cuzk/gpu/gpu.h"
 #include "run.cuh"
 
 namespace cuzk_gpu {
@@ -94,7 +95,7 @@ int msm_run_chunks(const ctx &c, msm_scratch *s, HJ *out, const affine_t<F> *bas
     a->off = 0, a->cap = msm_window_bits(n);
     const size_t nwin = (255 + a->cap) / a->cap, kk = k < n ? k : n;
     const size_t entries = (kk * nwin < ((size_t)1 << 24) ? kk * nwin : kk) * sizeof(xyzz_t<F>) / sizeof(xyzz_t<fp_t>);
-    const size_t room = nwin * ((1u << (a->cap - 1)) + 1) * sizeof(xyzz_t<F>);
+    const size_t room = cuzk_gpu_msm_bucket_bytes(a->cap, sizeof(xyzz_t<F>));
     int rc = msm_chunked_reserve(c, s, entries, room);
     if (!rc) rc = msm_chunked_begin<F>(c, s, a, scalars, n, mont);
     for (size_t off = 0; !rc && off < n; off += k)
