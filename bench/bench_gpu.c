@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "cuzk/util/error.h"
+#include "cuzk/util/handle.h"
 #include "cuzk/gpu/gpu.h"
 
 #include "../tests/circom_synth.h"
@@ -109,7 +110,7 @@ static void circom_rows(cuzk_gpu_device *dev, cuzk_gpu_worker *w)
                median(tv, (int)reps) * 1e3, tm.abc_s * 1e3, tm.ntt_s * 1e3, tm.msm_h_s * 1e3, tm.msm_c_s * 1e3,
                tm.msm_a_s * 1e3, tm.msm_b_g1_s * 1e3, tm.msm_b_g2_s * 1e3, ct.total_s * 1e3, eq ? "yes" : "NO");
         fflush(stdout);
-        cuzk_gpu_device_release(dev, &z);
+        cuzk_gpu_device_release(dev, z.key);
         cuzk_circom_zkey_free(&z);
         cuzk_circom_wtns_free(&wt);
     }
@@ -298,13 +299,14 @@ int main(void)
         cuzk_groth16_proof pf;
         cuzk_groth16_prove_timing tm;
         int bad = 0;
-        TIMED(bad, w, cuzk_gpu_prove(w, &pf, &p, &as, &r, &s, 1, &tm));
+        const cuzk_gpu_set set = {cuzk_handle_new(), &p, 0, NULL};
+        TIMED(bad, w, cuzk_gpu_prove(w, &pf, &set, &as, &r, &s, 1, &tm));
         if (bad) printf("prove error: %s\n", cuzk_gpu_worker_error(w));
         row("prove (synthetic)", lg);
         printf("|   last: H %.1f, MSM h %.1f l %.1f a %.1f b_g1 %.1f b_g2 %.1f ms |\n", tm.ntt_h_s * 1e3,
                tm.msm_h_s * 1e3, tm.msm_l_s * 1e3, tm.msm_a_s * 1e3, tm.msm_b_g1_s * 1e3,
                tm.msm_b_g2_s * 1e3);
-        cuzk_gpu_device_release_params(dev, &p);
+        cuzk_gpu_device_release(dev, set.key);
         free(abc), free(aux), free(da.bits), free(dba.bits), free(dbi.bits);
         free(p.h), free(p.l), free(p.a), free(p.b_g1), free(p.b_g2);
     }

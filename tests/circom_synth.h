@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cuzk/circom/circom.h"
+#include "cuzk/util/handle.h"
 #include "cuzk/util/rng.h"
 
 /* count random G1 / G2 affine points: a random start plus multiples of a
@@ -90,6 +91,7 @@ static void synth_circom(cuzk_circom_zkey *z, cuzk_circom_wtns *w, unsigned log_
                          cuzk_rng *rng)
 {
     memset(z, 0, sizeof *z);
+    z->key = cuzk_handle_new(); /* a new zkey, as cuzk_circom_zkey_read gives it */
     const uint32_t n = 1u << log_n, m = n - n_public - 1; /* constraint rows */
     const uint32_t nv = m + n_public + 1;                 /* about one wire per row */
     z->n_vars = nv, z->n_public = n_public, z->domain_size = n, z->log_n = log_n;

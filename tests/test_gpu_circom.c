@@ -80,26 +80,42 @@ static void synthetic(cuzk_gpu_device *dev, cuzk_gpu_worker *gw)
         w.values[0][0] = 2;
         CHECK(cuzk_circom_prove_gpu(gw, &p2, &z, &w, &r, &s, NULL) == CUZK_ERR_INVALID_ARG);
         w.values[0][0] = 1;
-        cuzk_gpu_device_release(dev, &z);
+        cuzk_gpu_device_release(dev, z.key);
         cuzk_circom_zkey_free(&z);
         cuzk_circom_wtns_free(&w);
     }
 }
 
 /* Two different zkeys built in turn in one struct, the first never
- * released: the device copy must follow the second (sizes and arrays
- * differ, so the stale entry is recognised). */
-static void same_address(cuzk_gpu_worker *gw)
+ * released: the second is a new zkey under a new key, proved as itself;
+ * rebuilt under the first's key (other sizes and arrays than the device's
+ * copy), refused, the device's copy never taken for it. */
+static void same_address(cuzk_gpu_device *dev, cuzk_gpu_worker *gw)
 {
     cuzk_circom_zkey z;
     cuzk_circom_wtns w;
     cuzk_groth16_proof p;
     synth_circom(&z, &w, 3, 1, &rng);
+    const uint64_t first = z.key;
     prove_both(gw, &p, &z, &w, "reused addr 1");
     cuzk_circom_zkey_free(&z);
     cuzk_circom_wtns_free(&w);
     synth_circom(&z, &w, 6, 2, &rng);
+    CHECK(z.key != first);
     prove_both(gw, &p, &z, &w, "reused addr 2");
+    const uint64_t second = z.key;
+    cuzk_circom_zkey_free(&z);
+    cuzk_circom_wtns_free(&w);
+    synth_circom(&z, &w, 5, 1, &rng);
+    z.key = first;
+    cuzk_fr r, s;
+    cuzk_fr_random(&r, &rng), cuzk_fr_random(&s, &rng);
+    int rc = cuzk_circom_prove_gpu(gw, &p, &z, &w, &r, &s, NULL);
+    CHECK_MSG(rc == CUZK_ERR_INVALID_ARG && strstr(cuzk_gpu_worker_error(gw), "other"),
+              "other arrays under a key in use: %d %s", rc, cuzk_gpu_worker_error(gw));
+    cuzk_gpu_device_release(dev, first), cuzk_gpu_device_release(dev, second);
+    prove_both(gw, &p, &z, &w, "key released, reused"); /* nothing under it now: uploaded anew */
+    cuzk_gpu_device_release(dev, first);
     cuzk_circom_zkey_free(&z);
     cuzk_circom_wtns_free(&w);
 }
@@ -169,7 +185,7 @@ static void fixtures(cuzk_gpu_device *dev, cuzk_gpu_worker *gw, const char *dir)
                 write_json(out, name, "public", cuzk_circom_public_to_json(w.values + 1, z.n_public));
             }
         }
-        cuzk_gpu_device_release(dev, &z);
+        cuzk_gpu_device_release(dev, z.key);
         cuzk_circom_zkey_free(&z);
         cuzk_circom_wtns_free(&w);
     }
@@ -195,7 +211,7 @@ int main(void)
     CHECK(cuzk_gpu_worker_create(&gw, dev) == CUZK_OK);
     printf("device %s\n", cuzk_gpu_device_describe(dev));
     synthetic(dev, gw);
-    same_address(gw);
+    same_address(dev, gw);
     const char *fx = getenv("CUZK_CIRCOM_FIXTURES");
     if (fx) fixtures(dev, gw, fx);
     else printf("  no $CUZK_CIRCOM_FIXTURES: snarkjs keys not tried\n");

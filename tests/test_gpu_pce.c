@@ -23,6 +23,7 @@
 #include "cuzk/groth16/groth16.h"
 #include "cuzk/groth16/groth16_pce.h"
 #include "cuzk/pce/pce.h"
+#include "cuzk/util/handle.h"
 #include "gpu_hooks_env.h"
 #include "test_pce_circuit.h"
 #include "testutil.h"
@@ -45,7 +46,7 @@ static int verify(const cuzk_groth16_pvk *pvk, const cuzk_groth16_proof *pf, con
 #define NPART 6
 typedef struct conc {
     cuzk_gpu_worker *w[2];
-    const cuzk_groth16_params *p;
+    const cuzk_gpu_set *set;
     cuzk_groth16_assignment as[NPART];
     cuzk_groth16_proof out[NPART];
     cuzk_fr r[NPART], s[NPART];
@@ -67,7 +68,7 @@ static void *conc_worker(void *arg)
         int i = c->next++;
         pthread_mutex_unlock(&c->mu);
         if (i >= NPART) break;
-        c->rc[i] = cuzk_gpu_prove(c->w[a->id], &c->out[i], c->p, &c->as[i], &c->r[i], &c->s[i], 1, NULL);
+        c->rc[i] = cuzk_gpu_prove(c->w[a->id], &c->out[i], c->set, &c->as[i], &c->r[i], &c->s[i], 1, NULL);
     }
     return NULL;
 }
@@ -110,7 +111,9 @@ static void one_circuit(cuzk_gpu_worker *w[2], cuzk_gpu_device *dev, pc_cfg cfg,
      * the seed: the same witness each time, each proof with its own r, s) */
     conc *c = calloc(1, sizeof *c);
     pthread_mutex_init(&c->mu, NULL);
-    c->w[0] = w[0], c->w[1] = w[1], c->p = &params;
+    /* the set's and the PCE's handles, as the engine gives them */
+    const cuzk_gpu_set ks = {cuzk_handle_new(), &params, cuzk_handle_new(), pce};
+    c->w[0] = w[0], c->w[1] = w[1], c->set = &ks;
     for (int i = 0; i < NPART; i++) {
         wit[i] = (cuzk_witness_cs *)pc_build(CUZK_CS_WITNESS, &cfg);
         pp[i] = (cuzk_proving_cs *)pc_build(CUZK_CS_PROVING, &cfg);
@@ -123,7 +126,7 @@ static void one_circuit(cuzk_gpu_worker *w[2], cuzk_gpu_device *dev, pc_cfg cfg,
     CHECK(cuzk_groth16_assignment_from_cs(&pa, p) == CUZK_OK);
     cuzk_groth16_proof gp, cp;
     cuzk_groth16_prove_timing tm;
-    rc = cuzk_gpu_prove(w[0], &gp, &params, &c->as[0], &c->r[0], &c->s[0], 1, &tm);
+    rc = cuzk_gpu_prove(w[0], &gp, &ks, &c->as[0], &c->r[0], &c->s[0], 1, &tm);
     CHECK_MSG(rc == CUZK_OK, "gpu prove (PCE) %d: %s", rc, cuzk_gpu_worker_error(w[0]));
     CHECK(cuzk_groth16_prove_assignment(&cp, &params, &pa, &c->r[0], &c->s[0], 2, NULL) == CUZK_OK);
     CHECK_MSG(proof_eq(&gp, &cp), "GPU proof from the PCE differs from the CPU proof");
@@ -140,6 +143,7 @@ static void one_circuit(cuzk_gpu_worker *w[2], cuzk_gpu_device *dev, pc_cfg cfg,
         cuzk_groth16_job pj;
         cuzk_fr_packed pk;
         CHECK(cuzk_groth16_job_init(&pj, &params, &c->as[0]) == CUZK_OK);
+        pj.key = ks.key, pj.pce_key = ks.pce_key;
         CHECK(cuzk_fr_pack(&pk, pj.aux, pj.num_aux, pj.plain) == CUZK_OK);
         pj.aux = NULL, pj.aux_packed = &pk;
         cuzk_groth16_proof pg;
@@ -167,15 +171,15 @@ static void one_circuit(cuzk_gpu_worker *w[2], cuzk_gpu_device *dev, pc_cfg cfg,
         cuzk_fr_add(&aux[k], &aux[k], &cuzk_fr_one);
         bad.aux = aux;
         cuzk_groth16_proof bp;
-        CHECK(cuzk_gpu_prove(w[1], &bp, &params, &bad, &c->r[0], &c->s[0], 1, NULL) == CUZK_OK);
+        CHECK(cuzk_gpu_prove(w[1], &bp, &ks, &bad, &c->r[0], &c->s[0], 1, NULL) == CUZK_OK);
         CHECK_MSG(verify(&pvk, &bp, wit[0]) != CUZK_OK, "tampered aux %zu: proof accepted", k);
         free(aux);
     }
     /* released and uploaded again: the same proof */
-    cuzk_gpu_device_release_pce(dev, pce);
+    cuzk_gpu_device_release(dev, ks.pce_key);
     {
         cuzk_groth16_proof again;
-        CHECK(cuzk_gpu_prove(w[1], &again, &params, &c->as[0], &c->r[0], &c->s[0], 1, NULL) == CUZK_OK);
+        CHECK(cuzk_gpu_prove(w[1], &again, &ks, &c->as[0], &c->r[0], &c->s[0], 1, NULL) == CUZK_OK);
         CHECK_MSG(proof_eq(&again, &cp), "after release: GPU proof differs");
     }
     /* inconsistent assignments are refused */
@@ -183,10 +187,10 @@ static void one_circuit(cuzk_gpu_worker *w[2], cuzk_gpu_device *dev, pc_cfg cfg,
         cuzk_groth16_assignment bad = c->as[0];
         cuzk_groth16_proof bp;
         bad.a = bad.input; /* a given as well as pce */
-        CHECK(cuzk_gpu_prove(w[0], &bp, &params, &bad, &c->r[0], &c->s[0], 1, NULL) == CUZK_ERR_INVALID_ARG);
+        CHECK(cuzk_gpu_prove(w[0], &bp, &ks, &bad, &c->r[0], &c->s[0], 1, NULL) == CUZK_ERR_INVALID_ARG);
         bad = c->as[0];
         bad.a_aux = &p->a_aux; /* density not the PCE's */
-        CHECK(cuzk_gpu_prove(w[0], &bp, &params, &bad, &c->r[0], &c->s[0], 1, NULL) == CUZK_ERR_INVALID_ARG);
+        CHECK(cuzk_gpu_prove(w[0], &bp, &ks, &bad, &c->r[0], &c->s[0], 1, NULL) == CUZK_ERR_INVALID_ARG);
         CHECK(cuzk_groth16_prove_assignment(&bp, &params, &bad, &c->r[0], &c->s[0], 1, NULL) == CUZK_ERR_INVALID_ARG);
     }
 
@@ -208,7 +212,8 @@ static void one_circuit(cuzk_gpu_worker *w[2], cuzk_gpu_device *dev, pc_cfg cfg,
     printf("  gpu: upload %.4fs eval %.4fs H %.4fs msm %.4fs total %.4fs; concurrent %d partitions, %u wrong\n",
            tm.upload_s, tm.eval_s, tm.ntt_h_s, tm.msm_s, tm.total_s, NPART, bad);
 
-    cuzk_gpu_device_release_pce(dev, pce);
+    cuzk_gpu_device_release(dev, ks.pce_key);
+    cuzk_gpu_device_release(dev, ks.key);
     for (int i = 0; i < NPART; i++) cuzk_cs_free(&wit[i]->base), cuzk_cs_free(&pp[i]->base);
     free(c);
     if (pce != built) cuzk_pce_free(pce);
@@ -293,12 +298,13 @@ static void budgets(void)
     cuzk_fr rr, ss;
     cuzk_fr_random(&rr, &rng), cuzk_fr_random(&ss, &rng);
     cuzk_groth16_proof whole, pf;
-    int rc = cuzk_gpu_prove(w, &whole, &params, &as, &rr, &ss, 1, NULL);
+    const cuzk_gpu_set ks = {cuzk_handle_new(), &params, cuzk_handle_new(), pce};
+    int rc = cuzk_gpu_prove(w, &whole, &ks, &as, &rr, &ss, 1, NULL);
     CHECK_MSG(rc == CUZK_OK && verify(&pvk, &whole, wit) == CUZK_OK, "whole card: %d %s", rc,
               cuzk_gpu_worker_error(w));
     cuzk_gpu_worker_destroy(w);
-    cuzk_gpu_device_release_params(dev, &params);
-    cuzk_gpu_device_release_pce(dev, pce);
+    cuzk_gpu_device_release(dev, ks.key);
+    cuzk_gpu_device_release(dev, ks.pce_key);
     cuzk_gpu_device_close(dev);
 
     cuzk_gpu_plan_need nd;
@@ -325,15 +331,15 @@ static void budgets(void)
         CHECK(cuzk_gpu_device_budget(dev, &budget, &used) == CUZK_OK);
         if (cs == 0) { /* a byte less than the smallest plan: refused, with what it needs */
             CHECK(cuzk_gpu_device_set_memory_limit(dev, used + need - 1) == CUZK_OK);
-            rc = cuzk_gpu_device_preload(dev, &params, pce, msg, sizeof msg);
+            rc = cuzk_gpu_device_preload(dev, &ks, msg, sizeof msg);
             CHECK_MSG(rc == CUZK_ERR_NO_MEMORY && strstr(msg, "needs at least"), "under the plan: %d %s", rc, msg);
         }
         CHECK(cuzk_gpu_device_set_memory_limit(dev, used + need) == CUZK_OK);
-        rc = cuzk_gpu_device_preload(dev, &params, pce, msg, sizeof msg);
+        rc = cuzk_gpu_device_preload(dev, &ks, msg, sizeof msg);
         CHECK_MSG(rc == CUZK_OK, "preload at %llu bytes: %d %s", (unsigned long long)need, rc, msg);
         printf("  %llu bytes: %s\n", (unsigned long long)need, msg);
         cuzk_groth16_prove_timing tm;
-        rc = cuzk_gpu_prove(w, &pf, &params, &asp, &rr, &ss, 1, &tm);
+        rc = cuzk_gpu_prove(w, &pf, &ks, &asp, &rr, &ss, 1, &tm);
         CHECK_MSG(rc == CUZK_OK, "prove, %u resident: %d %s", res, rc, cuzk_gpu_worker_error(w));
         CHECK_MSG(rc || (proof_eq(&pf, &whole) && verify(&pvk, &pf, wit) == CUZK_OK),
                   "%u resident: the proof differs from the whole card's", res);

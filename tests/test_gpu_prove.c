@@ -13,6 +13,7 @@
 #include "cuzk/gadgets/gadgets.h"
 #include "cuzk/gpu/gpu.h"
 #include "cuzk/groth16/groth16.h"
+#include "cuzk/util/handle.h"
 #include "cuzk/util/mem.h"
 #include "gpu_hooks_env.h"
 #include "job_by_index.h"
@@ -109,7 +110,7 @@ static int prove_by_index_packed(cuzk_gpu_worker *w, cuzk_gpu_device *dev, cuzk_
     if (!rc && !job_by_index(&job, idx)) rc = CUZK_ERR_NO_MEMORY;
     if (!rc && pk) job.aux = NULL, job.aux_packed = pk;
     if (!rc) {
-        job.key = idx[0];
+        job.key = cuzk_handle_new(); /* the index lists go with the points */
         rc = cuzk_gpu_prove_job(w, out, &job, r, s, NULL);
         cuzk_gpu_device_release(dev, job.key);
     }
@@ -139,7 +140,7 @@ static bool want_case(const char *name)
 #define NPART 20
 typedef struct shared {
     cuzk_gpu_worker *w[2];
-    const cuzk_groth16_params *p;
+    const cuzk_gpu_set *set;
     cuzk_groth16_assignment as[NPART];
     cuzk_groth16_proof out[NPART];
     int rc[NPART];
@@ -161,7 +162,7 @@ static void *worker(void *arg)
         int i = sh->next++;
         pthread_mutex_unlock(&sh->mu);
         if (i >= sh->n) break;
-        sh->rc[i] = cuzk_gpu_prove(sh->w[a->id], &sh->out[i], sh->p, &sh->as[i], &sh->r[i], &sh->s[i], 1,
+        sh->rc[i] = cuzk_gpu_prove(sh->w[a->id], &sh->out[i], sh->set, &sh->as[i], &sh->r[i], &sh->s[i], 1,
                                    NULL);
         if (sh->rc[i]) fprintf(stderr, "worker %d: %s\n", a->id, cuzk_gpu_worker_error(sh->w[a->id]));
     }
@@ -195,7 +196,8 @@ int main(void)
     CHECK(rcs && cuzk_groth16_setup(&p, rcs, &rng, 2) == CUZK_OK);
     cuzk_groth16_pvk pvk;
     CHECK(cuzk_groth16_prepare_vk(&pvk, &p.vk) == CUZK_OK);
-    sh->p = &p;
+    const cuzk_gpu_set ks = {cuzk_handle_new(), &p, 0, NULL}; /* p's points on the device */
+    sh->set = &ks;
     cuzk_proving_cs *pc[NPART];
     for (int i = 0; i < NPART; i++) {
         pc[i] = (cuzk_proving_cs *)build(CUZK_CS_PROVING, base_seed + 1 + i, n_mul, 500);
@@ -208,7 +210,7 @@ int main(void)
     for (int i = 0; i < 3; i++) cuzk_fr_random(&sh->r[i], &rng), cuzk_fr_random(&sh->s[i], &rng);
     cuzk_groth16_proof gp[3], cp;
     cuzk_groth16_prove_timing tm;
-    rc = cuzk_gpu_prove(sh->w[0], gp, &p, sh->as, sh->r, sh->s, 3, &tm);
+    rc = cuzk_gpu_prove(sh->w[0], gp, &ks, sh->as, sh->r, sh->s, 3, &tm);
     CHECK_MSG(rc == CUZK_OK, "gpu prove %d: %s", rc, cuzk_gpu_worker_error(sh->w[0]));
     for (int i = 0; i < 3; i++) {
         CHECK(cuzk_groth16_prove_assignment(&cp, &p, &sh->as[i], &sh->r[i], &sh->s[i], 2, NULL) == CUZK_OK);
@@ -221,7 +223,7 @@ int main(void)
     CHECK(verify(&pvk, &gp[0], pc[1]) != CUZK_OK);
     /* the other worker, the same proof (and buffers of its own, which the
      * cases below measure, whichever of them run) */
-    rc = cuzk_gpu_prove(sh->w[1], &cp, &p, &sh->as[2], &sh->r[2], &sh->s[2], 1, NULL);
+    rc = cuzk_gpu_prove(sh->w[1], &cp, &ks, &sh->as[2], &sh->r[2], &sh->s[2], 1, NULL);
     CHECK_MSG(rc == CUZK_OK && proof_eq(&cp, &gp[2]), "worker 1: %d %s", rc, cuzk_gpu_worker_error(sh->w[1]));
     /* the aux packed by value class: unpacked on the host for the job whose
      * scalars the host gathers, expanded on the device for the job by index;
@@ -246,28 +248,29 @@ int main(void)
      * them after a preload): with the arrays NULL the same proof; a set the
      * device does not hold, or other arrays under the copy's key, refused */
     if (want_case("released")) {
-        cuzk_groth16_params q = p; /* another address: nothing resident under it */
-        CHECK(cuzk_gpu_device_params_host_released(dev, &q) == CUZK_ERR_NOT_READY);
-        CHECK(cuzk_gpu_device_params_host_released(dev, &p) == CUZK_OK);
+        cuzk_groth16_params q = p;
+        const cuzk_gpu_set kq = {cuzk_handle_new(), &q, 0, NULL}; /* another key: nothing resident under it */
+        CHECK(cuzk_gpu_device_params_host_released(dev, kq.key) == CUZK_ERR_NOT_READY);
+        CHECK(cuzk_gpu_device_params_host_released(dev, ks.key) == CUZK_OK);
         cuzk_g1_affine *h = p.h, *l = p.l, *a = p.a, *b1 = p.b_g1;
         cuzk_g2_affine *b2 = p.b_g2;
         p.h = NULL, p.l = NULL, p.a = NULL, p.b_g1 = NULL, p.b_g2 = NULL;
         cuzk_groth16_proof bp;
-        rc = cuzk_gpu_prove(sh->w[1], &bp, &p, &sh->as[0], &sh->r[0], &sh->s[0], 1, NULL);
+        rc = cuzk_gpu_prove(sh->w[1], &bp, &ks, &sh->as[0], &sh->r[0], &sh->s[0], 1, NULL);
         CHECK_MSG(rc == CUZK_OK && proof_eq(&bp, &gp[0]), "released: %d %s", rc, cuzk_gpu_worker_error(sh->w[1]));
-        CHECK_MSG(cuzk_gpu_device_preload(dev, &p, NULL, msg, sizeof msg) == CUZK_OK, "preload released: %s", msg);
+        CHECK_MSG(cuzk_gpu_device_preload(dev, &ks, msg, sizeof msg) == CUZK_OK, "preload released: %s", msg);
         q.h = NULL, q.l = NULL, q.a = NULL, q.b_g1 = NULL, q.b_g2 = NULL;
-        rc = cuzk_gpu_prove(sh->w[1], &bp, &q, &sh->as[0], &sh->r[0], &sh->s[0], 1, NULL);
+        rc = cuzk_gpu_prove(sh->w[1], &bp, &kq, &sh->as[0], &sh->r[0], &sh->s[0], 1, NULL);
         CHECK_MSG(rc == CUZK_ERR_INVALID_ARG && strstr(cuzk_gpu_worker_error(sh->w[1]), "released"),
                   "not resident: %d %s", rc, cuzk_gpu_worker_error(sh->w[1]));
         cuzk_g1_affine *other = malloc(p.n_h * sizeof *other);
         memcpy(other, h, p.n_h * sizeof *other);
         p.h = other; /* not what was uploaded */
-        rc = cuzk_gpu_prove(sh->w[1], &bp, &p, &sh->as[0], &sh->r[0], &sh->s[0], 1, NULL);
+        rc = cuzk_gpu_prove(sh->w[1], &bp, &ks, &sh->as[0], &sh->r[0], &sh->s[0], 1, NULL);
         CHECK_MSG(rc == CUZK_ERR_INVALID_ARG, "other arrays under the key: %d", rc);
         free(other);
         p.h = h, p.l = l, p.a = a, p.b_g1 = b1, p.b_g2 = b2; /* those uploaded: accepted again */
-        rc = cuzk_gpu_prove(sh->w[1], &bp, &p, &sh->as[1], &sh->r[1], &sh->s[1], 1, NULL);
+        rc = cuzk_gpu_prove(sh->w[1], &bp, &ks, &sh->as[1], &sh->r[1], &sh->s[1], 1, NULL);
         CHECK_MSG(rc == CUZK_OK && proof_eq(&bp, &gp[1]), "restored: %d %s", rc, cuzk_gpu_worker_error(sh->w[1]));
         /* as the engine releases: the arrays kept, their pages given back
          * (zeros from then on), the same proof from the device's copy */
@@ -276,13 +279,14 @@ int main(void)
         z.b_g1 = malloc(p.n_b_g1 * sizeof *z.b_g1), z.b_g2 = malloc(p.n_b_g2 * sizeof *z.b_g2);
         memcpy(z.h, h, p.n_h * sizeof *z.h), memcpy(z.l, l, p.n_l * sizeof *z.l), memcpy(z.a, a, p.n_a * sizeof *z.a);
         memcpy(z.b_g1, b1, p.n_b_g1 * sizeof *z.b_g1), memcpy(z.b_g2, b2, p.n_b_g2 * sizeof *z.b_g2);
-        CHECK_MSG(cuzk_gpu_device_preload(dev, &z, NULL, msg, sizeof msg) == CUZK_OK, "preload z: %s", msg);
-        CHECK(cuzk_gpu_device_params_host_released(dev, &z) == CUZK_OK);
+        const cuzk_gpu_set kz = {cuzk_handle_new(), &z, 0, NULL};
+        CHECK_MSG(cuzk_gpu_device_preload(dev, &kz, msg, sizeof msg) == CUZK_OK, "preload z: %s", msg);
+        CHECK(cuzk_gpu_device_params_host_released(dev, kz.key) == CUZK_OK);
         const size_t gone = cuzk_mem_discard(z.h, p.n_h * sizeof *z.h) + cuzk_mem_discard(z.l, p.n_l * sizeof *z.l);
         CHECK_MSG(gone > 0, "nothing discarded of %zu bytes of h", p.n_h * sizeof *z.h);
-        rc = cuzk_gpu_prove(sh->w[0], &bp, &z, &sh->as[2], &sh->r[2], &sh->s[2], 1, NULL);
+        rc = cuzk_gpu_prove(sh->w[0], &bp, &kz, &sh->as[2], &sh->r[2], &sh->s[2], 1, NULL);
         CHECK_MSG(rc == CUZK_OK && proof_eq(&bp, &gp[2]), "discarded: %d %s", rc, cuzk_gpu_worker_error(sh->w[0]));
-        cuzk_gpu_device_release_params(dev, &z);
+        cuzk_gpu_device_release(dev, kz.key);
         free(z.h), free(z.l), free(z.a), free(z.b_g1), free(z.b_g2);
     }
     /* a tampered witness (one aux value) gives a proof that fails */
@@ -293,7 +297,7 @@ int main(void)
         cuzk_fr_add(&aux[bad.num_aux / 2], &aux[bad.num_aux / 2], &cuzk_fr_one);
         bad.aux = aux;
         cuzk_groth16_proof bp;
-        CHECK(cuzk_gpu_prove(sh->w[1], &bp, &p, &bad, &sh->r[0], &sh->s[0], 1, NULL) == CUZK_OK);
+        CHECK(cuzk_gpu_prove(sh->w[1], &bp, &ks, &bad, &sh->r[0], &sh->s[0], 1, NULL) == CUZK_OK);
         CHECK(verify(&pvk, &bp, pc[0]) != CUZK_OK);
         free(aux);
     }
@@ -307,12 +311,12 @@ int main(void)
         cuzk_fr *copy = malloc(nb);
         memcpy(copy, abc, nb);
         cuzk_groth16_proof bp;
-        rc = cuzk_gpu_prove(sh->w[1], &bp, &p, &lay, &sh->r[0], &sh->s[0], 1, NULL);
+        rc = cuzk_gpu_prove(sh->w[1], &bp, &ks, &lay, &sh->r[0], &sh->s[0], 1, NULL);
         CHECK_MSG(rc == CUZK_OK, "abc layout: %s", cuzk_gpu_worker_error(sh->w[1]));
         CHECK_MSG(proof_eq(&bp, &gp[0]), "abc layout: GPU proof differs");
         CHECK(memcmp(copy, abc, nb) == 0);
         lay.b = abc + 1; /* not the layout: refused */
-        CHECK(cuzk_gpu_prove(sh->w[1], &bp, &p, &lay, &sh->r[0], &sh->s[0], 1, NULL) == CUZK_ERR_INVALID_ARG);
+        CHECK(cuzk_gpu_prove(sh->w[1], &bp, &ks, &lay, &sh->r[0], &sh->s[0], 1, NULL) == CUZK_ERR_INVALID_ARG);
         free(abc), free(copy);
     }
     /* uploads from pageable memory through the worker's pinned staging
@@ -331,14 +335,14 @@ int main(void)
         CHECK(rc == CUZK_OK);
         if (rc) break;
         cuzk_groth16_proof sp[3];
-        rc = cuzk_gpu_prove(sw, sp, &p, sh->as, sh->r, sh->s, 3, NULL);
+        rc = cuzk_gpu_prove(sw, sp, &ks, sh->as, sh->r, sh->s, 3, NULL);
         CHECK_MSG(rc == CUZK_OK, "staged (%s): %s", off ? "off" : "1 KiB", cuzk_gpu_worker_error(sw));
         for (int i = 0; i < 3 && !rc; i++)
             CHECK_MSG(proof_eq(&sp[i], &gp[i]), "staged (%s): proof %d differs", off ? "off" : "1 KiB", i);
         cuzk_groth16_assignment lay;
         size_t nb;
         cuzk_fr *abc = abc_layout(&lay, &sh->as[1], &nb);
-        rc = cuzk_gpu_prove(sw, sp, &p, &lay, &sh->r[1], &sh->s[1], 1, NULL);
+        rc = cuzk_gpu_prove(sw, sp, &ks, &lay, &sh->r[1], &sh->s[1], 1, NULL);
         CHECK_MSG(rc == CUZK_OK && proof_eq(&sp[0], &gp[1]), "staged a, b, c (%s): %d %s", off ? "off" : "1 KiB", rc,
                   cuzk_gpu_worker_error(sw));
         free(abc);
@@ -361,34 +365,34 @@ int main(void)
         CHECK(cuzk_gpu_worker_create(&tw, dev) == CUZK_OK);
         GPU_HOOK_SET_STR(stream, "h,l,a,b_g1,b_g2");
         GPU_HOOK_SET(stream_chunk, rcs->base.num_aux / 6 + 1);
-        cuzk_groth16_params ps = p; /* another key: a set of its own on the device */
+        const cuzk_gpu_set kps = {cuzk_handle_new(), &p, 0, NULL}; /* another key: a set of its own on the device */
         cuzk_groth16_proof sp[3];
-        rc = cuzk_gpu_prove(tw, sp, &ps, sh->as, sh->r, sh->s, 3, NULL);
+        rc = cuzk_gpu_prove(tw, sp, &kps, sh->as, sh->r, sh->s, 3, NULL);
         CHECK_MSG(rc == CUZK_OK, "streamed: %s", cuzk_gpu_worker_error(tw));
         for (int i = 0; i < 3 && !rc; i++) CHECK_MSG(proof_eq(&sp[i], &gp[i]), "streamed: proof %d differs", i);
-        CHECK(cuzk_gpu_device_params_host_released(dev, &ps) == CUZK_ERR_NOT_READY);
+        CHECK(cuzk_gpu_device_params_host_released(dev, kps.key) == CUZK_ERR_NOT_READY);
         rc = prove_by_index(tw, dev, sp, &p, &sh->as[1], &sh->r[1], &sh->s[1]);
         CHECK_MSG(rc == CUZK_OK && proof_eq(&sp[0], &gp[1]), "streamed job by index: %d %s", rc,
                   cuzk_gpu_worker_error(tw));
         GPU_HOOK_SET_STR(stream, "");
-        cuzk_gpu_device_release_params(dev, &ps);
+        cuzk_gpu_device_release(dev, kps.key);
 
-        cuzk_groth16_params pf = p;
+        const cuzk_gpu_set kpf = {cuzk_handle_new(), &p, 0, NULL};
         uint64_t budget, used; /* a budget a byte over what is held: no plan fits */
         CHECK(cuzk_gpu_device_budget(dev, &budget, &used) == CUZK_OK);
         CHECK(cuzk_gpu_device_set_memory_limit(dev, used + 1) == CUZK_OK);
-        rc = cuzk_gpu_device_preload(dev, &pf, NULL, msg, sizeof msg);
+        rc = cuzk_gpu_device_preload(dev, &kpf, msg, sizeof msg);
         CHECK(cuzk_gpu_device_set_memory_limit(dev, 0) == CUZK_OK);
         CHECK_MSG(rc == CUZK_ERR_NO_MEMORY && strstr(msg, "every point streamed") && strstr(msg, "needs at least"),
                   "preload, never fits: %d %s", rc, msg);
         GPU_HOOK_SET_STR(stream, "h,l,a,b_g1,b_g2"); /* the set a job uploads: every array streamed */
-        rc = cuzk_gpu_prove(tw, sp, &pf, &sh->as[2], &sh->r[2], &sh->s[2], 1, NULL); /* every array streamed */
+        rc = cuzk_gpu_prove(tw, sp, &kpf, &sh->as[2], &sh->r[2], &sh->s[2], 1, NULL); /* every array streamed */
         CHECK_MSG(rc == CUZK_OK && proof_eq(&sp[0], &gp[2]), "after the preload: %d %s", rc,
                   cuzk_gpu_worker_error(tw));
-        CHECK(cuzk_gpu_device_params_host_released(dev, &pf) == CUZK_ERR_NOT_READY);
+        CHECK(cuzk_gpu_device_params_host_released(dev, kpf.key) == CUZK_ERR_NOT_READY);
         GPU_HOOK_SET_STR(stream, "");
         GPU_HOOK_SET(stream_chunk, 0);
-        cuzk_gpu_device_release_params(dev, &pf);
+        cuzk_gpu_device_release(dev, kpf.key);
         cuzk_gpu_worker_destroy(tw);
     }
     /* the job with its queries by index (gathered on the device, B2 from its
@@ -398,7 +402,7 @@ int main(void)
         cuzk_groth16_job job;
         uint32_t *idx[3] = {NULL, NULL, NULL};
         CHECK(cuzk_groth16_job_init(&job, &p, &sh->as[0]) == CUZK_OK && job_by_index(&job, idx));
-        job.key = idx[0];
+        job.key = cuzk_handle_new();
         cuzk_groth16_proof bp;
         /* gathered on the device, A's and B's scalars take the two of a, b, c
          * that H leaves dead: the worker's arrays for them (from the host
@@ -430,7 +434,7 @@ int main(void)
         const uint64_t held = cuzk_gpu_worker_held_bytes(sh->w[1]);
         CHECK_MSG(held > 0, "worker 1 holds no buffers after its proofs");
         GPU_HOOK_SET_STR(fail_alloc, "witness");
-        rc = cuzk_gpu_prove(sh->w[1], &bp, &p, &sh->as[0], &sh->r[0], &sh->s[0], 1, NULL);
+        rc = cuzk_gpu_prove(sh->w[1], &bp, &ks, &sh->as[0], &sh->r[0], &sh->s[0], 1, NULL);
         GPU_HOOK_SET_STR(fail_alloc, "");
         const char *em = cuzk_gpu_worker_error(sh->w[1]);
         CHECK_MSG(rc == CUZK_ERR_NO_MEMORY, "injected out of memory: rc %d (%s)", rc, em);
@@ -440,7 +444,7 @@ int main(void)
         CHECK(cuzk_gpu_worker_held_bytes(sh->w[0]) > 0); /* the other worker keeps its own */
         uint64_t tot = 0, fr = 0;
         CHECK(cuzk_gpu_device_memory(dev, &tot, &fr) == CUZK_OK); /* not marked failed */
-        rc = cuzk_gpu_prove(sh->w[1], &bp, &p, &sh->as[0], &sh->r[0], &sh->s[0], 1, NULL);
+        rc = cuzk_gpu_prove(sh->w[1], &bp, &ks, &sh->as[0], &sh->r[0], &sh->s[0], 1, NULL);
         CHECK_MSG(rc == CUZK_OK && proof_eq(&bp, &gp[0]), "after the out of memory: rc %d (%s)", rc,
                   cuzk_gpu_worker_error(sh->w[1]));
         printf("out of device memory: the worker let go of %llu bytes, then proved again\n",
@@ -448,14 +452,14 @@ int main(void)
         /* inside the kernel region (the MSM's segments): the same, the device
          * lock released (the other worker proves), the device not failed */
         GPU_HOOK_SET_STR(fail_alloc, "msm segments");
-        rc = cuzk_gpu_prove(sh->w[1], &bp, &p, &sh->as[0], &sh->r[0], &sh->s[0], 1, NULL);
+        rc = cuzk_gpu_prove(sh->w[1], &bp, &ks, &sh->as[0], &sh->r[0], &sh->s[0], 1, NULL);
         GPU_HOOK_SET_STR(fail_alloc, "");
         CHECK_MSG(rc == CUZK_ERR_NO_MEMORY && cuzk_gpu_worker_held_bytes(sh->w[1]) == 0, "in the region: rc %d (%s)",
                   rc, cuzk_gpu_worker_error(sh->w[1]));
-        rc = cuzk_gpu_prove(sh->w[0], &bp, &p, &sh->as[0], &sh->r[0], &sh->s[0], 1, NULL);
+        rc = cuzk_gpu_prove(sh->w[0], &bp, &ks, &sh->as[0], &sh->r[0], &sh->s[0], 1, NULL);
         CHECK_MSG(rc == CUZK_OK && proof_eq(&bp, &gp[0]), "the other worker after it: rc %d (%s)", rc,
                   cuzk_gpu_worker_error(sh->w[0]));
-        rc = cuzk_gpu_prove(sh->w[1], &bp, &p, &sh->as[0], &sh->r[0], &sh->s[0], 1, NULL);
+        rc = cuzk_gpu_prove(sh->w[1], &bp, &ks, &sh->as[0], &sh->r[0], &sh->s[0], 1, NULL);
         CHECK_MSG(rc == CUZK_OK && proof_eq(&bp, &gp[0]), "worker 1 again: rc %d (%s)", rc,
                   cuzk_gpu_worker_error(sh->w[1]));
     }
@@ -464,7 +468,7 @@ int main(void)
         cuzk_groth16_assignment bad = sh->as[0];
         bad.num_aux--;
         cuzk_groth16_proof bp;
-        CHECK(cuzk_gpu_prove(sh->w[1], &bp, &p, &bad, &sh->r[0], &sh->s[0], 1, NULL) == CUZK_ERR_INVALID_ARG);
+        CHECK(cuzk_gpu_prove(sh->w[1], &bp, &ks, &bad, &sh->r[0], &sh->s[0], 1, NULL) == CUZK_ERR_INVALID_ARG);
         CHECK(cuzk_gpu_worker_error(sh->w[1])[0] != 0);
     }
 

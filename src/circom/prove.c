@@ -63,7 +63,7 @@ static int circom_job(cuzk_groth16_job *j, cuzk_groth16_params *params, cuzk_fr 
         .input = (const cuzk_fr *)w->values, .aux = (const cuzk_fr *)(w->values + np1), .plain = true,
         .a = abc, .b = abc + n, .c = abc + 2 * n, .abc = abc, .abc_consumable = true,
         .q_a = {z->a.n, z->a.idx, NULL, NULL}, .q_b_g1 = qb1, .q_b_g2 = {z->b_g2.n, z->b_g2.idx, NULL, NULL},
-        .params = params, .key = z,
+        .params = params, .key = z->key,
     };
     /* B1 and B2 drop the same wires (b_j(tau) = 0) in any zkey snarkjs makes:
      * one set of scalars for both */

@@ -8,6 +8,7 @@
 
 #include "circom/circom_internal.h"
 #include "cuzk/util/error.h"
+#include "cuzk/util/handle.h"
 #include "cuzk/ff/fp.h"
 #include "cuzk/poly/ntt.h"
 #include "cuzk/util/parallel.h"
@@ -264,6 +265,7 @@ int cuzk_circom_zkey_read_mem(cuzk_circom_zkey *out, const uint8_t *buf, size_t 
     if (!out) return circom_fail(err, CUZK_ERR_INVALID_ARG, 0, "zkey: no output");
     memset(out, 0, sizeof *out);
     int rc = parse(out, buf, len, mode, nthreads, err);
+    if (!rc) out->key = cuzk_handle_new();
     if (rc) {
         if (rc == CUZK_ERR_NO_MEMORY) circom_fail(err, rc, 0, "zkey: out of memory");
         cuzk_circom_zkey_free(out);

@@ -227,7 +227,6 @@ struct cuzk_engine {
     cuzk_job **finished;
     size_t fin_head, fin_len, fin_cap;
     uint64_t next_seq, next_finish, lru_tick;
-    uint64_t next_handle;             /* the last set or PCE handle given (never reused) */
     unsigned n_synth, n_ready, n_proved; /* partitions in P_SYNTH, P_READY, P_PROVED */
     unsigned n_inflight;                 /* partitions holding a witness reservation */
 

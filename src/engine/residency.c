@@ -26,6 +26,7 @@
 #include "cuzk/util/clock.h"
 #include "cuzk/util/error.h"
 #include "cuzk/util/file.h"
+#include "cuzk/util/handle.h"
 #include "cuzk/util/mem.h"
 #include "engine/engine_internal.h"
 
@@ -546,7 +547,7 @@ void srs_load_done(cuzk_engine *e, srs_entry *s, int err, double secs, const cha
         mem_force(e, (int64_t)actual - (int64_t)s->bytes);
         s->bytes = s->est_bytes = actual;
         s->state = CUZK_SRS_HOT;
-        s->set_id = ++e->next_handle;
+        s->set_id = cuzk_handle_new();
         s->loads++;
         s->load_s += secs;
         s->last_used = ++e->lru_tick;
@@ -849,7 +850,7 @@ void pce_load_cached(cuzk_engine *e, kind_entry *k)
     pthread_mutex_lock(&e->mu);
     if (err == CUZK_OK && pce) {
         s->pce = pce;
-        s->pce_id = ++e->next_handle;
+        s->pce_id = cuzk_handle_new();
         s->pce_bytes = bytes;
         mem_force(e, (int64_t)bytes); /* already in memory: account for it */
         s->pce_state = CUZK_PCE_RESIDENT;
@@ -884,7 +885,7 @@ static void *pce_thread_main(void *arg)
     if (err == CUZK_OK && pce) {
         mem_force(e, (int64_t)bytes - (int64_t)s->pce_bytes);
         s->pce = pce;
-        s->pce_id = ++e->next_handle;
+        s->pce_id = cuzk_handle_new();
         s->pce_bytes = bytes;
         s->pce_state = CUZK_PCE_RESIDENT;
         s->pce_last_used = ++e->lru_tick;

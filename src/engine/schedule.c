@@ -262,7 +262,9 @@ bool mem_wait(const cuzk_engine *e, const worker *w, double *until)
     return false;
 }
 
-/* Claims up to cap ready partitions of one SRS, highest priority first. */
+/* Claims up to cap ready partitions of one SRS, highest priority first,
+ * whose witnesses come through one PCE (or none): a prove call takes one
+ * set and its PCE. */
 size_t claim_ready(cuzk_engine *e, worker *w, part **ps, cuzk_job **js, size_t n, size_t cap,
                           srs_entry **srs)
 {
@@ -275,6 +277,7 @@ size_t claim_ready(cuzk_engine *e, worker *w, part **ps, cuzk_job **js, size_t n
         for (uint32_t q = 0; q < j->nparts && n < cap; q++) {
             part *p = &j->parts[q];
             if (p->state != P_READY || !prove_eligible(e, w, p)) continue;
+            if (n && p->wit.as.pce != ps[0]->wit.as.pce) continue;
             p->state = P_PROVING;
             e->n_ready--;
             j->busy++;

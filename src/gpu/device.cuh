@@ -56,12 +56,12 @@ struct pce_block {
 /* The device copies of one parameter set or PCE (key: its host object), listed per device.
  * (The engine's srs_entry is the host side's bookkeeping of a parameter set.) */
 struct dev_resident {
-    const void *key;
+    uint64_t key;           /* the owner's handle (cuzk/util/handle.h) */
     void *p[SRS_N];
-    const void *src[SRS_N]; /* host arrays and sizes uploaded: a key whose */
-    size_t bytes[SRS_N];    /* arrays changed is a new parameter set */
+    const void *src[SRS_N]; /* host arrays and sizes uploaded: a job under the */
+    size_t bytes[SRS_N];    /* key with others is refused */
     bool host_released;     /* the owner released the host's point arrays (h .. b_g2, freed or */
-    dev_resident *next;     /* discarded): the key and sizes alone say they are these */
+    dev_resident *next;     /* discarded): NULL ones stand for those uploaded */
     bool streamed[SRS_N];   /* points left on the host (src), uploaded by chunks at each MSM: the
                                plan of a set that with one worker's buffers does not fit the budget */
     int ordinal;            /* the card whose budget holds the arrays */
@@ -174,7 +174,7 @@ int srs_get_job(cuzk_gpu_worker *w, const cuzk_gpu::ctx &c, const cuzk_groth16_j
 /* stream_chunk: 0, the matrices resident; else they stay on the host and go
  * up in row blocks of at most that many bytes (the layout pce_block_layout
  * gives) */
-int pce_get(cuzk_gpu_worker *w, const cuzk_gpu::ctx &c, const cuzk_pce *p, dev_resident **out,
+int pce_get(cuzk_gpu_worker *w, const cuzk_gpu::ctx &c, uint64_t key, const cuzk_pce *p, dev_resident **out,
             size_t stream_chunk = 0);
 /* Where a block's row pointers (at 0), columns and codes lie in a chunk
  * buffer; the bytes in all returned. */

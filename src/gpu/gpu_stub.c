@@ -85,11 +85,11 @@ int cuzk_gpu_g2_msm_bases(cuzk_gpu_worker *w, cuzk_g2_jac *out, const cuzk_gpu_b
 {
     return (void)w, (void)out, (void)b, (void)scalars, (void)n, CUZK_ERR_NO_DEVICE;
 }
-int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_groth16_params *params,
+int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_gpu_set *set,
                    const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s,
                    size_t count, cuzk_groth16_prove_timing *timing)
 {
-    return (void)w, (void)out, (void)params, (void)as, (void)r, (void)s, (void)count, (void)timing,
+    return (void)w, (void)out, (void)set, (void)as, (void)r, (void)s, (void)count, (void)timing,
            CUZK_ERR_NO_DEVICE;
 }
 int cuzk_gpu_prove_job(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_groth16_job *job,
@@ -97,26 +97,17 @@ int cuzk_gpu_prove_job(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_g
 {
     return (void)w, (void)out, (void)job, (void)r, (void)s, (void)timing, CUZK_ERR_NO_DEVICE;
 }
-void cuzk_gpu_device_release_params(cuzk_gpu_device *dev, const cuzk_groth16_params *params)
+int cuzk_gpu_device_params_host_released(cuzk_gpu_device *dev, uint64_t key)
 {
-    (void)dev, (void)params;
+    return (void)dev, (void)key, CUZK_ERR_NO_DEVICE;
 }
-int cuzk_gpu_device_params_host_released(cuzk_gpu_device *dev, const cuzk_groth16_params *params)
+int cuzk_gpu_device_preload(cuzk_gpu_device *dev, const cuzk_gpu_set *set, char *msg, size_t msg_len)
 {
-    return (void)dev, (void)params, CUZK_ERR_NO_DEVICE;
-}
-int cuzk_gpu_device_preload(cuzk_gpu_device *dev, const cuzk_groth16_params *params, const struct cuzk_pce *pce,
-                            char *msg, size_t msg_len)
-{
-    (void)dev, (void)params, (void)pce;
+    (void)dev, (void)set;
     if (msg && msg_len) snprintf(msg, msg_len, "built without CUDA");
     return CUZK_ERR_NO_DEVICE;
 }
-void cuzk_gpu_device_release_pce(cuzk_gpu_device *dev, const struct cuzk_pce *pce)
-{
-    (void)dev, (void)pce;
-}
-void cuzk_gpu_device_release(cuzk_gpu_device *dev, const void *key) { (void)dev, (void)key; }
+void cuzk_gpu_device_release(cuzk_gpu_device *dev, uint64_t key) { (void)dev, (void)key; }
 int cuzk_gpu_host_register(void *ptr, size_t len, char *msg, size_t msg_len)
 {
     if (msg && msg_len) snprintf(msg, msg_len, "cuzk was built without CUDA");

@@ -434,7 +434,7 @@ static int run_prepare(cuzk_gpu_worker *w, const ctx &c, const cuzk_groth16_job 
     R->wpk = R->two && R->srs->witness_packed && pk && pk->n == R->na && pk->n_gen <= pk->n / 8;
     if (R->p && cuzk_pce_ready(R->p, NULL) != CUZK_OK) /* its checksums, verified in the background, failed */
         return fail_msg(c, CUZK_ERR_FORMAT, "prove: the PCE failed verification");
-    if (R->p && (rc = pce_get(w, c, R->p, &R->pe, R->srs->pce_streamed ? R->srs->chunk_bytes : 0))) return rc;
+    if (R->p && (rc = pce_get(w, c, j->pce_key, R->p, &R->pe, R->srs->pce_streamed ? R->srs->chunk_bytes : 0))) return rc;
     /* a streamed PCE's blocks take the chunk buffers first: the points'
      * chunks start once the last evaluation is issued */
     R->pce_blocks = R->pe && R->pe->streamed[PCE_RP];
@@ -762,12 +762,11 @@ extern "C" int cuzk_gpu_prove_job(cuzk_gpu_worker *w, cuzk_groth16_proof *out, c
     return rc ? rc : prove_job(w, c, out, job, r, s, tm);
 }
 
-extern "C" int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out,
-                              const cuzk_groth16_params *params, const cuzk_groth16_assignment *as,
-                              const cuzk_fr *r, const cuzk_fr *s, size_t count,
+extern "C" int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_gpu_set *set,
+                              const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s, size_t count,
                               cuzk_groth16_prove_timing *timing)
 {
-    if (!w || !params || (count && (!out || !as || !r || !s))) return CUZK_ERR_INVALID_ARG;
+    if (!w || !set || !set->params || (count && (!out || !as || !r || !s))) return CUZK_ERR_INVALID_ARG;
     cuzk_groth16_prove_timing tdummy;
     cuzk_groth16_prove_timing *tm = timing ? timing : &tdummy;
     memset(tm, 0, sizeof *tm);
@@ -776,8 +775,11 @@ extern "C" int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out,
     if (rc) return rc;
     for (size_t i = 0; i < count; i++) {
         cuzk_groth16_job j;
-        if ((rc = cuzk_groth16_job_init(&j, params, &as[i])))
+        if ((rc = cuzk_groth16_job_init(&j, set->params, &as[i])))
             return fail_msg(c, rc, "prove: assignment does not fit the parameters");
+        if (as[i].pce && (as[i].pce != set->pce || !set->pce_key))
+            return fail_msg(c, CUZK_ERR_INVALID_ARG, "prove: the assignment's PCE is not the set's");
+        j.key = set->key, j.pce_key = as[i].pce ? set->pce_key : 0;
         if ((rc = prove_job(w, c, &out[i], &j, &r[i], &s[i], tm))) return rc;
     }
     return CUZK_OK;

@@ -94,97 +94,122 @@ static bool stream_named(const char *name)
 }
 static bool stream_forced(int slot) { return stream_named(srs_name[slot]); }
 
-/* The device copy of a parameter set (key: its address), uploaded by the
- * first worker that needs it; src/bytes per SRS_* slot (bytes 0: unused).
- * src identifies the host arrays (a set whose arrays changed is stale);
- * data (may be NULL) gives, per slot, other bytes to upload in src's place
- * (arrays derived on the host for the upload, identified by their source).
- * *made says whether this call uploaded it (may be NULL). */
-static int srs_get(cuzk_gpu_worker *w, const ctx &c, const void *key, const void *const src[SRS_N],
+/* The entry under key (srs_mu held), NULL when none. */
+static dev_resident *srs_find(cuzk_gpu_device *d, uint64_t key)
+{
+    dev_resident *e = d->srs;
+    while (e && e->key != key) e = e->next;
+    return e;
+}
+
+/* Why a job's arrays (the first n slots of src/bytes) are not those the
+ * entry was made from, NULL when they are: other sizes, or other arrays
+ * (a point array its owner released, NULL, stands for the uploaded one). */
+static const char *srs_mismatch(const dev_resident *e, const void *const src[SRS_N], const size_t bytes[SRS_N],
+                                int n)
+{
+    if (memcmp(e->bytes, bytes, n * sizeof *bytes)) return "the key's copy has arrays of other sizes";
+    for (int i = 0; i < n; i++) {
+        if (src[i] == e->src[i]) continue;
+        if (e->host_released && i < SRS_IA && !src[i] && !e->streamed[i]) continue;
+        return e->host_released ? "the set's host arrays were released and the job's differ from the device's copy"
+                                : "the key names other arrays than the device's copy";
+    }
+    return NULL;
+}
+
+/* The plan's layout of the set (none: three vectors for H, the hooks'
+ * chunks) and the slots it streams from the host: the plan's, the hooks'
+ * and a streamed PCE's (host_slots). */
+static void srs_lay_out(dev_resident *e, const void *const src[SRS_N], const cuzk_gpu_plan *plan,
+                        uint64_t host_slots)
+{
+    e->h_vectors = plan ? plan->h_vectors : 3;
+    e->chunk_bytes = plan && plan->chunk_bytes ? plan->chunk_bytes : STREAM_CHUNK_BYTES;
+    e->compact_tables = plan && plan->compact_tables;
+    if (plan) {
+        e->chunk_buffers = plan->chunk_buffers, e->msm_entries = plan->msm_entries;
+        e->witness_packed = plan->witness_packed;
+        for (int i = 0; i <= SRS_B2; i++) e->msm_c[i] = plan->msm_c[i];
+    }
+    e->pce_streamed = (plan && plan->pce_streamed) || host_slots;
+    for (int i = 0; i < SRS_N; i++)
+        e->streamed[i] = src[i] && ((i <= SRS_B2 && ((plan && plan->streamed[i]) || stream_forced(i))) ||
+                                    (host_slots >> i & 1));
+}
+
+/* A new entry under key: laid out by the plan, its resident slots uploaded
+ * (from data[i] when given, else src[i]) and waited for, a streamed PCE's
+ * row blocks taken over from blocks. */
+static int srs_make(const ctx &c, uint64_t key, const void *const src[SRS_N], const size_t bytes[SRS_N],
+                    const void *const *data, const cuzk_gpu_plan *plan, uint64_t host_slots,
+                    dev_resident *blocks, dev_resident **out)
+{
+    dev_resident *e = (dev_resident *)calloc(1, sizeof *e);
+    if (!e) return CUZK_ERR_NO_MEMORY;
+    e->key = key, e->ordinal = c.ordinal;
+    memcpy(e->src, src, sizeof e->src);
+    memcpy(e->bytes, bytes, sizeof e->bytes);
+    srs_lay_out(e, src, plan, host_slots);
+    int rc = CUZK_OK;
+    for (int i = 0; i < SRS_N && !rc; i++)
+        if (src[i] && !e->streamed[i])
+            rc = srs_copy(c, &e->p[i], data && data[i] ? data[i] : src[i], bytes[i], srs_name[i]);
+    if (!rc && host_slots) e->pin_base = pin_streamed(src, bytes, host_slots);
+    if (blocks) { /* a streamed PCE's row blocks move to the entry */
+        memcpy(e->blk, blocks->blk, sizeof e->blk), memcpy(e->n_blk, blocks->n_blk, sizeof e->n_blk);
+        e->blk_chunk = blocks->blk_chunk;
+        memset(blocks->blk, 0, sizeof blocks->blk);
+    }
+    if (!rc) {
+        cudaError_t ce = cudaStreamSynchronize(c.st);
+        if (ce != cudaSuccess) rc = fail(c, ce, "cudaStreamSynchronize(SRS upload)");
+    }
+    if (rc) return dev_resident_free(e), rc;
+    *out = e;
+    return CUZK_OK;
+}
+
+/* The device copy of the arrays under key (the owner's handle), made by
+ * the first worker that needs it (srs_mu held through the upload, so that
+ * the device's other workers wait for it rather than upload it again);
+ * src/bytes per SRS_* slot (bytes 0: unused). data (may be NULL) gives,
+ * per slot, other bytes to upload in src's place (arrays derived on the
+ * host for the upload, identified by their source). *made says whether
+ * this call uploaded it (may be NULL). */
+static int srs_get(cuzk_gpu_worker *w, const ctx &c, uint64_t key, const void *const src[SRS_N],
                    const size_t bytes[SRS_N], dev_resident **out, const void *const *data = NULL,
                    bool *made = NULL, const cuzk_gpu_plan *plan = NULL, uint64_t host_slots = 0,
                    dev_resident *blocks = NULL)
 {
     if (made) *made = false;
+    if (!key) return fail_msg(c, CUZK_ERR_INVALID_ARG, "parameters: no key (a handle from cuzk_handle_new)");
     cuzk_gpu_device *d = w->dev;
     pthread_mutex_lock(&d->srs_mu);
-    dev_resident *e, **pe;
-    for (pe = &d->srs; (e = *pe) != NULL; pe = &e->next)
-        if (e->key == key) break;
-    if (e && e->host_released) {
-        /* no longer comparable by address: the sizes must agree, and the
-         * arrays be the released ones (NULL) or those uploaded */
-        bool same = !memcmp(e->bytes, bytes, sizeof e->bytes);
-        for (int i = 0; i < SRS_N && same; i++)
-            same = src[i] == e->src[i] || (i < SRS_IA && !src[i] && !e->streamed[i]);
-        if (!same) {
-            pthread_mutex_unlock(&d->srs_mu);
-            return fail_msg(c, CUZK_ERR_INVALID_ARG,
-                            "parameters: the set's host arrays were released and the job's differ from the device's copy");
-        }
-    } else {
-        /* arrays released by their owner can only be a copy's stand-in */
-        for (int i = 0; i < SRS_N; i++)
-            if (bytes[i] && !src[i] && !(data && data[i])) {
-                pthread_mutex_unlock(&d->srs_mu);
-                char m[160];
-                snprintf(m, sizeof m, "parameters: %s neither on the device nor on the host (released)", srs_name[i]);
-                return fail_msg(c, CUZK_ERR_INVALID_ARG, m);
-            }
-    }
-    if (e && !e->host_released && (memcmp(e->src, src, sizeof e->src) || memcmp(e->bytes, bytes, sizeof e->bytes))) {
-        /* the caller freed a parameter set without releasing it and built
-         * another at the same address: the old copy is stale */
-        *pe = e->next;
-        dev_resident_free(e);
-        e = NULL;
-    }
+    dev_resident *e = srs_find(d, key);
+    const char *why = e ? srs_mismatch(e, src, bytes, SRS_N) : NULL;
+    char m[160];
+    /* arrays released by their owner can only be a copy's stand-in */
+    for (int i = 0; !e && !why && i < SRS_N; i++)
+        if (bytes[i] && !src[i] && !(data && data[i]))
+            snprintf(m, sizeof m, "%s neither on the device nor on the host (released)", srs_name[i]), why = m;
     int rc = CUZK_OK;
-    if (!e) {
-        e = (dev_resident *)calloc(1, sizeof *e);
-        if (!e) {
-            pthread_mutex_unlock(&d->srs_mu);
-            return CUZK_ERR_NO_MEMORY;
-        }
-        e->key = key, e->ordinal = c.ordinal;
-        memcpy(e->src, src, sizeof e->src);
-        memcpy(e->bytes, bytes, sizeof e->bytes);
-        e->h_vectors = plan ? plan->h_vectors : 3;
-        e->chunk_bytes = plan && plan->chunk_bytes ? plan->chunk_bytes : STREAM_CHUNK_BYTES;
-        e->compact_tables = plan && plan->compact_tables;
-        if (plan) {
-            e->chunk_buffers = plan->chunk_buffers, e->msm_entries = plan->msm_entries;
-            e->witness_packed = plan->witness_packed;
-            for (int i = 0; i <= SRS_B2; i++) e->msm_c[i] = plan->msm_c[i];
-        }
-        e->pce_streamed = (plan && plan->pce_streamed) || host_slots;
-        for (int i = 0; i < SRS_N && !rc; i++)
-            if (src[i] && ((i <= SRS_B2 && ((plan && plan->streamed[i]) || stream_forced(i))) || (host_slots >> i & 1)))
-                e->streamed[i] = true;
-            else if (src[i]) rc = srs_copy(c, &e->p[i], data && data[i] ? data[i] : src[i], bytes[i], srs_name[i]);
-        if (!rc && host_slots) e->pin_base = pin_streamed(src, bytes, host_slots);
-        if (blocks) { /* a streamed PCE's row blocks move to the entry */
-            memcpy(e->blk, blocks->blk, sizeof e->blk), memcpy(e->n_blk, blocks->n_blk, sizeof e->n_blk);
-            e->blk_chunk = blocks->blk_chunk;
-            memset(blocks->blk, 0, sizeof blocks->blk);
-        }
-        if (!rc) {
-            cudaError_t ce = cudaStreamSynchronize(c.st);
-            if (ce != cudaSuccess) rc = fail(c, ce, "cudaStreamSynchronize(SRS upload)");
-        }
-        if (rc) {
-            dev_resident_free(e);
-            pthread_mutex_unlock(&d->srs_mu);
-            return rc;
-        }
+    if (why) {
+        rc = CUZK_ERR_INVALID_ARG;
+    } else if (!e && !(rc = srs_make(c, key, src, bytes, data, plan, host_slots, blocks, &e))) {
         e->next = d->srs;
         d->srs = e;
         if (plan) cuzk_gpu_plan_describe(plan, d->plan, sizeof d->plan);
         if (made) *made = true;
     }
     pthread_mutex_unlock(&d->srs_mu);
-    *out = e;
-    return CUZK_OK;
+    if (why) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "parameters: %s", why);
+        return fail_msg(c, rc, msg);
+    }
+    if (!rc) *out = e;
+    return rc;
 }
 
 /* What the driver takes of a card at kernel launches, outside any
@@ -222,10 +247,11 @@ static void plan_for(cuzk_gpu_worker *w, cuzk_gpu_plan *plan, const cuzk_groth16
  * witness (the PCE's index lists, or the job's): else the host gathers them. */
 bool job_gathers_on_device(const cuzk_groth16_job *j) { return j->pce || j->q_a.idx; }
 
-/* The device copy of a job's parameter set (key: job->key): the points of
+/* The device copy of a job's parameter set (under job->key): the points of
  * the five MSMs and the queries' index lists when they have them (B2's only
- * when its scalars are not B1's). A set uploaded here, not by a preload,
- * follows the plan of what the budget leaves at that moment. */
+ * when its scalars are not B1's). A bellperson set (H on the coset, the
+ * queries by density: what cuzk_gpu_plan counts) uploaded here, not by a
+ * preload, follows the plan of what the budget leaves at that moment. */
 int srs_get_job(cuzk_gpu_worker *w, const ctx &c, const cuzk_groth16_job *j, dev_resident **out, bool *made,
                 const cuzk_gpu_plan *plan)
 {
@@ -237,14 +263,14 @@ int srs_get_job(cuzk_gpu_worker *w, const ctx &c, const cuzk_groth16_job *j, dev
     for (int k = 0; k < 3; k++)
         if (q[k] && q[k]->idx) src[SRS_IA + k] = q[k]->idx, bytes[SRS_IA + k] = q[k]->n * 4;
     cuzk_gpu_plan own;
-    if (!plan && j->key == (const void *)p && p->n_h) { /* a set of Groth16 parameters: planned */
+    if (!plan && j->form == CUZK_GROTH16_H_COSET && !j->q_a.idx && p->n_h) {
         plan_for(w, &own, p, j->pce, job_gathers_on_device(j));
         if (own.fits) plan = &own;
     }
     return srs_get(w, c, j->key, src, bytes, out, NULL, made, plan);
 }
 
-static void srs_release(cuzk_gpu_device *d, const void *key)
+extern "C" void cuzk_gpu_device_release(cuzk_gpu_device *d, uint64_t key)
 {
     if (!d) return;
     cudaSetDevice(d->ordinal);
@@ -259,85 +285,90 @@ static void srs_release(cuzk_gpu_device *d, const void *key)
     pthread_mutex_unlock(&d->srs_mu);
 }
 
-extern "C" void cuzk_gpu_device_release_params(cuzk_gpu_device *d, const cuzk_groth16_params *p)
+extern "C" int cuzk_gpu_device_params_host_released(cuzk_gpu_device *d, uint64_t key)
 {
-    srs_release(d, p);
-}
-
-extern "C" int cuzk_gpu_device_params_host_released(cuzk_gpu_device *d, const cuzk_groth16_params *p)
-{
-    if (!d || !p) return CUZK_ERR_INVALID_ARG;
+    if (!d || !key) return CUZK_ERR_INVALID_ARG;
     /* the caller holds its scheduler's lock: never wait out another set's
      * upload (srs_mu is held through one); asked again later */
     if (pthread_mutex_trylock(&d->srs_mu)) return CUZK_ERR_NOT_READY;
-    dev_resident *e = d->srs;
-    while (e && e->key != p) e = e->next;
-    /* only a copy of these very arrays (the points uploaded, not a stale
-     * set at the same address) may stand in for them */
-    bool ok = e && e->src[SRS_H] == p->h && e->src[SRS_L] == p->l && e->src[SRS_A] == p->a &&
-              e->src[SRS_B1] == p->b_g1 && e->src[SRS_B2] == p->b_g2;
-    for (int i = 0; ok && i <= SRS_B2; i++) ok = !e->streamed[i]; /* read at every MSM */
+    dev_resident *e = srs_find(d, key);
+    /* a copy of every point array (a PCE's entry has none; a streamed
+     * array is read from the host at every MSM) */
+    bool ok = e != NULL;
+    for (int i = 0; ok && i <= SRS_B2; i++) ok = e->p[i] && !e->streamed[i];
     if (ok) e->host_released = true;
     pthread_mutex_unlock(&d->srs_mu);
     return ok ? CUZK_OK : CUZK_ERR_NOT_READY;
 }
 
-extern "C" int cuzk_gpu_device_preload(cuzk_gpu_device *d, const cuzk_groth16_params *params,
-                                       const cuzk_pce *p, char *msg, size_t msg_len)
+/* A preload's uploads: the set's points by the plan (line: its
+ * description) unless a copy is there already (*made: whether this call
+ * made it), then its PCE's matrices as the plan lays them out. */
+static int preload_upload(cuzk_gpu_worker *w, const ctx &c, const cuzk_gpu_set *set, const cuzk_groth16_job *j,
+                          const cuzk_gpu_plan *plan, const char *line, dev_resident **e, bool *made)
 {
-    if (!d || !params) return CUZK_ERR_INVALID_ARG;
+    const cuzk_groth16_params *params = set->params;
+    if (params->n_h && !plan->fits) {
+        /* a set already on the device is not planned again */
+        pthread_mutex_lock(&w->dev->srs_mu);
+        const bool there = srs_find(w->dev, set->key) != NULL;
+        pthread_mutex_unlock(&w->dev->srs_mu);
+        if (!there) {
+            char m[480];
+            snprintf(m, sizeof m, "one worker does not fit beside the parameters with every point streamed: %s", line);
+            return fail_msg(c, CUZK_ERR_NO_MEMORY, m);
+        }
+    }
+    int rc = srs_get_job(w, c, j, e, made, params->n_h && plan->fits ? plan : NULL);
+    if (rc || !set->pce) return rc;
+    if (cuzk_pce_ready(set->pce, NULL) != CUZK_OK)
+        return fail_msg(c, CUZK_ERR_FORMAT, "preload: the PCE failed verification");
+    dev_resident *pe;
+    return pce_get(w, c, set->pce_key, set->pce, &pe, (*e)->pce_streamed ? (*e)->chunk_bytes : 0);
+}
+
+/* H's NTT tables for a domain of 2^log_n: 2 × 2 GiB of twiddles at 2^27,
+ * built at the first proof's H otherwise (its NTT step took 1.38 s against
+ * 0.33 s later, H200). Best effort: without room now, the first proof
+ * builds them. CUZK_ERR_DEVICE only: the context is no longer trusted. */
+static int preload_tables(cuzk_gpu_worker *w, const ctx &c, unsigned log_n, bool compact)
+{
+    cuzk_gpu_device *d = w->dev;
+    region_lock(w);
+    if (compact) d->ntt.compact = true; /* the device's tables serve every set: the smallest plan's form */
+    int rc = region_unlock(w, c, ntt_groth16_h_tables(c, &d->ntt, log_n));
+    if (rc == CUZK_ERR_DEVICE) return rc;
+    w->err[0] = 0;
+    return CUZK_OK;
+}
+
+extern "C" int cuzk_gpu_device_preload(cuzk_gpu_device *d, const cuzk_gpu_set *set, char *msg, size_t msg_len)
+{
+    if (!d || !set || !set->params || !set->key || (set->pce && !set->pce_key)) return CUZK_ERR_INVALID_ARG;
+    const cuzk_groth16_params *params = set->params;
     cuzk_gpu_worker *w; /* its own stream and message buffer, for this call */
     int rc = cuzk_gpu_worker_create(&w, d);
     if (rc) {
         if (msg && msg_len) snprintf(msg, msg_len, "%s", d->err);
         return rc;
     }
-    ctx c;
-    dev_resident *e;
     cuzk_groth16_job j = {}; /* the points of params as a job of them keeps them */
-    j.params = params, j.key = params, j.pce = p;
-    /* bellman's H has n - 1 points */
-    const size_t n = params->n_h + 1;
-    unsigned log_n = 0;
-    while (((size_t)1 << log_n) < n) log_n++;
-    j.log_n = log_n;
+    j.form = CUZK_GROTH16_H_COSET, j.params = params, j.key = set->key, j.pce = set->pce, j.pce_key = set->pce_key;
+    const size_t n = params->n_h + 1; /* bellman's H has n - 1 points */
+    while (((size_t)1 << j.log_n) < n) j.log_n++;
     /* the set's plan (cuzk/gpu/gpu.h) from what the card's budget leaves: the
      * arrays it streams are never uploaded */
     cuzk_gpu_plan plan;
     char line[400] = "";
-    plan_for(w, &plan, params, p, p != NULL);
+    plan_for(w, &plan, params, set->pce, set->pce != NULL);
     cuzk_gpu_plan_describe(&plan, line, sizeof line);
-    rc = begin(w, &c);
-    if (!rc && params->n_h && !plan.fits) {
-        /* a set already on the device is not planned again */
-        pthread_mutex_lock(&d->srs_mu);
-        for (e = d->srs; e && e->key != params; e = e->next) {}
-        pthread_mutex_unlock(&d->srs_mu);
-        if (!e) {
-            char m[480];
-            snprintf(m, sizeof m, "one worker does not fit beside the parameters with every point streamed: %s", line);
-            rc = fail_msg(c, CUZK_ERR_NO_MEMORY, m);
-        }
-    }
+    ctx c;
+    dev_resident *e = NULL;
     bool made = false;
-    if (!rc) rc = srs_get_job(w, c, &j, &e, &made, params->n_h && plan.fits ? &plan : NULL);
-    const bool compact = !rc && e->compact_tables;
-    if (!rc && p) {
-        if (cuzk_pce_ready(p, NULL) != CUZK_OK) rc = fail_msg(c, CUZK_ERR_FORMAT, "preload: the PCE failed verification");
-        else rc = pce_get(w, c, p, &e, e->pce_streamed ? e->chunk_bytes : 0);
-    }
-    /* H's NTT tables for the parameters' domain: 2 × 2 GiB of twiddles at
-     * 2^27, built at the first proof's H otherwise (its NTT step took 1.38 s
-     * against 0.33 s later, H200). Best effort: without room now, the first
-     * proof builds them as before. */
-    if (!rc && params->n_h && !(n & (n - 1)) && n <= ((size_t)1 << CUZK_NTT_MAX_LOG)) {
-        region_lock(w);
-        if (compact) d->ntt.compact = true; /* the device's tables serve every set: the smallest plan's form */
-        int trc = ntt_groth16_h_tables(c, &d->ntt, log_n);
-        trc = region_unlock(w, c, trc);
-        if (trc == CUZK_ERR_DEVICE) rc = trc; /* the context is no longer trusted */
-        else w->err[0] = 0;
-    }
+    rc = begin(w, &c);
+    if (!rc) rc = preload_upload(w, c, set, &j, &plan, line, &e, &made);
+    if (!rc && params->n_h && !(n & (n - 1)) && n <= ((size_t)1 << CUZK_NTT_MAX_LOG))
+        rc = preload_tables(w, c, j.log_n, e->compact_tables);
     if (rc && msg && msg_len) snprintf(msg, msg_len, "%s", w->err);
     /* on success, the plan and what the card has left (a set uploaded
      * before keeps the plan it was made with, not the one computed here
@@ -348,16 +379,6 @@ extern "C" int cuzk_gpu_device_preload(cuzk_gpu_device *d, const cuzk_groth16_pa
                  !params->n_h ? "no H domain" : made ? line : "as when the set was uploaded before");
     cuzk_gpu_worker_destroy(w);
     return rc;
-}
-
-extern "C" void cuzk_gpu_device_release_pce(cuzk_gpu_device *d, const cuzk_pce *p)
-{
-    srs_release(d, p);
-}
-
-extern "C" void cuzk_gpu_device_release(cuzk_gpu_device *d, const void *key)
-{
-    srs_release(d, key);
 }
 
 /* Whether rows [r0, r1) of matrix mx fit a chunk of chunk bytes */
@@ -404,17 +425,12 @@ static pce_block *pce_blocks_make(const cuzk_pce_matrix *mx, uint64_t m, const u
     return b;
 }
 
-/* The device copy of a PCE (key: its address): the CSR arrays as they lie
- * in its image, and, built here, the A and B query index lists from the
- * density bitmaps (A: every input, then the aux in A's density; B: the
- * inputs in B's input density, then the aux in B's: cuzk_groth16_gather's
- * order) over the unified witness (input i -> i, aux j -> num_inputs + j),
- * and each matrix's rows longer than PCE_SPMV_LONG. */
-int pce_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, dev_resident **out, size_t stream_chunk)
+/* A PCE's arrays as they lie in its image, per slot: each matrix's row
+ * pointers, columns and codes, the coefficients, and the sources of the
+ * A and B query index lists (their densities; built by pce_lists). */
+static void pce_slots(const cuzk_pce *p, const void *src[SRS_N], size_t bytes[SRS_N])
 {
-    const void *src[SRS_N] = {};
-    size_t bytes[SRS_N] = {};
-    const size_t ni = (size_t)p->num_inputs, na = (size_t)p->num_aux, m = (size_t)p->num_constraints;
+    const size_t m = (size_t)p->num_constraints;
     for (int k = 0; k < 3; k++) {
         const cuzk_pce_matrix *mx = &p->m[k];
         src[PCE_RP + k] = mx->row_ptr32 ? (const void *)mx->row_ptr32 : (const void *)mx->row_ptr64;
@@ -423,67 +439,116 @@ int pce_get(cuzk_gpu_worker *w, const ctx &c, const cuzk_pce *p, dev_resident **
         src[PCE_CODE + k] = mx->code, bytes[PCE_CODE + k] = mx->nnz * 4;
     }
     if (p->num_coeffs) src[PCE_COEFFS] = p->coeffs, bytes[PCE_COEFFS] = p->num_coeffs * sizeof(cuzk_fr);
-    const size_t n_a = ni + p->a_aux.total, n_b = p->b_input.total + p->b_aux.total;
-    src[PCE_IA] = p->a_aux.bits, bytes[PCE_IA] = n_a * 4;
-    src[PCE_IB] = p->b_aux.bits, bytes[PCE_IB] = n_b * 4;
-    if (ni + na > 0xffffffffull) return fail_msg(c, CUZK_ERR_UNSUPPORTED, "PCE: 2^32 or more variables");
-    { /* resident already: nothing to build (the image's arrays identify it) */
-        cuzk_gpu_device *d = w->dev;
-        pthread_mutex_lock(&d->srs_mu);
-        dev_resident *e = d->srs;
-        while (e && (e->key != p || memcmp(e->src, src, PCE_IA * sizeof *src) ||
-                     memcmp(e->bytes, bytes, PCE_IA * sizeof *bytes)))
-            e = e->next;
-        pthread_mutex_unlock(&d->srs_mu);
-        if (e) return *out = e, CUZK_OK;
-    }
-    uint32_t *ia = (uint32_t *)malloc((n_a ? n_a : 1) * 4), *ib = (uint32_t *)malloc((n_b ? n_b : 1) * 4);
-    uint32_t *lr[3] = {};
-    size_t nl[3] = {};
+    src[PCE_IA] = p->a_aux.bits, bytes[PCE_IA] = ((size_t)p->num_inputs + p->a_aux.total) * 4;
+    src[PCE_IB] = p->b_aux.bits, bytes[PCE_IB] = (p->b_input.total + p->b_aux.total) * 4;
+}
+
+/* The arrays built on the host for a PCE's upload (data[] of srs_get):
+ * the A and B query index lists from the densities (A: every input, then
+ * the aux in A's density; B: the inputs in B's input density, then the aux
+ * in B's: cuzk_groth16_gather's order) over the unified witness (input
+ * i -> i, aux j -> num_inputs + j), and each matrix's rows longer than
+ * PCE_SPMV_LONG (lr[k], nl[k] of them; their slots set in src/bytes). */
+struct pce_lists {
+    uint32_t *ia, *ib, *lr[3];
+    size_t nl[3];
+};
+static void pce_lists_free(pce_lists *L)
+{
+    free(L->ia), free(L->ib), free(L->lr[0]), free(L->lr[1]), free(L->lr[2]);
+}
+static bool pce_long_rows(const cuzk_pce *p, pce_lists *L)
+{
+    const size_t m = (size_t)p->num_constraints;
     for (int k = 0; k < 3; k++) {
+        L->nl[k] = 0;
         for (size_t i = 0; i < m; i++)
-            nl[k] += cuzk_pce_row_start(&p->m[k], i + 1) - cuzk_pce_row_start(&p->m[k], i) > PCE_SPMV_LONG;
-        lr[k] = (uint32_t *)malloc((nl[k] ? nl[k] : 1) * 4);
-    }
-    if (!ia || !ib || !lr[0] || !lr[1] || !lr[2]) {
-        free(ia), free(ib), free(lr[0]), free(lr[1]), free(lr[2]);
-        return fail_msg(c, CUZK_ERR_NO_MEMORY, "PCE: host index lists");
-    }
-    for (int k = 0; k < 3; k++) {
+            L->nl[k] += cuzk_pce_row_start(&p->m[k], i + 1) - cuzk_pce_row_start(&p->m[k], i) > PCE_SPMV_LONG;
+        if (!(L->lr[k] = (uint32_t *)malloc((L->nl[k] ? L->nl[k] : 1) * 4))) return false;
         size_t j = 0;
         for (size_t i = 0; i < m; i++)
             if (cuzk_pce_row_start(&p->m[k], i + 1) - cuzk_pce_row_start(&p->m[k], i) > PCE_SPMV_LONG)
-                lr[k][j++] = (uint32_t)i;
-        if (nl[k]) src[PCE_LONG + k] = src[PCE_RP + k], bytes[PCE_LONG + k] = nl[k] * 4;
+                L->lr[k][j++] = (uint32_t)i;
     }
+    return true;
+}
+static bool pce_lists_make(const cuzk_pce *p, pce_lists *L, const void *src[SRS_N], size_t bytes[SRS_N],
+                           const void *data[SRS_N])
+{
+    const size_t ni = (size_t)p->num_inputs, na = (size_t)p->num_aux;
+    const size_t n_a = bytes[PCE_IA] / 4, n_b = bytes[PCE_IB] / 4;
+    memset(L, 0, sizeof *L);
+    L->ia = (uint32_t *)malloc((n_a ? n_a : 1) * 4), L->ib = (uint32_t *)malloc((n_b ? n_b : 1) * 4);
+    if (!L->ia || !L->ib || !pce_long_rows(p, L)) return false;
     size_t ka = 0, kb = 0;
     for (size_t i = 0; i < ni; i++) {
-        ia[ka++] = (uint32_t)i;
-        if (cuzk_density_get(&p->b_input, i)) ib[kb++] = (uint32_t)i;
+        L->ia[ka++] = (uint32_t)i;
+        if (cuzk_density_get(&p->b_input, i)) L->ib[kb++] = (uint32_t)i;
     }
     for (size_t j = 0; j < na; j++) {
-        if (cuzk_density_get(&p->a_aux, j)) ia[ka++] = (uint32_t)(ni + j);
-        if (cuzk_density_get(&p->b_aux, j)) ib[kb++] = (uint32_t)(ni + j);
+        if (cuzk_density_get(&p->a_aux, j)) L->ia[ka++] = (uint32_t)(ni + j);
+        if (cuzk_density_get(&p->b_aux, j)) L->ib[kb++] = (uint32_t)(ni + j);
     }
+    data[PCE_IA] = L->ia, data[PCE_IB] = L->ib;
+    for (int k = 0; k < 3; k++) {
+        data[PCE_LONG + k] = L->lr[k];
+        if (L->nl[k]) src[PCE_LONG + k] = src[PCE_RP + k], bytes[PCE_LONG + k] = L->nl[k] * 4;
+    }
+    return true;
+}
+
+/* The row blocks of a PCE whose matrices stream in chunks of stream_chunk
+ * bytes (into blocks), and the slots they leave on the host (*host_slots). */
+static int pce_stream_blocks(const ctx &c, const cuzk_pce *p, const pce_lists *L, size_t stream_chunk,
+                             dev_resident *blocks, uint64_t *host_slots)
+{
+    for (int k = 0; k < 3; k++) {
+        *host_slots |= 1ull << (PCE_RP + k) | 1ull << (PCE_COL + k) | 1ull << (PCE_CODE + k);
+        blocks->blk[k] = pce_blocks_make(&p->m[k], (uint64_t)p->num_constraints, L->lr[k], L->nl[k], stream_chunk,
+                                         &blocks->n_blk[k]);
+        if (blocks->n_blk[k] == SIZE_MAX)
+            return fail_msg(c, CUZK_ERR_NO_MEMORY, "PCE: a row does not fit a streamed chunk, or no host memory");
+    }
+    blocks->blk_chunk = stream_chunk;
+    return CUZK_OK;
+}
+
+/* The device copy of a PCE under key: the CSR arrays as they lie in its
+ * image (or, streamed, their row blocks, uploaded at each proof) and the
+ * index lists built here (pce_lists). */
+int pce_get(cuzk_gpu_worker *w, const ctx &c, uint64_t key, const cuzk_pce *p, dev_resident **out,
+            size_t stream_chunk)
+{
+    if (!key) return fail_msg(c, CUZK_ERR_INVALID_ARG, "PCE: no key (a handle from cuzk_handle_new)");
+    const void *src[SRS_N] = {};
+    size_t bytes[SRS_N] = {};
+    pce_slots(p, src, bytes);
+    if ((size_t)p->num_inputs + p->num_aux > 0xffffffffull)
+        return fail_msg(c, CUZK_ERR_UNSUPPORTED, "PCE: 2^32 or more variables");
+    { /* resident already: nothing to build (the image's arrays must be those uploaded) */
+        cuzk_gpu_device *d = w->dev;
+        pthread_mutex_lock(&d->srs_mu);
+        dev_resident *e = srs_find(d, key);
+        const char *why = e ? srs_mismatch(e, src, bytes, PCE_IA) : NULL;
+        pthread_mutex_unlock(&d->srs_mu);
+        if (why) return fail_msg(c, CUZK_ERR_INVALID_ARG, "PCE: the key names other matrices than the device's copy");
+        if (e) return *out = e, CUZK_OK;
+    }
+    pce_lists L;
     const void *data[SRS_N] = {};
-    data[PCE_IA] = ia, data[PCE_IB] = ib;
-    for (int k = 0; k < 3; k++) data[PCE_LONG + k] = lr[k];
+    if (!pce_lists_make(p, &L, src, bytes, data)) {
+        pce_lists_free(&L);
+        return fail_msg(c, CUZK_ERR_NO_MEMORY, "PCE: host index lists");
+    }
     /* streamed, the matrices stay on the host (pinned) and go up by row blocks at each proof */
     if (!stream_chunk && stream_named("pce")) stream_chunk = STREAM_CHUNK_BYTES;
     const uint64_t v = cuzk_gpu_hooks_now()->stream_chunk; /* tests: that many points' bytes a block */
     if (stream_chunk && v > 0) stream_chunk = (size_t)v * sizeof(cuzk_g1_affine);
     uint64_t host_slots = 0;
     dev_resident blocks = {};
-    int rc = CUZK_OK;
-    for (int k = 0; k < 3 && stream_chunk && !rc; k++) {
-        host_slots |= 1ull << (PCE_RP + k) | 1ull << (PCE_COL + k) | 1ull << (PCE_CODE + k);
-        blocks.blk[k] = pce_blocks_make(&p->m[k], m, lr[k], nl[k], stream_chunk, &blocks.n_blk[k]);
-        if (blocks.n_blk[k] == SIZE_MAX)
-            rc = fail_msg(c, CUZK_ERR_NO_MEMORY, "PCE: a row does not fit a streamed chunk, or no host memory");
-    }
-    blocks.blk_chunk = stream_chunk;
-    if (!rc) rc = srs_get(w, c, p, src, bytes, out, data, NULL, NULL, host_slots, stream_chunk ? &blocks : NULL);
+    int rc = stream_chunk ? pce_stream_blocks(c, p, &L, stream_chunk, &blocks, &host_slots) : CUZK_OK;
+    if (!rc) rc = srs_get(w, c, key, src, bytes, out, data, NULL, NULL, host_slots, stream_chunk ? &blocks : NULL);
     for (int k = 0; k < 3; k++) free(blocks.blk[k]);
-    free(ia), free(ib), free(lr[0]), free(lr[1]), free(lr[2]);
+    pce_lists_free(&L);
     return rc;
 }

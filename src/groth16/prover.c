@@ -50,7 +50,7 @@ int cuzk_groth16_job_init(cuzk_groth16_job *job, const cuzk_groth16_params *para
         .a = as->a, .b = as->b, .c = as->c, .abc = as->abc, .abc_consumable = as->abc_consumable, .pce = as->pce,
         .aux_packed = as->aux_packed,
         .q_a = {as->num_inputs + as->a_aux->total, NULL, NULL, as->a_aux}, .q_b_g1 = qb, .q_b_g2 = qb,
-        .params = params, .key = params,
+        .params = params, /* no keys: the caller's, for a back end that keeps copies */
     };
     if (params->vk.n_ic != as->num_inputs || cuzk_g1_affine_is_infinity(&params->vk.delta_g1) ||
         cuzk_g2_affine_is_infinity(&params->vk.delta_g2)) /* bellperson: UnexpectedIdentity */

@@ -62,6 +62,13 @@ static int gpu_device_open(void *ctx, unsigned device, unsigned workers, void **
     return CUZK_OK;
 }
 
+/* The engine's handles are the device's keys (never reused, unique in
+ * the process: cuzk/util/handle.h). */
+static cuzk_gpu_set gpu_set_of(const cuzk_engine_set *set)
+{
+    return (cuzk_gpu_set){.key = set->id, .params = set->params, .pce_key = set->pce_id, .pce = set->pce};
+}
+
 static int gpu_prove(void *ctx, void *d, unsigned worker, const cuzk_engine_set *set, size_t n,
                      const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_proof *out,
                      cuzk_engine_prove_report *rep)
@@ -69,7 +76,8 @@ static int gpu_prove(void *ctx, void *d, unsigned worker, const cuzk_engine_set 
     gpu_dev *g = d;
     if (worker >= g->n_workers) return CUZK_ERR_INVALID_ARG;
     cuzk_gpu_worker *w = g->w[worker];
-    int err = cuzk_gpu_prove(w, out, set->params, as, r, s, n, &rep->timing);
+    const cuzk_gpu_set gs = gpu_set_of(set);
+    int err = cuzk_gpu_prove(w, out, &gs, as, r, s, n, &rep->timing);
     rep->timed = err == CUZK_OK;
     if (err != CUZK_OK) {
         const char *m = cuzk_gpu_worker_error(w);
@@ -81,15 +89,16 @@ static int gpu_prove(void *ctx, void *d, unsigned worker, const cuzk_engine_set 
 
 static int gpu_warm(void *ctx, void *d, const cuzk_engine_set *set, char *msg, size_t msg_len)
 {
-    return cuzk_gpu_device_preload(((gpu_dev *)d)->dev, set->params, set->pce, msg, msg_len);
+    const cuzk_gpu_set gs = gpu_set_of(set);
+    return cuzk_gpu_device_preload(((gpu_dev *)d)->dev, &gs, msg, msg_len);
 }
 
 static int gpu_evict(void *ctx, void *d, const cuzk_engine_set *set, unsigned what)
 {
     cuzk_gpu_device *dev = ((gpu_dev *)d)->dev;
-    if (what & CUZK_EVICT_PARAMS) cuzk_gpu_device_release_params(dev, set->params);
-    if ((what & CUZK_EVICT_PCE) && set->pce) cuzk_gpu_device_release_pce(dev, set->pce);
-    return what & CUZK_EVICT_HOST_ARRAYS ? cuzk_gpu_device_params_host_released(dev, set->params) : CUZK_OK;
+    if (what & CUZK_EVICT_PARAMS) cuzk_gpu_device_release(dev, set->id);
+    if ((what & CUZK_EVICT_PCE) && set->pce_id) cuzk_gpu_device_release(dev, set->pce_id);
+    return what & CUZK_EVICT_HOST_ARRAYS ? cuzk_gpu_device_params_host_released(dev, set->id) : CUZK_OK;
 }
 
 static int gpu_describe(void *ctx, void *d, const char **name, cuzk_engine_device_mem *out)

@@ -119,6 +119,7 @@ typedef struct cuzk_circom_zkey {
     cuzk_g1_affine *c;            /* section 8: n_vars - n_public - 1, wires n_public+1.. */
     cuzk_g1_affine *h;            /* section 9: domain_size (odd points of the doubled domain) */
     uint32_t n_contributions;     /* section 10 (phase-2 contributions; not verified) */
+    uint64_t key;                 /* its points' handle (cuzk/util/handle.h): a GPU's copy of them */
 } cuzk_circom_zkey;
 
 /* Sections 1-9 required and unique, 10 optional (its header is checked),

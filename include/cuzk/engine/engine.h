@@ -162,7 +162,8 @@ typedef struct cuzk_engine_kind {
  * them); a prover keeps device copies keyed by the handles here, never by
  * an address: a set loaded again (even at the same address) gets new ids,
  * and the engine evicts the old ones first.
- *  - id: the parameters' handle, unique within the engine, never reused.
+ *  - id: the parameters' handle (cuzk/util/handle.h: unique in the
+ *    process, never reused).
  *  - pce_id, pce: the set's PCE when one is resident (0, NULL otherwise);
  *    the same pce_id names the same PCE object until it is evicted.
  */

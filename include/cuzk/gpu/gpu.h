@@ -290,23 +290,40 @@ void cuzk_gpu_setup_fixed_base(cuzk_groth16_fixed_base *fb, cuzk_gpu_worker *w);
 /* ---- Groth16 ------------------------------------------------------------ */
 
 /*
+ * What a device keeps, and under which names. A device holds copies of
+ * parameter sets (their points, and the queries' index lists) and of PCEs
+ * (their matrices and the A/B index lists built from their densities), each
+ * under the handle its owner gave the object (cuzk/util/handle.h), never
+ * under an address: the engine's set and PCE ids, a zkey's key. A handle
+ * names one object for the device's life; what it names must stay alive
+ * and unchanged until its copy is released or the device closed. The
+ * owner decides when a copy goes (cuzk_gpu_device_release); the device
+ * decides only how a set is laid out on the card (its plan, made when the
+ * copy is: cuzk_gpu_plan).
+ */
+typedef struct cuzk_gpu_set {
+    uint64_t key;                      /* the points' handle (never 0) */
+    const cuzk_groth16_params *params;
+    uint64_t pce_key;                  /* the PCE's handle, 0 with no PCE */
+    const struct cuzk_pce *pce;        /* NULL: none */
+} cuzk_gpu_set;
+
+/*
  * The GPU back end of the prove pipeline (cuzk_groth16_job, groth16.h): the
  * same checks and the same proof as cuzk_groth16_prove_job (the same r, s
  * give the same bytes). The job's points, and its queries' index lists when
- * it has them, are uploaded on the first proof with its key (an address:
- * what it names must stay alive and unchanged until the device copy is
- * released or the device closed; a key whose arrays or sizes changed is a
- * new set) and shared by all workers of the device. Host data is never
- * modified.
+ * it has them, are uploaded on the first proof under the job's key and
+ * shared by all workers of the device; a later job under that key with
+ * other arrays or sizes is refused (CUZK_ERR_INVALID_ARG). Host data is
+ * never modified.
  * Without the device lock go up: the witness (only the aux when the A and B
  * scalars are gathered on the host), and a, b, c when given (an abc block in
  * one transfer: one DMA when page-locked, e.g. a PCE evaluation buffer over
  * pinned memory, cuzk_pce_eval_buf_wrap). A job with a pce sends only its
  * witness: the PCE's matrices and A/B index lists (from its densities) are
- * uploaded on its first proof on the device (keyed by the PCE's address;
- * cuzk_gpu_device_release_pce drops them) and a, b, c are computed on the
- * device. Queries by index (and a PCE's) are gathered on the device, by
- * density on the host.
+ * uploaded on its first proof on the device (under the job's pce_key) and
+ * a, b, c are computed on the device. Queries by index (and a PCE's) are
+ * gathered on the device, by density on the host.
  * timing (may be NULL): upload_s the uploads, wait_s the wait for the device
  * lock, eval_s the PCE products and gathers, ntt_h_s H, msm_*_s the device
  * MSMs one by one and msm_s their sum, total_s the whole proof.
@@ -315,47 +332,37 @@ int cuzk_gpu_prove_job(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_g
                        const cuzk_fr *r, const cuzk_fr *s, cuzk_groth16_prove_timing *timing);
 
 /* count proofs, proof i from assignment as[i] with randomisers r[i], s[i],
- * all against one parameter set (the jobs of cuzk_groth16_job_init, keyed
- * by params), with the same result as cuzk_groth16_prove_assignment. timing
- * (may be NULL) gets the phases of the last proof. Stops at the first error;
- * earlier proofs are then valid. */
-int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_groth16_params *params,
+ * all against one parameter set (the jobs of cuzk_groth16_job_init under
+ * set's keys; an assignment's pce is NULL or set->pce), with the same
+ * result as cuzk_groth16_prove_assignment. timing (may be NULL) gets the
+ * phases of the last proof. Stops at the first error; earlier proofs are
+ * then valid. */
+int cuzk_gpu_prove(cuzk_gpu_worker *w, cuzk_groth16_proof *out, const cuzk_gpu_set *set,
                    const cuzk_groth16_assignment *as, const cuzk_fr *r, const cuzk_fr *s,
                    size_t count, cuzk_groth16_prove_timing *timing);
 
-/* Drops the device copy of params (no-op if none). No worker may be proving
- * with these params during the call. */
-void cuzk_gpu_device_release_params(cuzk_gpu_device *dev, const cuzk_groth16_params *params);
-
-/* The device's copy of params stands in for the host's point arrays (h, l,
- * a, b_g1, b_g2) from now on: their owner may discard their contents (the
- * engine gives their pages back to the kernel) or free them and set them
- * to NULL, keeping the sizes and params' address (the key); proves go on
- * from the device's copy, which is never made again from those arrays.
- * CUZK_ERR_NOT_READY (nothing marked) when the device holds no copy of
- * these very arrays, or is uploading a set right now (it never waits for
- * one: ask again later). After it, a job whose arrays are neither NULL nor
- * those uploaded fails with CUZK_ERR_INVALID_ARG instead of replacing the
- * copy; cuzk_gpu_device_release_params ends it. */
-int cuzk_gpu_device_params_host_released(cuzk_gpu_device *dev, const cuzk_groth16_params *params);
-
-/* Uploads params and (when not NULL) the PCE's matrices and index lists
- * to the device now, as the first proof with them would (a daemon's
+/* Uploads set's points and (when it has one) its PCE's matrices and index
+ * lists to the device now, as the first proof with them would (a daemon's
  * preload: the first proof then starts at once). msg (may be NULL) says
- * why on failure, and on success the device's free memory and what each
- * worker's own buffers will take. Safe while workers prove. */
-int cuzk_gpu_device_preload(cuzk_gpu_device *dev, const cuzk_groth16_params *params, const struct cuzk_pce *pce,
-                            char *msg, size_t msg_len);
+ * why on failure, and on success the device's free memory and the set's
+ * plan. Safe while workers prove. */
+int cuzk_gpu_device_preload(cuzk_gpu_device *dev, const cuzk_gpu_set *set, char *msg, size_t msg_len);
 
-/* Drops whatever the device keeps under key (a job's key, as
- * cuzk_gpu_prove_job uploaded it; no-op if nothing). No worker may be
- * proving with it. */
-void cuzk_gpu_device_release(cuzk_gpu_device *dev, const void *key);
+/* The device's copy of the set under key stands in for the host's point
+ * arrays (h, l, a, b_g1, b_g2) from now on: their owner may discard their
+ * contents (the engine gives their pages back to the kernel) or free them
+ * and set them to NULL, keeping the sizes; proves go on from the device's
+ * copy, which is never made again from those arrays. CUZK_ERR_NOT_READY
+ * (nothing marked) when the device holds no whole copy under key (none, or
+ * one that streams its points from the host), or is uploading a set right
+ * now (it never waits for one: ask again later). After it, a job under key
+ * whose arrays are neither NULL nor those uploaded is refused;
+ * cuzk_gpu_device_release ends it. */
+int cuzk_gpu_device_params_host_released(cuzk_gpu_device *dev, uint64_t key);
 
-/* Drops the device copy of a PCE (no-op if none): the matrices and query
- * index lists uploaded by the first proof of an assignment with that pce
- * (see cuzk_groth16_assignment). No worker may be proving with it. */
-void cuzk_gpu_device_release_pce(cuzk_gpu_device *dev, const struct cuzk_pce *pce);
+/* Drops whatever the device keeps under key (a set's points, a PCE's
+ * matrices; no-op if nothing). No worker may be proving with it. */
+void cuzk_gpu_device_release(cuzk_gpu_device *dev, uint64_t key);
 
 /* ---- page-locked host memory -------------------------------------------- */
 

@@ -260,14 +260,17 @@ typedef struct cuzk_groth16_job {
     cuzk_groth16_query q_a, q_b_g1, q_b_g2;
     /* The points (h: n - 1 for COSET, n for ODD; l: num_aux; a, b_g1, b_g2:
      * their query's n) and the key elements of the final combination (vk's
-     * alpha, beta, delta; ic unused). key names the object that owns the
-     * points (and the index lists): a GPU keeps its device copy under it. */
+     * alpha, beta, delta; ic unused). key is the handle of the points (and
+     * the index lists), pce_key the PCE's (cuzk/util/handle.h): a back end
+     * that keeps copies (a GPU) keeps them under these; the CPU's ignores
+     * them. */
     const cuzk_groth16_params *params;
-    const void *key;
+    uint64_t key, pce_key;
 } cuzk_groth16_job;
 
 /* The job of an assignment against bellperson parameters, checked as
- * cuzk_groth16_check_sizes says (CUZK_ERR_INVALID_ARG). */
+ * cuzk_groth16_check_sizes says (CUZK_ERR_INVALID_ARG); its keys 0, for the
+ * caller to set. */
 int cuzk_groth16_job_init(cuzk_groth16_job *job, const cuzk_groth16_params *params,
                           const cuzk_groth16_assignment *as);
 /* The checks every back end makes: sizes agree, one row source, queries
