@@ -214,10 +214,41 @@ static void check_schedule(cuzk_rng *rng)
     for (int i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++) CHECK(done[i] == n[i]);
 }
 
+/* The MSMs' buckets in one room (cuzk_gpu_msm_bucket_layout, what the plan
+ * counts and the prover's offsets): random widths (0: no MSM) and phases;
+ * each MSM's buckets as many bytes as its windows' buckets take, within
+ * the room; two of one phase never overlap (they accumulate at once), and
+ * the room no larger than the fuller phase */
+static void check_bucket_layout(cuzk_rng *rng)
+{
+    unsigned c[CUZK_GPU_PLAN_ARRAYS], phase[CUZK_GPU_PLAN_ARRAYS];
+    uint64_t off[CUZK_GPU_PLAN_ARRAYS], len[CUZK_GPU_PLAN_ARRAYS], sum[2] = {0, 0};
+    for (int i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++) {
+        c[i] = cuzk_rng_u64(rng) % 5 == 0 ? 0 : 1 + (unsigned)(cuzk_rng_u64(rng) % 23);
+        phase[i] = (unsigned)(cuzk_rng_u64(rng) % 2);
+        const uint64_t xb = i == CUZK_GPU_PLAN_B_G2 ? 384 : 192;
+        len[i] = c[i] ? (256 + c[i] - 1) / c[i] * ((1ull << (c[i] - 1)) + 1) * xb : 0;
+        CHECK(cuzk_gpu_msm_bucket_bytes(c[i], (unsigned)xb) == len[i]);
+        sum[phase[i]] += len[i];
+    }
+    const uint64_t room = cuzk_gpu_msm_bucket_layout(c, phase, off);
+    CHECK(room == cuzk_gpu_msm_bucket_layout(c, phase, NULL));
+    CHECK_MSG(room == (sum[0] > sum[1] ? sum[0] : sum[1]), "room %llu, phases %llu and %llu",
+              (unsigned long long)room, (unsigned long long)sum[0], (unsigned long long)sum[1]);
+    for (int i = 0; i < CUZK_GPU_PLAN_ARRAYS; i++) {
+        CHECK(off[i] + len[i] <= room);
+        for (int j = i + 1; j < CUZK_GPU_PLAN_ARRAYS; j++)
+            if (phase[i] == phase[j] && len[i] && len[j])
+                CHECK_MSG(off[i] + len[i] <= off[j] || off[j] + len[j] <= off[i],
+                          "MSMs %d and %d of phase %u overlap", i, j, phase[i]);
+    }
+}
+
 int main(void)
 {
     cuzk_rng rng;
     tu_init(&rng, "test_gpu_plan");
+    for (int t = 0; t < 2000; t++) check_bucket_layout(&rng);
     for (int t = 0; t < 3000; t++) {
         cuzk_gpu_plan_need nd;
         random_need(&rng, &nd);
