@@ -16,12 +16,14 @@
  * circom: the snarkjs-style prove (cuzk_circom_prove_gpu) on synthetic zkeys
  * (tests/circom_synth.h) of domains 2^CUZK_BENCH_CIRCOM_MIN (10) ..
  * 2^CUZK_BENCH_CIRCOM (14), against the CPU prover with CUZK_BENCH_THREADS
- * (16) threads, and whether the two proofs are equal for the same r, s. */
+ * (16) threads, and whether the two proofs are equal for the same r, s.
+ * Miller loops: products of 2^10 .. 2^CUZK_BENCH_PAIR (17) pairs. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "cuzk/ec/pairing.h"
 #include "cuzk/util/error.h"
 #include "cuzk/util/handle.h"
 #include "cuzk/gpu/gpu.h"
@@ -116,6 +118,34 @@ static void circom_rows(cuzk_gpu_device *dev, cuzk_gpu_worker *w)
     }
 }
 
+/* Products of Miller loops (a SnarkPack aggregation of n proofs runs about
+ * 21·n loops): 2^10 .. 2^lmax pairs of distinct points k·G1, m·G2 (the
+ * fixed-base kernels), the first size also on one CPU core, the values
+ * compared */
+static void miller_rows(cuzk_gpu_worker *w, cuzk_fr *k, unsigned lmax)
+{
+    if (lmax < 10) return;
+    const size_t nmax = (size_t)1 << lmax;
+    cuzk_g1_affine *P = malloc(nmax * sizeof *P);
+    cuzk_g2_affine *Q = malloc(nmax * sizeof *Q);
+    scalars(k, nmax, 0);
+    int bad = !P || !Q || cuzk_gpu_g1_fixed_base(w, P, &cuzk_g1_generator, k, nmax) ||
+              cuzk_gpu_g2_fixed_base(w, Q, &cuzk_g2_generator, k, nmax);
+    for (unsigned lg = 10; lg <= lmax && !bad; lg += 2) {
+        cuzk_fp12 f, cf;
+        TIMED(bad, w, cuzk_gpu_miller_loop(w, &f, P, Q, (size_t)1 << lg));
+        row("Miller loops (product)", lg);
+        if (lg == 10) {
+            const double t0 = cuzk_now();
+            cuzk_pairing_miller_loop(&cf, P, Q, (size_t)1 << lg);
+            printf("|   the CPU, one core: %.1f ms; %s |\n", (cuzk_now() - t0) * 1e3,
+                   cuzk_fp12_eq(&f, &cf) ? "the same value" : "VALUES DIFFER");
+        }
+    }
+    if (bad) printf("Miller loop error: %s\n", cuzk_gpu_worker_error(w));
+    free(P), free(Q);
+}
+
 int main(void)
 {
     int count = 0;
@@ -128,7 +158,7 @@ int main(void)
     reps = env_u("CUZK_BENCH_REPS", 3);
     unsigned lmin = env_u("CUZK_BENCH_MIN", 20), lg1 = env_u("CUZK_BENCH_G1", 26),
              lg2 = env_u("CUZK_BENCH_G2", 24), lntt = env_u("CUZK_BENCH_NTT", 27),
-             lpr = env_u("CUZK_BENCH_PROVE", 24);
+             lpr = env_u("CUZK_BENCH_PROVE", 24), lpair = env_u("CUZK_BENCH_PAIR", 17);
     char msg[256];
     cuzk_gpu_device *dev;
     cuzk_gpu_worker *w;
@@ -154,9 +184,10 @@ int main(void)
         cuzk_g2_jac_mul_fr(&j2, &j2, &k);
         cuzk_g2_jac_to_affine(&pool2[i], &j2);
     }
-    /* k serves every row: as long as the largest of G1, G2 and the NTT */
+    /* k serves every row: as long as the largest of G1, G2, the NTT and the pairs */
     unsigned lmax = lg1 > lntt ? lg1 : lntt;
     if (lg2 > lmax) lmax = lg2;
+    if (lpair > lmax) lmax = lpair;
     size_t nmax = (size_t)1 << lmax;
     cuzk_fr *k = malloc(nmax * sizeof *k);
     cuzk_g1_affine *b1 = malloc(((size_t)1 << lg1) * sizeof *b1);
@@ -240,6 +271,7 @@ int main(void)
             free(out);
             row(g2 ? "G2 fixed-base (setup)" : "G1 fixed-base (setup)", lg);
         }
+    miller_rows(w, k, lpair);
     for (unsigned lg = lmin; lg <= lntt; lg++) {
         size_t n = (size_t)1 << lg;
         scalars(k, n, 0);
@@ -311,7 +343,7 @@ int main(void)
         free(p.h), free(p.l), free(p.a), free(p.b_g1), free(p.b_g2);
     }
     circom_rows(dev, w);
-    /* the device keeps parameter sets resident by address: close frees them */
+    /* close frees what the device kept under the sets' handles */
     free(k);
     cuzk_gpu_worker_destroy(w);
     cuzk_gpu_device_close(dev);

@@ -38,7 +38,7 @@ run() { # name, log, command...
 for step in $STEPS; do
     case $step in
     tests)
-        for t in ${TESTS:-test_gpu_ff test_gpu_kernels test_gpu_prove test_gpu_pce test_gpu_circom test_gpu_setup test_engine_gpu}; do
+        for t in ${TESTS:-test_gpu_ff test_gpu_kernels test_gpu_prove test_gpu_pce test_gpu_circom test_gpu_setup test_gpu_pairing test_engine_gpu}; do
             run "$t" "$t.log" "$B/$t"
         done
         # the lone MSMs' and NTTs' inputs through staging slots of 1 KiB (a slot turn per KiB)

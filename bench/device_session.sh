@@ -45,7 +45,7 @@ cuda_tools() {
     [ -n "$ncu" ] && export PATH=$PATH:$(dirname "$ncu")
 }
 # bench_gpu with only some rows: env "${ONLY[@]}" CUZK_BENCH_G1=.. CUZK_BENCH_NTT=.. CUZK_BENCH_MIN=.. BIN
-ONLY=(CUZK_BENCH_G1=0 CUZK_BENCH_G2=0 CUZK_BENCH_NTT=0 CUZK_BENCH_PROVE=0 CUZK_BENCH_CIRCOM=0 CUZK_BENCH_FB=0)
+ONLY=(CUZK_BENCH_G1=0 CUZK_BENCH_G2=0 CUZK_BENCH_NTT=0 CUZK_BENCH_PROVE=0 CUZK_BENCH_CIRCOM=0 CUZK_BENCH_FB=0 CUZK_BENCH_PAIR=0)
 # variant_rows V T: the variant build in V (device_pack's VARIANT_BUILD) beside the default one:
 # its kernel test, then the NTT 2^27 and G1 2^24 / 2^26 rows of both interleaved twice, each run
 # bounded by T s and none started with T s or less left

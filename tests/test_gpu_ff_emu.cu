@@ -20,20 +20,12 @@ extern "C" {
 #include "testutil.h"
 }
 #include "ff_oracle.h"
+#include "gpu_emu.h"
 
 using namespace cuzk_gpu;
 
 static_assert(sizeof(cuzk_fp) == sizeof(fp_t) && sizeof(cuzk_fp2) == sizeof(fp2_t) && sizeof(cuzk_fr) == sizeof(fr_t),
               "layouts differ");
-
-template <class D, class T> static D dv(const T &a)
-{
-    static_assert(sizeof(D) == sizeof(T), "layouts differ");
-    D r;
-    memcpy(&r, &a, sizeof r);
-    return r;
-}
-template <class D, class T> static bool same(const D &a, const T &b) { return memcmp(&a, &b, sizeof a) == 0; }
 
 enum { C_MUL, C_ADD, C_SUB, C_NEG, C_MUL_SUB, NC };
 static const char *const check_name[NC] = {"f_mul_cios", "f_add", "f_sub", "f_neg", "ec_mul_sub"};

@@ -129,7 +129,11 @@ void cuzk_gpu_setup_fixed_base(cuzk_groth16_fixed_base *fb, cuzk_gpu_worker *w)
 {
     fb->g1 = NULL, fb->g2 = NULL, fb->ctx = w;
 }
+int cuzk_gpu_miller_loop(cuzk_gpu_worker *w, cuzk_fp12 *out, const cuzk_g1_affine *P, const cuzk_g2_affine *Q,
+                         size_t n)
+{
+    return (void)w, (void)out, (void)P, (void)Q, (void)n, CUZK_ERR_NO_DEVICE;
+}
 #else
 typedef int cuzk_gpu_stub_unused; /* CUDA build: src/gpu/gpu.cu implements the API */
 #endif
-

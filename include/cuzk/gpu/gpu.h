@@ -33,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cuzk/ff/fp12.h"
 #include "cuzk/ff/fr.h"
 #include "cuzk/ec/g1.h"
 #include "cuzk/ec/g2.h"
@@ -286,6 +287,16 @@ int cuzk_gpu_g2_fixed_base(cuzk_gpu_worker *w, cuzk_g2_affine *out, const cuzk_g
 /* Fills *fb so that cuzk_groth16_setup_with runs its fixed-base
  * multiplications on worker w (which must outlive the setup). */
 void cuzk_gpu_setup_fixed_base(cuzk_groth16_fixed_base *fb, cuzk_gpu_worker *w);
+
+/* ---- pairings ------------------------------------------------------------ */
+
+/* *out <- the Miller loop of the n pairs (P[i], Q[i]) multiplied together,
+ * pairs with a point at infinity skipped: bit for bit
+ * cuzk_pairing_miller_loop's value (cuzk_pairing_final_exp finishes it).
+ * One device thread a pair, the product by halving passes, in a kernel
+ * region (it takes turns with proofs on the device). */
+int cuzk_gpu_miller_loop(cuzk_gpu_worker *w, cuzk_fp12 *out, const cuzk_g1_affine *P, const cuzk_g2_affine *Q,
+                         size_t n);
 
 /* ---- Groth16 ------------------------------------------------------------ */
 
