@@ -204,15 +204,17 @@ static void on_kind(void *ud, const char *name, const char *circuit_id)
     CHECK(cuzk_fil_kind_by_name(&e, name) == 0 && !strcmp(e.circuit_id, circuit_id));
 }
 
-/* An empty .params and .vk for every entry in dir. */
-static bool write_param_files(const char *dir)
+/* An empty .params and .vk for every entry in dir; with keys_only, the
+ * PoRep entries' .vk alone (a host that checks aggregates) */
+static bool write_param_files(const char *dir, bool keys_only)
 {
     for (size_t i = 0; i < CUZK_FIL_KINDS; i++) {
         cuzk_fil_kind_entry e;
         cuzk_fil_kind_at(&e, i);
         char cache_id[CUZK_FIL_CACHE_ID_MAX], file[CUZK_FIL_CACHE_ID_MAX + 16], path[4200];
         if (!proof_of_entry(&e, cache_id)) return false;
-        for (int v = 0; v < 2; v++) {
+        if (keys_only && e.kind != CUZK_FIL_KIND_POREP) continue;
+        for (int v = keys_only; v < 2; v++) {
             cuzk_fil_param_file_name(file, sizeof file, cache_id, v ? ".vk" : ".params");
             snprintf(path, sizeof path, "%s/%s", dir, file);
             FILE *f = fopen(path, "w");
@@ -223,10 +225,39 @@ static bool write_param_files(const char *dir)
     return true;
 }
 
+/* The kinds a cache of the PoRep keys alone registers: aggregate-seal only
+ * (it checks aggregates against the .vk; nothing proves without .params);
+ * an empty cache, none */
+static void test_registration_keys_only(void)
+{
+    for (int keys = 0; keys < 2; keys++) {
+        char dir[] = "/tmp/cuzk-fil-keys-XXXXXX";
+        if (!mkdtemp(dir) || (keys && !write_param_files(dir, true))) {
+            CHECK(!"param cache of PoRep keys");
+            return;
+        }
+        cuzk_engine *e = NULL;
+        cuzk_engine_config cfg = {.synthesis_workers = 1, .num_devices = 1, .workers_per_device = 1};
+        CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
+        names ns = {.n = 0};
+        unsigned registered = 0;
+        char err[256] = "";
+        cuzk_engine_filecoin_opts o = {.param_cache = dir};
+        int rc = e ? cuzk_engine_register_filecoin(e, &o, on_kind, &ns, &registered, err, sizeof err) : -1;
+        CHECK_MSG(rc == CUZK_OK && registered == (unsigned)keys && ns.n == (size_t)keys, "%s: rc %d, %u kinds: %s",
+                  keys ? "PoRep keys alone" : "empty cache", rc, registered, err);
+        CHECK(!keys || (ns.n == 1 && !strcmp(ns.name[0], CUZK_FIL_AGG_KIND)));
+        if (e) cuzk_engine_destroy(e);
+        char cmd[64];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        CHECK(system(cmd) == 0);
+    }
+}
+
 static void test_registration(void)
 {
     char dir[] = "/tmp/cuzk-fil-kinds-XXXXXX";
-    if (!mkdtemp(dir) || !write_param_files(dir)) {
+    if (!mkdtemp(dir) || !write_param_files(dir, false)) {
         CHECK(!"param cache of empty files");
         return;
     }
@@ -238,7 +269,7 @@ static void test_registration(void)
     char err[256] = "";
     cuzk_engine_filecoin_opts o = {.param_cache = dir};
     int rc = e ? cuzk_engine_register_filecoin(e, &o, on_kind, &ns, &registered, err, sizeof err) : -1;
-    /* the table's kinds, then the PoRep proofs' aggregation (there are PoRep parameters) */
+    /* the table's kinds, then the PoRep proofs' aggregation (there are PoRep keys) */
     CHECK_MSG(rc == CUZK_OK && registered == CUZK_FIL_KINDS + 1 && ns.n == CUZK_FIL_KINDS + 1, "rc %d, %u kinds: %s",
               rc, registered, err);
     CHECK_MSG(ns.n == CUZK_FIL_KINDS + 1 && !strcmp(ns.name[CUZK_FIL_KINDS], CUZK_FIL_AGG_KIND), "last kind %s",
@@ -385,6 +416,7 @@ int main(void)
     test_table();
     test_registered_proofs();
     test_registration();
+    test_registration_keys_only();
     test_service_round_trip();
     return tu_finish("test_fil_kinds");
 }

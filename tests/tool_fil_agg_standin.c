@@ -5,7 +5,7 @@
  * proofs made with the stand-in circuit of fil_agg_standin.h (its public inputs the rows
  * cuzk_fil_porep_public_inputs derives), and that stand-in's parameters written under the 2KiB
  * PoRep's Filecoin names, so that a daemon whose param cache is DIR registers its PoRep kinds
- * and aggregate-seal (the .params file's presence) and verifies aggregates of them (the .vk);
+ * (the .params file's presence) and aggregate-seal, which verifies aggregates of them (the .vk);
  * no PoRep is proved with them.
  *   build/tool_fil_agg_standin DIR SEED MINER N
  * Writes DIR/<PoRep 2KiB .params and .vk names>, DIR/sectors.json ({"registered_proof", "miner", "sectors":

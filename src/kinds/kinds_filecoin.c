@@ -138,6 +138,13 @@ static bool kind_files(fil_kind *fk, const char *dir)
            stat(fk->params_path, &st) == 0;
 }
 
+/* Whether fk's .vk is in the cache (kind_files named it) */
+static bool kind_key_present(const fil_kind *fk)
+{
+    struct stat st;
+    return fk->vk_path[0] && stat(fk->vk_path, &st) == 0;
+}
+
 static int kind_shape(fil_kind *fk)
 {
     switch (fk->kind) {
@@ -273,13 +280,15 @@ int cuzk_engine_register_filecoin(cuzk_engine *e, const cuzk_engine_filecoin_opt
 {
     if (registered) *registered = 0;
     if (!e || !o || !o->param_cache) return CUZK_ERR_INVALID_ARG;
-    unsigned porep = 0;
+    unsigned porep_keys = 0;
     for (size_t i = 0; i < CUZK_FIL_KINDS; i++) {
         cuzk_fil_kind_entry ke;
         cuzk_fil_kind_at(&ke, i);
         fil_kind *fk = calloc(1, sizeof *fk);
         if (!fk) return CUZK_ERR_NO_MEMORY;
-        if (kind_init(fk, &ke, o->synth_threads) || !kind_files(fk, o->param_cache)) {
+        const bool init = kind_init(fk, &ke, o->synth_threads) == 0, files = init && kind_files(fk, o->param_cache);
+        porep_keys += init && fk->kind == CUZK_FIL_KIND_POREP && kind_key_present(fk);
+        if (!files) {
             free(fk); /* no parameters for this kind here */
             continue;
         }
@@ -314,11 +323,11 @@ int cuzk_engine_register_filecoin(cuzk_engine *e, const cuzk_engine_filecoin_opt
         }
         if (registered) (*registered)++;
         if (on_kind) on_kind(ud, fk->name, fk->circuit_id);
-        porep += fk->kind == CUZK_FIL_KIND_POREP;
     }
-    /* the PoRep proofs' aggregation, where there are PoRep parameters (and so their keys) */
-    int rc = porep ? fil_agg_register(e, o, on_kind, ud) : CUZK_OK;
+    /* the PoRep proofs' aggregation, where a PoRep key is (it checks aggregates against the .vk
+     * and the SRS; a verifying host need not hold the .params) */
+    int rc = porep_keys ? fil_agg_register(e, o, on_kind, ud) : CUZK_OK;
     if (rc && err && err_len) snprintf(err, err_len, "kind %s: %s", CUZK_FIL_AGG_KIND, cuzk_strerror(rc));
-    if (!rc && porep && registered) (*registered)++;
+    if (!rc && porep_keys && registered) (*registered)++;
     return rc;
 }
