@@ -225,6 +225,23 @@ static bool write_param_files(const char *dir, bool keys_only)
     return true;
 }
 
+/* The kinds a new engine registers from the param cache dir (into ns),
+ * the directory removed after; the register call's rc */
+static int register_from(const char *dir, names *ns, unsigned *registered, char *err, size_t err_len)
+{
+    cuzk_engine *e = NULL;
+    cuzk_engine_config cfg = {.synthesis_workers = 1, .num_devices = 1, .workers_per_device = 1};
+    CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
+    ns->n = 0, *registered = 0;
+    cuzk_engine_filecoin_opts o = {.param_cache = dir};
+    int rc = e ? cuzk_engine_register_filecoin(e, &o, on_kind, ns, registered, err, err_len) : -1;
+    if (e) cuzk_engine_destroy(e);
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+    return rc;
+}
+
 /* The kinds a cache of the PoRep keys alone registers: aggregate-seal only
  * (it checks aggregates against the .vk; nothing proves without .params);
  * an empty cache, none */
@@ -236,21 +253,13 @@ static void test_registration_keys_only(void)
             CHECK(!"param cache of PoRep keys");
             return;
         }
-        cuzk_engine *e = NULL;
-        cuzk_engine_config cfg = {.synthesis_workers = 1, .num_devices = 1, .workers_per_device = 1};
-        CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
-        names ns = {.n = 0};
-        unsigned registered = 0;
+        names ns;
+        unsigned registered;
         char err[256] = "";
-        cuzk_engine_filecoin_opts o = {.param_cache = dir};
-        int rc = e ? cuzk_engine_register_filecoin(e, &o, on_kind, &ns, &registered, err, sizeof err) : -1;
+        int rc = register_from(dir, &ns, &registered, err, sizeof err);
         CHECK_MSG(rc == CUZK_OK && registered == (unsigned)keys && ns.n == (size_t)keys, "%s: rc %d, %u kinds: %s",
                   keys ? "PoRep keys alone" : "empty cache", rc, registered, err);
         CHECK(!keys || (ns.n == 1 && !strcmp(ns.name[0], CUZK_FIL_AGG_KIND)));
-        if (e) cuzk_engine_destroy(e);
-        char cmd[64];
-        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-        CHECK(system(cmd) == 0);
     }
 }
 
@@ -261,14 +270,10 @@ static void test_registration(void)
         CHECK(!"param cache of empty files");
         return;
     }
-    cuzk_engine *e = NULL;
-    cuzk_engine_config cfg = {.synthesis_workers = 1, .num_devices = 1, .workers_per_device = 1};
-    CHECK(cuzk_engine_create(&e, &cfg) == CUZK_OK);
-    names ns = {.n = 0};
-    unsigned registered = 0;
+    names ns;
+    unsigned registered;
     char err[256] = "";
-    cuzk_engine_filecoin_opts o = {.param_cache = dir};
-    int rc = e ? cuzk_engine_register_filecoin(e, &o, on_kind, &ns, &registered, err, sizeof err) : -1;
+    int rc = register_from(dir, &ns, &registered, err, sizeof err);
     /* the table's kinds, then the PoRep proofs' aggregation (there are PoRep keys) */
     CHECK_MSG(rc == CUZK_OK && registered == CUZK_FIL_KINDS + 1 && ns.n == CUZK_FIL_KINDS + 1, "rc %d, %u kinds: %s",
               rc, registered, err);
@@ -279,10 +284,6 @@ static void test_registration(void)
         cuzk_fil_kind_at(&te, i);
         CHECK_MSG(!strcmp(ns.name[i], te.name), "registered %s, the table's entry %zu is %s", ns.name[i], i, te.name);
     }
-    if (e) cuzk_engine_destroy(e);
-    char cmd[64];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    CHECK(system(cmd) == 0);
 }
 
 /* A random Filecoin SubmitProofRequest of entry e: its fields from q's storage. */
