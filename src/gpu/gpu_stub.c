@@ -139,6 +139,6 @@ void cuzk_gpu_setup_fixed_base(cuzk_groth16_fixed_base *fb, cuzk_gpu_worker *w)
     fb->g1 = NULL, fb->g2 = NULL, fb->ctx = w;
 }
 #else
-typedef int cuzk_gpu_stub_unused; /* CUDA build: src/gpu/gpu.cu implements the API */
+typedef int cuzk_gpu_stub_unused; /* CUDA build: the .cu files of src/gpu implement the API */
 #endif
 
