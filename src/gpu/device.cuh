@@ -1,9 +1,9 @@
 /*
  * The GPU layer's host objects, shared by its translation units: a card's
- * memory ledger (gpu.cu), the device and its workers (gpu.cu), the arrays
- * resident on a device (resident.cu) and a prove's stream of point chunks
- * (prove.cu). C++ only, never a public header; the ownership and locking
- * rule is docs/gpu.md's.
+ * memory ledger (ledger.cu), the device and its workers (device.cu,
+ * worker.cu), the arrays resident on a device (resident.cu) and a prove's
+ * stream of point chunks (prove.cu). C++ only, never a public header; the
+ * ownership and locking rule is docs/gpu.md's.
  */
 #ifndef CUZK_GPU_DEVICE_CUH
 #define CUZK_GPU_DEVICE_CUH
@@ -149,7 +149,7 @@ struct cuzk_gpu_worker {
 extern const char *const srs_name[SRS_N];
 void dev_resident_free(dev_resident *e);
 
-/* gpu.cu: a call's context on the worker's device (refuses failed
+/* worker.cu: a call's context on the worker's device (refuses failed
  * devices); host to device on the worker's stream through its staging;
  * the worker's own buffers freed; the kernel region's lock. */
 int begin(cuzk_gpu_worker *w, cuzk_gpu::ctx *c);
@@ -157,7 +157,7 @@ int h2d(cuzk_gpu_worker *w, const cuzk_gpu::ctx &c, void *dst, const void *src, 
 void worker_shed(cuzk_gpu_worker *w);
 double region_lock(cuzk_gpu_worker *w);
 int region_unlock(cuzk_gpu_worker *w, const cuzk_gpu::ctx &c, int rc);
-namespace cuzk_gpu {
+namespace cuzk_gpu { /* ledger.cu */
 /* The current device's free and total memory in GiB (false when the driver cannot say). */
 bool dev_mem_gib(double *free_gib, double *total_gib);
 /* "cudaMalloc(what, n bytes)" failed as the driver's out of memory does, over the budget */

@@ -33,7 +33,8 @@ struct ctx {
     int *oom;       /* set when the device's memory ran out (not the host's) */
 };
 
-/* Records "cuda device N: call: reason" and maps the CUDA error to a cuzk code. */
+/* Records "cuda device N: call: reason" and maps the CUDA error to a cuzk
+ * code (worker.cu). */
 int fail(const ctx &c, cudaError_t e, const char *call);
 int fail_msg(const ctx &c, int code, const char *msg);
 
@@ -42,7 +43,7 @@ int fail_msg(const ctx &c, int code, const char *msg);
         cudaError_t e_ = (call);                                                                   \
         if (e_ != cudaSuccess) return ::cuzk_gpu::fail((c), e_, #call);                            \
     } while (0)
-/* Kernel trace (CUZK_GPU_TRACE_KERNELS, for benchmarks): each mark records an
+/* Kernel trace (trace.cu; CUZK_GPU_TRACE_KERNELS, for benchmarks): each mark records an
  * event on the stream, and at the end of a kernel region the time between
  * consecutive marks is printed, summed by name, to stderr, so a region's
  * time splits into its kernels without a profiler. Work with no mark of its
@@ -60,7 +61,7 @@ void trace_region_end(const char *what);
 
 /* A device buffer that only grows (freed by buf_free). Its bytes count
  * against its card's budget (cuzk_gpu_device_set_memory_limit) from
- * buf_reserve to buf_free. */
+ * buf_reserve to buf_free (ledger.cu). */
 struct dbuf {
     void *p;
     size_t cap;
@@ -73,6 +74,11 @@ void buf_free(dbuf *b);
  * hooks' msm_free bytes, tests: a card short of memory without one). */
 bool device_free_bytes(const ctx &c, size_t *freeb);
 template <class T> static inline T *bp(const dbuf &b) { return (T *)b.p; }
+/* A device object of the card opened (its first measures the driver's free
+ * memory as the card's budget, capped by the limit) and closed (its last
+ * forgets the limit). */
+void ledger_open(int ordinal);
+void ledger_close(int ordinal);
 
 /* ---- NTT (ntt.cu) ------------------------------------------------------ */
 /* Per generator (domains differ: omega_n of generator 7 is not generator

@@ -135,5 +135,5 @@ int cuzk_gpu_miller_loop(cuzk_gpu_worker *w, cuzk_fp12 *out, const cuzk_g1_affin
     return (void)w, (void)out, (void)P, (void)Q, (void)n, CUZK_ERR_NO_DEVICE;
 }
 #else
-typedef int cuzk_gpu_stub_unused; /* CUDA build: src/gpu/gpu.cu implements the API */
+typedef int cuzk_gpu_stub_unused; /* CUDA build: the .cu files of src/gpu implement the API */
 #endif

@@ -35,13 +35,13 @@ typedef struct cuzk_gpu_test_hooks {
     int ntt_minb;           /* nonzero: radix-4 passes as ptxas likes them, not held to 3 blocks an SM */
     /* fixed-base multiplications (fixed_base.cu) */
     uint64_t fb_batch;      /* scalars a batch, >= 64; else 2^22 */
-    /* uploads from pageable memory (gpu.cu): the worker's two pinned slots */
+    /* uploads from pageable memory (worker.cu): the worker's two pinned slots */
     unsigned stage_threads; /* threads filling a slot (4; at most 64); 0: the driver's own copy */
     unsigned stage_kib;     /* KiB a slot, 1 to 2^20 (32768; 0: 32768) */
     /* the residency of parameter sets and PCEs (resident.cu, prove.cu) */
     char stream[48];        /* "h,l,a,b_g1,b_g2,pce": those arrays of every new set streamed whatever the plan */
     uint64_t stream_chunk;  /* points a streamed chunk (a PCE's blocks: as many points' bytes); 0: the plan's */
-    /* allocations (gpu.cu) */
+    /* allocations (ledger.cu) */
     char fail_alloc[48];    /* a device reservation whose name contains this fails as out of memory; "": none */
 } cuzk_gpu_test_hooks;
 
