@@ -403,7 +403,7 @@ int cuzk_gpu_host_is_registered(const void *ptr);
 /* "cuda", "mlock" or "none". */
 const char *cuzk_gpu_pin_name(cuzk_gpu_pin_how how);
 
-/* The CUDA half of cuzk_gpu_host_pin (src/gpu/gpu.cu; the stub refuses
+/* The CUDA half of cuzk_gpu_host_pin (src/gpu/host_pin.cu; the stub refuses
  * with "built without CUDA" in msg). Use cuzk_gpu_host_pin. */
 int cuzk_gpu_host_register(void *ptr, size_t len, char *msg, size_t msg_len);
 void cuzk_gpu_host_unregister(void *ptr);
