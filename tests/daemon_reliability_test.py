@@ -554,4 +554,28 @@ G = Daemon("journal4", PC, daemon_keys=jconf).start()
 check("no \"cuzk-journal 1\" header" in G.logtext(), "journal: random bytes are reported, not fatal")
 check(G.stop() == 0, "journal: daemon exits 0")
 
+# Where the journal goes: [daemon] state_dir, else $STATE_DIRECTORY's first
+# entry (systemd's StateDirectory=, ':'-separated; the command line reads it
+# and hands it to the config loader), else the param cache.
+sd = [os.path.join(tmp, f"state-env-{rng.getrandbits(32):08x}-{i}") for i in range(2)]
+os.makedirs(sd[0])  # systemd makes it before the start
+
+
+def journal_at(d, name, where):
+    """The journal the daemon's start log names, and that it is there."""
+    path = os.path.join(where, "cuzk-journal")
+    lines = [ln for ln in d.logtext().splitlines() if "job journal" in ln]
+    check(any(f"job journal {path} " in ln for ln in lines) and os.path.isfile(path),
+          f"journal: {name}: in {where}: {lines}")
+
+
+cases = (("$STATE_DIRECTORY alone", "", {"STATE_DIRECTORY": ":".join(sd)}, sd[0]),
+         ("state_dir over $STATE_DIRECTORY", f'state_dir = "{sd[1]}"\n', {"STATE_DIRECTORY": sd[0]}, sd[1]),
+         ("neither: the param cache", "", {"STATE_DIRECTORY": ""}, PC),
+         ("a relative $STATE_DIRECTORY is none", "", {"STATE_DIRECTORY": "state"}, PC))
+for i, (name, keys, env, where) in enumerate(cases):
+    G = Daemon(f"journal-env{i}", PC, daemon_keys=keys).start(env=env)
+    journal_at(G, name, where)
+    check(G.stop() == 0, f"journal: {name}: daemon exits 0")
+
 H.finish(daemons)

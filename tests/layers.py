@@ -11,7 +11,8 @@ layer. README's layout table and docs/architecture.md name the layers in the
 table's order; docs/architecture.md's header table lists each layer's folder.
 No file of src/ reads the environment (getenv) outside src/util and the
 command line's documented variables: a daemon's behaviour comes from its
-config, a test's switches from the hooks its program sets.
+config (the command line passes the variables that are keys' defaults to
+the config loader), a test's switches from the hooks its program sets.
 
 Usage: layers.py [SOURCE_DIR]   (default: the parent of this file's folder)
 Exit 0 when the tree keeps the rule, 1 with one line per broken edge.
@@ -183,14 +184,17 @@ def check_folders(root, layers):
 
 
 # The environment a process of cuzk reads: src/util any (CUZK_SEED), the command
-# line its documented variables, and two the daemon shares with the tools around
-# it, each the default of a [section] key that names it (docs/configuration.md).
+# line its documented variables, two of them shared by the daemon with the tools
+# around it, each the default of a [section] key that names it
+# (docs/configuration.md), which the command line passes to the config loader.
+# No other layer reads any: the daemon's behaviour comes from its config.
 GETENV = re.compile(r"\b(?:secure_)?getenv\s*\(\s*([^)]*?)\s*\)")
 ENV_ALLOWED = {
     ("cli", '"CUZK_THREADS"'): "the command line's threads (README)",
     ("cli", '"CUZK_TOKEN"'): "cuzk bench's bearer token (README)",
-    ("server", '"STATE_DIRECTORY"'): "systemd's StateDirectory=, [daemon] state_dir's default",
-    ("filecoin", "CUZK_FIL_PARAM_CACHE_ENV"): "rust-fil-proofs' parameter cache, [srs] param_cache's default",
+    ("cli", '"STATE_DIRECTORY"'): "systemd's StateDirectory=, [daemon] state_dir's default",
+    ("cli", "CUZK_FIL_PARAM_CACHE_ENV"): "rust-fil-proofs' parameter cache, --param-cache's and [srs] "
+                                         "param_cache's default",
 }
 
 
@@ -254,13 +258,15 @@ def self_test(root, layers, edges):
     )
     failed = []
     for path, arg in (("src/gpu/injected.cu", '"CUZK_GPU_X"'), ("src/cli/injected.c", '"CUZK_OTHER"'),
-                      ("src/server/injected.c", "name")):
+                      ("src/server/injected.c", "name"), ("src/server/injected.c", '"STATE_DIRECTORY"'),
+                      ("src/filecoin/injected.c", "CUZK_FIL_PARAM_CACHE_ENV")):
         text = f'static int f(void) {{ /* getenv("IN_A_COMMENT") */ return getenv({arg}) != 0; }}'
         found = [(1, m.group(1)) for m in GETENV.finditer(strip_comments(text))]
         if len(check_env({path: found})) != 1:
             failed.append(f"self-test: getenv({arg}) in {path} was not reported exactly once")
-    if check_env({"src/util/injected.c": [(1, '"CUZK_SEED"')], "src/cli/injected.c": [(1, '"CUZK_TOKEN"')]}):
-        failed.append("self-test: src/util's getenv or the command line's CUZK_TOKEN was reported")
+    if check_env({"src/util/injected.c": [(1, '"CUZK_SEED"')], "src/cli/injected.c": [(1, '"CUZK_TOKEN"')],
+                  "src/cli/injected2.c": [(1, '"STATE_DIRECTORY"'), (2, "CUZK_FIL_PARAM_CACHE_ENV")]}):
+        failed.append("self-test: src/util's getenv or the command line's documented variables were reported")
     for path, name, want in cases:
         trial = dict(edges)
         trial[path] = [(1, name)]

@@ -4,7 +4,9 @@
 # parameters.json by `cuzk params list`), .meta as rust-fil-proofs writes it;
 # `cuzk params check` passes on files whose digests a manifest lists (digests
 # from python3's hashlib, an independent Blake2b), fails naming the file on
-# a flipped byte and on ceremony digests; bad usage exits 2.
+# a flipped byte and on ceremony digests; bad usage exits 2. The parameter
+# cache's default is $FIL_PROOFS_PARAMETER_CACHE for the commands and the
+# daemon's config, the flag or the file's key over it.
 # Usage: params_cli.test.sh BUILD_DIR
 set -euo pipefail
 build=${1:?usage: params_cli.test.sh BUILD_DIR}
@@ -30,6 +32,40 @@ list=$("$cuzk" params list --param-cache "$tmp/pc") || fail "list exited $?"
 grep -q "window-post   2KiB    params   present   $stem.params$" <<<"$list" ||
     fail "list does not show the file present and known"
 grep -q "porep .*missing" <<<"$list" || fail "list: porep not missing"
+
+# The parameter cache from the environment, read by the command line alone:
+# --param-cache's default is $FIL_PROOFS_PARAMETER_CACHE (set and not
+# empty), else /var/tmp/filecoin-proof-parameters, and the flag wins; the
+# daemon's srs.param_cache (--check-config says it) is the file's, else the
+# variable, else the same default, and a relative variable is refused.
+mkdir "$tmp/empty"
+unset FIL_PROOFS_PARAMETER_CACHE
+[ "$(FIL_PROOFS_PARAMETER_CACHE="$tmp/pc" "$cuzk" params list)" = "$list" ] ||
+    fail "params list with \$FIL_PROOFS_PARAMETER_CACHE differs from --param-cache"
+last=$(FIL_PROOFS_PARAMETER_CACHE="$tmp/empty" "$cuzk" params list --param-cache "$tmp/pc" | tail -1)
+[ "${last%%: *}" = "$tmp/pc" ] || fail "--param-cache does not win over the variable: $last"
+for env in "env -u FIL_PROOFS_PARAMETER_CACHE" "env FIL_PROOFS_PARAMETER_CACHE="; do
+    last=$($env "$cuzk" params list | tail -1)
+    [ "${last%%: *}" = /var/tmp/filecoin-proof-parameters ] || fail "$env: not the default: $last"
+done
+if "$cuzk" daemon --help >/dev/null 2>&1; then
+    daemon_cache() { # FILE_KEYS ENV...: the param_cache --check-config reports
+        printf '[daemon]\nlisten = "unix://%s/d.sock"\n%s' "$tmp" "$1" >"$tmp/d.toml"
+        shift
+        env "$@" "$cuzk" daemon --config "$tmp/d.toml" --check-config 2>&1 | sed -n 's/.*param_cache \([^,]*\),.*/\1/p'
+    }
+    [ "$(daemon_cache "" -u FIL_PROOFS_PARAMETER_CACHE)" = /var/tmp/filecoin-proof-parameters ] ||
+        fail "daemon: no variable, no key: $(daemon_cache "" -u FIL_PROOFS_PARAMETER_CACHE)"
+    [ "$(daemon_cache "" FIL_PROOFS_PARAMETER_CACHE="$tmp/pc")" = "$tmp/pc" ] || fail "daemon: the variable not taken"
+    [ "$(daemon_cache "[srs]"$'\n'"param_cache = \"$tmp/pc2\""$'\n' FIL_PROOFS_PARAMETER_CACHE="$tmp/pc")" = "$tmp/pc2" ] ||
+        fail "daemon: the file's param_cache does not win over the variable"
+    daemon_cache "" >/dev/null # the file with no [srs]
+    set +e
+    out=$(env FIL_PROOFS_PARAMETER_CACHE=params "$cuzk" daemon --config "$tmp/d.toml" --check-config 2>&1); rc=$?
+    set -e
+    [ $rc = 2 ] && grep -q 'FIL_PROOFS_PARAMETER_CACHE = "params" is not an absolute path' <<<"$out" ||
+        fail "daemon: a relative variable: rc $rc: $out"
+fi
 
 # test parameters do not carry the ceremony's digests
 if "$cuzk" params check --param-cache "$tmp/pc" >"$tmp/out" 2>&1; then fail "ceremony digests matched test parameters"; fi

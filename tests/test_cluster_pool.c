@@ -100,7 +100,7 @@ int main(int argc, char **argv)
      * those waiting in the pool up to it, far longer than the test holds it */
     snprintf(doc, sizeof doc, "[cluster]\nconninfo = \"%s\"\nhost = \"pool-d\"\npool_size = %u\npool_idle = \"1s\"\n"
              "statement_timeout = \"60s\"\n", conninfo, pool);
-    CHECK_MSG(cfg_apply_toml(&c, doc, strlen(doc), err, sizeof err) == 0 && cfg_finish(&c, err, sizeof err) == 0,
+    CHECK_MSG(cfg_apply_toml(&c, doc, strlen(doc), err, sizeof err) == 0 && cfg_finish(&c, NULL, err, sizeof err) == 0,
               "config: %s", err);
     fprintf(stderr, "pool_size %u, %u concurrent calls\n", pool, calls);
     cuzk_engine_config ec = {.synthesis_workers = 1, .workers_per_device = 1};

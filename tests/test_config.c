@@ -64,7 +64,7 @@ static void test_defaults(void)
     CHECK(!strncmp(c.listen, "unix:///", 8));
     CHECK(c.max_message_size >= 50u << 20); /* ~50 MB C1 outputs must fit */
     char err[384];
-    CHECK(cfg_finish(&c, err, sizeof err) == 0);
+    CHECK(cfg_finish(&c, NULL, err, sizeof err) == 0);
 }
 
 static void test_random_values(void)
@@ -141,7 +141,7 @@ static void test_token_file(cuzk_config *c)
         cfg_defaults(c);
         snprintf(doc, sizeof doc, "[daemon]\nauth_token_file = \"%s\"\n", path);
         CHECK(apply(c, doc, err) == 0);
-        int rc = cfg_finish(c, err, sizeof err);
+        int rc = cfg_finish(c, NULL, err, sizeof err);
         if (cases[i].ok)
             CHECK_MSG(rc == 0 && !strcmp(c->auth_token, tok), "case %zu: %s [%s]", i, err, c->auth_token);
         else
@@ -197,20 +197,20 @@ static void test_errors(void)
     char err[384];
     cfg_defaults(&c);
     CHECK(apply(&c, "[daemon]\nlisten = \"0.0.0.0:9820\"\n", err) == 0);
-    CHECK_MSG(cfg_finish(&c, err, sizeof err) == 0, "%s", err);
+    CHECK_MSG(cfg_finish(&c, NULL, err, sizeof err) == 0, "%s", err);
     CHECK(apply(&c, "[daemon]\nauth_token = \"s3cret\"\n", err) == 0);
-    CHECK(cfg_finish(&c, err, sizeof err) == 0);
+    CHECK(cfg_finish(&c, NULL, err, sizeof err) == 0);
     CHECK(apply(&c, "[daemon]\nauth_token = \"has space\"\n", err) == 0);
-    CHECK(cfg_finish(&c, err, sizeof err) != 0 && strstr(err, "daemon.auth_token"));
+    CHECK(cfg_finish(&c, NULL, err, sizeof err) != 0 && strstr(err, "daemon.auth_token"));
     test_token_file(&c);
 
     /* TLS keys: the cross-key rules (the files are checked by server/tls.c) */
     cfg_defaults(&c);
     CHECK(apply(&c, "[daemon]\nlisten = \"127.0.0.1:9820\"\ntls_client_ca = \"/x/ca.crt\"\n", err) == 0);
-    CHECK_MSG(cfg_finish(&c, err, sizeof err) != 0 && strstr(err, "daemon.tls_client_ca"), "%s", err);
+    CHECK_MSG(cfg_finish(&c, NULL, err, sizeof err) != 0 && strstr(err, "daemon.tls_client_ca"), "%s", err);
     cfg_defaults(&c);
     CHECK(apply(&c, "[daemon]\ntls_cert = \"/x/s.crt\"\ntls_key = \"/x/s.key\"\n", err) == 0);
-    CHECK_MSG(cfg_finish(&c, err, sizeof err) != 0 && strstr(err, "daemon.tls_cert") && strstr(err, "unix socket"),
+    CHECK_MSG(cfg_finish(&c, NULL, err, sizeof err) != 0 && strstr(err, "daemon.tls_cert") && strstr(err, "unix socket"),
               "%s", err);
 
     /* NUL bytes and size/duration parsers at their limits */
@@ -219,34 +219,73 @@ static void test_errors(void)
         CHECK(!cfg_parse_duration_ms("-5s", &v) && !cfg_parse_duration_ms("5d", &v));
 }
 
-/* srs.param_cache: the file's, else $FIL_PROOFS_PARAMETER_CACHE, else
- * /var/tmp/filecoin-proof-parameters (as the rest of the Filecoin stack). */
+/* srs.param_cache: the file's, else $FIL_PROOFS_PARAMETER_CACHE (cfg_env,
+ * which the command line fills), else /var/tmp/filecoin-proof-parameters (as
+ * the rest of the Filecoin stack). */
 static void test_param_cache(void)
 {
-    char *saved = getenv("FIL_PROOFS_PARAMETER_CACHE") ? strdup(getenv("FIL_PROOFS_PARAMETER_CACHE")) : NULL;
     char dir[64], err[384];
     snprintf(dir, sizeof dir, "/srv/params-%llx", (unsigned long long)cuzk_rng_u64(&rng));
     cuzk_config c;
-    unsetenv("FIL_PROOFS_PARAMETER_CACHE");
     cfg_defaults(&c);
-    CHECK(cfg_finish(&c, err, sizeof err) == 0 && !strcmp(c.param_cache, "/var/tmp/filecoin-proof-parameters"));
-    setenv("FIL_PROOFS_PARAMETER_CACHE", dir, 1);
+    CHECK(cfg_finish(&c, NULL, err, sizeof err) == 0 && !strcmp(c.param_cache, "/var/tmp/filecoin-proof-parameters"));
     cfg_defaults(&c);
-    CHECK(cfg_finish(&c, err, sizeof err) == 0 && !strcmp(c.param_cache, dir));
-    /* the file wins over the environment */
+    CHECK(cfg_finish(&c, &(cfg_env){.param_cache = dir}, err, sizeof err) == 0 && !strcmp(c.param_cache, dir));
+    /* the file wins over the environment, even over one that is wrong */
+    const char *wins = "[srs]\nparam_cache = \"/data/zk/params\"\n";
     cfg_defaults(&c);
-    CHECK(apply(&c, "[srs]\nparam_cache = \"/data/zk/params\"\n", err) == 0);
-    CHECK(cfg_finish(&c, err, sizeof err) == 0 && !strcmp(c.param_cache, "/data/zk/params"));
+    CHECK(apply(&c, wins, err) == 0);
+    CHECK(cfg_finish(&c, &(cfg_env){.param_cache = dir}, err, sizeof err) == 0 && !strcmp(c.param_cache, "/data/zk/params"));
+    cfg_defaults(&c);
+    CHECK(apply(&c, wins, err) == 0);
+    CHECK(cfg_finish(&c, &(cfg_env){.param_cache = "params"}, err, sizeof err) == 0 &&
+          !strcmp(c.param_cache, "/data/zk/params"));
     /* an empty variable is unset; a relative one is an error naming it */
-    setenv("FIL_PROOFS_PARAMETER_CACHE", "", 1);
     cfg_defaults(&c);
-    CHECK(cfg_finish(&c, err, sizeof err) == 0 && !strcmp(c.param_cache, "/var/tmp/filecoin-proof-parameters"));
-    setenv("FIL_PROOFS_PARAMETER_CACHE", "params", 1);
+    CHECK(cfg_finish(&c, &(cfg_env){.param_cache = ""}, err, sizeof err) == 0 &&
+          !strcmp(c.param_cache, "/var/tmp/filecoin-proof-parameters"));
     cfg_defaults(&c);
-    CHECK(cfg_finish(&c, err, sizeof err) != 0 && strstr(err, "FIL_PROOFS_PARAMETER_CACHE"));
-    if (saved) setenv("FIL_PROOFS_PARAMETER_CACHE", saved, 1);
-    else unsetenv("FIL_PROOFS_PARAMETER_CACHE");
-    free(saved);
+    CHECK(cfg_finish(&c, &(cfg_env){.param_cache = "params"}, err, sizeof err) != 0 &&
+          strstr(err, "FIL_PROOFS_PARAMETER_CACHE"));
+}
+
+/* daemon.state_dir: the file's, else $STATE_DIRECTORY's first entry (systemd
+ * joins several with ':'; cfg_env, from the command line) when absolute,
+ * else "" (the daemon then journals in param_cache). */
+static void test_state_dir(void)
+{
+    char a[64], b[64], both[160], file[128], err[384];
+    snprintf(a, sizeof a, "/var/lib/cuzk-%llx", (unsigned long long)cuzk_rng_u64(&rng));
+    snprintf(b, sizeof b, "/var/lib/other-%llx", (unsigned long long)cuzk_rng_u64(&rng));
+    snprintf(both, sizeof both, "%s:%s", a, b);
+    cuzk_config c;
+    cfg_defaults(&c);
+    CHECK(cfg_finish(&c, NULL, err, sizeof err) == 0 && !c.state_dir[0]);
+    cfg_defaults(&c);
+    CHECK(cfg_finish(&c, &(cfg_env){.state_directory = a}, err, sizeof err) == 0 && !strcmp(c.state_dir, a));
+    cfg_defaults(&c);
+    CHECK_MSG(cfg_finish(&c, &(cfg_env){.state_directory = both}, err, sizeof err) == 0 && !strcmp(c.state_dir, a),
+              "STATE_DIRECTORY=%s gave state_dir '%s'", both, c.state_dir);
+    for (size_t i = 0; i < 3; i++) { /* unset, empty, relative: no state directory */
+        const char *none[] = {NULL, "", "cuzk"};
+        cfg_defaults(&c);
+        CHECK(cfg_finish(&c, &(cfg_env){.state_directory = none[i]}, err, sizeof err) == 0 && !c.state_dir[0]);
+    }
+    snprintf(file, sizeof file, "[daemon]\nstate_dir = \"%s\"\n", b);
+    cfg_defaults(&c);
+    CHECK(apply(&c, file, err) == 0);
+    CHECK(cfg_finish(&c, &(cfg_env){.state_directory = a}, err, sizeof err) == 0 && !strcmp(c.state_dir, b));
+    char *huge = malloc(CFG_STR_MAX + 8);
+    if (!huge) return;
+    memset(huge, 'd', CFG_STR_MAX + 7);
+    huge[0] = '/', huge[CFG_STR_MAX + 7] = '\0';
+    cfg_defaults(&c);
+    CHECK(cfg_finish(&c, &(cfg_env){.state_directory = huge}, err, sizeof err) != 0 && strstr(err, "STATE_DIRECTORY"));
+    huge[CFG_STR_MAX - 2] = ':';
+    cfg_defaults(&c);
+    CHECK(cfg_finish(&c, &(cfg_env){.state_directory = huge}, err, sizeof err) == 0 &&
+          strlen(c.state_dir) == CFG_STR_MAX - 2);
+    free(huge);
 }
 
 /* Keys curio deprecated load with a warning; curio's keys this daemon does
@@ -300,7 +339,7 @@ static void test_curio_example(void)
     cuzk_config c;
     cfg_defaults(&c);
     CHECK_MSG(cfg_apply_file(&c, path, err, sizeof err) == 0, "%s", err);
-    CHECK_MSG(cfg_finish(&c, err, sizeof err) == 0, "%s", err);
+    CHECK_MSG(cfg_finish(&c, NULL, err, sizeof err) == 0, "%s", err);
     CHECK(!strcmp(c.listen, "0.0.0.0:9820") && !c.auth_token[0] && !c.allow_unauthenticated_tcp);
     CHECK(!strcmp(c.param_cache, "/data/zk/params") && c.gpu_threads == 32 && c.gpu_workers_per_device == 2);
     CHECK(c.total_budget == 0 && c.safety_margin == 5ull << 30 && c.max_batch_wait_ms == 10000);
@@ -435,7 +474,7 @@ static void test_cluster_bounds(void)
         char doc[256], err[384] = "";
         snprintf(doc, sizeof doc, "[cluster]\n%s", cases[i].text);
         CHECK_MSG(apply(&c, doc, err) == 0, "case %zu: %s", i, err);
-        int rc = cfg_finish(&c, err, sizeof err);
+        int rc = cfg_finish(&c, NULL, err, sizeof err);
         if (cases[i].why)
             CHECK_MSG(rc != 0 && strstr(err, cases[i].why), "case %zu: rc %d, %s", i, rc, err);
         else
@@ -456,6 +495,7 @@ int main(void)
     test_docs();
     test_documented_keys();
     test_param_cache();
+    test_state_dir();
     test_curio_keys();
     test_curio_example();
     test_cluster_bounds();

@@ -14,6 +14,7 @@
 #include "cuzk/util/error.h"
 #include "cuzk/util/file.h"
 #include "cuzk/util/parallel.h"
+#include "cuzk/filecoin/fil_params.h"
 
 void cli_errorf(const char *fmt, ...)
 {
@@ -65,4 +66,16 @@ unsigned cli_default_threads(void)
     uint64_t v;
     if (e && cli_parse_u64(e, &v) && v > 0 && v < 4096) return (unsigned)v;
     return cuzk_parallel_cpus();
+}
+
+const char *cli_param_cache_env(void)
+{
+    const char *e = getenv(CUZK_FIL_PARAM_CACHE_ENV);
+    return e && *e ? e : NULL;
+}
+
+const char *cli_param_cache_dir(void)
+{
+    const char *e = cli_param_cache_env();
+    return e ? e : CUZK_FIL_PARAM_CACHE_DEFAULT;
 }

@@ -33,5 +33,11 @@ int cli_write_file(const char *path, const void *buf, size_t len);
 bool cli_parse_u64(const char *s, uint64_t *out);
 /* Worker threads: CUZK_THREADS or the online CPU count. */
 unsigned cli_default_threads(void);
+/* The parameter cache the environment names: $FIL_PROOFS_PARAMETER_CACHE,
+ * NULL when unset or empty. */
+const char *cli_param_cache_env(void);
+/* --param-cache's default: cli_param_cache_env(), else rust-fil-proofs'
+ * /var/tmp/filecoin-proof-parameters. */
+const char *cli_param_cache_dir(void);
 
 #endif

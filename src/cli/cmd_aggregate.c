@@ -459,7 +459,7 @@ int cmd_verify_ni(int argc, char **argv)
     size_t len = 0, ni;
     uint32_t parts = 0;
     char err[1024] = "";
-    if (!cache) cache = cuzk_fil_param_cache_dir();
+    if (!cache) cache = cli_param_cache_dir();
     if (!rc && cuzk_fil_agg_shape(&a.v, &parts, &ni, err, sizeof err)) rc = 2, cli_errorf("%s", err);
     if (!rc && !a.vk && cuzk_fil_param_files_for(&pf, CUZK_FIL_CIRCUIT_POREP, a.v.registered_proof, cache))
         rc = 2, cli_errorf("--param-cache: path too long");

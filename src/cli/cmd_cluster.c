@@ -68,7 +68,8 @@ static int options(const char *config, const char *conninfo, cuzk_config *cfg, c
         if (strlen(conninfo) >= sizeof cfg->cluster_conninfo) return cli_errorf("--conninfo: too long"), -1;
         strcpy(cfg->cluster_conninfo, conninfo);
     } else {
-        if (cfg_apply_file(cfg, config, err, sizeof err) || cfg_finish(cfg, err, sizeof err))
+        const cfg_env env = {.param_cache = cli_param_cache_env()};
+        if (cfg_apply_file(cfg, config, err, sizeof err) || cfg_finish(cfg, &env, err, sizeof err))
             return cli_errorf("cluster: %s", err), -1;
         if (!cfg->cluster_conninfo[0])
             return cli_errorf("cluster: %s has no [cluster] conninfo (or give --conninfo)", config), -1;

@@ -87,7 +87,9 @@ static void engine_log_fields(int level, const char *msg, const log_field *f, si
     log_fields((cfg_log_level)level, f, n, "engine: %s", msg);
 }
 
-/* Loads defaults, the file, then the command-line overrides. */
+/* Loads defaults, the file, then the command-line overrides; the keys the
+ * file leaves unset whose default is the environment's take it here (the
+ * daemon's code reads no environment). */
 static int load_config(cuzk_config *c, const char *path, bool path_given, const char *listen,
                        const char *status_listen, const char *level, char *err, size_t errlen)
 {
@@ -108,7 +110,8 @@ static int load_config(cuzk_config *c, const char *path, bool path_given, const 
         snprintf(quoted, sizeof quoted, "\"%s\"", ov[i].v);
         if (cfg_set(c, ov[i].sec, ov[i].key, quoted, err, errlen)) return -1;
     }
-    return cfg_finish(c, err, errlen);
+    const cfg_env env = {.param_cache = cli_param_cache_env(), .state_directory = getenv("STATE_DIRECTORY")};
+    return cfg_finish(c, &env, err, errlen);
 }
 
 /* [srs] preload; returns how many failed. With fatal, stops at the first

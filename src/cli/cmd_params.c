@@ -155,7 +155,7 @@ int cmd_params(int argc, char **argv)
         cli_errorf("params: unknown subcommand '%s' (check, list)", sub);
         return 2;
     }
-    const char *dir = cuzk_fil_param_cache_dir(), *json = NULL;
+    const char *dir = cli_param_cache_dir(), *json = NULL;
     char **names = calloc((size_t)argc, sizeof *names);
     size_t nnames = 0;
     if (!names) return cli_errorf("out of memory"), 1;

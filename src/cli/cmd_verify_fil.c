@@ -180,7 +180,7 @@ int cmd_verify_filecoin(int argc, char **argv)
            cuzk_fil_stmt_kind_name(st.kind), (unsigned long long)st.registered_proof,
            (unsigned long long)st.sector_size, cuzk_fil_statement_proofs(&st), st.partitions, st.num_inputs);
     size_t len;
-    if ((ret = read_vk(&vk, &st, files[0], files[1] ? files[1] : cuzk_fil_param_cache_dir()))) goto out;
+    if ((ret = read_vk(&vk, &st, files[0], files[1] ? files[1] : cli_param_cache_dir()))) goto out;
     if (!(proof = cli_read_file("--proof", files[2], &len))) {
         ret = 2;
         goto out;

@@ -105,18 +105,11 @@ int cuzk_fil_circuit_blank(cuzk_cs *cs, cuzk_fil_circuit c, uint64_t sector_size
 
 /* ---- paths ---- */
 
-const char *cuzk_fil_param_cache_dir(void)
-{
-    const char *e = getenv(CUZK_FIL_PARAM_CACHE_ENV);
-    return e && *e ? e : CUZK_FIL_PARAM_CACHE_DEFAULT;
-}
-
 int cuzk_fil_param_files_for(cuzk_fil_param_files *out, cuzk_fil_circuit c, uint64_t id, const char *dir)
 {
     memset(out, 0, sizeof *out);
-    if (!cuzk_fil_circuit_cache_id(out->cache_id, c, id)) return CUZK_ERR_INVALID_ARG;
+    if (!dir || !cuzk_fil_circuit_cache_id(out->cache_id, c, id)) return CUZK_ERR_INVALID_ARG;
     out->sector_size = cuzk_fil_circuit_proof_sector_size(c, id);
-    if (!dir) dir = cuzk_fil_param_cache_dir();
     size_t dl = strlen(dir);
     while (dl > 1 && dir[dl - 1] == '/') dl--; /* "/var/tmp/x/" as rust-fil-proofs' default */
     char *slot[3] = {out->params, out->vk, out->meta};

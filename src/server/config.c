@@ -88,7 +88,7 @@ static const cfg_entry table[] = {
       "shown FAILED, its jobs fail at once), fatal = exit non-zero at start"),
     E("daemon", "state_dir", T_STR, state_dir, 0, 0, "\"\"", false,
       "directory for the job journal (ids of accepted jobs, so a restart can say which were lost); "
-      "empty = $STATE_DIRECTORY (systemd's StateDirectory=), else param_cache"),
+      "empty = $STATE_DIRECTORY (systemd's StateDirectory=; read by cuzk daemon at start), else param_cache"),
     E("memory", "total_budget", T_SIZE0, total_budget, 0, 0, "\"auto\"", false,
       "memory for parameters, PCE and working set; auto = RAM or the cgroup limit, less max(safety_margin, 10%)"),
     E("memory", "safety_margin", T_SIZE, safety_margin, 0, 0, "\"5GiB\"", false,
@@ -145,8 +145,8 @@ static const cfg_entry table[] = {
     E("pipeline", "max_gpu_queue_depth", T_U32, max_gpu_queue_depth, 0, 1024, "0", false,
       "partitions kept waiting for the GPUs; 0 = unlimited"),
     E("srs", "param_cache", T_PATH, param_cache, 0, 0, "\"/var/tmp/filecoin-proof-parameters\"", false,
-      "directory with .params/.vk files (and PCE caches); when unset, $FIL_PROOFS_PARAMETER_CACHE if set, "
-      "else the default shown (as lotus and curio)"),
+      "directory with .params/.vk files (and PCE caches); when unset, $FIL_PROOFS_PARAMETER_CACHE if set "
+      "(read by cuzk daemon at start), else the default shown (as lotus and curio)"),
     E("srs", "pce", T_BOOL, pce, 0, 0, "true", false,
       "pre-compiled circuits: extract each circuit's R1CS once (cached in pce_dir as <circuit id>.pce), "
       "then per proof only the witness and three sparse products"),
@@ -582,12 +582,15 @@ static int secret_file(const char *path, const char *key, char *out, char *err, 
     return 0;
 }
 
-int cfg_finish(cuzk_config *c, char *err, size_t errlen)
+/* The keys whose default is the environment's: srs.param_cache, the Filecoin
+ * stack's parameter cache (FIL_PROOFS_PARAMETER_CACHE, else the table's
+ * /var/tmp/filecoin-proof-parameters, as rust-fil-proofs, lotus and curio);
+ * daemon.state_dir, systemd's StateDirectory= (its first entry; systemd
+ * passes absolute paths, so a relative value is not its and is ignored). */
+static int env_defaults(cuzk_config *c, const cfg_env *env, char *err, size_t errlen)
 {
-    /* the Filecoin stack's parameter cache: FIL_PROOFS_PARAMETER_CACHE, else
-     * /var/tmp/filecoin-proof-parameters (rust-fil-proofs, lotus, curio) */
-    if (!c->param_cache_set) {
-        const char *dir = cuzk_fil_param_cache_dir();
+    const char *dir = env && env->param_cache && env->param_cache[0] ? env->param_cache : NULL;
+    if (!c->param_cache_set && dir) {
         if (dir[0] != '/')
             return FAIL("srs.param_cache: $%s = \"%s\" is not an absolute path (set srs.param_cache, or fix the "
                         "variable)", CUZK_FIL_PARAM_CACHE_ENV, dir);
@@ -595,6 +598,20 @@ int cfg_finish(cuzk_config *c, char *err, size_t errlen)
             return FAIL("srs.param_cache: $%s is longer than %d bytes", CUZK_FIL_PARAM_CACHE_ENV, CFG_STR_MAX - 1);
         strcpy(c->param_cache, dir);
     }
+    const char *state = env ? env->state_directory : NULL;
+    if (!c->state_dir[0] && state && state[0] == '/') {
+        size_t n = strcspn(state, ":");
+        if (n >= CFG_STR_MAX)
+            return FAIL("daemon.state_dir: $STATE_DIRECTORY's first entry is longer than %d bytes", CFG_STR_MAX - 1);
+        memcpy(c->state_dir, state, n);
+        c->state_dir[n] = '\0';
+    }
+    return 0;
+}
+
+int cfg_finish(cuzk_config *c, const cfg_env *env, char *err, size_t errlen)
+{
+    if (env_defaults(c, env, err, errlen)) return -1;
     /* the key the token came from is the one an error names */
     const char *token_key = c->auth_token_file[0] ? "daemon.auth_token_file" : "daemon.auth_token";
     if (secret_file(c->auth_token_file, "daemon.auth_token_file", c->auth_token, err, errlen) ||

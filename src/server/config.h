@@ -42,7 +42,7 @@ typedef struct cuzk_config {
     uint32_t max_queued_jobs;        /* jobs accepted and not finished; one more: RESOURCE_EXHAUSTED */
     uint32_t max_concurrent_parses;  /* requests parsed at submit at once; more wait */
     bool preload_fatal;              /* preload_failure = "fatal" */
-    char state_dir[CFG_STR_MAX];     /* "" = $STATE_DIRECTORY, else param_cache */
+    char state_dir[CFG_STR_MAX];     /* "" after cfg_finish: none (the journal goes to param_cache) */
     /* [memory] */
     uint64_t total_budget;           /* 0 = auto */
     uint64_t safety_margin;
@@ -77,7 +77,7 @@ typedef struct cuzk_config {
     /* [srs] */
     char param_cache[CFG_STR_MAX];
     char pce_dir[CFG_STR_MAX];       /* "" = param_cache */
-    bool param_cache_set;            /* named by the file; else cfg_finish takes the environment's */
+    bool param_cache_set;            /* named by the file; else cfg_finish takes cfg_env's */
     bool pce;                        /* srs.pce: pre-compiled circuits in pce_dir (default param_cache) */
     bool pce_verify_background;      /* srs.pce_verify = "background" */
     bool test_srs;                   /* srs.test_srs: a TEST aggregation SRS accepted for NI-PoRep */
@@ -126,12 +126,22 @@ int cfg_apply_file(cuzk_config *c, const char *path, char *err, size_t errlen);
 /* Sets one key from a TOML value literal ("\"unix:///x\"", "4", "true"). */
 int cfg_set(cuzk_config *c, const char *section, const char *key, const char *toml_value,
             char *err, size_t errlen);
-/* Final checks across keys (reads auth_token_file); an unset
- * srs.param_cache becomes $FIL_PROOFS_PARAMETER_CACHE or
- * /var/tmp/filecoin-proof-parameters. A TCP listener without a token is
- * allowed: the service then serves loopback peers only (protected mode)
- * unless allow_unauthenticated_tcp. */
-int cfg_finish(cuzk_config *c, char *err, size_t errlen);
+/* What the daemon's environment says, each the default of a key the file
+ * leaves unset. The command line reads the variables (the daemon's code
+ * reads none) and passes them here; NULL or "" = unset. */
+typedef struct cfg_env {
+    const char *param_cache;     /* $FIL_PROOFS_PARAMETER_CACHE: srs.param_cache */
+    const char *state_directory; /* $STATE_DIRECTORY (systemd's StateDirectory=, ':'-separated):
+                                  * daemon.state_dir, its first entry */
+} cfg_env;
+
+/* Final checks across keys (reads auth_token_file). An unset
+ * srs.param_cache becomes env's (an absolute path) or stays
+ * /var/tmp/filecoin-proof-parameters; an empty daemon.state_dir becomes
+ * env's state directory's first entry when that is absolute (env NULL: no
+ * environment). A TCP listener without a token is allowed: the service then
+ * serves loopback peers only (protected mode) unless allow_unauthenticated_tcp. */
+int cfg_finish(cuzk_config *c, const cfg_env *env, char *err, size_t errlen);
 /* Writes to out (comma-separated) the keys that differ between a and b and
  * that SIGHUP cannot change; returns their number. */
 size_t cfg_unreloadable_changes(const cuzk_config *a, const cuzk_config *b, char *out,

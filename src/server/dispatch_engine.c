@@ -196,15 +196,13 @@ static void job_event(void *ctx, const char *request_id, cuzk_job_state state)
     else journal_finished(b->journal, request_id);
 }
 
-/* The journal in [daemon] state_dir, else $STATE_DIRECTORY (its first
- * entry: systemd's StateDirectory=), else the param cache. Without one the
- * daemon still proves; only its answer after a crash is poorer. */
+/* The journal in [daemon] state_dir (the file's, else systemd's
+ * StateDirectory= that cfg_finish put there), else the param cache. Without
+ * one the daemon still proves; only its answer after a crash is poorer. */
 static void journal_start(srv_dispatch *b, const cuzk_config *c)
 {
     char dir[CFG_STR_MAX];
-    const char *env = getenv("STATE_DIRECTORY");
     if (c->state_dir[0]) snprintf(dir, sizeof dir, "%s", c->state_dir);
-    else if (env && env[0] == '/') snprintf(dir, sizeof dir, "%.*s", (int)strcspn(env, ":"), env);
     else if (param_cache_writable(c)) snprintf(dir, sizeof dir, "%s", c->param_cache);
     else dir[0] = '\0';
     char err[CFG_STR_MAX + 128] = "no writable state_dir or param_cache";

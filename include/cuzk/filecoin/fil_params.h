@@ -69,12 +69,13 @@ int cuzk_fil_circuit_blank(cuzk_cs *cs, cuzk_fil_circuit c, uint64_t sector_size
 
 /* ---- where the files are ------------------------------------------------ */
 
+/* Where the Filecoin stack (rust-fil-proofs, lotus, curio) keeps the files:
+ * the variable when set and not empty, else the default. The library reads
+ * no environment: the command line resolves the two into a directory
+ * (--param-cache's default, the daemon's srs.param_cache) and passes it. */
 #define CUZK_FIL_PARAM_CACHE_ENV "FIL_PROOFS_PARAMETER_CACHE"
 #define CUZK_FIL_PARAM_CACHE_DEFAULT "/var/tmp/filecoin-proof-parameters"
 #define CUZK_FIL_PATH_MAX 4096
-
-/* $FIL_PROOFS_PARAMETER_CACHE when set and not empty, else the default. */
-const char *cuzk_fil_param_cache_dir(void);
 
 typedef struct cuzk_fil_param_files {
     char cache_id[CUZK_FIL_CACHE_ID_MAX];
@@ -83,9 +84,8 @@ typedef struct cuzk_fil_param_files {
 } cuzk_fil_param_files;
 
 /*
- * The paths of (c, proof id)'s files in dir (NULL: cuzk_fil_param_cache_dir()).
- * Nothing is opened. CUZK_OK, or CUZK_ERR_INVALID_ARG (id not a proof of c,
- * path too long).
+ * The paths of (c, proof id)'s files in dir. Nothing is opened. CUZK_OK, or
+ * CUZK_ERR_INVALID_ARG (dir NULL, id not a proof of c, path too long).
  */
 int cuzk_fil_param_files_for(cuzk_fil_param_files *out, cuzk_fil_circuit c, uint64_t proof_id,
                              const char *dir);
