@@ -240,14 +240,11 @@ def scan(root):
     return found, errors
 
 
-# Long functions of files under a rewrite not yet merged: each waived until
-# the rewrite lands (it marks ntt_pass's reason). A waiver whose function is
-# no longer over the limit fails the check, so that the list empties as the
+# Long functions of files under a rewrite not yet merged, each waived until
+# the rewrite lands and marks its reason. A waiver whose function is no
+# longer over the limit fails the check, so that the list empties as the
 # rewrites land (delete the entry then).
-WAIVED = {
-    ("src/gpu/ntt.cu", "ntt_pass"): "its reason is in the comment above it (one loop nest whose registers MINB "
-                                     "bounds); the comment takes the `long:` marker with src/gpu's rewrite",
-}
+WAIVED = {}
 
 
 def too_long(found, waived=None):

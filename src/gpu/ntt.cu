@@ -73,9 +73,9 @@ static __device__ __forceinline__ size_t bitrev(size_t i, unsigned log_n)
  * where shared memory allows three; 3: 80 registers, a few spilled). 3 is
  * the default: 7.6-12 % faster from 2^24 to 2^27 in both directions on the
  * H100; the test hook ntt_minb picks the other to compare.
- * One body of about 110 lines: the tile's load, its levels and its store
- * are one loop nest over the same tile indices and radix-4 registers, the
- * code whose register count MINB bounds. */
+ * long: one body of about 110 lines: the tile's load, its levels and its
+ * store are one loop nest over the same tile indices and radix-4 registers,
+ * the code whose register count MINB bounds. */
 template <bool DIF, bool R4, int MINB, bool CT>
 __global__ void __launch_bounds__(NTT_THREADS, MINB)
     ntt_pass(fr_t *__restrict__ x, unsigned lvl_lo, unsigned k, unsigned log_g, const ntt_tw tw, const ntt_pre pre)
