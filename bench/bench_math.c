@@ -85,6 +85,11 @@ int main(int argc, char **argv)
     cuzk_g1_xyzz_from_affine(&px, &cuzk_g1_generator);
     BENCH("G1 madd (XYZZ+affine)", 1000000, , cuzk_g1_xyzz_add_affine(&px, &px, &qa));
     BENCH("G1 scalar mul", 2000, , cuzk_g1_jac_mul(&p, &p, k));
+    cuzk_fr kf;
+    cuzk_fr_random(&kf, &rng);
+    cuzk_g1_endo_scalar e1;
+    BENCH("G1 scalar mul (endomorphism)", 2000, cuzk_g1_endo_scalar_init(&e1, &kf),
+          cuzk_g1_affine_mul_endo(&p, &qa, &e1));
 
     cuzk_g2_jac p2, q2;
     cuzk_g2_affine q2a;
@@ -95,6 +100,9 @@ int main(int argc, char **argv)
     BENCH("G2 madd (Jacobian+affine)", 300000, , cuzk_g2_jac_add_affine(&p2, &p2, &q2a));
     BENCH("G2 dbl (Jacobian)", 300000, , cuzk_g2_jac_dbl(&p2, &p2));
     BENCH("G2 scalar mul", 1000, , cuzk_g2_jac_mul(&p2, &p2, k));
+    cuzk_g2_endo_scalar e2;
+    BENCH("G2 scalar mul (endomorphism)", 1000, cuzk_g2_endo_scalar_init(&e2, &kf),
+          cuzk_g2_affine_mul_endo(&p2, &q2a, &e2));
 
     cuzk_g1_affine pa;
     cuzk_g2_affine p2a;
@@ -121,6 +129,14 @@ int main(int argc, char **argv)
     cuzk_g2_affine qs[8];
     for (int i = 0; i < 8; i++) ps[i] = pa, qs[i] = p2a;
     BENCH("multi-pairing, 8 pairs", 50, , cuzk_pairing_multi(&e, ps, qs, 8));
+    /* SnarkPack's commitments: G2 points with 2-3 G1 points each, ten products (a round's) */
+    cuzk_pairing_group grp[32];
+    cuzk_fp12 prods[10];
+    for (int j = 0; j < 32; j++)
+        grp[j] = (cuzk_pairing_group){&qs[j % 8], {&ps[0], &ps[1], &ps[2]},
+                                      {(unsigned char)(j % 5), (unsigned char)((j + 3) % 5), 2},
+                                      (unsigned char)(j % 3 == 2 ? 3 : 2)};
+    BENCH("Miller loops, 74 pairs, 32 G2", 10, , cuzk_pairing_miller_loop_groups(prods, 5, grp, 32));
 
     /* Keep results live so the chains are not optimised away. */
     uint8_t sink[48];

@@ -130,6 +130,50 @@ static void test_small_scalars(void)
     CHECK(G(jac_eq)(&a, &b));
 }
 
+/* The endomorphism split (affine_mul_endo) against the plain wNAF (jac_mul_fr): random scalars
+ * and points, and the scalars at the split's digit boundaries: 0, 1, r - 1, |x|^j and
+ * |x|^j ± 1 (j = 1..3), 2^128 ± 1; the generator and infinity too. */
+static void test_mul_endo(int iters)
+{
+    const uint64_t X = 0xd201000000010000ULL;
+    uint64_t ks[20][4] = {{0}, {1}}, rm1[4] = {cuzk_fr_modulus[0] - 1, cuzk_fr_modulus[1], cuzk_fr_modulus[2],
+                                                cuzk_fr_modulus[3]};
+    int nk = 2;
+    memcpy(ks[nk++], rm1, sizeof rm1);
+    uint64_t pw[4] = {1, 0, 0, 0};
+    for (int j = 1; j <= 3; j++) {
+        unsigned __int128 c = 0; /* pw *= |x| */
+        for (int l = 0; l < 4; l++) c += (unsigned __int128)pw[l] * X, pw[l] = (uint64_t)c, c >>= 64;
+        for (int d = -1; d <= 1; d++) {
+            uint64_t *k = ks[nk++];
+            memcpy(k, pw, sizeof pw);
+            k[0] += (uint64_t)d; /* pw's low limb is 0: no carry */
+        }
+    }
+    uint64_t t128[3][4] = {{~0ULL, ~0ULL, 0, 0}, {0, 0, 1, 0}, {1, 0, 1, 0}};
+    memcpy(ks[nk], t128, sizeof t128), nk += 3;
+    AFF inf = {0};
+    for (int it = 0; it < iters + nk; it++) {
+        uint64_t k[4];
+        if (it < nk) memcpy(k, ks[it], sizeof k);
+        else rand_scalar(k);
+        cuzk_fr f;
+        CHECK(cuzk_fr_from_limbs(&f, k) == CUZK_OK);
+        G(endo_scalar) e;
+        G(endo_scalar_init)(&e, &f);
+        JAC p, want, got;
+        AFF pa;
+        if (it % 3 == 0) gen_jac(&p);
+        else rand_point(&p);
+        to_aff(&pa, &p);
+        G(jac_mul_fr)(&want, &p, &f);
+        G(affine_mul_endo)(&got, &pa, &e);
+        CHECK_MSG(G(jac_eq)(&got, &want), "k #%d", it);
+        G(affine_mul_endo)(&got, &inf, &e);
+        CHECK(G(jac_is_infinity)(&got));
+    }
+}
+
 static void test_group_laws(int iters)
 {
     for (int it = 0; it < iters; it++) {

@@ -90,6 +90,7 @@ int main(void)
     test_small_scalars();
     test_group_laws(40);
     test_batch();
+    test_mul_endo(12);
     test_encodings(20);
     test_subgroup(20);
     test_cofactor(10);

@@ -155,6 +155,7 @@ int main(void)
     test_small_scalars();
     test_group_laws(25);
     test_batch();
+    test_mul_endo(12);
     test_encodings(10);
     test_subgroup(10);
     test_psi(10);

@@ -1,6 +1,7 @@
 /*
  * Optimal ate pairing: bilinearity with fresh random scalars, order r,
- * non-degeneracy, e(P,-Q)·e(P,Q) = 1, multi-pairing = product of pairings,
+ * non-degeneracy, e(P,-Q)·e(P,Q) = 1, multi-pairing = product of pairings, several products
+ * with shared G2 points (cuzk_pairing_miller_loop_groups) = products of pairings,
  * infinity inputs, and the final exponentiation against a plain
  * exponentiation by 3·(p^12-1)/r computed with GMP.
  * (Byte-exact agreement with @noble/curves: tests/pairing_noble.test.sh.)
@@ -136,8 +137,8 @@ static void test_bilinear(void)
 
 static void test_multi(void)
 {
-    /* up to 19 pairs: crosses the 8-pair chunks of the Miller loop */
-    enum { N = 19 };
+    /* up to 35 pairs: crosses the 32-pair blocks of the Miller loop */
+    enum { N = 35 };
     cuzk_g1_affine P[N];
     cuzk_g2_affine Q[N];
     cuzk_gt single[N];
@@ -146,7 +147,7 @@ static void test_multi(void)
         rand_g2(&Q[i]);
         cuzk_pairing(&single[i], &P[i], &Q[i]);
     }
-    const int ns[] = {0, 1, 2, 7, 8, 9, 16, 19};
+    const int ns[] = {0, 1, 2, 7, 8, 9, 31, 32, 33, 35};
     for (size_t t = 0; t < sizeof ns / sizeof ns[0]; t++) {
         int n = ns[t];
         cuzk_gt prod = cuzk_fp12_one, m;
@@ -168,6 +169,44 @@ static void test_multi(void)
     cuzk_gt_mul(&prod, &prod, &single[2]);
     cuzk_pairing_multi(&m, Pi, Qi, 4);
     CHECK(cuzk_gt_eq(&m, &prod));
+}
+
+/* Products of groups (a G2 point's lines shared by its G1 points) against the same products of
+ * single pairings: 40 G2 points (more than one block of shared state), each with 1..4 G1 points
+ * sent to random products, a G1 point repeated in a group, a G2 point in two groups, points at
+ * infinity; a product no pair is sent to is 1. */
+static void test_groups(size_t nprod)
+{
+    enum { NQ = 40 };
+    static cuzk_g1_affine P[NQ][CUZK_PAIRING_GROUP_MAX];
+    static cuzk_g2_affine Q[NQ];
+    cuzk_pairing_group g[NQ];
+    cuzk_gt want[CUZK_PAIRING_PRODS_MAX], got;
+    cuzk_fp12 out[CUZK_PAIRING_PRODS_MAX];
+    for (size_t k = 0; k < nprod; k++) want[k] = cuzk_fp12_one;
+    for (int j = 0; j < NQ; j++) {
+        if (j == 7) Q[j] = (cuzk_g2_affine){0};
+        else if (j == 9) Q[j] = Q[8];
+        else rand_g2(&Q[j]);
+        g[j].q = &Q[j];
+        g[j].n = (unsigned char)(1 + cuzk_rng_u64(&rng) % CUZK_PAIRING_GROUP_MAX);
+        for (unsigned k = 0; k < g[j].n; k++) {
+            if (j == 3 && k == 0) P[j][k] = (cuzk_g1_affine){0};
+            else if (k == 1 && j % 5 == 0) P[j][k] = P[j][0];
+            else rand_g1(&P[j][k]);
+            g[j].p[k] = &P[j][k];
+            g[j].prod[k] = (unsigned char)(cuzk_rng_u64(&rng) % (nprod - 1)); /* the last gets none */
+            cuzk_gt e;
+            cuzk_pairing(&e, &P[j][k], &Q[j]);
+            cuzk_gt_mul(&want[g[j].prod[k]], &want[g[j].prod[k]], &e);
+        }
+    }
+    cuzk_pairing_miller_loop_groups(out, nprod, g, NQ);
+    for (size_t k = 0; k < nprod; k++) {
+        cuzk_pairing_final_exp(&got, &out[k]);
+        CHECK_MSG(cuzk_gt_eq(&got, &want[k]), "groups: product %zu of %zu", k, nprod);
+    }
+    CHECK(cuzk_fp12_is_one(&out[nprod - 1]));
 }
 
 static void test_infinity(void)
@@ -243,6 +282,8 @@ int main(void)
     tu_init(&rng, "test_pairing");
     test_bilinear();
     test_multi();
+    test_groups(3);
+    test_groups(CUZK_PAIRING_PRODS_MAX);
     test_infinity();
 #ifdef CUZK_HAVE_GMP
     test_final_exp_exponent();

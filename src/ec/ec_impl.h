@@ -342,6 +342,38 @@ void EC_FN(jac_mul_fr)(EC_JAC *r, const EC_JAC *p, const cuzk_fr *k)
     EC_FN(jac_mul)(r, p, e);
 }
 
+/* tab[i] = (2i+1)·p for i < EC_WNAF_TABLE, affine (one inversion). */
+__attribute__((unused)) static void EC_FN(odd_multiples_)(EC_AFF tab[EC_WNAF_TABLE], const EC_AFF *p)
+{
+    EC_JAC t[EC_WNAF_TABLE], p2;
+    EC_FN(jac_from_affine)(&t[0], p);
+    EC_FN(jac_dbl)(&p2, &t[0]);
+    for (int i = 1; i < EC_WNAF_TABLE; i++) EC_FN(jac_add)(&t[i], &t[i - 1], &p2);
+    EC_FN(jac_batch_to_affine)(tab, t, EC_WNAF_TABLE);
+}
+
+/* r = sum over j < nb of k_j·B_j on one doubling chain (Straus): tab[j] the odd multiples of
+ * B_j (odd_multiples_), naf[j] the width-5 NAF of k_j with len[j] digits; mixed additions. */
+__attribute__((unused)) static void EC_FN(straus_)(EC_JAC *r, const EC_AFF (*tab)[EC_WNAF_TABLE],
+                                                   const int8_t (*naf)[258], const int *len, int nb)
+{
+    int top = 0;
+    for (int j = 0; j < nb; j++) top = len[j] > top ? len[j] : top;
+    EC_JAC acc;
+    EC_FN(jac_set_infinity)(&acc);
+    for (int i = top - 1; i >= 0; i--) {
+        EC_FN(jac_dbl)(&acc, &acc);
+        for (int j = 0; j < nb; j++) {
+            int d = i < len[j] ? naf[j][i] : 0;
+            if (!d) continue;
+            EC_AFF t = tab[j][(d < 0 ? -d : d) / 2];
+            if (d < 0) EC_FN(affine_neg)(&t, &t);
+            EC_FN(jac_add_affine)(&acc, &acc, &t);
+        }
+    }
+    *r = acc;
+}
+
 /* r = k·p for a small public k by double-and-add (subgroup checks). */
 __attribute__((unused)) static void EC_FN(jac_mul_u64_)(EC_JAC *r, const EC_JAC *p, uint64_t k)
 {

@@ -44,6 +44,41 @@ static const cuzk_fp g1_beta = {{0x30f1361b798a64e8ULL, 0xf3b8ddab7ece5a2aULL, 0
 #define EC_B (&g1_b)
 #include "ec_impl.h"
 
+void cuzk_ec_split_x(uint64_t d[4], const uint64_t k[4])
+{
+    uint64_t q[4] = {k[0], k[1], k[2], k[3]};
+    for (int i = 0; i < 4; i++) {
+        unsigned __int128 rem = 0;
+        for (int l = 3; l >= 0; l--) {
+            unsigned __int128 cur = (rem << 64) | q[l];
+            q[l] = (uint64_t)(cur / CUZK_BLS_X_ABS);
+            rem = cur % CUZK_BLS_X_ABS;
+        }
+        d[i] = (uint64_t)rem;
+    }
+}
+
+void cuzk_g1_endo_scalar_init(cuzk_g1_endo_scalar *s, const cuzk_fr *k)
+{
+    uint64_t e[4], d[4];
+    cuzk_fr_to_limbs(e, k);
+    cuzk_ec_split_x(d, e);
+    /* k = (d0 + d1|x|) + (d2 + d3|x|)·x^2 */
+    for (int j = 0; j < 2; j++) {
+        unsigned __int128 h = (unsigned __int128)d[2 * j + 1] * CUZK_BLS_X_ABS + d[2 * j];
+        uint64_t w[4] = {(uint64_t)h, (uint64_t)(h >> 64), 0, 0};
+        s->len[j] = cuzk_g1_wnaf_(s->naf[j], w);
+    }
+}
+
+void cuzk_g1_affine_mul_endo(cuzk_g1_jac *r, const cuzk_g1_affine *p, const cuzk_g1_endo_scalar *s)
+{
+    cuzk_g1_affine tab[2][EC_WNAF_TABLE];
+    cuzk_g1_odd_multiples_(tab[0], p);
+    for (int i = 0; i < EC_WNAF_TABLE; i++) cuzk_g1_affine_endo_x2(&tab[1][i], &tab[0][i]);
+    cuzk_g1_straus_(r, (const cuzk_g1_affine(*)[EC_WNAF_TABLE])tab, (const int8_t(*)[258])s->naf, s->len, 2);
+}
+
 bool cuzk_ec_fp_lex_largest(const cuzk_fp *a)
 {
     cuzk_fp n;

@@ -87,6 +87,30 @@ void cuzk_g2_jac_psi(cuzk_g2_jac *r, const cuzk_g2_jac *p)
     cuzk_fp2_mul(&r->y, &y, &g2_psi_cy);
 }
 
+void cuzk_g2_endo_scalar_init(cuzk_g2_endo_scalar *s, const cuzk_fr *k)
+{
+    uint64_t e[4], d[4];
+    cuzk_fr_to_limbs(e, k);
+    cuzk_ec_split_x(d, e);
+    for (int j = 0; j < 4; j++) {
+        uint64_t w[4] = {d[j], 0, 0, 0};
+        s->len[j] = cuzk_g2_wnaf_(s->naf[j], w);
+    }
+}
+
+void cuzk_g2_affine_mul_endo(cuzk_g2_jac *r, const cuzk_g2_affine *p, const cuzk_g2_endo_scalar *s)
+{
+    /* |x|^j·P = (-psi)^j(P): psi acts as x = -|x| */
+    cuzk_g2_affine tab[4][EC_WNAF_TABLE];
+    cuzk_g2_odd_multiples_(tab[0], p);
+    for (int j = 1; j < 4; j++)
+        for (int i = 0; i < EC_WNAF_TABLE; i++) {
+            cuzk_g2_affine_psi(&tab[j][i], &tab[j - 1][i]);
+            cuzk_g2_affine_neg(&tab[j][i], &tab[j][i]);
+        }
+    cuzk_g2_straus_(r, (const cuzk_g2_affine(*)[EC_WNAF_TABLE])tab, (const int8_t(*)[258])s->naf, s->len, 4);
+}
+
 bool cuzk_g2_affine_in_subgroup(const cuzk_g2_affine *p)
 {
     /* Scott, "A note on group membership tests" (2021): for BLS12,

@@ -4,9 +4,6 @@
 /* |x| for the BLS parameter x = -0xd201000000010000 (bits 63, 62, 60, 57, 48, 16). */
 static const uint64_t BLS_X_ABS = 0xd201000000010000ULL;
 
-/* Pairs processed together in one loop (stack state, no allocation). */
-#define MILLER_CHUNK 8
-
 /* G2 point T = (X : Y : Z) in homogeneous projective coordinates, x = X/Z, y = Y/Z. */
 typedef struct { cuzk_fp2 x, y, z; } g2_proj;
 
@@ -22,7 +19,8 @@ static void mul_by_3b(cuzk_fp2 *r, const cuzk_fp2 *a)
 }
 
 /*
- * T <- 2T and f <- f·l_{T,T}(P). With the tangent slope s = 3x^2/(2y) the
+ * T <- 2T and the coefficients of l_{T,T}: the line at P is l0 + (l1·xP) v + (l4·yP) v w
+ * (line_apply). With the tangent slope s = 3x^2/(2y) the
  * untwisted line times w^3 is (s·x_T - y_T) - s·xP·v + yP·v·w; scaled by 2YZ
  * and simplified with Y^2 Z = X^3 + b'Z^3 it becomes
  *   l0 = Y^2 - 3b'Z^2, l1 = -3X^2·xP, l4 = 2YZ·yP.
@@ -30,8 +28,7 @@ static void mul_by_3b(cuzk_fp2 *r, const cuzk_fp2 *a)
  * (to avoid halving): X3 = 2XY(Y^2 - 9b'Z^2), Y3 = (Y^2 + 9b'Z^2)^2 - 12(3b'Z^2)^2,
  * Z3 = 8Y^3 Z.
  */
-static void dbl_step(g2_proj *T, cuzk_fp2 *l0, cuzk_fp2 *l1, cuzk_fp2 *l4, const cuzk_fp *xP,
-                     const cuzk_fp *yP)
+static void dbl_coeffs(g2_proj *T, cuzk_fp2 *l0, cuzk_fp2 *l1, cuzk_fp2 *l4)
 {
     cuzk_fp2 t0, t1, t2, t3, t4, s;
     cuzk_fp2_sqr(&t0, &T->y);        /* Y^2 */
@@ -49,8 +46,7 @@ static void dbl_step(g2_proj *T, cuzk_fp2 *l0, cuzk_fp2 *l1, cuzk_fp2 *l4, const
     cuzk_fp2_dbl(l1, &s);
     cuzk_fp2_add(l1, l1, &s);        /* 3X^2 */
     cuzk_fp2_neg(l1, l1);
-    cuzk_fp2_mul_fp(l1, l1, xP);
-    cuzk_fp2_mul_fp(l4, &t4, yP);
+    *l4 = t4;
     /* point */
     cuzk_fp2_mul(&s, &T->x, &T->y);
     cuzk_fp2_dbl(&s, &s);            /* 2XY */
@@ -70,14 +66,13 @@ static void dbl_step(g2_proj *T, cuzk_fp2 *l0, cuzk_fp2 *l1, cuzk_fp2 *l4, const
 }
 
 /*
- * T <- T + Q (Q affine) and f <- f·l_{T,Q}(P). With theta = Y - yQ Z,
+ * T <- T + Q (Q affine) and the coefficients of l_{T,Q}, as dbl_coeffs'. With theta = Y - yQ Z,
  * lambda = X - xQ Z (slope theta/lambda) the line through Q scaled by lambda is
  *   l0 = theta·xQ - lambda·yQ, l1 = -theta·xP, l4 = lambda·yP,
  * and with D = lambda^2, E = lambda^3, F = X·D, G = E + Z·theta^2 - 2F:
  *   X3 = lambda·G, Y3 = theta·(F - G) - Y·E, Z3 = Z·E.
  */
-static void add_step(g2_proj *T, cuzk_fp2 *l0, cuzk_fp2 *l1, cuzk_fp2 *l4, const cuzk_g2_affine *Q,
-                     const cuzk_fp *xP, const cuzk_fp *yP)
+static void add_coeffs(g2_proj *T, cuzk_fp2 *l0, cuzk_fp2 *l1, cuzk_fp2 *l4, const cuzk_g2_affine *Q)
 {
     cuzk_fp2 th, la, d, e, f, g, t;
     cuzk_fp2_mul(&th, &Q->y, &T->z);
@@ -89,8 +84,7 @@ static void add_step(g2_proj *T, cuzk_fp2 *l0, cuzk_fp2 *l1, cuzk_fp2 *l4, const
     cuzk_fp2_mul(&t, &la, &Q->y);
     cuzk_fp2_sub(l0, l0, &t);
     cuzk_fp2_neg(l1, &th);
-    cuzk_fp2_mul_fp(l1, l1, xP);
-    cuzk_fp2_mul_fp(l4, &la, yP);
+    *l4 = la;
     /* point */
     cuzk_fp2_sqr(&d, &la);
     cuzk_fp2_mul(&e, &d, &la);
@@ -108,51 +102,93 @@ static void add_step(g2_proj *T, cuzk_fp2 *l0, cuzk_fp2 *l1, cuzk_fp2 *l4, const
     cuzk_fp2_mul(&T->z, &T->z, &e);
 }
 
-/* f <- f · prod of the Miller loops of up to MILLER_CHUNK pairs (none at infinity). */
-static void miller_chunk(cuzk_fp12 *f, const cuzk_g1_affine *const *P, const cuzk_g2_affine *const *Q,
-                         size_t n)
+/* acc <- acc·l(P) for the line l = c0 + (c1·xP) v + (c4·yP) v w. */
+static void line_apply(cuzk_fp12 *acc, const cuzk_fp2 *c0, const cuzk_fp2 *c1, const cuzk_fp2 *c4,
+                       const cuzk_g1_affine *P)
 {
-    g2_proj T[MILLER_CHUNK];
-    cuzk_fp12 acc = cuzk_fp12_one;
-    cuzk_fp2 l0, l1, l4;
-    for (size_t j = 0; j < n; j++) {
-        T[j].x = Q[j]->x;
-        T[j].y = Q[j]->y;
-        T[j].z = cuzk_fp2_one;
-    }
-    for (int bit = 62; bit >= 0; bit--) {
-        if (bit != 62) cuzk_fp12_sqr(&acc, &acc); /* acc = 1 before the first step */
-        for (size_t j = 0; j < n; j++) {
-            dbl_step(&T[j], &l0, &l1, &l4, &P[j]->x, &P[j]->y);
-            cuzk_fp12_mul_by_014(&acc, &acc, &l0, &l1, &l4);
-        }
-        if ((BLS_X_ABS >> bit) & 1)
-            for (size_t j = 0; j < n; j++) {
-                add_step(&T[j], &l0, &l1, &l4, Q[j], &P[j]->x, &P[j]->y);
-                cuzk_fp12_mul_by_014(&acc, &acc, &l0, &l1, &l4);
-            }
-    }
-    cuzk_fp12_mul(f, f, &acc);
+    cuzk_fp2 l1, l4;
+    cuzk_fp2_mul_fp(&l1, c1, &P->x);
+    cuzk_fp2_mul_fp(&l4, c4, &P->y);
+    cuzk_fp12_mul_by_014(acc, acc, c0, &l1, &l4);
 }
 
+/* Groups whose G2 state one pass of the bit loop keeps (stack: 288 bytes a group). */
+#define MILLER_GROUP_BLOCK 32
+
+/* acc[k] (k < nprod, all 1 on entry) <- the Miller loops of up to MILLER_GROUP_BLOCK groups
+ * (finite points, n >= 1); only the products the block's pairs go to are squared. */
+static void miller_group_block(cuzk_fp12 *acc, size_t nprod, const cuzk_pairing_group *g, size_t ng)
+{
+    g2_proj T[MILLER_GROUP_BLOCK];
+    cuzk_fp2 c0, c1, c4;
+    unsigned touched = 0;
+    for (size_t j = 0; j < ng; j++) {
+        T[j].x = g[j].q->x, T[j].y = g[j].q->y, T[j].z = cuzk_fp2_one;
+        for (unsigned k = 0; k < g[j].n; k++) touched |= 1u << g[j].prod[k];
+    }
+    for (int bit = 62; bit >= 0; bit--) {
+        for (size_t k = 0; k < nprod && bit != 62; k++)
+            if ((touched >> k) & 1) cuzk_fp12_sqr(&acc[k], &acc[k]);
+        for (size_t j = 0; j < ng; j++) {
+            dbl_coeffs(&T[j], &c0, &c1, &c4);
+            for (unsigned k = 0; k < g[j].n; k++) line_apply(&acc[g[j].prod[k]], &c0, &c1, &c4, g[j].p[k]);
+        }
+        if ((BLS_X_ABS >> bit) & 1)
+            for (size_t j = 0; j < ng; j++) {
+                add_coeffs(&T[j], &c0, &c1, &c4, g[j].q);
+                for (unsigned k = 0; k < g[j].n; k++) line_apply(&acc[g[j].prod[k]], &c0, &c1, &c4, g[j].p[k]);
+            }
+    }
+}
+
+/* g's pairs without a point at infinity, or a product out of range (n = 0: nothing to do). */
+static cuzk_pairing_group group_finite(const cuzk_pairing_group *g, size_t nprod)
+{
+    cuzk_pairing_group r = {g->q, {0}, {0}, 0};
+    if (cuzk_g2_affine_is_infinity(g->q)) return r;
+    for (unsigned k = 0; k < g->n && k < CUZK_PAIRING_GROUP_MAX; k++)
+        if (g->prod[k] < nprod && !cuzk_g1_affine_is_infinity(g->p[k])) r.p[r.n] = g->p[k], r.prod[r.n++] = g->prod[k];
+    return r;
+}
+
+/* acc[k] <- acc[k]·(the block's share of product k). */
+static void miller_group_flush(cuzk_fp12 *acc, size_t nprod, const cuzk_pairing_group *blk, size_t m)
+{
+    cuzk_fp12 part[CUZK_PAIRING_PRODS_MAX];
+    for (size_t k = 0; k < nprod; k++) part[k] = cuzk_fp12_one;
+    miller_group_block(part, nprod, blk, m);
+    for (size_t k = 0; k < nprod; k++)
+        if (!cuzk_fp12_is_one(&part[k])) cuzk_fp12_mul(&acc[k], &acc[k], &part[k]);
+}
+
+void cuzk_pairing_miller_loop_groups(cuzk_fp12 *out, size_t nprod, const cuzk_pairing_group *g, size_t ng)
+{
+    cuzk_fp12 acc[CUZK_PAIRING_PRODS_MAX];
+    cuzk_pairing_group blk[MILLER_GROUP_BLOCK];
+    size_t m = 0;
+    if (nprod > CUZK_PAIRING_PRODS_MAX) nprod = CUZK_PAIRING_PRODS_MAX;
+    for (size_t k = 0; k < nprod; k++) acc[k] = cuzk_fp12_one;
+    for (size_t i = 0; i < ng; i++) {
+        blk[m] = group_finite(&g[i], nprod);
+        if (blk[m].n && ++m == MILLER_GROUP_BLOCK) miller_group_flush(acc, nprod, blk, m), m = 0;
+    }
+    if (m) miller_group_flush(acc, nprod, blk, m);
+    /* x < 0: f_{x,Q} = 1/f_{|x|,Q} up to a vertical line, and 1/f ~ conj(f) after the easy part */
+    for (size_t k = 0; k < nprod; k++) cuzk_fp12_conjugate(&out[k], &acc[k]);
+}
+
+/* Each pair a group of its own, in blocks sharing one product's squarings. */
 void cuzk_pairing_miller_loop(cuzk_fp12 *r, const cuzk_g1_affine *P, const cuzk_g2_affine *Q, size_t n)
 {
-    const cuzk_g1_affine *pp[MILLER_CHUNK];
-    const cuzk_g2_affine *qq[MILLER_CHUNK];
-    cuzk_fp12 f = cuzk_fp12_one;
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (cuzk_g1_affine_is_infinity(&P[i]) || cuzk_g2_affine_is_infinity(&Q[i])) continue;
-        pp[m] = &P[i];
-        qq[m] = &Q[i];
-        if (++m == MILLER_CHUNK) {
-            miller_chunk(&f, pp, qq, m);
-            m = 0;
-        }
+    cuzk_pairing_group g[MILLER_GROUP_BLOCK];
+    cuzk_fp12 f = cuzk_fp12_one, part;
+    for (size_t i = 0; i < n; i += MILLER_GROUP_BLOCK) {
+        size_t m = n - i < MILLER_GROUP_BLOCK ? n - i : MILLER_GROUP_BLOCK;
+        for (size_t j = 0; j < m; j++) g[j] = (cuzk_pairing_group){&Q[i + j], {&P[i + j]}, {0}, 1};
+        cuzk_pairing_miller_loop_groups(&part, 1, g, m);
+        cuzk_fp12_mul(&f, &f, &part);
     }
-    if (m) miller_chunk(&f, pp, qq, m);
-    /* x < 0: f_{x,Q} = 1/f_{|x|,Q} up to a vertical line, and 1/f ~ conj(f) after the easy part */
-    cuzk_fp12_conjugate(r, &f);
+    *r = f;
 }
 
 /* r = a^x = conj(a^|x|) for a in the cyclotomic subgroup. */

@@ -4,6 +4,7 @@
 #ifndef CUZK_SNARKPACK_INTERNAL_H
 #define CUZK_SNARKPACK_INTERNAL_H
 
+#include "cuzk/ec/pairing.h"
 #include "cuzk/groth16/snarkpack.h"
 
 typedef struct sp_transcript {
@@ -38,15 +39,23 @@ void sp_poly_eval_product(cuzk_fr *out, const cuzk_fr *t, size_t l, const cuzk_f
 /* Their coefficients (2^l of them): c = [1]; c <- c || c·t[j]·s^(2^j). */
 void sp_poly_coeffs(cuzk_fr *out, const cuzk_fr *t, size_t l, const cuzk_fr *s);
 
-/* out = prod_i e(P[i], Q[i]) (Miller loops spread over nthreads, one final exponentiation). */
-int sp_pairing_product(cuzk_gt *out, const cuzk_g1_affine *P, const cuzk_g2_affine *Q, size_t n,
-                       unsigned nthreads);
+/* out[k] = the pairing products of the groups' pairs sent to k, k < nprod (cuzk/ec/pairing.h's
+ * groups: a G2 point's lines serve all its pairs): the groups' Miller loops in chunks over
+ * nthreads, then one final exponentiation per product, the products over the threads too. */
+int sp_pairing_groups(cuzk_gt *out, size_t nprod, const cuzk_pairing_group *g, size_t ng, unsigned nthreads);
 /* out = sum k[i]·P[i] */
 int sp_g1_msm(cuzk_g1_affine *out, const cuzk_g1_affine *P, const cuzk_fr *k, size_t n, unsigned nthreads);
 int sp_g2_msm(cuzk_g2_affine *out, const cuzk_g2_affine *P, const cuzk_fr *k, size_t n, unsigned nthreads);
-/* a[i] = a[i] + s·a[i + half] for i < half (s NULL: k[i] scales a[i] in place, i < half). */
-void sp_g1_fold(cuzk_g1_affine *a, size_t half, const cuzk_fr *s, const cuzk_fr *k, unsigned nthreads);
-void sp_g2_fold(cuzk_g2_affine *a, size_t half, const cuzk_fr *s, const cuzk_fr *k, unsigned nthreads);
+/* One vector's fold over i < half: a[i] = a[i] + s·a[i + half] (k NULL), or a[i] = k[i]·a[i]
+ * (the first half scaled in place); g1 or g2 names the vector. */
+typedef struct {
+    cuzk_g1_affine *g1;
+    cuzk_g2_affine *g2;
+    const cuzk_fr *s, *k;
+} sp_fold_job;
+/* All the jobs' points in one pass over nthreads, by the endomorphisms (the points are subgroup
+ * points: proofs checked on decoding, SRS keys, and their folds). CUZK_ERR_NO_MEMORY or OK. */
+int sp_fold(const sp_fold_job *jobs, size_t nj, size_t half, unsigned nthreads);
 /* v^e for a small exponent. */
 void sp_fr_pow_u64(cuzk_fr *out, const cuzk_fr *v, uint64_t e);
 

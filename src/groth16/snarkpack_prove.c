@@ -7,14 +7,16 @@
 #include <string.h>
 
 #include "cuzk/util/error.h"
+#include "cuzk/msm/msm.h"
 #include "snarkpack_internal.h"
 
 /* The prover's vectors, folded in place round by round. */
 typedef struct {
     size_t n;
     unsigned nt;
-    cuzk_g1_affine *a, *c, *wa, *wb, *P; /* P, Q: 2n scratch for pairing products */
-    cuzk_g2_affine *b, *va, *vb, *Q;
+    cuzk_g1_affine *a, *c, *wa, *wb;
+    cuzk_g2_affine *b, *va, *vb;
+    cuzk_pairing_group *grp; /* 3n: the pairs of the commitments, by G2 point */
     cuzk_fr *r, ch[CUZK_SNARKPACK_MAX_LOG], ch_inv[CUZK_SNARKPACK_MAX_LOG];
     const cuzk_snarkpack_ctl *ctl;
     cuzk_snarkpack_stage stop_stage; /* the stage ctl stopped it before */
@@ -31,8 +33,8 @@ static int prover_stop(prover *p, cuzk_snarkpack_stage stage, unsigned round)
 
 static void prover_free(prover *p)
 {
-    free(p->a), free(p->c), free(p->wa), free(p->wb), free(p->P);
-    free(p->b), free(p->va), free(p->vb), free(p->Q), free(p->r);
+    free(p->a), free(p->c), free(p->wa), free(p->wb), free(p->grp);
+    free(p->b), free(p->va), free(p->vb), free(p->r);
 }
 
 static int prover_alloc(prover *p, size_t n, unsigned nt)
@@ -40,62 +42,88 @@ static int prover_alloc(prover *p, size_t n, unsigned nt)
     memset(p, 0, sizeof *p);
     p->n = n, p->nt = nt;
     size_t g1 = n * sizeof(cuzk_g1_affine), g2 = n * sizeof(cuzk_g2_affine);
-    p->a = malloc(g1), p->c = malloc(g1), p->wa = malloc(g1), p->wb = malloc(g1), p->P = malloc(2 * g1);
-    p->b = malloc(g2), p->va = malloc(g2), p->vb = malloc(g2), p->Q = malloc(2 * g2);
+    p->a = malloc(g1), p->c = malloc(g1), p->wa = malloc(g1), p->wb = malloc(g1);
+    p->b = malloc(g2), p->va = malloc(g2), p->vb = malloc(g2), p->grp = malloc(3 * n * sizeof *p->grp);
     p->r = malloc(n * sizeof *p->r);
-    if (p->a && p->c && p->wa && p->wb && p->P && p->b && p->va && p->vb && p->Q && p->r) return CUZK_OK;
+    if (p->a && p->c && p->wa && p->wb && p->b && p->va && p->vb && p->grp && p->r) return CUZK_OK;
     prover_free(p);
     return CUZK_ERR_NO_MEMORY;
 }
 
-/* T = e(A, va)·e(wa, B), U = e(A, vb)·e(wb, B) over m entries; B NULL: C's commitment (no w). */
-static int commit(prover *p, cuzk_snarkpack_com *out, const cuzk_g2_affine *va, const cuzk_g2_affine *vb,
-                  const cuzk_g1_affine *wa, const cuzk_g1_affine *wb, const cuzk_g1_affine *A,
-                  const cuzk_g2_affine *B, size_t m)
+/* The products a side of the commitments makes: T = e(A, va)·e(wa, B), U = e(A, vb)·e(wb, B)
+ * for A, B; e(A, B) (the GIPA rounds' Z); T = e(C, va), U = e(C, vb) for C. */
+enum { COM_AB_T, COM_AB_U, COM_Z, COM_C_T, COM_C_U, COM_PRODS };
+
+static cuzk_pairing_group group3(const cuzk_g2_affine *q, const cuzk_g1_affine *p0, unsigned k0,
+                                 const cuzk_g1_affine *p1, unsigned k1, const cuzk_g1_affine *p2, unsigned k2,
+                                 unsigned n)
 {
-    int rc = CUZK_OK;
-    for (int k = 0; k < 2 && !rc; k++) {
-        memcpy(p->P, A, m * sizeof *A);
-        memcpy(p->Q, k ? vb : va, m * sizeof *va);
-        if (B) {
-            memcpy(p->P + m, k ? wb : wa, m * sizeof *A);
-            memcpy(p->Q + m, B, m * sizeof *B);
-        }
-        rc = sp_pairing_product(k ? &out->u : &out->t, p->P, p->Q, B ? 2 * m : m, p->nt);
+    return (cuzk_pairing_group){q, {p0, p1, p2}, {(unsigned char)k0, (unsigned char)k1, (unsigned char)k2},
+                                (unsigned char)n};
+}
+
+/* 3m groups at grp sending the commitments of A[i], C[i] (G1 entries at g1, G2 entries at g2)
+ * to products base + COM_*: each key point va, vb serves A and C, each B serves wa, wb and A.
+ * z: whether e(A, B) is one of them (the rounds) or not (the first commitments). */
+static void commit_groups(cuzk_pairing_group *grp, const prover *p, size_t g1, size_t g2, size_t m,
+                          unsigned base, int z)
+{
+    for (size_t i = 0; i < m; i++) {
+        const cuzk_g1_affine *A = &p->a[g1 + i], *C = &p->c[g1 + i];
+        grp[3 * i] = group3(&p->va[g2 + i], A, base + COM_AB_T, C, base + COM_C_T, NULL, 0, 2);
+        grp[3 * i + 1] = group3(&p->vb[g2 + i], A, base + COM_AB_U, C, base + COM_C_U, NULL, 0, 2);
+        grp[3 * i + 2] = group3(&p->b[g2 + i], &p->wa[g1 + i], base + COM_AB_T, &p->wb[g1 + i], base + COM_AB_U,
+                                A, base + COM_Z, z ? 3 : 2);
     }
+}
+
+static void com_from(cuzk_snarkpack_com *ab, cuzk_gt *z, cuzk_snarkpack_com *c, const cuzk_gt *g)
+{
+    ab->t = g[COM_AB_T], ab->u = g[COM_AB_U], c->t = g[COM_C_T], c->u = g[COM_C_U];
+    if (z) *z = g[COM_Z];
+}
+
+/* Two G1 MSMs (zc_l, zc_r) as one batch, to affine. */
+static int msm2_g1(cuzk_g1_affine *o0, cuzk_g1_affine *o1, const cuzk_g1_affine *P0, const cuzk_g1_affine *P1,
+                   const cuzk_fr *k0, const cuzk_fr *k1, size_t m, unsigned nt)
+{
+    cuzk_g1_jac j[2];
+    cuzk_msm_job jobs[2] = {{.g1_out = &j[0], .g1_bases = P0, .fr = k0, .n = m},
+                            {.g1_out = &j[1], .g1_bases = P1, .fr = k1, .n = m}};
+    int rc = cuzk_msm_batch(jobs, 2, nt);
+    if (!rc) cuzk_g1_jac_to_affine(o0, &j[0]), cuzk_g1_jac_to_affine(o1, &j[1]);
     return rc;
 }
 
-/* One round's messages over the current length m (cuzk/groth16/snarkpack.h; bellperson gipa_tipp_mipp). */
+/* One round's messages over the current length m (cuzk/groth16/snarkpack.h; bellperson gipa_tipp_mipp):
+ * the left side pairs the upper G1 halves with the lower G2 halves, the right side the reverse;
+ * all ten products in one pass. */
 static int round_messages(prover *p, cuzk_snarkpack_round *rd, size_t m)
 {
     size_t h = m / 2;
-    int rc = commit(p, &rd->ab_l, p->va, p->vb, p->wa + h, p->wb + h, p->a + h, p->b, h);
-    if (!rc) rc = commit(p, &rd->ab_r, p->va + h, p->vb + h, p->wa, p->wb, p->a, p->b + h, h);
-    if (!rc) rc = sp_pairing_product(&rd->zab_l, p->a + h, p->b, h, p->nt);
-    if (!rc) rc = sp_pairing_product(&rd->zab_r, p->a, p->b + h, h, p->nt);
-    if (!rc) rc = sp_g1_msm(&rd->zc_l, p->c + h, p->r, h, p->nt);
-    if (!rc) rc = sp_g1_msm(&rd->zc_r, p->c, p->r + h, h, p->nt);
-    if (!rc) rc = commit(p, &rd->c_l, p->va, p->vb, NULL, NULL, p->c + h, NULL, h);
-    if (!rc) rc = commit(p, &rd->c_r, p->va + h, p->vb + h, NULL, NULL, p->c, NULL, h);
-    return rc;
+    cuzk_gt g[2 * COM_PRODS];
+    commit_groups(p->grp, p, h, 0, h, 0, 1);
+    commit_groups(p->grp + 3 * h, p, 0, h, h, COM_PRODS, 1);
+    int rc = sp_pairing_groups(g, 2 * COM_PRODS, p->grp, 6 * h, p->nt);
+    if (rc) return rc;
+    com_from(&rd->ab_l, &rd->zab_l, &rd->c_l, g);
+    com_from(&rd->ab_r, &rd->zab_r, &rd->c_r, g + COM_PRODS);
+    return msm2_g1(&rd->zc_l, &rd->zc_r, p->c + h, p->c, p->r, p->r + h, h, p->nt);
 }
 
 /* Halves every vector: A, C, w with c; B, r, v with c^-1. */
-static void fold(prover *p, size_t h, const cuzk_fr *c, const cuzk_fr *c_inv)
+static int fold(prover *p, size_t h, const cuzk_fr *c, const cuzk_fr *c_inv)
 {
-    sp_g1_fold(p->a, h, c, NULL, p->nt);
-    sp_g1_fold(p->c, h, c, NULL, p->nt);
-    sp_g1_fold(p->wa, h, c, NULL, p->nt);
-    sp_g1_fold(p->wb, h, c, NULL, p->nt);
-    sp_g2_fold(p->b, h, c_inv, NULL, p->nt);
-    sp_g2_fold(p->va, h, c_inv, NULL, p->nt);
-    sp_g2_fold(p->vb, h, c_inv, NULL, p->nt);
-    for (size_t i = 0; i < h; i++) {
+    sp_fold_job jobs[7] = {{.g2 = p->b, .s = c_inv}, {.g2 = p->va, .s = c_inv}, {.g2 = p->vb, .s = c_inv},
+                           {.g1 = p->a, .s = c},     {.g1 = p->c, .s = c},      {.g1 = p->wa, .s = c},
+                           {.g1 = p->wb, .s = c}};
+    int rc = sp_fold(jobs, 7, h, p->nt);
+    for (size_t i = 0; !rc && i < h; i++) {
         cuzk_fr t;
         cuzk_fr_mul(&t, &p->r[i + h], c_inv);
         cuzk_fr_add(&p->r[i], &p->r[i], &t);
     }
+    return rc;
 }
 
 static int gipa(prover *p, cuzk_snarkpack_proof *out, const cuzk_fr *c_inv0, cuzk_snarkpack_version v)
@@ -110,7 +138,8 @@ static int gipa(prover *p, cuzk_snarkpack_proof *out, const cuzk_fr *c_inv0, cuz
         if (rc) return rc;
         p->ch_inv[i] = c_inv;
         cuzk_fr_inv(&p->ch[i], &c_inv);
-        fold(p, m / 2, &p->ch[i], &c_inv);
+        rc = fold(p, m / 2, &p->ch[i], &c_inv);
+        if (rc) return rc;
     }
     out->rounds = i;
     out->final_a = p->a[0], out->final_b = p->b[0], out->final_c = p->c[0];
@@ -130,33 +159,31 @@ static void kzg_quotient(cuzk_fr *q, const cuzk_fr *f, size_t len, const cuzk_fr
     }
 }
 
-/* The v opening: f_v(X) = prod (1 + c_inv X^(2^j)) (n coefficients) opened at z over h^alpha^i, h^beta^i. */
-static int open_v(cuzk_snarkpack_proof *out, const cuzk_snarkpack_srs *srs, const cuzk_fr *t, size_t n,
-                  const cuzk_fr *z, unsigned nt)
+/* The openings' quotients: f_v(X) = prod (1 + c_inv X^(2^j)) (n coefficients) over h^alpha^i,
+ * h^beta^i; f_w(X) = X^n·prod (1 + c (r^-1 X)^(2^j)) (2n coefficients) over g^alpha^i, g^beta^i;
+ * the four MSMs as one batch. */
+static int kzg_open(cuzk_snarkpack_proof *out, const cuzk_snarkpack_srs *srs, const cuzk_fr *t_v,
+                    const cuzk_fr *t_w, size_t n, const cuzk_fr *r_inv, const cuzk_fr *z, unsigned nt)
 {
-    cuzk_fr *f = malloc(n * sizeof *f), *q = malloc(n * sizeof *q);
+    cuzk_fr *f = calloc(3 * n, sizeof *f), *q = malloc(3 * n * sizeof *q);
     int rc = f && q ? CUZK_OK : CUZK_ERR_NO_MEMORY;
     if (!rc) {
-        sp_poly_coeffs(f, t, out->rounds, &cuzk_fr_one);
-        kzg_quotient(q, f, n, z);
-        rc = sp_g2_msm(&out->vkey_opening[0], srs->h_alpha, q, n - 1, nt);
-        if (!rc) rc = sp_g2_msm(&out->vkey_opening[1], srs->h_beta, q, n - 1, nt);
-    }
-    free(f), free(q);
-    return rc;
-}
-
-/* The w opening: f_w(X) = X^n·prod (1 + c (r^-1 X)^(2^j)) (2n coefficients) over g^alpha^i, g^beta^i. */
-static int open_w(cuzk_snarkpack_proof *out, const cuzk_snarkpack_srs *srs, const cuzk_fr *t, size_t n,
-                  const cuzk_fr *r_inv, const cuzk_fr *z, unsigned nt)
-{
-    cuzk_fr *f = calloc(2 * n, sizeof *f), *q = malloc(2 * n * sizeof *q);
-    int rc = f && q ? CUZK_OK : CUZK_ERR_NO_MEMORY;
-    if (!rc) {
-        sp_poly_coeffs(f + n, t, out->rounds, r_inv);
-        kzg_quotient(q, f, 2 * n, z);
-        rc = sp_g1_msm(&out->wkey_opening[0], srs->g_alpha, q, 2 * n - 1, nt);
-        if (!rc) rc = sp_g1_msm(&out->wkey_opening[1], srs->g_beta, q, 2 * n - 1, nt);
+        cuzk_fr *qv = q, *qw = q + n, *fw = f + n;
+        sp_poly_coeffs(f, t_v, out->rounds, &cuzk_fr_one);
+        kzg_quotient(qv, f, n, z);
+        sp_poly_coeffs(fw + n, t_w, out->rounds, r_inv);
+        kzg_quotient(qw, fw, 2 * n, z);
+        cuzk_g2_jac v[2];
+        cuzk_g1_jac w[2];
+        cuzk_msm_job jobs[4] = {{.g2_out = &v[0], .g2_bases = srs->h_alpha, .fr = qv, .n = n - 1},
+                                {.g2_out = &v[1], .g2_bases = srs->h_beta, .fr = qv, .n = n - 1},
+                                {.g1_out = &w[0], .g1_bases = srs->g_alpha, .fr = qw, .n = 2 * n - 1},
+                                {.g1_out = &w[1], .g1_bases = srs->g_beta, .fr = qw, .n = 2 * n - 1}};
+        rc = cuzk_msm_batch(jobs, 4, nt);
+        for (int k = 0; !rc && k < 2; k++) {
+            cuzk_g2_jac_to_affine(&out->vkey_opening[k], &v[k]);
+            cuzk_g1_jac_to_affine(&out->wkey_opening[k], &w[k]);
+        }
     }
     free(f), free(q);
     return rc;
@@ -172,8 +199,7 @@ static int kzg_openings(prover *p, cuzk_snarkpack_proof *out, const cuzk_snarkpa
     int rc = sp_challenge_extra(&extra, &p->ch[l - 1], out);
     if (!rc) rc = sp_challenge_z(&z, v == CUZK_SNARKPACK_V1 ? &rev[0] : &extra, out, v);
     cuzk_fr_inv(&r_inv, r);
-    if (!rc) rc = open_v(out, srs, rev_inv, p->n, &z, p->nt);
-    if (!rc) rc = open_w(out, srs, rev, p->n, &r_inv, &z, p->nt);
+    if (!rc) rc = kzg_open(out, srs, rev_inv, rev, p->n, &r_inv, &z, p->nt);
     return rc;
 }
 
@@ -186,8 +212,10 @@ static int commit_all(prover *p, cuzk_snarkpack_proof *out, const cuzk_snarkpack
     for (size_t i = 0; i < n; i++) p->a[i] = proofs[i].a, p->b[i] = proofs[i].b, p->c[i] = proofs[i].c;
     memcpy(p->va, srs->h_alpha, n * sizeof *p->va), memcpy(p->vb, srs->h_beta, n * sizeof *p->vb);
     memcpy(p->wa, srs->g_alpha + n, n * sizeof *p->wa), memcpy(p->wb, srs->g_beta + n, n * sizeof *p->wb);
-    int rc = commit(p, &out->com_ab, p->va, p->vb, p->wa, p->wb, p->a, p->b, n);
-    if (!rc) rc = commit(p, &out->com_c, p->va, p->vb, NULL, NULL, p->c, NULL, n);
+    cuzk_gt g[COM_PRODS];
+    commit_groups(p->grp, p, 0, 0, n, 0, 0);
+    int rc = sp_pairing_groups(g, COM_PRODS, p->grp, 3 * n, p->nt);
+    if (!rc) com_from(&out->com_ab, NULL, &out->com_c, g);
     if (!rc) rc = sp_challenge_hcom(hcom, &out->com_ab, &out->com_c);
     if (!rc) rc = sp_challenge_r(r, hcom, include, include_len);
     if (rc) return rc;
@@ -196,11 +224,12 @@ static int commit_all(prover *p, cuzk_snarkpack_proof *out, const cuzk_snarkpack
     cuzk_fr_inv(&r_inv, r);
     p->r[0] = cuzk_fr_one, ri[0] = cuzk_fr_one;
     for (size_t i = 1; i < n; i++) cuzk_fr_mul(&p->r[i], &p->r[i - 1], r), cuzk_fr_mul(&ri[i], &ri[i - 1], &r_inv);
-    sp_g2_fold(p->b, n, NULL, p->r, p->nt);
-    sp_g1_fold(p->wa, n, NULL, ri, p->nt);
-    sp_g1_fold(p->wb, n, NULL, ri, p->nt);
+    sp_fold_job jobs[3] = {{.g2 = p->b, .k = p->r}, {.g1 = p->wa, .k = ri}, {.g1 = p->wb, .k = ri}};
+    rc = sp_fold(jobs, 3, n, p->nt);
     free(ri);
-    rc = sp_pairing_product(&out->ip_ab, p->a, p->b, n, p->nt);
+    if (rc) return rc;
+    for (size_t i = 0; i < n; i++) p->grp[i] = group3(&p->b[i], &p->a[i], 0, NULL, 0, NULL, 0, 1);
+    rc = sp_pairing_groups(&out->ip_ab, 1, p->grp, n, p->nt);
     if (!rc) rc = sp_g1_msm(&out->agg_c, p->c, p->r, n, p->nt);
     return rc;
 }

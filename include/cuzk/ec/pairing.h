@@ -37,6 +37,25 @@ typedef cuzk_fp12 cuzk_gt;
 
 /* r = product over i < n of the Miller loops f_{x,Q[i]}(P[i]) (shared squarings); n = 0 gives 1. */
 void cuzk_pairing_miller_loop(cuzk_fp12 *r, const cuzk_g1_affine *P, const cuzk_g2_affine *Q, size_t n);
+/*
+ * Several products of Miller loops at once, for pairs that share G2 points (SnarkPack's
+ * commitments pair each key and proof point of G2 with two or three G1 points, in different
+ * products). A group is one G2 point q and its n <= CUZK_PAIRING_GROUP_MAX pairs: pair k is
+ * (p[k], q), its Miller loop multiplied into product prod[k] < nprod <= CUZK_PAIRING_PRODS_MAX.
+ * The group's point doubling and addition steps (the lines' coefficients) are computed once and
+ * evaluated at each of its G1 points; each product's squarings are shared by all of its pairs.
+ * out[k] = the product of the Miller loops sent to k, as cuzk_pairing_miller_loop gives it
+ * (1 for a product no pair is sent to); pairs with a point at infinity contribute 1.
+ */
+#define CUZK_PAIRING_GROUP_MAX 4
+#define CUZK_PAIRING_PRODS_MAX 16
+typedef struct cuzk_pairing_group {
+    const cuzk_g2_affine *q;
+    const cuzk_g1_affine *p[CUZK_PAIRING_GROUP_MAX];
+    unsigned char prod[CUZK_PAIRING_GROUP_MAX];
+    unsigned char n;
+} cuzk_pairing_group;
+void cuzk_pairing_miller_loop_groups(cuzk_fp12 *out, size_t nprod, const cuzk_pairing_group *g, size_t ng);
 /* r = f^(3·(p^12 - 1)/r). f must be nonzero. */
 void cuzk_pairing_final_exp(cuzk_gt *r, const cuzk_fp12 *f);
 /* r = e(P, Q). */
