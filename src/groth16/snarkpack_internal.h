@@ -45,7 +45,6 @@ void sp_poly_coeffs(cuzk_fr *out, const cuzk_fr *t, size_t l, const cuzk_fr *s);
 int sp_pairing_groups(cuzk_gt *out, size_t nprod, const cuzk_pairing_group *g, size_t ng, unsigned nthreads);
 /* out = sum k[i]·P[i] */
 int sp_g1_msm(cuzk_g1_affine *out, const cuzk_g1_affine *P, const cuzk_fr *k, size_t n, unsigned nthreads);
-int sp_g2_msm(cuzk_g2_affine *out, const cuzk_g2_affine *P, const cuzk_fr *k, size_t n, unsigned nthreads);
 /* One vector's fold over i < half: a[i] = a[i] + s·a[i + half] (k NULL), or a[i] = k[i]·a[i]
  * (the first half scaled in place); g1 or g2 names the vector. */
 typedef struct {

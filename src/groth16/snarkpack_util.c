@@ -60,14 +60,6 @@ int sp_g1_msm(cuzk_g1_affine *out, const cuzk_g1_affine *P, const cuzk_fr *k, si
     return rc;
 }
 
-int sp_g2_msm(cuzk_g2_affine *out, const cuzk_g2_affine *P, const cuzk_fr *k, size_t n, unsigned nthreads)
-{
-    cuzk_g2_jac j;
-    int rc = cuzk_g2_msm(&j, P, k, n, nthreads ? nthreads : 1);
-    if (!rc) cuzk_g2_jac_to_affine(out, &j);
-    return rc;
-}
-
 /* Points a fold task converts to affine together (one inversion). */
 #define FOLD_CHUNK 16
 
