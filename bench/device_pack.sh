@@ -10,7 +10,7 @@
 set -eu
 BUILD=${1:-build}
 DEST=${2:-devgpu}
-BINS="cuzk bench_gpu bench_gpu_ff test_gpu_ff test_gpu_kernels test_gpu_prove test_gpu_pce test_gpu_circom test_gpu_setup test_gpu_pairing test_engine_gpu tool_gpu_hold"
+BINS="cuzk bench_gpu bench_gpu_ff test_gpu_ff test_gpu_kernels test_gpu_prove test_gpu_pce test_gpu_circom test_gpu_setup test_gpu_pairing test_gpu_snarkpack bench_snarkpack test_engine_gpu tool_gpu_hold"
 STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT
 mkdir -p "$STAGE/devbin/lib" "$DEST"

@@ -213,7 +213,7 @@ static void t_stop(const cuzk_groth16_params *p, const cuzk_snarkpack_srs *srs, 
     CHECK(standin_prove_sectors(c2, c2_len, p, &v, parts, ni, &rng) == CUZK_OK);
     unsigned total = cuzk_snarkpack_stages(cuzk_fil_agg_target(5 * (size_t)parts));
     stage_count c = {0, 1 + (unsigned)(cuzk_rng_u64(&rng) % total)};
-    cuzk_snarkpack_ctl ctl = {stage_count_stop, &c};
+    cuzk_snarkpack_ctl ctl = {.stop = stage_count_stop, .ctx = &c};
     int rc = cuzk_fil_aggregate(&agg, &len, &v, (const uint8_t *const *)c2, c2_len, srs, &ctl, 2, err, sizeof err);
     CHECK_MSG(rc == CUZK_ERR_CANCELLED && !agg && c.asked == c.stop_at && strstr(err, "stopped before"),
               "stopped before stage %u of %u: %d, asked %u: %s", c.stop_at, total, rc, c.asked, err);

@@ -1,4 +1,4 @@
-/* Products of Miller loops on the device (cuzk_gpu_miller_loop) against the
+/* Products of Miller loops on the device (cuzk_gpu_miller_loop, _loops) against the
  * CPU's (cuzk_pairing_miller_loop), bit for bit: fresh random pairs (random
  * multiples of the generators), products of 1 to a few thousand pairs with
  * points at infinity among them (skipped by both), each finished by the
@@ -70,6 +70,28 @@ int main(void)
         cuzk_fp12 want, got;
         cuzk_pairing_miller_loop(&want, P, Q, 3);
         CHECK(cuzk_gpu_miller_loop(w, &got, P + 1, Q + 1, 3) == CUZK_OK && !cuzk_fp12_eq(&got, &want));
+    }
+    { /* several products in one call, of random lengths (one of them empty), each against the
+       * CPU's loop over its own pairs */
+        enum { NPROD = 10 };
+        size_t off[NPROD + 1] = {0};
+        for (size_t k = 0; k < NPROD; k++) {
+            size_t len = k == 3 ? 0 : 1 + cuzk_rng_u64(&rng) % (NMAX / NPROD);
+            off[k + 1] = off[k] + len;
+        }
+        cuzk_fp12 got[NPROD];
+        rc = cuzk_gpu_miller_loops(w, got, NPROD, P, Q, off);
+        CHECK_MSG(rc == CUZK_OK, "%d products: %d %s", NPROD, rc, cuzk_gpu_worker_error(w));
+        for (size_t k = 0; !rc && k < NPROD; k++) {
+            cuzk_fp12 want;
+            cuzk_pairing_miller_loop(&want, P + off[k], Q + off[k], off[k + 1] - off[k]);
+            CHECK_MSG(cuzk_fp12_eq(&got[k], &want), "product %zu of %d (%zu pairs) differs from the CPU's", k,
+                      NPROD, off[k + 1] - off[k]);
+        }
+        printf("  %d products of %zu pairs in one call: equal\n", NPROD, off[NPROD]);
+        size_t bad[3] = {0, 5, 4}; /* decreasing offsets */
+        CHECK(cuzk_gpu_miller_loops(w, got, 2, P, Q, bad) == CUZK_ERR_INVALID_ARG);
+        CHECK(cuzk_gpu_miller_loops(w, got, CUZK_PAIRING_PRODS_MAX + 1, P, Q, off) == CUZK_ERR_INVALID_ARG);
     }
     CHECK(cuzk_gpu_miller_loop(w, NULL, P, Q, 1) == CUZK_ERR_INVALID_ARG);
     free(P), free(Q);

@@ -134,6 +134,11 @@ int cuzk_gpu_miller_loop(cuzk_gpu_worker *w, cuzk_fp12 *out, const cuzk_g1_affin
 {
     return (void)w, (void)out, (void)P, (void)Q, (void)n, CUZK_ERR_NO_DEVICE;
 }
+int cuzk_gpu_miller_loops(cuzk_gpu_worker *w, cuzk_fp12 *out, size_t nprod, const cuzk_g1_affine *P,
+                          const cuzk_g2_affine *Q, const size_t *off)
+{
+    return (void)w, (void)out, (void)nprod, (void)P, (void)Q, (void)off, CUZK_ERR_NO_DEVICE;
+}
 #else
 typedef int cuzk_gpu_stub_unused; /* CUDA build: the .cu files of src/gpu implement the API */
 #endif

@@ -42,9 +42,14 @@ void sp_poly_coeffs(cuzk_fr *out, const cuzk_fr *t, size_t l, const cuzk_fr *s);
 /* out[k] = the pairing products of the groups' pairs sent to k, k < nprod (cuzk/ec/pairing.h's
  * groups: a G2 point's lines serve all its pairs): the groups' Miller loops in chunks over
  * nthreads, then one final exponentiation per product, the products over the threads too. */
-int sp_pairing_groups(cuzk_gt *out, size_t nprod, const cuzk_pairing_group *g, size_t ng, unsigned nthreads);
+/* acc (NULL: none) takes the Miller loops when the groups hold at least its min_n pairs. */
+int sp_pairing_groups(cuzk_gt *out, size_t nprod, const cuzk_pairing_group *g, size_t ng, unsigned nthreads,
+                      const cuzk_snarkpack_accel *acc);
+/* cuzk_msm_batch, on acc when its longest job has at least acc->min_n points. */
+int sp_msm_batch(const cuzk_msm_job *jobs, size_t nj, unsigned nthreads, const cuzk_snarkpack_accel *acc);
 /* out = sum k[i]·P[i] */
-int sp_g1_msm(cuzk_g1_affine *out, const cuzk_g1_affine *P, const cuzk_fr *k, size_t n, unsigned nthreads);
+int sp_g1_msm(cuzk_g1_affine *out, const cuzk_g1_affine *P, const cuzk_fr *k, size_t n, unsigned nthreads,
+              const cuzk_snarkpack_accel *acc);
 /* One vector's fold over i < half: a[i] = a[i] + s·a[i + half] (k NULL), or a[i] = k[i]·a[i]
  * (the first half scaled in place); g1 or g2 names the vector. */
 typedef struct {

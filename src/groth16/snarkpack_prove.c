@@ -19,6 +19,7 @@ typedef struct {
     cuzk_pairing_group *grp; /* 3n: the pairs of the commitments, by G2 point */
     cuzk_fr *r, ch[CUZK_SNARKPACK_MAX_LOG], ch_inv[CUZK_SNARKPACK_MAX_LOG];
     const cuzk_snarkpack_ctl *ctl;
+    const cuzk_snarkpack_accel *acc; /* ctl's, or NULL */
     cuzk_snarkpack_stage stop_stage; /* the stage ctl stopped it before */
     unsigned stop_round;
 } prover;
@@ -85,12 +86,12 @@ static void com_from(cuzk_snarkpack_com *ab, cuzk_gt *z, cuzk_snarkpack_com *c, 
 
 /* Two G1 MSMs (zc_l, zc_r) as one batch, to affine. */
 static int msm2_g1(cuzk_g1_affine *o0, cuzk_g1_affine *o1, const cuzk_g1_affine *P0, const cuzk_g1_affine *P1,
-                   const cuzk_fr *k0, const cuzk_fr *k1, size_t m, unsigned nt)
+                   const cuzk_fr *k0, const cuzk_fr *k1, size_t m, const prover *p)
 {
     cuzk_g1_jac j[2];
     cuzk_msm_job jobs[2] = {{.g1_out = &j[0], .g1_bases = P0, .fr = k0, .n = m},
                             {.g1_out = &j[1], .g1_bases = P1, .fr = k1, .n = m}};
-    int rc = cuzk_msm_batch(jobs, 2, nt);
+    int rc = sp_msm_batch(jobs, 2, p->nt, p->acc);
     if (!rc) cuzk_g1_jac_to_affine(o0, &j[0]), cuzk_g1_jac_to_affine(o1, &j[1]);
     return rc;
 }
@@ -104,11 +105,11 @@ static int round_messages(prover *p, cuzk_snarkpack_round *rd, size_t m)
     cuzk_gt g[2 * COM_PRODS];
     commit_groups(p->grp, p, h, 0, h, 0, 1);
     commit_groups(p->grp + 3 * h, p, 0, h, h, COM_PRODS, 1);
-    int rc = sp_pairing_groups(g, 2 * COM_PRODS, p->grp, 6 * h, p->nt);
+    int rc = sp_pairing_groups(g, 2 * COM_PRODS, p->grp, 6 * h, p->nt, p->acc);
     if (rc) return rc;
     com_from(&rd->ab_l, &rd->zab_l, &rd->c_l, g);
     com_from(&rd->ab_r, &rd->zab_r, &rd->c_r, g + COM_PRODS);
-    return msm2_g1(&rd->zc_l, &rd->zc_r, p->c + h, p->c, p->r, p->r + h, h, p->nt);
+    return msm2_g1(&rd->zc_l, &rd->zc_r, p->c + h, p->c, p->r, p->r + h, h, p);
 }
 
 /* Halves every vector: A, C, w with c; B, r, v with c^-1. */
@@ -163,7 +164,7 @@ static void kzg_quotient(cuzk_fr *q, const cuzk_fr *f, size_t len, const cuzk_fr
  * h^beta^i; f_w(X) = X^n·prod (1 + c (r^-1 X)^(2^j)) (2n coefficients) over g^alpha^i, g^beta^i;
  * the four MSMs as one batch. */
 static int kzg_open(cuzk_snarkpack_proof *out, const cuzk_snarkpack_srs *srs, const cuzk_fr *t_v,
-                    const cuzk_fr *t_w, size_t n, const cuzk_fr *r_inv, const cuzk_fr *z, unsigned nt)
+                    const cuzk_fr *t_w, size_t n, const cuzk_fr *r_inv, const cuzk_fr *z, const prover *p)
 {
     cuzk_fr *f = calloc(3 * n, sizeof *f), *q = malloc(3 * n * sizeof *q);
     int rc = f && q ? CUZK_OK : CUZK_ERR_NO_MEMORY;
@@ -179,7 +180,7 @@ static int kzg_open(cuzk_snarkpack_proof *out, const cuzk_snarkpack_srs *srs, co
                                 {.g2_out = &v[1], .g2_bases = srs->h_beta, .fr = qv, .n = n - 1},
                                 {.g1_out = &w[0], .g1_bases = srs->g_alpha, .fr = qw, .n = 2 * n - 1},
                                 {.g1_out = &w[1], .g1_bases = srs->g_beta, .fr = qw, .n = 2 * n - 1}};
-        rc = cuzk_msm_batch(jobs, 4, nt);
+        rc = sp_msm_batch(jobs, 4, p->nt, p->acc);
         for (int k = 0; !rc && k < 2; k++) {
             cuzk_g2_jac_to_affine(&out->vkey_opening[k], &v[k]);
             cuzk_g1_jac_to_affine(&out->wkey_opening[k], &w[k]);
@@ -199,7 +200,7 @@ static int kzg_openings(prover *p, cuzk_snarkpack_proof *out, const cuzk_snarkpa
     int rc = sp_challenge_extra(&extra, &p->ch[l - 1], out);
     if (!rc) rc = sp_challenge_z(&z, v == CUZK_SNARKPACK_V1 ? &rev[0] : &extra, out, v);
     cuzk_fr_inv(&r_inv, r);
-    if (!rc) rc = kzg_open(out, srs, rev_inv, rev, p->n, &r_inv, &z, p->nt);
+    if (!rc) rc = kzg_open(out, srs, rev_inv, rev, p->n, &r_inv, &z, p);
     return rc;
 }
 
@@ -214,7 +215,7 @@ static int commit_all(prover *p, cuzk_snarkpack_proof *out, const cuzk_snarkpack
     memcpy(p->wa, srs->g_alpha + n, n * sizeof *p->wa), memcpy(p->wb, srs->g_beta + n, n * sizeof *p->wb);
     cuzk_gt g[COM_PRODS];
     commit_groups(p->grp, p, 0, 0, n, 0, 0);
-    int rc = sp_pairing_groups(g, COM_PRODS, p->grp, 3 * n, p->nt);
+    int rc = sp_pairing_groups(g, COM_PRODS, p->grp, 3 * n, p->nt, p->acc);
     if (!rc) com_from(&out->com_ab, NULL, &out->com_c, g);
     if (!rc) rc = sp_challenge_hcom(hcom, &out->com_ab, &out->com_c);
     if (!rc) rc = sp_challenge_r(r, hcom, include, include_len);
@@ -229,8 +230,8 @@ static int commit_all(prover *p, cuzk_snarkpack_proof *out, const cuzk_snarkpack
     free(ri);
     if (rc) return rc;
     for (size_t i = 0; i < n; i++) p->grp[i] = group3(&p->b[i], &p->a[i], 0, NULL, 0, NULL, 0, 1);
-    rc = sp_pairing_groups(&out->ip_ab, 1, p->grp, n, p->nt);
-    if (!rc) rc = sp_g1_msm(&out->agg_c, p->c, p->r, n, p->nt);
+    rc = sp_pairing_groups(&out->ip_ab, 1, p->grp, n, p->nt, p->acc);
+    if (!rc) rc = sp_g1_msm(&out->agg_c, p->c, p->r, n, p->nt, p->acc);
     return rc;
 }
 
@@ -269,6 +270,7 @@ int cuzk_snarkpack_aggregate(cuzk_snarkpack_proof *out, const cuzk_snarkpack_srs
     if (prover_alloc(&p, n, nthreads ? nthreads : 1)) return cuzk_errf(err, err_len, CUZK_ERR_NO_MEMORY, "aggregate: out of memory");
     out->nproofs = (uint32_t)n;
     p.ctl = ctl;
+    p.acc = ctl ? ctl->accel : NULL;
     cuzk_fr r, hcom, c_inv0;
     int rc = prover_stop(&p, CUZK_SNARKPACK_STAGE_COMMIT, 0);
     if (!rc) rc = commit_all(&p, out, srs, proofs, include, include_len, &r, &hcom);

@@ -35,7 +35,16 @@ static void pg_final_chunk(void *vctx, unsigned worker, size_t lo, size_t hi)
     }
 }
 
-int sp_pairing_groups(cuzk_gt *out, size_t nprod, const cuzk_pairing_group *g, size_t ng, unsigned nthreads)
+/* The groups' pairs: whether an accelerator takes them. */
+static size_t pg_pairs(const cuzk_pairing_group *g, size_t ng)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < ng; i++) n += g[i].n;
+    return n;
+}
+
+int sp_pairing_groups(cuzk_gt *out, size_t nprod, const cuzk_pairing_group *g, size_t ng, unsigned nthreads,
+                      const cuzk_snarkpack_accel *acc)
 {
     /* about three chunks a thread, each of up to one block of shared G2 state: a chunk squares
      * the products its groups go to 63 times, so fewer and longer chunks square less */
@@ -43,19 +52,33 @@ int sp_pairing_groups(cuzk_gt *out, size_t nprod, const cuzk_pairing_group *g, s
     chunk = chunk < 6 ? 6 : chunk > 32 ? 32 : chunk;
     pg_ctx c = {g, ng, chunk, nprod, ng ? (ng + chunk - 1) / chunk : 1, NULL, out};
     if (nprod > CUZK_PAIRING_PRODS_MAX) return CUZK_ERR_INVALID_ARG;
+    int accel = acc && acc->miller_groups && ng && pg_pairs(g, ng) >= acc->min_n;
+    if (accel) c.nchunks = 1;
     c.slot = malloc(c.nchunks * nprod * sizeof *c.slot);
     if (!c.slot) return CUZK_ERR_NO_MEMORY;
     for (size_t i = 0; i < c.nchunks * nprod; i++) c.slot[i] = cuzk_fp12_one;
-    cuzk_parallel_for(ng ? c.nchunks : 0, 1, nthreads, pg_miller_chunk, &c);
-    cuzk_parallel_for(nprod, 1, nthreads, pg_final_chunk, &c);
+    int rc = CUZK_OK;
+    if (accel) rc = acc->miller_groups(acc->ctx, c.slot, nprod, g, ng);
+    else cuzk_parallel_for(ng ? c.nchunks : 0, 1, nthreads, pg_miller_chunk, &c);
+    if (!rc) cuzk_parallel_for(nprod, 1, nthreads, pg_final_chunk, &c);
     free(c.slot);
-    return CUZK_OK;
+    return rc;
 }
 
-int sp_g1_msm(cuzk_g1_affine *out, const cuzk_g1_affine *P, const cuzk_fr *k, size_t n, unsigned nthreads)
+int sp_msm_batch(const cuzk_msm_job *jobs, size_t nj, unsigned nthreads, const cuzk_snarkpack_accel *acc)
+{
+    size_t longest = 0;
+    for (size_t i = 0; i < nj; i++) longest = jobs[i].n > longest ? jobs[i].n : longest;
+    if (acc && acc->msm_batch && longest && longest >= acc->min_n) return acc->msm_batch(acc->ctx, jobs, nj);
+    return cuzk_msm_batch(jobs, nj, nthreads ? nthreads : 1);
+}
+
+int sp_g1_msm(cuzk_g1_affine *out, const cuzk_g1_affine *P, const cuzk_fr *k, size_t n, unsigned nthreads,
+              const cuzk_snarkpack_accel *acc)
 {
     cuzk_g1_jac j;
-    int rc = cuzk_g1_msm(&j, P, k, n, nthreads ? nthreads : 1);
+    cuzk_msm_job job = {.g1_out = &j, .g1_bases = P, .fr = k, .n = n};
+    int rc = sp_msm_batch(&job, 1, nthreads, acc);
     if (!rc) cuzk_g1_jac_to_affine(out, &j);
     return rc;
 }

@@ -164,7 +164,7 @@ static int groth16_check(check *k, const cuzk_groth16_vk *vk, const cuzk_snarkpa
     cuzk_fr_mul(&sum, &sum, &t);
     s[0] = sum;
     cuzk_g1_affine ic, al;
-    int rc = sp_g1_msm(&ic, vk->ic, s, ni + 1, nt);
+    int rc = sp_g1_msm(&ic, vk->ic, s, ni + 1, nt, NULL);
     free(s);
     if (rc) return rc;
     cuzk_g1_jac j;

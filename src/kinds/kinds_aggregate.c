@@ -170,7 +170,7 @@ static int agg_job_stop(void *job, cuzk_snarkpack_stage stage, unsigned round)
 
 cuzk_snarkpack_ctl fil_agg_job_ctl(cuzk_job *job)
 {
-    cuzk_snarkpack_ctl c = {agg_job_stop, job};
+    cuzk_snarkpack_ctl c = {.stop = agg_job_stop, .ctx = job};
     return c;
 }
 

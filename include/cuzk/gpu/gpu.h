@@ -297,6 +297,12 @@ void cuzk_gpu_setup_fixed_base(cuzk_groth16_fixed_base *fb, cuzk_gpu_worker *w);
  * region (it takes turns with proofs on the device). */
 int cuzk_gpu_miller_loop(cuzk_gpu_worker *w, cuzk_fp12 *out, const cuzk_g1_affine *P, const cuzk_g2_affine *Q,
                          size_t n);
+/* out[k] <- the product of the loops of pairs off[k] .. off[k + 1] - 1, for each
+ * k < nprod <= CUZK_PAIRING_PRODS_MAX (off[0] = 0, off non-decreasing; an
+ * empty product is one): every product's pairs in one launch, then halving
+ * passes that fold all the products at once. */
+int cuzk_gpu_miller_loops(cuzk_gpu_worker *w, cuzk_fp12 *out, size_t nprod, const cuzk_g1_affine *P,
+                          const cuzk_g2_affine *Q, const size_t *off);
 
 /* ---- Groth16 ------------------------------------------------------------ */
 

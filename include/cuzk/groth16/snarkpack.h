@@ -43,6 +43,7 @@
 #include "cuzk/groth16/groth16_params.h"
 #include "cuzk/groth16/groth16_verify.h"
 #include "cuzk/ec/pairing.h"
+#include "cuzk/msm/msm.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -139,9 +140,26 @@ typedef enum cuzk_snarkpack_stage {
 /* Asked before each stage (on the aggregating thread): nonzero stops the aggregation there,
  * its memory freed, and it returns CUZK_ERR_CANCELLED. A job's cancellation or deadline reaches
  * a running aggregation so; a test counts, slows or stops stages so. */
+/* Where an aggregation's bulk arithmetic may run instead of the CPU (a GPU: cuzk/gpu/gpu.h's
+ * cuzk_gpu_snarkpack_accel): the Miller loops of the commitments and GIPA rounds, and the MSMs
+ * (agg_c, each round's Z_C, the KZG openings). Only calls of at least min_n pairs or points go
+ * to it; the rest, the final exponentiations and the folds stay on the CPU. Each hook gives the
+ * CPU's values bit for bit, so the aggregate's bytes do not depend on where it ran.
+ *   miller_groups: out[k] (k < nprod) = the product of the Miller loops of the pairs the groups
+ *                  send to product k (cuzk/ec/pairing.h's groups), no final exponentiation;
+ *   msm_batch:     the jobs as cuzk_msm_batch computes them (Montgomery scalars, .fr).
+ * CUZK_OK or an error code, which the aggregation returns. */
+typedef struct cuzk_snarkpack_accel {
+    int (*miller_groups)(void *ctx, cuzk_fp12 *out, size_t nprod, const cuzk_pairing_group *g, size_t ng);
+    int (*msm_batch)(void *ctx, const cuzk_msm_job *jobs, size_t njobs);
+    void *ctx;
+    size_t min_n;
+} cuzk_snarkpack_accel;
+
 typedef struct cuzk_snarkpack_ctl {
     int (*stop)(void *ctx, cuzk_snarkpack_stage stage, unsigned round);
     void *ctx;
+    const cuzk_snarkpack_accel *accel; /* NULL: all of it on the CPU */
 } cuzk_snarkpack_ctl;
 
 /* Stages an aggregation of n proofs runs (commitments, log2 n rounds, openings). */
