@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SnarkPack aggregates of real 2KiB PoRep proofs (fil_aggregate_test.py): two sectors sealed
 # natively, proved by the daemon with the fil_params_2k TEST parameters, aggregated by
-# `cuzk aggregate` from their values (both, v1 and v2; one alone, padded to 2) and verified by
-# `cuzk verify --kind aggregate`; the @noble/curves prover recomputes the aggregate byte for byte
+# `cuzk aggregate` from their values (both, v1 and v2; one alone, padded to 2; with --device gpu
+# the same bytes, or "no CUDA device") and verified by `cuzk verify --kind aggregate`; the
+# @noble/curves prover recomputes the aggregate byte for byte
 # from the proofs, the rows `cuzk verify --kind porep --public-out` derives and the transcript
 # hash Python's hashlib computes. Refused: sectors reordered, a seed changed, a sector left
 # out, a flipped byte, the other version. The daemon then aggregates them itself (AGGREGATE_SEAL,

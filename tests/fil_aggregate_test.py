@@ -151,6 +151,18 @@ for v in (1, 2):
     b[at] ^= 1 << rng.randrange(8)
     open(os.path.join(tmp, "flip.bin"), "wb").write(b)
     verify(f"v{v}: byte {at} flipped", 1 if at < 1488 or at >= 1492 else 2, S, v, "flip.bin")
+# on a GPU (the Miller loops and MSMs there): the CPU's bytes, or a clear refusal where there is none
+args = ["aggregate", "--out", "gpu.bin", *common(S, 2), *[x for s in S for x in ("--proof", f"S{S.index(s)}.proof")]]
+r = subprocess.run([CUZK, *args, "--device", "gpu"], cwd=tmp, capture_output=True, text=True)
+if r.returncode == 0:
+    same = open(os.path.join(tmp, "gpu.bin"), "rb").read() == open(os.path.join(tmp, "agg2.bin"), "rb").read()
+    H.check(same, "--device gpu: the CPU's bytes", verbose=True)
+else:
+    H.check(r.returncode == 1 and "no CUDA device" in r.stderr,
+            f"--device gpu without a GPU: exit {r.returncode}, {r.stderr.strip()}", verbose=True)
+r = subprocess.run([CUZK, *args, "--device", "tpu"], cwd=tmp, capture_output=True, text=True)
+H.check(r.returncode == 2 and "expected cpu, gpu or gpu:N" in r.stderr, f"--device tpu: exit {r.returncode}",
+        verbose=True)
 daemon_agg.run_all()
 daemon.terminate()
 daemon.wait(timeout=60)

@@ -79,3 +79,37 @@ const char *cli_param_cache_dir(void)
     const char *e = cli_param_cache_env();
     return e ? e : CUZK_FIL_PARAM_CACHE_DEFAULT;
 }
+
+/* The ordinal --device names: -1 for cpu, -2 when it names nothing. */
+static int device_ordinal(const char *device)
+{
+    if (!strcmp(device, "cpu")) return -1;
+    if (!strcmp(device, "gpu")) return 0;
+    if (strncmp(device, "gpu:", 4) || device[4] < '0' || device[4] > '9') return -2;
+    char *end;
+    long n = strtol(device + 4, &end, 10);
+    return *end || n > 1024 ? -2 : (int)n;
+}
+
+int cli_gpu_open(const char *cmd, const char *device, cuzk_gpu_device **dev, cuzk_gpu_worker **w)
+{
+    *dev = NULL, *w = NULL;
+    int ordinal = device_ordinal(device);
+    if (ordinal == -1) return 0;
+    if (ordinal == -2) return cli_errorf("%s: --device: expected cpu, gpu or gpu:N, got '%s'", cmd, device), 2;
+    char msg[256] = "no CUDA device (or a build without CUDA)";
+    int count = 0;
+    if (cuzk_gpu_device_count(&count) || ordinal >= count || cuzk_gpu_device_open(dev, ordinal, msg, sizeof msg))
+        return *dev = NULL, cli_errorf("%s: --device %s: %s", cmd, device, msg), 1;
+    if (cuzk_gpu_worker_create(w, *dev)) {
+        cli_errorf("%s: --device %s: cannot create a worker on %s", cmd, device, cuzk_gpu_device_describe(*dev));
+        return cuzk_gpu_device_close(*dev), *dev = NULL, *w = NULL, 1;
+    }
+    return 0;
+}
+
+void cli_gpu_close(cuzk_gpu_device *dev, cuzk_gpu_worker *w)
+{
+    if (w) cuzk_gpu_worker_destroy(w);
+    if (dev) cuzk_gpu_device_close(dev);
+}

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cuzk/gpu/gpu.h"
+
 /* A command's entry point: argv[0] is the command's own name. Returns the
  * process exit code (0 ok, 1 failure, 2 usage). */
 typedef int (*cuzk_cli_fn)(int argc, char **argv);
@@ -39,5 +41,11 @@ const char *cli_param_cache_env(void);
 /* --param-cache's default: cli_param_cache_env(), else rust-fil-proofs'
  * /var/tmp/filecoin-proof-parameters. */
 const char *cli_param_cache_dir(void);
+/* --device cpu | gpu | gpu:N: *dev and *w stay NULL for cpu, else CUDA device N (gpu: 0)
+ * opened with one worker. 0; 2 after saying the value is not one of those; 1 after saying
+ * why the device cannot be used (none, a build without CUDA, no worker). cmd names the
+ * command in the messages. */
+int cli_gpu_open(const char *cmd, const char *device, cuzk_gpu_device **dev, cuzk_gpu_worker **w);
+void cli_gpu_close(cuzk_gpu_device *dev, cuzk_gpu_worker *w);
 
 #endif

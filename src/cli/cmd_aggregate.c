@@ -16,6 +16,7 @@
 
 #include "cli/cli.h"
 #include "cuzk/util/clock.h"
+#include "cuzk/gpu/snarkpack_gpu.h"
 #include "cuzk/util/error.h"
 #include "cuzk/kinds/fil_aggregate.h"
 #include "cuzk/filecoin/fil_params.h"
@@ -28,10 +29,10 @@
 #define AGG_MAX_FILES 1024
 
 enum { O_SRS = 400, O_VK, O_PROOF, O_OUT, O_VERSION, O_RP, O_MINER, O_PROVER, O_SECTOR, O_PUBLIC, O_INCLUDE,
-       O_THREADS, O_MAX, O_AGG, O_KIND, O_HELP };
+       O_THREADS, O_MAX, O_AGG, O_KIND, O_DEVICE, O_HELP };
 
 typedef struct {
-    const char *srs, *vk, *out, *pub, *include;
+    const char *srs, *vk, *out, *pub, *include, *device;
     const char *proof[AGG_MAX_FILES];
     size_t nproof;
     int version;
@@ -50,7 +51,8 @@ static const struct option agg_opts[] = {
     {"sector", required_argument, 0, O_SECTOR}, {"public", required_argument, 0, O_PUBLIC},
     {"include", required_argument, 0, O_INCLUDE}, {"threads", required_argument, 0, O_THREADS},
     {"max", required_argument, 0, O_MAX}, {"aggregation", no_argument, 0, O_AGG},
-    {"kind", required_argument, 0, O_KIND}, {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0}};
+    {"kind", required_argument, 0, O_KIND}, {"device", required_argument, 0, O_DEVICE},
+    {"help", no_argument, 0, O_HELP}, {0, 0, 0, 0}};
 
 /* One statement value parsed as `cuzk verify` parses it (hex, CID, base64, ID address). */
 static int parse_value(const char *field, const char *text, uint8_t out[32], const char *opt)
@@ -112,6 +114,7 @@ static int agg_opt(agg_args *a, int opt, const char *arg)
     case O_OUT: a->out = arg; return 0;
     case O_PUBLIC: a->pub = arg; return 0;
     case O_INCLUDE: a->include = arg; return 0;
+    case O_DEVICE: a->device = arg; return 0;
     case O_AGG: case O_KIND: return 0;
     case O_HELP: return -1;
     case O_PROOF:
@@ -140,7 +143,7 @@ static int agg_opt(agg_args *a, int opt, const char *arg)
 static int agg_parse(agg_args *a, int argc, char **argv, const char *help)
 {
     memset(a, 0, sizeof *a);
-    a->version = 2, a->threads = cli_default_threads(), a->max = 1024;
+    a->version = 2, a->threads = cli_default_threads(), a->max = 1024, a->device = "cpu";
     int opt, rc = 0;
     optind = 1;
     while (!rc && (opt = getopt_long(argc, argv, "", agg_opts, NULL)) != -1) rc = agg_opt(a, opt, optarg);
@@ -211,7 +214,8 @@ static const char aggregate_help[] =
     "usage: cuzk aggregate --srs FILE --proof FILE [--proof FILE ...] --out FILE [--aggregate-version 1|2]\n"
     "         (--registered-proof ID|NAME --miner f0N --sector NUMBER:COMM_R:COMM_D:TICKET:SEED ...\n"
     "          | [--include HEX])\n\n"
-    "Aggregates Groth16 proofs into one SnarkPack proof (bellperson's bytes), on the CPU.\n"
+    "Aggregates Groth16 proofs into one SnarkPack proof (bellperson's bytes): on the CPU, or with\n"
+    "--device gpu[:N] its Miller loops and MSMs on a GPU (the same bytes).\n"
     "Filecoin (filecoin-ffi aggregate_seal_proofs): one --proof per --sector, each that sector's C2\n"
     "proof (192 bytes per partition); the transcript hashes every sector's seed and comm_r.\n"
     "NI-PoRep (FIP-0092, 1 to 65 sectors): each sector's partition proofs (13 x 192 bytes at 2KiB),\n"
@@ -219,10 +223,11 @@ static const char aggregate_help[] =
     "Plain: the proofs of all files in order, any circuit, --include the transcript bytes (hex).\n"
     "Either way the count is padded to a power of two by repeating the last proof.\n"
     "  --srs FILE  " CUZK_SNARKPACK_SRS_NAME " (Filecoin's, or cuzk setup --aggregation's TEST one)\n"
-    "  --aggregate-version 1|2  SnarkPackV1 / V2 (default 2)   --threads T\n";
+    "  --aggregate-version 1|2  SnarkPackV1 / V2 (default 2)   --threads T   --device cpu|gpu[:N]\n";
 
 /* The plain form: every file's proofs, padded; the aggregate into *out. */
-static int aggregate_plain(const agg_args *a, const cuzk_snarkpack_srs *srs, uint8_t **out, size_t *out_len)
+static int aggregate_plain(const agg_args *a, const cuzk_snarkpack_srs *srs, const cuzk_snarkpack_ctl *ctl,
+                           uint8_t **out, size_t *out_len)
 {
     size_t n = 0, len;
     cuzk_groth16_proof *pf = NULL;
@@ -249,7 +254,7 @@ static int aggregate_plain(const agg_args *a, const cuzk_snarkpack_srs *srs, uin
     char err[512];
     cuzk_snarkpack_proof *p = malloc(sizeof *p);
     int rc = p ? cuzk_snarkpack_aggregate(p, srs, pf, target, inc, inc_len, (cuzk_snarkpack_version)a->version,
-                                          NULL, a->threads, err, sizeof err) : CUZK_ERR_NO_MEMORY;
+                                          ctl, a->threads, err, sizeof err) : CUZK_ERR_NO_MEMORY;
     if (!rc) *out_len = cuzk_snarkpack_proof_size(target), *out = malloc(*out_len);
     if (!rc) rc = *out ? cuzk_snarkpack_proof_encode(*out, *out_len, p) : CUZK_ERR_NO_MEMORY;
     free(p), free(pf);
@@ -259,7 +264,8 @@ static int aggregate_plain(const agg_args *a, const cuzk_snarkpack_srs *srs, uin
 }
 
 /* The Filecoin form: one C2 proof file per sector. */
-static int aggregate_fil(const agg_args *a, const cuzk_snarkpack_srs *srs, uint8_t **out, size_t *out_len)
+static int aggregate_fil(const agg_args *a, const cuzk_snarkpack_srs *srs, const cuzk_snarkpack_ctl *ctl,
+                         uint8_t **out, size_t *out_len)
 {
     if (a->nproof != a->v.num_sectors)
         return cli_errorf("%zu --proof files for %zu --sector values: one C2 proof per sector", a->nproof,
@@ -270,7 +276,7 @@ static int aggregate_fil(const agg_args *a, const cuzk_snarkpack_srs *srs, uint8
     for (size_t i = 0; !rc && i < a->nproof; i++)
         if (!(c2[i] = cli_read_file("--proof", a->proof[i], &len[i]))) rc = 2;
     char err[512];
-    if (!rc && (rc = cuzk_fil_aggregate(out, out_len, &a->v, (const uint8_t *const *)c2, len, srs, NULL, a->threads, err,
+    if (!rc && (rc = cuzk_fil_aggregate(out, out_len, &a->v, (const uint8_t *const *)c2, len, srs, ctl, a->threads, err,
                                         sizeof err)))
         cli_errorf("aggregate: %s", err), rc = rc == CUZK_ERR_NO_MEMORY ? 1 : 2;
     for (size_t i = 0; i < a->nproof; i++) free(c2[i]);
@@ -284,15 +290,22 @@ int cmd_aggregate(int argc, char **argv)
     cuzk_snarkpack_srs srs = {0};
     uint8_t *out = NULL;
     size_t len = 0;
+    cuzk_gpu_device *gd = NULL;
+    cuzk_gpu_worker *gw = NULL;
+    cuzk_snarkpack_accel acc;
+    cuzk_snarkpack_ctl ctl = {0};
     if (!rc && (!a.out || !a.nproof)) rc = 2, cli_errorf("--proof FILE and --out FILE are needed");
+    if (!rc) rc = cli_gpu_open("aggregate", a.device, &gd, &gw);
+    if (!rc && gw) cuzk_gpu_snarkpack_accel(&acc, gw, 0), ctl.accel = &acc;
     if (!rc) rc = read_srs(&srs, &a);
     double t = cuzk_now();
-    if (!rc) rc = a.v.num_sectors ? aggregate_fil(&a, &srs, &out, &len) : aggregate_plain(&a, &srs, &out, &len);
+    if (!rc) rc = a.v.num_sectors ? aggregate_fil(&a, &srs, &ctl, &out, &len) : aggregate_plain(&a, &srs, &ctl, &out, &len);
     if (!rc && cli_write_file(a.out, out, len)) rc = 1;
-    if (!rc) printf("aggregate: %s: %zu bytes, SnarkPack v%d, %.2f s, %u threads\n", a.out, len, a.version,
-                    cuzk_now() - t, a.threads);
+    if (!rc) printf("aggregate: %s: %zu bytes, SnarkPack v%d, %.2f s, %u threads%s%s\n", a.out, len, a.version,
+                    cuzk_now() - t, a.threads, gd ? ", " : "", gd ? cuzk_gpu_device_describe(gd) : "");
     free(out), free(a.sectors);
     cuzk_snarkpack_srs_free(&srs);
+    cli_gpu_close(gd, gw);
     return rc == -1 ? 0 : rc;
 }
 

@@ -247,27 +247,12 @@ int cmd_setup(int argc, char **argv)
                usage_error("setup");
     if (!fs.kind && (fs.out || fs.sector_size || fs.have_proof))
         return cli_errorf("--sector-size, --registered-proof and --out need --kind"), usage_error("setup");
-    int ordinal = -1;
-    if (strcmp(device, "cpu")) {
-        char *end;
-        if (!strcmp(device, "gpu")) ordinal = 0;
-        else if (!strncmp(device, "gpu:", 4) && device[4] >= '0' && device[4] <= '9')
-            ordinal = (int)strtol(device + 4, &end, 10), ordinal = *end ? -2 : ordinal;
-        else ordinal = -2;
-        if (ordinal < 0) return cli_errorf("--device: expected cpu, gpu or gpu:N, got '%s'", device), usage_error("setup");
-    }
-    cuzk_gpu_device *gd = NULL;
-    cuzk_gpu_worker *gw = NULL;
+    cuzk_gpu_device *gd;
+    cuzk_gpu_worker *gw;
     cuzk_groth16_fixed_base fb;
-    if (ordinal >= 0) {
-        char msg[256] = "no CUDA device (or a build without CUDA)";
-        int count = 0;
-        if (cuzk_gpu_device_count(&count) || ordinal >= count || cuzk_gpu_device_open(&gd, ordinal, msg, sizeof msg))
-            return cli_errorf("--device %s: %s", device, msg), 1;
-        if (cuzk_gpu_worker_create(&gw, gd)) {
-            cli_errorf("--device %s: cannot create a worker on %s", device, cuzk_gpu_device_describe(gd));
-            return cuzk_gpu_device_close(gd), 1;
-        }
+    int orc = cli_gpu_open("setup", device, &gd, &gw);
+    if (orc) return orc == 2 ? usage_error("setup") : 1;
+    if (gw) {
         cuzk_gpu_setup_fixed_base(&fb, gw);
         printf("setup: query points on %s\n", cuzk_gpu_device_describe(gd));
     }
@@ -286,7 +271,7 @@ int cmd_setup(int argc, char **argv)
         cuzk_cs *cs = circ_build(&c, CUZK_CS_RECORDING, 0);
         rc = cs ? cli_setup_write(cs, f.params, f.vk, NULL, NULL, threads, gw ? &fb : NULL, t0) : 1;
     }
-    if (gw) cuzk_gpu_worker_destroy(gw), cuzk_gpu_device_close(gd);
+    cli_gpu_close(gd, gw);
     return rc;
 }
 
