@@ -10,11 +10,13 @@
 #   STEP=porep  the 32 GiB PoRep through the daemon at CONFIGS
 #   STEP=verify  the budgets of a small and a 2^20 circuit, a memcheck of everything streamed, the
 #               whole-card GPU tests (when no 32 GiB run fits the device time left)
+#   STEP=agg    SnarkPack on the device: test_gpu_pairing, test_gpu_snarkpack (the CPU's bytes), then
+#               bench_snarkpack's CPU and GPU rows side by side, AGG_MIN .. AGG_MAX proofs (512 .. 8192)
 #   STEP=sanitize  compute-sanitizer memcheck of test_gpu_pce's budgets (a small circuit)
 #               and the GPU tests of the whole-card path
 # Each step leaves $OUT/STEP.tgz (the logs) and prints the figures.
 set -u
-STEP=${STEP:?STEP=check, verify, porep or sanitize}
+STEP=${STEP:?STEP=check, verify, porep, agg or sanitize}
 T0=$(date +%s)
 LIMIT=${LIMIT:-580}
 left() { echo $(( LIMIT - ($(date +%s) - T0) )); }
@@ -84,6 +86,15 @@ verify)
     done
     ;;
 porep) porep ;;
+agg)
+    for x in test_gpu_pairing test_gpu_snarkpack; do
+        t=$(date +%s)
+        timeout 120 $B/$x > "$O/$x.log" 2>&1
+        echo "$x: rc $?, $(( $(date +%s) - t )) s; $(grep -E '^  |passed' "$O/$x.log" | tail -8)"
+    done
+    timeout $(( $(left) - 10 )) $B/bench_snarkpack --device both --min "${AGG_MIN:-512}" --max "${AGG_MAX:-8192}" \
+        2>&1 | tee "$O/bench_snarkpack.log" | tail -16
+    ;;
 sanitize)
     # a small circuit's budgets (its smallest plan: H over two vectors, compact twiddles, the PCE's
     # matrices streamed), then one variant with every array and the PCE's matrices streamed in
