@@ -96,7 +96,7 @@ static void field_scenario(tkind *k, cuzk_rng *rng, const unsigned *ord, unsigne
     w.release = release;
     CHECK(cuzk_engine_gpu_prover(&w.in, ord, n_ord) == CUZK_OK);
     CHECK(!strcmp(w.in.name, "gpu") && w.in.devices == n_ord);
-    CHECK(w.in.pin && w.in.evict && w.in.describe);
+    CHECK(w.in.pin && w.in.evict && w.in.describe && w.in.snarkpack);
     cuzk_engine_prover p = {.name = "gpu", .devices = n_ord, .open = w_open, .close = w_close, .prove = w_prove,
                             .evict = w_evict, .describe = w_describe, .pin = w_pin, .ctx = &w};
     if (release) p.warm = w_warm;

@@ -151,3 +151,22 @@ bool cuzk_engine_device_failed(cuzk_engine *e, unsigned d, char *reason, size_t 
     return f;
 }
 
+/* The devices' open contexts are written before the workers start and freed
+ * after they are joined, so a finish (run by a worker) reads them unlocked;
+ * only the health needs the lock. The hook runs outside it: a device's
+ * first lend may create a stream and take a while, and every worker's
+ * scheduling waits on that lock. */
+int cuzk_job_snarkpack_accel(cuzk_job *job, cuzk_snarkpack_accel *acc)
+{
+    if (!job || !acc) return CUZK_ERR_INVALID_ARG;
+    cuzk_engine *e = job->e;
+    memset(acc, 0, sizeof *acc);
+    for (unsigned d = 0; e->prover.snarkpack && d < e->n_devices; d++) {
+        pthread_mutex_lock(&e->mu);
+        bool usable = e->devs[d] && !e->dstate[d].failed;
+        pthread_mutex_unlock(&e->mu);
+        if (usable && e->prover.snarkpack(e->prover.ctx, e->devs[d], acc) == CUZK_OK) return CUZK_OK;
+        memset(acc, 0, sizeof *acc);
+    }
+    return CUZK_ERR_NO_DEVICE;
+}

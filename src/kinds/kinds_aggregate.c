@@ -168,9 +168,10 @@ static int agg_job_stop(void *job, cuzk_snarkpack_stage stage, unsigned round)
     return cuzk_job_stopped(job);
 }
 
-cuzk_snarkpack_ctl fil_agg_job_ctl(cuzk_job *job)
+cuzk_snarkpack_ctl fil_agg_job_ctl(cuzk_job *job, cuzk_snarkpack_accel *acc)
 {
     cuzk_snarkpack_ctl c = {.stop = agg_job_stop, .ctx = job};
+    if (cuzk_job_snarkpack_accel(job, acc) == CUZK_OK) c.accel = acc;
     return c;
 }
 
@@ -186,7 +187,8 @@ static int agg_finish(void *ctx, cuzk_job *job, const void *inputs, size_t input
     int rc = cuzk_fil_agg_request_decode(&r, inputs, inputs_len, err, err_len);
     if (rc) return rc;
     /* the SRS and keys are read-only once loaded: several aggregations run at once */
-    cuzk_snarkpack_ctl ctl = fil_agg_job_ctl(job);
+    cuzk_snarkpack_accel acc;
+    cuzk_snarkpack_ctl ctl = fil_agg_job_ctl(job, &acc);
     rc = cuzk_fil_aggregate(out, out_len, &r.v, r.proofs, r.proof_len, &a->srs, &ctl, cuzk_parallel_cpus(), e,
                             sizeof e);
     if (rc) cuzk_errf(err, err_len, rc, "aggregating %zu sectors: %s", r.v.num_sectors, e);

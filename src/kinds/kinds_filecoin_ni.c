@@ -94,7 +94,8 @@ int fil_ni_finish(void *ctx, cuzk_job *job, const void *inputs, size_t inputs_le
     unsigned nt = cuzk_parallel_cpus();
     char e[512] = "";
     /* the SRS and key are read-only once loaded: aggregates of several jobs run at once */
-    cuzk_snarkpack_ctl ctl = fil_agg_job_ctl(job);
+    cuzk_snarkpack_accel acc;
+    cuzk_snarkpack_ctl ctl = fil_agg_job_ctl(job, &acc);
     rc = cuzk_fil_aggregate(out, out_len, &v, c2, c2_len, &fk->ni->srs, &ctl, nt, e, sizeof e);
     if (rc) return cuzk_errf(err, err_len, rc, "aggregating the %u verified partition proofs: %s", fk->partitions, e);
     rc = cuzk_fil_aggregate_verify(&v, &fk->ni->vk, &fk->ni->srs, *out, *out_len, nt, e, sizeof e);

@@ -79,8 +79,11 @@ int fil_ni_finish(void *ctx, cuzk_job *job, const void *inputs, size_t inputs_le
                   const uint8_t *proofs, size_t len, uint8_t **out, size_t *out_len, char *err, size_t err_len);
 
 /* A SnarkPack ctl (kinds_aggregate.c) that stops an aggregation at its next stage once job has
- * ended (cancelled, timed out): its cores and memory go back then, not at its end. */
-cuzk_snarkpack_ctl fil_agg_job_ctl(cuzk_job *job);
+ * ended (cancelled, timed out): its cores and memory go back then, not at its end. Its Miller
+ * loops and MSMs run on an engine device that lends hooks (cuzk_job_snarkpack_accel, filled
+ * into the caller's *acc, which must outlive the aggregation), else on the CPU; the bytes are
+ * the same either way. */
+cuzk_snarkpack_ctl fil_agg_job_ctl(cuzk_job *job, cuzk_snarkpack_accel *acc);
 
 /* The aggregate-seal task kind (kinds_aggregate.c) for o's param cache; on_kind hears it. */
 int fil_agg_register(cuzk_engine *e, const cuzk_engine_filecoin_opts *o,

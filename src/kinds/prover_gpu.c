@@ -4,7 +4,12 @@
  * worker. An ordinal may repeat: each entry opens its own device context
  * (its own parameter copy, scratch and kernel lock), so two contexts share
  * one physical GPU (the multi-GPU test mode on a one-GPU machine).
+ * Aggregations (SnarkPack finishes on CPU workers) borrow a device through
+ * one more worker of its own, made on first use: a proving worker's stream
+ * belongs to its prover thread, and the aggregations' calls take turns on
+ * theirs under a mutex, as cuzk_gpu_snarkpack_accel serves one caller.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +17,7 @@
 #include "cuzk/kinds/kinds.h"
 #include "cuzk/util/error.h"
 #include "cuzk/gpu/gpu.h"
+#include "cuzk/gpu/snarkpack_gpu.h"
 
 typedef struct gpu_ctx {
     unsigned n;
@@ -25,12 +31,19 @@ typedef struct gpu_dev {
     unsigned n_workers;
     cuzk_gpu_worker **w;
     char msg[256]; /* why the open failed */
+    /* aggregations: their worker (NULL until the first asks) and its hooks,
+     * one caller at a time under agg_mu */
+    pthread_mutex_t agg_mu;
+    cuzk_gpu_worker *agg_w;
+    cuzk_snarkpack_accel agg;
 } gpu_dev;
 
 static void gpu_device_close(void *ctx, void *d)
 {
     gpu_dev *g = d;
     if (!g) return;
+    if (g->agg_w) cuzk_gpu_worker_destroy(g->agg_w);
+    pthread_mutex_destroy(&g->agg_mu);
     for (unsigned i = 0; i < g->n_workers; i++) cuzk_gpu_worker_destroy(g->w[i]);
     free(g->w);
     cuzk_gpu_device_close(g->dev);
@@ -48,6 +61,7 @@ static int gpu_device_open(void *ctx, unsigned device, unsigned workers, void **
         free(g);
         return CUZK_ERR_NO_MEMORY;
     }
+    pthread_mutex_init(&g->agg_mu, NULL);
     if (c->trace) cuzk_gpu_set_trace(c->trace); /* process-wide: the GPU layer's stderr */
     int err = cuzk_gpu_device_open(&g->dev, c->ordinals[device], g->msg, sizeof g->msg);
     if (err == CUZK_OK && c->memory_limit) err = cuzk_gpu_device_set_memory_limit(g->dev, c->memory_limit);
@@ -112,6 +126,53 @@ static int gpu_describe(void *ctx, void *d, const char **name, cuzk_engine_devic
     return err;
 }
 
+/* The aggregations' hooks: the device's own, one caller at a time. */
+static int gpu_agg_miller(void *d, cuzk_fp12 *out, size_t nprod, const cuzk_pairing_group *grp, size_t ng)
+{
+    gpu_dev *g = d;
+    pthread_mutex_lock(&g->agg_mu);
+    int err = g->agg.miller_groups(g->agg.ctx, out, nprod, grp, ng);
+    pthread_mutex_unlock(&g->agg_mu);
+    return err;
+}
+
+static int gpu_agg_msm(void *d, const cuzk_msm_job *jobs, size_t njobs)
+{
+    gpu_dev *g = d;
+    pthread_mutex_lock(&g->agg_mu);
+    int err = g->agg.msm_batch(g->agg.ctx, jobs, njobs);
+    pthread_mutex_unlock(&g->agg_mu);
+    return err;
+}
+
+/* Under agg_mu: the aggregations' worker, made on first use (a stream and
+ * scratch that no prove ever holds), and its hooks. */
+static int gpu_agg_worker(gpu_dev *g)
+{
+    if (g->agg_w) return CUZK_OK;
+    int err = cuzk_gpu_worker_create(&g->agg_w, g->dev);
+    if (err != CUZK_OK) {
+        g->agg_w = NULL;
+        return err;
+    }
+    cuzk_gpu_snarkpack_accel(&g->agg, g->agg_w, 0);
+    return CUZK_OK;
+}
+
+static int gpu_snarkpack(void *ctx, void *d, cuzk_snarkpack_accel *acc)
+{
+    (void)ctx;
+    gpu_dev *g = d;
+    pthread_mutex_lock(&g->agg_mu);
+    int err = gpu_agg_worker(g);
+    size_t min_n = g->agg.min_n;
+    pthread_mutex_unlock(&g->agg_mu);
+    if (err != CUZK_OK) return err;
+    *acc = (cuzk_snarkpack_accel){.miller_groups = gpu_agg_miller, .msm_batch = gpu_agg_msm, .ctx = g,
+                                  .min_n = min_n};
+    return CUZK_OK;
+}
+
 /* HOT parameter arrays registered with CUDA (uploads from them are direct
  * DMA), mlock where CUDA refuses: the GPU layer's page-locking; undone the
  * way it was made. */
@@ -155,6 +216,7 @@ int cuzk_engine_gpu_prover(cuzk_engine_prover *out, const unsigned *ordinals, un
     out->evict = gpu_evict;
     out->describe = gpu_describe;
     out->pin = gpu_pin;
+    out->snarkpack = gpu_snarkpack;
     /* a, b, c computed on the device from the PCE's resident matrices: the
      * host holds and uploads the witness alone */
     out->defer_pce_eval = true;

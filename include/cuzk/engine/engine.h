@@ -36,6 +36,7 @@
 #include "cuzk/cs/cs.h"
 #include "cuzk/ff/fr.h"
 #include "cuzk/groth16/groth16.h"
+#include "cuzk/groth16/snarkpack.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -247,6 +248,17 @@ typedef enum cuzk_engine_pin_how {
  *    value class (CUZK_GROTH16_WITNESS_PACKED, cuzk/ff/fr_packed.h), the full
  *    array freed once packed: a 32 GiB PoRep partition waits in 103 MB
  *    instead of 4.17 GB, and the GPU uploads that much.
+ *  - snarkpack (may be NULL): fills *acc with hooks (cuzk/groth16/snarkpack.h)
+ *    that run a SnarkPack aggregation's Miller loops and MSMs on the device,
+ *    for a task kind's finish (cuzk_job_snarkpack_accel). Several finishes
+ *    may aggregate at once, each on its CPU worker, beside the device's
+ *    proves: the hooks take turns on the device themselves (a GPU stream
+ *    serves one caller at a time) and give the CPU's values bit for bit.
+ *    They stay valid while the device is open, which outlasts every finish
+ *    (the engine joins its workers before it closes the devices). Called
+ *    without the engine's lock: a first call may create device state (a
+ *    stream) and block. Anything but CUZK_OK leaves the aggregation to the
+ *    CPU.
  *  A prove error or an invalid proof counts against the device once the
  *  partition proves valid elsewhere; device_max_errors of those in a row,
  *  or CUZK_ERR_DEVICE once, mark it failed.
@@ -266,6 +278,7 @@ typedef struct cuzk_engine_prover {
     int (*describe)(void *ctx, void *dev, const char **name, cuzk_engine_device_mem *mem);
     cuzk_engine_pin_how (*pin)(void *ctx, void *ptr, size_t len, cuzk_engine_pin_how undo, char *msg,
                                size_t msg_len);
+    int (*snarkpack)(void *ctx, void *dev, cuzk_snarkpack_accel *acc);
 } cuzk_engine_prover;
 
 
@@ -509,6 +522,14 @@ int cuzk_job_cancel_why(cuzk_job *job, const char *why);
  * down): what a kind's finish, running without the engine's lock, polls
  * between its steps to stop early. Lock-free; any thread. */
 bool cuzk_job_stopped(const cuzk_job *job);
+/* For a kind's finish that aggregates with SnarkPack: *acc filled with the
+ * hooks of the first of the engine's devices that is open, not failed, and
+ * whose prover's snarkpack hook succeeds; they stay valid until the engine
+ * is destroyed (its devices close after its workers, which run the
+ * finishes, have stopped). CUZK_ERR_NO_DEVICE (*acc zeroed) when no device
+ * offers them (the CPU prover, every device failed): the aggregation runs
+ * on the CPU. Takes the engine's lock briefly; call it without. */
+int cuzk_job_snarkpack_accel(cuzk_job *job, cuzk_snarkpack_accel *acc);
 
 typedef struct cuzk_job_info {
     cuzk_job_state state;
