@@ -84,7 +84,7 @@ static void row(const cuzk_snarkpack_srs *srs, const cuzk_groth16_params *p, con
     char err[512] = "";
     for (uint32_t i = 0; i < n; i++) pf[i] = pf8[i % 8], memcpy(&in[i * NI], &in8[(i % 8) * NI], NI * sizeof *in);
     stage_clock clk = {0, {0, 0, 0}, -1};
-    cuzk_snarkpack_ctl ctl = {stage_tick, &clk, acc};
+    cuzk_snarkpack_ctl ctl = {.stop = stage_tick, .ctx = &clk, .accel = acc};
     double t0 = cuzk_now();
     int rc = cuzk_snarkpack_aggregate(agg, srs, pf, n, inc, 32, CUZK_SNARKPACK_V2, &ctl, nt, err, sizeof err);
     double t1 = cuzk_now();

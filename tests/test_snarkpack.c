@@ -12,7 +12,9 @@
  *    n = 2, 4, 8 and 5 proofs padded to 8, encoded, decoded and verified; deterministic over
  *    thread counts; rejected: two proofs swapped, a public input changed, rows truncated or
  *    padded, the transcript bytes changed, the other version, a flipped byte, bytes cut or
- *    appended, another circuit's key.
+ *    appended, another circuit's key;
+ *  - through an accelerator's hooks (CPU ones, counted): the CPU's bytes; a hook failing with a
+ *    device's error: the caller told, the aggregation again on the CPU, the same bytes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -291,6 +293,83 @@ static void t_determinism(const cuzk_snarkpack_srs *srs, const circuit *c, const
     free(p), free(b1), free(b2);
 }
 
+/* An accelerator whose hooks compute what the CPU does, counting calls, and fail the fail_at-th
+ * call (0: none) with fail_rc. */
+typedef struct {
+    unsigned calls, fail_at, told;
+    int fail_rc, told_rc;
+} fake_accel;
+
+static int fa_call(fake_accel *f)
+{
+    return ++f->calls == f->fail_at ? f->fail_rc : CUZK_OK;
+}
+
+static int fa_miller(void *ctx, cuzk_fp12 *out, size_t nprod, const cuzk_pairing_group *g, size_t ng)
+{
+    int rc = fa_call(ctx);
+    if (rc) return rc;
+    for (size_t k = 0; k < nprod; k++) out[k] = cuzk_fp12_one;
+    cuzk_pairing_miller_loop_groups(out, nprod, g, ng);
+    return CUZK_OK;
+}
+
+static int fa_msm(void *ctx, const cuzk_msm_job *jobs, size_t nj)
+{
+    int rc = fa_call(ctx);
+    return rc ? rc : cuzk_msm_batch(jobs, nj, 1);
+}
+
+static void fa_told(void *ctx, int rc)
+{
+    fake_accel *f = ctx;
+    f->told++, f->told_rc = rc;
+}
+
+static int agg_fake(uint8_t *bytes, const cuzk_snarkpack_srs *srs, const cuzk_groth16_proof *pf, size_t n,
+                    const uint8_t *inc, fake_accel *f, char *err, size_t err_len)
+{
+    cuzk_snarkpack_accel acc = {fa_miller, fa_msm, f, 1};
+    cuzk_snarkpack_ctl ctl = {.ctx = f, .accel = &acc, .accel_failed = fa_told};
+    cuzk_snarkpack_proof *p = malloc(sizeof *p);
+    int rc = cuzk_snarkpack_aggregate(p, srs, pf, n, inc, 32, CUZK_SNARKPACK_V2, &ctl, 2, err, err_len);
+    if (!rc) rc = cuzk_snarkpack_proof_encode(bytes, cuzk_snarkpack_proof_size((uint32_t)n), p);
+    free(p);
+    return rc;
+}
+
+/* Through an accelerator's hooks: the CPU's bytes; a hook failing with a device's error at a
+ * random call: the caller told once, the aggregation run again on the CPU, the same bytes; a
+ * hook failing otherwise (a bad argument): that error, no second run. */
+static void t_accel(const cuzk_snarkpack_srs *srs, const circuit *c)
+{
+    size_t n = NMAX, len = cuzk_snarkpack_proof_size(NMAX);
+    uint8_t inc[32], *want = malloc(len), *got = malloc(len);
+    char err[512] = "";
+    cuzk_rng_bytes(&rng, inc, sizeof inc);
+    cuzk_snarkpack_proof *p = malloc(sizeof *p);
+    int rc = cuzk_snarkpack_aggregate(p, srs, c->pf, n, inc, 32, CUZK_SNARKPACK_V2, NULL, 2, err, sizeof err);
+    if (!rc) rc = cuzk_snarkpack_proof_encode(want, len, p);
+    CHECK(rc == CUZK_OK);
+    fake_accel f = {0};
+    CHECK(agg_fake(got, srs, c->pf, n, inc, &f, err, sizeof err) == CUZK_OK && !memcmp(got, want, len));
+    unsigned calls = f.calls; /* commitments, ip_ab, agg_c, each round's loops and Z_C, the KZG MSMs */
+    CHECK_MSG(calls == 3 + 2 * 3 + 1, "%u hook calls for %zu proofs", calls, n);
+    const int dev_errs[] = {CUZK_ERR_DEVICE, CUZK_ERR_NO_MEMORY, CUZK_ERR_NO_DEVICE, CUZK_ERR_INTERNAL};
+    fake_accel g = {.fail_at = 1 + (unsigned)(cuzk_rng_u64(&rng) % calls), .fail_rc = dev_errs[cuzk_rng_u64(&rng) % 4]};
+    memset(got, 0, len);
+    rc = agg_fake(got, srs, c->pf, n, inc, &g, err, sizeof err);
+    CHECK_MSG(rc == CUZK_OK && !memcmp(got, want, len) && g.told == 1 && g.told_rc == g.fail_rc,
+              "hook call %u failing (%d): rc %d, told %u times", g.fail_at, g.fail_rc, rc, g.told);
+    CHECK_MSG(g.calls == g.fail_at, "hooks called after the failure: %u of %u", g.calls, g.fail_at);
+    fake_accel h = {.fail_at = g.fail_at, .fail_rc = CUZK_ERR_INVALID_ARG};
+    rc = agg_fake(got, srs, c->pf, n, inc, &h, err, sizeof err);
+    CHECK_MSG(rc == CUZK_ERR_INVALID_ARG && h.told == 0, "a hook's bad argument: rc %d, told %u", rc, h.told);
+    printf("  accelerator: %u hook calls, the CPU's bytes; call %u failing (%s): told once, the CPU's bytes\n", calls,
+           g.fail_at, cuzk_strerror(g.fail_rc));
+    free(p), free(want), free(got);
+}
+
 int main(void)
 {
     tu_init(&rng, "test_snarkpack");
@@ -308,6 +387,7 @@ int main(void)
         t_aggregate(&srs, &c[0], 8, 5, (cuzk_snarkpack_version)v);
     }
     t_determinism(&srs, &c[0], &c[1]);
+    t_accel(&srs, &c[0]);
     cuzk_groth16_params_free(&c[0].params), cuzk_groth16_params_free(&c[1].params);
     free(c);
     cuzk_snarkpack_srs_free(&srs);

@@ -592,3 +592,13 @@ bool cuzk_job_stopped(const cuzk_job *j)
 {
     return j && atomic_load(&j->stopped);
 }
+
+void cuzk_job_logf(cuzk_job *j, int level, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = cuzk_vstrf(fmt, ap);
+    va_end(ap);
+    eng_log(j->e, level, "job %s: %s", j->request_id, msg ? msg : fmt);
+    free(msg);
+}

@@ -254,6 +254,30 @@ static int prover_stopped(const prover *p, char *err, size_t err_len)
                      p->stop_stage == CUZK_SNARKPACK_STAGE_COMMIT ? 1 : total, total);
 }
 
+/* One run of the stages on p (allocated); CUZK_ERR_CANCELLED when ctl stopped it. */
+static int aggregate_run(prover *p, cuzk_snarkpack_proof *out, const cuzk_snarkpack_srs *srs,
+                         const cuzk_groth16_proof *proofs, const uint8_t *include, size_t include_len,
+                         cuzk_snarkpack_version v)
+{
+    memset(out, 0, sizeof *out);
+    out->nproofs = (uint32_t)p->n;
+    cuzk_fr r, hcom, c_inv0;
+    int rc = prover_stop(p, CUZK_SNARKPACK_STAGE_COMMIT, 0);
+    if (!rc) rc = commit_all(p, out, srs, proofs, include, include_len, &r, &hcom);
+    if (!rc) rc = sp_challenge_gipa0(&c_inv0, &hcom, &out->ip_ab, &out->agg_c, &r);
+    if (!rc) rc = gipa(p, out, &c_inv0, v);
+    if (!rc) rc = prover_stop(p, CUZK_SNARKPACK_STAGE_KZG, 0);
+    if (!rc) rc = kzg_openings(p, out, srs, &r, v);
+    return rc;
+}
+
+/* What an accelerator's hooks fail with (its driver, its memory, an internal check), as opposed
+ * to a stop; the CPU does not meet those. */
+static int accel_error(int rc)
+{
+    return rc == CUZK_ERR_DEVICE || rc == CUZK_ERR_NO_MEMORY || rc == CUZK_ERR_NO_DEVICE || rc == CUZK_ERR_INTERNAL;
+}
+
 int cuzk_snarkpack_aggregate(cuzk_snarkpack_proof *out, const cuzk_snarkpack_srs *srs,
                              const cuzk_groth16_proof *proofs, size_t n, const uint8_t *include,
                              size_t include_len, cuzk_snarkpack_version v, const cuzk_snarkpack_ctl *ctl,
@@ -268,16 +292,15 @@ int cuzk_snarkpack_aggregate(cuzk_snarkpack_proof *out, const cuzk_snarkpack_srs
                          cuzk_snarkpack_srs_max_proofs(srs));
     prover p;
     if (prover_alloc(&p, n, nthreads ? nthreads : 1)) return cuzk_errf(err, err_len, CUZK_ERR_NO_MEMORY, "aggregate: out of memory");
-    out->nproofs = (uint32_t)n;
     p.ctl = ctl;
     p.acc = ctl ? ctl->accel : NULL;
-    cuzk_fr r, hcom, c_inv0;
-    int rc = prover_stop(&p, CUZK_SNARKPACK_STAGE_COMMIT, 0);
-    if (!rc) rc = commit_all(&p, out, srs, proofs, include, include_len, &r, &hcom);
-    if (!rc) rc = sp_challenge_gipa0(&c_inv0, &hcom, &out->ip_ab, &out->agg_c, &r);
-    if (!rc) rc = gipa(&p, out, &c_inv0, v);
-    if (!rc) rc = prover_stop(&p, CUZK_SNARKPACK_STAGE_KZG, 0);
-    if (!rc) rc = kzg_openings(&p, out, srs, &r, v);
+    int rc = aggregate_run(&p, out, srs, proofs, include, include_len, v);
+    if (rc && p.acc && accel_error(rc)) {
+        /* the same bytes on the CPU: an accelerator's failure costs time, not the aggregate */
+        if (ctl->accel_failed) ctl->accel_failed(ctl->ctx, rc);
+        p.acc = NULL;
+        rc = aggregate_run(&p, out, srs, proofs, include, include_len, v);
+    }
     prover_free(&p);
     if (rc == CUZK_ERR_CANCELLED) return memset(out, 0, sizeof *out), prover_stopped(&p, err, err_len);
     if (rc) return cuzk_errf(err, err_len, rc, "aggregate: %s", cuzk_strerror(rc));

@@ -168,9 +168,14 @@ static int agg_job_stop(void *job, cuzk_snarkpack_stage stage, unsigned round)
     return cuzk_job_stopped(job);
 }
 
+static void agg_job_accel_failed(void *job, int rc)
+{
+    cuzk_job_logf(job, 1, "aggregating on the device failed (%s); again on the CPU", cuzk_strerror(rc));
+}
+
 cuzk_snarkpack_ctl fil_agg_job_ctl(cuzk_job *job, cuzk_snarkpack_accel *acc)
 {
-    cuzk_snarkpack_ctl c = {.stop = agg_job_stop, .ctx = job};
+    cuzk_snarkpack_ctl c = {.stop = agg_job_stop, .ctx = job, .accel_failed = agg_job_accel_failed};
     if (cuzk_job_snarkpack_accel(job, acc) == CUZK_OK) c.accel = acc;
     return c;
 }

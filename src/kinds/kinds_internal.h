@@ -82,7 +82,7 @@ int fil_ni_finish(void *ctx, cuzk_job *job, const void *inputs, size_t inputs_le
  * ended (cancelled, timed out): its cores and memory go back then, not at its end. Its Miller
  * loops and MSMs run on an engine device that lends hooks (cuzk_job_snarkpack_accel, filled
  * into the caller's *acc, which must outlive the aggregation), else on the CPU; the bytes are
- * the same either way. */
+ * the same either way; a device's failure is logged and the aggregation runs again on the CPU. */
 cuzk_snarkpack_ctl fil_agg_job_ctl(cuzk_job *job, cuzk_snarkpack_accel *acc);
 
 /* The aggregate-seal task kind (kinds_aggregate.c) for o's param cache; on_kind hears it. */

@@ -530,6 +530,11 @@ bool cuzk_job_stopped(const cuzk_job *job);
  * offers them (the CPU prover, every device failed): the aggregation runs
  * on the CPU. Takes the engine's lock briefly; call it without. */
 int cuzk_job_snarkpack_accel(cuzk_job *job, cuzk_snarkpack_accel *acc);
+/* A line in the engine's log about job ("job ID: " and the message; level as
+ * cuzk_engine_config's log): what a kind's finish did that the operator
+ * should see, e.g. an aggregation that failed on a device and ran again on
+ * the CPU. */
+void cuzk_job_logf(cuzk_job *job, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 typedef struct cuzk_job_info {
     cuzk_job_state state;

@@ -160,6 +160,10 @@ typedef struct cuzk_snarkpack_ctl {
     int (*stop)(void *ctx, cuzk_snarkpack_stage stage, unsigned round);
     void *ctx;
     const cuzk_snarkpack_accel *accel; /* NULL: all of it on the CPU */
+    /* Told (may be NULL) when a hook of accel failed with a device's error (CUZK_ERR_DEVICE,
+     * _NO_MEMORY, _NO_DEVICE, _INTERNAL), before the aggregation runs again from its start on the
+     * CPU: a device's failure costs time, never the aggregate. */
+    void (*accel_failed)(void *ctx, int rc);
 } cuzk_snarkpack_ctl;
 
 /* Stages an aggregation of n proofs runs (commitments, log2 n rounds, openings). */
