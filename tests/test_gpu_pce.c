@@ -311,7 +311,7 @@ static void budgets(void)
     cuzk_gpu_plan_need_of(&nd, &params, pce, 1);
     if (!packable) nd.witness_packed = 0; /* the smallest plan the prover can follow: the aux plain */
     printf("plan budgets: 2^%u domain, %zu constraints, aux %zu entries, %zu general (%s)\n", nd.log_n,
-           r->base.num_constraints, pk.n, pk.n_gen, packable ? "kept packed at the smallest plan" : "plain");
+           r->base.num_constraints, pk.n, pk.n_gen, packable ? "packable" : "plain");
     cuzk_gpu_test_hooks keep;
     cuzk_gpu_test_hooks_get(&keep);
     GPU_HOOK_SET(stream_chunk, 1500); /* many chunks an MSM, each MSM's last one short */
@@ -324,7 +324,15 @@ static void budgets(void)
         cuzk_gpu_plan plan;
         cuzk_gpu_plan_make(&plan, &nd, need);
         if (res && plan_resident(&plan, &nd) > res) continue; /* an absent array: the same plan as before */
-        CHECK(cs != 0 || plan.witness_packed == (int)packable); /* the last resort, where the aux allows */
+        if (cs == 0) { /* the aux packed: the last resort, where the aux allows and only when that is smaller
+                        * (a chunk of L's scalars unpacked beside it outweighs a small circuit's witness) */
+            cuzk_gpu_plan_need plain = nd;
+            plain.witness_packed = 0;
+            const uint64_t need_plain = budget_for(&plain, 0, false);
+            CHECK_MSG(need <= need_plain && plan.witness_packed == (packable && need < need_plain),
+                      "smallest plan %llu bytes (packed: %d), the aux plain %llu", (unsigned long long)need,
+                      plan.witness_packed, (unsigned long long)need_plain);
+        }
         CHECK(cuzk_gpu_device_open(&dev, 0, msg, sizeof msg) == CUZK_OK);
         CHECK(cuzk_gpu_worker_create(&w, dev) == CUZK_OK);
         uint64_t budget, used;

@@ -236,7 +236,9 @@ int main(void)
         cuzk_groth16_proof pp;
         CHECK(cuzk_groth16_job_init(&pj, &p, &sh->as[1]) == CUZK_OK);
         pj.aux = NULL, pj.aux_packed = &pk;
+        pj.key = cuzk_handle_new(); /* a job's copy of p of its own, as prove_by_index_packed's */
         rc = cuzk_gpu_prove_job(sh->w[0], &pp, &pj, &sh->r[1], &sh->s[1], NULL);
+        cuzk_gpu_device_release(dev, pj.key);
         CHECK_MSG(rc == CUZK_OK && proof_eq(&pp, &gp[1]), "packed aux, host gather: %d %s", rc,
                   cuzk_gpu_worker_error(sh->w[0]));
         rc = prove_by_index_packed(sh->w[0], dev, &pp, &p, &sh->as[1], &sh->r[1], &sh->s[1], &pk);
