@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cuzk/util/error.h"
+#include "cuzk/util/parallel.h"
 #include "snarkpack_internal.h"
 
 #define MAX_PAIRS 3
@@ -33,44 +34,77 @@ static void gt_pow_fr(cuzk_gt *out, const cuzk_gt *a, const cuzk_fr *k)
     cuzk_gt_pow(out, a, l);
 }
 
-/* acc *= l^c · r^c_inv */
-static void gt_fold(cuzk_gt *acc, const cuzk_gt *l, const cuzk_gt *r, const cuzk_fr *c, const cuzk_fr *c_inv)
+/* A round's values folded with its challenges: ten GT values (T, U of A·B, Z of A·B, T, U of C,
+ * each left then right) and Z_C's two points; the left ones raised to c, the right ones to c^-1. */
+#define REPLAY_TERMS 12
+
+typedef struct {
+    const cuzk_snarkpack_proof *p;
+    const folded *f;
+    cuzk_gt *gt;      /* rounds x 10 powers */
+    cuzk_g1_jac *zc;  /* rounds x 2 multiples */
+} replay_ctx;
+
+static const cuzk_gt *round_gt(const cuzk_snarkpack_round *rd, unsigned j)
 {
-    cuzk_gt t;
-    gt_pow_fr(&t, l, c);
-    cuzk_gt_mul(acc, acc, &t);
-    gt_pow_fr(&t, r, c_inv);
-    cuzk_gt_mul(acc, acc, &t);
+    const cuzk_gt *v[10] = {&rd->ab_l.t, &rd->ab_r.t, &rd->ab_l.u, &rd->ab_r.u, &rd->zab_l,
+                            &rd->zab_r,  &rd->c_l.t,  &rd->c_r.t,  &rd->c_l.u,  &rd->c_r.u};
+    return v[j];
 }
 
+static void replay_term(void *vctx, unsigned worker, size_t lo, size_t hi)
+{
+    (void)worker;
+    const replay_ctx *c = vctx;
+    for (size_t t = lo; t < hi; t++) {
+        const size_t i = t / REPLAY_TERMS;
+        const unsigned j = (unsigned)(t % REPLAY_TERMS);
+        const cuzk_snarkpack_round *rd = &c->p->round[i];
+        const cuzk_fr *k = j % 2 ? &c->f->ch_inv[i] : &c->f->ch[i];
+        if (j < 10) {
+            gt_pow_fr(&c->gt[i * 10 + j], round_gt(rd, j), k);
+        } else {
+            cuzk_g1_jac *z = &c->zc[i * 2 + (j - 10)];
+            cuzk_g1_jac_from_affine(z, j == 10 ? &rd->zc_l : &rd->zc_r);
+            cuzk_g1_jac_mul_fr(z, z, k);
+        }
+    }
+}
+
+/* The folded values from the terms: each the proof's starting value times its rounds' powers. */
+static void replay_fold(folded *f, const cuzk_snarkpack_proof *p, const cuzk_gt *gt, const cuzk_g1_jac *zc)
+{
+    cuzk_gt *acc[5] = {&f->tab, &f->uab, &f->zab, &f->tc, &f->uc};
+    cuzk_g1_jac z;
+    cuzk_g1_jac_from_affine(&z, &p->agg_c);
+    for (unsigned i = 0; i < p->rounds; i++) {
+        for (unsigned j = 0; j < 10; j++) cuzk_gt_mul(acc[j / 2], acc[j / 2], &gt[i * 10 + j]);
+        cuzk_g1_jac_add(&z, &z, &zc[2 * i]), cuzk_g1_jac_add(&z, &z, &zc[2 * i + 1]);
+    }
+    cuzk_g1_jac_to_affine(&f->zc, &z);
+}
+
+/* The rounds' challenges first (each from the previous one and its round's messages alone), then
+ * every round's powers at once over nt threads: 10·log n GT exponentiations, the bulk of a
+ * verification, independent of each other. */
 static int replay(folded *f, const cuzk_snarkpack_proof *p, const cuzk_fr *hcom, const cuzk_fr *r,
-                  cuzk_snarkpack_version v)
+                  cuzk_snarkpack_version v, unsigned nt)
 {
     cuzk_fr c_inv;
     int rc = sp_challenge_gipa0(&c_inv, hcom, &p->ip_ab, &p->agg_c, r);
-    f->tab = p->com_ab.t, f->uab = p->com_ab.u, f->zab = p->ip_ab, f->tc = p->com_c.t, f->uc = p->com_c.u;
-    cuzk_g1_jac zc, t;
-    cuzk_g1_jac_from_affine(&zc, &p->agg_c);
     for (unsigned i = 0; !rc && i < p->rounds; i++) {
-        const cuzk_snarkpack_round *rd = &p->round[i];
-        if ((rc = sp_challenge_round(&c_inv, i, rd, v))) break;
-        const cuzk_fr *ci = &f->ch_inv[i], *c = &f->ch[i];
+        if ((rc = sp_challenge_round(&c_inv, i, &p->round[i], v))) break;
         f->ch_inv[i] = c_inv;
         cuzk_fr_inv(&f->ch[i], &c_inv);
-        gt_fold(&f->tab, &rd->ab_l.t, &rd->ab_r.t, c, ci);
-        gt_fold(&f->uab, &rd->ab_l.u, &rd->ab_r.u, c, ci);
-        gt_fold(&f->zab, &rd->zab_l, &rd->zab_r, c, ci);
-        gt_fold(&f->tc, &rd->c_l.t, &rd->c_r.t, c, ci);
-        gt_fold(&f->uc, &rd->c_l.u, &rd->c_r.u, c, ci);
-        cuzk_g1_jac_from_affine(&t, &rd->zc_l);
-        cuzk_g1_jac_mul_fr(&t, &t, c);
-        cuzk_g1_jac_add(&zc, &zc, &t);
-        cuzk_g1_jac_from_affine(&t, &rd->zc_r);
-        cuzk_g1_jac_mul_fr(&t, &t, ci);
-        cuzk_g1_jac_add(&zc, &zc, &t);
     }
-    cuzk_g1_jac_to_affine(&f->zc, &zc);
-    return rc;
+    if (rc) return rc;
+    f->tab = p->com_ab.t, f->uab = p->com_ab.u, f->zab = p->ip_ab, f->tc = p->com_c.t, f->uc = p->com_c.u;
+    replay_ctx c = {p, f, malloc(p->rounds * 10 * sizeof *c.gt), malloc(p->rounds * 2 * sizeof *c.zc)};
+    if (!c.gt || !c.zc) return free(c.gt), free(c.zc), CUZK_ERR_NO_MEMORY;
+    cuzk_parallel_for((size_t)p->rounds * REPLAY_TERMS, 1, nt, replay_term, &c);
+    replay_fold(f, p, c.gt, c.zc);
+    free(c.gt), free(c.zc);
+    return CUZK_OK;
 }
 
 /* a - k·b in G1 / G2 (affine) */
@@ -238,7 +272,7 @@ static int build_checks(check *k, const cuzk_snarkpack_proof *p, const cuzk_snar
     cuzk_fr hcom, r, extra, z, fr;
     int rc = f ? sp_challenge_hcom(&hcom, &p->com_ab, &p->com_c) : CUZK_ERR_NO_MEMORY;
     if (!rc) rc = sp_challenge_r(&r, &hcom, include, include_len);
-    if (!rc) rc = replay(f, p, &hcom, &r, v);
+    if (!rc) rc = replay(f, p, &hcom, &r, v, nt);
     if (!rc) rc = sp_challenge_extra(&extra, &f->ch[p->rounds - 1], p);
     if (!rc) rc = sp_challenge_z(&z, v == CUZK_SNARKPACK_V1 ? &f->ch[p->rounds - 1] : &extra, p, v);
     if (!rc) rc = groth16_check(&k[9], vk, p, x, p->nproofs, ni, &r, nt);
