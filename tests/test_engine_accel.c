@@ -26,27 +26,6 @@ typedef struct fixture {
 
 static cuzk_rng rng;
 
-/* A fresh setup of a synthetic circuit of nc constraints and NMAX proofs of fresh witnesses. */
-static int make_proofs(fixture *f, uint64_t nc)
-{
-    cuzk_synthetic_spec sp = {nc, NI, cuzk_rng_u64(&rng)};
-    cuzk_recording_cs *r = cuzk_recording_cs_new();
-    cuzk_cs_alloc_one(&r->base);
-    int rc = cuzk_synthetic_synthesize(&r->base, &sp) || cuzk_cs_finalize(&r->base) ||
-             cuzk_groth16_setup(&f->params, r, &rng, 2);
-    cuzk_cs_free(&r->base);
-    for (int i = 0; !rc && i < NMAX; i++) {
-        sp.witness_seed = cuzk_rng_u64(&rng);
-        cuzk_proving_cs *p = cuzk_proving_cs_new();
-        cuzk_cs_alloc_one(&p->base);
-        rc = cuzk_synthetic_synthesize(&p->base, &sp) || cuzk_cs_finalize(&p->base) ||
-             cuzk_groth16_prove(&f->pf[i], &f->params, p, &rng, 2) ||
-             cuzk_synthetic_public_inputs(&f->in[i * NI], &sp);
-        cuzk_cs_free(&p->base);
-    }
-    return rc ? -1 : 0;
-}
-
 /* ---- the fake prover: the CPU's prove, CPU hooks that count ------------- */
 
 typedef struct fdev {
@@ -261,7 +240,7 @@ int main(void)
     uint64_t nc = 40 + cuzk_rng_u64(&rng) % 60;
     printf("synthetic circuit: %llu constraints, %d inputs, %d proofs\n", (unsigned long long)nc, NI, NMAX);
     CHECK(cuzk_snarkpack_srs_setup_test(&f->srs, NMAX, &rng, 2) == CUZK_OK);
-    CHECK(make_proofs(f, nc) == 0);
+    CHECK(tu_synthetic_proofs(&f->params, f->pf, f->in, NMAX, NI, nc, &rng) == 0);
     tkind k;
     tk_setup(&k, 64, 2, &rng);
 

@@ -22,25 +22,6 @@
 
 static cuzk_rng rng;
 
-static int make_proofs(cuzk_groth16_params *params, cuzk_groth16_proof *pf, cuzk_fr *in)
-{
-    cuzk_synthetic_spec sp = {30 + cuzk_rng_u64(&rng) % 60, NI, cuzk_rng_u64(&rng)};
-    cuzk_recording_cs *r = cuzk_recording_cs_new();
-    cuzk_cs_alloc_one(&r->base);
-    int rc = cuzk_synthetic_synthesize(&r->base, &sp) || cuzk_cs_finalize(&r->base) ||
-             cuzk_groth16_setup(params, r, &rng, 2);
-    cuzk_cs_free(&r->base);
-    for (int i = 0; !rc && i < NREAL; i++) {
-        sp.witness_seed = cuzk_rng_u64(&rng);
-        cuzk_proving_cs *p = cuzk_proving_cs_new();
-        cuzk_cs_alloc_one(&p->base);
-        rc = cuzk_synthetic_synthesize(&p->base, &sp) || cuzk_cs_finalize(&p->base) ||
-             cuzk_groth16_prove(&pf[i], params, p, &rng, 2) || cuzk_synthetic_public_inputs(&in[i * NI], &sp);
-        cuzk_cs_free(&p->base);
-    }
-    return rc;
-}
-
 /* The aggregate's bytes (malloc'd), acc NULL on the CPU. */
 static uint8_t *aggregate(const cuzk_snarkpack_srs *srs, const cuzk_groth16_proof *pf, size_t n, const uint8_t *inc,
                           cuzk_snarkpack_version v, const cuzk_snarkpack_accel *acc)
@@ -116,7 +97,7 @@ int main(void)
     cuzk_groth16_proof pf[NREAL];
     cuzk_fr in[NREAL * NI];
     cuzk_snarkpack_srs srs;
-    CHECK(make_proofs(&params, pf, in) == 0);
+    CHECK(tu_synthetic_proofs(&params, pf, in, NREAL, NI, 30 + cuzk_rng_u64(&rng) % 60, &rng) == 0);
     CHECK(cuzk_snarkpack_srs_setup_test(&srs, NMAX, &rng, 2) == CUZK_OK);
     cuzk_snarkpack_accel all, dflt;
     cuzk_gpu_snarkpack_accel(&all, w, 1);

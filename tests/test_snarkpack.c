@@ -131,29 +131,6 @@ typedef struct {
     cuzk_fr in[NMAX * NI];
 } circuit;
 
-/* A fresh setup of a synthetic circuit and NMAX proofs of fresh witnesses. */
-static int make_circuit(circuit *c, uint64_t nc)
-{
-    cuzk_synthetic_spec sp = {nc, NI, cuzk_rng_u64(&rng)};
-    cuzk_recording_cs *r = cuzk_recording_cs_new();
-    cuzk_cs_alloc_one(&r->base);
-    if (cuzk_synthetic_synthesize(&r->base, &sp) || cuzk_cs_finalize(&r->base) ||
-        cuzk_groth16_setup(&c->params, r, &rng, 2))
-        return cuzk_cs_free(&r->base), -1;
-    cuzk_cs_free(&r->base);
-    for (int i = 0; i < NMAX; i++) {
-        sp.witness_seed = cuzk_rng_u64(&rng);
-        cuzk_proving_cs *p = cuzk_proving_cs_new();
-        cuzk_cs_alloc_one(&p->base);
-        int rc = cuzk_synthetic_synthesize(&p->base, &sp) || cuzk_cs_finalize(&p->base) ||
-                 cuzk_groth16_prove(&c->pf[i], &c->params, p, &rng, 2) ||
-                 cuzk_synthetic_public_inputs(&c->in[i * NI], &sp);
-        cuzk_cs_free(&p->base);
-        if (rc) return -1;
-    }
-    return 0;
-}
-
 /* Aggregate n proofs (ix: which of c's), encode, decode; the decoded proof into *out. */
 static int agg(cuzk_snarkpack_proof *out, const cuzk_snarkpack_srs *srs, const circuit *c, const int *ix, size_t n,
                const uint8_t *inc, size_t inc_len, cuzk_snarkpack_version v, unsigned nt, uint8_t **bytes)
@@ -381,7 +358,8 @@ int main(void)
     circuit *c = calloc(2, sizeof *c);
     uint64_t nc = 40 + cuzk_rng_u64(&rng) % 100;
     printf("synthetic circuit: %llu constraints, %d inputs\n", (unsigned long long)nc, NI);
-    CHECK(make_circuit(&c[0], nc) == 0 && make_circuit(&c[1], nc) == 0);
+    CHECK(tu_synthetic_proofs(&c[0].params, c[0].pf, c[0].in, NMAX, NI, nc, &rng) == 0 &&
+          tu_synthetic_proofs(&c[1].params, c[1].pf, c[1].in, NMAX, NI, nc, &rng) == 0);
     for (int v = CUZK_SNARKPACK_V1; v <= CUZK_SNARKPACK_V2; v++) {
         for (size_t n = 2; n <= NMAX; n *= 2) t_aggregate(&srs, &c[0], n, n, (cuzk_snarkpack_version)v);
         t_aggregate(&srs, &c[0], 8, 5, (cuzk_snarkpack_version)v);

@@ -1,6 +1,8 @@
 #include "testutil.h"
 
 #include "cuzk/util/hex.h"
+#include "cuzk/circuits/test_circuits.h"
+#include "cuzk/groth16/groth16.h"
 
 #include <string.h>
 
@@ -60,4 +62,24 @@ void tu_g2_mul_gen(cuzk_g2_affine *out, const cuzk_fr *k)
     cuzk_g2_jac_from_affine(&j, &cuzk_g2_generator);
     cuzk_g2_jac_mul_fr(&j, &j, k);
     cuzk_g2_jac_to_affine(out, &j);
+}
+
+int tu_synthetic_proofs(cuzk_groth16_params *params, cuzk_groth16_proof *pf, cuzk_fr *in, size_t n, size_t ni,
+                        uint64_t nc, cuzk_rng *rng)
+{
+    cuzk_synthetic_spec sp = {nc, (uint32_t)ni, cuzk_rng_u64(rng)};
+    cuzk_recording_cs *r = cuzk_recording_cs_new();
+    cuzk_cs_alloc_one(&r->base);
+    int rc = cuzk_synthetic_synthesize(&r->base, &sp) || cuzk_cs_finalize(&r->base) ||
+             cuzk_groth16_setup(params, r, rng, 2);
+    cuzk_cs_free(&r->base);
+    for (size_t i = 0; !rc && i < n; i++) {
+        sp.witness_seed = cuzk_rng_u64(rng);
+        cuzk_proving_cs *p = cuzk_proving_cs_new();
+        cuzk_cs_alloc_one(&p->base);
+        rc = cuzk_synthetic_synthesize(&p->base, &sp) || cuzk_cs_finalize(&p->base) ||
+             cuzk_groth16_prove(&pf[i], params, p, rng, 2) || cuzk_synthetic_public_inputs(&in[i * ni], &sp);
+        cuzk_cs_free(&p->base);
+    }
+    return rc ? -1 : 0;
 }

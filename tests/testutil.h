@@ -54,6 +54,14 @@ int tu_skip(const char *test_name, const char *why);
 /* out = k·G for the standard generators (test points with known discrete logs). */
 void tu_g1_mul_gen(cuzk_g1_affine *out, const cuzk_fr *k);
 void tu_g2_mul_gen(cuzk_g2_affine *out, const cuzk_fr *k);
+/* A fresh TEST setup of a synthetic circuit (cuzk/circuits/test_circuits.h) of nc constraints
+ * and ni public inputs into *params, then n proofs of fresh witnesses into pf and their inputs
+ * into in (n rows of ni), all from rng on 2 threads: what the aggregation tests aggregate.
+ * 0, or -1 (params freed by the caller either way). */
+struct cuzk_groth16_params;
+struct cuzk_groth16_proof;
+int tu_synthetic_proofs(struct cuzk_groth16_params *params, struct cuzk_groth16_proof *pf, cuzk_fr *in, size_t n,
+                        size_t ni, uint64_t nc, cuzk_rng *rng);
 /* Hex helpers for messages and oracle files. */
 void tu_hex(char *out, const uint8_t *in, size_t len);
 int tu_unhex(uint8_t *out, size_t len, const char *hex);
