@@ -97,8 +97,15 @@ int cli_gpu_open(const char *cmd, const char *device, cuzk_gpu_device **dev, cuz
     int ordinal = device_ordinal(device);
     if (ordinal == -1) return 0;
     if (ordinal == -2) return cli_errorf("%s: --device: expected cpu, gpu or gpu:N, got '%s'", cmd, device), 2;
-    char msg[256] = "no CUDA device (or a build without CUDA)";
+    char msg[256];
     int count = 0;
+#ifdef CUZK_HAVE_CUDA
+    snprintf(msg, sizeof msg, "no CUDA device found");
+#else
+    snprintf(msg, sizeof msg, "no CUDA device: a build without CUDA");
+#endif
+    if (!cuzk_gpu_device_count(&count) && ordinal >= count)
+        snprintf(msg, sizeof msg, "no CUDA device %d (%d found)", ordinal, count);
     if (cuzk_gpu_device_count(&count) || ordinal >= count || cuzk_gpu_device_open(dev, ordinal, msg, sizeof msg))
         return *dev = NULL, cli_errorf("%s: --device %s: %s", cmd, device, msg), 1;
     if (cuzk_gpu_worker_create(w, *dev)) {

@@ -106,44 +106,24 @@ static int do_prove(const opts *o)
         cli_errorf("circom: --device must be cpu or gpu");
         return 2;
     }
-    cuzk_gpu_device *gd = NULL;
-    cuzk_gpu_worker *gw = NULL;
-    if (dev == CUZK_CIRCOM_GPU) {
-        /* Say so before reading a large zkey. */
-        char msg[320];
-        int count = 0;
-        if (cuzk_gpu_device_count(&count)) {
-#ifdef CUZK_HAVE_CUDA
-            cli_errorf("circom prove: --device gpu: no CUDA device found");
-#else
-            cli_errorf("circom prove: --device gpu: no GPU build (built without CUDA)");
-#endif
-            return 1;
-        }
-        if (cuzk_gpu_device_open(&gd, 0, msg, sizeof msg)) {
-            cli_errorf("circom prove: --device gpu: %s", msg);
-            return 1;
-        }
-        if (cuzk_gpu_worker_create(&gw, gd)) {
-            cli_errorf("circom prove: --device gpu: cannot create a worker on %s", cuzk_gpu_device_describe(gd));
-            cuzk_gpu_device_close(gd);
-            return 1;
-        }
-    }
+    cuzk_gpu_device *gd;
+    cuzk_gpu_worker *gw;
+    /* the device first: say it is missing before reading a large zkey */
+    if (cli_gpu_open("circom prove", o->device, &gd, &gw)) return 1;
     cuzk_circom_error e;
     cuzk_circom_zkey z;
     cuzk_circom_wtns w;
     double t0 = cuzk_now();
     if (cuzk_circom_zkey_read_file(&z, o->zkey, o->trusted ? CUZK_CIRCOM_TRUSTED : CUZK_CIRCOM_VALIDATE,
                                    o->threads, &e)) {
-        cuzk_gpu_worker_destroy(gw), cuzk_gpu_device_close(gd);
+        cli_gpu_close(gd, gw);
         return report(o->zkey, &e);
     }
     double t_zkey = cuzk_now() - t0;
     t0 = cuzk_now();
     if (cuzk_circom_wtns_read_file(&w, o->wtns, &e)) {
         cuzk_circom_zkey_free(&z);
-        cuzk_gpu_worker_destroy(gw), cuzk_gpu_device_close(gd);
+        cli_gpu_close(gd, gw);
         return report(o->wtns, &e);
     }
     double t_wtns = cuzk_now() - t0;
@@ -185,7 +165,7 @@ static int do_prove(const opts *o)
                     tm.msm_b_g2_s, tm.msm_c_s, tm.msm_h_s);
         fprintf(stderr, "\n");
     }
-    cuzk_gpu_worker_destroy(gw), cuzk_gpu_device_close(gd);
+    cli_gpu_close(gd, gw);
     cuzk_circom_wtns_free(&w);
     cuzk_circom_zkey_free(&z);
     return ret;
